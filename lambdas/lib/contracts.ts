@@ -1,0 +1,78 @@
+/**
+ * The contracts shared by the compiler (infra/), the step handlers (lambdas/) and the local
+ * runtime (infra/local/). The ASL the compiler emits passes a `StepInput` to every step's
+ * Lambda and keeps the `StepOutput` (through a ResultSelector) at `$.result`.
+ */
+
+/** The route value that ends a workflow. */
+export const DONE = 'DONE';
+
+/** Who made a routing decision: the model's `route` tool call, the `NEXT_STEP:` text fallback, deterministic code, or the offline stand-in. */
+export type DecidedBy = 'model' | 'model-text' | 'code' | 'offline';
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheWriteInputTokens: number;
+}
+
+export interface ToolCallRecord {
+  tool: string;
+  args: Record<string, unknown>;
+  result?: unknown;
+  /** Set when the call was refused (not allowed, bad args) or failed. */
+  error?: string;
+}
+
+/** What the state carries at `$.result` between steps (the ResultSelector keeps exactly these keys). */
+export interface StepState {
+  /** The step that produced this result (`null` before the first step). */
+  step: string | null;
+  /** The route the step chose; the Choice state after the step validates it against the declared edges. */
+  next: string;
+  reason: string;
+  decidedBy: DecidedBy | null;
+  /** This step's structured outputs (declared in its frontmatter `outputs`). */
+  fields: Record<string, unknown>;
+  /** Everything earlier steps produced, merged: serialNumber, warranty, ticketId, ... */
+  data: Record<string, unknown>;
+  /** Steps executed so far, including this one (the circuit breaker reads it). */
+  count: number;
+}
+
+/** The payload the compiled Task state sends to a step's Lambda. */
+export interface StepInput {
+  workflow: string;
+  step: string;
+  /** The execution input as started (for the warranty agent: the verified ingress record). */
+  input: Record<string, unknown>;
+  /** `$.result` as the previous step left it. */
+  previous: StepState;
+  /** The error caught from the previous step (Catch → fallback), otherwise null. */
+  error: { Error: string; Cause: string } | null;
+  /** `previous.count + 1`, computed in the ASL with States.MathAdd. */
+  count: number;
+  execution: { id: string; name: string };
+}
+
+/** What a step's Lambda returns. */
+export interface StepOutput extends StepState {
+  step: string;
+  decidedBy: DecidedBy;
+  reply?: string;
+  toolCalls: ToolCallRecord[];
+  usage: TokenUsage;
+  durationMs: number;
+}
+
+/**
+ * Handler convention: every Lambda entry module exports `handler` (what AWS invokes) and
+ * `createHandler(env, services)`, which the local runtime calls with the function's environment
+ * from the synthesized template and local adapters. `handler = createHandler(process.env)`.
+ */
+export type Env = Record<string, string | undefined>;
+export type HandlerFactory<S = unknown> = (
+  env: Env,
+  services?: S,
+) => (event: any, context?: unknown) => Promise<unknown>;

@@ -1,0 +1,45 @@
+/**
+ * Typed errors. Each class sets `name`, which Lambda reports as `errorType` and Step Functions
+ * matches in Retry/Catch `ErrorEquals`. Keep the names stable: the compiled ASL refers to them.
+ */
+export class StepwiseError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The model provider throttled the call (Bedrock `ThrottlingException`, HTTP 429). Transient. */
+export class ModelThrottledError extends StepwiseError {}
+/** The model call timed out or the provider returned a 5xx. Transient. */
+export class ModelTimeoutError extends StepwiseError {}
+/** A tool's backing service was unavailable (throttled, 5xx, network). Transient. */
+export class ToolUnavailableError extends StepwiseError {}
+
+/** The model's output could not be turned into a valid step result. Permanent: goes to the fallback. */
+export class InvalidModelOutputError extends StepwiseError {}
+/** A step asked for a tool outside its allow-list. Permanent: recorded, never executed. */
+export class ToolNotAllowedError extends StepwiseError {}
+/** A tool was called with arguments that fail its schema. Permanent. */
+export class ToolInputError extends StepwiseError {}
+/** Input to a handler failed validation. Permanent. */
+export class InvalidInputError extends StepwiseError {}
+/** A workflow or lifecycle definition on disk is invalid. Names the file and the field. */
+export class DefinitionError extends StepwiseError {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${file}: ${field}: ${detail}`);
+  }
+}
+/** Optimistic-concurrency conflict on a versioned record. Transient: re-read and retry. */
+export class VersionConflictError extends StepwiseError {}
+
+/** Error names the compiled ASL retries with backoff and jitter. */
+export const TRANSIENT_ERRORS = [
+  ModelThrottledError.name,
+  ModelTimeoutError.name,
+  ToolUnavailableError.name,
+] as const;

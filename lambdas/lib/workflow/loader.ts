@@ -1,0 +1,157 @@
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { DefinitionError } from '../errors.ts';
+import { DONE } from '../contracts.ts';
+import {
+  ManifestSchema,
+  StepFrontmatterSchema,
+  type StepDefinition,
+  type WorkflowDefinition,
+} from './schema.ts';
+
+/** The project root (two levels above `lambdas/lib/workflow`). Bundled Lambdas set STEPWISE_ROOT. */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
+
+const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
+
+function rel(file: string): string {
+  return relative(process.cwd(), file) || file;
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new DefinitionError(rel(file), issue.path.join('.') || '(root)', issue.message);
+}
+
+function readYaml(file: string, text: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch (e) {
+    throw new DefinitionError(rel(file), '(yaml)', (e as Error).message.split('\n')[0]!);
+  }
+}
+
+/** Parse one step file: YAML frontmatter validated with zod, markdown body as instruction. */
+export function parseStepFile(file: string, text: string): StepDefinition {
+  const m = FRONTMATTER.exec(text);
+  if (!m) throw new DefinitionError(rel(file), '(frontmatter)', 'missing YAML frontmatter between --- lines');
+  const fm = check(StepFrontmatterSchema, readYaml(file, m[1]!), file);
+  if (fm.kind === 'code' && !fm.handler) throw new DefinitionError(rel(file), 'handler', 'a code step needs a handler');
+  if (fm.kind === 'llm' && fm.handler) throw new DefinitionError(rel(file), 'handler', 'only code steps have a handler');
+  const instruction = m[2]!.trim();
+  if (fm.kind === 'llm' && !instruction) throw new DefinitionError(rel(file), '(body)', 'an LLM step needs an instruction body');
+  return { ...fm, instruction, file: rel(file) };
+}
+
+/** Graph checks: edges exist, every step reachable from the entry, a terminal reachable from every step. */
+export function validateGraph(def: WorkflowDefinition): void {
+  const { manifest, steps } = def;
+  const manifestFile = rel(join(def.dir, 'workflow.yaml'));
+  const byName = new Map<string, StepDefinition>();
+  for (const s of steps) {
+    const twin = byName.get(s.name);
+    if (twin) throw new DefinitionError(s.file, 'name', `duplicate step name "${s.name}" (also in ${twin.file})`);
+    byName.set(s.name, s);
+  }
+  if (!byName.has(manifest.entry)) throw new DefinitionError(manifestFile, 'entry', `unknown step "${manifest.entry}"`);
+  if (!byName.has(manifest.fallback)) throw new DefinitionError(manifestFile, 'fallback', `unknown step "${manifest.fallback}"`);
+  for (const s of steps) {
+    s.next.forEach((n, i) => {
+      if (n !== DONE && !byName.has(n)) throw new DefinitionError(s.file, `next.${i}`, `unknown step "${n}"`);
+    });
+    s.tools.forEach((t, i) => {
+      if (!manifest.tools.includes(t))
+        throw new DefinitionError(s.file, `tools.${i}`, `unknown tool "${t}" (the manifest declares: ${manifest.tools.join(', ') || 'none'})`);
+    });
+  }
+  const reachable = new Set<string>([manifest.entry, manifest.fallback]);
+  const queue = [manifest.entry, manifest.fallback];
+  while (queue.length) {
+    for (const n of byName.get(queue.pop()!)!.next) {
+      if (n !== DONE && !reachable.has(n)) {
+        reachable.add(n);
+        queue.push(n);
+      }
+    }
+  }
+  for (const s of steps) {
+    if (!reachable.has(s.name)) throw new DefinitionError(s.file, 'name', `step "${s.name}" is unreachable from entry "${manifest.entry}"`);
+  }
+  // Fixpoint: a step ends if it routes to DONE or to a step that ends.
+  const ends = new Set<string>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const s of steps) {
+      if (!ends.has(s.name) && s.next.some((n) => n === DONE || ends.has(n))) {
+        ends.add(s.name);
+        changed = true;
+      }
+    }
+  }
+  for (const s of steps) {
+    if (!ends.has(s.name)) throw new DefinitionError(s.file, 'next', `no route from "${s.name}" ever reaches DONE`);
+  }
+}
+
+/** Load and validate a workflow folder (uncached). */
+export function loadWorkflowFrom(dir: string): WorkflowDefinition {
+  const manifestFile = join(dir, 'workflow.yaml');
+  if (!existsSync(manifestFile)) throw new DefinitionError(rel(manifestFile), '(file)', 'workflow manifest not found');
+  const manifest = check(ManifestSchema, readYaml(manifestFile, readFileSync(manifestFile, 'utf8')), manifestFile);
+  const stepsDir = join(dir, 'steps');
+  if (!existsSync(stepsDir)) throw new DefinitionError(rel(stepsDir), '(folder)', 'steps folder not found');
+  const steps = readdirSync(stepsDir)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => {
+      const file = join(stepsDir, f);
+      const step = parseStepFile(file, readFileSync(file, 'utf8'));
+      if (`${step.name}.md` !== f) throw new DefinitionError(step.file, 'name', `must match the file name (${f.replace(/\.md$/, '')})`);
+      return step;
+    });
+  if (steps.length === 0) throw new DefinitionError(rel(stepsDir), '(folder)', 'no step files (*.md)');
+  const def: WorkflowDefinition = { manifest, steps, dir };
+  validateGraph(def);
+  if (manifest.name !== dir.split(/[\\/]/).pop())
+    throw new DefinitionError(rel(manifestFile), 'name', `must match the folder name`);
+  return def;
+}
+
+const cache = new Map<string, WorkflowDefinition>();
+
+/**
+ * Load a workflow by name from `statemachines/`, once per process: the step instructions are
+ * read on the first call (a Lambda cold start) and reused for every later invocation.
+ */
+export function loadWorkflow(name: string, root: string = STATEMACHINES_DIR): WorkflowDefinition {
+  const dir = join(root, name);
+  const hit = cache.get(dir);
+  if (hit) return hit;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    const known = listWorkflows(root);
+    throw new DefinitionError(rel(dir), '(folder)', `unknown workflow "${name}" (known: ${known.join(', ') || 'none'})`);
+  }
+  const def = loadWorkflowFrom(dir);
+  cache.set(dir, def);
+  return def;
+}
+
+/** Workflow folders (those with a workflow.yaml) under `statemachines/`. */
+export function listWorkflows(root: string = STATEMACHINES_DIR): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .filter((d) => existsSync(join(root, d, 'workflow.yaml')))
+    .sort();
+}
+
+export function getStep(def: WorkflowDefinition, name: string): StepDefinition {
+  const step = def.steps.find((s) => s.name === name);
+  if (!step) throw new DefinitionError(def.manifest.name, 'step', `unknown step "${name}"`);
+  return step;
+}
