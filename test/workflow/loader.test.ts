@@ -1,0 +1,153 @@
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DefinitionError } from '../../lambdas/lib/errors.ts';
+import { listWorkflows, loadWorkflow, loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
+
+const MANIFEST = `name: demo
+description: A two-step demo.
+version: 1.0.0
+entry: a-first
+fallback: z-fallback
+model: { id: test-model }
+tools: [lookup]
+`;
+
+function step(name: string, next: string[], extra = '', body = 'Do the thing.'): string {
+  return `---\nname: ${name}\ndescription: Step ${name}.\nversion: 1.0.0\nkind: llm\nnext: [${next.join(', ')}]\n${extra}---\n${body}\n`;
+}
+
+const roots: string[] = [];
+function workflow(files: Record<string, string>, manifest = MANIFEST): string {
+  const root = mkdtempSync(join(tmpdir(), 'stepwise-wf-'));
+  roots.push(root);
+  const dir = join(root, 'demo');
+  mkdirSync(join(dir, 'steps'), { recursive: true });
+  writeFileSync(join(dir, 'workflow.yaml'), manifest);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, 'steps', name), text);
+  return dir;
+}
+const good = () => ({
+  'a-first.md': step('a-first', ['b-second', 'DONE']),
+  'b-second.md': step('b-second', ['DONE'], 'tools: [lookup]\n'),
+  'z-fallback.md': step('z-fallback', ['DONE']),
+});
+
+function loadError(dir: string): DefinitionError {
+  try {
+    loadWorkflowFrom(dir);
+  } catch (e) {
+    expect(e).toBeInstanceOf(DefinitionError);
+    return e as DefinitionError;
+  }
+  throw new Error('expected the definition to be rejected');
+}
+
+afterEach(() => {
+  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
+});
+
+describe('workflow loader', () => {
+  it('loads a valid workflow with defaults applied', () => {
+    const def = loadWorkflowFrom(workflow(good()));
+    expect(def.manifest.maxSteps).toBe(10);
+    expect(def.manifest.retry.maxAttempts).toBe(3);
+    expect(def.steps.map((s) => s.name)).toEqual(['a-first', 'b-second', 'z-fallback']);
+    expect(def.steps[0]!.instruction).toBe('Do the thing.');
+  });
+
+  it('rejects an edge to an unknown step, naming the file and the field', () => {
+    const e = loadError(workflow({ ...good(), 'a-first.md': step('a-first', ['b-second', 'c-missing']) }));
+    expect(e.file).toMatch(/a-first\.md$/);
+    expect(e.field).toBe('next.1');
+    expect(e.message).toContain('unknown step "c-missing"');
+  });
+
+  it('rejects an unreachable step', () => {
+    const e = loadError(workflow({ ...good(), 'c-orphan.md': step('c-orphan', ['DONE']) }));
+    expect(e.file).toMatch(/c-orphan\.md$/);
+    expect(e.message).toContain('unreachable');
+  });
+
+  it('rejects a step from which DONE can never be reached', () => {
+    const e = loadError(
+      workflow({
+        ...good(),
+        'a-first.md': step('a-first', ['b-second', 'c-loop']),
+        'c-loop.md': step('c-loop', ['d-loop']),
+        'd-loop.md': step('d-loop', ['c-loop']),
+      }),
+    );
+    expect(e.field).toBe('next');
+    expect(e.message).toMatch(/no route from "c-loop" ever reaches DONE/);
+  });
+
+  it('rejects duplicate step names', () => {
+    const e = loadError(workflow({ ...good(), 'b-second.md': step('a-first', ['DONE']) }));
+    expect(e.field).toBe('name');
+  });
+
+  it('rejects a tool the manifest does not declare', () => {
+    const e = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], 'tools: [launch_missiles]\n') }));
+    expect(e.file).toMatch(/b-second\.md$/);
+    expect(e.field).toBe('tools.0');
+    expect(e.message).toContain('unknown tool "launch_missiles"');
+  });
+
+  it('rejects an unknown entry or fallback step in the manifest', () => {
+    const e = loadError(workflow(good(), MANIFEST.replace('fallback: z-fallback', 'fallback: nowhere')));
+    expect(e.file).toMatch(/workflow\.yaml$/);
+    expect(e.field).toBe('fallback');
+  });
+
+  it('rejects a missing frontmatter block, bad YAML and missing required fields', () => {
+    expect(loadError(workflow({ ...good(), 'b-second.md': 'just markdown' })).field).toBe('(frontmatter)');
+    expect(loadError(workflow({ ...good(), 'b-second.md': '---\nname: [unclosed\n---\nbody' })).field).toBe('(yaml)');
+    const noVersion = step('b-second', ['DONE']).replace('version: 1.0.0\n', '');
+    expect(loadError(workflow({ ...good(), 'b-second.md': noVersion })).field).toBe('version');
+  });
+
+  it('requires a handler for code steps and an instruction body for LLM steps', () => {
+    const code = step('b-second', ['DONE']).replace('kind: llm', 'kind: code');
+    expect(loadError(workflow({ ...good(), 'b-second.md': code })).field).toBe('handler');
+    expect(loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], '', '') })).field).toBe('(body)');
+  });
+
+  it('rejects a step whose name does not match its file name', () => {
+    const e = loadError(workflow({ ...good(), 'b-second.md': step('b-other', ['DONE']) }));
+    expect(e.message).toContain('must match the file name');
+  });
+
+  it('names the known workflows when asked for an unknown one', () => {
+    const dir = workflow(good());
+    const root = join(dir, '..');
+    expect(() => loadWorkflow('nope', root)).toThrow(/unknown workflow "nope" \(known: demo\)/);
+  });
+
+  it('loads a workflow once per process (instructions are cached)', () => {
+    const dir = workflow(good());
+    const root = join(dir, '..');
+    const first = loadWorkflow('demo', root);
+    writeFileSync(join(dir, 'steps', 'a-first.md'), step('a-first', ['b-second', 'DONE'], '', 'Changed on disk.'));
+    expect(loadWorkflow('demo', root)).toBe(first);
+    expect(first.steps[0]!.instruction).toBe('Do the thing.');
+  });
+});
+
+describe('the project definitions', () => {
+  it('every workflow under statemachines/ loads and validates', () => {
+    const names = listWorkflows();
+    expect(names).toContain('warranty-email');
+    for (const name of names) expect(() => loadWorkflow(name)).not.toThrow();
+  });
+
+  it('warranty-email has the eight steps of the seed, entry 01 and a max of 10 steps', () => {
+    const def = loadWorkflow('warranty-email');
+    expect(def.steps.map((s) => s.name.split('-')[0])).toEqual(['01', '02', '03a', '03b', '03c', '03d', '04', '05']);
+    expect(def.manifest.entry).toBe('01-extract-serial');
+    expect(def.manifest.maxSteps).toBe(10);
+    // The step that reads the untrusted email has no tools at all, so it cannot send mail.
+    expect(def.steps[0]!.tools).toEqual([]);
+  });
+});
