@@ -43,3 +43,18 @@ export const TRANSIENT_ERRORS = [
   ModelTimeoutError.name,
   ToolUnavailableError.name,
 ] as const;
+
+/** Java (>= 17) is missing or too old for DynamoDB Local. The message says how to install it. */
+export class JavaNotFoundError extends StepwiseError {}
+/** A local stand-in for an AWS service (DynamoDB Local, the local EventBridge bus) could not be fetched, started or configured. */
+export class LocalServiceError extends StepwiseError {}
+/** An EventBridge event pattern is malformed. The message names the path inside the pattern. */
+export class InvalidEventPatternError extends StepwiseError {}
+
+/** A deployment environment name is unknown or its config is invalid (infra/config.ts). Raised at synth time. */
+export class ConfigError extends StepwiseError {}
+
+/** The model provider rejected the request (validation, access denied, unknown model). Permanent: retrying sends the same request. */
+export class ModelRequestError extends StepwiseError {}
+/** A step could not do its job (e.g. the fallback's reply could not be sent). Permanent: the message says what failed. */
+export class StepFailedError extends StepwiseError {}

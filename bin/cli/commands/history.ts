@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import {
+  DEFAULT_HISTORY_DIR,
+  readAwsExecution,
+  readLocalExecution,
+  stateTransitions,
+  stepTrail,
+  type ExecutionRecord,
+  type TrailStep,
+} from '../../../infra/local/history.ts';
+import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { action, printJson } from '../output.ts';
+
+/** A Lambda error Cause is `{"errorType","errorMessage",...}`: show the message. */
+function causeMessage(cause: string | undefined): string | undefined {
+  if (cause === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {
+    // not JSON: the cause is already a message
+  }
+  return cause;
+}
+
+function stepLine(step: TrailStep, index: number): string {
+  const retries = step.retries ? ` [${step.retries} ${step.retries === 1 ? 'retry' : 'retries'}]` : '';
+  if (step.error) {
+    const message = causeMessage(step.error.cause);
+    return `${index + 1}. ${step.name} ✗ ${step.error.error}${message ? `: ${message.split('\n')[0]}` : ''}${retries}`;
+  }
+  const route = step.next ? ` → ${step.next}` : '';
+  const reason = step.reason ? ` (${step.reason})` : '';
+  return `${index + 1}. ${step.name}${route}${reason}${retries}`;
+}
+
+/**
+ * The readable form of an execution: a header, one line per step (`1. a → b (reason)`), and the
+ * failure, if any.
+ */
+export function formatExecution(record: ExecutionRecord): string {
+  const trail = stepTrail(record.events);
+  const seconds = record.stopDate ? ` in ${((record.stopDate.getTime() - record.startDate.getTime()) / 1000).toFixed(1)} s` : '';
+  const lines = [
+    `${record.name}${record.workflow ? ` (${record.workflow})` : ''} ${record.status}${seconds}: ${trail.length} steps, ${stateTransitions(record.events)} state transitions`,
+    `  ${record.executionArn}`,
+    ...trail.map(stepLine),
+  ];
+  if (record.error) {
+    const message = causeMessage(record.error.Cause);
+    lines.push(`${record.status}: ${record.error.Error}${message ? ` - ${message.split('\n')[0]}` : ''}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+interface HistoryOptions {
+  dir: string;
+  json?: boolean;
+  aws?: boolean;
+  region?: string;
+}
+
+async function readExecution(execution: string, opts: HistoryOptions): Promise<ExecutionRecord> {
+  if (!opts.aws) return readLocalExecution(execution, opts.dir);
+  if (!execution.startsWith('arn:')) throw new InvalidInputError(`--aws needs an execution ARN, got "${execution}"`);
+  // The ARN names the region the execution ran in.
+  const client = new SFNClient({ region: opts.region ?? execution.split(':')[3] });
+  try {
+    return await readAwsExecution(execution, client);
+  } catch (e) {
+    const error = e as Error;
+    if (error.name === 'CredentialsProviderError') {
+      throw Object.assign(new Error(`no AWS credentials for --aws (set AWS_PROFILE or AWS_ACCESS_KEY_ID): ${error.message}`), { name: error.name });
+    }
+    throw e;
+  } finally {
+    client.destroy();
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('history')
+    .description('Show the step trail of an execution: local by default (name or ARN), or a deployed one with --aws.')
+    .argument('<execution>', 'execution name or ARN (with --aws: the execution ARN)')
+    .option('--dir <dir>', 'where local executions are stored', DEFAULT_HISTORY_DIR)
+    .option('--json', 'print the execution record, its step trail and its events as JSON')
+    .option('--aws', 'read a deployed execution with GetExecutionHistory (needs AWS credentials)')
+    .option('--region <region>', "AWS region for --aws (default: the execution ARN's region)")
+    .action(
+      action(async (execution: string, opts: HistoryOptions) => {
+        const record = await readExecution(execution, opts);
+        if (opts.json) printJson({ ...record, trail: stepTrail(record.events), stateTransitions: stateTransitions(record.events) });
+        else process.stdout.write(formatExecution(record));
+      }),
+    );
+}

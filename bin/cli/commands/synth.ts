@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { synthProject } from '../../../infra/local/synth.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../../infra/local/tokens.ts';
+import { StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
+import { action, printJson } from '../output.ts';
+
+export function register(program: Command): void {
+  program
+    .command('synth')
+    .description(
+      'Synthesize the CDK app in-process and print the ASL (JSON) of a workflow as deployed. ' +
+        `Tokens are resolved for readability: ARNs are placeholders (${LOCAL_REGION}, account ${LOCAL_ACCOUNT}) ending in the logical id.`,
+    )
+    .argument('[workflow]', 'workflow name or state machine logical id; all state machines (keyed by workflow) when omitted')
+    .option('--env <name>', 'deployment environment (-c env=NAME)', 'dev')
+    .action(
+      action((workflow: string | undefined, opts: { env: string }) => {
+        const machines = synthProject(opts.env).stateMachines;
+        const key = (m: (typeof machines)[number]) => m.workflowName ?? `${m.stack}/${m.logicalId}`;
+        if (workflow === undefined) {
+          printJson(Object.fromEntries(machines.map((m) => [key(m), m.definition])));
+          return;
+        }
+        const found = machines.find((m) => m.workflowName === workflow || m.logicalId === workflow);
+        if (!found) {
+          const known = machines.map(key).join(', ') || 'none';
+          throw new StateMachineDoesNotExist({ $metadata: {}, message: `no state machine for "${workflow}" in env ${opts.env} (known: ${known})` });
+        }
+        process.stderr.write(`# ${key(found)}: ${found.type} state machine ${found.logicalId} in stack ${found.stack}; tokens resolved to local placeholders\n`);
+        printJson(found.definition);
+      }),
+    );
+}

@@ -1,0 +1,120 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { z } from 'zod';
+import { ConfigError } from '../lambdas/lib/errors.ts';
+
+/**
+ * Typed per-environment deployment config. `cdk deploy -c env=NAME` selects one (context key `env`,
+ * default `dev`); `infra/app.ts` reads it once and passes it down as props — constructs never read
+ * `process.env` or context themselves, so a test can synthesize any environment in-process.
+ */
+export const EnvConfigSchema = z
+  .object({
+    name: z.enum(['dev', 'staging', 'prod']),
+    /** Overrides the pinned Bedrock model id of every workflow manifest. @default the manifest's `model.id` */
+    modelId: z.string().min(1).optional(),
+    /** `offline` deploys the deterministic stand-in (no Bedrock access needed, no Bedrock permission granted). */
+    modelProvider: z.enum(['bedrock', 'offline']).default('bedrock'),
+    /** Powertools log level. Customer data is only logged at DEBUG. */
+    logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+    /** Retention of every Lambda and state machine log group. */
+    logRetention: z.enum(RetentionDays),
+    /** What happens to tables and log groups when the stack is deleted. */
+    removalPolicy: z.enum([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN]),
+    terminationProtection: z.boolean().default(false),
+    alarms: z
+      .object({
+        /** Failed executions per 5-minute period that raise the alarm. */
+        failedExecutionsThreshold: z.number().int().min(1),
+        evaluationPeriods: z.number().int().min(1),
+        /** Subscribed (by email, after confirmation) to an SNS topic that every alarm notifies. @default no notification */
+        email: z.email().optional(),
+      })
+      .strict(),
+    email: z
+      .object({
+        /** Domain whose MX points at SES inbound; the receipt rule accepts mail for `recipients`. */
+        receivingDomain: z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/, 'a lower-case domain name'),
+        recipients: z.array(z.email()).min(1),
+        /** The verified SES identity replies are sent from; `send_email` is only allowed to use this address. */
+        mailFrom: z.email(),
+        /** Larger inbound mail is refused by the ingress. */
+        maxEmailBytes: z.number().int().min(1024).max(40 * 1024 * 1024),
+      })
+      .strict()
+      .refine((e) => e.recipients.every((r) => r.endsWith(`@${e.receivingDomain}`)), {
+        message: 'every recipient must be an address of receivingDomain',
+        path: ['recipients'],
+      }),
+    /** Applied to every stack (and so to every taggable resource). */
+    tags: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+/** A validated environment config. */
+export type EnvConfig = z.infer<typeof EnvConfigSchema>;
+export type EnvName = EnvConfig['name'];
+
+const MiB = 1024 * 1024;
+
+// example.com addresses are placeholders: set the real receiving domain, sender and alarm address before deploying.
+const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'>> = {
+  dev: {
+    logLevel: 'DEBUG',
+    logRetention: RetentionDays.TWO_WEEKS,
+    removalPolicy: RemovalPolicy.DESTROY,
+    alarms: { failedExecutionsThreshold: 5, evaluationPeriods: 1 },
+    email: {
+      receivingDomain: 'dev.warranty.example.com',
+      recipients: ['claims@dev.warranty.example.com'],
+      mailFrom: 'claims@dev.warranty.example.com',
+      maxEmailBytes: 10 * MiB,
+    },
+    tags: { project: 'stepwise', environment: 'dev' },
+  },
+  staging: {
+    logRetention: RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.RETAIN,
+    alarms: { failedExecutionsThreshold: 3, evaluationPeriods: 1 },
+    email: {
+      receivingDomain: 'staging.warranty.example.com',
+      recipients: ['claims@staging.warranty.example.com'],
+      mailFrom: 'claims@staging.warranty.example.com',
+      maxEmailBytes: 10 * MiB,
+    },
+    tags: { project: 'stepwise', environment: 'staging' },
+  },
+  prod: {
+    logRetention: RetentionDays.ONE_YEAR,
+    removalPolicy: RemovalPolicy.RETAIN,
+    terminationProtection: true,
+    alarms: { failedExecutionsThreshold: 1, evaluationPeriods: 1, email: 'stepwise-alerts@example.com' },
+    email: {
+      receivingDomain: 'warranty.example.com',
+      recipients: ['claims@warranty.example.com'],
+      mailFrom: 'claims@warranty.example.com',
+      maxEmailBytes: 10 * MiB,
+    },
+    tags: { project: 'stepwise', environment: 'prod' },
+  },
+};
+
+/** The environment names `-c env=NAME` accepts. */
+export const ENV_NAMES = Object.keys(ENVIRONMENTS) as EnvName[];
+
+/**
+ * The validated config of one environment.
+ * @throws ConfigError for an unknown name (the message lists the known ones) or an invalid config.
+ * @example getEnvConfig(app.node.tryGetContext('env') ?? 'dev')
+ */
+export function getEnvConfig(name: string): EnvConfig {
+  if (!Object.hasOwn(ENVIRONMENTS, name)) {
+    throw new ConfigError(`unknown environment "${name}" (known: ${ENV_NAMES.join(', ')}); select one with -c env=NAME`);
+  }
+  const parsed = EnvConfigSchema.safeParse({ name, ...ENVIRONMENTS[name as EnvName] });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`environment "${name}": ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}

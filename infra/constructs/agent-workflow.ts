@@ -1,0 +1,245 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { DONE } from '../../lambdas/lib/contracts.ts';
+import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
+import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
+import type { EnvConfig } from '../config.ts';
+import { StepwiseFunction } from './stepwise-function.ts';
+
+/** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
+export const STEP_ENTRY = 'lambdas/handlers/step.ts';
+/** CloudFormation Metadata key on the `AWS::StepFunctions::StateMachine`: the workflow it runs. */
+export const WORKFLOW_METADATA = 'stepwise:workflow';
+/** Names of the terminal states. Step names are lower-case, so they never collide with these. */
+export const TERMINAL_STATES = {
+  done: 'Done',
+  maxStepsExceeded: 'MaxStepsExceeded',
+  fallbackFailed: 'FallbackFailed',
+  routeRejected: 'RouteRejected',
+} as const;
+/** The Choice state that routes a step's result. */
+export const routeStateName = (step: string): string => `${step}.route`;
+
+/** Errors of the Lambda service itself (not of the handler): retried like CDK's LambdaInvoke default. */
+const LAMBDA_SERVICE_ERRORS = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+];
+// An LLM step may call the model several times in its tool loop; code steps make one tool call.
+const LLM_STEP_TIMEOUT = Duration.minutes(2);
+const CODE_STEP_TIMEOUT = Duration.seconds(30);
+const ALARM_PERIOD = Duration.minutes(5);
+
+export interface AgentWorkflowProps {
+  /** The loaded and validated workflow (`loadWorkflow(name)`). */
+  readonly workflow: WorkflowDefinition;
+  readonly config: EnvConfig;
+  /**
+   * Called once per step with its function, so the stack grants each step exactly what its
+   * declared `tools` need (use `fn.bindTable(...)`, `fn.bindEmailSender(...)`).
+   * @default no grants beyond the model (LLM steps) and the step's own log group
+   */
+  readonly bindStep?: (step: StepDefinition, fn: StepwiseFunction) => void;
+  /** Notified when the failed-executions alarm fires. @default the alarm notifies nobody */
+  readonly alarmTopic?: sns.ITopic;
+}
+
+/**
+ * An agent workflow compiled to a Standard Step Functions state machine (the ASL contract):
+ * `Start` (Pass) → one Task per step, named as the step, invoking that step's own Lambda → a
+ * Choice `<step>.route` whose rules are the step-count circuit breaker and exactly the step's
+ * declared edges, with Default → the fallback step. Transient errors are retried with backoff and
+ * full jitter; anything else is caught to the fallback (the fallback's own failures end in
+ * `FallbackFailed`, its invalid routes in `RouteRejected`).
+ *
+ * Each step gets its own function and role: LLM steps may invoke the pinned model only, code
+ * steps have no Bedrock permission, and tool permissions come from `bindStep`.
+ *
+ * @example
+ * const wf = new AgentWorkflow(this, 'Workflow', { workflow: loadWorkflow('warranty-email'), config });
+ * wf.grantStartExecution(ingressFunction);
+ */
+export class AgentWorkflow extends Construct {
+  readonly workflow: WorkflowDefinition;
+  /** The pinned model id the LLM steps call (config override, else the manifest's). */
+  readonly modelId: string;
+  readonly stateMachine: sfn.StateMachine;
+  /** One function per step, keyed by step name. */
+  readonly functions: Readonly<Record<string, StepwiseFunction>>;
+  /** Execution history log group (level ALL, execution data included). */
+  readonly logGroup: logs.LogGroup;
+  readonly failedExecutionsAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
+    super(scope, id);
+    const { workflow, config } = props;
+    const { manifest } = workflow;
+    this.workflow = workflow;
+    this.modelId = config.modelId ?? manifest.model.id;
+
+    const stepScope = new Construct(this, 'Steps');
+    const functions: Record<string, StepwiseFunction> = {};
+    for (const step of workflow.steps) {
+      const fn = new StepwiseFunction(stepScope, step.name, {
+        entry: STEP_ENTRY,
+        config,
+        serviceName: manifest.name,
+        workflowDir: workflow.dir,
+        description: `${manifest.name} / ${step.name} (${step.kind}): ${step.description}`.slice(0, 256),
+        timeout: step.kind === 'llm' ? LLM_STEP_TIMEOUT : CODE_STEP_TIMEOUT,
+        environment: { WORKFLOW: manifest.name, STEP: step.name, MODEL_ID: this.modelId, MODEL_PROVIDER: config.modelProvider },
+      });
+      if (step.kind === 'llm' && config.modelProvider === 'bedrock') fn.grantInvokeModel(this.modelId);
+      props.bindStep?.(step, fn);
+      functions[step.name] = fn;
+    }
+    this.functions = functions;
+
+    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      definitionBody: sfn.DefinitionBody.fromChainable(compileStates(new Construct(this, 'States'), workflow, functions)),
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      tracingEnabled: true,
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+    });
+    (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, manifest.name);
+    this.acknowledgeStateMachineRole(Object.values(functions));
+
+    this.failedExecutionsAlarm = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
+      metric: this.stateMachine.metricFailed({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: config.alarms.failedExecutionsThreshold,
+      evaluationPeriods: config.alarms.evaluationPeriods,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `${manifest.name} (${config.name}): executions failed - MaxStepsExceeded, FallbackFailed, RouteRejected or a runtime error.`,
+    });
+    if (props.alarmTopic) this.failedExecutionsAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+  }
+
+  /** Allow `grantee` to start executions of this workflow (the email ingress). */
+  grantStartExecution(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantStartExecution(grantee);
+  }
+
+  /** Allow `grantee` to list and describe executions and read their history. */
+  grantRead(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantRead(grantee);
+  }
+
+  private acknowledgeStateMachineRole(functions: StepwiseFunction[]): void {
+    const role = Validations.of(this.stateMachine.role);
+    // Step Functions log delivery and X-Ray APIs accept no resource-level permissions.
+    role.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
+    });
+    // LambdaInvoke grants `<arn>:*` so a retried invocation may hit a published version; still one function per Task.
+    for (const fn of functions) {
+      const logicalId = this.stateMachine.stack.getLogicalId(fn.node.defaultChild as lambda.CfnFunction);
+      role.acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
+        reason: 'lambda:InvokeFunction on the step function and its versions only.',
+      });
+    }
+  }
+}
+
+/** The initial state: the execution input at `$.input`, an empty StepState at `$.result`, no error. */
+function startState(scope: Construct, entry: string): sfn.CustomState {
+  // CustomState because Pass `parameters` drops null values, and the Tasks read `$.error`.
+  return new sfn.CustomState(scope, 'Start', {
+    stateJson: {
+      Type: 'Pass',
+      Parameters: {
+        'input.$': '$',
+        result: { step: null, next: entry, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
+        error: null,
+      },
+    },
+  });
+}
+
+function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, workflow: WorkflowDefinition): tasks.LambdaInvoke {
+  const { retry } = workflow.manifest;
+  const task = new tasks.LambdaInvoke(scope, step.name, {
+    lambdaFunction: fn,
+    payloadResponseOnly: true,
+    // Added below, after the transient-error retrier, in the contract's order.
+    retryOnServiceExceptions: false,
+    payload: sfn.TaskInput.fromObject({
+      workflow: workflow.manifest.name,
+      step: step.name,
+      input: sfn.JsonPath.objectAt('$.input'),
+      previous: sfn.JsonPath.objectAt('$.result'),
+      error: sfn.JsonPath.objectAt('$.error'),
+      count: sfn.JsonPath.mathAdd(sfn.JsonPath.numberAt('$.result.count'), 1),
+      execution: { id: sfn.JsonPath.executionId, name: sfn.JsonPath.executionName },
+    }),
+    // Exactly the StepState keys: reply, toolCalls, usage stay in the event log, not in the 256 KB state.
+    resultSelector: {
+      step: sfn.JsonPath.stringAt('$.step'),
+      next: sfn.JsonPath.stringAt('$.next'),
+      reason: sfn.JsonPath.stringAt('$.reason'),
+      decidedBy: sfn.JsonPath.stringAt('$.decidedBy'),
+      fields: sfn.JsonPath.objectAt('$.fields'),
+      data: sfn.JsonPath.objectAt('$.data'),
+      count: sfn.JsonPath.numberAt('$.count'),
+    },
+    resultPath: '$.result',
+  });
+  task.addRetry({
+    errors: [...TRANSIENT_ERRORS],
+    interval: Duration.seconds(retry.intervalSeconds),
+    maxAttempts: retry.maxAttempts,
+    backoffRate: retry.backoffRate,
+    maxDelay: Duration.seconds(retry.maxDelaySeconds),
+    jitterStrategy: sfn.JitterType.FULL,
+  });
+  task.addRetry({ errors: LAMBDA_SERVICE_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2 });
+  return task;
+}
+
+/** Compile the step graph into states under `scope`; returns the start state. */
+function compileStates(scope: Construct, workflow: WorkflowDefinition, functions: Record<string, StepwiseFunction>): sfn.IChainable {
+  const { manifest } = workflow;
+  const done = new sfn.Succeed(scope, TERMINAL_STATES.done);
+  const failState = (name: string) => new sfn.Fail(scope, name, { error: name });
+  const maxStepsExceeded = failState(TERMINAL_STATES.maxStepsExceeded);
+  const fallbackFailed = failState(TERMINAL_STATES.fallbackFailed);
+  const routeRejected = failState(TERMINAL_STATES.routeRejected);
+
+  const taskOf = new Map(workflow.steps.map((step) => [step.name, stepTask(scope, step, functions[step.name]!, workflow)]));
+  const task = (name: string) => taskOf.get(name)!;
+  const fallback = task(manifest.fallback);
+  // A step that ran maxSteps steps and still wants to continue is stopped (count includes this step).
+  const circuitBreaker = sfn.Condition.and(
+    sfn.Condition.numberGreaterThanEquals('$.result.count', manifest.maxSteps),
+    sfn.Condition.not(sfn.Condition.stringEquals('$.result.next', DONE)),
+  );
+
+  for (const step of workflow.steps) {
+    const isFallback = step.name === manifest.fallback;
+    task(step.name).addCatch(isFallback ? fallbackFailed : fallback, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    const route = new sfn.Choice(scope, routeStateName(step.name)).when(circuitBreaker, maxStepsExceeded);
+    for (const edge of step.next) {
+      route.when(sfn.Condition.stringEquals('$.result.next', edge), edge === DONE ? done : task(edge));
+    }
+    // A route outside the declared edges is never taken.
+    route.otherwise(isFallback ? routeRejected : fallback);
+    task(step.name).next(route);
+  }
+  return startState(scope, manifest.entry).next(task(manifest.entry));
+}

@@ -1,0 +1,204 @@
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import type { EnvConfig } from '../config.ts';
+
+/** CloudFormation Metadata key on every `AWS::Lambda::Function`: the handler module, relative to the repo root. The local runtime imports it. */
+export const ENTRY_METADATA = 'stepwise:entry';
+/** Where a bundled workflow folder lands inside the Lambda (`/var/task` is the code root). */
+export const LAMBDA_STATEMACHINES_DIR = '/var/task/statemachines';
+
+/** How a function may use a table; see {@link StepwiseFunction.bindTable}. */
+export type TableAccess = 'read' | 'write' | 'readWrite';
+
+export interface StepwiseFunctionProps {
+  /**
+   * The handler module, relative to the repository root. It exports `handler` and `createHandler`
+   * (lambdas/lib/contracts.ts).
+   * @example 'lambdas/handlers/step.ts'
+   */
+  readonly entry: string;
+  readonly config: EnvConfig;
+  /** `POWERTOOLS_SERVICE_NAME`: groups logs, traces and metrics. */
+  readonly serviceName: string;
+  /**
+   * A workflow folder shipped with the code at
+   * `/var/task/statemachines/<folder name>/`; sets `STATEMACHINES_DIR` to match.
+   * @default no workflow files are bundled and STATEMACHINES_DIR is not set
+   */
+  readonly workflowDir?: string;
+  /** Extra environment variables. @default none */
+  readonly environment?: Record<string, string>;
+  /** @default 'Stepwise <entry>' */
+  readonly description?: string;
+  /** @default Duration.seconds(30) */
+  readonly timeout?: Duration;
+  /** @default 512 */
+  readonly memorySize?: number;
+}
+
+// esbuild's ESM output has no `require`; CJS dependencies that call it need one.
+const CREATE_REQUIRE_BANNER =
+  "import { createRequire as __stepwiseCreateRequire } from 'node:module'; const require = __stepwiseCreateRequire(import.meta.url);";
+
+/** Cross-region inference profile ids (`us.anthropic...`) wrap a foundation model id. */
+const INFERENCE_PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
+
+/**
+ * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
+ * the local esbuild (minified, source maps on), X-Ray active tracing, its own log group with the
+ * environment's retention and removal policy, its own role (no managed policies; it may only write
+ * to its log group until something is bound), Powertools settings, and the `stepwise:entry`
+ * metadata the local runtime maps back to the handler module.
+ *
+ * Node.js 22 rather than 20: the nodejs20.x runtime is deprecated since 2026-04-30, and 22 is the
+ * closest supported LTS to the Node 20 that runs the code locally.
+ *
+ * @example
+ * const fn = new StepwiseFunction(this, 'Ingress', { entry: 'lambdas/ingress/handler.ts', config, serviceName: 'ingress' });
+ * fn.bindTable(emailsTable, 'write', 'EMAILS_TABLE');
+ */
+export class StepwiseFunction extends NodejsFunction {
+  /** The handler module, relative to the repository root (POSIX separators). */
+  readonly entryPath: string;
+
+  constructor(scope: Construct, id: string, props: StepwiseFunctionProps) {
+    const entry = resolve(PROJECT_ROOT, props.entry);
+    const entryPath = relative(PROJECT_ROOT, entry).split(sep).join('/');
+    const description = props.description ?? `Stepwise ${entryPath}`;
+    const role = new iam.Role(scope, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description });
+    const logGroup = new logs.LogGroup(scope, `${id}LogGroup`, {
+      retention: props.config.logRetention,
+      removalPolicy: props.config.removalPolicy,
+    });
+    const workflowDir = props.workflowDir && resolve(props.workflowDir);
+
+    super(scope, id, {
+      entry,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(30),
+      role,
+      logGroup,
+      description,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_LOG_LEVEL: props.config.logLevel,
+        ...(workflowDir === undefined ? {} : { STATEMACHINES_DIR: LAMBDA_STATEMACHINES_DIR }),
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: CREATE_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Ship the SDK version the code was tested with locally instead of the runtime's.
+        bundleAwsSDK: true,
+        ...(workflowDir !== undefined && {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            // Bundling runs locally (esbuild is a dependency, never Docker), so the host path is valid.
+            afterBundling: (_inputDir: string, outputDir: string) => [
+              `mkdir -p "${outputDir}/statemachines" && cp -R "${workflowDir}" "${outputDir}/statemachines/${basename(workflowDir)}"`,
+            ],
+          },
+        }),
+      },
+    });
+    this.entryPath = entryPath;
+    logGroup.grantWrite(role);
+    const cfn = this.node.defaultChild as lambda.CfnFunction;
+    cfn.addMetadata(ENTRY_METADATA, entryPath);
+    this.enableActiveTracing(scope, id, role, cfn);
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'Pinned to nodejs22.x, the LTS closest to the Node 20 the code is tested on locally; raise it with the local Node version.',
+    });
+  }
+
+  /**
+   * X-Ray active tracing. Its permissions accept no resource scoping, so they live in their own
+   * policy: the cdk-nag acknowledgment covers exactly that policy, and a wildcard granted through
+   * the role's default policy is still reported.
+   */
+  private enableActiveTracing(scope: Construct, id: string, role: iam.IRole, cfn: lambda.CfnFunction): void {
+    cfn.tracingConfig = { mode: lambda.Tracing.ACTIVE };
+    const policy = new iam.Policy(scope, `${id}Tracing`, {
+      roles: [role],
+      statements: [new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] })],
+    });
+    this.node.addDependency(policy);
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    });
+  }
+
+  /**
+   * Grant this function `access` to `table` and expose its name as the environment variable
+   * `envName`, in one call (so a function never knows a table it may not use).
+   * @example fn.bindTable(ticketsTable, 'write', 'TICKETS_TABLE')
+   */
+  bindTable(table: ITable, access: TableAccess, envName: string): this {
+    if (access === 'read') table.grantReadData(this);
+    else if (access === 'write') table.grantWriteData(this);
+    else table.grantReadWriteData(this);
+    this.addEnvironment(envName, table.tableName);
+    return this;
+  }
+
+  /**
+   * Allow `ses:SendEmail` from exactly `mailFrom` (the `ses:FromAddress` condition, on that address's
+   * SES identities only) and expose it as `MAIL_FROM`.
+   */
+  bindEmailSender(mailFrom: string): this {
+    const stack = Stack.of(this);
+    const domain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1);
+    this.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [domain, mailFrom].map((identity) =>
+          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }),
+        ),
+        conditions: { StringEquals: { 'ses:FromAddress': mailFrom } },
+      }),
+    );
+    this.addEnvironment('MAIL_FROM', mailFrom);
+    return this;
+  }
+
+  /**
+   * Allow calling one pinned Bedrock model. The Converse API is authorized by `bedrock:InvokeModel`
+   * (there is no separate Converse action). A cross-region inference profile id also needs the
+   * underlying foundation model in every region the profile may route to.
+   */
+  grantInvokeModel(modelId: string): iam.Grant {
+    const stack = Stack.of(this);
+    const foundationModel = (id: string, region?: string) =>
+      stack.formatArn({ service: 'bedrock', account: '', region, resource: 'foundation-model', resourceName: id });
+    const profile = INFERENCE_PROFILE.exec(modelId);
+    const resourceArns = profile
+      ? [stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel(profile[2]!, '*')]
+      : [foundationModel(modelId)];
+    if (profile) {
+      Validations.of(this.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${profile[2]}]`,
+        reason: 'A cross-region inference profile routes to its foundation model in any of its regions; the model id is pinned.',
+      });
+    }
+    return iam.Grant.addToPrincipal({ grantee: this, actions: ['bedrock:InvokeModel'], resourceArns });
+  }
+}

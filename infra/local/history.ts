@@ -1,0 +1,245 @@
+/**
+ * Execution history for local and deployed executions in one shape: the Step Functions
+ * `HistoryEvent`s, a summary record, and the step trail derived from them.
+ */
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
+import { z } from 'zod';
+import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+
+/** Where the local runtime writes one JSON file per execution (git-ignored). */
+export const DEFAULT_HISTORY_DIR = '.stepwise/executions';
+
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+
+/** One execution, local or deployed (`<historyDir>/<name>.json` holds exactly this, dates as ISO strings). */
+export interface ExecutionRecord {
+  executionArn: string;
+  name: string;
+  /** The state machine ARN (local: a placeholder ARN ending in the state machine's logical id). */
+  stateMachine: string;
+  /** The `workflow` field of the first task's input, when the state machine runs a Stepwise workflow. */
+  workflow?: string;
+  status: ExecutionStatus;
+  startDate: Date;
+  stopDate?: Date;
+  input: unknown;
+  output?: unknown;
+  error?: { Error: string; Cause?: string };
+  events: HistoryEvent[];
+}
+
+/** One Task state of the trail: what a step was given, what it returned, how it ended. */
+export interface TrailStep {
+  /** The state (= step) name. */
+  name: string;
+  /** The ASL state type (`Task`). */
+  type: string;
+  enteredAt: Date;
+  exitedAt?: Date;
+  /** What the task was invoked with (a `StepInput` for step Lambdas); the state input if it was never invoked. */
+  input: unknown;
+  /** What the last successful attempt returned (a `StepOutput` for step Lambdas). */
+  output?: unknown;
+  /** The failure that ended the step (caught to the fallback, or ending the execution); absent once an attempt succeeded. */
+  error?: { error: string; cause?: string };
+  /** Attempts after the first (Retry). */
+  retries: number;
+  /** `output.next` / `output.reason` when the output is a step result. */
+  next?: string;
+  reason?: string;
+}
+
+/** Parse a history payload; truncated payloads (deployed executions over 256 KB) stay strings. */
+function parse(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const SCHEDULED = new Set(['LambdaFunctionScheduled', 'TaskScheduled']);
+const SUCCEEDED = new Set(['LambdaFunctionSucceeded', 'TaskSucceeded']);
+
+/** The `{ error, cause }` of any failure event (Lambda or service task: failed, timed out, start/schedule/submit failed). */
+function failureOf(e: HistoryEvent): { error: string; cause?: string } | undefined {
+  if (!e.type?.startsWith('LambdaFunction') && !e.type?.startsWith('Task')) return undefined;
+  if (!/(Failed|TimedOut)$/.test(e.type)) return undefined;
+  const key = `${e.type[0]!.toLowerCase()}${e.type.slice(1)}EventDetails` as keyof HistoryEvent;
+  const details = (e[key] ?? {}) as { error?: string; cause?: string };
+  return { error: details.error ?? e.type, ...(details.cause !== undefined && { cause: details.cause }) };
+}
+
+/**
+ * The step trail: one entry per Task state entered, in order, with the task's input and output,
+ * retries, and the error that ended it. Pure; works on local and `GetExecutionHistory` events.
+ */
+export function stepTrail(events: HistoryEvent[]): TrailStep[] {
+  const trail: TrailStep[] = [];
+  let open: (TrailStep & { attempts: number }) | undefined;
+  const close = () => {
+    if (!open) return;
+    const { attempts, ...step } = open;
+    const out = step.output as { next?: unknown; reason?: unknown } | undefined;
+    if (out && typeof out === 'object' && typeof out.next === 'string') step.next = out.next;
+    if (out && typeof out === 'object' && typeof out.reason === 'string') step.reason = out.reason;
+    trail.push({ ...step, retries: Math.max(0, attempts - 1) });
+    open = undefined;
+  };
+  for (const e of events) {
+    if (e.type === 'TaskStateEntered') {
+      close();
+      const d = e.stateEnteredEventDetails;
+      open = { name: d?.name ?? '?', type: 'Task', enteredAt: new Date(e.timestamp!), input: parse(d?.input), retries: 0, attempts: 0 };
+    } else if (!open) {
+      continue;
+    } else if (SCHEDULED.has(e.type!)) {
+      open.attempts++;
+      open.input = parse(e.lambdaFunctionScheduledEventDetails?.input ?? e.taskScheduledEventDetails?.parameters);
+    } else if (SUCCEEDED.has(e.type!)) {
+      open.output = parse(e.lambdaFunctionSucceededEventDetails?.output ?? e.taskSucceededEventDetails?.output);
+      delete open.error;
+    } else if (failureOf(e)) {
+      open.error = failureOf(e);
+    } else if (e.type === 'TaskStateExited') {
+      open.exitedAt = new Date(e.timestamp!);
+      close();
+    } else if (e.type === 'ExecutionFailed' && !open.error) {
+      const d = e.executionFailedEventDetails;
+      open.error = { error: d?.error ?? 'ExecutionFailed', ...(d?.cause !== undefined && { cause: d.cause }) };
+    }
+  }
+  close();
+  return trail;
+}
+
+/**
+ * State transitions as Step Functions bills them for Standard workflows: every state entered,
+ * plus every retry attempt.
+ */
+export function stateTransitions(events: HistoryEvent[]): number {
+  let transitions = 0;
+  let scheduledInState = 0;
+  for (const e of events) {
+    if (e.type?.endsWith('StateEntered')) {
+      transitions++;
+      scheduledInState = 0;
+    } else if (SCHEDULED.has(e.type!)) {
+      if (scheduledInState > 0) transitions++;
+      scheduledInState++;
+    }
+  }
+  return transitions;
+}
+
+const TERMINAL: Record<string, ExecutionStatus> = {
+  ExecutionSucceeded: 'SUCCEEDED',
+  ExecutionFailed: 'FAILED',
+  ExecutionTimedOut: 'TIMED_OUT',
+  ExecutionAborted: 'ABORTED',
+};
+
+/** `…:execution:<sm>:<name>` or `…:express:<sm>:<name>:<id>` → `{ stateMachine ARN, name }`. */
+export function parseExecutionArn(arn: string): { stateMachine: string; name: string } {
+  const parts = arn.split(':');
+  const kind = parts[5];
+  if (parts[0] !== 'arn' || parts[2] !== 'states' || (kind !== 'execution' && kind !== 'express') || !parts[6] || !parts[7]) {
+    throw new InvalidInputError(`not a Step Functions execution ARN: ${arn}`);
+  }
+  return { stateMachine: [...parts.slice(0, 5), 'stateMachine', parts[6]].join(':'), name: parts[7] };
+}
+
+/** Build the execution record from its history events (status, dates, input, output, error all come from the events). */
+export function summarizeExecution(executionArn: string, events: HistoryEvent[]): ExecutionRecord {
+  const { stateMachine, name } = parseExecutionArn(executionArn);
+  const started = events.find((e) => e.type === 'ExecutionStarted');
+  const end = events.find((e) => e.type! in TERMINAL);
+  const failure = end?.executionFailedEventDetails ?? end?.executionTimedOutEventDetails;
+  const firstTask = stepTrail(events)[0]?.input as { workflow?: unknown } | undefined;
+  return {
+    executionArn,
+    name,
+    stateMachine,
+    ...(typeof firstTask?.workflow === 'string' && { workflow: firstTask.workflow }),
+    status: end ? TERMINAL[end.type!]! : 'RUNNING',
+    startDate: new Date(started?.timestamp ?? 0),
+    ...(end && { stopDate: new Date(end.timestamp!) }),
+    input: parse(started?.executionStartedEventDetails?.input),
+    ...(end?.type === 'ExecutionSucceeded' && { output: parse(end.executionSucceededEventDetails?.output) }),
+    ...(failure && { error: { Error: failure.error ?? end!.type!, ...(failure.cause !== undefined && { Cause: failure.cause }) } }),
+    events,
+  };
+}
+
+const Timestamp = z.union([z.string(), z.number()]).transform((v) => new Date(v));
+const RecordFile = z.object({
+  executionArn: z.string(),
+  name: z.string(),
+  stateMachine: z.string(),
+  workflow: z.string().optional(),
+  status: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED']),
+  startDate: Timestamp,
+  stopDate: Timestamp.optional(),
+  input: z.unknown(),
+  output: z.unknown().optional(),
+  error: z.object({ Error: z.string(), Cause: z.string().optional() }).optional(),
+  events: z.array(z.looseObject({ id: z.number(), type: z.string(), timestamp: Timestamp })),
+});
+
+/** The file a local execution is stored in. */
+export function localExecutionFile(name: string, dir: string = DEFAULT_HISTORY_DIR): string {
+  return join(resolve(dir), `${name}.json`);
+}
+
+/** Store a local execution as `<dir>/<name>.json`. */
+export function writeLocalExecution(record: ExecutionRecord, dir: string = DEFAULT_HISTORY_DIR): string {
+  const file = localExecutionFile(record.name, dir);
+  mkdirSync(resolve(dir), { recursive: true });
+  writeFileSync(file, JSON.stringify(record, null, 2) + '\n');
+  return file;
+}
+
+/**
+ * Read a local execution by name or execution ARN from `dir`.
+ * @throws ExecutionDoesNotExist when there is no such file (or it belongs to another ARN); InvalidInputError when the file is not an execution record.
+ */
+export function readLocalExecution(nameOrArn: string, dir: string = DEFAULT_HISTORY_DIR): ExecutionRecord {
+  const name = nameOrArn.startsWith('arn:') ? parseExecutionArn(nameOrArn).name : nameOrArn;
+  const file = localExecutionFile(name, dir);
+  const missing = () =>
+    new ExecutionDoesNotExist({ $metadata: {}, message: `no local execution "${nameOrArn}" (looked for ${file})` });
+  if (!existsSync(file)) throw missing();
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InvalidInputError(`${file}: not JSON (${(e as Error).message})`);
+  }
+  const parsed = RecordFile.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  const record = parsed.data as ExecutionRecord;
+  if (nameOrArn.startsWith('arn:') && record.executionArn !== nameOrArn) throw missing();
+  return record;
+}
+
+/**
+ * Read a deployed execution: every page of `GetExecutionHistory`, summarized like a local one.
+ * @example readAwsExecution(arn, new SFNClient({ region: 'eu-west-1' }))
+ */
+export async function readAwsExecution(executionArn: string, client: SFNClient): Promise<ExecutionRecord> {
+  parseExecutionArn(executionArn);
+  const events: HistoryEvent[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await client.send(new GetExecutionHistoryCommand({ executionArn, nextToken, maxResults: 1000 }));
+    events.push(...(page.events ?? []));
+    nextToken = page.nextToken;
+  } while (nextToken);
+  return summarizeExecution(executionArn, events);
+}

@@ -1,0 +1,112 @@
+/**
+ * Invoke a handler in-process the way the Lambda service does for Step Functions: the event and
+ * the result cross a JSON boundary, and a thrown error becomes a function error whose `errorType`
+ * (the error's `name`) is what Retry/Catch `ErrorEquals` match.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+
+/** A local function as the template declares it. */
+export interface LocalFunction {
+  /** `AWS_LAMBDA_FUNCTION_NAME` (the FunctionName property, or the logical id). */
+  name: string;
+  arn: string;
+  /** The function's Timeout property. @default 3 (Lambda's default) */
+  timeoutSeconds: number;
+  memoryMB: number;
+}
+
+/** The payload Lambda returns for a Node.js function error. */
+export interface LambdaErrorPayload {
+  errorType: string;
+  errorMessage: string;
+  trace: string[];
+}
+
+/**
+ * Thrown into the interpreter when a function fails. aws-local-stepfunctions matches `name` against
+ * `ErrorEquals` and reports `message` as the `Cause`, so `name` is the errorType and `message` the
+ * JSON payload — exactly what Step Functions shows for a Lambda task failure.
+ */
+export class LambdaFunctionError extends Error {
+  constructor(readonly payload: LambdaErrorPayload) {
+    super(JSON.stringify(payload));
+    this.name = payload.errorType;
+  }
+}
+
+/**
+ * A fault of the local setup (a Task with no handler, a handler module without `createHandler`).
+ * The interpreter neither retries nor catches it (`isRetryable`/`isCatchable` are false), so the
+ * execution fails loudly instead of a States.ALL catcher routing it to the fallback.
+ */
+export class LocalRuntimeFault extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'States.Runtime';
+  }
+  get isRetryable(): boolean {
+    return false;
+  }
+  get isCatchable(): boolean {
+    return false;
+  }
+}
+
+/** The error payload the Node.js Lambda runtime reports for a thrown value. */
+export function lambdaErrorPayload(error: unknown): LambdaErrorPayload {
+  if (error instanceof Error) {
+    return { errorType: error.name, errorMessage: error.message, trace: error.stack?.split('\n') ?? [] };
+  }
+  return { errorType: 'Error', errorMessage: String(error), trace: [] };
+}
+
+/** A Lambda `Context` for one invocation; `getRemainingTimeInMillis` counts down from the function's timeout. */
+export function lambdaContext(fn: LocalFunction): Context {
+  const deadline = Date.now() + fn.timeoutSeconds * 1000;
+  const unsupported = () => {
+    throw new Error('callback-style completion (done/fail/succeed) is not supported; return or throw');
+  };
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: fn.name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: fn.arn,
+    memoryLimitInMB: String(fn.memoryMB),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${fn.name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: unsupported,
+    fail: unsupported,
+    succeed: unsupported,
+  };
+}
+
+/** Serialize like the Lambda runtime; `undefined` becomes `null`. */
+function json(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
+}
+
+/**
+ * Call `handler` with a JSON copy of `event` and return a JSON copy of its result. A thrown error
+ * (or a result that cannot be serialized) is rethrown as a {@link LambdaFunctionError}.
+ */
+export async function invokeLikeLambda(
+  handler: (event: any, context: Context) => unknown,
+  event: unknown,
+  fn: LocalFunction,
+): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = await handler(json(event), lambdaContext(fn));
+  } catch (error) {
+    throw new LambdaFunctionError(lambdaErrorPayload(error));
+  }
+  try {
+    return json(result);
+  } catch (error) {
+    throw new LambdaFunctionError({ ...lambdaErrorPayload(error), errorType: 'Runtime.MarshalError' });
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * The local runtime: runs the SAME synthesized ASL as Step Functions in an in-process interpreter
+ * (aws-local-stepfunctions), with every Task mapped back to the handler module its Lambda deploys.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { App } from 'aws-cdk-lib';
+import { ExecutionAlreadyExists, InvalidName, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
+import type { HandlerFactory } from '../../lambdas/lib/contracts.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/stepwise-function.ts';
+import { toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
+import { DEFAULT_HISTORY_DIR, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
+import { invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
+import { synthesize, synthProject, type SynthesizedApp, type SynthesizedStateMachine } from './synth.ts';
+import { arnToLogicalId, LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnResource, type TokenContext } from './tokens.ts';
+
+/** A stand-in for a Task's resource: gets the Task's effective input (after `Parameters`), returns its result. */
+export type TaskHandler = (event: any) => unknown;
+
+export interface LocalRuntimeOptions {
+  /** Project environment to synthesize (`buildStepwiseApp` with `getEnvConfig(env)`), when `app` is not given. @default 'dev' */
+  env?: string;
+  /** Run this app instead of the project's: a `synthesize()` result, or a function that builds stacks into the app. */
+  app?: SynthesizedApp | ((app: App) => void);
+  /** Local adapters passed to every `createHandler(env, services)`. */
+  services?: unknown;
+  /**
+   * Replace Task states by name (in every state machine) with scripted handlers. They are wrapped
+   * like real functions: JSON in and out, thrown errors become `Error` = the error's name.
+   */
+  handlerOverrides?: Record<string, TaskHandler>;
+  /** Where each execution is stored as `<name>.json`; `false` stores nothing. @default '.stepwise/executions' */
+  historyDir?: string | false;
+  /** Wait this many milliseconds before every retry instead of the ASL backoff. @default the ASL's IntervalSeconds/BackoffRate/jitter */
+  retryDelayMs?: number;
+  /** DynamoDB Local: its endpoint becomes `AWS_ENDPOINT_URL_DYNAMODB` of every function. */
+  dynamo?: { endpoint: string };
+  /** Added to (and overriding) every function's environment. */
+  extraEnv?: Record<string, string>;
+}
+
+/** A finished local execution: the stored record plus its history under the SDK's name. */
+export interface LocalExecution extends ExecutionRecord {
+  status: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+  /** The `GetExecutionHistory` events (the same array as `events`). */
+  history: HistoryEvent[];
+}
+
+export interface StartExecutionOptions {
+  /** The execution name (unique per Standard state machine, like Step Functions). @default a UUID */
+  name?: string;
+}
+
+/** A Task's target: a function (by ARN, or through the `lambda:invoke` integration) or something only an override can run. */
+interface TaskTarget {
+  kind: TaskInvocation['kind'];
+  resource: string;
+  /** `stack/logicalId` of the function, when the resource is one. */
+  functionKey?: string;
+}
+
+interface LoadedFunction extends LocalFunction {
+  entry?: string;
+  env: Record<string, string>;
+  handler?: Promise<(event: any, context: unknown) => unknown>;
+}
+
+interface LoadedStateMachine extends SynthesizedStateMachine {
+  machine: StateMachine;
+  roleArn: string;
+  targets: Map<string, TaskTarget>;
+  timeouts: Record<string, number>;
+}
+
+const LAMBDA_INVOKE = /^arn:aws[a-z-]*:states:::lambda:invoke$/;
+/** Step Functions execution names: 1-80 characters, none of whitespace, brackets, wildcards, or `"#%\^|~`$&,;:/`, no control characters. */
+const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]{1,80}$/;
+
+/** The local code root: Lambda's `/var/task` is the repository locally (bundled workflow folders come from `statemachines/`). */
+function localPath(value: string): string {
+  return value === LAMBDA_STATEMACHINES_DIR || value.startsWith(`${LAMBDA_STATEMACHINES_DIR}/`)
+    ? join(PROJECT_ROOT, 'statemachines', value.slice(LAMBDA_STATEMACHINES_DIR.length))
+    : value;
+}
+
+/**
+ * Runs the state machines of a synthesized app locally.
+ *
+ * - The definitions are the deployed ASL (tokens resolved); each is validated and built once.
+ * - Each Task's Resource (a function ARN, or `lambda:invoke` with `FunctionName`) maps to the
+ *   function's logical id → its `stepwise:entry` module → `createHandler(env, services)`, created
+ *   once per function, where `env` is the function's resolved environment plus `AWS_REGION`,
+ *   `AWS_LAMBDA_FUNCTION_NAME`, the DynamoDB Local endpoint and `extraEnv`.
+ * - Handlers are invoked like Lambda: JSON in/out; a thrown error surfaces with `Error` = its
+ *   `name` and `Cause` = `{"errorType","errorMessage","trace"}` so Retry/Catch match typed errors.
+ * - Context object: `$$.Execution.{Id,Name,StartTime,Input,RoleArn,RedriveCount}` and
+ *   `$$.StateMachine.{Id,Name}`. Not available: `$$.State.*` and `$$.Task.Token`.
+ *
+ * @example
+ * const runtime = await LocalRuntime.create({ services, dynamo: { endpoint: ddb.endpoint } });
+ * const execution = await runtime.startExecution('warranty-email', { email }, { name: messageId });
+ */
+export class LocalRuntime {
+  /** The state machines this runtime can start. */
+  readonly stateMachines: readonly SynthesizedStateMachine[];
+  private readonly machines: LoadedStateMachine[];
+  private readonly functions = new Map<string, LoadedFunction>();
+  private readonly startedNames = new Set<string>();
+
+  private constructor(
+    private readonly synthesized: SynthesizedApp,
+    private readonly options: LocalRuntimeOptions,
+  ) {
+    this.machines = synthesized.stateMachines.map((sm) => this.load(sm));
+    this.stateMachines = synthesized.stateMachines;
+  }
+
+  /**
+   * Synthesize (or take) the app and prepare every state machine. Handler modules are imported
+   * on the first invocation of their function.
+   */
+  static async create(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+    const app = options.app;
+    const synthesized = app === undefined ? synthProject(options.env) : typeof app === 'function' ? synthesize(app, { env: options.env }) : app;
+    if (options.dynamo && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE) {
+      // Handlers build SDK clients with the default credential chain; DynamoDB Local accepts any key.
+      process.env.AWS_ACCESS_KEY_ID = 'local';
+      process.env.AWS_SECRET_ACCESS_KEY = 'local';
+    }
+    return new LocalRuntime(synthesized, options);
+  }
+
+  /**
+   * Find a state machine by workflow name, logical id, name or ARN.
+   * @throws StateMachineDoesNotExist listing the known ones.
+   */
+  stateMachine(ref: string): SynthesizedStateMachine {
+    return this.find(ref);
+  }
+
+  /**
+   * Run an execution to its end and return it (`StartExecution` + waiting, or `StartSyncExecution`
+   * for Express machines). The record is also stored in `historyDir`.
+   * @throws ExecutionAlreadyExists when a Standard state machine already ran an execution with this name on this runtime.
+   * @throws InvalidName for a name Step Functions would refuse.
+   */
+  async startExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
+    const sm = this.find(stateMachine);
+    const name = options.name ?? randomUUID();
+    if (!EXECUTION_NAME.test(name)) {
+      throw new InvalidName({ $metadata: {}, message: `Invalid Execution Name: '${name}'` });
+    }
+    const key = `${sm.arn}|${name}`;
+    // Express executions have no name uniqueness in Step Functions either.
+    if (sm.type === 'STANDARD') {
+      if (this.startedNames.has(key)) {
+        throw new ExecutionAlreadyExists({ $metadata: {}, message: `Execution Already Exists: '${this.executionArn(sm, name)}'` });
+      }
+      this.startedNames.add(key);
+    }
+    const executionArn = this.executionArn(sm, name);
+    const invocations: TaskInvocation[] = [];
+    const handlers = Object.fromEntries(
+      [...sm.targets].map(([state, target]) => [state, (event: unknown) => this.invoke(state, target, event, invocations)]),
+    );
+    const retryIntervalOverrides =
+      this.options.retryDelayMs === undefined
+        ? undefined
+        : Object.fromEntries(Object.entries(sm.definition.States).filter(([, s]) => 'Retry' in s).map(([n]) => [n, this.options.retryDelayMs!]));
+    const run = sm.machine.run(JSON.parse(JSON.stringify(input ?? null)), {
+      overrides: { taskResourceLocalHandlers: handlers, ...(retryIntervalOverrides && { retryIntervalOverrides }) },
+      context: {
+        Execution: { Id: executionArn, Name: name, RoleArn: sm.roleArn, RedriveCount: 0 },
+        StateMachine: { Id: sm.arn, Name: sm.name },
+      },
+    });
+    const log = collect(run.eventLogs);
+    try {
+      await run.result;
+    } catch (e) {
+      if (!(e instanceof ExecutionError || e instanceof ExecutionTimeoutError)) throw e;
+    }
+    const events = toHistoryEvents(await log, invocations, { roleArn: sm.roleArn, region: this.region(sm), timeouts: sm.timeouts });
+    const record = summarizeExecution(executionArn, events);
+    dropDefaultFailCause(record, sm);
+    if (this.options.historyDir !== false) writeLocalExecution(record, this.options.historyDir ?? DEFAULT_HISTORY_DIR);
+    return { ...record, status: record.status as LocalExecution['status'], history: record.events };
+  }
+
+  /** `StartSyncExecution` for Express state machines: the same as {@link startExecution}. */
+  startSyncExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
+    return this.startExecution(stateMachine, input, options);
+  }
+
+  private find(ref: string): LoadedStateMachine {
+    const matches = this.machines.filter((m) => [m.workflowName, m.logicalId, m.name, m.arn].includes(ref));
+    if (matches.length === 1) return matches[0]!;
+    const known = this.machines.map((m) => m.workflowName ?? `${m.stack}/${m.logicalId}`).join(', ') || 'none';
+    const why = matches.length ? `is ambiguous (${matches.map((m) => `${m.stack}/${m.logicalId}`).join(', ')})` : 'does not exist';
+    throw new StateMachineDoesNotExist({ $metadata: {}, message: `state machine "${ref}" ${why} (known: ${known})` });
+  }
+
+  private region(sm: SynthesizedStateMachine): string {
+    return this.synthesized.contexts[sm.stack]?.region ?? LOCAL_REGION;
+  }
+
+  private executionArn(sm: SynthesizedStateMachine, name: string): string {
+    const ctx = this.synthesized.contexts[sm.stack];
+    const prefix = `arn:aws:states:${ctx?.region ?? LOCAL_REGION}:${ctx?.accountId ?? LOCAL_ACCOUNT}`;
+    return sm.type === 'EXPRESS' ? `${prefix}:express:${sm.name}:${name}:${randomUUID()}` : `${prefix}:execution:${sm.name}:${name}`;
+  }
+
+  private load(sm: SynthesizedStateMachine): LoadedStateMachine {
+    const template = this.synthesized.templates[sm.stack]!;
+    const ctx = this.synthesized.contexts[sm.stack]!;
+    const resource = template.Resources![sm.logicalId]!;
+    const targets = new Map<string, TaskTarget>();
+    const timeouts: Record<string, number> = {};
+    for (const [state, def] of Object.entries(sm.definition.States)) {
+      if (def.Type !== 'Task') continue;
+      targets.set(state, this.target(sm, def.Resource, def.Parameters));
+      if (def.TimeoutSeconds) timeouts[state] = def.TimeoutSeconds;
+    }
+    return {
+      ...sm,
+      machine: new StateMachine(sm.definition, { validationOptions: { checkArn: false, checkPaths: true } }),
+      roleArn: String(resolveTokens(resource.Properties?.RoleArn ?? '', template, ctx)),
+      targets,
+      timeouts,
+    };
+  }
+
+  private target(sm: SynthesizedStateMachine, resource: string, parameters: unknown): TaskTarget {
+    if (LAMBDA_INVOKE.test(resource)) {
+      const fn = (parameters as { FunctionName?: unknown } | undefined)?.FunctionName;
+      return { kind: 'task', resource, ...(typeof fn === 'string' && { functionKey: this.functionKey(sm, fn) }) };
+    }
+    if (resource.startsWith('arn:aws:lambda:') || resource.split(':')[2] === 'lambda') {
+      return { kind: 'lambda', resource, functionKey: this.functionKey(sm, resource) };
+    }
+    return { kind: 'task', resource };
+  }
+
+  /** The function a name or ARN refers to: in the state machine's own stack first, then in any stack. */
+  private functionKey(sm: SynthesizedStateMachine, nameOrArn: string): string | undefined {
+    const id = nameOrArn.startsWith('arn:') ? arnToLogicalId(nameOrArn) : nameOrArn;
+    const stacks = [sm.stack, ...Object.keys(this.synthesized.templates).filter((s) => s !== sm.stack)];
+    for (const stack of stacks) {
+      const resources = this.synthesized.templates[stack]!.Resources ?? {};
+      const byId = resources[id]?.Type === 'AWS::Lambda::Function' ? id : undefined;
+      const byName = Object.entries(resources).find(([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties?.FunctionName === id)?.[0];
+      const logicalId = byId ?? byName;
+      if (logicalId) return `${stack}/${logicalId}`;
+    }
+    return undefined;
+  }
+
+  private fn(key: string): LoadedFunction {
+    let fn = this.functions.get(key);
+    if (fn) return fn;
+    const [stack, logicalId] = key.split('/') as [string, string];
+    const template = this.synthesized.templates[stack]!;
+    const ctx: TokenContext = this.synthesized.contexts[stack]!;
+    const resource: CfnResource = template.Resources![logicalId]!;
+    const props = resource.Properties ?? {};
+    const name = resolveTokens<string>({ Ref: logicalId }, template, ctx);
+    const variables = resolveTokens<Record<string, unknown>>((props.Environment as { Variables?: unknown })?.Variables ?? {}, template, ctx);
+    const env: Record<string, string> = {
+      AWS_REGION: ctx.region ?? LOCAL_REGION,
+      AWS_DEFAULT_REGION: ctx.region ?? LOCAL_REGION,
+      AWS_LAMBDA_FUNCTION_NAME: name,
+      ...Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, localPath(String(v))])),
+      ...(this.options.dynamo && { AWS_ENDPOINT_URL_DYNAMODB: this.options.dynamo.endpoint }),
+      ...this.options.extraEnv,
+    };
+    const entry = resource.Metadata?.[ENTRY_METADATA];
+    fn = {
+      name,
+      arn: resolveTokens<string>({ 'Fn::GetAtt': [logicalId, 'Arn'] }, template, ctx),
+      timeoutSeconds: Number(props.Timeout ?? 3),
+      memoryMB: Number(props.MemorySize ?? 128),
+      env,
+      ...(typeof entry === 'string' && { entry }),
+    };
+    this.functions.set(key, fn);
+    return fn;
+  }
+
+  /** Import the function's entry module and create its handler, once. */
+  private handlerOf(key: string): Promise<(event: any, context: unknown) => unknown> {
+    const fn = this.fn(key);
+    fn.handler ??= (async () => {
+      if (!fn.entry) throw new LocalRuntimeFault(`function ${key} has no "${ENTRY_METADATA}" metadata: the local runtime cannot tell which module it runs`);
+      const mod = (await import(pathToFileURL(join(PROJECT_ROOT, fn.entry)).href)) as { createHandler?: HandlerFactory };
+      if (typeof mod.createHandler !== 'function') throw new LocalRuntimeFault(`${fn.entry} does not export createHandler(env, services)`);
+      return mod.createHandler(fn.env, this.options.services);
+    })();
+    // A failed import is not cached: fix the module and the next invocation retries.
+    fn.handler.catch(() => (fn.handler = undefined));
+    return fn.handler;
+  }
+
+  /** Run one attempt of a Task, recording it for the history. */
+  private async invoke(state: string, target: TaskTarget, event: unknown, invocations: TaskInvocation[]): Promise<any> {
+    const lambdaInvoke = LAMBDA_INVOKE.test(target.resource);
+    const invocation: TaskInvocation = { state, kind: target.kind, resource: target.resource, input: event, startedAt: Date.now() };
+    invocations.push(invocation);
+    try {
+      const payload = lambdaInvoke ? (event as { Payload?: unknown }).Payload : event;
+      const override = this.options.handlerOverrides?.[state];
+      const fn: LocalFunction = target.functionKey ? this.fn(target.functionKey) : { name: state, arn: target.resource, timeoutSeconds: 60, memoryMB: 128 };
+      let handler: (event: any, context: any) => unknown;
+      if (override) handler = override;
+      else if (target.functionKey) handler = await this.handlerOf(target.functionKey);
+      else throw new LocalRuntimeFault(`Task "${state}": no local handler for resource ${target.resource} (pass handlerOverrides["${state}"])`);
+      const result = await invokeLikeLambda(handler, payload, fn);
+      invocation.output = lambdaInvoke ? { ExecutedVersion: '$LATEST', Payload: result, StatusCode: 200 } : result;
+      return invocation.output;
+    } catch (e) {
+      invocation.error = { Error: (e as Error).name, Cause: (e as Error).message };
+      throw e;
+    } finally {
+      invocation.endedAt = Date.now();
+    }
+  }
+}
+
+/** Drain the interpreter's event log (Array.fromAsync needs Node 22). */
+async function collect(events: AsyncGenerator<InterpreterEvent>): Promise<InterpreterEvent[]> {
+  const all: InterpreterEvent[] = [];
+  for await (const e of events) all.push(e);
+  return all;
+}
+
+/**
+ * The interpreter reports a default cause for a Fail state without `Cause`; Step Functions reports none.
+ */
+function dropDefaultFailCause(record: ExecutionRecord, sm: SynthesizedStateMachine): void {
+  const lastState = [...record.events].reverse().find((e) => e.type?.endsWith('StateEntered'));
+  const state = lastState && sm.definition.States[lastState.stateEnteredEventDetails!.name!];
+  if (record.error && state?.Type === 'Fail' && state.Cause === undefined && state.CausePath === undefined) {
+    delete record.error.Cause;
+    const failed = record.events.at(-1)?.executionFailedEventDetails;
+    if (failed) delete failed.cause;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Synthesize a CDK app in-process (no `cdk` CLI, no AWS account) and extract what the local runtime
+ * runs: every stack's template and every state machine's definition with its tokens resolved.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import type { StateMachineDefinition } from 'aws-local-stepfunctions';
+import { DefinitionError } from '../../lambdas/lib/errors.ts';
+import { buildStepwiseApp } from '../build-app.ts';
+import { getEnvConfig } from '../config.ts';
+import { WORKFLOW_METADATA } from '../constructs/agent-workflow.ts';
+import { resolveTokens, type CfnTemplate, type TokenContext } from './tokens.ts';
+
+/** A state machine of the synthesized app, as the local runtime runs it. */
+export interface SynthesizedStateMachine {
+  /** Stack name. */
+  stack: string;
+  logicalId: string;
+  /** The workflow it runs (`stepwise:workflow` metadata), for compiled agent workflows. */
+  workflowName?: string;
+  /** Its placeholder ARN (`arn:aws:states:<region>:<account>:stateMachine:<logicalId>`). */
+  arn: string;
+  /** `StateMachineName` when set, else the logical id. */
+  name: string;
+  type: 'STANDARD' | 'EXPRESS';
+  /** The ASL as deployed, tokens resolved to local placeholders. */
+  definition: StateMachineDefinition;
+}
+
+/** A synthesized app. */
+export interface SynthesizedApp {
+  /** Templates by stack name. */
+  templates: Record<string, CfnTemplate>;
+  /** How tokens of each stack resolve (region/account from the stack's environment when concrete). */
+  contexts: Record<string, TokenContext>;
+  stateMachines: SynthesizedStateMachine[];
+}
+
+export interface SynthesizeOptions {
+  /** The `env` context value (`-c env=NAME`). @default 'dev' */
+  env?: string;
+  /** More context values. */
+  context?: Record<string, unknown>;
+}
+
+const STATE_MACHINE = 'AWS::StepFunctions::StateMachine';
+
+/** The state machines of one template, with their definitions resolved. */
+function stateMachinesOf(stack: string, template: CfnTemplate, ctx: TokenContext): SynthesizedStateMachine[] {
+  return Object.entries(template.Resources ?? {})
+    .filter(([, r]) => r.Type === STATE_MACHINE)
+    .map(([logicalId, resource]) => {
+      const resolved = resolveTokens<Record<string, unknown>>(resource.Properties ?? {}, template, ctx);
+      const where = `Resources.${logicalId}.Properties`;
+      let definition: unknown = resolved.Definition;
+      if (typeof resolved.DefinitionString === 'string') {
+        try {
+          definition = JSON.parse(resolved.DefinitionString);
+        } catch (e) {
+          throw new DefinitionError(`template ${stack}`, `${where}.DefinitionString`, (e as Error).message);
+        }
+      }
+      if (!definition || typeof definition !== 'object') {
+        throw new DefinitionError(`template ${stack}`, where, 'no inline Definition or DefinitionString (S3 definitions are not supported locally)');
+      }
+      const workflowName = resource.Metadata?.[WORKFLOW_METADATA];
+      return {
+        stack,
+        logicalId,
+        ...(typeof workflowName === 'string' && { workflowName }),
+        arn: resolveTokens<string>({ 'Fn::GetAtt': [logicalId, 'Arn'] }, template, ctx),
+        name: resolveTokens<string>({ 'Fn::GetAtt': [logicalId, 'Name'] }, template, ctx),
+        type: resolved.StateMachineType === 'EXPRESS' ? 'EXPRESS' : 'STANDARD',
+        definition: definition as StateMachineDefinition,
+      };
+    });
+}
+
+/** A stack's concrete region/account, when it has one (environment-agnostic stacks use the local placeholders). */
+export interface StackEnvironment {
+  region?: string;
+  accountId?: string;
+}
+
+/**
+ * Read already synthesized templates (by stack name): the way to run a hand-written or
+ * `cdk synth`-produced template locally.
+ */
+export function fromTemplates(templates: Record<string, CfnTemplate>, environments: Record<string, StackEnvironment> = {}): SynthesizedApp {
+  const contexts: Record<string, TokenContext> = {};
+  for (const stack of Object.keys(templates)) contexts[stack] = { stackName: stack, ...environments[stack], templates };
+  const stateMachines = Object.entries(templates).flatMap(([stack, template]) => stateMachinesOf(stack, template, contexts[stack]!));
+  return { templates, contexts, stateMachines };
+}
+
+/**
+ * Build an app with `build`, synthesize it into a temporary folder (deleted before returning) with
+ * asset bundling skipped, and read every stack's template and state machines.
+ *
+ * @example
+ * const synthesized = synthesize((app) => {
+ *   const stack = new Stack(app, 'Test');
+ *   new AgentWorkflow(stack, 'Workflow', { workflow, config });
+ * });
+ */
+export function synthesize(build: (app: App) => void, options: SynthesizeOptions = {}): SynthesizedApp {
+  // The project's synth-time validations (cdk-nag) are for `cdk synth`, not for running locally.
+  process.env.CDK_VALIDATION ??= 'false';
+  const outdir = mkdtempSync(join(tmpdir(), 'stepwise-cdk.out-'));
+  try {
+    const app = new App({
+      outdir,
+      context: { env: options.env ?? 'dev', 'aws:cdk:bundling-stacks': [], ...options.context },
+    });
+    build(app);
+    const templates: Record<string, CfnTemplate> = {};
+    const environments: Record<string, StackEnvironment> = {};
+    for (const artifact of app.synth().stacksRecursively) {
+      templates[artifact.stackName] = artifact.template;
+      const { region, account } = artifact.environment;
+      environments[artifact.stackName] = {
+        ...(!region.startsWith('unknown-') && { region }),
+        ...(!account.startsWith('unknown-') && { accountId: account }),
+      };
+    }
+    return fromTemplates(templates, environments);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+const projectApps = new Map<string, SynthesizedApp>();
+
+/**
+ * The project app (`buildStepwiseApp`) for environment `env`, synthesized once per process:
+ * building the constructs costs hundreds of milliseconds.
+ */
+export function synthProject(env = 'dev'): SynthesizedApp {
+  let synthesized = projectApps.get(env);
+  if (!synthesized) {
+    const config = getEnvConfig(env);
+    synthesized = synthesize((app) => buildStepwiseApp(app, config), { env });
+    projectApps.set(env, synthesized);
+  }
+  return synthesized;
+}

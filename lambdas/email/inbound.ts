@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import type { InboundEmail } from '../tools/types.ts';
+
+/**
+ * The verified ingress record as it travels in the execution input (`$.input.email`). Steps
+ * parse it with this schema: the state is data from outside the step, so it is checked like any
+ * other input.
+ */
+export const InboundEmailSchema = z
+  .object({
+    id: z.string().min(1),
+    /** `''` when the mail had no Message-ID header (the reply then carries no In-Reply-To). */
+    messageId: z.string(),
+    from: z.email(),
+    fromName: z.string().optional(),
+    to: z.array(z.string()),
+    subject: z.string(),
+    receivedAt: z.iso.datetime(),
+    /** Characters of the full text body; the stored body may be cut to a shorter length (with a note). */
+    bodyChars: z.number().int().nonnegative(),
+  })
+  .strict() satisfies z.ZodType<InboundEmail>;

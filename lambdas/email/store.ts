@@ -1,0 +1,65 @@
+/**
+ * Where inbound email bodies live. The execution state carries only the `InboundEmail` record
+ * (Step Functions caps state at 256 KB); steps that need the text read it here by `email.id`.
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { InboundEmail } from '../tools/types.ts';
+import { InboundEmailSchema } from './inbound.ts';
+
+export interface StoredEmail {
+  email: InboundEmail;
+  body: string;
+}
+
+/** Email store port. */
+export interface EmailStore {
+  /** Store a body once: the first delivery of a mail wins, later puts of the same id change nothing. */
+  put(email: InboundEmail, body: string): Promise<void>;
+  get(id: string): Promise<StoredEmail | undefined>;
+}
+
+const StoredItem = z.object({ email: InboundEmailSchema, body: z.string() });
+
+/**
+ * DynamoDB adapter (EMAILS_TABLE; `pk = EMAIL#<id>`, `sk = EMAIL`). An item holds at most 400 KB,
+ * which is why the ingress cuts bodies to `maxBodyChars` before storing them.
+ */
+export function dynamoEmailStore(client: DynamoDBClient, tableName: string): EmailStore {
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const key = (id: string) => ({ pk: `EMAIL#${id}`, sk: 'EMAIL' });
+  return {
+    async put(email, body) {
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...key(email.id), email, body },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (e) {
+        if (!(e instanceof ConditionalCheckFailedException)) throw e;
+      }
+    },
+    async get(id) {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: key(id), ConsistentRead: true }));
+      return Item && StoredItem.parse(Item);
+    },
+  };
+}
+
+/** In-memory adapter with the same first-delivery-wins semantics: for evals and tests that run without DynamoDB. */
+export function memoryEmailStore(): EmailStore {
+  const items = new Map<string, StoredEmail>();
+  return {
+    async put(email, body) {
+      if (!items.has(email.id)) items.set(email.id, structuredClone({ email, body }));
+    },
+    async get(id) {
+      const item = items.get(id);
+      return item && structuredClone(item);
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { DefinitionError } from '../lib/errors.ts';
+import { StepName } from '../lib/workflow/schema.ts';
+
+/**
+ * Eval cases: `statemachines/<workflow>/evals/*.yaml`, in the seed's format (story 5.1, AC5).
+ *
+ * ```yaml
+ * scenario_id: valid_warranty_step_001
+ * description: ...
+ * category: valid-warranty
+ * input:
+ *   email: { from, subject, body }
+ *   mock_function_responses: { check_warranty: {...}, create_ticket: {...} }
+ * expected_output:
+ *   expected_steps:
+ *     - step_name: 01-extract-serial
+ *       output_contains: ["NEXT_STEP: 02-check-warranty", "SERIAL: SN12345"]
+ *     - step_name: 02-check-warranty
+ *       function_call: check_warranty
+ *       function_args: { serialNumber: SN12345 }
+ *   expected_function_calls: [...]
+ * ```
+ */
+
+const ToolName = z.string().regex(/^[a-z][a-z0-9_]*$/);
+const Args = z.record(z.string(), z.unknown());
+
+/** What a mocked tool answers. `{ error: "..." }` (that key alone) makes the call fail with that error. */
+export const MockResponseSchema = z.union([z.strictObject({ error: z.string().min(1) }), Args]);
+
+export const EvalEmailSchema = z
+  .object({
+    from: z.email(),
+    /** Display name of the sender. */
+    from_name: z.string().optional(),
+    subject: z.string(),
+    body: z.string(),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+export const ExpectedStepSchema = z
+  .object({
+    step_name: StepName,
+    /** Substrings of the step's text form (see `renderStepText`): `NEXT_STEP: x`, `SERIAL: SN…`, a ticket id, reply text. */
+    output_contains: z.array(z.string().min(1)).default([]),
+    /** A tool the step must have called. */
+    function_call: ToolName.optional(),
+    /** Arguments that call must have had (a subset; values compared exactly). */
+    function_args: Args.optional(),
+  })
+  .strict()
+  .refine((s) => !s.function_args || s.function_call, { message: 'function_args needs function_call', path: ['function_args'] });
+
+/** An overall tool call: the bare name, or the name with a subset of its arguments. */
+export const ExpectedFunctionCallSchema = z.union([
+  ToolName.transform((function_name) => ({ function_name })),
+  z.object({ function_name: ToolName, arguments: Args.optional() }).strict(),
+]);
+
+export const EvalCaseSchema = z
+  .object({
+    scenario_id: z.string().regex(/^[a-z0-9_-]+$/, 'lowercase letters, digits, _ and -'),
+    description: z.string().min(1),
+    category: z.string().min(1),
+    input: z
+      .object({
+        email: EvalEmailSchema,
+        mock_function_responses: z.record(ToolName, MockResponseSchema).default({}),
+      })
+      .strict(),
+    expected_output: z
+      .object({
+        /** Omitted in legacy cases: step validation is skipped. */
+        expected_steps: z.array(ExpectedStepSchema).min(1).optional(),
+        /** Every tool call of the execution, in order. Omitted: not checked. */
+        expected_function_calls: z.array(ExpectedFunctionCallSchema).optional(),
+        /** Legacy fields of the monolithic format, kept so old cases still load. */
+        scenario_instruction_used: z.string().optional(),
+        processing_time_ms: z.number().positive().optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type EvalCase = z.infer<typeof EvalCaseSchema>;
+export type ExpectedStep = z.infer<typeof ExpectedStepSchema>;
+export type ExpectedFunctionCall = z.infer<typeof ExpectedFunctionCallSchema>;
+
+/** Parse one eval file; errors name the file and the field. */
+export function parseEvalCase(file: string, text: string): EvalCase {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new DefinitionError(file, '(yaml)', (e as Error).message.split('\n')[0]!);
+  }
+  const parsed = EvalCaseSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DefinitionError(file, issue.path.join('.') || '(root)', issue.message);
+  }
+  return parsed.data;
+}
+
+/** All eval cases of a workflow folder, by file name; scenario ids must be unique. */
+export function loadEvalCases(workflowDir: string): EvalCase[] {
+  const dir = join(workflowDir, 'evals');
+  if (!existsSync(dir)) return [];
+  const seen = new Map<string, string>();
+  return readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => {
+      const file = relative(process.cwd(), join(dir, f)) || f;
+      const c = parseEvalCase(file, readFileSync(join(dir, f), 'utf8'));
+      const twin = seen.get(c.scenario_id);
+      if (twin) throw new DefinitionError(file, 'scenario_id', `duplicate "${c.scenario_id}" (also in ${twin})`);
+      seen.set(c.scenario_id, file);
+      return c;
+    });
+}

@@ -1,0 +1,216 @@
+/**
+ * The one Lambda entry every workflow step uses (LLM and code steps alike). It validates the
+ * `StepInput` the compiled Task state sends, runs the step named in it, and returns the
+ * `StepOutput` the ASL keeps at `$.result`; it records a `StepCompleted` event and logs the step
+ * (AC8: transition, timing, output summary, and the step list when the workflow ends).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+import { z } from 'zod';
+import { InboundEmailSchema } from '../email/inbound.ts';
+import { dynamoEmailStore, type EmailStore } from '../email/store.ts';
+import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';
+import { InvalidInputError, ToolUnavailableError } from '../lib/errors.ts';
+import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
+import { getStep, loadWorkflow } from '../lib/workflow/loader.ts';
+import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
+import { BedrockModel } from '../models/bedrock.ts';
+import { OfflineModel } from '../models/offline.ts';
+import type { ModelProvider } from '../models/port.ts';
+import { runStep } from '../steps/index.ts';
+import { fieldLabel } from '../steps/text-protocol.ts';
+import { toolContext, type StepResult } from '../steps/types.ts';
+import { isTransient } from '../tools/aws-errors.ts';
+import { toolPortsFromEnv } from '../tools/from-env.ts';
+import { toolSpec } from '../tools/specs.ts';
+import { createToolbox } from '../tools/toolbox.ts';
+import type { Toolbox } from '../tools/types.ts';
+
+/** Adapters the local runtime or a test passes instead of the ones built from the environment. */
+export interface StepServices {
+  /** @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID) or `offline` (the workflow's offline-model.yaml) */
+  model?: ModelProvider;
+  /** @default the toolbox over the AWS/local ports the environment describes */
+  toolbox?: Toolbox;
+  /** @default DynamoDB `EMAILS_TABLE` */
+  emails?: Pick<EmailStore, 'get'>;
+  /** @default DynamoDB `EVENTS_TABLE` */
+  events?: EventLog;
+  /** @default () => new Date() */
+  clock?: () => Date;
+  logger?: Logger;
+}
+
+const StepName = z.string().min(1);
+const Fields = z.record(z.string(), z.unknown());
+
+/** The payload of the compiled Task state (see lambdas/lib/contracts.ts). */
+export const StepInputSchema = z.object({
+  workflow: StepName,
+  step: StepName,
+  input: z.looseObject({ email: InboundEmailSchema }),
+  previous: z.object({
+    step: z.string().nullable(),
+    next: z.string(),
+    reason: z.string(),
+    decidedBy: z.enum(['model', 'model-text', 'code', 'offline']).nullable(),
+    fields: Fields,
+    data: Fields,
+    count: z.number().int().nonnegative(),
+  }),
+  error: z.object({ Error: z.string(), Cause: z.string().default('') }).nullable(),
+  count: z.number().int().positive(),
+  execution: z.object({ id: z.string().min(1), name: z.string().min(1) }),
+});
+
+const StepEnv = z.object({
+  WORKFLOW: z.string().optional(),
+  STEP: z.string().optional(),
+  MODEL_PROVIDER: z.enum(['bedrock', 'offline']).default('offline'),
+  MODEL_ID: z.string().optional(),
+  STATEMACHINES_DIR: z.string().optional(),
+  EMAILS_TABLE: z.string().optional(),
+  EVENTS_TABLE: z.string().optional(),
+  AWS_REGION: z.string().optional(),
+  AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
+  AWS_ENDPOINT_URL_BEDROCK_RUNTIME: z.string().optional(),
+  POWERTOOLS_LOG_LEVEL: z.string().optional(),
+});
+type StepEnv = z.infer<typeof StepEnv>;
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new InvalidInputError(`${what}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+}
+
+/** Storage outages are worth the ASL Retry (the step re-runs; its tools are idempotent), anything else is a bug. */
+async function storage<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (isTransient(e)) throw new ToolUnavailableError(`${what}: ${(e as Error).name}: ${(e as Error).message}`, { cause: e });
+    throw e;
+  }
+}
+
+const show = (value: unknown) => {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+};
+
+/** AC8 step output summary: fields marked `pii` (or undeclared) are only named, their values go to DEBUG. */
+function outputSummary(step: StepDefinition, result: StepResult): string {
+  const parts = [`NEXT_STEP=${result.next}`];
+  for (const [name, value] of Object.entries(result.fields)) {
+    const personal = step.outputs[name]?.pii ?? true;
+    parts.push(`${fieldLabel(name)}=${personal ? '<pii>' : show(value)}`);
+  }
+  return parts.join(', ');
+}
+
+/**
+ * Build the step handler. Clients and the toolbox are created on first use, so importing this
+ * module (and `handler` below) does no I/O and needs no environment.
+ *
+ * @example
+ * const handler = createHandler({ WORKFLOW: 'warranty-email', STEP: '01-extract-serial' }, { model, toolbox, emails, events });
+ * const output = await handler(stepInput);
+ */
+export function createHandler(env: Env, services: StepServices = {}) {
+  const logger = services.logger ?? new Logger({ serviceName: 'stepwise-step', logLevel: env.POWERTOOLS_LOG_LEVEL as never });
+  const clock = services.clock ?? (() => new Date());
+  let cfg: StepEnv | undefined;
+  let dynamo: DynamoDBClient | undefined;
+  let model: ModelProvider | undefined;
+  let toolbox: Toolbox | undefined;
+  let emails: Pick<EmailStore, 'get'> | undefined;
+  let events: EventLog | undefined;
+
+  const config = () => (cfg ??= parse(StepEnv, env, 'step environment'));
+  const need = (name: 'EMAILS_TABLE' | 'EVENTS_TABLE') => {
+    const value = config()[name];
+    if (!value) throw new InvalidInputError(`step environment: ${name} is not set`);
+    return value;
+  };
+  const dynamoClient = () => (dynamo ??= new DynamoDBClient({ endpoint: config().AWS_ENDPOINT_URL_DYNAMODB, region: config().AWS_REGION }));
+  const modelFor = (def: WorkflowDefinition): ModelProvider => {
+    if ((model ??= services.model)) return model;
+    const { MODEL_PROVIDER, MODEL_ID, AWS_REGION, AWS_ENDPOINT_URL_BEDROCK_RUNTIME } = config();
+    if (MODEL_PROVIDER === 'offline') {
+      logger.warn('MODEL_PROVIDER=offline: LLM steps are decided by the deterministic offline stand-in, NOT an LLM');
+      return (model = OfflineModel.forWorkflow(def));
+    }
+    return (model = new BedrockModel({
+      modelId: MODEL_ID ?? def.manifest.model.id,
+      maxTokens: def.manifest.model.maxTokens,
+      region: AWS_REGION,
+      endpoint: AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
+    }));
+  };
+  const eventLog = () => (events ??= services.events ?? dynamoEventLog(dynamoClient(), need('EVENTS_TABLE')));
+
+  return async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<StepOutput> => {
+    const started = clock();
+    const input = parse(StepInputSchema, event, 'step input') satisfies StepInput;
+    const { WORKFLOW, STEP, STATEMACHINES_DIR } = config();
+    if ((WORKFLOW && WORKFLOW !== input.workflow) || (STEP && STEP !== input.step))
+      throw new InvalidInputError(`this function runs ${WORKFLOW}/${STEP}, not ${input.workflow}/${input.step}`);
+    const def = loadWorkflow(input.workflow, STATEMACHINES_DIR);
+    const step = getStep(def, input.step);
+    const { email } = input.input;
+    const keys = { execution: input.execution.name, step: step.name, count: input.count };
+
+    const result = await runStep({
+      def,
+      step,
+      input,
+      email,
+      toolbox: (toolbox ??= services.toolbox ?? createToolbox(toolPortsFromEnv(env))),
+      tool: toolContext(input, email, context && (() => context.getRemainingTimeInMillis())),
+      model: () => modelFor(def),
+      body: async () => {
+        emails ??= services.emails ?? dynamoEmailStore(dynamoClient(), need('EMAILS_TABLE'));
+        const stored = await storage('email store', () => emails!.get(email.id));
+        if (!stored) throw new InvalidInputError(`no stored body for email ${email.id}`);
+        return stored;
+      },
+    });
+
+    const output: StepOutput = {
+      step: step.name,
+      next: result.next,
+      reason: result.reason,
+      decidedBy: result.decidedBy,
+      fields: result.fields,
+      data: { ...input.previous.data, ...result.fields },
+      count: input.count,
+      ...(result.reply === undefined ? {} : { reply: result.reply }),
+      toolCalls: result.toolCalls,
+      usage: result.usage,
+      durationMs: clock().getTime() - started.getTime(),
+    };
+    await storage('event log', () =>
+      eventLog().append(
+        stepCompletedEvent(output, { executionName: input.execution.name, at: clock(), outputs: step.outputs, loggableArgs: (t) => toolSpec(t)?.loggableArgs, from: email.from }),
+      ),
+    );
+
+    for (const call of result.toolCalls.filter((c) => c.error !== undefined))
+      logger.warn(`Tool call not completed: ${call.tool}`, { ...keys, tool: call.tool, error: call.error });
+    logger.info(`Step completed: ${step.name} (${output.durationMs}ms)`, { ...keys, durationMs: output.durationMs, decidedBy: output.decidedBy, usage: output.usage });
+    logger.info(`Step output: ${outputSummary(step, result)}`, keys);
+    logger.debug('Step output (customer data)', { ...keys, fields: result.fields, reply: result.reply, toolCalls: result.toolCalls });
+    logger.info(`Step transition: ${step.name} → ${result.next} (reason: ${result.reason})`, { ...keys, from_step: step.name, to_step: result.next, reason: result.reason });
+    if (result.next === DONE) {
+      const steps = (await storage('event log', () => eventLog().list(input.execution.name)))
+        .flatMap((e) => (e.type === 'StepCompleted' ? [e.step] : []));
+      logger.info(`Email processing complete: ${steps.length} steps executed: [${steps.join(', ')}]`, { ...keys, steps });
+    }
+    return output;
+  };
+}
+
+export const handler = createHandler(process.env);

@@ -1,0 +1,113 @@
+/**
+ * The SES receipt rule's Lambda action (invoked asynchronously after the S3 action stored the
+ * raw MIME). Parses the SES event, reads the mail from S3 and hands it to `ingest`.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { z } from 'zod';
+import { dynamoEmailStore, type EmailStore } from '../email/store.ts';
+import type { Env } from '../lib/contracts.ts';
+import { InvalidInputError } from '../lib/errors.ts';
+import { dynamoEventLog, type EventLog } from '../lib/event-log.ts';
+import { DEFAULT_POLICY, SesReceiptSchema } from './checks.ts';
+import { ingest, type IngestResult } from './ingest.ts';
+import { sfnStarter, type ExecutionStarter } from './starter.ts';
+
+// Our own schema rather than Powertools' SesSchema: that one requires `dmarcPolicy` and every
+// common header, which SES omits (dmarcPolicy appears only when DMARC fails). We read only these.
+const SesEvent = z.object({
+  Records: z
+    .array(
+      z.object({
+        eventSource: z.literal('aws:ses'),
+        ses: z.object({
+          mail: z.object({ messageId: z.string().min(1) }),
+          receipt: SesReceiptSchema.extend({ recipients: z.array(z.string()) }),
+        }),
+      }),
+    )
+    .min(1),
+});
+
+const IngressEnv = z.object({
+  EMAIL_BUCKET: z.string().min(1),
+  /** Key prefix of the receipt rule's S3 action; the object key is prefix + SES message id. */
+  EMAIL_KEY_PREFIX: z.string().default('inbound/'),
+  EMAILS_TABLE: z.string().min(1),
+  EVENTS_TABLE: z.string().min(1),
+  STATE_MACHINE_ARN: z.string().min(1),
+  MAIL_FROM: z.email(),
+  MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBytes),
+  MAX_BODY_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBodyChars),
+  AWS_REGION: z.string().optional(),
+  AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
+  AWS_ENDPOINT_URL_S3: z.string().optional(),
+  AWS_ENDPOINT_URL_SFN: z.string().optional(),
+});
+
+/** Adapters the local runtime or a test may supply instead of the AWS clients built from env. */
+export interface IngressServices {
+  s3?: S3Client;
+  emails?: EmailStore;
+  events?: EventLog;
+  starter?: ExecutionStarter;
+  clock?: () => Date;
+}
+
+const logger = new Logger({ serviceName: 'stepwise-ingress' });
+
+/** Handler convention: clients are built on the first invocation, so importing this module never fails. */
+export function createHandler(env: Env, services: IngressServices = {}) {
+  let ready: ReturnType<typeof wire> | undefined;
+  return async (event: unknown): Promise<IngestResult[]> => {
+    ready ??= wire(env, services);
+    const parsed = SesEvent.safeParse(event);
+    if (!parsed.success) throw new InvalidInputError(`not an SES receipt event: ${parsed.error.issues[0]!.message}`);
+    const results: IngestResult[] = [];
+    for (const { ses } of parsed.data.Records) {
+      const { Body } = await ready.s3.send(
+        new GetObjectCommand({ Bucket: ready.cfg.EMAIL_BUCKET, Key: ready.cfg.EMAIL_KEY_PREFIX + ses.mail.messageId }),
+      );
+      if (!Body) throw new InvalidInputError(`no stored mail for SES message ${ses.mail.messageId}`);
+      const { recipients, ...receipt } = ses.receipt;
+      const result = await ingest(await Body.transformToByteArray(), receipt, ses.mail.messageId, {
+        ...ready.deps,
+        policy: {
+          maxBytes: ready.cfg.MAX_MESSAGE_BYTES,
+          maxBodyChars: ready.cfg.MAX_BODY_CHARS,
+          ownAddresses: [ready.cfg.MAIL_FROM, ...recipients].map((a) => a.toLowerCase()),
+        },
+      });
+      // No personal data at INFO: the reason code and the execution name identify the mail.
+      logger.info('inbound mail', { ...result });
+      results.push(result);
+    }
+    return results;
+  };
+}
+
+function wire(env: Env, services: IngressServices) {
+  const parsed = IngressEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidInputError(`ingress environment: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const cfg = parsed.data;
+  const region = cfg.AWS_REGION;
+  const dynamo = new DynamoDBClient({ endpoint: cfg.AWS_ENDPOINT_URL_DYNAMODB, region });
+  return {
+    cfg,
+    s3: services.s3 ?? new S3Client({ endpoint: cfg.AWS_ENDPOINT_URL_S3, region }),
+    deps: {
+      emails: services.emails ?? dynamoEmailStore(dynamo, cfg.EMAILS_TABLE),
+      events: services.events ?? dynamoEventLog(dynamo, cfg.EVENTS_TABLE),
+      starter:
+        services.starter ?? sfnStarter(new SFNClient({ endpoint: cfg.AWS_ENDPOINT_URL_SFN, region }), cfg.STATE_MACHINE_ARN),
+      clock: services.clock ?? (() => new Date()),
+    },
+  };
+}
+
+export const handler = createHandler(process.env);

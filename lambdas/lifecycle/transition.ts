@@ -1,0 +1,246 @@
+/**
+ * The lead lifecycle's semantics: a pure function from (definition, snapshot, event, agent config)
+ * to the next snapshot, what it did and which system events to raise. No I/O and no clock: time
+ * comes from the events, so replaying a log always gives the same result. The event store, the
+ * ASL tasks and the CLI all call `applyEvent`.
+ */
+import { InvalidInputError } from '../lib/errors.ts';
+import { STOP_PROGRESS_PREFIX, evaluateAgentConfig, type AgentConfig } from './conditions.ts';
+import {
+  LifecycleEventSchema,
+  isLeadEventType,
+  isSystemEventType,
+  type ContextAction,
+  type LeadContext,
+  type LeadEventType,
+  type LeadSnapshot,
+  type LifecycleAction,
+  type LifecycleDefinition,
+  type LifecycleEvent,
+  type LoggedEvent,
+  type SystemEventType,
+  type Transition,
+} from './schema.ts';
+
+const INITIAL_CONTEXT: LeadContext = { followUpsStopped: false };
+
+/** States in which the follow-up scheduler may send (the seed's `can_receive_follow_up`). */
+export const FOLLOW_UP_STATES: readonly string[] = ['outreach', 'engaged'];
+
+/** A new lead: the definition's initial state, conversation 1, nothing logged yet. */
+export function initialSnapshot(def: LifecycleDefinition): LeadSnapshot {
+  return { state: def.initial, context: { ...INITIAL_CONTEXT }, version: 0, conversation: 1, eventCount: 0, progress: { matched: [] } };
+}
+
+/** Whether the follow-up scheduler may message the lead now. */
+export function canReceiveFollowUp(snapshot: LeadSnapshot): boolean {
+  return FOLLOW_UP_STATES.includes(snapshot.state) && !snapshot.context.followUpsStopped;
+}
+
+/**
+ * The dotted path of a leaf.
+ *
+ * @example pathOf(def, 'engaged') // 'active.lead_qualification.engaged'
+ * @throws InvalidInputError for a name that is not a state of the definition.
+ */
+export function pathOf(def: LifecycleDefinition, state: string): string {
+  const node = def.states[state];
+  if (!node) throw new InvalidInputError(`"${state}" is not a state of ${def.name}`);
+  return node.path;
+}
+
+/** A lead as the CLI and APIs show it. */
+export interface LeadStatus {
+  state: string;
+  path: string;
+  context: LeadContext;
+  version: number;
+  conversation: number;
+  eventCount: number;
+}
+
+export function leadStatus(def: LifecycleDefinition, snapshot: LeadSnapshot): LeadStatus {
+  const { state, context, version, conversation, eventCount } = snapshot;
+  return { state, path: pathOf(def, state), context: { ...context }, version, conversation, eventCount };
+}
+
+const CONTEXT_ACTION_IMPL: Record<ContextAction, (s: LeadSnapshot) => LeadSnapshot> = {
+  clearFollowUpStop: (s) => ({
+    ...s,
+    context: { ...s.context, followUpsStopped: false },
+    progress: { matched: s.progress.matched.filter((p) => !p.startsWith(STOP_PROGRESS_PREFIX)) },
+  }),
+  stopFollowUps: (s) => ({ ...s, context: { ...s.context, followUpsStopped: true } }),
+};
+
+interface Step {
+  snapshot: LeadSnapshot;
+  actions: LifecycleAction[];
+}
+
+function run(s: LeadSnapshot, names: readonly ContextAction[], actions: LifecycleAction[]): LeadSnapshot {
+  for (const name of names) {
+    s = CONTEXT_ACTION_IMPL[name](s);
+    actions.push({ type: name });
+  }
+  return s;
+}
+
+function ancestorsOrSelf(def: LifecycleDefinition, state: string): string[] {
+  const chain: string[] = [];
+  for (let s: string | null = state; s; s = def.states[s]!.parent) chain.unshift(s);
+  return chain;
+}
+
+/**
+ * Take a transition to `target` (a leaf other than the current one): transition actions, then the
+ * entry actions of every state entered, outermost first. Leaving a terminal state for a
+ * non-terminal one starts the next conversation from the initial context, as if from the initial state.
+ */
+function enter(def: LifecycleDefinition, s: LeadSnapshot, target: string, transitionActions: readonly ContextAction[]): Step {
+  const actions: LifecycleAction[] = [];
+  let from = s.state;
+  let next: LeadSnapshot = { ...s, version: s.version + 1 };
+  if (def.states[s.state]!.terminal && !def.states[target]!.terminal) {
+    next = { ...next, context: { ...INITIAL_CONTEXT }, progress: { matched: [] }, conversation: s.conversation + 1 };
+    actions.push({ type: 'startConversation', conversation: next.conversation });
+    from = def.initial;
+  }
+  next = run(next, transitionActions, actions);
+  const stay = new Set(ancestorsOrSelf(def, from));
+  for (const state of ancestorsOrSelf(def, target).filter((x) => !stay.has(x))) next = run(next, def.states[state]!.entry, actions);
+  return { snapshot: { ...next, state: target }, actions };
+}
+
+/** A targetless transition: no exit, no entry, only its actions. */
+function stay(s: LeadSnapshot, names: readonly ContextAction[]): Step {
+  if (!names.length) return { snapshot: s, actions: [] };
+  const actions: LifecycleAction[] = [];
+  return { snapshot: run({ ...s, version: s.version + 1 }, names, actions), actions };
+}
+
+function isLeaf(def: LifecycleDefinition, state: string): boolean {
+  return Object.hasOwn(def.states, state) && def.states[state]!.children.length === 0;
+}
+
+function takeTransition(def: LifecycleDefinition, s: LeadSnapshot, type: LeadEventType, detail: LifecycleEvent['detail']): Step {
+  const t = def.handlers[s.state]![type]?.transition;
+  if (!t) return { snapshot: s, actions: [] };
+  switch (t.kind) {
+    case 'stay':
+      return stay(s, t.actions);
+    case 'goto':
+      return enter(def, s, t.target, t.actions);
+    case 'restart': {
+      // Validated at load: the initial state handles this event with a goto to a non-terminal leaf.
+      const first = def.handlers[def.initial]![type]!.transition as Extract<Transition, { kind: 'goto' }>;
+      return enter(def, s, first.target, first.actions);
+    }
+    case 'fromDetail': {
+      const target = detail?.[t.field];
+      if (typeof target !== 'string' || !isLeaf(def, target)) {
+        const problem = target === undefined ? 'is missing' : `${JSON.stringify(target)} is not a leaf state of ${def.name}`;
+        return { snapshot: s, actions: [{ type: 'refuse', reason: `${type}: detail.${t.field} ${problem}` }] };
+      }
+      return target === s.state ? stay(s, t.actions) : enter(def, s, target, t.actions);
+    }
+  }
+}
+
+function systemEvent(trigger: LifecycleEvent, type: SystemEventType): LifecycleEvent {
+  return { id: `${trigger.id}:${type}`, leadId: trigger.leadId, type, time: trigger.time, detail: { triggeredBy: trigger.id } };
+}
+
+/** The result of applying one event. */
+export interface TransitionResult {
+  /** `eventCount` is always one more (the event is logged whatever happens); `version` one more when a transition applied. */
+  snapshot: LeadSnapshot;
+  /** What was done, in order; a refusal explains why the event changed nothing. */
+  actions: LifecycleAction[];
+  /**
+   * System events to apply next, in order: `follow_up.stopped` when a stop condition holds and
+   * follow-ups are not stopped yet, then `goal.hit` when the goal holds. Their ids are
+   * `<trigger id>:<type>`, so a redelivered trigger raises the same ids.
+   */
+  emitted: LifecycleEvent[];
+}
+
+/**
+ * Apply one event to a lead's snapshot.
+ *
+ * 1. The leaf's handler for the event type is taken (the deepest state declaring it wins). No
+ *    handler: the snapshot only counts the event. Unknown type or invalid `crm.state_set` target:
+ *    the same, with a `refuse` action.
+ * 2. If the lead is still in a conversation (a non-terminal state) and the event is not a system
+ *    event, the agent config's goal and stop conditions are checked against it.
+ *
+ * @throws InvalidInputError when the event has no usable id, lead id or ISO time, or the snapshot's
+ * state is not a leaf of the definition: such input cannot be logged.
+ */
+export function transition(def: LifecycleDefinition, snapshot: LeadSnapshot, event: LifecycleEvent, config: AgentConfig): TransitionResult {
+  return step(def, snapshot, parseEvent(event), config);
+}
+
+function parseEvent(event: unknown): LifecycleEvent {
+  const parsed = LifecycleEventSchema.safeParse(event);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new InvalidInputError(`lifecycle event: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+}
+
+function step(def: LifecycleDefinition, snapshot: LeadSnapshot, ev: LifecycleEvent, config: AgentConfig): TransitionResult {
+  if (!isLeaf(def, snapshot.state)) throw new InvalidInputError(`snapshot state "${snapshot.state}" is not a leaf state of ${def.name}`);
+  const counted: LeadSnapshot = { ...snapshot, eventCount: snapshot.eventCount + 1 };
+  if (!isLeadEventType(ev.type))
+    return { snapshot: counted, actions: [{ type: 'refuse', reason: `unknown event type "${ev.type}"` }], emitted: [] };
+  const taken = takeTransition(def, counted, ev.type, ev.detail);
+  if (isSystemEventType(ev.type) || def.states[taken.snapshot.state]!.terminal) return { ...taken, emitted: [] };
+  const { goalMet, stopMatched, matched } = evaluateAgentConfig(config, ev, taken.snapshot.progress.matched);
+  const emitted: LifecycleEvent[] = [];
+  if (stopMatched && !taken.snapshot.context.followUpsStopped) emitted.push(systemEvent(ev, 'follow_up.stopped'));
+  if (goalMet) emitted.push(systemEvent(ev, 'goal.hit'));
+  return { snapshot: { ...taken.snapshot, progress: { matched } }, actions: taken.actions, emitted };
+}
+
+/** The result of `applyEvent`. */
+export interface ApplyResult {
+  snapshot: LeadSnapshot;
+  /** The events to append, the given one first, then every system event it raised; `seq` continues the log. */
+  events: LoggedEvent[];
+}
+
+/**
+ * Apply an event and then, in order, every system event it raised: the one semantics the event
+ * store, the ASL tasks and the CLI share. Append `events` and store `snapshot` in one write,
+ * conditional on the stored `eventCount` being `snapshot.eventCount` before the call.
+ *
+ * Idempotency is the caller's: skip an event whose id is already in the log. Raised events' ids
+ * derive from the trigger's, so a redelivered trigger would raise the same ids.
+ *
+ * @example
+ * const def = loadLifecycle();
+ * let lead = initialSnapshot(def);
+ * const r = applyEvent(def, lead, { id: 'e1', leadId: 'l1', type: 'agent.message_sent', time: '2025-01-01T09:00:00Z' }, config);
+ * r.snapshot.state; // 'outreach'
+ * r.events[0];      // { id: 'e1', seq: 1, stateBefore: 'idle', stateAfter: 'outreach', conversation: 1, actions: [], ... }
+ */
+export function applyEvent(def: LifecycleDefinition, snapshot: LeadSnapshot, event: LifecycleEvent, config: AgentConfig): ApplyResult {
+  const events: LoggedEvent[] = [];
+  const queue = [event];
+  let current = snapshot;
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const ev = parseEvent(next);
+    const r = step(def, current, ev, config);
+    events.push({
+      ...ev,
+      seq: r.snapshot.eventCount,
+      conversation: r.snapshot.conversation,
+      stateBefore: current.state,
+      stateAfter: r.snapshot.state,
+      actions: r.actions,
+    });
+    current = r.snapshot;
+    queue.push(...r.emitted);
+  }
+  return { snapshot: current, events };
+}

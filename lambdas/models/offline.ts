@@ -1,0 +1,228 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
+import type { WorkflowDefinition } from '../lib/workflow/schema.ts';
+import { ROUTE_TOOL, readStepContext, type StepPromptContext } from '../steps/prompt.ts';
+import { lookup, renderTemplate } from '../steps/template.ts';
+import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from './port.ts';
+
+/**
+ * The `offline` model provider: a deterministic, rule-driven stand-in for machines without AWS
+ * access. It is NOT an LLM. It answers the runner's Converse requests by evaluating the rules a
+ * workflow declares in `offline-model.yaml` (serial patterns, keyword lists, tool arguments and
+ * reply templates); nothing workflow-specific lives in this file. Its answers go through the same
+ * tool-use loop and route validation as a real model's, and steps it runs are `decidedBy: offline`.
+ */
+
+const Name = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/);
+
+/** All conditions of a rule must hold; a rule without conditions always applies. */
+const ConditionSchema = z
+  .object({
+    /** A named pattern matches the email (subject and body). Its match is then `{{found.<name>}}`. */
+    found: Name.optional(),
+    /** Some keyword of one of these lists occurs in the email. */
+    anyKeyword: z.array(Name).min(1).optional(),
+    /** No keyword of these lists occurs in the email. */
+    noKeyword: z.array(Name).min(1).optional(),
+    /** The latest call of this tool in this step returned an error. */
+    failed: z.string().optional(),
+    /** These scope paths have no value (e.g. `data.ticketId`). */
+    absent: z.array(z.string()).min(1).optional(),
+  })
+  .strict();
+
+const RuleSchema = z
+  .object({
+    when: ConditionSchema.default({}),
+    /** Tool calls to make first, in order, each once; `args` are templates. */
+    calls: z.array(z.object({ tool: z.string(), args: z.record(z.string(), z.unknown()).default({}) }).strict()).default([]),
+    /** The `route` call that ends the step; `reason` and `fields` are templates. */
+    route: z.object({ next: z.string(), reason: z.string(), fields: z.record(z.string(), z.unknown()).default({}) }).strict(),
+  })
+  .strict();
+
+/** `statemachines/<workflow>/offline-model.yaml` */
+export const OfflineRulesSchema = z
+  .object({
+    description: z.string().optional(),
+    /** Named regular expressions (case-insensitive). A capture group, if any, is the value. */
+    patterns: z.record(Name, z.string()).default({}),
+    /** Named keyword lists, matched case-insensitively on word boundaries. */
+    keywords: z.record(Name, z.array(z.string().min(1)).min(1)).default({}),
+    /** Per LLM step: rules in order; the first whose conditions hold decides. */
+    steps: z.record(z.string(), z.array(RuleSchema).min(1)),
+  })
+  .strict();
+
+export type OfflineRules = z.infer<typeof OfflineRulesSchema>;
+type Rule = z.infer<typeof RuleSchema>;
+
+export const OFFLINE_RULES_FILE = 'offline-model.yaml';
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Curly apostrophes are common in mail; rules are written with straight ones. */
+const normalize = (text: string) => text.replace(/[\u2018\u2019]/g, "'");
+
+/** A tool call seen in the conversation so far, with its outcome. */
+interface SeenCall {
+  tool: string;
+  result?: unknown;
+  error?: string;
+}
+
+function parseResult(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
+
+function conversationCalls(request: ConverseRequest): SeenCall[] {
+  const names = new Map<string, string>();
+  const calls: SeenCall[] = [];
+  for (const message of request.messages) {
+    for (const block of message.content) {
+      if ('toolUse' in block) names.set(block.toolUse.toolUseId, block.toolUse.name);
+      if ('toolResult' in block) {
+        const tool = names.get(block.toolResult.toolUseId) ?? '';
+        const text = block.toolResult.content.map((c) => ('text' in c ? c.text : JSON.stringify(c.json))).join('');
+        calls.push(block.toolResult.status === 'error' ? { tool, error: text } : { tool, result: parseResult(text) });
+      }
+    }
+  }
+  return calls;
+}
+
+export class OfflineModel implements ModelProvider {
+  readonly name = 'offline' as const;
+  private readonly patterns: Map<string, RegExp>;
+  private readonly keywords: Map<string, RegExp[]>;
+
+  /** @param rules already validated with {@link OfflineRulesSchema}; pattern and keyword-list names are checked here. */
+  constructor(private readonly rules: OfflineRules) {
+    this.patterns = new Map(
+      Object.entries(rules.patterns).map(([name, source]) => {
+        try {
+          return [name, new RegExp(source, 'iu')];
+        } catch (e) {
+          throw new DefinitionError(OFFLINE_RULES_FILE, `patterns.${name}`, (e as Error).message);
+        }
+      }),
+    );
+    this.keywords = new Map(
+      Object.entries(rules.keywords).map(([name, words]) => [
+        name,
+        words.map((word) => new RegExp(`(?<![\\p{L}\\p{N}])${escape(normalize(word))}(?![\\p{L}\\p{N}])`, 'iu')),
+      ]),
+    );
+    for (const [step, stepRules] of Object.entries(rules.steps)) {
+      stepRules.forEach(({ when }, i) => {
+        const where = `steps.${step}.${i}.when`;
+        if (when.found && !this.patterns.has(when.found)) throw new DefinitionError(OFFLINE_RULES_FILE, `${where}.found`, `no pattern "${when.found}"`);
+        for (const list of [...(when.anyKeyword ?? []), ...(when.noKeyword ?? [])])
+          if (!this.keywords.has(list)) throw new DefinitionError(OFFLINE_RULES_FILE, where, `no keyword list "${list}"`);
+      });
+    }
+  }
+
+  /** Load and check a workflow's `offline-model.yaml` against its steps. */
+  static forWorkflow(def: WorkflowDefinition): OfflineModel {
+    return new OfflineModel(loadOfflineRules(def));
+  }
+
+  async converse(request: ConverseRequest): Promise<ConverseResponse> {
+    const context = readStepContext(request);
+    if (!context) throw new InvalidModelOutputError('offline stand-in: the request carries no step context (it only answers the step runner)');
+    const stepRules = this.rules.steps[context.step];
+    if (!stepRules) throw new InvalidModelOutputError(`offline stand-in: no rules for step ${context.step} in ${OFFLINE_RULES_FILE}`);
+
+    const text = normalize(`${context.email.subject}\n${context.email.body}`);
+    const calls = conversationCalls(request);
+    const found: Record<string, string> = {};
+    for (const [name, pattern] of this.patterns) {
+      const m = pattern.exec(text);
+      if (m) found[name] = m[1] ?? m[0];
+    }
+    const tool: Record<string, unknown> = {};
+    for (const call of calls) if (call.error === undefined) tool[call.tool] = call.result;
+    const scope = { email: context.email, data: context.data, error: context.error, found, tool };
+
+    const index = stepRules.findIndex((rule) => this.holds(rule, text, calls, scope));
+    if (index < 0) throw new InvalidModelOutputError(`offline stand-in: no rule of step ${context.step} applies (add a last rule without conditions)`);
+    const rule = stepRules[index]!;
+    const pending = rule.calls.find((call) => !calls.some((seen) => seen.tool === call.tool));
+    const [name, input] = pending
+      ? [pending.tool, this.render(pending.args, scope, context, index)]
+      : [ROUTE_TOOL, this.render({ ...rule.route.fields, next: rule.route.next, reason: rule.route.reason }, scope, context, index)];
+
+    const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
+    const content: ContentBlock[] = [
+      { text: `[offline stand-in, not an LLM] step ${context.step}: rule ${index + 1} of ${stepRules.length}` },
+      { toolUse: { toolUseId: `offline-${turn}`, name, input } },
+    ];
+    // No tokens: nothing was generated by a model.
+    return { output: { message: { role: 'assistant', content } }, stopReason: 'tool_use', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+  }
+
+  private holds(rule: Rule, text: string, calls: SeenCall[], scope: Record<string, unknown>): boolean {
+    const { found, anyKeyword, noKeyword, failed, absent } = rule.when;
+    const mentions = (lists: string[]) => lists.some((list) => this.keywords.get(list)!.some((word) => word.test(text)));
+    if (found && !this.patterns.get(found)!.test(text)) return false;
+    if (anyKeyword && !mentions(anyKeyword)) return false;
+    if (noKeyword && mentions(noKeyword)) return false;
+    if (failed && calls.filter((c) => c.tool === failed).at(-1)?.error === undefined) return false;
+    if (absent && !absent.every((path) => isEmpty(lookup(scope, path)))) return false;
+    return true;
+  }
+
+  private render(template: Record<string, unknown>, scope: unknown, context: StepPromptContext, index: number): Record<string, unknown> {
+    const { value, problems } = renderTemplate(template, scope);
+    if (problems.length)
+      throw new InvalidModelOutputError(`offline stand-in: rule ${index + 1} of step ${context.step}: ${problems.join('; ')}`);
+    return value as Record<string, unknown>;
+  }
+}
+
+/**
+ * Read `offline-model.yaml` from the workflow folder and check it against the workflow: every LLM
+ * step has rules, rules name only LLM steps, their routes are declared edges and their calls are
+ * tools the step may use.
+ */
+export function loadOfflineRules(def: WorkflowDefinition): OfflineRules {
+  const file = join(def.dir, OFFLINE_RULES_FILE);
+  const shown = relative(process.cwd(), file) || file;
+  if (!existsSync(file)) throw new DefinitionError(shown, '(file)', 'the offline model needs this file (MODEL_PROVIDER=offline)');
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new DefinitionError(shown, '(yaml)', (e as Error).message.split('\n')[0]!);
+  }
+  const parsed = OfflineRulesSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DefinitionError(shown, issue.path.join('.') || '(root)', issue.message);
+  }
+  const rules = parsed.data;
+  for (const step of def.steps.filter((s) => s.kind === 'llm'))
+    if (!rules.steps[step.name]) throw new DefinitionError(shown, `steps.${step.name}`, 'missing: every LLM step needs rules');
+  for (const [name, stepRules] of Object.entries(rules.steps)) {
+    const step = def.steps.find((s) => s.name === name && s.kind === 'llm');
+    if (!step) throw new DefinitionError(shown, `steps.${name}`, 'not an LLM step of this workflow');
+    stepRules.forEach((rule, i) => {
+      if (!step.next.includes(rule.route.next))
+        throw new DefinitionError(shown, `steps.${name}.${i}.route.next`, `"${rule.route.next}" is not a declared edge (${step.next.join(', ')})`);
+      rule.calls.forEach((call, j) => {
+        if (!step.tools.includes(call.tool))
+          throw new DefinitionError(shown, `steps.${name}.${i}.calls.${j}.tool`, `"${call.tool}" is not in the step's tools`);
+      });
+    });
+  }
+  return rules;
+}

@@ -1,0 +1,66 @@
+import { DONE } from '../lib/contracts.ts';
+import { DefinitionError, StepFailedError } from '../lib/errors.ts';
+import type { StepDefinition } from '../lib/workflow/schema.ts';
+import { renderTemplate } from './template.ts';
+import { NO_USAGE, sentReply, type CodeStep, type StepContext } from './types.ts';
+
+/** Reply templates in the step file body: a `## Reply: <name>` heading followed by a ```text block. */
+const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm;
+
+function templates(step: StepDefinition): Record<'out-of-scope' | 'handoff', string> {
+  const found = Object.fromEntries([...step.instruction.matchAll(TEMPLATE)].map((m) => [m[1]!, m[2]!]));
+  for (const name of ['out-of-scope', 'handoff'])
+    if (!found[name]) throw new DefinitionError(step.file, '(body)', `missing "## Reply: ${name}" followed by a \`\`\`text block`);
+  return found as Record<'out-of-scope' | 'handoff', string>;
+}
+
+/** The message inside a Lambda error Cause (`{"errorType","errorMessage",...}`), or the Cause itself. */
+function causeMessage(cause: string): string {
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {
+    // Not JSON: States.* errors carry plain text.
+  }
+  return cause;
+}
+
+const clip = (text: string) => (text.length > 240 ? `${text.slice(0, 239)}…` : text);
+
+/**
+ * Why the fallback runs, when it runs because something went wrong: a caught error, a route the
+ * previous step may not take (the Choice default), or a previous step that reported `handoff`.
+ * Undefined when the email is simply not a warranty claim.
+ */
+function handoffReason({ input, step }: StepContext): string | undefined {
+  const { previous, error } = input;
+  if (error) return `${previous.next} failed with ${error.Error}: ${clip(causeMessage(error.Cause))}`;
+  if (previous.next !== step.name) return `route "${previous.next}" from ${previous.step} is not a declared edge`;
+  if (previous.fields.handoff === true) return `${previous.step} could not finish: ${previous.reason}`;
+  return undefined;
+}
+
+/**
+ * Step 04 and the workflow fallback, deterministic: send one fixed, polite reply whose text is in
+ * the step file. Not a warranty claim → the redirect reply; reached because something went wrong →
+ * the hand-off reply (a person will follow up), with the cause in `reason`. If even this reply
+ * cannot be sent the step fails (`StepFailedError` → FallbackFailed), so nobody is left unanswered
+ * silently.
+ */
+export const outOfScope: CodeStep = async (ctx) => {
+  const handoff = handoffReason(ctx);
+  const template = templates(ctx.step)[handoff ? 'handoff' : 'out-of-scope'];
+  const { value: body, problems } = renderTemplate(template, { email: ctx.email });
+  if (problems.length) throw new DefinitionError(ctx.step.file, '(body)', problems.join('; '));
+  const call = await ctx.toolbox.execute('send_email', { body }, ctx.tool);
+  if (call.error !== undefined) throw new StepFailedError(`${ctx.step.name}: the reply could not be sent: ${call.error}`);
+  return {
+    next: DONE,
+    reason: handoff ? `Hand-off reply sent: ${handoff}` : `Out-of-scope reply sent (${ctx.input.previous.reason})`,
+    decidedBy: 'code',
+    fields: {},
+    reply: sentReply([call]),
+    toolCalls: [call],
+    usage: NO_USAGE,
+  };
+};

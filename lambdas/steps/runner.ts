@@ -1,0 +1,157 @@
+import type { z } from 'zod';
+import type { StepInput, TokenUsage, ToolCallRecord } from '../lib/contracts.ts';
+import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
+import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
+import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
+import type { Toolbox, ToolSpec } from '../tools/types.ts';
+import { allowListed } from './allow-list.ts';
+import { ROUTE_TOOL, contextMessage, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
+import { parseStepText } from './text-protocol.ts';
+import type { StoredEmail } from '../email/store.ts';
+import { NO_USAGE, sentReply, toolContext, type StepResult } from './types.ts';
+
+export interface RunLlmStepArgs {
+  def: WorkflowDefinition;
+  step: StepDefinition;
+  input: StepInput;
+  email: StoredEmail;
+  model: ModelProvider;
+  /** The full toolbox; the runner restricts it to the step's allow-list. */
+  toolbox: Toolbox;
+  /** Model calls allowed for one step. @default 6 */
+  maxTurns?: number;
+  /** Time left in the Lambda; bounds the lock a side-effecting tool call holds. */
+  remainingTimeMs?: () => number;
+}
+
+export const DEFAULT_MAX_TURNS = 6;
+
+type RouteDecision = { next: string; reason: string } & Record<string, unknown>;
+
+function addUsage(total: TokenUsage, usage: ConverseResponse['usage']): TokenUsage {
+  return {
+    inputTokens: total.inputTokens + usage.inputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    cacheReadInputTokens: total.cacheReadInputTokens + (usage.cacheReadInputTokens ?? 0),
+    cacheWriteInputTokens: total.cacheWriteInputTokens + (usage.cacheWriteInputTokens ?? 0),
+  };
+}
+
+/** Why a candidate route fails the step's route schema, in words the model (and the console) can act on. */
+function routeProblem(step: StepDefinition, schema: z.ZodType<RouteDecision>, candidate: unknown): { decision?: RouteDecision; problem?: string } {
+  const parsed = schema.safeParse(candidate);
+  if (parsed.success) return { decision: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join('.');
+  const next = (candidate as { next?: unknown } | null)?.next;
+  const problem =
+    field === 'next'
+      ? `route ${JSON.stringify(next)} is not a declared edge of ${step.name} (declared: ${step.next.join(', ')})`
+      : `route input ${field || '(root)'}: ${issue.message}`;
+  return { problem };
+}
+
+const errorResult = (toolUseId: string, text: string): ContentBlock => ({ toolResult: { toolUseId, content: [{ text }], status: 'error' } });
+const okResult = (toolUseId: string, result: unknown): ContentBlock => ({
+  toolResult: { toolUseId, content: [{ text: JSON.stringify(result ?? null) }], status: 'success' },
+});
+
+function resolveSpecs(step: StepDefinition, toolbox: Toolbox): ToolSpec[] {
+  return step.tools.map((name, i) => {
+    const spec = toolbox.spec(name);
+    if (!spec) throw new DefinitionError(step.file, `tools.${i}`, `the toolbox has no tool "${name}"`);
+    return spec;
+  });
+}
+
+/**
+ * Run one LLM step: the step instruction as system prompt (cached), the step context as the
+ * first user message, the step's allowed tools plus `route`, and the tool-use loop until the
+ * model routes.
+ *
+ * Routing decisions are validated with zod against the step's declared edges. An invalid route
+ * (undeclared edge, bad outputs, `route` mixed with other tool calls, or no route at all) is
+ * answered once with an error that names the declared edges; a second one throws
+ * `InvalidModelOutputError`, so the runner never returns an undeclared route: the ASL Catch takes
+ * the execution to the workflow fallback with the reason in `$.error`. Rejected routes are kept in
+ * `toolCalls` (tool `route`, with the error) so the console shows them.
+ *
+ * A text answer with `NEXT_STEP:` lines is accepted as a fallback parse (decidedBy `model-text`).
+ * Tools outside the allow-list are refused, recorded with an error, and never executed.
+ */
+export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
+  const { def, step, input, email, model, maxTurns = DEFAULT_MAX_TURNS } = args;
+  const toolbox = allowListed(args.toolbox, step);
+  const schema = routeSchema(step) as unknown as z.ZodType<RouteDecision>;
+  const tools = [...toolSpecs(resolveSpecs(step, toolbox)), routeToolSpec(step)].map((toolSpec) => ({ toolSpec }));
+  const messages: Message[] = [contextMessage(input, email)];
+  const request = (): ConverseRequest => ({
+    system: systemPrompt(step),
+    messages: [...messages],
+    toolConfig: { tools },
+    inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: 0 },
+  });
+  const tool = toolContext(input, email.email, args.remainingTimeMs);
+  const toolCalls: ToolCallRecord[] = [];
+  let usage = NO_USAGE;
+  let rejections = 0;
+
+  const finish = (decision: RouteDecision, via: 'tool' | 'text'): StepResult => {
+    const { next, reason, ...fields } = decision;
+    const decidedBy = model.name === 'offline' ? 'offline' : via === 'tool' ? 'model' : 'model-text';
+    return { next, reason, decidedBy, fields, reply: sentReply(toolCalls), toolCalls, usage };
+  };
+
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const response = await model.converse(request());
+    usage = addUsage(usage, response.usage);
+    const message = response.output.message;
+    if (message.content.length === 0)
+      throw new InvalidModelOutputError(`${step.name}: the model returned no content (stop reason ${response.stopReason})`);
+    messages.push(message);
+
+    // Every rejected route is recorded; a turn with one counts once, and only one such turn is forgiven.
+    let rejected: string | undefined;
+    const reject = (problem: string, routeArgs: Record<string, unknown>): string => {
+      toolCalls.push({ tool: ROUTE_TOOL, args: routeArgs, error: `rejected: ${problem}` });
+      rejected ??= problem;
+      return `Rejected: ${problem}. Call ${ROUTE_TOOL} again with next set to one of: ${step.next.join(', ')}.`;
+    };
+    const reply: ContentBlock[] = [];
+    let decision: RouteDecision | undefined;
+    let via: 'tool' | 'text' = 'tool';
+    const uses = message.content.flatMap((block) => ('toolUse' in block ? [block.toolUse] : []));
+
+    if (uses.length === 0) {
+      via = 'text';
+      const text = message.content.map((block) => ('text' in block ? block.text : '')).join('\n');
+      const parsed = parseStepText(text, step);
+      const candidate = { ...parsed.fields, next: parsed.next, reason: parsed.reason ?? 'no reason given' };
+      const checked =
+        parsed.next !== undefined
+          ? routeProblem(step, schema, candidate)
+          : { problem: response.stopReason === 'max_tokens' ? 'the answer was cut off before a route was chosen' : 'the answer ended without a route' };
+      if (checked.decision) decision = checked.decision;
+      else reply.push({ text: reject(checked.problem!, parsed.next !== undefined ? candidate : {}) });
+    }
+    for (const use of uses) {
+      const useArgs = (use.input ?? {}) as Record<string, unknown>;
+      if (use.name === ROUTE_TOOL) {
+        // A route chosen in the same turn as other calls was chosen without their results (e.g. a guessed ticket id).
+        const checked =
+          uses.length > 1 ? { problem: `${ROUTE_TOOL} must be called alone, after the other tool results are read` } : routeProblem(step, schema, use.input);
+        if (checked.decision) decision = checked.decision;
+        else reply.push(errorResult(use.toolUseId, reject(checked.problem!, useArgs)));
+        continue;
+      }
+      const record = await toolbox.execute(use.name, use.input, tool);
+      toolCalls.push(record);
+      reply.push(record.error !== undefined ? errorResult(use.toolUseId, `Error: ${record.error}`) : okResult(use.toolUseId, record.result));
+    }
+    if (decision) return finish(decision, via);
+    if (rejected !== undefined && ++rejections > 1)
+      throw new InvalidModelOutputError(`${step.name}: ${rejected} (repeated after the model was told the declared edges)`);
+    messages.push({ role: 'user', content: reply });
+  }
+  throw new InvalidModelOutputError(`${step.name}: no valid route after ${maxTurns} model turns`);
+}

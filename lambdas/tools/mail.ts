@@ -1,0 +1,87 @@
+/** `send_email`: reply threading and the mailer adapters (SES v2, local outbox). */
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import { z } from 'zod';
+import type { Mailer, OutgoingMail } from './ports.ts';
+
+/**
+ * The subject of a reply: `Re: <the customer's subject>` (mail clients thread on it together
+ * with In-Reply-To); the proposed subject only when the customer's mail had none.
+ */
+export function replySubject(original: string, proposed: string | undefined): string {
+  const base = original.trim() || proposed?.trim() || 'Your message';
+  return /^re:/i.test(base) ? base : `Re: ${base}`;
+}
+
+/** AWS adapter: SES v2 `SendEmail` from `from` (a verified identity). */
+export function sesMailer(client: SESv2Client, from: string): Mailer {
+  return {
+    async send(mail) {
+      const threading = mail.inReplyTo
+        ? [
+            { Name: 'In-Reply-To', Value: mail.inReplyTo },
+            { Name: 'References', Value: mail.inReplyTo },
+          ]
+        : [];
+      const out = await client.send(
+        new SendEmailCommand({
+          FromEmailAddress: from,
+          Destination: { ToAddresses: [mail.to] },
+          Content: {
+            Simple: {
+              Subject: { Data: mail.subject, Charset: 'UTF-8' },
+              Body: { Text: { Data: mail.body, Charset: 'UTF-8' } },
+              // RFC 3834: an automatic reply says so, which stops well-behaved auto-responders answering it.
+              Headers: [...threading, { Name: 'Auto-Submitted', Value: 'auto-replied' }],
+            },
+          },
+        }),
+      );
+      return { messageId: out.MessageId ?? '' };
+    },
+  };
+}
+
+export const OutboxEntrySchema = z.object({
+  to: z.string(),
+  subject: z.string(),
+  body: z.string(),
+  inReplyTo: z.string().optional(),
+  execution: z.string(),
+  step: z.string(),
+  messageId: z.string(),
+  sentAt: z.iso.datetime(),
+});
+export type OutboxEntry = z.infer<typeof OutboxEntrySchema>;
+
+/**
+ * Local adapter: nothing leaves the machine. Every mail is kept in `sent` and, when `file` is
+ * given, appended to it as one JSON line (so the CLI and other processes can read the outbox).
+ */
+export function outboxMailer(file?: string, clock: () => Date = () => new Date()): Mailer & { sent: OutboxEntry[] } {
+  const sent: OutboxEntry[] = [];
+  return {
+    sent,
+    async send(mail: OutgoingMail) {
+      const messageId = `<${createHash('sha256').update(`${mail.execution}\n${mail.step}`).digest('hex').slice(0, 24)}@outbox.local>`;
+      const entry: OutboxEntry = { ...mail, messageId, sentAt: clock().toISOString() };
+      sent.push(entry);
+      if (file) {
+        mkdirSync(dirname(file), { recursive: true });
+        appendFileSync(file, JSON.stringify(entry) + '\n');
+      }
+      return { messageId };
+    },
+  };
+}
+
+/** The mails in an outbox file, oldest first (empty when nothing was sent yet). */
+export function readOutbox(file: string): OutboxEntry[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => OutboxEntrySchema.parse(JSON.parse(line)));
+}

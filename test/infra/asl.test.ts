@@ -1,0 +1,151 @@
+/** The warranty-email workflow compiles exactly to the ASL contract (docs of the contract: the brief's asl.md, mirrored in agent-workflow.ts). */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { TERMINAL_STATES, routeStateName } from '../../infra/constructs/agent-workflow.ts';
+import { DONE } from '../../lambdas/lib/contracts.ts';
+import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
+import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
+import { functionArn, functionOfStep, stateMachineOf, synthApp } from './template.ts';
+
+const validateAsl = createRequire(import.meta.url)('asl-validator') as (
+  definition: unknown,
+) => { isValid: boolean; errorsText: (separator?: string) => string };
+
+const workflow = loadWorkflow('warranty-email');
+const { manifest, steps } = workflow;
+const { template } = synthApp('dev');
+const { resource, raw, asl } = stateMachineOf(template);
+const states: Record<string, any> = asl.States;
+
+describe('warranty-email compiles to the ASL contract', () => {
+  it('has exactly Start, one Task and one route Choice per step, and the four terminal states', () => {
+    const expected = [
+      'Start',
+      ...steps.flatMap((s) => [s.name, routeStateName(s.name)]),
+      ...Object.values(TERMINAL_STATES),
+    ];
+    expect(Object.keys(states).sort()).toEqual(expected.sort());
+    expect(asl.StartAt).toBe('Start');
+    for (const s of steps) {
+      expect(states[s.name].Type).toBe('Task');
+      expect(states[routeStateName(s.name)].Type).toBe('Choice');
+    }
+    expect(asl.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
+  });
+
+  it('starts with a Pass that puts the input at $.input and an empty StepState at $.result', () => {
+    expect(states.Start).toEqual({
+      Type: 'Pass',
+      Parameters: {
+        'input.$': '$',
+        result: { step: null, next: manifest.entry, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
+        error: null,
+      },
+      Next: manifest.entry,
+    });
+  });
+
+  it.each(steps.map((s) => [s.name]))('Task %s invokes its own function with the StepInput and keeps exactly the StepState', (name) => {
+    const task = states[name];
+    expect(task.Resource).toBe(functionArn(functionOfStep(template, name)));
+    expect(task.Parameters).toEqual({
+      workflow: manifest.name,
+      step: name,
+      'input.$': '$.input',
+      'previous.$': '$.result',
+      'error.$': '$.error',
+      'count.$': 'States.MathAdd($.result.count, 1)',
+      execution: { 'id.$': '$$.Execution.Id', 'name.$': '$$.Execution.Name' },
+    });
+    expect(task.ResultSelector).toEqual({
+      'step.$': '$.step',
+      'next.$': '$.next',
+      'reason.$': '$.reason',
+      'decidedBy.$': '$.decidedBy',
+      'fields.$': '$.fields',
+      'data.$': '$.data',
+      'count.$': '$.count',
+    });
+    expect(task.ResultPath).toBe('$.result');
+    expect(task.Next).toBe(routeStateName(name));
+  });
+
+  it('retries transient errors first, with the manifest backoff and full jitter, then Lambda service errors', () => {
+    const { retry } = manifest;
+    for (const s of steps) {
+      expect(states[s.name].Retry).toEqual([
+        {
+          ErrorEquals: [...TRANSIENT_ERRORS],
+          IntervalSeconds: retry.intervalSeconds,
+          MaxAttempts: retry.maxAttempts,
+          BackoffRate: retry.backoffRate,
+          MaxDelaySeconds: retry.maxDelaySeconds,
+          JitterStrategy: 'FULL',
+        },
+        {
+          ErrorEquals: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
+          IntervalSeconds: 2,
+          MaxAttempts: 6,
+          BackoffRate: 2,
+        },
+      ]);
+    }
+    expect(TRANSIENT_ERRORS).toEqual(['ModelThrottledError', 'ModelTimeoutError', 'ToolUnavailableError']);
+  });
+
+  it('catches every error into $.error and goes to the fallback (the fallback itself to FallbackFailed)', () => {
+    for (const s of steps) {
+      const next = s.name === manifest.fallback ? TERMINAL_STATES.fallbackFailed : manifest.fallback;
+      expect(states[s.name].Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: next }]);
+    }
+  });
+
+  it.each(steps.map((s) => [s.name]))('%s.route: circuit breaker first, then exactly the declared edges, Default to the fallback', (name) => {
+    const step = steps.find((s) => s.name === name)!;
+    const route = states[routeStateName(name)];
+    expect(route.Choices[0]).toEqual({
+      And: [
+        { Variable: '$.result.count', NumericGreaterThanEquals: manifest.maxSteps },
+        { Not: { Variable: '$.result.next', StringEquals: DONE } },
+      ],
+      Next: TERMINAL_STATES.maxStepsExceeded,
+    });
+    expect(route.Choices.slice(1)).toEqual(
+      step.next.map((edge) => ({ Variable: '$.result.next', StringEquals: edge, Next: edge === DONE ? TERMINAL_STATES.done : edge })),
+    );
+    expect(route.Default).toBe(name === manifest.fallback ? TERMINAL_STATES.routeRejected : manifest.fallback);
+  });
+
+  it('ends in Done (Succeed) or a named Fail', () => {
+    expect(states.Done).toEqual({ Type: 'Succeed' });
+    for (const name of ['MaxStepsExceeded', 'FallbackFailed', 'RouteRejected']) {
+      expect(states[name]).toEqual({ Type: 'Fail', Error: name });
+    }
+  });
+
+  it('is a Standard state machine logging ALL with execution data, traced with X-Ray', () => {
+    expect(resource.Properties.StateMachineType).toBe('STANDARD');
+    expect(resource.Properties.TracingConfiguration).toEqual({ Enabled: true });
+    expect(resource.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: true });
+    expect(resource.Properties.LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][1]).toBe('Arn');
+    expect(resource.Metadata['stepwise:workflow']).toBe('warranty-email');
+  });
+
+  it('alarms on failed executions at the configured threshold', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/States',
+      MetricName: 'ExecutionsFailed',
+      Statistic: 'Sum',
+      Threshold: 5,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it('is valid ASL (asl-validator) and contains no unresolved CDK token', () => {
+    const result = validateAsl(asl);
+    expect(result.errorsText('\n')).toBe('');
+    expect(result.isValid).toBe(true);
+    expect(JSON.stringify(raw)).not.toContain('${Token[');
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Side-effecting tools against DynamoDB Local: a retried step opens one ticket and sends one mail.
+ * Each "retry" uses a fresh toolbox and fresh adapters, as a new Lambda attempt would.
+ */
+import { PutCommand, ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
+import { ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
+import { outboxMailer } from '../../../lambdas/tools/mail.ts';
+import type { Mailer, ToolPorts } from '../../../lambdas/tools/ports.ts';
+import { dynamoTicketStore, ticketIdFor } from '../../../lambdas/tools/tickets.ts';
+import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../lambdas/tools/toolbox.ts';
+import { dynamoRegistry, jsonFileRegistry, registryItem } from '../../../lambdas/tools/warranty.ts';
+import { createTable, toolContext } from './fixtures.ts';
+
+let ddb: DynamoDbLocal;
+const TICKETS = 'Tickets';
+const IDEMPOTENCY = 'Idempotency';
+const WARRANTY = 'Warranty';
+
+beforeAll(async () => {
+  ddb = await startDynamoDbLocal();
+  await Promise.all([createTable(ddb.client, TICKETS), createTable(ddb.client, IDEMPOTENCY, 'expiresAt'), createTable(ddb.client, WARRANTY)]);
+});
+afterAll(async () => ddb?.stop());
+
+/** A fresh "Lambda attempt": new adapters over the same tables and outbox. */
+function attempt(mailer: Mailer, opts: ToolboxOptions = {}) {
+  const ports: ToolPorts = {
+    registry: jsonFileRegistry('unused'),
+    tickets: dynamoTicketStore(ddb.client, TICKETS),
+    mailer,
+    idempotency: dynamoIdempotencyStore(ddb.client, IDEMPOTENCY),
+  };
+  return createToolbox(ports, opts);
+}
+
+const scan = async (table: string) => (await DynamoDBDocumentClient.from(ddb.client).send(new ScanCommand({ TableName: table }))).Items ?? [];
+const ticketsOf = async (execution: string) => (await scan(TICKETS)).filter((t) => t.execution === execution);
+
+describe('create_ticket', () => {
+  it('opens one ticket when the step is retried, and the retry gets the first result', async () => {
+    const ctx = toolContext('03a-valid-warranty', undefined, 'email-ticket-retry');
+    const outbox = outboxMailer();
+    const first = await attempt(outbox).execute('create_ticket', { serialNumber: 'SN48213', issueSummary: 'Does not charge.' }, ctx);
+    // The model words it differently on the retry: still the same ticket, nothing written.
+    const retry = await attempt(outbox).execute('create_ticket', { serialNumber: 'SN48213', issueSummary: 'Will not charge at all.', priority: 'high' }, ctx);
+
+    expect(first.result).toEqual({ ticketId: ticketIdFor('warranty-email', 'email-ticket-retry', '03a-valid-warranty'), status: 'open' });
+    expect(retry.result).toEqual(first.result);
+    const tickets = await ticketsOf('email-ticket-retry');
+    expect(tickets).toHaveLength(1);
+    expect(tickets[0]).toMatchObject({ issueSummary: 'Does not charge.', priority: 'normal', customer: 'maria.lopez@example.org' });
+  });
+
+  it('opens separate tickets for separate executions', async () => {
+    const args = { serialNumber: 'SN48213', issueSummary: 'Does not charge.' };
+    const a = await attempt(outboxMailer()).execute('create_ticket', args, toolContext('03a-valid-warranty', undefined, 'email-a'));
+    const b = await attempt(outboxMailer()).execute('create_ticket', args, toolContext('03a-valid-warranty', undefined, 'email-b'));
+    expect(a.result).not.toEqual(b.result);
+    expect([...(await ticketsOf('email-a')), ...(await ticketsOf('email-b'))]).toHaveLength(2);
+  });
+
+  it('keeps the first ticket even when the idempotency record is gone (the store is conditional too)', async () => {
+    const store = dynamoTicketStore(ddb.client, TICKETS);
+    const ticket = {
+      id: 'TKT-TESTTEST',
+      serialNumber: 'SN48213',
+      issueSummary: 'first',
+      priority: 'normal' as const,
+      customer: 'maria.lopez@example.org',
+      emailId: 'ses-1',
+      execution: 'email-store',
+      step: '03a-valid-warranty',
+      createdAt: '2026-11-21T12:00:00.000Z',
+    };
+    expect(await store.create(ticket)).toEqual(ticket);
+    expect(await store.create({ ...ticket, issueSummary: 'second' })).toEqual(ticket);
+    expect(await ticketsOf('email-store')).toHaveLength(1);
+  });
+});
+
+describe('send_email', () => {
+  it('sends one mail when the step is retried, to the verified sender only', async () => {
+    const outbox = outboxMailer();
+    const ctx = toolContext('05-send-confirmation', undefined, 'email-mail-retry');
+    const first = await attempt(outbox).execute('send_email', { body: 'Your ticket is open.' }, ctx);
+    const retry = await attempt(outbox).execute('send_email', { body: 'Your ticket is open!', subject: 'Hello again' }, ctx);
+    const refused = await attempt(outbox).execute('send_email', { body: 'x', to: 'someone@else.example' }, ctx);
+
+    expect(retry.result).toEqual(first.result);
+    expect(refused.error).toMatch(/^ToolInputError/);
+    expect(outbox.sent.map((m) => [m.to, m.body])).toEqual([['maria.lopez@example.org', 'Your ticket is open.']]);
+  });
+
+  it('sends again for real after a failed attempt (the failure is not remembered)', async () => {
+    const outbox = outboxMailer();
+    let calls = 0;
+    const flaky: Mailer = {
+      send: async (mail) => {
+        if (++calls === 1) throw Object.assign(new Error('Rate exceeded'), { name: 'TooManyRequestsException', $metadata: { httpStatusCode: 429 } });
+        return outbox.send(mail);
+      },
+    };
+    const ctx = toolContext('03c-expired-warranty', undefined, 'email-flaky');
+    await expect(attempt(flaky).execute('send_email', { body: 'Paid repair offer.' }, ctx)).rejects.toBeInstanceOf(ToolUnavailableError);
+    expect((await attempt(flaky).execute('send_email', { body: 'Paid repair offer.' }, ctx)).result).toMatchObject({ sent: true });
+    expect(await attempt(flaky).execute('send_email', { body: 'Paid repair offer.' }, ctx)).toMatchObject({ result: { sent: true } });
+    expect(outbox.sent).toHaveLength(1);
+    expect(calls).toBe(2);
+  });
+
+  it('reports a call still running elsewhere as unavailable, and lets a retry through once its lock expires', async () => {
+    const outbox = outboxMailer();
+    const stuck: Mailer = { send: () => new Promise(() => {}) }; // an attempt that crashed mid-send
+    const ctx = { ...toolContext('03b-device-not-found', undefined, 'email-stuck'), remainingTimeMs: () => 300 };
+    void attempt(stuck).execute('send_email', { body: 'Please check the serial.' }, ctx);
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(attempt(outbox).execute('send_email', { body: 'Please check the serial.' }, ctx)).rejects.toThrow(/still running/);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await attempt(outbox).execute('send_email', { body: 'Please check the serial.' }, ctx)).result).toMatchObject({ sent: true });
+    expect(outbox.sent).toHaveLength(1);
+  });
+
+  it('remembers results with a TTL on expiresAt', async () => {
+    const records = (await scan(IDEMPOTENCY)).filter((r) => r.status === 'COMPLETED');
+    expect(records.length).toBeGreaterThan(0);
+    for (const r of records) {
+      expect(r.pk).toBe('IDEMPOTENCY');
+      expect(r.sk).toMatch(/^tool#/);
+      expect(r.expiresAt).toBeGreaterThan(Date.now() / 1000 + 86_000);
+    }
+  });
+});
+
+describe('check_warranty on WarrantyTable', () => {
+  it('reads the registry items written by registryItem', async () => {
+    const doc = DynamoDBDocumentClient.from(ddb.client);
+    await doc.send(new PutCommand({ TableName: WARRANTY, Item: registryItem({ serial: 'sn48213', product: 'Lumen X2 wireless headphones', warrantyEnd: '2099-12-31' }) }));
+    const registry = dynamoRegistry(ddb.client, WARRANTY);
+    expect(await registry.lookup(' Sn48213')).toEqual({ serial: 'SN48213', product: 'Lumen X2 wireless headphones', warrantyEnd: '2099-12-31' });
+    expect(await registry.lookup('SN99999')).toBeUndefined();
+  });
+});
