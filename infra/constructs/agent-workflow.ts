@@ -134,19 +134,13 @@ export class AgentWorkflow extends Construct {
     return this.stateMachine.grantStartExecution(grantee);
   }
 
-  /** Allow `grantee` to list and describe executions and read their history. */
-  grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this.stateMachine.grantRead(grantee);
-  }
-
   private acknowledgeStateMachineRole(functions: StepwiseFunction[]): void {
     const role = Validations.of(this.stateMachine.role);
-    // Step Functions log delivery and X-Ray APIs accept no resource-level permissions.
     role.acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
     });
-    // LambdaInvoke grants `<arn>:*` so a retried invocation may hit a published version; still one function per Task.
+    // LambdaInvoke also grants `<function arn>:*`: the function's versions and aliases.
     for (const fn of functions) {
       const logicalId = this.stateMachine.stack.getLogicalId(fn.node.defaultChild as lambda.CfnFunction);
       role.acknowledge({

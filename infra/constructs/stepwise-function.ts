@@ -71,8 +71,7 @@ export class StepwiseFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: StepwiseFunctionProps) {
     const entry = resolve(PROJECT_ROOT, props.entry);
     const entryPath = relative(PROJECT_ROOT, entry).split(sep).join('/');
-    const description = props.description ?? `Stepwise ${entryPath}`;
-    const role = new iam.Role(scope, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description });
+    const role = new iam.Role(scope, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     const logGroup = new logs.LogGroup(scope, `${id}LogGroup`, {
       retention: props.config.logRetention,
       removalPolicy: props.config.removalPolicy,
@@ -89,7 +88,7 @@ export class StepwiseFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(30),
       role,
       logGroup,
-      description,
+      description: props.description ?? `Stepwise ${entryPath}`,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.serviceName,
@@ -110,7 +109,7 @@ export class StepwiseFunction extends NodejsFunction {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            // Bundling runs locally (esbuild is a dependency, never Docker), so the host path is valid.
+            // esbuild is a project dependency, so CDK bundles locally (not in Docker): the host path is valid.
             afterBundling: (_inputDir: string, outputDir: string) => [
               `mkdir -p "${outputDir}/statemachines" && cp -R "${workflowDir}" "${outputDir}/statemachines/${basename(workflowDir)}"`,
             ],

@@ -42,9 +42,10 @@ const DEFAULT_JVM_OPTIONS = ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-XX:+UseSer
 /**
  * Runs java in the background and kills it when our end of the shell's stdin closes, which the
  * kernel does however this process ends (normal exit, crash, SIGKILL): no orphaned emulators.
- * The background subshell needs fd 3 because POSIX gives async lists /dev/null as stdin.
+ * The background subshell reads fd 3 because POSIX gives async lists /dev/null as stdin; it uses
+ * only shell builtins, so it works with any `env`.
  */
-const WATCHDOG = 'exec 3<&0; "$0" "$@" </dev/null & pid=$!; (cat <&3 >/dev/null; kill $pid 2>/dev/null) & wait $pid';
+const WATCHDOG = 'exec 3<&0; "$0" "$@" </dev/null & pid=$!; (while read -r _; do :; done <&3; kill $pid 2>/dev/null) & wait $pid';
 
 export interface DynamoDbLocalOptions {
   /** The emulator cache. @default DYNAMODB_LOCAL_CACHE_DIR */
@@ -53,7 +54,7 @@ export interface DynamoDbLocalOptions {
   readonly port?: number;
   /** How long to wait for the emulator to answer. @default 30_000 */
   readonly startTimeoutMs?: number;
-  /** Where to look for Java (`JAVA_HOME`, then `PATH`). @default process.env */
+  /** The environment to find Java in (`JAVA_HOME`, else `java` on its `PATH`) and to run it with. @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** JVM options before `-jar`. @default ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'] */
   readonly jvmOptions?: readonly string[];
@@ -166,10 +167,10 @@ interface Spawned {
   output(): string;
 }
 
-function spawnEmulator(java: string, dir: string, port: number, jvmOptions: readonly string[]): Spawned {
+function spawnEmulator(java: string, dir: string, port: number, jvmOptions: readonly string[], env: NodeJS.ProcessEnv): Spawned {
   const args = [...jvmOptions, `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, JAR), '-inMemory', '-sharedDb', '-port', String(port)];
   // detached: its own process group, so stop() can force-kill the shell, java and the watchdog together.
-  const child = spawn('sh', ['-c', WATCHDOG, java, ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn('/bin/sh', ['-c', WATCHDOG, java, ...args], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let log = '';
   const keep = (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-4000);
@@ -231,7 +232,8 @@ async function stopEmulator({ child, exited }: Spawned): Promise<void> {
  * }
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
-  const { java } = await findJava(options.env);
+  const env = options.env ?? process.env;
+  const { java } = await findJava(env);
   const dir = await ensureDynamoDbLocal(options.cacheDir);
   const jvmOptions = options.jvmOptions ?? DEFAULT_JVM_OPTIONS;
   const timeoutMs = options.startTimeoutMs ?? 30_000;
@@ -240,7 +242,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     const port = options.port ?? (await freePort());
     const endpoint = `http://127.0.0.1:${port}`;
     const started = Date.now();
-    const spawned = spawnEmulator(java, dir, port, jvmOptions);
+    const spawned = spawnEmulator(java, dir, port, jvmOptions, env);
     const client = new DynamoDBClient({
       endpoint,
       region: options.region ?? 'us-east-1',

@@ -32,10 +32,11 @@ export interface HistoryContext {
 const json = (value: unknown) => JSON.stringify(value ?? null);
 const data = { truncated: false };
 
-/** `arn:aws:states:::lambda:invoke` → `{ resourceType: 'lambda', resource: 'invoke' }` (how the history names integrations). */
-function integration(resource: string) {
-  const [service = resource, action = ''] = resource.split(':').slice(5).join(':').split(':');
-  return { resourceType: service, resource: action.replace(/\.(sync|waitForTaskToken).*$/, '') };
+/** `arn:aws:states:::lambda:invoke` → `{ resourceType: 'lambda', resource: 'invoke' }`, `…:::aws-sdk:dynamodb:putItem` → `aws-sdk:dynamodb` / `putItem` (as the history names integrations). */
+function integration(arn: string) {
+  const segments = arn.replace(/\.(sync|waitForTaskToken)(:\d+)?$/, '').split(':').slice(5);
+  const action = segments.pop() ?? arn;
+  return { resourceType: segments.join(':') || arn, resource: action };
 }
 
 const causeText = (cause: unknown) => (cause === undefined ? undefined : typeof cause === 'string' ? cause : JSON.stringify(cause));

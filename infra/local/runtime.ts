@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { App } from 'aws-cdk-lib';
 import { ExecutionAlreadyExists, InvalidName, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
-import { ExecutionError, ExecutionTimeoutError, StateMachine } from 'aws-local-stepfunctions';
+import { ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { HandlerFactory } from '../../lambdas/lib/contracts.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/stepwise-function.ts';
@@ -69,7 +69,8 @@ interface LoadedFunction extends LocalFunction {
 }
 
 interface LoadedStateMachine extends SynthesizedStateMachine {
-  machine: StateMachine;
+  /** Built on the first execution. */
+  machine?: StateMachine;
   roleArn: string;
   targets: Map<string, TaskTarget>;
   timeouts: Record<string, number>;
@@ -89,7 +90,8 @@ function localPath(value: string): string {
 /**
  * Runs the state machines of a synthesized app locally.
  *
- * - The definitions are the deployed ASL (tokens resolved); each is validated and built once.
+ * - The definitions are the deployed ASL (tokens resolved); each is validated (once per process)
+ *   and its interpreter built on its first execution, then reused.
  * - Each Task's Resource (a function ARN, or `lambda:invoke` with `FunctionName`) maps to the
  *   function's logical id → its `stepwise:entry` module → `createHandler(env, services)`, created
  *   once per function, where `env` is the function's resolved environment plus `AWS_REGION`,
@@ -170,6 +172,7 @@ export class LocalRuntime {
       this.options.retryDelayMs === undefined
         ? undefined
         : Object.fromEntries(Object.entries(sm.definition.States).filter(([, s]) => 'Retry' in s).map(([n]) => [n, this.options.retryDelayMs!]));
+    sm.machine ??= interpreterFor(sm.definition);
     const run = sm.machine.run(JSON.parse(JSON.stringify(input ?? null)), {
       overrides: { taskResourceLocalHandlers: handlers, ...(retryIntervalOverrides && { retryIntervalOverrides }) },
       context: {
@@ -226,7 +229,6 @@ export class LocalRuntime {
     }
     return {
       ...sm,
-      machine: new StateMachine(sm.definition, { validationOptions: { checkArn: false, checkPaths: true } }),
       roleArn: String(resolveTokens(resource.Properties?.RoleArn ?? '', template, ctx)),
       targets,
       timeouts,
@@ -238,7 +240,7 @@ export class LocalRuntime {
       const fn = (parameters as { FunctionName?: unknown } | undefined)?.FunctionName;
       return { kind: 'task', resource, ...(typeof fn === 'string' && { functionKey: this.functionKey(sm, fn) }) };
     }
-    if (resource.startsWith('arn:aws:lambda:') || resource.split(':')[2] === 'lambda') {
+    if (resource.split(':')[2] === 'lambda') {
       return { kind: 'lambda', resource, functionKey: this.functionKey(sm, resource) };
     }
     return { kind: 'task', resource };
@@ -326,6 +328,22 @@ export class LocalRuntime {
       invocation.endedAt = Date.now();
     }
   }
+}
+
+/** Definitions asl-validator accepted in this process. */
+const validated = new Set<string>();
+
+/**
+ * The interpreter for a definition. asl-validator compiles its schemas on every call (0.3-1.5 s),
+ * so each distinct definition is validated once per process (placeholder ARNs are not checked).
+ */
+function interpreterFor(definition: StateMachineDefinition): StateMachine {
+  const text = JSON.stringify(definition);
+  const machine = new StateMachine(definition, {
+    validationOptions: validated.has(text) ? { noValidate: true } : { checkArn: false, checkPaths: true },
+  });
+  validated.add(text);
+  return machine;
 }
 
 /** Drain the interpreter's event log (Array.fromAsync needs Node 22). */

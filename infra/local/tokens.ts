@@ -254,6 +254,7 @@ export function resolveTokens<T = unknown>(value: unknown, template: CfnTemplate
     if (Array.isArray(v)) return v.map((item, i) => resolve(item, `${path}[${i}]`)).filter((item) => item !== NO_VALUE);
     if (v === null || typeof v !== 'object') return v;
     const keys = Object.keys(v);
+    // `{ Condition: name }` is a reference only inside condition functions; elsewhere it may be a plain property.
     if (keys.length === 1 && (keys[0] === 'Ref' || keys[0]!.startsWith('Fn::') || (keys[0] === 'Condition' && path.includes('Fn::'))))
       return intrinsic(keys[0]!, (v as Record<string, unknown>)[keys[0]!], path);
     const out: Record<string, unknown> = {};

@@ -10,6 +10,7 @@ import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import type { EnvConfig } from '../config.ts';
 import { AgentWorkflow } from '../constructs/agent-workflow.ts';
+import { EmailIngress } from '../constructs/email-ingress.ts';
 import type { StepwiseFunction } from '../constructs/stepwise-function.ts';
 
 export interface WarrantyEmailStackProps extends StackProps {
@@ -59,6 +60,8 @@ export class WarrantyEmailStack extends Stack {
   /** Every alarm of this stack notifies it; only when the config names an alarm email. */
   readonly alarmTopic?: sns.Topic;
   readonly workflow: AgentWorkflow;
+  /** SES inbound: raw mail bucket, receipt rule set and the ingress function that starts the workflow. */
+  readonly ingress: EmailIngress;
 
   constructor(scope: Construct, id: string, props: WarrantyEmailStackProps) {
     const { config } = props;
@@ -76,6 +79,13 @@ export class WarrantyEmailStack extends Stack {
       config,
       alarmTopic: this.alarmTopic,
       bindStep: (step, fn) => this.bindStep(step, fn),
+    });
+    this.ingress = new EmailIngress(this, 'EmailIngress', {
+      config,
+      stateMachine: this.workflow.stateMachine,
+      emailsTable: this.emailsTable,
+      eventsTable: this.eventsTable,
+      alarmTopic: this.alarmTopic,
     });
   }
 

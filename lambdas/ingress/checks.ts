@@ -114,7 +114,7 @@ export async function parseInbound(
 }
 
 /** The first (topmost) value of a header. Receiving servers prepend, so the topmost is the one our side added. */
-export function headerValue(headers: ParsedMail['headers'], name: string): string | undefined {
+function headerValue(headers: ParsedMail['headers'], name: string): string | undefined {
   return headers.find((h) => h.key === name)?.value;
 }
 

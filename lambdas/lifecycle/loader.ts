@@ -93,24 +93,16 @@ function resolveHandlers(def: Omit<LifecycleDefinition, 'handlers'>): LifecycleD
   for (const leaf of def.leaves) {
     const table: Partial<Record<LeadEventType, ResolvedTransition>> = {};
     for (const event of LEAD_EVENT_TYPES) {
-      let found: ResolvedTransition | null = null;
-      let decided = false;
-      for (const s of ancestry(def.states, leaf)) {
-        const t = def.states[s]!.on[event];
-        if (t === undefined) continue;
-        decided = true;
-        if (t) found = { declaredIn: s, transition: t };
-        break;
-      }
-      if (!decided && def.on[event]) found = { declaredIn: null, transition: def.on[event]! };
-      if (!found) continue;
-      const t = found.transition;
+      // The deepest state that mentions the event decides, even with `null`; else the machine level.
+      const declaredIn = ancestry(def.states, leaf).find((s) => def.states[s]!.on[event] !== undefined) ?? null;
+      const t = declaredIn ? def.states[declaredIn]!.on[event] : def.on[event];
+      if (!t) continue;
       // A goto to the leaf itself is no transition: nothing is exited or entered.
       if (t.kind === 'goto' && t.target === leaf) {
-        if (t.actions.length) table[event] = { declaredIn: found.declaredIn, transition: { kind: 'stay', actions: t.actions } };
+        if (t.actions.length) table[event] = { declaredIn, transition: { kind: 'stay', actions: t.actions } };
         continue;
       }
-      table[event] = found;
+      table[event] = { declaredIn, transition: t };
     }
     handlers[leaf] = table;
   }
@@ -120,8 +112,9 @@ function resolveHandlers(def: Omit<LifecycleDefinition, 'handlers'>): LifecycleD
 function validate(def: LifecycleDefinition): void {
   const { file, states } = def;
   const where = (s: string | null) => (s ? `${fieldOf(states, s)}.on` : 'on');
-  const isLeaf = (s: string) => states[s] !== undefined && states[s].children.length === 0;
-  const initial = states[def.initial];
+  // Object.hasOwn: state names like `constructor` are valid and must not find Object.prototype.
+  const isLeaf = (s: string) => Object.hasOwn(states, s) && states[s]!.children.length === 0;
+  const initial = Object.hasOwn(states, def.initial) ? states[def.initial] : undefined;
   if (!initial) throw new DefinitionError(file, 'initial', `unknown state "${def.initial}"`);
   if (!isLeaf(def.initial)) throw new DefinitionError(file, 'initial', `"${def.initial}" is a parent state; the initial state must be a leaf`);
   if (initial.terminal) throw new DefinitionError(file, 'initial', 'the initial state cannot be terminal');
@@ -137,7 +130,7 @@ function validate(def: LifecycleDefinition): void {
   );
   for (const { t, field } of declared) {
     if (t?.kind !== 'goto') continue;
-    if (!states[t.target]) throw new DefinitionError(file, field, `unknown state "${t.target}"`);
+    if (!Object.hasOwn(states, t.target)) throw new DefinitionError(file, field, `unknown state "${t.target}"`);
     if (!isLeaf(t.target)) throw new DefinitionError(file, field, `"${t.target}" is a parent state; targets must be leaves`);
   }
   for (const { owner, event, t, field } of declared) {
@@ -181,7 +174,7 @@ export function parseLifecycle(text: string, file: string): LifecycleDefinition 
   const leaves: string[] = [];
   const visit = (name: string, node: StateNodeFile, parent: string | null) => {
     const field = parent ? `${fieldOf(states, parent)}.states.${name}` : `states.${name}`;
-    if (states[name]) throw new DefinitionError(file, field, `duplicate state name "${name}" (also at ${fieldOf(states, name)})`);
+    if (Object.hasOwn(states, name)) throw new DefinitionError(file, field, `duplicate state name "${name}" (also at ${fieldOf(states, name)})`);
     const children = Object.keys(node.states ?? {});
     if (node.states && children.length === 0) throw new DefinitionError(file, `${field}.states`, 'a parent state needs at least one child');
     if (children.length && node.terminal) throw new DefinitionError(file, `${field}.terminal`, 'only leaves can be terminal');

@@ -38,15 +38,14 @@ export function canReceiveFollowUp(snapshot: LeadSnapshot): boolean {
 }
 
 /**
- * The dotted path of a leaf.
+ * The dotted path of a state.
  *
  * @example pathOf(def, 'engaged') // 'active.lead_qualification.engaged'
  * @throws InvalidInputError for a name that is not a state of the definition.
  */
 export function pathOf(def: LifecycleDefinition, state: string): string {
-  const node = def.states[state];
-  if (!node) throw new InvalidInputError(`"${state}" is not a state of ${def.name}`);
-  return node.path;
+  if (!Object.hasOwn(def.states, state)) throw new InvalidInputError(`"${state}" is not a state of ${def.name}`);
+  return def.states[state]!.path;
 }
 
 /** A lead as the CLI and APIs show it. */
@@ -59,6 +58,7 @@ export interface LeadStatus {
   eventCount: number;
 }
 
+/** The CLI's per-lead view: the snapshot without condition progress, plus the state's path. */
 export function leadStatus(def: LifecycleDefinition, snapshot: LeadSnapshot): LeadStatus {
   const { state, context, version, conversation, eventCount } = snapshot;
   return { state, path: pathOf(def, state), context: { ...context }, version, conversation, eventCount };
@@ -107,8 +107,8 @@ function enter(def: LifecycleDefinition, s: LeadSnapshot, target: string, transi
     from = def.initial;
   }
   next = run(next, transitionActions, actions);
-  const stay = new Set(ancestorsOrSelf(def, from));
-  for (const state of ancestorsOrSelf(def, target).filter((x) => !stay.has(x))) next = run(next, def.states[state]!.entry, actions);
+  const kept = new Set(ancestorsOrSelf(def, from));
+  for (const state of ancestorsOrSelf(def, target).filter((x) => !kept.has(x))) next = run(next, def.states[state]!.entry, actions);
   return { snapshot: { ...next, state: target }, actions };
 }
 

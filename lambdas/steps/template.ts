@@ -9,6 +9,7 @@
 
 const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 const SINGLE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
+const FILTERS = new Set(['upper', 'lower', 'json', 'default']);
 
 export interface Rendered {
   value: unknown;
@@ -37,12 +38,12 @@ function evaluate(expression: string, scope: unknown, problems: string[]): unkno
     const colon = filter.indexOf(':');
     const name = colon < 0 ? filter : filter.slice(0, colon).trim();
     const arg = colon < 0 ? '' : filter.slice(colon + 1).trim();
-    if (name === 'default') value = isMissing(value) ? arg : value;
+    if (!FILTERS.has(name)) problems.push(`unknown filter "${name}" in {{${expression}}}`);
+    else if (name === 'default') value = isMissing(value) ? arg : value;
     else if (isMissing(value)) continue;
     else if (name === 'upper') value = String(value).toUpperCase();
     else if (name === 'lower') value = String(value).toLowerCase();
-    else if (name === 'json') value = JSON.stringify(value);
-    else problems.push(`unknown filter "${name}" in {{${expression}}}`);
+    else value = JSON.stringify(value);
   }
   if (isMissing(value)) problems.push(`no value for "${path}"`);
   return value;

@@ -32,7 +32,8 @@ export function resolveFieldLabel(label: string, fieldNames: readonly string[]):
   return candidates.length === 1 ? candidates[0] : undefined;
 }
 
-const LINE = /^[\s*_`>-]*([A-Z][A-Z0-9_]*)[*_`]*\s*:\s*(.*?)\s*$/;
+// Tolerates markdown around labels (`**NEXT_STEP:** x`, `- SERIAL: x`).
+const LINE = /^[\s*_`>-]*([A-Z][A-Z0-9_]*)[*_`]*\s*:[*_`]*\s*(.*?)\s*$/;
 
 export interface ParsedStepText {
   next?: string;

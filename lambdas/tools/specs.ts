@@ -26,7 +26,8 @@ export const SendEmailArgs = z.strictObject({
 
 /**
  * The warranty agent's tools. `loggableArgs` lists the arguments the event log may keep; the
- * others (fault descriptions, mail text) can hold personal data.
+ * others are personal data: the serial number (step 01 marks it `pii`: it identifies the
+ * customer's device), fault descriptions and mail text.
  */
 export const TOOL_SPECS = {
   check_warranty: {
@@ -34,14 +35,14 @@ export const TOOL_SPECS = {
     description: 'Look a serial number up in the warranty registry. Returns status valid, expired or not_found, with product and warrantyEnd when registered.',
     input: CheckWarrantyArgs,
     sideEffect: false,
-    loggableArgs: ['serialNumber'],
+    loggableArgs: [],
   },
   create_ticket: {
     name: 'create_ticket',
     description: 'Open a repair ticket for a device under warranty. Returns the ticketId. Calling it again in the same step returns the same ticket.',
     input: CreateTicketArgs,
     sideEffect: true,
-    loggableArgs: ['serialNumber', 'product', 'priority'],
+    loggableArgs: ['product', 'priority'],
   },
   send_email: {
     name: 'send_email',

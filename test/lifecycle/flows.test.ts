@@ -1,7 +1,9 @@
 /** Every lead flow of seed 002, as a pure sequence through applyEvent with the shipped agent configs. */
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { canReceiveFollowUp, leadStatus } from '../../lambdas/lifecycle/transition.ts';
+import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+import type { LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
+import { canReceiveFollowUp, initialSnapshot, leadStatus, transition } from '../../lambdas/lifecycle/transition.ts';
 import { NO_GOAL, def, scriptedLead } from './support.ts';
 
 describe('seed flows', () => {
@@ -311,5 +313,39 @@ describe('seed flows', () => {
     expect(unknown).toMatchObject({ type: 'lead.sneezed', stateBefore: 'idle', stateAfter: 'idle', detail: { loud: true } });
     expect(unknown!.actions).toEqual([{ type: 'refuse', reason: 'unknown event type "lead.sneezed"' }]);
     expect(lead.snapshot).toMatchObject({ state: 'idle', version: 0, eventCount: 2 });
+  });
+});
+
+describe('transition', () => {
+  const engaged = { ...initialSnapshot(def), state: 'engaged', version: 2, eventCount: 2 };
+  const booked: LifecycleEvent = { id: 'evt-9', leadId: 'lead-1', type: 'meeting.booked', time: '2025-03-01T10:00:00+01:00' };
+
+  it('returns the raised events without applying them', () => {
+    const r = transition(def, engaged, booked, loadAgentConfig('book-meeting'));
+    expect(r.snapshot).toMatchObject({ state: 'meeting_booked', version: 3, eventCount: 3 });
+    expect(r.actions).toEqual([]);
+    expect(r.emitted).toEqual([
+      { id: 'evt-9:goal.hit', leadId: 'lead-1', type: 'goal.hit', time: '2025-03-01T10:00:00+01:00', detail: { triggeredBy: 'evt-9' } },
+    ]);
+  });
+
+  it('raises follow_up.stopped before goal.hit when one event does both', () => {
+    const config = { goal: { event: 'meeting.booked' as const }, stopFollowUpsOn: [{ event: 'meeting.booked' as const }] };
+    expect(transition(def, engaged, booked, config).emitted.map((e) => e.id)).toEqual(['evt-9:follow_up.stopped', 'evt-9:goal.hit']);
+  });
+
+  it('throws only for input that cannot be logged', () => {
+    const bad: [unknown, RegExp][] = [
+      [{ ...booked, id: '' }, /lifecycle event: id: /],
+      [{ ...booked, leadId: undefined }, /lifecycle event: leadId: /],
+      [{ ...booked, time: 'yesterday' }, /lifecycle event: time: /],
+      [{ ...booked, detail: 'x' }, /lifecycle event: detail: /],
+    ];
+    for (const [event, message] of bad) {
+      expect(() => transition(def, engaged, event as LifecycleEvent, NO_GOAL)).toThrow(InvalidInputError);
+      expect(() => transition(def, engaged, event as LifecycleEvent, NO_GOAL)).toThrow(message);
+    }
+    expect(() => transition(def, { ...engaged, state: 'active' }, booked, NO_GOAL)).toThrow(/snapshot state "active" is not a leaf state of lead-lifecycle/);
+    expect(() => transition(def, { ...engaged, state: 'constructor' }, booked, NO_GOAL)).toThrow(InvalidInputError);
   });
 });

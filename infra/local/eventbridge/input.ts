@@ -16,7 +16,7 @@ export interface TargetInputSettings {
 }
 
 /** What the predefined `<aws.events.*>` template variables read besides the event itself. */
-export interface RuleIdentity {
+export interface InputContext {
   readonly ruleName: string;
   readonly ruleArn: string;
   /** When the bus accepted the event (ISO 8601). */
@@ -24,7 +24,7 @@ export interface RuleIdentity {
 }
 
 /** Turns a matched event into the payload one target receives. */
-export type InputBuilder = (event: Record<string, unknown>, rule: RuleIdentity) => unknown;
+export type InputBuilder = (event: Record<string, unknown>, context: InputContext) => unknown;
 
 type Segment = string | number;
 
@@ -62,7 +62,7 @@ const PREDEFINED = new Set([
   'aws.events.event.ingestion-time',
 ]);
 
-function predefined(name: string, event: Record<string, unknown>, rule: RuleIdentity): unknown {
+function predefined(name: string, event: Record<string, unknown>, rule: InputContext): unknown {
   switch (name) {
     case 'aws.events.rule-arn':
       return rule.ruleArn;

@@ -8,11 +8,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTablesFromTemplate,
@@ -51,6 +53,8 @@ function synthesize(): CfnTemplate {
 function logicalId(template: CfnTemplate, prefix: string): string {
   return Object.keys(template.Resources!).find((id) => id.startsWith(prefix))!;
 }
+
+const HANGING_STARTER = fileURLToPath(new URL('./fixtures/start-and-hang.ts', import.meta.url));
 
 async function answers(endpoint: string): Promise<boolean> {
   try {
@@ -129,6 +133,24 @@ describe('DynamoDB Local', () => {
       .split('\n')
       .filter((line) => line.startsWith('java') && line.includes(`-port ${port}`));
     expect(javaOnPort).toEqual([]);
+  });
+});
+
+describe('a process that dies without stop()', () => {
+  it('takes its emulator with it, even when killed with SIGKILL', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', HANGING_STARTER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let endpoint = '';
+    for await (const chunk of child.stdout) {
+      endpoint += chunk.toString();
+      if (endpoint.includes('\n')) break;
+    }
+    endpoint = endpoint.trim();
+    expect(await answers(endpoint)).toBe(true);
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    const deadline = Date.now() + 15_000;
+    while ((await answers(endpoint)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await answers(endpoint)).toBe(false);
   });
 });
 

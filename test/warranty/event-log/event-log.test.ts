@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StepOutput } from '../../../lambdas/lib/contracts.ts';
 import { eventSortKey, memoryEventLog, stepCompletedEvent, StepwiseEvent } from '../../../lambdas/lib/event-log.ts';
-import { getStep, loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
 import { toolSpec } from '../../../lambdas/tools/specs.ts';
 import { eventLogConformance, step } from './conformance.ts';
 
@@ -25,11 +25,13 @@ const loggableArgs = (tool: string) => toolSpec(tool)?.loggableArgs;
 
 describe('stepCompletedEvent', () => {
   it('records the routing decision, duration and token usage of a step', () => {
-    const step01 = getStep(loadWorkflow('warranty-email'), '01-extract-serial');
     const event = stepCompletedEvent(output(), {
       executionName: 'email-1',
       at: new Date('2026-11-21T12:00:00Z'),
-      outputs: step01.outputs,
+      outputs: {
+        serialNumber: { type: 'string', description: 'serial', pii: true },
+        issueSummary: { type: 'string', description: 'fault', pii: false },
+      },
       loggableArgs,
       from: 'maria.lopez@example.org',
     });
@@ -45,8 +47,8 @@ describe('stepCompletedEvent', () => {
       durationMs: 930,
       usage: { inputTokens: 812, outputTokens: 64, cacheReadInputTokens: 700, cacheWriteInputTokens: 0 },
       toolCalls: [],
-      fields: { serialNumber: 'SN48213', issueSummary: 'Headphones do not charge.' },
-      personal: { from: 'maria.lopez@example.org', fields: {} },
+      fields: { issueSummary: 'Headphones do not charge.' },
+      personal: { from: 'maria.lopez@example.org', fields: { serialNumber: 'SN48213' } },
     });
     expect(StepwiseEvent.parse(event)).toEqual(event);
   });
@@ -81,12 +83,25 @@ describe('stepCompletedEvent', () => {
       { executionName: 'email-1', at: new Date(), outputs: {}, loggableArgs },
     );
     expect(event.toolCalls).toEqual([
-      { tool: 'check_warranty', outcome: 'ok', args: { serialNumber: 'SN48213' } },
-      { tool: 'create_ticket', outcome: 'ok', args: { serialNumber: 'SN48213', priority: 'high' } },
+      { tool: 'check_warranty', outcome: 'ok' },
+      { tool: 'create_ticket', outcome: 'ok', args: { priority: 'high' } },
       { tool: 'send_email', outcome: 'error', error: 'ToolInputError: body: too long' },
       { tool: 'unknown_tool', outcome: 'error', error: 'ToolNotAllowedError: unknown tool "unknown_tool"' },
     ]);
-    expect(JSON.stringify(event)).not.toContain('Maria');
+    const { personal: _personal, ...plain } = event;
+    expect(JSON.stringify(plain)).not.toMatch(/Maria|SN48213/);
+  });
+});
+
+describe('the warranty workflow and its tools', () => {
+  it('never log a pii output of a step as a tool argument', () => {
+    for (const s of loadWorkflow('warranty-email').steps) {
+      const pii = Object.entries(s.outputs).filter(([, o]) => o.pii).map(([name]) => name);
+      for (const tool of s.tools) for (const arg of loggableArgs(tool) ?? []) expect(pii).not.toContain(arg);
+    }
+    // Step outputs flow into later steps' tool arguments under the same names.
+    const allPii = loadWorkflow('warranty-email').steps.flatMap((s) => Object.entries(s.outputs).filter(([, o]) => o.pii).map(([n]) => n));
+    for (const tool of ['check_warranty', 'create_ticket', 'send_email']) for (const arg of loggableArgs(tool)!) expect(allPii).not.toContain(arg);
   });
 });
 

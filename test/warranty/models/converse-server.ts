@@ -1,4 +1,4 @@
-import { createServer, type Http2Server, type ServerHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import { createServer, type Http2Server, type Http2Session, type ServerHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 
 /** One request the fake Bedrock endpoint received. */
@@ -20,6 +20,7 @@ export class ConverseServer {
   readonly calls: ReceivedCall[] = [];
   private replies: Reply[] = [];
   private readonly hung = new Set<ServerHttp2Stream>();
+  private readonly sessions = new Set<Http2Session>();
   private server?: Http2Server;
 
   /** Queue the answers for the next requests, in order. */
@@ -29,6 +30,10 @@ export class ConverseServer {
 
   async start(): Promise<string> {
     this.server = createServer();
+    this.server.on('session', (session) => {
+      this.sessions.add(session);
+      session.on('close', () => this.sessions.delete(session));
+    });
     this.server.on('stream', (stream, headers) => {
       let text = '';
       stream.setEncoding('utf8');
@@ -50,6 +55,8 @@ export class ConverseServer {
 
   async stop(): Promise<void> {
     for (const stream of this.hung) stream.close();
+    // Clients keep their HTTP/2 sessions open for reuse; close() would wait for them.
+    for (const session of this.sessions) session.destroy();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 }

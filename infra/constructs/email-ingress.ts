@@ -1,0 +1,139 @@
+import { CfnOutput, Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as ses from 'aws-cdk-lib/aws-ses';
+import * as actions from 'aws-cdk-lib/aws-ses-actions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import type { EnvConfig } from '../config.ts';
+import { StepwiseFunction } from './stepwise-function.ts';
+
+/** Key prefix of the raw MIME objects; the ingress reads `<prefix><SES message id>`. */
+export const INBOUND_PREFIX = 'inbound/';
+
+export interface EmailIngressProps {
+  /** Recipients, reply address and size limit come from `config.email`. */
+  readonly config: EnvConfig;
+  /** The workflow an accepted mail starts; the ingress may start executions of this state machine only. */
+  readonly stateMachine: sfn.IStateMachine;
+  /** Where accepted bodies are stored (`EMAILS_TABLE`, write only). */
+  readonly emailsTable: ITable;
+  /** Where ingress decisions are recorded (`EVENTS_TABLE`, write only). */
+  readonly eventsTable: ITable;
+  /** Notified when a delivery could not be processed. @default the alarm notifies nobody */
+  readonly alarmTopic?: sns.ITopic;
+  /** How long the raw MIME is kept. @default Duration.days(30) */
+  readonly rawMailRetention?: Duration;
+}
+
+/**
+ * SES inbound for the warranty agent: a receipt rule for the configured recipients that stores
+ * the raw MIME in an encrypted bucket (S3 action, prefix `inbound/`, spam and virus scanning on)
+ * and then invokes the ingress function asynchronously (Lambda action). The function screens the
+ * mail and starts the workflow; deliveries it fails on after Lambda's retries land in an
+ * encrypted SQS queue with an alarm on it.
+ *
+ * Only one receipt rule set is active per account and region, and CloudFormation cannot activate
+ * one: after the first deploy run the command in the `ActivateReceiptRuleSet` output.
+ */
+export class EmailIngress extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly ruleSet: ses.ReceiptRuleSet;
+  readonly function: StepwiseFunction;
+  /** The ingress function's on-failure destination. */
+  readonly failedDeliveries: sqs.Queue;
+  readonly failedDeliveriesAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: EmailIngressProps) {
+    super(scope, id);
+    const { config } = props;
+
+    this.bucket = new s3.Bucket(this, 'RawMail', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      lifecycleRules: [{ prefix: INBOUND_PREFIX, expiration: props.rawMailRetention ?? Duration.days(30) }],
+      removalPolicy: config.removalPolicy,
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'Only SES writes and only the ingress function reads this bucket; every delivery is recorded in the event log.',
+    });
+
+    this.function = new StepwiseFunction(this, 'Function', {
+      entry: 'lambdas/ingress/handler.ts',
+      config,
+      serviceName: 'stepwise-ingress',
+      description: 'Stepwise SES ingress: screens inbound mail and starts the warranty-email workflow',
+      timeout: Duration.seconds(60),
+      environment: {
+        EMAIL_BUCKET: this.bucket.bucketName,
+        EMAIL_KEY_PREFIX: INBOUND_PREFIX,
+        STATE_MACHINE_ARN: props.stateMachine.stateMachineArn,
+        // Only to recognise our own mail: this function has no permission to send.
+        MAIL_FROM: config.email.mailFrom,
+        MAX_MESSAGE_BYTES: String(config.email.maxEmailBytes),
+      },
+    });
+    this.function.bindTable(props.emailsTable, 'write', 'EMAILS_TABLE').bindTable(props.eventsTable, 'write', 'EVENTS_TABLE');
+    // GetObject only (grantRead would add List*/GetBucket*): the function reads one known key per delivery.
+    iam.Grant.addToPrincipal({ grantee: this.function, actions: ['s3:GetObject'], resourceArns: [this.bucket.arnForObjects(`${INBOUND_PREFIX}*`)] });
+    const bucketLogicalId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnElement);
+    Validations.of(this.function.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/${INBOUND_PREFIX}*]`,
+      reason: 'Object keys are SES message ids, known only when a mail arrives; the grant is GetObject under the inbound/ prefix only.',
+    });
+    props.stateMachine.grantStartExecution(this.function);
+
+    this.failedDeliveries = new sqs.Queue(this, 'FailedDeliveries', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.failedDeliveries).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "This queue is itself the dead-letter destination of the ingress function's asynchronous invocations.",
+    });
+    this.function.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new SqsDestination(this.failedDeliveries),
+    });
+    this.failedDeliveriesAlarm = new cloudwatch.Alarm(this, 'FailedDeliveriesAlarm', {
+      metric: this.failedDeliveries.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `Inbound mail (${config.name}) could not be processed: see the FailedDeliveries queue.`,
+    });
+    if (props.alarmTopic) this.failedDeliveriesAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+
+    this.ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet', {
+      rules: [
+        {
+          recipients: config.email.recipients,
+          // Spam and virus verdicts exist only when scanning is on; the ingress refuses on them.
+          scanEnabled: true,
+          // Claims carry personal data: accept them over TLS only.
+          tlsPolicy: ses.TlsPolicy.REQUIRE,
+          actions: [
+            new actions.S3({ bucket: this.bucket, objectKeyPrefix: INBOUND_PREFIX }),
+            new actions.Lambda({ function: this.function, invocationType: actions.LambdaInvocationType.EVENT }),
+          ],
+        },
+      ],
+    });
+    new CfnOutput(this, 'ActivateReceiptRuleSet', {
+      description: 'SES receives with one active rule set per region, which CloudFormation cannot select',
+      value: `aws ses set-active-receipt-rule-set --rule-set-name ${this.ruleSet.receiptRuleSetName}`,
+    });
+  }
+}

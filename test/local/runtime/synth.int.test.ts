@@ -1,0 +1,56 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { getEnvConfig } from '../../../infra/config.ts';
+import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
+import { fromTemplates, synthesize, synthProject } from '../../../infra/local/synth.ts';
+import { DefinitionError } from '../../../lambdas/lib/errors.ts';
+import { loadWorkflow, PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'stepwise-synth-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('synthesize', () => {
+  it('returns every template and state machine, with the definition resolved, and leaves no cdk.out folder behind', () => {
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      const synthesized = synthesize((app) => {
+        const stack = new Stack(app, 'TriageSynth');
+        new AgentWorkflow(stack, 'Triage', {
+          workflow: loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows')),
+          config: getEnvConfig('dev'),
+        });
+      });
+      expect(Object.keys(synthesized.templates)).toEqual(['TriageSynth']);
+      expect(synthesized.stateMachines).toHaveLength(1);
+      const [sm] = synthesized.stateMachines;
+      expect(sm).toMatchObject({ stack: 'TriageSynth', workflowName: 'triage', type: 'STANDARD', name: sm!.logicalId });
+      expect(sm!.arn).toBe(`arn:aws:states:us-east-1:123456789012:stateMachine:${sm!.logicalId}`);
+      expect(JSON.stringify(sm!.definition)).not.toMatch(/Fn::|\$\{Token/);
+      expect(readdirSync(scratch)).toEqual([]);
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+    }
+  });
+
+  it('synthesizes the project app once per environment', () => {
+    const dev = synthProject('dev');
+    expect(synthProject('dev')).toBe(dev);
+    expect(Object.keys(dev.templates)).toEqual(['Stepwise-WarrantyEmail-dev']);
+    expect(dev.stateMachines.map((m) => m.workflowName)).toEqual(['warranty-email']);
+  });
+});
+
+describe('fromTemplates', () => {
+  it('rejects a state machine whose definition it cannot read', () => {
+    const bad = { Resources: { M: { Type: 'AWS::StepFunctions::StateMachine', Properties: { DefinitionString: '{not json' } } } };
+    expect(() => fromTemplates({ S: bad })).toThrow(DefinitionError);
+    expect(() => fromTemplates({ S: bad })).toThrow(/template S: Resources\.M\.Properties\.DefinitionString/);
+    const s3 = { Resources: { M: { Type: 'AWS::StepFunctions::StateMachine', Properties: { DefinitionS3Location: {} } } } };
+    expect(() => fromTemplates({ S: s3 })).toThrow(/S3 definitions are not supported locally/);
+  });
+});

@@ -1,0 +1,35 @@
+/** The EmailStore conformance suite, run against every adapter. */
+import { describe, expect, it } from 'vitest';
+import type { EmailStore } from '../../../lambdas/email/store.ts';
+import { EMAIL } from '../tools/fixtures.ts';
+
+export function emailStoreConformance(adapter: string, create: () => EmailStore): void {
+  describe(`EmailStore conformance: ${adapter}`, () => {
+    it('returns what was stored', async () => {
+      const store = create();
+      const email = { ...EMAIL, id: `${adapter}-roundtrip` };
+      await store.put(email, 'The serial number is SN48213.');
+      expect(await store.get(email.id)).toEqual({ email, body: 'The serial number is SN48213.' });
+    });
+
+    it('keeps the first body of an id', async () => {
+      const store = create();
+      const email = { ...EMAIL, id: `${adapter}-first` };
+      await store.put(email, 'first');
+      await store.put({ ...email, subject: 'other' }, 'second');
+      expect(await store.get(email.id)).toEqual({ email, body: 'first' });
+    });
+
+    it('knows nothing of an unknown id', async () => {
+      expect(await create().get(`${adapter}-unknown`)).toBeUndefined();
+    });
+
+    it('stores a body near the ingress limit', async () => {
+      const store = create();
+      const email = { ...EMAIL, id: `${adapter}-long` };
+      const body = 'é'.repeat(20_000);
+      await store.put(email, body);
+      expect((await store.get(email.id))?.body).toBe(body);
+    });
+  });
+}

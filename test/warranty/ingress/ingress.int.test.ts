@@ -1,0 +1,90 @@
+/**
+ * The ingress against DynamoDB Local and the local runtime running the synthesized
+ * warranty-email ASL. The steps are scripted (handlerOverrides): this file is about what reaches
+ * the state machine, not about what the steps do.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
+import { LocalRuntime, type LocalExecution } from '../../../infra/local/runtime.ts';
+import { dynamoEmailStore } from '../../../lambdas/email/store.ts';
+import { DEFAULT_POLICY, localSesMessageId } from '../../../lambdas/ingress/checks.ts';
+import { ingest, type IngestDeps } from '../../../lambdas/ingress/ingest.ts';
+import { localStarter } from '../../../lambdas/ingress/starter.ts';
+import type { StepInput } from '../../../lambdas/lib/contracts.ts';
+import { dynamoEventLog } from '../../../lambdas/lib/event-log.ts';
+import { createTable } from '../tools/fixtures.ts';
+import { emailStoreConformance } from './email-store-conformance.ts';
+import { sample, withHeaders } from './fixtures.ts';
+
+let ddb: DynamoDbLocal;
+let runtime: LocalRuntime;
+/** What the entry step was given, per execution. */
+const entryInputs: StepInput[] = [];
+
+const scripted = (next: string) => (input: StepInput) => ({
+  step: input.step,
+  next,
+  reason: 'scripted',
+  decidedBy: 'code',
+  fields: {},
+  data: {},
+  count: input.count,
+});
+
+beforeAll(async () => {
+  ddb = await startDynamoDbLocal();
+  await Promise.all([createTable(ddb.client, 'Emails'), createTable(ddb.client, 'Events')]);
+  runtime = await LocalRuntime.create({
+    historyDir: false,
+    handlerOverrides: {
+      '01-extract-serial': (input: StepInput) => (entryInputs.push(input), scripted('03d-request-serial')(input)),
+      '03d-request-serial': scripted('DONE'),
+    },
+  });
+});
+afterAll(async () => ddb?.stop());
+
+emailStoreConformance('dynamodb', () => dynamoEmailStore(ddb.client, 'Emails'));
+
+describe('ingest on the local runtime', () => {
+  const executions: LocalExecution[] = [];
+  const deps = (): IngestDeps => ({
+    emails: dynamoEmailStore(ddb.client, 'Emails'),
+    events: dynamoEventLog(ddb.client, 'Events'),
+    starter: localStarter(runtime, 'warranty-email', (e) => executions.push(e)),
+    policy: { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] },
+    clock: () => new Date('2026-11-21T09:14:03.000Z'),
+  });
+
+  it('starts one execution for an email delivered twice', async () => {
+    const raw = sample('valid-warranty');
+    const redelivered = withHeaders(raw, { add: ['Received: from relay2.example.org (relay2.example.org [192.0.2.14])'] });
+    const first = await ingest(raw, undefined, await localSesMessageId(raw), deps());
+    const second = await ingest(redelivered, undefined, await localSesMessageId(redelivered), deps());
+
+    expect(first.status).toBe('STARTED');
+    expect(second).toEqual({ status: 'DUPLICATE', executionName: first.executionName });
+    expect(executions.map((e) => [e.name, e.status])).toEqual([[first.executionName, 'SUCCEEDED']]);
+    expect((await dynamoEventLog(ddb.client, 'Events').list(first.executionName)).map((e) => e.type)).toEqual(['IngressAccepted']);
+  });
+
+  it('hands the entry step the ingress record and a pointer to the stored body, not the body', async () => {
+    const { email } = entryInputs[0]!.input as { email: { id: string; from: string; bodyChars: number } };
+    expect(email.from).toBe('maria.lopez@example.org');
+    expect(JSON.stringify(entryInputs[0]!.input)).not.toContain('SN48213');
+    const stored = await dynamoEmailStore(ddb.client, 'Emails').get(email.id);
+    expect(stored?.body).toContain('SN48213');
+    expect(stored?.body.length).toBe(email.bodyChars);
+  });
+
+  it('starts nothing for a refused mail and records why', async () => {
+    const before = executions.length;
+    const raw = sample('spam');
+    const result = await ingest(raw, undefined, await localSesMessageId(raw), deps());
+    expect(result).toMatchObject({ status: 'REJECTED', reason: 'spam' });
+    expect(executions).toHaveLength(before);
+    expect(await dynamoEventLog(ddb.client, 'Events').list(result.executionName)).toEqual([
+      expect.objectContaining({ type: 'IngressRejected', reason: 'spam', detail: 'spamVerdict: FAIL' }),
+    ]);
+  });
+});

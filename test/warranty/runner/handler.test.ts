@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { createHandler, type StepServices } from '../../../lambdas/handlers/step.ts';
+import type { StoredEmail } from '../../../lambdas/email/store.ts';
+import type { StepOutput } from '../../../lambdas/lib/contracts.ts';
+import { InvalidInputError, ModelThrottledError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
+import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';
+import { ConverseServer, converseBody, serviceError } from '../models/converse-server.ts';
+import { captureLogger, fakeToolbox, inboundEmail, memoryEventLog, previousState, stepInput } from './fixtures.ts';
+
+const BODY = 'Hello, my Aurora 14 laptop is broken and will not start. The serial number is SN12345. Anna';
+const ENV = { WORKFLOW: 'warranty-email', MODEL_PROVIDER: 'offline' };
+
+function setup(overrides: Partial<StepServices> = {}, stored: StoredEmail | null = { email: inboundEmail(), body: BODY }) {
+  const events = memoryEventLog();
+  const { toolbox, executed } = fakeToolbox({ send_email: { sent: true } });
+  const { logger, lines } = captureLogger();
+  const reads: string[] = [];
+  let tick = 0;
+  const services: StepServices = {
+    toolbox,
+    events,
+    emails: { get: async (id) => (reads.push(id), stored ?? undefined) },
+    clock: () => new Date(Date.UTC(2026, 1, 2, 10, 0, 0, (tick++) * 40)),
+    logger: logger as unknown as Logger,
+    ...overrides,
+  };
+  const handler = (step: string) => createHandler({ ...ENV, STEP: step }, services);
+  return { handler, events, executed, lines, reads };
+}
+
+const info = (lines: ReturnType<typeof captureLogger>['lines']) => lines.filter((l) => l.level === 'INFO').map((l) => l.message);
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('step handler', () => {
+  it('runs the step and returns the StepOutput the ASL keeps: data merged, count echoed, duration measured', async () => {
+    const { handler, reads } = setup();
+    const input = stepInput('01-extract-serial', { previous: previousState({ data: { earlier: 1 } }) });
+    const out = (await handler('01-extract-serial')(input)) as StepOutput;
+    expect(out).toMatchObject({
+      step: '01-extract-serial',
+      next: '02-check-warranty',
+      decidedBy: 'offline',
+      fields: { serialNumber: 'SN12345' },
+      data: { earlier: 1, serialNumber: 'SN12345' },
+      count: 1,
+      toolCalls: [],
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
+      durationMs: 40,
+    });
+    expect(reads).toEqual(['email-1']);
+  });
+
+  it('appends a StepCompleted event with personal data separated', async () => {
+    const { handler, events } = setup();
+    await handler('01-extract-serial')(stepInput('01-extract-serial'));
+    const [event] = events.events;
+    expect(event).toMatchObject({ type: 'StepCompleted', executionName: 'exec-1', step: '01-extract-serial', count: 1, next: '02-check-warranty', decidedBy: 'offline' });
+    expect(event!.type === 'StepCompleted' && event.fields).not.toHaveProperty('serialNumber');
+    expect(event!.type === 'StepCompleted' && event.personal.fields).toEqual({ serialNumber: 'SN12345' });
+  });
+
+  it('logs AC8 lines: timing, output summary and transition at INFO without customer data; the data at DEBUG', async () => {
+    const { handler, lines } = setup();
+    await handler('01-extract-serial')(stepInput('01-extract-serial'));
+    const infos = info(lines);
+    expect(infos).toContain('Step completed: 01-extract-serial (40ms)');
+    expect(infos).toContainEqual(expect.stringMatching(/^Step output: NEXT_STEP=02-check-warranty, SERIAL_NUMBER=<pii>, ISSUE_SUMMARY=/));
+    expect(infos).toContain('Step transition: 01-extract-serial → 02-check-warranty (reason: Warranty claim with a serial number.)');
+    expect(JSON.stringify(lines.filter((l) => l.level !== 'DEBUG'))).not.toContain('SN12345');
+    expect(lines.find((l) => l.level === 'DEBUG')!.extra).toMatchObject({ fields: { serialNumber: 'SN12345' } });
+    expect(lines.find((l) => l.message.startsWith('MODEL_PROVIDER=offline'))!.level).toBe('WARN');
+  });
+
+  it('logs the executed steps from the event log when the workflow ends', async () => {
+    const { handler, lines } = setup({}, { email: inboundEmail({ subject: 'Newsletter' }), body: 'Please unsubscribe me from your newsletter.' });
+    const first = (await handler('01-extract-serial')(stepInput('01-extract-serial'))) as StepOutput;
+    expect(first.next).toBe('04-out-of-scope');
+    const { step, next, reason, decidedBy, fields, data, count } = first;
+    const out = (await handler('04-out-of-scope')(stepInput('04-out-of-scope', { previous: { step, next, reason, decidedBy, fields, data, count } }))) as StepOutput;
+    expect(out).toMatchObject({ next: 'DONE', count: 2 });
+    expect(info(lines)).toContain('Email processing complete: 2 steps executed: [01-extract-serial, 04-out-of-scope]');
+  });
+
+  it('runs code steps without reading the email body or building a model', async () => {
+    const { handler, reads, executed } = setup();
+    const previous = previousState({ step: '01-extract-serial', next: '04-out-of-scope', reason: 'not a claim', decidedBy: 'offline', count: 1 });
+    const out = (await handler('04-out-of-scope')(stepInput('04-out-of-scope', { previous }))) as StepOutput;
+    expect(out).toMatchObject({ decidedBy: 'code', count: 2, reply: expect.stringContaining('Hello Anna Berg') });
+    expect(reads).toEqual([]);
+    expect(executed.map((e) => e.name)).toEqual(['send_email']);
+  });
+
+  it('refuses an invalid StepInput, a step this function does not run, and a missing email body', async () => {
+    const { handler } = setup({}, null);
+    expect(await failure(handler('01-extract-serial')({ ...stepInput('01-extract-serial'), count: 0 }))).toBeInstanceOf(InvalidInputError);
+    const bad = { ...stepInput('01-extract-serial'), input: { email: { ...inboundEmail(), from: 'not-an-address' } } };
+    expect((await failure(handler('01-extract-serial')(bad))).message).toContain('step input: input.email.from');
+    expect((await failure(handler('02-check-warranty')(stepInput('01-extract-serial')))).message).toContain('this function runs warranty-email/02-check-warranty');
+    expect((await failure(handler('01-extract-serial')(stepInput('01-extract-serial')))).message).toBe('no stored body for email email-1');
+  });
+
+  it('turns a transient event-log failure into a retried error', async () => {
+    const throttled = Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException', $metadata: { httpStatusCode: 400 } });
+    const { handler } = setup({ events: { append: async () => Promise.reject(throttled), list: async () => [] } });
+    const error = await failure(handler('01-extract-serial')(stepInput('01-extract-serial')));
+    expect(error).toBeInstanceOf(ToolUnavailableError);
+    expect(error.message).toContain('event log');
+  });
+});
+
+describe('step handler with MODEL_PROVIDER=bedrock (local Converse server)', () => {
+  let server: ConverseServer;
+  let endpoint: string;
+  beforeAll(async () => {
+    server = new ConverseServer();
+    endpoint = await server.start();
+    process.env.AWS_ACCESS_KEY_ID ??= 'AKIDLOCAL';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  });
+  afterAll(() => server.stop());
+
+  const bedrockEnv = (step: string) => ({ WORKFLOW: 'warranty-email', STEP: step, MODEL_PROVIDER: 'bedrock', MODEL_ID: 'test.pinned-model-v1:0', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: endpoint });
+
+  it('calls the pinned model and records its decision and usage', async () => {
+    server.reply({
+      status: 200,
+      body: converseBody([{ toolUse: { toolUseId: 't1', name: ROUTE_TOOL, input: { next: '02-check-warranty', reason: 'Serial found', serialNumber: 'SN12345' } } }], 'tool_use', {
+        inputTokens: 900,
+        outputTokens: 30,
+        totalTokens: 930,
+        cacheReadInputTokens: 850,
+      }),
+    });
+    const handler = createHandler(bedrockEnv('01-extract-serial'), bedrockServices());
+    const out = (await handler(stepInput('01-extract-serial'))) as StepOutput;
+    expect(server.calls.at(-1)!.path).toBe('/model/test.pinned-model-v1%3A0/converse');
+    expect(out).toMatchObject({ next: '02-check-warranty', decidedBy: 'model', usage: { inputTokens: 900, outputTokens: 30, cacheReadInputTokens: 850, cacheWriteInputTokens: 0 } });
+  });
+
+  it('lets ModelThrottledError escape by name, for the ASL Retry', async () => {
+    server.reply(serviceError(429, 'ThrottlingException', 'Too many requests'));
+    const handler = createHandler(bedrockEnv('01-extract-serial'), bedrockServices());
+    const error = await failure(handler(stepInput('01-extract-serial')));
+    expect(error).toBeInstanceOf(ModelThrottledError);
+    expect(error.name).toBe('ModelThrottledError');
+  });
+
+  function bedrockServices(): StepServices {
+    return { events: memoryEventLog(), toolbox: fakeToolbox().toolbox, emails: { get: async () => ({ email: inboundEmail(), body: BODY }) }, logger: captureLogger().logger as unknown as Logger };
+  }
+});
+
