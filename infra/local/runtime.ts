@@ -2,6 +2,8 @@
  * The local runtime: runs the SAME synthesized ASL as Step Functions in an in-process interpreter
  * (aws-local-stepfunctions), with every Task mapped back to the handler module its Lambda deploys.
  */
+// aws-local-stepfunctions needs Promise.withResolvers (Node 22); load the polyfill before it runs anything.
+import './polyfills.ts';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -80,7 +82,11 @@ const LAMBDA_INVOKE = /^arn:aws[a-z-]*:states:::lambda:invoke$/;
 /** Step Functions execution names: 1-80 characters, none of whitespace, brackets, wildcards, or `"#%\^|~`$&,;:/`, no control characters. */
 const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]{1,80}$/;
 
-/** The local code root: Lambda's `/var/task` is the repository locally (bundled workflow folders come from `statemachines/`). */
+/**
+ * Map the bundled workflow folder (`/var/task/statemachines`) to the repository's `statemachines/`.
+ * A workflow folder elsewhere (a test fixture) needs `extraEnv.STATEMACHINES_DIR`: the template
+ * does not say where the bundled folder came from.
+ */
 function localPath(value: string): string {
   return value === LAMBDA_STATEMACHINES_DIR || value.startsWith(`${LAMBDA_STATEMACHINES_DIR}/`)
     ? join(PROJECT_ROOT, 'statemachines', value.slice(LAMBDA_STATEMACHINES_DIR.length))
@@ -151,6 +157,7 @@ export class LocalRuntime {
    */
   async startExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
     const sm = this.find(stateMachine);
+    const machine = (sm.machine ??= interpreterFor(sm.definition));
     const name = options.name ?? randomUUID();
     if (!EXECUTION_NAME.test(name)) {
       throw new InvalidName({ $metadata: {}, message: `Invalid Execution Name: '${name}'` });
@@ -172,8 +179,7 @@ export class LocalRuntime {
       this.options.retryDelayMs === undefined
         ? undefined
         : Object.fromEntries(Object.entries(sm.definition.States).filter(([, s]) => 'Retry' in s).map(([n]) => [n, this.options.retryDelayMs!]));
-    sm.machine ??= interpreterFor(sm.definition);
-    const run = sm.machine.run(JSON.parse(JSON.stringify(input ?? null)), {
+    const run = machine.run(JSON.parse(JSON.stringify(input ?? null)), {
       overrides: { taskResourceLocalHandlers: handlers, ...(retryIntervalOverrides && { retryIntervalOverrides }) },
       context: {
         Execution: { Id: executionArn, Name: name, RoleArn: sm.roleArn, RedriveCount: 0 },

@@ -120,13 +120,21 @@ describe('step handler', () => {
 describe('step handler with MODEL_PROVIDER=bedrock (local Converse server)', () => {
   let server: ConverseServer;
   let endpoint: string;
+  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
   beforeAll(async () => {
     server = new ConverseServer();
     endpoint = await server.start();
-    process.env.AWS_ACCESS_KEY_ID ??= 'AKIDLOCAL';
-    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+    // The handler builds its client from the default credential chain, as in Lambda.
+    process.env.AWS_ACCESS_KEY_ID = 'AKIDLOCAL';
+    process.env.AWS_SECRET_ACCESS_KEY = 'local';
   });
-  afterAll(() => server.stop());
+  afterAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID = saved.id;
+    process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+    if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+    await server.stop();
+  });
 
   const bedrockEnv = (step: string) => ({ WORKFLOW: 'warranty-email', STEP: step, MODEL_PROVIDER: 'bedrock', MODEL_ID: 'test.pinned-model-v1:0', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: endpoint });
 
