@@ -7,9 +7,10 @@ import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
 import { z } from 'zod';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 
-/** Where the local runtime writes one JSON file per execution (git-ignored). */
-export const DEFAULT_HISTORY_DIR = '.stepwise/executions';
+/** Where the local runtime writes one JSON file per execution (`.stepwise/` is git-ignored), whatever the working directory. */
+export const DEFAULT_HISTORY_DIR = join(PROJECT_ROOT, '.stepwise', 'executions');
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -190,7 +191,7 @@ const RecordFile = z.object({
 });
 
 /** The file a local execution is stored in. */
-export function localExecutionFile(name: string, dir: string = DEFAULT_HISTORY_DIR): string {
+function localExecutionFile(name: string, dir: string = DEFAULT_HISTORY_DIR): string {
   return join(resolve(dir), `${name}.json`);
 }
 

@@ -54,7 +54,7 @@ export class LocalRuntimeFault extends Error {
 }
 
 /** The error payload the Node.js Lambda runtime reports for a thrown value. */
-export function lambdaErrorPayload(error: unknown): LambdaErrorPayload {
+function lambdaErrorPayload(error: unknown): LambdaErrorPayload {
   if (error instanceof Error) {
     return { errorType: error.name, errorMessage: error.message, trace: error.stack?.split('\n') ?? [] };
   }
@@ -62,7 +62,7 @@ export function lambdaErrorPayload(error: unknown): LambdaErrorPayload {
 }
 
 /** A Lambda `Context` for one invocation; `getRemainingTimeInMillis` counts down from the function's timeout. */
-export function lambdaContext(fn: LocalFunction): Context {
+function lambdaContext(fn: LocalFunction): Context {
   const deadline = Date.now() + fn.timeoutSeconds * 1000;
   const unsupported = () => {
     throw new Error('callback-style completion (done/fail/succeed) is not supported; return or throw');

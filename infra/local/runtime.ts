@@ -34,7 +34,7 @@ export interface LocalRuntimeOptions {
    * like real functions: JSON in and out, thrown errors become `Error` = the error's name.
    */
   handlerOverrides?: Record<string, TaskHandler>;
-  /** Where each execution is stored as `<name>.json`; `false` stores nothing. @default '.stepwise/executions' */
+  /** Where each execution is stored as `<name>.json`; `false` stores nothing. @default DEFAULT_HISTORY_DIR (`.stepwise/executions` in the repository) */
   historyDir?: string | false;
   /** Wait this many milliseconds before every retry instead of the ASL backoff. @default the ASL's IntervalSeconds/BackoffRate/jitter */
   retryDelayMs?: number;
@@ -302,7 +302,13 @@ export class LocalRuntime {
     const fn = this.fn(key);
     fn.handler ??= (async () => {
       if (!fn.entry) throw new LocalRuntimeFault(`function ${key} has no "${ENTRY_METADATA}" metadata: the local runtime cannot tell which module it runs`);
-      const mod = (await import(pathToFileURL(join(PROJECT_ROOT, fn.entry)).href)) as { createHandler?: HandlerFactory };
+      let mod: { createHandler?: HandlerFactory };
+      try {
+        mod = await import(pathToFileURL(join(PROJECT_ROOT, fn.entry)).href);
+      } catch (e) {
+        // Loud, like a missing handler: a catcher must not turn a broken module into a fallback reply.
+        throw new LocalRuntimeFault(`cannot import ${fn.entry}: ${(e as Error).message}`);
+      }
       if (typeof mod.createHandler !== 'function') throw new LocalRuntimeFault(`${fn.entry} does not export createHandler(env, services)`);
       return mod.createHandler(fn.env, this.options.services);
     })();

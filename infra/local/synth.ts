@@ -106,7 +106,7 @@ export function fromTemplates(templates: Record<string, CfnTemplate>, environmen
  * });
  */
 export function synthesize(build: (app: App) => void, options: SynthesizeOptions = {}): SynthesizedApp {
-  // The project's synth-time validations (cdk-nag) are for `cdk synth`, not for running locally.
+  // CDK's built-in CloudFormation validation costs synth time and checks nothing the local run needs.
   process.env.CDK_VALIDATION ??= 'false';
   const outdir = mkdtempSync(join(tmpdir(), 'stepwise-cdk.out-'));
   try {

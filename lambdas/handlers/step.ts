@@ -6,6 +6,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
 import { InboundEmailSchema } from '../email/inbound.ts';
@@ -75,7 +76,6 @@ const StepEnv = z.object({
   AWS_REGION: z.string().optional(),
   AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
   AWS_ENDPOINT_URL_BEDROCK_RUNTIME: z.string().optional(),
-  POWERTOOLS_LOG_LEVEL: z.string().optional(),
 });
 type StepEnv = z.infer<typeof StepEnv>;
 
@@ -120,7 +120,9 @@ function outputSummary(step: StepDefinition, result: StepResult): string {
  * const output = await handler(stepInput);
  */
 export function createHandler(env: Env, services: StepServices = {}) {
-  const logger = services.logger ?? new Logger({ serviceName: 'stepwise-step', logLevel: env.POWERTOOLS_LOG_LEVEL as never });
+  // The environment is passed explicitly (locally it is the template's, not process.env).
+  const logger =
+    services.logger ?? new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'stepwise-step', logLevel: env.POWERTOOLS_LOG_LEVEL as LogLevel | undefined });
   const clock = services.clock ?? (() => new Date());
   let cfg: StepEnv | undefined;
   let dynamo: DynamoDBClient | undefined;

@@ -32,7 +32,7 @@ export function routeSchema(step: StepDefinition) {
 }
 
 /** Converse tool spec of a zod input schema (JSON Schema without the `$schema` marker some providers reject). */
-export function toolSpecification(name: string, description: string, input: z.ZodType): ToolSpecification {
+function toolSpecification(name: string, description: string, input: z.ZodType): ToolSpecification {
   const { $schema: _, ...json } = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
   return { name, description, inputSchema: { json } };
 }

@@ -24,7 +24,7 @@ export interface RunLlmStepArgs {
   remainingTimeMs?: () => number;
 }
 
-export const DEFAULT_MAX_TURNS = 6;
+const DEFAULT_MAX_TURNS = 6;
 
 type RouteDecision = { next: string; reason: string } & Record<string, unknown>;
 
@@ -83,10 +83,11 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
   const { def, step, input, email, model, maxTurns = DEFAULT_MAX_TURNS } = args;
   const toolbox = allowListed(args.toolbox, step);
   const schema = routeSchema(step) as unknown as z.ZodType<RouteDecision>;
+  const system = systemPrompt(step);
   const tools = [...toolSpecs(resolveSpecs(step, toolbox)), routeToolSpec(step)].map((toolSpec) => ({ toolSpec }));
   const messages: Message[] = [contextMessage(input, email)];
   const request = (): ConverseRequest => ({
-    system: systemPrompt(step),
+    system,
     messages: [...messages],
     toolConfig: { tools },
     inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: 0 },
@@ -119,11 +120,10 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
     };
     const reply: ContentBlock[] = [];
     let decision: RouteDecision | undefined;
-    let via: 'tool' | 'text' = 'tool';
     const uses = message.content.flatMap((block) => ('toolUse' in block ? [block.toolUse] : []));
+    const via = uses.length === 0 ? 'text' : 'tool';
 
-    if (uses.length === 0) {
-      via = 'text';
+    if (via === 'text') {
       const text = message.content.map((block) => ('text' in block ? block.text : '')).join('\n');
       const parsed = parseStepText(text, step);
       const candidate = { ...parsed.fields, next: parsed.next, reason: parsed.reason ?? 'no reason given' };

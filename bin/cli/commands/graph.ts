@@ -6,7 +6,7 @@ import type { WorkflowDefinition } from '../../../lambdas/lib/workflow/schema.ts
 import { action, printJson } from '../output.ts';
 
 /** A workflow by name (under `STATEMACHINES_DIR`, default `statemachines/`) or by folder path (anything with a slash). */
-export function loadWorkflowArg(nameOrPath: string): WorkflowDefinition {
+function loadWorkflowArg(nameOrPath: string): WorkflowDefinition {
   return /[\\/]/.test(nameOrPath)
     ? loadWorkflowFrom(resolve(nameOrPath))
     : loadWorkflow(nameOrPath, process.env.STATEMACHINES_DIR || STATEMACHINES_DIR);

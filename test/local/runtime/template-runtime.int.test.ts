@@ -84,6 +84,16 @@ const template: CfnTemplate = {
       Type: 'AWS::StepFunctions::StateMachine',
       Properties: { RoleArn: { 'Fn::GetAtt': ['MachineRole', 'Arn'] }, DefinitionString: definitionString(machine) },
     },
+    BrokenFn: { Type: 'AWS::Lambda::Function', Metadata: { 'stepwise:entry': 'test/fixtures/handlers/does-not-exist.ts' }, Properties: {} },
+    Broken: {
+      Type: 'AWS::StepFunctions::StateMachine',
+      Properties: {
+        RoleArn: { 'Fn::GetAtt': ['MachineRole', 'Arn'] },
+        DefinitionString: {
+          'Fn::Join': ['', ['{"StartAt":"Call","States":{"Call":{"Type":"Task","Resource":"', { 'Fn::GetAtt': ['BrokenFn', 'Arn'] }, '","Catch":[{"ErrorEquals":["States.ALL"],"Next":"Caught"}],"End":true},"Caught":{"Type":"Succeed"}}}']],
+        },
+      },
+    },
     Fast: {
       Type: 'AWS::StepFunctions::StateMachine',
       Properties: {
@@ -208,6 +218,13 @@ describe('LocalRuntime on a template', () => {
     expect(run.history.some((e) => e.type === 'FailStateEntered')).toBe(false);
   });
 
+  it('fails loudly when a function’s entry module cannot be imported', async () => {
+    const run = await runtime.startExecution('Broken', {});
+    expect(run.status).toBe('FAILED');
+    expect(run.error?.Error).toBe('States.Runtime');
+    expect(run.error?.Cause).toContain('cannot import test/fixtures/handlers/does-not-exist.ts');
+  });
+
   it('enforces execution names like Step Functions: unique per Standard machine, valid characters; Express names may repeat', async () => {
     await runtime.startExecution('Machine', { mode: 'ok' }, { name: 'once' });
     await expect(runtime.startExecution('Machine', { mode: 'ok' }, { name: 'once' })).rejects.toThrow(ExecutionAlreadyExists);
@@ -221,6 +238,6 @@ describe('LocalRuntime on a template', () => {
 
   it('names the known state machines when asked for an unknown one', async () => {
     await expect(runtime.startExecution('nope', {})).rejects.toThrow(StateMachineDoesNotExist);
-    await expect(runtime.startExecution('nope', {})).rejects.toThrow(/known: Demo\/Machine, Demo\/Fast/);
+    await expect(runtime.startExecution('nope', {})).rejects.toThrow(/known: Demo\/Machine, Demo\/Broken, Demo\/Fast/);
   });
 });
