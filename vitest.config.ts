@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['infra/local/polyfills.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Integration tests start DynamoDB Local and synthesize CDK apps: give them room on shared machines.
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -58,3 +58,12 @@ export class ConfigError extends StepwiseError {}
 export class ModelRequestError extends StepwiseError {}
 /** A step could not do its job (e.g. the fallback's reply could not be sent). Permanent: the message says what failed. */
 export class StepFailedError extends StepwiseError {}
+
+/**
+ * The lifecycle state machine routed an event to a transition Task that the lifecycle definition
+ * does not resolve for the lead's state: the deployed ASL and the function's statechart disagree
+ * (deploy them together). Permanent.
+ */
+export class RouteMismatchError extends StepwiseError {}
+/** The CRM did not accept a lead state update (network error, 429 or 5xx). Transient: the delivery is retried. */
+export class CrmSyncError extends StepwiseError {}

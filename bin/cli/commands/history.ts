@@ -64,8 +64,6 @@ interface HistoryOptions {
 async function readExecution(execution: string, opts: HistoryOptions): Promise<ExecutionRecord> {
   if (!opts.aws) return readLocalExecution(execution, opts.dir);
   if (!execution.startsWith('arn:')) throw new InvalidInputError(`--aws needs an execution ARN, got "${execution}"`);
-  // The SDK's multi-line Node 20 deprecation warning would break the one-line error contract of the CLI.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // The ARN names the region the execution ran in.
   const client = new SFNClient({ region: opts.region ?? execution.split(':')[3] });
   try {

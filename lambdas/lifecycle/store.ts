@@ -1,0 +1,285 @@
+/**
+ * The lead event store: per lead an append-only log of `LoggedEvent`s with a gap-free sequence
+ * number, and the lead's snapshot (state, context, version, conversation, eventCount, progress)
+ * as a projection written in the SAME atomic write as the events it reflects, so state and log
+ * can never diverge.
+ *
+ * Concurrency: an append names the `eventCount` it read (== the last `seq`); it fails with
+ * `VersionConflictError` when another append got there first, and the caller re-reads and
+ * re-applies (bounded, with jittered backoff: {@link conflictBackoffMs}). `eventCount`, not
+ * `version`, guards the write: logged-only events change the snapshot without a version bump.
+ *
+ * Idempotency: every append records a marker for its trigger event id in the same write; a
+ * redelivered id is reported as `DUPLICATE` by the read before applying and, when two deliveries
+ * race, by the append itself. Nothing is written for a duplicate.
+ *
+ * DynamoDB layout (one table, string keys `pk`/`sk`):
+ *
+ * | item        | pk            | sk                      | attributes                                    |
+ * |-------------|---------------|-------------------------|-----------------------------------------------|
+ * | projection  | `LEAD#<id>`   | `STATE`                 | `leadId`, the `LeadSnapshot` fields, `lastEventTime` |
+ * | event       | `LEAD#<id>`   | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                             |
+ * | id marker   | `LEAD#<id>`   | `ID#<trigger event id>` | `seq` of the trigger                          |
+ */
+import { createHash } from 'node:crypto';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Env } from '../lib/contracts.ts';
+import { InvalidInputError, VersionConflictError } from '../lib/errors.ts';
+import { LeadSnapshotSchema, LoggedEventSchema, type LeadSnapshot, type LoggedEvent } from './schema.ts';
+import type { ApplyResult } from './transition.ts';
+
+/** A lead as stored: its id and snapshot. */
+export interface LeadRecord {
+  leadId: string;
+  snapshot: LeadSnapshot;
+}
+
+/** What the store knows before an event is applied. */
+export interface LoadedLead {
+  /** `undefined` for a lead with no event yet. */
+  snapshot: LeadSnapshot | undefined;
+  /** The event id is already in the lead's log (as a trigger): apply nothing. */
+  duplicate: boolean;
+}
+
+/** `APPENDED`: the events and the snapshot were written; `DUPLICATE`: the trigger id was already logged, nothing was written. */
+export type AppendStatus = 'APPENDED' | 'DUPLICATE';
+
+/** The event store port. Adapters: {@link DynamoLeadStore} (AWS and DynamoDB Local) and {@link InMemoryLeadStore}. */
+export interface LeadStore {
+  /** The lead's snapshot and whether `eventId` was already applied, read consistently. */
+  load(leadId: string, eventId: string): Promise<LoadedLead>;
+  /**
+   * Append `result.events` (the trigger first, then the events it raised) and store
+   * `result.snapshot`, atomically, if the lead's `eventCount` is still `expectedEventCount`.
+   * @throws VersionConflictError when it is not (re-read and re-apply).
+   * @throws InvalidInputError when `result` does not continue the log (`seq`s, `eventCount`, trigger id).
+   */
+  append(leadId: string, expectedEventCount: number, result: ApplyResult): Promise<AppendStatus>;
+  getLead(leadId: string): Promise<LeadSnapshot | undefined>;
+  /** The lead's log in `seq` order (empty for an unknown lead). */
+  listEvents(leadId: string): Promise<LoggedEvent[]>;
+  /** Every lead, sorted by id. */
+  listLeads(): Promise<LeadRecord[]>;
+  /** Every lead's log, leads sorted by id, each in `seq` order: the input of reports. */
+  listAllEvents(): Promise<LoggedEvent[]>;
+}
+
+/** First backoff window after a conflict, doubled per attempt. */
+const CONFLICT_BACKOFF_BASE_MS = 25;
+/** The backoff window never grows beyond this. */
+const CONFLICT_BACKOFF_CAP_MS = 1000;
+
+/**
+ * How long to wait before re-reading after the `attempt`-th conflict (1, 2, ...): "full jitter",
+ * a uniform draw in `[0, min(cap, base * 2^attempt))`, so writers that collided spread out.
+ */
+export function conflictBackoffMs(attempt: number, random: () => number = Math.random): number {
+  if (attempt <= 0) return 0;
+  return Math.floor(random() * Math.min(CONFLICT_BACKOFF_CAP_MS, CONFLICT_BACKOFF_BASE_MS * 2 ** attempt));
+}
+
+/**
+ * Check that `result` continues a log whose last `seq` is `expectedEventCount` with the trigger
+ * first: the gap-free guarantee does not depend on callers being right.
+ */
+function checkContinues(leadId: string, expectedEventCount: number, result: ApplyResult): void {
+  const { events, snapshot } = result;
+  const problem =
+    events.length === 0
+      ? 'no events'
+      : events.some((e) => e.leadId !== leadId)
+        ? `an event of another lead`
+        : events.some((e, i) => e.seq !== expectedEventCount + 1 + i)
+          ? `seq ${events.map((e) => e.seq).join(',')} does not follow ${expectedEventCount}`
+          : snapshot.eventCount !== expectedEventCount + events.length
+            ? `snapshot eventCount ${snapshot.eventCount} is not ${expectedEventCount + events.length}`
+            : undefined;
+  if (problem) throw new InvalidInputError(`append to lead ${leadId}: ${problem}`);
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/**
+ * An event store in memory, with the same semantics as {@link DynamoLeadStore} (each method is
+ * atomic). For local runs without Java and for fast tests; data lives as long as the object.
+ */
+export class InMemoryLeadStore implements LeadStore {
+  private readonly leads = new Map<string, { snapshot: LeadSnapshot; events: LoggedEvent[]; ids: Set<string> }>();
+
+  async load(leadId: string, eventId: string): Promise<LoadedLead> {
+    const lead = this.leads.get(leadId);
+    return { snapshot: lead && clone(lead.snapshot), duplicate: lead?.ids.has(eventId) ?? false };
+  }
+
+  async append(leadId: string, expectedEventCount: number, result: ApplyResult): Promise<AppendStatus> {
+    checkContinues(leadId, expectedEventCount, result);
+    const lead = this.leads.get(leadId);
+    if (lead?.ids.has(result.events[0]!.id)) return 'DUPLICATE';
+    const current = lead?.snapshot.eventCount ?? 0;
+    if (current !== expectedEventCount)
+      throw new VersionConflictError(`lead ${leadId}: expected eventCount ${expectedEventCount}, found ${current}`);
+    const next = lead ?? { snapshot: result.snapshot, events: [], ids: new Set<string>() };
+    next.snapshot = clone(result.snapshot);
+    next.events.push(...clone(result.events));
+    next.ids.add(result.events[0]!.id);
+    this.leads.set(leadId, next);
+    return 'APPENDED';
+  }
+
+  async getLead(leadId: string): Promise<LeadSnapshot | undefined> {
+    const lead = this.leads.get(leadId);
+    return lead && clone(lead.snapshot);
+  }
+
+  async listEvents(leadId: string): Promise<LoggedEvent[]> {
+    return clone(this.leads.get(leadId)?.events ?? []);
+  }
+
+  async listLeads(): Promise<LeadRecord[]> {
+    return [...this.leads.keys()].sort().map((leadId) => ({ leadId, snapshot: clone(this.leads.get(leadId)!.snapshot) }));
+  }
+
+  async listAllEvents(): Promise<LoggedEvent[]> {
+    return [...this.leads.keys()].sort().flatMap((leadId) => clone(this.leads.get(leadId)!.events));
+  }
+}
+
+const STATE_SK = 'STATE';
+const EVENT_SK_PREFIX = 'EVT#';
+const ID_SK_PREFIX = 'ID#';
+/** 10 digits: `sk` sorts like `seq` up to ~10^10 events per lead. */
+const SEQ_DIGITS = 10;
+
+const leadPk = (leadId: string) => `LEAD#${leadId}`;
+const eventSk = (seq: number) => `${EVENT_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+const idSk = (eventId: string) => `${ID_SK_PREFIX}${eventId}`;
+
+type Item = Record<string, unknown>;
+
+function snapshotOf(item: Item): LeadSnapshot {
+  const { state, context, version, conversation, eventCount, progress } = item;
+  return LeadSnapshotSchema.parse({ state, context, version, conversation, eventCount, progress });
+}
+
+function eventOf(item: Item): LoggedEvent {
+  const { pk: _pk, sk: _sk, ...event } = item;
+  return LoggedEventSchema.parse(event);
+}
+
+/** Position of each item in the transaction: the projection, then the id marker, then the events. */
+const PROJECTION = 0;
+const MARKER = 1;
+
+/**
+ * The event store in DynamoDB. Every append is ONE `TransactWriteItems`: the projection put
+ * (conditioned on the expected `eventCount`, or on absence for a new lead), the trigger's id
+ * marker and every event item (each conditioned on absence). Items are deterministic for a given
+ * (lead, trigger, expected count), so the `ClientRequestToken` derived from them makes the SDK's
+ * own retries of a write that did succeed return success instead of a false conflict.
+ *
+ * `listLeads` and `listAllEvents` scan: they serve reports and the CLI, which read every lead
+ * anyway. A GSI to list leads would put every lead under one partition key (a hot partition that
+ * throttles the writes it mirrors); at scale, reports read a table export instead.
+ */
+export class DynamoLeadStore implements LeadStore {
+  private readonly doc: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
+    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  }
+
+  /**
+   * The store a handler uses: table `LEADS_TABLE`, endpoint `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local) when set.
+   * @throws InvalidInputError when `LEADS_TABLE` is not set.
+   */
+  static fromEnv(env: Env): DynamoLeadStore {
+    if (!env.LEADS_TABLE) throw new InvalidInputError('LEADS_TABLE is not set');
+    return new DynamoLeadStore(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }), env.LEADS_TABLE);
+  }
+
+  async load(leadId: string, eventId: string): Promise<LoadedLead> {
+    const get = (sk: string) => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: leadPk(leadId), sk }, ConsistentRead: true }));
+    const [state, marker] = await Promise.all([get(STATE_SK), get(idSk(eventId))]);
+    return { snapshot: state.Item && snapshotOf(state.Item), duplicate: marker.Item !== undefined };
+  }
+
+  async append(leadId: string, expectedEventCount: number, result: ApplyResult): Promise<AppendStatus> {
+    checkContinues(leadId, expectedEventCount, result);
+    const pk = leadPk(leadId);
+    const trigger = result.events[0]!;
+    const last = result.events.at(-1)!;
+    const absent = 'attribute_not_exists(pk)';
+    const put = (Item: Item, condition: Pick<Item, 'ConditionExpression' | 'ExpressionAttributeValues'> = { ConditionExpression: absent }) => ({
+      Put: { TableName: this.tableName, Item, ...condition },
+    });
+    const TransactItems = [
+      put(
+        { pk, sk: STATE_SK, leadId, ...result.snapshot, lastEventTime: last.time },
+        expectedEventCount === 0 ? undefined : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } },
+      ),
+      put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
+      ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
+    ];
+    const ClientRequestToken = createHash('sha256').update(JSON.stringify([leadId, trigger.id, expectedEventCount])).digest('hex').slice(0, 36);
+    try {
+      await this.doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken }));
+      return 'APPENDED';
+    } catch (e) {
+      if (!(e instanceof TransactionCanceledException)) throw e;
+      const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
+      if (codes[MARKER] === 'ConditionalCheckFailed') return 'DUPLICATE';
+      // A failed projection condition, or a concurrent transaction on the same items: someone else appended.
+      if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'))
+        throw new VersionConflictError(`lead ${leadId}: eventCount is no longer ${expectedEventCount} (${codes[PROJECTION] ?? 'no reason'})`, { cause: e });
+      throw e;
+    }
+  }
+
+  async getLead(leadId: string): Promise<LeadSnapshot | undefined> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: leadPk(leadId), sk: STATE_SK }, ConsistentRead: true }));
+    return Item && snapshotOf(Item);
+  }
+
+  async listEvents(leadId: string): Promise<LoggedEvent[]> {
+    const events: LoggedEvent[] = [];
+    const pages = paginateQuery(
+      { client: this.doc },
+      {
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
+        ExpressionAttributeValues: { ':pk': leadPk(leadId), ':evt': EVENT_SK_PREFIX },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) events.push(...(page.Items ?? []).map(eventOf));
+    return events;
+  }
+
+  async listLeads(): Promise<LeadRecord[]> {
+    const items = await this.scan('sk = :sk', { ':sk': STATE_SK });
+    return items.map((item) => ({ leadId: String(item.leadId), snapshot: snapshotOf(item) })).sort((a, b) => compare(a.leadId, b.leadId));
+  }
+
+  async listAllEvents(): Promise<LoggedEvent[]> {
+    const events = (await this.scan('begins_with(sk, :evt)', { ':evt': EVENT_SK_PREFIX })).map(eventOf);
+    return events.sort((a, b) => compare(a.leadId, b.leadId) || a.seq - b.seq);
+  }
+
+  private async scan(FilterExpression: string, ExpressionAttributeValues: Item): Promise<Item[]> {
+    const items: Item[] = [];
+    const pages = paginateScan({ client: this.doc }, { TableName: this.tableName, FilterExpression, ExpressionAttributeValues, ConsistentRead: true });
+    for await (const page of pages) items.push(...(page.Items ?? []));
+    return items;
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
