@@ -67,3 +67,5 @@ export class StepFailedError extends StepwiseError {}
 export class RouteMismatchError extends StepwiseError {}
 /** The CRM did not accept a lead state update (network error, 429 or 5xx). Transient: the delivery is retried. */
 export class CrmSyncError extends StepwiseError {}
+/** A local run needs AWS credentials (`--model bedrock`) and the default credential chain found none. The message says how to provide them. */
+export class MissingCredentialsError extends StepwiseError {}

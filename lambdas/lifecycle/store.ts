@@ -46,7 +46,7 @@ export interface LoadedLead {
 /** `APPENDED`: the events and the snapshot were written; `DUPLICATE`: the trigger id was already logged, nothing was written. */
 export type AppendStatus = 'APPENDED' | 'DUPLICATE';
 
-/** The event store port. Adapters: {@link DynamoLeadStore} (AWS and DynamoDB Local) and {@link InMemoryLeadStore}. */
+/** The event store port. Adapters: {@link dynamoLeadStore} (AWS and DynamoDB Local) and {@link memoryLeadStore}. */
 export interface LeadStore {
   /** The lead's snapshot and whether `eventId` was already applied, read consistently. */
   load(leadId: string, eventId: string): Promise<LoadedLead>;
@@ -104,48 +104,44 @@ function clone<T>(value: T): T {
 }
 
 /**
- * An event store in memory, with the same semantics as {@link DynamoLeadStore} (each method is
+ * An event store in memory, with the same semantics as {@link dynamoLeadStore} (each method is
  * atomic). For local runs without Java and for fast tests; data lives as long as the object.
  */
-export class InMemoryLeadStore implements LeadStore {
-  private readonly leads = new Map<string, { snapshot: LeadSnapshot; events: LoggedEvent[]; ids: Set<string> }>();
-
-  async load(leadId: string, eventId: string): Promise<LoadedLead> {
-    const lead = this.leads.get(leadId);
-    return { snapshot: lead && clone(lead.snapshot), duplicate: lead?.ids.has(eventId) ?? false };
-  }
-
-  async append(leadId: string, expectedEventCount: number, result: ApplyResult): Promise<AppendStatus> {
-    checkContinues(leadId, expectedEventCount, result);
-    const lead = this.leads.get(leadId);
-    if (lead?.ids.has(result.events[0]!.id)) return 'DUPLICATE';
-    const current = lead?.snapshot.eventCount ?? 0;
-    if (current !== expectedEventCount)
-      throw new VersionConflictError(`lead ${leadId}: expected eventCount ${expectedEventCount}, found ${current}`);
-    const next = lead ?? { snapshot: result.snapshot, events: [], ids: new Set<string>() };
-    next.snapshot = clone(result.snapshot);
-    next.events.push(...clone(result.events));
-    next.ids.add(result.events[0]!.id);
-    this.leads.set(leadId, next);
-    return 'APPENDED';
-  }
-
-  async getLead(leadId: string): Promise<LeadSnapshot | undefined> {
-    const lead = this.leads.get(leadId);
-    return lead && clone(lead.snapshot);
-  }
-
-  async listEvents(leadId: string): Promise<LoggedEvent[]> {
-    return clone(this.leads.get(leadId)?.events ?? []);
-  }
-
-  async listLeads(): Promise<LeadRecord[]> {
-    return [...this.leads.keys()].sort().map((leadId) => ({ leadId, snapshot: clone(this.leads.get(leadId)!.snapshot) }));
-  }
-
-  async listAllEvents(): Promise<LoggedEvent[]> {
-    return [...this.leads.keys()].sort().flatMap((leadId) => clone(this.leads.get(leadId)!.events));
-  }
+export function memoryLeadStore(): LeadStore {
+  const leads = new Map<string, { snapshot: LeadSnapshot; events: LoggedEvent[]; ids: Set<string> }>();
+  const sortedIds = () => [...leads.keys()].sort(compare);
+  return {
+    async load(leadId, eventId) {
+      const lead = leads.get(leadId);
+      return { snapshot: lead && clone(lead.snapshot), duplicate: lead?.ids.has(eventId) ?? false };
+    },
+    async append(leadId, expectedEventCount, result) {
+      checkContinues(leadId, expectedEventCount, result);
+      const lead = leads.get(leadId);
+      if (lead?.ids.has(result.events[0]!.id)) return 'DUPLICATE';
+      const current = lead?.snapshot.eventCount ?? 0;
+      if (current !== expectedEventCount) throw new VersionConflictError(`lead ${leadId}: expected eventCount ${expectedEventCount}, found ${current}`);
+      const next = lead ?? { snapshot: result.snapshot, events: [], ids: new Set<string>() };
+      next.snapshot = clone(result.snapshot);
+      next.events.push(...clone(result.events));
+      next.ids.add(result.events[0]!.id);
+      leads.set(leadId, next);
+      return 'APPENDED';
+    },
+    async getLead(leadId) {
+      const lead = leads.get(leadId);
+      return lead && clone(lead.snapshot);
+    },
+    async listEvents(leadId) {
+      return clone(leads.get(leadId)?.events ?? []);
+    },
+    async listLeads() {
+      return sortedIds().map((leadId) => ({ leadId, snapshot: clone(leads.get(leadId)!.snapshot) }));
+    },
+    async listAllEvents() {
+      return sortedIds().flatMap((leadId) => clone(leads.get(leadId)!.events));
+    },
+  };
 }
 
 const STATE_SK = 'STATE';
@@ -185,99 +181,94 @@ const MARKER = 1;
  * anyway. A GSI to list leads would put every lead under one partition key (a hot partition that
  * throttles the writes it mirrors); at scale, reports read a table export instead.
  */
-export class DynamoLeadStore implements LeadStore {
-  private readonly doc: DynamoDBDocumentClient;
-
-  constructor(
-    client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {
-    this.doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  }
-
-  /**
-   * The store a handler uses: table `LEADS_TABLE`, endpoint `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local) when set.
-   * @throws InvalidInputError when `LEADS_TABLE` is not set.
-   */
-  static fromEnv(env: Env): DynamoLeadStore {
-    if (!env.LEADS_TABLE) throw new InvalidInputError('LEADS_TABLE is not set');
-    return new DynamoLeadStore(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }), env.LEADS_TABLE);
-  }
-
-  async load(leadId: string, eventId: string): Promise<LoadedLead> {
-    const get = (sk: string) => this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: leadPk(leadId), sk }, ConsistentRead: true }));
-    const [state, marker] = await Promise.all([get(STATE_SK), get(idSk(eventId))]);
-    return { snapshot: state.Item && snapshotOf(state.Item), duplicate: marker.Item !== undefined };
-  }
-
-  async append(leadId: string, expectedEventCount: number, result: ApplyResult): Promise<AppendStatus> {
-    checkContinues(leadId, expectedEventCount, result);
-    const pk = leadPk(leadId);
-    const trigger = result.events[0]!;
-    const last = result.events.at(-1)!;
-    const absent = 'attribute_not_exists(pk)';
-    const put = (Item: Item, condition: Pick<Item, 'ConditionExpression' | 'ExpressionAttributeValues'> = { ConditionExpression: absent }) => ({
-      Put: { TableName: this.tableName, Item, ...condition },
-    });
-    const TransactItems = [
-      put(
-        { pk, sk: STATE_SK, leadId, ...result.snapshot, lastEventTime: last.time },
-        expectedEventCount === 0 ? undefined : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } },
-      ),
-      put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
-      ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
-    ];
-    const ClientRequestToken = createHash('sha256').update(JSON.stringify([leadId, trigger.id, expectedEventCount])).digest('hex').slice(0, 36);
-    try {
-      await this.doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken }));
-      return 'APPENDED';
-    } catch (e) {
-      if (!(e instanceof TransactionCanceledException)) throw e;
-      const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
-      if (codes[MARKER] === 'ConditionalCheckFailed') return 'DUPLICATE';
-      // A failed projection condition, or a concurrent transaction on the same items: someone else appended.
-      if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'))
-        throw new VersionConflictError(`lead ${leadId}: eventCount is no longer ${expectedEventCount} (${codes[PROJECTION] ?? 'no reason'})`, { cause: e });
-      throw e;
-    }
-  }
-
-  async getLead(leadId: string): Promise<LeadSnapshot | undefined> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { pk: leadPk(leadId), sk: STATE_SK }, ConsistentRead: true }));
-    return Item && snapshotOf(Item);
-  }
-
-  async listEvents(leadId: string): Promise<LoggedEvent[]> {
-    const events: LoggedEvent[] = [];
-    const pages = paginateQuery(
-      { client: this.doc },
-      {
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
-        ExpressionAttributeValues: { ':pk': leadPk(leadId), ':evt': EVENT_SK_PREFIX },
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) events.push(...(page.Items ?? []).map(eventOf));
-    return events;
-  }
-
-  async listLeads(): Promise<LeadRecord[]> {
-    const items = await this.scan('sk = :sk', { ':sk': STATE_SK });
-    return items.map((item) => ({ leadId: String(item.leadId), snapshot: snapshotOf(item) })).sort((a, b) => compare(a.leadId, b.leadId));
-  }
-
-  async listAllEvents(): Promise<LoggedEvent[]> {
-    const events = (await this.scan('begins_with(sk, :evt)', { ':evt': EVENT_SK_PREFIX })).map(eventOf);
-    return events.sort((a, b) => compare(a.leadId, b.leadId) || a.seq - b.seq);
-  }
-
-  private async scan(FilterExpression: string, ExpressionAttributeValues: Item): Promise<Item[]> {
+export function dynamoLeadStore(client: DynamoDBClient, tableName: string): LeadStore {
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const get = (leadId: string, sk: string) => doc.send(new GetCommand({ TableName: tableName, Key: { pk: leadPk(leadId), sk }, ConsistentRead: true }));
+  const scan = async (FilterExpression: string, ExpressionAttributeValues: Item): Promise<Item[]> => {
     const items: Item[] = [];
-    const pages = paginateScan({ client: this.doc }, { TableName: this.tableName, FilterExpression, ExpressionAttributeValues, ConsistentRead: true });
+    const pages = paginateScan({ client: doc }, { TableName: tableName, FilterExpression, ExpressionAttributeValues, ConsistentRead: true });
     for await (const page of pages) items.push(...(page.Items ?? []));
     return items;
-  }
+  };
+  const put = (Item: Item, condition: Item = { ConditionExpression: 'attribute_not_exists(pk)' }) => ({ Put: { TableName: tableName, Item, ...condition } });
+
+  return {
+    async load(leadId, eventId) {
+      const [state, marker] = await Promise.all([get(leadId, STATE_SK), get(leadId, idSk(eventId))]);
+      return { snapshot: state.Item && snapshotOf(state.Item), duplicate: marker.Item !== undefined };
+    },
+
+    async append(leadId, expectedEventCount, result) {
+      checkContinues(leadId, expectedEventCount, result);
+      const pk = leadPk(leadId);
+      const trigger = result.events[0]!;
+      const TransactItems = [
+        put(
+          { pk, sk: STATE_SK, leadId, ...result.snapshot, lastEventTime: result.events.at(-1)!.time },
+          expectedEventCount === 0
+            ? undefined
+            : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } },
+        ),
+        put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
+        ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
+      ];
+      const ClientRequestToken = createHash('sha256').update(JSON.stringify([leadId, trigger.id, expectedEventCount])).digest('hex').slice(0, 36);
+      try {
+        await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken }));
+        return 'APPENDED';
+      } catch (e) {
+        // The same append still running (a duplicate delivery racing this one): re-read and see.
+        if ((e as Error).name === 'TransactionInProgressException')
+          throw new VersionConflictError(`lead ${leadId}: the same append is in progress`, { cause: e });
+        if (!(e instanceof TransactionCanceledException)) throw e;
+        const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
+        if (codes[MARKER] === 'ConditionalCheckFailed') return 'DUPLICATE';
+        // A failed projection condition, or a concurrent transaction on the same items: someone else appended.
+        if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'))
+          throw new VersionConflictError(`lead ${leadId}: eventCount is no longer ${expectedEventCount} (${codes[PROJECTION] ?? 'no reason'})`, { cause: e });
+        throw e;
+      }
+    },
+
+    async getLead(leadId) {
+      const { Item } = await get(leadId, STATE_SK);
+      return Item && snapshotOf(Item);
+    },
+
+    async listEvents(leadId) {
+      const events: LoggedEvent[] = [];
+      const pages = paginateQuery(
+        { client: doc },
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
+          ExpressionAttributeValues: { ':pk': leadPk(leadId), ':evt': EVENT_SK_PREFIX },
+          ConsistentRead: true,
+        },
+      );
+      for await (const page of pages) events.push(...(page.Items ?? []).map(eventOf));
+      return events;
+    },
+
+    async listLeads() {
+      const items = await scan('sk = :sk', { ':sk': STATE_SK });
+      return items.map((item) => ({ leadId: String(item.leadId), snapshot: snapshotOf(item) })).sort((a, b) => compare(a.leadId, b.leadId));
+    },
+
+    async listAllEvents() {
+      const events = (await scan('begins_with(sk, :evt)', { ':evt': EVENT_SK_PREFIX })).map(eventOf);
+      return events.sort((a, b) => compare(a.leadId, b.leadId) || a.seq - b.seq);
+    },
+  };
+}
+
+/**
+ * The store a handler uses: table `LEADS_TABLE`, endpoint `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local) when set.
+ * @throws InvalidInputError when `LEADS_TABLE` is not set.
+ */
+export function leadStoreFromEnv(env: Env): LeadStore {
+  if (!env.LEADS_TABLE) throw new InvalidInputError('LEADS_TABLE is not set');
+  return dynamoLeadStore(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }), env.LEADS_TABLE);
 }
 
 function compare(a: string, b: string): number {

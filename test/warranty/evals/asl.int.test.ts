@@ -19,7 +19,8 @@ import { OfflineModel } from '../../../lambdas/models/offline.ts';
 import type { ModelProvider } from '../../../lambdas/models/port.ts';
 import { ROUTE_TOOL, readStepContext } from '../../../lambdas/steps/prompt.ts';
 import type { Toolbox } from '../../../lambdas/tools/types.ts';
-import { captureLogger, memoryEventLog } from '../runner/fixtures.ts';
+import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
+import { captureLogger } from '../runner/fixtures.ts';
 
 const def = loadWorkflow('warranty-email');
 const cases = loadEvalCases(def.dir);

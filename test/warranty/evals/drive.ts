@@ -10,7 +10,8 @@ import { DONE, type StepInput, type StepOutput, type StepState } from '../../../
 import type { WorkflowDefinition } from '../../../lambdas/lib/workflow/schema.ts';
 import type { EvalCase } from '../../../lambdas/evals/schema.ts';
 import { mockToolbox } from '../../../lambdas/evals/mock-toolbox.ts';
-import { captureLogger, memoryEventLog } from '../runner/fixtures.ts';
+import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
+import { captureLogger } from '../runner/fixtures.ts';
 
 export interface DriveResult {
   steps: StepOutput[];

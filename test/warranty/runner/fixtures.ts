@@ -1,7 +1,6 @@
 /** Shared test doubles for the warranty step tests (runner, code steps, handler, evals). */
 import type { StoredEmail } from '../../../lambdas/email/store.ts';
 import type { StepInput, StepState, ToolCallRecord } from '../../../lambdas/lib/contracts.ts';
-import type { EventLog, StepwiseEvent } from '../../../lambdas/lib/event-log.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../../lambdas/models/port.ts';
 import { toolSpec } from '../../../lambdas/tools/specs.ts';
 import type { InboundEmail, Toolbox, ToolContext } from '../../../lambdas/tools/types.ts';
@@ -84,23 +83,6 @@ export function scriptedModel(turns: (ContentBlock[] | ((request: ConverseReques
     },
   };
   return { model, requests };
-}
-
-/** An in-memory event log with the DynamoDB adapter's semantics (first append of a slot wins). */
-export function memoryEventLog(): EventLog & { events: StepwiseEvent[] } {
-  const events: StepwiseEvent[] = [];
-  const slot = (e: StepwiseEvent) => `${e.executionName}#${e.type === 'StepCompleted' ? `${e.count}#${e.step}` : 'INGRESS'}`;
-  return {
-    events,
-    async append(event) {
-      if (events.some((e) => slot(e) === slot(event))) return false;
-      events.push(structuredClone(event));
-      return true;
-    },
-    async list(executionName) {
-      return events.filter((e) => e.executionName === executionName);
-    },
-  };
 }
 
 /** A Powertools-shaped logger double that keeps every line. */

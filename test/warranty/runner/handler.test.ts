@@ -6,7 +6,8 @@ import type { StepOutput } from '../../../lambdas/lib/contracts.ts';
 import { InvalidInputError, ModelThrottledError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
 import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';
 import { ConverseServer, converseBody, serviceError } from '../models/converse-server.ts';
-import { captureLogger, fakeToolbox, inboundEmail, memoryEventLog, previousState, stepInput } from './fixtures.ts';
+import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
+import { captureLogger, fakeToolbox, inboundEmail, previousState, stepInput } from './fixtures.ts';
 
 const BODY = 'Hello, my Aurora 14 laptop is broken and will not start. The serial number is SN12345. Anna';
 const ENV = { WORKFLOW: 'warranty-email', MODEL_PROVIDER: 'offline' };
@@ -62,7 +63,7 @@ describe('step handler', () => {
   it('appends a StepCompleted event with personal data separated', async () => {
     const { handler, events } = setup();
     await handler('01-extract-serial')(stepInput('01-extract-serial'));
-    const [event] = events.events;
+    const [event] = await events.list('exec-1');
     expect(event).toMatchObject({ type: 'StepCompleted', executionName: 'exec-1', step: '01-extract-serial', count: 1, next: '02-check-warranty', decidedBy: 'offline' });
     expect(event!.type === 'StepCompleted' && event.fields).not.toHaveProperty('serialNumber');
     expect(event!.type === 'StepCompleted' && event.personal.fields).toEqual({ serialNumber: 'SN12345' });

@@ -1,0 +1,64 @@
+/**
+ * What the lifecycle's Lambda handlers share: the adapters a local runtime or a test may pass to
+ * `createHandler(env, services)` instead of the AWS ones built from the environment, and the
+ * parsing of their input and environment.
+ */
+import type { z } from 'zod';
+import type { Env } from '../../lib/contracts.ts';
+import { InvalidInputError } from '../../lib/errors.ts';
+import { STATEMACHINES_DIR } from '../../lib/workflow/loader.ts';
+import type { AgentConfig } from '../conditions.ts';
+import { LEAD_LIFECYCLE, loadLifecycle, parseAgentConfig } from '../loader.ts';
+import type { CrmPort, FollowUpScheduler, NotifierPort } from '../ports.ts';
+import type { LifecycleDefinition } from '../schema.ts';
+import type { LeadStore } from '../store.ts';
+
+/** Local or test adapters; anything missing is built from the environment on first use. */
+export interface LifecycleServices {
+  store?: LeadStore;
+  crm?: CrmPort;
+  notifier?: NotifierPort;
+  followUps?: FollowUpScheduler;
+  /** Waits before a re-read after a version conflict. @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
+  /** The backoff's jitter source. @default Math.random */
+  random?: () => number;
+}
+
+/** A value built on first use: handlers must not fail at import when the environment is incomplete. */
+export function lazy<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
+/** The value of a required environment variable. @throws InvalidInputError naming it when unset. */
+export function need(env: Env, name: string): string {
+  const value = env[name];
+  if (!value) throw new InvalidInputError(`this function's environment has no ${name}`);
+  return value;
+}
+
+/** `input` parsed with `schema`. @throws InvalidInputError naming `what` and the first bad field. */
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown, what: string): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new InvalidInputError(`${what}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+}
+
+/** The lifecycle named by `LIFECYCLE` (default `lead-lifecycle`) under `STATEMACHINES_DIR`. */
+export function lifecycleFromEnv(env: Env): LifecycleDefinition {
+  return loadLifecycle(env.LIFECYCLE ?? LEAD_LIFECYCLE, env.STATEMACHINES_DIR ?? STATEMACHINES_DIR);
+}
+
+/** The agent config in `AGENT_CONFIG` (JSON, `{ goal, stopFollowUpsOn }`). @throws DefinitionError / InvalidInputError. */
+export function agentConfigFromEnv(env: Env): AgentConfig {
+  const text = need(env, 'AGENT_CONFIG');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new InvalidInputError(`AGENT_CONFIG is not JSON: ${(e as Error).message}`);
+  }
+  return parseAgentConfig(raw, 'AGENT_CONFIG');
+}
