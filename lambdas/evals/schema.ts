@@ -107,9 +107,13 @@ export function parseEvalCase(file: string, text: string): EvalCase {
   return parsed.data;
 }
 
-/** All eval cases of a workflow folder, by file name; scenario ids must be unique. */
+/** All eval cases of a workflow folder (its `evals/`), by file name; scenario ids must be unique. */
 export function loadEvalCases(workflowDir: string): EvalCase[] {
-  const dir = join(workflowDir, 'evals');
+  return loadEvalCasesFrom(join(workflowDir, 'evals'));
+}
+
+/** All eval cases (`*.yaml`, `*.yml`) of a folder, by file name; none when it does not exist. Scenario ids must be unique. */
+export function loadEvalCasesFrom(dir: string): EvalCase[] {
   if (!existsSync(dir)) return [];
   const seen = new Map<string, string>();
   return readdirSync(dir)

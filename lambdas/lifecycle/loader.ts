@@ -4,9 +4,8 @@
  * into a `LifecycleDefinition`. Every problem is a `DefinitionError` naming the file and the field.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import { join } from 'node:path';
+import { checkDefinition, parseDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError } from '../lib/errors.ts';
 import { STATEMACHINES_DIR } from '../lib/workflow/loader.ts';
 import { AgentConfigSchema, type AgentConfig } from './conditions.ts';
@@ -26,28 +25,6 @@ import {
 
 /** The lifecycle this project ships. */
 export const LEAD_LIFECYCLE = 'lead-lifecycle';
-
-function rel(file: string): string {
-  return relative(process.cwd(), file) || file;
-}
-
-/** The first zod issue as (field, message); inside a union, the member whose base type matched. */
-function firstIssue(issues: readonly z.core.$ZodIssue[]): { path: PropertyKey[]; message: string } {
-  const issue = issues[0]!;
-  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    const branch = issue.errors.find((b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0)) ?? issue.errors[0]!;
-    const inner = firstIssue(branch);
-    return { path: [...issue.path, ...inner.path], message: inner.message };
-  }
-  return { path: issue.path, message: issue.message };
-}
-
-function check<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const { path, message } = firstIssue(parsed.error.issues);
-  throw new DefinitionError(file, path.map(String).join('.') || '(root)', message);
-}
 
 function normalise(spec: TransitionSpecFile, file: string, field: string): Transition | null {
   if (spec === null) return null;
@@ -163,13 +140,7 @@ function validate(def: LifecycleDefinition): void {
  * @throws DefinitionError naming the file and the field.
  */
 export function parseLifecycle(text: string, file: string): LifecycleDefinition {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (e) {
-    throw new DefinitionError(file, '(yaml)', (e as Error).message.split('\n')[0]!);
-  }
-  const chart = check(StatechartFileSchema, raw, file);
+  const chart = checkDefinition(StatechartFileSchema, parseDefinitionYaml(text, file), file);
   const states: Record<string, StateNode> = {};
   const leaves: string[] = [];
   const visit = (name: string, node: StateNodeFile, parent: string | null) => {
@@ -221,8 +192,8 @@ export function loadLifecycle(name: string = LEAD_LIFECYCLE, root: string = STAT
   const path = join(root, name, 'statechart.yaml');
   const hit = cache.get(path);
   if (hit) return hit;
-  if (!existsSync(path)) throw new DefinitionError(rel(path), '(file)', `no statechart for lifecycle "${name}"`);
-  const def = parseLifecycle(readFileSync(path, 'utf8'), rel(path));
+  if (!existsSync(path)) throw new DefinitionError(relPath(path), '(file)', `no statechart for lifecycle "${name}"`);
+  const def = parseLifecycle(readFileSync(path, 'utf8'), relPath(path));
   if (def.name !== name) throw new DefinitionError(def.file, 'name', `must match the folder name "${name}"`);
   cache.set(path, def);
   return def;
@@ -235,7 +206,7 @@ export function loadLifecycle(name: string = LEAD_LIFECYCLE, root: string = STAT
  * @throws DefinitionError naming the source and the field.
  */
 export function parseAgentConfig(value: unknown, source: string): AgentConfig {
-  return check(AgentConfigSchema, value, source);
+  return checkDefinition(AgentConfigSchema, value, source);
 }
 
 function agentsDir(lifecycle: string, root: string): string {
@@ -257,13 +228,13 @@ export function loadAgentConfig(agent: string, lifecycle: string = LEAD_LIFECYCL
   const path = join(agentsDir(lifecycle, root), `${agent}.json`);
   if (!existsSync(path)) {
     const known = listAgentConfigs(lifecycle, root);
-    throw new DefinitionError(rel(path), '(file)', `unknown agent "${agent}" (known: ${known.join(', ') || 'none'})`);
+    throw new DefinitionError(relPath(path), '(file)', `unknown agent "${agent}" (known: ${known.join(', ') || 'none'})`);
   }
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new DefinitionError(rel(path), '(json)', (e as Error).message);
+    throw new DefinitionError(relPath(path), '(json)', (e as Error).message);
   }
-  return parseAgentConfig(raw, rel(path));
+  return parseAgentConfig(raw, relPath(path));
 }

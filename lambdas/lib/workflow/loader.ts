@@ -1,8 +1,7 @@
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
-import { join, relative, resolve, dirname } from 'node:path';
+import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import { checkDefinition, parseDefinitionYaml, relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
 import { DONE } from '../contracts.ts';
 import {
@@ -18,41 +17,22 @@ export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
 
-function rel(file: string): string {
-  return relative(process.cwd(), file) || file;
-}
-
-function check<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw new DefinitionError(rel(file), issue.path.join('.') || '(root)', issue.message);
-}
-
-function readYaml(file: string, text: string): unknown {
-  try {
-    return parseYaml(text);
-  } catch (e) {
-    throw new DefinitionError(rel(file), '(yaml)', (e as Error).message.split('\n')[0]!);
-  }
-}
-
 /** Parse one step file: YAML frontmatter validated with zod, markdown body as instruction. */
 export function parseStepFile(file: string, text: string): StepDefinition {
   const m = FRONTMATTER.exec(text);
-  if (!m) throw new DefinitionError(rel(file), '(frontmatter)', 'missing YAML frontmatter between --- lines');
-  const fm = check(StepFrontmatterSchema, readYaml(file, m[1]!), file);
-  if (fm.kind === 'code' && !fm.handler) throw new DefinitionError(rel(file), 'handler', 'a code step needs a handler');
-  if (fm.kind === 'llm' && fm.handler) throw new DefinitionError(rel(file), 'handler', 'only code steps have a handler');
+  if (!m) throw new DefinitionError(relPath(file), '(frontmatter)', 'missing YAML frontmatter between --- lines');
+  const fm = checkDefinition(StepFrontmatterSchema, parseDefinitionYaml(m[1]!, relPath(file)), relPath(file));
+  if (fm.kind === 'code' && !fm.handler) throw new DefinitionError(relPath(file), 'handler', 'a code step needs a handler');
+  if (fm.kind === 'llm' && fm.handler) throw new DefinitionError(relPath(file), 'handler', 'only code steps have a handler');
   const instruction = m[2]!.trim();
-  if (fm.kind === 'llm' && !instruction) throw new DefinitionError(rel(file), '(body)', 'an LLM step needs an instruction body');
-  return { ...fm, instruction, file: rel(file) };
+  if (fm.kind === 'llm' && !instruction) throw new DefinitionError(relPath(file), '(body)', 'an LLM step needs an instruction body');
+  return { ...fm, instruction, file: relPath(file) };
 }
 
 /** Graph checks: edges exist, every step reachable from the entry, a terminal reachable from every step. */
 export function validateGraph(def: WorkflowDefinition): void {
   const { manifest, steps } = def;
-  const manifestFile = rel(join(def.dir, 'workflow.yaml'));
+  const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
   const byName = new Map<string, StepDefinition>();
   for (const s of steps) {
     const twin = byName.get(s.name);
@@ -102,10 +82,10 @@ export function validateGraph(def: WorkflowDefinition): void {
 /** Load and validate a workflow folder (uncached). */
 export function loadWorkflowFrom(dir: string): WorkflowDefinition {
   const manifestFile = join(dir, 'workflow.yaml');
-  if (!existsSync(manifestFile)) throw new DefinitionError(rel(manifestFile), '(file)', 'workflow manifest not found');
-  const manifest = check(ManifestSchema, readYaml(manifestFile, readFileSync(manifestFile, 'utf8')), manifestFile);
+  if (!existsSync(manifestFile)) throw new DefinitionError(relPath(manifestFile), '(file)', 'workflow manifest not found');
+  const manifest = checkDefinition(ManifestSchema, parseDefinitionYaml(readFileSync(manifestFile, 'utf8'), relPath(manifestFile)), relPath(manifestFile));
   const stepsDir = join(dir, 'steps');
-  if (!existsSync(stepsDir)) throw new DefinitionError(rel(stepsDir), '(folder)', 'steps folder not found');
+  if (!existsSync(stepsDir)) throw new DefinitionError(relPath(stepsDir), '(folder)', 'steps folder not found');
   const steps = readdirSync(stepsDir)
     .filter((f) => f.endsWith('.md'))
     .sort()
@@ -115,11 +95,11 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
       if (`${step.name}.md` !== f) throw new DefinitionError(step.file, 'name', `must match the file name (${f.replace(/\.md$/, '')})`);
       return step;
     });
-  if (steps.length === 0) throw new DefinitionError(rel(stepsDir), '(folder)', 'no step files (*.md)');
+  if (steps.length === 0) throw new DefinitionError(relPath(stepsDir), '(folder)', 'no step files (*.md)');
   const def: WorkflowDefinition = { manifest, steps, dir };
   validateGraph(def);
   if (manifest.name !== dir.split(/[\\/]/).pop())
-    throw new DefinitionError(rel(manifestFile), 'name', `must match the folder name`);
+    throw new DefinitionError(relPath(manifestFile), 'name', `must match the folder name`);
   return def;
 }
 
@@ -135,7 +115,7 @@ export function loadWorkflow(name: string, root: string = STATEMACHINES_DIR): Wo
   if (hit) return hit;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     const known = listWorkflows(root);
-    throw new DefinitionError(rel(dir), '(folder)', `unknown workflow "${name}" (known: ${known.join(', ') || 'none'})`);
+    throw new DefinitionError(relPath(dir), '(folder)', `unknown workflow "${name}" (known: ${known.join(', ') || 'none'})`);
   }
   const def = loadWorkflowFrom(dir);
   cache.set(dir, def);

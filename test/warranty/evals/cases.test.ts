@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadEvalCases } from '../../../lambdas/evals/schema.ts';
-import { validateCase } from '../../../lambdas/evals/validator.ts';
 import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
-import { driveCase } from './drive.ts';
 
 const def = loadWorkflow('warranty-email');
 const cases = loadEvalCases(def.dir);
@@ -15,6 +13,7 @@ const FLOWS: Record<string, string[]> = {
   outOfScope: ['01-extract-serial', '04-out-of-scope'],
 };
 
+// Each case runs through the real synthesized ASL in asl.int.test.ts and in `stepwise eval`.
 describe('warranty-email eval cases', () => {
   it('has at least 12 cases, at least two per flow, and a prompt-injection case', () => {
     expect(cases.length).toBeGreaterThanOrEqual(12);
@@ -34,12 +33,4 @@ describe('warranty-email eval cases', () => {
       }
   });
 
-  it.each(cases.map((c) => [c.scenario_id, c] as const))('%s passes with the offline model', async (_, evalCase) => {
-    const { steps, end } = await driveCase(def, evalCase);
-    const { passed, failures } = validateCase(evalCase, steps);
-    expect(failures).toEqual([]);
-    expect(passed).toBe(true);
-    expect(end).toBe('Done');
-    expect(steps.filter((s) => s.decidedBy !== 'code').every((s) => s.decidedBy === 'offline')).toBe(true);
-  });
 });
