@@ -1,10 +1,12 @@
 import { Tags, type App } from 'aws-cdk-lib';
 import type { EnvConfig } from './config.ts';
+import { LeadLifecycleStack, leadLifecycleStackName } from './stacks/lead-lifecycle-stack.ts';
 import { WarrantyEmailStack } from './stacks/warranty-email-stack.ts';
 
 /** The stacks of one environment. */
 export interface StepwiseStacks {
   readonly warranty: WarrantyEmailStack;
+  readonly leadLifecycle: LeadLifecycleStack;
 }
 
 /**
@@ -17,7 +19,12 @@ export function buildStepwiseApp(app: App, config: EnvConfig): StepwiseStacks {
     config,
     description: `Stepwise (${config.name}): warranty-claim email agent - tables and the warranty-email workflow`,
   });
-  const stacks: StepwiseStacks = { warranty };
+  const leadLifecycle = new LeadLifecycleStack(app, leadLifecycleStackName(config), {
+    config,
+    alarmTopic: warranty.alarmTopic,
+    description: `Stepwise (${config.name}): lead lifecycle - event store, leads bus, lifecycle state machine and listeners`,
+  });
+  const stacks: StepwiseStacks = { warranty, leadLifecycle };
   for (const stack of Object.values(stacks)) {
     for (const [key, value] of Object.entries(config.tags)) Tags.of(stack).add(key, value);
   }

@@ -42,6 +42,12 @@ export interface LocalRuntimeOptions {
   dynamo?: { endpoint: string };
   /** Added to (and overriding) every function's environment. */
   extraEnv?: Record<string, string>;
+  /**
+   * Local stand-ins for service integrations, by Task `Resource` (e.g.
+   * `arn:aws:states:::events:putEvents` → the local bus): each gets the Task's effective input and
+   * returns what the integration would. Task overrides by state name take precedence.
+   */
+  serviceIntegrations?: Record<string, TaskHandler>;
 }
 
 /** A finished local execution: the stored record plus its history under the SDK's name. */
@@ -204,6 +210,18 @@ export class LocalRuntime {
     return this.startExecution(stateMachine, input, options);
   }
 
+  /**
+   * Invoke a function of the app by ARN or name the way Lambda does (its `stepwise:entry` module,
+   * JSON in and out, a thrown error as a `LambdaFunctionError`): what an EventBridge rule target or
+   * an asynchronous invocation runs.
+   * @throws LocalRuntimeFault when no function of the app has that ARN or name.
+   */
+  async invokeFunction(nameOrArn: string, payload: unknown): Promise<unknown> {
+    const key = this.functionKeyIn(Object.keys(this.synthesized.templates), nameOrArn);
+    if (!key) throw new LocalRuntimeFault(`no function "${nameOrArn}" in the app`);
+    return invokeLikeLambda(await this.handlerOf(key), payload, this.fn(key));
+  }
+
   private find(ref: string): LoadedStateMachine {
     const matches = this.machines.filter((m) => [m.workflowName, m.logicalId, m.name, m.arn].includes(ref));
     if (matches.length === 1) return matches[0]!;
@@ -254,8 +272,12 @@ export class LocalRuntime {
 
   /** The function a name or ARN refers to: in the state machine's own stack first, then in any stack. */
   private functionKey(sm: SynthesizedStateMachine, nameOrArn: string): string | undefined {
+    return this.functionKeyIn([sm.stack, ...Object.keys(this.synthesized.templates).filter((s) => s !== sm.stack)], nameOrArn);
+  }
+
+  /** The function a name or ARN refers to, searching `stacks` in order. */
+  private functionKeyIn(stacks: string[], nameOrArn: string): string | undefined {
     const id = nameOrArn.startsWith('arn:') ? arnToLogicalId(nameOrArn) : nameOrArn;
-    const stacks = [sm.stack, ...Object.keys(this.synthesized.templates).filter((s) => s !== sm.stack)];
     for (const stack of stacks) {
       const resources = this.synthesized.templates[stack]!.Resources ?? {};
       const byId = resources[id]?.Type === 'AWS::Lambda::Function' ? id : undefined;
@@ -324,7 +346,7 @@ export class LocalRuntime {
     invocations.push(invocation);
     try {
       const payload = lambdaInvoke ? (event as { Payload?: unknown }).Payload : event;
-      const override = this.options.handlerOverrides?.[state];
+      const override = this.options.handlerOverrides?.[state] ?? this.options.serviceIntegrations?.[target.resource];
       const fn: LocalFunction = target.functionKey ? this.fn(target.functionKey) : { name: state, arn: target.resource, timeoutSeconds: 60, memoryMB: 128 };
       let handler: (event: any, context: any) => unknown;
       if (override) handler = override;

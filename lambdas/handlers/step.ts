@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { InboundEmailSchema } from '../email/inbound.ts';
 import { dynamoEmailStore, type EmailStore } from '../email/store.ts';
 import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';
-import { InvalidInputError, ToolUnavailableError } from '../lib/errors.ts';
+import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
 import { getStep, loadWorkflow } from '../lib/workflow/loader.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
@@ -180,6 +180,10 @@ export function createHandler(env: Env, services: StepServices = {}) {
         return stored;
       },
     });
+
+    const missing = step.requires.filter((t) => !result.toolCalls.some((c) => c.tool === t && c.error === undefined));
+    if (missing.length)
+      throw new StepFailedError(`${step.name}: chose ${result.next} without a successful ${missing.join(', ')} call (${result.reason})`);
 
     const output: StepOutput = {
       step: step.name,

@@ -95,6 +95,12 @@ describe('workflow loader', () => {
     expect(e.message).toContain('unknown tool "launch_missiles"');
   });
 
+  it('rejects a required tool the step may not call', () => {
+    const e = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], 'tools: [lookup]\nrequires: [send_email]\n') }));
+    expect(e.field).toBe('requires.0');
+    expect(e.message).toContain('"send_email" is not one of the step\'s tools');
+  });
+
   it('rejects an unknown entry or fallback step in the manifest', () => {
     const e = loadError(workflow(good(), MANIFEST.replace('fallback: z-fallback', 'fallback: nowhere')));
     expect(e.file).toMatch(/workflow\.yaml$/);

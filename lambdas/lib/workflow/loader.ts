@@ -45,6 +45,9 @@ export function validateGraph(def: WorkflowDefinition): void {
     s.next.forEach((n, i) => {
       if (n !== DONE && !byName.has(n)) throw new DefinitionError(s.file, `next.${i}`, `unknown step "${n}"`);
     });
+    s.requires.forEach((t, i) => {
+      if (!s.tools.includes(t)) throw new DefinitionError(s.file, `requires.${i}`, `"${t}" is not one of the step's tools`);
+    });
     s.tools.forEach((t, i) => {
       if (!manifest.tools.includes(t))
         throw new DefinitionError(s.file, `tools.${i}`, `unknown tool "${t}" (the manifest declares: ${manifest.tools.join(', ') || 'none'})`);

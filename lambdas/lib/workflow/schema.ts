@@ -52,6 +52,11 @@ export const StepFrontmatterSchema = z
     /** Steps this step may route to; `DONE` ends the workflow. */
     next: z.array(z.union([StepName, z.literal('DONE')])).min(1),
     tools: z.array(z.string()).default([]),
+    /**
+     * Tools that must have succeeded before the step may route anywhere (a reply step must have sent
+     * its reply). Otherwise the step fails and the ASL Catch hands the execution to the fallback.
+     */
+    requires: z.array(z.string()).default([]),
     outputs: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9]*$/), OutputField).default({}),
   })
   .strict();

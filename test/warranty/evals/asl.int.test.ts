@@ -60,7 +60,7 @@ async function execute(evalCase: EvalCase, name: string) {
   };
   current.toolbox = mockToolbox(evalCase.input.mock_function_responses);
   current.stored = { email, body: given.body };
-  const execution = await runtime.startExecution(runtime.stateMachines[0]!.logicalId, { email }, { name });
+  const execution = await runtime.startExecution('warranty-email', { email }, { name });
   const trail = stepTrail(execution.history);
   return { execution, trail, steps: trail.flatMap((s) => (s.output ? [s.output as StepOutput] : [])) };
 }

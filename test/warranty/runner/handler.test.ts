@@ -3,7 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { createHandler, type StepServices } from '../../../lambdas/handlers/step.ts';
 import type { StoredEmail } from '../../../lambdas/email/store.ts';
 import type { StepOutput } from '../../../lambdas/lib/contracts.ts';
-import { InvalidInputError, ModelThrottledError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
+import { InvalidInputError, ModelThrottledError, StepFailedError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
 import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';
 import { ConverseServer, converseBody, serviceError } from '../models/converse-server.ts';
 import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
@@ -107,6 +107,16 @@ describe('step handler', () => {
     expect((await failure(handler('01-extract-serial')(bad))).message).toContain('step input: input.email.from');
     expect((await failure(handler('02-check-warranty')(stepInput('01-extract-serial')))).message).toContain('this function runs warranty-email/02-check-warranty');
     expect((await failure(handler('01-extract-serial')(stepInput('01-extract-serial')))).message).toBe('no stored body for email email-1');
+  });
+
+  it('fails a reply step that routes on without a sent reply, so the fallback hands the email to a person', async () => {
+    const { toolbox } = fakeToolbox({ send_email: { error: 'MessageRejected: address blocked' } });
+    const { handler, events } = setup({ toolbox });
+    const input = stepInput('03d-request-serial', { previous: previousState({ step: '01-extract-serial', next: '03d-request-serial' }) });
+    const error = await failure(handler('03d-request-serial')(input));
+    expect(error).toBeInstanceOf(StepFailedError);
+    expect(error.message).toMatch(/03d-request-serial: chose DONE without a successful send_email call/);
+    expect(await events.list('exec-1')).toEqual([]);
   });
 
   it('turns a transient event-log failure into a retried error', async () => {

@@ -1,0 +1,114 @@
+/**
+ * What `run`, `demo` and `eval` share: the options that configure a local session, a clean
+ * stdout, a progress line on stderr, and the readable form of an email's result.
+ */
+import { basename } from 'node:path';
+import { Option } from 'commander';
+import { WARRANTY_WORKFLOW, type EmailResult, type EmailStep, type ModelChoice } from '../../infra/local/warranty-session.ts';
+import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+
+export interface SessionFlags {
+  model: ModelChoice;
+  verbose?: boolean;
+}
+
+/** `--model offline|bedrock` (default offline: no AWS account needed). */
+export const modelOption = () =>
+  new Option('--model <provider>', 'offline: the deterministic stand-in (not an LLM); bedrock: Bedrock Converse, needs AWS credentials')
+    .choices(['offline', 'bedrock'])
+    .default('offline');
+
+export const verboseOption = () => new Option('--verbose', "show the step handlers' Powertools logs (on stderr), at the template's log level");
+
+/** Powertools log level for the session: silent unless `--verbose`, so the output stays readable. */
+export const logLevelFor = (flags: SessionFlags) => (flags.verbose ? undefined : 'SILENT');
+
+export const modelLabel = (model: ModelChoice) =>
+  model === 'offline' ? 'offline stand-in (deterministic rules, NOT an LLM)' : 'Bedrock (the workflow’s pinned model)';
+
+/** The commands run the one email workflow there is; say so for any other name. */
+export function assertEmailWorkflow(workflow: string): void {
+  if (workflow !== WARRANTY_WORKFLOW)
+    throw new InvalidInputError(`no local email session for workflow "${workflow}" (supported: ${WARRANTY_WORKFLOW})`);
+}
+
+/**
+ * Run `fn` with everything written to stdout sent to stderr instead, and hand it `print` for the
+ * real stdout. Handlers log through Powertools, which writes to stdout; `--json` promises that
+ * stdout holds the JSON document and nothing else.
+ */
+export async function withCleanStdout<T>(fn: (print: (text: string) => void) => Promise<T>): Promise<T> {
+  const write = process.stdout.write;
+  const print = (text: string) => void write.call(process.stdout, text);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    return await fn(print);
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+/** A progress line on stderr: rewritten in place on a terminal, one line per update otherwise (logs, CI). */
+export function progressLine() {
+  const tty = Boolean(process.stderr.isTTY);
+  let shown = false;
+  return {
+    update(text: string) {
+      process.stderr.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
+      shown = tty;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}
+
+function stepText(step: EmailStep): string {
+  const retries = step.retries ? ` ↻${step.retries}` : '';
+  return step.error ? `${step.name} ✗ ${step.error.split(':')[0]}${retries}` : `${step.name}${retries}`;
+}
+
+/** `01-extract-serial → 02-check-warranty → …`, with the ticket id when a step opened one. */
+export function trailText(steps: EmailStep[]): string {
+  const ticket = steps.map((s) => s.fields.ticketId).find((id) => typeof id === 'string');
+  return `${steps.map(stepText).join(' → ')}${ticket ? ` (${ticket})` : ''}`;
+}
+
+const indent = (text: string, prefix: string) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `${prefix}${line}`.trimEnd())
+    .join('\n');
+
+/**
+ * The readable form of one email's result: a line with the file, the status and the step trail
+ * (or the reason it did not run), the failure reason, then every reply sent.
+ *
+ * @example
+ * valid-warranty.eml  SUCCEEDED  01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation (TKT-4HQ2ZP9M)
+ *   reply to maria.lopez@example.org: Re: Headphones stopped charging - warranty claim
+ *   │ Hello Maria Lopez, …
+ */
+export function formatEmailResult(result: EmailResult, width = 0): string {
+  const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED';
+  const lines = [`${basename(result.file).padEnd(width)}  ${result.status.padEnd(9)}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
+  if (ran && result.reason) lines.push(`  reason: ${result.reason}`);
+  for (const step of result.steps.filter((s) => s.error)) lines.push(`  ${step.name} failed: ${step.error}`);
+  for (const call of result.toolCalls.filter((c) => c.error !== undefined)) lines.push(`  ${call.step}: ${call.tool} not completed: ${call.error}`);
+  for (const mail of result.outbox) lines.push(`  reply to ${mail.to}: ${mail.subject}`, indent(mail.body, '  │ '));
+  return lines.join('\n') + '\n';
+}
+
+/** All results, aligned, then a one-line tally by status. */
+export function formatEmailResults(results: EmailResult[]): string {
+  const width = Math.max(0, ...results.map((r) => basename(r.file).length));
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+  return `${results.map((r) => formatEmailResult(r, width)).join('')}${results.length} email${results.length === 1 ? '' : 's'}: ${tally || 'none'}\n`;
+}
+
+/** Exit code of a run: 1 when an email FAILED (REJECTED and DUPLICATE are normal outcomes). */
+export const runExitCode = (results: EmailResult[]) => (results.some((r) => r.status === 'FAILED') ? 1 : 0);
