@@ -4,7 +4,7 @@
  */
 import { basename } from 'node:path';
 import { Option } from 'commander';
-import { WARRANTY_WORKFLOW, type EmailResult, type EmailStep, type ModelChoice } from '../../infra/local/warranty-session.ts';
+import { WARRANTY_WORKFLOW, type EmailResult, type EmailStatus, type EmailStep, type ModelChoice } from '../../infra/local/warranty-session.ts';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
 
 export interface SessionFlags {
@@ -91,7 +91,7 @@ const indent = (text: string, prefix: string) =>
  *   reply to maria.lopez@example.org: Re: Headphones stopped charging - warranty claim
  *   │ Hello Maria Lopez, …
  */
-export function formatEmailResult(result: EmailResult, width = 0): string {
+function formatEmailResult(result: EmailResult, width = 0): string {
   const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED';
   const lines = [`${basename(result.file).padEnd(width)}  ${result.status.padEnd(9)}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
   if (ran && result.reason) lines.push(`  reason: ${result.reason}`);
@@ -101,13 +101,17 @@ export function formatEmailResult(result: EmailResult, width = 0): string {
   return lines.join('\n') + '\n';
 }
 
-/** All results, aligned, then a one-line tally by status. */
+const STATUSES: readonly EmailStatus[] = ['SUCCEEDED', 'FAILED', 'REJECTED', 'DUPLICATE'];
+
+/** All results, aligned and a blank line apart, then a one-line tally by status. */
 export function formatEmailResults(results: EmailResult[]): string {
   const width = Math.max(0, ...results.map((r) => basename(r.file).length));
-  const counts = new Map<string, number>();
-  for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
-  const tally = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
-  return `${results.map((r) => formatEmailResult(r, width)).join('')}${results.length} email${results.length === 1 ? '' : 's'}: ${tally || 'none'}\n`;
+  const tally = STATUSES.map((status) => [status, results.filter((r) => r.status === status).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${status}`)
+    .join(', ');
+  const body = results.map((r) => formatEmailResult(r, width)).join('\n');
+  return `${body}\n${results.length} email${results.length === 1 ? '' : 's'}: ${tally || 'none'}\n`;
 }
 
 /** Exit code of a run: 1 when an email FAILED (REJECTED and DUPLICATE are normal outcomes). */

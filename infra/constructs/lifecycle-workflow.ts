@@ -137,7 +137,10 @@ export class LifecycleWorkflow extends Construct {
       messageBody: sfn.TaskInput.fromJsonPathAt('$'),
       resultPath: sfn.JsonPath.DISCARD,
     }).next(new sfn.Fail(scope, S.failed, { error: S.failed, cause: 'The event was not applied; the execution state is in the dead-letter queue.' }));
-    const catchAll = <T extends sfn.TaskStateBase>(task: T): T => task.addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    const catchAll = <T extends sfn.TaskStateBase>(task: T): T => {
+      task.addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+      return task;
+    };
 
     const start = new sfn.Pass(scope, S.start, { parameters: { 'envelope.$': '$', attempt: 0 } });
     const loadLead = catchAll(
@@ -186,7 +189,8 @@ export class LifecycleWorkflow extends Construct {
     persist.next(
       new sfn.Choice(scope, S.afterPersist)
         .when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate)
-        .when(sfn.Condition.isNotNull('$.applied.stateChanged'), publish.next(done))
+        // Not(IsNull) rather than IsNull: false, which aws-local-stepfunctions 3.0.0 evaluates as always false.
+        .when(sfn.Condition.not(sfn.Condition.isNull('$.applied.stateChanged')), publish.next(done))
         .otherwise(done),
     );
 

@@ -19,6 +19,7 @@ import { recordingCrm, recordingFollowUpScheduler, recordingNotifier } from '../
 import { LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
 import { dynamoLeadStore, memoryLeadStore, type LeadStore } from '../../lambdas/lifecycle/store.ts';
 import { getEnvConfig } from '../config.ts';
+import { LIFECYCLE_STATES } from '../constructs/lifecycle-workflow.ts';
 import { DEFAULT_AGENT, LeadLifecycleStack, leadLifecycleStackName, leadsBusName } from '../stacks/lead-lifecycle-stack.ts';
 import { createTablesFromTemplate, localTableName, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LocalEventBus, type DeadLetter, type PutEventsEntry, type PutEventsResult } from './eventbridge/bus.ts';
@@ -277,6 +278,11 @@ export class LifecycleSession {
   /** Listener deliveries that failed every attempt (the bus's dead letters). */
   get listenerDeadLetters(): readonly DeadLetter[] {
     return this.bus.deadLetters;
+  }
+
+  /** How many executions found their event already in the log (redeliveries): nothing was applied for them. */
+  get duplicates(): number {
+    return this.executions.filter((e) => e.events.some((h) => h.stateEnteredEventDetails?.name === LIFECYCLE_STATES.duplicate)).length;
   }
 
   /** Executions that did not succeed. */

@@ -208,7 +208,7 @@ async function assertRegistry(file: string): Promise<void> {
     await jsonFileRegistry(file).lookup('');
   } catch (e) {
     const detail = e instanceof Error && e.name === 'ZodError' ? 'not an array of { serial, product, warrantyEnd }' : (e as Error).message;
-    throw new InvalidInputError(`registry ${file}: ${detail.split('\n')[0]}`);
+    throw new InvalidInputError(`registry ${file}: ${detail.replace(/\s*\n\s*/g, ' ')}`);
   }
 }
 

@@ -39,7 +39,7 @@ export interface EvalRunOptions {
   env?: string;
   /** Called as each case finishes (progress display). */
   onCase?: (result: EvalCaseResult, index: number, total: number) => void;
-  /** Session settings (tests keep histories out of the repository, the CLI silences logs). */
+  /** Session settings: the CLI silences logs. Histories are not stored unless `historyDir` is given. */
   session?: Pick<WarrantySessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs'>;
 }
 
@@ -119,7 +119,13 @@ export async function runEvalCases(cases: readonly EvalCase[], options: EvalRunO
         error: `no eval case has the Message-ID ${ctx.email.messageId}`,
       },
   };
-  const session = await WarrantySession.start({ ...options.session, env: options.env, model: options.model ?? 'offline', services: { toolbox } });
+  const session = await WarrantySession.start({
+    historyDir: false,
+    ...options.session,
+    env: options.env,
+    model: options.model ?? 'offline',
+    services: { toolbox },
+  });
   const results: EvalCaseResult[] = [];
   try {
     for (const [i, evalCase] of cases.entries()) {

@@ -21,7 +21,7 @@
  * | event       | `LEAD#<id>`   | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                             |
  * | id marker   | `LEAD#<id>`   | `ID#<trigger event id>` | `seq` of the trigger                          |
  */
-import { createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../lib/contracts.ts';
@@ -173,9 +173,10 @@ const MARKER = 1;
 /**
  * The event store in DynamoDB. Every append is ONE `TransactWriteItems`: the projection put
  * (conditioned on the expected `eventCount`, or on absence for a new lead), the trigger's id
- * marker and every event item (each conditioned on absence). Items are deterministic for a given
- * (lead, trigger, expected count), so the `ClientRequestToken` derived from them makes the SDK's
- * own retries of a write that did succeed return success instead of a false conflict.
+ * marker and every event item (each conditioned on absence). Each call has its own
+ * `ClientRequestToken`: the SDK's retries of that call (a response lost after the write) are
+ * answered with success instead of a false duplicate, while another delivery of the same event,
+ * with its own token, fails on the id marker and is reported as `DUPLICATE`.
  *
  * `listLeads` and `listAllEvents` scan: they serve reports and the CLI, which read every lead
  * anyway. A GSI to list leads would put every lead under one partition key (a hot partition that
@@ -212,12 +213,11 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
         put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
         ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
       ];
-      const ClientRequestToken = createHash('sha256').update(JSON.stringify([leadId, trigger.id, expectedEventCount])).digest('hex').slice(0, 36);
       try {
-        await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken }));
+        await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: randomUUID() }));
         return 'APPENDED';
       } catch (e) {
-        // The same append still running (a duplicate delivery racing this one): re-read and see.
+        // A retry of this call while its first attempt is still running: re-read and see.
         if ((e as Error).name === 'TransactionInProgressException')
           throw new VersionConflictError(`lead ${leadId}: the same append is in progress`, { cause: e });
         if (!(e instanceof TransactionCanceledException)) throw e;

@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_HISTORY_DIR } from '../../../infra/local/history.ts';
 import { SAMPLES_DIR, WARRANTY_WORKFLOW, WarrantySession } from '../../../infra/local/warranty-session.ts';
@@ -25,7 +25,7 @@ export function register(program: Command): void {
           const progress = progressLine();
           try {
             const ready = Date.now() - started;
-            const processed = await session.processFiles([SAMPLES_DIR], (r, i, n) => progress.update(`[${i + 1}/${n}] ${r.file} ${r.status}`));
+            const processed = await session.processFiles([SAMPLES_DIR], (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));
             return { results: processed, startupMs: ready };
           } finally {
             progress.clear();
@@ -33,9 +33,10 @@ export function register(program: Command): void {
           }
         });
         const lines = [formatEmailResults(results).trimEnd(), `Done in ${seconds(Date.now() - started)} (session start ${seconds(startupMs)}).`];
-        const first = results.find((r) => r.status === 'SUCCEEDED' || r.status === 'FAILED');
-        if (first?.executionName)
-          lines.push(`Execution histories are in ${relative(process.cwd(), DEFAULT_HISTORY_DIR) || DEFAULT_HISTORY_DIR}/; show one with: npx stepwise history ${first.executionName}`);
+        // Point at the longest trail: it shows the most of the history view.
+        const longest = results.filter((r) => r.executionName && r.steps.length).sort((a, b) => b.steps.length - a.steps.length)[0];
+        if (longest)
+          lines.push(`Execution histories are in ${relative(process.cwd(), DEFAULT_HISTORY_DIR) || DEFAULT_HISTORY_DIR}/; show one with: npx stepwise history ${longest.executionName}`);
         process.stdout.write(`${lines.join('\n')}\n`);
         process.exitCode = runExitCode(results);
       }),

@@ -1,0 +1,16 @@
+import './infra/local/polyfills.ts';
+import { LifecycleSession } from './infra/local/lifecycle-session.ts';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+const s = await LifecycleSession.start({ store: (process.argv[2] as any) ?? 'memory' });
+const t1 = Date.now();
+const types = ['agent.message_sent','lead.message_sent','link.clicked','callback.received','follow_ups.exhausted','meeting.booked','meeting.missed','lead.opted_out'];
+const lines = Array.from({ length: 20 }, (_, i) => ({ line: i + 1, event: { id: `c${i}`, leadId: 'C1', type: types[i % types.length]!, time: '2026-01-01T00:00:00Z' } }));
+await s.replay(lines);
+console.log('replay ms', Date.now() - t1);
+const lead = await s.store.getLead('C1');
+const evs = await s.store.listEvents('C1');
+console.log(lead, evs.length, evs.map((e) => e.seq).join(','));
+console.log('failed', s.failedExecutions.length, s.sentDeadLetters.length);
+const attempts = s.executions.map((e) => e.events.filter((h) => h.type === 'TaskStateEntered' && h.stateEnteredEventDetails?.name === 'LoadLead').length);
+console.log('loads per execution', attempts.join(','));
+await s.stop();

@@ -1,0 +1,228 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import type { AgentConfig } from '../../../lambdas/lifecycle/conditions.ts';
+import { eventFromEnvelope } from '../../../lambdas/lifecycle/envelope.ts';
+import { loadAgentConfig, loadLifecycle, parseAgentConfig } from '../../../lambdas/lifecycle/loader.ts';
+import { leadHistory, leadStatuses, leadsReport, type LeadHistory } from '../../../lambdas/lifecycle/queries.ts';
+import type { Report } from '../../../lambdas/lifecycle/reporting.ts';
+import type { LeadStore } from '../../../lambdas/lifecycle/store.ts';
+import type { LeadStatus } from '../../../lambdas/lifecycle/transition.ts';
+import type { LifecycleSession, ParsedReplayFile } from '../../../infra/local/lifecycle-session.ts';
+import { action, printJson } from '../output.ts';
+
+interface SessionOptions {
+  config?: string;
+  agent?: string;
+  inMemory?: boolean;
+  env: string;
+  json?: boolean;
+}
+
+interface SourceOptions extends SessionOptions {
+  from?: string;
+  table?: string;
+  region?: string;
+}
+
+/** Something the replay could not do: an event the state machine dead-lettered, or a listener delivery that failed. */
+export type ReplayFailure =
+  | { kind: 'event'; leadId?: string; eventId?: string; error: string }
+  | { kind: 'listener'; rule: string; eventType: string; error: string };
+
+/** `stepwise lead replay --json`. */
+export interface ReplayOutput {
+  leads: Record<string, LeadStatus>;
+  /** Non-blank lines read, events sent, events found already logged (redeliveries), and every line that was not an event (with its line number). */
+  lines: { total: number; sent: number; duplicates: number; malformed: ParsedReplayFile['malformed'] };
+  failed: ReplayFailure[];
+}
+
+function agentConfigOf(opts: SessionOptions): AgentConfig | undefined {
+  if (opts.config && opts.agent) throw new InvalidInputError('give --config FILE or --agent NAME, not both');
+  if (opts.agent) return loadAgentConfig(opts.agent);
+  if (!opts.config) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(opts.config, 'utf8'));
+  } catch (e) {
+    throw new InvalidInputError(`--config ${opts.config}: ${(e as Error).message}`);
+  }
+  return parseAgentConfig(raw, opts.config);
+}
+
+/** A replay file, read and parsed; malformed lines are reported on stderr (and kept in the result). */
+async function readReplayFile(file: string): Promise<ParsedReplayFile> {
+  const { parseReplayFile } = await import('../../../infra/local/lifecycle-session.ts');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new InvalidInputError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const parsed = parseReplayFile(text);
+  for (const m of parsed.malformed) process.stderr.write(`stepwise: ${file}:${m.line}: skipped malformed line: ${m.error}\n`);
+  return parsed;
+}
+
+/** Run `use` with a local lifecycle session (DynamoDB Local unless --in-memory), stopped afterwards. */
+async function withSession<T>(opts: SessionOptions, use: (session: LifecycleSession) => Promise<T>): Promise<T> {
+  // The SDK's multi-line Node 20 deprecation warning would drown the CLI's own messages.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const { LifecycleSession } = await import('../../../infra/local/lifecycle-session.ts');
+  const agentConfig = agentConfigOf(opts);
+  const session = await LifecycleSession.start({ env: opts.env, store: opts.inMemory ? 'memory' : 'dynamodb-local', ...(agentConfig && { agentConfig }) });
+  try {
+    return await use(session);
+  } finally {
+    await session.stop();
+  }
+}
+
+function failuresOf(session: LifecycleSession): ReplayFailure[] {
+  const events = session.sentDeadLetters.map((d): ReplayFailure => {
+    const body = d.body as { envelope?: unknown; error?: { Error?: string; Cause?: string } };
+    let ids: { leadId?: string; eventId?: string } = {};
+    try {
+      const event = eventFromEnvelope(body.envelope);
+      ids = { leadId: event.leadId, eventId: event.id };
+    } catch {
+      // An envelope that cannot be read is itself the failure.
+    }
+    return { kind: 'event', ...ids, error: [body.error?.Error, causeMessage(body.error?.Cause)].filter(Boolean).join(': ') };
+  });
+  const listeners = session.listenerDeadLetters.map(
+    (d): ReplayFailure => ({ kind: 'listener', rule: d.ruleLogicalId, eventType: d.event['detail-type'], error: d.error.message }),
+  );
+  return [...events, ...listeners];
+}
+
+/** A Lambda error Cause is `{"errorType","errorMessage",...}`: keep the message. */
+function causeMessage(cause: string | undefined): string | undefined {
+  if (cause === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    return typeof parsed.errorMessage === 'string' ? parsed.errorMessage : cause;
+  } catch {
+    return cause;
+  }
+}
+
+function statusLine(leadId: string, s: LeadStatus): string {
+  return `${leadId}: ${s.state} (${s.path}), version ${s.version}, conversation ${s.conversation}, ${s.eventCount} events, follow-ups ${s.context.followUpsStopped ? 'stopped' : 'not stopped'}`;
+}
+
+function printFailures(failed: ReplayFailure[]): void {
+  for (const f of failed) {
+    const what = f.kind === 'event' ? `event ${f.eventId ?? '?'} of lead ${f.leadId ?? '?'} was not applied` : `${f.rule} failed on ${f.eventType}`;
+    process.stderr.write(`stepwise: ${what}: ${f.error}\n`);
+  }
+  if (failed.length) process.exitCode = 1;
+}
+
+async function replay(file: string, opts: SessionOptions): Promise<void> {
+  const parsed = await readReplayFile(file);
+  const output = await withSession(opts, async (session): Promise<ReplayOutput> => {
+    await session.replay(parsed.events);
+    const leadIds = [...new Set(parsed.events.map((l) => l.event.leadId))];
+    return {
+      leads: await leadStatuses(session.store, session.definition, leadIds),
+      lines: { total: parsed.lines, sent: parsed.events.length, duplicates: session.duplicates, malformed: parsed.malformed },
+      failed: failuresOf(session),
+    };
+  });
+  if (opts.json) printJson(output);
+  else {
+    const { total, sent, duplicates, malformed } = output.lines;
+    process.stdout.write(`${file}: ${total} lines, ${sent} events sent (${duplicates} already logged), ${malformed.length} malformed\n`);
+    for (const [leadId, status] of Object.entries(output.leads)) process.stdout.write(`${statusLine(leadId, status)}\n`);
+  }
+  printFailures(output.failed);
+}
+
+/** Read from a replayed file (local session) or from a deployed table. */
+async function withStore<T>(opts: SourceOptions, use: (store: LeadStore) => Promise<T>, onlyLead?: string): Promise<T> {
+  if (Boolean(opts.from) === Boolean(opts.table)) throw new InvalidInputError('give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)');
+  if (opts.table) {
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    const [{ DynamoDBClient }, { dynamoLeadStore }] = await Promise.all([import('@aws-sdk/client-dynamodb'), import('../../../lambdas/lifecycle/store.ts')]);
+    // Credentials, region and endpoint (AWS_ENDPOINT_URL_DYNAMODB) from the usual SDK settings.
+    const client = new DynamoDBClient({ region: opts.region });
+    try {
+      return await use(dynamoLeadStore(client, opts.table));
+    } finally {
+      client.destroy();
+    }
+  }
+  const parsed = await readReplayFile(opts.from!);
+  const lines = onlyLead ? parsed.events.filter((l) => l.event.leadId === onlyLead) : parsed.events;
+  return withSession(opts, async (session) => {
+    await session.replay(lines);
+    printFailures(failuresOf(session));
+    return use(session.store);
+  });
+}
+
+function eventLine(e: LeadHistory['events'][number]): string {
+  const move = e.stateBefore === e.stateAfter ? e.stateAfter : `${e.stateBefore} -> ${e.stateAfter}`;
+  const actions = e.actions.map((a) => (a.type === 'refuse' ? `refused: ${a.reason}` : a.type)).join(', ');
+  return `  ${String(e.seq).padStart(4)}  ${e.time}  c${e.conversation}  ${e.type.padEnd(20)}  ${move}${actions ? `  [${actions}]` : ''}  (${e.id})`;
+}
+
+async function show(leadId: string, opts: SourceOptions): Promise<void> {
+  const history = await withStore(opts, (store) => leadHistory(store, loadLifecycle(), leadId), leadId);
+  if (!history) throw new InvalidInputError(`no events for lead "${leadId}" in ${opts.from ?? `table ${opts.table}`}`);
+  if (opts.json) return printJson(history);
+  const { events, ...status } = history;
+  process.stdout.write(`${statusLine(leadId, status)}\n${events.map(eventLine).join('\n')}\n`);
+}
+
+function formatReport(r: Report): string {
+  const ms = (v: number | null) => (v === null ? 'n/a' : `${(v / 3_600_000).toFixed(1)} h`);
+  return [
+    `${r.leads} leads, ${r.events} events`,
+    `meetings booked: ${r.meetingsBooked.total} (${Object.entries(r.meetingsBooked.perLead).map(([l, n]) => `${l}: ${n}`).join(', ') || 'none'})`,
+    `no-show rate: ${r.noShow.rate === null ? 'n/a' : `${(r.noShow.rate * 100).toFixed(0)}%`} (${r.noShow.missed} missed of ${r.noShow.booked} booked)`,
+    `time from first contact to meeting: median ${ms(r.timeToMeeting.medianMs)}, mean ${ms(r.timeToMeeting.meanMs)} over ${Object.keys(r.timeToMeeting.perLead).length} leads`,
+    `re-engaged after going cold: ${r.reengagedAfterCold.join(', ') || 'none'}`,
+  ].join('\n');
+}
+
+async function report(opts: SourceOptions): Promise<void> {
+  const r = await withStore(opts, (store) => leadsReport(store));
+  if (opts.json) printJson(r);
+  else process.stdout.write(`${formatReport(r)}\n`);
+}
+
+function sessionOptions(command: Command): Command {
+  return command
+    .option('--config <file>', 'agent config as JSON: { "goal": null | C, "stopFollowUpsOn": [C, ...] }')
+    .option('--agent <name>', 'a shipped agent config (statemachines/lead-lifecycle/agents/<name>.json); default: the stack default, book-meeting')
+    .option('--in-memory', 'keep the event store in memory instead of DynamoDB Local (no Java needed)')
+    .option('--env <name>', 'deployment environment whose stack runs locally', 'dev')
+    .option('--json', 'print JSON');
+}
+
+function sourceOptions(command: Command): Command {
+  return sessionOptions(command)
+    .option('--from <file>', 'replay this JSON Lines file locally first')
+    .option('--table <name>', 'read a deployed event store (DynamoDB table) instead, with the usual AWS credentials')
+    .option('--region <region>', 'region of --table');
+}
+
+export function register(program: Command): void {
+  const lead = program.command('lead').description('The lead lifecycle (seed 002): replay events through the local bus and state machine, show leads, report.');
+  sessionOptions(
+    lead
+      .command('replay')
+      .description(
+        'Put every event of a JSON Lines file ({ "id", "leadId", "type", "time", "detail"? } per line) on the local leads bus, in order ' +
+          '(lines with the same time concurrently), and print each lead. Malformed lines are reported with their line number and skipped.',
+      )
+      .argument('<file>', 'JSON Lines file of lifecycle events'),
+  ).action(action(replay));
+  sourceOptions(lead.command('show').description("A lead's state and its event history.").argument('<leadId>', 'the lead')).action(action(show));
+  sourceOptions(lead.command('report').description('Reports over the event log: meetings booked, no-show rate, time to meeting, re-engaged after cold.')).action(
+    action(report),
+  );
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+import { eventFromEnvelope, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
+import type { LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
+
+const envelope = (detail: Record<string, unknown>, overrides: Record<string, unknown> = {}) => ({
+  version: '0',
+  id: 'eb-1',
+  'detail-type': 'meeting.booked',
+  source: 'stepwise.crm',
+  account: '123456789012',
+  time: '2025-01-06T14:00:00Z',
+  region: 'us-east-1',
+  resources: [],
+  detail,
+  ...overrides,
+});
+
+describe('EventBridge envelope mapping', () => {
+  it('takes the type from detail-type, the time from time, the lead from detail.leadId and the rest of detail as detail', () => {
+    expect(eventFromEnvelope(envelope({ leadId: 'lead-42', eventId: 'crm-981', calendar: 'sales' }))).toEqual({
+      id: 'crm-981',
+      leadId: 'lead-42',
+      type: 'meeting.booked',
+      time: '2025-01-06T14:00:00Z',
+      detail: { calendar: 'sales' },
+    });
+  });
+
+  it('uses the envelope id (stable across EventBridge redeliveries) when the producer gives no eventId, and omits an empty detail', () => {
+    expect(eventFromEnvelope(envelope({ leadId: 'lead-42' }))).toEqual({ id: 'eb-1', leadId: 'lead-42', type: 'meeting.booked', time: '2025-01-06T14:00:00Z' });
+  });
+
+  it('refuses what cannot be logged, naming the field', () => {
+    const bad: [unknown, RegExp][] = [
+      [envelope({}), /detail\.leadId/],
+      [envelope({ leadId: '' }), /detail\.leadId/],
+      [envelope({ leadId: 'l' }, { time: 'yesterday' }), /time/],
+      [envelope({ leadId: 'l' }, { 'detail-type': '' }), /detail-type/],
+      [{ detail: { leadId: 'l' } }, /EventBridge event: id/],
+    ];
+    for (const [input, message] of bad) {
+      expect(() => eventFromEnvelope(input)).toThrow(InvalidInputError);
+      expect(() => eventFromEnvelope(input)).toThrow(message);
+    }
+  });
+
+  it('puts an event so that the envelope EventBridge makes of it maps back to the same event', () => {
+    const event: LifecycleEvent = { id: 'e-7', leadId: 'lead-1', type: 'deal.closed', time: '2025-03-01T10:00:00Z', detail: { value: 12000 } };
+    const entry = toPutEventsEntry(event, 'stepwise-dev-leads', 'stepwise.crm');
+    expect(entry).toEqual({
+      EventBusName: 'stepwise-dev-leads',
+      Source: 'stepwise.crm',
+      DetailType: 'deal.closed',
+      Time: new Date('2025-03-01T10:00:00Z'),
+      Detail: JSON.stringify({ leadId: 'lead-1', eventId: 'e-7', value: 12000 }),
+    });
+    const received = envelope(JSON.parse(entry.Detail!), { id: 'eb-new', 'detail-type': entry.DetailType, time: entry.Time!.toISOString().replace('.000', '') });
+    expect(eventFromEnvelope(received)).toEqual(event);
+  });
+
+  it('refuses an event whose detail uses a key the envelope owns, or that is not an event', () => {
+    const base: LifecycleEvent = { id: 'e', leadId: 'l', type: 'link.clicked', time: '2025-03-01T10:00:00Z' };
+    expect(() => toPutEventsEntry({ ...base, detail: { leadId: 'x' } }, 'b', 'stepwise.crm')).toThrow('detail.leadId is reserved');
+    expect(() => toPutEventsEntry({ ...base, detail: { eventId: 'x' } }, 'b', 'stepwise.crm')).toThrow('detail.eventId is reserved');
+    expect(() => toPutEventsEntry({ ...base, time: 'soon' }, 'b', 'stepwise.crm')).toThrow(/lifecycle event: time/);
+  });
+});
