@@ -130,6 +130,7 @@ interface SessionParts {
   runtime: LocalRuntime;
   bus: LocalEventBus;
   store: LeadStore;
+  tableName: string | undefined;
   busName: string;
   adapters: Required<Pick<LifecycleServices, 'crm' | 'notifier' | 'followUps'>> & {
     crm: ReturnType<typeof recordingCrm>;
@@ -172,6 +173,8 @@ export class LifecycleSession {
   readonly busName: string;
   /** The event store the state machine's Tasks write (read it for results). */
   readonly store: LeadStore;
+  /** The store's table in DynamoDB Local (what `--table` names on AWS); undefined for the in-memory store. */
+  readonly tableName: string | undefined;
   /** What the listeners sent. */
   readonly crm: SessionParts['adapters']['crm'];
   readonly notifier: SessionParts['adapters']['notifier'];
@@ -183,7 +186,7 @@ export class LifecycleSession {
   private readonly ownedDynamo: DynamoDbLocal | undefined;
 
   private constructor(parts: SessionParts) {
-    ({ runtime: this.runtime, bus: this.bus, store: this.store, busName: this.busName, executions: this.executions } = parts);
+    ({ runtime: this.runtime, bus: this.bus, store: this.store, tableName: this.tableName, busName: this.busName, executions: this.executions } = parts);
     ({ crm: this.crm, notifier: this.notifier, followUps: this.followUps } = parts.adapters);
     this.sentDeadLetters = parts.sentDeadLetters;
     this.ownedDynamo = parts.ownedDynamo;
@@ -203,9 +206,10 @@ export class LifecycleSession {
     const memory = options.store === 'memory';
     const ownedDynamo = memory || options.dynamo ? undefined : await startDynamoDbLocal();
     const dynamo = memory ? undefined : (options.dynamo ?? ownedDynamo);
+    const tableName = dynamo && tableNameOf(template);
     let store: LeadStore;
     try {
-      store = dynamo ? await prepareTable(dynamo, template) : memoryLeadStore();
+      store = dynamo ? await prepareTable(dynamo, template, tableName!) : memoryLeadStore();
     } catch (e) {
       await ownedDynamo?.stop();
       throw e;
@@ -239,7 +243,7 @@ export class LifecycleSession {
         else throw new LocalServiceError(`the local lifecycle cannot deliver to ${arn}`);
       },
     });
-    return new LifecycleSession({ runtime, bus, store, busName: leadsBusName(config), adapters, executions, sentDeadLetters, ownedDynamo });
+    return new LifecycleSession({ runtime, bus, store, tableName, busName: leadsBusName(config), adapters, executions, sentDeadLetters, ownedDynamo });
   }
 
   /**
@@ -300,10 +304,14 @@ export class LifecycleSession {
   }
 }
 
-/** The stack's table in the emulator (created unless a session on the same emulator already did), as the store. */
-async function prepareTable(dynamo: DynamoDbLocal, template: CfnTemplate): Promise<LeadStore> {
+/** The local name of the stack's (only) table. */
+function tableNameOf(template: CfnTemplate): string {
   const [tableId, table] = Object.entries(template.Resources ?? {}).find(([, r]) => r.Type === 'AWS::DynamoDB::Table')!;
-  const tableName = localTableName(tableId, table);
+  return localTableName(tableId, table);
+}
+
+/** The stack's table in the emulator (created unless a session on the same emulator already did), as the store. */
+async function prepareTable(dynamo: DynamoDbLocal, template: CfnTemplate, tableName: string): Promise<LeadStore> {
   if (!(await tableExists(dynamo, tableName))) await createTablesFromTemplate(dynamo.client, template);
   return dynamoLeadStore(dynamo.client, tableName);
 }

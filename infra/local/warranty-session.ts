@@ -15,7 +15,7 @@ import { DEFAULT_POLICY, isRejection, localSesMessageId, parseInbound } from '..
 import { ingest, type IngestDeps } from '../../lambdas/ingress/ingest.ts';
 import { localStarter } from '../../lambdas/ingress/starter.ts';
 import type { DecidedBy, StepOutput } from '../../lambdas/lib/contracts.ts';
-import { InvalidInputError, LocalServiceError, MissingCredentialsError } from '../../lambdas/lib/errors.ts';
+import { InvalidInputError, LocalServiceError, MissingCredentialsError, causeMessage } from '../../lambdas/lib/errors.ts';
 import { dynamoEventLog, type StepwiseEvent } from '../../lambdas/lib/event-log.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import { readOutbox } from '../../lambdas/tools/mail.ts';
@@ -126,18 +126,6 @@ export function expandEmailPaths(paths: readonly string[]): string[] {
       .sort()
       .map((name) => join(path, name));
   });
-}
-
-/** The message inside a Lambda error Cause (`{"errorType","errorMessage",...}`), or the Cause itself. */
-function causeMessage(cause: string | undefined): string | undefined {
-  if (cause === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
-  } catch {
-    // not JSON: already a message
-  }
-  return cause;
 }
 
 const describeError = (error: string, cause: string | undefined) => {

@@ -69,3 +69,20 @@ export class RouteMismatchError extends StepwiseError {}
 export class CrmSyncError extends StepwiseError {}
 /** A local run needs AWS credentials (`--model bedrock`) and the default credential chain found none. The message says how to provide them. */
 export class MissingCredentialsError extends StepwiseError {}
+
+/**
+ * The message inside a Step Functions error Cause: Lambda errors carry `{"errorType","errorMessage",...}`,
+ * `States.*` errors plain text (returned as is).
+ */
+export function causeMessage(cause: string): string;
+export function causeMessage(cause: string | undefined): string | undefined;
+export function causeMessage(cause: string | undefined): string | undefined {
+  if (cause === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {
+    // Not JSON: already a message.
+  }
+  return cause;
+}

@@ -1,5 +1,5 @@
 import { DONE } from '../lib/contracts.ts';
-import { DefinitionError, StepFailedError } from '../lib/errors.ts';
+import { DefinitionError, StepFailedError, causeMessage } from '../lib/errors.ts';
 import type { StepDefinition } from '../lib/workflow/schema.ts';
 import { renderTemplate } from './template.ts';
 import { NO_USAGE, sentReply, type CodeStep, type StepContext } from './types.ts';
@@ -12,17 +12,6 @@ function templates(step: StepDefinition): Record<'out-of-scope' | 'handoff', str
   for (const name of ['out-of-scope', 'handoff'])
     if (!found[name]) throw new DefinitionError(step.file, '(body)', `missing "## Reply: ${name}" followed by a \`\`\`text block`);
   return found as Record<'out-of-scope' | 'handoff', string>;
-}
-
-/** The message inside a Lambda error Cause (`{"errorType","errorMessage",...}`), or the Cause itself. */
-function causeMessage(cause: string): string {
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
-  } catch {
-    // Not JSON: States.* errors carry plain text.
-  }
-  return cause;
 }
 
 const clip = (text: string) => (text.length > 240 ? `${text.slice(0, 239)}…` : text);

@@ -9,20 +9,8 @@ import {
   type ExecutionRecord,
   type TrailStep,
 } from '../../../infra/local/history.ts';
-import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { InvalidInputError, causeMessage } from '../../../lambdas/lib/errors.ts';
 import { action, printJson } from '../output.ts';
-
-/** A Lambda error Cause is `{"errorType","errorMessage",...}`: show the message. */
-function causeMessage(cause: string | undefined): string | undefined {
-  if (cause === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    if (typeof parsed.errorMessage === 'string') return parsed.errorMessage;
-  } catch {
-    // not JSON: the cause is already a message
-  }
-  return cause;
-}
 
 function stepLine(step: TrailStep, index: number): string {
   const retries = step.retries ? ` [${step.retries} ${step.retries === 1 ? 'retry' : 'retries'}]` : '';
