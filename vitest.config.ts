@@ -8,6 +8,6 @@ export default defineConfig({
     // Integration tests start DynamoDB Local and synthesize CDK apps: give them room on shared machines.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    env: { CDK_VALIDATION: 'false', AWS_REGION: 'us-east-1', POWERTOOLS_DEV: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    env: { CDK_VALIDATION: 'false', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', AWS_REGION: 'us-east-1', POWERTOOLS_DEV: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
   },
 });

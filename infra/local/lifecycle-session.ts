@@ -126,17 +126,20 @@ function synthLifecycleStack(env: string): SynthesizedApp {
   return app;
 }
 
+/** The listeners' local adapters: they record what they were asked to do. */
+interface RecordingAdapters {
+  crm: ReturnType<typeof recordingCrm>;
+  notifier: ReturnType<typeof recordingNotifier>;
+  followUps: ReturnType<typeof recordingFollowUpScheduler>;
+}
+
 interface SessionParts {
   runtime: LocalRuntime;
   bus: LocalEventBus;
   store: LeadStore;
   tableName: string | undefined;
   busName: string;
-  adapters: Required<Pick<LifecycleServices, 'crm' | 'notifier' | 'followUps'>> & {
-    crm: ReturnType<typeof recordingCrm>;
-    notifier: ReturnType<typeof recordingNotifier>;
-    followUps: ReturnType<typeof recordingFollowUpScheduler>;
-  };
+  adapters: RecordingAdapters;
   executions: LocalExecution[];
   sentDeadLetters: SentDeadLetter[];
   ownedDynamo: DynamoDbLocal | undefined;
@@ -176,9 +179,9 @@ export class LifecycleSession {
   /** The store's table in DynamoDB Local (what `--table` names on AWS); undefined for the in-memory store. */
   readonly tableName: string | undefined;
   /** What the listeners sent. */
-  readonly crm: SessionParts['adapters']['crm'];
-  readonly notifier: SessionParts['adapters']['notifier'];
-  readonly followUps: SessionParts['adapters']['followUps'];
+  readonly crm: RecordingAdapters['crm'];
+  readonly notifier: RecordingAdapters['notifier'];
+  readonly followUps: RecordingAdapters['followUps'];
   /** Every lifecycle execution, in the order they finished. */
   readonly executions: LocalExecution[];
   /** Events the state machine could not apply (its `DeadLetter` Task's messages). */
@@ -186,8 +189,15 @@ export class LifecycleSession {
   private readonly ownedDynamo: DynamoDbLocal | undefined;
 
   private constructor(parts: SessionParts) {
-    ({ runtime: this.runtime, bus: this.bus, store: this.store, tableName: this.tableName, busName: this.busName, executions: this.executions } = parts);
-    ({ crm: this.crm, notifier: this.notifier, followUps: this.followUps } = parts.adapters);
+    this.runtime = parts.runtime;
+    this.bus = parts.bus;
+    this.store = parts.store;
+    this.tableName = parts.tableName;
+    this.busName = parts.busName;
+    this.crm = parts.adapters.crm;
+    this.notifier = parts.adapters.notifier;
+    this.followUps = parts.adapters.followUps;
+    this.executions = parts.executions;
     this.sentDeadLetters = parts.sentDeadLetters;
     this.ownedDynamo = parts.ownedDynamo;
   }

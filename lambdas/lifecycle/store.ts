@@ -15,11 +15,11 @@
  *
  * DynamoDB layout (one table, string keys `pk`/`sk`):
  *
- * | item        | pk            | sk                      | attributes                                    |
- * |-------------|---------------|-------------------------|-----------------------------------------------|
- * | projection  | `LEAD#<id>`   | `STATE`                 | `leadId`, the `LeadSnapshot` fields, `lastEventTime` |
- * | event       | `LEAD#<id>`   | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                             |
- * | id marker   | `LEAD#<id>`   | `ID#<trigger event id>` | `seq` of the trigger                          |
+ * | item       | pk          | sk                      | attributes                                           |
+ * |------------|-------------|-------------------------|------------------------------------------------------|
+ * | projection | `LEAD#<id>` | `STATE`                 | `leadId`, the `LeadSnapshot` fields, `lastEventTime` |
+ * | event      | `LEAD#<id>` | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                                    |
+ * | id marker  | `LEAD#<id>` | `ID#<trigger event id>` | `seq` of the trigger                                 |
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -84,23 +84,13 @@ export function conflictBackoffMs(attempt: number, random: () => number = Math.r
  * Check that `result` continues a log whose last `seq` is `expectedEventCount` with the trigger
  * first: the gap-free guarantee does not depend on callers being right.
  */
-function checkContinues(leadId: string, expectedEventCount: number, result: ApplyResult): void {
-  const { events, snapshot } = result;
-  const problem =
-    events.length === 0
-      ? 'no events'
-      : events.some((e) => e.leadId !== leadId)
-        ? `an event of another lead`
-        : events.some((e, i) => e.seq !== expectedEventCount + 1 + i)
-          ? `seq ${events.map((e) => e.seq).join(',')} does not follow ${expectedEventCount}`
-          : snapshot.eventCount !== expectedEventCount + events.length
-            ? `snapshot eventCount ${snapshot.eventCount} is not ${expectedEventCount + events.length}`
-            : undefined;
-  if (problem) throw new InvalidInputError(`append to lead ${leadId}: ${problem}`);
-}
-
-function clone<T>(value: T): T {
-  return structuredClone(value);
+function checkContinues(leadId: string, expectedEventCount: number, { events, snapshot }: ApplyResult): void {
+  const fail = (problem: string) => new InvalidInputError(`append to lead ${leadId}: ${problem}`);
+  if (events.length === 0) throw fail('no events');
+  if (events.some((e) => e.leadId !== leadId)) throw fail('an event of another lead');
+  if (events.some((e, i) => e.seq !== expectedEventCount + 1 + i)) throw fail(`seq ${events.map((e) => e.seq).join(',')} does not follow ${expectedEventCount}`);
+  if (snapshot.eventCount !== expectedEventCount + events.length)
+    throw fail(`snapshot eventCount ${snapshot.eventCount} is not ${expectedEventCount + events.length}`);
 }
 
 /**
@@ -113,7 +103,7 @@ export function memoryLeadStore(): LeadStore {
   return {
     async load(leadId, eventId) {
       const lead = leads.get(leadId);
-      return { snapshot: lead && clone(lead.snapshot), duplicate: lead?.ids.has(eventId) ?? false };
+      return { snapshot: lead && structuredClone(lead.snapshot), duplicate: lead?.ids.has(eventId) ?? false };
     },
     async append(leadId, expectedEventCount, result) {
       checkContinues(leadId, expectedEventCount, result);
@@ -122,24 +112,24 @@ export function memoryLeadStore(): LeadStore {
       const current = lead?.snapshot.eventCount ?? 0;
       if (current !== expectedEventCount) throw new VersionConflictError(`lead ${leadId}: expected eventCount ${expectedEventCount}, found ${current}`);
       const next = lead ?? { snapshot: result.snapshot, events: [], ids: new Set<string>() };
-      next.snapshot = clone(result.snapshot);
-      next.events.push(...clone(result.events));
+      next.snapshot = structuredClone(result.snapshot);
+      next.events.push(...structuredClone(result.events));
       next.ids.add(result.events[0]!.id);
       leads.set(leadId, next);
       return 'APPENDED';
     },
     async getLead(leadId) {
       const lead = leads.get(leadId);
-      return lead && clone(lead.snapshot);
+      return lead && structuredClone(lead.snapshot);
     },
     async listEvents(leadId) {
-      return clone(leads.get(leadId)?.events ?? []);
+      return structuredClone(leads.get(leadId)?.events ?? []);
     },
     async listLeads() {
-      return sortedIds().map((leadId) => ({ leadId, snapshot: clone(leads.get(leadId)!.snapshot) }));
+      return sortedIds().map((leadId) => ({ leadId, snapshot: structuredClone(leads.get(leadId)!.snapshot) }));
     },
     async listAllEvents() {
-      return sortedIds().flatMap((leadId) => clone(leads.get(leadId)!.events));
+      return sortedIds().flatMap((leadId) => structuredClone(leads.get(leadId)!.events));
     },
   };
 }
@@ -217,9 +207,9 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
         await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: randomUUID() }));
         return 'APPENDED';
       } catch (e) {
-        // A retry of this call while its first attempt is still running: re-read and see.
-        if ((e as Error).name === 'TransactionInProgressException')
-          throw new VersionConflictError(`lead ${leadId}: the same append is in progress`, { cause: e });
+        // Another transaction on these items, or a retry of this call while its first attempt still runs: re-read and see.
+        if (['TransactionConflictException', 'TransactionInProgressException'].includes((e as Error).name))
+          throw new VersionConflictError(`lead ${leadId}: ${(e as Error).name}`, { cause: e });
         if (!(e instanceof TransactionCanceledException)) throw e;
         const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
         if (codes[MARKER] === 'ConditionalCheckFailed') return 'DUPLICATE';

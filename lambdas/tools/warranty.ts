@@ -1,8 +1,9 @@
 /** `check_warranty`: the registry port's adapters and the status rule. */
 import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { InvalidInputError } from '../lib/errors.ts';
 import type { RegistryEntry, WarrantyRegistry } from './ports.ts';
 
 /**
@@ -30,17 +31,28 @@ export function warrantyStatus(entry: RegistryEntry | undefined, now: Date): War
   return now.toISOString().slice(0, 10) <= entry.warrantyEnd ? 'valid' : 'expired';
 }
 
-/** Local adapter: a JSON array of `{ serial, product, warrantyEnd }`, read once on first use. */
+/** Read a registry file: a JSON array of `{ serial, product, warrantyEnd: "YYYY-MM-DD" }`. */
+export function readRegistryFile(file: string): RegistryEntry[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InvalidInputError(`${file}: ${(e as Error).message}`);
+  }
+  const parsed = z.array(RegistryEntrySchema).safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** Local adapter: a registry file, read once on first use. */
 export function jsonFileRegistry(file: string): WarrantyRegistry {
   let bySerial: Map<string, RegistryEntry> | undefined;
   return {
     async lookup(serial) {
-      bySerial ??= new Map(
-        z
-          .array(RegistryEntrySchema)
-          .parse(JSON.parse(readFileSync(file, 'utf8')))
-          .map((e) => [normalizeSerial(e.serial), e]),
-      );
+      bySerial ??= new Map(readRegistryFile(file).map((e) => [normalizeSerial(e.serial), e]));
       return bySerial.get(normalizeSerial(serial));
     },
   };
@@ -64,4 +76,23 @@ export function dynamoRegistry(client: DynamoDBClient, tableName: string): Warra
       return RegistryEntrySchema.parse({ serial: s, product, warrantyEnd });
     },
   };
+}
+
+/**
+ * Load registry entries into the WarrantyTable (25 items per BatchWriteItem, the API's limit;
+ * unprocessed items are written again until none are left). Returns how many were written.
+ */
+export async function importRegistry(client: DynamoDBClient, tableName: string, entries: RegistryEntry[]): Promise<number> {
+  const doc = DynamoDBDocumentClient.from(client);
+  for (let i = 0; i < entries.length; i += 25) {
+    let requests: { PutRequest: { Item: Record<string, string> } }[] | undefined = entries
+      .slice(i, i + 25)
+      .map((e) => ({ PutRequest: { Item: registryItem(e) } }));
+    for (let attempt = 0; requests?.length; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt)));
+      const { UnprocessedItems } = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      requests = UnprocessedItems?.[tableName] as typeof requests;
+    }
+  }
+  return entries.length;
 }

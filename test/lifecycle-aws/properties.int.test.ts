@@ -89,6 +89,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
           await session.put(events);
           await session.drain();
         }
+        expect(session.sentDeadLetters.map((d) => (d.body as { error?: unknown }).error)).toEqual([]);
         await checkLead(leadId, new Set(sent.map((e) => e.id)));
       }),
       { numRuns: 8 },

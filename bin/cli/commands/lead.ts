@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { causeMessage, InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../../lambdas/lifecycle/conditions.ts';
 import { eventFromEnvelope } from '../../../lambdas/lifecycle/envelope.ts';
 import { loadAgentConfig, loadLifecycle, parseAgentConfig } from '../../../lambdas/lifecycle/loader.ts';
@@ -66,11 +66,10 @@ async function readReplayFile(file: string): Promise<ParsedReplayFile> {
 }
 
 /** Run `use` with a local lifecycle session (DynamoDB Local unless --in-memory), stopped afterwards. */
-async function withSession<T>(opts: SessionOptions, use: (session: LifecycleSession) => Promise<T>): Promise<T> {
+async function withSession<T>(opts: SessionOptions, agentConfig: AgentConfig | undefined, use: (session: LifecycleSession) => Promise<T>): Promise<T> {
   // The SDK's multi-line Node 20 deprecation warning would drown the CLI's own messages.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { LifecycleSession } = await import('../../../infra/local/lifecycle-session.ts');
-  const agentConfig = agentConfigOf(opts);
   const session = await LifecycleSession.start({ env: opts.env, store: opts.inMemory ? 'memory' : 'dynamodb-local', ...(agentConfig && { agentConfig }) });
   try {
     return await use(session);
@@ -97,17 +96,6 @@ function failuresOf(session: LifecycleSession): ReplayFailure[] {
   return [...events, ...listeners];
 }
 
-/** A Lambda error Cause is `{"errorType","errorMessage",...}`: keep the message. */
-function causeMessage(cause: string | undefined): string | undefined {
-  if (cause === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
-    return typeof parsed.errorMessage === 'string' ? parsed.errorMessage : cause;
-  } catch {
-    return cause;
-  }
-}
-
 function statusLine(leadId: string, s: LeadStatus): string {
   return `${leadId}: ${s.state} (${s.path}), version ${s.version}, conversation ${s.conversation}, ${s.eventCount} events, follow-ups ${s.context.followUpsStopped ? 'stopped' : 'not stopped'}`;
 }
@@ -121,8 +109,9 @@ function printFailures(failed: ReplayFailure[]): void {
 }
 
 async function replay(file: string, opts: SessionOptions): Promise<void> {
+  const agentConfig = agentConfigOf(opts);
   const parsed = await readReplayFile(file);
-  const output = await withSession(opts, async (session): Promise<ReplayOutput> => {
+  const output = await withSession(opts, agentConfig, async (session): Promise<ReplayOutput> => {
     await session.replay(parsed.events);
     const leadIds = [...new Set(parsed.events.map((l) => l.event.leadId))];
     return {
@@ -154,9 +143,10 @@ async function withStore<T>(opts: SourceOptions, use: (store: LeadStore) => Prom
       client.destroy();
     }
   }
+  const agentConfig = agentConfigOf(opts);
   const parsed = await readReplayFile(opts.from!);
   const lines = onlyLead ? parsed.events.filter((l) => l.event.leadId === onlyLead) : parsed.events;
-  return withSession(opts, async (session) => {
+  return withSession(opts, agentConfig, async (session) => {
     await session.replay(lines);
     printFailures(failuresOf(session));
     return use(session.store);
