@@ -90,6 +90,8 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
           await session.drain();
         }
         expect(session.sentDeadLetters.map((d) => (d.body as { error?: unknown }).error)).toEqual([]);
+        // Only redeliveries of nothing: no event was put, so there is no lead.
+        if (sent.length === 0) return expect(await session.store.getLead(leadId)).toBeUndefined();
         await checkLead(leadId, new Set(sent.map((e) => e.id)));
       }),
       { numRuns: 8 },

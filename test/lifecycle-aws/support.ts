@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { getEnvConfig } from '../../infra/config.ts';
 import { synthesize, type SynthesizedApp } from '../../infra/local/synth.ts';
 import type { CfnTemplate } from '../../infra/local/tokens.ts';
-import { LeadLifecycleStack, leadLifecycleStackName, type LeadLifecycleStackProps } from '../../infra/stacks/lead-lifecycle-stack.ts';
+import { LeadLifecycleStack, leadLifecycleStackName } from '../../infra/stacks/lead-lifecycle-stack.ts';
 
 export type Json = Record<string, any>;
 
@@ -15,9 +15,9 @@ export function lifecycleApp(): { app: SynthesizedApp; template: CfnTemplate } {
   return { app: dev, template: dev.templates[leadLifecycleStackName(getEnvConfig('dev'))]! };
 }
 
-/** A lifecycle stack in its own app, for CDK assertions. */
-export function lifecycleStack(env = 'dev', props: Partial<LeadLifecycleStackProps> = {}): { app: App; stack: LeadLifecycleStack } {
-  const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
-  const config = getEnvConfig(env);
-  return { app, stack: new LeadLifecycleStack(app, leadLifecycleStackName(config), { config, ...props }) };
+/** The dev lifecycle stack in its own app, for CDK assertions. */
+export function lifecycleStack(): { app: App; stack: LeadLifecycleStack } {
+  const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] } });
+  const config = getEnvConfig('dev');
+  return { app, stack: new LeadLifecycleStack(app, leadLifecycleStackName(config), { config }) };
 }
