@@ -98,7 +98,7 @@ describe('stepwise synth', () => {
   it('fails with one line for an unknown workflow or environment', async () => {
     expect(await cli('synth', 'nope')).toBe(1);
     oneLine(err);
-    expect(err).toContain('(known: warranty-email');
+    expect(err).toMatch(/\(known: .*warranty-email/);
     err = '';
     expect(await cli('synth', '--env', 'qa')).toBe(1);
     oneLine(err);
@@ -160,7 +160,7 @@ describe('stepwise history', () => {
 
     const saved = { ...process.env };
     try {
-      for (const k of Object.keys(process.env)) if (k.startsWith('AWS_') && k !== 'AWS_REGION') delete process.env[k];
+      for (const k of Object.keys(process.env)) if (k.startsWith('AWS_') && k !== 'AWS_REGION' && k !== 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED') delete process.env[k];
       Object.assign(process.env, {
         AWS_EC2_METADATA_DISABLED: 'true',
         AWS_CONFIG_FILE: join(tmp(), 'none'),
