@@ -80,11 +80,12 @@ function javaCommand(env: NodeJS.ProcessEnv): string {
 }
 
 function javaHelp(found: string): string {
-  return [
-    `DynamoDB Local needs Java ${MIN_JAVA} or newer (${found}).`,
-    'Install it:  sudo apt-get install -y openjdk-17-jre-headless   (macOS: brew install openjdk@17)',
-    `or set JAVA_HOME to a Java ${MIN_JAVA}+ installation.`,
-  ].join('\n');
+  // One line: the CLI prints only the first line of an error.
+  return (
+    `DynamoDB Local needs Java ${MIN_JAVA} or newer (${found}): install it with ` +
+    `"sudo apt-get install -y openjdk-17-jre-headless" (macOS: "brew install openjdk@17"), ` +
+    `or set JAVA_HOME to a Java ${MIN_JAVA}+ installation.`
+  );
 }
 
 /** Parse the major version from `java -version` output (`"17.0.15"` → 17, `"1.8.0_402"` → 8). */
