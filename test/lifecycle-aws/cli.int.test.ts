@@ -5,56 +5,24 @@
  * stepwise lead replay --json` on DynamoDB Local exactly as users and the contract check run it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Command } from 'commander';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as lead from '../../bin/cli/commands/lead.ts';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../infra/local/lifecycle-session.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import { leadsReport } from '../../lambdas/lifecycle/queries.ts';
+import { runCli, useCliCapture } from '../support/cli.ts';
+import { useTempDirs } from '../support/tmp.ts';
 
-class Exit extends Error {
-  constructor(readonly code: number | undefined) {
-    super(`exit ${code}`);
-  }
-}
-
-let out = '';
-let err = '';
-beforeEach(() => {
-  out = '';
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-  vi.spyOn(process, 'exit').mockImplementation((code) => {
-    throw new Exit(code as number | undefined);
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
-
+const io = useCliCapture();
 /** Run `stepwise lead <args>` in-process; returns the exit code. */
-async function cli(...args: string[]): Promise<number> {
-  const program = new Command('stepwise').exitOverride();
-  lead.register(program);
-  try {
-    await program.parseAsync(['lead', ...args], { from: 'user' });
-    return Number(process.exitCode ?? 0);
-  } catch (e) {
-    if (e instanceof Exit) return e.code ?? 0;
-    throw e;
-  }
-}
+const cli = (...args: string[]) => runCli([lead], 'lead', ...args);
 
-const dir = mkdtempSync(join(tmpdir(), 'stepwise-lead-cli-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDirs('stepwise-lead-cli-')();
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);
@@ -78,7 +46,7 @@ const attendMeeting = join(STATEMACHINES_DIR, 'lead-lifecycle', 'agents', 'atten
 describe('stepwise lead replay', () => {
   it('prints every lead in the contract shape, reports malformed lines by number and counts a redelivered id once', async () => {
     expect(await cli('replay', replayFile, '--config', attendMeeting, '--json', '--in-memory')).toBe(0);
-    expect(JSON.parse(out)).toEqual({
+    expect(JSON.parse(io.out)).toEqual({
       leads: {
         'lead-a': {
           state: 'meeting_booked',
@@ -101,13 +69,13 @@ describe('stepwise lead replay', () => {
       },
       failed: [],
     });
-    expect(err).toContain(`${replayFile}:3: skipped malformed line: not JSON`);
-    expect(err).toContain(`${replayFile}:5: skipped malformed line: time`);
+    expect(io.err).toContain(`${replayFile}:3: skipped malformed line: not JSON`);
+    expect(io.err).toContain(`${replayFile}:5: skipped malformed line: time`);
   });
 
   it('uses the stack default agent (book-meeting) without --config, and prints one line per lead as text', async () => {
     expect(await cli('replay', replayFile, '--in-memory')).toBe(0);
-    expect(out).toBe(
+    expect(io.out).toBe(
       `${replayFile}: 7 lines, 5 events sent (1 already logged), 2 malformed\n` +
         'lead-a: goal_hit (goal_hit), version 4, conversation 1, 4 events, follow-ups not stopped\n' +
         'lead-b: engaged (active.lead_qualification.engaged), version 1, conversation 1, 1 events, follow-ups not stopped\n',
@@ -116,14 +84,14 @@ describe('stepwise lead replay', () => {
 
   it('fails with one line for an unreadable file, an invalid config, or both --config and --agent', async () => {
     expect(await cli('replay', join(dir, 'missing.jsonl'), '--in-memory')).toBe(1);
-    expect(err).toMatch(/^stepwise: cannot read .*missing\.jsonl: /);
-    err = '';
+    expect(io.err).toMatch(/^stepwise: cannot read .*missing\.jsonl: /);
+    io.err = '';
     const bad = file('bad-config.json', JSON.stringify({ goal: { event: 'goal.hit' }, stopFollowUpsOn: [] }));
     expect(await cli('replay', replayFile, '--config', bad, '--in-memory')).toBe(1);
-    expect(err).toBe(`stepwise: ${bad}: goal.event: goal.hit and follow_up.stopped are raised by conditions, they cannot be one\n`);
-    err = '';
+    expect(io.err).toBe(`stepwise: ${bad}: goal.event: goal.hit and follow_up.stopped are raised by conditions, they cannot be one\n`);
+    io.err = '';
     expect(await cli('replay', replayFile, '--config', attendMeeting, '--agent', 'nurture')).toBe(1);
-    expect(err).toBe('stepwise: give --config FILE or --agent NAME, not both\n');
+    expect(io.err).toBe('stepwise: give --config FILE or --agent NAME, not both\n');
   });
 });
 
@@ -132,12 +100,12 @@ describe('stepwise lead show and report', () => {
 
   it('show prints the state and the whole history of one lead', async () => {
     expect(await cli('show', 'lead-no-show', '--from', sample, '--agent', 'attend-meeting', '--json', '--in-memory')).toBe(0);
-    const history = JSON.parse(out);
+    const history = JSON.parse(io.out);
     expect(history).toMatchObject({ leadId: 'lead-no-show', state: 'goal_hit', path: 'goal_hit', version: 10, conversation: 1, eventCount: 10 });
     expect(history.events.map((e: { id: string }) => e.id)).toEqual(['ns-1', 'ns-2', 'ns-3', 'ns-3:follow_up.stopped', 'ns-4', 'ns-5', 'ns-6', 'ns-6:follow_up.stopped', 'ns-7', 'ns-7:goal.hit']);
-    out = '';
+    io.out = '';
     expect(await cli('show', 'lead-no-show', '--from', sample, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
-    const lines = out.trimEnd().split('\n');
+    const lines = io.out.trimEnd().split('\n');
     expect(lines[0]).toBe('lead-no-show: goal_hit (goal_hit), version 10, conversation 1, 10 events, follow-ups stopped');
     expect(lines[5]).toBe('     5  2025-01-09T15:30:00Z  c1  meeting.missed        meeting_booked -> no_show  (ns-4)');
     expect(lines[10]).toBe('    10  2025-01-13T15:00:00Z  c1  goal.hit              meeting_attended -> goal_hit  (ns-7:goal.hit)');
@@ -145,10 +113,10 @@ describe('stepwise lead show and report', () => {
 
   it('show fails for a lead with no events, and needs exactly one source', async () => {
     expect(await cli('show', 'nobody', '--from', sample, '--in-memory')).toBe(1);
-    expect(err).toBe(`stepwise: no events for lead "nobody" in ${sample}\n`);
-    err = '';
+    expect(io.err).toBe(`stepwise: no events for lead "nobody" in ${sample}\n`);
+    io.err = '';
     expect(await cli('show', 'nobody')).toBe(1);
-    expect(err).toBe('stepwise: give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)\n');
+    expect(io.err).toBe('stepwise: give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)\n');
   });
 
   it('report gives the seed reports over every lead of the file', async () => {
@@ -157,7 +125,7 @@ describe('stepwise lead show and report', () => {
       ['sparky-revival', 'no-show-rebooking', 'meeting-booked-as-goal'].map((s) => readFileSync(join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples', `${s}.jsonl`), 'utf8')).join(''),
     );
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--json', '--in-memory')).toBe(0);
-    const report = JSON.parse(out);
+    const report = JSON.parse(io.out);
     expect(report).toMatchObject({
       leads: 3,
       meetingsBooked: { total: 4, perLead: { 'lead-sparky': 1, 'lead-no-show': 2, 'lead-meeting-goal': 1 } },
@@ -165,10 +133,10 @@ describe('stepwise lead show and report', () => {
       reengagedAfterCold: ['lead-sparky'],
     });
     expect(report.timeToMeeting.perLead['lead-meeting-goal']).toBe(29 * 3_600_000);
-    out = '';
+    io.out = '';
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
-    expect(out).toContain('no-show rate: 25% (1 missed of 4 booked)');
-    expect(out).toContain('re-engaged after going cold: lead-sparky');
+    expect(io.out).toContain('no-show rate: 25% (1 missed of 4 booked)');
+    expect(io.out).toContain('re-engaged after going cold: lead-sparky');
   });
 });
 
@@ -194,10 +162,10 @@ describe('stepwise lead on DynamoDB', () => {
       const table = session.tableName!;
       Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: ddb.endpoint, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
       expect(await cli('report', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
-      expect(JSON.parse(out)).toEqual(await leadsReport(session.store));
-      out = '';
+      expect(JSON.parse(io.out)).toEqual(await leadsReport(session.store));
+      io.out = '';
       expect(await cli('show', 'lead-b', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
-      expect(JSON.parse(out)).toMatchObject({ leadId: 'lead-b', state: 'engaged', eventCount: 1 });
+      expect(JSON.parse(io.out)).toMatchObject({ leadId: 'lead-b', state: 'engaged', eventCount: 1 });
     } finally {
       process.env = env;
       await session.stop();

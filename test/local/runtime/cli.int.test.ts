@@ -2,107 +2,69 @@
  * The graph / synth / history commands, run in-process through commander: output on stdout,
  * one-line errors on stderr and exit code 1 on bad input.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as graph from '../../../bin/cli/commands/graph.ts';
 import * as history from '../../../bin/cli/commands/history.ts';
 import * as synth from '../../../bin/cli/commands/synth.ts';
 import { summarizeExecution, writeLocalExecution } from '../../../infra/local/history.ts';
 import { loadWorkflow, PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
 import { workflowToMermaid } from '../../../lambdas/lib/workflow/mermaid.ts';
+import { expectOneLine, runCli, useCliCapture } from '../../support/cli.ts';
+import { useTempDirs } from '../../support/tmp.ts';
 
-class Exit extends Error {
-  constructor(readonly code: number | undefined) {
-    super(`exit ${code}`);
-  }
-}
-
-let out = '';
-let err = '';
-beforeEach(() => {
-  out = '';
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-  vi.spyOn(process, 'exit').mockImplementation((code) => {
-    throw new Exit(code as number | undefined);
-  });
-});
-afterEach(() => vi.restoreAllMocks());
-
-/** Run `stepwise <args>`; returns the exit code (0 when the action returned). */
-async function cli(...args: string[]): Promise<number> {
-  const program = new Command('stepwise').exitOverride();
-  for (const command of [graph, synth, history]) command.register(program);
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return 0;
-  } catch (e) {
-    if (e instanceof Exit) return e.code ?? 0;
-    throw e;
-  }
-}
-
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'stepwise-cli-'));
-  dirs.push(d);
-  return d;
-};
-
-/** A one-line error, prefixed like every CLI error. */
-const oneLine = (text: string) => expect(text).toMatch(/^stepwise: [^\n]+\n$/);
+const io = useCliCapture();
+/** Run `stepwise <args>`; returns the exit code (0 when the action returned: these commands never set `process.exitCode`). */
+const cli = (...args: string[]) => runCli([graph, synth, history], ...args);
+const tmp = useTempDirs('stepwise-cli-');
 
 describe('stepwise graph', () => {
   it('prints the Mermaid diagram of a workflow by name, or by folder path as JSON', async () => {
     expect(await cli('graph', 'warranty-email')).toBe(0);
-    expect(out).toBe(workflowToMermaid(loadWorkflow('warranty-email')));
-    out = '';
+    expect(io.out).toBe(workflowToMermaid(loadWorkflow('warranty-email')));
+    io.out = '';
     expect(await cli('graph', join(PROJECT_ROOT, 'test/fixtures/workflows/triage'), '--json')).toBe(0);
-    expect(JSON.parse(out)).toEqual({ workflow: 'triage', mermaid: workflowToMermaid(loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows'))) });
+    expect(JSON.parse(io.out)).toEqual({ workflow: 'triage', mermaid: workflowToMermaid(loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows'))) });
   });
 
   it('fails with one line for an unknown workflow, a missing folder and an invalid definition', async () => {
     expect(await cli('graph', 'no-such-workflow')).toBe(1);
-    oneLine(err);
-    expect(err).toContain('unknown workflow "no-such-workflow" (known: ');
+    expectOneLine(io.err);
+    expect(io.err).toContain('unknown workflow "no-such-workflow" (known: ');
 
-    err = '';
+    io.err = '';
     expect(await cli('graph', join(tmp(), 'missing'))).toBe(1);
-    oneLine(err);
-    expect(err).toContain('workflow manifest not found');
+    expectOneLine(io.err);
+    expect(io.err).toContain('workflow manifest not found');
 
     const bad = join(tmp(), 'bad');
     mkdirSync(join(bad, 'steps'), { recursive: true });
     writeFileSync(join(bad, 'workflow.yaml'), 'name: bad\ndescription: x\nversion: 1\nentry: a\nfallback: a\nmodel: {}\n');
-    err = '';
+    io.err = '';
     expect(await cli('graph', bad)).toBe(1);
-    oneLine(err);
-    expect(err).toMatch(/workflow\.yaml: (version|model\.id)/);
+    expectOneLine(io.err);
+    expect(io.err).toMatch(/workflow\.yaml: (version|model\.id)/);
   });
 });
 
 describe('stepwise synth', () => {
   it('prints the deployed ASL of a workflow, with a note on stderr that tokens are placeholders', async () => {
     expect(await cli('synth', 'warranty-email')).toBe(0);
-    const asl = JSON.parse(out);
+    const asl = JSON.parse(io.out);
     expect(asl.StartAt).toBe('Start');
     expect(asl.States['01-extract-serial'].Resource).toMatch(/^arn:aws:lambda:us-east-1:123456789012:function:/);
-    expect(err).toContain('tokens resolved to local placeholders');
+    expect(io.err).toContain('tokens resolved to local placeholders');
   });
 
   it('fails with one line for an unknown workflow or environment', async () => {
     expect(await cli('synth', 'nope')).toBe(1);
-    oneLine(err);
-    expect(err).toMatch(/\(known: .*warranty-email/);
-    err = '';
+    expectOneLine(io.err);
+    expect(io.err).toMatch(/\(known: .*warranty-email/);
+    io.err = '';
     expect(await cli('synth', '--env', 'qa')).toBe(1);
-    oneLine(err);
-    expect(err).toContain('unknown environment "qa"');
+    expectOneLine(io.err);
+    expect(io.err).toContain('unknown environment "qa"');
   });
 });
 
@@ -130,7 +92,7 @@ describe('stepwise history', () => {
     const dir = tmp();
     writeLocalExecution(summarizeExecution(arn, events), dir);
     expect(await cli('history', 'exec-1', '--dir', dir)).toBe(0);
-    expect(out).toBe(
+    expect(io.out).toBe(
       [
         'exec-1 (wf) SUCCEEDED in 14.0 s: 3 steps, 3 state transitions',
         `  ${arn}`,
@@ -140,23 +102,23 @@ describe('stepwise history', () => {
         '',
       ].join('\n'),
     );
-    out = '';
+    io.out = '';
     expect(await cli('history', arn, '--dir', dir, '--json')).toBe(0);
-    const json = JSON.parse(out);
+    const json = JSON.parse(io.out);
     expect(json.trail.map((s: { name: string }) => s.name)).toEqual(['a-intake', 'b-lookup', 'z-fallback']);
     expect(json).toMatchObject({ name: 'exec-1', status: 'SUCCEEDED', stateTransitions: 3 });
   });
 
   it('fails with one line for a missing execution', async () => {
     expect(await cli('history', 'nope', '--dir', tmp())).toBe(1);
-    oneLine(err);
-    expect(err).toContain('ExecutionDoesNotExist: no local execution "nope"');
+    expectOneLine(io.err);
+    expect(io.err).toContain('ExecutionDoesNotExist: no local execution "nope"');
   });
 
   it('with --aws, needs an execution ARN and fails clearly without credentials', async () => {
     expect(await cli('history', 'exec-1', '--aws')).toBe(1);
-    oneLine(err);
-    expect(err).toContain('--aws needs an execution ARN');
+    expectOneLine(io.err);
+    expect(io.err).toContain('--aws needs an execution ARN');
 
     const saved = { ...process.env };
     try {
@@ -166,10 +128,10 @@ describe('stepwise history', () => {
         AWS_CONFIG_FILE: join(tmp(), 'none'),
         AWS_SHARED_CREDENTIALS_FILE: join(tmp(), 'none'),
       });
-      err = '';
+      io.err = '';
       expect(await cli('history', arn, '--aws')).toBe(1);
-      oneLine(err);
-      expect(err).toContain('no AWS credentials for --aws');
+      expectOneLine(io.err);
+      expect(io.err).toContain('no AWS credentials for --aws');
     } finally {
       process.env = saved;
     }

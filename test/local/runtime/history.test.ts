@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecutionDoesNotExist, GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import {
   parseExecutionArn,
@@ -14,6 +13,7 @@ import {
   summarizeExecution,
   writeLocalExecution,
 } from '../../../infra/local/history.ts';
+import { useTempDirs } from '../../support/tmp.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:111122223333:execution:WarrantyEmail:msg-1';
 const FN = 'arn:aws:lambda:eu-west-1:111122223333:function:Step';
@@ -51,13 +51,7 @@ function history(): HistoryEvent[] {
   return raw.map((e, i) => ({ ...e, id: i + 1, previousEventId: i, timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, i)) }) as HistoryEvent);
 }
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'stepwise-history-'));
-  dirs.push(d);
-  return d;
-};
+const tmp = useTempDirs('stepwise-history-');
 
 describe('stepTrail', () => {
   it('lists Task states in order with the task input/output, retries, routing and the error that ended a step', () => {

@@ -5,60 +5,21 @@
  * real process with an empty credential chain.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as demo from '../../../bin/cli/commands/demo.ts';
 import * as evalCommand from '../../../bin/cli/commands/eval.ts';
 import * as run from '../../../bin/cli/commands/run.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
+import { expectOneLine, runCli, useCliCapture } from '../../support/cli.ts';
+import { useTempDirs } from '../../support/tmp.ts';
 import { SAMPLES_DIR, WRONG_CASE_YAML } from './support.ts';
 
-class Exit extends Error {
-  constructor(readonly code: number | undefined) {
-    super(`exit ${code}`);
-  }
-}
-
-let out = '';
-let err = '';
-beforeEach(() => {
-  out = '';
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-  vi.spyOn(process, 'exit').mockImplementation((code) => {
-    throw new Exit(code as number | undefined);
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
-
+const io = useCliCapture();
 /** Run `stepwise <args>`; returns the exit code (`process.exitCode` when the action returned). */
-async function cli(...args: string[]): Promise<number> {
-  const program = new Command('stepwise').exitOverride();
-  for (const command of [run, evalCommand, demo]) command.register(program);
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    return Number(process.exitCode ?? 0);
-  } catch (e) {
-    if (e instanceof Exit) return e.code ?? 0;
-    throw e;
-  }
-}
-
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const tmp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'stepwise-e2e-cli-'));
-  dirs.push(d);
-  return d;
-};
-const oneLine = (text: string) => expect(text).toMatch(/^stepwise: [^\n]+\n$/);
+const cli = (...args: string[]) => runCli([run, evalCommand, demo], ...args);
+const tmp = useTempDirs('stepwise-e2e-cli-');
 
 describe('stepwise run', () => {
   it('--json prints exactly one array, an entry per email in input order, in the contract shape', async () => {
@@ -66,7 +27,7 @@ describe('stepwise run', () => {
     const code = await cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--email', missing, '--json');
 
     expect(code).toBe(0); // REJECTED is a normal outcome
-    const results = JSON.parse(out) as Record<string, unknown>[];
+    const results = JSON.parse(io.out) as Record<string, unknown>[];
     expect(results.map((r) => [String(r.file).slice(SAMPLES_DIR.length + 1) || r.file, r.status])).toEqual([
       ['auto-reply.eml', 'REJECTED'],
       ['expired-warranty.eml', 'SUCCEEDED'],
@@ -97,36 +58,36 @@ describe('stepwise run', () => {
     expect(results[0]).toMatchObject({ reason: 'auto_submitted: Auto-Submitted: auto-replied', steps: [], outbox: [] });
     expect(results[7]).toMatchObject({ messageId: null, executionName: null, reason: expect.stringMatching(/^unreadable: ENOENT/) });
     // Progress went to stderr.
-    expect(err).toContain('[8/8] missing.eml REJECTED');
+    expect(io.err).toContain('[8/8] missing.eml REJECTED');
   });
 
   it('refuses bad arguments with one line before starting anything', async () => {
     expect(await cli('run', 'warranty-email')).toBe(1);
-    oneLine(err);
-    err = '';
+    expectOneLine(io.err);
+    io.err = '';
     expect(await cli('run', 'lead-lifecycle', '--email', SAMPLES_DIR)).toBe(1);
-    expect(err).toBe('stepwise: no local email session for workflow "lead-lifecycle" (supported: warranty-email)\n');
-    err = '';
+    expect(io.err).toBe('stepwise: no local email session for workflow "lead-lifecycle" (supported: warranty-email)\n');
+    io.err = '';
     expect(await cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--registry', join(tmp(), 'none.json'))).toBe(1);
-    expect(err.split('\n').at(-2)).toMatch(/^stepwise: registry .*none\.json: ENOENT/);
-    expect(out).toBe('');
+    expect(io.err.split('\n').at(-2)).toMatch(/^stepwise: registry .*none\.json: ENOENT/);
+    expect(io.out).toBe('');
   });
 });
 
 describe('stepwise demo', () => {
   it('processes every sample in a fresh session and prints readable trails and where the histories are', async () => {
     expect(await cli('demo')).toBe(0);
-    expect(out).toMatch(/^Stepwise demo: warranty-email on the local runtime .*offline stand-in \(deterministic rules, NOT an LLM\)/);
-    expect(out).toMatch(/^valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation \(TKT-[0-9A-Z]{8}\)$/m);
-    expect(out).toMatch(/^expired-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03c-expired-warranty$/m);
-    expect(out).toMatch(/^unknown-serial\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03b-device-not-found$/m);
-    expect(out).toMatch(/^missing-serial\.eml +SUCCEEDED +01-extract-serial → 03d-request-serial$/m);
-    expect(out).toMatch(/^out-of-scope\.eml +SUCCEEDED +01-extract-serial → 04-out-of-scope$/m);
-    expect(out).toMatch(/^spam\.eml +REJECTED +spam: spamVerdict: FAIL$/m);
-    expect(out).toMatch(/^auto-reply\.eml +REJECTED +auto_submitted: /m);
-    expect(out).toMatch(/^ {2}reply to maria\.lopez@example\.org: Re: Headphones stopped charging - warranty claim\n {2}│ Hello Maria Lopez,$/m);
-    expect(out).toContain('7 emails: 5 SUCCEEDED, 2 REJECTED');
-    expect(out).toMatch(/^Execution histories are in \.stepwise\/executions\/; show one with: npx stepwise history email-[a-z0-9]{40}$/m);
+    expect(io.out).toMatch(/^Stepwise demo: warranty-email on the local runtime .*offline stand-in \(deterministic rules, NOT an LLM\)/);
+    expect(io.out).toMatch(/^valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation \(TKT-[0-9A-Z]{8}\)$/m);
+    expect(io.out).toMatch(/^expired-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03c-expired-warranty$/m);
+    expect(io.out).toMatch(/^unknown-serial\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03b-device-not-found$/m);
+    expect(io.out).toMatch(/^missing-serial\.eml +SUCCEEDED +01-extract-serial → 03d-request-serial$/m);
+    expect(io.out).toMatch(/^out-of-scope\.eml +SUCCEEDED +01-extract-serial → 04-out-of-scope$/m);
+    expect(io.out).toMatch(/^spam\.eml +REJECTED +spam: spamVerdict: FAIL$/m);
+    expect(io.out).toMatch(/^auto-reply\.eml +REJECTED +auto_submitted: /m);
+    expect(io.out).toMatch(/^ {2}reply to maria\.lopez@example\.org: Re: Headphones stopped charging - warranty claim\n {2}│ Hello Maria Lopez,$/m);
+    expect(io.out).toContain('7 emails: 5 SUCCEEDED, 2 REJECTED');
+    expect(io.out).toMatch(/^Execution histories are in \.stepwise\/executions\/; show one with: npx stepwise history email-[a-z0-9]{40}$/m);
   });
 });
 
@@ -141,19 +102,19 @@ describe('stepwise eval', () => {
   it('--json prints integer counts and per-case results, and exits 1 when a case fails', async () => {
     const code = await cli('eval', 'warranty-email', '--cases', casesDir(), '--json');
     expect(code).toBe(1);
-    const report = JSON.parse(out);
+    const report = JSON.parse(io.out);
     expect(report).toMatchObject({ passed: 1, failed: 1, total: 2 });
     expect([report.passed, report.failed, report.total].every(Number.isInteger)).toBe(true);
     expect(report.cases.map((c: Record<string, unknown>) => [c.id, c.passed, Object.keys(c)])).toEqual([
       ['valid_warranty_001', true, ['id', 'passed', 'failures', 'steps']],
       ['deliberately_wrong_001', false, ['id', 'passed', 'failures', 'steps']],
     ]);
-    expect(err).toMatch(/\[1\/2\] valid_warranty_001 ✓\n\[2\/2\] deliberately_wrong_001 ✗\n/);
+    expect(io.err).toMatch(/\[1\/2\] valid_warranty_001 ✓\n\[2\/2\] deliberately_wrong_001 ✗\n/);
   });
 
   it('prints each case, the failing step with what was expected and what happened, and a summary', async () => {
     expect(await cli('eval', 'warranty-email', '--cases', casesDir())).toBe(1);
-    const lines = out.split('\n');
+    const lines = io.out.split('\n');
     expect(lines[0]).toMatch(/^✓ valid_warranty_001 +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation \(TKT-12345\)$/);
     expect(lines[1]).toMatch(/^✗ deliberately_wrong_001 +01-extract-serial → 03d-request-serial$/);
     expect(lines[2]).toMatch(/^ {4}step 2 \(02-check-warranty\): wrong step: 01-extract-serial routed to 03d-request-serial \(reason: .+\)$/);
@@ -164,7 +125,7 @@ describe('stepwise eval', () => {
 
   it('refuses a folder without cases with one line', async () => {
     expect(await cli('eval', 'warranty-email', '--cases', tmp())).toBe(1);
-    expect(err.split('\n').at(-2)).toMatch(/^stepwise: no eval cases \(\*\.yaml\) in /);
+    expect(io.err.split('\n').at(-2)).toMatch(/^stepwise: no eval cases \(\*\.yaml\) in /);
   });
 
   it('--model bedrock without AWS credentials fails with one line, not a stack trace', () => {

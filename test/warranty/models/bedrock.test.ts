@@ -8,6 +8,7 @@ import {
   ModelTimeoutError,
 } from '../../../lambdas/lib/errors.ts';
 import { ConverseServer, converseBody, serviceError } from './converse-server.ts';
+import { failure } from '../../support/failure.ts';
 
 const MODEL_ID = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 
@@ -51,15 +52,6 @@ afterAll(async () => {
 afterEach(() => {
   server.calls.length = 0;
 });
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('BedrockModel against a local Converse endpoint', () => {
   it('sends the Converse wire request with temperature 0, the pinned model and the cache point', async () => {

@@ -8,6 +8,7 @@ import { OfflineModel, OfflineRulesSchema, loadOfflineRules } from '../../../lam
 import { ROUTE_TOOL, contextMessage } from '../../../lambdas/steps/prompt.ts';
 import { runLlmStep } from '../../../lambdas/steps/runner.ts';
 import { fakeToolbox, previousState, stepInput, storedEmail } from '../runner/fixtures.ts';
+import { failure } from '../../support/failure.ts';
 
 const def = loadWorkflow('warranty-email');
 const offline = OfflineModel.forWorkflow(def);
@@ -17,15 +18,6 @@ function runStep(stepName: string, body: string, opts: { data?: Record<string, u
   const input = stepInput(stepName, { previous: previousState({ next: stepName, data: opts.data ?? {} }) });
   const email = storedEmail(body, opts.subject ? { subject: opts.subject } : {});
   return { result: runLlmStep({ def, step: getStep(def, stepName), input, email, model: opts.model ?? offline, toolbox }), executed };
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('OfflineModel (warranty-email rules)', () => {

@@ -6,6 +6,7 @@ import type { StepDefinition } from '../../../lambdas/lib/workflow/schema.ts';
 import { codeStep, runStep } from '../../../lambdas/steps/index.ts';
 import { toolContext } from '../../../lambdas/steps/types.ts';
 import { fakeToolbox, inboundEmail, previousState, scriptedModel, stepInput, storedEmail } from './fixtures.ts';
+import { failure } from '../../support/failure.ts';
 
 const def = loadWorkflow('warranty-email');
 
@@ -14,15 +15,6 @@ function run(step: StepDefinition, input: StepInput, results: Parameters<typeof 
   const { model } = scriptedModel([]);
   const result = runStep({ def, step, input, email, toolbox, tool: toolContext(input, email), model: () => model, body: async () => storedEmail('') });
   return { result, executed };
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('02-check-warranty (code step)', () => {

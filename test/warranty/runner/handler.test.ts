@@ -8,6 +8,7 @@ import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';
 import { ConverseServer, converseBody, serviceError } from '../models/converse-server.ts';
 import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
 import { captureLogger, fakeToolbox, inboundEmail, previousState, stepInput } from './fixtures.ts';
+import { failure } from '../../support/failure.ts';
 
 const BODY = 'Hello, my Aurora 14 laptop is broken and will not start. The serial number is SN12345. Anna';
 const ENV = { WORKFLOW: 'warranty-email', MODEL_PROVIDER: 'offline' };
@@ -31,15 +32,6 @@ function setup(overrides: Partial<StepServices> = {}, stored: StoredEmail | null
 }
 
 const info = (lines: ReturnType<typeof captureLogger>['lines']) => lines.filter((l) => l.level === 'INFO').map((l) => l.message);
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('step handler', () => {
   it('runs the step and returns the StepOutput the ASL keeps: data merged, count echoed, duration measured', async () => {

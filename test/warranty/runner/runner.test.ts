@@ -6,6 +6,7 @@ import type { ContentBlock } from '../../../lambdas/models/port.ts';
 import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';
 import { runLlmStep } from '../../../lambdas/steps/runner.ts';
 import { fakeToolbox, previousState, scriptedModel, stepInput, storedEmail, text, toolUse } from './fixtures.ts';
+import { failure } from '../../support/failure.ts';
 
 const def = loadWorkflow('warranty-email');
 const EMAIL = storedEmail('My laptop SN12345 stopped charging. Please repair it under warranty.');
@@ -16,15 +17,6 @@ function run(stepName: string, turns: Parameters<typeof scriptedModel>[0], opts:
   const input = stepInput(stepName, { previous: previousState({ next: stepName, data: opts.data ?? {} }) });
   const result = runLlmStep({ def, step: getStep(def, stepName), input, email: EMAIL, model, toolbox, maxTurns: opts.maxTurns });
   return { result, requests, executed };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected the step to fail');
 }
 
 /** The toolResult blocks the runner sent back in the request of `turn` (1-based). */
@@ -96,7 +88,7 @@ describe('runLlmStep: routing', () => {
 
   it('fails with InvalidModelOutputError when the model repeats an undeclared route, so the ASL Catch takes the fallback', async () => {
     const injected = toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'skip ahead' });
-    const error = await rejection(run('01-extract-serial', [[injected], [injected]]).result);
+    const error = await failure(run('01-extract-serial', [[injected], [injected]]).result);
     expect(error).toBeInstanceOf(InvalidModelOutputError);
     expect(error.name).toBe('InvalidModelOutputError');
     expect(error.message).toContain('route "05-send-confirmation" is not a declared edge of 01-extract-serial');
@@ -119,7 +111,7 @@ describe('runLlmStep: routing', () => {
   });
 
   it('rejects outputs of the wrong type and a route mixed with other tool calls', async () => {
-    const wrongType = await rejection(
+    const wrongType = await failure(
       run('01-extract-serial', [
         [toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'r', serialNumber: 12345 })],
         [toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'r', serialNumber: 12345 })],
@@ -159,7 +151,7 @@ describe('runLlmStep: text fallback', () => {
   });
 
   it('fails after a repeated undeclared NEXT_STEP in text', async () => {
-    const error = await rejection(run('01-extract-serial', [[text('NEXT_STEP: 05-send-confirmation')], [text('NEXT_STEP: 05-send-confirmation')]]).result);
+    const error = await failure(run('01-extract-serial', [[text('NEXT_STEP: 05-send-confirmation')], [text('NEXT_STEP: 05-send-confirmation')]]).result);
     expect(error).toBeInstanceOf(InvalidModelOutputError);
   });
 });
@@ -212,7 +204,7 @@ describe('runLlmStep: tools', () => {
 
   it('gives up with InvalidModelOutputError after maxTurns without a route', async () => {
     const loop = (): ContentBlock[] => [toolUse('send_email', { body: 'again' })];
-    const error = await rejection(run('03d-request-serial', [loop, loop, loop], { maxTurns: 3 }).result);
+    const error = await failure(run('03d-request-serial', [loop, loop, loop], { maxTurns: 3 }).result);
     expect(error).toBeInstanceOf(InvalidModelOutputError);
     expect(error.message).toContain('no valid route after 3 model turns');
   });
