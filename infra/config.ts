@@ -46,6 +46,16 @@ export const EnvConfigSchema = z
         message: 'every recipient must be an address of receivingDomain',
         path: ['recipients'],
       }),
+    leads: z
+      .object({
+        /** The agent config the lifecycle applies: `statemachines/lead-lifecycle/agents/<agent>.json`. */
+        agent: z.string().regex(/^[a-z0-9-]+$/).default('book-meeting'),
+        /** Where the CRM sync POSTs each lead state change. */
+        crmWebhookUrl: z.url({ protocol: /^https$/ }),
+        /** Who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
+        notifyEmail: z.email().optional(),
+      })
+      .strict(),
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })
@@ -57,7 +67,7 @@ export type EnvName = EnvConfig['name'];
 
 const MiB = 1024 * 1024;
 
-// example.com addresses are placeholders: set the real receiving domain, sender and alarm address before deploying.
+// example.com addresses are placeholders: set the real receiving domain, sender, alarm address and CRM endpoint before deploying.
 const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'>> = {
   dev: {
     logLevel: 'DEBUG',
@@ -70,6 +80,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       mailFrom: 'claims@dev.warranty.example.com',
       maxEmailBytes: 10 * MiB,
     },
+    leads: { crmWebhookUrl: 'https://crm.dev.example.com/stepwise/lead-state' },
     tags: { project: 'stepwise', environment: 'dev' },
   },
   staging: {
@@ -82,6 +93,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       mailFrom: 'claims@staging.warranty.example.com',
       maxEmailBytes: 10 * MiB,
     },
+    leads: { crmWebhookUrl: 'https://crm.staging.example.com/stepwise/lead-state' },
     tags: { project: 'stepwise', environment: 'staging' },
   },
   prod: {
@@ -95,6 +107,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       mailFrom: 'claims@warranty.example.com',
       maxEmailBytes: 10 * MiB,
     },
+    leads: { crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' },
     tags: { project: 'stepwise', environment: 'prod' },
   },
 };

@@ -20,7 +20,7 @@ import { LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } f
 import { dynamoLeadStore, memoryLeadStore, type LeadStore } from '../../lambdas/lifecycle/store.ts';
 import { getEnvConfig } from '../config.ts';
 import { LIFECYCLE_STATES } from '../constructs/lifecycle-workflow.ts';
-import { DEFAULT_AGENT, LeadLifecycleStack, leadLifecycleStackName, leadsBusName } from '../stacks/lead-lifecycle-stack.ts';
+import { LeadLifecycleStack, leadLifecycleStackName, leadsBusName } from '../stacks/lead-lifecycle-stack.ts';
 import { createTablesFromTemplate, localTableName, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { LocalEventBus, type DeadLetter, type PutEventsEntry, type PutEventsResult } from './eventbridge/bus.ts';
 import { LocalRuntime, type LocalExecution } from './runtime.ts';
@@ -28,7 +28,7 @@ import { synthesize, type SynthesizedApp } from './synth.ts';
 import type { CfnTemplate } from './tokens.ts';
 
 export interface LifecycleSessionOptions {
-  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default loadAgentConfig(DEFAULT_AGENT) */
+  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent (`leads.agent` in infra/config.ts) */
   agentConfig?: AgentConfig;
   /** The environment whose stack is synthesized. @default 'dev' */
   env?: string;
@@ -211,7 +211,7 @@ export class LifecycleSession {
     const config = getEnvConfig(env);
     const app = synthLifecycleStack(env);
     const template = app.templates[leadLifecycleStackName(config)]!;
-    const agentConfig = options.agentConfig ?? loadAgentConfig(DEFAULT_AGENT);
+    const agentConfig = options.agentConfig ?? loadAgentConfig(config.leads.agent);
 
     const memory = options.store === 'memory';
     const ownedDynamo = memory || options.dynamo ? undefined : await startDynamoDbLocal();

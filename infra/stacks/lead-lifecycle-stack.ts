@@ -21,10 +21,6 @@ import { LifecycleWorkflow } from '../constructs/lifecycle-workflow.ts';
 import { StepwiseFunction } from '../constructs/stepwise-function.ts';
 import { stepwiseTable } from './warranty-email-stack.ts';
 
-/** The agent config deployed when the stack is given none (`statemachines/lead-lifecycle/agents/<name>.json`). */
-export const DEFAULT_AGENT = 'book-meeting';
-// example.com is a placeholder, like the addresses in infra/config.ts: set the client's CRM endpoint before deploying.
-const DEFAULT_CRM_WEBHOOK_URL = 'https://crm.example.com/stepwise/lead-state';
 
 /** The stack's name in an environment. */
 export const leadLifecycleStackName = (config: EnvConfig): string => `Stepwise-LeadLifecycle-${config.name}`;
@@ -43,12 +39,8 @@ export interface LeadLifecycleStackProps extends StackProps {
   readonly config: EnvConfig;
   /** @default loadLifecycle() (lead-lifecycle) */
   readonly lifecycle?: LifecycleDefinition;
-  /** The agent's goal and follow-up stop conditions. @default loadAgentConfig(DEFAULT_AGENT) */
+  /** The agent's goal and follow-up stop conditions. @default loadAgentConfig(config.leads.agent) */
   readonly agentConfig?: AgentConfig;
-  /** Where the CRM sync POSTs each state change. @default a placeholder at crm.example.com */
-  readonly crmWebhookUrl?: string;
-  /** Who the notifier emails. @default config.email.mailFrom (verified in SES, so it works in the SES sandbox too) */
-  readonly notifyEmail?: string;
   /** How long after a lead becomes eligible its follow-up is due. @default Duration.days(2) */
   readonly followUpDelay?: Duration;
   /** Notified by every alarm of this stack. @default alarms notify nobody */
@@ -103,7 +95,7 @@ export class LeadLifecycleStack extends Stack {
 
     this.lifecycle = new LifecycleWorkflow(this, 'Lifecycle', {
       lifecycle,
-      agentConfig: props.agentConfig ?? loadAgentConfig(DEFAULT_AGENT, lifecycle.name),
+      agentConfig: props.agentConfig ?? loadAgentConfig(config.leads.agent, lifecycle.name),
       config,
       leadsTable: this.leadsTable,
       eventBus: this.eventBus,
@@ -126,8 +118,8 @@ export class LeadLifecycleStack extends Stack {
     this.followUpTimer = this.createFollowUpTimer();
     const delay = props.followUpDelay ?? Duration.days(2);
     this.listeners = {
-      crmSync: this.listener('crmSync', 'writes lead state changes back to the CRM', {}, { CRM_WEBHOOK_URL: props.crmWebhookUrl ?? DEFAULT_CRM_WEBHOOK_URL }),
-      notifier: this.listener('notifier', "emails the client's team about notable lead state changes", { to: [...NOTIFY_STATES] }, { NOTIFY_TO: props.notifyEmail ?? config.email.mailFrom }),
+      crmSync: this.listener('crmSync', 'writes lead state changes back to the CRM', {}, { CRM_WEBHOOK_URL: config.leads.crmWebhookUrl }),
+      notifier: this.listener('notifier', "emails the client's team about notable lead state changes", { to: [...NOTIFY_STATES] }, { NOTIFY_TO: config.leads.notifyEmail ?? config.email.mailFrom }),
       followUpScheduler: this.listener('followUpScheduler', 'schedules the next follow-up when the lead can receive one', {}, {
         FOLLOW_UP_TIMER_ARN: this.followUpTimer.stateMachineArn,
         FOLLOW_UP_DELAY_SECONDS: String(delay.toSeconds()),
