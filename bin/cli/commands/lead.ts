@@ -187,7 +187,7 @@ async function report(opts: SourceOptions): Promise<void> {
 function sessionOptions(command: Command): Command {
   return command
     .option('--config <file>', 'agent config as JSON: { "goal": null | C, "stopFollowUpsOn": [C, ...] }')
-    .option('--agent <name>', 'a shipped agent config (statemachines/lead-lifecycle/agents/<name>.json); default: the environment's agent (leads.agent in infra/config.ts: book-meeting)')
+    .option('--agent <name>', "a shipped agent config (statemachines/lead-lifecycle/agents/<name>.json); default: the environment's agent (leads.agent in infra/config.ts: book-meeting)")
     .option('--in-memory', 'keep the event store in memory instead of DynamoDB Local (no Java needed)')
     .option('--env <name>', 'deployment environment whose stack runs locally', 'dev')
     .option('--json', 'print JSON');

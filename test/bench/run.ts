@@ -1,0 +1,345 @@
+/**
+ * The benchmark suite (`npm run bench`): speed and memory of the hot paths, measured here and never
+ * by timed assertions in tests. Prints a table and writes `.stepwise/bench/results.json`.
+ *
+ *   npm run bench                          every group (about 30 s on 2 cores)
+ *   npm run bench -- eventbridge synth     only the groups whose name contains one of the words
+ *
+ * Each repeated case warms up, then runs a fixed number of iterations (see harness.ts); one-shot
+ * cases time what only happens once per process (a cold synth, a session start, a first email).
+ * The session groups start DynamoDB Local (Java 17+) and always stop it.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { buildStepwiseApp } from '../../infra/build-app.ts';
+import { getEnvConfig } from '../../infra/config.ts';
+import { compilePattern, matches } from '../../infra/local/eventbridge/pattern.ts';
+import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
+import { synthesize, synthProject } from '../../infra/local/synth.ts';
+import { WarrantySession, type EmailResult } from '../../infra/local/warranty-session.ts';
+import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
+import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { BenchRun, gcExposed } from './harness.ts';
+import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, renamed, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
+
+const ENV = 'dev';
+const RESULTS_FILE = join(PROJECT_ROOT, '.stepwise', 'bench', 'results.json');
+
+/** Pure calls add their results here: a module-level write the JIT must keep, so it cannot drop the work being timed. */
+let sink = 0;
+
+interface Group {
+  name: string;
+  run: (bench: BenchRun) => Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Workflow loading
+
+async function workflowLoading(bench: BenchRun): Promise<void> {
+  const dir = join(STATEMACHINES_DIR, 'warranty-email');
+  const steps = loadWorkflowFrom(dir).steps.length;
+  await bench.repeated({
+    name: 'workflow.loadWorkflowFrom',
+    description: `loadWorkflowFrom(statemachines/warranty-email), uncached: read, parse and validate the manifest and ${steps} step files`,
+    warmupIterations: 20,
+    iterations: 200,
+    unit: 'loads',
+    fn: () => {
+      sink += loadWorkflowFrom(dir).steps.length;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. In-process synth of the project app
+
+async function synth(bench: BenchRun): Promise<void> {
+  // Must be the process's first synth to be cold: synthProject caches per environment.
+  await bench.once({
+    name: 'synth.project.first',
+    description: `synthProject('${ENV}') first call in the process: JIT-cold build and synth of every stack, then cached`,
+    unit: 'synths',
+    fn: () => synthProject(ENV),
+  });
+  // synthesize() has no cache: the same build synthProject runs, but warm.
+  await bench.repeated({
+    name: 'synth.project.fresh',
+    description: `synthesize(buildStepwiseApp(app, getEnvConfig('${ENV}'))): a full synth of every stack, bypassing the cache`,
+    warmupIterations: 1,
+    iterations: 15,
+    unit: 'synths',
+    fn: () => {
+      sink += synthesize((app) => buildStepwiseApp(app, getEnvConfig(ENV)), { env: ENV }).stateMachines.length;
+    },
+  });
+  // A cache hit takes less than the timer's own overhead: time them in batches.
+  const BATCH = 1_000;
+  await bench.repeated({
+    name: 'synth.project.cached',
+    description: `synthProject('${ENV}') once cached (what every later session start pays), ${BATCH} calls per iteration`,
+    warmupIterations: 10,
+    iterations: 1_000,
+    opsPerIteration: BATCH,
+    unit: 'calls',
+    fn: () => {
+      for (let i = 0; i < BATCH; i++) sink += synthProject(ENV).stateMachines.length;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Lifecycle core
+
+async function lifecycleCore(bench: BenchRun): Promise<void> {
+  const def = loadLifecycle();
+  const config = loadAgentConfig(BENCH_AGENT);
+  const leads = bookMeetingLogs().map(appliedEvents);
+  const events = leads.reduce((n, lead) => n + lead.length, 0);
+  await bench.repeated({
+    name: 'lifecycle.applyEvent',
+    description: `applyEvent over the ${leads.length} ${BENCH_AGENT} sample leads (${events} events, redeliveries removed as the store does), each from initialSnapshot`,
+    warmupIterations: 100,
+    iterations: 2_000,
+    opsPerIteration: events,
+    unit: 'events',
+    fn: () => {
+      for (const lead of leads) sink += applyAll(def, config, lead).version;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. EventBridge pattern matching
+
+async function eventBridge(bench: BenchRun): Promise<void> {
+  const config = getEnvConfig(ENV);
+  const template = synthProject(ENV).templates[leadLifecycleStackName(config)];
+  if (!template) throw new Error(`the ${ENV} app has no ${leadLifecycleStackName(config)} stack`);
+  // The rules' patterns as the template declares them (the bus compiles the same values).
+  const patterns = Object.values(template.Resources ?? {})
+    .filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties?.EventPattern !== undefined)
+    .map((r) => r.Properties!.EventPattern);
+  const def = loadLifecycle();
+  const envelopes = await leadBusEnvelopes(template, leadsBusName(config), def, loadAgentConfig(BENCH_AGENT), bookMeetingLogs());
+  const pairs = envelopes.length * patterns.length;
+  const matchers = patterns.map((p) => compilePattern(p));
+  const matched = envelopes.reduce((n, e) => n + matchers.filter((m) => m(e)).length, 0);
+  if (matched === 0) throw new Error('no envelope matches any rule: the workload measures nothing');
+  const workload = `${envelopes.length} leads-bus envelopes × ${patterns.length} rule patterns of the lifecycle stack (${matched} matches)`;
+
+  await bench.repeated({
+    name: 'eventbridge.compilePattern',
+    description: `compilePattern of the ${patterns.length} rule patterns of the lifecycle stack`,
+    warmupIterations: 200,
+    iterations: 5_000,
+    opsPerIteration: patterns.length,
+    unit: 'patterns',
+    fn: () => {
+      for (const p of patterns) sink += compilePattern(p).length;
+    },
+  });
+  await bench.repeated({
+    name: 'eventbridge.match.compiled',
+    description: `compiled matchers (what the local bus runs per event): ${workload}`,
+    warmupIterations: 200,
+    iterations: 5_000,
+    opsPerIteration: pairs,
+    unit: 'matches',
+    fn: () => {
+      for (const e of envelopes) for (const m of matchers) sink += m(e) ? 1 : 0;
+    },
+  });
+  await bench.repeated({
+    name: 'eventbridge.matches.oneShot',
+    description: `matches(pattern, event), which validates and compiles on every call: ${workload}`,
+    warmupIterations: 20,
+    iterations: 500,
+    opsPerIteration: pairs,
+    unit: 'matches',
+    fn: () => {
+      for (const e of envelopes) for (const p of patterns) sink += matches(p, e) ? 1 : 0;
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5a. The lead lifecycle through the generated Express ASL
+
+/** Every execution succeeded, nothing was dead-lettered, and each lead ended as the pure core says it should. */
+async function assertLifecycleRan(session: LifecycleSession, config: ReturnType<typeof loadAgentConfig>, leads: readonly LeadLog[]): Promise<void> {
+  const failed = session.failedExecutions.length + session.sentDeadLetters.length + session.listenerDeadLetters.length;
+  if (failed) throw new Error(`${session.failedExecutions.length} failed executions, ${session.sentDeadLetters.length} dead-lettered events, ${session.listenerDeadLetters.length} failed listener deliveries`);
+  for (const lead of leads) {
+    const expected = applyAll(session.definition, config, appliedEvents(lead));
+    const actual = await session.store.getLead(lead.leadId);
+    if (actual?.state !== expected.state || actual.eventCount !== expected.eventCount)
+      throw new Error(`${lead.leadId}: ended ${actual?.state}/${actual?.eventCount} events, expected ${expected.state}/${expected.eventCount}`);
+  }
+}
+
+async function lifecycleSession(bench: BenchRun): Promise<void> {
+  const config = loadAgentConfig(BENCH_AGENT);
+  const logs = bookMeetingLogs();
+  const lines = logs.reduce((n, log) => n + log.lines.length, 0);
+  const session = await bench.once({
+    name: 'lifecycle.session.start',
+    description: `LifecycleSession.start({ store: 'memory' }): synth of the lifecycle stack, runtime and bus`,
+    unit: 'starts',
+    fn: () => LifecycleSession.start({ store: 'memory', agentConfig: config }),
+  });
+  if (!session) return;
+  try {
+    let round = 0;
+    /** The sample leads under fresh ids, replayed one after the other, each event drained before the next. */
+    const replayAll = async () => {
+      const copies = logs.map((log) => renamed(log, `r${round++}`));
+      for (const copy of copies) await session.replay(copy.lines);
+      return copies;
+    };
+    const workload = `the ${logs.length} ${BENCH_AGENT} sample leads (${lines} events with redeliveries), one event at a time`;
+    await bench.once({
+      name: 'lifecycle.session.replay.first',
+      description: `first replay of ${workload}: loads the handler modules`,
+      opsPerIteration: lines,
+      unit: 'events',
+      fn: replayAll,
+    });
+    await bench.repeated({
+      name: 'lifecycle.session.replay',
+      description: `replay of ${workload}: bus → Express state machine → memory store → listeners`,
+      warmupIterations: 2,
+      iterations: 30,
+      opsPerIteration: lines,
+      unit: 'events',
+      fn: async () => {
+        await replayAll();
+      },
+    });
+
+    // Leads are independent: the k-th event of every lead goes out in one PutEvents, drained before the next.
+    const COPIES = 4;
+    const concurrentLeads = logs.length * COPIES;
+    const rounds = Math.max(...logs.map((log) => log.lines.length));
+    let lastCopies: LeadLog[] = [];
+    await bench.repeated({
+      name: 'lifecycle.session.concurrent',
+      description: `${concurrentLeads} leads at once (${COPIES} copies of each sample, ${lines * COPIES} events): each lead's k-th event in one put, drained per round`,
+      warmupIterations: 1,
+      iterations: 15,
+      opsPerIteration: lines * COPIES,
+      unit: 'events',
+      fn: async () => {
+        const copies = Array.from({ length: COPIES }, () => logs.map((log) => renamed(log, `c${round++}`))).flat();
+        for (let k = 0; k < rounds; k++) {
+          await session.put(copies.flatMap((copy) => copy.lines[k]?.event ?? []));
+          await session.drain();
+        }
+        lastCopies = copies;
+      },
+    });
+    await assertLifecycleRan(session, config, lastCopies);
+  } finally {
+    await session.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5b. A warranty email through the synthesized ASL (offline model)
+
+/** The route an email took, to check every iteration did the same work. */
+const routeOf = (result: EmailResult) => `${result.status}: ${result.steps.map((s) => `${s.name}→${s.next}`).join(' ')}`;
+
+async function warrantySession(bench: BenchRun): Promise<void> {
+  // Synthesized beforehand (untimed, cached for the process) so the start measures the session, not the synth.
+  synthProject(ENV);
+  const historyDir = mkdtempSync(join(tmpdir(), 'stepwise-bench-history-'));
+  try {
+    const session = await bench.once({
+      name: 'warranty.session.start',
+      // The JVM is a process of its own: its memory is not in this process's deltas.
+      description: 'WarrantySession.start({ model: offline }), app already synthesized: DynamoDB Local (JVM), its tables, the runtime',
+      unit: 'starts',
+      // Executions are stored as `stepwise run` stores them, in a folder deleted afterwards.
+      fn: () => WarrantySession.start({ env: ENV, model: 'offline', logLevel: 'SILENT', historyDir }),
+    });
+    if (!session) return;
+    try {
+      const raw = readFileSync(WARRANTY_SAMPLE, 'utf8');
+      let n = 0;
+      const processOne = () => session.processRaw(withMessageId(raw, `bench-${n++}`), WARRANTY_SAMPLE);
+      const first = await bench.once({
+        name: 'warranty.email.first',
+        description: 'first valid-warranty.eml of the session: ingress, 4 steps, outbox; loads the handler modules',
+        unit: 'emails',
+        fn: processOne,
+      });
+      if (!first) return;
+      if (first.status !== 'SUCCEEDED') throw new Error(`the sample email did not succeed: ${first.reason}`);
+      const expected = routeOf(first);
+      const deviations: string[] = [];
+      await bench.repeated({
+        name: 'warranty.email',
+        description: `valid-warranty.eml under a new Message-ID each time (${first.steps.length} steps, offline model, DynamoDB Local)`,
+        warmupIterations: 3,
+        iterations: 60,
+        unit: 'emails',
+        fn: async () => {
+          const result = await processOne();
+          if (routeOf(result) !== expected) deviations.push(routeOf(result));
+        },
+      });
+      if (deviations.length) throw new Error(`${deviations.length} emails took another route than ${expected}, e.g. ${deviations[0]}`);
+    } finally {
+      await session.close();
+    }
+  } finally {
+    rmSync(historyDir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** In this order: the synth group must come before anything else synthesizes. */
+const GROUPS: Group[] = [
+  { name: 'workflow', run: workflowLoading },
+  { name: 'synth', run: synth },
+  { name: 'lifecycle-core', run: lifecycleCore },
+  { name: 'eventbridge', run: eventBridge },
+  { name: 'lifecycle-session', run: lifecycleSession },
+  { name: 'warranty-session', run: warrantySession },
+];
+
+async function main(): Promise<number> {
+  // The SDK's multi-line Node 20 warning on every client would bury the progress lines.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const filter = process.argv.slice(2);
+  const groups = filter.length ? GROUPS.filter((g) => filter.some((word) => g.name.includes(word))) : GROUPS;
+  if (!groups.length) {
+    process.stderr.write(`bench: no group matches ${filter.join(' ')} (groups: ${GROUPS.map((g) => g.name).join(', ')})\n`);
+    return 2;
+  }
+  if (!gcExposed) process.stderr.write('bench: run with --expose-gc (npm run bench does) for heap deltas without uncollected garbage\n');
+
+  const bench = new BenchRun();
+  const started = performance.now();
+  for (const group of groups) {
+    process.stderr.write(`${group.name}\n`);
+    try {
+      await group.run(bench);
+    } catch (e) {
+      bench.fail(group.name, e);
+    }
+  }
+  bench.writeJson(RESULTS_FILE, filter);
+
+  process.stdout.write(`\n${bench.table()}\n\n`);
+  for (const f of bench.failures) process.stdout.write(`FAILED ${f.name}: ${f.error}\n`);
+  process.stdout.write(`${bench.results.length} cases in ${((performance.now() - started) / 1000).toFixed(1)} s → ${RESULTS_FILE}\n`);
+  return bench.failures.length ? 1 : 0;
+}
+
+process.exitCode = await main();

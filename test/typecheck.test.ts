@@ -1,0 +1,17 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../lambdas/lib/workflow/loader.ts';
+
+// vitest strips types without checking them; the project is strict TypeScript, so check it here too.
+describe('TypeScript', () => {
+  it('the whole project type-checks (tsc --noEmit, strict)', async () => {
+    const run = promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json'], { cwd: PROJECT_ROOT });
+    const result = await run.then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+    );
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(0);
+  }, 180_000);
+});
