@@ -6,6 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import type { EnvConfig } from '../config.ts';
 
@@ -54,8 +55,8 @@ const INFERENCE_PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
  * the local esbuild (minified, source maps on), X-Ray active tracing, its own log group with the
  * environment's retention and removal policy, its own role (no managed policies; it may only write
- * to its log group until something is bound), Powertools settings, and the `stepwise:entry`
- * metadata the local runtime maps back to the handler module.
+ * to its log group until something is bound), Powertools settings (service name, log level, metrics
+ * namespace), and the `stepwise:entry` metadata the local runtime maps back to the handler module.
  *
  * Node.js 22 rather than 20: the nodejs20.x runtime is deprecated since 2026-04-30, and 22 is the
  * closest supported LTS to the Node 20 that runs the code locally.
@@ -93,6 +94,8 @@ export class StepwiseFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_LOG_LEVEL: props.config.logLevel,
+        // Per environment, so dev and prod metrics never mix when they share an account.
+        POWERTOOLS_METRICS_NAMESPACE: `${DEFAULT_METRICS_NAMESPACE}/${props.config.name}`,
         ...(workflowDir === undefined ? {} : { STATEMACHINES_DIR: LAMBDA_STATEMACHINES_DIR }),
         ...props.environment,
       },

@@ -107,7 +107,8 @@ function localPath(value: string): string {
  * - Each Task's Resource (a function ARN, or `lambda:invoke` with `FunctionName`) maps to the
  *   function's logical id → its `stepwise:entry` module → `createHandler(env, services)`, created
  *   once per function, where `env` is the function's resolved environment plus `AWS_REGION`,
- *   `AWS_LAMBDA_FUNCTION_NAME`, the DynamoDB Local endpoint and `extraEnv`.
+ *   `AWS_LAMBDA_FUNCTION_NAME`, X-Ray tracing and EMF metrics switched off (no daemon, and EMF
+ *   would mix into a CLI's stdout), the DynamoDB Local endpoint and `extraEnv`.
  * - Handlers are invoked like Lambda: JSON in/out; a thrown error surfaces with `Error` = its
  *   `name` and `Cause` = `{"errorType","errorMessage","trace"}` so Retry/Catch match typed errors.
  * - Context object: `$$.Execution.{Id,Name,StartTime,Input,RoleArn,RedriveCount}` and
@@ -303,6 +304,8 @@ export class LocalRuntime {
       AWS_DEFAULT_REGION: ctx.region ?? LOCAL_REGION,
       AWS_LAMBDA_FUNCTION_NAME: name,
       ...Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, localPath(String(v))])),
+      POWERTOOLS_TRACE_ENABLED: 'false',
+      POWERTOOLS_METRICS_DISABLED: 'true',
       ...(this.options.dynamo && { AWS_ENDPOINT_URL_DYNAMODB: this.options.dynamo.endpoint }),
       ...this.options.extraEnv,
     };

@@ -1,12 +1,15 @@
 /**
  * The one Lambda entry every workflow step uses (LLM and code steps alike). It validates the
  * `StepInput` the compiled Task state sends, runs the step named in it, and returns the
- * `StepOutput` the ASL keeps at `$.result`; it records a `StepCompleted` event and logs the step
- * (AC8: transition, timing, output summary, and the step list when the workflow ends).
+ * `StepOutput` the ASL keeps at `$.result`; it records a `StepCompleted` event, logs the step
+ * (AC8: transition, timing, output summary, and the step list when the workflow ends) and emits its
+ * metrics (dimensions `workflow` and `step`): `StepCompleted`, `StepDurationMs`, the model's token
+ * usage (`ModelInputTokens`, `ModelOutputTokens`, `ModelCacheReadTokens`, `ModelCacheWriteTokens`)
+ * and `ToolCallRefused`, the tool calls that did not complete (refused or failed).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { Logger } from '@aws-lambda-powertools/logger';
-import type { LogLevel } from '@aws-lambda-powertools/logger/types';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
 import { InboundEmailSchema } from '../email/inbound.ts';
@@ -14,6 +17,7 @@ import { dynamoEmailStore, type EmailStore } from '../email/store.ts';
 import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
+import { observability } from '../lib/observability.ts';
 import { getStep, loadWorkflow } from '../lib/workflow/loader.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { BedrockModel } from '../models/bedrock.ts';
@@ -121,8 +125,7 @@ function outputSummary(step: StepDefinition, result: StepResult): string {
  */
 export function createHandler(env: Env, services: StepServices = {}) {
   // The environment is passed explicitly (locally it is the template's, not process.env).
-  const logger =
-    services.logger ?? new Logger({ serviceName: env.POWERTOOLS_SERVICE_NAME ?? 'stepwise-step', logLevel: env.POWERTOOLS_LOG_LEVEL as LogLevel | undefined });
+  const { logger, tracer, metrics, instrument } = observability(env, 'stepwise-step', { logger: services.logger });
   const clock = services.clock ?? (() => new Date());
   let cfg: StepEnv | undefined;
   let dynamo: DynamoDBClient | undefined;
@@ -137,7 +140,8 @@ export function createHandler(env: Env, services: StepServices = {}) {
     if (!value) throw new InvalidInputError(`step environment: ${name} is not set`);
     return value;
   };
-  const dynamoClient = () => (dynamo ??= new DynamoDBClient({ endpoint: config().AWS_ENDPOINT_URL_DYNAMODB, region: config().AWS_REGION }));
+  const dynamoClient = () =>
+    (dynamo ??= tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: config().AWS_ENDPOINT_URL_DYNAMODB, region: config().AWS_REGION })));
   const modelFor = (def: WorkflowDefinition): ModelProvider => {
     if ((model ??= services.model)) return model;
     const { MODEL_PROVIDER, MODEL_ID, AWS_REGION, AWS_ENDPOINT_URL_BEDROCK_RUNTIME } = config();
@@ -150,11 +154,12 @@ export function createHandler(env: Env, services: StepServices = {}) {
       maxTokens: def.manifest.model.maxTokens,
       region: AWS_REGION,
       endpoint: AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
+      tracer,
     }));
   };
   const eventLog = () => (events ??= services.events ?? dynamoEventLog(dynamoClient(), need('EVENTS_TABLE')));
 
-  return async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<StepOutput> => {
+  return instrument(async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<StepOutput> => {
     const started = clock();
     const input = parse(StepInputSchema, event, 'step input') satisfies StepInput;
     const { WORKFLOW, STEP, STATEMACHINES_DIR } = config();
@@ -170,7 +175,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
       step,
       input,
       email,
-      toolbox: (toolbox ??= services.toolbox ?? createToolbox(toolPortsFromEnv(env))),
+      toolbox: (toolbox ??= services.toolbox ?? createToolbox(toolPortsFromEnv(env, tracer))),
       tool: toolContext(input, email, context && (() => context.getRemainingTimeInMillis())),
       model: () => modelFor(def),
       body: async () => {
@@ -204,7 +209,18 @@ export function createHandler(env: Env, services: StepServices = {}) {
       ),
     );
 
-    for (const call of result.toolCalls.filter((c) => c.error !== undefined))
+    const notCompleted = result.toolCalls.filter((c) => c.error !== undefined);
+    // Names from the loaded workflow only: no execution, email or customer value becomes a dimension.
+    metrics.addDimensions({ workflow: def.manifest.name, step: step.name });
+    metrics.addMetric('StepCompleted', MetricUnit.Count, 1);
+    metrics.addMetric('StepDurationMs', MetricUnit.Milliseconds, output.durationMs);
+    metrics.addMetric('ModelInputTokens', MetricUnit.Count, output.usage.inputTokens);
+    metrics.addMetric('ModelOutputTokens', MetricUnit.Count, output.usage.outputTokens);
+    metrics.addMetric('ModelCacheReadTokens', MetricUnit.Count, output.usage.cacheReadInputTokens);
+    metrics.addMetric('ModelCacheWriteTokens', MetricUnit.Count, output.usage.cacheWriteInputTokens);
+    metrics.addMetric('ToolCallRefused', MetricUnit.Count, notCompleted.length);
+
+    for (const call of notCompleted)
       logger.warn(`Tool call not completed: ${call.tool}`, { ...keys, tool: call.tool, error: call.error });
     logger.info(`Step completed: ${step.name} (${output.durationMs}ms)`, { ...keys, durationMs: output.durationMs, decidedBy: output.decidedBy, usage: output.usage });
     logger.info(`Step output: ${outputSummary(step, result)}`, keys);
@@ -216,7 +232,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
       logger.info(`Email processing complete: ${steps.length} steps executed: [${steps.join(', ')}]`, { ...keys, steps });
     }
     return output;
-  };
+  });
 }
 
 export const handler = createHandler(process.env);

@@ -1,16 +1,18 @@
 /**
  * The SES receipt rule's Lambda action (invoked asynchronously after the S3 action stored the
- * raw MIME). Parses the SES event, reads the mail from S3 and hands it to `ingest`.
+ * raw MIME). Parses the SES event, reads the mail from S3 and hands it to `ingest`. Each mail
+ * counts once in `EmailAccepted`, `EmailDuplicate` or `EmailRejected` (dimension `reason`).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { z } from 'zod';
 import { dynamoEmailStore, type EmailStore } from '../email/store.ts';
 import type { Env } from '../lib/contracts.ts';
 import { InvalidInputError } from '../lib/errors.ts';
 import { dynamoEventLog, type EventLog } from '../lib/event-log.ts';
+import { observability, type ClientTracer } from '../lib/observability.ts';
 import { DEFAULT_POLICY, SesReceiptSchema } from './checks.ts';
 import { ingest, type IngestResult } from './ingest.ts';
 import { sfnStarter, type ExecutionStarter } from './starter.ts';
@@ -56,13 +58,14 @@ export interface IngressServices {
   clock?: () => Date;
 }
 
-const logger = new Logger({ serviceName: 'stepwise-ingress' });
+const OUTCOME_METRIC: Record<IngestResult['status'], string> = { STARTED: 'EmailAccepted', DUPLICATE: 'EmailDuplicate', REJECTED: 'EmailRejected' };
 
 /** Handler convention: clients are built on the first invocation, so importing this module never fails. */
 export function createHandler(env: Env, services: IngressServices = {}) {
+  const { logger, tracer, metrics, publish } = observability(env, 'stepwise-ingress');
   let ready: ReturnType<typeof wire> | undefined;
   return async (event: unknown): Promise<IngestResult[]> => {
-    ready ??= wire(env, services);
+    ready ??= wire(env, services, tracer);
     const parsed = SesEvent.safeParse(event);
     if (!parsed.success) throw new InvalidInputError(`not an SES receipt event: ${parsed.error.issues[0]!.message}`);
     const results: IngestResult[] = [];
@@ -82,13 +85,17 @@ export function createHandler(env: Env, services: IngressServices = {}) {
       });
       // No personal data at INFO: the reason code and the execution name identify the mail.
       logger.info('inbound mail', { ...result });
+      // One EMF line per mail, so a rejection's reason is the dimension of its own count only.
+      if (result.status === 'REJECTED') metrics.addDimensions({ reason: result.reason });
+      metrics.addMetric(OUTCOME_METRIC[result.status], MetricUnit.Count, 1);
+      publish();
       results.push(result);
     }
     return results;
   };
 }
 
-function wire(env: Env, services: IngressServices) {
+function wire(env: Env, services: IngressServices, tracer: ClientTracer) {
   const parsed = IngressEnv.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -96,15 +103,15 @@ function wire(env: Env, services: IngressServices) {
   }
   const cfg = parsed.data;
   const region = cfg.AWS_REGION;
-  const dynamo = new DynamoDBClient({ endpoint: cfg.AWS_ENDPOINT_URL_DYNAMODB, region });
+  const dynamo = tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: cfg.AWS_ENDPOINT_URL_DYNAMODB, region }));
   return {
     cfg,
-    s3: services.s3 ?? new S3Client({ endpoint: cfg.AWS_ENDPOINT_URL_S3, region }),
+    s3: services.s3 ?? tracer.captureAWSv3Client(new S3Client({ endpoint: cfg.AWS_ENDPOINT_URL_S3, region })),
     deps: {
       emails: services.emails ?? dynamoEmailStore(dynamo, cfg.EMAILS_TABLE),
       events: services.events ?? dynamoEventLog(dynamo, cfg.EVENTS_TABLE),
       starter:
-        services.starter ?? sfnStarter(new SFNClient({ endpoint: cfg.AWS_ENDPOINT_URL_SFN, region }), cfg.STATE_MACHINE_ARN),
+        services.starter ?? sfnStarter(tracer.captureAWSv3Client(new SFNClient({ endpoint: cfg.AWS_ENDPOINT_URL_SFN, region })), cfg.STATE_MACHINE_ARN),
       clock: services.clock ?? (() => new Date()),
     },
   };

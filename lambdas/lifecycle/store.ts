@@ -26,6 +26,7 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../lib/contracts.ts';
 import { InvalidInputError, VersionConflictError } from '../lib/errors.ts';
+import type { ClientTracer } from '../lib/observability.ts';
 import { LeadSnapshotSchema, LoggedEventSchema, type LeadSnapshot, type LoggedEvent } from './schema.ts';
 import type { ApplyResult } from './transition.ts';
 
@@ -254,11 +255,12 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
 
 /**
  * The store a handler uses: table `LEADS_TABLE`, endpoint `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local) when set.
+ * @param tracer wraps the DynamoDB client, so each call is an X-Ray subsegment.
  * @throws InvalidInputError when `LEADS_TABLE` is not set.
  */
-export function leadStoreFromEnv(env: Env): LeadStore {
+export function leadStoreFromEnv(env: Env, tracer: ClientTracer): LeadStore {
   if (!env.LEADS_TABLE) throw new InvalidInputError('LEADS_TABLE is not set');
-  return dynamoLeadStore(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }), env.LEADS_TABLE);
+  return dynamoLeadStore(tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION })), env.LEADS_TABLE);
 }
 
 function compare(a: string, b: string): number {

@@ -5,6 +5,7 @@ import {
   type ConverseCommandInput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ModelRequestError, ModelThrottledError, ModelTimeoutError } from '../lib/errors.ts';
+import type { ClientTracer } from '../lib/observability.ts';
 import { parseConverseResponse, type ConverseRequest, type ConverseResponse, type ModelProvider } from './port.ts';
 
 export interface BedrockModelOptions {
@@ -23,6 +24,8 @@ export interface BedrockModelOptions {
    */
   readonly maxAttempts?: number;
   readonly credentials?: BedrockRuntimeClientConfig['credentials'];
+  /** Makes each Converse call an X-Ray subsegment. @default untraced */
+  readonly tracer?: ClientTracer;
 }
 
 /** Service errors Bedrock documents as transient (`ModelNotReadyException` is a 429 that means "warming up"). */
@@ -67,7 +70,7 @@ export class BedrockModel implements ModelProvider {
   private readonly client: BedrockRuntimeClient;
 
   constructor(private readonly options: BedrockModelOptions) {
-    this.client = new BedrockRuntimeClient({
+    const client = new BedrockRuntimeClient({
       region: options.region,
       endpoint: options.endpoint,
       credentials: options.credentials,
@@ -75,6 +78,7 @@ export class BedrockModel implements ModelProvider {
       // The default handler is HTTP/2; requestTimeout is its per-stream inactivity limit.
       requestHandler: { requestTimeout: options.timeoutMs ?? 60_000 },
     });
+    this.client = options.tracer?.captureAWSv3Client(client) ?? client;
   }
 
   async converse(request: ConverseRequest): Promise<ConverseResponse> {

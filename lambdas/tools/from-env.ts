@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Env } from '../lib/contracts.ts';
 import { InvalidInputError } from '../lib/errors.ts';
+import type { ClientTracer } from '../lib/observability.ts';
 import { outboxMailer, sesMailer } from './mail.ts';
 import type { ToolPorts } from './ports.ts';
 import { dynamoTicketStore } from './tickets.ts';
@@ -18,15 +19,18 @@ import { dynamoRegistry, jsonFileRegistry } from './warranty.ts';
  * - `send_email`: `OUTBOX_FILE` (local outbox) or `MAIL_FROM` (SES), and `IDEMPOTENCY_TABLE`
  *
  * DynamoDB and SES endpoints come from `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_SESV2`.
+ *
+ * @param tracer wraps the SDK clients, so each call is an X-Ray subsegment. @default untraced clients
  */
-export function toolPortsFromEnv(env: Env): ToolPorts {
+export function toolPortsFromEnv(env: Env, tracer?: ClientTracer): ToolPorts {
   const need = (name: string): string => {
     const value = env[name];
     if (!value) throw new InvalidInputError(`this step's environment has no ${name}`);
     return value;
   };
+  const traced = <C extends object>(client: C): C => tracer?.captureAWSv3Client(client) ?? client;
   let dynamo: DynamoDBClient | undefined;
-  const dynamoClient = () => (dynamo ??= new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }));
+  const dynamoClient = () => (dynamo ??= traced(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION })));
   const lazy = <T>(build: () => T) => {
     let value: T | undefined;
     return () => (value ??= build());
@@ -38,7 +42,7 @@ export function toolPortsFromEnv(env: Env): ToolPorts {
   const mailer = lazy(() =>
     env.OUTBOX_FILE
       ? outboxMailer(env.OUTBOX_FILE)
-      : sesMailer(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: env.AWS_REGION }), need('MAIL_FROM')),
+      : sesMailer(traced(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: env.AWS_REGION })), need('MAIL_FROM')),
   );
   const idempotency = lazy(() => dynamoIdempotencyStore(dynamoClient(), need('IDEMPOTENCY_TABLE')));
   return {

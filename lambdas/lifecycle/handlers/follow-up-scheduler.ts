@@ -6,6 +6,7 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Env } from '../../lib/contracts.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
+import { observability } from '../../lib/observability.ts';
 import { sfnFollowUpScheduler } from '../ports.ts';
 import { followUpFor, parseStateChanged, type FollowUpRequest } from '../state-changes.ts';
 import { lazy, need, type LifecycleServices } from './services.ts';
@@ -17,11 +18,15 @@ function delaySeconds(env: Env): number {
 }
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
+  const { tracer } = observability(env, 'lead-lifecycle');
   const delay = lazy(() => delaySeconds(env));
   const scheduler = lazy(
     () =>
       services.followUps ??
-      sfnFollowUpScheduler(new SFNClient({ endpoint: env.AWS_ENDPOINT_URL_SFN, region: env.AWS_REGION }), need(env, 'FOLLOW_UP_TIMER_ARN')),
+      sfnFollowUpScheduler(
+        tracer.captureAWSv3Client(new SFNClient({ endpoint: env.AWS_ENDPOINT_URL_SFN, region: env.AWS_REGION })),
+        need(env, 'FOLLOW_UP_TIMER_ARN'),
+      ),
   );
   return async (event: unknown): Promise<{ scheduled: FollowUpRequest | null }> => {
     const request = followUpFor(parseStateChanged(event), delay());

@@ -1,10 +1,13 @@
 /**
  * Lifecycle Task `LoadLead`: turns the EventBridge envelope into a lifecycle event and reads the
  * lead's snapshot (a new lead starts in the initial state) and whether the event was applied
- * already. After a version conflict (`attempt` > 0) it first waits a jittered backoff.
+ * already (metric `LeadDuplicateEvent`). After a version conflict (`attempt` > 0) it first waits a
+ * jittered backoff.
  */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { z } from 'zod';
 import type { Env } from '../../lib/contracts.ts';
+import { observability } from '../../lib/observability.ts';
 import { eventFromEnvelope } from '../envelope.ts';
 import type { LeadSnapshot, LifecycleEvent } from '../schema.ts';
 import { conflictBackoffMs, leadStoreFromEnv } from '../store.ts';
@@ -29,15 +32,17 @@ export interface LoadLeadOutput {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
-  const store = lazy(() => services.store ?? leadStoreFromEnv(env));
+  const { tracer, metrics, instrument } = observability(env, 'lead-lifecycle');
+  const store = lazy(() => services.store ?? leadStoreFromEnv(env, tracer));
   const def = lazy(() => lifecycleFromEnv(env));
-  return async (input: unknown): Promise<LoadLeadOutput> => {
+  return instrument(async (input: unknown): Promise<LoadLeadOutput> => {
     const { envelope, attempt } = parseInput(LoadLeadInput, input, 'LoadLead input');
     const event = eventFromEnvelope(envelope);
     if (attempt > 0) await (services.sleep ?? sleep)(conflictBackoffMs(attempt, services.random));
     const { snapshot, duplicate } = await store().load(event.leadId, event.id);
+    if (duplicate) metrics.addMetric('LeadDuplicateEvent', MetricUnit.Count, 1);
     return { event, lead: snapshot ?? initialSnapshot(def()), duplicate };
-  };
+  });
 }
 
 export const handler = createHandler(process.env);

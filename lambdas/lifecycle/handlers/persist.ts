@@ -1,9 +1,14 @@
 /**
  * Lifecycle Task `Persist`: appends the applied events and the new snapshot in one conditional
- * write. A `VersionConflictError` sends the state machine back to `LoadLead`.
+ * write. A `VersionConflictError` sends the state machine back to `LoadLead`. Metrics, one per
+ * invocation: `LeadEventApplied`, `LeadDuplicateEvent` (a redelivery that raced the first one
+ * past `LoadLead`) or `LeadVersionConflict`.
  */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { z } from 'zod';
 import type { Env } from '../../lib/contracts.ts';
+import { VersionConflictError } from '../../lib/errors.ts';
+import { observability } from '../../lib/observability.ts';
 import { LeadSnapshotSchema, LoggedEventSchema } from '../schema.ts';
 import { leadStoreFromEnv, type AppendStatus } from '../store.ts';
 import { lazy, parseInput, type LifecycleServices } from './services.ts';
@@ -16,12 +21,22 @@ const PersistInput = z.object({
   events: z.array(LoggedEventSchema).min(1),
 });
 
+const STATUS_METRIC: Record<AppendStatus, string> = { APPENDED: 'LeadEventApplied', DUPLICATE: 'LeadDuplicateEvent' };
+
 export function createHandler(env: Env, services: LifecycleServices = {}) {
-  const store = lazy(() => services.store ?? leadStoreFromEnv(env));
-  return async (input: unknown): Promise<{ status: AppendStatus }> => {
+  const { tracer, metrics, instrument } = observability(env, 'lead-lifecycle');
+  const store = lazy(() => services.store ?? leadStoreFromEnv(env, tracer));
+  return instrument(async (input: unknown): Promise<{ status: AppendStatus }> => {
     const { leadId, expectedEventCount, snapshot, events } = parseInput(PersistInput, input, 'Persist input');
-    return { status: await store().append(leadId, expectedEventCount, { snapshot, events }) };
-  };
+    try {
+      const status = await store().append(leadId, expectedEventCount, { snapshot, events });
+      metrics.addMetric(STATUS_METRIC[status], MetricUnit.Count, 1);
+      return { status };
+    } catch (e) {
+      if (e instanceof VersionConflictError) metrics.addMetric('LeadVersionConflict', MetricUnit.Count, 1);
+      throw e;
+    }
+  });
 }
 
 export const handler = createHandler(process.env);
