@@ -1,5 +1,5 @@
 /** Capture what Powertools Metrics writes: the EMF lines a Lambda's log group turns into CloudWatch metrics. */
-import { vi } from 'vitest';
+import { afterEach, beforeEach, vi } from 'vitest';
 
 export interface Emf {
   _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
@@ -42,3 +42,16 @@ export const dimensionsOf = (emf: Emf): Record<string, unknown> =>
   Object.fromEntries(directive(emf).Dimensions.flat().map((name) => [name, emf[name]]));
 
 export const namespaceOf = (emf: Emf): string => directive(emf).Namespace;
+
+/** Capture EMF in every test of the file (fresh per test, undone after each). */
+export function useEmfCapture(): { lines: () => Emf[]; other: () => unknown[][] } {
+  let emf: ReturnType<typeof captureEmf>;
+  beforeEach(() => {
+    emf = captureEmf();
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+  return { lines: () => emf.lines(), other: () => emf.other() };
+}

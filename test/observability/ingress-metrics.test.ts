@@ -2,13 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { memoryEmailStore } from '../../lambdas/email/store.ts';
 import { createHandler } from '../../lambdas/ingress/handler.ts';
 import type { ExecutionStarter } from '../../lambdas/ingress/starter.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
-import { captureEmf, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
+import { useEmfCapture, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
 
 const RAW = readFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'samples', 'valid-warranty.eml'));
 const ENV = {
@@ -48,14 +48,7 @@ function handler(env: Record<string, string> = ENV) {
   return createHandler(env, { s3, starter, emails: memoryEmailStore(), events: memoryEventLog(), clock: () => new Date('2026-11-21T09:14:05Z') });
 }
 
-let emf: ReturnType<typeof captureEmf>;
-beforeEach(() => {
-  emf = captureEmf();
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-});
+const emf = useEmfCapture();
 
 describe('ingress metrics', () => {
   it('counts each mail once: accepted, duplicate delivery, rejected with its reason as the only extra dimension', async () => {

@@ -1,12 +1,12 @@
 /** The lifecycle's metrics: `Persist` counts applied events, duplicates and version conflicts; `LoadLead` counts duplicates it reads. */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VersionConflictError } from '../../lambdas/lib/errors.ts';
 import { createHandler as loadLeadHandler } from '../../lambdas/lifecycle/handlers/load-lead.ts';
 import { createHandler as persistHandler } from '../../lambdas/lifecycle/handlers/persist.ts';
 import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
-import { captureEmf, dimensionsOf, valuesOf } from './emf.ts';
+import { useEmfCapture, dimensionsOf, valuesOf } from './emf.ts';
 
 const ENV = { POWERTOOLS_SERVICE_NAME: 'lead-lifecycle', POWERTOOLS_METRICS_DISABLED: 'false' };
 const LEAD = 'lead-7731';
@@ -19,14 +19,7 @@ function persistInput(eventId: string) {
   return { leadId: LEAD, expectedEventCount: 0, snapshot, events };
 }
 
-let emf: ReturnType<typeof captureEmf>;
-beforeEach(() => {
-  emf = captureEmf();
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-});
+const emf = useEmfCapture();
 
 describe('lifecycle metrics', () => {
   it('Persist: one line per invocation - applied, duplicate, version conflict (the error still reaches the state machine)', async () => {

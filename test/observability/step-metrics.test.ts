@@ -1,12 +1,12 @@
 /** The step handler's metrics: one EMF line per step, dimensions `workflow` and `step` only. */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../lambdas/handlers/step.ts';
 import type { StepInput, StepOutput } from '../../lambdas/lib/contracts.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
 import type { ContentBlock, ModelProvider } from '../../lambdas/models/port.ts';
 import { toolSpec } from '../../lambdas/tools/specs.ts';
 import type { InboundEmail, Toolbox } from '../../lambdas/tools/types.ts';
-import { captureEmf, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
+import { useEmfCapture, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
 
 const EMAIL: InboundEmail = {
   id: 'ses-msg-7f3a9c',
@@ -81,14 +81,7 @@ function handler(env: Record<string, string> = ENV) {
   });
 }
 
-let emf: ReturnType<typeof captureEmf>;
-beforeEach(() => {
-  emf = captureEmf();
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-  vi.restoreAllMocks();
-});
+const emf = useEmfCapture();
 
 describe('step handler metrics', () => {
   it('emits one EMF line per step: completion, duration, token usage and refused tool calls', async () => {
