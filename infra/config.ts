@@ -17,6 +17,11 @@ export const EnvConfigSchema = z
     modelProvider: z.enum(['bedrock', 'offline']).default('bedrock'),
     /** Powertools log level. Customer data is only logged at DEBUG. */
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+    /**
+     * Whether state machine logs (level ALL) include each state's input and output. They hold the
+     * sender's address, the subject and step outputs: useful in dev, personal data in prod.
+     */
+    executionDataInLogs: z.boolean(),
     /** Retention of every Lambda and state machine log group. */
     logRetention: z.enum(RetentionDays),
     /** What happens to tables and log groups when the stack is deleted. */
@@ -72,6 +77,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
   dev: {
     logLevel: 'DEBUG',
     logRetention: RetentionDays.TWO_WEEKS,
+    executionDataInLogs: true,
     removalPolicy: RemovalPolicy.DESTROY,
     alarms: { failedExecutionsThreshold: 5, evaluationPeriods: 1 },
     email: {
@@ -85,6 +91,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
   },
   staging: {
     logRetention: RetentionDays.ONE_MONTH,
+    executionDataInLogs: true,
     removalPolicy: RemovalPolicy.RETAIN,
     alarms: { failedExecutionsThreshold: 3, evaluationPeriods: 1 },
     email: {
@@ -98,6 +105,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
   },
   prod: {
     logRetention: RetentionDays.ONE_YEAR,
+    executionDataInLogs: false,
     removalPolicy: RemovalPolicy.RETAIN,
     terminationProtection: true,
     alarms: { failedExecutionsThreshold: 1, evaluationPeriods: 1, email: 'stepwise-alerts@example.com' },

@@ -113,7 +113,7 @@ export class AgentWorkflow extends Construct {
       definitionBody: sfn.DefinitionBody.fromChainable(compileStates(new Construct(this, 'States'), workflow, functions)),
       stateMachineType: sfn.StateMachineType.STANDARD,
       tracingEnabled: true,
-      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: config.executionDataInLogs },
     });
     (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, manifest.name);
     this.acknowledgeStateMachineRole(Object.values(functions));

@@ -111,7 +111,7 @@ export class LifecycleWorkflow extends Construct {
       definitionBody: sfn.DefinitionBody.fromChainable(this.compile(new Construct(this, 'States'), props)),
       stateMachineType: sfn.StateMachineType.EXPRESS,
       tracingEnabled: true,
-      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: true },
+      logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: config.executionDataInLogs },
     });
     (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, lifecycle.name);
     this.acknowledgeStateMachineRole();

@@ -52,6 +52,13 @@ const CREATE_REQUIRE_BANNER =
 const INFERENCE_PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 
 /**
+ * The esbuild options every function is bundled with. `keepNames` matters: minification would
+ * rename the error classes, and Lambda reports a thrown error's class name as its `errorType`,
+ * which the ASL's Retry/Catch `ErrorEquals` match (`ModelThrottledError`, `VersionConflictError`).
+ */
+export const ESBUILD_DEFAULTS = { target: 'node22', minify: true, keepNames: true, sourceMap: true } as const;
+
+/**
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
  * the local esbuild (minified, source maps on), X-Ray active tracing, its own log group with the
  * environment's retention and removal policy, its own role (no managed policies; it may only write
@@ -100,12 +107,10 @@ export class StepwiseFunction extends NodejsFunction {
         ...props.environment,
       },
       bundling: {
+        ...ESBUILD_DEFAULTS,
         format: OutputFormat.ESM,
-        target: 'node22',
         mainFields: ['module', 'main'],
         banner: CREATE_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
         // Ship the SDK version the code was tested with locally instead of the runtime's.
         bundleAwsSDK: true,
         ...(workflowDir !== undefined && {

@@ -182,7 +182,7 @@ export class LeadLifecycleStack extends Stack {
       logs: {
         destination: new logs.LogGroup(this, 'FollowUpTimerLogs', { retention: this.config.logRetention, removalPolicy: this.config.removalPolicy }),
         level: sfn.LogLevel.ALL,
-        includeExecutionData: true,
+        includeExecutionData: this.config.executionDataInLogs,
       },
     });
     Validations.of(timer.role).acknowledge({

@@ -89,8 +89,12 @@ export class WarrantyEmailStack extends Stack {
     });
   }
 
-  /** Every step logs events, records idempotency keys and reads the email; tools add their own grants. */
+  /**
+   * Every step appends events (and queries its execution's events for the final summary), records
+   * idempotency keys and reads the email; tools add their own grants.
+   */
   private bindStep(step: StepDefinition, fn: StepwiseFunction): void {
+    this.eventsTable.grant(fn, 'dynamodb:Query');
     fn.bindTable(this.eventsTable, 'write', 'EVENTS_TABLE')
       .bindTable(this.idempotencyTable, 'readWrite', 'IDEMPOTENCY_TABLE')
       .bindTable(this.emailsTable, 'read', 'EMAILS_TABLE');

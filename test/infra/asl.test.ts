@@ -1,6 +1,7 @@
 /** The warranty-email workflow compiles exactly to the ASL contract (docs of the contract: the brief's asl.md, mirrored in agent-workflow.ts). */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { Template } from 'aws-cdk-lib/assertions';
 import { TERMINAL_STATES, routeStateName } from '../../infra/constructs/agent-workflow.ts';
 import { DONE } from '../../lambdas/lib/contracts.ts';
 import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
@@ -129,6 +130,13 @@ describe('warranty-email compiles to the ASL contract', () => {
     expect(resource.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: true });
     expect(resource.Properties.LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][1]).toBe('Arn');
     expect(resource.Metadata['stepwise:workflow']).toBe('warranty-email');
+  });
+
+  it('keeps execution data (sender, subject, step outputs) out of the prod state machine logs, still at level ALL', () => {
+    const prod = synthApp('prod');
+    for (const stack of Object.values(prod.stacks))
+      for (const machine of Object.values(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine')))
+        expect(machine.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
   });
 
   it('alarms on failed executions at the configured threshold', () => {

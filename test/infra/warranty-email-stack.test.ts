@@ -106,6 +106,8 @@ describe('WarrantyEmailStack', () => {
       expect(hasAction(step.name, 'dynamodb:GetItem', tableId('WarrantyTable')), step.name).toBe(step.tools.includes('check_warranty'));
       expect(hasAction(step.name, 'dynamodb:PutItem', tableId('EventsTable')), step.name).toBe(true);
       expect(hasAction(step.name, 'dynamodb:GetItem', tableId('EventsTable')), step.name).toBe(false);
+      // The final summary lists the execution's StepCompleted events.
+      expect(hasAction(step.name, 'dynamodb:Query', tableId('EventsTable')), step.name).toBe(true);
       expect(hasAction(step.name, 'dynamodb:PutItem', tableId('IdempotencyTable')), step.name).toBe(true);
       expect(hasAction(step.name, 'dynamodb:GetItem', tableId('IdempotencyTable')), step.name).toBe(true);
       expect(hasAction(step.name, 'dynamodb:GetItem', tableId('EmailsTable')), step.name).toBe(true);

@@ -120,10 +120,14 @@ async function replay(file: string, opts: SessionOptions): Promise<void> {
       failed: failuresOf(session),
     };
   });
-  if (opts.json) printJson(output);
-  else {
-    const { total, sent, duplicates, malformed } = output.lines;
-    process.stdout.write(`${file}: ${total} lines, ${sent} events sent (${duplicates} already logged), ${malformed.length} malformed\n`);
+  const { total, sent, duplicates, malformed } = output.lines;
+  const summary = `${file}: ${total} lines, ${sent} events sent (${duplicates} already logged), ${malformed.length} malformed\n`;
+  // The contract fixes stdout to exactly { leads }: the line counts go to stderr beside the malformed-line reports.
+  if (opts.json) {
+    process.stderr.write(summary);
+    printJson({ leads: output.leads });
+  } else {
+    process.stdout.write(summary);
     for (const [leadId, status] of Object.entries(output.leads)) process.stdout.write(`${statusLine(leadId, status)}\n`);
   }
   printFailures(output.failed);
