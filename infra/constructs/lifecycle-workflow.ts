@@ -160,6 +160,7 @@ export class LifecycleWorkflow extends Construct {
         expectedEventCount: sfn.JsonPath.numberAt('$.loaded.lead.eventCount'),
         snapshot: sfn.JsonPath.objectAt('$.applied.snapshot'),
         events: sfn.JsonPath.listAt('$.applied.events'),
+        requestId: sfn.JsonPath.executionId,
       }),
       resultPath: '$.persisted',
     });

@@ -21,7 +21,7 @@
  * | event      | `LEAD#<id>` | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                                    |
  * | id marker  | `LEAD#<id>` | `ID#<trigger event id>` | `seq` of the trigger                                 |
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../lib/contracts.ts';
@@ -56,8 +56,11 @@ export interface LeadStore {
    * `result.snapshot`, atomically, if the lead's `eventCount` is still `expectedEventCount`.
    * @throws VersionConflictError when it is not (re-read and re-apply).
    * @throws InvalidInputError when `result` does not continue the log (`seq`s, `eventCount`, trigger id).
+   * @param requestId who appends (the state machine passes its execution id): the same request
+   *   repeated — a Persist retried after its first attempt committed — is answered `APPENDED` again,
+   *   so the change is still published; another request for an applied event id is a `DUPLICATE`.
    */
-  append(leadId: string, expectedEventCount: number, result: ApplyResult): Promise<AppendStatus>;
+  append(leadId: string, expectedEventCount: number, result: ApplyResult, requestId?: string): Promise<AppendStatus>;
   getLead(leadId: string): Promise<LeadSnapshot | undefined>;
   /** The lead's log in `seq` order (empty for an unknown lead). */
   listEvents(leadId: string): Promise<LoggedEvent[]>;
@@ -95,20 +98,33 @@ function checkContinues(leadId: string, expectedEventCount: number, { events, sn
 }
 
 /**
+ * The idempotency token of an append: the same request for the same (lead, triggering event,
+ * expected eventCount) is the same transaction, which DynamoDB answers as committed for 10 minutes
+ * (ClientRequestToken). Without a request id every append is its own request.
+ */
+function transactionToken(leadId: string, triggerId: string, expectedEventCount: number, requestId: string = randomUUID()): string {
+  return createHash('sha256').update(`${leadId}|${triggerId}|${expectedEventCount}|${requestId}`).digest('hex').slice(0, 36);
+}
+
+/**
  * An event store in memory, with the same semantics as {@link dynamoLeadStore} (each method is
  * atomic). For local runs without Java and for fast tests; data lives as long as the object.
  */
 export function memoryLeadStore(): LeadStore {
   const leads = new Map<string, { snapshot: LeadSnapshot; events: LoggedEvent[]; ids: Set<string> }>();
+  const committed = new Set<string>();
   const sortedIds = () => [...leads.keys()].sort(compare);
   return {
     async load(leadId, eventId) {
       const lead = leads.get(leadId);
       return { snapshot: lead && structuredClone(lead.snapshot), duplicate: lead?.ids.has(eventId) ?? false };
     },
-    async append(leadId, expectedEventCount, result) {
+    async append(leadId, expectedEventCount, result, requestId) {
       checkContinues(leadId, expectedEventCount, result);
       const lead = leads.get(leadId);
+      const token = transactionToken(leadId, result.events[0]!.id, expectedEventCount, requestId);
+      // Like DynamoDB's ClientRequestToken: the same transaction again is answered as committed.
+      if (committed.has(token)) return 'APPENDED';
       if (lead?.ids.has(result.events[0]!.id)) return 'DUPLICATE';
       const current = lead?.snapshot.eventCount ?? 0;
       if (current !== expectedEventCount) throw new VersionConflictError(`lead ${leadId}: expected eventCount ${expectedEventCount}, found ${current}`);
@@ -117,6 +133,7 @@ export function memoryLeadStore(): LeadStore {
       next.events.push(...structuredClone(result.events));
       next.ids.add(result.events[0]!.id);
       leads.set(leadId, next);
+      committed.add(token);
       return 'APPENDED';
     },
     async getLead(leadId) {
@@ -190,7 +207,7 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
       return { snapshot: state.Item && snapshotOf(state.Item), duplicate: marker.Item !== undefined };
     },
 
-    async append(leadId, expectedEventCount, result) {
+    async append(leadId, expectedEventCount, result, requestId) {
       checkContinues(leadId, expectedEventCount, result);
       const pk = leadPk(leadId);
       const trigger = result.events[0]!;
@@ -205,7 +222,8 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
         ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
       ];
       try {
-        await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: randomUUID() }));
+        const token = transactionToken(leadId, trigger.id, expectedEventCount, requestId);
+        await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token }));
         return 'APPENDED';
       } catch (e) {
         // Another transaction on these items, or a retry of this call while its first attempt still runs: re-read and see.

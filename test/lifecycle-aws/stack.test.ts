@@ -86,6 +86,8 @@ describe('the lifecycle state machine', () => {
       { ErrorEquals: ['VersionConflictError'], ResultPath: '$.error', Next: S.afterConflict },
       { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.deadLetter },
     ]);
+    // The execution id makes a retried Persist the same store request (answered as committed, so the change is published).
+    expect(asl.States[S.persist]!.Parameters).toMatchObject({ 'requestId.$': '$$.Execution.Id' });
     expect(asl.States[S.afterConflict]!.Parameters).toEqual({ 'envelope.$': '$.envelope', 'attempt.$': 'States.MathAdd($.attempt, 1)', 'error.$': '$.error' });
     expect(asl.States[S.retryConflict]).toMatchObject({ Choices: [{ Variable: '$.attempt', NumericLessThanEquals: 10, Next: S.loadLead }], Default: S.deadLetter });
     expect(asl.States[S.deadLetter]).toMatchObject({ Resource: 'arn:aws:states:::sqs:sendMessage', Parameters: { 'MessageBody.$': '$' }, Next: S.failed });

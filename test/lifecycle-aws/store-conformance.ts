@@ -101,11 +101,21 @@ export function describeLeadStore(name: string, store: () => LeadStore): void {
       expect(await store().listEvents(lead)).toHaveLength(2);
     });
 
-    it('reports a repeated identical append (a duplicate delivery that read before the first wrote) as DUPLICATE', async () => {
+    it('reports a repeated identical append from another request (a duplicate delivery that read before the first wrote) as DUPLICATE', async () => {
       const lead = freshLead();
       const result = applyEvent(def, initialSnapshot(def), event(lead, 'e1', 'agent.message_sent'), config);
-      expect(await store().append(lead, 0, result)).toBe('APPENDED');
+      expect(await store().append(lead, 0, result, 'execution-1')).toBe('APPENDED');
+      expect(await store().append(lead, 0, result, 'execution-2')).toBe('DUPLICATE');
       expect(await store().append(lead, 0, result)).toBe('DUPLICATE');
+      expect(await store().listEvents(lead)).toHaveLength(1);
+      expect((await store().getLead(lead))!.eventCount).toBe(1);
+    });
+
+    it('answers the same request again as committed: a Persist retried after its first attempt wrote still publishes', async () => {
+      const lead = freshLead();
+      const result = applyEvent(def, initialSnapshot(def), event(lead, 'e1', 'agent.message_sent'), config);
+      expect(await store().append(lead, 0, result, 'execution-1')).toBe('APPENDED');
+      expect(await store().append(lead, 0, result, 'execution-1')).toBe('APPENDED');
       expect(await store().listEvents(lead)).toHaveLength(1);
       expect((await store().getLead(lead))!.eventCount).toBe(1);
     });

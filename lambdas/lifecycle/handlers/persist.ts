@@ -19,6 +19,8 @@ const PersistInput = z.object({
   expectedEventCount: z.number().int().nonnegative(),
   snapshot: LeadSnapshotSchema,
   events: z.array(LoggedEventSchema).min(1),
+  /** The execution id: a retry of this Persist is the same request (see `LeadStore.append`). */
+  requestId: z.string().min(1).optional(),
 });
 
 const STATUS_METRIC: Record<AppendStatus, string> = { APPENDED: 'LeadEventApplied', DUPLICATE: 'LeadDuplicateEvent' };
@@ -27,9 +29,9 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer, metrics, instrument } = observability(env, 'lead-lifecycle');
   const store = lazy(() => services.store ?? leadStoreFromEnv(env, tracer));
   return instrument(async (input: unknown): Promise<{ status: AppendStatus }> => {
-    const { leadId, expectedEventCount, snapshot, events } = parseInput(PersistInput, input, 'Persist input');
+    const { leadId, expectedEventCount, snapshot, events, requestId } = parseInput(PersistInput, input, 'Persist input');
     try {
-      const status = await store().append(leadId, expectedEventCount, { snapshot, events });
+      const status = await store().append(leadId, expectedEventCount, { snapshot, events }, requestId);
       metrics.addMetric(STATUS_METRIC[status], MetricUnit.Count, 1);
       return { status };
     } catch (e) {
