@@ -1,8 +1,9 @@
 /**
  * The one Lambda entry every workflow step uses (LLM and code steps alike). It validates the
- * `StepInput` the compiled Task state sends, runs the step named in it, and returns the
- * `StepOutput` the ASL keeps at `$.result`; it records a `StepCompleted` event, logs the step
- * (AC8: transition, timing, output summary, and the step list when the workflow ends) and emits its
+ * `StepInput` the compiled Task state sends, runs the step named in it, sets the outputs declared
+ * with `from` from the step's tool results, and returns the `StepOutput` the ASL keeps at
+ * `$.result`; it records a `StepCompleted` event, logs the step (AC8: transition, timing, output
+ * summary, and the step list when the workflow ends) and emits its
  * metrics (dimensions `workflow` and `step`): `StepCompleted`, `StepDurationMs`, the model's token
  * usage (`ModelInputTokens`, `ModelOutputTokens`, `ModelCacheReadTokens`, `ModelCacheWriteTokens`)
  * and `ToolCallRefused`, the tool calls that did not complete (refused or failed).
@@ -25,6 +26,7 @@ import { OfflineModel } from '../models/offline.ts';
 import type { ModelProvider } from '../models/port.ts';
 import { runStep } from '../steps/index.ts';
 import { fieldLabel } from '../steps/text-protocol.ts';
+import { withToolOutputs } from '../steps/tool-outputs.ts';
 import { toolContext, type StepResult } from '../steps/types.ts';
 import { isTransient } from '../tools/aws-errors.ts';
 import { toolPortsFromEnv } from '../tools/from-env.ts';
@@ -170,7 +172,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     const { email } = input.input;
     const keys = { execution: input.execution.name, step: step.name, count: input.count };
 
-    const result = await runStep({
+    const ran = await runStep({
       def,
       step,
       input,
@@ -185,6 +187,19 @@ export function createHandler(env: Env, services: StepServices = {}) {
         return stored;
       },
     });
+
+    // Tool-backed outputs (`from`) replace whatever the model reported; a replaced value may be a guess or an injection.
+    const { result, overrides } = withToolOutputs(step, ran);
+    for (const { field, from, reported, kept } of overrides) {
+      const personal = step.outputs[field]!.pii;
+      logger.warn(`Step output ${field} replaced by ${from}: the reported value differs from the tool's`, {
+        ...keys,
+        field,
+        from,
+        reported: personal ? '<pii>' : show(reported),
+        kept: kept === undefined ? '(no successful call: removed)' : personal ? '<pii>' : show(kept),
+      });
+    }
 
     const missing = step.requires.filter((t) => !result.toolCalls.some((c) => c.tool === t && c.error === undefined));
     if (missing.length)
@@ -226,10 +241,15 @@ export function createHandler(env: Env, services: StepServices = {}) {
     logger.info(`Step output: ${outputSummary(step, result)}`, keys);
     logger.debug('Step output (customer data)', { ...keys, fields: result.fields, reply: result.reply, toolCalls: result.toolCalls });
     logger.info(`Step transition: ${step.name} → ${result.next} (reason: ${result.reason})`, { ...keys, from_step: step.name, to_step: result.next, reason: result.reason });
+    // The summary is a log line: failing to read it must not fail a step whose work is done (the reply is sent).
     if (result.next === DONE) {
-      const steps = (await storage('event log', () => eventLog().list(input.execution.name)))
-        .flatMap((e) => (e.type === 'StepCompleted' ? [e.step] : []));
-      logger.info(`Email processing complete: ${steps.length} steps executed: [${steps.join(', ')}]`, { ...keys, steps });
+      await eventLog()
+        .list(input.execution.name)
+        .then((events) => {
+          const steps = events.flatMap((e) => (e.type === 'StepCompleted' ? [e.step] : []));
+          logger.info(`Email processing complete: ${steps.length} steps executed: [${steps.join(', ')}]`, { ...keys, steps });
+        })
+        .catch((e: Error) => logger.warn('Could not read the event log for the final summary', { ...keys, error: `${e.name}: ${e.message}` }));
     }
     return output;
   });

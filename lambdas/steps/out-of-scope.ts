@@ -2,7 +2,7 @@ import { DONE } from '../lib/contracts.ts';
 import { DefinitionError, StepFailedError, causeMessage } from '../lib/errors.ts';
 import type { StepDefinition } from '../lib/workflow/schema.ts';
 import { renderTemplate } from './template.ts';
-import { NO_USAGE, sentReply, type CodeStep, type StepContext } from './types.ts';
+import { NO_USAGE, isReplay, sentReply, type CodeStep, type StepContext } from './types.ts';
 
 /** Reply templates in the step file body: a `## Reply: <name>` heading followed by a ```text block. */
 const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm;
@@ -34,7 +34,8 @@ function handoffReason({ input, step }: StepContext): string | undefined {
  * the step file. Not a warranty claim → the redirect reply; reached because something went wrong →
  * the hand-off reply (a person will follow up), with the cause in `reason`. If even this reply
  * cannot be sent the step fails (`StepFailedError` → FallbackFailed), so nobody is left unanswered
- * silently.
+ * silently. If the email was already answered (a reply step sent its reply, then failed), nothing
+ * is sent: `send_email` replies once per execution.
  */
 export const outOfScope: CodeStep = async (ctx) => {
   const handoff = handoffReason(ctx);
@@ -43,9 +44,15 @@ export const outOfScope: CodeStep = async (ctx) => {
   if (problems.length) throw new DefinitionError(ctx.step.file, '(body)', problems.join('; '));
   const call = await ctx.toolbox.execute('send_email', { body }, ctx.tool);
   if (call.error !== undefined) throw new StepFailedError(`${ctx.step.name}: the reply could not be sent: ${call.error}`);
+  // One reply per email: when an earlier step (or attempt) already replied, send_email sent nothing.
+  const reason = isReplay(call)
+    ? `Reply already sent for this email, not sent again (${handoff ? `hand-off: ${handoff}` : ctx.input.previous.reason})`
+    : handoff
+      ? `Hand-off reply sent: ${handoff}`
+      : `Out-of-scope reply sent (${ctx.input.previous.reason})`;
   return {
     next: DONE,
-    reason: handoff ? `Hand-off reply sent: ${handoff}` : `Out-of-scope reply sent (${ctx.input.previous.reason})`,
+    reason,
     decidedBy: 'code',
     fields: {},
     reply: sentReply([call]),

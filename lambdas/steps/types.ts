@@ -41,8 +41,16 @@ export const NO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens
 /** The framework tool that writes to the customer; its `body` argument is a step's `reply`. */
 export const REPLY_TOOL = 'send_email';
 
-/** The reply a step sent: the body of its last successful `send_email` call. */
+/** A side-effecting call that did nothing: the toolbox returned the result of an earlier call (see `ToolSpec.idempotency`). */
+export function isReplay(call: ToolCallRecord): boolean {
+  return (call.result as { replayed?: unknown } | undefined)?.replayed === true;
+}
+
+/**
+ * The reply a step sent: the body of its last successful `send_email` call. A replayed call sent
+ * nothing (the execution had already replied), so its body is not a reply.
+ */
 export function sentReply(toolCalls: ToolCallRecord[]): string | undefined {
-  const sent = toolCalls.filter((c) => c.tool === REPLY_TOOL && c.error === undefined).at(-1);
+  const sent = toolCalls.filter((c) => c.tool === REPLY_TOOL && c.error === undefined && !isReplay(c)).at(-1);
   return typeof sent?.args.body === 'string' ? sent.args.body : undefined;
 }

@@ -36,7 +36,7 @@ export function asUnavailable(tool: string, e: unknown): ToolUnavailableError | 
   // Powertools wraps store failures; the cause says whether they are transient.
   const cause = e instanceof Error && e.name === 'IdempotencyPersistenceLayerError' ? e.cause : e;
   if (e instanceof Error && e.name === 'IdempotencyAlreadyInProgressError')
-    return new ToolUnavailableError(`${tool}: an earlier attempt of this step is still running it`, { cause: e });
+    return new ToolUnavailableError(`${tool}: an earlier call (a crashed or parallel attempt) is still running it`, { cause: e });
   if (isTransient(cause)) return new ToolUnavailableError(`${tool}: ${(cause as Error).name}: ${(cause as Error).message}`, { cause: e });
   return undefined;
 }

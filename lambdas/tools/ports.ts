@@ -33,7 +33,10 @@ export interface Ticket {
 }
 
 export interface TicketStore {
-  /** Create the ticket; when one with the same id exists, return that one unchanged. */
+  /**
+   * Create the ticket. When this execution's step already created it, return the stored one
+   * unchanged; when the id belongs to another execution's or step's ticket, throw TicketConflictError.
+   */
   create(ticket: Ticket): Promise<Ticket>;
 }
 

@@ -34,21 +34,22 @@ export const TOOL_SPECS = {
     name: 'check_warranty',
     description: 'Look a serial number up in the warranty registry. Returns status valid, expired or not_found, with product and warrantyEnd when registered.',
     input: CheckWarrantyArgs,
-    sideEffect: false,
     loggableArgs: [],
   },
   create_ticket: {
     name: 'create_ticket',
     description: 'Open a repair ticket for a device under warranty. Returns the ticketId. Calling it again in the same step returns the same ticket.',
     input: CreateTicketArgs,
-    sideEffect: true,
+    idempotency: 'step',
     loggableArgs: ['product', 'priority'],
   },
   send_email: {
     name: 'send_email',
-    description: 'Reply to the customer who sent the email being handled. The recipient is fixed; only the text is yours. At most one reply per step.',
+    description:
+      'Reply to the customer who sent the email being handled. The recipient is fixed; only the text is yours. One reply per email: once one was sent, a call sends nothing and returns the result of the first with replayed: true.',
     input: SendEmailArgs,
-    sideEffect: true,
+    // One reply per inbound email: the fallback after a reply step must not send a second one.
+    idempotency: 'execution',
     loggableArgs: [],
   },
 } as const satisfies Record<string, ToolSpec>;

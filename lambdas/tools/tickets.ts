@@ -1,25 +1,34 @@
 /** `create_ticket`: deterministic ticket ids and the DynamoDB ticket store. */
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { TicketConflictError } from '../lib/errors.ts';
 import type { Ticket, TicketStore } from './ports.ts';
 
 // Crockford's base32: no I, L, O, U, so ids survive being read aloud or retyped.
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** 12 characters of 5 bits each: among a million tickets, two share an id with a chance of about 1 in 2 million. */
+const ID_CHARS = 12;
 
 /**
- * `TKT-` and 8 characters derived from (workflow, execution, step): the same step of the same
+ * `TKT-` and 12 characters derived from (workflow, execution, step): the same step of the same
  * execution always names the same ticket, so even a retry that bypassed the idempotency record
  * could not open a second one.
  */
 export function ticketIdFor(workflow: string, execution: string, step: string): string {
   const digest = createHash('sha256').update(`${workflow}\n${execution}\n${step}`).digest();
   let id = '';
-  for (let i = 0; i < 8; i++) id += CROCKFORD[digest[i]! % 32];
+  for (let i = 0; i < ID_CHARS; i++) id += CROCKFORD[digest[i]! % 32];
   return `TKT-${id}`;
 }
 
-/** TicketsTable adapter (`pk = TICKET#<id>`, `sk = TICKET`); a conditional put keeps the first ticket. */
+/**
+ * TicketsTable adapter (`pk = TICKET#<id>`, `sk = TICKET`); a conditional put keeps the first
+ * ticket. It needs write access only: when the id exists, the failed put returns the stored item
+ * (`ReturnValuesOnConditionCheckFailure`), which is this call's ticket only if the same execution
+ * and step opened it; an id collision with another customer's ticket throws TicketConflictError.
+ */
 export function dynamoTicketStore(client: DynamoDBClient, tableName: string): TicketStore {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
@@ -27,13 +36,20 @@ export function dynamoTicketStore(client: DynamoDBClient, tableName: string): Ti
       const key = { pk: `TICKET#${ticket.id}`, sk: 'TICKET' };
       try {
         await doc.send(
-          new PutCommand({ TableName: tableName, Item: { ...key, ...ticket }, ConditionExpression: 'attribute_not_exists(pk)' }),
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...key, ...ticket },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
         );
         return ticket;
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
-        const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-        const { pk: _pk, sk: _sk, ...existing } = Item!;
+        // The document client does not convert the item that comes with the error.
+        const { pk: _pk, sk: _sk, ...existing } = e.Item ? unmarshall(e.Item) : {};
+        if (existing.execution !== ticket.execution || existing.step !== ticket.step)
+          throw new TicketConflictError(`ticket id ${ticket.id} is already taken by another request's ticket`);
         return existing as Ticket;
       }
     },

@@ -1,12 +1,15 @@
 /**
  * The toolbox: validates a tool call, runs it against the ports, and makes side-effecting tools
- * idempotent per (workflow, execution, step, tool).
+ * idempotent in the scope their spec declares: per (workflow, execution, step, tool) for
+ * `create_ticket`, per (workflow, execution, tool) for `send_email` (one reply per email, whichever
+ * step sends it).
  *
  * Idempotency uses Powertools' `makeIdempotent` with its DynamoDB persistence layer: it does
  * exactly the conditional-put / in-progress / stored-result protocol this needs, and it deletes
- * the record when the call throws, so a failed send is retried for real while a completed one
- * is replayed. The key is built from the ToolContext (never from the arguments): a retried step
- * whose model words the mail differently still gets the first result and sends nothing.
+ * the record when the call throws, so a failed send is retried for real (by a retry or by the
+ * fallback) while a completed one is replayed. The key is built from the ToolContext (never from
+ * the arguments): a retried step whose model words the mail differently still gets the first
+ * result and sends nothing. A replayed result carries `replayed: true`.
  */
 import type { Context } from 'aws-lambda';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -17,9 +20,9 @@ import { ToolInputError, ToolNotAllowedError } from '../lib/errors.ts';
 import { asUnavailable } from './aws-errors.ts';
 import { replySubject } from './mail.ts';
 import type { ToolPorts } from './ports.ts';
-import { TOOL_SPECS, toolSpec, type ToolArgs, type ToolName } from './specs.ts';
+import { toolSpec, type ToolArgs, type ToolName } from './specs.ts';
 import { ticketIdFor } from './tickets.ts';
-import type { Toolbox, ToolContext } from './types.ts';
+import type { Toolbox, ToolContext, ToolSpec } from './types.ts';
 import { normalizeSerial, warrantyStatus } from './warranty.ts';
 
 export interface ToolboxOptions {
@@ -44,6 +47,8 @@ export function dynamoIdempotencyStore(client: DynamoDBClient, tableName: string
 }
 
 type Impl<T extends ToolName> = (args: ToolArgs<T>, ctx: ToolContext) => Promise<Record<string, unknown>>;
+/** What a side-effecting call is remembered by (hashed): never its arguments. `step` only for per-step tools. */
+type IdempotencyKey = { workflow: string; execution: string; tool: string; step?: string };
 
 /** Build the toolbox over the given ports. Ports are touched only when their tool runs. */
 export function createToolbox(ports: ToolPorts, opts: ToolboxOptions = {}): Toolbox {
@@ -90,16 +95,16 @@ export function createToolbox(ports: ToolPorts, opts: ToolboxOptions = {}): Tool
 
   const run = (name: ToolName, args: unknown, ctx: ToolContext) => (impls[name] as Impl<ToolName>)(args as never, ctx);
 
-  const runOnce = (name: ToolName, args: unknown, ctx: ToolContext) => {
+  const runOnce = (scope: NonNullable<ToolSpec['idempotency']>, name: ToolName, args: unknown, ctx: ToolContext) => {
     // One config per call: it carries this call's remaining time, which bounds the in-progress lock.
-    const config = new IdempotencyConfig({ expiresAfterSeconds: rememberSeconds });
-    config.registerLambdaContext({ getRemainingTimeInMillis: ctx.remainingTimeMs ?? (() => lockMs) } as Context);
-    const once = makeIdempotent((_key: { workflow: string; execution: string; step: string; tool: string }) => run(name, args, ctx), {
-      persistenceStore: ports.idempotency,
-      config,
-      keyPrefix: 'tool',
+    const config = new IdempotencyConfig({
+      expiresAfterSeconds: rememberSeconds,
+      responseHook: (stored) => ({ ...(stored as Record<string, unknown>), replayed: true }),
     });
-    return once({ workflow: ctx.workflow, execution: ctx.execution.name, step: ctx.step, tool: name });
+    config.registerLambdaContext({ getRemainingTimeInMillis: ctx.remainingTimeMs ?? (() => lockMs) } as Context);
+    const once = makeIdempotent((_key: IdempotencyKey) => run(name, args, ctx), { persistenceStore: ports.idempotency, config, keyPrefix: 'tool' });
+    const key: IdempotencyKey = { workflow: ctx.workflow, execution: ctx.execution.name, tool: name };
+    return once(scope === 'step' ? { ...key, step: ctx.step } : key);
   };
 
   return {
@@ -115,7 +120,7 @@ export function createToolbox(ports: ToolPorts, opts: ToolboxOptions = {}): Tool
       }
       const toolName = name as ToolName;
       try {
-        const result = await (TOOL_SPECS[toolName].sideEffect ? runOnce : run)(toolName, parsed.data, ctx);
+        const result = await (spec.idempotency ? runOnce(spec.idempotency, toolName, parsed.data, ctx) : run(toolName, parsed.data, ctx));
         return { tool: name, args: parsed.data, result };
       } catch (e) {
         const unavailable = asUnavailable(name, e);

@@ -21,8 +21,14 @@ export interface ToolSpec {
   description: string;
   /** zod schema of the arguments; its JSON Schema is what the model sees. */
   input: z.ZodObject;
-  /** The tool changes the world (a ticket, a mail): the toolbox runs it at most once per (execution, step). */
-  sideEffect: boolean;
+  /**
+   * Set for a tool that changes the world: the toolbox runs it at most once per scope, and every
+   * later call in the scope gets the first result back (with `replayed: true`) and does nothing.
+   * `step`: once per (execution, step), so a retried step opens no second ticket. `execution`: once
+   * per execution, whichever step calls it, so an email gets one reply even when the fallback runs
+   * after a reply step. A call that failed is not remembered. Unset: no side effect, runs every time.
+   */
+  idempotency?: 'step' | 'execution';
   /** Arguments that carry no personal data, so the event log may keep them; every other argument is dropped there. */
   loggableArgs: readonly string[];
 }

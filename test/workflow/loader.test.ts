@@ -101,6 +101,20 @@ describe('workflow loader', () => {
     expect(e.message).toContain('"send_email" is not one of the step\'s tools');
   });
 
+  it('rejects an output taken from a tool the step may not call, or a malformed `from`', () => {
+    const outputs = (from: string) => `tools: [lookup]\noutputs:\n  ticketId: { type: string, description: The id., from: ${from} }\n`;
+    expect(loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], outputs('lookup.ticketId')) })).steps[1]!.outputs.ticketId!.from).toBe('lookup.ticketId');
+
+    const e = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], outputs('create_ticket.ticketId')) }));
+    expect(e.file).toMatch(/b-second\.md$/);
+    expect(e.field).toBe('outputs.ticketId.from');
+    expect(e.message).toContain('"create_ticket" is not one of the step\'s tools (lookup)');
+
+    const malformed = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], outputs('lookup')) }));
+    expect(malformed.field).toBe('outputs.ticketId.from');
+    expect(malformed.message).toContain('<tool>.<resultKey>');
+  });
+
   it('rejects an unknown entry or fallback step in the manifest', () => {
     const e = loadError(workflow(good(), MANIFEST.replace('fallback: z-fallback', 'fallback: nowhere')));
     expect(e.file).toMatch(/workflow\.yaml$/);

@@ -48,6 +48,11 @@ export function validateGraph(def: WorkflowDefinition): void {
     s.requires.forEach((t, i) => {
       if (!s.tools.includes(t)) throw new DefinitionError(s.file, `requires.${i}`, `"${t}" is not one of the step's tools`);
     });
+    for (const [name, field] of Object.entries(s.outputs)) {
+      const tool = field.from?.split('.')[0];
+      if (tool !== undefined && !s.tools.includes(tool))
+        throw new DefinitionError(s.file, `outputs.${name}.from`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
+    }
     s.tools.forEach((t, i) => {
       if (!manifest.tools.includes(t))
         throw new DefinitionError(s.file, `tools.${i}`, `unknown tool "${t}" (the manifest declares: ${manifest.tools.join(', ') || 'none'})`);

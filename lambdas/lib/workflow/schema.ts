@@ -36,6 +36,15 @@ const OutputField = z
     description: z.string().min(1),
     /** Personal data: kept out of INFO logs and the event log's plain fields. */
     pii: z.boolean().default(false),
+    /**
+     * `<tool>.<resultKey>`: the engine sets the field from the step's last successful call of
+     * `<tool>` (its result's `<resultKey>`), whatever the model reported, and drops it when there
+     * was none. For values the customer is told (a ticket id), which must never be the model's guess.
+     */
+    from: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*\.[a-zA-Z][a-zA-Z0-9_]*$/, '<tool>.<resultKey>, e.g. create_ticket.ticketId')
+      .optional(),
   })
   .strict();
 

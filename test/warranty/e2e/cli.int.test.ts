@@ -78,7 +78,7 @@ describe('stepwise demo', () => {
   it('processes every sample in a fresh session and prints readable trails and where the histories are', async () => {
     expect(await cli('demo')).toBe(0);
     expect(io.out).toMatch(/^Stepwise demo: warranty-email on the local runtime .*offline stand-in \(deterministic rules, NOT an LLM\)/);
-    expect(io.out).toMatch(/^valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation \(TKT-[0-9A-Z]{8}\)$/m);
+    expect(io.out).toMatch(/^valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation \(TKT-[0-9A-Z]{12}\)$/m);
     expect(io.out).toMatch(/^expired-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03c-expired-warranty$/m);
     expect(io.out).toMatch(/^unknown-serial\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03b-device-not-found$/m);
     expect(io.out).toMatch(/^missing-serial\.eml +SUCCEEDED +01-extract-serial → 03d-request-serial$/m);

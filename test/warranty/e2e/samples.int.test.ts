@@ -92,7 +92,7 @@ describe('the samples', () => {
       ['05-send-confirmation', 'send_email'],
     ]);
     const ticketId = ticket!.fields.ticketId as string;
-    expect(ticketId).toMatch(/^TKT-[0-9A-Z]{8}$/);
+    expect(ticketId).toMatch(/^TKT-[0-9A-Z]{12}$/);
     expect(result.outbox[0]!.body).toContain(ticketId);
     expect(await ticketsOf(session, result.executionName!)).toEqual([
       expect.objectContaining({ id: ticketId, serialNumber: 'SN48213', customer: 'maria.lopez@example.org', step: '03a-valid-warranty' }),

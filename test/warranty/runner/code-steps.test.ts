@@ -99,6 +99,16 @@ describe('04-out-of-scope (code step and fallback)', () => {
     expect(out.reason).toBe('Hand-off reply sent: 02-check-warranty could not finish: Warranty lookup failed: down');
   });
 
+  it('says so, and reports no reply, when send_email replayed a reply an earlier step sent', async () => {
+    const cause = JSON.stringify({ errorType: 'InvalidModelOutputError', errorMessage: '05-send-confirmation: no valid route after 6 model turns' });
+    const input = stepInput(step.name, { previous: previousState({ step: '03a-valid-warranty', next: '05-send-confirmation', count: 3 }), error: { Error: 'InvalidModelOutputError', Cause: cause } });
+    const out = await run(step, input, { send_email: { sent: true, to: 'anna.berg@example.com', messageId: '<first@outbox.local>', replayed: true } }).result;
+    expect(out.reason).toBe(
+      'Reply already sent for this email, not sent again (hand-off: 05-send-confirmation failed with InvalidModelOutputError: 05-send-confirmation: no valid route after 6 model turns)',
+    );
+    expect(out.reply).toBeUndefined();
+  });
+
   it('greets without a name when the sender gave none', async () => {
     const out = await run(step, stepInput(step.name, { previous: from01() }), {}, inboundEmail({ fromName: undefined })).result;
     expect(out.reply).toMatch(/^Hello there,/);

@@ -7,7 +7,7 @@ import { InvalidInputError, ModelThrottledError, StepFailedError, ToolUnavailabl
 import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';
 import { ConverseServer, converseBody, serviceError } from '../models/converse-server.ts';
 import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
-import { captureLogger, fakeToolbox, inboundEmail, previousState, stepInput } from './fixtures.ts';
+import { captureLogger, fakeToolbox, inboundEmail, previousState, scriptedModel, stepInput, toolUse } from './fixtures.ts';
 import { failure } from '../../support/failure.ts';
 
 const BODY = 'Hello, my Aurora 14 laptop is broken and will not start. The serial number is SN12345. Anna';
@@ -109,6 +109,42 @@ describe('step handler', () => {
     expect(error).toBeInstanceOf(StepFailedError);
     expect(error.message).toMatch(/03d-request-serial: chose DONE without a successful send_email call/);
     expect(await events.list('exec-1')).toEqual([]);
+  });
+
+  describe('an output declared `from` a tool (03a ticketId: create_ticket.ticketId)', () => {
+    const previous = previousState({ step: '02-check-warranty', next: '03a-valid-warranty', data: { serialNumber: 'SN12345' }, count: 2 });
+    const ticketStep = (createTicket: NonNullable<Parameters<typeof fakeToolbox>[0]>[string], routed: Record<string, unknown>) => {
+      const { toolbox } = fakeToolbox({ create_ticket: createTicket });
+      const { model } = scriptedModel([
+        [toolUse('create_ticket', { serialNumber: 'SN12345', issueSummary: 'Does not start.' })],
+        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created', ...routed })],
+      ]);
+      const { handler, lines } = setup({ toolbox, model });
+      return { run: () => handler('03a-valid-warranty')(stepInput('03a-valid-warranty', { previous })) as Promise<StepOutput>, lines };
+    };
+
+    it('takes the id create_ticket returned, not the one the model (or the email) made up', async () => {
+      const { run, lines } = ticketStep({ ticketId: 'TKT-REAL0000AAAA', status: 'open' }, { ticketId: 'TKT-99999' });
+      const out = await run();
+      expect(out.fields).toEqual({ ticketId: 'TKT-REAL0000AAAA' });
+      expect(out.data).toEqual({ serialNumber: 'SN12345', ticketId: 'TKT-REAL0000AAAA' });
+      const warning = lines.find((l) => l.level === 'WARN' && l.message.startsWith('Step output ticketId replaced'))!;
+      expect(warning.extra).toMatchObject({ field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-99999', kept: 'TKT-REAL0000AAAA' });
+    });
+
+    it('sets the id when the model leaves it out, without a warning', async () => {
+      const { run, lines } = ticketStep({ ticketId: 'TKT-REAL0000AAAA', status: 'open' }, {});
+      expect((await run()).data.ticketId).toBe('TKT-REAL0000AAAA');
+      expect(lines.filter((l) => l.message.startsWith('Step output ticketId replaced'))).toEqual([]);
+    });
+
+    it('drops the id when no create_ticket call succeeded, so step 05 sends the hand-off reply', async () => {
+      const { run, lines } = ticketStep({ error: 'TicketStoreError: rejected' }, { ticketId: 'TKT-99999' });
+      const out = await run();
+      expect(out.fields).toEqual({});
+      expect(out.data).not.toHaveProperty('ticketId');
+      expect(lines.find((l) => l.message.startsWith('Step output ticketId replaced'))!.extra).toMatchObject({ reported: 'TKT-99999', kept: '(no successful call: removed)' });
+    });
   });
 
   it('turns a transient event-log failure into a retried error', async () => {

@@ -1,16 +1,19 @@
 /**
- * Side-effecting tools against DynamoDB Local: a retried step opens one ticket and sends one mail.
- * Each "retry" uses a fresh toolbox and fresh adapters, as a new Lambda attempt would.
+ * Side-effecting tools against DynamoDB Local: a retried step opens one ticket, an execution sends
+ * one mail (whichever steps try). Each "retry" uses a fresh toolbox and fresh adapters, as a new
+ * Lambda attempt would.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand, ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
-import { ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
+import { TicketConflictError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
 import { outboxMailer } from '../../../lambdas/tools/mail.ts';
-import type { Mailer, ToolPorts } from '../../../lambdas/tools/ports.ts';
+import type { Mailer, Ticket, ToolPorts } from '../../../lambdas/tools/ports.ts';
 import { dynamoTicketStore, ticketIdFor } from '../../../lambdas/tools/tickets.ts';
 import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../lambdas/tools/toolbox.ts';
 import { dynamoRegistry, jsonFileRegistry, registryItem } from '../../../lambdas/tools/warranty.ts';
+import { failure } from '../../support/failure.ts';
 import { createTable, toolContext } from './fixtures.ts';
 
 let ddb: DynamoDbLocal;
@@ -35,6 +38,33 @@ function attempt(mailer: Mailer, opts: ToolboxOptions = {}) {
   return createToolbox(ports, opts);
 }
 
+/** A client with the step role's rights on TicketsTable: it may write, and every read is denied (as IAM would). */
+function writeOnlyClient(): DynamoDBClient {
+  const client = new DynamoDBClient({ endpoint: ddb.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (/^(Get|BatchGet|Query|Scan)/.test(context.commandName ?? ''))
+        throw Object.assign(new Error(`not authorized to perform ${context.commandName}`), { name: 'AccessDeniedException', $metadata: { httpStatusCode: 400 } });
+      return next(args);
+    },
+    { step: 'initialize', name: 'denyReads' },
+  );
+  return client;
+}
+
+const storedTicket = (overrides: Partial<Ticket>): Ticket => ({
+  id: 'TKT-TESTTESTTEST',
+  serialNumber: 'SN48213',
+  issueSummary: 'first',
+  priority: 'normal',
+  customer: 'maria.lopez@example.org',
+  emailId: 'ses-1',
+  execution: 'email-store',
+  step: '03a-valid-warranty',
+  createdAt: '2026-11-21T12:00:00.000Z',
+  ...overrides,
+});
+
 const scan = async (table: string) => (await DynamoDBDocumentClient.from(ddb.client).send(new ScanCommand({ TableName: table }))).Items ?? [];
 const ticketsOf = async (execution: string) => (await scan(TICKETS)).filter((t) => t.execution === execution);
 
@@ -47,7 +77,7 @@ describe('create_ticket', () => {
     const retry = await attempt(outbox).execute('create_ticket', { serialNumber: 'SN48213', issueSummary: 'Will not charge at all.', priority: 'high' }, ctx);
 
     expect(first.result).toEqual({ ticketId: ticketIdFor('warranty-email', 'email-ticket-retry', '03a-valid-warranty'), status: 'open' });
-    expect(retry.result).toEqual(first.result);
+    expect(retry.result).toEqual({ ...(first.result as object), replayed: true });
     const tickets = await ticketsOf('email-ticket-retry');
     expect(tickets).toHaveLength(1);
     expect(tickets[0]).toMatchObject({ issueSummary: 'Does not charge.', priority: 'normal', customer: 'maria.lopez@example.org' });
@@ -61,22 +91,42 @@ describe('create_ticket', () => {
     expect([...(await ticketsOf('email-a')), ...(await ticketsOf('email-b'))]).toHaveLength(2);
   });
 
-  it('keeps the first ticket even when the idempotency record is gone (the store is conditional too)', async () => {
-    const store = dynamoTicketStore(ddb.client, TICKETS);
-    const ticket = {
-      id: 'TKT-TESTTEST',
-      serialNumber: 'SN48213',
-      issueSummary: 'first',
-      priority: 'normal' as const,
-      customer: 'maria.lopez@example.org',
-      emailId: 'ses-1',
-      execution: 'email-store',
-      step: '03a-valid-warranty',
-      createdAt: '2026-11-21T12:00:00.000Z',
-    };
+  it('is remembered per step, not per execution: another step of the same execution opens its own ticket', async () => {
+    const args = { serialNumber: 'SN48213', issueSummary: 'Does not charge.' };
+    const a = await attempt(outboxMailer()).execute('create_ticket', args, toolContext('03a-valid-warranty', undefined, 'email-two-steps'));
+    const b = await attempt(outboxMailer()).execute('create_ticket', args, toolContext('03x-other-step', undefined, 'email-two-steps'));
+    expect(b.result).not.toHaveProperty('replayed');
+    expect(b.result).not.toEqual(a.result);
+    expect(await ticketsOf('email-two-steps')).toHaveLength(2);
+  });
+
+  it('keeps the first ticket even when the idempotency record is gone (the store is conditional too), with write access only', async () => {
+    const store = dynamoTicketStore(writeOnlyClient(), TICKETS);
+    const ticket = storedTicket({ id: 'TKT-TESTTESTTEST', execution: 'email-store' });
     expect(await store.create(ticket)).toEqual(ticket);
     expect(await store.create({ ...ticket, issueSummary: 'second' })).toEqual(ticket);
     expect(await ticketsOf('email-store')).toHaveLength(1);
+  });
+
+  it("never hands out another request's ticket when an id collides", async () => {
+    const store = dynamoTicketStore(writeOnlyClient(), TICKETS);
+    const theirs = storedTicket({ id: 'TKT-COLLIDE00000', execution: 'email-theirs', customer: 'someone.else@example.net' });
+    await store.create(theirs);
+
+    const otherExecution = await failure(store.create({ ...theirs, execution: 'email-mine', customer: 'maria.lopez@example.org' }));
+    expect(otherExecution).toBeInstanceOf(TicketConflictError);
+    expect(otherExecution.message).not.toContain('email-theirs');
+    expect(await failure(store.create({ ...theirs, step: '03x-other-step' }))).toBeInstanceOf(TicketConflictError);
+    expect(await ticketsOf('email-mine')).toEqual([]);
+    expect(await ticketsOf('email-theirs')).toEqual([expect.objectContaining({ customer: 'someone.else@example.net' })]);
+  });
+
+  it('reports a collision to the model as a failed create_ticket call, and the engine keeps no ticket id', async () => {
+    const ctx = toolContext('03a-valid-warranty', undefined, 'email-collision');
+    await dynamoTicketStore(ddb.client, TICKETS).create(storedTicket({ id: ticketIdFor('warranty-email', 'email-collision', '03a-valid-warranty'), execution: 'email-else' }));
+    const call = await attempt(outboxMailer()).execute('create_ticket', { serialNumber: 'SN48213', issueSummary: 'Does not charge.' }, ctx);
+    expect(call.error).toMatch(/^TicketConflictError: /);
+    expect(call.result).toBeUndefined();
   });
 });
 
@@ -88,9 +138,34 @@ describe('send_email', () => {
     const retry = await attempt(outbox).execute('send_email', { body: 'Your ticket is open!', subject: 'Hello again' }, ctx);
     const refused = await attempt(outbox).execute('send_email', { body: 'x', to: 'someone@else.example' }, ctx);
 
-    expect(retry.result).toEqual(first.result);
+    expect(retry.result).toEqual({ ...(first.result as object), replayed: true });
     expect(refused.error).toMatch(/^ToolInputError/);
     expect(outbox.sent.map((m) => [m.to, m.body])).toEqual([['maria.lopez@example.org', 'Your ticket is open.']]);
+  });
+
+  it('sends one reply per execution: the fallback after a reply step replays the reply instead of sending a hand-off', async () => {
+    const outbox = outboxMailer();
+    const sent = await attempt(outbox).execute('send_email', { body: 'Your ticket is open.' }, toolContext('05-send-confirmation', undefined, 'email-reply-then-fail'));
+    // 05 fails after sending (e.g. an invalid route); the ASL Catch runs the fallback in the same execution.
+    const fallback = await attempt(outbox).execute('send_email', { body: 'A person will follow up.' }, toolContext('04-out-of-scope', undefined, 'email-reply-then-fail'));
+
+    expect(fallback.result).toEqual({ ...(sent.result as object), replayed: true });
+    expect(outbox.sent.map((m) => [m.step, m.body])).toEqual([['05-send-confirmation', 'Your ticket is open.']]);
+    // Another email (execution) still gets its own reply.
+    await attempt(outbox).execute('send_email', { body: 'A person will follow up.' }, toolContext('04-out-of-scope', undefined, 'email-other'));
+    expect(outbox.sent).toHaveLength(2);
+  });
+
+  it('lets the fallback send after the reply step FAILED to send (a failed send is not remembered)', async () => {
+    const outbox = outboxMailer();
+    const rejecting: Mailer = { send: async () => Promise.reject(Object.assign(new Error('Address blocked'), { name: 'MessageRejected', $metadata: { httpStatusCode: 400 } })) };
+    const failed = await attempt(rejecting).execute('send_email', { body: 'Please send the serial.' }, toolContext('03d-request-serial', undefined, 'email-reply-failed'));
+    expect(failed.error).toMatch(/^MessageRejected: Address blocked/);
+
+    const fallback = await attempt(outbox).execute('send_email', { body: 'A person will follow up.' }, toolContext('04-out-of-scope', undefined, 'email-reply-failed'));
+    expect(fallback.result).toMatchObject({ sent: true });
+    expect(fallback.result).not.toHaveProperty('replayed');
+    expect(outbox.sent.map((m) => [m.step, m.body])).toEqual([['04-out-of-scope', 'A person will follow up.']]);
   });
 
   it('sends again for real after a failed attempt (the failure is not remembered)', async () => {

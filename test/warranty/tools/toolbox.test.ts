@@ -16,7 +16,7 @@ import type { Ticket, ToolPorts } from '../../../lambdas/tools/ports.ts';
 import { TOOL_SPECS } from '../../../lambdas/tools/specs.ts';
 import { ticketIdFor } from '../../../lambdas/tools/tickets.ts';
 import { createToolbox, dynamoIdempotencyStore } from '../../../lambdas/tools/toolbox.ts';
-import type { InboundEmail } from '../../../lambdas/tools/types.ts';
+import type { InboundEmail, ToolSpec } from '../../../lambdas/tools/types.ts';
 import { jsonFileRegistry, SERIAL_NUMBER, warrantyStatus } from '../../../lambdas/tools/warranty.ts';
 import { sample } from '../ingress/fixtures.ts';
 import { EMAIL, toolContext } from './fixtures.ts';
@@ -149,9 +149,9 @@ describe('create_ticket', () => {
     ]);
   });
 
-  it('names tickets TKT- and 8 unambiguous characters, stable per step', () => {
+  it('names tickets TKT- and 12 unambiguous characters, stable per step', () => {
     const id = ticketIdFor('warranty-email', 'email-1', '03a-valid-warranty');
-    expect(id).toMatch(/^TKT-[0-9A-HJKMNP-TV-Z]{8}$/);
+    expect(id).toMatch(/^TKT-[0-9A-HJKMNP-TV-Z]{12}$/);
     expect(ticketIdFor('warranty-email', 'email-1', '03a-valid-warranty')).toBe(id);
     expect(ticketIdFor('warranty-email', 'email-2', '03a-valid-warranty')).not.toBe(id);
     expect(ticketIdFor('warranty-email', 'email-1', 'other-step')).not.toBe(id);
@@ -204,7 +204,12 @@ describe('specs', () => {
       for (const arg of spec.loggableArgs) expect(Object.keys(spec.input.shape)).toContain(arg);
     }
     expect(toolbox.spec('toString')).toBeUndefined();
-    expect([TOOL_SPECS.check_warranty.sideEffect, TOOL_SPECS.create_ticket.sideEffect, TOOL_SPECS.send_email.sideEffect]).toEqual([false, true, true]);
+    // One ticket per step; one reply per email, whichever step sends it.
+    expect(Object.values(TOOL_SPECS).map((spec) => [spec.name, (spec as ToolSpec).idempotency])).toEqual([
+      ['check_warranty', undefined],
+      ['create_ticket', 'step'],
+      ['send_email', 'execution'],
+    ]);
   });
 
   it('uses one serial format across samples and registry', async () => {
