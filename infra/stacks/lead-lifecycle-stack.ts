@@ -189,6 +189,16 @@ export class LeadLifecycleStack extends Stack {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
     });
+    // A timer that could not publish loses a follow-up: say so at once.
+    const failed = new cloudwatch.Alarm(this, 'FollowUpTimerFailedAlarm', {
+      metric: timer.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `Lead lifecycle (${this.config.name}): a follow-up timer failed to publish follow_up.due - see the FollowUpTimer executions.`,
+    });
+    if (this.alarmTopic) failed.addAlarmAction(new SnsAction(this.alarmTopic));
     return timer;
   }
 }

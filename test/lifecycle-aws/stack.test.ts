@@ -219,7 +219,8 @@ describe('the app', () => {
     const whole = new App({ context: { env: 'prod', 'aws:cdk:bundling-stacks': [] } });
     const { leadLifecycle } = buildStepwiseApp(whole, getEnvConfig('prod'));
     const alarms = Object.values(Template.fromStack(leadLifecycle).findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(5); // 4 dead-letter queues + failed executions
+    expect(alarms).toHaveLength(6); // 4 dead-letter queues + failed lifecycle executions + failed follow-up timers
+    expect(alarms.filter((a) => a.Properties.MetricName === 'ExecutionsFailed')).toHaveLength(2);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ 'Fn::ImportValue': expect.stringContaining('AlarmTopic') }]);
   });
 
