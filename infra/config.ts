@@ -31,6 +31,12 @@ export const EnvConfigSchema = z
       .object({
         /** Failed executions per 5-minute period that raise the alarm. */
         failedExecutionsThreshold: z.number().int().min(1),
+        /**
+         * Emails handed to a person by the fallback (caught errors, rejected routes) per 5-minute
+         * period that raise the alarm: executions still succeed then, so nothing else would notice
+         * a model that is down or misconfigured.
+         */
+        handoffsThreshold: z.number().int().min(1).default(5),
         evaluationPeriods: z.number().int().min(1),
         /** Subscribed (by email, after confirmation) to an SNS topic that every alarm notifies. @default no notification */
         email: z.email().optional(),

@@ -12,7 +12,7 @@ import { DONE } from '../../lambdas/lib/contracts.ts';
 import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import type { EnvConfig } from '../config.ts';
-import { StepwiseFunction } from './stepwise-function.ts';
+import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
 export const STEP_ENTRY = 'lambdas/handlers/step.ts';
@@ -79,6 +79,8 @@ export class AgentWorkflow extends Construct {
   /** Execution history log group (level ALL, execution data included). */
   readonly logGroup: logs.LogGroup;
   readonly failedExecutionsAlarm: cloudwatch.Alarm;
+  /** Raised when the fallback step hands too many emails to a person (the `FallbackHandoff` metric). */
+  readonly handoffsAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
     super(scope, id);
@@ -126,7 +128,22 @@ export class AgentWorkflow extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: `${manifest.name} (${config.name}): executions failed - MaxStepsExceeded, FallbackFailed, RouteRejected or a runtime error.`,
     });
-    if (props.alarmTopic) this.failedExecutionsAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    // The step handler emits FallbackHandoff from the fallback step, with the dimensions of its step metrics.
+    this.handoffsAlarm = new cloudwatch.Alarm(this, 'HandoffsAlarm', {
+      metric: new cloudwatch.Metric({
+        namespace: metricsNamespace(config),
+        metricName: 'FallbackHandoff',
+        dimensionsMap: { service: manifest.name, workflow: manifest.name, step: manifest.fallback },
+        period: ALARM_PERIOD,
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      threshold: config.alarms.handoffsThreshold,
+      evaluationPeriods: config.alarms.evaluationPeriods,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `${manifest.name} (${config.name}): the fallback ${manifest.fallback} handed emails to a person - a step keeps failing or misrouting (model down or misconfigured?).`,
+    });
+    for (const alarm of [this.failedExecutionsAlarm, this.handoffsAlarm]) if (props.alarmTopic) alarm.addAlarmAction(new SnsAction(props.alarmTopic));
   }
 
   /** Allow `grantee` to start executions of this workflow (the email ingress). */

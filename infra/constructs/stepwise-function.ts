@@ -51,6 +51,9 @@ const CREATE_REQUIRE_BANNER =
 /** Cross-region inference profile ids (`us.anthropic...`) wrap a foundation model id. */
 const INFERENCE_PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 
+/** The CloudWatch namespace of the functions' metrics: per environment, so dev and prod never mix in one account. */
+export const metricsNamespace = (config: EnvConfig): string => `${DEFAULT_METRICS_NAMESPACE}/${config.name}`;
+
 /**
  * The esbuild options every function is bundled with. `keepNames` matters: minification would
  * rename the error classes, and Lambda reports a thrown error's class name as its `errorType`,
@@ -101,8 +104,7 @@ export class StepwiseFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_LOG_LEVEL: props.config.logLevel,
-        // Per environment, so dev and prod metrics never mix when they share an account.
-        POWERTOOLS_METRICS_NAMESPACE: `${DEFAULT_METRICS_NAMESPACE}/${props.config.name}`,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(props.config),
         ...(workflowDir === undefined ? {} : { STATEMACHINES_DIR: LAMBDA_STATEMACHINES_DIR }),
         ...props.environment,
       },

@@ -150,6 +150,22 @@ describe('warranty-email compiles to the ASL contract', () => {
     });
   });
 
+  it('alarms on fallback hand-offs, watching exactly the metric the fallback function emits', () => {
+    const fallback = loadWorkflow('warranty-email').manifest.fallback;
+    const env = template.toJSON().Resources[functionOfStep(template, fallback)].Properties.Environment.Variables;
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: env.POWERTOOLS_METRICS_NAMESPACE,
+      MetricName: 'FallbackHandoff',
+      Dimensions: [
+        { Name: 'service', Value: env.POWERTOOLS_SERVICE_NAME },
+        { Name: 'step', Value: fallback },
+        { Name: 'workflow', Value: env.WORKFLOW },
+      ],
+      Statistic: 'Sum',
+      Threshold: 5,
+    });
+  });
+
   it('is valid ASL (asl-validator) and contains no unresolved CDK token', () => {
     const result = validateAsl(asl);
     expect(result.errorsText('\n')).toBe('');

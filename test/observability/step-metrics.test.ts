@@ -121,6 +121,23 @@ describe('step handler metrics', () => {
     expect(lines.map((l) => valuesOf(l).StepCompleted)).toEqual([1, 1]);
   });
 
+  it('counts a FallbackHandoff when the fallback is reached through a caught error, and only from the fallback step', async () => {
+    const fallbackEnv = { ...ENV, STEP: '04-out-of-scope' };
+    const sent = { spec: toolSpec, execute: async (name: string, args: unknown) => ({ tool: name, args: args as Record<string, unknown>, result: { sent: true } }) };
+    const run = createHandler(fallbackEnv, { toolbox: sent, events: memoryEventLog(), emails: { get: async () => ({ email: EMAIL, body: BODY }) } });
+    const caught = {
+      ...stepInput(),
+      step: '04-out-of-scope',
+      previous: { ...stepInput().previous, step: '01-extract-serial', next: '02-check-warranty', count: 1 },
+      error: { Error: 'ModelTimeoutError', Cause: '{"errorType":"ModelTimeoutError","errorMessage":"timed out"}' },
+      count: 2,
+    };
+    await run(caught);
+    await run({ ...caught, previous: { ...caught.previous, next: '04-out-of-scope' }, error: null });
+    await handler()(stepInput());
+    expect(emf.lines().map((l) => valuesOf(l).FallbackHandoff)).toEqual([1, 0, undefined]);
+  });
+
   it('emits nothing for a step that failed, and nothing at all off Lambda by default', async () => {
     await expect(handler()({ ...stepInput(), step: 'no-such-step' })).rejects.toThrow();
     const { POWERTOOLS_METRICS_DISABLED: _, ...local } = ENV;
