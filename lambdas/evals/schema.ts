@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { checkDefinition, parseDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError } from '../lib/errors.ts';
 import { StepName } from '../lib/workflow/schema.ts';
 
@@ -93,18 +93,7 @@ export type ExpectedFunctionCall = z.infer<typeof ExpectedFunctionCallSchema>;
 
 /** Parse one eval file; errors name the file and the field. */
 export function parseEvalCase(file: string, text: string): EvalCase {
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (e) {
-    throw new DefinitionError(file, '(yaml)', (e as Error).message.split('\n')[0]!);
-  }
-  const parsed = EvalCaseSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new DefinitionError(file, issue.path.join('.') || '(root)', issue.message);
-  }
-  return parsed.data;
+  return checkDefinition(EvalCaseSchema, parseDefinitionYaml(text, file), file);
 }
 
 /** All eval cases of a workflow folder (its `evals/`), by file name; scenario ids must be unique. */
@@ -120,7 +109,7 @@ export function loadEvalCasesFrom(dir: string): EvalCase[] {
     .filter((f) => /\.ya?ml$/.test(f))
     .sort()
     .map((f) => {
-      const file = relative(process.cwd(), join(dir, f)) || f;
+      const file = relPath(join(dir, f));
       const c = parseEvalCase(file, readFileSync(join(dir, f), 'utf8'));
       const twin = seen.get(c.scenario_id);
       if (twin) throw new DefinitionError(file, 'scenario_id', `duplicate "${c.scenario_id}" (also in ${twin})`);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { checkDefinition, parseDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
 import type { WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { ROUTE_TOOL, readStepContext, type StepPromptContext } from '../steps/prompt.ts';
@@ -196,20 +196,9 @@ export class OfflineModel implements ModelProvider {
  */
 export function loadOfflineRules(def: WorkflowDefinition): OfflineRules {
   const file = join(def.dir, OFFLINE_RULES_FILE);
-  const shown = relative(process.cwd(), file) || file;
+  const shown = relPath(file);
   if (!existsSync(file)) throw new DefinitionError(shown, '(file)', 'the offline model needs this file (MODEL_PROVIDER=offline)');
-  let raw: unknown;
-  try {
-    raw = parseYaml(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new DefinitionError(shown, '(yaml)', (e as Error).message.split('\n')[0]!);
-  }
-  const parsed = OfflineRulesSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new DefinitionError(shown, issue.path.join('.') || '(root)', issue.message);
-  }
-  const rules = parsed.data;
+  const rules = checkDefinition(OfflineRulesSchema, parseDefinitionYaml(readFileSync(file, 'utf8'), shown), shown);
   for (const step of def.steps.filter((s) => s.kind === 'llm'))
     if (!rules.steps[step.name]) throw new DefinitionError(shown, `steps.${step.name}`, 'missing: every LLM step needs rules');
   for (const [name, stepRules] of Object.entries(rules.steps)) {
