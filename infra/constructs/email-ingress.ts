@@ -68,7 +68,7 @@ export class EmailIngress extends Construct {
     });
 
     this.function = new StepwiseFunction(this, 'Function', {
-      entry: 'lambdas/ingress/handler.ts',
+      entry: 'lambdas/triggers/email/handler.ts',
       config,
       serviceName: 'stepwise-ingress',
       description: 'Stepwise SES ingress: screens inbound mail and starts the warranty-email workflow',

@@ -72,7 +72,7 @@ export const ESBUILD_DEFAULTS = { target: 'node22', minify: true, keepNames: tru
  * closest supported LTS to the Node 20 that runs the code locally.
  *
  * @example
- * const fn = new StepwiseFunction(this, 'Ingress', { entry: 'lambdas/ingress/handler.ts', config, serviceName: 'ingress' });
+ * const fn = new StepwiseFunction(this, 'Ingress', { entry: 'lambdas/triggers/email/handler.ts', config, serviceName: 'ingress' });
  * fn.bindTable(emailsTable, 'write', 'EMAILS_TABLE');
  */
 export class StepwiseFunction extends NodejsFunction {

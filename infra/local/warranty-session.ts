@@ -9,17 +9,17 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import { dynamoEmailStore } from '../../lambdas/email/store.ts';
+import { dynamoEmailStore } from '../../lambdas/triggers/email/store.ts';
 import type { StepServices } from '../../lambdas/handlers/step.ts';
-import { DEFAULT_POLICY, isRejection, localSesMessageId, parseInbound } from '../../lambdas/ingress/checks.ts';
-import { ingest, type IngestDeps } from '../../lambdas/ingress/ingest.ts';
-import { localStarter } from '../../lambdas/ingress/starter.ts';
+import { DEFAULT_POLICY, isRejection, localSesMessageId, parseInbound } from '../../lambdas/triggers/email/checks.ts';
+import { ingest, type IngestDeps } from '../../lambdas/triggers/email/ingest.ts';
+import { localStarter } from '../../lambdas/triggers/email/starter.ts';
 import type { DecidedBy, StepOutput } from '../../lambdas/lib/contracts.ts';
 import { InvalidInputError, LocalServiceError, MissingCredentialsError, causeMessage } from '../../lambdas/lib/errors.ts';
 import { dynamoEventLog, type StepwiseEvent } from '../../lambdas/lib/event-log.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
-import { readOutbox } from '../../lambdas/tools/mail.ts';
-import { jsonFileRegistry } from '../../lambdas/tools/warranty.ts';
+import { readOutbox } from '../../lambdas/triggers/email/mail.ts';
+import { jsonFileRegistry } from '../../lambdas/workflows/warranty-email/registry.ts';
 import { getEnvConfig } from '../config.ts';
 import { ENTRY_METADATA } from '../constructs/stepwise-function.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
@@ -35,7 +35,7 @@ export const DEFAULT_REGISTRY_FILE = join(STATEMACHINES_DIR, WARRANTY_WORKFLOW, 
 /** The sample emails of the demo: one per flow, a spam and an auto-reply. */
 export const SAMPLES_DIR = join(STATEMACHINES_DIR, WARRANTY_WORKFLOW, 'samples');
 /** The Lambda entry of the SES ingress; its environment in the template configures the local ingress. */
-const INGRESS_ENTRY = 'lambdas/ingress/handler.ts';
+const INGRESS_ENTRY = 'lambdas/triggers/email/handler.ts';
 
 export type ModelChoice = 'offline' | 'bedrock';
 

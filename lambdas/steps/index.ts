@@ -1,10 +1,10 @@
-import type { StoredEmail } from '../email/store.ts';
+import type { StoredEmail } from '../triggers/email/store.ts';
 import { DefinitionError, StepFailedError } from '../lib/errors.ts';
 import type { StepDefinition } from '../lib/workflow/schema.ts';
 import type { ModelProvider } from '../models/port.ts';
 import { allowListed } from './allow-list.ts';
-import { checkWarranty } from './check-warranty.ts';
-import { outOfScope } from './out-of-scope.ts';
+import { checkWarranty } from '../workflows/warranty-email/steps/check-warranty.ts';
+import { outOfScope } from '../workflows/warranty-email/steps/out-of-scope.ts';
 import { runLlmStep } from './runner.ts';
 import type { CodeStep, StepContext, StepResult } from './types.ts';
 

@@ -4,7 +4,7 @@ import type { StepDefinition } from '../lib/workflow/schema.ts';
 import type { ConverseRequest, Message, SystemBlock, ToolSpecification } from '../models/port.ts';
 import type { ToolSpec } from '../tools/types.ts';
 import { NEXT_STEP_LABEL, REASON_LABEL, fieldLabel } from './text-protocol.ts';
-import type { StoredEmail } from '../email/store.ts';
+import type { StoredEmail } from '../triggers/email/store.ts';
 
 /** The pseudo-tool every LLM step finishes with; the runner handles it, the toolbox never sees it. */
 export const ROUTE_TOOL = 'route';

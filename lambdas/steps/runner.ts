@@ -7,7 +7,7 @@ import type { Toolbox, ToolSpec } from '../tools/types.ts';
 import { allowListed } from './allow-list.ts';
 import { ROUTE_TOOL, contextMessage, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
 import { parseStepText } from './text-protocol.ts';
-import type { StoredEmail } from '../email/store.ts';
+import type { StoredEmail } from '../triggers/email/store.ts';
 import { NO_USAGE, sentReply, toolContext, type StepResult } from './types.ts';
 
 export interface RunLlmStepArgs {

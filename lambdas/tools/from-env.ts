@@ -3,11 +3,11 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Env } from '../lib/contracts.ts';
 import { InvalidInputError } from '../lib/errors.ts';
 import type { ClientTracer } from '../lib/observability.ts';
-import { outboxMailer, sesMailer } from './mail.ts';
+import { outboxMailer, sesMailer } from '../triggers/email/mail.ts';
 import type { ToolPorts } from './ports.ts';
-import { dynamoTicketStore } from './tickets.ts';
+import { dynamoTicketStore } from '../workflows/warranty-email/tickets.ts';
 import { dynamoIdempotencyStore } from './toolbox.ts';
-import { dynamoRegistry, jsonFileRegistry } from './warranty.ts';
+import { dynamoRegistry, jsonFileRegistry } from '../workflows/warranty-email/registry.ts';
 
 /**
  * The tool ports a step Lambda's environment describes. Each port is built on first use, so a

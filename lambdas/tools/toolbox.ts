@@ -18,12 +18,12 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { ToolCallRecord } from '../lib/contracts.ts';
 import { ToolInputError, ToolNotAllowedError } from '../lib/errors.ts';
 import { asUnavailable } from './aws-errors.ts';
-import { replySubject } from './mail.ts';
+import { replySubject } from '../triggers/email/mail.ts';
 import type { ToolPorts } from './ports.ts';
 import { toolSpec, type ToolArgs, type ToolName } from './specs.ts';
-import { ticketIdFor } from './tickets.ts';
+import { ticketIdFor } from '../workflows/warranty-email/tickets.ts';
 import type { Toolbox, ToolContext, ToolSpec } from './types.ts';
-import { normalizeSerial, warrantyStatus } from './warranty.ts';
+import { normalizeSerial, warrantyStatus } from '../workflows/warranty-email/registry.ts';
 
 export interface ToolboxOptions {
   /** Today's date for warranty status. @default () => new Date() */

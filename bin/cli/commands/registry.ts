@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Command } from 'commander';
-import { importRegistry, readRegistryFile } from '../../../lambdas/tools/warranty.ts';
+import { importRegistry, readRegistryFile } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { action, printJson } from '../output.ts';
 
 export function register(program: Command): void {

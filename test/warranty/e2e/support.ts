@@ -1,7 +1,7 @@
 /** Shared by the end-to-end tests: the samples, a fresh copy of one, and reads of the session's tables and outbox. */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { WarrantySession } from '../../../infra/local/warranty-session.ts';
-import { readOutbox } from '../../../lambdas/tools/mail.ts';
+import { readOutbox } from '../../../lambdas/triggers/email/mail.ts';
 import { sample, withHeaders } from '../ingress/fixtures.ts';
 
 export { SAMPLES_DIR } from '../ingress/fixtures.ts';

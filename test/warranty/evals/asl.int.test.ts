@@ -10,7 +10,7 @@ import { stepTrail } from '../../../infra/local/history.ts';
 import { mockToolbox } from '../../../lambdas/evals/mock-toolbox.ts';
 import { loadEvalCases, type EvalCase } from '../../../lambdas/evals/schema.ts';
 import { validateCase } from '../../../lambdas/evals/validator.ts';
-import type { StoredEmail } from '../../../lambdas/email/store.ts';
+import type { StoredEmail } from '../../../lambdas/triggers/email/store.ts';
 import type { StepServices } from '../../../lambdas/handlers/step.ts';
 import type { StepOutput } from '../../../lambdas/lib/contracts.ts';
 import { ModelThrottledError } from '../../../lambdas/lib/errors.ts';

@@ -14,8 +14,8 @@ import {
   type Screening,
   type SesReceipt,
   type VerdictStatus,
-} from '../../../lambdas/ingress/checks.ts';
-import { InboundEmailSchema } from '../../../lambdas/email/inbound.ts';
+} from '../../../lambdas/triggers/email/checks.ts';
+import { InboundEmailSchema } from '../../../lambdas/triggers/email/inbound.ts';
 import { sample, withHeaders } from './fixtures.ts';
 
 const POLICY: IngressPolicy = { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] };

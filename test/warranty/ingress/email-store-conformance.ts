@@ -1,6 +1,6 @@
 /** The EmailStore conformance suite, run against every adapter. */
 import { describe, expect, it } from 'vitest';
-import type { EmailStore } from '../../../lambdas/email/store.ts';
+import type { EmailStore } from '../../../lambdas/triggers/email/store.ts';
 import { EMAIL } from '../tools/fixtures.ts';
 
 export function emailStoreConformance(adapter: string, create: () => EmailStore): void {

@@ -1,4 +1,4 @@
-import { memoryEmailStore } from '../../../lambdas/email/store.ts';
+import { memoryEmailStore } from '../../../lambdas/triggers/email/store.ts';
 import { emailStoreConformance } from './email-store-conformance.ts';
 
 emailStoreConformance('memory', memoryEmailStore);

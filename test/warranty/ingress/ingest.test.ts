@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY, executionNameFor, localSesMessageId, type SesReceipt } from '../../../lambdas/ingress/checks.ts';
-import { ingest, type IngestDeps } from '../../../lambdas/ingress/ingest.ts';
-import type { ExecutionStarter, WorkflowInput } from '../../../lambdas/ingress/starter.ts';
-import { memoryEmailStore } from '../../../lambdas/email/store.ts';
+import { DEFAULT_POLICY, executionNameFor, localSesMessageId, type SesReceipt } from '../../../lambdas/triggers/email/checks.ts';
+import { ingest, type IngestDeps } from '../../../lambdas/triggers/email/ingest.ts';
+import type { ExecutionStarter, WorkflowInput } from '../../../lambdas/triggers/email/starter.ts';
+import { memoryEmailStore } from '../../../lambdas/triggers/email/store.ts';
 import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
 import { sample, withHeaders } from './fixtures.ts';
 

@@ -55,9 +55,9 @@ describe('EmailIngress', () => {
     expect(JSON.stringify(sesPut.Resource)).toContain(`/${INBOUND_PREFIX}*`);
   });
 
-  it('runs lambdas/ingress/handler.ts with its bucket, tables, state machine and limits in the environment', () => {
+  it('runs lambdas/triggers/email/handler.ts with its bucket, tables, state machine and limits in the environment', () => {
     const fn = template.findResources('AWS::Lambda::Function')[fnId]!;
-    expect(fn.Metadata['stepwise:entry']).toBe('lambdas/ingress/handler.ts');
+    expect(fn.Metadata['stepwise:entry']).toBe('lambdas/triggers/email/handler.ts');
     expect(fn.Properties.Environment.Variables).toMatchObject({
       EMAIL_BUCKET: { Ref: bucketId },
       EMAIL_KEY_PREFIX: INBOUND_PREFIX,

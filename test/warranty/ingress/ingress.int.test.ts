@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
 import { LocalRuntime, type LocalExecution } from '../../../infra/local/runtime.ts';
-import { dynamoEmailStore } from '../../../lambdas/email/store.ts';
-import { DEFAULT_POLICY, localSesMessageId } from '../../../lambdas/ingress/checks.ts';
-import { ingest, type IngestDeps } from '../../../lambdas/ingress/ingest.ts';
-import { localStarter } from '../../../lambdas/ingress/starter.ts';
+import { dynamoEmailStore } from '../../../lambdas/triggers/email/store.ts';
+import { DEFAULT_POLICY, localSesMessageId } from '../../../lambdas/triggers/email/checks.ts';
+import { ingest, type IngestDeps } from '../../../lambdas/triggers/email/ingest.ts';
+import { localStarter } from '../../../lambdas/triggers/email/starter.ts';
 import type { StepInput } from '../../../lambdas/lib/contracts.ts';
 import { dynamoEventLog } from '../../../lambdas/lib/event-log.ts';
 import { createTable } from '../tools/fixtures.ts';

@@ -1,5 +1,5 @@
 /** Shared test doubles for the warranty step tests (runner, code steps, handler, evals). */
-import type { StoredEmail } from '../../../lambdas/email/store.ts';
+import type { StoredEmail } from '../../../lambdas/triggers/email/store.ts';
 import type { StepInput, StepState, ToolCallRecord } from '../../../lambdas/lib/contracts.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../../lambdas/models/port.ts';
 import { toolSpec } from '../../../lambdas/tools/specs.ts';

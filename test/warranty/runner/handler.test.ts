@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { createHandler, type StepServices } from '../../../lambdas/handlers/step.ts';
-import type { StoredEmail } from '../../../lambdas/email/store.ts';
+import type { StoredEmail } from '../../../lambdas/triggers/email/store.ts';
 import type { StepOutput } from '../../../lambdas/lib/contracts.ts';
 import { InvalidInputError, ModelThrottledError, StepFailedError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
 import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';

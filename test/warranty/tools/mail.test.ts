@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { outboxMailer, readOutbox, replySubject, sesMailer } from '../../../lambdas/tools/mail.ts';
+import { outboxMailer, readOutbox, replySubject, sesMailer } from '../../../lambdas/triggers/email/mail.ts';
 import type { OutgoingMail } from '../../../lambdas/tools/ports.ts';
 
 const MAIL: OutgoingMail = {

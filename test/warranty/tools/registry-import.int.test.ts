@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
 import { PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
-import { dynamoRegistry, importRegistry, readRegistryFile } from '../../../lambdas/tools/warranty.ts';
+import { dynamoRegistry, importRegistry, readRegistryFile } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { createTable } from './fixtures.ts';
 
 const REGISTRY = join(PROJECT_ROOT, 'statemachines/warranty-email/registry.json');

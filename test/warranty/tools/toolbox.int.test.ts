@@ -8,11 +8,11 @@ import { PutCommand, ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dy
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
 import { TicketConflictError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
-import { outboxMailer } from '../../../lambdas/tools/mail.ts';
+import { outboxMailer } from '../../../lambdas/triggers/email/mail.ts';
 import type { Mailer, Ticket, ToolPorts } from '../../../lambdas/tools/ports.ts';
-import { dynamoTicketStore, ticketIdFor } from '../../../lambdas/tools/tickets.ts';
+import { dynamoTicketStore, ticketIdFor } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../lambdas/tools/toolbox.ts';
-import { dynamoRegistry, jsonFileRegistry, registryItem } from '../../../lambdas/tools/warranty.ts';
+import { dynamoRegistry, jsonFileRegistry, registryItem } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { failure } from '../../support/failure.ts';
 import { createTable, toolContext } from './fixtures.ts';
 

@@ -11,13 +11,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
 import { STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
 import { toolPortsFromEnv } from '../../../lambdas/tools/from-env.ts';
-import { outboxMailer } from '../../../lambdas/tools/mail.ts';
+import { outboxMailer } from '../../../lambdas/triggers/email/mail.ts';
 import type { Ticket, ToolPorts } from '../../../lambdas/tools/ports.ts';
 import { TOOL_SPECS } from '../../../lambdas/tools/specs.ts';
-import { ticketIdFor } from '../../../lambdas/tools/tickets.ts';
+import { ticketIdFor } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { createToolbox, dynamoIdempotencyStore } from '../../../lambdas/tools/toolbox.ts';
 import type { InboundEmail, ToolSpec } from '../../../lambdas/tools/types.ts';
-import { jsonFileRegistry, SERIAL_NUMBER, warrantyStatus } from '../../../lambdas/tools/warranty.ts';
+import { jsonFileRegistry, SERIAL_NUMBER, warrantyStatus } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { sample } from '../ingress/fixtures.ts';
 import { EMAIL, toolContext } from './fixtures.ts';
 

@@ -1,5 +1,5 @@
-import type { EmailStore } from '../email/store.ts';
-import type { EventLog } from '../lib/event-log.ts';
+import type { EmailStore } from './store.ts';
+import type { EventLog } from '../../lib/event-log.ts';
 import {
   executionNameFor,
   isRejection,

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TicketConflictError } from '../lib/errors.ts';
-import type { Ticket, TicketStore } from './ports.ts';
+import { TicketConflictError } from '../../lib/errors.ts';
+import type { Ticket, TicketStore } from '../../tools/ports.ts';
 
 // Crockford's base32: no I, L, O, U, so ids survive being read aloud or retyped.
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -1,8 +1,8 @@
-import { DONE } from '../lib/contracts.ts';
-import { DefinitionError, StepFailedError, causeMessage } from '../lib/errors.ts';
-import type { StepDefinition } from '../lib/workflow/schema.ts';
-import { renderTemplate } from './template.ts';
-import { NO_USAGE, isReplay, sentReply, type CodeStep, type StepContext } from './types.ts';
+import { DONE } from '../../../lib/contracts.ts';
+import { DefinitionError, StepFailedError, causeMessage } from '../../../lib/errors.ts';
+import type { StepDefinition } from '../../../lib/workflow/schema.ts';
+import { renderTemplate } from '../../../steps/template.ts';
+import { NO_USAGE, isReplay, sentReply, type CodeStep, type StepContext } from '../../../steps/types.ts';
 
 /** Reply templates in the step file body: a `## Reply: <name>` heading followed by a ```text block. */
 const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm;

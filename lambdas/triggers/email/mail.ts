@@ -4,7 +4,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { z } from 'zod';
-import type { Mailer, OutgoingMail } from './ports.ts';
+import type { Mailer, OutgoingMail } from '../../tools/ports.ts';
 
 /**
  * The subject of a reply: `Re: <the customer's subject>` (mail clients thread on it together

@@ -1,4 +1,4 @@
-import { NO_USAGE, type CodeStep } from './types.ts';
+import { NO_USAGE, type CodeStep } from '../../../steps/types.ts';
 
 /** Where each registry status leads (the step's declared edges). */
 const ROUTES = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { InboundEmail } from '../tools/types.ts';
+import type { InboundEmail } from '../../tools/types.ts';
 
 /**
  * The verified ingress record as it travels in the execution input (`$.input.email`). Steps

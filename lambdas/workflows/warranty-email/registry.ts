@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { InvalidInputError } from '../lib/errors.ts';
-import type { RegistryEntry, WarrantyRegistry } from './ports.ts';
+import { InvalidInputError } from '../../lib/errors.ts';
+import type { RegistryEntry, WarrantyRegistry } from '../../tools/ports.ts';
 
 /**
  * The serial-number format of the warranty agent: `SN` followed by 5 to 8 digits (`SN12345`),
