@@ -1,32 +1,48 @@
-import { Tags, type App } from 'aws-cdk-lib';
+import { Tags, type App, type Stack } from 'aws-cdk-lib';
+import { loadPlugin, type WorkflowPlugin } from '../lambdas/lib/workflow/plugin.ts';
+import { listWorkflows } from '../lambdas/lib/workflow/loader.ts';
 import type { EnvConfig } from './config.ts';
 import { LeadLifecycleStack, leadLifecycleStackName } from './stacks/lead-lifecycle-stack.ts';
-import { WarrantyEmailStack } from './stacks/warranty-email-stack.ts';
+import { WorkflowStack, workflowStackName } from './stacks/workflow-stack.ts';
 
 /** The stacks of one environment. */
 export interface StepwiseStacks {
-  readonly warranty: WarrantyEmailStack;
+  /** One stack per workflow folder of `statemachines/`, by workflow name. */
+  readonly workflows: Readonly<Record<string, WorkflowStack>>;
   readonly leadLifecycle: LeadLifecycleStack;
 }
 
 /**
+ * Every workflow of `statemachines/` with its code, imported and checked: what the app is built
+ * from. Adding a workflow folder adds a stack; no file here names one.
+ */
+export function loadProjectWorkflows(): Promise<WorkflowPlugin[]> {
+  return Promise.all(listWorkflows().map((name) => loadPlugin(name)));
+}
+
+/** Loaded once per process (top-level await): `buildStepwiseApp` and the local synth stay synchronous. */
+export const PROJECT_WORKFLOWS: readonly WorkflowPlugin[] = await loadProjectWorkflows();
+
+/**
  * The single place the stacks are instantiated: used by the CDK app (`infra/app.ts`) and by the
  * local runtime's in-process synth. Stacks are environment-agnostic (no account/region lookups),
- * so synth works offline, and their names carry the environment name: `Stepwise-<Concern>-<env>`.
+ * so synth works offline, and their names carry the environment name: `Stepwise-<Workflow>-<env>`.
  */
-export function buildStepwiseApp(app: App, config: EnvConfig): StepwiseStacks {
-  const warranty = new WarrantyEmailStack(app, `Stepwise-WarrantyEmail-${config.name}`, {
-    config,
-    description: `Stepwise (${config.name}): warranty-claim email agent - tables and the warranty-email workflow`,
-  });
+export function buildStepwiseApp(app: App, config: EnvConfig, workflows: readonly WorkflowPlugin[] = PROJECT_WORKFLOWS): StepwiseStacks {
+  const stacks: Record<string, WorkflowStack> = {};
+  for (const plugin of workflows) {
+    const { name, description } = plugin.def.manifest;
+    stacks[name] = new WorkflowStack(app, workflowStackName(name, config), {
+      config,
+      plugin,
+      description: `Stepwise (${config.name}): ${name} workflow - ${description}`.slice(0, 1024),
+    });
+  }
   const leadLifecycle = new LeadLifecycleStack(app, leadLifecycleStackName(config), {
     config,
-    alarmTopic: warranty.alarmTopic,
     description: `Stepwise (${config.name}): lead lifecycle - event store, leads bus, lifecycle state machine and listeners`,
   });
-  const stacks: StepwiseStacks = { warranty, leadLifecycle };
-  for (const stack of Object.values(stacks)) {
-    for (const [key, value] of Object.entries(config.tags)) Tags.of(stack).add(key, value);
-  }
-  return stacks;
+  const all: Stack[] = [...Object.values(stacks), leadLifecycle];
+  for (const stack of all) for (const [key, value] of Object.entries(config.tags)) Tags.of(stack).add(key, value);
+  return { workflows: stacks, leadLifecycle };
 }

@@ -1,14 +1,27 @@
 import { DefinitionError, StepwiseError } from '../../lambdas/lib/errors.ts';
 
-/** Print a one-line error and exit non-zero. Known errors print their message; others their name too. */
-export function fail(error: unknown, code = 1): never {
+/** Whether the command line asked for JSON: then every outcome, errors included, is JSON on stdout. */
+export const wantsJson = (argv: readonly string[] = process.argv) => argv.includes('--json');
+
+/** The one line an error prints as: known errors their message, others their name too. */
+export function errorLine(error: unknown): string {
   const message =
     error instanceof DefinitionError || error instanceof StepwiseError
       ? error.message
       : error instanceof Error
         ? `${error.name}: ${error.message}`
         : String(error);
-  process.stderr.write(`stepwise: ${message.split('\n')[0]}\n`);
+  return message.split('\n')[0]!;
+}
+
+/**
+ * Print a one-line error and exit non-zero. With `--json`, stdout gets
+ * `{ "error": { "type", "message" } }` as well, so scripts can parse every outcome.
+ */
+export function fail(error: unknown, code = 1): never {
+  const line = errorLine(error);
+  if (wantsJson()) printJson({ error: { type: error instanceof Error ? error.name : 'Error', message: line } });
+  process.stderr.write(`stepwise: ${line}\n`);
   process.exit(code);
 }
 

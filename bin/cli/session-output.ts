@@ -1,11 +1,10 @@
 /**
  * What `run`, `demo` and `eval` share: the options that configure a local session, a clean
- * stdout, a progress line on stderr, and the readable form of an email's result.
+ * stdout, a progress line on stderr, and the readable form of a run's results.
  */
 import { basename } from 'node:path';
-import { Option } from 'commander';
-import { WARRANTY_WORKFLOW, type EmailResult, type EmailStatus, type EmailStep, type ModelChoice } from '../../infra/local/warranty-session.ts';
-import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+import { InvalidArgumentError, Option } from 'commander';
+import type { ModelChoice, RunResult, RunStatus, RunStep } from '../../infra/local/workflow-session.ts';
 
 export interface SessionFlags {
   model: ModelChoice;
@@ -18,6 +17,19 @@ export const modelOption = () =>
     .choices(['offline', 'bedrock'])
     .default('offline');
 
+/** Commander collector for a repeatable option. */
+export const repeatable = (value: string, all: string[] = []) => [...all, value];
+
+/** `--local-env NAME=VALUE` (repeatable): added to every function's environment in the local session, after the manifest's `local.env`. */
+export const localEnvOption = () =>
+  new Option('--local-env <name=value>', "set an environment variable of the workflow's functions for this local run (repeatable), e.g. WARRANTY_REGISTRY_FILE=my-registry.json").argParser(
+    (pair: string, all: Record<string, string> = {}) => {
+      const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(pair);
+      if (!m) throw new InvalidArgumentError(`expected NAME=VALUE with an UPPER_SNAKE_CASE name, got "${pair}"`);
+      return { ...all, [m[1]!]: m[2]! };
+    },
+  );
+
 export const verboseOption = () => new Option('--verbose', "show the step handlers' Powertools logs (on stderr), at the template's log level");
 
 /** Powertools log level for the session: silent unless `--verbose`, so the output stays readable. */
@@ -25,12 +37,6 @@ export const logLevelFor = (flags: SessionFlags) => (flags.verbose ? undefined :
 
 export const modelLabel = (model: ModelChoice) =>
   model === 'offline' ? 'offline stand-in (deterministic rules, NOT an LLM)' : 'Bedrock (the workflow’s pinned model)';
-
-/** The commands run the one email workflow there is; say so for any other name. */
-export function assertEmailWorkflow(workflow: string): void {
-  if (workflow !== WARRANTY_WORKFLOW)
-    throw new InvalidInputError(`no local email session for workflow "${workflow}" (supported: ${WARRANTY_WORKFLOW})`);
-}
 
 /**
  * Run `fn` with everything written to stdout sent to stderr instead, and hand it `print` for the
@@ -64,15 +70,15 @@ export function progressLine() {
   };
 }
 
-function stepText(step: EmailStep): string {
+function stepText(step: RunStep): string {
   const retries = step.retries ? ` ↻${step.retries}` : '';
   return step.error ? `${step.name} ✗ ${step.error.split(':')[0]}${retries}` : `${step.name}${retries}`;
 }
 
-/** `01-extract-serial → 02-check-warranty → …`, with the ticket id when a step opened one. */
-export function trailText(steps: EmailStep[]): string {
-  const ticket = steps.map((s) => s.fields.ticketId).find((id) => typeof id === 'string');
-  return `${steps.map(stepText).join(' → ')}${ticket ? ` (${ticket})` : ''}`;
+/** `01-extract-serial → 02-check-warranty → …`, and the model calls when there were any. */
+export function trailText(steps: RunStep[]): string {
+  const calls = steps.reduce((n, s) => n + (s.usage?.modelCalls ?? 0), 0);
+  return `${steps.map(stepText).join(' → ')}${calls ? `  [${calls} model call${calls === 1 ? '' : 's'}]` : ''}`;
 }
 
 const indent = (text: string, prefix: string) =>
@@ -83,36 +89,38 @@ const indent = (text: string, prefix: string) =>
     .join('\n');
 
 /**
- * The readable form of one email's result: a line with the file, the status and the step trail
- * (or the reason it did not run), the failure reason, then every reply sent.
+ * The readable form of one input's result: a line with the file, the status and the step trail
+ * (or the reason it did not run), the failure reason, the step outputs of the last step, then
+ * every message sent.
  *
  * @example
- * valid-warranty.eml  SUCCEEDED  01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation (TKT-4HQ2ZP9M)
+ * valid-warranty.eml  SUCCEEDED  01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation  [3 model calls]
  *   reply to maria.lopez@example.org: Re: Headphones stopped charging - warranty claim
  *   │ Hello Maria Lopez, …
  */
-function formatEmailResult(result: EmailResult, width = 0): string {
+function formatResult(result: RunResult, width = 0): string {
   const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED';
   const lines = [`${basename(result.file).padEnd(width)}  ${result.status.padEnd(9)}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
   if (ran && result.reason) lines.push(`  reason: ${result.reason}`);
   for (const step of result.steps.filter((s) => s.error)) lines.push(`  ${step.name} failed: ${step.error}`);
   for (const call of result.toolCalls.filter((c) => c.error !== undefined)) lines.push(`  ${call.step}: ${call.tool} not completed: ${call.error}`);
   for (const mail of result.outbox) lines.push(`  reply to ${mail.to}: ${mail.subject}`, indent(mail.body, '  │ '));
+  if (result.output !== undefined && result.outbox.length === 0) lines.push(indent(JSON.stringify(result.output, null, 2), '  │ '));
   return lines.join('\n') + '\n';
 }
 
-const STATUSES: readonly EmailStatus[] = ['SUCCEEDED', 'FAILED', 'REJECTED', 'DUPLICATE'];
+const STATUSES: readonly RunStatus[] = ['SUCCEEDED', 'FAILED', 'REJECTED', 'DUPLICATE'];
 
 /** All results, aligned and a blank line apart, then a one-line tally by status. */
-export function formatEmailResults(results: EmailResult[]): string {
+export function formatResults(results: RunResult[]): string {
   const width = Math.max(0, ...results.map((r) => basename(r.file).length));
   const tally = STATUSES.map((status) => [status, results.filter((r) => r.status === status).length] as const)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${status}`)
     .join(', ');
-  const body = results.map((r) => formatEmailResult(r, width)).join('\n');
-  return `${body}\n${results.length} email${results.length === 1 ? '' : 's'}: ${tally || 'none'}\n`;
+  const body = results.map((r) => formatResult(r, width)).join('\n');
+  return `${body}\n${results.length} input${results.length === 1 ? '' : 's'}: ${tally || 'none'}\n`;
 }
 
-/** Exit code of a run: 1 when an email FAILED (REJECTED and DUPLICATE are normal outcomes). */
-export const runExitCode = (results: EmailResult[]) => (results.some((r) => r.status === 'FAILED') ? 1 : 0);
+/** Exit code of a run: 1 when an execution FAILED (REJECTED and DUPLICATE are normal outcomes). */
+export const runExitCode = (results: RunResult[]) => (results.some((r) => r.status === 'FAILED') ? 1 : 0);

@@ -10,6 +10,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { DONE } from '../../lambdas/lib/contracts.ts';
 import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
+import type { WorkflowPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import type { EnvConfig } from '../config.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
@@ -34,6 +35,7 @@ const LAMBDA_SERVICE_ERRORS = [
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
   'Lambda.TooManyRequestsException',
+  'Lambda.ClientExecutionTimeoutException',
 ];
 // An LLM step may call the model several times in its tool loop; code steps make one tool call.
 const LLM_STEP_TIMEOUT = Duration.minutes(2);
@@ -41,12 +43,12 @@ const CODE_STEP_TIMEOUT = Duration.seconds(30);
 const ALARM_PERIOD = Duration.minutes(5);
 
 export interface AgentWorkflowProps {
-  /** The loaded and validated workflow (`loadWorkflow(name)`). */
-  readonly workflow: WorkflowDefinition;
+  /** The loaded and validated workflow with its code (`loadPlugin(name)`): its tools' declared resources decide the grants. */
+  readonly plugin: WorkflowPlugin;
   readonly config: EnvConfig;
   /**
    * Called once per step with its function, so the stack grants each step exactly what its
-   * declared `tools` need (use `fn.bindTable(...)`, `fn.bindEmailSender(...)`).
+   * declared `tools` need (`fn.bindTable(...)`, `fn.bindEmailSender(...)`; see `WorkflowStack`).
    * @default no grants beyond the model (LLM steps) and the step's own log group
    */
   readonly bindStep?: (step: StepDefinition, fn: StepwiseFunction) => void;
@@ -66,8 +68,8 @@ export interface AgentWorkflowProps {
  * steps have no Bedrock permission, and tool permissions come from `bindStep`.
  *
  * @example
- * const wf = new AgentWorkflow(this, 'Workflow', { workflow: loadWorkflow('warranty-email'), config });
- * wf.grantStartExecution(ingressFunction);
+ * const wf = new AgentWorkflow(this, 'Workflow', { plugin: await loadPlugin('support-triage'), config });
+ * wf.grantStartExecution(caller);
  */
 export class AgentWorkflow extends Construct {
   readonly workflow: WorkflowDefinition;
@@ -79,12 +81,13 @@ export class AgentWorkflow extends Construct {
   /** Execution history log group (level ALL, execution data included). */
   readonly logGroup: logs.LogGroup;
   readonly failedExecutionsAlarm: cloudwatch.Alarm;
-  /** Raised when the fallback step hands too many emails to a person (the `FallbackHandoff` metric). */
+  /** Raised when the fallback step hands too many executions to a person (the `FallbackHandoff` metric). */
   readonly handoffsAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
     super(scope, id);
-    const { workflow, config } = props;
+    const { config } = props;
+    const workflow = props.plugin.def;
     const { manifest } = workflow;
     this.workflow = workflow;
     this.modelId = config.modelId ?? manifest.model.id;
@@ -141,12 +144,12 @@ export class AgentWorkflow extends Construct {
       evaluationPeriods: config.alarms.evaluationPeriods,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${manifest.name} (${config.name}): the fallback ${manifest.fallback} handed emails to a person - a step keeps failing or misrouting (model down or misconfigured?).`,
+      alarmDescription: `${manifest.name} (${config.name}): the fallback ${manifest.fallback} handed executions to a person - a step keeps failing or misrouting (model down or misconfigured?).`,
     });
     for (const alarm of [this.failedExecutionsAlarm, this.handoffsAlarm]) if (props.alarmTopic) alarm.addAlarmAction(new SnsAction(props.alarmTopic));
   }
 
-  /** Allow `grantee` to start executions of this workflow (the email ingress). */
+  /** Allow `grantee` to start executions of this workflow (a trigger, or a caller of the `api` trigger). */
   grantStartExecution(grantee: iam.IGrantable): iam.Grant {
     return this.stateMachine.grantStartExecution(grantee);
   }

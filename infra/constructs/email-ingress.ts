@@ -14,6 +14,9 @@ import { Construct } from 'constructs';
 import type { EnvConfig } from '../config.ts';
 import { StepwiseFunction } from './stepwise-function.ts';
 
+/** The ingress function's handler module (the local session finds the ingress's configuration by it). */
+export const EMAIL_INGRESS_ENTRY = 'lambdas/triggers/email/handler.ts';
+
 /** Key prefix of the raw MIME objects; the ingress reads `<prefix><SES message id>`. */
 export const INBOUND_PREFIX = 'inbound/';
 
@@ -22,6 +25,8 @@ export interface EmailIngressProps {
   readonly config: EnvConfig;
   /** The workflow an accepted mail starts; the ingress may start executions of this state machine only. */
   readonly stateMachine: sfn.IStateMachine;
+  /** The workflow's name, for the function's description. */
+  readonly workflowName: string;
   /** Where accepted bodies are stored (`EMAILS_TABLE`, write only). */
   readonly emailsTable: ITable;
   /** Where ingress decisions are recorded (`EVENTS_TABLE`, write only). */
@@ -33,7 +38,7 @@ export interface EmailIngressProps {
 }
 
 /**
- * SES inbound for the warranty agent: a receipt rule for the configured recipients that stores
+ * SES inbound for an email workflow: a receipt rule for the configured recipients that stores
  * the raw MIME in an encrypted bucket (S3 action, prefix `inbound/`, spam and virus scanning on)
  * and then invokes the ingress function asynchronously (Lambda action). The function screens the
  * mail and starts the workflow; deliveries it fails on after Lambda's retries land in an
@@ -68,10 +73,10 @@ export class EmailIngress extends Construct {
     });
 
     this.function = new StepwiseFunction(this, 'Function', {
-      entry: 'lambdas/triggers/email/handler.ts',
+      entry: EMAIL_INGRESS_ENTRY,
       config,
       serviceName: 'stepwise-ingress',
-      description: 'Stepwise SES ingress: screens inbound mail and starts the warranty-email workflow',
+      description: `Stepwise SES ingress: screens inbound mail and starts ${props.workflowName}`,
       timeout: Duration.seconds(60),
       environment: {
         EMAIL_BUCKET: this.bucket.bucketName,

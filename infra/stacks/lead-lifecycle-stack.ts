@@ -19,7 +19,7 @@ import { NOTIFY_STATES } from '../../lambdas/lifecycle/state-changes.ts';
 import type { EnvConfig } from '../config.ts';
 import { LifecycleWorkflow } from '../constructs/lifecycle-workflow.ts';
 import { StepwiseFunction } from '../constructs/stepwise-function.ts';
-import { stepwiseTable } from './warranty-email-stack.ts';
+import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 
 
 /** The stack's name in an environment. */
@@ -86,7 +86,7 @@ export class LeadLifecycleStack extends Stack {
     const { config } = props;
     super(scope, id, { ...props, terminationProtection: props.terminationProtection ?? config.terminationProtection });
     this.config = config;
-    this.alarmTopic = props.alarmTopic;
+    this.alarmTopic = props.alarmTopic ?? alarmTopic(this, config);
     const lifecycle = props.lifecycle ?? loadLifecycle();
 
     this.leadsTable = stepwiseTable(this, 'LeadsTable', config);
@@ -100,7 +100,7 @@ export class LeadLifecycleStack extends Stack {
       leadsTable: this.leadsTable,
       eventBus: this.eventBus,
       deadLetterQueue: this.incomingDeadLetters,
-      alarmTopic: props.alarmTopic,
+      alarmTopic: this.alarmTopic,
     });
     this.incomingRule = new events.Rule(this, 'IncomingLeadEvents', {
       eventBus: this.eventBus,

@@ -1,15 +1,17 @@
 /**
- * The eval runner (seed AC5/AC6): every case becomes a real `.eml`, is delivered through the
- * ingress of a local session, and runs on the synthesized ASL with the real step handlers. The
- * case's `mock_function_responses` answer its tool calls (argument-checked against the real tool
- * specs by `mockToolbox`); the step trail and tool calls come back from the execution history and
- * are judged by the step validator.
+ * The eval runner (seed AC5/AC6), for any workflow: every case runs on the synthesized ASL with
+ * the real step handlers in one local session. An email case becomes a real `.eml` delivered
+ * through the email ingress; a `payload` case is the execution input, started directly. The
+ * case's `mock_function_responses` answer its tool calls (argument-checked against the workflow's
+ * real tool definitions by `mockToolbox`); the step trail and tool calls come back from the
+ * execution history and are judged by the step validator.
  */
+import { randomUUID } from 'node:crypto';
 import { stepTrail, type TrailStep } from '../../infra/local/history.ts';
-import { WarrantySession, type EmailResult, type EmailStep, type ModelChoice, type WarrantySessionOptions } from '../../infra/local/warranty-session.ts';
+import { WorkflowSession, type ModelChoice, type RunResult, type RunStep, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
 import type { StepOutput } from '../lib/contracts.ts';
-import { toolSpec } from '../tools/specs.ts';
-import type { Toolbox } from '../tools/types.ts';
+import { loadPlugin } from '../lib/workflow/plugin.ts';
+import type { CallContext, Toolbox } from '../tools/types.ts';
 import { mockToolbox } from './mock-toolbox.ts';
 import type { EvalCase } from './schema.ts';
 import { validateCase, type ActualStep, type EvalFailure } from './validator.ts';
@@ -21,7 +23,7 @@ export interface EvalCaseResult {
   /** The first diverging step's failed assertions, then whole-execution failures. */
   failures: EvalFailure[];
   /** The steps that ran, as `stepwise run` reports them. */
-  steps: EmailStep[];
+  steps: RunStep[];
 }
 
 /** `stepwise eval --json`. */
@@ -40,7 +42,7 @@ export interface EvalRunOptions {
   /** Called as each case finishes (progress display). */
   onCase?: (result: EvalCaseResult, index: number, total: number) => void;
   /** Session settings: the CLI silences logs. Histories are not stored unless `historyDir` is given. */
-  session?: Pick<WarrantySessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs'>;
+  session?: Partial<Pick<WorkflowSessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs'>>;
 }
 
 /** The Message-ID of a case's email: it names the case inside the session. */
@@ -54,7 +56,7 @@ const headerText = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UT
  * a Message-ID derived from the scenario id, the case's extra headers, and a UTF-8 text body.
  */
 export function evalEmail(evalCase: EvalCase, to: string, date: Date = new Date()): string {
-  const { from, from_name, subject, body, headers = {} } = evalCase.input.email;
+  const { from, from_name, subject, body, headers = {} } = evalCase.input.email!;
   const sender = from_name ? `${/^[\x20-\x7e]*$/.test(from_name) ? `"${from_name.replace(/["\\]/g, '\\$&')}"` : headerText(from_name)} <${from}>` : from;
   return [
     `From: ${sender}`,
@@ -75,7 +77,7 @@ export function evalEmail(evalCase: EvalCase, to: string, date: Date = new Date(
  * What the validator judges: each step's output. A step that failed is kept, with its error as
  * the reason (`reported` is the same trail as `stepwise run` shows it).
  */
-function actualSteps(trail: TrailStep[], reported: EmailStep[]): ActualStep[] {
+function actualSteps(trail: TrailStep[], reported: RunStep[]): ActualStep[] {
   return trail.map((step, i) => {
     const out = step.output as StepOutput | undefined;
     if (out && typeof out === 'object' && Array.isArray(out.toolCalls)) {
@@ -86,42 +88,38 @@ function actualSteps(trail: TrailStep[], reported: EmailStep[]): ActualStep[] {
   });
 }
 
-/** Failures of the whole run of a case: the ingress refused the email, or the execution did not succeed. */
-function runFailures(result: EmailResult): EvalFailure[] {
-  if (result.status === 'SUCCEEDED') return [];
-  const ingress = result.status === 'REJECTED' || result.status === 'DUPLICATE';
-  return [
-    {
-      index: null,
-      step: null,
-      expected: ingress ? 'the ingress starts an execution' : 'the execution succeeds',
-      actual: `${result.status}${result.reason ? ` (${result.reason})` : ''}`,
-      why: ingress ? `the ingress did not start the case: ${result.reason}` : `the execution failed: ${result.reason}`,
-    },
-  ];
+/** Failures of the whole run of a case: nothing started, or the execution ended otherwise than expected. */
+function runFailures(evalCase: EvalCase, result: RunResult): EvalFailure[] {
+  const { status, error } = evalCase.expected_output;
+  const actual = `${result.status}${result.reason ? ` (${result.reason})` : ''}`;
+  const at = { index: null, step: null, actual };
+  if (result.status === 'REJECTED' || result.status === 'DUPLICATE')
+    return [{ ...at, expected: 'an execution starts', why: `the case did not start: ${result.reason}` }];
+  if (result.status !== status) return [{ ...at, expected: status, why: status === 'SUCCEEDED' ? `the execution failed: ${result.reason}` : 'the execution succeeded' }];
+  // A failure reason starts with the execution's error name (`MaxStepsExceeded: ...`).
+  if (error && !(result.reason ?? '').startsWith(error)) return [{ ...at, expected: `FAILED with ${error}`, why: `the execution failed with another error` }];
+  return [];
 }
 
 /**
- * Run eval cases in one local session, one after the other, and validate each.
+ * Run a workflow's eval cases in one local session, one after the other, and validate each.
  * @throws MissingCredentialsError for `model: 'bedrock'` without AWS credentials (before anything starts).
  * @example
- * const report = await runEvalCases(loadEvalCases(loadWorkflow('warranty-email').dir), { onCase: (r) => console.error(r.id, r.passed) });
+ * const report = await runEvalCases('warranty-email', loadEvalCases(loadWorkflow('warranty-email').dir), { onCase: (r) => console.error(r.id, r.passed) });
  */
-export async function runEvalCases(cases: readonly EvalCase[], options: EvalRunOptions = {}): Promise<EvalReport> {
-  // One session for all cases: each case's tool calls are answered by its own mocks, found by the email's Message-ID.
-  const byMessageId = new Map(cases.map((c) => [messageIdOf(c), mockToolbox(c.input.mock_function_responses)]));
+export async function runEvalCases(workflow: string, cases: readonly EvalCase[], options: EvalRunOptions = {}): Promise<EvalReport> {
+  const { tools } = await loadPlugin(workflow);
+  // Each case's tool calls are answered by its own mocks, found by the execution's name (an email case: by its Message-ID).
+  const byCase = new Map<string, Toolbox>();
+  const caseOf = (ctx: CallContext) => byCase.get(ctx.execution.name) ?? byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
   const toolbox: Toolbox = {
-    spec: toolSpec,
-    execute: async (name, args, ctx) =>
-      byMessageId.get(ctx.email.messageId)?.execute(name, args, ctx) ?? {
-        tool: name,
-        args: {},
-        error: `no eval case has the Message-ID ${ctx.email.messageId}`,
-      },
+    spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
+    execute: async (name, args, ctx) => caseOf(ctx)?.execute(name, args, ctx) ?? { tool: name, args: {}, error: `no eval case runs as execution ${ctx.execution.name}` },
   };
-  const session = await WarrantySession.start({
+  const session = await WorkflowSession.start({
     historyDir: false,
     ...options.session,
+    workflow,
     env: options.env,
     model: options.model ?? 'offline',
     services: { toolbox },
@@ -129,11 +127,20 @@ export async function runEvalCases(cases: readonly EvalCase[], options: EvalRunO
   const results: EvalCaseResult[] = [];
   try {
     for (const [i, evalCase] of cases.entries()) {
-      const delivered = await session.processRaw(evalEmail(evalCase, session.inbox), `${evalCase.scenario_id}.eml`);
-      const ran = delivered.status === 'SUCCEEDED' || delivered.status === 'FAILED';
-      const execution = ran && delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
+      const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
+      const label = `${evalCase.scenario_id}${evalCase.input.email ? '.eml' : '.json'}`;
+      let delivered: RunResult;
+      if (evalCase.input.email) {
+        byCase.set(messageIdOf(evalCase), mocks);
+        delivered = await session.deliverEmail(evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local'), label);
+      } else {
+        const name = `${evalCase.scenario_id}-${randomUUID().slice(0, 8)}`;
+        byCase.set(name, mocks);
+        delivered = await session.runInput(evalCase.input.payload, label, name);
+      }
+      const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
       const steps = execution ? actualSteps(stepTrail(execution.history), delivered.steps) : [];
-      const failures = [...runFailures(delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
+      const failures = [...runFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
       const result = { id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: delivered.steps };
       results.push(result);
       options.onCase?.(result, i, cases.length);

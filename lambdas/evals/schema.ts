@@ -13,7 +13,8 @@ import { StepName } from '../lib/workflow/schema.ts';
  * description: ...
  * category: valid-warranty
  * input:
- *   email: { from, subject, body }
+ *   email: { from, subject, body }      # an email workflow: delivered through the email ingress
+ *   # payload: { ... }                  # any other workflow: the execution input, started directly
  *   mock_function_responses: { check_warranty: {...}, create_ticket: {...} }
  * expected_output:
  *   expected_steps:
@@ -69,12 +70,20 @@ export const EvalCaseSchema = z
     category: z.string().min(1),
     input: z
       .object({
-        email: EvalEmailSchema,
+        /** For an email workflow: the mail, delivered through the real email ingress. */
+        email: EvalEmailSchema.optional(),
+        /** For any other workflow: the execution input, checked against the workflow's input schema. */
+        payload: z.record(z.string(), z.unknown()).optional(),
         mock_function_responses: z.record(ToolName, MockResponseSchema).default({}),
       })
-      .strict(),
+      .strict()
+      .refine((i) => (i.email === undefined) !== (i.payload === undefined), { message: 'give exactly one of email and payload' }),
     expected_output: z
       .object({
+        /** How the execution ends. @default SUCCEEDED */
+        status: z.enum(['SUCCEEDED', 'FAILED']).default('SUCCEEDED'),
+        /** For a FAILED execution: its error, e.g. a terminal state `MaxStepsExceeded`. */
+        error: z.string().min(1).optional(),
         /** Omitted in legacy cases: step validation is skipped. */
         expected_steps: z.array(ExpectedStepSchema).min(1).optional(),
         /** Every tool call of the execution, in order. Omitted: not checked. */

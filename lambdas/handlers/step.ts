@@ -13,13 +13,15 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
-import { InboundEmailSchema } from '../triggers/email/inbound.ts';
+import { emailUntrusted } from '../triggers/email/context.ts';
 import { dynamoEmailStore, type EmailStore } from '../triggers/email/store.ts';
 import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
 import { observability } from '../lib/observability.ts';
-import { getStep, loadWorkflow } from '../lib/workflow/loader.ts';
+import { checkInput, isEmailWorkflow, untrustedFields } from '../lib/workflow/input.ts';
+import { getStep } from '../lib/workflow/loader.ts';
+import { loadPlugin } from '../lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { BedrockModel } from '../models/bedrock.ts';
 import { OfflineModel } from '../models/offline.ts';
@@ -29,18 +31,16 @@ import { fieldLabel } from '../steps/text-protocol.ts';
 import { withToolOutputs } from '../steps/tool-outputs.ts';
 import { toolContext, type StepResult } from '../steps/types.ts';
 import { isTransient } from '../tools/aws-errors.ts';
-import { toolPortsFromEnv } from '../tools/from-env.ts';
-import { toolSpec } from '../tools/specs.ts';
 import { createToolbox } from '../tools/toolbox.ts';
-import type { Toolbox } from '../tools/types.ts';
+import { loggableArgs, type Toolbox } from '../tools/types.ts';
 
 /** Adapters the local runtime or a test passes instead of the ones built from the environment. */
 export interface StepServices {
   /** @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID) or `offline` (the workflow's offline-model.yaml) */
   model?: ModelProvider;
-  /** @default the toolbox over the AWS/local ports the environment describes */
+  /** @default the workflow's tools over the AWS/local adapters the environment describes */
   toolbox?: Toolbox;
-  /** @default DynamoDB `EMAILS_TABLE` */
+  /** Email workflows: where the bodies are. @default DynamoDB `EMAILS_TABLE` */
   emails?: Pick<EmailStore, 'get'>;
   /** @default DynamoDB `EVENTS_TABLE` */
   events?: EventLog;
@@ -56,7 +56,8 @@ const Fields = z.record(z.string(), z.unknown());
 export const StepInputSchema = z.object({
   workflow: StepName,
   step: StepName,
-  input: z.looseObject({ email: InboundEmailSchema }),
+  /** Checked against the workflow's own input schema once the workflow is known. */
+  input: z.record(z.string(), z.unknown()),
   previous: z.object({
     step: z.string().nullable(),
     next: z.string(),
@@ -102,6 +103,9 @@ async function storage<T>(what: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
+const pick = (input: Record<string, unknown>, fields: readonly string[]) =>
+  fields.length ? Object.fromEntries(fields.filter((f) => Object.hasOwn(input, f)).map((f) => [f, input[f]])) : undefined;
+
 const show = (value: unknown) => {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
@@ -132,7 +136,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
   let cfg: StepEnv | undefined;
   let dynamo: DynamoDBClient | undefined;
   let model: ModelProvider | undefined;
-  let toolbox: Toolbox | undefined;
+  const toolboxes = new Map<string, Toolbox>();
   let emails: Pick<EmailStore, 'get'> | undefined;
   let events: EventLog | undefined;
 
@@ -167,24 +171,26 @@ export function createHandler(env: Env, services: StepServices = {}) {
     const { WORKFLOW, STEP, STATEMACHINES_DIR } = config();
     if ((WORKFLOW && WORKFLOW !== input.workflow) || (STEP && STEP !== input.step))
       throw new InvalidInputError(`this function runs ${WORKFLOW}/${STEP}, not ${input.workflow}/${input.step}`);
-    const def = loadWorkflow(input.workflow, STATEMACHINES_DIR);
+    const plugin = await loadPlugin(input.workflow, STATEMACHINES_DIR);
+    const def = plugin.def;
+    const checked = checkInput(def, input.input);
+    if (checked.problem) throw new InvalidInputError(`step input: input.${checked.problem} (the ${def.manifest.name} input schema)`);
     const step = getStep(def, input.step);
-    const { email } = input.input;
     const keys = { execution: input.execution.name, step: step.name, count: input.count };
+    let toolbox = services.toolbox ?? toolboxes.get(def.manifest.name);
+    if (!toolbox) toolboxes.set(def.manifest.name, (toolbox = createToolbox(Object.values(plugin.tools), { env, tracer, clock })));
 
     const ran = await runStep({
-      def,
+      plugin,
       step,
       input,
-      email,
-      toolbox: (toolbox ??= services.toolbox ?? createToolbox(toolPortsFromEnv(env, tracer))),
-      tool: toolContext(input, email, context && (() => context.getRemainingTimeInMillis())),
+      toolbox,
+      tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
       model: () => modelFor(def),
-      body: async () => {
+      untrusted: async () => {
+        if (!isEmailWorkflow(def)) return pick(input.input, untrustedFields(def));
         emails ??= services.emails ?? dynamoEmailStore(dynamoClient(), need('EMAILS_TABLE'));
-        const stored = await storage('email store', () => emails!.get(email.id));
-        if (!stored) throw new InvalidInputError(`no stored body for email ${email.id}`);
-        return stored;
+        return storage('email store', () => emailUntrusted(input.input, emails!));
       },
     });
 
@@ -220,7 +226,13 @@ export function createHandler(env: Env, services: StepServices = {}) {
     };
     await storage('event log', () =>
       eventLog().append(
-        stepCompletedEvent(output, { executionName: input.execution.name, at: clock(), outputs: step.outputs, loggableArgs: (t) => toolSpec(t)?.loggableArgs, from: email.from }),
+        stepCompletedEvent(output, {
+          executionName: input.execution.name,
+          at: clock(),
+          outputs: step.outputs,
+          loggableArgs: (tool, args) => (plugin.tools[tool] ? loggableArgs(plugin.tools[tool], args) : {}),
+          ...(isEmailWorkflow(def) && { from: (input.input.email as { from: string }).from }),
+        }),
       ),
     );
 
@@ -229,6 +241,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     metrics.addDimensions({ workflow: def.manifest.name, step: step.name });
     metrics.addMetric('StepCompleted', MetricUnit.Count, 1);
     metrics.addMetric('StepDurationMs', MetricUnit.Milliseconds, output.durationMs);
+    metrics.addMetric('ModelCalls', MetricUnit.Count, output.usage.modelCalls);
     metrics.addMetric('ModelInputTokens', MetricUnit.Count, output.usage.inputTokens);
     metrics.addMetric('ModelOutputTokens', MetricUnit.Count, output.usage.outputTokens);
     metrics.addMetric('ModelCacheReadTokens', MetricUnit.Count, output.usage.cacheReadInputTokens);
@@ -250,7 +263,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
         .list(input.execution.name)
         .then((events) => {
           const steps = events.flatMap((e) => (e.type === 'StepCompleted' ? [e.step] : []));
-          logger.info(`Email processing complete: ${steps.length} steps executed: [${steps.join(', ')}]`, { ...keys, steps });
+          logger.info(`Workflow complete: ${steps.length} steps executed: [${steps.join(', ')}]`, { ...keys, steps });
         })
         .catch((e: Error) => logger.warn('Could not read the event log for the final summary', { ...keys, error: `${e.name}: ${e.message}` }));
     }

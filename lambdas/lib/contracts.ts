@@ -10,7 +10,9 @@ export const DONE = 'DONE';
 /** Who made a routing decision: the model's `route` tool call, the `NEXT_STEP:` text fallback, deterministic code, or the offline stand-in. */
 export type DecidedBy = 'model' | 'model-text' | 'code' | 'offline';
 
+/** Model use of a step or an execution: calls, and tokens as Bedrock reports them. */
 export interface TokenUsage {
+  modelCalls: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadInputTokens: number;
@@ -45,7 +47,7 @@ export interface StepState {
 export interface StepInput {
   workflow: string;
   step: string;
-  /** The execution input as started (for the warranty agent: the verified ingress record). */
+  /** The execution input as its trigger started it (checked against the workflow's input schema). */
   input: Record<string, unknown>;
   /** `$.result` as the previous step left it. */
   previous: StepState;

@@ -27,11 +27,17 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
   throw new DefinitionError(file, path.map(String).join('.') || '(root)', message);
 }
 
-/** Parse YAML text; a syntax error becomes a DefinitionError on field `(yaml)`. */
-export function parseDefinitionYaml(text: string, file: string): unknown {
+/**
+ * Parse YAML text; a syntax error becomes a DefinitionError on field `(yaml)` that gives the line in
+ * the file itself (`firstLine`: where `text` starts in it, e.g. 2 for frontmatter after `---`).
+ */
+export function parseDefinitionYaml(text: string, file: string, firstLine = 1): unknown {
   try {
     return parseYaml(text);
   } catch (e) {
-    throw new DefinitionError(file, '(yaml)', (e as Error).message.split('\n')[0]!);
+    const { message, linePos } = e as Error & { linePos?: [{ line: number; col: number }] };
+    const first = message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const where = linePos ? `line ${linePos[0].line + firstLine - 1}, column ${linePos[0].col}: ` : '';
+    throw new DefinitionError(file, '(yaml)', `${where}${first}`);
   }
 }

@@ -20,6 +20,7 @@ const Base = {
 
 const Usage = z
   .object({
+    modelCalls: z.number().int().nonnegative(),
     inputTokens: z.number(),
     outputTokens: z.number(),
     cacheReadInputTokens: z.number(),
@@ -32,7 +33,7 @@ const ToolCallSummary = z
     tool: z.string(),
     outcome: z.enum(['ok', 'error']),
     error: z.string().optional(),
-    /** Only the arguments the tool declares free of personal data (`ToolSpec.loggableArgs`). */
+    /** Only the arguments of the tool's schema that it does not declare personal (`ToolDefinition.personal`). */
     args: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
@@ -173,13 +174,13 @@ export function memoryEventLog(): EventLog {
   };
 }
 
-/** What the event builder needs to know about tools: which arguments are free of personal data. */
-export type LoggableArgs = (tool: string) => readonly string[] | undefined;
+/** What the event builder needs to know about tools: the arguments of a call it may keep (none for an unknown tool). */
+export type LoggableArgs = (tool: string, args: Record<string, unknown>) => Record<string, unknown>;
 
 /**
  * Build the `StepCompleted` event from a step's output. Output fields the step declares with
  * `pii: true` — and any field it does not declare at all — go to `personal.fields`; tool
- * arguments are kept only when the tool lists them as loggable.
+ * arguments are kept only when the tool does not declare them personal.
  */
 export function stepCompletedEvent(
   output: StepOutput,
@@ -211,8 +212,7 @@ export function stepCompletedEvent(
     durationMs: output.durationMs,
     usage: output.usage,
     toolCalls: output.toolCalls.map((call) => {
-      const allowed = opts.loggableArgs(call.tool) ?? [];
-      const args = Object.fromEntries(Object.entries(call.args).filter(([k]) => allowed.includes(k)));
+      const args = opts.loggableArgs(call.tool, call.args);
       return {
         tool: call.tool,
         outcome: call.error === undefined ? ('ok' as const) : ('error' as const),

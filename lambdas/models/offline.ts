@@ -21,11 +21,11 @@ const Name = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/);
 /** All conditions of a rule must hold; a rule without conditions always applies. */
 const ConditionSchema = z
   .object({
-    /** A named pattern matches the email (subject and body). Its match is then `{{found.<name>}}`. */
+    /** A named pattern matches the input text (an email's subject and body). Its match is then `{{found.<name>}}`. */
     found: Name.optional(),
-    /** Some keyword of one of these lists occurs in the email. */
+    /** Some keyword of one of these lists occurs in the input text. */
     anyKeyword: z.array(Name).min(1).optional(),
-    /** No keyword of these lists occurs in the email. */
+    /** No keyword of these lists occurs in the input text. */
     noKeyword: z.array(Name).min(1).optional(),
     /** The latest call of this tool in this step returned an error. */
     failed: z.string().optional(),
@@ -79,6 +79,22 @@ function parseResult(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** Every string in a value, depth first, in key order. */
+const strings = (value: unknown): string[] =>
+  typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.values(value).flatMap(strings) : [];
+
+/**
+ * What patterns and keywords are matched against: the untrusted input the step reads (an email's
+ * subject and body), or the whole input when the step reads none. The email's receipt time and
+ * display name are metadata, not text to classify.
+ */
+function matchedText(context: StepPromptContext): string {
+  const source = context.untrusted ?? context.input;
+  const email = (source as { email?: { subject?: unknown; body?: unknown } }).email;
+  if (email && typeof email === 'object') return strings([email.subject, email.body]).join('\n');
+  return strings(source).join('\n');
 }
 
 const isEmpty = (value: unknown) => value === undefined || value === null || value === '';
@@ -142,7 +158,7 @@ export class OfflineModel implements ModelProvider {
     const stepRules = this.rules.steps[context.step];
     if (!stepRules) throw new InvalidModelOutputError(`offline stand-in: no rules for step ${context.step} in ${OFFLINE_RULES_FILE}`);
 
-    const text = normalize(`${context.email.subject}\n${context.email.body}`);
+    const text = normalize(matchedText(context));
     const calls = conversationCalls(request);
     const found: Record<string, string> = {};
     for (const [name, pattern] of this.patterns) {
@@ -151,7 +167,8 @@ export class OfflineModel implements ModelProvider {
     }
     const tool: Record<string, unknown> = {};
     for (const call of calls) if (call.error === undefined) tool[call.tool] = call.result;
-    const scope = { email: context.email, data: context.data, error: context.error, found, tool };
+    // Untrusted fields also at the top level, so a rule reads `email.fromName` as the prompt shows it.
+    const scope = { ...context.untrusted, input: context.input, untrusted: context.untrusted, data: context.data, error: context.error, found, tool };
 
     const index = stepRules.findIndex((rule) => this.holds(rule, text, calls, scope));
     if (index < 0) throw new InvalidModelOutputError(`offline stand-in: no rule of step ${context.step} applies (add a last rule without conditions)`);
@@ -210,6 +227,9 @@ export function loadOfflineRules(def: WorkflowDefinition): OfflineRules {
       rule.calls.forEach((call, j) => {
         if (!step.tools.includes(call.tool))
           throw new DefinitionError(shown, `steps.${name}.${i}.calls.${j}.tool`, `"${call.tool}" is not in the step's tools`);
+        for (const arg of Object.keys(call.args))
+          if (step.bind[call.tool]?.[arg] !== undefined)
+            throw new DefinitionError(shown, `steps.${name}.${i}.calls.${j}.args.${arg}`, `bound from ${step.bind[call.tool]![arg]} by the step: the workflow fills it`);
       });
     });
   }

@@ -1,40 +1,35 @@
-import type { StoredEmail } from '../triggers/email/store.ts';
 import { DefinitionError, StepFailedError } from '../lib/errors.ts';
-import type { StepDefinition } from '../lib/workflow/schema.ts';
+import { untrustedFields } from '../lib/workflow/input.ts';
+import type { WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { ModelProvider } from '../models/port.ts';
-import { allowListed } from './allow-list.ts';
-import { checkWarranty } from '../workflows/warranty-email/steps/check-warranty.ts';
-import { outOfScope } from '../workflows/warranty-email/steps/out-of-scope.ts';
 import { runLlmStep } from './runner.ts';
-import type { CodeStep, StepContext, StepResult } from './types.ts';
+import { allowListed, withBoundArgs } from './step-toolbox.ts';
+import type { StepContext, StepResult } from './types.ts';
 
-/** Code steps by the frontmatter `handler` name. Static imports: the bundler sees every module. */
-export const CODE_STEPS: Readonly<Record<string, CodeStep>> = {
-  'check-warranty': checkWarranty,
-  'out-of-scope': outOfScope,
-};
-
-export function codeStep(step: StepDefinition): CodeStep {
-  const run = step.handler ? CODE_STEPS[step.handler] : undefined;
-  if (!run) throw new DefinitionError(step.file, 'handler', `no code step "${step.handler}" (known: ${Object.keys(CODE_STEPS).join(', ')})`);
-  return run;
-}
-
-/** What running one step needs beyond the code-step context: the model, and the email body, only for LLM steps. */
-export interface RunStepArgs extends StepContext {
+/** What running one step needs beyond the code-step context: the workflow's code, the model and the untrusted input, only for LLM steps. */
+export interface RunStepArgs extends Omit<StepContext, 'def'> {
+  plugin: WorkflowPlugin;
   model: () => ModelProvider;
-  body: () => Promise<StoredEmail>;
+  /** The execution input's untrusted fields as the trigger expands them (an email with its body). */
+  untrusted: () => Promise<Record<string, unknown> | undefined>;
 }
 
 /**
- * Run a step of either kind. Both see only the step's allowed tools; a code step that routes
- * outside its declared edges is a bug and fails permanently, like an invalid model route.
+ * Run a step of either kind. Both see only the step's allowed tools, with its bound arguments
+ * filled from state; a code step that routes outside its declared edges is a bug and fails
+ * permanently, like an invalid model route.
  */
 export async function runStep(args: RunStepArgs): Promise<StepResult> {
-  const { step, def, input, tool } = args;
-  if (step.kind === 'llm')
-    return runLlmStep({ def, step, input, email: await args.body(), model: args.model(), toolbox: args.toolbox, remainingTimeMs: tool.remainingTimeMs });
-  const result = await codeStep(step)({ ...args, toolbox: allowListed(args.toolbox, step) });
+  const { step, input, tool, plugin } = args;
+  const def = plugin.def;
+  const toolbox = withBoundArgs(allowListed(args.toolbox, step), step, { data: input.previous.data, input: input.input });
+  if (step.kind === 'llm') {
+    const untrusted = step.readsUntrusted ? await args.untrusted() : undefined;
+    return runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model: args.model(), toolbox, remainingTimeMs: tool.remainingTimeMs });
+  }
+  const run = plugin.codeSteps[step.handler!];
+  if (!run) throw new DefinitionError(step.file, 'handler', `no code step "${step.handler}" in the workflow's code`);
+  const result = await run({ def, step, input, toolbox, tool });
   if (!step.next.includes(result.next))
     throw new StepFailedError(`${step.name}: code step "${step.handler}" chose "${result.next}", not a declared edge (${step.next.join(', ')})`);
   return result;

@@ -4,19 +4,19 @@ import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
 import type { Toolbox, ToolSpec } from '../tools/types.ts';
-import { allowListed } from './allow-list.ts';
 import { ROUTE_TOOL, contextMessage, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
 import { parseStepText } from './text-protocol.ts';
-import type { StoredEmail } from '../triggers/email/store.ts';
 import { NO_USAGE, sentReply, toolContext, type StepResult } from './types.ts';
 
 export interface RunLlmStepArgs {
   def: WorkflowDefinition;
   step: StepDefinition;
   input: StepInput;
-  email: StoredEmail;
+  /** The execution input's untrusted fields (`untrustedFields`), as the trigger expands them; undefined when the step does not read them. */
+  untrusted: Record<string, unknown> | undefined;
+  untrustedFields: readonly string[];
   model: ModelProvider;
-  /** The full toolbox; the runner restricts it to the step's allow-list. */
+  /** The step's toolbox: restricted to its allow-list, its bound arguments applied. */
   toolbox: Toolbox;
   /** Model calls allowed for one step. @default 6 */
   maxTurns?: number;
@@ -30,6 +30,7 @@ type RouteDecision = { next: string; reason: string } & Record<string, unknown>;
 
 function addUsage(total: TokenUsage, usage: ConverseResponse['usage']): TokenUsage {
   return {
+    modelCalls: total.modelCalls + 1,
     inputTokens: total.inputTokens + usage.inputTokens,
     outputTokens: total.outputTokens + usage.outputTokens,
     cacheReadInputTokens: total.cacheReadInputTokens + (usage.cacheReadInputTokens ?? 0),
@@ -65,6 +66,19 @@ function resolveSpecs(step: StepDefinition, toolbox: Toolbox): ToolSpec[] {
 }
 
 /**
+ * Whether a single-edge step is finished after a turn without a route: every tool it `requires`
+ * (without `requires`: every call of the turn, at least one) succeeded, and no declared output
+ * waits for the model (each comes `from` a tool). Then asking the model only to call `route`
+ * would be a wasted model call.
+ */
+function finishedWithoutRoute(step: StepDefinition, turn: ToolCallRecord[], all: ToolCallRecord[]): boolean {
+  if (step.next.length !== 1 || Object.values(step.outputs).some((o) => o.from === undefined)) return false;
+  const succeeded = (calls: ToolCallRecord[], tool?: string) => calls.some((c) => c.error === undefined && (tool === undefined || c.tool === tool));
+  if (step.requires.length) return step.requires.every((tool) => succeeded(all, tool));
+  return turn.length > 0 && turn.every((c) => c.error === undefined);
+}
+
+/**
  * Run one LLM step: the step instruction as system prompt (cached), the step context as the
  * first user message, the step's allowed tools plus `route`, and the tool-use loop until the
  * model routes.
@@ -77,22 +91,23 @@ function resolveSpecs(step: StepDefinition, toolbox: Toolbox): ToolSpec[] {
  * `toolCalls` (tool `route`, with the error) so the console shows them.
  *
  * A text answer with `NEXT_STEP:` lines is accepted as a fallback parse (decidedBy `model-text`).
- * Tools outside the allow-list are refused, recorded with an error, and never executed.
+ * Tools outside the allow-list are refused, recorded with an error, and never executed. A step
+ * with a single edge routes without a `route` call once its tools did their job
+ * (see `finishedWithoutRoute`).
  */
 export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
-  const { def, step, input, email, model, maxTurns = DEFAULT_MAX_TURNS } = args;
-  const toolbox = allowListed(args.toolbox, step);
+  const { def, step, input, model, toolbox, maxTurns = DEFAULT_MAX_TURNS } = args;
   const schema = routeSchema(step) as unknown as z.ZodType<RouteDecision>;
   const system = systemPrompt(step);
   const tools = [...toolSpecs(resolveSpecs(step, toolbox)), routeToolSpec(step)].map((toolSpec) => ({ toolSpec }));
-  const messages: Message[] = [contextMessage(input, email)];
+  const messages: Message[] = [contextMessage(input, args.untrustedFields, args.untrusted)];
   const request = (): ConverseRequest => ({
     system,
     messages: [...messages],
     toolConfig: { tools },
-    inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: 0 },
+    inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: step.temperature },
   });
-  const tool = toolContext(input, email.email, args.remainingTimeMs);
+  const tool = toolContext(input, args.remainingTimeMs);
   const toolCalls: ToolCallRecord[] = [];
   let usage = NO_USAGE;
   let rejections = 0;
@@ -100,7 +115,7 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
   const finish = (decision: RouteDecision, via: 'tool' | 'text'): StepResult => {
     const { next, reason, ...fields } = decision;
     const decidedBy = model.name === 'offline' ? 'offline' : via === 'tool' ? 'model' : 'model-text';
-    return { next, reason, decidedBy, fields, reply: sentReply(toolCalls), toolCalls, usage };
+    return { next, reason, decidedBy, fields, reply: sentReply(toolCalls, (name) => toolbox.spec(name)), toolCalls, usage };
   };
 
   for (let turn = 1; turn <= maxTurns; turn++) {
@@ -134,6 +149,7 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
       if (checked.decision) decision = checked.decision;
       else reply.push({ text: reject(checked.problem!, parsed.next !== undefined ? candidate : {}) });
     }
+    const turnCalls: ToolCallRecord[] = [];
     for (const use of uses) {
       const useArgs = (use.input ?? {}) as Record<string, unknown>;
       if (use.name === ROUTE_TOOL) {
@@ -146,9 +162,12 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
       }
       const record = await toolbox.execute(use.name, use.input, tool);
       toolCalls.push(record);
+      turnCalls.push(record);
       reply.push(record.error !== undefined ? errorResult(use.toolUseId, `Error: ${record.error}`) : okResult(use.toolUseId, record.result));
     }
     if (decision) return finish(decision, via);
+    if (rejected === undefined && finishedWithoutRoute(step, turnCalls, toolCalls))
+      return finish({ next: step.next[0]!, reason: `Done: ${[...new Set(turnCalls.map((c) => c.tool))].join(', ')} succeeded (single edge, no route call needed)` }, 'tool');
     if (rejected !== undefined && ++rejections > 1)
       throw new InvalidModelOutputError(`${step.name}: ${rejected} (repeated after the model was told the declared edges)`);
     messages.push({ role: 'user', content: reply });

@@ -1,6 +1,6 @@
 import type { DecidedBy, StepInput, TokenUsage, ToolCallRecord } from '../lib/contracts.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
-import type { InboundEmail, Toolbox, ToolContext } from '../tools/types.ts';
+import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
 
 /** What a step decided: the runner's and every code step's result. The handler turns it into a `StepOutput`. */
 export interface StepResult {
@@ -10,7 +10,7 @@ export interface StepResult {
   decidedBy: DecidedBy;
   /** The step's declared outputs; merged into `data` for later steps. */
   fields: Record<string, unknown>;
-  /** The text sent to the customer, when the step sent one. */
+  /** The text the step sent to the outside (a reply), when it sent one. */
   reply?: string;
   toolCalls: ToolCallRecord[];
   usage: TokenUsage;
@@ -20,37 +20,40 @@ export interface StepResult {
 export interface StepContext {
   def: WorkflowDefinition;
   step: StepDefinition;
+  /** The step input: `input.input` is the execution input, `input.previous.data` what earlier steps produced. */
   input: StepInput;
-  /** The verified ingress record (`input.email`), parsed. */
-  email: InboundEmail;
   /** Already restricted to the step's allow-list. */
   toolbox: Toolbox;
-  tool: ToolContext;
+  tool: CallContext;
 }
 
 /** The caller identity tools see: derived from the execution, never from model output. */
-export function toolContext(input: StepInput, email: InboundEmail, remainingTimeMs?: () => number): ToolContext {
-  return { workflow: input.workflow, step: input.step, execution: input.execution, email, ...(remainingTimeMs ? { remainingTimeMs } : {}) };
+export function toolContext(input: StepInput, remainingTimeMs?: () => number): CallContext {
+  return { workflow: input.workflow, step: input.step, execution: input.execution, input: input.input, ...(remainingTimeMs ? { remainingTimeMs } : {}) };
 }
 
-/** A deterministic step: same contract as an LLM step, no model. */
+/**
+ * A deterministic step: same contract as an LLM step, no model. The default export of
+ * `lambdas/workflows/<workflow>/steps/<handler>.ts`.
+ */
 export type CodeStep = (ctx: StepContext) => Promise<StepResult>;
 
-export const NO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
+/** Type helper for code step modules. */
+export const defineCodeStep = (step: CodeStep): CodeStep => step;
 
-/** The framework tool that writes to the customer; its `body` argument is a step's `reply`. */
-export const REPLY_TOOL = 'send_email';
+export const NO_USAGE: TokenUsage = Object.freeze({ modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
 
-/** A side-effecting call that did nothing: the toolbox returned the result of an earlier call (see `ToolSpec.idempotency`). */
+/** A side-effecting call that did nothing: the toolbox returned the result of an earlier call (see `ToolDefinition.idempotency`). */
 export function isReplay(call: ToolCallRecord): boolean {
   return (call.result as { replayed?: unknown } | undefined)?.replayed === true;
 }
 
 /**
- * The reply a step sent: the body of its last successful `send_email` call. A replayed call sent
- * nothing (the execution had already replied), so its body is not a reply.
+ * The text a step sent to the outside: the `replyArg` argument of its last successful call of a
+ * tool that declares one (`send_email`'s `body`). A replayed call sent nothing, so it is no reply.
  */
-export function sentReply(toolCalls: ToolCallRecord[]): string | undefined {
-  const sent = toolCalls.filter((c) => c.tool === REPLY_TOOL && c.error === undefined && !isReplay(c)).at(-1);
-  return typeof sent?.args.body === 'string' ? sent.args.body : undefined;
+export function sentReply(toolCalls: ToolCallRecord[], spec: (name: string) => Pick<ToolSpec, 'replyArg'> | undefined): string | undefined {
+  const sent = toolCalls.filter((c) => c.error === undefined && !isReplay(c) && spec(c.tool)?.replyArg !== undefined).at(-1);
+  const text = sent && sent.args[spec(sent.tool)!.replyArg!];
+  return typeof text === 'string' ? text : undefined;
 }

@@ -1,32 +1,35 @@
 /**
- * The toolbox: validates a tool call, runs it against the ports, and makes side-effecting tools
- * idempotent in the scope their spec declares: per (workflow, execution, step, tool) for
- * `create_ticket`, per (workflow, execution, tool) for `send_email` (one reply per email, whichever
- * step sends it).
+ * The toolbox: validates a tool call, runs the workflow's tool module, and makes side-effecting
+ * tools idempotent in the scope their definition declares: per (workflow, execution, step, tool)
+ * or per (workflow, execution, tool).
  *
  * Idempotency uses Powertools' `makeIdempotent` with its DynamoDB persistence layer: it does
  * exactly the conditional-put / in-progress / stored-result protocol this needs, and it deletes
- * the record when the call throws, so a failed send is retried for real (by a retry or by the
+ * the record when the call throws, so a failed call is retried for real (by a retry or by the
  * fallback) while a completed one is replayed. The key is built from the ToolContext (never from
- * the arguments): a retried step whose model words the mail differently still gets the first
+ * the arguments): a retried step whose model words a mail differently still gets the first
  * result and sends nothing. A replayed result carries `replayed: true`.
  */
 import type { Context } from 'aws-lambda';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import type { ToolCallRecord } from '../lib/contracts.ts';
-import { ToolInputError, ToolNotAllowedError } from '../lib/errors.ts';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { Env, ToolCallRecord } from '../lib/contracts.ts';
+import { InvalidInputError, ToolInputError, ToolNotAllowedError } from '../lib/errors.ts';
+import type { ClientTracer } from '../lib/observability.ts';
 import { asUnavailable } from './aws-errors.ts';
-import { replySubject } from '../triggers/email/mail.ts';
-import type { ToolPorts } from './ports.ts';
-import { toolSpec, type ToolArgs, type ToolName } from './specs.ts';
-import { ticketIdFor } from '../workflows/warranty-email/tickets.ts';
-import type { Toolbox, ToolContext, ToolSpec } from './types.ts';
-import { normalizeSerial, warrantyStatus } from '../workflows/warranty-email/registry.ts';
+import { refusedArgs } from './refusals.ts';
+import type { AwsClients, Toolbox, ToolContext, ToolDefinition } from './types.ts';
 
 export interface ToolboxOptions {
-  /** Today's date for warranty status. @default () => new Date() */
+  /** The function's environment: tools build their adapters from it (`connect`), idempotency uses `IDEMPOTENCY_TABLE`. @default {} */
+  env?: Env;
+  /** Wraps the SDK clients, so each call is an X-Ray subsegment. @default untraced clients */
+  tracer?: ClientTracer;
+  /** Where side-effecting calls remember their result. @default DynamoDB `IDEMPOTENCY_TABLE` */
+  idempotency?: BasePersistenceLayer;
+  /** `ToolContext.now`. @default () => new Date() */
   clock?: () => Date;
   /** How long a side-effecting call's result is remembered (IdempotencyTable TTL `expiresAt`). @default 86400 (one day; steps retry within minutes) */
   rememberSeconds?: number;
@@ -46,81 +49,72 @@ export function dynamoIdempotencyStore(client: DynamoDBClient, tableName: string
   });
 }
 
-type Impl<T extends ToolName> = (args: ToolArgs<T>, ctx: ToolContext) => Promise<Record<string, unknown>>;
 /** What a side-effecting call is remembered by (hashed): never its arguments. `step` only for per-step tools. */
 type IdempotencyKey = { workflow: string; execution: string; tool: string; step?: string };
 
-/** Build the toolbox over the given ports. Ports are touched only when their tool runs. */
-export function createToolbox(ports: ToolPorts, opts: ToolboxOptions = {}): Toolbox {
+const lazy = <T>(build: () => T) => {
+  let value: T | undefined;
+  return () => (value ??= build());
+};
+
+/** The SDK clients of one function, built on first use (a tool that needs no AWS resource builds none). */
+export function awsClients(env: Env, tracer?: ClientTracer): AwsClients {
+  const traced = <C extends object>(client: C): C => tracer?.captureAWSv3Client(client) ?? client;
+  return {
+    dynamo: lazy(() => traced(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }))),
+    traced,
+    region: env.AWS_REGION,
+  };
+}
+
+/** A required environment variable of a tool's adapter, with a message that names the tool's resources. */
+export function requireEnv(env: Env, name: string, tool: string): string {
+  const value = env[name];
+  if (!value) throw new InvalidInputError(`tool ${tool}: this function's environment has no ${name} (is the tool on the step's allow-list, and its resources declared?)`);
+  return value;
+}
+
+/**
+ * Build the toolbox over a workflow's tools. A tool's adapters (`connect`) are built on its first
+ * call, so a step only needs the environment of the tools it calls.
+ */
+export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOptions = {}): Toolbox {
+  const env = opts.env ?? {};
   const clock = opts.clock ?? (() => new Date());
   const rememberSeconds = opts.rememberSeconds ?? 86_400;
   const lockMs = opts.lockMs ?? 60_000;
+  const aws = awsClients(env, opts.tracer);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const ports = new Map<string, () => unknown>(tools.map((tool) => [tool.name, lazy(() => tool.connect?.(env, aws))]));
+  const idempotency = lazy(() => opts.idempotency ?? dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')));
 
-  const impls: { [T in ToolName]: Impl<T> } = {
-    async check_warranty({ serialNumber }) {
-      const serial = normalizeSerial(serialNumber);
-      const entry = await ports.registry.lookup(serial);
-      const status = warrantyStatus(entry, clock());
-      return entry ? { serialNumber: serial, status, product: entry.product, warrantyEnd: entry.warrantyEnd } : { serialNumber: serial, status };
-    },
-    async create_ticket(args, ctx) {
-      const ticket = await ports.tickets.create({
-        id: ticketIdFor(ctx.workflow, ctx.execution.name, ctx.step),
-        serialNumber: normalizeSerial(args.serialNumber),
-        ...(args.product ? { product: args.product } : {}),
-        issueSummary: args.issueSummary,
-        priority: args.priority ?? 'normal',
-        customer: ctx.email.from,
-        emailId: ctx.email.id,
-        execution: ctx.execution.name,
-        step: ctx.step,
-        createdAt: clock().toISOString(),
-      });
-      return { ticketId: ticket.id, status: 'open' };
-    },
-    async send_email(args, ctx) {
-      // The recipient is the verified sender of the inbound mail, whatever the model wrote.
-      const to = ctx.email.from;
-      const { messageId } = await ports.mailer.send({
-        to,
-        subject: replySubject(ctx.email.subject, args.subject),
-        body: args.body,
-        ...(ctx.email.messageId ? { inReplyTo: ctx.email.messageId } : {}),
-        execution: ctx.execution.name,
-        step: ctx.step,
-      });
-      return { sent: true, to, messageId };
-    },
-  };
+  const run = (tool: ToolDefinition, args: unknown, ctx: ToolContext) => tool.run(args as never, ctx, ports.get(tool.name)!());
 
-  const run = (name: ToolName, args: unknown, ctx: ToolContext) => (impls[name] as Impl<ToolName>)(args as never, ctx);
-
-  const runOnce = (scope: NonNullable<ToolSpec['idempotency']>, name: ToolName, args: unknown, ctx: ToolContext) => {
+  const runOnce = (tool: ToolDefinition, scope: NonNullable<ToolDefinition['idempotency']>, args: unknown, ctx: ToolContext) => {
     // One config per call: it carries this call's remaining time, which bounds the in-progress lock.
     const config = new IdempotencyConfig({
       expiresAfterSeconds: rememberSeconds,
       responseHook: (stored) => ({ ...(stored as Record<string, unknown>), replayed: true }),
     });
     config.registerLambdaContext({ getRemainingTimeInMillis: ctx.remainingTimeMs ?? (() => lockMs) } as Context);
-    const once = makeIdempotent((_key: IdempotencyKey) => run(name, args, ctx), { persistenceStore: ports.idempotency, config, keyPrefix: 'tool' });
-    const key: IdempotencyKey = { workflow: ctx.workflow, execution: ctx.execution.name, tool: name };
+    const once = makeIdempotent((_key: IdempotencyKey) => run(tool, args, ctx), { persistenceStore: idempotency(), config, keyPrefix: 'tool' });
+    const key: IdempotencyKey = { workflow: ctx.workflow, execution: ctx.execution.name, tool: tool.name };
     return once(scope === 'step' ? { ...key, step: ctx.step } : key);
   };
 
   return {
-    spec: toolSpec,
-    async execute(name, args, ctx): Promise<ToolCallRecord> {
-      const given = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-      const spec = toolSpec(name);
-      if (!spec) return { tool: name, args: given, error: `${ToolNotAllowedError.name}: unknown tool "${name}"` };
-      const parsed = spec.input.safeParse(args);
+    spec: (name) => byName.get(name),
+    async execute(name, args, given): Promise<ToolCallRecord> {
+      const ctx: ToolContext = { ...given, now: clock };
+      const tool = byName.get(name);
+      if (!tool) return { tool: name, args: refusedArgs(args), error: `${ToolNotAllowedError.name}: unknown tool "${name}"` };
+      const parsed = tool.input.safeParse(args);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        return { tool: name, args: given, error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}` };
+        return { tool: name, args: refusedArgs(args), error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}` };
       }
-      const toolName = name as ToolName;
       try {
-        const result = await (spec.idempotency ? runOnce(spec.idempotency, toolName, parsed.data, ctx) : run(toolName, parsed.data, ctx));
+        const result = await (tool.idempotency ? runOnce(tool, tool.idempotency, parsed.data, ctx) : run(tool, parsed.data, ctx));
         return { tool: name, args: parsed.data, result };
       } catch (e) {
         const unavailable = asUnavailable(name, e);

@@ -3,10 +3,9 @@ import { runEvalCases, type EvalCaseResult, type EvalReport } from '../../../lam
 import { loadEvalCases, loadEvalCasesFrom } from '../../../lambdas/evals/schema.ts';
 import type { EvalFailure } from '../../../lambdas/evals/validator.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
-import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
+import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
 import { action, printJson } from '../output.ts';
 import {
-  assertEmailWorkflow,
   logLevelFor,
   modelLabel,
   modelOption,
@@ -47,23 +46,24 @@ export function register(program: Command): void {
   program
     .command('eval')
     .description(
-      'Run a workflow’s eval cases through the local runtime (the real synthesized ASL, the real ingress, the case’s mocked ' +
-        'tool answers) and check each step sequence. Progress on stderr; exit code 1 when any case fails.',
+      'Run a workflow’s eval cases through the local runtime (the real synthesized ASL, the real email ingress for email ' +
+        'cases, the case’s mocked tool answers) and check each outcome and step sequence. Progress on stderr; exit code 1 ' +
+        'when any case fails.',
     )
-    .argument('<workflow>', 'the workflow whose evals/ to run (warranty-email)')
+    .argument('<workflow>', 'the workflow whose evals/ to run')
     .option('--cases <dir>', 'run the *.yaml cases of this folder instead of the workflow’s evals/')
     .addOption(modelOption())
     .option('--json', 'print { passed, failed, total, cases: [{ id, passed, failures, steps }] }, nothing else on stdout')
     .addOption(verboseOption())
     .action(
       action(async (workflow: string, flags: EvalFlags) => {
-        assertEmailWorkflow(workflow);
-        const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(loadWorkflow(workflow).dir);
+        const { plugin } = await validateWorkflow(workflow);
+        const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
         if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
         process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${modelLabel(flags.model)}\n`);
         const progress = progressLine();
         const report = await withCleanStdout(() =>
-          runEvalCases(cases, {
+          runEvalCases(workflow, cases, {
             model: flags.model,
             session: { logLevel: logLevelFor(flags) },
             onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),

@@ -1,15 +1,18 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { WarrantySession } from '../../../infra/local/warranty-session.ts';
+import { expandInputPaths, WorkflowSession } from '../../../infra/local/workflow-session.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { isEmailWorkflow } from '../../../lambdas/lib/workflow/input.ts';
+import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
 import { action, printJson } from '../output.ts';
 import {
-  assertEmailWorkflow,
-  formatEmailResults,
+  formatResults,
+  localEnvOption,
   logLevelFor,
   modelLabel,
   modelOption,
   progressLine,
+  repeatable,
   runExitCode,
   verboseOption,
   withCleanStdout,
@@ -17,8 +20,9 @@ import {
 } from '../session-output.ts';
 
 interface RunFlags extends SessionFlags {
+  input?: string[];
   email?: string[];
-  registry?: string;
+  localEnv?: Record<string, string>;
   json?: boolean;
 }
 
@@ -26,34 +30,38 @@ export function register(program: Command): void {
   program
     .command('run')
     .description(
-      'Process .eml files locally, in one session (one DynamoDB Local, so a repeated Message-ID is a DUPLICATE), through the ' +
-        'real ingress and the synthesized ASL. Prints each email’s step trail and reply; --json prints one array, an object per ' +
-        'email in input order. Exit code 1 when an email FAILED; REJECTED and DUPLICATE are normal outcomes (exit 0).',
+      'Run a workflow locally, in one session (one DynamoDB Local), through the synthesized ASL: each --input is started ' +
+        'directly (checked against the workflow’s input schema), each --email goes through the real email ingress (a ' +
+        'repeated Message-ID is a DUPLICATE). Prints each input’s step trail and what it sent; --json prints one array, an ' +
+        'object per input in order, with usage (model calls and tokens) per input and per step. Exit code 1 when an ' +
+        'execution FAILED or an input is missing; REJECTED and DUPLICATE are normal outcomes (exit 0).',
     )
-    .argument('<workflow>', 'the email workflow (warranty-email)')
-    .option('--email <file-or-dir>', 'an .eml file, or a directory: every *.eml in it, sorted (repeatable)', (value: string, all: string[] = []) => [...all, value])
-    .option('--registry <file>', 'the warranty registry (JSON array of { serial, product, warrantyEnd })')
+    .argument('<workflow>', 'a workflow of statemachines/')
+    .option('--input <file-or-dir>', 'a .json input (one object) or .jsonl (one per line), or a directory of them, sorted (repeatable)', repeatable)
+    .option('--email <file-or-dir>', 'email workflows: an .eml file, or a directory: every *.eml in it, sorted (repeatable)', repeatable)
+    .addOption(localEnvOption())
     .addOption(modelOption())
     .option('--json', 'print the results as one JSON array, nothing else on stdout')
     .addOption(verboseOption())
     .action(
       action(async (workflow: string, flags: RunFlags) => {
-        assertEmailWorkflow(workflow);
-        const emails = flags.email ?? [];
-        if (emails.length === 0) throw new InvalidInputError('give at least one --email FILE_OR_DIR');
+        const { plugin } = await validateWorkflow(workflow);
+        const files = [...expandInputPaths(flags.input ?? []), ...expandInputPaths(flags.email ?? [], ['.eml'])];
+        if (files.length === 0)
+          throw new InvalidInputError(`give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`);
         process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model)}\n`);
         const results = await withCleanStdout(async () => {
-          const session = await WarrantySession.start({ model: flags.model, registryFile: flags.registry, logLevel: logLevelFor(flags) });
+          const session = await WorkflowSession.start({ workflow, model: flags.model, localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
           const progress = progressLine();
           try {
-            return await session.processFiles(emails, (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));
+            return await session.runFiles(files, (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));
           } finally {
             progress.clear();
             await session.close();
           }
         });
         if (flags.json) printJson(results);
-        else process.stdout.write(formatEmailResults(results));
+        else process.stdout.write(formatResults(results));
         process.exitCode = runExitCode(results);
       }),
     );

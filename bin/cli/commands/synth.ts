@@ -1,20 +1,23 @@
 import type { Command } from 'commander';
+import { StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
 import { synthProject } from '../../../infra/local/synth.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../../infra/local/tokens.ts';
-import { StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
+import { listWorkflows } from '../../../lambdas/lib/workflow/loader.ts';
+import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
 import { action, printJson } from '../output.ts';
 
 export function register(program: Command): void {
   program
     .command('synth')
     .description(
-      'Synthesize the CDK app in-process and print the ASL (JSON) of a workflow as deployed. ' +
+      'Validate, then synthesize the CDK app in-process and print the ASL (JSON) of a workflow as deployed. ' +
         `Tokens are resolved for readability: ARNs are placeholders (${LOCAL_REGION}, account ${LOCAL_ACCOUNT}) ending in the logical id.`,
     )
     .argument('[workflow]', 'workflow name or state machine logical id; all state machines (keyed by workflow) when omitted')
     .option('--env <name>', 'deployment environment (-c env=NAME)', 'dev')
     .action(
-      action((workflow: string | undefined, opts: { env: string }) => {
+      action(async (workflow: string | undefined, opts: { env: string }) => {
+        for (const name of workflow !== undefined && listWorkflows().includes(workflow) ? [workflow] : listWorkflows()) await validateWorkflow(name);
         const machines = synthProject(opts.env).stateMachines;
         const key = (m: (typeof machines)[number]) => m.workflowName ?? `${m.stack}/${m.logicalId}`;
         if (workflow === undefined) {

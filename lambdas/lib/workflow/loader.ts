@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { checkDefinition, parseDefinitionYaml, relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
 import { DONE } from '../contracts.ts';
+import { inputSchema } from './input.ts';
 import {
   ManifestSchema,
   StepFrontmatterSchema,
@@ -21,7 +22,7 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
 export function parseStepFile(file: string, text: string): StepDefinition {
   const m = FRONTMATTER.exec(text);
   if (!m) throw new DefinitionError(relPath(file), '(frontmatter)', 'missing YAML frontmatter between --- lines');
-  const fm = checkDefinition(StepFrontmatterSchema, parseDefinitionYaml(m[1]!, relPath(file)), relPath(file));
+  const fm = checkDefinition(StepFrontmatterSchema, parseDefinitionYaml(m[1]!, relPath(file), 2), relPath(file));
   if (fm.kind === 'code' && !fm.handler) throw new DefinitionError(relPath(file), 'handler', 'a code step needs a handler');
   if (fm.kind === 'llm' && fm.handler) throw new DefinitionError(relPath(file), 'handler', 'only code steps have a handler');
   const instruction = m[2]!.trim();
@@ -52,6 +53,10 @@ export function validateGraph(def: WorkflowDefinition): void {
       const tool = field.from?.split('.')[0];
       if (tool !== undefined && !s.tools.includes(tool))
         throw new DefinitionError(s.file, `outputs.${name}.from`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
+    }
+    for (const tool of Object.keys(s.bind)) {
+      if (s.kind === 'code') throw new DefinitionError(s.file, `bind.${tool}`, 'only LLM steps bind tool arguments (a code step passes its own)');
+      if (!s.tools.includes(tool)) throw new DefinitionError(s.file, `bind.${tool}`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
     }
     s.tools.forEach((t, i) => {
       if (!manifest.tools.includes(t))
@@ -106,9 +111,18 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
   if (steps.length === 0) throw new DefinitionError(relPath(stepsDir), '(folder)', 'no step files (*.md)');
   const def: WorkflowDefinition = { manifest, steps, dir };
   validateGraph(def);
+  checkManifestInput(def, relPath(manifestFile));
   if (manifest.name !== dir.split(/[\\/]/).pop())
     throw new DefinitionError(relPath(manifestFile), 'name', `must match the folder name`);
   return def;
+}
+
+/** An email workflow's input is the email trigger's; any other may declare a JSON Schema, which must convert. */
+function checkManifestInput(def: WorkflowDefinition, manifestFile: string): void {
+  const { input, triggers } = def.manifest;
+  if (input && triggers.some((t) => t.type === 'email'))
+    throw new DefinitionError(manifestFile, 'input', 'an email workflow takes the email trigger\'s input ({ email }); remove input or the email trigger');
+  if (input) inputSchema(def, manifestFile);
 }
 
 const cache = new Map<string, WorkflowDefinition>();

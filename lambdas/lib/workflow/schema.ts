@@ -13,6 +13,32 @@ const RetryPolicy = z
   })
   .strict();
 
+const EnvVarName = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'UPPER_SNAKE_CASE');
+
+/** A path into the execution state: `data.<field>...` (what earlier steps produced) or `input.<field>...` (the execution input). */
+export const StatePath = z.string().regex(/^(data|input)(\.[A-Za-z0-9_-]+)+$/, 'data.<field> or input.<field> (dot-separated)');
+
+/**
+ * How executions of the workflow start. Each becomes AWS resources in the workflow's stack:
+ * `email` an SES receipt rule and the email ingress (the execution input is `{ email }`, the body
+ * is untrusted and read from the emails table), `eventbridge` a rule on `bus` whose matching
+ * events start an execution with the event's `detail` as input, `api` direct `StartExecution`
+ * (the state machine ARN is a stack output).
+ */
+export const TriggerSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('email') }).strict(),
+  z
+    .object({
+      type: z.literal('eventbridge'),
+      /** The bus name; `default` is the account's default bus. */
+      bus: z.string().regex(/^[A-Za-z0-9._\-/]{1,256}$/).default('default'),
+      /** An EventBridge event pattern (content filter). */
+      pattern: z.record(z.string(), z.unknown()).refine((p) => Object.keys(p).length > 0, 'an empty pattern matches nothing'),
+    })
+    .strict(),
+  z.object({ type: z.literal('api') }).strict(),
+]);
+
 /** `statemachines/<workflow>/workflow.yaml` */
 export const ManifestSchema = z
   .object({
@@ -25,8 +51,24 @@ export const ManifestSchema = z
     fallback: StepName,
     model: z.object({ id: z.string().min(1), maxTokens: z.number().int().positive().default(1024) }).strict(),
     retry: RetryPolicy.default({ maxAttempts: 3, intervalSeconds: 2, backoffRate: 2, maxDelaySeconds: 30 }),
-    /** Tools steps of this workflow may use. */
-    tools: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).default([]),
+    /** Tools steps of this workflow may use; each is the module `lambdas/workflows/<workflow>/tools/<name, _ as ->.ts`. */
+    tools: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'snake_case tool name')).default([]),
+    /**
+     * The execution input (not for `email` workflows, whose input the email trigger defines): its
+     * JSON Schema, checked when an execution starts and by every step; `untrusted` names the
+     * top-level input fields written by outsiders, which steps with `readsUntrusted: false` never see.
+     */
+    input: z
+      .object({
+        schema: z.record(z.string(), z.unknown()),
+        untrusted: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
+      })
+      .strict()
+      .optional(),
+    /** How executions start. @default [{ type: api }] */
+    triggers: z.array(TriggerSchema).min(1).default([{ type: 'api' }]),
+    /** Local runs only: environment variables added to every function of the workflow (a value naming a file of the workflow folder becomes its path). */
+    local: z.object({ env: z.record(EnvVarName, z.string()).default({}) }).strict().default({ env: {} }),
   })
   .strict();
 
@@ -56,7 +98,7 @@ export const StepFrontmatterSchema = z
     version: z.string().min(1),
     /** `llm`: the markdown body is the system prompt. `code`: `handler` names a deterministic step module. */
     kind: z.enum(['llm', 'code']),
-    /** For code steps: module path relative to `lambdas/steps/` without extension, e.g. `check-warranty`. */
+    /** For code steps: the module `lambdas/workflows/<workflow>/steps/<handler>.ts` (its default export), e.g. `check-warranty`. */
     handler: z.string().regex(/^[a-z0-9-]+$/).optional(),
     /** Steps this step may route to; `DONE` ends the workflow. */
     next: z.array(z.union([StepName, z.literal('DONE')])).min(1),
@@ -67,6 +109,15 @@ export const StepFrontmatterSchema = z
      */
     requires: z.array(z.string()).default([]),
     outputs: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9]*$/), OutputField).default({}),
+    /**
+     * Tool arguments the engine fills from state, per tool: `{ create_ticket: { serialNumber: data.serialNumber } }`.
+     * The model never sees a bound argument, and a call in which it sets one is refused.
+     */
+    bind: z.record(z.string(), z.record(z.string(), StatePath)).default({}),
+    /** LLM steps: whether the prompt includes the input fields the trigger marks untrusted (the email). @default true */
+    readsUntrusted: z.boolean().default(true),
+    /** LLM steps: the sampling temperature. @default 0 */
+    temperature: z.number().min(0).max(1).default(0),
   })
   .strict();
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import PostalMime from 'postal-mime';
 import { z } from 'zod';
-import type { InboundEmail } from '../../tools/types.ts';
+import type { InboundEmail } from './inbound.ts';
 
 /** Why a mail was refused. Refused mail is recorded in the event log and never answered. */
 export const REJECT_REASONS = [

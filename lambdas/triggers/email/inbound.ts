@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { InboundEmail } from '../../tools/types.ts';
 
 /**
  * The verified ingress record as it travels in the execution input (`$.input.email`). Steps
@@ -19,4 +18,7 @@ export const InboundEmailSchema = z
     /** Characters of the full text body; the stored body may be cut to a shorter length (with a note). */
     bodyChars: z.number().int().nonnegative(),
   })
-  .strict() satisfies z.ZodType<InboundEmail>;
+  .strict();
+
+/** The verified record the ingress puts in the execution input as `$.email`. The body is not in it (256 KB state limit): read it through the EmailStore. */
+export type InboundEmail = z.infer<typeof InboundEmailSchema>;

@@ -4,7 +4,21 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { z } from 'zod';
-import type { Mailer, OutgoingMail } from '../../tools/ports.ts';
+
+/** A reply as the mailer sends it. `to` always comes from the verified ingress record. */
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  body: string;
+  /** Message-ID of the mail being answered; omitted when it had none. */
+  inReplyTo?: string;
+  execution: string;
+  step: string;
+}
+
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<{ messageId: string }>;
+}
 
 /**
  * The subject of a reply: `Re: <the customer's subject>` (mail clients thread on it together

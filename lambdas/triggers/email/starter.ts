@@ -1,5 +1,5 @@
 import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import type { InboundEmail } from '../../tools/types.ts';
+import type { InboundEmail } from './inbound.ts';
 
 /** The execution input the ingress starts a workflow with (`$.input` in every step). */
 export interface WorkflowInput {

@@ -5,7 +5,7 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { InboundEmail } from '../../tools/types.ts';
+import type { InboundEmail } from './inbound.ts';
 import { InboundEmailSchema } from './inbound.ts';
 
 export interface StoredEmail {

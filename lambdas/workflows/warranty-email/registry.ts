@@ -4,7 +4,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { InvalidInputError } from '../../lib/errors.ts';
-import type { RegistryEntry, WarrantyRegistry } from '../../tools/ports.ts';
 
 /**
  * The serial-number format of the warranty agent: `SN` followed by 5 to 8 digits (`SN12345`),
@@ -22,6 +21,14 @@ export const RegistryEntrySchema = z
     warrantyEnd: z.iso.date(),
   })
   .strict();
+
+/** One row of the warranty registry (`registry.json` is an array of these). */
+export type RegistryEntry = z.infer<typeof RegistryEntrySchema>;
+
+export interface WarrantyRegistry {
+  /** The entry for a normalised (trimmed, upper-case) serial number, if registered. */
+  lookup(serial: string): Promise<RegistryEntry | undefined>;
+}
 
 export const normalizeSerial = (serial: string) => serial.trim().toUpperCase();
 

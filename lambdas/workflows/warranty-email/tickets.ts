@@ -4,7 +4,28 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TicketConflictError } from '../../lib/errors.ts';
-import type { Ticket, TicketStore } from '../../tools/ports.ts';
+
+export interface Ticket {
+  id: string;
+  serialNumber: string;
+  product?: string;
+  issueSummary: string;
+  priority: 'low' | 'normal' | 'high';
+  /** The verified sender the ticket is for (personal data). */
+  customer: string;
+  emailId: string;
+  execution: string;
+  step: string;
+  createdAt: string;
+}
+
+export interface TicketStore {
+  /**
+   * Create the ticket. When this execution's step already created it, return the stored one
+   * unchanged; when the id belongs to another execution's or step's ticket, throw TicketConflictError.
+   */
+  create(ticket: Ticket): Promise<Ticket>;
+}
 
 // Crockford's base32: no I, L, O, U, so ids survive being read aloud or retyped.
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

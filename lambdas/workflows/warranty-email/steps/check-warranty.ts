@@ -1,4 +1,4 @@
-import { NO_USAGE, type CodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
 
 /** Where each registry status leads (the step's declared edges). */
 const ROUTES = {
@@ -14,7 +14,7 @@ const UNANSWERED = '04-out-of-scope';
  * on the status. A missing serial or a refused/failed lookup routes to 04 with `handoff: true`, so
  * the customer is told a person will follow up. Transient outages throw (ASL Retry, then Catch).
  */
-export const checkWarranty: CodeStep = async ({ input, toolbox, tool }) => {
+export default defineCodeStep(async ({ input, toolbox, tool }) => {
   const serialNumber = input.previous.data.serialNumber;
   if (typeof serialNumber !== 'string' || !serialNumber.trim())
     return { next: UNANSWERED, reason: 'No serial number in the step data', decidedBy: 'code', fields: { handoff: true }, toolCalls: [], usage: NO_USAGE };
@@ -37,4 +37,4 @@ export const checkWarranty: CodeStep = async ({ input, toolbox, tool }) => {
     toolCalls: [call],
     usage: NO_USAGE,
   };
-};
+});

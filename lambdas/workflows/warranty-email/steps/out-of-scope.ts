@@ -2,7 +2,8 @@ import { DONE } from '../../../lib/contracts.ts';
 import { DefinitionError, StepFailedError, causeMessage } from '../../../lib/errors.ts';
 import type { StepDefinition } from '../../../lib/workflow/schema.ts';
 import { renderTemplate } from '../../../steps/template.ts';
-import { NO_USAGE, isReplay, sentReply, type CodeStep, type StepContext } from '../../../steps/types.ts';
+import { EmailInputSchema } from '../../../lib/workflow/input.ts';
+import { NO_USAGE, defineCodeStep, isReplay, sentReply, type StepContext } from '../../../steps/types.ts';
 
 /** Reply templates in the step file body: a `## Reply: <name>` heading followed by a ```text block. */
 const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm;
@@ -37,10 +38,10 @@ function handoffReason({ input, step }: StepContext): string | undefined {
  * silently. If the email was already answered (a reply step sent its reply, then failed), nothing
  * is sent: `send_email` replies once per execution.
  */
-export const outOfScope: CodeStep = async (ctx) => {
+export default defineCodeStep(async (ctx) => {
   const handoff = handoffReason(ctx);
   const template = templates(ctx.step)[handoff ? 'handoff' : 'out-of-scope'];
-  const { value: body, problems } = renderTemplate(template, { email: ctx.email });
+  const { value: body, problems } = renderTemplate(template, { email: EmailInputSchema.parse(ctx.input.input).email });
   if (problems.length) throw new DefinitionError(ctx.step.file, '(body)', problems.join('; '));
   const call = await ctx.toolbox.execute('send_email', { body }, ctx.tool);
   if (call.error !== undefined) throw new StepFailedError(`${ctx.step.name}: the reply could not be sent: ${call.error}`);
@@ -55,8 +56,8 @@ export const outOfScope: CodeStep = async (ctx) => {
     reason,
     decidedBy: 'code',
     fields: {},
-    reply: sentReply([call]),
+    reply: sentReply([call], ctx.toolbox.spec),
     toolCalls: [call],
     usage: NO_USAGE,
   };
-};
+});

@@ -1,0 +1,46 @@
+import type { Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
+import type { EnvConfig } from '../config.ts';
+
+/**
+ * A project table: string keys `pk`/`sk`, on-demand, point-in-time recovery, AWS-managed
+ * encryption, the environment's removal policy.
+ */
+export function stepwiseTable(
+  scope: Construct,
+  id: string,
+  config: EnvConfig,
+  props: Pick<dynamodb.TableProps, 'timeToLiveAttribute' | 'stream'> = {},
+): dynamodb.Table {
+  return new dynamodb.Table(scope, id, {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+    sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    encryption: dynamodb.TableEncryption.AWS_MANAGED,
+    removalPolicy: config.removalPolicy,
+    ...props,
+  });
+}
+
+/**
+ * The topic a stack's alarms notify, when the environment names an alarm email (`config.alarms.email`).
+ * An encrypted topic needs a customer-managed key: CloudWatch cannot use the AWS-managed SNS key.
+ */
+export function alarmTopic(stack: Stack, config: EnvConfig): sns.Topic | undefined {
+  if (!config.alarms.email) return undefined;
+  const key = new kms.Key(stack, 'AlarmTopicKey', {
+    description: `Encrypts the Stepwise alarm topic of ${stack.stackName}`,
+    enableKeyRotation: true,
+    removalPolicy: config.removalPolicy,
+  });
+  key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  const topic = new sns.Topic(stack, 'AlarmTopic', { masterKey: key, enforceSSL: true });
+  topic.addSubscription(new EmailSubscription(config.alarms.email));
+  return topic;
+}

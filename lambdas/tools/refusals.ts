@@ -1,0 +1,23 @@
+/** How much of a refused call's arguments is kept: enough to see what was tried, never enough to grow the state. */
+const MAX_KEYS = 12;
+const MAX_TEXT = 120;
+
+function clip(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT - 1)}…(${value.length} chars)` : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= 2) return Array.isArray(value) ? `[array of ${value.length}]` : '{…}';
+  const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+  const kept = Object.fromEntries(entries.slice(0, MAX_KEYS).map(([k, v]) => [k.slice(0, MAX_TEXT), clip(v, depth + 1)]));
+  if (entries.length > MAX_KEYS) kept['…'] = `${entries.length - MAX_KEYS} more`;
+  return kept;
+}
+
+/**
+ * The arguments of a refused call (not allowed, bad or bound arguments) as recorded in the step
+ * output: a bounded summary. A model that loops on refused calls with huge arguments must not push
+ * the execution state past Step Functions' 256 KB.
+ */
+export function refusedArgs(args: unknown): Record<string, unknown> {
+  const value = clip(args, 0);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+}
