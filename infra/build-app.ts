@@ -32,7 +32,7 @@ export function buildStepwiseApp(app: App, config: EnvConfig, workflows: readonl
   const stacks: Record<string, WorkflowStack> = {};
   for (const plugin of workflows) {
     const { name, description } = plugin.def.manifest;
-    stacks[name] = new WorkflowStack(app, workflowStackName(name, config), {
+    stacks[name] = new WorkflowStack(app, workflowStackName(name, config.name), {
       config,
       plugin,
       description: `Stepwise (${config.name}): ${name} workflow - ${description}`.slice(0, 1024),

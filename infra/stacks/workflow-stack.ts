@@ -1,4 +1,6 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -22,7 +24,7 @@ export const pascalCase = (name: string): string =>
     .join('');
 
 /** `Stepwise-<Workflow>-<env>`: the stack of one workflow in one environment. */
-export const workflowStackName = (workflow: string, config: Pick<EnvConfig, 'name'>): string => `Stepwise-${pascalCase(workflow)}-${config.name}`;
+export const workflowStackName = (workflow: string, env: string): string => `Stepwise-${pascalCase(workflow)}-${env}`;
 
 /** A tool table's environment variable: `tickets` → `TICKETS_TABLE`. */
 export const tableEnvName = (table: string): string => `${table.replace(/[-\s]/g, '_').toUpperCase()}_TABLE`;
@@ -94,7 +96,20 @@ export class WorkflowStack extends Stack {
     this.rules = triggers.flatMap((trigger, i) => {
       if (trigger.type !== 'eventbridge') return [];
       const bus = trigger.bus === 'default' ? events.EventBus.fromEventBusName(this, `Bus${i}`, 'default') : events.EventBus.fromEventBusName(this, `Bus${i}`, trigger.bus);
-      const deadLetterQueue = new sqs.Queue(this, `Trigger${i}DeadLetters`, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+      const deadLetterQueue = new sqs.Queue(this, `Trigger${i}DeadLetters`, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+      Validations.of(deadLetterQueue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: 'This queue is itself the dead-letter queue of the trigger rule: events EventBridge could not start an execution for.',
+      });
+      const alarm = new cloudwatch.Alarm(this, `Trigger${i}DeadLettersAlarm`, {
+        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `${manifest.name} (${config.name}): events matched trigger ${i} but could not start an execution: see ${deadLetterQueue.node.path}.`,
+      });
+      if (this.alarmTopic) alarm.addAlarmAction(new SnsAction(this.alarmTopic));
       const rule = new events.Rule(this, `Trigger${i}`, {
         eventBus: bus,
         eventPattern: trigger.pattern as events.EventPattern,

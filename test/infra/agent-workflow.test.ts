@@ -12,8 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { getEnvConfig, type EnvConfig } from '../../infra/config.ts';
 import { AgentWorkflow } from '../../infra/constructs/agent-workflow.ts';
 import { StepwiseFunction } from '../../infra/constructs/stepwise-function.ts';
-import { WarrantyEmailStack } from '../../infra/stacks/warranty-email-stack.ts';
-import { DefinitionError } from '../../lambdas/lib/errors.ts';
+import { WorkflowStack, workflowStackName } from '../../infra/stacks/workflow-stack.ts';
+import { z } from 'zod';
+import type { WorkflowPlugin } from '../../lambdas/lib/workflow/plugin.ts';
+import { defineTool } from '../../lambdas/tools/types.ts';
 import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
 import type { StepDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import { actionsOf, functionOfStep, stateMachineOf, statementsOfFunction, type Json } from './template.ts';
@@ -39,6 +41,12 @@ function writeWorkflow(name: string, tools: string[]): string {
 }
 
 const loop = loadWorkflowFrom(writeWorkflow('loop', ['lookup']));
+/** The workflow with its code: a tool without AWS resources, no code step modules (the compiler needs none). */
+const loopPlugin: WorkflowPlugin = {
+  def: loop,
+  tools: { lookup: defineTool({ name: 'lookup', description: 'Look a record up.', input: z.strictObject({ id: z.string() }), run: async () => ({}) }) },
+  codeSteps: {},
+};
 const dev = getEnvConfig('dev');
 const profileConfig: EnvConfig = { ...dev, modelId: 'us.vendor.big-model-v2:0' };
 
@@ -48,7 +56,7 @@ function synth(config: EnvConfig, extra: (stack: Stack) => void = () => {}) {
   const bound: string[] = [];
   const topic = new sns.Topic(stack, 'Alarms', { enforceSSL: true });
   const workflow = new AgentWorkflow(stack, 'Loop', {
-    workflow: loop,
+    plugin: loopPlugin,
     config,
     alarmTopic: topic,
     bindStep: (step: StepDefinition, fn: StepwiseFunction) => bound.push(`${step.name}:${fn.node.id}`),
@@ -158,17 +166,66 @@ describe('StepwiseFunction', () => {
   });
 });
 
-describe('WarrantyEmailStack tool grants', () => {
-  it('refuses a step tool it has no IAM grant for, naming the step file', () => {
-    const unknownTool = loadWorkflowFrom(writeWorkflow('warranty-like', ['teleport']));
+describe('WorkflowStack on a workflow of plain tools', () => {
+  const nothing = async () => ({});
+  /** `lookup` reads a table; `record` writes another once per execution. */
+  const lookup = defineTool({ name: 'lookup', description: 'Look a record up.', input: z.strictObject({ id: z.string() }), resources: { tables: { records: 'read' } }, run: nothing });
+  const record = defineTool({
+    name: 'record',
+    description: 'Record an outcome.',
+    input: z.strictObject({ outcome: z.string() }),
+    idempotency: 'execution',
+    resources: { tables: { 'audit-log': 'write' } },
+    run: nothing,
+  });
+  const stackOf = (plugin: WorkflowPlugin) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    let error: unknown;
-    try {
-      new WarrantyEmailStack(app, 'Bad', { config: dev, workflow: unknownTool });
-    } catch (e) {
-      error = e;
+    const stack = new WorkflowStack(app, workflowStackName(plugin.def.manifest.name, 'dev'), { config: dev, plugin });
+    return { stack, template: Template.fromStack(stack) };
+  };
+  const readOnly = stackOf({ def: loop, tools: { lookup }, codeSteps: {} });
+  const tableIds = (template: Template) => Object.keys(template.findResources('AWS::DynamoDB::Table')).map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort();
+
+  it('is named Stepwise-<Workflow>-<env>', () => {
+    expect(readOnly.stack.stackName).toBe('Stepwise-Loop-dev');
+    expect(workflowStackName('warranty-email', 'prod')).toBe('Stepwise-WarrantyEmail-prod');
+  });
+
+  it('creates the tables its tools declare, and no idempotency or email table it does not need', () => {
+    expect(tableIds(readOnly.template)).toEqual(['EventsTable', 'RecordsTable']);
+    expect(readOnly.stack.idempotencyTable).toBeUndefined();
+    expect(readOnly.stack.emailsTable).toBeUndefined();
+    expect(readOnly.stack.ingress).toBeUndefined();
+    readOnly.template.hasOutput('StateMachineArn', {});
+  });
+
+  it('grants a tool table only to the steps that have the tool, with the declared access', () => {
+    const { template } = readOnly;
+    const records = Object.keys(template.findResources('AWS::DynamoDB::Table')).find((id) => id.startsWith('RecordsTable'))!;
+    for (const step of loop.steps) {
+      const fnId = functionOfStep(template, step.name);
+      const env = template.findResources('AWS::Lambda::Function')[fnId]!.Properties.Environment.Variables;
+      const onRecords = statementsOfFunction(template, fnId).filter((s) => JSON.stringify(s.Resource).includes(records)).flatMap(actionsOf);
+      if (step.tools.includes('lookup')) {
+        expect(env.RECORDS_TABLE).toEqual({ Ref: records });
+        expect(onRecords).toContain('dynamodb:GetItem');
+        expect(onRecords).not.toContain('dynamodb:PutItem');
+      } else {
+        expect(env.RECORDS_TABLE, step.name).toBeUndefined();
+        expect(onRecords, step.name).toEqual([]);
+      }
+      expect(env.IDEMPOTENCY_TABLE).toBeUndefined();
     }
-    expect(error).toBeInstanceOf(DefinitionError);
-    expect((error as Error).message).toMatch(/b-act\.md: tools\.0: no IAM grant for tool "teleport"/);
+  });
+
+  it('adds IdempotencyTable (TTL expiresAt) for a side-effecting tool, for the steps that call it', () => {
+    const withRecord = loadWorkflowFrom(writeWorkflow('audited', ['lookup', 'record']));
+    const { template } = stackOf({ def: withRecord, tools: { lookup, record }, codeSteps: {} });
+    expect(tableIds(template)).toEqual(['AuditLogTable', 'EventsTable', 'IdempotencyTable', 'RecordsTable']);
+    const idempotency = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(([id]) => id.startsWith('IdempotencyTable'))!;
+    expect(idempotency[1].Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    const env = (step: string) => template.findResources('AWS::Lambda::Function')[functionOfStep(template, step)]!.Properties.Environment.Variables;
+    expect(env('b-act')).toMatchObject({ IDEMPOTENCY_TABLE: { Ref: idempotency[0] }, AUDIT_LOG_TABLE: expect.anything() });
+    expect(env('a-plan').IDEMPOTENCY_TABLE).toBeUndefined();
   });
 });

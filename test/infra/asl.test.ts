@@ -6,7 +6,7 @@ import { TERMINAL_STATES, routeStateName } from '../../infra/constructs/agent-wo
 import { DONE } from '../../lambdas/lib/contracts.ts';
 import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
 import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
-import { functionArn, functionOfStep, stateMachineOf, synthApp } from './template.ts';
+import { allStacks, functionArn, functionOfStep, stateMachineOf, synthApp } from './template.ts';
 
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (
   definition: unknown,
@@ -84,7 +84,7 @@ describe('warranty-email compiles to the ASL contract', () => {
           JitterStrategy: 'FULL',
         },
         {
-          ErrorEquals: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException'],
+          ErrorEquals: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException', 'Lambda.ClientExecutionTimeoutException'],
           IntervalSeconds: 2,
           MaxAttempts: 6,
           BackoffRate: 2,
@@ -134,7 +134,7 @@ describe('warranty-email compiles to the ASL contract', () => {
 
   it('keeps execution data (sender, subject, step outputs) out of the prod state machine logs, still at level ALL', () => {
     const prod = synthApp('prod');
-    for (const stack of Object.values(prod.stacks))
+    for (const stack of Object.values(allStacks(prod.stacks)))
       for (const machine of Object.values(Template.fromStack(stack).findResources('AWS::StepFunctions::StateMachine')))
         expect(machine.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: false });
   });

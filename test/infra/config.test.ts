@@ -41,8 +41,8 @@ describe('the prod stack', () => {
   const prod = getEnvConfig('prod');
 
   it('is named for prod, termination-protected, and retains its tables and logs', () => {
-    expect(stacks.warranty.stackName).toBe('Stepwise-WarrantyEmail-prod');
-    expect(stacks.warranty.terminationProtection).toBe(true);
+    expect(stacks.workflows['warranty-email']!.stackName).toBe('Stepwise-WarrantyEmail-prod');
+    expect(stacks.workflows['warranty-email']!.terminationProtection).toBe(true);
     for (const type of ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup']) {
       for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy, type).toBe('Retain');
     }

@@ -1,5 +1,5 @@
 /** Helpers shared by the infra tests: synthesize the app without bundling and read the template back. */
-import { App } from 'aws-cdk-lib';
+import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildStepwiseApp, type StepwiseStacks } from '../../infra/build-app.ts';
 import { getEnvConfig } from '../../infra/config.ts';
@@ -10,7 +10,12 @@ export type Json = Record<string, any>;
 export function synthApp(env = 'dev'): { app: App; stacks: StepwiseStacks; template: Template } {
   const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
   const stacks = buildStepwiseApp(app, getEnvConfig(env));
-  return { app, stacks, template: Template.fromStack(stacks.warranty) };
+  return { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
+}
+
+/** Every stack of the app by name: one per workflow (by workflow name), then `leadLifecycle`. */
+export function allStacks(stacks: StepwiseStacks): Record<string, Stack> {
+  return { ...stacks.workflows, leadLifecycle: stacks.leadLifecycle };
 }
 
 /** A placeholder function ARN for the `Fn::GetAtt [<logicalId>, Arn]` in a definition. */

@@ -35,7 +35,7 @@ async function run(path: string[], route: Record<string, string> = {}) {
       data: input.previous.data,
       count: input.count,
       toolCalls: [],
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
+      usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
       durationMs: 1,
     };
     return JSON.parse(JSON.stringify(output)); // what the Lambda service returns: plain JSON

@@ -1,13 +1,14 @@
-/** The warranty-email stack: tables, one least-privilege function per step, cdk-nag clean (the ingress has its own tests). */
+/** The warranty-email workflow's stack (WorkflowStack): tables from its tools, one least-privilege function per step, cdk-nag clean (the ingress has its own tests). */
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { getEnvConfig } from '../../infra/config.ts';
-import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
+import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { actionsOf, functionOfStep, stateMachineOf, statementsOfFunction, synthApp, type Json } from './template.ts';
 
 const { app, stacks, template } = synthApp('dev');
 const config = getEnvConfig('dev');
-const { steps, manifest } = loadWorkflow('warranty-email');
+const plugin = await loadPlugin('warranty-email');
+const { steps, manifest } = plugin.def;
 const tables = template.findResources('AWS::DynamoDB::Table');
 const functions = template.findResources('AWS::Lambda::Function');
 const tableId = (prefix: string) => Object.keys(tables).find((id) => id.startsWith(prefix))!;
@@ -18,13 +19,20 @@ function statementsOn(step: string, needle: string): Json[] {
 }
 const hasAction = (step: string, action: string, needle = '') => statementsOn(step, needle).some((s) => actionsOf(s).includes(action));
 const stepsWithTool = (tool: string) => steps.filter((s) => s.tools.includes(tool)).map((s) => s.name);
+/** Steps calling a side-effecting tool: only they remember results in IdempotencyTable. */
+const hasIdempotentTool = (step: (typeof steps)[number]) => step.tools.some((t) => plugin.tools[t]!.idempotency !== undefined);
+/** LLM steps that read the untrusted input: only they read the stored email bodies. */
+const readsEmail = (step: (typeof steps)[number]) => step.kind === 'llm' && step.readsUntrusted;
 
-describe('WarrantyEmailStack', () => {
+describe('WorkflowStack (warranty-email)', () => {
   it('is named after the environment', () => {
-    expect(stacks.warranty.stackName).toBe('Stepwise-WarrantyEmail-dev');
+    expect(stacks.workflows['warranty-email']!.stackName).toBe('Stepwise-WarrantyEmail-dev');
+    expect(Object.keys(stacks.workflows)).toContain('warranty-email');
   });
 
   it('has the five tables: string pk/sk, on demand, PITR, AWS-managed encryption, TTL on idempotency', () => {
+    // The tools declare `warranty` and `tickets`; side-effecting tools need IdempotencyTable; the email trigger EmailsTable.
+    expect(Object.keys(stacks.workflows['warranty-email']!.tables).sort()).toEqual(['tickets', 'warranty']);
     expect(Object.keys(tables).map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(
       ['EmailsTable', 'EventsTable', 'IdempotencyTable', 'TicketsTable', 'WarrantyTable'],
     );
@@ -63,9 +71,13 @@ describe('WarrantyEmailStack', () => {
         POWERTOOLS_LOG_LEVEL: config.logLevel,
         NODE_OPTIONS: '--enable-source-maps',
         EVENTS_TABLE: { Ref: tableId('EventsTable') },
-        IDEMPOTENCY_TABLE: { Ref: tableId('IdempotencyTable') },
-        EMAILS_TABLE: { Ref: tableId('EmailsTable') },
       });
+      // Least privilege: a step sees only the tables it uses.
+      const vars = fn.Properties.Environment.Variables;
+      expect(vars.IDEMPOTENCY_TABLE, step.name).toEqual(hasIdempotentTool(step) ? { Ref: tableId('IdempotencyTable') } : undefined);
+      expect(vars.EMAILS_TABLE, step.name).toEqual(readsEmail(step) ? { Ref: tableId('EmailsTable') } : undefined);
+      expect(vars.TICKETS_TABLE, step.name).toEqual(step.tools.includes('create_ticket') ? { Ref: tableId('TicketsTable') } : undefined);
+      expect(vars.WARRANTY_TABLE, step.name).toEqual(step.tools.includes('check_warranty') ? { Ref: tableId('WarrantyTable') } : undefined);
     }
   });
 
@@ -108,11 +120,17 @@ describe('WarrantyEmailStack', () => {
       expect(hasAction(step.name, 'dynamodb:GetItem', tableId('EventsTable')), step.name).toBe(false);
       // The final summary lists the execution's StepCompleted events.
       expect(hasAction(step.name, 'dynamodb:Query', tableId('EventsTable')), step.name).toBe(true);
-      expect(hasAction(step.name, 'dynamodb:PutItem', tableId('IdempotencyTable')), step.name).toBe(true);
-      expect(hasAction(step.name, 'dynamodb:GetItem', tableId('IdempotencyTable')), step.name).toBe(true);
-      expect(hasAction(step.name, 'dynamodb:GetItem', tableId('EmailsTable')), step.name).toBe(true);
-      expect(hasAction(step.name, 'dynamodb:PutItem', tableId('EmailsTable')), step.name).toBe(false);
+      // The event log is append-only: PutItem and Query, nothing else.
+      expect(statementsOn(step.name, tableId('EventsTable')).flatMap(actionsOf).sort(), step.name).toEqual(['dynamodb:PutItem', 'dynamodb:Query']);
+      expect(hasAction(step.name, 'dynamodb:PutItem', tableId('IdempotencyTable')), step.name).toBe(hasIdempotentTool(step));
+      expect(hasAction(step.name, 'dynamodb:GetItem', tableId('IdempotencyTable')), step.name).toBe(hasIdempotentTool(step));
+      // Only LLM steps reading the untrusted input read the bodies, with GetItem only.
+      expect(statementsOn(step.name, tableId('EmailsTable')).flatMap(actionsOf), step.name).toEqual(readsEmail(step) ? ['dynamodb:GetItem'] : []);
     }
+    expect(steps.filter(hasIdempotentTool).map((s) => s.name).sort()).toEqual(
+      ['03a-valid-warranty', '03b-device-not-found', '03c-expired-warranty', '03d-request-serial', '04-out-of-scope', '05-send-confirmation'],
+    );
+    expect(steps.filter((s) => !readsEmail(s)).map((s) => s.name)).toEqual(['02-check-warranty', '04-out-of-scope']);
   });
 
   it('lets only send_email steps send mail, and only from the configured address', () => {

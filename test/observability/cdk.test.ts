@@ -2,11 +2,11 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ENTRY_METADATA } from '../../infra/constructs/stepwise-function.ts';
-import { synthApp } from '../infra/template.ts';
+import { allStacks, synthApp } from '../infra/template.ts';
 
 const { stacks } = synthApp('dev');
 
-describe.each(Object.entries(stacks))('%s stack', (_, stack) => {
+describe.each(Object.entries(allStacks(stacks)))('%s stack', (_, stack) => {
   const functions = Object.entries(Template.fromStack(stack).findResources('AWS::Lambda::Function')).filter(([, fn]) => fn.Metadata?.[ENTRY_METADATA]);
 
   it('has Stepwise functions', () => {

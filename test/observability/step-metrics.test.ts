@@ -4,8 +4,11 @@ import { createHandler } from '../../lambdas/handlers/step.ts';
 import type { StepInput, StepOutput } from '../../lambdas/lib/contracts.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
 import type { ContentBlock, ModelProvider } from '../../lambdas/models/port.ts';
-import { toolSpec } from '../../lambdas/tools/specs.ts';
-import type { InboundEmail, Toolbox } from '../../lambdas/tools/types.ts';
+import type { Toolbox } from '../../lambdas/tools/types.ts';
+import type { InboundEmail } from '../../lambdas/triggers/email/inbound.ts';
+import { WARRANTY_TOOLS } from '../warranty/tools/fixtures.ts';
+
+const toolSpec = (name: string) => (Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined);
 import { useEmfCapture, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
 
 const EMAIL: InboundEmail = {
@@ -97,13 +100,14 @@ describe('step handler metrics', () => {
     expect(valuesOf(line!)).toEqual({
       StepCompleted: 1,
       StepDurationMs: 250,
+      ModelCalls: 2,
       ModelInputTokens: 200,
       ModelOutputTokens: 20,
       ModelCacheReadTokens: 160,
       ModelCacheWriteTokens: 40,
       ToolCallRefused: 1,
     });
-    expect(unitsOf(line!)).toMatchObject({ StepCompleted: 'Count', StepDurationMs: 'Milliseconds', ModelInputTokens: 'Count', ToolCallRefused: 'Count' });
+    expect(unitsOf(line!)).toMatchObject({ StepCompleted: 'Count', StepDurationMs: 'Milliseconds', ModelCalls: 'Count', ModelInputTokens: 'Count', ToolCallRefused: 'Count' });
   });
 
   it('puts no personal or per-execution value in the metrics', async () => {

@@ -68,7 +68,7 @@ function scripted(step: string): TaskHandler {
       data: { ...event.previous.data, trail, ...(step === 'a-intake' && { recordId: 'R-42' }) },
       count: event.count,
       toolCalls: [],
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
+      usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
       durationMs: 0,
     };
   };

@@ -1,6 +1,6 @@
 /** Shared by the end-to-end tests: the samples, a fresh copy of one, and reads of the session's tables and outbox. */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { WarrantySession } from '../../../infra/local/warranty-session.ts';
+import type { WorkflowSession } from '../../../infra/local/workflow-session.ts';
 import { readOutbox } from '../../../lambdas/triggers/email/mail.ts';
 import { sample, withHeaders } from '../ingress/fixtures.ts';
 
@@ -12,14 +12,14 @@ export function freshSample(name: string, messageId: string, add: string[] = [])
 }
 
 /** The tickets the session's TicketsTable holds for one execution. */
-export async function ticketsOf(session: WarrantySession, executionName: string): Promise<Record<string, unknown>[]> {
+export async function ticketsOf(session: WorkflowSession, executionName: string): Promise<Record<string, unknown>[]> {
   const doc = DynamoDBDocumentClient.from(session.dynamo.client);
   const { Items = [] } = await doc.send(new ScanCommand({ TableName: session.tables.TICKETS_TABLE, ConsistentRead: true }));
   return Items.filter((item) => item.execution === executionName);
 }
 
 /** Every mail the session's outbox holds for one execution (what was really sent, including mail a result might not show). */
-export const mailsOf = (session: WarrantySession, executionName: string) =>
+export const mailsOf = (session: WorkflowSession, executionName: string) =>
   readOutbox(session.outboxFile).filter((mail) => mail.execution === executionName);
 
 /**

@@ -20,7 +20,7 @@ describe('warranty-email eval cases', () => {
     const sequences = cases.map((c) => (c.expected_output.expected_steps ?? []).map((s) => s.step_name).join(' > '));
     for (const [flow, steps] of Object.entries(FLOWS))
       expect(sequences.filter((s) => s === steps.join(' > ')).length, `cases for the ${flow} flow`).toBeGreaterThanOrEqual(2);
-    expect(cases.some((c) => c.category === 'prompt-injection' && c.input.email.body.includes('NEXT_STEP: 05-send-confirmation'))).toBe(true);
+    expect(cases.some((c) => c.category === 'prompt-injection' && c.input.email?.body.includes('NEXT_STEP: 05-send-confirmation'))).toBe(true);
   });
 
   it('only expects steps and tools the workflow has', () => {

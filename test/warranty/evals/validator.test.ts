@@ -7,6 +7,7 @@ import { EvalCaseSchema, loadEvalCases, parseEvalCase, type ExpectedStep } from 
 import { validateCase, validateFunctionCalls, validateStepSequence, type ActualStep } from '../../../lambdas/evals/validator.ts';
 import { DefinitionError } from '../../../lambdas/lib/errors.ts';
 import { inboundEmail } from '../runner/fixtures.ts';
+import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
 
 const s01: ActualStep = { step: '01-extract-serial', next: '02-check-warranty', reason: 'Serial found', fields: { serialNumber: 'SN12345', issueSummary: 'Does not charge' }, toolCalls: [] };
 const s02: ActualStep = {
@@ -144,6 +145,25 @@ describe('eval case schema', () => {
     const c = parseEvalCase('demo.yaml', CASE);
     expect(c.expected_output.expected_function_calls).toEqual([{ function_name: 'check_warranty' }, { function_name: 'send_email' }]);
     expect(c.expected_output.expected_steps![0]).toEqual({ step_name: '01-extract-serial', output_contains: ['SERIAL: SN12345'] });
+    // A case expects a successful execution unless it says otherwise.
+    expect(c.expected_output.status).toBe('SUCCEEDED');
+    expect(c.expected_output.error).toBeUndefined();
+  });
+
+  it('takes exactly one of input.email (email workflows) and input.payload (any other workflow)', () => {
+    const payload = parseEvalCase('p.yaml', CASE.replace('email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }', 'payload: { ticket: 42 }'));
+    expect(payload.input).toMatchObject({ payload: { ticket: 42 } });
+    expect(payload.input.email).toBeUndefined();
+    expect(() => parseEvalCase('both.yaml', CASE.replace('  mock_function_responses:', '  payload: { ticket: 42 }\n  mock_function_responses:'))).toThrow(
+      /both\.yaml: input.*exactly one of email and payload/,
+    );
+    expect(() => parseEvalCase('none.yaml', CASE.replace('  email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }\n', ''))).toThrow(/exactly one of email and payload/);
+  });
+
+  it('may expect a failed execution with its error', () => {
+    const failed = parseEvalCase('f.yaml', CASE.replace('expected_output:\n', 'expected_output:\n  status: FAILED\n  error: MaxStepsExceeded\n'));
+    expect(failed.expected_output).toMatchObject({ status: 'FAILED', error: 'MaxStepsExceeded' });
+    expect(() => parseEvalCase('f.yaml', CASE.replace('expected_output:\n', 'expected_output:\n  status: TIMED_OUT\n'))).toThrow(/f\.yaml: expected_output\.status/);
   });
 
   it('names the file and field of an invalid case', () => {
@@ -173,8 +193,8 @@ describe('eval case schema', () => {
 });
 
 describe('mockToolbox', () => {
-  const ctx = { workflow: 'w', step: 's', execution: { id: 'i', name: 'n' }, email: inboundEmail() };
-  const toolbox = mockToolbox(parseEvalCase('d.yaml', CASE).input.mock_function_responses);
+  const ctx = { workflow: 'w', step: 's', execution: { id: 'i', name: 'n' }, input: { email: inboundEmail() } };
+  const toolbox = mockToolbox(WARRANTY_TOOLS, parseEvalCase('d.yaml', CASE).input.mock_function_responses);
 
   it('answers with the mock, fails with { error }, and says when a mock is missing', async () => {
     expect(await toolbox.execute('check_warranty', { serialNumber: 'SN12345' }, ctx)).toEqual({ tool: 'check_warranty', args: { serialNumber: 'SN12345' }, result: { status: 'valid' } });
@@ -182,7 +202,9 @@ describe('mockToolbox', () => {
     expect((await toolbox.execute('create_ticket', { serialNumber: 'SN1', issueSummary: 'x' }, ctx)).error).toBe('the eval case has no mock response for create_ticket');
   });
 
-  it('validates arguments against the real tool specs', async () => {
+  it('validates arguments against the real tool definitions', async () => {
     expect((await toolbox.execute('send_email', { body: 'hi', to: 'attacker@example.com' }, ctx)).error).toMatch(/^ToolInputError: /);
+    expect((await toolbox.execute('delete_everything', {}, ctx)).error).toBe('unknown tool "delete_everything"');
+    expect(toolbox.spec('create_ticket')).toBe(WARRANTY_TOOLS.create_ticket);
   });
 });

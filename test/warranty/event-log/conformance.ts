@@ -12,7 +12,7 @@ export const step = (executionName: string, count: number, stepName = `step-${co
   reason: 'test',
   decidedBy: 'code',
   durationMs: 5,
-  usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
+  usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
   toolCalls: [],
   fields: {},
   personal: { fields: {} },

@@ -7,8 +7,10 @@ import { actionsOf, statementsOfFunction, synthApp, type Json } from '../../infr
 
 const { app, stacks, template } = synthApp('dev');
 const config = getEnvConfig('dev');
-const { ingress } = stacks.warranty;
-const id = (construct: { node: { defaultChild?: unknown } }) => stacks.warranty.getLogicalId(construct.node.defaultChild as never);
+const warranty = stacks.workflows['warranty-email']!;
+// warranty-email declares an email trigger: its stack has the ingress.
+const ingress = warranty.ingress!;
+const id = (construct: { node: { defaultChild?: unknown } }) => warranty.getLogicalId(construct.node.defaultChild as never);
 const fnId = id(ingress.function);
 const bucketId = id(ingress.bucket);
 const queueId = id(ingress.failedDeliveries);
@@ -105,7 +107,8 @@ describe('EmailIngress', () => {
     const prod = synthApp('prod');
     const topicId = Object.keys(prod.template.findResources('AWS::SNS::Topic'))[0]!;
     prod.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', AlarmActions: [{ Ref: topicId }] });
-    expect(prod.template.findResources('AWS::S3::Bucket')[prod.stacks.warranty.getLogicalId(prod.stacks.warranty.ingress.bucket.node.defaultChild as never)]!.DeletionPolicy).toBe('Retain');
+    const prodStack = prod.stacks.workflows['warranty-email']!;
+    expect(prod.template.findResources('AWS::S3::Bucket')[prodStack.getLogicalId(prodStack.ingress!.bucket.node.defaultChild as never)]!.DeletionPolicy).toBe('Retain');
   });
 
   it('has no unacknowledged cdk-nag AwsSolutions finding', () => {

@@ -7,6 +7,8 @@ import { getStep, loadWorkflow, loadWorkflowFrom } from '../../../lambdas/lib/wo
 import { OfflineModel, OfflineRulesSchema, loadOfflineRules } from '../../../lambdas/models/offline.ts';
 import { ROUTE_TOOL, contextMessage } from '../../../lambdas/steps/prompt.ts';
 import { runLlmStep } from '../../../lambdas/steps/runner.ts';
+import { allowListed, withBoundArgs } from '../../../lambdas/steps/step-toolbox.ts';
+import type { StoredEmail } from '../../../lambdas/triggers/email/store.ts';
 import { fakeToolbox, previousState, stepInput, storedEmail } from '../runner/fixtures.ts';
 import { failure } from '../../support/failure.ts';
 
@@ -17,20 +19,25 @@ function runStep(stepName: string, body: string, opts: { data?: Record<string, u
   const { toolbox, executed } = fakeToolbox(opts.results);
   const input = stepInput(stepName, { previous: previousState({ next: stepName, data: opts.data ?? {} }) });
   const email = storedEmail(body, opts.subject ? { subject: opts.subject } : {});
-  return { result: runLlmStep({ def, step: getStep(def, stepName), input, email, model: opts.model ?? offline, toolbox }), executed };
+  const step = getStep(def, stepName);
+  const scoped = withBoundArgs(allowListed(toolbox, step), step, { data: input.previous.data, input: input.input });
+  return { result: runLlmStep({ def, step, input, untrusted: untrusted(email), untrustedFields: ['email'], model: opts.model ?? offline, toolbox: scoped }), executed };
 }
+
+/** The prompt's `untrusted` object for a stored email, as the email trigger builds it. */
+const untrusted = ({ email, body }: StoredEmail) => ({ email: { fromName: email.fromName, subject: email.subject, receivedAt: email.receivedAt, body } });
 
 describe('OfflineModel (warranty-email rules)', () => {
   it('answers a Converse request with a labelled, token-free route call', async () => {
     const { result } = runStep('01-extract-serial', 'My laptop is broken, serial sn12345.');
     const out = await result;
     expect(out).toMatchObject({ next: '02-check-warranty', decidedBy: 'offline', fields: { serialNumber: 'SN12345' } });
-    expect(out.usage).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
+    expect(out.usage).toEqual({ modelCalls: 1, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
   });
 
   it('labels every answer as not an LLM, and answers only requests the step runner built', async () => {
     expect(await failure(offline.converse({ system: [], messages: [] }))).toBeInstanceOf(InvalidModelOutputError);
-    const message = contextMessage(stepInput('01-extract-serial'), storedEmail('Please remove me from the list.', { subject: 'Unsubscribe' }));
+    const message = contextMessage(stepInput('01-extract-serial'), ['email'], untrusted(storedEmail('Please remove me from the list.', { subject: 'Unsubscribe' })));
     const response = await offline.converse({ system: [], messages: [message] });
     expect(response.output.message.content).toEqual([
       { text: '[offline stand-in, not an LLM] step 01-extract-serial: rule 1 of 4' },
@@ -49,19 +56,30 @@ describe('OfflineModel (warranty-email rules)', () => {
     expect((await runStep('01-extract-serial', body, { subject: 'Hello' }).result).next).toBe(next);
   });
 
-  it('makes the rule calls through the same tool-use loop, then routes with values from the tool result', async () => {
+  it('makes the rule calls through the same tool-use loop (bound arguments filled by the step), then moves on', async () => {
     const { result, executed } = runStep('03a-valid-warranty', 'x', {
-      data: { serialNumber: 'SN12345', issueSummary: 'Does not charge.', warranty: { status: 'valid', product: 'Aurora 14' } },
+      data: { serialNumber: 'SN12345', issueSummary: 'Does not charge.', warranty: { serialNumber: 'SN12345', status: 'valid', product: 'Aurora 14' } },
       results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } },
     });
     const out = await result;
-    expect(executed.map((e) => [e.name, e.args])).toEqual([['create_ticket', { serialNumber: 'SN12345', product: 'Aurora 14', issueSummary: 'Does not charge.' }]]);
-    expect(out).toMatchObject({ next: '05-send-confirmation', fields: { ticketId: 'TKT-12345' }, decidedBy: 'offline' });
+    expect(executed.map((e) => [e.name, e.args])).toEqual([['create_ticket', { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aurora 14' }]]);
+    // A single edge and every output `from` a tool: done after the successful call, one model call fewer
+    // (the handler takes ticketId from the create_ticket result).
+    expect(out).toMatchObject({ next: '05-send-confirmation', decidedBy: 'offline', usage: { modelCalls: 1 } });
+  });
+
+  it('matches patterns and keywords against the untrusted input only, not metadata', async () => {
+    // The display name is not text to classify: a serial in it does not make a claim.
+    const message = contextMessage(stepInput('01-extract-serial'), ['email'], {
+      email: { fromName: 'My laptop SN12345 is broken, please repair', subject: 'Hello', receivedAt: '2026-02-02T10:00:00.000Z', body: 'Nice products!' },
+    });
+    const response = await offline.converse({ system: [], messages: [message] });
+    expect(response.output.message.content[1]).toMatchObject({ toolUse: { input: { next: '04-out-of-scope' } } });
   });
 
   it('follows a `failed` rule when the tool call returned an error', async () => {
     const { result } = runStep('03a-valid-warranty', 'x', {
-      data: { serialNumber: 'SN12345', issueSummary: 'x', warranty: { product: 'Aurora 14' } },
+      data: { serialNumber: 'SN12345', issueSummary: 'x', warranty: { serialNumber: 'SN12345', product: 'Aurora 14' } },
       results: { create_ticket: { error: 'TicketError: store rejected it' } },
     });
     const out = await result;
@@ -137,5 +155,10 @@ describe('loadOfflineRules', () => {
   it('rejects a rule calling a tool the step may not use, and a missing LLM step', () => {
     expect(withRules((y) => y.replace('- tool: create_ticket', '- tool: send_email'))).toThrow(/is not in the step's tools/);
     expect(withRules((y) => y.replace('  03d-request-serial:\n', '  03d-renamed:\n'))).toThrow(/steps\.03d-request-serial: missing/);
+  });
+
+  it('rejects a rule setting an argument the step binds from state', () => {
+    const load = withRules((y) => y.replace("issueSummary: '{{data.issueSummary}}'", "issueSummary: '{{data.issueSummary}}'\n            serialNumber: '{{data.serialNumber}}'"));
+    expect(load).toThrow(/offline-model\.yaml: steps\.03a-valid-warranty\.\d+\.calls\.0\.args\.serialNumber: bound from data\.warranty\.serialNumber/);
   });
 });

@@ -2,18 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { StepInput } from '../../../lambdas/lib/contracts.ts';
 import { DefinitionError, StepFailedError } from '../../../lambdas/lib/errors.ts';
 import { getStep, loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
+import { loadPlugin, resolvePlugin } from '../../../lambdas/lib/workflow/plugin.ts';
 import type { StepDefinition } from '../../../lambdas/lib/workflow/schema.ts';
-import { codeStep, runStep } from '../../../lambdas/steps/index.ts';
+import { runStep } from '../../../lambdas/steps/index.ts';
 import { toolContext } from '../../../lambdas/steps/types.ts';
-import { fakeToolbox, inboundEmail, previousState, scriptedModel, stepInput, storedEmail } from './fixtures.ts';
+import { fakeToolbox, inboundEmail, previousState, scriptedModel, stepInput } from './fixtures.ts';
 import { failure } from '../../support/failure.ts';
 
-const def = loadWorkflow('warranty-email');
+const plugin = await loadPlugin('warranty-email');
+const def = plugin.def;
 
-function run(step: StepDefinition, input: StepInput, results: Parameters<typeof fakeToolbox>[0] = {}, email = inboundEmail()) {
+function run(step: StepDefinition, input: StepInput, results: Parameters<typeof fakeToolbox>[0] = {}) {
   const { toolbox, executed } = fakeToolbox(results);
   const { model } = scriptedModel([]);
-  const result = runStep({ def, step, input, email, toolbox, tool: toolContext(input, email), model: () => model, body: async () => storedEmail('') });
+  const result = runStep({ plugin, step, input, toolbox, tool: toolContext(input), model: () => model, untrusted: async () => undefined });
   return { result, executed };
 }
 
@@ -35,7 +37,7 @@ describe('02-check-warranty (code step)', () => {
       decidedBy: 'code',
       fields: { warranty: answer },
       toolCalls: [{ tool: 'check_warranty', args: { serialNumber: 'SN12345' }, result: answer }],
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
+      usage: { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
     });
     expect(executed[0]!.ctx.step).toBe('02-check-warranty');
   });
@@ -60,9 +62,20 @@ describe('02-check-warranty (code step)', () => {
     expect(error.message).toContain('chose "03a-valid-warranty", not a declared edge');
   });
 
-  it('names the known code steps when a handler is unknown', () => {
-    expect(() => codeStep({ ...step, handler: 'nope' })).toThrow(DefinitionError);
-    expect(() => codeStep({ ...step, handler: 'nope' })).toThrow(/known: check-warranty, out-of-scope/);
+  it('is the default export of lambdas/workflows/<workflow>/steps/<handler>.ts', async () => {
+    expect(Object.keys(plugin.codeSteps).sort()).toEqual(['check-warranty', 'out-of-scope']);
+    expect(plugin.codeSteps['check-warranty']).toBe((await import('../../../lambdas/workflows/warranty-email/steps/check-warranty.ts')).default);
+  });
+
+  it('names the missing module when a handler is unknown', async () => {
+    const error = await failure(run({ ...step, handler: 'nope' }, after01({ serialNumber: 'SN1' })).result);
+    expect(error).toBeInstanceOf(DefinitionError);
+    expect(error.message).toContain('no code step "nope"');
+    const loaded = loadWorkflow('warranty-email');
+    const broken = { ...loaded, steps: loaded.steps.map((s) => (s.name === step.name ? { ...s, handler: 'nope' } : s)) };
+    const unresolved = await failure(resolvePlugin(broken));
+    expect(unresolved).toBeInstanceOf(DefinitionError);
+    expect(unresolved.message).toContain('no module lambdas/workflows/warranty-email/steps/nope.ts');
   });
 });
 
@@ -110,7 +123,7 @@ describe('04-out-of-scope (code step and fallback)', () => {
   });
 
   it('greets without a name when the sender gave none', async () => {
-    const out = await run(step, stepInput(step.name, { previous: from01() }), {}, inboundEmail({ fromName: undefined })).result;
+    const out = await run(step, stepInput(step.name, { previous: from01(), input: { email: inboundEmail({ fromName: undefined }) } })).result;
     expect(out.reply).toMatch(/^Hello there,/);
   });
 

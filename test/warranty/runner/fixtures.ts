@@ -2,8 +2,9 @@
 import type { StoredEmail } from '../../../lambdas/triggers/email/store.ts';
 import type { StepInput, StepState, ToolCallRecord } from '../../../lambdas/lib/contracts.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../../lambdas/models/port.ts';
-import { toolSpec } from '../../../lambdas/tools/specs.ts';
-import type { InboundEmail, Toolbox, ToolContext } from '../../../lambdas/tools/types.ts';
+import type { InboundEmail } from '../../../lambdas/triggers/email/inbound.ts';
+import type { CallContext, Toolbox } from '../../../lambdas/tools/types.ts';
+import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
 
 export const WORKFLOW = 'warranty-email';
 
@@ -43,11 +44,11 @@ export function stepInput(step: string, overrides: Partial<StepInput> = {}): Ste
   };
 }
 
-/** A toolbox double over the real tool specs: answers from `results` and records every executed call. */
+/** A toolbox double over the warranty workflow's real tool definitions: answers from `results` and records every executed call. */
 export function fakeToolbox(results: Record<string, ToolCallRecord['result'] | { error: string }> = {}) {
-  const executed: { name: string; args: unknown; ctx: ToolContext }[] = [];
+  const executed: { name: string; args: unknown; ctx: CallContext }[] = [];
   const toolbox: Toolbox = {
-    spec: toolSpec,
+    spec: (name) => (Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined),
     async execute(name, args, ctx) {
       executed.push({ name, args, ctx });
       const given = args as Record<string, unknown>;

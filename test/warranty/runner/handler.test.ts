@@ -46,7 +46,7 @@ describe('step handler', () => {
       data: { earlier: 1, serialNumber: 'SN12345' },
       count: 1,
       toolCalls: [],
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
+      usage: { modelCalls: 1, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
       durationMs: 40,
     });
     expect(reads).toEqual(['email-1']);
@@ -80,7 +80,7 @@ describe('step handler', () => {
     const { step, next, reason, decidedBy, fields, data, count } = first;
     const out = (await handler('04-out-of-scope')(stepInput('04-out-of-scope', { previous: { step, next, reason, decidedBy, fields, data, count } }))) as StepOutput;
     expect(out).toMatchObject({ next: 'DONE', count: 2 });
-    expect(info(lines)).toContain('Email processing complete: 2 steps executed: [01-extract-serial, 04-out-of-scope]');
+    expect(info(lines)).toContain('Workflow complete: 2 steps executed: [01-extract-serial, 04-out-of-scope]');
   });
 
   it('runs code steps without reading the email body or building a model', async () => {
@@ -112,34 +112,39 @@ describe('step handler', () => {
   });
 
   describe('an output declared `from` a tool (03a ticketId: create_ticket.ticketId)', () => {
-    const previous = previousState({ step: '02-check-warranty', next: '03a-valid-warranty', data: { serialNumber: 'SN12345' }, count: 2 });
-    const ticketStep = (createTicket: NonNullable<Parameters<typeof fakeToolbox>[0]>[string], routed: Record<string, unknown>) => {
-      const { toolbox } = fakeToolbox({ create_ticket: createTicket });
-      const { model } = scriptedModel([
-        [toolUse('create_ticket', { serialNumber: 'SN12345', issueSummary: 'Does not start.' })],
-        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created', ...routed })],
-      ]);
+    const warranty = { serialNumber: 'SN12345', status: 'valid', product: 'Aurora 14', warrantyEnd: '2099-12-31' };
+    const previous = previousState({ step: '02-check-warranty', next: '03a-valid-warranty', data: { serialNumber: 'SN12345', warranty }, count: 2 });
+    const createTicket = toolUse('create_ticket', { issueSummary: 'Does not start.' });
+    const ticketStep = (result: NonNullable<Parameters<typeof fakeToolbox>[0]>[string], turns: Parameters<typeof scriptedModel>[0]) => {
+      const { toolbox, executed } = fakeToolbox({ create_ticket: result });
+      const { model, requests } = scriptedModel(turns);
       const { handler, lines } = setup({ toolbox, model });
-      return { run: () => handler('03a-valid-warranty')(stepInput('03a-valid-warranty', { previous })) as Promise<StepOutput>, lines };
+      return { run: () => handler('03a-valid-warranty')(stepInput('03a-valid-warranty', { previous })) as Promise<StepOutput>, lines, executed, requests };
     };
+    const route = (routed: Record<string, unknown>) => toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created', ...routed });
 
     it('takes the id create_ticket returned, not the one the model (or the email) made up', async () => {
-      const { run, lines } = ticketStep({ ticketId: 'TKT-REAL0000AAAA', status: 'open' }, { ticketId: 'TKT-99999' });
+      // A route in the same turn as the call is refused (chosen before the result was read); the model routes again.
+      const { run, lines, executed } = ticketStep({ ticketId: 'TKT-REAL0000AAAA', status: 'open' }, [[createTicket, route({ ticketId: 'TKT-99999' })], [route({ ticketId: 'TKT-99999' })]]);
       const out = await run();
       expect(out.fields).toEqual({ ticketId: 'TKT-REAL0000AAAA' });
-      expect(out.data).toEqual({ serialNumber: 'SN12345', ticketId: 'TKT-REAL0000AAAA' });
+      expect(out.data).toEqual({ serialNumber: 'SN12345', warranty, ticketId: 'TKT-REAL0000AAAA' });
+      // The ticket is for the device step 02 checked: serial and product are bound from data.warranty.
+      expect(executed.map((e) => e.args)).toEqual([{ issueSummary: 'Does not start.', serialNumber: 'SN12345', product: 'Aurora 14' }]);
       const warning = lines.find((l) => l.level === 'WARN' && l.message.startsWith('Step output ticketId replaced'))!;
       expect(warning.extra).toMatchObject({ field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-99999', kept: 'TKT-REAL0000AAAA' });
     });
 
-    it('sets the id when the model leaves it out, without a warning', async () => {
-      const { run, lines } = ticketStep({ ticketId: 'TKT-REAL0000AAAA', status: 'open' }, {});
-      expect((await run()).data.ticketId).toBe('TKT-REAL0000AAAA');
+    it('sets the id when the model leaves it out, without a warning, and moves on without a route call (single edge)', async () => {
+      const { run, lines, requests } = ticketStep({ ticketId: 'TKT-REAL0000AAAA', status: 'open' }, [[createTicket]]);
+      const out = await run();
+      expect(out).toMatchObject({ next: '05-send-confirmation', decidedBy: 'model', data: { ticketId: 'TKT-REAL0000AAAA' }, usage: { modelCalls: 1 } });
+      expect(requests).toHaveLength(1);
       expect(lines.filter((l) => l.message.startsWith('Step output ticketId replaced'))).toEqual([]);
     });
 
     it('drops the id when no create_ticket call succeeded, so step 05 sends the hand-off reply', async () => {
-      const { run, lines } = ticketStep({ error: 'TicketStoreError: rejected' }, { ticketId: 'TKT-99999' });
+      const { run, lines } = ticketStep({ error: 'TicketStoreError: rejected' }, [[createTicket], [route({ ticketId: 'TKT-99999' })]]);
       const out = await run();
       expect(out.fields).toEqual({});
       expect(out.data).not.toHaveProperty('ticketId');
@@ -190,7 +195,7 @@ describe('step handler with MODEL_PROVIDER=bedrock (local Converse server)', () 
     const handler = createHandler(bedrockEnv('01-extract-serial'), bedrockServices());
     const out = (await handler(stepInput('01-extract-serial'))) as StepOutput;
     expect(server.calls.at(-1)!.path).toBe('/model/test.pinned-model-v1%3A0/converse');
-    expect(out).toMatchObject({ next: '02-check-warranty', decidedBy: 'model', usage: { inputTokens: 900, outputTokens: 30, cacheReadInputTokens: 850, cacheWriteInputTokens: 0 } });
+    expect(out).toMatchObject({ next: '02-check-warranty', decidedBy: 'model', usage: { modelCalls: 1, inputTokens: 900, outputTokens: 30, cacheReadInputTokens: 850, cacheWriteInputTokens: 0 } });
   });
 
   it('lets ModelThrottledError escape by name, for the ASL Retry', async () => {

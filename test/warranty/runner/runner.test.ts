@@ -2,20 +2,29 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidModelOutputError } from '../../../lambdas/lib/errors.ts';
 import { getStep, loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
+import type { StepDefinition } from '../../../lambdas/lib/workflow/schema.ts';
 import type { ContentBlock } from '../../../lambdas/models/port.ts';
 import { ROUTE_TOOL } from '../../../lambdas/steps/prompt.ts';
 import { runLlmStep } from '../../../lambdas/steps/runner.ts';
+import { allowListed, withBoundArgs } from '../../../lambdas/steps/step-toolbox.ts';
 import { fakeToolbox, previousState, scriptedModel, stepInput, storedEmail, text, toolUse } from './fixtures.ts';
 import { failure } from '../../support/failure.ts';
 
 const def = loadWorkflow('warranty-email');
 const EMAIL = storedEmail('My laptop SN12345 stopped charging. Please repair it under warranty.');
+/** What the email trigger makes of the input's `email` for the prompt (see emailUntrusted). */
+const UNTRUSTED = { email: { fromName: EMAIL.email.fromName, subject: EMAIL.email.subject, receivedAt: EMAIL.email.receivedAt, body: EMAIL.body } };
+/** What step 02 leaves for 03a: the ticket's serial and product are bound from it. */
+const WARRANTY = { serialNumber: 'SN12345', warranty: { serialNumber: 'SN12345', status: 'valid', product: 'Aero 14 laptop', warrantyEnd: '2099-12-31' } };
 
-function run(stepName: string, turns: Parameters<typeof scriptedModel>[0], opts: { results?: Parameters<typeof fakeToolbox>[0]; data?: Record<string, unknown>; maxTurns?: number; stopReason?: 'max_tokens' } = {}) {
+function run(stepName: string, turns: Parameters<typeof scriptedModel>[0], opts: { results?: Parameters<typeof fakeToolbox>[0]; data?: Record<string, unknown>; maxTurns?: number; stopReason?: 'max_tokens'; step?: Partial<StepDefinition> } = {}) {
   const { model, requests } = scriptedModel(turns, opts.stopReason);
   const { toolbox, executed } = fakeToolbox(opts.results);
   const input = stepInput(stepName, { previous: previousState({ next: stepName, data: opts.data ?? {} }) });
-  const result = runLlmStep({ def, step: getStep(def, stepName), input, email: EMAIL, model, toolbox, maxTurns: opts.maxTurns });
+  const step = { ...getStep(def, stepName), ...opts.step };
+  // runStep hands the runner a step-scoped toolbox: the allow-list, then the step's bound arguments.
+  const scoped = withBoundArgs(allowListed(toolbox, step), step, { data: input.previous.data, input: input.input });
+  const result = runLlmStep({ def, step, input, untrusted: UNTRUSTED, untrustedFields: ['email'], model, toolbox: scoped, maxTurns: opts.maxTurns });
   return { result, requests, executed };
 }
 
@@ -36,15 +45,12 @@ describe('runLlmStep: the request', () => {
     expect(request!.inferenceConfig).toEqual({ maxTokens: def.manifest.model.maxTokens, temperature: 0 });
     const [preface, context] = request!.messages[0]!.content as { text: string }[];
     expect(preface!.text).toContain('untrusted');
-    expect(JSON.parse(context!.text)).toMatchObject({ step: '01-extract-serial', email: { subject: EMAIL.email.subject, body: EMAIL.body }, data: {}, error: null });
+    expect(JSON.parse(context!.text)).toEqual({ step: '01-extract-serial', input: {}, untrusted: UNTRUSTED, data: {}, error: null });
     expect(context!.text).not.toContain(EMAIL.email.from); // the model never needs the address
   });
 
   it('offers exactly the step tools plus route, whose next is an enum of the declared edges', async () => {
-    const { result, requests } = run('03a-valid-warranty', [
-      [toolUse('create_ticket', { serialNumber: 'SN12345', issueSummary: 'Does not charge.' })],
-      [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'ticket created', ticketId: 'TKT-1' })],
-    ]);
+    const { result, requests } = run('03a-valid-warranty', [[toolUse('create_ticket', { issueSummary: 'Does not charge.' })]], { data: WARRANTY });
     await result;
     const tools = requests[0]!.toolConfig!.tools.map((t) => t.toolSpec);
     expect(tools.map((t) => t.name)).toEqual(['create_ticket', ROUTE_TOOL]);
@@ -53,6 +59,18 @@ describe('runLlmStep: the request', () => {
     expect(route.properties.ticketId.type).toBe('string');
     expect(route.required).toEqual(['next', 'reason']);
     expect(tools[0]!.inputSchema.json).not.toHaveProperty('$schema');
+    // Bound arguments are filled by the engine: the model never sees them.
+    expect(Object.keys((tools[0]!.inputSchema.json as { properties: object }).properties)).toEqual(['issueSummary', 'priority']);
+  });
+
+  it('uses the step temperature (default 0) and shows a step with readsUntrusted: false no untrusted input', async () => {
+    const step = { ...getStep(def, '01-extract-serial'), temperature: 0.4, readsUntrusted: false };
+    const { model, requests } = scriptedModel([[toolUse(ROUTE_TOOL, { next: '04-out-of-scope', reason: 'r' })]]);
+    const input = stepInput(step.name, { input: { email: EMAIL.email, channel: 'support' } });
+    await runLlmStep({ def, step, input, untrusted: undefined, untrustedFields: ['email'], model, toolbox: fakeToolbox().toolbox });
+    expect(requests[0]!.inferenceConfig.temperature).toBe(0.4);
+    const context = JSON.parse((requests[0]!.messages[0]!.content[1] as { text: string }).text);
+    expect(context).toEqual({ step: step.name, input: { channel: 'support' }, data: {}, error: null });
   });
 });
 
@@ -67,7 +85,7 @@ describe('runLlmStep: routing', () => {
       decidedBy: 'model',
       fields: { serialNumber: 'SN12345', issueSummary: 'Laptop does not charge.' },
       toolCalls: [],
-      usage: { inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
+      usage: { modelCalls: 1, inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
     });
   });
 
@@ -123,10 +141,10 @@ describe('runLlmStep: routing', () => {
     const { result, executed } = run(
       '03a-valid-warranty',
       [
-        [toolUse('create_ticket', { serialNumber: 'SN12345', issueSummary: 'x' }, 't1'), toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'r', ticketId: 'TKT-GUESS' }, 'r1')],
+        [toolUse('create_ticket', { issueSummary: 'x' }, 't1'), toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'r', ticketId: 'TKT-GUESS' }, 'r1')],
         [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'ticket created', ticketId: 'TKT-REAL' })],
       ],
-      { results: { create_ticket: { ticketId: 'TKT-REAL' } } },
+      { results: { create_ticket: { ticketId: 'TKT-REAL' } }, data: WARRANTY },
     );
     const out = await result;
     expect(out.fields).toEqual({ ticketId: 'TKT-REAL' });
@@ -158,20 +176,69 @@ describe('runLlmStep: text fallback', () => {
 
 describe('runLlmStep: tools', () => {
   it('runs the tool-use loop: executes allowed calls, returns their results, sums usage over turns', async () => {
+    // Two edges: the step is not finished by its tool call alone, the model routes.
     const { result, requests, executed } = run(
       '03a-valid-warranty',
       [
-        [toolUse('create_ticket', { serialNumber: 'SN12345', issueSummary: 'Does not charge.' }, 't1')],
+        [toolUse('create_ticket', { issueSummary: 'Does not charge.' }, 't1')],
         [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created', ticketId: 'TKT-12345' })],
       ],
-      { results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } }, data: { serialNumber: 'SN12345' } },
+      { results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } }, data: WARRANTY, step: { next: ['05-send-confirmation', 'DONE'] } },
     );
     const out = await result;
     expect(executed).toHaveLength(1);
-    expect(executed[0]!.ctx).toMatchObject({ workflow: 'warranty-email', step: '03a-valid-warranty', execution: { name: 'exec-1' }, email: EMAIL.email });
     expect(toolResults(requests, 2)).toEqual([{ toolUseId: 't1', status: 'success', content: [{ text: '{"ticketId":"TKT-12345","status":"open"}' }] }]);
-    expect(out.toolCalls).toEqual([{ tool: 'create_ticket', args: { serialNumber: 'SN12345', issueSummary: 'Does not charge.' }, result: { ticketId: 'TKT-12345', status: 'open' } }]);
-    expect(out.usage).toEqual({ inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 160, cacheWriteInputTokens: 40 });
+    expect(out.toolCalls).toEqual([
+      { tool: 'create_ticket', args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' }, result: { ticketId: 'TKT-12345', status: 'open' } },
+    ]);
+    expect(out.usage).toEqual({ modelCalls: 2, inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 160, cacheWriteInputTokens: 40 });
+  });
+
+  it('fills bound arguments from state: the tool runs on the checked device, with the caller identity', async () => {
+    const { result, requests, executed } = run(
+      '03a-valid-warranty',
+      [
+        [toolUse('create_ticket', { issueSummary: 'Does not charge.' }, 't1')],
+        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created' })],
+      ],
+      { results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } }, data: WARRANTY },
+    );
+    const out = await result;
+    expect(executed).toHaveLength(1);
+    expect(executed[0]!.ctx).toMatchObject({ workflow: 'warranty-email', step: '03a-valid-warranty', execution: { name: 'exec-1' }, input: { email: expect.objectContaining({ id: 'email-1', from: 'anna.berg@example.com' }) } });
+    expect(executed[0]!.args).toEqual({ issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' });
+    expect(out.toolCalls).toEqual([
+      { tool: 'create_ticket', args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' }, result: { ticketId: 'TKT-12345', status: 'open' } },
+    ]);
+    // A single-edge step whose outputs all come from tools is done once its calls succeeded: no second model call just to route.
+    expect(requests).toHaveLength(1);
+    expect(out).toMatchObject({ next: '05-send-confirmation', decidedBy: 'model', usage: { modelCalls: 1 } }); // ticketId: the handler takes it from the result (`from`)
+  });
+
+  it.each([
+    ['the same value', { serialNumber: 'SN12345' }, /\(not even to the same value\)/],
+    ['another device', { serialNumber: 'SN99999', product: 'Something else' }, /argument "serialNumber" is bound from data.warranty.serialNumber/],
+  ])('refuses a call that sets a bound argument (%s): never executed, the model is told', async (_name, given, message) => {
+    const { result, requests, executed } = run(
+      '03a-valid-warranty',
+      [[toolUse('create_ticket', { ...given, issueSummary: 'x' }, 't1')], [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Could not open a ticket' })]],
+      { data: WARRANTY },
+    );
+    const out = await result;
+    expect(executed).toEqual([]);
+    expect(out.toolCalls[0]).toMatchObject({ tool: 'create_ticket', error: expect.stringMatching(/^ToolInputError: /) });
+    expect(out.toolCalls[0]!.error).toMatch(message);
+    expect(toolResults(requests, 2)[0]).toMatchObject({ toolUseId: 't1', status: 'error' });
+  });
+
+  it('refuses a bound call when the state has no value for it (the tool never runs on a guess)', async () => {
+    const { result, executed } = run(
+      '03a-valid-warranty',
+      [[toolUse('create_ticket', { issueSummary: 'x' })], [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'No ticket' })]],
+      { data: { serialNumber: 'SN12345' } },
+    );
+    expect(executed).toEqual([]);
+    expect((await result).toolCalls[0]!.error).toMatch(/^ToolInputError: bound argument "serialNumber": data.warranty.serialNumber has no value/);
   });
 
   it('refuses a tool outside the step allow-list: recorded with an error, never executed, the model is told', async () => {
@@ -202,9 +269,16 @@ describe('runLlmStep: tools', () => {
     expect((await result).reply).toBe('Hello Anna, please send us the serial number.');
   });
 
+  it('routes a single-edge step without a route call once its required tool succeeded', async () => {
+    const { result, requests } = run('03d-request-serial', [[toolUse('send_email', { body: 'Please send us the serial number.' })]]);
+    expect(await result).toMatchObject({ next: 'DONE', decidedBy: 'model', reply: 'Please send us the serial number.', usage: { modelCalls: 1 } });
+    expect(requests).toHaveLength(1);
+  });
+
   it('gives up with InvalidModelOutputError after maxTurns without a route', async () => {
+    // The reply keeps failing, so the step is never done by itself.
     const loop = (): ContentBlock[] => [toolUse('send_email', { body: 'again' })];
-    const error = await failure(run('03d-request-serial', [loop, loop, loop], { maxTurns: 3 }).result);
+    const error = await failure(run('03d-request-serial', [loop, loop, loop], { maxTurns: 3, results: { send_email: { error: 'MailError: rejected' } } }).result);
     expect(error).toBeInstanceOf(InvalidModelOutputError);
     expect(error.message).toContain('no valid route after 3 model turns');
   });

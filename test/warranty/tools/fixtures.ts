@@ -1,6 +1,16 @@
 /** Shared by the tools, event-log and ingress tests: a tool context and tables on DynamoDB Local. */
 import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { InboundEmail, ToolContext } from '../../../lambdas/tools/types.ts';
+import type { InboundEmail } from '../../../lambdas/triggers/email/inbound.ts';
+import type { CallContext, ToolDefinition } from '../../../lambdas/tools/types.ts';
+import checkWarranty from '../../../lambdas/workflows/warranty-email/tools/check-warranty.ts';
+import createTicket from '../../../lambdas/workflows/warranty-email/tools/create-ticket.ts';
+import sendEmail from '../../../lambdas/workflows/warranty-email/tools/send-email.ts';
+
+/** The warranty workflow's tool modules, as the plugin loader finds them. */
+export const WARRANTY_TOOLS = { check_warranty: checkWarranty, create_ticket: createTicket, send_email: sendEmail } as const satisfies Record<string, ToolDefinition>;
+
+/** A tool with its adapters replaced by test doubles (its `connect` returns `ports`). */
+export const withPorts = (tool: ToolDefinition, ports: unknown): ToolDefinition => ({ ...tool, connect: () => ports });
 
 export const EMAIL: InboundEmail = {
   id: 'ses-1',
@@ -13,11 +23,11 @@ export const EMAIL: InboundEmail = {
   bodyChars: 352,
 };
 
-export const toolContext = (step: string, email: InboundEmail = EMAIL, execution = 'email-1'): ToolContext => ({
+export const toolContext = (step: string, email: InboundEmail = EMAIL, execution = 'email-1'): CallContext => ({
   workflow: 'warranty-email',
   step,
   execution: { id: `arn:aws:states:us-east-1:000000000000:execution:warranty-email:${execution}`, name: execution },
-  email,
+  input: { email },
 });
 
 /** A project-shaped table (string `pk`/`sk`, on demand), optionally with a TTL attribute. */

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { outboxMailer, readOutbox, replySubject, sesMailer } from '../../../lambdas/triggers/email/mail.ts';
-import type { OutgoingMail } from '../../../lambdas/tools/ports.ts';
+import { outboxMailer, readOutbox, replySubject, sesMailer, type OutgoingMail } from '../../../lambdas/triggers/email/mail.ts';
 
 const MAIL: OutgoingMail = {
   to: 'maria.lopez@example.org',

@@ -8,13 +8,12 @@ import { PutCommand, ScanCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dy
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
 import { TicketConflictError, ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
-import { outboxMailer } from '../../../lambdas/triggers/email/mail.ts';
-import type { Mailer, Ticket, ToolPorts } from '../../../lambdas/tools/ports.ts';
-import { dynamoTicketStore, ticketIdFor } from '../../../lambdas/workflows/warranty-email/tickets.ts';
+import { outboxMailer, type Mailer } from '../../../lambdas/triggers/email/mail.ts';
+import { dynamoTicketStore, ticketIdFor, type Ticket } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../lambdas/tools/toolbox.ts';
-import { dynamoRegistry, jsonFileRegistry, registryItem } from '../../../lambdas/workflows/warranty-email/registry.ts';
+import { dynamoRegistry, registryItem } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { failure } from '../../support/failure.ts';
-import { createTable, toolContext } from './fixtures.ts';
+import { createTable, toolContext, WARRANTY_TOOLS, withPorts } from './fixtures.ts';
 
 let ddb: DynamoDbLocal;
 const TICKETS = 'Tickets';
@@ -29,13 +28,8 @@ afterAll(async () => ddb?.stop());
 
 /** A fresh "Lambda attempt": new adapters over the same tables and outbox. */
 function attempt(mailer: Mailer, opts: ToolboxOptions = {}) {
-  const ports: ToolPorts = {
-    registry: jsonFileRegistry('unused'),
-    tickets: dynamoTicketStore(ddb.client, TICKETS),
-    mailer,
-    idempotency: dynamoIdempotencyStore(ddb.client, IDEMPOTENCY),
-  };
-  return createToolbox(ports, opts);
+  const tools = [withPorts(WARRANTY_TOOLS.create_ticket, dynamoTicketStore(ddb.client, TICKETS)), withPorts(WARRANTY_TOOLS.send_email, mailer)];
+  return createToolbox(tools, { idempotency: dynamoIdempotencyStore(ddb.client, IDEMPOTENCY), ...opts });
 }
 
 /** A client with the step role's rights on TicketsTable: it may write, and every read is denied (as IAM would). */

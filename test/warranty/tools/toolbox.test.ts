@@ -10,43 +10,55 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
 import { STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
-import { toolPortsFromEnv } from '../../../lambdas/tools/from-env.ts';
-import { outboxMailer } from '../../../lambdas/triggers/email/mail.ts';
-import type { Ticket, ToolPorts } from '../../../lambdas/tools/ports.ts';
-import { TOOL_SPECS } from '../../../lambdas/tools/specs.ts';
-import { ticketIdFor } from '../../../lambdas/workflows/warranty-email/tickets.ts';
-import { createToolbox, dynamoIdempotencyStore } from '../../../lambdas/tools/toolbox.ts';
-import type { InboundEmail, ToolSpec } from '../../../lambdas/tools/types.ts';
-import { jsonFileRegistry, SERIAL_NUMBER, warrantyStatus } from '../../../lambdas/workflows/warranty-email/registry.ts';
+import { outboxMailer, type Mailer } from '../../../lambdas/triggers/email/mail.ts';
+import { ticketIdFor, type Ticket, type TicketStore } from '../../../lambdas/workflows/warranty-email/tickets.ts';
+import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../lambdas/tools/toolbox.ts';
+import { loggableArgs } from '../../../lambdas/tools/types.ts';
+import type { InboundEmail } from '../../../lambdas/triggers/email/inbound.ts';
+import { jsonFileRegistry, SERIAL_NUMBER, warrantyStatus, type WarrantyRegistry } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { sample } from '../ingress/fixtures.ts';
-import { EMAIL, toolContext } from './fixtures.ts';
+import { EMAIL, toolContext, WARRANTY_TOOLS, withPorts } from './fixtures.ts';
 
 const REGISTRY = join(STATEMACHINES_DIR, 'warranty-email', 'registry.json');
 const TODAY = new Date('2026-11-21T12:00:00Z');
 
 const ctx = (step: string, email: InboundEmail = EMAIL) => toolContext(step, email);
 
-function ports(overrides: Partial<ToolPorts> = {}) {
+interface Ports {
+  registry: WarrantyRegistry;
+  tickets: TicketStore;
+  mailer: Mailer;
+}
+
+/** The warranty tools over test doubles (a registry file, in-memory tickets, an outbox). */
+function ports(overrides: Partial<Ports> = {}) {
   const tickets: Ticket[] = [];
   const mailer = outboxMailer(undefined, () => TODAY);
-  const all: ToolPorts = {
+  const all: Ports = {
     registry: jsonFileRegistry(REGISTRY),
     tickets: { create: async (t) => (tickets.push(t), t) },
     mailer,
-    // Never called: idempotency is off in these tests.
-    idempotency: dynamoIdempotencyStore(new DynamoDBClient({ region: 'us-east-1' }), 'unused'),
     ...overrides,
   };
-  return { ports: all, tickets, sent: mailer.sent };
+  const tools = [
+    withPorts(WARRANTY_TOOLS.check_warranty, all.registry),
+    withPorts(WARRANTY_TOOLS.create_ticket, all.tickets),
+    withPorts(WARRANTY_TOOLS.send_email, all.mailer),
+  ];
+  return { tools, tickets, sent: mailer.sent };
 }
+
+const toolbox = (tools: ReturnType<typeof ports>['tools'], opts: ToolboxOptions = {}) =>
+  // Never called: idempotency is off in these tests.
+  createToolbox(tools, { idempotency: dynamoIdempotencyStore(new DynamoDBClient({ region: 'us-east-1' }), 'unused'), ...opts });
 
 beforeAll(() => void vi.stubEnv('POWERTOOLS_IDEMPOTENCY_DISABLED', 'true'));
 afterAll(() => void vi.unstubAllEnvs());
 
 describe('send_email', () => {
   it('always writes to the verified sender, in the thread of the inbound mail', async () => {
-    const { ports: p, sent } = ports();
-    const record = await createToolbox(p).execute('send_email', { subject: 'About your claim', body: 'We are on it.' }, ctx('05-send-confirmation'));
+    const { tools: p, sent } = ports();
+    const record = await toolbox(p).execute('send_email', { subject: 'About your claim', body: 'We are on it.' }, ctx('05-send-confirmation'));
     expect(record.error).toBeUndefined();
     expect(sent).toEqual([
       {
@@ -64,17 +76,17 @@ describe('send_email', () => {
   });
 
   it.each([['to'], ['cc'], ['bcc'], ['replyTo']])('refuses a model-supplied %s and sends nothing', async (field) => {
-    const { ports: p, sent } = ports();
-    const record = await createToolbox(p).execute('send_email', { body: 'hi', [field]: 'attacker@evil.example' }, ctx('03b-device-not-found'));
+    const { tools: p, sent } = ports();
+    const record = await toolbox(p).execute('send_email', { body: 'hi', [field]: 'attacker@evil.example' }, ctx('03b-device-not-found'));
     expect(record.error).toMatch(/^ToolInputError: .*Unrecognized key/);
     expect(record.args).toEqual({ body: 'hi', [field]: 'attacker@evil.example' });
     expect(sent).toEqual([]);
   });
 
   it('uses the proposed subject only when the inbound mail had none, and omits In-Reply-To without a Message-ID', async () => {
-    const { ports: p, sent } = ports();
-    await createToolbox(p).execute('send_email', { subject: 'Your serial number', body: 'x' }, ctx('03d-request-serial', { ...EMAIL, subject: '', messageId: '' }));
-    await createToolbox(p).execute('send_email', { body: 'y' }, ctx('03d-request-serial', { ...EMAIL, subject: 'RE: my claim' }));
+    const { tools: p, sent } = ports();
+    await toolbox(p).execute('send_email', { subject: 'Your serial number', body: 'x' }, ctx('03d-request-serial', { ...EMAIL, subject: '', messageId: '' }));
+    await toolbox(p).execute('send_email', { body: 'y' }, ctx('03d-request-serial', { ...EMAIL, subject: 'RE: my claim' }));
     expect(sent.map((m) => [m.subject, m.inReplyTo])).toEqual([
       ['Re: Your serial number', undefined],
       ['RE: my claim', EMAIL.messageId],
@@ -82,14 +94,14 @@ describe('send_email', () => {
   });
 
   it('refuses an empty body', async () => {
-    const record = await createToolbox(ports().ports).execute('send_email', { body: '  ' }, ctx('04-out-of-scope'));
+    const record = await toolbox(ports().tools).execute('send_email', { body: '  ' }, ctx('04-out-of-scope'));
     expect(record.error).toMatch(/^ToolInputError: body:/);
   });
 });
 
 describe('check_warranty', () => {
   const check = async (serialNumber: string, today = TODAY) =>
-    (await createToolbox(ports().ports, { clock: () => today }).execute('check_warranty', { serialNumber }, ctx('02-check-warranty'))).result;
+    (await toolbox(ports().tools, { clock: () => today }).execute('check_warranty', { serialNumber }, ctx('02-check-warranty'))).result;
 
   it('answers valid, expired and not_found from the registry by date', async () => {
     expect(await check('SN48213')).toEqual({ serialNumber: 'SN48213', status: 'valid', product: 'Lumen X2 wireless headphones', warrantyEnd: '2099-12-31' });
@@ -118,15 +130,15 @@ describe('check_warranty', () => {
   it('records an invalid registry file as an error', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'registry-')), 'registry.json');
     writeFileSync(file, JSON.stringify([{ serial: 'SN1', product: 'p', warrantyEnd: '31/12/2030' }]));
-    const record = await createToolbox(ports({ registry: jsonFileRegistry(file) }).ports).execute('check_warranty', { serialNumber: 'SN1' }, ctx('02'));
+    const record = await toolbox(ports({ registry: jsonFileRegistry(file) }).tools).execute('check_warranty', { serialNumber: 'SN1' }, ctx('02'));
     expect(record.error).toMatch(/^InvalidInputError: .*registry.json: 0.warrantyEnd: /);
   });
 });
 
 describe('create_ticket', () => {
   it('opens a ticket for the verified sender with an id derived from (workflow, execution, step)', async () => {
-    const { ports: p, tickets } = ports();
-    const record = await createToolbox(p, { clock: () => TODAY }).execute(
+    const { tools: p, tickets } = ports();
+    const record = await toolbox(p, { clock: () => TODAY }).execute(
       'create_ticket',
       { serialNumber: 'sn48213', product: 'Lumen X2 wireless headphones', issueSummary: 'Does not charge.' },
       ctx('03a-valid-warranty'),
@@ -158,7 +170,7 @@ describe('create_ticket', () => {
   });
 
   it('refuses unknown priorities', async () => {
-    const record = await createToolbox(ports().ports).execute('create_ticket', { serialNumber: 'SN1', issueSummary: 'x', priority: 'urgent!!' }, ctx('03a'));
+    const record = await toolbox(ports().tools).execute('create_ticket', { serialNumber: 'SN1', issueSummary: 'x', priority: 'urgent!!' }, ctx('03a'));
     expect(record.error).toMatch(/^ToolInputError: priority:/);
   });
 });
@@ -174,42 +186,61 @@ describe('errors', () => {
     ['a 5xx', awsError('InternalFailure', 500)],
     ['a network failure', Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })],
   ])('turns %s into ToolUnavailableError (the ASL retries it)', async (_name, error) => {
-    const toolbox = createToolbox(ports({ mailer: failingMailer(error) }).ports);
-    const call = toolbox.execute('send_email', { body: 'x' }, ctx('05'));
+    const call = toolbox(ports({ mailer: failingMailer(error) }).tools).execute('send_email', { body: 'x' }, ctx('05'));
     await expect(call).rejects.toBeInstanceOf(ToolUnavailableError);
     await expect(call).rejects.toThrow(/^send_email: /);
   });
 
   it('records a permanent failure instead of throwing', async () => {
-    const toolbox = createToolbox(ports({ mailer: failingMailer(awsError('MessageRejected', 400)) }).ports);
-    expect((await toolbox.execute('send_email', { body: 'x' }, ctx('05'))).error).toBe('MessageRejected: MessageRejected happened');
+    expect((await toolbox(ports({ mailer: failingMailer(awsError('MessageRejected', 400)) }).tools).execute('send_email', { body: 'x' }, ctx('05'))).error).toBe('MessageRejected: MessageRejected happened');
   });
 
   it('records an unknown tool without running anything', async () => {
-    expect(await createToolbox(ports().ports).execute('delete_everything', { all: true }, ctx('05'))).toEqual({
+    expect(await toolbox(ports().tools).execute('delete_everything', { all: true }, ctx('05'))).toEqual({
       tool: 'delete_everything',
       args: { all: true },
       error: 'ToolNotAllowedError: unknown tool "delete_everything"',
     });
   });
+
+  it('keeps only a bounded summary of a refused call\'s arguments', async () => {
+    const huge = { body: 'x'.repeat(50_000), ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i])) };
+    const record = await toolbox(ports().tools).execute('delete_everything', huge, ctx('05'));
+    expect(record.error).toMatch(/^ToolNotAllowedError: /);
+    expect(JSON.stringify(record.args).length).toBeLessThan(2_000);
+    expect(record.args.body).toMatch(/…\(50000 chars\)$/);
+  });
 });
 
 describe('specs', () => {
   it('describes every tool, with strict schemas the model sees as JSON Schema', () => {
-    const toolbox = createToolbox(ports().ports);
-    for (const name of Object.keys(TOOL_SPECS)) {
-      const spec = toolbox.spec(name)!;
+    const box = toolbox(ports().tools);
+    for (const name of Object.keys(WARRANTY_TOOLS)) {
+      const spec = box.spec(name)!;
       expect(spec.name).toBe(name);
       expect(spec.input.toJSONSchema()).toMatchObject({ type: 'object', additionalProperties: false });
-      for (const arg of spec.loggableArgs) expect(Object.keys(spec.input.shape)).toContain(arg);
+      for (const arg of spec.personal ?? []) expect(Object.keys(spec.input.shape)).toContain(arg);
     }
-    expect(toolbox.spec('toString')).toBeUndefined();
+    expect(box.spec('toString')).toBeUndefined();
     // One ticket per step; one reply per email, whichever step sends it.
-    expect(Object.values(TOOL_SPECS).map((spec) => [spec.name, (spec as ToolSpec).idempotency])).toEqual([
+    expect(Object.values(WARRANTY_TOOLS).map((spec) => [spec.name, spec.idempotency])).toEqual([
       ['check_warranty', undefined],
       ['create_ticket', 'step'],
       ['send_email', 'execution'],
     ]);
+  });
+
+  it('lets the event log keep only the arguments that carry no personal data', () => {
+    // The serial identifies the customer's device; fault descriptions and mail text are personal.
+    const { check_warranty, create_ticket, send_email } = WARRANTY_TOOLS;
+    expect(loggableArgs(check_warranty, { serialNumber: 'SN48213' })).toEqual({});
+    expect(loggableArgs(create_ticket, { serialNumber: 'SN48213', product: 'Lumen X2', issueSummary: 'x', priority: 'high' })).toEqual({
+      product: 'Lumen X2',
+      priority: 'high',
+    });
+    expect(loggableArgs(send_email, { subject: 's', body: 'b' })).toEqual({});
+    // An argument outside the schema may carry anything: never kept.
+    expect(loggableArgs(create_ticket, { priority: 'low', note: 'call +49 170 1234567' })).toEqual({ priority: 'low' });
   });
 
   it('uses one serial format across samples and registry', async () => {
@@ -227,11 +258,11 @@ describe('specs', () => {
   });
 });
 
-describe('toolPortsFromEnv', () => {
-  it('builds only the ports a step uses, from its environment', async () => {
-    const toolbox = createToolbox(toolPortsFromEnv({ WARRANTY_REGISTRY_FILE: REGISTRY }), { clock: () => TODAY });
-    expect((await toolbox.execute('check_warranty', { serialNumber: 'SN48213' }, ctx('02'))).result).toMatchObject({ status: 'valid' });
-    const send = await toolbox.execute('send_email', { body: 'x' }, ctx('05'));
-    expect(send.error).toBe("InvalidInputError: this step's environment has no IDEMPOTENCY_TABLE");
+describe('adapters from the environment', () => {
+  it('builds only the adapters a step uses, from its environment', async () => {
+    const box = createToolbox(Object.values(WARRANTY_TOOLS), { env: { WARRANTY_REGISTRY_FILE: REGISTRY }, clock: () => TODAY });
+    expect((await box.execute('check_warranty', { serialNumber: 'SN48213' }, ctx('02'))).result).toMatchObject({ status: 'valid' });
+    const send = await box.execute('send_email', { body: 'x' }, ctx('05'));
+    expect(send.error).toMatch(/^InvalidInputError: .*environment has no IDEMPOTENCY_TABLE/);
   });
 });

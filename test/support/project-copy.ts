@@ -1,0 +1,61 @@
+/**
+ * A throwaway copy of the project (the working tree, without node_modules, .git and build output,
+ * which are linked or left out), for tests that add a workflow the way a user would and run the
+ * real CLI and `cdk synth` on it.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+
+const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage']);
+
+/** Copy the project into `dir` (which must exist and be empty); node_modules and the DynamoDB Local jar are linked. */
+export function copyProject(dir: string): string {
+  for (const entry of readdirSync(PROJECT_ROOT)) {
+    if (SKIPPED.has(entry) || entry.startsWith('cdk.out') || entry === 'test-results.json') continue;
+    cpSync(join(PROJECT_ROOT, entry), join(dir, entry), { recursive: true });
+  }
+  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  mkdirSync(join(dir, '.stepwise'));
+  symlinkSync(join(PROJECT_ROOT, '.stepwise', 'dynamodb-local'), join(dir, '.stepwise', 'dynamodb-local'));
+  return dir;
+}
+
+/** Every file under `dir` (relative paths) with its content, for before/after comparisons. */
+export function snapshotFiles(dir: string, skip: (path: string) => boolean = () => false): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at)) {
+      const path = join(at, entry);
+      const rel = relative(dir, path);
+      if (SKIPPED.has(entry) || entry.startsWith('cdk.out') || skip(rel)) continue;
+      if (statSync(path).isDirectory()) walk(path);
+      else files.set(rel, readFileSync(path, 'utf8'));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+export interface Ran {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Run a command in `cwd` to its end (no shell), e.g. `run(dir, 'node', 'bin/stepwise.mjs', 'validate')`. */
+export function run(cwd: string, command: string, ...args: string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, out, err }));
+  });
+}
+
+/** `stepwise <args>` in the copy at `cwd`. */
+export const stepwise = (cwd: string, ...args: string[]) => run(cwd, process.execPath, 'bin/stepwise.mjs', ...args);
