@@ -20,15 +20,25 @@ export function loadProjectWorkflows(): Promise<WorkflowPlugin[]> {
   return Promise.all(listWorkflows().map((name) => loadPlugin(name)));
 }
 
-/** Loaded once per process (top-level await): `buildStepwiseApp` and the local synth stay synchronous. */
-export const PROJECT_WORKFLOWS: readonly WorkflowPlugin[] = await loadProjectWorkflows();
+// Loaded once per process (top-level await), so `buildStepwiseApp` and the local synth stay synchronous. A
+// broken workflow must not break importing this module (every CLI command does): its error is thrown on use.
+const loaded = await loadProjectWorkflows().then(
+  (plugins) => ({ plugins }),
+  (error: unknown) => ({ error }),
+);
+
+/** The project's workflows with their code. @throws DefinitionError of the first broken workflow. */
+export function projectWorkflows(): readonly WorkflowPlugin[] {
+  if ('error' in loaded) throw loaded.error;
+  return loaded.plugins;
+}
 
 /**
  * The single place the stacks are instantiated: used by the CDK app (`infra/app.ts`) and by the
  * local runtime's in-process synth. Stacks are environment-agnostic (no account/region lookups),
  * so synth works offline, and their names carry the environment name: `Stepwise-<Workflow>-<env>`.
  */
-export function buildStepwiseApp(app: App, config: EnvConfig, workflows: readonly WorkflowPlugin[] = PROJECT_WORKFLOWS): StepwiseStacks {
+export function buildStepwiseApp(app: App, config: EnvConfig, workflows: readonly WorkflowPlugin[] = projectWorkflows()): StepwiseStacks {
   const stacks: Record<string, WorkflowStack> = {};
   for (const plugin of workflows) {
     const { name, description } = plugin.def.manifest;

@@ -8,6 +8,7 @@ import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
 import { fromTemplates, synthesize, synthProject } from '../../../infra/local/synth.ts';
 import { DefinitionError } from '../../../lambdas/lib/errors.ts';
 import { loadWorkflow, PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
+import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'stepwise-synth-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -20,7 +21,7 @@ describe('synthesize', () => {
       const synthesized = synthesize((app) => {
         const stack = new Stack(app, 'TriageSynth');
         new AgentWorkflow(stack, 'Triage', {
-          workflow: loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows')),
+          plugin: triagePlugin(),
           config: getEnvConfig('dev'),
         });
       });

@@ -20,6 +20,7 @@ import { synthesize, synthProject } from '../../../infra/local/synth.ts';
 import { DONE, type StepInput, type StepOutput } from '../../../lambdas/lib/contracts.ts';
 import * as errors from '../../../lambdas/lib/errors.ts';
 import { loadWorkflow, PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
+import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 
 // asl-validator ships no type declarations.
 const aslValidator = createRequire(import.meta.url)('asl-validator') as (
@@ -27,7 +28,8 @@ const aslValidator = createRequire(import.meta.url)('asl-validator') as (
   options?: { checkArn?: boolean; checkPaths?: boolean },
 ) => { isValid: boolean; errorsText: (separator?: string) => string };
 
-const triage = loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows'));
+const plugin = triagePlugin();
+const triage = plugin.def;
 const { maxSteps, fallback } = triage.manifest;
 
 /** What an execution's scripted steps do; it travels in the execution input. */
@@ -91,7 +93,7 @@ beforeAll(async () => {
   historyDir = mkdtempSync(join(tmpdir(), 'stepwise-exec-'));
   const synthesized = synthesize((app) => {
     const stack = new Stack(app, 'TriageTest');
-    new AgentWorkflow(stack, 'Triage', { workflow: triage, config: getEnvConfig('dev') });
+    new AgentWorkflow(stack, 'Triage', { plugin, config: getEnvConfig('dev') });
   });
   runtime = await LocalRuntime.create({
     app: synthesized,

@@ -22,12 +22,14 @@ const cli = (...args: string[]) => runCli([run, evalCommand, demo], ...args);
 const tmp = useTempDirs('stepwise-e2e-cli-');
 
 describe('stepwise run', () => {
+  /** The results of the --json run, for the shape checks. */
+  let runJson: Record<string, unknown>[] = [];
+
   it('--json prints exactly one array, an entry per email in input order, in the contract shape', async () => {
-    const missing = join(tmp(), 'missing.eml');
-    const code = await cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--email', missing, '--json');
+    const code = await cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--email', join(SAMPLES_DIR, 'out-of-scope.eml'), '--json');
 
     expect(code).toBe(0); // REJECTED is a normal outcome
-    const results = JSON.parse(io.out) as Record<string, unknown>[];
+    const results = (runJson = JSON.parse(io.out) as Record<string, unknown>[]);
     expect(results.map((r) => [String(r.file).slice(SAMPLES_DIR.length + 1) || r.file, r.status])).toEqual([
       ['auto-reply.eml', 'REJECTED'],
       ['expired-warranty.eml', 'SUCCEEDED'],
@@ -36,14 +38,8 @@ describe('stepwise run', () => {
       ['spam.eml', 'REJECTED'],
       ['unknown-serial.eml', 'SUCCEEDED'],
       ['valid-warranty.eml', 'SUCCEEDED'],
-      [missing, 'REJECTED'],
+      ['out-of-scope.eml', 'DUPLICATE'],
     ]);
-    for (const r of results) {
-      expect(Object.keys(r)).toEqual(['file', 'messageId', 'executionName', 'status', ...(r.reason === undefined ? [] : ['reason']), 'steps', 'toolCalls', 'outbox']);
-      for (const s of r.steps as Record<string, unknown>[]) expect(Object.keys(s)).toEqual(['name', 'next', 'decidedBy', 'fields']);
-      for (const c of r.toolCalls as Record<string, unknown>[]) expect(Object.keys(c)).toEqual(['step', 'tool', 'args', 'result']);
-      for (const m of r.outbox as Record<string, unknown>[]) expect(Object.keys(m)).toEqual(['to', 'subject', 'body']);
-    }
     expect(results[6]).toMatchObject({
       messageId: '<CAF7x2q1.valid-warranty.48213@mail.example.org>',
       executionName: expect.stringMatching(/^email-[a-z0-9]{40}$/),
@@ -54,22 +50,59 @@ describe('stepwise run', () => {
         { name: '05-send-confirmation', next: 'DONE', decidedBy: 'offline', fields: {} },
       ],
       outbox: [{ to: 'maria.lopez@example.org', subject: 'Re: Headphones stopped charging - warranty claim' }],
+      usage: { modelCalls: 3 },
     });
     expect(results[0]).toMatchObject({ reason: 'auto_submitted: Auto-Submitted: auto-replied', steps: [], outbox: [] });
-    expect(results[7]).toMatchObject({ messageId: null, executionName: null, reason: expect.stringMatching(/^unreadable: ENOENT/) });
+    expect(results[7]).toMatchObject({ executionName: results[3]!.executionName, steps: [], outbox: [] });
     // Progress went to stderr.
-    expect(io.err).toContain('[8/8] missing.eml REJECTED');
+    expect(io.err).toContain('[8/8] out-of-scope.eml DUPLICATE');
+  });
+
+  // ENGINE BUG?: an email that ran is reported as { messageId, file, ... } (workflow-session.ts deliverEmail spreads report() after messageId), a refused one as { file, messageId, ... }: the --json key order is no longer one contract.
+  it('--json gives every entry the contract key order', () => {
+    const results = runJson;
+    expect(results).toHaveLength(8);
+    for (const r of results) {
+      const ran = r.status === 'SUCCEEDED' || r.status === 'FAILED';
+      expect(Object.keys(r)).toEqual([
+        'file',
+        'messageId',
+        'executionName',
+        'status',
+        ...(r.reason === undefined ? [] : ['reason']),
+        'steps',
+        'toolCalls',
+        'outbox',
+        ...(ran ? ['usage'] : []),
+        ...(r.output === undefined ? [] : ['output']),
+      ]);
+      if (ran) expect(Object.keys(r.usage as object)).toEqual(['modelCalls', 'inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheWriteInputTokens']);
+      for (const s of r.steps as Record<string, unknown>[]) expect(Object.keys(s)).toEqual(['name', 'next', 'decidedBy', 'fields', 'usage']);
+      for (const c of r.toolCalls as Record<string, unknown>[]) expect(Object.keys(c)).toEqual(['step', 'tool', 'args', 'result']);
+      for (const m of r.outbox as Record<string, unknown>[]) expect(Object.keys(m)).toEqual(['to', 'subject', 'body']);
+    }
+  });
+
+  it('refuses a missing input path with one line before starting anything', async () => {
+    const missing = join(tmp(), 'missing.eml');
+    expect(await cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--email', missing, '--json')).toBe(1);
+    expect(io.err.split('\n').at(-2)).toBe(`stepwise: input not found: ${missing}`);
+    expect(io.out).not.toContain('"status"');
+    expect(io.err).not.toContain('[1/');
   });
 
   it('refuses bad arguments with one line before starting anything', async () => {
     expect(await cli('run', 'warranty-email')).toBe(1);
     expectOneLine(io.err);
+    expect(io.err).toBe('stepwise: give at least one --email FILE_OR_DIR\n');
     io.err = '';
-    expect(await cli('run', 'lead-lifecycle', '--email', SAMPLES_DIR)).toBe(1);
-    expect(io.err).toBe('stepwise: no local email session for workflow "lead-lifecycle" (supported: warranty-email)\n');
+    expect(await cli('run', 'no-such-workflow', '--email', SAMPLES_DIR)).toBe(1);
+    expectOneLine(io.err);
     io.err = '';
-    expect(await cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--registry', join(tmp(), 'none.json'))).toBe(1);
-    expect(io.err.split('\n').at(-2)).toMatch(/^stepwise: registry .*none\.json: ENOENT/);
+    // The registry flag became the generic --local-env NAME=VALUE.
+    await expect(cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--registry', join(tmp(), 'none.json'))).rejects.toThrow(/unknown option '--registry'/);
+    io.err = '';
+    await expect(cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--local-env', 'registry=none.json')).rejects.toThrow(/expected NAME=VALUE/);
     expect(io.out).toBe('');
   });
 });
@@ -78,15 +111,18 @@ describe('stepwise demo', () => {
   it('processes every sample in a fresh session and prints readable trails and where the histories are', async () => {
     expect(await cli('demo')).toBe(0);
     expect(io.out).toMatch(/^Stepwise demo: warranty-email on the local runtime .*offline stand-in \(deterministic rules, NOT an LLM\)/);
-    expect(io.out).toMatch(/^valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation \(TKT-[0-9A-Z]{12}\)$/m);
-    expect(io.out).toMatch(/^expired-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03c-expired-warranty$/m);
-    expect(io.out).toMatch(/^unknown-serial\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03b-device-not-found$/m);
-    expect(io.out).toMatch(/^missing-serial\.eml +SUCCEEDED +01-extract-serial → 03d-request-serial$/m);
-    expect(io.out).toMatch(/^out-of-scope\.eml +SUCCEEDED +01-extract-serial → 04-out-of-scope$/m);
+    // The trail ends with the model calls of the execution (no longer the ticket id).
+    expect(io.out).toMatch(/^valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation {2}\[3 model calls\]$/m);
+    expect(io.out).toMatch(/^expired-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03c-expired-warranty {2}\[2 model calls\]$/m);
+    expect(io.out).toMatch(/^unknown-serial\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03b-device-not-found {2}\[2 model calls\]$/m);
+    expect(io.out).toMatch(/^missing-serial\.eml +SUCCEEDED +01-extract-serial → 03d-request-serial {2}\[2 model calls\]$/m);
+    expect(io.out).toMatch(/^out-of-scope\.eml +SUCCEEDED +01-extract-serial → 04-out-of-scope {2}\[1 model call\]$/m);
+    expect(io.out).toMatch(/opened repair ticket TKT-[0-9A-Z]{12}/);
     expect(io.out).toMatch(/^spam\.eml +REJECTED +spam: spamVerdict: FAIL$/m);
     expect(io.out).toMatch(/^auto-reply\.eml +REJECTED +auto_submitted: /m);
     expect(io.out).toMatch(/^ {2}reply to maria\.lopez@example\.org: Re: Headphones stopped charging - warranty claim\n {2}│ Hello Maria Lopez,$/m);
-    expect(io.out).toContain('7 emails: 5 SUCCEEDED, 2 REJECTED');
+    expect(io.out).toContain('7 inputs: 5 SUCCEEDED, 2 REJECTED');
+    expect(io.out).toMatch(/^\(session start \d+\.\d s\)$/m);
     expect(io.out).toMatch(/^Execution histories are in \.stepwise\/executions\/; show one with: npx stepwise history email-[a-z0-9]{40}$/m);
   });
 });
@@ -115,8 +151,8 @@ describe('stepwise eval', () => {
   it('prints each case, the failing step with what was expected and what happened, and a summary', async () => {
     expect(await cli('eval', 'warranty-email', '--cases', casesDir())).toBe(1);
     const lines = io.out.split('\n');
-    expect(lines[0]).toMatch(/^✓ valid_warranty_001 +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation \(TKT-12345\)$/);
-    expect(lines[1]).toMatch(/^✗ deliberately_wrong_001 +01-extract-serial → 03d-request-serial$/);
+    expect(lines[0]).toMatch(/^✓ valid_warranty_001 +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation {2}\[3 model calls\]$/);
+    expect(lines[1]).toMatch(/^✗ deliberately_wrong_001 +01-extract-serial → 03d-request-serial {2}\[2 model calls\]$/);
     expect(lines[2]).toMatch(/^ {4}step 2 \(02-check-warranty\): wrong step: 01-extract-serial routed to 03d-request-serial \(reason: .+\)$/);
     expect(lines[3]).toBe('      expected: 02-check-warranty');
     expect(lines[4]).toBe('      actual:   03d-request-serial');

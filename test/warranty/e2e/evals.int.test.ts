@@ -41,7 +41,7 @@ expected_output:
 let report: EvalReport;
 const progress: string[] = [];
 beforeAll(async () => {
-  report = await runEvalCases([...cases, unicode, wrong], {
+  report = await runEvalCases('warranty-email', [...cases, unicode, wrong], {
     session: { logLevel: 'SILENT' },
     onCase: (c, i, n) => progress.push(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
   });

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLocalExecution, stepTrail } from '../../../infra/local/history.ts';
-import { WarrantySession, type EmailResult } from '../../../infra/local/warranty-session.ts';
+import { expandInputPaths, WorkflowSession, type RunResult } from '../../../infra/local/workflow-session.ts';
+import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { withHeaders, sample } from '../ingress/fixtures.ts';
 import { mailsOf, SAMPLES_DIR, ticketsOf } from './support.ts';
 
@@ -38,16 +39,16 @@ const SENDERS: Record<string, [string, string]> = {
 };
 
 let historyDir: string;
-let session: WarrantySession;
-let results: EmailResult[];
+let session: WorkflowSession;
+let results: RunResult[];
 const missing = join(tmpdir(), 'stepwise-no-such-mail.eml');
 const byFile = (name: string) => results.find((r) => r.file === join(SAMPLES_DIR, name))!;
 
 beforeAll(async () => {
   historyDir = mkdtempSync(join(tmpdir(), 'stepwise-e2e-history-'));
-  session = await WarrantySession.start({ historyDir, logLevel: 'SILENT' });
-  // The directory (every sample), the valid claim delivered again, and a file that is not there.
-  results = await session.processFiles([SAMPLES_DIR, join(SAMPLES_DIR, 'valid-warranty.eml'), missing]);
+  session = await WorkflowSession.start({ workflow: 'warranty-email', historyDir, logLevel: 'SILENT' });
+  // The directory (every sample, as `--email DIR` expands it), the valid claim delivered again, and a file that is not there.
+  results = await session.runFiles([...expandInputPaths([SAMPLES_DIR], ['.eml']), join(SAMPLES_DIR, 'valid-warranty.eml'), missing]);
 });
 afterAll(async () => {
   await session?.close();
@@ -99,6 +100,25 @@ describe('the samples', () => {
     ]);
   });
 
+  it('expands a folder to its inputs, sorted, and refuses a missing path or an empty folder before anything starts', () => {
+    expect(expandInputPaths([SAMPLES_DIR], ['.eml'])).toEqual(Object.keys(EXPECTED).sort().map((name) => join(SAMPLES_DIR, name)));
+    expect(() => expandInputPaths([missing], ['.eml'])).toThrow(InvalidInputError);
+    expect(() => expandInputPaths([missing], ['.eml'])).toThrow(/input not found: .*stepwise-no-such-mail\.eml/);
+    expect(() => expandInputPaths([historyDir], ['.eml'])).toThrow(/no inputs in .* \(looked for \*\.eml\)/);
+  });
+
+  it('reports the model calls and tokens of every step and of the execution (the valid claim: 3 model calls, 03a and 05 route without one)', () => {
+    const result = byFile('valid-warranty.eml');
+    expect(result.steps.map((s) => [s.name, s.usage?.modelCalls])).toEqual([
+      [S01, 1],
+      [S02, 0],
+      ['03a-valid-warranty', 1],
+      ['05-send-confirmation', 1],
+    ]);
+    expect(result.usage).toEqual({ modelCalls: 3, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
+    expect(result.steps[2]!.fields.ticketId).toEqual(expect.any(String));
+  });
+
   it('reports a file that cannot be read as REJECTED with the reason, without stopping the others', () => {
     expect(results.at(-1)).toEqual({
       file: missing,
@@ -132,7 +152,7 @@ describe('duplicate delivery', () => {
   it('recognises a redelivery that a relay changed (same Message-ID, one more Received header)', async () => {
     const first = byFile('valid-warranty.eml');
     const relayed = withHeaders(sample('valid-warranty'), { add: ['Received: from relay2.example.org (relay2.example.org [192.0.2.14])'] });
-    const result = await session.processRaw(relayed, 'relayed.eml');
+    const result = await session.deliverEmail(relayed, 'relayed.eml');
     expect(result).toMatchObject({ status: 'DUPLICATE', executionName: first.executionName });
     expect(await ticketsOf(session, first.executionName!)).toHaveLength(1);
     expect(mailsOf(session, first.executionName!)).toHaveLength(1);

@@ -14,7 +14,7 @@ import type { StoredEmail } from '../../../lambdas/triggers/email/store.ts';
 import type { StepServices } from '../../../lambdas/handlers/step.ts';
 import type { StepOutput } from '../../../lambdas/lib/contracts.ts';
 import { ModelThrottledError } from '../../../lambdas/lib/errors.ts';
-import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
+import { loadPlugin } from '../../../lambdas/lib/workflow/plugin.ts';
 import { OfflineModel } from '../../../lambdas/models/offline.ts';
 import type { ModelProvider } from '../../../lambdas/models/port.ts';
 import { ROUTE_TOOL, readStepContext } from '../../../lambdas/steps/prompt.ts';
@@ -22,7 +22,8 @@ import type { Toolbox } from '../../../lambdas/tools/types.ts';
 import { memoryEventLog } from '../../../lambdas/lib/event-log.ts';
 import { captureLogger } from '../runner/fixtures.ts';
 
-const def = loadWorkflow('warranty-email');
+const plugin = await loadPlugin('warranty-email');
+const def = plugin.def;
 const cases = loadEvalCases(def.dir);
 const offline = OfflineModel.forWorkflow(def);
 
@@ -47,7 +48,7 @@ beforeAll(async () => {
 });
 
 async function execute(evalCase: EvalCase, name: string) {
-  const given = evalCase.input.email;
+  const given = evalCase.input.email!;
   const email = {
     id: `eval-${name}`,
     messageId: `<${name}@eval.local>`,
@@ -58,7 +59,7 @@ async function execute(evalCase: EvalCase, name: string) {
     receivedAt: '2026-02-02T10:00:00.000Z',
     bodyChars: given.body.length,
   };
-  current.toolbox = mockToolbox(evalCase.input.mock_function_responses);
+  current.toolbox = mockToolbox(plugin.tools, evalCase.input.mock_function_responses);
   current.stored = { email, body: given.body };
   const execution = await runtime.startExecution('warranty-email', { email }, { name });
   const trail = stepTrail(execution.history);

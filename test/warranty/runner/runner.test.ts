@@ -68,7 +68,7 @@ describe('runLlmStep: the request', () => {
     const { model, requests } = scriptedModel([[toolUse(ROUTE_TOOL, { next: '04-out-of-scope', reason: 'r' })]]);
     const input = stepInput(step.name, { input: { email: EMAIL.email, channel: 'support' } });
     await runLlmStep({ def, step, input, untrusted: undefined, untrustedFields: ['email'], model, toolbox: fakeToolbox().toolbox });
-    expect(requests[0]!.inferenceConfig.temperature).toBe(0.4);
+    expect(requests[0]!.inferenceConfig!.temperature).toBe(0.4);
     const context = JSON.parse((requests[0]!.messages[0]!.content[1] as { text: string }).text);
     expect(context).toEqual({ step: step.name, input: { channel: 'support' }, data: {}, error: null });
   });
