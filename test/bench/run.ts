@@ -18,7 +18,7 @@ import { getEnvConfig } from '../../infra/config.ts';
 import { compilePattern, matches } from '../../infra/local/eventbridge/pattern.ts';
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
 import { synthesize, synthProject } from '../../infra/local/synth.ts';
-import { WarrantySession, type EmailResult } from '../../infra/local/warranty-session.ts';
+import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
 import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
 import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
@@ -251,7 +251,7 @@ async function lifecycleSession(bench: BenchRun): Promise<void> {
 // 5b. A warranty email through the synthesized ASL (offline model)
 
 /** The route an email took, to check every iteration did the same work. */
-const routeOf = (result: EmailResult) => `${result.status}: ${result.steps.map((s) => `${s.name}→${s.next}`).join(' ')}`;
+const routeOf = (result: RunResult) => `${result.status}: ${result.steps.map((s) => `${s.name}→${s.next}`).join(' ')}`;
 
 async function warrantySession(bench: BenchRun): Promise<void> {
   // Synthesized beforehand (untimed, cached for the process) so the start measures the session, not the synth.
@@ -261,16 +261,16 @@ async function warrantySession(bench: BenchRun): Promise<void> {
     const session = await bench.once({
       name: 'warranty.session.start',
       // The JVM is a process of its own: its memory is not in this process's deltas.
-      description: 'WarrantySession.start({ model: offline }), app already synthesized: DynamoDB Local (JVM), its tables, the runtime',
+      description: "WorkflowSession.start({ workflow: 'warranty-email', model: offline }), app already synthesized: DynamoDB Local (JVM), its tables, the runtime",
       unit: 'starts',
       // Executions are stored as `stepwise run` stores them, in a folder deleted afterwards.
-      fn: () => WarrantySession.start({ env: ENV, model: 'offline', logLevel: 'SILENT', historyDir }),
+      fn: () => WorkflowSession.start({ workflow: 'warranty-email', env: ENV, model: 'offline', logLevel: 'SILENT', historyDir }),
     });
     if (!session) return;
     try {
       const raw = readFileSync(WARRANTY_SAMPLE, 'utf8');
       let n = 0;
-      const processOne = () => session.processRaw(withMessageId(raw, `bench-${n++}`), WARRANTY_SAMPLE);
+      const processOne = () => session.deliverEmail(withMessageId(raw, `bench-${n++}`), WARRANTY_SAMPLE);
       const first = await bench.once({
         name: 'warranty.email.first',
         description: 'first valid-warranty.eml of the session: ingress, 4 steps, outbox; loads the handler modules',

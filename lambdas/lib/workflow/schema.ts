@@ -1,3 +1,8 @@
+/**
+ * The definition format of a workflow: the manifest (`workflow.yaml`) and each step's frontmatter.
+ * The `.describe()` texts are the documentation: the README's reference tables are generated from
+ * them (`stepwise reference`), and a test keeps the two equal.
+ */
 import { z } from 'zod';
 
 /** Step and workflow names: lowercase, digits and dashes (`01-extract-serial`), usable as ASL state names. */
@@ -5,11 +10,10 @@ export const StepName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,78}$/, 'lowercase
 
 const RetryPolicy = z
   .object({
-    /** ASL `MaxAttempts`: retries after the first attempt. */
-    maxAttempts: z.number().int().min(0).max(10).default(3),
-    intervalSeconds: z.number().int().min(1).default(2),
-    backoffRate: z.number().min(1).default(2),
-    maxDelaySeconds: z.number().int().min(1).default(30),
+    maxAttempts: z.number().int().min(0).max(10).default(3).describe('ASL `MaxAttempts`: retries after the first attempt.'),
+    intervalSeconds: z.number().int().min(1).default(2).describe('Wait before the first retry.'),
+    backoffRate: z.number().min(1).default(2).describe('Each further wait is this many times longer.'),
+    maxDelaySeconds: z.number().int().min(1).default(30).describe('Cap of a wait; waits have full jitter.'),
   })
   .strict();
 
@@ -30,10 +34,15 @@ export const TriggerSchema = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('eventbridge'),
-      /** The bus name; `default` is the account's default bus. */
-      bus: z.string().regex(/^[A-Za-z0-9._\-/]{1,256}$/).default('default'),
-      /** An EventBridge event pattern (content filter). */
-      pattern: z.record(z.string(), z.unknown()).refine((p) => Object.keys(p).length > 0, 'an empty pattern matches nothing'),
+      bus: z
+        .string()
+        .regex(/^[A-Za-z0-9._\-/]{1,256}$/)
+        .default('default')
+        .describe('`eventbridge`: the bus the rule is on; `default` is the account\'s default bus.'),
+      pattern: z
+        .record(z.string(), z.unknown())
+        .refine((p) => Object.keys(p).length > 0, 'an empty pattern matches nothing')
+        .describe('`eventbridge`: the event pattern; a matching event starts an execution with its `detail` as input.'),
     })
     .strict(),
   z.object({ type: z.literal('api') }).strict(),
@@ -42,82 +51,99 @@ export const TriggerSchema = z.discriminatedUnion('type', [
 /** `statemachines/<workflow>/workflow.yaml` */
 export const ManifestSchema = z
   .object({
-    name: StepName,
-    description: z.string().min(1),
-    version: z.string().min(1),
-    entry: StepName,
-    maxSteps: z.number().int().min(1).max(100).default(10),
-    /** Where invalid routes and caught errors go. */
-    fallback: StepName,
-    model: z.object({ id: z.string().min(1), maxTokens: z.number().int().positive().default(1024) }).strict(),
-    retry: RetryPolicy.default({ maxAttempts: 3, intervalSeconds: 2, backoffRate: 2, maxDelaySeconds: 30 }),
-    /** Tools steps of this workflow may use; each is the module `lambdas/workflows/<workflow>/tools/<name, _ as ->.ts`. */
-    tools: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'snake_case tool name')).default([]),
-    /**
-     * The execution input (not for `email` workflows, whose input the email trigger defines): its
-     * JSON Schema, checked when an execution starts and by every step; `untrusted` names the
-     * top-level input fields written by outsiders, which steps with `readsUntrusted: false` never see.
-     */
-    input: z
+    name: StepName.describe('The workflow name: equals the folder name; the stack is `Stepwise-<Name>-<env>`.'),
+    description: z.string().min(1).describe('What the workflow does (the stack description).'),
+    version: z.string().min(1).describe('The definition version.'),
+    entry: StepName.describe('The first step.'),
+    maxSteps: z.number().int().min(1).max(100).default(10).describe('Circuit breaker: an execution that ran this many steps and still routes on ends in `MaxStepsExceeded`.'),
+    fallback: StepName.describe('The step caught errors and undeclared routes go to (best a code step: it works when the model is down).'),
+    model: z
       .object({
-        schema: z.record(z.string(), z.unknown()),
-        untrusted: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).default([]),
+        id: z.string().min(1).describe('The pinned Bedrock model id (the environment config may override it).'),
+        maxTokens: z.number().int().positive().default(1024).describe('Output token cap of one model call.'),
       })
       .strict()
-      .optional(),
-    /** How executions start. @default [{ type: api }] */
-    triggers: z.array(TriggerSchema).min(1).default([{ type: 'api' }]),
-    /** Local runs only: environment variables added to every function of the workflow (a value naming a file of the workflow folder becomes its path). */
-    local: z.object({ env: z.record(EnvVarName, z.string()).default({}) }).strict().default({ env: {} }),
+      .describe('The model LLM steps call.'),
+    retry: RetryPolicy.default({ maxAttempts: 3, intervalSeconds: 2, backoffRate: 2, maxDelaySeconds: 30 }).describe(
+      'Retry of transient errors (model throttling or timeout, tool outages) before the fallback takes over.',
+    ),
+    tools: z
+      .array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'snake_case tool name'))
+      .default([])
+      .describe('The tools steps may use; each is the module `lambdas/workflows/<workflow>/tools/<name, _ as ->.ts`.'),
+    input: z
+      .object({
+        schema: z.record(z.string(), z.unknown()).describe('JSON Schema of the execution input, checked at start and by every step.'),
+        untrusted: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+          .default([])
+          .describe('Top-level input fields written by outsiders: shown to LLM steps as untrusted data, hidden from steps with `readsUntrusted: false`.'),
+      })
+      .strict()
+      .optional()
+      .describe('The execution input (not for `email` workflows: the email trigger defines theirs). Default: any JSON object.'),
+    triggers: z
+      .array(TriggerSchema)
+      .min(1)
+      .default([{ type: 'api' }])
+      .describe('How executions start: `email` (SES receipt rule + ingress), `eventbridge` (a rule on a bus), `api` (StartExecution).'),
+    local: z
+      .object({
+        env: z
+          .record(EnvVarName, z.string())
+          .default({})
+          .describe('Environment variables added to every function in local runs; a value naming a file of the workflow folder becomes its path.'),
+      })
+      .strict()
+      .default({ env: {} })
+      .describe('Local runs only.'),
   })
   .strict();
 
 const OutputField = z
   .object({
-    type: z.enum(['string', 'number', 'boolean', 'object']),
-    description: z.string().min(1),
-    /** Personal data: kept out of INFO logs and the event log's plain fields. */
-    pii: z.boolean().default(false),
-    /**
-     * `<tool>.<resultKey>`: the engine sets the field from the step's last successful call of
-     * `<tool>` (its result's `<resultKey>`), whatever the model reported, and drops it when there
-     * was none. For values the customer is told (a ticket id), which must never be the model's guess.
-     */
+    type: z.enum(['string', 'number', 'boolean', 'object']).describe('The value type.'),
+    description: z.string().min(1).describe('What the model is told to put there.'),
+    pii: z.boolean().default(false).describe('Personal data: kept out of INFO logs and the event log\'s plain fields.'),
     from: z
       .string()
       .regex(/^[a-z][a-z0-9_]*\.[a-zA-Z][a-zA-Z0-9_]*$/, '<tool>.<resultKey>, e.g. create_ticket.ticketId')
-      .optional(),
+      .optional()
+      .describe('`<tool>.<resultKey>`: taken from the step\'s last successful call of the tool, never from what the model reported.'),
   })
   .strict();
 
 /** The YAML frontmatter of `statemachines/<workflow>/steps/<step>.md`. */
 export const StepFrontmatterSchema = z
   .object({
-    name: StepName,
-    description: z.string().min(1),
-    version: z.string().min(1),
-    /** `llm`: the markdown body is the system prompt. `code`: `handler` names a deterministic step module. */
-    kind: z.enum(['llm', 'code']),
-    /** For code steps: the module `lambdas/workflows/<workflow>/steps/<handler>.ts` (its default export), e.g. `check-warranty`. */
-    handler: z.string().regex(/^[a-z0-9-]+$/).optional(),
-    /** Steps this step may route to; `DONE` ends the workflow. */
-    next: z.array(z.union([StepName, z.literal('DONE')])).min(1),
-    tools: z.array(z.string()).default([]),
-    /**
-     * Tools that must have succeeded before the step may route anywhere (a reply step must have sent
-     * its reply). Otherwise the step fails and the ASL Catch hands the execution to the fallback.
-     */
-    requires: z.array(z.string()).default([]),
-    outputs: z.record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9]*$/), OutputField).default({}),
-    /**
-     * Tool arguments the engine fills from state, per tool: `{ create_ticket: { serialNumber: data.serialNumber } }`.
-     * The model never sees a bound argument, and a call in which it sets one is refused.
-     */
-    bind: z.record(z.string(), z.record(z.string(), StatePath)).default({}),
-    /** LLM steps: whether the prompt includes the input fields the trigger marks untrusted (the email). @default true */
-    readsUntrusted: z.boolean().default(true),
-    /** LLM steps: the sampling temperature. @default 0 */
-    temperature: z.number().min(0).max(1).default(0),
+    name: StepName.describe('The step name: equals the file name; also the Task state\'s name.'),
+    description: z.string().min(1).describe('What the step does (the Lambda description).'),
+    version: z.string().min(1).describe('The step version.'),
+    kind: z.enum(['llm', 'code']).describe('`llm`: the markdown body is the system prompt. `code`: a deterministic handler, no model.'),
+    handler: z
+      .string()
+      .regex(/^[a-z0-9-]+$/)
+      .optional()
+      .describe('Code steps: the module `lambdas/workflows/<workflow>/steps/<handler>.ts` (its default export).'),
+    next: z
+      .array(z.union([StepName, z.literal('DONE')]))
+      .min(1)
+      .describe('The steps this step may route to (`DONE` ends the workflow); the Choice after it takes no other route. One edge: no route call needed.'),
+    tools: z.array(z.string()).default([]).describe('The step\'s allow-list; any other call is refused and recorded.'),
+    requires: z
+      .array(z.string())
+      .default([])
+      .describe('Tools that must have succeeded before the step may route on (else it fails and the fallback takes over).'),
+    outputs: z
+      .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9]*$/), OutputField)
+      .default({})
+      .describe('Structured outputs, merged into the state\'s `data` for later steps.'),
+    bind: z
+      .record(z.string(), z.record(z.string(), StatePath))
+      .default({})
+      .describe('LLM steps: tool arguments filled from state, per tool (`create_ticket: { serialNumber: data.warranty.serialNumber }`); the model never sees them and a call that sets one is refused.'),
+    readsUntrusted: z.boolean().default(true).describe('LLM steps: whether the prompt includes the input the trigger marks untrusted.'),
+    temperature: z.number().min(0).max(1).default(0).describe('LLM steps: the sampling temperature.'),
   })
   .strict();
 

@@ -36,6 +36,7 @@ describe('stepwise graph', () => {
     io.err = '';
     expect(await cli('graph', join(tmp(), 'missing'))).toBe(1);
     expectOneLine(io.err);
+    // ENGINE BUG?: a folder path that does not exist now reports `unknown workflow "missing" (known: <the parent folder's workflows>)` (graph.ts loads a path via loadWorkflow(name, parent)), no longer that the manifest is missing.
     expect(io.err).toContain('workflow manifest not found');
 
     const bad = join(tmp(), 'bad');

@@ -7,7 +7,6 @@ import { getEnvConfig } from '../../../infra/config.ts';
 import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
 import { fromTemplates, synthesize, synthProject } from '../../../infra/local/synth.ts';
 import { DefinitionError } from '../../../lambdas/lib/errors.ts';
-import { loadWorkflow, PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'stepwise-synth-'));

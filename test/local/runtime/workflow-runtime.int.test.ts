@@ -19,7 +19,7 @@ import { LocalRuntime, type LocalExecution, type TaskHandler } from '../../../in
 import { synthesize, synthProject } from '../../../infra/local/synth.ts';
 import { DONE, type StepInput, type StepOutput } from '../../../lambdas/lib/contracts.ts';
 import * as errors from '../../../lambdas/lib/errors.ts';
-import { loadWorkflow, PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 
 // asl-validator ships no type declarations.
