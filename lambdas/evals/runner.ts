@@ -89,7 +89,7 @@ function actualSteps(trail: TrailStep[], reported: RunStep[]): ActualStep[] {
 }
 
 /** Failures of the whole run of a case: nothing started, or the execution ended otherwise than expected. */
-function runFailures(evalCase: EvalCase, result: RunResult): EvalFailure[] {
+export function outcomeFailures(evalCase: EvalCase, result: RunResult): EvalFailure[] {
   const { status, error } = evalCase.expected_output;
   const actual = `${result.status}${result.reason ? ` (${result.reason})` : ''}`;
   const at = { index: null, step: null, actual };
@@ -140,7 +140,7 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
       }
       const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
       const steps = execution ? actualSteps(stepTrail(execution.history), delivered.steps) : [];
-      const failures = [...runFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
+      const failures = [...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
       const result = { id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: delivered.steps };
       results.push(result);
       options.onCase?.(result, i, cases.length);

@@ -115,6 +115,49 @@ describe('workflow loader', () => {
     expect(malformed.message).toContain('<tool>.<resultKey>');
   });
 
+  it('applies the new defaults: api trigger, no local env, steps read untrusted input at temperature 0 and bind nothing', () => {
+    const def = loadWorkflowFrom(workflow(good()));
+    expect(def.manifest.triggers).toEqual([{ type: 'api' }]);
+    expect(def.manifest.local).toEqual({ env: {} });
+    expect(def.manifest.input).toBeUndefined();
+    for (const s of def.steps) expect([s.readsUntrusted, s.temperature, s.bind]).toEqual([true, 0, {}]);
+    const tuned = loadWorkflowFrom(workflow({ ...good(), 'a-first.md': step('a-first', ['b-second', 'DONE'], 'readsUntrusted: false\ntemperature: 0.7\n') }));
+    expect(tuned.steps[0]).toMatchObject({ readsUntrusted: false, temperature: 0.7 });
+  });
+
+  it('binds tool arguments of an LLM step from data.* or input.*, and only for its own tools', () => {
+    const bound = (bind: string, kind = '') => `tools: [lookup]\n${kind}bind:\n  lookup:\n    id: ${bind}\n`;
+    const def = loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('data.record.id')) }));
+    expect(def.steps[1]!.bind).toEqual({ lookup: { id: 'data.record.id' } });
+    expect(loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('input.customer.id')) })).steps[1]!.bind.lookup).toEqual({ id: 'input.customer.id' });
+
+    const badPath = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('state.id')) }));
+    expect(badPath.field).toBe('bind.lookup.id');
+    expect(badPath.message).toContain('data.<field> or input.<field>');
+
+    const notItsTool = loadError(workflow({ ...good(), 'a-first.md': step('a-first', ['b-second', 'DONE'], 'bind:\n  lookup:\n    id: data.id\n') }));
+    expect(notItsTool.field).toBe('bind.lookup');
+    expect(notItsTool.message).toContain('"lookup" is not one of the step\'s tools');
+
+    const code = `---\nname: b-second\ndescription: Step b.\nversion: 1.0.0\nkind: code\nhandler: act\nnext: [DONE]\n${bound('data.id')}---\n`;
+    const onCode = loadError(workflow({ ...good(), 'b-second.md': code }));
+    expect(onCode.field).toBe('bind.lookup');
+    expect(onCode.message).toContain('only LLM steps bind tool arguments');
+  });
+
+  it('takes triggers, an input schema with untrusted fields, and local env from the manifest', () => {
+    const manifest = `${MANIFEST}triggers:\n  - type: eventbridge\n    pattern: { source: [shop] }\n  - type: api\ninput:\n  schema: { type: object, required: [orderId], properties: { orderId: { type: string } } }\n  untrusted: [note]\nlocal:\n  env: { LOOKUP_FILE: records.json }\n`;
+    const def = loadWorkflowFrom(workflow(good(), manifest));
+    expect(def.manifest.triggers).toEqual([{ type: 'eventbridge', bus: 'default', pattern: { source: ['shop'] } }, { type: 'api' }]);
+    expect(def.manifest.input).toMatchObject({ untrusted: ['note'] });
+    expect(def.manifest.local.env).toEqual({ LOOKUP_FILE: 'records.json' });
+
+    const emailWithInput = loadError(workflow(good(), `${MANIFEST}triggers: [{ type: email }]\ninput: { schema: { type: object } }\n`));
+    expect(emailWithInput.field).toBe('input');
+    expect(emailWithInput.message).toContain("takes the email trigger's input");
+    expect(loadError(workflow(good(), `${MANIFEST}local: { env: { lowercase: x } }\n`)).field).toMatch(/^local\.env/);
+  });
+
   it('rejects an unknown entry or fallback step in the manifest', () => {
     const e = loadError(workflow(good(), MANIFEST.replace('fallback: z-fallback', 'fallback: nowhere')));
     expect(e.file).toMatch(/workflow\.yaml$/);
@@ -169,5 +212,13 @@ describe('the project definitions', () => {
     expect(def.manifest.maxSteps).toBe(10);
     // The step that reads the untrusted email has no tools at all, so it cannot send mail.
     expect(def.steps[0]!.tools).toEqual([]);
+    // It starts from email; locally the registry is a file of the workflow folder.
+    expect(def.manifest.triggers).toEqual([{ type: 'email' }]);
+    expect(def.manifest.local.env).toEqual({ WARRANTY_REGISTRY_FILE: 'registry.json' });
+    // The ticket is for the device step 02 checked: 03a binds the serial and the product.
+    expect(def.steps.find((s) => s.name === '03a-valid-warranty')!.bind).toEqual({
+      create_ticket: { serialNumber: 'data.warranty.serialNumber', product: 'data.warranty.product' },
+    });
+    expect(def.steps.filter((s) => Object.keys(s.bind).length).map((s) => s.name)).toEqual(['03a-valid-warranty']);
   });
 });
