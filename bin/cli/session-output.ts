@@ -22,7 +22,7 @@ export const repeatable = (value: string, all: string[] = []) => [...all, value]
 
 /** `--local-env NAME=VALUE` (repeatable): added to every function's environment in the local session, after the manifest's `local.env`. */
 export const localEnvOption = () =>
-  new Option('--local-env <name=value>', "set an environment variable of the workflow's functions for this local run (repeatable), e.g. WARRANTY_REGISTRY_FILE=my-registry.json").argParser(
+  new Option('--local-env <name=value>', "set an environment variable of the workflow's functions for this local run (repeatable), e.g. A_DATA_FILE=my-data.json").argParser(
     (pair: string, all: Record<string, string> = {}) => {
       const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(pair);
       if (!m) throw new InvalidArgumentError(`expected NAME=VALUE with an UPPER_SNAKE_CASE name, got "${pair}"`);
@@ -75,7 +75,7 @@ function stepText(step: RunStep): string {
   return step.error ? `${step.name} ✗ ${step.error.split(':')[0]}${retries}` : `${step.name}${retries}`;
 }
 
-/** `01-extract-serial → 02-check-warranty → …`, and the model calls when there were any. */
+/** `01-understand → 02-look-up → …`, and the model calls when there were any. */
 export function trailText(steps: RunStep[]): string {
   const calls = steps.reduce((n, s) => n + (s.usage?.modelCalls ?? 0), 0);
   return `${steps.map(stepText).join(' → ')}${calls ? `  [${calls} model call${calls === 1 ? '' : 's'}]` : ''}`;
@@ -94,8 +94,8 @@ const indent = (text: string, prefix: string) =>
  * every message sent.
  *
  * @example
- * valid-warranty.eml  SUCCEEDED  01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation  [3 model calls]
- *   reply to maria.lopez@example.org: Re: Headphones stopped charging - warranty claim
+ * claim.eml  SUCCEEDED  01-extract → 02-check → 03-reply  [2 model calls]
+ *   reply to maria.lopez@example.org: Re: Headphones stopped charging
  *   │ Hello Maria Lopez, …
  */
 function formatResult(result: RunResult, width = 0): string {

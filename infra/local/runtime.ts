@@ -116,7 +116,7 @@ function localPath(value: string): string {
  *
  * @example
  * const runtime = await LocalRuntime.create({ services, dynamo: { endpoint: ddb.endpoint } });
- * const execution = await runtime.startExecution('warranty-email', { email }, { name: messageId });
+ * const execution = await runtime.startExecution('support-desk', input, { name });
  */
 export class LocalRuntime {
   /** The state machines this runtime can start. */

@@ -251,9 +251,9 @@ interface EmailIngressWiring {
  * A local session of one workflow.
  *
  * @example
- * const session = await WorkflowSession.start({ workflow: 'warranty-email', model: 'offline' });
+ * const session = await WorkflowSession.start({ workflow: 'support-desk', model: 'offline' });
  * try {
- *   const results = await session.runFiles(['statemachines/warranty-email/samples']);
+ *   const results = await session.runFiles(['statemachines/support-desk/samples']);
  * } finally {
  *   await session.close();
  * }

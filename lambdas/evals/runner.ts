@@ -105,7 +105,7 @@ export function outcomeFailures(evalCase: EvalCase, result: RunResult): EvalFail
  * Run a workflow's eval cases in one local session, one after the other, and validate each.
  * @throws MissingCredentialsError for `model: 'bedrock'` without AWS credentials (before anything starts).
  * @example
- * const report = await runEvalCases('warranty-email', loadEvalCases(loadWorkflow('warranty-email').dir), { onCase: (r) => console.error(r.id, r.passed) });
+ * const report = await runEvalCases('support-desk', loadEvalCases(loadWorkflow('support-desk').dir), { onCase: (r) => console.error(r.id, r.passed) });
  */
 export async function runEvalCases(workflow: string, cases: readonly EvalCase[], options: EvalRunOptions = {}): Promise<EvalReport> {
   const { tools } = await loadPlugin(workflow);

@@ -9,20 +9,20 @@ import { StepName } from '../lib/workflow/schema.ts';
  * Eval cases: `statemachines/<workflow>/evals/*.yaml`, in the seed's format (story 5.1, AC5).
  *
  * ```yaml
- * scenario_id: valid_warranty_step_001
+ * scenario_id: billing_001
  * description: ...
- * category: valid-warranty
+ * category: answer
  * input:
- *   email: { from, subject, body }      # an email workflow: delivered through the email ingress
- *   # payload: { ... }                  # any other workflow: the execution input, started directly
- *   mock_function_responses: { check_warranty: {...}, create_ticket: {...} }
+ *   payload: { customerId: C1001, question: ... }   # or, for an email workflow, email: { from, subject, body }
+ *   mock_function_responses: { lookup_account: {...} }
  * expected_output:
+ *   status: SUCCEEDED                               # or FAILED, with error: MaxStepsExceeded
  *   expected_steps:
- *     - step_name: 01-extract-serial
- *       output_contains: ["NEXT_STEP: 02-check-warranty", "SERIAL: SN12345"]
- *     - step_name: 02-check-warranty
- *       function_call: check_warranty
- *       function_args: { serialNumber: SN12345 }
+ *     - step_name: 01-understand
+ *       output_contains: ["NEXT_STEP: 02-look-up", "TOPIC: billing"]
+ *     - step_name: 02-look-up
+ *       function_call: lookup_account
+ *       function_args: { customerId: C1001 }
  *   expected_function_calls: [...]
  * ```
  */

@@ -126,7 +126,7 @@ function outputSummary(step: StepDefinition, result: StepResult): string {
  * module (and `handler` below) does no I/O and needs no environment.
  *
  * @example
- * const handler = createHandler({ WORKFLOW: 'warranty-email', STEP: '01-extract-serial' }, { model, toolbox, emails, events });
+ * const handler = createHandler({ WORKFLOW: 'support-desk', STEP: '01-understand' }, { model, toolbox, emails, events });
  * const output = await handler(stepInput);
  */
 export function createHandler(env: Env, services: StepServices = {}) {

@@ -37,7 +37,7 @@ export interface StepState {
   decidedBy: DecidedBy | null;
   /** This step's structured outputs (declared in its frontmatter `outputs`). */
   fields: Record<string, unknown>;
-  /** Everything earlier steps produced, merged: serialNumber, warranty, ticketId, ... */
+  /** Everything earlier steps produced, merged (e.g. a serial number, then the lookup result, then a ticket id) */
   data: Record<string, unknown>;
   /** Steps executed so far, including this one (the circuit breaker reads it). */
   count: number;

@@ -73,7 +73,7 @@ export interface StepPromptContext {
   input: Record<string, unknown>;
   /** The untrusted fields as the trigger expands them (an email with its body); absent for a step with `readsUntrusted: false`. */
   untrusted?: Record<string, unknown>;
-  /** Everything earlier steps produced: serialNumber, warranty, ticketId, ... */
+  /** Everything earlier steps produced (their outputs, merged). */
   data: Record<string, unknown>;
   /** The error caught from a failed step, when this step runs as the fallback. */
   error: StepInput['error'];

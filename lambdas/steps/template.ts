@@ -17,7 +17,7 @@ export interface Rendered {
   problems: string[];
 }
 
-/** Read a dotted path (`data.warranty.product`) from a nested object. */
+/** Read a dotted path (`data.account.plan`) from a nested object. */
 export function lookup(scope: unknown, path: string): unknown {
   let value: unknown = scope;
   for (const key of path.split('.')) {

@@ -5,7 +5,7 @@ import type { StepDefinition } from '../lib/workflow/schema.ts';
  * The text form of a step's result, `LABEL: value` lines:
  *
  * ```text
- * NEXT_STEP: 02-check-warranty
+ * NEXT_STEP: 02-look-up
  * REASON: serial number found
  * SERIAL_NUMBER: SN-48213-X
  * ```

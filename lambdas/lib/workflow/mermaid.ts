@@ -22,12 +22,12 @@ function label(step: StepDefinition, isFallback: boolean): string {
  * on and committed to docs.
  *
  * @example
- * workflowToMermaid(loadWorkflow('warranty-email'))
+ * workflowToMermaid(loadWorkflow('support-desk'))
  * // stateDiagram-v2
  * //     state "01-extract-serial (LLM)" as s_01_extract_serial
  * //     ...
  * //     [*] --> s_01_extract_serial
- * //     s_01_extract_serial --> s_02_check_warranty
+ * //     s_01_understand --> s_02_look_up
  */
 export function workflowToMermaid(def: WorkflowDefinition): string {
   const { manifest, steps } = def;

@@ -141,7 +141,7 @@ export const StepFrontmatterSchema = z
     bind: z
       .record(z.string(), z.record(z.string(), StatePath))
       .default({})
-      .describe('LLM steps: tool arguments filled from state, per tool (`create_ticket: { serialNumber: data.warranty.serialNumber }`); the model never sees them and a call that sets one is refused.'),
+      .describe('LLM steps: tool arguments filled from state, per tool (`create_ticket: { serialNumber: data.device.serial }`); the model never sees them and a call that sets one is refused.'),
     readsUntrusted: z.boolean().default(true).describe('LLM steps: whether the prompt includes the input the trigger marks untrusted.'),
     temperature: z.number().min(0).max(1).default(0).describe('LLM steps: the sampling temperature.'),
   })
