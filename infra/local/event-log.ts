@@ -54,7 +54,7 @@ const NESTING = { Map: 'MapState', Parallel: 'ParallelState' } as const;
  * `HistoryEvent`s: `ExecutionStarted`, `<Type>StateEntered`/`Exited`, `LambdaFunctionScheduled` →
  * `Started` → `Succeeded`/`Failed`/`TimedOut` per attempt (or `TaskScheduled`... for service
  * integrations), `MapStateStarted`/`Succeeded`/`Failed` with `MapIterationStarted`/`Succeeded`/`Failed`
- * around each iteration's states, `ParallelStateStarted`/`Succeeded`/`Failed`, and the terminal
+ * (`Aborted` for those a failed Map stopped) around each iteration's states, `ParallelStateStarted`/`Succeeded`/`Failed`, and the terminal
  * `ExecutionSucceeded`/`Failed`/`TimedOut`/`Aborted`.
  *
  * Ids are sequential; `previousEventId` is the preceding event of the same execution (root, Map
@@ -87,8 +87,9 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
   }
   /** The attempt in flight per scoped state, until its outcome is reported. */
   const current = new Map<string, TaskInvocation>();
-  /** `MapStateStarted` per scoped Map state, to count its iterations; Map/Parallel states that failed. */
-  const mapStarted = new Map<string, HistoryEvent>();
+  /** Per scoped Map state: its `MapStateStarted` (to count iterations) and its running iterations (scope → index). */
+  const maps = new Map<string, { started: HistoryEvent; running: Map<number, number> }>();
+  /** Map/Parallel states that failed (their exit, when caught, is not a success). */
   const failed = new Set<string>();
 
   const schedule = (scope: number, state: string) => {
@@ -156,14 +157,23 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
           stateEnteredEventDetails: { name: e.state.name, input: json(e.state.input), inputDetails: data },
         });
         if (e.state.type === 'Task') schedule(scope, e.state.name);
-        if (e.state.type === 'Map') mapStarted.set(key(scope, e.state.name), push(scope, 'MapStateStarted', e.timestamp, { mapStateStartedEventDetails: { length: 0 } }));
+        if (e.state.type === 'Map') {
+          const started = push(scope, 'MapStateStarted', e.timestamp, { mapStateStartedEventDetails: { length: 0 } });
+          maps.set(key(scope, e.state.name), { started, running: new Map() });
+        }
         if (e.state.type === 'Parallel') push(scope, 'ParallelStateStarted', e.timestamp);
         break;
       }
       case 'StateFailed':
         if (e.state.type === 'Task') settle(scope, e.state.name, e.timestamp, { Error: e.Error, Cause: causeText(e.Cause) });
         if (e.state.type === 'Map' || e.state.type === 'Parallel') {
-          failed.add(key(scope, e.state.name));
+          const k = key(scope, e.state.name);
+          failed.add(k);
+          // The interpreter stops the other iterations of a failed Map.
+          for (const [iteration, index] of maps.get(k)?.running ?? []) {
+            push(iteration, 'MapIterationAborted', e.timestamp, { mapIterationAbortedEventDetails: { name: e.state.name, index } });
+          }
+          maps.get(k)?.running.clear();
           push(scope, `${NESTING[e.state.type]}Failed`, e.timestamp);
         }
         break;
@@ -187,8 +197,14 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
         const details = { name: e.parentState.name, index: e.index };
         const detailsKey = `mapIteration${e.type.slice('MapIteration'.length)}EventDetails` as const;
         push(scope, e.type, e.timestamp, { [detailsKey]: details });
-        const started = e.type === 'MapIterationStarted' && mapStarted.get(key(ctx.parents?.get(scope) ?? 0, e.parentState.name));
-        if (started) started.mapStateStartedEventDetails = { length: (started.mapStateStartedEventDetails?.length ?? 0) + 1 };
+        const map = maps.get(key(ctx.parents?.get(scope) ?? 0, e.parentState.name));
+        if (!map) break;
+        if (e.type !== 'MapIterationStarted') {
+          map.running.delete(scope);
+          break;
+        }
+        map.running.set(scope, e.index);
+        map.started.mapStateStartedEventDetails = { length: (map.started.mapStateStartedEventDetails?.length ?? 0) + 1 };
         break;
       }
       case 'ExecutionSucceeded':

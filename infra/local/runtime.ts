@@ -66,8 +66,8 @@ export interface LocalRuntimeOptions {
   /** Local adapters passed to every `createHandler(env, services)`. */
   services?: unknown;
   /**
-   * Replace Task states by name (in every state machine) with scripted handlers. They are wrapped
-   * like real functions: JSON in and out, thrown errors become `Error` = the error's name.
+   * Replace Task states by name (in every state machine, at any depth) with scripted handlers. They
+   * are wrapped like real functions: JSON in and out, thrown errors become `Error` = the error's name.
    */
   handlerOverrides?: Record<string, TaskHandler>;
   /** Where each execution is stored as `<name>.json`; `false` stores nothing. @default DEFAULT_HISTORY_DIR (`.stepwise/executions` in the repository) */
@@ -79,7 +79,7 @@ export interface LocalRuntimeOptions {
   /** Added to (and overriding) every function's environment. */
   extraEnv?: Record<string, string>;
   /**
-   * Local stand-ins for service integrations, by Task `Resource` (e.g.
+   * Local stand-ins for service integrations (at any depth), by Task `Resource` (e.g.
    * `arn:aws:states:::events:putEvents` → the local bus): each gets the Task's effective input and
    * returns what the integration would. Task overrides by state name take precedence.
    */

@@ -31,6 +31,9 @@ const app = synthesize((cdkApp) => {
     invokeByArn(stack, 'Wrap', recorder, { payload: recorderPayload({ 'value.$': '$' }) }),
   );
   machine(stack, 'map-machine', items.next(raw));
+  // No payload: each item is the Task's input as it is.
+  const risky = new sfn.Map(stack, 'Risky', { itemsPath: '$.items' }).itemProcessor(invokeByArn(stack, 'Attempt', recorder, { payload: undefined }));
+  machine(stack, 'failing-map', risky);
 
   const both = new sfn.Parallel(stack, 'Both')
     .branch(invokeIntegration(stack, 'Left', recorder, { payload: recorderPayload({ side: 'left' }) }))
@@ -119,6 +122,17 @@ describe('Map', () => {
     expect(trail.map((s) => s.name)).toEqual(['Record', 'Record', 'Record']);
     for (const step of trail) expect((step.output as { echo: { index: number } }).echo.index).toBe((step.input as { index: number }).index);
   });
+
+  it('records the failed iteration and the ones the failure stopped', async () => {
+    const run = await runtime.startExecution('failing-map', { items: [{ fail: true }, { sleepMs: 300 }, { sleepMs: 300 }] });
+    expect(run).toMatchObject({ status: 'FAILED', error: { Error: 'InvalidInputError' } });
+    const iterations = run.history.filter((e) => e.type?.startsWith('MapIteration')).map((e) => {
+      const details = e.mapIterationStartedEventDetails ?? e.mapIterationFailedEventDetails ?? e.mapIterationAbortedEventDetails;
+      return `${e.type} ${details!.index}`;
+    });
+    expect(iterations.slice(3)).toEqual(['MapIterationFailed 0', 'MapIterationAborted 1', 'MapIterationAborted 2']);
+    expect(run.history.map((e) => e.type).slice(-2)).toEqual(['MapStateFailed', 'ExecutionFailed']);
+  });
 });
 
 describe('Parallel', () => {
@@ -153,6 +167,17 @@ describe('a Task the runtime cannot map', () => {
     expect(run.error).toMatchObject({ Error: 'States.Runtime' });
     expect(run.error?.Cause).toContain('Task "ListBuckets": no local handler for resource arn:aws:states:::aws-sdk:s3:listBuckets');
     expect(run.history.some((e) => e.stateEnteredEventDetails?.name === 'SwallowedParallel')).toBe(false);
+  });
+
+  it('runs once the integration has a stand-in (serviceIntegrations apply at any depth)', async () => {
+    const withStandIn = await LocalRuntime.create({
+      app,
+      historyDir: false,
+      serviceIntegrations: { 'arn:aws:states:::aws-sdk:s3:listBuckets': () => ({ Buckets: [{ Name: 'local' }] }) },
+    });
+    const run = await withStandIn.startExecution('unmapped-service', {});
+    expect(run.status).toBe('SUCCEEDED');
+    expect(run.output).toEqual([{ Buckets: [{ Name: 'local' }] }]);
   });
 });
 
