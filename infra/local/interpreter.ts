@@ -39,7 +39,6 @@ export interface ExecutionHooks {
 /** Run options of an execution the local runtime starts. */
 export type HookedRunOptions = RunOptions & { [HOOKS]: ExecutionHooks; [SCOPE]?: number };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyState = Record<string, any> & { Type: string };
 type Definition = Pick<StateMachineDefinition, 'States' | 'StartAt'>;
 
@@ -71,8 +70,11 @@ const NO_TIMEOUT_SECONDS = Math.floor(0x7fffffff / 1000);
 
 /**
  * The copy of a definition the interpreter runs: every Task gets an explicit `TimeoutSeconds`, the
- * earlier of its declared timeout and heartbeat (local tasks send no heartbeats, and Step Functions
- * reports both as `States.Timeout`), or none at all. `TimeoutSecondsPath` is left to the interpreter.
+ * earlier of its declared timeout and heartbeat (local tasks send no heartbeats), or none at all;
+ * `TimeoutSecondsPath` is left to the interpreter. Step Functions reports a heartbeat timeout as
+ * `States.Timeout`, which `States.HeartbeatTimeout` in Retry/Catch also matches: for a Task with a
+ * heartbeat (whose every local timeout is a heartbeat timeout) that name becomes `States.Timeout`,
+ * the only one the interpreter matches.
  */
 export function interpreterDefinition(definition: StateMachineDefinition): StateMachineDefinition {
   const copy = structuredClone(definition);
@@ -80,9 +82,15 @@ export function interpreterDefinition(definition: StateMachineDefinition): State
     if (state.Type !== 'Task' || state.TimeoutSecondsPath !== undefined) continue;
     const { timeoutInSeconds, heartbeatInSeconds } = taskTimeouts(state);
     state.TimeoutSeconds = Math.min(timeoutInSeconds ?? NO_TIMEOUT_SECONDS, heartbeatInSeconds ?? NO_TIMEOUT_SECONDS);
+    if (heartbeatInSeconds === undefined) continue;
+    for (const rule of [...(state.Retry ?? []), ...(state.Catch ?? [])] as { ErrorEquals: string[] }[]) {
+      rule.ErrorEquals = rule.ErrorEquals.map((name) => (name === HEARTBEAT_TIMEOUT ? 'States.Timeout' : name));
+    }
   }
   return copy;
 }
+
+const HEARTBEAT_TIMEOUT = 'States.HeartbeatTimeout';
 
 /** The interpreter's event logger, as far as the hooks use it. */
 interface EventLogger {

@@ -19,7 +19,8 @@
  *   `.sync`/`.waitForTaskToken` patterns, no activities, no `$$.Task.Token`, no `$$.State.*`.
  * - Inside Map iterations and Parallel branches `$$.Execution.Input`/`StartTime` are the iteration's
  *   (the interpreter resets them); `HeartbeatSecondsPath` is ignored and `TimeoutSecondsPath` is the
- *   interpreter's; local tasks cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline.
+ *   interpreter's; local tasks cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline
+ *   (`States.Timeout`, which a `States.HeartbeatTimeout` Retry/Catch also matches).
  * - A timed-out handler cannot be stopped: it runs on in the background (as a Lambda would until its
  *   sandbox is torn down) and its late side effects still happen.
  * - An execution input over 256 KiB fails the execution when its first state is entered (the

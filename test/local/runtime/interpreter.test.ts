@@ -9,7 +9,10 @@ const definition = {
     Plain: { ...task(), End: undefined, Next: 'Fan' },
     Fan: {
       Type: 'Map',
-      ItemProcessor: { StartAt: 'Bounded', States: { Bounded: task({ TimeoutSeconds: 30, HeartbeatSeconds: 5 }) } },
+      ItemProcessor: {
+        StartAt: 'Bounded',
+        States: { Bounded: task({ TimeoutSeconds: 30, HeartbeatSeconds: 5, Catch: [{ ErrorEquals: ['States.HeartbeatTimeout', 'X'], Next: 'Bounded' }] }) },
+      },
       Next: 'Fork',
     },
     Fork: {
@@ -30,6 +33,11 @@ describe('interpreterDefinition', () => {
     // The interpreter's own default would be 60 s; "none" is the longest timer Node.js can set.
     expect(timeouts).toEqual({ Plain: 2_147_483, Bounded: 5, Timed: 7, Dynamic: undefined });
     expect([...allStates(definition)].find(([n]) => n === 'Plain')![1].TimeoutSeconds).toBeUndefined();
+  });
+
+  it('lets States.HeartbeatTimeout in Retry/Catch match a heartbeat timeout (reported as States.Timeout)', () => {
+    const bounded = [...allStates(interpreterDefinition(definition))].find(([n]) => n === 'Bounded')![1];
+    expect(bounded.Catch[0].ErrorEquals).toEqual(['States.Timeout', 'X']);
   });
 });
 
