@@ -8,6 +8,7 @@
  *   size quota is checked there: a throw fails the execution).
  * - Task timeouts are exactly the ASL's: the interpreter would otherwise apply 60 s to every Task.
  * - JSONPath `$` on a falsy item (`0`, `false`, `""`, `null`) is the item, not "no value".
+ * - `$$.Execution.Input`/`StartTime` are the execution's inside Map iterations and Parallel branches.
  *
  * The hooks patch the library's prototypes once per process, and act only on executions the local
  * runtime starts (their run options carry {@link HOOKS}); any other use of the library is untouched.
@@ -15,6 +16,13 @@
 import { StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
 // The JSONPath engine aws-local-stepfunctions runs (hoisted: the same module instance the library imports).
 import { JSONPath } from 'jsonpath-plus';
+
+/**
+ * Key, on the `Execution` of the context object the runtime passes, of the execution's real `Input`
+ * and `StartTime`: the interpreter resets both for every Map iteration and Parallel branch, so
+ * `$$.Execution.Input` would be the item. `$$` paths read these instead.
+ */
+export const EXECUTION = Symbol('stepwise.execution');
 
 /** Run options key of the {@link ExecutionHooks} (a symbol: the library copies it to nested executions with the options). */
 export const HOOKS = Symbol('stepwise.hooks');
@@ -151,9 +159,14 @@ type JsonPathEvaluate = (this: { wrap: boolean }, expr: unknown, ...rest: unknow
 /** Values jsonpath-plus mistakes for a missing document. */
 const isFalsyJson = (value: unknown) => value === null || value === false || value === 0 || value === '';
 
+type ContextObject = { Execution?: Record<string | symbol, unknown> & { [EXECUTION]?: object } };
+
 /**
- * jsonpath-plus answers "no value" for any falsy document, so the interpreter fails `"x.$": "$"`
- * (or `InputPath: "$"`) on a Map item `0`, `false`, `""` or `null`; Step Functions gives the item.
+ * Two fixes where the interpreter evaluates a path:
+ * - jsonpath-plus answers "no value" for any falsy document, so the interpreter fails `"x.$": "$"`
+ *   (or `InputPath: "$"`) on a Map item `0`, `false`, `""` or `null`; Step Functions gives the item.
+ * - a context object (`$$` paths) carrying {@link EXECUTION} is read with the execution's own
+ *   `Input` and `StartTime`.
  */
 function patchJsonPath(prototype: { evaluate: JsonPathEvaluate }): void {
   const evaluate = prototype.evaluate;
@@ -163,6 +176,11 @@ function patchJsonPath(prototype: { evaluate: JsonPathEvaluate }): void {
       if (typeof path === 'string' && path.trim() === '$' && isFalsyJson(json)) {
         const wrap = Object.hasOwn(expr, 'wrap') ? (expr as { wrap: boolean }).wrap : this.wrap;
         return wrap ? [json] : json;
+      }
+      const execution = (json as ContextObject | undefined)?.Execution;
+      if (execution?.[EXECUTION]) {
+        const context = { ...(json as object), Execution: { ...execution, ...execution[EXECUTION] } };
+        return evaluate.call(this, { ...expr, json: context }, ...rest);
       }
     }
     return evaluate.call(this, expr, ...rest);

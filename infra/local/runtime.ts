@@ -10,17 +10,17 @@
  *   declares none; a function running past its template `Timeout` fails with `Sandbox.Timedout`.
  * - The 256 KiB payload quota: a Task result over it is a catchable `States.DataLimitExceeded` task
  *   failure; a state input or output over it ends the execution with `States.DataLimitExceeded`.
- * - Map items that are falsy (`0`, `false`, `""`, `null`) work; the history shows Map and Parallel
+ * - Map items that are falsy (`0`, `false`, `""`, `null`) work, and `$$.Execution.Input`/`StartTime`
+ *   inside iterations and branches are the execution's; the history shows Map and Parallel
  *   states (`MapStateStarted`, `MapIteration*`, `ParallelStateStarted`...) and each iteration's Tasks.
  * - `faults` inject errors, latency, timeouts and crashes after side effects into chosen Tasks.
  *
  * Remaining limits:
  * - Inline Map only (no ItemReader/ResultWriter/distributed mode, no ToleratedFailure*); no
  *   `.sync`/`.waitForTaskToken` patterns, no activities, no `$$.Task.Token`, no `$$.State.*`.
- * - Inside Map iterations and Parallel branches `$$.Execution.Input`/`StartTime` are the iteration's
- *   (the interpreter resets them); `HeartbeatSecondsPath` is ignored and `TimeoutSecondsPath` is the
- *   interpreter's; local tasks cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline
- *   (`States.Timeout`, which a `States.HeartbeatTimeout` Retry/Catch also matches).
+ * - `HeartbeatSecondsPath` is ignored and `TimeoutSecondsPath` is the interpreter's; local tasks
+ *   cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline (`States.Timeout`, which a
+ *   `States.HeartbeatTimeout` Retry/Catch also matches).
  * - A timed-out handler cannot be stopped: it runs on in the background (as a Lambda would until its
  *   sandbox is torn down) and its late side effects still happen.
  * - An execution input over 256 KiB fails the execution when its first state is entered (the
@@ -42,6 +42,7 @@ import { validateFault, withFault, type TaskFault } from './faults.ts';
 import { DEFAULT_HISTORY_DIR, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
 import {
   allStates,
+  EXECUTION,
   HOOKS,
   installInterpreterHooks,
   interpreterDefinition,
@@ -249,15 +250,22 @@ export class LocalRuntime {
     const retryDelayMs = this.options.retryDelayMs;
     const retryIntervalOverrides =
       retryDelayMs === undefined ? undefined : Object.fromEntries([...sm.states].filter(([, s]) => 'Retry' in s).map(([n]) => [n, retryDelayMs]));
+    const executionInput = JSON.parse(JSON.stringify(input ?? null));
     const runOptions: HookedRunOptions = {
       ...(retryIntervalOverrides && { overrides: { retryIntervalOverrides } }),
       context: {
-        Execution: { Id: executionArn, Name: name, RoleArn: sm.roleArn, RedriveCount: 0 },
+        Execution: {
+          Id: executionArn,
+          Name: name,
+          RoleArn: sm.roleArn,
+          RedriveCount: 0,
+          [EXECUTION]: { Input: executionInput, StartTime: new Date().toISOString() },
+        },
         StateMachine: { Id: sm.arn, Name: sm.name },
       },
       [HOOKS]: this.hooks(run),
     };
-    const execution = machine.run(JSON.parse(JSON.stringify(input ?? null)), runOptions);
+    const execution = machine.run(executionInput, runOptions);
     const log = collect(execution.eventLogs);
     try {
       await execution.result;

@@ -26,7 +26,11 @@ const app = synthesize((cdkApp) => {
     maxConcurrency: 2,
     itemSelector: { 'value.$': '$$.Map.Item.Value', 'index.$': '$$.Map.Item.Index' },
     resultPath: '$.results',
-  }).itemProcessor(invokeByArn(stack, 'Record', recorder, { payload: recorderPayload({ 'value.$': '$.value', 'index.$': '$.index', sleepMs: 20 }) }));
+  }).itemProcessor(
+    invokeByArn(stack, 'Record', recorder, {
+      payload: recorderPayload({ 'value.$': '$.value', 'index.$': '$.index', 'tag.$': '$$.Execution.Input.tag', 'started.$': '$$.Execution.StartTime', sleepMs: 20 }),
+    }),
+  );
   const raw = new sfn.Map(stack, 'Raw', { itemsPath: '$.raw', resultPath: '$.wrapped' }).itemProcessor(
     invokeByArn(stack, 'Wrap', recorder, { payload: recorderPayload({ 'value.$': '$' }) }),
   );
@@ -93,16 +97,19 @@ describe('Map', () => {
   it('runs every iteration’s Task on its local handler, with ItemSelector, MaxConcurrency and falsy items', async () => {
     const items = ['a', 'b', 'c', 'd', 'e'];
     const raw = [0, false, '', null, 1];
-    const run = await runtime.startExecution('map-machine', { items, raw }, { name: 'map-1' });
+    const run = await runtime.startExecution('map-machine', { items, raw, tag: 'mine' }, { name: 'map-1' });
     expect(run.status).toBe('SUCCEEDED');
-    const output = run.output as { results: Array<{ echo: { value: string; index: number } }>; wrapped: Array<{ echo: { value: unknown } }> };
-    expect(output.results.map((r) => r.echo)).toEqual(items.map((value, index) => ({ execution: 'map-1', value, index, sleepMs: 20 })));
+    const output = run.output as { results: Array<{ echo: { value: string; index: number; started: string } }>; wrapped: Array<{ echo: { value: unknown } }> };
+    const started = output.results[0]!.echo.started;
+    // $$.Execution.Input and StartTime inside an iteration are the execution's, as in Step Functions.
+    expect(output.results.map((r) => r.echo)).toEqual(items.map((value, index) => ({ execution: 'map-1', value, index, tag: 'mine', started, sleepMs: 20 })));
+    expect(Date.parse(started)).not.toBeNaN();
     expect(output.wrapped.map((r) => r.echo.value)).toEqual(raw);
     expect(concurrency.max).toBe(2);
   });
 
   it('records Map states, iterations and each iteration’s Task attempts as GetExecutionHistory does', async () => {
-    const run = await runtime.startExecution('map-machine', { items: ['a', 'b', 'c'], raw: [] });
+    const run = await runtime.startExecution('map-machine', { items: ['a', 'b', 'c'], raw: [], tag: 'x' });
     const types = run.history.map((e) => e.type);
     const entered = types.indexOf('MapStateEntered');
     expect(types.slice(entered, entered + 3)).toEqual(['MapStateEntered', 'MapStateStarted', 'MapIterationStarted']);
