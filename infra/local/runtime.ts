@@ -16,7 +16,7 @@
  * - `faults` inject errors, latency, timeouts and crashes after side effects into chosen Tasks.
  *
  * Remaining limits:
- * - Inline Map only (no ItemReader/ResultWriter/distributed mode, no ToleratedFailure*); no
+ * - Inline Map only (a distributed Map is refused; no ToleratedFailure*); no
  *   `.sync`/`.waitForTaskToken` patterns, no activities, no `$$.Task.Token`, no `$$.State.*`.
  * - `HeartbeatSecondsPath` is ignored and `TimeoutSecondsPath` is the interpreter's; local tasks
  *   cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline (`States.Timeout`, which a
@@ -132,6 +132,8 @@ interface LoadedStateMachine extends SynthesizedStateMachine {
   states: Map<string, { Type: string } & Record<string, unknown>>;
   /** Every Task state at any depth, by name. */
   targets: Map<string, TaskTarget>;
+  /** Distributed Map states (ItemReader, ResultWriter, Mode DISTRIBUTED): the interpreter would run them as inline Maps, wrongly. */
+  distributedMaps: string[];
 }
 
 /** What one execution keeps while it runs. */
@@ -229,9 +231,13 @@ export class LocalRuntime {
    * for Express machines). The record is also stored in `historyDir`.
    * @throws ExecutionAlreadyExists when a Standard state machine already ran an execution with this name on this runtime.
    * @throws InvalidName for a name Step Functions would refuse.
+   * @throws LocalRuntimeFault when the state machine has a distributed Map state.
    */
   async startExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
     const sm = this.find(stateMachine);
+    if (sm.distributedMaps.length) {
+      throw new LocalRuntimeFault(`state machine ${sm.stack}/${sm.logicalId}: distributed Map state "${sm.distributedMaps.join('", "')}" cannot run locally (inline Map only)`);
+    }
     const machine = (sm.machine ??= interpreterFor(sm.definition));
     const name = options.name ?? randomUUID();
     if (!EXECUTION_NAME.test(name)) {
@@ -339,12 +345,14 @@ export class LocalRuntime {
     const resource = template.Resources![sm.logicalId]!;
     const states: LoadedStateMachine['states'] = new Map();
     const targets = new Map<string, TaskTarget>();
+    const distributedMaps: string[] = [];
     for (const [name, state] of allStates(sm.definition)) {
       if (states.has(name)) throw new LocalRuntimeFault(`state machine ${sm.stack}/${sm.logicalId}: the state name "${name}" is used twice (Step Functions requires unique names)`);
       states.set(name, state);
       if (state.Type === 'Task') targets.set(name, { ...this.target(sm, state.Resource, state.Parameters), timeouts: taskTimeouts(state) });
+      if (state.Type === 'Map' && (state.ItemReader || state.ResultWriter || state.ItemProcessor?.ProcessorConfig?.Mode === 'DISTRIBUTED')) distributedMaps.push(name);
     }
-    return { ...sm, roleArn: String(resolveTokens(resource.Properties?.RoleArn ?? '', template, ctx)), states, targets };
+    return { ...sm, roleArn: String(resolveTokens(resource.Properties?.RoleArn ?? '', template, ctx)), states, targets, distributedMaps };
   }
 
   private target(sm: SynthesizedStateMachine, resource: string, parameters: unknown): Omit<TaskTarget, 'timeouts'> {

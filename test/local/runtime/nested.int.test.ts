@@ -58,6 +58,8 @@ const app = synthesize((cdkApp) => {
   branches.addCatch(new sfn.Pass(stack, 'SwallowedParallel'), { errors: [sfn.Errors.ALL] });
   machine(stack, 'unmapped-service', branches);
 
+  machine(stack, 'distributed-map', new sfn.DistributedMap(stack, 'Distributed', { itemsPath: '$.items' }).itemProcessor(new sfn.Pass(stack, 'PerItem')));
+
   const lambdaTimeout = invokeByArn(stack, 'Slow', slow, { payload: recorderPayload({ 'sleepMs.$': '$.sleepMs' }), resultPath: '$.result' });
   lambdaTimeout.addCatch(new sfn.Pass(stack, 'TimedOut'), { errors: ['Sandbox.Timedout'], resultPath: '$.error' });
   machine(stack, 'lambda-timeout', lambdaTimeout);
@@ -185,6 +187,12 @@ describe('a Task the runtime cannot map', () => {
     const run = await withStandIn.startExecution('unmapped-service', {});
     expect(run.status).toBe('SUCCEEDED');
     expect(run.output).toEqual([{ Buckets: [{ Name: 'local' }] }]);
+  });
+});
+
+describe('a distributed Map', () => {
+  it('is refused before anything runs (the interpreter would run it as an inline Map)', async () => {
+    await expect(runtime.startExecution('distributed-map', { items: [1] })).rejects.toThrow(/distributed Map state "Distributed" cannot run locally/);
   });
 });
 
