@@ -75,65 +75,62 @@ function failureOf(e: HistoryEvent): { error: string; cause?: string } | undefin
 }
 
 /**
- * The step trail: one entry per Task state entered, in order, with the task's input and output,
- * retries, and the error that ended it. Pure; works on local and `GetExecutionHistory` events.
+ * The step trail: one entry per Task state entered (at any depth: Map iterations and Parallel
+ * branches included), in the order entered, with the task's input and output, retries, and the
+ * error that ended it. An event belongs to the step its `previousEventId` chain leads back to, so
+ * concurrent iterations do not mix (an event without a known previous event follows the one before
+ * it in the list). Pure; works on local and `GetExecutionHistory` events.
  */
 export function stepTrail(events: HistoryEvent[]): TrailStep[] {
-  const trail: TrailStep[] = [];
-  let open: (TrailStep & { attempts: number }) | undefined;
-  const close = () => {
-    if (!open) return;
-    const { attempts, ...step } = open;
+  type OpenStep = TrailStep & { attempts: number };
+  const steps: OpenStep[] = [];
+  /** Steps still open, by the id of their latest event. */
+  const open = new Map<number, OpenStep>();
+  const ids = new Set(events.map((e) => e.id));
+  events.forEach((e, i) => {
+    if (e.type === 'TaskStateEntered') {
+      const d = e.stateEnteredEventDetails;
+      const step: OpenStep = { name: d?.name ?? '?', type: 'Task', enteredAt: new Date(e.timestamp!), input: parse(d?.input), retries: 0, attempts: 0 };
+      steps.push(step);
+      open.set(e.id!, step);
+      return;
+    }
+    const previous = ids.has(e.previousEventId) ? e.previousEventId! : events[i - 1]?.id;
+    const step = previous === undefined ? undefined : open.get(previous);
+    if (!step) return;
+    open.delete(previous!);
+    if (SCHEDULED.has(e.type!)) {
+      step.attempts++;
+      step.input = parse(e.lambdaFunctionScheduledEventDetails?.input ?? e.taskScheduledEventDetails?.parameters);
+    } else if (SUCCEEDED.has(e.type!)) {
+      step.output = parse(e.lambdaFunctionSucceededEventDetails?.output ?? e.taskSucceededEventDetails?.output);
+      delete step.error;
+    } else if (failureOf(e)) {
+      step.error = failureOf(e);
+    } else if (e.type === 'TaskStateExited') {
+      step.exitedAt = new Date(e.timestamp!);
+      return;
+    } else if (e.type === 'ExecutionFailed' && !step.error) {
+      const d = e.executionFailedEventDetails;
+      step.error = { error: d?.error ?? 'ExecutionFailed', ...(d?.cause !== undefined && { cause: d.cause }) };
+    }
+    open.set(e.id!, step);
+  });
+  return steps.map(({ attempts, ...step }) => {
     const out = step.output as { next?: unknown; reason?: unknown } | undefined;
     if (out && typeof out === 'object' && typeof out.next === 'string') step.next = out.next;
     if (out && typeof out === 'object' && typeof out.reason === 'string') step.reason = out.reason;
-    trail.push({ ...step, retries: Math.max(0, attempts - 1) });
-    open = undefined;
-  };
-  for (const e of events) {
-    if (e.type === 'TaskStateEntered') {
-      close();
-      const d = e.stateEnteredEventDetails;
-      open = { name: d?.name ?? '?', type: 'Task', enteredAt: new Date(e.timestamp!), input: parse(d?.input), retries: 0, attempts: 0 };
-    } else if (!open) {
-      continue;
-    } else if (SCHEDULED.has(e.type!)) {
-      open.attempts++;
-      open.input = parse(e.lambdaFunctionScheduledEventDetails?.input ?? e.taskScheduledEventDetails?.parameters);
-    } else if (SUCCEEDED.has(e.type!)) {
-      open.output = parse(e.lambdaFunctionSucceededEventDetails?.output ?? e.taskSucceededEventDetails?.output);
-      delete open.error;
-    } else if (failureOf(e)) {
-      open.error = failureOf(e);
-    } else if (e.type === 'TaskStateExited') {
-      open.exitedAt = new Date(e.timestamp!);
-      close();
-    } else if (e.type === 'ExecutionFailed' && !open.error) {
-      const d = e.executionFailedEventDetails;
-      open.error = { error: d?.error ?? 'ExecutionFailed', ...(d?.cause !== undefined && { cause: d.cause }) };
-    }
-  }
-  close();
-  return trail;
+    return { ...step, retries: Math.max(0, attempts - 1) };
+  });
 }
 
 /**
  * State transitions as Step Functions bills them for Standard workflows: every state entered,
- * plus every retry attempt.
+ * plus every retry attempt of a Task.
  */
 export function stateTransitions(events: HistoryEvent[]): number {
-  let transitions = 0;
-  let scheduledInState = 0;
-  for (const e of events) {
-    if (e.type?.endsWith('StateEntered')) {
-      transitions++;
-      scheduledInState = 0;
-    } else if (SCHEDULED.has(e.type!)) {
-      if (scheduledInState > 0) transitions++;
-      scheduledInState++;
-    }
-  }
-  return transitions;
+  const entered = events.filter((e) => e.type?.endsWith('StateEntered')).length;
+  return entered + stepTrail(events).reduce((sum, step) => sum + step.retries, 0);
 }
 
 const TERMINAL: Record<string, ExecutionStatus> = {

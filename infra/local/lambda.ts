@@ -11,8 +11,11 @@ export interface LocalFunction {
   /** `AWS_LAMBDA_FUNCTION_NAME` (the FunctionName property, or the logical id). */
   name: string;
   arn: string;
-  /** The function's Timeout property. @default 3 (Lambda's default) */
-  timeoutSeconds: number;
+  /**
+   * The function's Timeout property (Lambda's default is 3): an invocation still running after it
+   * fails with `Sandbox.Timedout`. Absent for a Task that is not a function (nothing times out).
+   */
+  timeoutSeconds?: number;
   memoryMB: number;
 }
 
@@ -20,8 +23,12 @@ export interface LocalFunction {
 export interface LambdaErrorPayload {
   errorType: string;
   errorMessage: string;
-  trace: string[];
+  /** The stack, for errors the handler threw (Lambda's own errors, such as a timeout, have none). */
+  trace?: string[];
 }
+
+/** The `errorType` Lambda reports for an invocation that ran past the function's Timeout (Step Functions' `Error`). */
+export const LAMBDA_TIMEOUT_ERROR = 'Sandbox.Timedout';
 
 /**
  * Thrown into the interpreter when a function fails. aws-local-stepfunctions matches `name` against
@@ -63,7 +70,7 @@ function lambdaErrorPayload(error: unknown): LambdaErrorPayload {
 
 /** A Lambda `Context` for one invocation; `getRemainingTimeInMillis` counts down from the function's timeout. */
 function lambdaContext(fn: LocalFunction): Context {
-  const deadline = Date.now() + fn.timeoutSeconds * 1000;
+  const deadline = Date.now() + (fn.timeoutSeconds ?? Infinity) * 1000;
   const unsupported = () => {
     throw new Error('callback-style completion (done/fail/succeed) is not supported; return or throw');
   };
@@ -76,7 +83,8 @@ function lambdaContext(fn: LocalFunction): Context {
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${fn.name}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    // No deadline (not a function): as much time as a Lambda function can ever have (15 minutes).
+    getRemainingTimeInMillis: () => (deadline === Infinity ? 900_000 : Math.max(0, deadline - Date.now())),
     done: unsupported,
     fail: unsupported,
     succeed: unsupported,
@@ -91,18 +99,37 @@ function json(value: unknown): unknown {
 
 /**
  * Call `handler` with a JSON copy of `event` and return a JSON copy of its result. A thrown error
- * (or a result that cannot be serialized) is rethrown as a {@link LambdaFunctionError}.
+ * (or a result that cannot be serialized) is rethrown as a {@link LambdaFunctionError}; so is an
+ * invocation still running after the function's timeout (`Sandbox.Timedout`, as Lambda reports it;
+ * the handler itself cannot be stopped and runs on in the background, as it would in Lambda until
+ * the sandbox is torn down).
  */
 export async function invokeLikeLambda(
   handler: (event: any, context: Context) => unknown,
   event: unknown,
   fn: LocalFunction,
 ): Promise<unknown> {
+  const context = lambdaContext(fn);
+  let timer: NodeJS.Timeout | undefined;
   let result: unknown;
   try {
-    result = await handler(json(event), lambdaContext(fn));
+    const running = Promise.resolve().then(() => handler(json(event), context));
+    if (fn.timeoutSeconds === undefined) {
+      result = await running;
+    } else {
+      const seconds = fn.timeoutSeconds;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new LambdaFunctionError({ errorType: LAMBDA_TIMEOUT_ERROR, errorMessage: `RequestId: ${context.awsRequestId} Error: Task timed out after ${seconds.toFixed(2)} seconds` })),
+          seconds * 1000,
+        );
+      });
+      result = await Promise.race([running, timedOut]);
+    }
   } catch (error) {
-    throw new LambdaFunctionError(lambdaErrorPayload(error));
+    throw error instanceof LambdaFunctionError ? error : new LambdaFunctionError(lambdaErrorPayload(error));
+  } finally {
+    clearTimeout(timer);
   }
   try {
     return json(result);

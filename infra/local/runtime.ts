@@ -1,6 +1,30 @@
 /**
  * The local runtime: runs the SAME synthesized ASL as Step Functions in an in-process interpreter
  * (aws-local-stepfunctions), with every Task mapped back to the handler module its Lambda deploys.
+ *
+ * Fidelity, beyond the interpreter as shipped (see interpreter.ts, limits.ts, faults.ts):
+ * - Every Task at any depth (Map ItemProcessor/Iterator, Parallel Branches) runs locally; a Task the
+ *   runtime cannot map fails the execution with `States.Runtime` naming the state and resource (no
+ *   Catch sees it). The interpreter never calls AWS.
+ * - Task timeouts are the ASL's `TimeoutSeconds`/`HeartbeatSeconds` (`States.Timeout`), none when it
+ *   declares none; a function running past its template `Timeout` fails with `Sandbox.Timedout`.
+ * - The 256 KiB payload quota: a Task result over it is a catchable `States.DataLimitExceeded` task
+ *   failure; a state input or output over it ends the execution with `States.DataLimitExceeded`.
+ * - Map items that are falsy (`0`, `false`, `""`, `null`) work, and `$$.Execution.Input`/`StartTime`
+ *   inside iterations and branches are the execution's; the history shows Map and Parallel
+ *   states (`MapStateStarted`, `MapIteration*`, `ParallelStateStarted`...) and each iteration's Tasks.
+ * - `faults` inject errors, latency, timeouts and crashes after side effects into chosen Tasks.
+ *
+ * Remaining limits:
+ * - Inline Map only (a distributed Map is refused; no ToleratedFailure*); no
+ *   `.sync`/`.waitForTaskToken` patterns, no activities, no `$$.Task.Token`, no `$$.State.*`.
+ * - `HeartbeatSecondsPath` is ignored and `TimeoutSecondsPath` is the interpreter's; local tasks
+ *   cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline (`States.Timeout`, which a
+ *   `States.HeartbeatTimeout` Retry/Catch also matches).
+ * - A timed-out handler cannot be stopped: it runs on in the background (as a Lambda would until its
+ *   sandbox is torn down) and its late side effects still happen.
+ * - An execution input over 256 KiB fails the execution when its first state is entered (the
+ *   StartExecution API would refuse it).
  */
 // aws-local-stepfunctions needs Promise.withResolvers (Node 22); load the polyfill before it runs anything.
 import './polyfills.ts';
@@ -13,14 +37,28 @@ import { ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineD
 import type { HandlerFactory } from '../../lambdas/lib/contracts.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/stepwise-function.ts';
-import { toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
+import { integration, toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
+import { validateFault, withFault, type TaskFault } from './faults.ts';
 import { DEFAULT_HISTORY_DIR, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
+import {
+  allStates,
+  EXECUTION,
+  HOOKS,
+  installInterpreterHooks,
+  interpreterDefinition,
+  taskTimeouts,
+  type ExecutionHooks,
+  type HookedRunOptions,
+  type TaskHandler,
+  type TaskTimeouts,
+} from './interpreter.ts';
 import { invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
+import { checkStatePayload, PAYLOAD_LIMIT_BYTES, payloadBytes, TaskResultTooLargeError } from './limits.ts';
 import { synthesize, synthProject, type SynthesizedApp, type SynthesizedStateMachine } from './synth.ts';
 import { arnToLogicalId, LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnResource, type TokenContext } from './tokens.ts';
 
-/** A stand-in for a Task's resource: gets the Task's effective input (after `Parameters`), returns its result. */
-export type TaskHandler = (event: any) => unknown;
+export type { TaskHandler } from './interpreter.ts';
+export type { TaskFault } from './faults.ts';
 
 export interface LocalRuntimeOptions {
   /** Project environment to synthesize (`buildStepwiseApp` with `getEnvConfig(env)`), when `app` is not given. @default 'dev' */
@@ -30,8 +68,8 @@ export interface LocalRuntimeOptions {
   /** Local adapters passed to every `createHandler(env, services)`. */
   services?: unknown;
   /**
-   * Replace Task states by name (in every state machine) with scripted handlers. They are wrapped
-   * like real functions: JSON in and out, thrown errors become `Error` = the error's name.
+   * Replace Task states by name (in every state machine, at any depth) with scripted handlers. They
+   * are wrapped like real functions: JSON in and out, thrown errors become `Error` = the error's name.
    */
   handlerOverrides?: Record<string, TaskHandler>;
   /** Where each execution is stored as `<name>.json`; `false` stores nothing. @default DEFAULT_HISTORY_DIR (`.stepwise/executions` in the repository) */
@@ -43,11 +81,20 @@ export interface LocalRuntimeOptions {
   /** Added to (and overriding) every function's environment. */
   extraEnv?: Record<string, string>;
   /**
-   * Local stand-ins for service integrations, by Task `Resource` (e.g.
+   * Local stand-ins for service integrations (at any depth), by Task `Resource` (e.g.
    * `arn:aws:states:::events:putEvents` → the local bus): each gets the Task's effective input and
    * returns what the integration would. Task overrides by state name take precedence.
    */
   serviceIntegrations?: Record<string, TaskHandler>;
+  /**
+   * Faults to inject, by Task state name (at any depth, in every state machine): an error typed by
+   * name (Retry/Catch match it), latency, a Lambda timeout, or a crash after the handler ran — for
+   * every attempt or the first `times` attempts of each execution. A name that is no Task state of
+   * the app is refused when the runtime is created.
+   * @example faults: { 'b-lookup': { error: { name: 'ModelThrottledError' }, times: 2 } }
+   * @default no faults
+   */
+  faults?: Record<string, TaskFault>;
 }
 
 /** A finished local execution: the stored record plus its history under the SDK's name. */
@@ -66,8 +113,9 @@ export interface StartExecutionOptions {
 interface TaskTarget {
   kind: TaskInvocation['kind'];
   resource: string;
-  /** `stack/logicalId` of the function, when the resource is one. */
+  /** `stack/logicalId` of the function, when the resource names one in the template. */
   functionKey?: string;
+  timeouts: TaskTimeouts;
 }
 
 interface LoadedFunction extends LocalFunction {
@@ -80,8 +128,22 @@ interface LoadedStateMachine extends SynthesizedStateMachine {
   /** Built on the first execution. */
   machine?: StateMachine;
   roleArn: string;
+  /** Every state at any depth, by name (names are unique across a whole state machine). */
+  states: Map<string, { Type: string } & Record<string, unknown>>;
+  /** Every Task state at any depth, by name. */
   targets: Map<string, TaskTarget>;
-  timeouts: Record<string, number>;
+  /** Distributed Map states (ItemReader, ResultWriter, Mode DISTRIBUTED): the interpreter would run them as inline Maps, wrongly. */
+  distributedMaps: string[];
+}
+
+/** What one execution keeps while it runs. */
+interface ExecutionRun {
+  sm: LoadedStateMachine;
+  invocations: TaskInvocation[];
+  /** Attempts so far per Task state, for `faults[state].times`. */
+  attempts: Map<string, number>;
+  /** Parent scope of each scope (the root execution, Map iterations, Parallel branches). */
+  parents: Map<number, number | undefined>;
 }
 
 const LAMBDA_INVOKE = /^arn:aws[a-z-]*:states:::lambda:invoke$/;
@@ -113,6 +175,7 @@ function localPath(value: string): string {
  *   `name` and `Cause` = `{"errorType","errorMessage","trace"}` so Retry/Catch match typed errors.
  * - Context object: `$$.Execution.{Id,Name,StartTime,Input,RoleArn,RedriveCount}` and
  *   `$$.StateMachine.{Id,Name}`. Not available: `$$.State.*` and `$$.Task.Token`.
+ * - See the module comment for timeouts, payload quotas, faults and the remaining limits.
  *
  * @example
  * const runtime = await LocalRuntime.create({ services, dynamo: { endpoint: ddb.endpoint } });
@@ -131,6 +194,12 @@ export class LocalRuntime {
   ) {
     this.machines = synthesized.stateMachines.map((sm) => this.load(sm));
     this.stateMachines = synthesized.stateMachines;
+    for (const [state, fault] of Object.entries(options.faults ?? {})) {
+      const targets = this.machines.flatMap((m) => m.targets.get(state) ?? []);
+      if (!targets.length) throw new LocalRuntimeFault(`faults["${state}"]: no Task state "${state}" in the app`);
+      const canTimeOut = targets.every((t) => t.functionKey || LAMBDA_INVOKE.test(t.resource) || t.timeouts.timeoutInSeconds || t.timeouts.heartbeatInSeconds);
+      validateFault(state, fault, Boolean(canTimeOut));
+    }
   }
 
   /**
@@ -138,6 +207,7 @@ export class LocalRuntime {
    * on the first invocation of their function.
    */
   static async create(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+    installInterpreterHooks();
     const app = options.app;
     const synthesized = app === undefined ? synthProject(options.env) : typeof app === 'function' ? synthesize(app, { env: options.env }) : app;
     if (options.dynamo && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE) {
@@ -161,9 +231,13 @@ export class LocalRuntime {
    * for Express machines). The record is also stored in `historyDir`.
    * @throws ExecutionAlreadyExists when a Standard state machine already ran an execution with this name on this runtime.
    * @throws InvalidName for a name Step Functions would refuse.
+   * @throws LocalRuntimeFault when the state machine has a distributed Map state.
    */
   async startExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
     const sm = this.find(stateMachine);
+    if (sm.distributedMaps.length) {
+      throw new LocalRuntimeFault(`state machine ${sm.stack}/${sm.logicalId}: distributed Map state "${sm.distributedMaps.join('", "')}" cannot run locally (inline Map only)`);
+    }
     const machine = (sm.machine ??= interpreterFor(sm.definition));
     const name = options.name ?? randomUUID();
     if (!EXECUTION_NAME.test(name)) {
@@ -178,32 +252,56 @@ export class LocalRuntime {
       this.startedNames.add(key);
     }
     const executionArn = this.executionArn(sm, name);
-    const invocations: TaskInvocation[] = [];
-    const handlers = Object.fromEntries(
-      [...sm.targets].map(([state, target]) => [state, (event: unknown) => this.invoke(state, target, event, invocations)]),
-    );
+    const run: ExecutionRun = { sm, invocations: [], attempts: new Map(), parents: new Map() };
+    const retryDelayMs = this.options.retryDelayMs;
     const retryIntervalOverrides =
-      this.options.retryDelayMs === undefined
-        ? undefined
-        : Object.fromEntries(Object.entries(sm.definition.States).filter(([, s]) => 'Retry' in s).map(([n]) => [n, this.options.retryDelayMs!]));
-    const run = machine.run(JSON.parse(JSON.stringify(input ?? null)), {
-      overrides: { taskResourceLocalHandlers: handlers, ...(retryIntervalOverrides && { retryIntervalOverrides }) },
+      retryDelayMs === undefined ? undefined : Object.fromEntries([...sm.states].filter(([, s]) => 'Retry' in s).map(([n]) => [n, retryDelayMs]));
+    const executionInput = JSON.parse(JSON.stringify(input ?? null));
+    const runOptions: HookedRunOptions = {
+      ...(retryIntervalOverrides && { overrides: { retryIntervalOverrides } }),
       context: {
-        Execution: { Id: executionArn, Name: name, RoleArn: sm.roleArn, RedriveCount: 0 },
+        Execution: {
+          Id: executionArn,
+          Name: name,
+          RoleArn: sm.roleArn,
+          RedriveCount: 0,
+          [EXECUTION]: { Input: executionInput, StartTime: new Date().toISOString() },
+        },
         StateMachine: { Id: sm.arn, Name: sm.name },
       },
-    });
-    const log = collect(run.eventLogs);
+      [HOOKS]: this.hooks(run),
+    };
+    const execution = machine.run(executionInput, runOptions);
+    const log = collect(execution.eventLogs);
     try {
-      await run.result;
+      await execution.result;
     } catch (e) {
       if (!(e instanceof ExecutionError || e instanceof ExecutionTimeoutError)) throw e;
     }
-    const events = toHistoryEvents(await log, invocations, { roleArn: sm.roleArn, region: this.region(sm), timeouts: sm.timeouts });
+    const timeouts = Object.fromEntries([...sm.targets].map(([state, t]) => [state, t.timeouts]));
+    const events = toHistoryEvents(await log, run.invocations, { roleArn: sm.roleArn, region: this.region(sm), timeouts, parents: run.parents });
     const record = summarizeExecution(executionArn, events);
     dropDefaultFailCause(record, sm);
     if (this.options.historyDir !== false) writeLocalExecution(record, this.options.historyDir ?? DEFAULT_HISTORY_DIR);
     return { ...record, status: record.status as LocalExecution['status'], history: record.events };
+  }
+
+  /** The interpreter hooks of one execution: every execution it starts (Map iteration, Parallel branch) gets a scope and the runtime's Task handlers. */
+  private hooks(run: ExecutionRun): ExecutionHooks {
+    return {
+      open: (parent) => {
+        const scope = run.parents.size;
+        run.parents.set(scope, parent);
+        return scope;
+      },
+      // Every name the interpreter asks for gets a handler, so it never falls back to calling AWS Lambda.
+      handlers: (scope) =>
+        new Proxy({} as Record<string, TaskHandler>, {
+          get: (_, state) => (typeof state === 'string' ? (event: unknown) => this.invoke(state, event, run, scope) : undefined),
+        }),
+      entered: (state, input) => checkStatePayload(state, 'input', input),
+      exiting: (state, output) => checkStatePayload(state, 'output', output),
+    };
   }
 
   /** `StartSyncExecution` for Express state machines: the same as {@link startExecution}. */
@@ -245,22 +343,19 @@ export class LocalRuntime {
     const template = this.synthesized.templates[sm.stack]!;
     const ctx = this.synthesized.contexts[sm.stack]!;
     const resource = template.Resources![sm.logicalId]!;
+    const states: LoadedStateMachine['states'] = new Map();
     const targets = new Map<string, TaskTarget>();
-    const timeouts: Record<string, number> = {};
-    for (const [state, def] of Object.entries(sm.definition.States)) {
-      if (def.Type !== 'Task') continue;
-      targets.set(state, this.target(sm, def.Resource, def.Parameters));
-      if (def.TimeoutSeconds) timeouts[state] = def.TimeoutSeconds;
+    const distributedMaps: string[] = [];
+    for (const [name, state] of allStates(sm.definition)) {
+      if (states.has(name)) throw new LocalRuntimeFault(`state machine ${sm.stack}/${sm.logicalId}: the state name "${name}" is used twice (Step Functions requires unique names)`);
+      states.set(name, state);
+      if (state.Type === 'Task') targets.set(name, { ...this.target(sm, state.Resource, state.Parameters), timeouts: taskTimeouts(state) });
+      if (state.Type === 'Map' && (state.ItemReader || state.ResultWriter || state.ItemProcessor?.ProcessorConfig?.Mode === 'DISTRIBUTED')) distributedMaps.push(name);
     }
-    return {
-      ...sm,
-      roleArn: String(resolveTokens(resource.Properties?.RoleArn ?? '', template, ctx)),
-      targets,
-      timeouts,
-    };
+    return { ...sm, roleArn: String(resolveTokens(resource.Properties?.RoleArn ?? '', template, ctx)), states, targets, distributedMaps };
   }
 
-  private target(sm: SynthesizedStateMachine, resource: string, parameters: unknown): TaskTarget {
+  private target(sm: SynthesizedStateMachine, resource: string, parameters: unknown): Omit<TaskTarget, 'timeouts'> {
     if (LAMBDA_INVOKE.test(resource)) {
       const fn = (parameters as { FunctionName?: unknown } | undefined)?.FunctionName;
       return { kind: 'task', resource, ...(typeof fn === 'string' && { functionKey: this.functionKey(sm, fn) }) };
@@ -342,20 +437,33 @@ export class LocalRuntime {
     return fn.handler;
   }
 
-  /** Run one attempt of a Task, recording it for the history. */
-  private async invoke(state: string, target: TaskTarget, event: unknown, invocations: TaskInvocation[]): Promise<any> {
-    const lambdaInvoke = LAMBDA_INVOKE.test(target.resource);
-    const invocation: TaskInvocation = { state, kind: target.kind, resource: target.resource, input: event, startedAt: Date.now() };
-    invocations.push(invocation);
+  /**
+   * Run one attempt of a Task of the execution's scope `scope`, recording it for the history. Its
+   * input (after `Parameters`) over the payload quota ends the execution before anything runs.
+   */
+  private async invoke(state: string, event: unknown, run: ExecutionRun, scope: number): Promise<any> {
+    const target = run.sm.targets.get(state);
+    if (!target) throw new LocalRuntimeFault(`"${state}" is not a Task state of ${run.sm.stack}/${run.sm.logicalId}`);
+    checkStatePayload(state, 'input', event);
+    const invocation: TaskInvocation = { state, scope, kind: target.kind, resource: target.resource, input: event, startedAt: Date.now() };
+    run.invocations.push(invocation);
     try {
+      const lambdaInvoke = LAMBDA_INVOKE.test(target.resource);
       const payload = lambdaInvoke ? (event as { Payload?: unknown }).Payload : event;
+      // `FunctionName.$` is only known once Parameters are applied.
+      const functionName = lambdaInvoke ? (event as { FunctionName?: unknown }).FunctionName : undefined;
+      const functionKey = target.functionKey ?? (typeof functionName === 'string' ? this.functionKey(run.sm, functionName) : undefined);
       const override = this.options.handlerOverrides?.[state] ?? this.options.serviceIntegrations?.[target.resource];
-      const fn: LocalFunction = target.functionKey ? this.fn(target.functionKey) : { name: state, arn: target.resource, timeoutSeconds: 60, memoryMB: 128 };
+      const fn: LocalFunction = functionKey ? this.fn(functionKey) : { name: state, arn: target.resource, memoryMB: 128 };
       let handler: (event: any, context: any) => unknown;
       if (override) handler = override;
-      else if (target.functionKey) handler = await this.handlerOf(target.functionKey);
-      else throw new LocalRuntimeFault(`Task "${state}": no local handler for resource ${target.resource} (pass handlerOverrides["${state}"])`);
-      const result = await invokeLikeLambda(handler, payload, fn);
+      else if (functionKey) handler = await this.handlerOf(functionKey);
+      else throw new LocalRuntimeFault(`Task "${state}": no local handler for resource ${target.resource} (pass handlerOverrides["${state}"] or serviceIntegrations["${target.resource}"])`);
+      const fault = this.faultOf(state, run);
+      const result = await invokeLikeLambda(fault ? withFault(handler, fault) : handler, payload, fn);
+      if (payloadBytes(result) > PAYLOAD_LIMIT_BYTES) {
+        throw new TaskResultTooLargeError(target.kind === 'lambda' ? target.resource : integration(target.resource).resourceType);
+      }
       invocation.output = lambdaInvoke ? { ExecutedVersion: '$LATEST', Payload: result, StatusCode: 200 } : result;
       return invocation.output;
     } catch (e) {
@@ -365,6 +473,15 @@ export class LocalRuntime {
       invocation.endedAt = Date.now();
     }
   }
+
+  /** The fault to inject into this attempt of `state`, if any (counting the state's attempts in this execution). */
+  private faultOf(state: string, run: ExecutionRun): TaskFault | undefined {
+    const fault = this.options.faults?.[state];
+    if (!fault) return undefined;
+    const attempt = (run.attempts.get(state) ?? 0) + 1;
+    run.attempts.set(state, attempt);
+    return attempt <= (fault.times ?? Infinity) ? fault : undefined;
+  }
 }
 
 /** Definitions asl-validator accepted in this process. */
@@ -372,15 +489,16 @@ const validated = new Set<string>();
 
 /**
  * The interpreter for a definition. asl-validator compiles its schemas on every call (0.3-1.5 s),
- * so each distinct definition is validated once per process (placeholder ARNs are not checked).
+ * so each distinct definition is validated once per process (placeholder ARNs are not checked);
+ * the interpreter runs its copy with explicit Task timeouts ({@link interpreterDefinition}).
  */
 function interpreterFor(definition: StateMachineDefinition): StateMachine {
   const text = JSON.stringify(definition);
-  const machine = new StateMachine(definition, {
-    validationOptions: validated.has(text) ? { noValidate: true } : { checkArn: false, checkPaths: true },
-  });
-  validated.add(text);
-  return machine;
+  if (!validated.has(text)) {
+    new StateMachine(definition, { validationOptions: { checkArn: false, checkPaths: true } });
+    validated.add(text);
+  }
+  return new StateMachine(interpreterDefinition(definition), { validationOptions: { noValidate: true } });
 }
 
 /** Drain the interpreter's event log (Array.fromAsync needs Node 22). */
@@ -393,9 +511,9 @@ async function collect(events: AsyncGenerator<InterpreterEvent>): Promise<Interp
 /**
  * The interpreter reports a default cause for a Fail state without `Cause`; Step Functions reports none.
  */
-function dropDefaultFailCause(record: ExecutionRecord, sm: SynthesizedStateMachine): void {
+function dropDefaultFailCause(record: ExecutionRecord, sm: LoadedStateMachine): void {
   const lastState = [...record.events].reverse().find((e) => e.type?.endsWith('StateEntered'));
-  const state = lastState && sm.definition.States[lastState.stateEnteredEventDetails!.name!];
+  const state = lastState && sm.states.get(lastState.stateEnteredEventDetails!.name!);
   if (record.error && state?.Type === 'Fail' && state.Cause === undefined && state.CausePath === undefined) {
     delete record.error.Cause;
     const failed = record.events.at(-1)?.executionFailedEventDetails;

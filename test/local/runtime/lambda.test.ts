@@ -40,6 +40,16 @@ describe('invokeLikeLambda', () => {
     const unserializable = await failure(invokeLikeLambda(() => ({ big: 1n }), {}, fn));
     expect(unserializable.name).toBe('Runtime.MarshalError');
   });
+
+  it('fails an invocation still running after the function timeout with Sandbox.Timedout, as Lambda reports it', async () => {
+    const quick: LocalFunction = { ...fn, timeoutSeconds: 0.05 };
+    const never = await failure(invokeLikeLambda(() => new Promise(() => {}), {}, quick));
+    expect(never.name).toBe('Sandbox.Timedout');
+    expect(never.payload).toEqual({ errorType: 'Sandbox.Timedout', errorMessage: expect.stringMatching(/^RequestId: [\w-]+ Error: Task timed out after 0\.05 seconds$/) });
+    // No Timeout (not a function): nothing times out.
+    const { timeoutSeconds: _, ...notAFunction } = fn;
+    expect(await invokeLikeLambda(() => new Promise((resolve) => setTimeout(() => resolve('late'), 60)), {}, notAFunction)).toBe('late');
+  });
 });
 
 describe('LocalRuntimeFault', () => {

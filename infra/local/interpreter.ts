@@ -1,0 +1,188 @@
+/**
+ * How the local runtime drives aws-local-stepfunctions where the library, as shipped, differs from
+ * Step Functions:
+ *
+ * - Nested executions (Map iterations, Parallel branches) get the runtime's Task handlers and carry a
+ *   scope id on every event they log, so each Task attempt is attributed to its iteration or branch.
+ * - A hook sees every state's input and output as the interpreter enters and leaves it (the payload
+ *   size quota is checked there: a throw fails the execution).
+ * - Task timeouts are exactly the ASL's: the interpreter would otherwise apply 60 s to every Task.
+ * - JSONPath `$` on a falsy item (`0`, `false`, `""`, `null`) is the item, not "no value".
+ * - `$$.Execution.Input`/`StartTime` are the execution's inside Map iterations and Parallel branches.
+ *
+ * The hooks patch the library's prototypes once per process, and act only on executions the local
+ * runtime starts (their run options carry {@link HOOKS}); any other use of the library is untouched.
+ */
+import { StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
+// The JSONPath engine aws-local-stepfunctions runs (hoisted: the same module instance the library imports).
+import { JSONPath } from 'jsonpath-plus';
+
+/**
+ * Key, on the `Execution` of the context object the runtime passes, of the execution's real `Input`
+ * and `StartTime`: the interpreter resets both for every Map iteration and Parallel branch, so
+ * `$$.Execution.Input` would be the item. `$$` paths read these instead.
+ */
+export const EXECUTION = Symbol('stepwise.execution');
+
+/** Run options key of the {@link ExecutionHooks} (a symbol: the library copies it to nested executions with the options). */
+export const HOOKS = Symbol('stepwise.hooks');
+/** Key of the scope id on run options (the scope of the execution starting a nested one) and on logged events. */
+export const SCOPE = Symbol('stepwise.scope');
+
+/** A stand-in for a Task's resource: gets the Task's effective input (after `Parameters`), returns its result. */
+export type TaskHandler = (event: any) => unknown;
+
+/** What the local runtime plugs into every execution (root, Map iteration, Parallel branch) it starts. */
+export interface ExecutionHooks {
+  /** A new scope for an execution started from the execution of scope `parent` (`undefined`: the root execution). */
+  open(parent: number | undefined): number;
+  /** The Task handlers of the execution of `scope`, by state name. */
+  handlers(scope: number): Record<string, TaskHandler>;
+  /** A state was entered with `input` (thrown errors fail the execution). */
+  entered(state: string, input: unknown): void;
+  /** A state is about to exit with `output` (thrown errors fail the execution; the exit is not logged). */
+  exiting(state: string, output: unknown): void;
+}
+
+/** Run options of an execution the local runtime starts. */
+export type HookedRunOptions = RunOptions & { [HOOKS]: ExecutionHooks; [SCOPE]?: number };
+
+type AnyState = Record<string, any> & { Type: string };
+type Definition = Pick<StateMachineDefinition, 'States' | 'StartAt'>;
+
+/** Every state of a definition with its name, at any depth (Map `ItemProcessor`/`Iterator`, Parallel `Branches`). */
+export function* allStates(definition: Definition): Generator<[string, AnyState]> {
+  for (const [name, state] of Object.entries(definition.States) as [string, AnyState][]) {
+    yield [name, state];
+    const processor = state.ItemProcessor ?? state.Iterator;
+    if (state.Type === 'Map' && processor) yield* allStates(processor);
+    if (state.Type === 'Parallel') for (const branch of state.Branches ?? []) yield* allStates(branch);
+  }
+}
+
+/** The declared `TimeoutSeconds`/`HeartbeatSeconds` of a Task (Step Functions has no default for either). */
+export interface TaskTimeouts {
+  timeoutInSeconds?: number;
+  heartbeatInSeconds?: number;
+}
+
+export function taskTimeouts(state: AnyState): TaskTimeouts {
+  return {
+    ...(typeof state.TimeoutSeconds === 'number' && { timeoutInSeconds: state.TimeoutSeconds }),
+    ...(typeof state.HeartbeatSeconds === 'number' && { heartbeatInSeconds: state.HeartbeatSeconds }),
+  };
+}
+
+/** The longest delay `setTimeout` honours (about 24.8 days): the interpreter's stand-in for "no timeout". */
+const NO_TIMEOUT_SECONDS = Math.floor(0x7fffffff / 1000);
+
+/**
+ * The copy of a definition the interpreter runs: every Task gets an explicit `TimeoutSeconds`, the
+ * earlier of its declared timeout and heartbeat (local tasks send no heartbeats), or none at all;
+ * `TimeoutSecondsPath` is left to the interpreter. Step Functions reports a heartbeat timeout as
+ * `States.Timeout`, which `States.HeartbeatTimeout` in Retry/Catch also matches: for a Task with a
+ * heartbeat (whose every local timeout is a heartbeat timeout) that name becomes `States.Timeout`,
+ * the only one the interpreter matches.
+ */
+export function interpreterDefinition(definition: StateMachineDefinition): StateMachineDefinition {
+  const copy = structuredClone(definition);
+  for (const [, state] of allStates(copy)) {
+    if (state.Type !== 'Task' || state.TimeoutSecondsPath !== undefined) continue;
+    const { timeoutInSeconds, heartbeatInSeconds } = taskTimeouts(state);
+    state.TimeoutSeconds = Math.min(timeoutInSeconds ?? NO_TIMEOUT_SECONDS, heartbeatInSeconds ?? NO_TIMEOUT_SECONDS);
+    if (heartbeatInSeconds === undefined) continue;
+    for (const rule of [...(state.Retry ?? []), ...(state.Catch ?? [])] as { ErrorEquals: string[] }[]) {
+      rule.ErrorEquals = rule.ErrorEquals.map((name) => (name === HEARTBEAT_TIMEOUT ? 'States.Timeout' : name));
+    }
+  }
+  return copy;
+}
+
+const HEARTBEAT_TIMEOUT = 'States.HeartbeatTimeout';
+
+/** The interpreter's event logger, as far as the hooks use it. */
+interface EventLogger {
+  dispatch(event: object): void;
+  dispatchStateEnteredEvent(name: string, type: string, input: unknown): void;
+  dispatchStateExitedEvent(name: string, type: string, input: unknown, output: unknown): void;
+}
+
+interface ExecuteOptions {
+  runOptions?: RunOptions & { [HOOKS]?: ExecutionHooks; [SCOPE]?: number };
+  eventLogger: EventLogger;
+}
+
+type Execute = (this: StateMachine, input: unknown, options: ExecuteOptions, cleanup: () => void) => Promise<unknown>;
+
+/** Route one execution's Task states to its scope's handlers and let the hooks see its events. */
+function instrument(options: ExecuteOptions, hooks: ExecutionHooks): void {
+  const runOptions = options.runOptions!;
+  const scope = hooks.open(runOptions[SCOPE]);
+  // The library passes these run options on to the executions this one starts (Map, Parallel).
+  options.runOptions = {
+    ...runOptions,
+    [SCOPE]: scope,
+    overrides: { ...runOptions.overrides, taskResourceLocalHandlers: hooks.handlers(scope) as never },
+  };
+  const logger = options.eventLogger;
+  const { dispatch, dispatchStateEnteredEvent, dispatchStateExitedEvent } = logger;
+  // Nested events reach the root log through their parents' loggers: the innermost scope is kept.
+  logger.dispatch = (event) => dispatch.call(logger, Object.assign(event, { [SCOPE]: (event as { [SCOPE]?: number })[SCOPE] ?? scope }));
+  logger.dispatchStateEnteredEvent = (name, type, input) => {
+    dispatchStateEnteredEvent.call(logger, name, type, input);
+    hooks.entered(name, input);
+  };
+  logger.dispatchStateExitedEvent = (name, type, input, output) => {
+    hooks.exiting(name, output);
+    dispatchStateExitedEvent.call(logger, name, type, input, output);
+  };
+}
+
+let installed = false;
+
+/** Install the hooks (idempotent). */
+export function installInterpreterHooks(): void {
+  if (installed) return;
+  installed = true;
+  const proto = StateMachine.prototype as unknown as { execute: Execute };
+  const execute = proto.execute;
+  proto.execute = function (input, options, cleanup) {
+    const hooks = options.runOptions?.[HOOKS];
+    if (hooks) instrument(options, hooks);
+    return execute.call(this, input, options, cleanup);
+  };
+  patchJsonPath(JSONPath.prototype as unknown as { evaluate: JsonPathEvaluate });
+}
+
+type JsonPathEvaluate = (this: { wrap: boolean }, expr: unknown, ...rest: unknown[]) => unknown;
+
+/** Values jsonpath-plus mistakes for a missing document. */
+const isFalsyJson = (value: unknown) => value === null || value === false || value === 0 || value === '';
+
+type ContextObject = { Execution?: Record<string | symbol, unknown> & { [EXECUTION]?: object } };
+
+/**
+ * Two fixes where the interpreter evaluates a path:
+ * - jsonpath-plus answers "no value" for any falsy document, so the interpreter fails `"x.$": "$"`
+ *   (or `InputPath: "$"`) on a Map item `0`, `false`, `""` or `null`; Step Functions gives the item.
+ * - a context object (`$$` paths) carrying {@link EXECUTION} is read with the execution's own
+ *   `Input` and `StartTime`.
+ */
+function patchJsonPath(prototype: { evaluate: JsonPathEvaluate }): void {
+  const evaluate = prototype.evaluate;
+  prototype.evaluate = function (expr, ...rest) {
+    if (expr && typeof expr === 'object' && !Array.isArray(expr)) {
+      const { path, json } = expr as { path?: unknown; json?: unknown };
+      if (typeof path === 'string' && path.trim() === '$' && isFalsyJson(json)) {
+        const wrap = Object.hasOwn(expr, 'wrap') ? (expr as { wrap: boolean }).wrap : this.wrap;
+        return wrap ? [json] : json;
+      }
+      const execution = (json as ContextObject | undefined)?.Execution;
+      if (execution?.[EXECUTION]) {
+        const context = { ...(json as object), Execution: { ...execution, ...execution[EXECUTION] } };
+        return evaluate.call(this, { ...expr, json: context }, ...rest);
+      }
+    }
+    return evaluate.call(this, expr, ...rest);
+  };
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { allStates, interpreterDefinition } from '../../../infra/local/interpreter.ts';
+import { PAYLOAD_LIMIT_BYTES, payloadBytes, StateDataLimitExceededError, checkStatePayload } from '../../../infra/local/limits.ts';
+
+const task = (extra: object = {}) => ({ Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:1:function:f', End: true, ...extra });
+const definition = {
+  StartAt: 'Plain',
+  States: {
+    Plain: { ...task(), End: undefined, Next: 'Fan' },
+    Fan: {
+      Type: 'Map',
+      ItemProcessor: {
+        StartAt: 'Bounded',
+        States: { Bounded: task({ TimeoutSeconds: 30, HeartbeatSeconds: 5, Catch: [{ ErrorEquals: ['States.HeartbeatTimeout', 'X'], Next: 'Bounded' }] }) },
+      },
+      Next: 'Fork',
+    },
+    Fork: {
+      Type: 'Parallel',
+      Branches: [
+        { StartAt: 'Timed', States: { Timed: task({ TimeoutSeconds: 7 }) } },
+        { StartAt: 'Dynamic', States: { Dynamic: task({ TimeoutSecondsPath: '$.t' }) } },
+      ],
+      End: true,
+    },
+  },
+} as never;
+
+describe('interpreterDefinition', () => {
+  it('gives every Task, at any depth, exactly the declared timeout (the earlier of timeout and heartbeat), and none where none is declared', () => {
+    const prepared = interpreterDefinition(definition);
+    const timeouts = Object.fromEntries([...allStates(prepared)].filter(([, s]) => s.Type === 'Task').map(([n, s]) => [n, s.TimeoutSeconds]));
+    // The interpreter's own default would be 60 s; "none" is the longest timer Node.js can set.
+    expect(timeouts).toEqual({ Plain: 2_147_483, Bounded: 5, Timed: 7, Dynamic: undefined });
+    expect([...allStates(definition)].find(([n]) => n === 'Plain')![1].TimeoutSeconds).toBeUndefined();
+  });
+
+  it('lets States.HeartbeatTimeout in Retry/Catch match a heartbeat timeout (reported as States.Timeout)', () => {
+    const bounded = [...allStates(interpreterDefinition(definition))].find(([n]) => n === 'Bounded')![1];
+    expect(bounded.Catch[0].ErrorEquals).toEqual(['States.Timeout', 'X']);
+  });
+});
+
+describe('payload quota', () => {
+  it('counts UTF-8 bytes of the JSON text and refuses one byte over 256 KiB', () => {
+    expect(payloadBytes('é')).toBe(4);
+    const atLimit = 'x'.repeat(PAYLOAD_LIMIT_BYTES - 2);
+    expect(payloadBytes(atLimit)).toBe(PAYLOAD_LIMIT_BYTES);
+    expect(() => checkStatePayload('S', 'output', atLimit)).not.toThrow();
+    const over = () => checkStatePayload('S', 'output', `${atLimit}x`);
+    expect(over).toThrow(StateDataLimitExceededError);
+    expect(over).toThrow("The state/task 'S' returned a result with a size exceeding the maximum number of bytes service limit.");
+  });
+});
