@@ -247,9 +247,12 @@ export function createHandler(env: Env, services: StepServices = {}) {
     metrics.addMetric('ModelCacheReadTokens', MetricUnit.Count, output.usage.cacheReadInputTokens);
     metrics.addMetric('ModelCacheWriteTokens', MetricUnit.Count, output.usage.cacheWriteInputTokens);
     metrics.addMetric('ToolCallRefused', MetricUnit.Count, notCompleted.length);
-    // Reached through a Catch or the Choice Default: the email goes to a person and the execution still succeeds.
-    if (step.name === def.manifest.fallback)
-      metrics.addMetric('FallbackHandoff', MetricUnit.Count, input.error !== null || input.previous.next !== step.name ? 1 : 0);
+    // Reached through a Catch or the Choice Default, or reporting `handoff: true` (a step before it could not finish):
+    // the case goes to a person and the execution still succeeds.
+    if (step.name === def.manifest.fallback) {
+      const handedOff = input.error !== null || input.previous.next !== step.name || result.fields.handoff === true;
+      metrics.addMetric('FallbackHandoff', MetricUnit.Count, handedOff ? 1 : 0);
+    }
 
     for (const call of notCompleted)
       logger.warn(`Tool call not completed: ${call.tool}`, { ...keys, tool: call.tool, error: call.error });

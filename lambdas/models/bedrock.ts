@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { ModelRequestError, ModelThrottledError, ModelTimeoutError } from '../lib/errors.ts';
 import type { ClientTracer } from '../lib/observability.ts';
-import { parseConverseResponse, type ConverseRequest, type ConverseResponse, type ModelProvider } from './port.ts';
+import { parseConverseResponse, type ConverseOptions, type ConverseRequest, type ConverseResponse, type ModelProvider } from './port.ts';
 
 export interface BedrockModelOptions {
   /** The pinned model (or inference profile) id, e.g. `anthropic.claude-3-5-haiku-20241022-v1:0`. */
@@ -81,18 +81,22 @@ export class BedrockModel implements ModelProvider {
     this.client = options.tracer?.captureAWSv3Client(client) ?? client;
   }
 
-  async converse(request: ConverseRequest): Promise<ConverseResponse> {
+  async converse(request: ConverseRequest, options: ConverseOptions = {}): Promise<ConverseResponse> {
     const input: ConverseCommandInput = {
       modelId: this.options.modelId,
       system: request.system,
       messages: request.messages as ConverseCommandInput['messages'],
       toolConfig: request.toolConfig as ConverseCommandInput['toolConfig'],
-      // Temperature 0 always: evals rely on the pinned model answering the same way every time.
-      inferenceConfig: { ...request.inferenceConfig, maxTokens: request.inferenceConfig?.maxTokens ?? this.options.maxTokens, temperature: 0 },
+      // Temperature 0 unless the step asks otherwise: evals rely on the pinned model answering the same way every time.
+      inferenceConfig: {
+        ...request.inferenceConfig,
+        maxTokens: request.inferenceConfig?.maxTokens ?? this.options.maxTokens,
+        temperature: request.inferenceConfig?.temperature ?? 0,
+      },
     };
     let raw;
     try {
-      raw = await this.client.send(new ConverseCommand(input));
+      raw = await this.client.send(new ConverseCommand(input), { abortSignal: options.signal });
     } catch (error) {
       throw classifyBedrockError(error);
     }

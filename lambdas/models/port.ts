@@ -81,10 +81,15 @@ export interface ConverseResponse {
 }
 
 /** A model that answers Converse requests. Errors are the typed errors of `lambdas/lib/errors.ts`. */
+export interface ConverseOptions {
+  /** Aborts the call (it then fails with `ModelTimeoutError`): the step runner bounds each call by the Lambda's remaining time. */
+  signal?: AbortSignal;
+}
+
 export interface ModelProvider {
   /** `bedrock` or `offline`; logged with every step so an offline run is never mistaken for an LLM run. */
   readonly name: 'bedrock' | 'offline';
-  converse(request: ConverseRequest): Promise<ConverseResponse>;
+  converse(request: ConverseRequest, options?: ConverseOptions): Promise<ConverseResponse>;
 }
 
 const ToolResultContentSchema = z.union([z.object({ text: z.string() }), z.object({ json: z.unknown() })]);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { StepInput, TokenUsage, ToolCallRecord } from '../lib/contracts.ts';
-import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
+import { DefinitionError, InvalidModelOutputError, ModelTimeoutError } from '../lib/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
 import type { Toolbox, ToolSpec } from '../tools/types.ts';
@@ -25,6 +25,20 @@ export interface RunLlmStepArgs {
 }
 
 const DEFAULT_MAX_TURNS = 6;
+/** Kept free at the end of the Lambda for the event log, metrics and the response. */
+const FINISH_RESERVE_MS = 5_000;
+
+/**
+ * One model call, bounded by the Lambda's remaining time: a call that would outlast the function
+ * is aborted as `ModelTimeoutError` (which the ASL retries) instead of the Lambda timing out
+ * (`Sandbox.Timedout`, which is not retried).
+ */
+async function converseWithin(model: ModelProvider, request: ConverseRequest, remainingTimeMs: (() => number) | undefined, step: string): Promise<ConverseResponse> {
+  if (!remainingTimeMs) return model.converse(request);
+  const budget = remainingTimeMs() - FINISH_RESERVE_MS;
+  if (budget <= 0) throw new ModelTimeoutError(`${step}: no time left in the Lambda for another model call (${remainingTimeMs()} ms remaining)`);
+  return model.converse(request, { signal: AbortSignal.timeout(budget) });
+}
 
 type RouteDecision = { next: string; reason: string } & Record<string, unknown>;
 
@@ -119,7 +133,7 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
   };
 
   for (let turn = 1; turn <= maxTurns; turn++) {
-    const response = await model.converse(request());
+    const response = await converseWithin(model, request(), args.remainingTimeMs, step.name);
     usage = addUsage(usage, response.usage);
     const message = response.output.message;
     if (message.content.length === 0)

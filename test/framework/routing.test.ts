@@ -47,8 +47,8 @@ function input(step: string): StepInput {
   };
 }
 
-const run = (step: StepDefinition, provider: ModelProvider, box: Toolbox) =>
-  runLlmStep({ def, step, input: input(step.name), untrusted: undefined, untrustedFields: ['email'], model: provider, toolbox: box });
+const run = (step: StepDefinition, provider: ModelProvider, box: Toolbox, remainingTimeMs?: () => number) =>
+  runLlmStep({ def, step, input: input(step.name), untrusted: undefined, untrustedFields: ['email'], model: provider, toolbox: box, remainingTimeMs });
 
 describe('single-edge routing', () => {
   it('a reply step routes to its one edge after the required reply succeeded: one model call', async () => {
@@ -91,5 +91,29 @@ describe('single-edge routing', () => {
     await run({ ...getStep(def, '05-send-confirmation'), temperature: 0.7 }, provider, toolbox(() => ({ result: { sent: true } })));
     expect(requests[0]!.inferenceConfig?.temperature).toBe(0.7);
     expect(getStep(def, '05-send-confirmation').temperature).toBe(0);
+  });
+});
+
+describe('the model call and the Lambda deadline', () => {
+  const reply = getStep(def, '05-send-confirmation');
+
+  it('is refused as a retryable ModelTimeoutError when the Lambda has no time left for it', async () => {
+    const { provider, requests } = model([[use('send_email', { body: 'Hello' })]]);
+    await expect(run(reply, provider, toolbox(() => ({ result: { sent: true } })), () => 4_000)).rejects.toMatchObject({ name: 'ModelTimeoutError' });
+    expect(requests).toHaveLength(0);
+  });
+
+  it('is given an abort signal that fires before the Lambda would time out', async () => {
+    let signal: AbortSignal | undefined;
+    const provider: ModelProvider = {
+      name: 'bedrock',
+      converse: async (_request, options) => {
+        signal = options?.signal;
+        // A model that never answers: only the abort ends the call.
+        return new Promise((_, reject) => options?.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
+      },
+    };
+    await expect(run(reply, provider, toolbox(() => ({ result: { sent: true } })), () => 5_050)).rejects.toMatchObject({ name: 'AbortError' });
+    expect(signal?.aborted).toBe(true);
   });
 });

@@ -55,7 +55,7 @@ export default defineCodeStep(async (ctx) => {
     next: DONE,
     reason,
     decidedBy: 'code',
-    fields: {},
+    fields: handoff ? { handoff: true } : {},
     reply: sentReply([call], ctx.toolbox.spec),
     toolCalls: [call],
     usage: NO_USAGE,
