@@ -87,7 +87,11 @@ export class EmailIngress extends Construct {
         MAX_MESSAGE_BYTES: String(config.email.maxEmailBytes),
       },
     });
-    this.function.bindTable(props.emailsTable, 'write', 'EMAILS_TABLE').bindTable(props.eventsTable, 'write', 'EVENTS_TABLE');
+    // Conditional puts only: the ingress never updates or deletes a stored body or an event.
+    for (const [table, env] of [[props.emailsTable, 'EMAILS_TABLE'], [props.eventsTable, 'EVENTS_TABLE']] as const) {
+      table.grant(this.function, 'dynamodb:PutItem');
+      this.function.addEnvironment(env, table.tableName);
+    }
     // GetObject only (grantRead would add List*/GetBucket*): the function reads one known key per delivery.
     iam.Grant.addToPrincipal({ grantee: this.function, actions: ['s3:GetObject'], resourceArns: [this.bucket.arnForObjects(`${INBOUND_PREFIX}*`)] });
     const bucketLogicalId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnElement);
