@@ -26,6 +26,8 @@ export const TERMINAL_STATES = {
   fallbackFailed: 'FallbackFailed',
   routeRejected: 'RouteRejected',
 } as const;
+/** The Pass state the circuit breaker goes through to hand the execution to the fallback. */
+export const MAX_STEPS_HANDOFF = 'MaxStepsHandoff';
 /** The Choice state that routes a step's result. */
 export const routeStateName = (step: string): string => `${step}.route`;
 
@@ -59,8 +61,9 @@ export interface AgentWorkflowProps {
 /**
  * An agent workflow compiled to a Standard Step Functions state machine (the ASL contract):
  * `Start` (Pass) → one Task per step, named as the step, invoking that step's own Lambda → a
- * Choice `<step>.route` whose rules are the step-count circuit breaker and exactly the step's
- * declared edges, with Default → the fallback step. Transient errors are retried with backoff and
+ * Choice `<step>.route` whose rules are the step-count circuit breaker (→ `MaxStepsHandoff` → the
+ * fallback, with the reason in `$.error`) and exactly the step's declared edges, with Default → the
+ * fallback step. Transient errors are retried with backoff and
  * full jitter; anything else is caught to the fallback (the fallback's own failures end in
  * `FallbackFailed`, its invalid routes in `RouteRejected`).
  *
@@ -244,10 +247,17 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
     sfn.Condition.not(sfn.Condition.stringEquals('$.result.next', DONE)),
   );
 
+  // A tripped breaker still ends in the fallback's hand-off (the customer is answered), with the reason
+  // in $.error; only a fallback that itself routes on past the limit ends in MaxStepsExceeded.
+  const maxStepsHandoff = new sfn.Pass(scope, MAX_STEPS_HANDOFF, {
+    result: sfn.Result.fromObject({ Error: TERMINAL_STATES.maxStepsExceeded, Cause: `the workflow ran ${manifest.maxSteps} steps (maxSteps) without finishing` }),
+    resultPath: '$.error',
+  }).next(fallback);
+
   for (const step of workflow.steps) {
     const isFallback = step.name === manifest.fallback;
     task(step.name).addCatch(isFallback ? fallbackFailed : fallback, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
-    const route = new sfn.Choice(scope, routeStateName(step.name)).when(circuitBreaker, maxStepsExceeded);
+    const route = new sfn.Choice(scope, routeStateName(step.name)).when(circuitBreaker, isFallback ? maxStepsExceeded : maxStepsHandoff);
     for (const edge of step.next) {
       route.when(sfn.Condition.stringEquals('$.result.next', edge), edge === DONE ? done : task(edge));
     }

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
-import { TERMINAL_STATES, routeStateName } from '../../infra/constructs/agent-workflow.ts';
+import { MAX_STEPS_HANDOFF, TERMINAL_STATES, routeStateName } from '../../infra/constructs/agent-workflow.ts';
 import { DONE } from '../../lambdas/lib/contracts.ts';
 import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
 import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
@@ -19,10 +19,11 @@ const { resource, raw, asl } = stateMachineOf(template);
 const states: Record<string, any> = asl.States;
 
 describe('warranty-email compiles to the ASL contract', () => {
-  it('has exactly Start, one Task and one route Choice per step, and the four terminal states', () => {
+  it('has exactly Start, one Task and one route Choice per step, the breaker hand-off, and the four terminal states', () => {
     const expected = [
       'Start',
       ...steps.flatMap((s) => [s.name, routeStateName(s.name)]),
+      MAX_STEPS_HANDOFF,
       ...Object.values(TERMINAL_STATES),
     ];
     expect(Object.keys(states).sort()).toEqual(expected.sort());
@@ -109,12 +110,22 @@ describe('warranty-email compiles to the ASL contract', () => {
         { Variable: '$.result.count', NumericGreaterThanEquals: manifest.maxSteps },
         { Not: { Variable: '$.result.next', StringEquals: DONE } },
       ],
-      Next: TERMINAL_STATES.maxStepsExceeded,
+      // The fallback answers even a tripped breaker; only the fallback's own breaker is terminal.
+      Next: name === manifest.fallback ? TERMINAL_STATES.maxStepsExceeded : MAX_STEPS_HANDOFF,
     });
     expect(route.Choices.slice(1)).toEqual(
       step.next.map((edge) => ({ Variable: '$.result.next', StringEquals: edge, Next: edge === DONE ? TERMINAL_STATES.done : edge })),
     );
     expect(route.Default).toBe(name === manifest.fallback ? TERMINAL_STATES.routeRejected : manifest.fallback);
+  });
+
+  it('hands a tripped breaker to the fallback with the reason at $.error', () => {
+    expect(states[MAX_STEPS_HANDOFF]).toMatchObject({
+      Type: 'Pass',
+      Result: { Error: 'MaxStepsExceeded', Cause: expect.stringContaining(String(manifest.maxSteps)) },
+      ResultPath: '$.error',
+      Next: manifest.fallback,
+    });
   });
 
   it('ends in Done (Succeed) or a named Fail', () => {

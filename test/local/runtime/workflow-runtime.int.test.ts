@@ -169,18 +169,26 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
     }
   });
 
-  it('trips the circuit breaker at maxSteps when a loop keeps going, but lets a step at maxSteps finish with DONE', async () => {
+  it('trips the circuit breaker at maxSteps when a loop keeps going: the fallback still answers, with the reason in $.error', async () => {
     const loop = await run('loop-forever', { routes: { 'a-intake': ['c-clarify'], 'c-clarify': ['c-clarify'] } });
-    expect(loop.status).toBe('FAILED');
-    expect(loop.error).toEqual({ Error: 'MaxStepsExceeded' });
-    expect(names(loop)).toHaveLength(maxSteps);
-    expect(loop.history.at(-2)).toMatchObject({ type: 'FailStateEntered', stateEnteredEventDetails: { name: 'MaxStepsExceeded' } });
+    expect(loop.status).toBe('SUCCEEDED');
+    expect(names(loop)).toHaveLength(maxSteps + 1);
+    expect(names(loop).at(-1)).toBe(fallback);
+    expect(resultOf(loop).fields).toMatchObject({ caught: { Error: 'MaxStepsExceeded', Cause: expect.stringContaining(`${maxSteps} steps`) } });
+    expect(loop.history.some((e) => e.type === 'PassStateEntered' && e.stateEnteredEventDetails?.name === 'MaxStepsHandoff')).toBe(true);
 
     const doneAtLimit = await run('loop-then-done', {
       routes: { 'a-intake': ['c-clarify'], 'c-clarify': ['c-clarify', 'c-clarify', 'c-clarify', 'c-clarify', DONE] },
     });
     expect(doneAtLimit.status).toBe('SUCCEEDED');
     expect(names(doneAtLimit)).toHaveLength(maxSteps);
+  });
+
+  it('ends in MaxStepsExceeded only when the fallback itself routes on past the limit', async () => {
+    const loop = await run('fallback-loops', { routes: { 'a-intake': ['c-clarify'], 'c-clarify': ['c-clarify'], [fallback]: ['c-clarify'] } });
+    expect(loop.status).toBe('FAILED');
+    expect(loop.error).toEqual({ Error: 'MaxStepsExceeded' });
+    expect(loop.history.at(-2)).toMatchObject({ type: 'FailStateEntered', stateEnteredEventDetails: { name: 'MaxStepsExceeded' } });
   });
 
   it('retries a transient error (ModelThrottledError) and then succeeds', async () => {
