@@ -18,8 +18,11 @@ export const EnvConfigSchema = z
     /** Powertools log level. Customer data is only logged at DEBUG. */
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     /**
-     * Whether state machine logs (level ALL) include each state's input and output. They hold the
-     * sender's address, the subject and step outputs: useful in dev, personal data in prod.
+     * Whether state machine logs (level ALL) include each state's input and output, and whether a
+     * step Lambda returns its tool calls' arguments and results and its reply text (Step Functions
+     * records a Lambda's whole output in the execution history, whatever the logging settings).
+     * They hold the sender's address, reply text and tool arguments: useful in dev, personal data
+     * in prod, where steps return a summary and the details stay in the event log.
      */
     executionDataInLogs: z.boolean(),
     /** Retention of every Lambda and state machine log group. */

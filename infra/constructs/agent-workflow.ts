@@ -105,7 +105,13 @@ export class AgentWorkflow extends Construct {
         workflowDir: workflow.dir,
         description: `${manifest.name} / ${step.name} (${step.kind}): ${step.description}`.slice(0, 256),
         timeout: step.kind === 'llm' ? LLM_STEP_TIMEOUT : CODE_STEP_TIMEOUT,
-        environment: { WORKFLOW: manifest.name, STEP: step.name, MODEL_ID: this.modelId, MODEL_PROVIDER: config.modelProvider },
+        environment: {
+          WORKFLOW: manifest.name,
+          STEP: step.name,
+          MODEL_ID: this.modelId,
+          MODEL_PROVIDER: config.modelProvider,
+          STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary',
+        },
       });
       if (step.kind === 'llm' && config.modelProvider === 'bedrock') fn.grantInvokeModel(this.modelId);
       props.bindStep?.(step, fn);

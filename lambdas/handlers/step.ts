@@ -21,7 +21,7 @@ import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-
 import { observability } from '../lib/observability.ts';
 import { checkInput, isEmailWorkflow, untrustedFields } from '../lib/workflow/input.ts';
 import { getStep } from '../lib/workflow/loader.ts';
-import { loadPlugin } from '../lib/workflow/plugin.ts';
+import { loadPlugin, type WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { BedrockModel } from '../models/bedrock.ts';
 import { OfflineModel } from '../models/offline.ts';
@@ -78,6 +78,8 @@ const StepEnv = z.object({
   MODEL_PROVIDER: z.enum(['bedrock', 'offline']).default('offline'),
   MODEL_ID: z.string().optional(),
   STATEMACHINES_DIR: z.string().optional(),
+  /** `summary`: the output keeps no reply text and no personal tool arguments or results (the execution history records it). */
+  STEP_OUTPUT: z.enum(['full', 'summary']).default('full'),
   EMAILS_TABLE: z.string().optional(),
   EVENTS_TABLE: z.string().optional(),
   AWS_REGION: z.string().optional(),
@@ -270,8 +272,25 @@ export function createHandler(env: Env, services: StepServices = {}) {
         })
         .catch((e: Error) => logger.warn('Could not read the event log for the final summary', { ...keys, error: `${e.name}: ${e.message}` }));
     }
-    return output;
+    return config().STEP_OUTPUT === 'summary' ? summarized(output, plugin) : output;
   });
+}
+
+/**
+ * The output without personal data, for environments whose execution history must not hold it:
+ * tool calls keep their name, loggable arguments and outcome; the reply text and tool results stay
+ * in the event log. The state (`fields`, `data`) is unchanged: later steps need it.
+ */
+function summarized(output: StepOutput, plugin: WorkflowPlugin): StepOutput {
+  const { reply: _reply, ...rest } = output;
+  return {
+    ...rest,
+    toolCalls: output.toolCalls.map((call) => ({
+      tool: call.tool,
+      args: plugin.tools[call.tool] ? loggableArgs(plugin.tools[call.tool], call.args) : {},
+      ...(call.error !== undefined ? { error: call.error } : { result: { summarized: true } }),
+    })),
+  };
 }
 
 export const handler = createHandler(process.env);
