@@ -29,7 +29,7 @@ import { ENTRY_METADATA } from '../constructs/stepwise-function.ts';
 import { EMAIL_INGRESS_ENTRY } from '../constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { stepTrail, type TrailStep } from './history.ts';
-import { LocalRuntime, type LocalExecution, type TaskHandler } from './runtime.ts';
+import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
 import { synthProject } from './synth.ts';
 import { resolveTokens } from './tokens.ts';
 
@@ -58,6 +58,8 @@ export interface WorkflowSessionOptions {
   readonly retryDelayMs?: number;
   /** The email ingress clock (receipt time). @default () => new Date() */
   readonly clock?: () => Date;
+  /** Inject faults into chosen Task states (see `LocalRuntimeOptions.faults`). @default none */
+  readonly faults?: LocalRuntimeOptions['faults'];
 }
 
 /**
@@ -337,6 +339,7 @@ export class WorkflowSession {
         handlerOverrides: options.handlerOverrides,
         historyDir: options.historyDir,
         retryDelayMs: options.retryDelayMs,
+        faults: options.faults,
         // The runtime gives functions dummy credentials when it knows the DynamoDB endpoint; Bedrock needs the real ones.
         ...(model === 'offline' && { dynamo: { endpoint: dynamo.endpoint } }),
         extraEnv: {

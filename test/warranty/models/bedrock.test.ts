@@ -67,10 +67,13 @@ describe('BedrockModel against a local Converse endpoint', () => {
     expect(call!.body.toolConfig.tools[0].toolSpec.inputSchema.json.properties.next.enum).toEqual(['DONE']);
   });
 
-  it('uses its own maxTokens when the request sets none, and never another temperature', async () => {
+  it('uses its own maxTokens when the request sets none, and the step temperature (0 when the request sets none)', async () => {
     server.reply({ status: 200, body: converseBody([{ text: 'ok' }], 'end_turn') });
     await model.converse({ ...request, inferenceConfig: { temperature: 0.9 } });
-    expect(server.calls[0]!.body.inferenceConfig).toEqual({ maxTokens: 1024, temperature: 0 });
+    expect(server.calls[0]!.body.inferenceConfig).toEqual({ maxTokens: 1024, temperature: 0.9 });
+    server.reply({ status: 200, body: converseBody([{ text: 'ok' }], 'end_turn') });
+    await model.converse({ ...request, inferenceConfig: {} });
+    expect(server.calls[1]!.body.inferenceConfig).toEqual({ maxTokens: 1024, temperature: 0 });
   });
 
   it('returns a tool-use turn with its input and the stop reason', async () => {
