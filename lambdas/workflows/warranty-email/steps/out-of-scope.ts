@@ -40,7 +40,8 @@ function handoffReason({ input, step }: StepContext): string | undefined {
 export const outOfScope: CodeStep = async (ctx) => {
   const handoff = handoffReason(ctx);
   const template = templates(ctx.step)[handoff ? 'handoff' : 'out-of-scope'];
-  const { value: body, problems } = renderTemplate(template, { email: ctx.email });
+  // Everything in `email` was written by the sender: a display name like "Visit evil.example" is omitted, not mailed out under our name.
+  const { value: body, problems } = renderTemplate(template, { email: ctx.email }, { untrusted: ['email'] });
   if (problems.length) throw new DefinitionError(ctx.step.file, '(body)', problems.join('; '));
   const call = await ctx.toolbox.execute('send_email', { body }, ctx.tool);
   if (call.error !== undefined) throw new StepFailedError(`${ctx.step.name}: the reply could not be sent: ${call.error}`);
