@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
 import { inertText, renderTemplate } from '../../../lambdas/steps/template.ts';
+import { fallbackTemplates } from './fixtures.ts';
 
 // The fallback step's real reply templates: the text a stranger's display name is rendered into.
-const STEP_FILE = readFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'steps', '04-out-of-scope.md'), 'utf8');
-const TEMPLATES = [...STEP_FILE.matchAll(/^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm)].map((m) => [m[1]!, m[2]!] as const);
+const TEMPLATES = fallbackTemplates();
 
 describe('inertText', () => {
   it.each(['Maria Lopez', 'María-José O’Neil', 'J. R. Okafor', 'Zoë d’Arc', '李小龍', 'Ольга Петрова'])('keeps the name %j', (name) => {
