@@ -5,7 +5,7 @@ import { htmlToText } from '../../../lambdas/triggers/email/html.ts';
 /**
  * How the cost grows from n to 10n: the best of a few runs at each size (best-of filters out a
  * neighbour's load on a shared CI core), as a ratio. Linear work gives about 10, quadratic about
- * 100; no absolute time is asserted.
+ * 100; the bound of 40 leaves room for a noisy shared machine. No absolute time is asserted.
  */
 async function growth(run: (n: number) => unknown | Promise<unknown>, n: number): Promise<number> {
   const best = async (size: number) => {
@@ -51,8 +51,8 @@ describe('htmlToText', () => {
   });
 
   it.each(HOSTILE)('grows linearly on %s', async (_name, unit) => {
-    const ratio = await growth((n) => htmlToText(unit.repeat(n), { maxChars: Infinity }), 20_000);
-    expect(ratio).toBeLessThan(35);
+    const ratio = await growth((n) => htmlToText(unit.repeat(n), { maxChars: Infinity }), 50_000);
+    expect(ratio).toBeLessThan(40);
   });
 });
 
@@ -69,7 +69,7 @@ describe('parseInbound on hostile HTML', () => {
         const result = await parseInbound(shape(unit.repeat(n)), policy);
         if (isRejection(result)) throw new Error(result.rejected);
       }, 10_000);
-      expect(ratio).toBeLessThan(35);
+      expect(ratio).toBeLessThan(40);
     }
   });
 
