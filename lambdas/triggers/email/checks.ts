@@ -96,7 +96,7 @@ export interface ParsedMail {
   subject: string;
   /** The first valid msg-id of the Message-ID header; `''` when there is none. */
   messageId: string;
-  /** The text body; derived from the HTML part when the mail has no text part. */
+  /** The text body: the plain-text parts, and HTML parts without a plain alternative converted by `htmlToText`. */
   text: string;
 }
 
@@ -130,8 +130,7 @@ class LinearTextParser extends PostalMime {
     const texts = (entries: TextEntries[keyof TextEntries]) =>
       (entries ?? []).flatMap((e) => (e.type === 'text' && typeof e.value === 'string' ? [e.value] : []));
     for (const entry of internals.textMap.values()) {
-      const own = texts(entry.plain);
-      plain.push(...(entry.plain ? own : texts(entry.html).map((h) => htmlToText(h, { maxChars: this.#maxHtmlChars }))));
+      plain.push(...(entry.plain ? texts(entry.plain) : texts(entry.html).map((h) => htmlToText(h, { maxChars: this.#maxHtmlChars }))));
       html.push(...texts(entry.html));
     }
     internals.textContent = { ...(plain.length && { plain: plain.join('\n') }), ...(html.length && { html: html.join('\n') }) };
