@@ -5,11 +5,40 @@
  * `{{data.serialNumber}}`, `{{found.serial | upper}}`, `{{email.fromName | default: there}}`.
  * Filters: `upper`, `lower`, `json`, `default: <text>` (used when the value is missing or empty).
  * A template that is exactly one placeholder yields the raw value (an object stays an object).
+ *
+ * Values under an `untrusted` path (text a stranger wrote: a sender's display name, a subject) are
+ * rendered only when they are plain words (`inertText`); anything that could be read or
+ * auto-linked as a link, an address or a phone number is omitted, so `default:` applies.
  */
 
 const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
 const SINGLE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
 const FILTERS = new Set(['upper', 'lower', 'json', 'default']);
+
+export interface RenderOptions {
+  /** Path prefixes whose values come from outside (`['email']`): rendered only when `inertText` accepts them. @default [] */
+  untrusted?: readonly string[];
+}
+
+// Letters, combining marks, spaces, apostrophes, hyphens and dots: a person's name. No digits
+// (phone numbers), no `@ : / < >` (addresses, links, markup).
+const PLAIN_WORDS = /^[\p{L}\p{M} '\u2019.-]{1,64}$/u;
+// A dot inside a word is how "evil.example" and "www.x.io" look; in a name a dot ends an initial.
+const DOT_IN_WORD = /\.[^\s]/;
+
+/**
+ * `text` when it is plain words a mail client cannot turn into a link, an address or a phone
+ * number, otherwise `undefined`.
+ *
+ * @example
+ * inertText('María-José O’Neil') // 'María-José O’Neil'
+ * inertText('Maria (visit evil.example)') // undefined
+ * inertText('Call +1 555 0100') // undefined
+ */
+export function inertText(text: string): string | undefined {
+  const t = text.normalize('NFKC').replace(/\s+/g, ' ').trim();
+  return PLAIN_WORDS.test(t) && !DOT_IN_WORD.test(t) && !/\bwww\b/i.test(t) ? t : undefined;
+}
 
 export interface Rendered {
   value: unknown;
@@ -31,9 +60,18 @@ function isMissing(value: unknown): boolean {
   return value === undefined || value === null || value === '';
 }
 
-function evaluate(expression: string, scope: unknown, problems: string[]): unknown {
+function isUntrusted(path: string, untrusted: readonly string[]): boolean {
+  return untrusted.some((prefix) => path === prefix || path.startsWith(`${prefix}.`));
+}
+
+function evaluate(expression: string, scope: unknown, problems: string[], options: RenderOptions): unknown {
   const [path, ...filters] = expression.split('|').map((part) => part.trim());
   let value = lookup(scope, path!);
+  if (isUntrusted(path!, options.untrusted ?? [])) {
+    // Omitted untrusted text is the template's intent, not a problem of the definition.
+    value = typeof value === 'string' ? inertText(value) : undefined;
+    if (isMissing(value) && !filters.some((f) => f.startsWith('default'))) return '';
+  }
   for (const filter of filters) {
     const colon = filter.indexOf(':');
     const name = colon < 0 ? filter : filter.slice(0, colon).trim();
@@ -49,21 +87,21 @@ function evaluate(expression: string, scope: unknown, problems: string[]): unkno
   return value;
 }
 
-function renderString(template: string, scope: unknown, problems: string[]): unknown {
+function renderString(template: string, scope: unknown, problems: string[], options: RenderOptions): unknown {
   const single = SINGLE.exec(template);
-  if (single) return evaluate(single[1]!, scope, problems) ?? '';
+  if (single) return evaluate(single[1]!, scope, problems, options) ?? '';
   return template.replace(PLACEHOLDER, (_, expression: string) => {
-    const value = evaluate(expression, scope, problems);
+    const value = evaluate(expression, scope, problems, options);
     if (isMissing(value)) return '';
     return typeof value === 'object' ? JSON.stringify(value) : String(value);
   });
 }
 
-function renderValue(template: unknown, scope: unknown, problems: string[]): unknown {
-  if (typeof template === 'string') return renderString(template, scope, problems);
-  if (Array.isArray(template)) return template.map((item) => renderValue(item, scope, problems));
+function renderValue(template: unknown, scope: unknown, problems: string[], options: RenderOptions): unknown {
+  if (typeof template === 'string') return renderString(template, scope, problems, options);
+  if (Array.isArray(template)) return template.map((item) => renderValue(item, scope, problems, options));
   if (template !== null && typeof template === 'object')
-    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, renderValue(v, scope, problems)]));
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, renderValue(v, scope, problems, options)]));
   return template;
 }
 
@@ -72,9 +110,10 @@ function renderValue(template: unknown, scope: unknown, problems: string[]): unk
  *
  * @example
  * renderTemplate('Hello {{name | default: there}}', {}).value // 'Hello there'
+ * renderTemplate('Hello {{email.fromName | default: there}}', { email: { fromName: 'evil.example' } }, { untrusted: ['email'] }).value // 'Hello there'
  */
-export function renderTemplate(template: unknown, scope: unknown): Rendered {
+export function renderTemplate(template: unknown, scope: unknown, options: RenderOptions = {}): Rendered {
   const problems: string[] = [];
-  const value = renderValue(template, scope, problems);
+  const value = renderValue(template, scope, problems, options);
   return { value, problems: [...new Set(problems)] };
 }

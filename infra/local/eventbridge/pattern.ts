@@ -8,7 +8,12 @@
  * - comparison operators apply to leaf values only; an event array matches if any element does,
  *   and all fields of one sub-pattern must match inside the same array element;
  * - `null` and `""` are distinct values; numbers compare by value, never with strings;
- * - `exists: false` matches a missing field and a field that is not a leaf (an object).
+ * - `exists: false` matches a missing field and a field that is not a leaf (an object);
+ * - field names are flattened with "." (event-ruler compiles `{"a": {"b": [1]}}` to the field
+ *   `a.b`), so a dotted key and its nested form are the same field, in patterns and in events;
+ *   when a pattern names one field twice, the later definition wins, as in event-ruler;
+ * - patterns EventBridge refuses are refused: empty anything-but prefixes/suffixes, consecutive
+ *   or badly escaped wildcards, and wildcards too complex to match cheaply (see `MAX_WILDCARD_COMPLEXITY`).
  */
 import { BlockList, isIP } from 'node:net';
 import { InvalidEventPatternError } from '../../../lambdas/lib/errors.ts';
@@ -122,8 +127,11 @@ function wildcardRegex(glob: string, path: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-function wildcardTest(v: unknown, path: string): ValueTest {
-  const regexes = requireStrings(v, path).map((g) => wildcardRegex(g, path));
+/** @param wildcards collects the globs of the field, whose combined complexity is checked once the pattern is compiled. */
+function wildcardTest(v: unknown, path: string, wildcards: string[]): ValueTest {
+  const globs = requireStrings(v, path);
+  const regexes = globs.map((g) => wildcardRegex(g, path));
+  wildcards.push(...globs);
   return (x) => typeof x === 'string' && regexes.some((r) => r.test(x));
 }
 
@@ -170,7 +178,12 @@ function exactTest(wanted: Scalar): ValueTest {
   return (x) => x === wanted;
 }
 
-function anythingButTest(v: unknown, path: string): ValueTest {
+const anyOf =
+  (tests: readonly ValueTest[]): ValueTest =>
+  (x) =>
+    tests.some((t) => t(x));
+
+function anythingButTest(v: unknown, path: string, wildcards: string[]): ValueTest {
   let excluded: ValueTest;
   if (typeof v === 'string' || typeof v === 'number') {
     excluded = exactTest(requireScalar(v, path));
@@ -184,10 +197,16 @@ function anythingButTest(v: unknown, path: string): ValueTest {
   } else if (isPlainObject(v) && Object.keys(v).length === 1) {
     const [op, arg] = Object.entries(v)[0]!;
     const at = `${path}.${op}`;
-    if (op === 'prefix') excluded = prefixTest(requireString(arg, at), at);
-    else if (op === 'suffix') excluded = suffixTest(requireString(arg, at), at);
+    // Each takes one string or a list of them: `{"anything-but": {"prefix": ["a", "b"]}}` excludes both prefixes.
+    const nonEmpty = (texts: string[]) => {
+      const empty = texts.findIndex((t) => t === '');
+      if (empty >= 0) invalid(at, `anything-but ${op} must not be empty (EventBridge refuses a null prefix/suffix)`);
+      return texts;
+    };
+    if (op === 'prefix') excluded = anyOf(nonEmpty(requireStrings(arg, at)).map((t) => prefixTest(t, at)));
+    else if (op === 'suffix') excluded = anyOf(nonEmpty(requireStrings(arg, at)).map((t) => suffixTest(t, at)));
     else if (op === 'equals-ignore-case') excluded = equalsIgnoreCaseTest(arg, at);
-    else if (op === 'wildcard') excluded = wildcardTest(arg, at);
+    else if (op === 'wildcard') excluded = wildcardTest(arg, at, wildcards);
     else return invalid(at, `anything-but does not support ${describe(op)} (use prefix, suffix, equals-ignore-case or wildcard)`);
   } else {
     return invalid(path, `anything-but takes a string, a number, a list, or one of prefix/suffix/equals-ignore-case/wildcard, got ${describe(v)}`);
@@ -201,17 +220,17 @@ function requireScalar(v: unknown, path: string): Scalar {
   return invalid(path, `expected a string, number, boolean or null, got ${describe(v)}`);
 }
 
-const OPERATORS: Record<string, (arg: unknown, path: string) => ValueTest> = {
+const OPERATORS: Record<string, (arg: unknown, path: string, wildcards: string[]) => ValueTest> = {
   prefix: prefixTest,
   suffix: suffixTest,
   'equals-ignore-case': (arg, path) => equalsIgnoreCaseTest(requireString(arg, path), path),
-  wildcard: (arg, path) => wildcardTest(requireString(arg, path), path),
+  wildcard: (arg, path, wildcards) => wildcardTest(requireString(arg, path), path, wildcards),
   'anything-but': anythingButTest,
   numeric: numericTest,
   cidr: cidrTest,
 };
 
-function compileLeaf(values: unknown[], path: string): LeafNode {
+function compileLeaf(values: unknown[], path: string, wildcards: string[]): LeafNode {
   if (values.length === 0) invalid(path, 'empty arrays are not allowed');
   const tests: ValueTest[] = [];
   let existsTrue = false;
@@ -233,32 +252,124 @@ function compileLeaf(values: unknown[], path: string): LeafNode {
     }
     const make = OPERATORS[op];
     if (!make) invalid(at, `unrecognized match type ${describe(op)}`);
-    tests.push(make(entry[op], `${at}.${op}`));
+    tests.push(make(entry[op], `${at}.${op}`, wildcards));
   });
   return { kind: 'leaf', tests, existsTrue, existsFalse };
 }
 
-function compileObject(pattern: unknown, path: string): ObjectNode {
+/** The glob lists of each flattened field name, for the complexity check. */
+type WildcardsByField = Map<string, string[]>;
+
+function compileObject(pattern: unknown, path: string, field: string, wildcards: WildcardsByField): ObjectNode {
   if (!isPlainObject(pattern)) invalid(path, `expected an object, got ${describe(pattern)}`);
-  const entries = Object.entries(pattern);
+  return compileEntries(Object.entries(pattern), path, field, wildcards);
+}
+
+/**
+ * Compile the entries of one pattern object. Dotted keys are split into their nested form first
+ * (`"a.b": [1]` is `"a": {"b": [1]}`), so both spellings land on the same field.
+ * @param field the flattened field name of this object (`''` at the root).
+ */
+function compileEntries(entries: [string, unknown][], path: string, field: string, wildcards: WildcardsByField): ObjectNode {
   if (entries.length === 0) invalid(path, 'empty objects are not allowed');
-  const fields: FieldNode[] = [];
   const ors: ObjectNode[][] = [];
+  // Per first name segment, in order: the leaf lists that end here and the entries nested below.
+  const groups = new Map<string, { leaf?: { values: unknown[]; at: string }; nested: [string, unknown][] }>();
   for (const [key, value] of entries) {
     const at = path ? `${path}.${key}` : key;
     if (key === '$or') {
       if (!Array.isArray(value) || value.length < 2 || !value.every(isPlainObject))
         invalid(at, '$or takes an array of at least two pattern objects');
-      ors.push(value.map((alt, i) => compileObject(alt, `${at}[${i}]`)));
-    } else if (Array.isArray(value)) {
-      fields.push({ key, node: compileLeaf(value, at) });
-    } else if (isPlainObject(value)) {
-      fields.push({ key, node: compileObject(value, at) });
-    } else {
-      invalid(at, `expected an array of values or a nested object, got ${describe(value)}`);
+      ors.push(value.map((alt, i) => compileObject(alt, `${at}[${i}]`, field, wildcards)));
+      continue;
     }
+    const dot = key.indexOf('.');
+    const head = dot < 0 ? key : key.slice(0, dot);
+    const group = groups.get(head) ?? { nested: [] };
+    groups.set(head, group);
+    if (dot >= 0) group.nested.push([key.slice(dot + 1), value]);
+    // The later definition of a field replaces the earlier one (event-ruler keeps one list per field name).
+    else if (Array.isArray(value)) group.leaf = { values: value, at };
+    else if (isPlainObject(value)) group.nested.push(...Object.entries(value));
+    else invalid(at, `expected an array of values or a nested object, got ${describe(value)}`);
+  }
+  const fields: FieldNode[] = [];
+  for (const [head, { leaf, nested }] of groups) {
+    const name = field ? `${field}.${head}` : head;
+    const at = path ? `${path}.${head}` : head;
+    if (leaf) {
+      const globs = wildcards.get(name) ?? [];
+      wildcards.set(name, globs);
+      fields.push({ key: head, node: compileLeaf(leaf.values, leaf.at, globs) });
+    }
+    if (nested.length > 0) fields.push({ key: head, node: compileEntries(nested, at, name, wildcards) });
   }
   return { kind: 'object', fields, ors };
+}
+
+/**
+ * Upper bound on a field's wildcard complexity. event-ruler's MachineComplexityEvaluator measures
+ * the most wildcard-pattern states one input value can keep active at once; EventBridge refuses a
+ * rule over its limit ("Rule is too complex - try using fewer wildcard characters or fewer
+ * repeating character sequences after a wildcard character"). The limit is not published; this
+ * is the value emulators of EventBridge's admission use.
+ */
+export const MAX_WILDCARD_COMPLEXITY = 10;
+/** Distinct active-state sets explored before a field is declared too complex (keeps compiling cheap). */
+const MAX_EXPLORED_STATE_SETS = 2_000;
+
+/** A glob as tokens: a literal character, or `STAR`. Escapes were validated by `wildcardRegex`. */
+const STAR = null;
+function globTokens(glob: string): (string | null)[] {
+  const tokens: (string | null)[] = [];
+  for (let i = 0; i < glob.length; i++) tokens.push(glob[i] === '*' ? STAR : glob[i] === '\\' ? glob[++i]! : glob[i]!);
+  return tokens;
+}
+
+/**
+ * The most NFA states the globs of one field can have active together, over every input: a
+ * subset construction over the globs' literal characters plus one stand-in for all others.
+ * Returns early once over `limit`.
+ */
+export function wildcardComplexity(globs: readonly string[], limit = MAX_WILDCARD_COMPLEXITY): number {
+  const patterns = [...new Set(globs)].map(globTokens);
+  if (patterns.length === 0) return 0;
+  // A state is "pattern:position"; a STAR at a position also lets the next position be active.
+  const close = (states: Set<string>) => {
+    for (const state of states) {
+      const [p, i] = state.split(':').map(Number) as [number, number];
+      if (patterns[p]![i] === STAR) states.add(`${p}:${i + 1}`);
+    }
+    return states;
+  };
+  const step = (states: Set<string>, c: string | undefined) => {
+    const next = new Set<string>();
+    for (const state of states) {
+      const [p, i] = state.split(':').map(Number) as [number, number];
+      const token = patterns[p]![i];
+      if (token === STAR) next.add(state);
+      else if (token !== undefined && token === c) next.add(`${p}:${i + 1}`);
+    }
+    return close(next);
+  };
+  const alphabet = [...new Set(patterns.flat().filter((t): t is string => t !== STAR)), undefined];
+  const start = close(new Set(patterns.map((_, p) => `${p}:0`)));
+  const seen = new Set<string>();
+  const queue = [start];
+  let most = 0;
+  while (queue.length > 0) {
+    const states = queue.pop()!;
+    const key = [...states].sort().join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    most = Math.max(most, states.size);
+    if (most > limit || seen.size > MAX_EXPLORED_STATE_SETS) return limit + 1;
+    for (const c of alphabet) {
+      const next = step(states, c);
+      if (next.size > 0) queue.push(next);
+    }
+  }
+  return most;
 }
 
 /** Leaf values of an event field: arrays are flattened (any element may match), objects are not leaves. */
@@ -274,6 +385,38 @@ function objectCandidates(value: unknown, out: Record<string, unknown>[] = []): 
   else if (isPlainObject(value)) out.push(value);
   return out;
 }
+
+/**
+ * The event with dotted keys split into their nested form (`{"a.b": 1}` is `{"a": {"b": 1}}`), as
+ * EventBridge flattens event field names with ".". Values that land on the same field are kept
+ * together as an array, which matches like a multi-valued field.
+ */
+function expandDotted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(expandDotted);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const segments = key.split('.');
+    let nested = expandDotted(v);
+    for (let i = segments.length - 1; i > 0; i--) nested = { [segments[i]!]: nested };
+    merge(out, segments[0]!, nested);
+  }
+  return out;
+}
+
+/** Merge `value` into `target[key]`; both sides are fresh copies made by `expandDotted`. */
+function merge(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (!Object.hasOwn(target, key)) {
+    target[key] = value;
+    return;
+  }
+  const existing = target[key];
+  if (isPlainObject(existing) && isPlainObject(value)) for (const [k, v] of Object.entries(value)) merge(existing, k, v);
+  else target[key] = [...(Array.isArray(existing) ? existing : [existing]), ...(Array.isArray(value) ? value : [value])];
+}
+
+const hasDottedKey = (value: unknown): boolean =>
+  Array.isArray(value) ? value.some(hasDottedKey) : isPlainObject(value) && Object.entries(value).some(([k, v]) => k.includes('.') || hasDottedKey(v));
 
 function matchLeaf(node: LeafNode, value: unknown): boolean {
   const values = leafValues(value);
@@ -313,8 +456,13 @@ export function compilePattern(pattern: unknown): EventMatcher {
       invalid('', `not valid JSON: ${(e as Error).message}`);
     }
   }
-  const root = compileObject(parsed, '');
-  return (event) => matchObject(root, event);
+  const wildcards: WildcardsByField = new Map();
+  const root = compileObject(parsed, '', '', wildcards);
+  for (const [field, globs] of wildcards)
+    if (wildcardComplexity(globs) > MAX_WILDCARD_COMPLEXITY)
+      invalid(field, 'rule is too complex - try using fewer wildcard characters or fewer repeating character sequences after a wildcard character');
+  // Most events have no dotted key; only those pay for the rewrite.
+  return (event) => matchObject(root, hasDottedKey(event) ? expandDotted(event) : event);
 }
 
 /**

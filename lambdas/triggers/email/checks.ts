@@ -3,25 +3,32 @@
  * whether a mail may start a workflow. No I/O here; `ingest.ts` applies the decision.
  */
 import { createHash } from 'node:crypto';
-import PostalMime from 'postal-mime';
+import PostalMime, { addressParser, type Address, type Mailbox } from 'postal-mime';
 import { z } from 'zod';
 import type { InboundEmail } from './inbound.ts';
+import { headerText, messageIdOf } from './headers.ts';
+import { DEFAULT_MAX_HTML_CHARS, htmlToText } from './html.ts';
+import { automaticMail } from './loops.ts';
 
 /** Why a mail was refused. Refused mail is recorded in the event log and never answered. */
 export const REJECT_REASONS = [
   'too_large',
   'malformed_mime',
+  'parse_budget',
   'virus',
   'spam',
   'spf_fail',
   'dkim_fail',
   'dmarc_fail',
   'no_sender',
+  'multiple_from',
   'own_address',
   'auto_submitted',
   'bulk_precedence',
   'mailing_list',
   'empty_return_path',
+  'bounce',
+  'duplicate_message_id',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
@@ -48,27 +55,48 @@ export type SesReceipt = z.infer<typeof SesReceiptSchema>;
 export interface IngressPolicy {
   /** Largest raw message (bytes) that is parsed at all. */
   maxBytes: number;
+  /** HTML characters converted to text per HTML part (the conversion is linear; this bounds it). @default 1 000 000 */
+  maxHtmlChars?: number;
+  /**
+   * Milliseconds parsing may take before the mail is refused (`parse_budget`). Every parsing step
+   * is linear and bounded by the size limits; this is the recorded backstop should one not be.
+   * @default 20 000
+   */
+  parseBudgetMs?: number;
   /** Longest body text stored for the model; longer bodies are cut and end with a size note. */
   maxBodyChars: number;
   /** Our own addresses (the reply sender, the receiving addresses), lower-case: mail from them is a loop. */
   ownAddresses: readonly string[];
 }
 
-/** @default 10 MiB raw, 20 000 body characters, no own addresses (the handler adds MAIL_FROM and the recipients). */
-export const DEFAULT_POLICY: IngressPolicy = { maxBytes: 10 * 1024 * 1024, maxBodyChars: 20_000, ownAddresses: [] };
+/**
+ * @default 10 MiB raw, 1 000 000 HTML characters per part, a 20 s parse budget (the ingress
+ * Lambda has 60 s), 20 000 body characters, no own addresses (the handler adds MAIL_FROM and the recipients).
+ */
+export const DEFAULT_POLICY: Required<IngressPolicy> = {
+  maxBytes: 10 * 1024 * 1024,
+  maxHtmlChars: DEFAULT_MAX_HTML_CHARS,
+  parseBudgetMs: 20_000,
+  maxBodyChars: 20_000,
+  ownAddresses: [],
+};
 
 /** A mail postal-mime could read, reduced to what the checks and the workflow need. */
 export interface ParsedMail {
   sizeBytes: number;
   /** Every header in document order (topmost first), keys lower-case. */
   headers: ReadonlyArray<{ key: string; value: string }>;
-  /** The From mailbox; undefined when the header is missing, a group, or has no address. */
+  /** The From mailbox when there is exactly one From header holding exactly one mailbox. */
   from?: { address: string; name: string };
+  /** Every address of every From header, lower-case (a group's members included). */
+  senders: string[];
+  /** How many From headers the mail has. */
+  fromHeaders: number;
   to: string[];
   subject: string;
-  /** `''` when absent. */
+  /** The first valid msg-id of the Message-ID header; `''` when there is none. */
   messageId: string;
-  /** The text body; derived from the HTML part when the mail has no text part. */
+  /** The text body: the plain-text parts, and HTML parts without a plain alternative converted by `htmlToText`. */
   text: string;
 }
 
@@ -76,24 +104,71 @@ const encoder = new TextEncoder();
 // RFC 5322 field names: printable US-ASCII except the colon.
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 
+type TextEntries = Partial<Record<'plain' | 'html', Array<{ type: string; value: unknown }>>>;
+
+/**
+ * postal-mime, with the body text assembled in linear time. Upstream renders an HTML part that
+ * has no plain-text sibling with a regex converter that is quadratic on some input (`<a href=`
+ * repeated without `>`: 200k repetitions took minutes), inside `parse()` itself. This override of
+ * its (internal, hence the pinned version) `renderTextContent` uses `htmlToText` instead.
+ * Attached messages (`message/rfc822`) stay attachments: a nested parser would bring the
+ * upstream converter back, and a forwarded mail is the forwarder's claim, not theirs.
+ */
+class LinearTextParser extends PostalMime {
+  readonly #maxHtmlChars: number;
+
+  constructor(maxHtmlChars: number) {
+    super({ forceRfc822Attachments: true, maxNestingDepth: 64, maxHeadersSize: 1024 * 1024 });
+    this.#maxHtmlChars = maxHtmlChars;
+  }
+
+  renderTextContent(): void {
+    const internals = this as unknown as { textMap: Map<unknown, TextEntries>; textContent: Record<string, string> };
+    if (!(internals.textMap instanceof Map)) throw new Error('postal-mime internals changed: textMap is missing');
+    const plain: string[] = [];
+    const html: string[] = [];
+    const texts = (entries: TextEntries[keyof TextEntries]) =>
+      (entries ?? []).flatMap((e) => (e.type === 'text' && typeof e.value === 'string' ? [e.value] : []));
+    for (const entry of internals.textMap.values()) {
+      plain.push(...(entry.plain ? texts(entry.plain) : texts(entry.html).map((h) => htmlToText(h, { maxChars: this.#maxHtmlChars }))));
+      html.push(...texts(entry.html));
+    }
+    internals.textContent = { ...(plain.length && { plain: plain.join('\n') }), ...(html.length && { html: html.join('\n') }) };
+  }
+}
+
+export interface ParseOptions {
+  maxBytes: number;
+  /** @default DEFAULT_POLICY.maxHtmlChars */
+  maxHtmlChars?: number;
+  /** @default DEFAULT_POLICY.parseBudgetMs */
+  parseBudgetMs?: number;
+  /** Milliseconds clock for the budget. @default performance.now */
+  now?: () => number;
+}
+
+const mailboxes = (addresses: readonly Address[]): Mailbox[] => addresses.flatMap((a) => (a.group ? a.group : [a]));
+
 /**
  * Parse raw MIME with postal-mime. Oversized input is refused before parsing; input the parser
  * rejects (nesting, header size limits) or that has no valid header block comes back as a
- * `malformed_mime` refusal instead of an exception.
+ * `malformed_mime` refusal instead of an exception, and a parse over its budget as `parse_budget`.
  */
-export async function parseInbound(
-  raw: Uint8Array | string,
-  opts: Pick<IngressPolicy, 'maxBytes'>,
-): Promise<ParsedMail | Rejection> {
+export async function parseInbound(raw: Uint8Array | string, opts: ParseOptions): Promise<ParsedMail | Rejection> {
+  const { maxHtmlChars = DEFAULT_POLICY.maxHtmlChars, parseBudgetMs = DEFAULT_POLICY.parseBudgetMs, now = () => performance.now() } = opts;
   const bytes = typeof raw === 'string' ? encoder.encode(raw) : raw;
   if (bytes.byteLength > opts.maxBytes)
     return { rejected: 'too_large', detail: `${bytes.byteLength} bytes exceeds the limit of ${opts.maxBytes}` };
+  const started = now();
   let mail;
   try {
-    mail = await PostalMime.parse(bytes);
+    mail = await new LinearTextParser(maxHtmlChars).parse(bytes);
   } catch (e) {
     return { rejected: 'malformed_mime', detail: `unparseable MIME: ${(e as Error).message}` };
   }
+  const elapsed = now() - started;
+  if (elapsed > parseBudgetMs)
+    return { rejected: 'parse_budget', detail: `parsing took ${Math.round(elapsed)} ms, over the budget of ${parseBudgetMs} ms` };
   if (mail.headers.length === 0) return { rejected: 'malformed_mime', detail: 'no header section' };
   const bad = mail.headers.find((h) => !FIELD_NAME.test(h.key));
   if (bad) return { rejected: 'malformed_mime', detail: 'invalid header line' };
@@ -101,42 +176,29 @@ export async function parseInbound(
   if (/^\s*multipart\//i.test(contentType) && !/boundary\s*=/i.test(contentType))
     return { rejected: 'malformed_mime', detail: 'multipart message without a boundary' };
 
-  const from = mail.from && !mail.from.group && mail.from.address ? mail.from : undefined;
+  // Every From header and every mailbox in them, not just postal-mime's first: a second From is
+  // how a mail gets answered at an address other than the one DMARC checked.
+  const fromValues = mail.headers.filter((h) => h.key === 'from').map((h) => h.value);
+  const fromAddresses = fromValues.flatMap((v) => addressParser(v));
+  const senders = mailboxes(fromAddresses).filter((m) => m.address);
+  // RFC 5322 allows no group in From; one that names a single mailbox is still refused.
+  const from = fromValues.length === 1 && senders.length === 1 && !fromAddresses.some((a) => a.group) ? senders[0] : undefined;
   return {
     sizeBytes: bytes.byteLength,
     headers: mail.headers.map(({ key, value }) => ({ key, value })),
-    from: from && { address: from.address.toLowerCase(), name: from.name },
-    to: (mail.to ?? []).flatMap((a) => (a.group ? a.group : [a])).map((m) => m.address.toLowerCase()).filter(Boolean),
+    from: from && { address: from.address.toLowerCase(), name: headerText(from.name) },
+    senders: senders.map((m) => m.address.toLowerCase()),
+    fromHeaders: fromValues.length,
+    to: mailboxes(mail.to ?? []).map((m) => m.address.toLowerCase()).filter(Boolean),
     subject: mail.subject ?? '',
-    messageId: mail.messageId?.trim() ?? '',
-    text: (mail.text ?? (mail.html ? htmlToText(mail.html) : '')).trim(),
+    messageId: messageIdOf(mail.messageId),
+    text: (mail.text ?? '').trim(),
   };
 }
 
 /** The first (topmost) value of a header. Receiving servers prepend, so the topmost is the one our side added. */
 function headerValue(headers: ParsedMail['headers'], name: string): string | undefined {
   return headers.find((h) => h.key === name)?.value;
-}
-
-/** Plain text from an HTML-only mail: enough for the model to read, not a renderer. */
-export function htmlToText(html: string): string {
-  const entities: Record<string, string> = {
-    amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ',
-    ndash: '\u2013', mdash: '\u2014', hellip: '\u2026', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d',
-  };
-  return html
-    .replace(/<(script|style|head)\b[\s\S]*?<\/\1\s*>/gi, '')
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|li|tr|h[1-6]|blockquote)\s*>/gi, '\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) =>
-      e[0] === '#'
-        ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10))
-        : (entities[e.toLowerCase()] ?? m),
-    )
-    .replace(/[ \t]+/g, ' ')
-    .replace(/\n\s*\n\s*\n+/g, '\n\n')
-    .trim();
 }
 
 const SPF_OR_DKIM: Record<string, VerdictStatus> = {
@@ -152,12 +214,24 @@ function toStatus(result: string | undefined): VerdictStatus {
   return (result && SPF_OR_DKIM[result.toLowerCase()]) || 'GRAY';
 }
 
-/** `spf=pass`, `dkim=fail`, ... of an Authentication-Results value, comments removed. Several dkim= results (several signatures): any pass wins. */
-function authResults(value: string | undefined): Record<string, string[]> {
+/** Longest Authentication-Results value read: SES writes a few hundred characters; this keeps every regex below on small input. */
+const MAX_AUTH_RESULTS_CHARS = 4096;
+
+/**
+ * `spf=pass`, `dkim=fail`, ... of an Authentication-Results value, comments removed. Several dkim=
+ * results (several signatures): any pass wins. A `dmarc=` result that names a `header.from`
+ * domain other than `fromDomain` is about another mail's From and is not counted.
+ */
+function authResults(value: string | undefined, fromDomain: string | undefined): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const part of (value ?? '').replace(/\([^)]*\)/g, '').split(';')) {
+  // Comments never nest in what SES writes; `[^()]` keeps the pattern linear.
+  for (const part of (value ?? '').slice(0, MAX_AUTH_RESULTS_CHARS).replace(/\([^()]*\)/g, '').split(';')) {
     const m = /^\s*(spf|dkim|dmarc)\s*=\s*([a-z]+)/i.exec(part);
-    if (m) (out[m[1]!.toLowerCase()] ??= []).push(m[2]!.toLowerCase());
+    if (!m) continue;
+    const method = m[1]!.toLowerCase();
+    const headerFrom = /\bheader\.from\s*=\s*"?([^\s;"]+)/i.exec(part)?.[1]?.toLowerCase();
+    if (method === 'dmarc' && headerFrom && fromDomain && headerFrom !== fromDomain) continue;
+    (out[method] ??= []).push(m[2]!.toLowerCase());
   }
   return out;
 }
@@ -177,14 +251,18 @@ function combined(results: string[] | undefined): VerdictStatus {
  * cannot decide. `screen` refuses only a definite `FAIL` (and a virus scan that could not run),
  * so a hand-written local `.eml` without SES headers is processed; a mail that SES judged is
  * refused exactly as in AWS. In AWS the handler uses the verdicts from the SES event instead.
+ *
+ * @param fromAddress The mail's From address. A DMARC result for another `header.from` domain says
+ *   nothing about this mail and is ignored (a pass for a second From is not a pass for this one).
  */
-export function sesReceiptFromHeaders(headers: ParsedMail['headers']): SesReceipt {
+export function sesReceiptFromHeaders(headers: ParsedMail['headers'], fromAddress?: string): SesReceipt {
   const verdict = (name: string): VerdictStatus => {
     const parsed = VerdictStatus.safeParse(headerValue(headers, name)?.trim().toUpperCase());
     return parsed.success ? parsed.data : 'GRAY';
   };
-  const auth = authResults(headerValue(headers, 'authentication-results'));
-  const receivedSpf = /^\s*([a-z]+)/i.exec(headerValue(headers, 'received-spf') ?? '')?.[1];
+  const fromDomain = fromAddress?.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
+  const auth = authResults(headerValue(headers, 'authentication-results'), fromDomain);
+  const receivedSpf = /^\s*([a-z]+)/i.exec(headerValue(headers, 'received-spf')?.slice(0, 64) ?? '')?.[1];
   return {
     spamVerdict: { status: verdict('x-ses-spam-verdict') },
     virusVerdict: { status: verdict('x-ses-virus-verdict') },
@@ -214,11 +292,11 @@ export type Screening = { accepted: InboundEmail; body: string } | Rejection;
 
 /**
  * Decide whether a parsed mail may start a workflow. Refusals, in this order: receipt verdicts
- * (a virus scan that failed to run counts as a virus: we cannot show the mail is clean), no
- * usable sender, mail from our own addresses, auto-replies (RFC 3834 `Auto-Submitted` other
- * than `no`, and the common `X-Autoreply`/`X-Autorespond`), bulk mail (`Precedence:
- * bulk|list|junk`), mailing lists (`List-Id`, `List-Unsubscribe`), and an empty Return-Path
- * (bounces). Replying to any of these risks a mail loop or backscatter.
+ * (a virus scan that failed to run counts as a virus: we cannot show the mail is clean), not
+ * exactly one From mailbox (several From headers or addresses: which one DMARC checked is
+ * unknowable, so none is answered), no usable sender, mail from our own addresses, then any
+ * automatic mail (auto-replies, bounces, bulk and list mail; see `automaticMail`). Replying to
+ * any of these risks a mail loop, backscatter, or a reply to someone other than the sender.
  *
  * The reply address is the From address: it is the one DMARC authenticates. Reply-To is ignored.
  */
@@ -228,24 +306,14 @@ export function screen(parsed: ParsedMail, receipt: SesReceipt, policy: IngressP
     if (status === 'FAIL' || (key === 'virusVerdict' && status === 'PROCESSING_FAILED'))
       return { rejected: reason, detail: `${key}: ${status}` };
   }
-  const h = (name: string) => headerValue(parsed.headers, name);
+  if (parsed.fromHeaders > 1 || parsed.senders.length > 1)
+    return { rejected: 'multiple_from', detail: `${parsed.fromHeaders} From headers with ${parsed.senders.length} addresses; exactly one is required` };
   if (!parsed.from || !SenderAddress.safeParse(parsed.from.address).success)
     return { rejected: 'no_sender', detail: 'no single valid From address' };
   if (policy.ownAddresses.includes(parsed.from.address))
     return { rejected: 'own_address', detail: 'From is one of our own addresses' };
-  const autoSubmitted = h('auto-submitted')?.trim().toLowerCase();
-  if (autoSubmitted && autoSubmitted !== 'no')
-    return { rejected: 'auto_submitted', detail: `Auto-Submitted: ${autoSubmitted}` };
-  for (const name of ['x-autoreply', 'x-autorespond'])
-    if (h(name) !== undefined) return { rejected: 'auto_submitted', detail: `${name} present` };
-  const precedence = h('precedence')?.trim().toLowerCase();
-  if (precedence && ['bulk', 'list', 'junk'].includes(precedence))
-    return { rejected: 'bulk_precedence', detail: `Precedence: ${precedence}` };
-  for (const name of ['list-id', 'list-unsubscribe'])
-    if (h(name) !== undefined) return { rejected: 'mailing_list', detail: `${name} present` };
-  const returnPath = h('return-path');
-  if (returnPath !== undefined && /^\s*<?\s*>?\s*$/.test(returnPath))
-    return { rejected: 'empty_return_path', detail: 'empty Return-Path (a bounce or notification)' };
+  const automatic = automaticMail({ headers: parsed.headers, subject: parsed.subject, from: parsed.senders });
+  if (automatic) return { rejected: automatic.reason, detail: automatic.detail };
 
   const full = parsed.text;
   const body =
@@ -274,18 +342,13 @@ export function isRejection(value: object): value is Rejection {
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
 /**
- * The local stand-in for an SES message id: a stable hash of the Message-ID header (of the raw
- * bytes when there is none or the mail does not parse), so delivering the same mail twice yields
- * the same id, hence the same execution name.
+ * The local stand-in for an SES message id: a hash of the raw bytes. Like SES, which assigns one
+ * id per received copy, the same stored mail delivered again (a retried notification) has the
+ * same id, hence the same execution name; a mail sent again is a new copy with a new id, which
+ * `ingest` then recognises by its Message-ID, exactly as on AWS.
  */
 export async function localSesMessageId(raw: Uint8Array | string): Promise<string> {
-  let messageId = '';
-  try {
-    messageId = (await PostalMime.parse(raw)).messageId?.trim() ?? '';
-  } catch {
-    // Malformed: hash the bytes; ingest refuses it with the same id each time.
-  }
-  return sha256(messageId || raw).slice(0, 40);
+  return sha256(raw).slice(0, 40);
 }
 
 const NAME_SAFE = /^[A-Za-z0-9_-]{1,74}$/;

@@ -43,6 +43,8 @@ const IngressEnv = z.object({
   MAIL_FROM: z.email(),
   MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBytes),
   MAX_BODY_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBodyChars),
+  MAX_HTML_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxHtmlChars),
+  PARSE_BUDGET_MS: z.coerce.number().int().positive().default(DEFAULT_POLICY.parseBudgetMs),
   AWS_REGION: z.string().optional(),
   AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
   AWS_ENDPOINT_URL_S3: z.string().optional(),
@@ -80,6 +82,8 @@ export function createHandler(env: Env, services: IngressServices = {}) {
         policy: {
           maxBytes: ready.cfg.MAX_MESSAGE_BYTES,
           maxBodyChars: ready.cfg.MAX_BODY_CHARS,
+          maxHtmlChars: ready.cfg.MAX_HTML_CHARS,
+          parseBudgetMs: ready.cfg.PARSE_BUDGET_MS,
           ownAddresses: [ready.cfg.MAIL_FROM, ...recipients].map((a) => a.toLowerCase()),
         },
       });

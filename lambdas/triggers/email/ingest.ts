@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EmailStore } from './store.ts';
 import type { EventLog } from '../../lib/event-log.ts';
 import {
@@ -20,20 +21,37 @@ export interface IngestDeps {
   clock: () => Date;
 }
 
+/** `executionName` is always the execution that handles (or handled) the mail. */
 export type IngestResult =
-  | { status: 'STARTED' | 'DUPLICATE'; executionName: string }
+  | { status: 'STARTED'; executionName: string }
+  | {
+      status: 'DUPLICATE';
+      executionName: string;
+      /** A re-sent mail (same sender and Message-ID, new SES id): the execution name its own `IngressRejected` event is recorded under. */
+      recordedAs?: string;
+    }
   | { status: 'REJECTED'; executionName: string; reason: RejectReason; detail: string };
+
+/** Whose Message-ID: scoped by sender, so nobody can pre-empt another sender's mail by reusing its id. */
+const messageIdClaim = (from: string, messageId: string) => createHash('sha256').update(`${from}\n${messageId}`).digest('hex');
 
 /**
  * The ingress use case: screen one inbound mail and, if it passes, store its body and start the
- * workflow under a name derived from the SES message id.
+ * workflow under a name derived from the SES message id. Both runtimes run this same code; only
+ * the SES message id differs (SES's own, or `localSesMessageId` locally).
  *
  * - Refused mail gets an `IngressRejected` event with the reason code and no reply.
  * - Accepted mail: body stored (cut to `policy.maxBodyChars` with a size note), execution started
  *   with `{ email }`, then `IngressAccepted` recorded.
- * - Duplicate delivery: Step Functions refuses the reused name (`DUPLICATE`). For a Standard
- *   workflow that is still running with the *same* input, StartExecution succeeds without
- *   starting anything; the already-recorded `IngressAccepted` event tells that case apart.
+ * - Duplicates are caught twice, on what each party controls:
+ *   - the same delivery again (what SES controls: the SES message id): Step Functions refuses the
+ *     reused execution name (`DUPLICATE`). For a Standard workflow still running with the *same*
+ *     input, StartExecution succeeds without starting anything; the already-recorded
+ *     `IngressAccepted` event tells that case apart.
+ *   - the same mail sent again (what the sender controls: From + Message-ID, claimed with a
+ *     conditional write): SES gives it a new id, so nothing else would stop a second run. It is
+ *     recorded as `IngressRejected` (`duplicate_message_id`, naming the first execution) under its
+ *     own execution name, and starts nothing (`DUPLICATE`).
  *
  * @param receipt The SES receipt verdicts; `undefined` reads them from the headers SES adds to
  *   stored mail (the local path, see `sesReceiptFromHeaders`).
@@ -50,23 +68,33 @@ export async function ingest(
   const parsed = await parseInbound(raw, deps.policy);
   const screening = isRejection(parsed)
     ? parsed
-    : screen(parsed, receipt ?? sesReceiptFromHeaders(parsed.headers), deps.policy, { id: sesMessageId, receivedAt: at });
-
-  if (isRejection(screening)) {
-    const from = isRejection(parsed) ? undefined : parsed.from?.address;
-    await deps.events.append({
+    : screen(parsed, receipt ?? sesReceiptFromHeaders(parsed.headers, parsed.from?.address), deps.policy, { id: sesMessageId, receivedAt: at });
+  const from = isRejection(parsed) ? undefined : parsed.from?.address;
+  const reject = (reason: RejectReason, detail: string) =>
+    deps.events.append({
       type: 'IngressRejected',
       executionName,
       at,
       emailId: sesMessageId,
-      reason: screening.rejected,
-      detail: screening.detail,
+      reason,
+      detail,
       personal: from === undefined ? {} : { from },
     });
+
+  if (isRejection(screening)) {
+    await reject(screening.rejected, screening.detail);
     return { status: 'REJECTED', executionName, reason: screening.rejected, detail: screening.detail };
   }
 
   const { accepted: email, body } = screening;
+  if (email.messageId) {
+    const holder = await deps.emails.claimMessageId(messageIdClaim(email.from, email.messageId), email.id);
+    if (holder !== email.id) {
+      const original = executionNameFor(holder);
+      await reject('duplicate_message_id', `this Message-ID was already delivered as ${original}; nothing new started`);
+      return { status: 'DUPLICATE', executionName: original, recordedAs: executionName };
+    }
+  }
   await deps.emails.put(email, body);
   const started = await deps.starter.start(executionName, { email });
   // Recorded after the start, so a delivery that failed in between still gets its event on redelivery.

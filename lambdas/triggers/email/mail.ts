@@ -19,24 +19,36 @@ export interface OutgoingMail {
 export interface Mailer {
   send(mail: OutgoingMail): Promise<{ messageId: string }>;
 }
+import { headerText, messageIdOf } from './headers.ts';
 
 /**
  * The subject of a reply: `Re: <the customer's subject>` (mail clients thread on it together
- * with In-Reply-To); the proposed subject only when the customer's mail had none.
+ * with In-Reply-To); the proposed subject only when the customer's mail had none. Both come from
+ * outside (the sender, the model), so the result is one line of inert text (`headerText`).
  */
 export function replySubject(original: string, proposed: string | undefined): string {
-  const base = original.trim() || proposed?.trim() || 'Your message';
-  return /^re:/i.test(base) ? base : `Re: ${base}`;
+  const base = headerText(original) || headerText(proposed ?? '') || 'Your message';
+  return headerText(/^re:/i.test(base) ? base : `Re: ${base}`);
+}
+
+/**
+ * The header fields of a reply that the inbound mail influences, made safe for any mailer: the
+ * subject as one line of text, threading only with a valid message id.
+ */
+export function outgoingHeaders(mail: Pick<OutgoingMail, 'subject' | 'inReplyTo'>): { subject: string; inReplyTo?: string } {
+  const inReplyTo = messageIdOf(mail.inReplyTo);
+  return { subject: headerText(mail.subject) || 'Re: Your message', ...(inReplyTo ? { inReplyTo } : {}) };
 }
 
 /** AWS adapter: SES v2 `SendEmail` from `from` (a verified identity). */
 export function sesMailer(client: SESv2Client, from: string): Mailer {
   return {
     async send(mail) {
-      const threading = mail.inReplyTo
+      const { subject, inReplyTo } = outgoingHeaders(mail);
+      const threading = inReplyTo
         ? [
-            { Name: 'In-Reply-To', Value: mail.inReplyTo },
-            { Name: 'References', Value: mail.inReplyTo },
+            { Name: 'In-Reply-To', Value: inReplyTo },
+            { Name: 'References', Value: inReplyTo },
           ]
         : [];
       const out = await client.send(
@@ -45,7 +57,7 @@ export function sesMailer(client: SESv2Client, from: string): Mailer {
           Destination: { ToAddresses: [mail.to] },
           Content: {
             Simple: {
-              Subject: { Data: mail.subject, Charset: 'UTF-8' },
+              Subject: { Data: subject, Charset: 'UTF-8' },
               Body: { Text: { Data: mail.body, Charset: 'UTF-8' } },
               // RFC 3834: an automatic reply says so, which stops well-behaved auto-responders answering it.
               Headers: [...threading, { Name: 'Auto-Submitted', Value: 'auto-replied' }],
@@ -80,7 +92,8 @@ export function outboxMailer(file?: string, clock: () => Date = () => new Date()
     sent,
     async send(mail: OutgoingMail) {
       const messageId = `<${createHash('sha256').update(`${mail.execution}\n${mail.step}`).digest('hex').slice(0, 24)}@outbox.local>`;
-      const entry: OutboxEntry = { ...mail, messageId, sentAt: clock().toISOString() };
+      const { inReplyTo: _raw, ...rest } = mail;
+      const entry: OutboxEntry = { ...rest, ...outgoingHeaders(mail), messageId, sentAt: clock().toISOString() };
       sent.push(entry);
       if (file) {
         mkdirSync(dirname(file), { recursive: true });

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_POLICY,
   executionNameFor,
-  htmlToText,
   isRejection,
   localSesMessageId,
   parseInbound,
@@ -15,6 +14,7 @@ import {
   type SesReceipt,
   type VerdictStatus,
 } from '../../../lambdas/triggers/email/checks.ts';
+import { htmlToText } from '../../../lambdas/triggers/email/html.ts';
 import { InboundEmailSchema } from '../../../lambdas/triggers/email/inbound.ts';
 import { sample, withHeaders } from './fixtures.ts';
 
@@ -209,7 +209,7 @@ describe('screen: loops, bulk mail and senders', () => {
 
   it.each([
     ['no From header', { remove: ['From'] }],
-    ['a From group', { remove: ['From'], add: ['From: Team: a@example.org, b@example.org;'] }],
+    ['a From group', { remove: ['From'], add: ['From: Team: a@example.org;'] }],
     ['a From without an address', { remove: ['From'], add: ['From: Maria Lopez'] }],
   ])('refuses %s as no_sender', async (_name, edit) => {
     expect(reason(await check(withHeaders(valid, edit)))).toBe('no_sender');
@@ -302,17 +302,151 @@ describe('execution names', () => {
 });
 
 describe('localSesMessageId', () => {
-  it('depends on the Message-ID only: a redelivered mail gets the same id', async () => {
+  it('is one id per stored copy, as SES assigns them: the same bytes again, the same id; a copy that differs, a new one', async () => {
     const raw = sample('valid-warranty');
-    const redelivered = withHeaders(raw, { add: ['Received: from another.hop.example (another.hop.example [192.0.2.200])'] });
-    expect(await localSesMessageId(redelivered)).toBe(await localSesMessageId(raw));
-    expect(await localSesMessageId(raw)).not.toBe(await localSesMessageId(sample('expired-warranty')));
+    const resent = withHeaders(raw, { add: ['Received: from another.hop.example (another.hop.example [192.0.2.200])'] });
+    expect(await localSesMessageId(raw)).toBe(await localSesMessageId(raw));
+    expect(await localSesMessageId(new TextEncoder().encode(raw))).toBe(await localSesMessageId(raw));
+    expect(await localSesMessageId(resent)).not.toBe(await localSesMessageId(raw));
     expect(await localSesMessageId(raw)).toMatch(/^[a-f0-9]{40}$/);
   });
+});
 
-  it('hashes the bytes of a mail without Message-ID', async () => {
-    const raw = withHeaders(sample('valid-warranty'), { remove: ['Message-ID'] });
-    expect(await localSesMessageId(raw)).toBe(await localSesMessageId(raw));
-    expect(await localSesMessageId(raw)).not.toBe(await localSesMessageId(raw + 'P.S.\n'));
+describe('exactly one From', () => {
+  const valid = sample('valid-warranty');
+  // The attack of the issue: the attacker's From on top, the customer's below, SES's DMARC pass for the customer's domain.
+  const twoFrom = withHeaders(valid, {
+    remove: ['Authentication-Results'],
+    add: [
+      'Authentication-Results: amazonses.com; spf=pass smtp.mailfrom=maria.lopez@example.org; dkim=pass header.i=@example.org; dmarc=pass header.from=example.org;',
+      'From: Billing <attacker@evil.example>',
+    ],
+  });
+
+  it('refuses two From headers, whichever DMARC passed', async () => {
+    const result = await check(twoFrom);
+    expect(isRejection(result) && [result.rejected, result.detail]).toEqual(['multiple_from', '2 From headers with 2 addresses; exactly one is required']);
+    expect((await parsed(twoFrom)).from).toBeUndefined();
+  });
+
+  it.each([
+    ['two addresses in one From', 'From: maria.lopez@example.org, attacker@evil.example'],
+    ['a group with two members', 'From: Team: maria.lopez@example.org, attacker@evil.example;'],
+    ['the same address twice', 'From: maria.lopez@example.org, Maria <maria.lopez@example.org>'],
+  ])('refuses %s', async (_name, header) => {
+    expect(reason(await check(withHeaders(valid, { remove: ['From'], add: [header] })))).toBe('multiple_from');
+  });
+
+  it('refuses two From headers even when the receipt is from SES (the AWS path)', async () => {
+    expect(reason(screen(await parsed(twoFrom), ALL_PASS, POLICY, ENVELOPE))).toBe('multiple_from');
+  });
+
+  it('reads a DMARC result for another header.from domain as no verdict, not as a pass', async () => {
+    const other = withHeaders(valid, {
+      remove: ['Authentication-Results', 'From'],
+      add: ['Authentication-Results: amazonses.com; dmarc=pass header.from=example.org;', 'From: attacker@evil.example'],
+    });
+    const mail = await parsed(other);
+    expect(sesReceiptFromHeaders(mail.headers, mail.from?.address).dmarcVerdict.status).toBe('GRAY');
+    expect(sesReceiptFromHeaders(mail.headers, 'maria.lopez@example.org').dmarcVerdict.status).toBe('PASS');
+  });
+});
+
+describe('automatic mail: auto-replies and bounces (RFC 3834 and vendor practice)', () => {
+  const valid = sample('valid-warranty');
+  it.each([
+    ['Precedence: auto_reply', 'auto_submitted'],
+    ['Auto-Submitted: auto-notified', 'auto_submitted'],
+    ['Auto-Submitted: No', 'accepted'],
+    ['X-Autorespond: vacation', 'auto_submitted'],
+    ['X-Auto-Response-Suppress: All', 'auto_submitted'],
+    ['X-Auto-Response-Suppress: DR, OOF, AutoReply', 'auto_submitted'],
+    ['X-Auto-Response-Suppress: DR, NDR', 'accepted'],
+    ['List-Post: <mailto:owners@lists.example.org>', 'mailing_list'],
+  ])('%s → %s', async (header, expected) => {
+    expect(reason(await check(withHeaders(valid, { add: [header] })))).toBe(expected);
+  });
+
+  it.each([
+    'Automatic reply: Headphones stopped charging',
+    'Out of Office: Headphones stopped charging',
+    'AutoReply: away',
+    'Abwesenheitsnotiz: Kopfhörer',
+    'Automatische Antwort: Kopfhörer',
+    'Réponse automatique : casque',
+    'Respuesta automática: auriculares',
+    'Risposta automatica: cuffie',
+    'Automatisch antwoord: koptelefoon',
+    'Resposta automática: fones',
+    'Autosvar: hörlurar',
+    'Automatyczna odpowiedź: słuchawki',
+    'Автоответ: наушники',
+    '自动回复: 耳机',
+    '自動応答: ヘッドホン',
+  ])('refuses the subject %j of an unmarked auto-reply', async (subject) => {
+    expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`] })))).toBe('auto_submitted');
+  });
+
+  it.each(['Undeliverable: Headphones', 'Undelivered Mail Returned to Sender', 'Delivery Status Notification (Failure)', 'Mail delivery failed: returning message to sender', 'Unzustellbar: Kopfhörer'])(
+    'refuses the bounce subject %j',
+    async (subject) => {
+      expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe('bounce');
+    },
+  );
+
+  it.each([
+    'Re: Automatic reply: Headphones',
+    'Outstanding repair for my headphones',
+    'Absence of sound in the left ear cup',
+    'My order arrived undelivered? No, broken',
+  ])('accepts the subject %j a person wrote', async (subject) => {
+    expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe('accepted');
+  });
+
+  it.each([
+    ['a MAILER-DAEMON sender', { remove: ['From'], add: ['From: Mail Delivery System <MAILER-DAEMON@mx.example.org>'] }],
+    ['a postmaster sender', { remove: ['From'], add: ['From: postmaster@example.org'] }],
+    ['a MAILER-DAEMON Return-Path', { remove: ['Return-Path'], add: ['Return-Path: <mailer-daemon@mx.example.org>'] }],
+    ['a delivery-status report', { remove: ['Content-Type'], add: ['Content-Type: multipart/report; report-type=delivery-status; boundary="b1"'] }],
+    ['a read receipt', { remove: ['Content-Type'], add: ['Content-Type: multipart/report; report-type=disposition-notification; boundary="b1"'] }],
+  ])('refuses %s as a bounce', async (_name, edit) => {
+    expect(reason(await check(withHeaders(valid, edit)))).toBe('bounce');
+  });
+});
+
+describe('parse budget', () => {
+  it('refuses a mail whose parsing ran over the budget, with the measured time', async () => {
+    let t = 0;
+    const now = () => (t += 30_000);
+    expect(await parseInbound(sample('valid-warranty'), { ...POLICY, parseBudgetMs: 20_000, now })).toEqual({
+      rejected: 'parse_budget',
+      detail: 'parsing took 30000 ms, over the budget of 20000 ms',
+    });
+  });
+
+  it('accepts a parse within the budget', async () => {
+    let t = 0;
+    expect(isRejection(await parseInbound(sample('valid-warranty'), { ...POLICY, parseBudgetMs: 20_000, now: () => (t += 10_000) }))).toBe(false);
+  });
+});
+
+describe('header values the reply reuses', () => {
+  it('keeps only a valid Message-ID, never what follows it', async () => {
+    const raw = withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: ['Message-ID: <a1@mail.example.org> <b2@evil.example>'] });
+    expect((await parsed(raw)).messageId).toBe('<a1@mail.example.org>');
+    const encoded = withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: ['Message-ID: =?UTF-8?Q?<x@y>=0D=0ABcc:_all@evil.example?='] });
+    expect((await parsed(encoded)).messageId).toBe('<x@y>');
+    for (const id of ['<no at sign>', '<a b@c>', 'a@b', '<a@b@c>'])
+      expect((await parsed(withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: [`Message-ID: ${id}`] }))).messageId).toBe('');
+  });
+
+  it('stores the display name as one line of text', async () => {
+    const raw = withHeaders(sample('valid-warranty'), { remove: ['From'], add: ['From: =?UTF-8?Q?Maria=0D=0ABcc=3A_x=40evil.example?= <maria.lopez@example.org>'] });
+    expect((await parsed(raw)).from).toEqual({ address: 'maria.lopez@example.org', name: 'Maria Bcc: x@evil.example' });
+  });
+
+  it('refuses a display name whose encoded word hides a group', async () => {
+    const raw = withHeaders(sample('valid-warranty'), { remove: ['From'], add: ['From: =?UTF-8?Q?Maria=0D=0ABcc:_x@evil.example?= <maria.lopez@example.org>'] });
+    expect(reason(await check(raw))).toBe('no_sender');
   });
 });

@@ -24,6 +24,22 @@ export function emailStoreConformance(adapter: string, create: () => EmailStore)
       expect(await create().get(`${adapter}-unknown`)).toBeUndefined();
     });
 
+    it('gives a Message-ID claim to its first delivery, for good', async () => {
+      const store = create();
+      const claim = `${adapter}-claim-${Date.now()}`;
+      expect(await store.claimMessageId(claim, 'ses-1')).toBe('ses-1');
+      expect(await store.claimMessageId(claim, 'ses-1')).toBe('ses-1');
+      expect(await store.claimMessageId(claim, 'ses-2')).toBe('ses-1');
+      expect(await store.claimMessageId(`${claim}-other`, 'ses-2')).toBe('ses-2');
+    });
+
+    it('gives a claim raced by concurrent deliveries to exactly one of them', async () => {
+      const store = create();
+      const claim = `${adapter}-race-${Date.now()}`;
+      const holders = await Promise.all(['ses-a', 'ses-b', 'ses-c', 'ses-d'].map((id) => store.claimMessageId(claim, id)));
+      expect(new Set(holders).size).toBe(1);
+    });
+
     it('stores a body near the ingress limit', async () => {
       const store = create();
       const email = { ...EMAIL, id: `${adapter}-long` };

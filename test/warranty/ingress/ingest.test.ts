@@ -99,18 +99,73 @@ describe('ingest', () => {
     expect(await ingest(sample('valid-warranty'), undefined, 'c', d)).toMatchObject({ status: 'STARTED' });
   });
 
-  it('starts nothing new for a duplicate delivery (Step Functions refuses the name)', async () => {
+  it('starts nothing new for a redelivery of the same copy (Step Functions refuses the name)', async () => {
     const { starter, started } = fakeStarter();
     const d = deps(starter);
     const raw = sample('valid-warranty');
     const id = await localSesMessageId(raw);
     const first = await ingest(raw, undefined, id, d);
-    const second = await ingest(withHeaders(raw, { add: ['Received: from a.second.hop.example'] }), undefined, await localSesMessageId(raw), d);
+    const second = await ingest(raw, undefined, await localSesMessageId(raw), d);
 
     expect(first).toEqual({ status: 'STARTED', executionName: executionNameFor(id) });
     expect(second).toEqual({ status: 'DUPLICATE', executionName: executionNameFor(id) });
     expect(started).toHaveLength(1);
     expect(await d.events.list(executionNameFor(id))).toHaveLength(1);
+  });
+
+  it('starts nothing for the same mail sent again (new SES id, same sender and Message-ID) and records why', async () => {
+    const { starter, started } = fakeStarter();
+    const d = deps(starter);
+    const raw = sample('valid-warranty');
+    const resent = withHeaders(raw, { add: ['Received: from a.second.hop.example'] });
+    const first = await ingest(raw, PASS, 'ses-first', d);
+    const second = await ingest(resent, PASS, 'ses-second', d);
+
+    expect(first).toEqual({ status: 'STARTED', executionName: 'email-ses-first' });
+    expect(second).toEqual({ status: 'DUPLICATE', executionName: 'email-ses-first', recordedAs: 'email-ses-second' });
+    expect(started.map((s) => s.name)).toEqual(['email-ses-first']);
+    expect(await d.events.list('email-ses-second')).toEqual([
+      {
+        type: 'IngressRejected',
+        executionName: 'email-ses-second',
+        at: NOW.toISOString(),
+        emailId: 'ses-second',
+        reason: 'duplicate_message_id',
+        detail: 'this Message-ID was already delivered as email-ses-first; nothing new started',
+        personal: { from: 'maria.lopez@example.org' },
+      },
+    ]);
+    expect(await d.emails.get('ses-second')).toBeUndefined();
+    // A retry of the re-sent copy is the same decision, recorded once.
+    expect(await ingest(resent, PASS, 'ses-second', d)).toEqual(second);
+    expect(await d.events.list('email-ses-second')).toHaveLength(1);
+  });
+
+  it('lets each sender own its Message-IDs: another sender reusing one is not a duplicate', async () => {
+    const { starter, started } = fakeStarter();
+    const d = deps(starter);
+    const raw = sample('valid-warranty');
+    const other = withHeaders(raw, { remove: ['From'], add: ['From: someone.else@example.net'] });
+    await ingest(raw, PASS, 'ses-a', d);
+    expect(await ingest(other, PASS, 'ses-b', d)).toEqual({ status: 'STARTED', executionName: 'email-ses-b' });
+    expect(started).toHaveLength(2);
+  });
+
+  it('claims no Message-ID for a refused mail, so a later accepted copy still runs', async () => {
+    const { starter } = fakeStarter();
+    const d = deps(starter);
+    const raw = sample('valid-warranty');
+    expect(await ingest(raw, { ...PASS, spamVerdict: { status: 'FAIL' } }, 'ses-refused', d)).toMatchObject({ status: 'REJECTED', reason: 'spam' });
+    expect(await ingest(raw, PASS, 'ses-accepted', d)).toEqual({ status: 'STARTED', executionName: 'email-ses-accepted' });
+  });
+
+  it('dedupes mail without a Message-ID on the SES id only', async () => {
+    const { starter, started } = fakeStarter();
+    const d = deps(starter);
+    const raw = withHeaders(sample('valid-warranty'), { remove: ['Message-ID'] });
+    await ingest(raw, PASS, 'ses-1', d);
+    await ingest(raw, PASS, 'ses-2', d);
+    expect(started.map((s) => s.name)).toEqual(['email-ses-1', 'email-ses-2']);
   });
 
   it('reports DUPLICATE when StartExecution succeeds again for a running execution with the same input', async () => {

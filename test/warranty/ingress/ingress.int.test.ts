@@ -56,16 +56,22 @@ describe('ingest on the local runtime', () => {
     clock: () => new Date('2026-11-21T09:14:03.000Z'),
   });
 
-  it('starts one execution for an email delivered twice', async () => {
+  it('starts one execution for an email delivered twice and sent again, and records the copy sent again', async () => {
     const raw = sample('valid-warranty');
-    const redelivered = withHeaders(raw, { add: ['Received: from relay2.example.org (relay2.example.org [192.0.2.14])'] });
+    const resent = withHeaders(raw, { add: ['Received: from relay2.example.org (relay2.example.org [192.0.2.14])'] });
     const first = await ingest(raw, undefined, await localSesMessageId(raw), deps());
-    const second = await ingest(redelivered, undefined, await localSesMessageId(redelivered), deps());
+    const redelivered = await ingest(raw, undefined, await localSesMessageId(raw), deps());
+    const again = await ingest(resent, undefined, await localSesMessageId(resent), deps());
 
     expect(first.status).toBe('STARTED');
-    expect(second).toEqual({ status: 'DUPLICATE', executionName: first.executionName });
+    expect(redelivered).toEqual({ status: 'DUPLICATE', executionName: first.executionName });
+    expect(again).toEqual({ status: 'DUPLICATE', executionName: first.executionName, recordedAs: `email-${await localSesMessageId(resent)}` });
     expect(executions.map((e) => [e.name, e.status])).toEqual([[first.executionName, 'SUCCEEDED']]);
-    expect((await dynamoEventLog(ddb.client, 'Events').list(first.executionName)).map((e) => e.type)).toEqual(['IngressAccepted']);
+    const log = dynamoEventLog(ddb.client, 'Events');
+    expect((await log.list(first.executionName)).map((e) => e.type)).toEqual(['IngressAccepted']);
+    expect(await log.list(again.status === 'DUPLICATE' ? again.recordedAs! : '')).toEqual([
+      expect.objectContaining({ type: 'IngressRejected', reason: 'duplicate_message_id', detail: `this Message-ID was already delivered as ${first.executionName}; nothing new started` }),
+    ]);
   });
 
   it('hands the entry step the ingress record and a pointer to the stored body, not the body', async () => {

@@ -80,4 +80,55 @@ describe('replySubject', () => {
   ])('%j with proposal %j → %j', (original, proposed, expected) => {
     expect(replySubject(original, proposed)).toBe(expected);
   });
+
+  it.each([
+    // CR/LF from a decoded encoded word, with an injected Bcc line: one line of text remains.
+    ['Claim\r\nBcc: everyone@evil.example', 'Re: Claim Bcc: everyone@evil.example'],
+    ['Claim\nTo: x@evil.example\r\n\r\nbody', 'Re: Claim To: x@evil.example body'],
+    // Bare CR, NUL, Unicode line separators, bidi overrides and zero-width characters.
+    ['A\rB\u0000C\u2028D\u202eE\u200bF', 'Re: A B C D E F'],
+    // An encoded word that survived decoding (double encoding) is not decoded a second time by the client.
+    ['=?UTF-8?Q?Hi=0D=0ABcc:_x@evil.example?=', 'Re: = ?UTF-8?Q?Hi=0D=0ABcc:_x@evil.example?='],
+  ])('makes %j one line of inert text', (original, expected) => {
+    expect(replySubject(original, undefined)).toBe(expected);
+  });
+
+  it('sanitises the proposed subject too (it comes from the model) and caps the length', () => {
+    expect(replySubject('', 'Your claim\r\nBcc: x@evil.example')).toBe('Re: Your claim Bcc: x@evil.example');
+    const long = replySubject('x'.repeat(5000), undefined);
+    expect(long.length).toBeLessThanOrEqual(200);
+    expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+describe('outgoing header fields', () => {
+  it('never sends a subject, In-Reply-To or References with a line break, whatever the caller passes', async () => {
+    const ses = mockClient(SESv2Client);
+    ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
+    const mailer = sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com');
+    await mailer.send({ ...MAIL, subject: 'Re: x\r\nBcc: all@evil.example', inReplyTo: '<a@b>\r\nBcc: all@evil.example' });
+    const simple = ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content!.Simple!;
+    expect(simple.Subject!.Data).toBe('Re: x Bcc: all@evil.example');
+    expect(simple.Headers).toEqual([
+      { Name: 'In-Reply-To', Value: '<a@b>' },
+      { Name: 'References', Value: '<a@b>' },
+      { Name: 'Auto-Submitted', Value: 'auto-replied' },
+    ]);
+    ses.restore();
+  });
+
+  it('drops threading when the id is not a valid message id', async () => {
+    const ses = mockClient(SESv2Client);
+    ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
+    await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send({ ...MAIL, inReplyTo: 'Bcc: all@evil.example' });
+    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content?.Simple?.Headers).toEqual([{ Name: 'Auto-Submitted', Value: 'auto-replied' }]);
+    ses.restore();
+  });
+
+  it('records in the local outbox exactly what SES would send', async () => {
+    const mailer = outboxMailer();
+    await mailer.send({ ...MAIL, subject: 'Re: x\nBcc: y@evil.example', inReplyTo: 'junk' });
+    expect(mailer.sent[0]).toMatchObject({ subject: 'Re: x Bcc: y@evil.example' });
+    expect(mailer.sent[0]).not.toHaveProperty('inReplyTo');
+  });
 });

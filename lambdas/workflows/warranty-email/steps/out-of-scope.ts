@@ -41,7 +41,8 @@ function handoffReason({ input, step }: StepContext): string | undefined {
 export default defineCodeStep(async (ctx) => {
   const handoff = handoffReason(ctx);
   const template = templates(ctx.step)[handoff ? 'handoff' : 'out-of-scope'];
-  const { value: body, problems } = renderTemplate(template, { email: EmailInputSchema.parse(ctx.input.input).email });
+  // Everything in `email` was written by the sender: a display name like "Visit evil.example" is omitted, not mailed out under our name.
+  const { value: body, problems } = renderTemplate(template, { email: EmailInputSchema.parse(ctx.input.input).email }, { untrusted: ['email'] });
   if (problems.length) throw new DefinitionError(ctx.step.file, '(body)', problems.join('; '));
   const call = await ctx.toolbox.execute('send_email', { body }, ctx.tool);
   if (call.error !== undefined) throw new StepFailedError(`${ctx.step.name}: the reply could not be sent: ${call.error}`);

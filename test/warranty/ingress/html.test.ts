@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_POLICY, isRejection, parseInbound } from '../../../lambdas/triggers/email/checks.ts';
+import { htmlToText } from '../../../lambdas/triggers/email/html.ts';
+
+/**
+ * How the cost grows from n to 10n: the best of a few runs at each size (best-of filters out a
+ * neighbour's load on a shared CI core), as a ratio. Linear work gives about 10, quadratic about
+ * 100; the bound of 40 leaves room for a noisy shared machine. No absolute time is asserted.
+ */
+async function growth(run: (n: number) => unknown | Promise<unknown>, n: number): Promise<number> {
+  const best = async (size: number) => {
+    let min = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      await run(size);
+      min = Math.min(min, performance.now() - start);
+    }
+    return Math.max(min, 0.5);
+  };
+  await run(n); // warm the JIT before measuring
+  return (await best(10 * n)) / (await best(n));
+}
+
+// Each was quadratic somewhere: our old regex converter, htmlparser2's Parser (an unshift per
+// open tag), html-to-text (nesting), postal-mime's own converter (`<a href=` without `>`).
+const HOSTILE: Array<[string, string]> = [
+  ['"<" repeated', '<'],
+  ['nested inline tags', '<b>x'],
+  ['nested blocks', '<div>'],
+  ['unclosed comments', '<!--'],
+  ['unclosed scripts', '<script'],
+  ['unterminated links', '<a href='],
+  ['entities', '&#'],
+];
+
+describe('htmlToText', () => {
+  it('keeps paragraphs, list items and line breaks, and drops link targets and head content', () => {
+    expect(
+      htmlToText(
+        '<html><head><title>Offer</title><style>p{}</style></head><body><h1>Claim</h1><p>Serial <a href="https://evil.example">SN48213</a></p><ul><li>one</li><li>two</li></ul>Line<br>break</body></html>',
+      ),
+    ).toBe('Claim\nSerial SN48213\none\ntwo\nLine\nbreak');
+  });
+
+  it('reads a body that follows an unclosed <head>', () => {
+    expect(htmlToText('<head><meta charset="utf-8"><body><p>Hello</p>')).toBe('Hello');
+  });
+
+  it('converts only the first maxChars characters and says so', () => {
+    expect(htmlToText('<p>abcdef</p>', { maxChars: 6 })).toBe('abc\n\n[HTML truncated: converted the first 6 of 13 characters]');
+  });
+
+  it.each(HOSTILE)('grows linearly on %s', async (_name, unit) => {
+    const ratio = await growth((n) => htmlToText(unit.repeat(n), { maxChars: Infinity }), 50_000);
+    expect(ratio).toBeLessThan(40);
+  });
+});
+
+describe('parseInbound on hostile HTML', () => {
+  // A plain part beside an HTML part: the shape in which postal-mime converts the HTML itself.
+  const mixed = (html: string) =>
+    `From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\nMessage-ID: <1@example.org>\r\nContent-Type: multipart/mixed; boundary=XX\r\n\r\n--XX\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XX\r\nContent-Type: text/html\r\n\r\n${html}\r\n--XX--\r\n`;
+  const htmlOnly = (html: string) => `From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n${html}\r\n`;
+  const policy = { ...DEFAULT_POLICY, maxHtmlChars: Infinity };
+
+  it.each(HOSTILE)('grows linearly on %s, HTML-only and beside a text part', async (_name, unit) => {
+    for (const shape of [htmlOnly, mixed]) {
+      const ratio = await growth(async (n) => {
+        const result = await parseInbound(shape(unit.repeat(n)), policy);
+        if (isRejection(result)) throw new Error(result.rejected);
+      }, 10_000);
+      expect(ratio).toBeLessThan(40);
+    }
+  });
+
+  it('reads the text of both parts of a mixed mail, HTML converted by htmlToText', async () => {
+    const result = await parseInbound(mixed('<p>Serial <b>SN48213</b></p><script>alert(1)</script>'), DEFAULT_POLICY);
+    if (isRejection(result)) throw new Error(result.rejected);
+    expect(result.text).toBe('hello\n\nSerial SN48213');
+  });
+
+  it('caps the HTML converted per part at maxHtmlChars', async () => {
+    const result = await parseInbound(htmlOnly(`<p>${'x'.repeat(5000)}</p>`), { ...DEFAULT_POLICY, maxHtmlChars: 1000 });
+    if (isRejection(result)) throw new Error(result.rejected);
+    expect(result.text).toMatch(/^x{997}\n\n\[HTML truncated: converted the first 1000 of 50\d\d characters\]$/);
+  });
+});
