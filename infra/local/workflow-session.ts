@@ -264,6 +264,8 @@ export class WorkflowSession {
   /** Table names by the environment variable the functions read them from (`EVENTS_TABLE`, `TICKETS_TABLE`, ...). */
   readonly tables: Readonly<Record<string, string>>;
   private readonly finished = new Map<string, LocalExecution>();
+  /** Executions the email ingress started, until they end. */
+  private readonly running = new Map<string, Promise<LocalExecution>>();
   private readonly email?: EmailIngressWiring;
   private readonly eventLog?: EventLog;
   private closed?: Promise<void>;
@@ -286,7 +288,7 @@ export class WorkflowSession {
         deps: {
           emails: dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
           events: dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
-          starter: localStarter(runtime, workflow.manifest.name, (execution) => this.finished.set(execution.name, execution)),
+          starter: localStarter(runtime, workflow.manifest.name, (name, execution) => this.running.set(name, execution)),
           policy: {
             maxBytes: Number(ingress.MAX_MESSAGE_BYTES ?? DEFAULT_POLICY.maxBytes),
             maxBodyChars: Number(ingress.MAX_BODY_CHARS ?? DEFAULT_POLICY.maxBodyChars),
@@ -441,8 +443,10 @@ export class WorkflowSession {
       if (ingested.status === 'REJECTED') return { ...base, status: 'REJECTED', reason: `${ingested.reason}: ${ingested.detail}`, ...none };
       if (ingested.status === 'DUPLICATE')
         return { ...base, status: 'DUPLICATE', reason: `the same mail (Message-ID) was already delivered as ${executionName}; nothing new ran`, ...none };
-      const execution = this.finished.get(executionName);
-      if (!execution) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
+      const started = this.running.get(executionName);
+      if (!started) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
+      const execution = await started;
+      this.finished.set(execution.name, execution);
       return { messageId, ...this.report(file, execution) };
     } catch (e) {
       // A fault of the local setup (DynamoDB Local gone, a broken handler module): report it on this input and go on.

@@ -32,7 +32,7 @@ async function deliver(email: CorpusEmail): Promise<Delivered> {
   const result = await ingest(email.raw, undefined, await localSesMessageId(email.raw), {
     emails,
     events,
-    starter: { start: async (_name, input) => (started.push(input), 'STARTED') },
+    starter: { definitive: false, start: async (_name, input) => (started.push(input), 'STARTED') },
     policy: { ...DEFAULT_POLICY, ownAddresses: [INBOX], ...email.policy },
     clock: () => new Date('2026-11-21T09:14:03.000Z'),
   });

@@ -44,7 +44,7 @@ function handler(env: Record<string, string> = ENV) {
   // Every key holds the same sample mail: the outcome comes from the verdicts and the delivery count.
   const s3 = { send: async () => ({ Body: { transformToByteArray: async () => new Uint8Array(RAW) } }) } as unknown as S3Client;
   const started = new Set<string>();
-  const starter: ExecutionStarter = { start: async (name) => (started.has(name) ? 'DUPLICATE' : (started.add(name), 'STARTED')) };
+  const starter: ExecutionStarter = { definitive: true, start: async (name) => (started.has(name) ? 'DUPLICATE' : (started.add(name), 'STARTED')) };
   return createHandler(env, { s3, starter, emails: memoryEmailStore(), events: memoryEventLog(), clock: () => new Date('2026-11-21T09:14:05Z') });
 }
 

@@ -106,5 +106,6 @@ export async function ingest(
     bodyChars: email.bodyChars,
     personal: { from: email.from, subject: email.subject },
   });
-  return { status: started === 'STARTED' && first ? 'STARTED' : 'DUPLICATE', executionName };
+  // A concurrent redelivery may record the event first: then a definitive starter still knows who started.
+  return { status: started === 'STARTED' && (first || deps.starter.definitive) ? 'STARTED' : 'DUPLICATE', executionName };
 }

@@ -10,6 +10,12 @@ export interface WorkflowInput {
 export interface ExecutionStarter {
   /** `DUPLICATE` when an execution with this name already exists: nothing new is started. */
   start(name: string, input: WorkflowInput): Promise<'STARTED' | 'DUPLICATE'>;
+  /**
+   * Whether `STARTED` always means this call started the execution. Step Functions' StartExecution
+   * also answers success for a same-name, same-input execution that is still running, so there the
+   * ingress asks its event log which delivery came first.
+   */
+  readonly definitive: boolean;
 }
 
 async function startOnce(start: () => Promise<unknown>): Promise<'STARTED' | 'DUPLICATE'> {
@@ -25,6 +31,7 @@ async function startOnce(start: () => Promise<unknown>): Promise<'STARTED' | 'DU
 /** Step Functions adapter: `StartExecution` with the derived name; `ExecutionAlreadyExists` means a duplicate delivery. */
 export function sfnStarter(client: SFNClient, stateMachineArn: string): ExecutionStarter {
   return {
+    definitive: false,
     start: (name, input) =>
       startOnce(() => client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }))),
   };
@@ -36,15 +43,27 @@ export interface LocalExecutions<E> {
 }
 
 /**
- * Local adapter over the local runtime. The local runtime runs an execution to its end before
- * returning, so `start` does too; `onFinished` receives each finished execution.
+ * Local adapter over the local runtime. Like `StartExecution`, `start` answers as soon as the
+ * execution runs (a reused name is refused before it starts), not when it ends: concurrent
+ * redeliveries then see the same order of events as on AWS. `onStarted` receives each started
+ * execution's completion.
  */
-export function localStarter<E>(runtime: LocalExecutions<E>, stateMachine: string, onFinished?: (execution: E) => void): ExecutionStarter {
+export function localStarter<E>(runtime: LocalExecutions<E>, stateMachine: string, onStarted?: (name: string, execution: Promise<E>) => void): ExecutionStarter {
   return {
-    start: (name, input) =>
-      startOnce(async () => {
-        const execution = await runtime.startExecution(stateMachine, input, { name });
-        onFinished?.(execution);
-      }),
+    // The local runtime refuses every reused name.
+    definitive: true,
+    async start(name, input) {
+      const execution = runtime.startExecution(stateMachine, input, { name });
+      const refused = await Promise.race([
+        execution.then(
+          () => false,
+          (e: unknown) => e instanceof ExecutionAlreadyExists,
+        ),
+        new Promise<false>((resolve) => setImmediate(() => resolve(false))),
+      ]);
+      if (refused) return 'DUPLICATE';
+      onStarted?.(name, execution);
+      return 'STARTED';
+    },
   };
 }

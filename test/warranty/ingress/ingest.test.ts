@@ -22,6 +22,8 @@ const PASS: SesReceipt = {
 function fakeStarter(opts: { sameInputSucceeds?: boolean } = {}) {
   const started: Array<{ name: string; input: WorkflowInput }> = [];
   const starter: ExecutionStarter = {
+    // Like StartExecution: a same-input success is not proof of a start.
+    definitive: false,
     async start(name, input) {
       if (started.some((s) => s.name === name)) return opts.sameInputSucceeds ? 'STARTED' : 'DUPLICATE';
       started.push({ name, input });

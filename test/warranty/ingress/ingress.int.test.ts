@@ -47,11 +47,13 @@ afterAll(async () => ddb?.stop());
 emailStoreConformance('dynamodb', () => dynamoEmailStore(ddb.client, 'Emails'));
 
 describe('ingest on the local runtime', () => {
-  const executions: LocalExecution[] = [];
+  // Started executions, awaited to their end (the local starter answers once an execution runs, like StartExecution).
+  const started: Promise<LocalExecution>[] = [];
+  const finished = () => Promise.all(started);
   const deps = (): IngestDeps => ({
     emails: dynamoEmailStore(ddb.client, 'Emails'),
     events: dynamoEventLog(ddb.client, 'Events'),
-    starter: localStarter(runtime, 'warranty-email', (e) => executions.push(e)),
+    starter: localStarter(runtime, 'warranty-email', (_name, e) => void started.push(e)),
     policy: { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] },
     clock: () => new Date('2026-11-21T09:14:03.000Z'),
   });
@@ -66,7 +68,7 @@ describe('ingest on the local runtime', () => {
     expect(first.status).toBe('STARTED');
     expect(redelivered).toEqual({ status: 'DUPLICATE', executionName: first.executionName });
     expect(again).toEqual({ status: 'DUPLICATE', executionName: first.executionName, recordedAs: `email-${await localSesMessageId(resent)}` });
-    expect(executions.map((e) => [e.name, e.status])).toEqual([[first.executionName, 'SUCCEEDED']]);
+    expect((await finished()).map((e) => [e.name, e.status])).toEqual([[first.executionName, 'SUCCEEDED']]);
     const log = dynamoEventLog(ddb.client, 'Events');
     expect((await log.list(first.executionName)).map((e) => e.type)).toEqual(['IngressAccepted']);
     expect(await log.list(again.status === 'DUPLICATE' ? again.recordedAs! : '')).toEqual([
@@ -84,11 +86,11 @@ describe('ingest on the local runtime', () => {
   });
 
   it('starts nothing for a refused mail and records why', async () => {
-    const before = executions.length;
+    const before = started.length;
     const raw = sample('spam');
     const result = await ingest(raw, undefined, await localSesMessageId(raw), deps());
     expect(result).toMatchObject({ status: 'REJECTED', reason: 'spam' });
-    expect(executions).toHaveLength(before);
+    expect(started).toHaveLength(before);
     expect(await dynamoEventLog(ddb.client, 'Events').list(result.executionName)).toEqual([
       expect.objectContaining({ type: 'IngressRejected', reason: 'spam', detail: 'spamVerdict: FAIL' }),
     ]);
