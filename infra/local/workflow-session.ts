@@ -447,14 +447,14 @@ export class WorkflowSession {
       if (!started) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
       const execution = await started;
       this.finished.set(execution.name, execution);
-      return { messageId, ...this.report(file, execution) };
+      return this.report(file, execution, messageId);
     } catch (e) {
       // A fault of the local setup (DynamoDB Local gone, a broken handler module): report it on this input and go on.
       return { file, messageId, executionName, status: 'FAILED', reason: describeError((e as Error).name, (e as Error).message), ...none };
     }
   }
 
-  private report(file: string, execution: LocalExecution): RunResult {
+  private report(file: string, execution: LocalExecution, messageId?: string | null): RunResult {
     const trail = stepTrail(execution.history);
     const outbox = readOutbox(this.outboxFile)
       .filter((mail) => mail.execution === execution.name)
@@ -463,6 +463,7 @@ export class WorkflowSession {
     const steps = runSteps(trail);
     return {
       file,
+      ...(messageId !== undefined && { messageId }),
       executionName: execution.name,
       status: succeeded ? 'SUCCEEDED' : 'FAILED',
       ...(!succeeded && { reason: failureReason(execution, trail) }),

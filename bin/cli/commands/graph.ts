@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadWorkflow, STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflowFrom, STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
 import { workflowToMermaid } from '../../../lambdas/lib/workflow/mermaid.ts';
 import type { WorkflowDefinition } from '../../../lambdas/lib/workflow/schema.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
@@ -15,7 +15,7 @@ async function loadWorkflowArg(nameOrPath: string): Promise<WorkflowDefinition> 
   const [name, root] = /[\\/]/.test(nameOrPath)
     ? [basename(resolve(nameOrPath)), dirname(resolve(nameOrPath))]
     : [nameOrPath, process.env.STATEMACHINES_DIR || STATEMACHINES_DIR];
-  if (resolve(root) !== STATEMACHINES_DIR) return loadWorkflow(name, root);
+  if (resolve(root) !== STATEMACHINES_DIR) return loadWorkflowFrom(resolve(nameOrPath));
   return (await validateWorkflow(name, root)).plugin.def;
 }
 
