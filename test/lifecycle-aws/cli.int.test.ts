@@ -131,6 +131,21 @@ describe('stepwise lead show and report', () => {
   });
 });
 
+describe('stepwise lead export', () => {
+  it('--xstate prints the XState v5 machine config, or writes it with --out; without a format it fails in one line', async () => {
+    const { toXStateConfig } = await import('../../lambdas/lifecycle/xstate.ts');
+    const { loadLifecycle } = await import('../../lambdas/lifecycle/loader.ts');
+    expect(await cli('export', '--xstate')).toBe(0);
+    expect(JSON.parse(io.out)).toEqual(toXStateConfig(loadLifecycle()));
+    const out = join(dir, 'lead-lifecycle.xstate.json');
+    expect(await cli('export', '--xstate', '--out', out)).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(toXStateConfig(loadLifecycle()));
+    io.err = '';
+    expect(await cli('export')).toBe(1);
+    expect(io.err).toMatch(/^stepwise: say which format: --xstate/);
+  });
+});
+
 describe('stepwise lead on DynamoDB', () => {
   it('npx stepwise lead replay --json runs on DynamoDB Local by default', async () => {
     const { stdout } = await promisify(execFile)('npx', ['--no-install', 'stepwise', 'lead', 'replay', replayFile, '--json'], { cwd: PROJECT_ROOT });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { causeMessage, InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../../lambdas/lifecycle/conditions.ts';
@@ -188,6 +188,19 @@ async function report(opts: SourceOptions): Promise<void> {
   else process.stdout.write(`${formatReport(r)}\n`);
 }
 
+async function exportChart(opts: { xstate?: boolean; out?: string }): Promise<void> {
+  if (!opts.xstate) throw new InvalidInputError('say which format: --xstate (an XState v5 machine config, which Stately\'s editor imports)');
+  const { toXStateConfig } = await import('../../../lambdas/lifecycle/xstate.ts');
+  const text = `${JSON.stringify(toXStateConfig(loadLifecycle()), null, 2)}\n`;
+  if (!opts.out) return void process.stdout.write(text);
+  try {
+    writeFileSync(opts.out, text);
+  } catch (e) {
+    throw new InvalidInputError(`cannot write ${opts.out}: ${(e as Error).message}`);
+  }
+  process.stderr.write(`stepwise: wrote ${opts.out}\n`);
+}
+
 function sessionOptions(command: Command): Command {
   return command
     .option('--config <file>', 'agent config as JSON: { "goal": null | C, "stopFollowUpsOn": [C, ...] }')
@@ -216,6 +229,12 @@ export function register(program: Command): void {
       .argument('<file>', 'JSON Lines file of lifecycle events'),
   ).action(action(replay));
   sourceOptions(lead.command('show').description("A lead's state and its event history.").argument('<leadId>', 'the lead')).action(action(show));
+  lead
+    .command('export')
+    .description("Write the statechart for other tools: --xstate prints an XState v5 machine config (JSON) that Stately's editor imports.")
+    .option('--xstate', 'XState v5 machine config (JSON)')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(action(exportChart));
   sourceOptions(lead.command('report').description('Reports over the event log: meetings booked, no-show rate, time to meeting, re-engaged after cold.')).action(
     action(report),
   );
