@@ -21,6 +21,9 @@ beforeAll(async () => {
 });
 afterAll(() => ddb?.stop());
 
+/** The follow-up timers the session's scheduler set, in order. */
+const followUpSets = (session: LifecycleSession) => session.scheduler.calls.flatMap((c) => (c.op === 'set' && c.request.kind === 'follow-up' ? [c.request] : []));
+
 /** Replay a sample with an agent config; returns the lead's history and the session (stopped). */
 async function replaySample(sample: string, agent: string, leadId: string): Promise<{ lead: LeadHistory; session: LifecycleSession }> {
   const parsed = parseReplayFile(readFileSync(join(SAMPLES, sample), 'utf8'));
@@ -63,7 +66,9 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
       ['goal_hit', 4],
     ]);
     expect(session.notifier.sent.map((n) => n.subject)).toEqual(['Lead lead-meeting-goal: goal hit']);
-    expect(session.followUps.scheduled.map((f) => f.version)).toEqual([1, 2]);
+    // The follow-up chain was set while the lead could receive follow-ups (v1, v2), and cancelled once it could not.
+    expect(followUpSets(session).map((r) => r.stamp.version)).toEqual([1, 2]);
+    expect(session.scheduler.pending).toEqual([]);
   });
 
   it('Sparky revival: follow-ups exhaust, the lead goes cold, replies months later and books', async () => {
@@ -95,7 +100,7 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
     expect(lead).toMatchObject({ state: 'engaged', path: 'active.lead_qualification.engaged', context: { followUpsStopped: false }, version: 4, conversation: 1, eventCount: 5 });
     expect(trail(lead).slice(2)).toEqual(['lead.opted_out engaged>opted_out', 'agent.message_sent opted_out>opted_out', 'lead.message_sent opted_out>engaged']);
     expect(session.notifier.sent.map((n) => n.subject)).toEqual(['Lead lead-opt-out: opted out']);
-    expect(session.followUps.scheduled.at(-1)).toMatchObject({ version: 4, dueAt: '2025-02-05T16:00:00.000Z' });
+    expect(session.scheduler.pending).toMatchObject([{ kind: 'follow-up', stamp: { version: 4, step: 1 }, dueAt: '2025-02-05T16:00:00Z' }]);
   });
 
   it('follow-up reset on re-engagement: booked (stops follow-ups), no-show, re-engages, follow-ups resume', async () => {
@@ -117,7 +122,7 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
       ['engaged', false, true],
     ]);
     // Scheduled while eligible only: outreach (v1), engaged (v2), engaged again (v6).
-    expect(session.followUps.scheduled.map((f) => f.version)).toEqual([1, 2, 6]);
+    expect(followUpSets(session).map((r) => r.stamp.version)).toEqual([1, 2, 6]);
   });
 
   it('CRM override: the CRM places the lead forwards and backwards; an invalid state is refused, an echo changes nothing', async () => {
