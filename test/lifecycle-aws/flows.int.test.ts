@@ -30,7 +30,8 @@ async function replaySample(sample: string, agent: string, leadId: string): Prom
   expect(parsed.malformed).toEqual([]);
   const session = await LifecycleSession.start({ dynamo: ddb, agentConfig: loadAgentConfig(agent) });
   try {
-    await session.replay(parsed.events);
+    // Clock lines (timers-year.jsonl) drive the emulated scheduler; the other samples have none.
+    await session.replay(parsed.timeline, { clock: parsed.timeline.length > parsed.events.length });
   } finally {
     await session.stop();
   }
@@ -197,5 +198,20 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
       'payment.completed payment_pending>deal_closed',
       'payment.initiated deal_closed>deal_closed',
     ]);
+  });
+
+  it('time passing (clock lines): follow-ups, cold, revived, closed, renewal.due a year on, all from the timers', async () => {
+    const { lead, session } = await replaySample('timers-year.jsonl', 'nurture', 'lead-year');
+    expect(lead).toMatchObject({ state: 'renewal_due', version: 9, conversation: 1, eventCount: 11 });
+    expect(trail(lead).slice(5)).toEqual([
+      'agent.message_sent engaged>engaged',
+      'agent.message_sent engaged>engaged',
+      'follow_ups.exhausted engaged>cold',
+      'lead.message_sent cold>engaged',
+      'deal.closed engaged>deal_closed',
+      'renewal.due deal_closed>renewal_due',
+    ]);
+    expect(session.followUpChannel.sent.map((m) => m.followUp)).toEqual([1, 2]);
+    expect(session.scheduler.pending).toEqual([]);
   });
 });

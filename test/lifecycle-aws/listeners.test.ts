@@ -7,13 +7,19 @@ import { CrmSyncError, InvalidInputError } from '../../lambdas/lib/errors.ts';
 import { LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
 import { createHandler as crmSyncHandler } from '../../lambdas/lifecycle/handlers/crm-sync.ts';
 import { createHandler as timersHandler } from '../../lambdas/lifecycle/handlers/timers.ts';
+import { createHandler as senderHandler } from '../../lambdas/lifecycle/handlers/follow-up-sender.ts';
+import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { LocalScheduler } from '../../infra/local/scheduler.ts';
 import { timerName } from '../../lambdas/lifecycle/timers.ts';
 import { createHandler as notifierHandler } from '../../lambdas/lifecycle/handlers/notifier.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import {
   eventBridgeScheduler,
+  FollowUpSendError,
   httpCrm,
+  httpFollowUpChannel,
+  recordingFollowUpChannel,
   recordingCrm,
   recordingNotifier,
   sesNotifier,
@@ -159,6 +165,59 @@ describe('listener handlers', () => {
   });
 });
 
+describe('follow-up sender', () => {
+  const config = { ...attendMeeting, timers: { followUpHours: [48, 72], coldAfterDays: 7, renewalAfterDays: null } };
+  const due = (version: number, step: number, dueAt = '2025-01-08T09:00:00Z') => ({
+    version: '0',
+    id: `eb-due-${step}`,
+    'detail-type': 'follow_up.due',
+    source: LIFECYCLE_SOURCE,
+    account: '123456789012',
+    time: dueAt,
+    region: 'us-east-1',
+    resources: [],
+    detail: { leadId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T09:00:00Z', step } },
+  });
+  async function setup() {
+    const store = memoryLeadStore();
+    const r = applyEvent(def, initialSnapshot(def), { id: 'e1', leadId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, config);
+    await store.append('lead-1', 0, r);
+    const timers = new LocalScheduler({ deliver: async () => {} });
+    const followUpChannel = recordingFollowUpChannel();
+    const put: PutEventsRequestEntry[] = [];
+    const handler = senderHandler({ AGENT_CONFIG: JSON.stringify(config), LEADS_BUS_ARN: 'arn:aws:events:us-east-1:1:event-bus/leads' }, { store, timers, followUpChannel, putEvents: async (e) => void put.push(...e) });
+    return { handler, timers, followUpChannel, put };
+  }
+
+  it('sends a due follow-up through the channel, logs it as agent.message_sent from the agent, and sets the next step', async () => {
+    const { handler, timers, followUpChannel, put } = await setup();
+    expect(await handler(due(1, 1))).toMatchObject({ outcome: 'send', followUp: 1 });
+    expect(followUpChannel.sent).toEqual([{ leadId: 'lead-1', followUp: 1, version: 1, key: `${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1` }]);
+    expect(put).toMatchObject([{ Source: 'stepwise.agent', DetailType: 'agent.message_sent', EventBusName: 'arn:aws:events:us-east-1:1:event-bus/leads' }]);
+    expect(JSON.parse(put[0]!.Detail!)).toEqual({ leadId: 'lead-1', eventId: followUpChannel.sent[0]!.key, followUp: 1 });
+    expect(timers.pending).toMatchObject([{ dueAt: '2025-01-11T09:00:00Z', stamp: { version: 1, step: 2 } }]);
+    await handler(due(1, 1)); // Scheduler delivers at least once: the channel sends once per key
+    expect(followUpChannel.sent).toHaveLength(1);
+  });
+
+  it('drops a stale follow-up, and after the last step raises follow_ups.exhausted from the scheduler with the version guard', async () => {
+    const { handler, timers, followUpChannel, put } = await setup();
+    expect(await handler(due(0, 1))).toMatchObject({ outcome: 'stale' });
+    expect(followUpChannel.sent).toEqual([]);
+    expect(put).toEqual([]);
+    expect(await handler(due(1, 3, '2025-01-18T09:00:00Z'))).toMatchObject({ outcome: 'exhausted' });
+    expect(put).toMatchObject([{ Source: 'stepwise.scheduler', DetailType: 'follow_ups.exhausted' }]);
+    expect(JSON.parse(put[0]!.Detail!)).toMatchObject({ leadId: 'lead-1', expectedVersion: 1 });
+    expect(timers.pending).toEqual([]);
+  });
+
+  it('refuses anything but a follow_up.due from the lifecycle', async () => {
+    const { handler } = await setup();
+    await expect(handler({ ...due(1, 1), source: 'stepwise.crm' })).rejects.toThrow(InvalidInputError);
+    await expect(handler({ ...due(1, 1), detail: { leadId: 'lead-1' } })).rejects.toThrow(/follow_up.due event: detail.dueAt/);
+  });
+});
+
 describe('port adapters', () => {
   const update = crmUpdateOf(changeOf(['agent.message_sent']).change!);
 
@@ -185,6 +244,20 @@ describe('port adapters', () => {
       throw new TypeError('fetch failed');
     });
     await expect(down.syncLeadState(update)).rejects.toThrow(/CRM webhook unreachable: fetch failed/);
+  });
+
+  it('httpFollowUpChannel POSTs the follow-up with its idempotency key; failures are FollowUpSendError', async () => {
+    const calls: [string, RequestInit][] = [];
+    const message = { leadId: 'lead-1', followUp: 2, version: 5, key: 'follow-up-x:v5:2025-01-06T09:00:00Z:2' };
+    await httpFollowUpChannel('https://agent.test/follow-up', async (url, init) => {
+      calls.push([String(url), init!]);
+      return new Response(null, { status: 202 });
+    }).sendFollowUp(message);
+    expect(calls[0]![1].headers).toEqual({ 'content-type': 'application/json', 'idempotency-key': message.key });
+    expect(JSON.parse(String(calls[0]![1].body))).toEqual(message);
+    const busy = httpFollowUpChannel('https://agent.test/follow-up', async () => new Response('busy', { status: 503 }));
+    await expect(busy.sendFollowUp(message)).rejects.toThrow(new FollowUpSendError('follow-up channel answered 503 for lead lead-1 follow-up 2'));
+    await expect(busy.sendFollowUp(message)).rejects.toHaveProperty('name', 'FollowUpSendError');
   });
 
   it('sesNotifier sends a plain-text email from the verified sender to the team', async () => {

@@ -16,7 +16,8 @@ import { EventBridgeEnvelopeSchema, FOLLOW_UP_DUE, LIFECYCLE_SOURCE, SCHEDULER_S
 import { httpFollowUpChannel } from '../ports.ts';
 import { leadStoreFromEnv } from '../store.ts';
 import { FollowUpDueSchema, decideFollowUp, type FollowUpDecision } from '../timers.ts';
-import { lazy, need, parseInput, schedulerFromEnv, timersFromEnv, type LifecycleServices } from './services.ts';
+import { schedulerFromEnv } from './scheduler-from-env.ts';
+import { lazy, need, parseInput, timersFromEnv, type LifecycleServices } from './services.ts';
 
 const FollowUpDueEnvelope = EventBridgeEnvelopeSchema.extend({
   source: z.literal(LIFECYCLE_SOURCE),

@@ -9,11 +9,9 @@ import { InvalidInputError } from '../../lib/errors.ts';
 import { STATEMACHINES_DIR } from '../../lib/workflow/loader.ts';
 import type { AgentConfig } from '../conditions.ts';
 import { LEAD_LIFECYCLE, loadLifecycle, parseAgentConfig } from '../loader.ts';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { ClientTracer } from '../../lib/observability.ts';
-import { eventBridgeScheduler, type CrmPort, type FollowUpChannel, type NotifierPort, type TimerScheduler } from '../ports.ts';
-import type { TimersConfig } from '../timers-config.ts';
-import { NO_TIMERS } from '../timers-config.ts';
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { CrmPort, FollowUpChannel, NotifierPort, TimerScheduler } from '../ports.ts';
+import { NO_TIMERS, type TimersConfig } from '../timers-config.ts';
 import type { LifecycleDefinition } from '../schema.ts';
 import type { LeadStore } from '../store.ts';
 
@@ -27,7 +25,7 @@ export interface LifecycleServices {
   /** The agent's channel follow-ups go out through. @default the `FOLLOW_UP_WEBHOOK_URL` webhook */
   followUpChannel?: FollowUpChannel;
   /** Puts lifecycle events on the leads bus (the follow-up sender logs what it did). @default EventBridge PutEvents to `LEADS_BUS_ARN` */
-  putEvents?: (entries: import('@aws-sdk/client-eventbridge').PutEventsRequestEntry[]) => Promise<void>;
+  putEvents?: (entries: PutEventsRequestEntry[]) => Promise<void>;
   /** The clock (the local scheduler's, in replays). @default Date.now */
   now?: () => number;
   /** Waits before a re-read after a version conflict. @default setTimeout */
@@ -77,11 +75,4 @@ export function agentConfigFromEnv(env: Env): AgentConfig {
 /** The agent's timers in `AGENT_CONFIG` (none when it declares none). */
 export function timersFromEnv(env: Env): TimersConfig {
   return agentConfigFromEnv(env).timers ?? NO_TIMERS;
-}
-
-/** The EventBridge Scheduler adapter from the environment the stack sets. */
-export function schedulerFromEnv(env: Env, tracer: ClientTracer, now?: () => number): TimerScheduler {
-  const client = tracer.captureAWSv3Client(new SchedulerClient({ endpoint: env.AWS_ENDPOINT_URL_SCHEDULER, region: env.AWS_REGION }));
-  const target = { groupName: need(env, 'SCHEDULE_GROUP'), roleArn: need(env, 'SCHEDULER_ROLE_ARN'), busArn: need(env, 'LEADS_BUS_ARN'), deadLetterArn: need(env, 'TIMERS_DLQ_ARN') };
-  return eventBridgeScheduler(client, target, now);
 }

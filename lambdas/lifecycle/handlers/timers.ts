@@ -7,7 +7,8 @@ import type { Env } from '../../lib/contracts.ts';
 import { observability } from '../../lib/observability.ts';
 import { parseStateChanged } from '../state-changes.ts';
 import { timersForChange, type TimerPlan } from '../timers.ts';
-import { lazy, schedulerFromEnv, timersFromEnv, type LifecycleServices } from './services.ts';
+import { schedulerFromEnv } from './scheduler-from-env.ts';
+import { lazy, timersFromEnv, type LifecycleServices } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer, logger } = observability(env, 'lead-lifecycle');
