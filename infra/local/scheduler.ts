@@ -66,6 +66,11 @@ export class LocalScheduler implements TimerScheduler {
     this.schedules.delete(name);
   }
 
+  async get(name: string): Promise<TimerRequest | undefined> {
+    const t = this.schedules.get(name);
+    return t && structuredClone(t);
+  }
+
   /** Schedules not fired yet, in due order. */
   get pending(): TimerRequest[] {
     return [...this.schedules.values()].sort(byDue);

@@ -14,6 +14,7 @@ import {
   CreateScheduleCommand,
   DeleteScheduleCommand,
   GetScheduleCommand,
+  type GetScheduleCommandOutput,
   ResourceNotFoundException,
   UpdateScheduleCommand,
   type SchedulerClient,
@@ -43,6 +44,8 @@ export interface TimerScheduler {
   set(request: TimerRequest): Promise<'set' | 'kept'>;
   /** Delete a schedule; a missing one is fine. */
   cancel(name: string): Promise<void>;
+  /** The pending schedule of that name, if any. */
+  get(name: string): Promise<TimerRequest | undefined>;
 }
 
 /** How long the CRM webhook may take before the delivery counts as failed (and is retried). */
@@ -173,6 +176,10 @@ export function eventBridgeScheduler(client: SchedulerClient, target: { groupNam
       }
       return 'set';
     },
+    async get(name) {
+      const schedule = await get(name);
+      return schedule && timerOf(name, schedule);
+    },
     async cancel(name) {
       try {
         await client.send(new DeleteScheduleCommand({ Name: name, GroupName: target.groupName }));
@@ -181,6 +188,18 @@ export function eventBridgeScheduler(client: SchedulerClient, target: { groupNam
       }
     },
   };
+}
+
+/** A schedule read back as the timer that created it; `undefined` for one that is not ours. */
+function timerOf(name: string, schedule: GetScheduleCommandOutput): TimerRequest | undefined {
+  const stamp = stampOf(schedule.Target?.Input);
+  const at = /^at\((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\)$/.exec(schedule.ScheduleExpression ?? '');
+  const params = schedule.Target?.EventBridgeParameters;
+  if (!stamp || !at || !params?.Source || !params.DetailType) return undefined;
+  // The input is the detail plus its stamp (`timer`); `follow_up.due` carries the stamp in its detail anyway.
+  const detail = JSON.parse(schedule.Target!.Input!) as Record<string, unknown>;
+  const kind = name.startsWith('renewal-') ? 'renewal' : 'follow-up';
+  return { name, kind, leadId: String(detail.leadId), dueAt: `${at[1]}Z`, stamp, delivery: { source: params.Source, detailType: params.DetailType, detail } };
 }
 
 /** The stamp a schedule's input carries (`timer`), if it is one of ours. */

@@ -106,15 +106,29 @@ function chainStart(timers: TimersConfig, leadId: string, version: number, setAt
 export interface TimerPlan {
   set: TimerRequest[];
   cancel: string[];
+  /**
+   * Timers that stay due when they are, re-armed for the lead's new version: a context-only change
+   * (follow-ups stopped while in `deal_closed`) bumps the version but must not void the renewal.
+   */
+  restamp: { name: string; version: number }[];
+}
+
+/** `timer` re-armed for `version`: same name, due time and event id, the new version guard. */
+export function restampTimer(timer: TimerRequest, version: number): TimerRequest {
+  const detail = { ...timer.delivery.detail };
+  if ('expectedVersion' in detail) detail.expectedVersion = version;
+  if ('timer' in detail) detail.timer = { ...timer.stamp, version };
+  return { ...timer, stamp: { ...timer.stamp, version }, delivery: { ...timer.delivery, detail } };
 }
 
 /**
  * The schedules a `lead.state_changed` sets and cancels:
  * - the lead can receive follow-ups → the follow-up chain starts from the change; it cannot → the chain is cancelled;
- * - the lead entered `deal_closed` → `renewal.due` after `renewalAfterDays`; it left `deal_closed` → cancelled.
+ * - the lead entered `deal_closed` → `renewal.due` after `renewalAfterDays`; it left `deal_closed` →
+ *   cancelled; it stayed (a context-only change) → the pending renewal is re-armed for the new version.
  */
 export function timersForChange(timers: TimersConfig = NO_TIMERS, change: StateChangedDetail): TimerPlan {
-  const plan: TimerPlan = { set: [], cancel: [] };
+  const plan: TimerPlan = { set: [], cancel: [], restamp: [] };
   const changedAt = Date.parse(change.at);
   if (change.canReceiveFollowUp) {
     const first = chainStart(timers, change.leadId, change.version, changedAt);
@@ -134,6 +148,7 @@ export function timersForChange(timers: TimersConfig = NO_TIMERS, change: StateC
       delivery: { source: SCHEDULER_SOURCE, detailType: 'renewal.due', detail: { leadId: change.leadId, eventId: `${name}:v${change.version}`, expectedVersion: change.version } },
     });
   } else if (change.from === 'deal_closed' && change.to !== 'deal_closed') plan.cancel.push(timerName('renewal', change.leadId));
+  else if (change.from === 'deal_closed' && change.to === 'deal_closed') plan.restamp.push({ name: timerName('renewal', change.leadId), version: change.version });
   return plan;
 }
 

@@ -314,6 +314,20 @@ describe('port adapters', () => {
     scheduler.restore();
   });
 
+  it('eventBridgeScheduler reads a schedule back as the timer that created it (for re-arming)', async () => {
+    const scheduler = mockClient(SchedulerClient);
+    const r = request(2);
+    scheduler.on(GetScheduleCommand).resolves({
+      Name: r.name,
+      ScheduleExpression: 'at(2025-01-08T10:00:00)',
+      Target: { Arn: 'a', RoleArn: 'r', Input: JSON.stringify({ ...r.delivery.detail, timer: r.stamp }), EventBridgeParameters: { Source: 'stepwise.lifecycle', DetailType: 'follow_up.due' } },
+    });
+    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get(r.name)).toEqual(r);
+    scheduler.on(GetScheduleCommand).resolves({ Name: 'other', ScheduleExpression: 'rate(1 day)', Target: { Arn: 'a', RoleArn: 'r', Input: '{}' } });
+    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get('other')).toBeUndefined();
+    scheduler.restore();
+  });
+
   it('eventBridgeScheduler replaces an older schedule of the same name, keeps a newer one, and cancels idempotently', async () => {
     const scheduler = mockClient(SchedulerClient);
     const existing = (version: number) => ({ Name: 'x', Target: { Arn: 'a', RoleArn: 'r', Input: JSON.stringify({ timer: { version, setAt: '2025-01-06T10:00:00Z', step: 1 } }) } });

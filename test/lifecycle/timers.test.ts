@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentConfigSchema } from '../../lambdas/lifecycle/conditions.ts';
 import type { LeadSnapshot, LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf, type StateChangedDetail } from '../../lambdas/lifecycle/state-changes.ts';
-import { decideFollowUp, supersedes, timerName, timersForChange, type FollowUpDue } from '../../lambdas/lifecycle/timers.ts';
+import { decideFollowUp, restampTimer, supersedes, timerName, timersForChange, type FollowUpDue } from '../../lambdas/lifecycle/timers.ts';
 import { TimersSchema } from '../../lambdas/lifecycle/timers-config.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { def } from './support.ts';
@@ -48,7 +48,7 @@ describe('timersForChange', () => {
 
   it('cancels the chain when the lead cannot receive follow-ups, and sets renewal.due a year after deal_closed with the version guard', () => {
     const booked = timersForChange(timers, lead([OUTREACH, ['meeting.booked', '2025-01-07T10:00:00Z']]).change!);
-    expect(booked).toEqual({ set: [], cancel: [timerName('follow-up', 'lead-1')] });
+    expect(booked).toEqual({ set: [], cancel: [timerName('follow-up', 'lead-1')], restamp: [] });
     const closed = timersForChange(timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!);
     expect(closed.cancel).toEqual([timerName('follow-up', 'lead-1')]);
     expect(closed.set).toMatchObject([
@@ -60,6 +60,23 @@ describe('timersForChange', () => {
     ]);
     const renewing = timersForChange(timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['renewal.due', '2026-03-01T12:00:00Z']]).change!);
     expect(renewing.cancel).toContain(timerName('renewal', 'lead-1'));
+  });
+
+  it('re-arms the pending renewal for the new version when a context-only change keeps the lead in deal_closed', () => {
+    const cfg = AgentConfigSchema.parse({ timers, stopFollowUpsOn: [{ event: 'link.clicked' }] });
+    let snapshot = initialSnapshot(def);
+    let change: StateChangedDetail | undefined;
+    for (const [i, [type, time]] of ([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['link.clicked', '2025-03-02T12:00:00Z']] as [string, string][]).entries()) {
+      const r = applyEvent(def, snapshot, { id: `e${i}`, leadId: 'lead-1', type, time }, cfg);
+      change = stateChangeOf(def, snapshot, r);
+      snapshot = r.snapshot;
+    }
+    expect(change).toMatchObject({ from: 'deal_closed', to: 'deal_closed', version: 3, context: { followUpsStopped: true } });
+    expect(timersForChange(timers, change!)).toEqual({ set: [], cancel: [timerName('follow-up', 'lead-1')], restamp: [{ name: timerName('renewal', 'lead-1'), version: 3 }] });
+    const renewal = timersForChange(timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!).set[0]!;
+    const rearmed = restampTimer(renewal, 3);
+    expect(rearmed).toMatchObject({ name: renewal.name, dueAt: renewal.dueAt, stamp: { version: 3 }, delivery: { detail: { expectedVersion: 3, eventId: renewal.delivery.detail.eventId } } });
+    expect(supersedes(rearmed.stamp, renewal.stamp)).toBe(true);
   });
 
   it('sets nothing for an agent without timers; a chain of no follow-ups is only the cold check', () => {

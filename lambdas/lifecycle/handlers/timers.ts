@@ -6,7 +6,7 @@
 import type { Env } from '../../lib/contracts.ts';
 import { observability } from '../../lib/observability.ts';
 import { parseStateChanged } from '../state-changes.ts';
-import { timersForChange, type TimerPlan } from '../timers.ts';
+import { restampTimer, timersForChange, type TimerPlan } from '../timers.ts';
 import { schedulerFromEnv } from './scheduler-from-env.ts';
 import { lazy, timersFromEnv, type LifecycleServices } from './services.ts';
 
@@ -20,6 +20,10 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
     const kept: string[] = [];
     for (const name of plan.cancel) await scheduler().cancel(name);
     for (const request of plan.set) if ((await scheduler().set(request)) === 'kept') kept.push(request.name);
+    for (const { name, version } of plan.restamp) {
+      const pending = await scheduler().get(name);
+      if (pending && pending.stamp.version < version) await scheduler().set(restampTimer(pending, version));
+    }
     if (kept.length) logger.info('kept newer timers', { changeId: change.changeId, kept });
     return { ...plan, kept };
   };
