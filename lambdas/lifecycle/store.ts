@@ -235,8 +235,8 @@ const idSk = (eventId: string) => `${ID_SK_PREFIX}${eventId}`;
 type Item = Record<string, unknown>;
 
 function snapshotOf(item: Item): LeadSnapshot {
-  const { state, context, version, conversation, eventCount, progress } = item;
-  return LeadSnapshotSchema.parse({ state, context, version, conversation, eventCount, progress });
+  const { state, context, version, conversation, eventCount, progress, crmUpdatedAt } = item;
+  return LeadSnapshotSchema.parse({ state, context, version, conversation, eventCount, progress, ...(crmUpdatedAt !== undefined && { crmUpdatedAt }) });
 }
 
 function eventOf(item: Item): LoggedEvent {

@@ -4,6 +4,7 @@
  * comes from the events, so replaying a log always gives the same result. The event store, the
  * ASL tasks and the CLI all call `applyEvent`.
  */
+import { z } from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 import { STOP_PROGRESS_PREFIX, evaluateAgentConfig, type AgentConfig } from './conditions.ts';
 import {
@@ -158,7 +159,10 @@ function takeTransition(def: LifecycleDefinition, s: LeadSnapshot, type: LeadEve
  *   version must still be that; a timer set before the lead moved on is logged and ignored.
  * - `crm.state_set` with `detail.version` (the lifecycle version the CRM's update is based on, as
  *   the CRM sync sent it): older than the lead's version means the lead moved on since, so a late
- *   CRM echo cannot move it back. A set without a version is the CRM's unconditional word.
+ *   CRM echo cannot move it back.
+ * - `crm.state_set` with `detail.crmUpdatedAt` (the CRM's own time of the change, for CRMs that do
+ *   not echo our version): older than the newest CRM set applied means it arrived out of order.
+ * A set with neither is the CRM's unconditional word.
  */
 function staleness(s: LeadSnapshot, ev: LifecycleEvent): string | undefined {
   const expected = ev.detail?.expectedVersion;
@@ -171,8 +175,16 @@ function staleness(s: LeadSnapshot, ev: LifecycleEvent): string | undefined {
     if (!Number.isSafeInteger(crmVersion) || (crmVersion as number) < 0) return `crm.state_set: detail.version ${JSON.stringify(crmVersion)} is not a version`;
     if ((crmVersion as number) < s.version) return `crm.state_set: based on version ${String(crmVersion)}, older than the lead's version ${s.version}`;
   }
+  const crmAt = ev.type === 'crm.state_set' ? ev.detail?.crmUpdatedAt : undefined;
+  if (crmAt !== undefined) {
+    if (typeof crmAt !== 'string' || !ISO_TIME.safeParse(crmAt).success) return `crm.state_set: detail.crmUpdatedAt ${JSON.stringify(crmAt)} is not an ISO time`;
+    if (s.crmUpdatedAt !== undefined && Date.parse(crmAt) < Date.parse(s.crmUpdatedAt))
+      return `crm.state_set: CRM time ${crmAt} is older than the newest CRM set applied (${s.crmUpdatedAt})`;
+  }
   return undefined;
 }
+
+const ISO_TIME = z.iso.datetime({ offset: true });
 
 function systemEvent(trigger: LifecycleEvent, type: SystemEventType | 'conversation.stopped'): LifecycleEvent {
   return { id: `${trigger.id}:${type}`, leadId: trigger.leadId, type, time: trigger.time, detail: { triggeredBy: trigger.id } };
@@ -227,7 +239,10 @@ function step(def: LifecycleDefinition, snapshot: LeadSnapshot, ev: LifecycleEve
   // A stale event changes nothing and meets no condition: it describes a lead that no longer exists.
   const stale = staleness(snapshot, ev);
   if (stale) return { snapshot: counted, actions: [{ type: 'refuse', reason: stale }], emitted: [] };
-  const taken = takeTransition(def, counted, ev.type, ev.detail);
+  let taken = takeTransition(def, counted, ev.type, ev.detail);
+  // Remember the CRM's time of an applied set, so that an older one arriving later is refused.
+  const crmAt = ev.type === 'crm.state_set' && !taken.actions.some((a) => a.type === 'refuse') ? ev.detail?.crmUpdatedAt : undefined;
+  if (typeof crmAt === 'string') taken = { ...taken, snapshot: { ...taken.snapshot, crmUpdatedAt: crmAt } };
   if (isSystemEventType(ev.type) || def.states[taken.snapshot.state]!.terminal) return { ...taken, emitted: [] };
   const states = ancestorsOrSelf(def, taken.snapshot.state);
   const { goalMet, stopMatched, conversationStopMatched, matched } = evaluateAgentConfig(config, ev, taken.snapshot.progress.matched, states);

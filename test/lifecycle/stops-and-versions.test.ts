@@ -87,6 +87,24 @@ describe('versioned CRM sets', () => {
   });
 });
 
+describe("CRM sets ordered by the CRM's own time", () => {
+  it('refuses a set older than the newest applied one, applies equal or newer ones, and keeps the time across conversations', () => {
+    const lead = scriptedLead(AgentConfigSchema.parse({}));
+    lead.send('crm.state_set', { state: 'meeting_booked', crmUpdatedAt: '2025-01-06T10:00:00Z' });
+    expect(lead.snapshot).toMatchObject({ state: 'meeting_booked', crmUpdatedAt: '2025-01-06T10:00:00Z' });
+    const late = lead.send('crm.state_set', { state: 'engaged', crmUpdatedAt: '2025-01-06T09:59:59Z' });
+    expect(late[0]!.actions).toEqual([{ type: 'refuse', reason: 'crm.state_set: CRM time 2025-01-06T09:59:59Z is older than the newest CRM set applied (2025-01-06T10:00:00Z)' }]);
+    expect(lead.snapshot.state).toBe('meeting_booked');
+    lead.send('crm.state_set', { state: 'goal_hit', crmUpdatedAt: '2025-01-06T10:00:00Z' });
+    lead.send('crm.state_set', { state: 'engaged', crmUpdatedAt: '2025-01-07T10:00:00+01:00' });
+    expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 2, crmUpdatedAt: '2025-01-07T10:00:00+01:00' });
+    expect(lead.send('crm.state_set', { state: 'cold', crmUpdatedAt: 'yesterday' })[0]!.actions[0]).toMatchObject({ type: 'refuse' });
+    // An invalid target is refused and does not move the CRM's clock.
+    lead.send('crm.state_set', { state: 'hot', crmUpdatedAt: '2025-02-01T00:00:00Z' });
+    expect(lead.snapshot.crmUpdatedAt).toBe('2025-01-07T10:00:00+01:00');
+  });
+});
+
 describe('stale time-based events', () => {
   it('a timer event whose expectedVersion is not the lead version is logged and ignored', () => {
     const lead = scriptedLead(AgentConfigSchema.parse({}));
