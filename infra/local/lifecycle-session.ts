@@ -27,7 +27,7 @@ import { getEnvConfig } from '../config.ts';
 import { LIFECYCLE_STATES } from '../constructs/lifecycle-workflow.ts';
 import { LeadLifecycleStack, leadLifecycleStackName, leadsBusName } from '../stacks/lead-lifecycle-stack.ts';
 import { createTablesFromTemplate, localTableName, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
-import { LocalEventBus, type DeadLetter, type PutEventsEntry, type PutEventsResult } from './eventbridge/bus.ts';
+import { LocalEventBus, type DeadLetter, type PutEventsEntry } from './eventbridge/bus.ts';
 import { dynamoDbStreamSource, LocalPipe, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
 import { LocalRuntime, type LocalExecution } from './runtime.ts';
 import { LocalScheduler } from './scheduler.ts';
@@ -81,7 +81,6 @@ export interface ParsedReplayFile {
 
 const ClockLineSchema = z.object({ clock: z.iso.datetime({ offset: true }) }).strict();
 
-const PUT_EVENTS_INTEGRATION = 'arn:aws:states:::events:putEvents';
 const SQS_SEND_MESSAGE_INTEGRATION = 'arn:aws:states:::sqs:sendMessage';
 /** PutEvents takes at most this many entries. */
 const PUT_EVENTS_BATCH = 10;
@@ -179,17 +178,6 @@ export interface ReplayOptions {
   clock?: boolean;
   /** With `clock`: where the clock ends (ISO time). @default the last line's time */
   until?: string;
-}
-
-/** A PutEvents entry as the `events:putEvents` integration gets it: `Detail` may be JSON, which Step Functions serializes. */
-type IntegrationEntry = Omit<PutEventsEntry, 'Detail'> & { Detail?: unknown };
-
-/** The `events:putEvents` integration on the local bus: a failed entry fails the Task (`EventBridge.FailedEntry`). */
-async function putFromStateMachine(bus: LocalEventBus, entries: IntegrationEntry[]): Promise<PutEventsResult> {
-  const result = await bus.putEvents(entries.map((e) => ({ ...e, Detail: typeof e.Detail === 'string' ? e.Detail : JSON.stringify(e.Detail) })));
-  const failed = result.Entries.find((e) => e.ErrorCode);
-  if (failed) throw Object.assign(new Error(`${failed.ErrorCode}: ${failed.ErrorMessage}`), { name: 'EventBridge.FailedEntry' });
-  return result;
 }
 
 /**
@@ -301,13 +289,12 @@ export class LifecycleSession {
         ...adapters,
         timers: scheduler,
         now: scheduler.now,
-        putEvents: async (entries) => void (await putOnBus(entries.map((e) => ({ ...e, Time: e.Time, EventBusName: busName })) as PutEventsEntry[])),
+        putEvents: async (entries) => void (await putOnBus(entries.map((e) => ({ ...e, EventBusName: e.EventBusName ?? busName })) as PutEventsEntry[])),
       } satisfies LifecycleServices,
       historyDir: options.historyDir ?? false,
       ...(dynamo && { dynamo: { endpoint: dynamo.endpoint } }),
       extraEnv: { AGENT_CONFIG: JSON.stringify(agentConfig) },
       serviceIntegrations: {
-        [PUT_EVENTS_INTEGRATION]: (input: { Entries: IntegrationEntry[] }) => putFromStateMachine(bus!, input.Entries),
         [SQS_SEND_MESSAGE_INTEGRATION]: (input: { QueueUrl: string; MessageBody: unknown }) => {
           sentDeadLetters.push({ queueUrl: input.QueueUrl, body: input.MessageBody });
           return { MessageId: randomUUID() };
@@ -366,14 +353,19 @@ export class LifecycleSession {
   async replay(lines: readonly (ReplayLine | ClockLine)[], options: ReplayOptions | LeadEventSource = {}): Promise<void> {
     const { source = 'stepwise.replay', clock = false, until } = typeof options === 'string' ? { source: options } : options;
     const steps: (ReplayLine[] | ClockLine)[] = [];
+    let run: ReplayLine[] = [];
+    const flush = () => {
+      steps.push(...groupByTime(run));
+      run = [];
+    };
     for (const line of lines) {
-      if ('clock' in line) steps.push(line);
+      if (!('clock' in line)) run.push(line);
       else {
-        const last = steps.at(-1);
-        if (Array.isArray(last) && Date.parse(last[0]!.event.time) === Date.parse(line.event.time)) last.push(line);
-        else steps.push([line]);
+        flush();
+        steps.push(line);
       }
     }
+    flush();
     for (const step of steps) {
       if (!Array.isArray(step)) {
         if (clock) await this.advanceClock(step.clock);
