@@ -3,7 +3,6 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type * as events from 'aws-cdk-lib/aws-events';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -13,7 +12,6 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { VersionConflictError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
 import { LOG_ONLY, routeOf } from '../../lambdas/lifecycle/routes.ts';
 import { LEAD_EVENT_TYPES, type LifecycleDefinition } from '../../lambdas/lifecycle/schema.ts';
 import type { EnvConfig } from '../config.ts';
@@ -36,7 +34,6 @@ export const LIFECYCLE_STATES = {
   afterConflict: 'AfterConflict',
   retryConflict: 'RetryConflict',
   afterPersist: 'AfterPersist',
-  publish: 'PublishStateChanged',
   done: 'Done',
   duplicate: 'Duplicate',
   deadLetter: 'DeadLetter',
@@ -51,8 +48,6 @@ export interface LifecycleWorkflowProps {
   readonly config: EnvConfig;
   /** The event store (`LEADS_TABLE`): read by `LoadLead`, written by `Persist`. */
   readonly leadsTable: ITable;
-  /** Where `lead.state_changed` is published. */
-  readonly eventBus: events.IEventBus;
   /** Receives (as the SendMessage body) the state of every execution that could not apply its event. */
   readonly deadLetterQueue: sqs.IQueue;
   /** Re-reads after version conflicts before the event is dead-lettered. @default 10 */
@@ -69,8 +64,8 @@ export interface LifecycleWorkflowProps {
  * duplicate check first, then one rule per declaration — the event type and the leaves whose
  * handler is declared there — to the transition Task `<declaring state>: <event>`, Default
  * `LogOnly` → `Persist` (one conditional write; `VersionConflictError` → `AfterConflict` →
- * `RetryConflict` → `LoadLead`, at most `maxConflictRetries` times) → `AfterPersist` →
- * `PublishStateChanged` (`events:putEvents`, only when state or context changed) → `Done`.
+ * `RetryConflict` → `LoadLead`, at most `maxConflictRetries` times; the same write puts the
+ * `lead.state_changed` outbox item, which the table's stream publishes) → `AfterPersist` → `Done`.
  * Whatever fails is caught to `DeadLetter` (SQS) → `EventFailed`.
  *
  * Three functions: `LoadLead` may read the table, `Persist` may write it, and the transition
@@ -160,6 +155,7 @@ export class LifecycleWorkflow extends Construct {
         expectedEventCount: sfn.JsonPath.numberAt('$.loaded.lead.eventCount'),
         snapshot: sfn.JsonPath.objectAt('$.applied.snapshot'),
         events: sfn.JsonPath.listAt('$.applied.events'),
+        stateChanged: sfn.JsonPath.objectAt('$.applied.stateChanged'),
         requestId: sfn.JsonPath.executionId,
       }),
       resultPath: '$.persisted',
@@ -180,20 +176,9 @@ export class LifecycleWorkflow extends Construct {
         .otherwise(deadLetter),
     );
 
-    const publish = catchAll(
-      new tasks.EventBridgePutEvents(scope, S.publish, {
-        entries: [{ eventBus: props.eventBus, source: LIFECYCLE_SOURCE, detailType: STATE_CHANGED, detail: sfn.TaskInput.fromJsonPathAt('$.applied.stateChanged') }],
-        resultPath: sfn.JsonPath.DISCARD,
-      }),
-    );
-    publish.addRetry({ errors: [sfn.Errors.TASKS_FAILED], interval: Duration.seconds(1), maxAttempts: 3, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
-    persist.next(
-      new sfn.Choice(scope, S.afterPersist)
-        .when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate)
-        // Not(IsNull) rather than IsNull: false, which aws-local-stepfunctions 3.0.0 evaluates as always false.
-        .when(sfn.Condition.not(sfn.Condition.isNull('$.applied.stateChanged')), publish.next(done))
-        .otherwise(done),
-    );
+    // No publish here: Persist writes the change to the outbox in the same transaction, and the
+    // table's stream publishes it, so a change can never be committed and lost.
+    persist.next(new sfn.Choice(scope, S.afterPersist).when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate).otherwise(done));
 
     const route = new sfn.Choice(scope, S.route).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), duplicate);
     for (const [name, rule] of transitionRules(lifecycle)) {

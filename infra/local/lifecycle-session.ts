@@ -3,27 +3,34 @@
  * template is synthesized in-process, its bus rules drive an in-process EventBridge
  * (`LocalEventBus`), its Express state machine runs in the local runtime with every Task mapped to
  * its handler module, and the event store is DynamoDB Local (or, without Java, an in-memory store
- * with the same semantics). The state machine's `events:putEvents` goes back to the local bus and
- * its `sqs:sendMessage` (dead letters) is recorded; listeners write to recording adapters.
+ * with the same semantics). The state machine's `sqs:sendMessage` (dead letters) is recorded;
+ * the outbox pipe (infra/local/outbox-pipe.ts) publishes committed changes from the table's stream
+ * to the bus; lead timers run on the emulated EventBridge Scheduler (infra/local/scheduler.ts),
+ * whose clock moves only when told (`advanceClock`, `replay(..., { clock: true })`); listeners
+ * write to recording adapters.
  *
  * Used by `stepwise lead replay|show|report` and the lifecycle integration tests.
  */
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import { z } from 'zod';
 import { InvalidInputError, LocalServiceError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { toPutEventsEntry, type LeadEventSource } from '../../lambdas/lifecycle/envelope.ts';
+import type { TimerRequest } from '../../lambdas/lifecycle/timers.ts';
 import type { LifecycleServices } from '../../lambdas/lifecycle/handlers/services.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import { recordingCrm, recordingFollowUpScheduler, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
+import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
 import { LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
 import { dynamoLeadStore, memoryLeadStore, type LeadStore } from '../../lambdas/lifecycle/store.ts';
 import { getEnvConfig } from '../config.ts';
 import { LIFECYCLE_STATES } from '../constructs/lifecycle-workflow.ts';
 import { LeadLifecycleStack, leadLifecycleStackName, leadsBusName } from '../stacks/lead-lifecycle-stack.ts';
 import { createTablesFromTemplate, localTableName, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
-import { LocalEventBus, type DeadLetter, type PutEventsEntry, type PutEventsResult } from './eventbridge/bus.ts';
+import { LocalEventBus, type DeadLetter, type PutEventsEntry } from './eventbridge/bus.ts';
+import { dynamoDbStreamSource, LocalPipe, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
 import { LocalRuntime, type LocalExecution } from './runtime.ts';
+import { LocalScheduler } from './scheduler.ts';
 import { synthesize, type SynthesizedApp } from './synth.ts';
 import type { CfnTemplate } from './tokens.ts';
 
@@ -56,26 +63,36 @@ export interface ReplayLine {
   event: LifecycleEvent;
 }
 
-/** What a JSON Lines replay file holds: its events, and every non-blank line that is not one. */
+/** A line of a replay file that moves the clock: `{ "clock": "<ISO time>" }`. */
+export interface ClockLine {
+  line: number;
+  clock: string;
+}
+
+/** What a JSON Lines replay file holds: its events, its clock lines, and every non-blank line that is neither. */
 export interface ParsedReplayFile {
   events: ReplayLine[];
+  /** Events and clock lines in file order. */
+  timeline: (ReplayLine | ClockLine)[];
   malformed: { line: number; error: string }[];
-  /** Non-blank lines: `events.length + malformed.length`. */
+  /** Non-blank lines: `timeline.length + malformed.length`. */
   lines: number;
 }
 
-const PUT_EVENTS_INTEGRATION = 'arn:aws:states:::events:putEvents';
+const ClockLineSchema = z.object({ clock: z.iso.datetime({ offset: true }) }).strict();
+
 const SQS_SEND_MESSAGE_INTEGRATION = 'arn:aws:states:::sqs:sendMessage';
 /** PutEvents takes at most this many entries. */
 const PUT_EVENTS_BATCH = 10;
 
 /**
  * Parse a JSON Lines file of lifecycle events (`{ "id", "leadId", "type", "time", "detail"? }` per
- * line). Blank lines are skipped; any other line that is not such an event is reported with its
+ * line) and clock lines (`{ "clock": "<ISO time>" }`: the emulated clock moves there, firing the
+ * timers due on the way). Blank lines are skipped; any other line that is not such an event is reported with its
  * (1-based) line number, never dropped silently.
  */
 export function parseReplayFile(text: string): ParsedReplayFile {
-  const parsed: ParsedReplayFile = { events: [], malformed: [], lines: 0 };
+  const parsed: ParsedReplayFile = { events: [], timeline: [], malformed: [], lines: 0 };
   text.split(/\r?\n/).forEach((raw, i) => {
     if (!raw.trim()) return;
     parsed.lines++;
@@ -87,6 +104,8 @@ export function parseReplayFile(text: string): ParsedReplayFile {
       } catch (e) {
         throw new InvalidInputError(`not JSON: ${(e as Error).message}`);
       }
+      const tick = ClockLineSchema.safeParse(value);
+      if (tick.success) return void parsed.timeline.push({ line, clock: tick.data.clock });
       const result = LifecycleEventSchema.safeParse(value);
       if (!result.success) {
         const issue = result.error.issues[0]!;
@@ -95,6 +114,7 @@ export function parseReplayFile(text: string): ParsedReplayFile {
       // The envelope mapping has its own rules (reserved detail keys): check them now, not on the bus.
       toPutEventsEntry(result.data, 'check', 'stepwise.replay');
       parsed.events.push({ line, event: result.data });
+      parsed.timeline.push({ line, event: result.data });
     } catch (e) {
       parsed.malformed.push({ line, error: (e as Error).message });
     }
@@ -130,7 +150,7 @@ function synthLifecycleStack(env: string): SynthesizedApp {
 interface RecordingAdapters {
   crm: ReturnType<typeof recordingCrm>;
   notifier: ReturnType<typeof recordingNotifier>;
-  followUps: ReturnType<typeof recordingFollowUpScheduler>;
+  followUpChannel: ReturnType<typeof recordingFollowUpChannel>;
 }
 
 interface SessionParts {
@@ -143,17 +163,21 @@ interface SessionParts {
   executions: LocalExecution[];
   sentDeadLetters: SentDeadLetter[];
   ownedDynamo: DynamoDbLocal | undefined;
+  scheduler: LocalScheduler;
+  pipe: LocalPipe;
 }
 
-/** A PutEvents entry as the `events:putEvents` integration gets it: `Detail` may be JSON, which Step Functions serializes. */
-type IntegrationEntry = Omit<PutEventsEntry, 'Detail'> & { Detail?: unknown };
-
-/** The `events:putEvents` integration on the local bus: a failed entry fails the Task (`EventBridge.FailedEntry`). */
-async function putFromStateMachine(bus: LocalEventBus, entries: IntegrationEntry[]): Promise<PutEventsResult> {
-  const result = await bus.putEvents(entries.map((e) => ({ ...e, Detail: typeof e.Detail === 'string' ? e.Detail : JSON.stringify(e.Detail) })));
-  const failed = result.Entries.find((e) => e.ErrorCode);
-  if (failed) throw Object.assign(new Error(`${failed.ErrorCode}: ${failed.ErrorMessage}`), { name: 'EventBridge.FailedEntry' });
-  return result;
+/** Options of {@link LifecycleSession.replay}. */
+export interface ReplayOptions {
+  source?: LeadEventSource;
+  /**
+   * Drive the emulated scheduler: before each group of events the clock moves to their time
+   * (firing every timer due at or before it first), clock lines move it explicitly, and at the end
+   * it moves to `until` when given. Without it timers are set but never fire.
+   */
+  clock?: boolean;
+  /** With `clock`: where the clock ends (ISO time). @default the last line's time */
+  until?: string;
 }
 
 /**
@@ -181,7 +205,12 @@ export class LifecycleSession {
   /** What the listeners sent. */
   readonly crm: RecordingAdapters['crm'];
   readonly notifier: RecordingAdapters['notifier'];
-  readonly followUps: RecordingAdapters['followUps'];
+  /** Follow-ups the follow-up sender sent through the agent's channel. */
+  readonly followUpChannel: RecordingAdapters['followUpChannel'];
+  /** The emulated EventBridge Scheduler holding the lead timers; its clock moves only with `advanceClock`. */
+  readonly scheduler: LocalScheduler;
+  /** The outbox pipe from the table's stream to the bus. */
+  readonly pipe: LocalPipe;
   /** Every lifecycle execution, in the order they finished. */
   readonly executions: LocalExecution[];
   /** Events the state machine could not apply (its `DeadLetter` Task's messages). */
@@ -196,7 +225,9 @@ export class LifecycleSession {
     this.busName = parts.busName;
     this.crm = parts.adapters.crm;
     this.notifier = parts.adapters.notifier;
-    this.followUps = parts.adapters.followUps;
+    this.followUpChannel = parts.adapters.followUpChannel;
+    this.scheduler = parts.scheduler;
+    this.pipe = parts.pipe;
     this.executions = parts.executions;
     this.sentDeadLetters = parts.sentDeadLetters;
     this.ownedDynamo = parts.ownedDynamo;
@@ -218,26 +249,52 @@ export class LifecycleSession {
     const dynamo = memory ? undefined : (options.dynamo ?? ownedDynamo);
     const tableName = dynamo && tableNameOf(template);
     let store: LeadStore;
+    let stream: StreamSource;
     try {
-      store = dynamo ? await prepareTable(dynamo, template, tableName!) : memoryLeadStore();
+      if (dynamo) {
+        store = await prepareTable(dynamo, template, tableName!);
+        stream = await dynamoDbStreamSource(dynamo.client, dynamo.endpoint, tableName!);
+      } else {
+        const memoryStore = memoryLeadStore();
+        store = memoryStore;
+        stream = memoryStreamSource(memoryStore);
+      }
     } catch (e) {
       await ownedDynamo?.stop();
       throw e;
     }
 
-    const adapters = { crm: recordingCrm(), notifier: recordingNotifier(), followUps: recordingFollowUpScheduler() };
+    const adapters = { crm: recordingCrm(), notifier: recordingNotifier(), followUpChannel: recordingFollowUpChannel() };
     const executions: LocalExecution[] = [];
     const sentDeadLetters: SentDeadLetter[] = [];
+    const busName = leadsBusName(config);
     // The runtime publishes to the bus and the bus delivers to the runtime; no execution starts before both exist.
     let bus: LocalEventBus | undefined;
+    const putOnBus = async (entries: PutEventsEntry[]) => {
+      const result = await bus!.putEvents(entries);
+      const failed = result.Entries.find((e) => e.ErrorCode);
+      if (failed) throw new LocalServiceError(`the local bus refused an entry: ${failed.ErrorMessage}`);
+      return result;
+    };
+    // What EventBridge Scheduler does when a timer is due: put its delivery on the bus, at the due time.
+    const scheduler = new LocalScheduler({
+      deliver: async (t: TimerRequest) => {
+        await putOnBus([{ EventBusName: busName, Source: t.delivery.source, DetailType: t.delivery.detailType, Detail: JSON.stringify({ ...t.delivery.detail, timer: t.stamp }), Time: new Date(t.dueAt) }]);
+      },
+    });
     const runtime = await LocalRuntime.create({
       app,
-      services: { ...(memory && { store }), ...adapters } satisfies LifecycleServices,
+      services: {
+        ...(memory && { store }),
+        ...adapters,
+        timers: scheduler,
+        now: scheduler.now,
+        putEvents: async (entries) => void (await putOnBus(entries.map((e) => ({ ...e, EventBusName: e.EventBusName ?? busName })) as PutEventsEntry[])),
+      } satisfies LifecycleServices,
       historyDir: options.historyDir ?? false,
       ...(dynamo && { dynamo: { endpoint: dynamo.endpoint } }),
       extraEnv: { AGENT_CONFIG: JSON.stringify(agentConfig) },
       serviceIntegrations: {
-        [PUT_EVENTS_INTEGRATION]: (input: { Entries: IntegrationEntry[] }) => putFromStateMachine(bus!, input.Entries),
         [SQS_SEND_MESSAGE_INTEGRATION]: (input: { QueueUrl: string; MessageBody: unknown }) => {
           sentDeadLetters.push({ queueUrl: input.QueueUrl, body: input.MessageBody });
           return { MessageId: randomUUID() };
@@ -253,7 +310,8 @@ export class LifecycleSession {
         else throw new LocalServiceError(`the local lifecycle cannot deliver to ${arn}`);
       },
     });
-    return new LifecycleSession({ runtime, bus, store, tableName, busName: leadsBusName(config), adapters, executions, sentDeadLetters, ownedDynamo });
+    const pipe = LocalPipe.fromTemplate(template, { source: stream, invoke: (arn, payload) => runtime.invokeFunction(arn, payload), put: (entries) => bus!.putEvents(entries) });
+    return new LifecycleSession({ runtime, bus, store, tableName, busName, adapters, executions, sentDeadLetters, ownedDynamo, scheduler, pipe });
   }
 
   /**
@@ -270,23 +328,62 @@ export class LifecycleSession {
     }
   }
 
-  /** Wait until every delivery (state machine executions, listeners, and what they publish) is done. */
-  drain(): Promise<void> {
-    return this.bus.drain();
+  /**
+   * Wait until every delivery is done: state machine executions, what the outbox pipe publishes
+   * from the stream, listeners, and what they publish in turn.
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.bus.drain();
+      if ((await this.pipe.pump()) === 0) return;
+    }
+  }
+
+  /** Move the emulated clock to `time`, firing (and fully processing) every lead timer due on the way. */
+  async advanceClock(time: string | number): Promise<void> {
+    await this.drain();
+    await this.scheduler.advanceTo(time, () => this.drain());
   }
 
   /**
    * Put events in order: each group of consecutive events with the same time is put at once (its
    * events are applied concurrently, in any order), and fully processed before the next group.
+   * Clock lines only count with `clock` (see {@link ReplayOptions}).
    */
-  async replay(lines: readonly ReplayLine[], source: LeadEventSource = 'stepwise.replay'): Promise<void> {
-    for (const group of groupByTime(lines)) {
+  async replay(lines: readonly (ReplayLine | ClockLine)[], options: ReplayOptions | LeadEventSource = {}): Promise<void> {
+    const { source = 'stepwise.replay', clock = false, until } = typeof options === 'string' ? { source: options } : options;
+    const steps: (ReplayLine[] | ClockLine)[] = [];
+    let run: ReplayLine[] = [];
+    const flush = () => {
+      steps.push(...groupByTime(run));
+      run = [];
+    };
+    for (const line of lines) {
+      if (!('clock' in line)) run.push(line);
+      else {
+        flush();
+        steps.push(line);
+      }
+    }
+    flush();
+    for (const step of steps) {
+      if (!Array.isArray(step)) {
+        if (clock) await this.advanceClock(step.clock);
+        continue;
+      }
+      if (clock) await this.advanceClock(step[0]!.event.time);
       await this.put(
-        group.map((l) => l.event),
+        step.map((l) => l.event),
         source,
       );
       await this.drain();
     }
+    if (clock && until !== undefined) await this.advanceClock(until);
+  }
+
+  /** Outbox batches the pipe gave up on, and timers Scheduler could not deliver (their dead-letter queues). */
+  get publishDeadLetters(): { outbox: LocalPipe['deadLetters']; timers: LocalScheduler['deadLetters'] } {
+    return { outbox: this.pipe.deadLetters, timers: this.scheduler.deadLetters };
   }
 
   /** Listener deliveries that failed every attempt (the bus's dead letters). */

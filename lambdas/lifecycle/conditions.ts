@@ -3,11 +3,14 @@
  * `goal.hit`) and when follow-ups stop (it raises `follow_up.stopped`). Pure.
  *
  * A condition is `{ event, where? }` (the event's type, and tests on keys of its `detail`),
+ * `{ state, sparky? }` (where the event left the lead, and the agent's Sparky switch),
  * `{ anyOf: [...] }` (some member holds for the current event) or `{ allOf: [...] }` (every member
- * held for some event of the current conversation).
+ * held for some event of the current conversation). `event`/`where` and `state`/`sparky` may be
+ * combined: every part given must hold.
  */
 import { z } from 'zod';
 import { LEAD_EVENT_TYPES, isSystemEventType, type LeadEventType } from './schema.ts';
+import { NO_TIMERS, TimersSchema } from './timers-config.ts';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -16,7 +19,7 @@ const FieldTest = z
   .object({
     /** Strict equality (`null` matches an explicit null, never a missing field). */
     eq: z.union([Scalar, z.null()]),
-    /** Numeric comparisons; a numeric string in the event (`"12000"`) counts as its number. */
+    /** Numeric comparisons; a decimal string in the event (`"12000"`, `"-1.5"`) counts as its number, nothing else does. */
     gt: z.number(),
     gte: z.number(),
     lt: z.number(),
@@ -34,8 +37,12 @@ const ConditionEventType = z
   .refine((t) => !isSystemEventType(t), 'goal.hit and follow_up.stopped are raised by conditions, they cannot be one');
 
 export interface EventCondition {
-  event: LeadEventType;
+  event?: LeadEventType;
   where?: Record<string, FieldTest>;
+  /** The lead's state after the event: a leaf, or a parent (any leaf inside it). */
+  state?: string;
+  /** The agent's `sparky` switch (revival of cold leads) must be this. */
+  sparky?: boolean;
 }
 export interface AnyOfCondition {
   anyOf: Condition[];
@@ -54,20 +61,29 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
     .object({
       event: ConditionEventType.optional(),
       where: z.record(z.string().min(1), FieldTest).optional(),
+      state: z.string().regex(/^[a-z][a-z0-9_]*$/, 'a state name').optional(),
+      sparky: z.boolean().optional(),
       anyOf: z.array(ConditionSchema).min(1).optional(),
       allOf: z.array(ConditionSchema).min(1).optional(),
     })
     .strict()
     .superRefine((c, ctx) => {
-      const forms = [c.event, c.anyOf, c.allOf].filter((f) => f !== undefined).length;
+      const leaf = c.event !== undefined || c.state !== undefined;
+      const forms = [leaf || undefined, c.anyOf, c.allOf].filter((f) => f !== undefined).length;
       if (forms !== 1)
-        ctx.addIssue({ code: 'custom', message: 'a condition is exactly one of { event, where? }, { anyOf: [...] }, { allOf: [...] }' });
+        ctx.addIssue({ code: 'custom', message: 'a condition is exactly one of { event?, where?, state?, sparky? }, { anyOf: [...] }, { allOf: [...] }' });
       else if (c.where && !c.event) ctx.addIssue({ code: 'custom', path: ['where'], message: '`where` belongs beside `event`' });
+      else if (c.sparky !== undefined && !leaf) ctx.addIssue({ code: 'custom', path: ['sparky'], message: '`sparky` belongs beside `event` or `state`' });
     })
     .transform((c): Condition => {
       if (c.anyOf) return { anyOf: c.anyOf };
       if (c.allOf) return { allOf: c.allOf };
-      return c.where ? { event: c.event!, where: c.where } : { event: c.event! };
+      return {
+        ...(c.event !== undefined && { event: c.event }),
+        ...(c.where && { where: c.where }),
+        ...(c.state !== undefined && { state: c.state }),
+        ...(c.sparky !== undefined && { sparky: c.sparky }),
+      };
     }),
 );
 
@@ -82,9 +98,22 @@ export const AgentConfigSchema = z
     goal: ConditionSchema.nullable().default(null),
     /** Follow-ups stop (`follow_up.stopped`) when any of these holds. */
     stopFollowUpsOn: z.array(ConditionSchema).default([]),
+    /**
+     * The conversation ends without its goal (`conversation.stopped`) when any of these holds,
+     * e.g. `{ "state": "cold", "sparky": false }`: a lead that went cold is handed off unless
+     * Sparky may revive it.
+     */
+    stopConversationOn: z.array(ConditionSchema).default([]),
+    /** Sparky: the agent may revive cold leads. Conditions test it with `sparky`. @default false */
+    sparky: z.boolean().default(false),
+    /** What raises time-based events for this agent's leads (see timers.ts). @default no timers */
+    timers: TimersSchema.default(NO_TIMERS),
   })
   .strict();
-export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+type ParsedAgentConfig = z.infer<typeof AgentConfigSchema>;
+/** An agent config; the keys added after the first release are optional, so configs written before them stay valid values. */
+export type AgentConfig = Omit<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers'> &
+  Partial<Pick<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers'>>;
 
 /** The part of an event conditions look at. */
 export interface ConditionEvent {
@@ -92,9 +121,23 @@ export interface ConditionEvent {
   detail?: Record<string, unknown>;
 }
 
-function asNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+/** What a `{ state, sparky }` condition looks at: where the event left the lead (its leaf and the leaf's parents) and the agent's switch. */
+export interface ConditionSituation {
+  /** The lead's leaf and every parent of it. */
+  states: readonly string[];
+  sparky: boolean;
+}
+
+/**
+ * Plain decimal notation only. `Number()` also reads `"0x2710"`, `"0b1"`, `"1e4"`, `"Infinity"`
+ * and padded strings, so a CRM field like `"0x2710"` would pass `gte: 10000`.
+ */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/** The number a detail value stands for: a finite number, or a string in plain decimal notation. */
+export function asNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && DECIMAL.test(value)) return Number(value);
   return undefined;
 }
 
@@ -118,9 +161,14 @@ function fieldPasses(test: FieldTest, value: unknown): boolean {
   return checks.every(Boolean);
 }
 
-/** Whether an `{ event, where? }` condition matches one event. */
-export function eventMatches(condition: EventCondition, event: ConditionEvent): boolean {
-  if (condition.event !== event.type) return false;
+/**
+ * Whether an `{ event?, where?, state?, sparky? }` condition matches one event. Without a
+ * situation (no lead at hand) a `state` or `sparky` part never holds.
+ */
+export function eventMatches(condition: EventCondition, event: ConditionEvent, situation?: ConditionSituation): boolean {
+  if (condition.event !== undefined && condition.event !== event.type) return false;
+  if (condition.state !== undefined && !situation?.states.includes(condition.state)) return false;
+  if (condition.sparky !== undefined && situation?.sparky !== condition.sparky) return false;
   return Object.entries(condition.where ?? {}).every(([field, test]) => fieldPasses(test, event.detail?.[field]));
 }
 
@@ -145,13 +193,14 @@ export function conditionMatches(
   event: ConditionEvent,
   matched: readonly string[] = [],
   path = 'c',
+  situation?: ConditionSituation,
 ): ConditionResult {
-  if ('event' in condition) return { holds: eventMatches(condition, event), matched: [...matched] };
+  if (!('anyOf' in condition) && !('allOf' in condition)) return { holds: eventMatches(condition, event, situation), matched: [...matched] };
   let seen = [...matched];
   const members = 'anyOf' in condition ? condition.anyOf : condition.allOf;
   // Every member is evaluated (no short-circuit) so each one's progress is recorded.
   const holds = members.map((member, i) => {
-    const r = conditionMatches(member, event, seen, `${path}.${i}`);
+    const r = conditionMatches(member, event, seen, `${path}.${i}`, situation);
     seen = r.matched;
     return r.holds;
   });
@@ -170,26 +219,34 @@ export const STOP_PROGRESS_PREFIX = 'stopFollowUpsOn.';
 export interface ConfigEvaluation {
   goalMet: boolean;
   stopMatched: boolean;
+  conversationStopMatched: boolean;
   matched: string[];
 }
 
 /**
- * Check the goal and every stop condition against one event of the current conversation.
- * Progress paths are `goal...` and `stopFollowUpsOn.<i>...`.
+ * Check the goal, every follow-up stop and every conversation stop against one event of the
+ * current conversation, with the lead where the event left it (`states`: its leaf and parents).
+ * Progress paths are `goal...`, `stopFollowUpsOn.<i>...` and `stopConversationOn.<i>...`.
  */
-export function evaluateAgentConfig(config: AgentConfig, event: ConditionEvent, matched: readonly string[]): ConfigEvaluation {
+export function evaluateAgentConfig(config: AgentConfig, event: ConditionEvent, matched: readonly string[], states: readonly string[] = []): ConfigEvaluation {
+  const situation: ConditionSituation = { states, sparky: config.sparky ?? false };
   let seen = [...matched];
   let goalMet = false;
   if (config.goal) {
-    const r = conditionMatches(config.goal, event, seen, 'goal');
+    const r = conditionMatches(config.goal, event, seen, 'goal', situation);
     goalMet = r.holds;
     seen = r.matched;
   }
-  let stopMatched = false;
-  config.stopFollowUpsOn.forEach((condition, i) => {
-    const r = conditionMatches(condition, event, seen, `${STOP_PROGRESS_PREFIX}${i}`);
-    stopMatched ||= r.holds;
-    seen = r.matched;
-  });
-  return { goalMet, stopMatched, matched: seen };
+  const any = (conditions: readonly Condition[] | undefined, prefix: string) => {
+    let holds = false;
+    (conditions ?? []).forEach((condition, i) => {
+      const r = conditionMatches(condition, event, seen, `${prefix}${i}`, situation);
+      holds ||= r.holds;
+      seen = r.matched;
+    });
+    return holds;
+  };
+  const stopMatched = any(config.stopFollowUpsOn, STOP_PROGRESS_PREFIX);
+  const conversationStopMatched = any(config.stopConversationOn, 'stopConversationOn.');
+  return { goalMet, stopMatched, conversationStopMatched, matched: seen };
 }

@@ -20,14 +20,16 @@ import { z } from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 import { LifecycleEventSchema, type LifecycleEvent } from './schema.ts';
 
+/** What EventBridge Scheduler puts on the bus for a lead's timer (`renewal.due`, and `follow_ups.exhausted` from the follow-up sender). */
+export const SCHEDULER_SOURCE = 'stepwise.scheduler';
 /** Sources whose events the lifecycle applies (the incoming rule's pattern). */
-export const LEAD_EVENT_SOURCES = ['stepwise.crm', 'stepwise.agent', 'stepwise.replay'] as const;
+export const LEAD_EVENT_SOURCES = ['stepwise.crm', 'stepwise.agent', 'stepwise.replay', SCHEDULER_SOURCE] as const;
 export type LeadEventSource = (typeof LEAD_EVENT_SOURCES)[number];
 /** The source of what the lifecycle itself publishes; never routed back into it. */
 export const LIFECYCLE_SOURCE = 'stepwise.lifecycle';
 /** Published after every applied event that changed the lead's state or context. */
 export const STATE_CHANGED = 'lead.state_changed';
-/** Published by the follow-up timer when a scheduled follow-up is due. */
+/** Put on the bus by the lead's follow-up schedule when a follow-up is due (source `stepwise.lifecycle`); the follow-up sender consumes it. */
 export const FOLLOW_UP_DUE = 'follow_up.due';
 
 /** `detail` keys the envelope mapping owns; a lifecycle event's own detail cannot use them. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { checkDefinition, parseDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError } from '../lib/errors.ts';
 import { STATEMACHINES_DIR } from '../lib/workflow/loader.ts';
-import { AgentConfigSchema, type AgentConfig } from './conditions.ts';
+import { AgentConfigSchema, type AgentConfig, type Condition } from './conditions.ts';
 import {
   LEAD_EVENT_TYPES,
   SYSTEM_EVENT_TYPES,
@@ -236,5 +236,24 @@ export function loadAgentConfig(agent: string, lifecycle: string = LEAD_LIFECYCL
   } catch (e) {
     throw new DefinitionError(relPath(path), '(json)', (e as Error).message);
   }
-  return parseAgentConfig(raw, relPath(path));
+  const config = parseAgentConfig(raw, relPath(path));
+  checkConditionStates(config, loadLifecycle(lifecycle, root), relPath(path));
+  return config;
+}
+
+/**
+ * Every `state` a condition names is a state of the lifecycle (a typo would make the condition
+ * silently never hold).
+ * @throws DefinitionError naming the source and the condition.
+ */
+export function checkConditionStates(config: AgentConfig, def: LifecycleDefinition, source: string): void {
+  const visit = (c: Condition, field: string): void => {
+    if ('anyOf' in c) return c.anyOf.forEach((m, i) => visit(m, `${field}.anyOf.${i}`));
+    if ('allOf' in c) return c.allOf.forEach((m, i) => visit(m, `${field}.allOf.${i}`));
+    if (c.state !== undefined && !Object.hasOwn(def.states, c.state))
+      throw new DefinitionError(source, `${field}.state`, `"${c.state}" is not a state of ${def.name}`);
+  };
+  if (config.goal) visit(config.goal, 'goal');
+  config.stopFollowUpsOn.forEach((c, i) => visit(c, `stopFollowUpsOn.${i}`));
+  (config.stopConversationOn ?? []).forEach((c, i) => visit(c, `stopConversationOn.${i}`));
 }

@@ -6,13 +6,26 @@
  * |-------------------------|----------------------------------------------------------|--------------------------------|
  * | {@link CrmPort}         | {@link httpCrm}: JSON webhook, `Idempotency-Key` header  | {@link recordingCrm}           |
  * | {@link NotifierPort}    | {@link sesNotifier}: SES v2 email to the client's team   | {@link recordingNotifier}      |
- * | {@link FollowUpScheduler} | {@link sfnFollowUpScheduler}: a follow-up timer execution | {@link recordingFollowUpScheduler} |
+ * | {@link TimerScheduler} | {@link eventBridgeScheduler}: one-time EventBridge Scheduler schedules | `LocalScheduler` (infra/local/scheduler.ts), on an injected clock |
+ * | {@link FollowUpChannel} | {@link httpFollowUpChannel}: the agent's messaging webhook | {@link recordingFollowUpChannel} |
  */
-import { createHash } from 'node:crypto';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  type GetScheduleCommandOutput,
+  ResourceNotFoundException,
+  UpdateScheduleCommand,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
-import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import { CrmSyncError } from '../lib/errors.ts';
-import type { CrmLeadState, FollowUpRequest, LeadNotification } from './state-changes.ts';
+import { CrmSyncError, StepwiseError } from '../lib/errors.ts';
+import type { CrmLeadState, LeadNotification } from './state-changes.ts';
+import { TimerStampSchema, supersedes, type TimerRequest, type TimerStamp } from './timers.ts';
+
+/** The agent's channel did not take a follow-up (network error, timeout, non-2xx). Transient: the delivery is retried, then dead-lettered. */
+export class FollowUpSendError extends StepwiseError {}
 
 /** Writes the lead's lifecycle state back to the client's CRM. */
 export interface CrmPort {
@@ -25,10 +38,14 @@ export interface NotifierPort {
   notify(notification: LeadNotification): Promise<void>;
 }
 
-/** Arranges for a follow-up to be sent when it is due. */
-export interface FollowUpScheduler {
-  /** Idempotent per (lead, version): scheduling the same follow-up twice schedules it once. */
-  schedule(request: FollowUpRequest): Promise<void>;
+/** One-time schedules for a lead's timers (timers.ts). */
+export interface TimerScheduler {
+  /** Create or replace the schedule `request.name`, unless the existing one is newer (`supersedes`): then `kept`. */
+  set(request: TimerRequest): Promise<'set' | 'kept'>;
+  /** Delete a schedule; a missing one is fine. */
+  cancel(name: string): Promise<void>;
+  /** The pending schedule of that name, if any. */
+  get(name: string): Promise<TimerRequest | undefined>;
 }
 
 /** How long the CRM webhook may take before the delivery counts as failed (and is retried). */
@@ -103,39 +120,143 @@ export function recordingNotifier(): NotifierPort & { readonly sent: LeadNotific
   };
 }
 
-/**
- * The timer execution's name: unique per (lead, version), within Step Functions' 80 characters
- * of `[A-Za-z0-9_-]`. A hash keeps lead ids with other characters (or long ones) apart.
- */
-export function followUpExecutionName(request: FollowUpRequest): string {
-  const readable = request.leadId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40);
-  const hash = createHash('sha256').update(request.leadId).digest('hex').slice(0, 12);
-  return `${readable}-${hash}-v${request.version}`;
-}
+/** How long before its time a one-time schedule must be created, so it still fires (a late sender's "now"). */
+const MIN_LEAD_MS = 60_000;
 
 /**
- * AWS adapter: starts the follow-up timer state machine (it waits until `dueAt`, then publishes
- * `follow_up.due`), named per (lead, version) so a redelivered change starts nothing new.
+ * AWS adapter: one-time EventBridge Scheduler schedules in `groupName`, named per (kind, lead) so a
+ * new timer replaces the old one, `at()` in UTC, flexible time window off (follow-ups go out on
+ * time), deleted after they fire. The target is the leads bus (`EventBridgeParameters`: the
+ * delivery's source and detail-type; `Input`: its detail), through `roleArn`; deliveries that fail
+ * every retry land in `deadLetterArn`. A timer never replaces a newer one (`supersedes`): a late
+ * `lead.state_changed` cannot push a lead's current timer out.
  */
-export function sfnFollowUpScheduler(client: SFNClient, stateMachineArn: string): FollowUpScheduler {
+export function eventBridgeScheduler(client: SchedulerClient, target: { groupName: string; roleArn: string; busArn: string; deadLetterArn: string }, now: () => number = Date.now): TimerScheduler {
+  const get = async (name: string) => {
+    try {
+      return await client.send(new GetScheduleCommand({ Name: name, GroupName: target.groupName }));
+    } catch (e) {
+      if (e instanceof ResourceNotFoundException) return undefined;
+      throw e;
+    }
+  };
   return {
-    async schedule(request) {
+    async set(request) {
+      const existing = await get(request.name);
+      const current = existing && stampOf(existing.Target?.Input);
+      if (current && !supersedes(request.stamp, current)) return 'kept';
+      const dueMs = Math.max(Date.parse(request.dueAt), now() + MIN_LEAD_MS);
+      const input = {
+        Name: request.name,
+        GroupName: target.groupName,
+        Description: `stepwise ${request.kind} timer of lead ${request.leadId}`.slice(0, 512),
+        ScheduleExpression: `at(${new Date(dueMs).toISOString().slice(0, 19)})`,
+        ScheduleExpressionTimezone: 'UTC',
+        FlexibleTimeWindow: { Mode: 'OFF' as const },
+        ActionAfterCompletion: 'DELETE' as const,
+        State: 'ENABLED' as const,
+        Target: {
+          Arn: target.busArn,
+          RoleArn: target.roleArn,
+          Input: JSON.stringify({ ...request.delivery.detail, timer: request.stamp }),
+          EventBridgeParameters: { Source: request.delivery.source, DetailType: request.delivery.detailType },
+          DeadLetterConfig: { Arn: target.deadLetterArn },
+          RetryPolicy: { MaximumRetryAttempts: 20, MaximumEventAgeInSeconds: 24 * 3600 },
+        },
+      };
+      if (existing) await client.send(new UpdateScheduleCommand(input));
+      else {
+        try {
+          await client.send(new CreateScheduleCommand(input));
+        } catch (e) {
+          // Created meanwhile by a concurrent delivery: replace it (both carry the same or newer stamps).
+          if (!(e instanceof ConflictException)) throw e;
+          await client.send(new UpdateScheduleCommand(input));
+        }
+      }
+      return 'set';
+    },
+    async get(name) {
+      const schedule = await get(name);
+      return schedule && timerOf(name, schedule);
+    },
+    async cancel(name) {
       try {
-        await client.send(new StartExecutionCommand({ stateMachineArn, name: followUpExecutionName(request), input: JSON.stringify(request) }));
+        await client.send(new DeleteScheduleCommand({ Name: name, GroupName: target.groupName }));
       } catch (e) {
-        if (!(e instanceof ExecutionAlreadyExists)) throw e;
+        if (!(e instanceof ResourceNotFoundException)) throw e;
       }
     },
   };
 }
 
-/** Local adapter: keeps every request once per (lead, version), like the AWS adapter. */
-export function recordingFollowUpScheduler(): FollowUpScheduler & { readonly scheduled: FollowUpRequest[] } {
-  const scheduled: FollowUpRequest[] = [];
+/** A schedule read back as the timer that created it; `undefined` for one that is not ours. */
+function timerOf(name: string, schedule: GetScheduleCommandOutput): TimerRequest | undefined {
+  const stamp = stampOf(schedule.Target?.Input);
+  const at = /^at\((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\)$/.exec(schedule.ScheduleExpression ?? '');
+  const params = schedule.Target?.EventBridgeParameters;
+  if (!stamp || !at || !params?.Source || !params.DetailType) return undefined;
+  // The input is the detail plus its stamp (`timer`); `follow_up.due` carries the stamp in its detail anyway.
+  const detail = JSON.parse(schedule.Target!.Input!) as Record<string, unknown>;
+  const kind = name.startsWith('renewal-') ? 'renewal' : 'follow-up';
+  return { name, kind, leadId: String(detail.leadId), dueAt: `${at[1]}Z`, stamp, delivery: { source: params.Source, detailType: params.DetailType, detail } };
+}
+
+/** The stamp a schedule's input carries (`timer`), if it is one of ours. */
+function stampOf(input: string | undefined): TimerStamp | undefined {
+  try {
+    const parsed = TimerStampSchema.safeParse((JSON.parse(input ?? 'null') as { timer?: unknown } | null)?.timer);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A follow-up to send: the lead, which follow-up of the chain, and a key that is the same for every retry of it. */
+export interface FollowUpMessage {
+  leadId: string;
+  followUp: number;
+  version: number;
+  /** Idempotency key: the id of the `agent.message_sent` the follow-up is logged as. */
+  key: string;
+}
+
+/** The agent's outbound channel for follow-ups. */
+export interface FollowUpChannel {
+  /** Idempotent per `key`: a retried follow-up is sent once. */
+  sendFollowUp(message: FollowUpMessage): Promise<void>;
+}
+
+/**
+ * AWS adapter: `POST <url>` with the message as JSON and `Idempotency-Key: <key>` to the agent's
+ * messaging endpoint. Failures throw `FollowUpSendError`, so the delivery is retried.
+ */
+export function httpFollowUpChannel(url: string, fetchImpl: typeof fetch = fetch): FollowUpChannel {
   return {
-    scheduled,
-    async schedule(request) {
-      if (!scheduled.some((s) => s.leadId === request.leadId && s.version === request.version)) scheduled.push({ ...request });
+    async sendFollowUp(message) {
+      let response: Response;
+      try {
+        response = await fetchImpl(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': message.key },
+          body: JSON.stringify(message),
+          signal: AbortSignal.timeout(CRM_TIMEOUT_MS),
+        });
+      } catch (e) {
+        throw new FollowUpSendError(`follow-up channel unreachable: ${(e as Error).message}`, { cause: e });
+      }
+      if (!response.ok) throw new FollowUpSendError(`follow-up channel answered ${response.status} for lead ${message.leadId} follow-up ${message.followUp}`);
+    },
+  };
+}
+
+/** Local adapter: keeps every follow-up once per key, in call order. */
+export function recordingFollowUpChannel(): FollowUpChannel & { readonly sent: FollowUpMessage[] } {
+  const sent: FollowUpMessage[] = [];
+  return {
+    sent,
+    async sendFollowUp(message) {
+      if (!sent.some((m) => m.key === message.key)) sent.push({ ...message });
     },
   };
 }

@@ -215,6 +215,8 @@ export const LeadSnapshotSchema = z
         matched: z.array(z.string()),
       })
       .strict(),
+    /** The CRM's own time of the newest `crm.state_set` applied (`detail.crmUpdatedAt`): an older one is refused. */
+    crmUpdatedAt: z.iso.datetime({ offset: true }).optional(),
   })
   .strict();
 export type LeadSnapshot = z.infer<typeof LeadSnapshotSchema>;

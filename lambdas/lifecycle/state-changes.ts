@@ -13,6 +13,12 @@ import { canReceiveFollowUp, pathOf, type ApplyResult } from './transition.ts';
 /** The `detail` of `lead.state_changed`. */
 export const StateChangedDetailSchema = z
   .object({
+    /**
+     * `<leadId>:v<version>`: unique per change (every change bumps the version). The outbox
+     * publishes at least once, so consumers dedupe on it (the CRM and scheduler ports already key
+     * their writes on (lead, version)).
+     */
+    changeId: z.string().min(1),
     leadId: z.string().min(1),
     /** The event that caused the change (its id and type; its time is `at`). */
     eventId: z.string().min(1),
@@ -43,6 +49,7 @@ export function stateChangeOf(def: LifecycleDefinition, before: LeadSnapshot, re
   if (after.state === before.state && sameContext) return undefined;
   const [trigger, ...raised] = result.events;
   return {
+    changeId: `${trigger!.leadId}:v${after.version}`,
     leadId: trigger!.leadId,
     eventId: trigger!.id,
     eventType: trigger!.type,
@@ -131,22 +138,4 @@ export function notificationFor(change: StateChangedDetail): LeadNotification | 
       `Conversation ${change.conversation}, version ${change.version}; follow-ups ${change.canReceiveFollowUp ? 'may run' : 'do not run'}.`,
     ].join('\n'),
   };
-}
-
-/** A follow-up to send to a lead, valid while the lead is still at `version`. */
-export interface FollowUpRequest {
-  leadId: string;
-  version: number;
-  /** ISO time the follow-up is due. */
-  dueAt: string;
-}
-
-/**
- * The follow-up to schedule after a change: only while the lead can receive follow-ups
- * (`canReceiveFollowUp`), due `delaySeconds` after the event that caused the change. The sender
- * checks the lead's version when it is due: a lead that changed since gets no stale follow-up.
- */
-export function followUpFor(change: StateChangedDetail, delaySeconds: number): FollowUpRequest | undefined {
-  if (!change.canReceiveFollowUp) return undefined;
-  return { leadId: change.leadId, version: change.version, dueAt: new Date(Date.parse(change.at) + delaySeconds * 1000).toISOString() };
 }

@@ -20,6 +20,13 @@
  * | projection | `LEAD#<id>` | `STATE`                 | `leadId`, the `LeadSnapshot` fields, `lastEventTime` |
  * | event      | `LEAD#<id>` | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                                    |
  * | id marker  | `LEAD#<id>` | `ID#<trigger event id>` | `seq` of the trigger                                 |
+ * | outbox     | `LEAD#<id>` | `OUTBOX#<version, 10 d>`| `type: lead.state_changed`, `detail`, `expiresAt`    |
+ *
+ * Transactional outbox: the `lead.state_changed` an append causes is written in the same
+ * transaction as the change, as an outbox item. The table's stream publishes it (an EventBridge
+ * Pipe, lambdas/lifecycle/handlers/outbox.ts), so a committed change is published at least once
+ * even when everything after the commit fails; consumers dedupe by `changeId`. Outbox items expire
+ * (TTL `expiresAt`) once the stream has long delivered them.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -27,8 +34,31 @@ import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, Transa
 import type { Env } from '../lib/contracts.ts';
 import { InvalidInputError, VersionConflictError } from '../lib/errors.ts';
 import type { ClientTracer } from '../lib/observability.ts';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { LeadSnapshotSchema, LoggedEventSchema, type LeadSnapshot, type LoggedEvent } from './schema.ts';
+import type { StateChangedDetail } from './state-changes.ts';
 import type { ApplyResult } from './transition.ts';
+
+/** What an append writes: the applied result and, when state or context changed, the change to publish (the outbox item). */
+export type AppendInput = ApplyResult & { stateChanged?: StateChangedDetail | null };
+
+/** `sk` prefix of outbox items; the pipe's filter and the local stream reader match it. */
+export const OUTBOX_SK_PREFIX = 'OUTBOX#';
+/** The table's TTL attribute (epoch seconds); only outbox items carry it. */
+export const EXPIRES_AT_ATTRIBUTE = 'expiresAt';
+/** How long an outbox item outlives its commit: far beyond the stream's 24 h retention. */
+const OUTBOX_TTL_SECONDS = 7 * 24 * 3600;
+
+/**
+ * A DynamoDB stream record as Lambda and EventBridge Pipes receive it (`NEW_IMAGE` view): what
+ * the outbox publisher reads, from AWS, DynamoDB Local or the in-memory store.
+ */
+export interface StreamRecord {
+  eventID: string;
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  eventSource: 'aws:dynamodb';
+  dynamodb: { Keys: Record<string, unknown>; NewImage?: Record<string, unknown>; SequenceNumber: string; ApproximateCreationDateTime?: number };
+}
 
 /** A lead as stored: its id and snapshot. */
 export interface LeadRecord {
@@ -60,7 +90,7 @@ export interface LeadStore {
    *   repeated — a Persist retried after its first attempt committed — is answered `APPENDED` again,
    *   so the change is still published; another request for an applied event id is a `DUPLICATE`.
    */
-  append(leadId: string, expectedEventCount: number, result: ApplyResult, requestId?: string): Promise<AppendStatus>;
+  append(leadId: string, expectedEventCount: number, result: AppendInput, requestId?: string): Promise<AppendStatus>;
   getLead(leadId: string): Promise<LeadSnapshot | undefined>;
   /** The lead's log in `seq` order (empty for an unknown lead). */
   listEvents(leadId: string): Promise<LoggedEvent[]>;
@@ -88,13 +118,15 @@ export function conflictBackoffMs(attempt: number, random: () => number = Math.r
  * Check that `result` continues a log whose last `seq` is `expectedEventCount` with the trigger
  * first: the gap-free guarantee does not depend on callers being right.
  */
-function checkContinues(leadId: string, expectedEventCount: number, { events, snapshot }: ApplyResult): void {
+function checkContinues(leadId: string, expectedEventCount: number, { events, snapshot, stateChanged }: AppendInput): void {
   const fail = (problem: string) => new InvalidInputError(`append to lead ${leadId}: ${problem}`);
   if (events.length === 0) throw fail('no events');
   if (events.some((e) => e.leadId !== leadId)) throw fail('an event of another lead');
   if (events.some((e, i) => e.seq !== expectedEventCount + 1 + i)) throw fail(`seq ${events.map((e) => e.seq).join(',')} does not follow ${expectedEventCount}`);
   if (snapshot.eventCount !== expectedEventCount + events.length)
     throw fail(`snapshot eventCount ${snapshot.eventCount} is not ${expectedEventCount + events.length}`);
+  if (stateChanged && (stateChanged.leadId !== leadId || stateChanged.version !== snapshot.version || stateChanged.eventId !== events[0]!.id))
+    throw fail(`the state change (lead ${stateChanged.leadId}, version ${stateChanged.version}) is not this append's`);
 }
 
 /**
@@ -106,13 +138,45 @@ function transactionToken(leadId: string, triggerId: string, expectedEventCount:
   return createHash('sha256').update(`${leadId}|${triggerId}|${expectedEventCount}|${requestId}`).digest('hex').slice(0, 36);
 }
 
+/** The outbox item of a change, keyed by the version it produced (unique per lead: each change bumps it). */
+function outboxItem(leadId: string, change: StateChangedDetail, committedAt: number): Item {
+  return {
+    pk: leadPk(leadId),
+    sk: `${OUTBOX_SK_PREFIX}${String(change.version).padStart(SEQ_DIGITS, '0')}`,
+    type: 'lead.state_changed',
+    detail: change,
+    [EXPIRES_AT_ATTRIBUTE]: Math.floor(committedAt / 1000) + OUTBOX_TTL_SECONDS,
+  };
+}
+
+/** The in-memory store: a {@link LeadStore} whose writes also appear, in commit order, as stream records. */
+export interface MemoryLeadStore extends LeadStore {
+  /** Every item an append wrote, as a `NEW_IMAGE` stream record (the local stand-in for the table's stream). */
+  readonly streamRecords: readonly StreamRecord[];
+}
+
 /**
  * An event store in memory, with the same semantics as {@link dynamoLeadStore} (each method is
- * atomic). For local runs without Java and for fast tests; data lives as long as the object.
+ * atomic), its outbox included. For local runs without Java and for fast tests; data lives as long as the object.
  */
-export function memoryLeadStore(): LeadStore {
+export function memoryLeadStore(now: () => number = Date.now): MemoryLeadStore {
   const leads = new Map<string, { snapshot: LeadSnapshot; events: LoggedEvent[]; ids: Set<string> }>();
   const committed = new Set<string>();
+  const streamRecords: StreamRecord[] = [];
+  const record = (item: Item, existed: boolean) => {
+    const seq = String(streamRecords.length + 1).padStart(21, '0');
+    streamRecords.push({
+      eventID: `mem-${seq}`,
+      eventName: existed ? 'MODIFY' : 'INSERT',
+      eventSource: 'aws:dynamodb',
+      dynamodb: {
+        Keys: marshall({ pk: item.pk, sk: item.sk }),
+        NewImage: marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: true }),
+        SequenceNumber: seq,
+        ApproximateCreationDateTime: Math.floor(now() / 1000),
+      },
+    });
+  };
   const sortedIds = () => [...leads.keys()].sort(compare);
   return {
     async load(leadId, eventId) {
@@ -134,6 +198,11 @@ export function memoryLeadStore(): LeadStore {
       next.ids.add(result.events[0]!.id);
       leads.set(leadId, next);
       committed.add(token);
+      const pk = leadPk(leadId);
+      record({ pk, sk: STATE_SK, leadId, ...result.snapshot }, lead !== undefined);
+      record({ pk, sk: idSk(result.events[0]!.id), seq: result.events[0]!.seq }, false);
+      for (const e of result.events) record({ pk, sk: eventSk(e.seq), ...e }, false);
+      if (result.stateChanged) record(outboxItem(leadId, result.stateChanged, now()), false);
       return 'APPENDED';
     },
     async getLead(leadId) {
@@ -149,6 +218,7 @@ export function memoryLeadStore(): LeadStore {
     async listAllEvents() {
       return sortedIds().flatMap((leadId) => structuredClone(leads.get(leadId)!.events));
     },
+    streamRecords,
   };
 }
 
@@ -165,8 +235,8 @@ const idSk = (eventId: string) => `${ID_SK_PREFIX}${eventId}`;
 type Item = Record<string, unknown>;
 
 function snapshotOf(item: Item): LeadSnapshot {
-  const { state, context, version, conversation, eventCount, progress } = item;
-  return LeadSnapshotSchema.parse({ state, context, version, conversation, eventCount, progress });
+  const { state, context, version, conversation, eventCount, progress, crmUpdatedAt } = item;
+  return LeadSnapshotSchema.parse({ state, context, version, conversation, eventCount, progress, ...(crmUpdatedAt !== undefined && { crmUpdatedAt }) });
 }
 
 function eventOf(item: Item): LoggedEvent {
@@ -220,6 +290,7 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
         ),
         put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
         ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
+        ...(result.stateChanged ? [put(outboxItem(leadId, result.stateChanged, Date.now()))] : []),
       ];
       try {
         const token = transactionToken(leadId, trigger.id, expectedEventCount, requestId);

@@ -4,6 +4,7 @@
  * comes from the events, so replaying a log always gives the same result. The event store, the
  * ASL tasks and the CLI all call `applyEvent`.
  */
+import { z } from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 import { STOP_PROGRESS_PREFIX, evaluateAgentConfig, type AgentConfig } from './conditions.ts';
 import {
@@ -119,6 +120,11 @@ function stay(s: LeadSnapshot, names: readonly ContextAction[]): Step {
   return { snapshot: run({ ...s, version: s.version + 1 }, names, actions), actions };
 }
 
+function endsConversation(def: LifecycleDefinition, leaf: string, type: LeadEventType): boolean {
+  const t = def.handlers[leaf]![type]?.transition;
+  return t?.kind === 'goto' && def.states[t.target]!.terminal;
+}
+
 function isLeaf(def: LifecycleDefinition, state: string): boolean {
   return Object.hasOwn(def.states, state) && def.states[state]!.children.length === 0;
 }
@@ -147,7 +153,40 @@ function takeTransition(def: LifecycleDefinition, s: LeadSnapshot, type: LeadEve
   }
 }
 
-function systemEvent(trigger: LifecycleEvent, type: SystemEventType): LifecycleEvent {
+/**
+ * Why an event is refused as out of date, if it is:
+ * - `detail.expectedVersion` (timers, and any producer that acted on what it read): the lead's
+ *   version must still be that; a timer set before the lead moved on is logged and ignored.
+ * - `crm.state_set` with `detail.version` (the lifecycle version the CRM's update is based on, as
+ *   the CRM sync sent it): older than the lead's version means the lead moved on since, so a late
+ *   CRM echo cannot move it back.
+ * - `crm.state_set` with `detail.crmUpdatedAt` (the CRM's own time of the change, for CRMs that do
+ *   not echo our version): older than the newest CRM set applied means it arrived out of order.
+ * A set with neither is the CRM's unconditional word.
+ */
+function staleness(s: LeadSnapshot, ev: LifecycleEvent): string | undefined {
+  const expected = ev.detail?.expectedVersion;
+  if (expected !== undefined) {
+    if (!Number.isSafeInteger(expected)) return `detail.expectedVersion ${JSON.stringify(expected)} is not a version`;
+    if (expected !== s.version) return `stale: expected version ${String(expected)}, the lead is at version ${s.version}`;
+  }
+  const crmVersion = ev.type === 'crm.state_set' ? ev.detail?.version : undefined;
+  if (crmVersion !== undefined) {
+    if (!Number.isSafeInteger(crmVersion) || (crmVersion as number) < 0) return `crm.state_set: detail.version ${JSON.stringify(crmVersion)} is not a version`;
+    if ((crmVersion as number) < s.version) return `crm.state_set: based on version ${String(crmVersion)}, older than the lead's version ${s.version}`;
+  }
+  const crmAt = ev.type === 'crm.state_set' ? ev.detail?.crmUpdatedAt : undefined;
+  if (crmAt !== undefined) {
+    if (typeof crmAt !== 'string' || !ISO_TIME.safeParse(crmAt).success) return `crm.state_set: detail.crmUpdatedAt ${JSON.stringify(crmAt)} is not an ISO time`;
+    if (s.crmUpdatedAt !== undefined && Date.parse(crmAt) < Date.parse(s.crmUpdatedAt))
+      return `crm.state_set: CRM time ${crmAt} is older than the newest CRM set applied (${s.crmUpdatedAt})`;
+  }
+  return undefined;
+}
+
+const ISO_TIME = z.iso.datetime({ offset: true });
+
+function systemEvent(trigger: LifecycleEvent, type: SystemEventType | 'conversation.stopped'): LifecycleEvent {
   return { id: `${trigger.id}:${type}`, leadId: trigger.leadId, type, time: trigger.time, detail: { triggeredBy: trigger.id } };
 }
 
@@ -159,7 +198,8 @@ export interface TransitionResult {
   actions: LifecycleAction[];
   /**
    * System events to apply next, in order: `follow_up.stopped` when a stop condition holds and
-   * follow-ups are not stopped yet, then `goal.hit` when the goal holds. Their ids are
+   * follow-ups are not stopped yet, then `goal.hit` when the goal holds, else
+   * `conversation.stopped` when a conversation stop holds. Their ids are
    * `<trigger id>:<type>`, so a redelivered trigger raises the same ids.
    */
   emitted: LifecycleEvent[];
@@ -171,8 +211,11 @@ export interface TransitionResult {
  * 1. The leaf's handler for the event type is taken (the deepest state declaring it wins). No
  *    handler: the snapshot only counts the event. Unknown type or invalid `crm.state_set` target:
  *    the same, with a `refuse` action.
+ *    A stale event (`detail.expectedVersion` not the lead's version, or a `crm.state_set` based on
+ *    an older version) is refused the same way.
  * 2. If the lead is still in a conversation (a non-terminal state) and the event is not a system
- *    event, the agent config's goal and stop conditions are checked against it.
+ *    event, the agent config's goal and stop conditions are checked against it and the state it
+ *    left the lead in.
  *
  * @throws InvalidInputError when the event has no usable id, lead id or ISO time, or the snapshot's
  * state is not a leaf of the definition: such input cannot be logged.
@@ -193,12 +236,23 @@ function step(def: LifecycleDefinition, snapshot: LeadSnapshot, ev: LifecycleEve
   const counted: LeadSnapshot = { ...snapshot, eventCount: snapshot.eventCount + 1 };
   if (!isLeadEventType(ev.type))
     return { snapshot: counted, actions: [{ type: 'refuse', reason: `unknown event type "${ev.type}"` }], emitted: [] };
-  const taken = takeTransition(def, counted, ev.type, ev.detail);
+  // A stale event changes nothing and meets no condition: it describes a lead that no longer exists.
+  const stale = staleness(snapshot, ev);
+  if (stale) return { snapshot: counted, actions: [{ type: 'refuse', reason: stale }], emitted: [] };
+  let taken = takeTransition(def, counted, ev.type, ev.detail);
+  // Remember the CRM's time of an applied set, so that an older one arriving later is refused.
+  const crmAt = ev.type === 'crm.state_set' && !taken.actions.some((a) => a.type === 'refuse') ? ev.detail?.crmUpdatedAt : undefined;
+  if (typeof crmAt === 'string') taken = { ...taken, snapshot: { ...taken.snapshot, crmUpdatedAt: crmAt } };
   if (isSystemEventType(ev.type) || def.states[taken.snapshot.state]!.terminal) return { ...taken, emitted: [] };
-  const { goalMet, stopMatched, matched } = evaluateAgentConfig(config, ev, taken.snapshot.progress.matched);
+  const states = ancestorsOrSelf(def, taken.snapshot.state);
+  const { goalMet, stopMatched, conversationStopMatched, matched } = evaluateAgentConfig(config, ev, taken.snapshot.progress.matched, states);
   const emitted: LifecycleEvent[] = [];
   if (stopMatched && !taken.snapshot.context.followUpsStopped) emitted.push(systemEvent(ev, 'follow_up.stopped'));
   if (goalMet) emitted.push(systemEvent(ev, 'goal.hit'));
+  // The goal wins: a conversation that met it is not also "stopped without its goal". Raised only
+  // where the statechart ends the conversation on it, so a configured stop can never loop.
+  else if (conversationStopMatched && endsConversation(def, taken.snapshot.state, 'conversation.stopped'))
+    emitted.push(systemEvent(ev, 'conversation.stopped'));
   return { snapshot: { ...taken.snapshot, progress: { matched } }, actions: taken.actions, emitted };
 }
 

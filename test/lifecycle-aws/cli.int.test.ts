@@ -131,6 +131,51 @@ describe('stepwise lead show and report', () => {
   });
 });
 
+describe('stepwise lead replay with the clock', () => {
+  const timed = file(
+    'timed.jsonl',
+    [
+      '{"id":"t1","leadId":"lead-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}',
+      '{"clock":"2026-02-01T00:00:00Z"}',
+    ].join('\n'),
+  );
+
+  it('a clock line plays the timers: follow-ups, then cold a week after the last one (same JSON shape)', async () => {
+    expect(await cli('replay', timed, '--agent', 'book-meeting', '--json', '--in-memory')).toBe(0);
+    expect(JSON.parse(io.out)).toEqual({
+      leads: { 'lead-t': { state: 'cold', path: 'active.lead_qualification.cold', context: { followUpsStopped: false }, version: 2, conversation: 1, eventCount: 5 } },
+    });
+    expect(io.err).toContain('clock at 2026-02-01T00:00:00.000Z, 4 timers fired, 0 pending');
+  });
+
+  it('without a clock line or --clock nothing fires; --clock --until plays to the given time', async () => {
+    const plain = file('plain.jsonl', '{"id":"t1","leadId":"lead-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}');
+    expect(await cli('replay', plain, '--agent', 'book-meeting', '--json', '--in-memory')).toBe(0);
+    expect(JSON.parse(io.out).leads['lead-t']).toMatchObject({ state: 'outreach', eventCount: 1 });
+    io.out = '';
+    expect(await cli('replay', plain, '--agent', 'book-meeting', '--json', '--in-memory', '--clock', '--until', '2026-01-08T10:00:00Z')).toBe(0);
+    expect(JSON.parse(io.out).leads['lead-t']).toMatchObject({ state: 'outreach', eventCount: 2 }); // follow-up 1 after 48 h
+    io.err = '';
+    expect(await cli('replay', plain, '--in-memory', '--clock', '--until', 'next week')).toBe(1);
+    expect(io.err).toBe('stepwise: --until next week is not an ISO time\n');
+  });
+});
+
+describe('stepwise lead export', () => {
+  it('--xstate prints the XState v5 machine config, or writes it with --out; without a format it fails in one line', async () => {
+    const { toXStateConfig } = await import('../../lambdas/lifecycle/xstate.ts');
+    const { loadLifecycle } = await import('../../lambdas/lifecycle/loader.ts');
+    expect(await cli('export', '--xstate')).toBe(0);
+    expect(JSON.parse(io.out)).toEqual(toXStateConfig(loadLifecycle()));
+    const out = join(dir, 'lead-lifecycle.xstate.json');
+    expect(await cli('export', '--xstate', '--out', out)).toBe(0);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(toXStateConfig(loadLifecycle()));
+    io.err = '';
+    expect(await cli('export')).toBe(1);
+    expect(io.err).toMatch(/^stepwise: say which format: --xstate/);
+  });
+});
+
 describe('stepwise lead on DynamoDB', () => {
   it('npx stepwise lead replay --json runs on DynamoDB Local by default', async () => {
     const { stdout } = await promisify(execFile)('npx', ['--no-install', 'stepwise', 'lead', 'replay', replayFile, '--json'], { cwd: PROJECT_ROOT });

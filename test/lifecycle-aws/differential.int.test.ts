@@ -2,7 +2,7 @@
  * Differential test: for every (leaf, event type) pair — and each leaf with follow-ups stopped or
  * not — the generated Express state machine, run locally on the synthesized ASL with the real Task
  * handlers, and `applyEvent` called directly agree on the snapshot, the logged events and the
- * `lead.state_changed` published; and the execution passes through the Task the statechart names.
+ * `lead.state_changed` written to the outbox; and the execution passes through the Task the statechart names.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,11 +10,14 @@ import { LocalRuntime } from '../../infra/local/runtime.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { eventFromEnvelope } from '../../lambdas/lifecycle/envelope.ts';
 import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import { recordingCrm, recordingFollowUpScheduler, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
+import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
 import { routeOf } from '../../lambdas/lifecycle/routes.ts';
 import { LEAD_EVENT_TYPES, type LeadSnapshot, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
 import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import { changesOf } from '../../lambdas/lifecycle/handlers/outbox.ts';
+import { matches } from '../../infra/local/eventbridge/pattern.ts';
+import { OUTBOX_FILTER } from '../../infra/stacks/lead-lifecycle-stack.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { lifecycleApp } from './support.ts';
 
@@ -32,7 +35,7 @@ let runtime: LocalRuntime;
 beforeAll(async () => {
   runtime = await LocalRuntime.create({
     app: lifecycleApp().app,
-    services: { store, crm: recordingCrm(), notifier: recordingNotifier(), followUps: recordingFollowUpScheduler() },
+    services: { store, crm: recordingCrm(), notifier: recordingNotifier(), followUpChannel: recordingFollowUpChannel() },
     historyDir: false,
     extraEnv: { AGENT_CONFIG: JSON.stringify(config) },
     serviceIntegrations: {
@@ -93,7 +96,9 @@ describe('the generated state machine agrees with applyEvent', () => {
       const entered = execution.events.filter((e) => e.type?.endsWith('StateEntered')).map((e) => e.stateEnteredEventDetails!.name);
       const events = (await store.listEvents(leadId)).slice(1);
       const change = stateChangeOf(def, before, expected);
-      const sent = published.filter((p) => (p as { Detail: { leadId: string } }).Detail.leadId === leadId).map((p) => (p as { Detail: unknown }).Detail);
+      // What the outbox holds for this lead: the state machine no longer publishes, the stream does.
+      const outbox = store.streamRecords.filter((r) => matches(OUTBOX_FILTER, r) && (r.dynamodb.NewImage as { pk: { S: string } }).pk.S === `LEAD#${leadId}`);
+      const sent = changesOf(outbox);
       const label = `${leaf}${followUpsStopped ? ' (stopped)' : ''} + ${type}`;
       if (execution.status !== 'SUCCEEDED') mismatches.push(`${label}: ${execution.status} ${JSON.stringify(execution.error)}`);
       else if (!entered.includes(routeOf(def, leaf, type))) mismatches.push(`${label}: did not pass ${routeOf(def, leaf, type)} (${entered.join(' > ')})`);
@@ -104,6 +109,7 @@ describe('the generated state machine agrees with applyEvent', () => {
     for (let i = 0; i < cases.length; i += 25) await Promise.all(cases.slice(i, i + 25).map((c, j) => runCase(c, i + j)));
     expect(mismatches).toEqual([]);
     expect(deadLetters).toEqual([]);
+    expect(published).toEqual([]);
     // The cases exercise every kind of outcome: transitions, logged-only events, refusals, raised events, restarts.
     const all = await store.listAllEvents();
     expect(new Set(all.flatMap((e) => e.actions.map((a) => a.type)))).toEqual(new Set(['clearFollowUpStop', 'stopFollowUps', 'startConversation', 'refuse']));

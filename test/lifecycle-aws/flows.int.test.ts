@@ -21,13 +21,17 @@ beforeAll(async () => {
 });
 afterAll(() => ddb?.stop());
 
+/** The follow-up timers the session's scheduler set, in order. */
+const followUpSets = (session: LifecycleSession) => session.scheduler.calls.flatMap((c) => (c.op === 'set' && c.request.kind === 'follow-up' ? [c.request] : []));
+
 /** Replay a sample with an agent config; returns the lead's history and the session (stopped). */
 async function replaySample(sample: string, agent: string, leadId: string): Promise<{ lead: LeadHistory; session: LifecycleSession }> {
   const parsed = parseReplayFile(readFileSync(join(SAMPLES, sample), 'utf8'));
   expect(parsed.malformed).toEqual([]);
   const session = await LifecycleSession.start({ dynamo: ddb, agentConfig: loadAgentConfig(agent) });
   try {
-    await session.replay(parsed.events);
+    // Clock lines (timers-year.jsonl) drive the emulated scheduler; the other samples have none.
+    await session.replay(parsed.timeline, { clock: parsed.timeline.length > parsed.events.length });
   } finally {
     await session.stop();
   }
@@ -63,7 +67,9 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
       ['goal_hit', 4],
     ]);
     expect(session.notifier.sent.map((n) => n.subject)).toEqual(['Lead lead-meeting-goal: goal hit']);
-    expect(session.followUps.scheduled.map((f) => f.version)).toEqual([1, 2]);
+    // The follow-up chain was set while the lead could receive follow-ups (v1, v2), and cancelled once it could not.
+    expect(followUpSets(session).map((r) => r.stamp.version)).toEqual([1, 2]);
+    expect(session.scheduler.pending).toEqual([]);
   });
 
   it('Sparky revival: follow-ups exhaust, the lead goes cold, replies months later and books', async () => {
@@ -95,7 +101,7 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
     expect(lead).toMatchObject({ state: 'engaged', path: 'active.lead_qualification.engaged', context: { followUpsStopped: false }, version: 4, conversation: 1, eventCount: 5 });
     expect(trail(lead).slice(2)).toEqual(['lead.opted_out engaged>opted_out', 'agent.message_sent opted_out>opted_out', 'lead.message_sent opted_out>engaged']);
     expect(session.notifier.sent.map((n) => n.subject)).toEqual(['Lead lead-opt-out: opted out']);
-    expect(session.followUps.scheduled.at(-1)).toMatchObject({ version: 4, dueAt: '2025-02-05T16:00:00.000Z' });
+    expect(session.scheduler.pending).toMatchObject([{ kind: 'follow-up', stamp: { version: 4, step: 1 }, dueAt: '2025-02-05T16:00:00Z' }]);
   });
 
   it('follow-up reset on re-engagement: booked (stops follow-ups), no-show, re-engages, follow-ups resume', async () => {
@@ -117,7 +123,7 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
       ['engaged', false, true],
     ]);
     // Scheduled while eligible only: outreach (v1), engaged (v2), engaged again (v6).
-    expect(session.followUps.scheduled.map((f) => f.version)).toEqual([1, 2, 6]);
+    expect(followUpSets(session).map((r) => r.stamp.version)).toEqual([1, 2, 6]);
   });
 
   it('CRM override: the CRM places the lead forwards and backwards; an invalid state is refused, an echo changes nothing', async () => {
@@ -192,5 +198,20 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
       'payment.completed payment_pending>deal_closed',
       'payment.initiated deal_closed>deal_closed',
     ]);
+  });
+
+  it('time passing (clock lines): follow-ups, cold, revived, closed, renewal.due a year on, all from the timers', async () => {
+    const { lead, session } = await replaySample('timers-year.jsonl', 'nurture', 'lead-year');
+    expect(lead).toMatchObject({ state: 'renewal_due', version: 9, conversation: 1, eventCount: 11 });
+    expect(trail(lead).slice(5)).toEqual([
+      'agent.message_sent engaged>engaged',
+      'agent.message_sent engaged>engaged',
+      'follow_ups.exhausted engaged>cold',
+      'lead.message_sent cold>engaged',
+      'deal.closed engaged>deal_closed',
+      'renewal.due deal_closed>renewal_due',
+    ]);
+    expect(session.followUpChannel.sent.map((m) => m.followUp)).toEqual([1, 2]);
+    expect(session.scheduler.pending).toEqual([]);
   });
 });

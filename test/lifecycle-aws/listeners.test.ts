@@ -1,25 +1,31 @@
 /** `lead.state_changed`, what each listener derives from it, the listener handlers and the port adapters. */
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, GetScheduleCommand, ResourceNotFoundException, SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { CrmSyncError, InvalidInputError } from '../../lambdas/lib/errors.ts';
 import { LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
 import { createHandler as crmSyncHandler } from '../../lambdas/lifecycle/handlers/crm-sync.ts';
-import { createHandler as followUpHandler } from '../../lambdas/lifecycle/handlers/follow-up-scheduler.ts';
+import { createHandler as timersHandler } from '../../lambdas/lifecycle/handlers/timers.ts';
+import { createHandler as senderHandler } from '../../lambdas/lifecycle/handlers/follow-up-sender.ts';
+import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { LocalScheduler } from '../../infra/local/scheduler.ts';
+import { timerName } from '../../lambdas/lifecycle/timers.ts';
 import { createHandler as notifierHandler } from '../../lambdas/lifecycle/handlers/notifier.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import {
-  followUpExecutionName,
+  eventBridgeScheduler,
+  FollowUpSendError,
   httpCrm,
+  httpFollowUpChannel,
+  recordingFollowUpChannel,
   recordingCrm,
-  recordingFollowUpScheduler,
   recordingNotifier,
   sesNotifier,
-  sfnFollowUpScheduler,
 } from '../../lambdas/lifecycle/ports.ts';
 import type { LeadSnapshot, LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
-import { crmUpdateOf, followUpFor, notificationFor, parseStateChanged, stateChangeOf, type StateChangedDetail } from '../../lambdas/lifecycle/state-changes.ts';
+import { crmUpdateOf, notificationFor, parseStateChanged, stateChangeOf, type StateChangedDetail } from '../../lambdas/lifecycle/state-changes.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
 const def = loadLifecycle();
@@ -56,6 +62,7 @@ const envelopeOf = (detail: unknown, overrides: Record<string, unknown> = {}) =>
 describe('lead.state_changed', () => {
   it('describes a state change with the trigger, the raised events and the follow-up eligibility', () => {
     expect(changeOf(['agent.message_sent', 'lead.message_sent', 'meeting.booked']).change).toEqual({
+      changeId: 'lead-1:v4',
       leadId: 'lead-1',
       eventId: 'e3',
       eventType: 'meeting.booked',
@@ -110,11 +117,6 @@ describe('lead.state_changed', () => {
     expect(notificationFor(changeOf(['agent.message_sent', 'lead.opted_out']).change!)?.subject).toBe('Lead lead-1: opted out');
   });
 
-  it('schedules a follow-up only while the lead can receive one, due the delay after the cause', () => {
-    expect(followUpFor(changeOf(['agent.message_sent']).change!, 3600)).toEqual({ leadId: 'lead-1', version: 1, dueAt: '2025-01-06T10:00:00.000Z' });
-    expect(followUpFor(changeOf(['agent.message_sent', 'follow_ups.exhausted']).change!, 3600)).toBeUndefined(); // cold
-    expect(followUpFor(changeOf(['agent.message_sent', 'lead.message_sent', 'link.clicked']).change!, 3600)).toBeUndefined(); // engaged, stopped
-  });
 });
 
 describe('listener handlers', () => {
@@ -122,13 +124,17 @@ describe('listener handlers', () => {
   const cold = envelopeOf(changeOf(['agent.message_sent', 'follow_ups.exhausted']).change!);
   const goal = envelopeOf(changeOf(['agent.message_sent', 'meeting.attended']).change!);
 
-  it('follow-up scheduler: schedules only when canReceiveFollowUp, once per version', async () => {
-    const followUps = recordingFollowUpScheduler();
-    const handler = followUpHandler({ FOLLOW_UP_DELAY_SECONDS: '172800' }, { followUps });
-    expect(await handler(engaged)).toEqual({ scheduled: { leadId: 'lead-1', version: 2, dueAt: '2025-01-08T10:00:00.000Z' } });
-    expect(await handler(cold)).toEqual({ scheduled: null });
+  it('timers: sets the follow-up chain only when canReceiveFollowUp, cancels it otherwise; a redelivery or an older change changes nothing', async () => {
+    const timers = new LocalScheduler({ deliver: async () => {} });
+    const handler = timersHandler({ AGENT_CONFIG: JSON.stringify(attendMeeting) }, { timers });
+    const set = await handler(engaged);
+    expect(set.set).toMatchObject([{ kind: 'follow-up', dueAt: '2025-01-08T10:00:00Z', stamp: { version: 2, step: 1 } }]);
+    const outreach = envelopeOf(changeOf(['agent.message_sent']).change!);
+    expect((await handler(outreach)).kept).toEqual([timerName('follow-up', 'lead-1')]); // v1 arrives late: the v2 timer stays
     await handler(engaged); // a redelivery
-    expect(followUps.scheduled).toEqual([{ leadId: 'lead-1', version: 2, dueAt: '2025-01-08T10:00:00.000Z' }]);
+    expect(timers.pending).toMatchObject([{ stamp: { version: 2 } }]);
+    expect((await handler(cold)).cancel).toEqual([timerName('follow-up', 'lead-1')]);
+    expect(timers.pending).toEqual([]);
   });
 
   it('CRM sync: records every change, context-only ones included', async () => {
@@ -153,11 +159,62 @@ describe('listener handlers', () => {
   it('import without their environment and name the missing variable on the first event', async () => {
     await expect(crmSyncHandler({})(engaged)).rejects.toThrow("this function's environment has no CRM_WEBHOOK_URL");
     await expect(notifierHandler({ MAIL_FROM: 'a@example.com' })(goal)).rejects.toThrow('NOTIFY_TO');
-    await expect(followUpHandler({ FOLLOW_UP_DELAY_SECONDS: '60' })(engaged)).rejects.toThrow('FOLLOW_UP_TIMER_ARN');
-    await expect(followUpHandler({ FOLLOW_UP_DELAY_SECONDS: 'soon' }, { followUps: recordingFollowUpScheduler() })(engaged)).rejects.toThrow(
-      /FOLLOW_UP_DELAY_SECONDS must be a whole number/,
-    );
+    await expect(timersHandler({ AGENT_CONFIG: JSON.stringify(attendMeeting) })(engaged)).rejects.toThrow('SCHEDULE_GROUP');
+    await expect(timersHandler({})(engaged)).rejects.toThrow('AGENT_CONFIG');
     await expect(crmSyncHandler({}, { crm: recordingCrm() })({ source: 'x' })).rejects.toThrow(InvalidInputError);
+  });
+});
+
+describe('follow-up sender', () => {
+  const config = { ...attendMeeting, timers: { followUpHours: [48, 72], coldAfterDays: 7, renewalAfterDays: null } };
+  const due = (version: number, step: number, dueAt = '2025-01-08T09:00:00Z') => ({
+    version: '0',
+    id: `eb-due-${step}`,
+    'detail-type': 'follow_up.due',
+    source: LIFECYCLE_SOURCE,
+    account: '123456789012',
+    time: dueAt,
+    region: 'us-east-1',
+    resources: [],
+    detail: { leadId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T09:00:00Z', step } },
+  });
+  async function setup() {
+    const store = memoryLeadStore();
+    const r = applyEvent(def, initialSnapshot(def), { id: 'e1', leadId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, config);
+    await store.append('lead-1', 0, r);
+    const timers = new LocalScheduler({ deliver: async () => {} });
+    const followUpChannel = recordingFollowUpChannel();
+    const put: PutEventsRequestEntry[] = [];
+    const handler = senderHandler({ AGENT_CONFIG: JSON.stringify(config), LEADS_BUS_ARN: 'arn:aws:events:us-east-1:1:event-bus/leads' }, { store, timers, followUpChannel, putEvents: async (e) => void put.push(...e) });
+    return { handler, timers, followUpChannel, put };
+  }
+
+  it('sends a due follow-up through the channel, logs it as agent.message_sent from the agent, and sets the next step', async () => {
+    const { handler, timers, followUpChannel, put } = await setup();
+    expect(await handler(due(1, 1))).toMatchObject({ outcome: 'send', followUp: 1 });
+    expect(followUpChannel.sent).toEqual([{ leadId: 'lead-1', followUp: 1, version: 1, key: `${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1` }]);
+    expect(put).toMatchObject([{ Source: 'stepwise.agent', DetailType: 'agent.message_sent', EventBusName: 'arn:aws:events:us-east-1:1:event-bus/leads' }]);
+    expect(JSON.parse(put[0]!.Detail!)).toEqual({ leadId: 'lead-1', eventId: followUpChannel.sent[0]!.key, followUp: 1 });
+    expect(timers.pending).toMatchObject([{ dueAt: '2025-01-11T09:00:00Z', stamp: { version: 1, step: 2 } }]);
+    await handler(due(1, 1)); // Scheduler delivers at least once: the channel sends once per key
+    expect(followUpChannel.sent).toHaveLength(1);
+  });
+
+  it('drops a stale follow-up, and after the last step raises follow_ups.exhausted from the scheduler with the version guard', async () => {
+    const { handler, timers, followUpChannel, put } = await setup();
+    expect(await handler(due(0, 1))).toMatchObject({ outcome: 'stale' });
+    expect(followUpChannel.sent).toEqual([]);
+    expect(put).toEqual([]);
+    expect(await handler(due(1, 3, '2025-01-18T09:00:00Z'))).toMatchObject({ outcome: 'exhausted' });
+    expect(put).toMatchObject([{ Source: 'stepwise.scheduler', DetailType: 'follow_ups.exhausted' }]);
+    expect(JSON.parse(put[0]!.Detail!)).toMatchObject({ leadId: 'lead-1', expectedVersion: 1 });
+    expect(timers.pending).toEqual([]);
+  });
+
+  it('refuses anything but a follow_up.due from the lifecycle', async () => {
+    const { handler } = await setup();
+    await expect(handler({ ...due(1, 1), source: 'stepwise.crm' })).rejects.toThrow(InvalidInputError);
+    await expect(handler({ ...due(1, 1), detail: { leadId: 'lead-1' } })).rejects.toThrow(/follow_up.due event: detail.dueAt/);
   });
 });
 
@@ -189,6 +246,20 @@ describe('port adapters', () => {
     await expect(down.syncLeadState(update)).rejects.toThrow(/CRM webhook unreachable: fetch failed/);
   });
 
+  it('httpFollowUpChannel POSTs the follow-up with its idempotency key; failures are FollowUpSendError', async () => {
+    const calls: [string, RequestInit][] = [];
+    const message = { leadId: 'lead-1', followUp: 2, version: 5, key: 'follow-up-x:v5:2025-01-06T09:00:00Z:2' };
+    await httpFollowUpChannel('https://agent.test/follow-up', async (url, init) => {
+      calls.push([String(url), init!]);
+      return new Response(null, { status: 202 });
+    }).sendFollowUp(message);
+    expect(calls[0]![1].headers).toEqual({ 'content-type': 'application/json', 'idempotency-key': message.key });
+    expect(JSON.parse(String(calls[0]![1].body))).toEqual(message);
+    const busy = httpFollowUpChannel('https://agent.test/follow-up', async () => new Response('busy', { status: 503 }));
+    await expect(busy.sendFollowUp(message)).rejects.toThrow(new FollowUpSendError('follow-up channel answered 503 for lead lead-1 follow-up 2'));
+    await expect(busy.sendFollowUp(message)).rejects.toHaveProperty('name', 'FollowUpSendError');
+  });
+
   it('sesNotifier sends a plain-text email from the verified sender to the team', async () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
@@ -203,27 +274,87 @@ describe('port adapters', () => {
     ses.restore();
   });
 
-  it('sfnFollowUpScheduler starts one timer per (lead, version); a repeat is not an error', async () => {
-    const sfn = mockClient(SFNClient);
-    sfn.on(StartExecutionCommand).resolvesOnce({ executionArn: 'arn:1', startDate: new Date() }).rejects(new ExecutionAlreadyExists({ $metadata: {}, message: 'exists' }));
-    const scheduler = sfnFollowUpScheduler(new SFNClient({ region: 'us-east-1' }), 'arn:aws:states:us-east-1:1:stateMachine:Timer');
-    const request = { leadId: 'lead-1', version: 3, dueAt: '2025-01-08T10:00:00.000Z' };
-    await scheduler.schedule(request);
-    await scheduler.schedule(request);
-    const inputs = sfn.commandCalls(StartExecutionCommand).map((c) => c.args[0].input);
-    expect(inputs).toHaveLength(2);
-    expect(inputs[0]).toEqual({ stateMachineArn: 'arn:aws:states:us-east-1:1:stateMachine:Timer', name: followUpExecutionName(request), input: JSON.stringify(request) });
-    sfn.reset();
-    sfn.on(StartExecutionCommand).rejects(new Error('AccessDenied'));
-    await expect(scheduler.schedule(request)).rejects.toThrow('AccessDenied');
-    sfn.restore();
+  const target = { groupName: 'stepwise-dev-lead-timers', roleArn: 'arn:aws:iam::1:role/TimerDelivery', busArn: 'arn:aws:events:us-east-1:1:event-bus/leads', deadLetterArn: 'arn:aws:sqs:us-east-1:1:TimerDeadLetters' };
+  const request = (version: number, step = 1, dueAt = '2025-01-08T10:00:00Z') => ({
+    name: timerName('follow-up', 'lead-1'),
+    kind: 'follow-up' as const,
+    leadId: 'lead-1',
+    dueAt,
+    stamp: { version, setAt: '2025-01-06T10:00:00Z', step },
+    delivery: { source: 'stepwise.lifecycle', detailType: 'follow_up.due', detail: { leadId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T10:00:00Z', step } } },
   });
 
-  it('names timer executions within Step Functions limits, apart for leads that sanitize alike', () => {
-    const long = { leadId: `crm:lead/${'x'.repeat(200)}`, version: 123456, dueAt: '' };
-    const name = followUpExecutionName(long);
-    expect(name).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
-    expect(name.endsWith('-v123456')).toBe(true);
-    expect(followUpExecutionName({ leadId: 'a:b', version: 1, dueAt: '' })).not.toBe(followUpExecutionName({ leadId: 'a/b', version: 1, dueAt: '' }));
+  it('eventBridgeScheduler creates a one-time schedule: deterministic name, at() in UTC, flexible window off, DLQ and retries, bus target', async () => {
+    const scheduler = mockClient(SchedulerClient);
+    scheduler.on(GetScheduleCommand).rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
+    scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:s' });
+    const now = Date.parse('2025-01-06T10:00:00Z');
+    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => now).set(request(2))).toBe('set');
+    const input = scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input;
+    expect(input).toMatchObject({
+      Name: timerName('follow-up', 'lead-1'),
+      GroupName: 'stepwise-dev-lead-timers',
+      ScheduleExpression: 'at(2025-01-08T10:00:00)',
+      ScheduleExpressionTimezone: 'UTC',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      ActionAfterCompletion: 'DELETE',
+      Target: {
+        Arn: target.busArn,
+        RoleArn: target.roleArn,
+        EventBridgeParameters: { Source: 'stepwise.lifecycle', DetailType: 'follow_up.due' },
+        DeadLetterConfig: { Arn: target.deadLetterArn },
+        RetryPolicy: { MaximumRetryAttempts: 20, MaximumEventAgeInSeconds: 86400 },
+      },
+    });
+    expect(JSON.parse(input.Target!.Input!)).toMatchObject({ leadId: 'lead-1', timer: { version: 2, step: 1 } });
+    // A due time already past (a late sender) is moved a minute into the future: Scheduler must still fire it.
+    scheduler.resetHistory();
+    await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => Date.parse('2025-01-09T00:00:00Z')).set(request(2));
+    expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input.ScheduleExpression).toBe('at(2025-01-09T00:01:00)');
+    scheduler.restore();
+  });
+
+  it('eventBridgeScheduler reads a schedule back as the timer that created it (for re-arming)', async () => {
+    const scheduler = mockClient(SchedulerClient);
+    const r = request(2);
+    scheduler.on(GetScheduleCommand).resolves({
+      Name: r.name,
+      ScheduleExpression: 'at(2025-01-08T10:00:00)',
+      Target: { Arn: 'a', RoleArn: 'r', Input: JSON.stringify({ ...r.delivery.detail, timer: r.stamp }), EventBridgeParameters: { Source: 'stepwise.lifecycle', DetailType: 'follow_up.due' } },
+    });
+    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get(r.name)).toEqual(r);
+    scheduler.on(GetScheduleCommand).resolves({ Name: 'other', ScheduleExpression: 'rate(1 day)', Target: { Arn: 'a', RoleArn: 'r', Input: '{}' } });
+    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get('other')).toBeUndefined();
+    scheduler.restore();
+  });
+
+  it('eventBridgeScheduler replaces an older schedule of the same name, keeps a newer one, and cancels idempotently', async () => {
+    const scheduler = mockClient(SchedulerClient);
+    const existing = (version: number) => ({ Name: 'x', Target: { Arn: 'a', RoleArn: 'r', Input: JSON.stringify({ timer: { version, setAt: '2025-01-06T10:00:00Z', step: 1 } }) } });
+    const adapter = eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0);
+    scheduler.on(GetScheduleCommand).resolves(existing(3));
+    expect(await adapter.set(request(2))).toBe('kept');
+    expect(scheduler.commandCalls(UpdateScheduleCommand)).toHaveLength(0);
+    scheduler.on(GetScheduleCommand).resolves(existing(1));
+    scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn:s' });
+    expect(await adapter.set(request(2))).toBe('set');
+    expect(scheduler.commandCalls(UpdateScheduleCommand)).toHaveLength(1);
+    // Created concurrently between the read and the create: replaced.
+    scheduler.on(GetScheduleCommand).rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
+    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ $metadata: {}, message: 'exists', Message: 'exists' }));
+    expect(await adapter.set(request(4))).toBe('set');
+    expect(scheduler.commandCalls(UpdateScheduleCommand)).toHaveLength(2);
+    scheduler.on(DeleteScheduleCommand).rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
+    await expect(adapter.cancel('gone')).resolves.toBeUndefined();
+    scheduler.on(DeleteScheduleCommand).rejects(new Error('AccessDenied'));
+    await expect(adapter.cancel('x')).rejects.toThrow('AccessDenied');
+    scheduler.restore();
+  });
+
+  it('names schedules within Scheduler limits, apart for leads that sanitize alike', () => {
+    const name = timerName('follow-up', `crm:lead/${'x'.repeat(200)}`);
+    expect(name).toMatch(/^[0-9a-zA-Z_.-]{1,64}$/);
+    expect(timerName('renewal', 'a:b')).not.toBe(timerName('renewal', 'a/b'));
+    expect(timerName('renewal', 'lead-1')).toMatch(/^renewal-lead-1-[0-9a-f]{12}$/);
   });
 });

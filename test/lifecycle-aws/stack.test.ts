@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { buildStepwiseApp } from '../../infra/build-app.ts';
 import { getEnvConfig } from '../../infra/config.ts';
 import { LIFECYCLE_STATES as S, transitionRules } from '../../infra/constructs/lifecycle-workflow.ts';
-import { LEAD_EVENT_SOURCES, LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
+import { FOLLOW_UP_DUE, LEAD_EVENT_SOURCES, LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
+import { OUTBOX_SK_PREFIX } from '../../lambdas/lifecycle/store.ts';
+import { OUTBOX_FILTER } from '../../infra/stacks/lead-lifecycle-stack.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { LOG_ONLY, routeOf } from '../../lambdas/lifecycle/routes.ts';
 import { LEAD_EVENT_TYPES } from '../../lambdas/lifecycle/schema.ts';
@@ -96,19 +98,10 @@ describe('the lifecycle state machine', () => {
     }
   });
 
-  it('publishes lead.state_changed to the leads bus only after an append that changed state or context', () => {
-    expect(asl.States[S.afterPersist]).toMatchObject({
-      Choices: [
-        { Variable: '$.persisted.status', StringEquals: 'DUPLICATE', Next: S.duplicate },
-        { Not: { Variable: '$.applied.stateChanged', IsNull: true }, Next: S.publish },
-      ],
-      Default: S.done,
-    });
-    expect(asl.States[S.publish]).toMatchObject({
-      Resource: 'arn:aws:states:::events:putEvents',
-      Parameters: { Entries: [{ Source: LIFECYCLE_SOURCE, DetailType: STATE_CHANGED, 'Detail.$': '$.applied.stateChanged', EventBusName: expect.stringContaining('event-bus/LeadsBus') }] },
-      Next: S.done,
-    });
+  it('publishes nothing itself: Persist writes lead.state_changed to the outbox in the same transaction', () => {
+    expect(asl.States[S.persist]!.Parameters).toMatchObject({ 'stateChanged.$': '$.applied.stateChanged' });
+    expect(asl.States[S.afterPersist]).toMatchObject({ Choices: [{ Variable: '$.persisted.status', StringEquals: 'DUPLICATE', Next: S.duplicate }], Default: S.done });
+    expect(Object.values(asl.States).filter((st) => st.Resource === 'arn:aws:states:::events:putEvents')).toEqual([]);
   });
 
   it('grants each Task only what it does: LoadLead reads, Persist writes, the transition function touches nothing', () => {
@@ -140,20 +133,21 @@ describe('the leads bus and its rules', () => {
     expect(Object.values(rules).every((r) => r.Properties.EventBusName.Ref === logicalId(stack.eventBus))).toBe(true);
   });
 
-  it('routes CRM, agent and replayed events about a lead to the lifecycle state machine', () => {
+  it('routes CRM, agent, replayed and timer events about a lead to the lifecycle state machine', () => {
     expect(ruleOf(stack.incomingRule)).toMatchObject({
       EventPattern: { source: [...LEAD_EVENT_SOURCES], detail: { leadId: [{ exists: true }] } },
       Targets: [{ Arn: { Ref: logicalId(stack.lifecycle.stateMachine) }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }],
     });
   });
 
-  it('feeds lead.state_changed to the CRM sync, the notifier (notify states only) and the follow-up scheduler', () => {
+  it('feeds lead.state_changed to the CRM sync, the notifier (notify states only) and the timers, follow_up.due to the follow-up sender', () => {
     const pattern = { source: [LIFECYCLE_SOURCE], 'detail-type': [STATE_CHANGED] };
-    const { crmSync, notifier, followUpScheduler } = stack.listeners;
+    const { crmSync, notifier, timers, followUpSender } = stack.listeners;
     expect(ruleOf(crmSync.rule).EventPattern).toEqual(pattern);
-    expect(ruleOf(followUpScheduler.rule).EventPattern).toEqual(pattern);
+    expect(ruleOf(timers.rule).EventPattern).toEqual(pattern);
     expect(ruleOf(notifier.rule).EventPattern).toEqual({ ...pattern, detail: { to: [...NOTIFY_STATES] } });
-    for (const listener of [crmSync, notifier, followUpScheduler]) {
+    expect(ruleOf(followUpSender.rule).EventPattern).toEqual({ source: [LIFECYCLE_SOURCE], 'detail-type': [FOLLOW_UP_DUE] });
+    for (const listener of [crmSync, notifier, timers, followUpSender]) {
       expect(ruleOf(listener.rule).Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(listener.function), 'Arn'] } })]);
     }
     expect(LEAD_EVENT_SOURCES).not.toContain(LIFECYCLE_SOURCE); // what the lifecycle publishes never loops back into it
@@ -161,7 +155,7 @@ describe('the leads bus and its rules', () => {
 
   it('gives every target a dead-letter queue and a retry policy, and every Lambda listener an on-failure destination', () => {
     const targets = Object.values(rules).flatMap((r) => r.Properties.Targets as Json[]);
-    expect(targets).toHaveLength(4);
+    expect(targets).toHaveLength(5);
     for (const target of targets) {
       expect(target.DeadLetterConfig?.Arn?.['Fn::GetAtt']?.[1]).toBe('Arn');
       expect(target.RetryPolicy.MaximumRetryAttempts).toBeGreaterThan(0);
@@ -176,7 +170,7 @@ describe('the leads bus and its rules', () => {
 
   it('encrypts every queue and alarms as soon as anything lands in one', () => {
     const queues = template.findResources('AWS::SQS::Queue');
-    expect(Object.keys(queues)).toHaveLength(4);
+    expect(Object.keys(queues)).toHaveLength(7); // incoming, 4 listeners, outbox pipe, timers
     for (const [id, queue] of Object.entries(queues)) {
       expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -187,18 +181,94 @@ describe('the leads bus and its rules', () => {
     }
   });
 
-  it('lets the follow-up scheduler start only the follow-up timer, which waits and then publishes follow_up.due', () => {
-    const timer = Object.values(template.findResources('AWS::StepFunctions::StateMachine', { Properties: { StateMachineType: 'STANDARD' } }));
-    expect(timer).toHaveLength(1);
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ FOLLOW_UP_TIMER_ARN: { Ref: logicalId(stack.followUpTimer) }, FOLLOW_UP_DELAY_SECONDS: '172800' }) },
+});
+
+describe('the transactional outbox', () => {
+  const resources = template.toJSON().Resources as Record<string, Json>;
+  const pipe = Object.values(template.findResources('AWS::Pipes::Pipe'));
+
+  it('gives the leads table a NEW_IMAGE stream and a TTL for outbox items', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
     });
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:StartExecution', Resource: { Ref: logicalId(stack.followUpTimer) } })]) },
+  });
+
+  it('is one pipe: table stream (new outbox items only, from the oldest record) -> publisher -> leads bus as lead.state_changed, with retries, bisection and a DLQ', () => {
+    expect(pipe).toHaveLength(1);
+    const p = pipe[0]!.Properties;
+    expect(p.Source).toEqual({ 'Fn::GetAtt': [logicalId(stack.leadsTable), 'StreamArn'] });
+    expect(p.Enrichment).toEqual({ 'Fn::GetAtt': [logicalId(stack.outbox.publisher), 'Arn'] });
+    expect(p.Target).toEqual({ 'Fn::GetAtt': [logicalId(stack.eventBus), 'Arn'] });
+    expect(p.TargetParameters).toEqual({ EventBridgeEventBusParameters: { DetailType: STATE_CHANGED, Source: LIFECYCLE_SOURCE } });
+    expect(p.SourceParameters.DynamoDBStreamParameters).toEqual({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 10,
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: -1,
+      OnPartialBatchItemFailure: 'AUTOMATIC_BISECT',
+      DeadLetterConfig: { Arn: { 'Fn::GetAtt': [logicalId(stack.outbox.deadLetterQueue), 'Arn'] } },
     });
-    const definition = JSON.stringify(timer[0]!.Properties.DefinitionString);
-    expect(definition).toContain('\\"TimestampPath\\":\\"$.dueAt\\"');
-    expect(definition).toContain('\\"DetailType\\":\\"follow_up.due\\"');
+    expect(p.SourceParameters.FilterCriteria.Filters.map((f: Json) => JSON.parse(f.Pattern))).toEqual([OUTBOX_FILTER]);
+    expect(OUTBOX_FILTER.dynamodb.NewImage.sk.S[0].prefix).toBe(OUTBOX_SK_PREFIX);
+  });
+
+  it("lets the pipe's role read the stream, invoke the publisher, put on the bus and dead-letter, nothing else", () => {
+    const roleId = logicalId(stack.outbox.role);
+    expect(resources[roleId]!.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'pipes.amazonaws.com' });
+    const actions = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((pol) => pol.Properties.Roles.some((r: Json) => r.Ref === roleId))
+      .flatMap((pol) => pol.Properties.PolicyDocument.Statement as Json[])
+      .flatMap((st) => [st.Action].flat() as string[]);
+    expect(new Set(actions)).toEqual(
+      new Set(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams', 'lambda:InvokeFunction', 'events:PutEvents', 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']),
+    );
+  });
+});
+
+describe('the lead timers on EventBridge Scheduler', () => {
+  const resources = template.toJSON().Resources as Record<string, Json>;
+
+  it('has a schedule group per environment and no Step Functions timer any more', () => {
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'stepwise-dev-lead-timers' });
+    expect(Object.values(template.findResources('AWS::StepFunctions::StateMachine'))).toHaveLength(1);
+  });
+
+  it("gives schedules a role Scheduler assumes for this group's schedules only, allowed to put on the bus and to dead-letter", () => {
+    const role = resources[logicalId(stack.timers.role)]!.Properties;
+    expect(role.AssumeRolePolicyDocument.Statement[0]).toMatchObject({
+      Principal: { Service: 'scheduler.amazonaws.com' },
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': expect.anything() } },
+    });
+    expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain(':schedule/stepwise-dev-lead-timers/*');
+    const actions = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((pol) => pol.Properties.Roles.some((r: Json) => r.Ref === logicalId(stack.timers.role)))
+      .flatMap((pol) => pol.Properties.PolicyDocument.Statement as Json[])
+      .flatMap((st) => [st.Action].flat() as string[]);
+    expect(new Set(actions)).toEqual(new Set(['events:PutEvents', 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']));
+  });
+
+  it('lets the timers listener and the follow-up sender manage schedules in the group and pass the delivery role, with the agent timers in their environment', () => {
+    for (const fn of [stack.listeners.timers.function, stack.listeners.followUpSender.function]) {
+      const vars = resources[logicalId(fn)]!.Properties.Environment.Variables;
+      expect(vars).toMatchObject({
+        SCHEDULE_GROUP: 'stepwise-dev-lead-timers',
+        SCHEDULER_ROLE_ARN: { 'Fn::GetAtt': [logicalId(stack.timers.role), 'Arn'] },
+        TIMERS_DLQ_ARN: { 'Fn::GetAtt': [logicalId(stack.timers.deadLetterQueue), 'Arn'] },
+        AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting')),
+      });
+      const roleId = resources[logicalId(fn)]!.Properties.Role['Fn::GetAtt'][0];
+      const actions = Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((pol) => pol.Properties.Roles.some((r: Json) => r.Ref === roleId))
+        .flatMap((pol) => pol.Properties.PolicyDocument.Statement as Json[])
+        .flatMap((st) => [st.Action].flat() as string[]);
+      expect(actions).toEqual(expect.arrayContaining(['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule', 'iam:PassRole']));
+    }
+    expect(JSON.parse(resources[logicalId(stack.listeners.timers.function)]!.Properties.Environment.Variables.AGENT_CONFIG).timers).toEqual({
+      followUpHours: [48, 72, 120],
+      coldAfterDays: 7,
+      renewalAfterDays: null,
+    });
   });
 });
 
@@ -219,8 +289,8 @@ describe('the app', () => {
     const whole = new App({ context: { env: 'prod', 'aws:cdk:bundling-stacks': [] } });
     const { leadLifecycle } = buildStepwiseApp(whole, getEnvConfig('prod'));
     const alarms = Object.values(Template.fromStack(leadLifecycle).findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(6); // 4 dead-letter queues + failed lifecycle executions + failed follow-up timers
-    expect(alarms.filter((a) => a.Properties.MetricName === 'ExecutionsFailed')).toHaveLength(2);
+    expect(alarms).toHaveLength(8); // 7 dead-letter queues + failed lifecycle executions
+    expect(alarms.filter((a) => a.Properties.MetricName === 'ExecutionsFailed')).toHaveLength(1);
     const topics = Object.keys(Template.fromStack(leadLifecycle).findResources('AWS::SNS::Topic'));
     expect(topics).toHaveLength(1);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topics[0] }]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AgentConfigSchema,
   ConditionSchema,
+  asNumber,
   conditionMatches,
   evaluateAgentConfig,
   eventMatches,
@@ -129,9 +130,9 @@ describe('evaluateAgentConfig', () => {
 
   it('keeps goal and stop progress apart, under their own paths', () => {
     const r = evaluateAgentConfig(config, on('link.clicked'), []);
-    expect(r).toEqual({ goalMet: false, stopMatched: false, matched: ['goal.0', 'stopFollowUpsOn.1.0'] });
+    expect(r).toEqual({ goalMet: false, stopMatched: false, conversationStopMatched: false, matched: ['goal.0', 'stopFollowUpsOn.1.0'] });
     const s = evaluateAgentConfig(config, on('lead.message_sent'), r.matched);
-    expect(s).toEqual({ goalMet: false, stopMatched: true, matched: ['goal.0', 'stopFollowUpsOn.1.0', 'stopFollowUpsOn.1.1'] });
+    expect(s).toEqual({ goalMet: false, stopMatched: true, conversationStopMatched: false, matched: ['goal.0', 'stopFollowUpsOn.1.0', 'stopFollowUpsOn.1.1'] });
     expect(evaluateAgentConfig(config, on('meeting.booked'), s.matched).goalMet).toBe(true);
   });
 
@@ -141,7 +142,7 @@ describe('evaluateAgentConfig', () => {
 
   it('no goal never meets a goal', () => {
     const none = AgentConfigSchema.parse({ goal: null });
-    expect(evaluateAgentConfig(none, on('meeting.booked'), [])).toEqual({ goalMet: false, stopMatched: false, matched: [] });
+    expect(evaluateAgentConfig(none, on('meeting.booked'), [])).toEqual({ goalMet: false, stopMatched: false, conversationStopMatched: false, matched: [] });
   });
 });
 
@@ -151,5 +152,60 @@ describe('ConditionSchema', () => {
     expect(ConditionSchema.parse({ anyOf: [{ event: 'deal.closed', where: { value: { gt: 1 } } }] })).toEqual({
       anyOf: [{ event: 'deal.closed', where: { value: { gt: 1 } } }],
     });
+  });
+});
+
+describe('numbers are decimal only', () => {
+  const atLeast10k = deal({ value: { gte: 10000 } });
+  const at = (value: unknown) => on('deal.closed', { value });
+
+  it('reads plain decimal strings and finite numbers', () => {
+    for (const ok of ['10000', '+10000', '10000.0', '12000.50', '010000', 10000, 1e5]) expect(eventMatches(atLeast10k, at(ok)), String(ok)).toBe(true);
+    expect(asNumber('-1.5')).toBe(-1.5);
+    expect(asNumber('.5')).toBe(0.5);
+    expect(asNumber('5.')).toBe(5);
+  });
+
+  it('refuses hexadecimal, binary, octal, exponent, padded and non-finite values that Number() would read', () => {
+    for (const bad of ['0x2710', '0X2710', '0b10011100010000', '0o23420', '1e5', '1E5', '1e+5', ' 10000', '10000 ', '\n10000', 'Infinity', '-Infinity', 'NaN', '1_0000', '10,000', Infinity, Number.NaN]) {
+      expect(asNumber(bad), JSON.stringify(String(bad))).toBeUndefined();
+      expect(eventMatches(atLeast10k, at(bad)), String(bad)).toBe(false);
+    }
+    // The example: Number('0x2710') is 10000.
+    expect(Number('0x2710')).toBe(10000);
+  });
+});
+
+describe('state conditions and conversation stops', () => {
+  const situation = (states: string[], sparky = false) => ({ states, sparky });
+
+  it('a { state, sparky } condition tests where the event left the lead and the agent switch', () => {
+    const coldNoSparky = { state: 'cold', sparky: false };
+    expect(eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold']))).toBe(true);
+    expect(eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold'], true))).toBe(false);
+    expect(eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'engaged']))).toBe(false);
+    // A parent state holds for every leaf inside it; without a lead at hand a state never holds.
+    expect(eventMatches({ state: 'lead_qualification' }, on('x'), situation(['active', 'lead_qualification', 'no_show']))).toBe(true);
+    expect(eventMatches({ state: 'cold' }, on('x'))).toBe(false);
+    // Combined with an event: both must hold.
+    expect(eventMatches({ event: 'link.clicked', state: 'engaged' }, on('link.clicked'), situation(['engaged']))).toBe(true);
+    expect(eventMatches({ event: 'link.clicked', state: 'engaged' }, on('meeting.booked'), situation(['engaged']))).toBe(false);
+  });
+
+  it('parses state conditions in every list, and refuses sparky alone or where without event', () => {
+    const parsed = AgentConfigSchema.parse({ stopConversationOn: [{ state: 'cold', sparky: false }], sparky: true });
+    expect(parsed.stopConversationOn).toEqual([{ state: 'cold', sparky: false }]);
+    expect(parsed.sparky).toBe(true);
+    expect(ConditionSchema.safeParse({ sparky: false }).success).toBe(false);
+    expect(ConditionSchema.safeParse({ state: 'cold', where: { a: { eq: 1 } } }).success).toBe(false);
+    expect(ConditionSchema.safeParse({ state: 'Cold!' }).success).toBe(false);
+  });
+
+  it('evaluateAgentConfig reports a conversation stop under its own progress path', () => {
+    const config = AgentConfigSchema.parse({ stopConversationOn: [{ allOf: [{ event: 'link.clicked' }, { state: 'cold' }] }] });
+    const first = evaluateAgentConfig(config, on('link.clicked'), [], ['active', 'lead_qualification', 'engaged']);
+    expect(first).toMatchObject({ conversationStopMatched: false, matched: ['stopConversationOn.0.0'] });
+    const second = evaluateAgentConfig(config, on('follow_ups.exhausted'), first.matched, ['active', 'lead_qualification', 'cold']);
+    expect(second.conversationStopMatched).toBe(true);
   });
 });

@@ -90,7 +90,7 @@ describe('the shipped lead lifecycle', () => {
 
   it('ships agent configs that all validate', () => {
     const agents = listAgentConfigs();
-    expect(agents).toEqual(['attend-meeting', 'book-meeting', 'book-or-close', 'click-and-book', 'close-large-deal', 'nurture']);
+    expect(agents).toEqual(['attend-meeting', 'book-meeting', 'book-or-close', 'click-and-book', 'close-large-deal', 'hand-off-cold', 'nurture']);
     for (const agent of agents) expect(() => loadAgentConfig(agent)).not.toThrow();
     expect(loadAgentConfig('close-large-deal').goal).toEqual({ event: 'deal.closed', where: { value: { gte: 10000 } } });
   });
@@ -174,7 +174,7 @@ describe('agent config validation', () => {
   };
 
   it('defaults to no goal and no stop conditions', () => {
-    expect(parseAgentConfig({}, 'agent acme')).toEqual({ goal: null, stopFollowUpsOn: [] });
+    expect(parseAgentConfig({}, 'agent acme')).toEqual({ goal: null, stopConversationOn: [], sparky: false, timers: { followUpHours: [], coldAfterDays: null, renewalAfterDays: null }, stopFollowUpsOn: [] });
   });
 
   it('reports mistakes at their own path, also deep inside nested conditions', () => {
@@ -183,7 +183,7 @@ describe('agent config validation', () => {
     expect(error({ goal: { event: 'goal.hit' } })).toMatch(/^goal\.event: goal.hit and follow_up.stopped are raised by conditions/);
     expect(error({ stopFollowUpsOn: [{ event: 'follow_up.stopped' }] })).toMatch(/^stopFollowUpsOn\.0\.event: /);
     expect(error({ goal: { event: 'meeting.booked', anyOf: [{ event: 'deal.closed' }] } })).toBe(
-      'goal: a condition is exactly one of { event, where? }, { anyOf: [...] }, { allOf: [...] }',
+      'goal: a condition is exactly one of { event?, where?, state?, sparky? }, { anyOf: [...] }, { allOf: [...] }',
     );
     expect(error({ goal: {} })).toMatch(/^goal: a condition is exactly one of/);
     expect(error({ goal: { anyOf: [] } })).toMatch(/^goal\.anyOf: Too small/);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { causeMessage, InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../../lambdas/lifecycle/conditions.ts';
@@ -17,6 +17,10 @@ interface SessionOptions {
   inMemory?: boolean;
   env: string;
   json?: boolean;
+  /** Drive the emulated scheduler by the events' times (and clock lines). */
+  clock?: boolean;
+  /** With the clock: where it ends (ISO time). */
+  until?: string;
 }
 
 interface SourceOptions extends SessionOptions {
@@ -28,7 +32,9 @@ interface SourceOptions extends SessionOptions {
 /** Something the replay could not do: an event the state machine dead-lettered, or a listener delivery that failed. */
 export type ReplayFailure =
   | { kind: 'event'; leadId?: string; eventId?: string; error: string }
-  | { kind: 'listener'; rule: string; eventType: string; error: string };
+  | { kind: 'listener'; rule: string; eventType: string; error: string }
+  | { kind: 'outbox'; records: number; error: string }
+  | { kind: 'timer'; name: string; leadId: string; error: string };
 
 /** `stepwise lead replay --json`. */
 export interface ReplayOutput {
@@ -93,7 +99,13 @@ function failuresOf(session: LifecycleSession): ReplayFailure[] {
   const listeners = session.listenerDeadLetters.map(
     (d): ReplayFailure => ({ kind: 'listener', rule: d.ruleLogicalId, eventType: d.event['detail-type'], error: d.error.message }),
   );
-  return [...events, ...listeners];
+  const { outbox, timers } = session.publishDeadLetters;
+  return [
+    ...events,
+    ...listeners,
+    ...outbox.map((d): ReplayFailure => ({ kind: 'outbox', records: d.records.length, error: d.error })),
+    ...timers.map((d): ReplayFailure => ({ kind: 'timer', name: d.request.name, leadId: d.request.leadId, error: d.error })),
+  ];
 }
 
 function statusLine(leadId: string, s: LeadStatus): string {
@@ -102,7 +114,14 @@ function statusLine(leadId: string, s: LeadStatus): string {
 
 function printFailures(failed: ReplayFailure[]): void {
   for (const f of failed) {
-    const what = f.kind === 'event' ? `event ${f.eventId ?? '?'} of lead ${f.leadId ?? '?'} was not applied` : `${f.rule} failed on ${f.eventType}`;
+    const what =
+      f.kind === 'event'
+        ? `event ${f.eventId ?? '?'} of lead ${f.leadId ?? '?'} was not applied`
+        : f.kind === 'listener'
+          ? `${f.rule} failed on ${f.eventType}`
+          : f.kind === 'outbox'
+            ? `the outbox pipe could not publish ${f.records} state changes`
+            : `timer ${f.name} of lead ${f.leadId} was not delivered`;
     process.stderr.write(`stepwise: ${what}: ${f.error}\n`);
   }
   if (failed.length) process.exitCode = 1;
@@ -111,8 +130,12 @@ function printFailures(failed: ReplayFailure[]): void {
 async function replay(file: string, opts: SessionOptions): Promise<void> {
   const agentConfig = agentConfigOf(opts);
   const parsed = await readReplayFile(file);
+  if (opts.until !== undefined && Number.isNaN(Date.parse(opts.until))) throw new InvalidInputError(`--until ${opts.until} is not an ISO time`);
+  // A clock line in the file is a request for the clock, like --clock.
+  const clock = Boolean(opts.clock) || parsed.timeline.length > parsed.events.length;
   const output = await withSession(opts, agentConfig, async (session): Promise<ReplayOutput> => {
-    await session.replay(parsed.events);
+    await session.replay(parsed.timeline, { clock, ...(opts.until !== undefined && { until: opts.until }) });
+    if (clock) process.stderr.write(`${file}: clock at ${new Date(session.scheduler.now()).toISOString()}, ${session.scheduler.fired.length} timers fired, ${session.scheduler.pending.length} pending\n`);
     const leadIds = [...new Set(parsed.events.map((l) => l.event.leadId))];
     return {
       leads: await leadStatuses(session.store, session.definition, leadIds),
@@ -149,9 +172,10 @@ async function withStore<T>(opts: SourceOptions, use: (store: LeadStore) => Prom
   }
   const agentConfig = agentConfigOf(opts);
   const parsed = await readReplayFile(opts.from!);
-  const lines = onlyLead ? parsed.events.filter((l) => l.event.leadId === onlyLead) : parsed.events;
+  const lines = onlyLead ? parsed.timeline.filter((l) => !('event' in l) || l.event.leadId === onlyLead) : parsed.timeline;
+  const clock = Boolean(opts.clock) || parsed.timeline.length > parsed.events.length;
   return withSession(opts, agentConfig, async (session) => {
-    await session.replay(lines);
+    await session.replay(lines, { clock, ...(opts.until !== undefined && { until: opts.until }) });
     printFailures(failuresOf(session));
     return use(session.store);
   });
@@ -188,12 +212,27 @@ async function report(opts: SourceOptions): Promise<void> {
   else process.stdout.write(`${formatReport(r)}\n`);
 }
 
+async function exportChart(opts: { xstate?: boolean; out?: string }): Promise<void> {
+  if (!opts.xstate) throw new InvalidInputError('say which format: --xstate (an XState v5 machine config, which Stately\'s editor imports)');
+  const { toXStateConfig } = await import('../../../lambdas/lifecycle/xstate.ts');
+  const text = `${JSON.stringify(toXStateConfig(loadLifecycle()), null, 2)}\n`;
+  if (!opts.out) return void process.stdout.write(text);
+  try {
+    writeFileSync(opts.out, text);
+  } catch (e) {
+    throw new InvalidInputError(`cannot write ${opts.out}: ${(e as Error).message}`);
+  }
+  process.stderr.write(`stepwise: wrote ${opts.out}\n`);
+}
+
 function sessionOptions(command: Command): Command {
   return command
     .option('--config <file>', 'agent config as JSON: { "goal": null | C, "stopFollowUpsOn": [C, ...] }')
     .option('--agent <name>', "a shipped agent config (statemachines/lead-lifecycle/agents/<name>.json); default: the environment's agent (leads.agent in infra/config.ts: book-meeting)")
     .option('--in-memory', 'keep the event store in memory instead of DynamoDB Local (no Java needed)')
     .option('--env <name>', 'deployment environment whose stack runs locally', 'dev')
+    .option('--clock', "play the lead timers (follow-ups, cold, renewals) on an emulated clock driven by the events' times; clock lines { \"clock\": ISO } in the file do the same")
+    .option('--until <time>', 'with the clock: move it to this ISO time after the last line (e.g. a year on, for renewals)')
     .option('--json', 'print JSON');
 }
 
@@ -211,11 +250,18 @@ export function register(program: Command): void {
       .command('replay')
       .description(
         'Put every event of a JSON Lines file ({ "id", "leadId", "type", "time", "detail"? } per line) on the local leads bus, in order ' +
-          '(lines with the same time concurrently), and print each lead. Malformed lines are reported with their line number and skipped.',
+          '(lines with the same time concurrently), and print each lead. Malformed lines are reported with their line number and skipped. ' +
+          'With --clock (or { "clock": ISO } lines) the lead timers fire on an emulated clock: months play in milliseconds.',
       )
       .argument('<file>', 'JSON Lines file of lifecycle events'),
   ).action(action(replay));
   sourceOptions(lead.command('show').description("A lead's state and its event history.").argument('<leadId>', 'the lead')).action(action(show));
+  lead
+    .command('export')
+    .description("Write the statechart for other tools: --xstate prints an XState v5 machine config (JSON) that Stately's editor imports.")
+    .option('--xstate', 'XState v5 machine config (JSON)')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(action(exportChart));
   sourceOptions(lead.command('report').description('Reports over the event log: meetings booked, no-show rate, time to meeting, re-engaged after cold.')).action(
     action(report),
   );

@@ -9,7 +9,9 @@ import { InvalidInputError } from '../../lib/errors.ts';
 import { STATEMACHINES_DIR } from '../../lib/workflow/loader.ts';
 import type { AgentConfig } from '../conditions.ts';
 import { LEAD_LIFECYCLE, loadLifecycle, parseAgentConfig } from '../loader.ts';
-import type { CrmPort, FollowUpScheduler, NotifierPort } from '../ports.ts';
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { CrmPort, FollowUpChannel, NotifierPort, TimerScheduler } from '../ports.ts';
+import { NO_TIMERS, type TimersConfig } from '../timers-config.ts';
 import type { LifecycleDefinition } from '../schema.ts';
 import type { LeadStore } from '../store.ts';
 
@@ -18,7 +20,14 @@ export interface LifecycleServices {
   store?: LeadStore;
   crm?: CrmPort;
   notifier?: NotifierPort;
-  followUps?: FollowUpScheduler;
+  /** Where a lead's timers are scheduled. @default EventBridge Scheduler (`SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `LEADS_BUS_ARN`, `TIMERS_DLQ_ARN`) */
+  timers?: TimerScheduler;
+  /** The agent's channel follow-ups go out through. @default the `FOLLOW_UP_WEBHOOK_URL` webhook */
+  followUpChannel?: FollowUpChannel;
+  /** Puts lifecycle events on the leads bus (the follow-up sender logs what it did). @default EventBridge PutEvents to `LEADS_BUS_ARN` */
+  putEvents?: (entries: PutEventsRequestEntry[]) => Promise<void>;
+  /** The clock (the local scheduler's, in replays). @default Date.now */
+  now?: () => number;
   /** Waits before a re-read after a version conflict. @default setTimeout */
   sleep?: (ms: number) => Promise<void>;
   /** The backoff's jitter source. @default Math.random */
@@ -61,4 +70,9 @@ export function agentConfigFromEnv(env: Env): AgentConfig {
     throw new InvalidInputError(`AGENT_CONFIG is not JSON: ${(e as Error).message}`);
   }
   return parseAgentConfig(raw, 'AGENT_CONFIG');
+}
+
+/** The agent's timers in `AGENT_CONFIG` (none when it declares none). */
+export function timersFromEnv(env: Env): TimersConfig {
+  return agentConfigFromEnv(env).timers ?? NO_TIMERS;
 }

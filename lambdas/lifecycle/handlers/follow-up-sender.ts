@@ -1,0 +1,73 @@
+/**
+ * The follow-up sender, on `follow_up.due` (put on the bus by the lead's follow-up schedule): reads
+ * the lead, and with `decideFollowUp` drops a stale timer (the lead's version moved on), skips a
+ * lead that cannot receive follow-ups (`canReceiveFollowUp`), restarts the chain after a reply,
+ * or sends follow-up n through the agent's channel port, logs it as `agent.message_sent` and sets
+ * the next step; after the last step it raises `follow_ups.exhausted` (guarded by the version).
+ * Every step is idempotent, so the at-least-once delivery of the schedule is safe.
+ */
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { z } from 'zod';
+import type { Env } from '../../lib/contracts.ts';
+import { InvalidInputError } from '../../lib/errors.ts';
+import { observability } from '../../lib/observability.ts';
+import { EventBridgeEnvelopeSchema, FOLLOW_UP_DUE, LIFECYCLE_SOURCE, SCHEDULER_SOURCE, toPutEventsEntry } from '../envelope.ts';
+import { httpFollowUpChannel } from '../ports.ts';
+import { leadStoreFromEnv } from '../store.ts';
+import { FollowUpDueSchema, decideFollowUp, type FollowUpDecision } from '../timers.ts';
+import { schedulerFromEnv } from './scheduler-from-env.ts';
+import { lazy, need, parseInput, timersFromEnv, type LifecycleServices } from './services.ts';
+
+const FollowUpDueEnvelope = EventBridgeEnvelopeSchema.extend({
+  source: z.literal(LIFECYCLE_SOURCE),
+  'detail-type': z.literal(FOLLOW_UP_DUE),
+  detail: FollowUpDueSchema,
+});
+
+/** PutEvents through the SDK; a failed entry throws, so the delivery is retried. */
+function sdkPutEvents(client: EventBridgeClient) {
+  return async (Entries: PutEventsRequestEntry[]) => {
+    const result = await client.send(new PutEventsCommand({ Entries }));
+    if (result.FailedEntryCount) throw new InvalidInputError(`PutEvents refused: ${result.Entries?.find((e) => e.ErrorCode)?.ErrorMessage ?? 'unknown error'}`);
+  };
+}
+
+export function createHandler(env: Env, services: LifecycleServices = {}) {
+  const { tracer, metrics, logger, instrument } = observability(env, 'lead-lifecycle');
+  const timers = lazy(() => timersFromEnv(env));
+  const store = lazy(() => services.store ?? leadStoreFromEnv(env, tracer));
+  const scheduler = lazy(() => services.timers ?? schedulerFromEnv(env, tracer, services.now));
+  const channel = lazy(() => services.followUpChannel ?? httpFollowUpChannel(need(env, 'FOLLOW_UP_WEBHOOK_URL')));
+  const busName = lazy(() => need(env, 'LEADS_BUS_ARN'));
+  const putEvents = lazy(
+    () => services.putEvents ?? sdkPutEvents(tracer.captureAWSv3Client(new EventBridgeClient({ endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE, region: env.AWS_REGION }))),
+  );
+  return instrument(async (input: unknown): Promise<FollowUpDecision> => {
+    const due = parseInput(FollowUpDueEnvelope, input, `${FOLLOW_UP_DUE} event`).detail;
+    const [lead, log] = await Promise.all([store().getLead(due.leadId), store().listEvents(due.leadId)]);
+    const lastReplyAt = log.filter((e) => e.type === 'lead.message_sent').at(-1)?.time;
+    const decision = decideFollowUp(timers(), due, lead, lastReplyAt);
+    metrics.addMetric(`FollowUp_${decision.outcome}`, MetricUnit.Count, 1);
+    switch (decision.outcome) {
+      case 'stale':
+      case 'not-eligible':
+        logger.info(`follow-up not sent: ${decision.outcome}`, { leadId: due.leadId, timer: due.timer, reason: decision.reason });
+        break;
+      case 'restarted':
+        if (decision.next) await scheduler().set(decision.next);
+        break;
+      case 'send':
+        await channel().sendFollowUp({ leadId: due.leadId, followUp: decision.followUp, version: due.timer.version, key: decision.event.id });
+        await putEvents()([toPutEventsEntry(decision.event, busName(), 'stepwise.agent')]);
+        if (decision.next) await scheduler().set(decision.next);
+        break;
+      case 'exhausted':
+        await putEvents()([toPutEventsEntry(decision.event, busName(), SCHEDULER_SOURCE)]);
+        break;
+    }
+    return decision;
+  });
+}
+
+export const handler = createHandler(process.env);

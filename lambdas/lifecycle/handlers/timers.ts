@@ -1,0 +1,32 @@
+/**
+ * Listener on `lead.state_changed`: sets and cancels the lead's timers (timers.ts) through the
+ * scheduler port (EventBridge Scheduler on AWS). Idempotent: names are per (kind, lead) and a
+ * timer never replaces a newer one, so redelivered or reordered changes leave the newest timers.
+ */
+import type { Env } from '../../lib/contracts.ts';
+import { observability } from '../../lib/observability.ts';
+import { parseStateChanged } from '../state-changes.ts';
+import { restampTimer, timersForChange, type TimerPlan } from '../timers.ts';
+import { schedulerFromEnv } from './scheduler-from-env.ts';
+import { lazy, timersFromEnv, type LifecycleServices } from './services.ts';
+
+export function createHandler(env: Env, services: LifecycleServices = {}) {
+  const { tracer, logger } = observability(env, 'lead-lifecycle');
+  const timers = lazy(() => timersFromEnv(env));
+  const scheduler = lazy(() => services.timers ?? schedulerFromEnv(env, tracer, services.now));
+  return async (event: unknown): Promise<TimerPlan & { kept: string[] }> => {
+    const change = parseStateChanged(event);
+    const plan = timersForChange(timers(), change);
+    const kept: string[] = [];
+    for (const name of plan.cancel) await scheduler().cancel(name);
+    for (const request of plan.set) if ((await scheduler().set(request)) === 'kept') kept.push(request.name);
+    for (const { name, version } of plan.restamp) {
+      const pending = await scheduler().get(name);
+      if (pending && pending.stamp.version < version) await scheduler().set(restampTimer(pending, version));
+    }
+    if (kept.length) logger.info('kept newer timers', { changeId: change.changeId, kept });
+    return { ...plan, kept };
+  };
+}
+
+export const handler = createHandler(process.env);
