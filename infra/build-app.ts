@@ -50,6 +50,7 @@ export function buildStepwiseApp(app: App, config: EnvConfig, workflows: readonl
   }
   const leadLifecycle = new LeadLifecycleStack(app, leadLifecycleStackName(config), {
     config,
+    ...(config.leads.followUpWebhookUrl && { followUpWebhookUrl: config.leads.followUpWebhookUrl }),
     description: `Stepwise (${config.name}): lead lifecycle - event store, leads bus, lifecycle state machine and listeners`,
   });
   const all: Stack[] = [...Object.values(stacks), leadLifecycle];

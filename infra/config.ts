@@ -66,6 +66,8 @@ export const EnvConfigSchema = z
         agent: z.string().regex(/^[a-z0-9-]+$/).default('book-meeting'),
         /** Where the CRM sync POSTs each lead state change. */
         crmWebhookUrl: z.url({ protocol: /^https$/ }),
+        /** Where the follow-up sender POSTs a due follow-up for the agent's channel. @default `/stepwise/follow-up` on the CRM webhook's host */
+        followUpWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
         /** Who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
         notifyEmail: z.email().optional(),
       })
