@@ -9,6 +9,7 @@ import { loadEvalCases } from '../../evals/schema.ts';
 import { loadOfflineRules, OFFLINE_RULES_FILE, OfflineModel } from '../../models/offline.ts';
 import { relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
+import { loadGuardRules } from './guard-schema.ts';
 import { isEmailWorkflow } from './input.ts';
 import { loadWorkflow, STATEMACHINES_DIR } from './loader.ts';
 import { resolvePlugin, type WorkflowPlugin } from './plugin.ts';
@@ -58,6 +59,7 @@ export async function validateWorkflow(name: string, root: string = STATEMACHINE
     offlineRules = Object.values(rules.steps).flat().length;
   }
   else if (llmSteps) warnings.push(`${relPath(join(def.dir, OFFLINE_RULES_FILE))}: missing: --model offline cannot run the ${llmSteps} LLM step(s)`);
+  for (const step of def.steps) loadGuardRules(def, step);
   const evalCases = checkEvalCases(plugin);
   return { plugin, counts: { steps: def.steps.length, tools: Object.keys(plugin.tools).length, offlineRules, evalCases }, warnings };
 }
