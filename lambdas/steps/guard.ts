@@ -153,7 +153,8 @@ export function withGuard(toolbox: Toolbox, setup: GuardSetup): Toolbox {
   return {
     spec: (name) => toolbox.spec(name),
     async execute(name, args, callCtx): Promise<ToolCallRecord> {
-      if (!guarded.has(name)) return toolbox.execute(name, args, callCtx);
+      // A call the tool's schema refuses never runs anyway: the toolbox's refusal (ToolInputError) says more.
+      if (!guarded.has(name) || !toolbox.spec(name)?.input.safeParse(args).success) return toolbox.execute(name, args, callCtx);
       const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
       const ctx: GuardContext = { step: setup.step, internalNames: setup.internalNames, scope: setup.scope, args: given };
       const verdicts = checkText(strings(given).join('\n'), setup.rules, ctx);
