@@ -46,7 +46,7 @@ export const RuleSchema = z
 
 const TransitionSchema = z
   .object({
-    to: Id.describe('A step of the same scenario, or `END` (the scenario is complete).'),
+    to: z.union([Id, z.literal('END')]).describe('A step of the same scenario, or `END` (the scenario is complete).'),
     intents: z.array(z.string()).default([]).describe('Detected intents that take this transition (score = intent confidence).'),
     examples: z.array(z.string().min(1)).default([]).describe('Phrases that take it (score = similarity).'),
   })
@@ -114,6 +114,8 @@ export const ScenarioFilterConfigSchema = z
     min_transition_score: z.number().min(0).max(1).default(0.3),
     min_entry_score: z.number().min(0).max(1).default(0.35).describe('A scenario is entered from none only at this score or above.'),
     rule_match_threshold: z.number().min(0).max(1).default(0.3).describe('Similarity at which a rule\'s condition_text matches the turn.'),
+    clarification_prefix: z.string().min(1).default("Sorry, I didn't quite catch that."),
+    escalation_message: z.string().min(1).default("I'm handing this conversation to a colleague who can help further; they will reply here shortly."),
   })
   .strict();
 

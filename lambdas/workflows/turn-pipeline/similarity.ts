@@ -12,11 +12,11 @@ const STOP = new Set(
   'a an the i me my we our you your it its is are was were be been am do does did to of in on at for with and or but if so this that these those there here what whats how can could would should will just please about from as by have has had not no yes im id ive thats'.split(' '),
 );
 
-/** Content words, lowercased, with a crude suffix strip so "refunds"/"refunded" meet "refund". */
+/** Content words, lowercased, with a crude suffix strip so "refunds"/"refunded"/"refunding" meet "refund". */
 export function contentWords(text: string): string[] {
   return (text.toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? [])
     .filter((w) => !STOP.has(w))
-    .map((w) => (w.length > 4 ? w.replace(/(ing|ed|es|s)$/, '') : w));
+    .map((w) => (w.length > 4 ? w.replace(/(?:ing|ed|(?<!s)s)$/, '') : w));
 }
 
 function cosine(a: string[], b: string[]): number {
