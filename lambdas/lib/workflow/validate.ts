@@ -31,7 +31,8 @@ function checkEvalCases(plugin: WorkflowPlugin): number {
   for (const c of cases) {
     const where = file(c.scenario_id);
     if (isEmailWorkflow(def) && !c.input.email) throw new DefinitionError(where, 'input.email', `${def.manifest.name} starts from email: a case gives input.email`);
-    if (!isEmailWorkflow(def) && !c.input.payload) throw new DefinitionError(where, 'input.payload', `${def.manifest.name} has no email trigger: a case gives input.payload`);
+    if (!isEmailWorkflow(def) && !c.input.payload && !c.input.turns)
+      throw new DefinitionError(where, 'input.payload', `${def.manifest.name} has no email trigger: a case gives input.payload (or input.turns)`);
     for (const tool of Object.keys(c.input.mock_function_responses))
       if (!plugin.tools[tool]) throw new DefinitionError(where, `input.mock_function_responses.${tool}`, `not a tool of ${def.manifest.name}`);
     c.expected_output.expected_steps?.forEach((s, i) => {

@@ -182,8 +182,8 @@ export interface EnforcementInput {
   variables: Record<string, unknown>;
   /** Lane 2: the judge's verdicts by rule id (step 08). */
   judged: Record<string, { passed: boolean; reason?: string }>;
-  /** Query ↔ response similarity (the relevance check). */
-  relevance: number;
+  /** Query ↔ response similarity (the relevance check); null when the query has no content words to compare ("hi"): not judged. */
+  relevance: number | null;
 }
 
 const isRefusal = (phrases: readonly string[], text: string) => phrases.some((p) => text.toLowerCase().replace(/[’]/g, "'").includes(p));
@@ -214,7 +214,7 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
   }
   if (cfg.relevance_check_enabled) {
     const refusal = cfg.relevance_refusal_bypass && isRefusal(cfg.refusal_phrases, input.response);
-    const passed = refusal || input.relevance >= cfg.relevance_threshold;
+    const passed = refusal || input.relevance === null || input.relevance >= cfg.relevance_threshold;
     verdicts.push({
       check: 'relevance',
       lane: 'deterministic',

@@ -1,6 +1,6 @@
 import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
 import { enforce, enforcementVariables } from '../pipeline.ts';
-import { lexicalSimilarity } from '../similarity.ts';
+import { contentWords, lexicalSimilarity } from '../similarity.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
 
 /**
@@ -18,7 +18,8 @@ export default defineCodeStep(async ({ def, input }) => {
   const variables = enforcementVariables(profile, turn.variables, response);
   // A short answer ("yes please") is relevant to the question it answers: the query includes the agent's last message.
   const asked = turn.session.history.filter((h) => h.role === 'agent').at(-1)?.text ?? '';
-  const [relevance] = await lexicalSimilarity.similarity(`${asked}\n${turn.message}`, [response]);
+  const query = `${asked}\n${turn.message}`;
+  const relevance = contentWords(query).length ? (await lexicalSimilarity.similarity(query, [response]))[0]! : null;
   const verdicts = enforce({
     agent,
     enforce: turn.selection!.enforce,
@@ -26,7 +27,7 @@ export default defineCodeStep(async ({ def, input }) => {
     response,
     variables,
     judged: (turn.data.verdicts as Record<string, { passed: boolean; reason?: string }> | undefined) ?? {},
-    relevance: relevance!,
+    relevance,
   });
   const failed = verdicts.filter((v) => !v.passed);
   const history = [...((turn.data.enforcement as { attempts?: unknown[] } | undefined)?.attempts ?? []), { attempt, verdicts }];
