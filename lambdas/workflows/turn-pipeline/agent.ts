@@ -112,6 +112,12 @@ export const ScenarioFilterConfigSchema = z
     fallback_behavior: z.enum(['clarify', 'stay', 'escalate']).default('clarify'),
     max_clarifications_per_step: z.number().int().min(0).default(2),
     min_transition_score: z.number().min(0).max(1).default(0.3),
+    example_weight: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.7)
+      .describe('A scenario\'s score is the intent confidence when the extraction named its intent_label, else its best entry-example similarity times this: examples alone do not make a confident exit.'),
     min_entry_score: z.number().min(0).max(1).default(0.35).describe('A scenario is entered from none only at this score or above.'),
     rule_match_threshold: z.number().min(0).max(1).default(0.3).describe('Similarity at which a rule\'s condition_text matches the turn.'),
     clarification_prefix: z.string().min(1).default("Sorry, I didn't quite catch that."),

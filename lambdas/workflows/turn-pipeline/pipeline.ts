@@ -46,14 +46,18 @@ export function inScope(rule: Rule, scenario: string | null, step: string | null
 const intentScore = (intents: readonly string[], ctx: TurnContext) => (ctx.detectedIntent !== null && intents.includes(ctx.detectedIntent) ? ctx.intentConfidence : 0);
 
 /**
- * Retrieval (pipeline stage 2): scenario candidates by their entry examples and intent label,
+ * Retrieval (pipeline stage 2): scenario candidates by their intent label (scored with the
+ * intent's confidence) or else their entry examples (similarity × `example_weight`),
  * the active step's transitions, and the rules whose scope is live now or would be in a
  * candidate scenario, each scored against the turn.
  */
 export async function retrieve(agent: Agent, session: Session, message: string, ctx: TurnContext, similarity: SimilarityModel): Promise<Retrieval> {
   const cfg = agent.scenarioFilter;
   const scenarios = await Promise.all(
-    agent.scenarios.map(async (s) => ({ id: s.id, score: round(Math.max(intentScore([s.intent_label], ctx), ...(await similarity.similarity(message, s.entry_examples)))) })),
+    agent.scenarios.map(async (s) => {
+      const named = intentScore([s.intent_label], ctx);
+      return { id: s.id, score: round(named > 0 ? named : cfg.example_weight * Math.max(...(await similarity.similarity(message, s.entry_examples)))) };
+    }),
   );
   const step = activeStep(agent, session);
   const transitions = step
