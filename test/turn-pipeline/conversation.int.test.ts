@@ -17,7 +17,7 @@ const last = (r: RunResult) => r.steps.at(-1)!.fields as { reply: string; outcom
 
 describe('turn-pipeline conversations', () => {
   it('replays the sample conversation in one session: each line one execution, state carried in SessionsTable', async () => {
-    const results = await session.runFiles(['statemachines/turn-pipeline/samples/refund-conversation.jsonl']);
+    const results = await session.runFiles(['statemachines/turn-pipeline/conversations/refund-conversation.jsonl']);
     expect(results.map((r) => r.status)).toEqual(Array(6).fill('SUCCEEDED'));
     expect(results.map((r) => [last(r).turn, last(r).outcome, last(r).scenario, last(r).scenarioStep])).toEqual([
       [1, 'answered', 'refund', 'identify_order'],
