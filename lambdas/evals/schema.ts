@@ -80,7 +80,7 @@ export const EvalCaseSchema = z
         mock_function_responses: z.record(ToolName, MockResponseSchema).default({}),
       })
       .strict()
-      .refine((i) => [i.email, i.payload, i.turns].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of email, payload and turns' }),
+      .refine((i) => [i.email, i.payload, i.turns].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of email and payload (or turns: a conversation)' }),
     expected_output: z
       .object({
         /** How the execution ends. @default SUCCEEDED */

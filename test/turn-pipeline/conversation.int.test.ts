@@ -49,7 +49,8 @@ describe('turn-pipeline conversations', () => {
   it('records every enforcement verdict (rule, lane, variables, pass/fail) in the event log', async () => {
     const run = await session.runInput({ sessionId: 'log-1', message: 'I want a $75 refund now' }, 'limit.json');
     const events = await session.events(run.executionName!);
-    const enforcement = events.filter((e) => e.type === 'StepCompleted' && e.step === '09-enforce').map((e) => (e as { fields: { enforcement: { attempts: { verdicts: { check: string; lane: string; passed: boolean; variables?: unknown }[] }[] } } }).fields.enforcement);
+    type Attempts = { attempts: { verdicts: { check: string; lane: string; passed: boolean; variables?: unknown }[] }[] };
+    const enforcement = events.flatMap((e) => (e.type === 'StepCompleted' && e.step === '09-enforce' ? [e.fields.enforcement as Attempts] : []));
     expect(enforcement).toHaveLength(2);
     const final = enforcement.at(-1)!.attempts;
     expect(final).toHaveLength(2);
