@@ -21,12 +21,19 @@ export interface CompiledExpression {
 
 const cache = new Map<string, CompiledExpression>();
 
-/** Dotted paths of identifiers and field selections (`a.b.c`), the deepest selection only. */
+/** The dotted path a node names (`a`, `a.b.c`), or undefined when it is not a plain selection chain. */
+function pathOf(node: ASTNode): string | undefined {
+  if (node.op === 'id') return node.args as string;
+  if (node.op !== '.' && node.op !== '.?') return undefined;
+  const [object, field] = node.args as [ASTNode, string];
+  const base = pathOf(object);
+  return base === undefined ? undefined : `${base}.${field}`;
+}
+
+/** Dotted paths of the variables an expression reads, the deepest selection only. */
 function readPaths(node: ASTNode, into: Set<string>): void {
-  const path = (n: ASTNode): string | undefined =>
-    n.op === 'id' ? (n.args as string) : n.op === '.' || n.op === '.?' ? (([o, f]) => ((p) => (p ? `${p}.${f}` : undefined))(path(o)))(n.args as [ASTNode, string]) : undefined;
-  const whole = path(node);
-  if (whole) {
+  const whole = pathOf(node);
+  if (whole !== undefined) {
     into.add(whole);
     return;
   }

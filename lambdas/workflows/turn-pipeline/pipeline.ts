@@ -206,7 +206,9 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
     if (rule.enforcement_expression) {
       if (!cfg.deterministic_enabled) continue;
       const expr = compileExpression(rule.enforcement_expression);
-      const variables = Object.fromEntries(expr.variables.map((p) => [p, lookup(input.variables, p) ?? null]));
+      // Macro variables (`l` in `links.all(l, ...)`) are not inputs: only paths into the given variables are recorded.
+      const read = expr.variables.filter((p) => Object.hasOwn(input.variables, p.split('.')[0]!));
+      const variables = Object.fromEntries(read.map((p) => [p, lookup(input.variables, p) ?? null]));
       const outcome = expr.test(input.variables);
       const passed = 'value' in outcome && outcome.value;
       verdicts.push({ check: id, lane: 'deterministic', passed, variables, ...(passed ? {} : { message: 'value' in outcome ? rule.action_text : `${rule.action_text} (${outcome.problem})` }) });
