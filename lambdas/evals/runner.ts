@@ -130,17 +130,28 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
       const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
       const label = `${evalCase.scenario_id}${evalCase.input.email ? '.eml' : '.json'}`;
       let delivered: RunResult;
+      const turnFailures: EvalFailure[] = [];
       if (evalCase.input.email) {
         byCase.set(messageIdOf(evalCase), mocks);
         delivered = await session.deliverEmail(evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local'), label);
       } else {
-        const name = `${evalCase.scenario_id}-${randomUUID().slice(0, 8)}`;
-        byCase.set(name, mocks);
-        delivered = await session.runInput(evalCase.input.payload, label, name);
+        // A conversation runs its turns in order with the same mocks (and tool ports); the last turn is the one judged.
+        const inputs = evalCase.input.turns ?? [evalCase.input.payload!];
+        const run = (payload: Record<string, unknown>, t: number) => {
+          const name = `${evalCase.scenario_id}-${inputs.length > 1 ? `t${t + 1}-` : ''}${randomUUID().slice(0, 8)}`;
+          byCase.set(name, mocks);
+          return session.runInput(payload, inputs.length > 1 ? `${label}:${t + 1}` : label, name);
+        };
+        for (const [t, payload] of inputs.slice(0, -1).entries()) {
+          const earlier = await run(payload, t);
+          if (earlier.status !== 'SUCCEEDED')
+            turnFailures.push({ index: null, step: null, expected: 'SUCCEEDED', actual: earlier.status, why: `turn ${t + 1} of ${inputs.length} did not succeed: ${earlier.reason ?? ''}` });
+        }
+        delivered = await run(inputs.at(-1)!, inputs.length - 1);
       }
       const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
       const steps = execution ? actualSteps(stepTrail(execution.history), delivered.steps) : [];
-      const failures = [...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
+      const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
       const result = { id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: delivered.steps };
       results.push(result);
       options.onCase?.(result, i, cases.length);

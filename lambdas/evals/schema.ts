@@ -14,6 +14,7 @@ import { StepName } from '../lib/workflow/schema.ts';
  * category: answer
  * input:
  *   payload: { customerId: C1001, question: ... }   # or, for an email workflow, email: { from, subject, body }
+ *                                                   # or a conversation, turns: [{...}, {...}] (one execution each, in order)
  *   mock_function_responses: { lookup_account: {...} }
  * expected_output:
  *   status: SUCCEEDED                               # or FAILED, with error: MaxStepsExceeded
@@ -74,10 +75,12 @@ export const EvalCaseSchema = z
         email: EvalEmailSchema.optional(),
         /** For any other workflow: the execution input, checked against the workflow's input schema. */
         payload: z.record(z.string(), z.unknown()).optional(),
+        /** A conversation: each item one execution input, run in order; `expected_output` judges the last, the others must succeed. */
+        turns: z.array(z.record(z.string(), z.unknown())).min(1).optional(),
         mock_function_responses: z.record(ToolName, MockResponseSchema).default({}),
       })
       .strict()
-      .refine((i) => (i.email === undefined) !== (i.payload === undefined), { message: 'give exactly one of email and payload' }),
+      .refine((i) => [i.email, i.payload, i.turns].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of email and payload (or turns: a conversation)' }),
     expected_output: z
       .object({
         /** How the execution ends. @default SUCCEEDED */

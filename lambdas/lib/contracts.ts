@@ -25,6 +25,18 @@ export interface ToolCallRecord {
   result?: unknown;
   /** Set when the call was refused (not allowed, bad args) or failed. */
   error?: string;
+  /** The output guard's verdicts on this call (guarded steps only; see lambdas/steps/guard.ts). */
+  guard?: GuardVerdict[];
+}
+
+/** One rule checked against outgoing text: which rule, by which lane, whether it held, and what broke it. */
+export interface GuardVerdict {
+  check: string;
+  lane: 'deterministic' | 'judge';
+  passed: boolean;
+  /** What broke the rule (link hosts, phone numbers, echoed words, variables). */
+  found?: string[];
+  message?: string;
 }
 
 /** What the state carries at `$.result` between steps (the ResultSelector keeps exactly these keys). */

@@ -35,6 +35,8 @@ const ToolCallSummary = z
     error: z.string().optional(),
     /** Only the arguments of the tool's schema that it does not declare personal (`ToolDefinition.personal`). */
     args: z.record(z.string(), z.unknown()).optional(),
+    /** The output guard's verdicts on the call: rule, lane, pass/fail (what broke a rule stays in `error`). */
+    guard: z.array(z.object({ check: z.string(), lane: z.enum(['deterministic', 'judge']), passed: z.boolean() }).strict()).optional(),
   })
   .strict();
 
@@ -218,6 +220,7 @@ export function stepCompletedEvent(
         outcome: call.error === undefined ? ('ok' as const) : ('error' as const),
         ...(call.error === undefined ? {} : { error: call.error }),
         ...(Object.keys(args).length ? { args } : {}),
+        ...(call.guard ? { guard: call.guard.map(({ check, lane, passed }) => ({ check, lane, passed })) } : {}),
       };
     }),
     fields,

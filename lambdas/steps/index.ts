@@ -2,6 +2,8 @@ import { DefinitionError, StepFailedError } from '../lib/errors.ts';
 import { untrustedFields } from '../lib/workflow/input.ts';
 import type { WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { ModelProvider } from '../models/port.ts';
+import { loadGuardRules } from '../lib/workflow/guard-schema.ts';
+import { withGuard } from './guard.ts';
 import { runLlmStep } from './runner.ts';
 import { allowListed, withBoundArgs } from './step-toolbox.ts';
 import type { StepContext, StepResult } from './types.ts';
@@ -22,7 +24,11 @@ export interface RunStepArgs extends Omit<StepContext, 'def'> {
 export async function runStep(args: RunStepArgs): Promise<StepResult> {
   const { step, input, tool, plugin } = args;
   const def = plugin.def;
-  const toolbox = withBoundArgs(allowListed(args.toolbox, step), step, { data: input.previous.data, input: input.input });
+  const scope = { data: input.previous.data, input: input.input };
+  const bound = withBoundArgs(allowListed(args.toolbox, step), step, scope);
+  const rules = loadGuardRules(def, step);
+  const internalNames = [...def.steps.map((s) => s.name), ...def.manifest.tools];
+  const toolbox = rules ? withGuard(bound, { step, rules, internalNames, scope }) : bound;
   if (step.kind === 'llm') {
     const untrusted = step.readsUntrusted ? await args.untrusted() : undefined;
     return runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model: args.model(), toolbox, remainingTimeMs: tool.remainingTimeMs });

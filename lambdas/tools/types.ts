@@ -88,6 +88,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, P = unknown
    * @default no ports
    */
   readonly connect?: (env: Env, aws: AwsClients) => P;
+  /**
+   * In-memory ports for evals: a case that gives no mock for the tool runs it for real on these,
+   * built fresh for each case (so a multi-turn case keeps state across its turns, and cases share none).
+   * @default none: an eval case must mock the tool
+   */
+  readonly evalPorts?: () => P;
   /** Run the call with validated arguments. Throw for failures; transient AWS errors are retried by the ASL. */
   run(args: z.infer<I>, ctx: ToolContext, ports: P): Promise<Record<string, unknown>>;
 }

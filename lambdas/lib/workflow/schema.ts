@@ -4,6 +4,8 @@
  * them (`stepwise reference`), and a test keeps the two equal.
  */
 import { z } from 'zod';
+import { GuardOptionSchema } from './guard-schema.ts';
+import { StatePath } from './state-path.ts';
 
 /** Step and workflow names: lowercase, digits and dashes (`01-extract-serial`), usable as ASL state names. */
 export const StepName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,78}$/, 'lowercase letters, digits and dashes');
@@ -19,8 +21,7 @@ const RetryPolicy = z
 
 const EnvVarName = z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'UPPER_SNAKE_CASE');
 
-/** A path into the execution state: `data.<field>...` (what earlier steps produced) or `input.<field>...` (the execution input). */
-export const StatePath = z.string().regex(/^(data|input)(\.[A-Za-z0-9_-]+)+$/, 'data.<field> or input.<field> (dot-separated)');
+export { StatePath };
 
 /**
  * How executions of the workflow start. Each becomes AWS resources in the workflow's stack:
@@ -144,6 +145,7 @@ export const StepFrontmatterSchema = z
       .describe('LLM steps: tool arguments filled from state, per tool (`create_ticket: { serialNumber: data.device.serial }`); the model never sees them and a call that sets one is refused.'),
     readsUntrusted: z.boolean().default(true).describe('LLM steps: whether the prompt includes the input the trigger marks untrusted.'),
     temperature: z.number().min(0).max(1).default(0).describe('LLM steps: the sampling temperature.'),
+    guard: GuardOptionSchema.optional().describe('LLM steps: check outgoing text against the rules of a file before the tool sends it (see "Output guards").'),
   })
   .strict();
 

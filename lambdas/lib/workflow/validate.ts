@@ -9,6 +9,7 @@ import { loadEvalCases } from '../../evals/schema.ts';
 import { loadOfflineRules, OFFLINE_RULES_FILE, OfflineModel } from '../../models/offline.ts';
 import { relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
+import { loadGuardRules } from './guard-schema.ts';
 import { isEmailWorkflow } from './input.ts';
 import { loadWorkflow, STATEMACHINES_DIR } from './loader.ts';
 import { resolvePlugin, type WorkflowPlugin } from './plugin.ts';
@@ -30,7 +31,8 @@ function checkEvalCases(plugin: WorkflowPlugin): number {
   for (const c of cases) {
     const where = file(c.scenario_id);
     if (isEmailWorkflow(def) && !c.input.email) throw new DefinitionError(where, 'input.email', `${def.manifest.name} starts from email: a case gives input.email`);
-    if (!isEmailWorkflow(def) && !c.input.payload) throw new DefinitionError(where, 'input.payload', `${def.manifest.name} has no email trigger: a case gives input.payload`);
+    if (!isEmailWorkflow(def) && !c.input.payload && !c.input.turns)
+      throw new DefinitionError(where, 'input.payload', `${def.manifest.name} has no email trigger: a case gives input.payload (or input.turns)`);
     for (const tool of Object.keys(c.input.mock_function_responses))
       if (!plugin.tools[tool]) throw new DefinitionError(where, `input.mock_function_responses.${tool}`, `not a tool of ${def.manifest.name}`);
     c.expected_output.expected_steps?.forEach((s, i) => {
@@ -58,6 +60,7 @@ export async function validateWorkflow(name: string, root: string = STATEMACHINE
     offlineRules = Object.values(rules.steps).flat().length;
   }
   else if (llmSteps) warnings.push(`${relPath(join(def.dir, OFFLINE_RULES_FILE))}: missing: --model offline cannot run the ${llmSteps} LLM step(s)`);
+  for (const step of def.steps) loadGuardRules(def, step);
   const evalCases = checkEvalCases(plugin);
   return { plugin, counts: { steps: def.steps.length, tools: Object.keys(plugin.tools).length, offlineRules, evalCases }, warnings };
 }

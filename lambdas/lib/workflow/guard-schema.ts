@@ -1,0 +1,120 @@
+/**
+ * The output guard's definition format: the step option (`guard:` in a step's frontmatter) and the
+ * rules file it names (`statemachines/<workflow>/<rules>.yaml`). Any workflow can guard any LLM
+ * step; the checks run on the text a tool would send (its `replyArg`, e.g. `send_email`'s `body`)
+ * before the tool runs.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import { z } from 'zod';
+import { checkDefinition, parseDefinitionYaml, relPath } from '../definition-file.ts';
+import { DefinitionError } from '../errors.ts';
+import { compileExpression, ExpressionError } from '../expressions.ts';
+import type { StepDefinition, WorkflowDefinition } from './schema.ts';
+import { StatePath } from './state-path.ts';
+
+/** The `guard` option of a step's frontmatter. */
+export const GuardOptionSchema = z
+  .object({
+    rules: z
+      .string()
+      .regex(/^[A-Za-z0-9_./-]+\.ya?ml$/, 'a .yaml file of the workflow folder')
+      .refine((p) => !normalize(p).startsWith('..') && !p.startsWith('/'), 'inside the workflow folder')
+      .describe('The rules file, relative to the workflow folder (`guards/reply.yaml`): the checks and the fallback template.'),
+    tools: z
+      .array(z.string())
+      .optional()
+      .describe('The tools whose outgoing text is checked before they run. Default: the step\'s tools that declare a `replyArg`.'),
+    onViolation: z
+      .enum(['regenerate', 'fallback'])
+      .default('regenerate')
+      .describe('`regenerate`: the call is refused and the model is told the violations (up to `maxRegenerations` times), then the fallback is sent. `fallback`: the fallback is sent at once.'),
+    maxRegenerations: z.number().int().min(0).max(3).default(1).describe('Refused attempts the model may rewrite before the fallback template is sent instead.'),
+  })
+  .strict();
+
+const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
+const base = { id: Id, message: z.string().min(1).optional() };
+
+/** One deterministic check of the rules file. */
+export const GuardCheckSchema = z.discriminatedUnion('type', [
+  // Every link host / email address / phone number in the text must be on the allow-list.
+  z.object({ ...base, type: z.literal('links'), allow: z.array(z.string().min(1)).default([]) }).strict(),
+  z.object({ ...base, type: z.literal('emails'), allow: z.array(z.string().min(1)).default([]) }).strict(),
+  z.object({ ...base, type: z.literal('phones'), allow: z.array(z.string().min(1)).default([]) }).strict(),
+  // No run of `minWords` words of the step instruction (outside `ignoreSections`), no tool or step name, no state path.
+  z
+    .object({
+      ...base,
+      type: z.literal('instructions'),
+      minWords: z.number().int().min(4).default(8),
+      ignoreSections: z.array(z.string()).default([]),
+    })
+    .strict(),
+  // Every match of `pattern` must equal a value the workflow granted (read from state, e.g. a ticket id a tool returned).
+  z.object({ ...base, type: z.literal('granted'), pattern: z.string().min(1), from: z.array(StatePath).min(1) }).strict(),
+  // None of the patterns (case-insensitive regular expressions) may appear.
+  z.object({ ...base, type: z.literal('deny'), patterns: z.array(z.string().min(1)).min(1) }).strict(),
+  // A CEL expression over { text, links, emails, phones, amounts, max_amount, args, data, input } that must hold.
+  z.object({ ...base, type: z.literal('expression'), expression: z.string().min(1) }).strict(),
+]);
+
+/** A guard rules file. */
+export const GuardRulesSchema = z
+  .object({
+    description: z.string().min(1),
+    checks: z.array(GuardCheckSchema).min(1),
+    /** `{{placeholder}}` template over `data.*` and `input.*`: what is sent when the model cannot produce a clean text. */
+    fallback: z.string().min(1),
+  })
+  .strict()
+  .superRefine((rules, ctx) => {
+    const seen = new Set<string>();
+    rules.checks.forEach((check, i) => {
+      if (seen.has(check.id)) ctx.addIssue({ code: 'custom', path: ['checks', i, 'id'], message: `duplicate check id "${check.id}"` });
+      seen.add(check.id);
+      const patterns = check.type === 'granted' ? [check.pattern] : check.type === 'deny' ? check.patterns : [];
+      for (const p of patterns) {
+        try {
+          new RegExp(p, 'giu');
+        } catch (e) {
+          ctx.addIssue({ code: 'custom', path: ['checks', i], message: `bad regular expression ${p}: ${(e as Error).message}` });
+        }
+      }
+      if (check.type === 'expression') {
+        try {
+          compileExpression(check.expression);
+        } catch (e) {
+          if (!(e instanceof ExpressionError)) throw e;
+          ctx.addIssue({ code: 'custom', path: ['checks', i, 'expression'], message: e.message });
+        }
+      }
+    });
+  });
+
+export type GuardOption = z.infer<typeof GuardOptionSchema>;
+export type GuardCheck = z.infer<typeof GuardCheckSchema>;
+export type GuardRules = z.infer<typeof GuardRulesSchema>;
+
+const cache = new Map<string, GuardRules>();
+
+/**
+ * The rules file of a guarded step, validated (once per process). Also checks that the guarded
+ * tools are on the step's allow-list.
+ * @throws DefinitionError naming the file and the field.
+ */
+export function loadGuardRules(def: WorkflowDefinition, step: StepDefinition): GuardRules | undefined {
+  const guard = step.guard;
+  if (!guard) return undefined;
+  if (step.kind !== 'llm') throw new DefinitionError(step.file, 'guard', 'only LLM steps are guarded (a code step writes its own text)');
+  guard.tools?.forEach((t, i) => {
+    if (!step.tools.includes(t)) throw new DefinitionError(step.file, `guard.tools.${i}`, `"${t}" is not one of the step's tools`);
+  });
+  const file = join(def.dir, guard.rules);
+  const hit = cache.get(file);
+  if (hit) return hit;
+  if (!existsSync(file)) throw new DefinitionError(step.file, 'guard.rules', `no file ${relPath(file)}`);
+  const rules = checkDefinition(GuardRulesSchema, parseDefinitionYaml(readFileSync(file, 'utf8'), relPath(file)), relPath(file));
+  cache.set(file, rules);
+  return rules;
+}

@@ -1,0 +1,235 @@
+/**
+ * The pure core of the turn pipeline (seed 003): retrieval by scope, scenario navigation with
+ * stickiness, rule filtering with fire limits and cooldowns, and two-lane enforcement. No I/O:
+ * the code steps in `steps/` read state, call these, and route on the result.
+ */
+import type { GuardVerdict } from '../../lib/contracts.ts';
+import { compileExpression } from '../../lib/expressions.ts';
+import { responseFacts } from '../../lib/response-facts.ts';
+import { lookup } from '../../steps/template.ts';
+import type { Agent, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
+import type { Session } from './session.ts';
+import type { SimilarityModel } from './similarity.ts';
+
+/** What step 02 extracted from the user message (one model call; seed decision 1). */
+export interface TurnContext {
+  entities: Record<string, unknown>;
+  detectedIntent: string | null;
+  intentConfidence: number;
+  isAmbiguous: boolean;
+  ambiguityReason?: string;
+}
+
+export interface ScoredRule {
+  id: string;
+  score: number;
+}
+export interface Retrieval {
+  /** Rules in scope (GLOBAL, the active and candidate scenarios, the active step), with their match score. */
+  rules: ScoredRule[];
+  /** Every scenario with its entry score (before stickiness). */
+  scenarios: { id: string; score: number }[];
+  /** The active step's transitions with their scores. */
+  transitions: { to: string; score: number }[];
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+const stepKey = (scenario: string | null, step: string | null) => `${scenario ?? '-'}/${step ?? '-'}`;
+
+/** A rule's scope is live for (scenario, step). */
+export function inScope(rule: Rule, scenario: string | null, step: string | null): boolean {
+  if (rule.scope === 'GLOBAL') return true;
+  if (rule.scope === 'SCENARIO') return scenario !== null && rule.scope_id === scenario;
+  return scenario !== null && step !== null && rule.scope_id === `${scenario}/${step}`;
+}
+
+const intentScore = (intents: readonly string[], ctx: TurnContext) => (ctx.detectedIntent !== null && intents.includes(ctx.detectedIntent) ? ctx.intentConfidence : 0);
+
+/**
+ * Retrieval (pipeline stage 2): scenario candidates by their intent label (scored with the
+ * intent's confidence) or else their entry examples (similarity × `example_weight`),
+ * the active step's transitions, and the rules whose scope is live now or would be in a
+ * candidate scenario, each scored against the turn.
+ */
+export async function retrieve(agent: Agent, session: Session, message: string, ctx: TurnContext, similarity: SimilarityModel): Promise<Retrieval> {
+  const cfg = agent.scenarioFilter;
+  const scenarios = await Promise.all(
+    agent.scenarios.map(async (s) => {
+      const named = intentScore([s.intent_label], ctx);
+      return { id: s.id, score: round(named > 0 ? named : cfg.example_weight * Math.max(...(await similarity.similarity(message, s.entry_examples)))) };
+    }),
+  );
+  const step = activeStep(agent, session);
+  const transitions = step
+    ? await Promise.all(step.transitions.map(async (t) => ({ to: t.to, score: round(Math.max(intentScore(t.intents, ctx), ...(await similarity.similarity(message, t.examples)), 0)) })))
+    : [];
+  const candidates = new Set(scenarios.filter((s) => s.score >= cfg.min_entry_score).map((s) => s.id));
+  const live = agent.rules.filter(
+    (r) => r.enabled && (inScope(r, session.activeScenario, session.activeStep) || (r.scope === 'SCENARIO' && candidates.has(r.scope_id!)) || (r.scope === 'STEP' && candidates.has(r.scope_id!.split('/')[0]!))),
+  );
+  const rules = await Promise.all(
+    live.map(async (r) => ({ id: r.id, score: round(Math.max(intentScore(r.intents, ctx), ...(await similarity.similarity(message, [r.condition_text])))) })),
+  );
+  return { rules, scenarios, transitions };
+}
+
+function activeStep(agent: Agent, session: Pick<Session, 'activeScenario' | 'activeStep'>) {
+  return agent.scenarios.find((s) => s.id === session.activeScenario)?.steps.find((st) => st.id === session.activeStep);
+}
+
+export type NavigationAction = 'none' | 'enter' | 'stay' | 'transition' | 'complete' | 'exit' | 'clarify' | 'escalate';
+
+export interface Navigation {
+  action: NavigationAction;
+  scenario: string | null;
+  step: string | null;
+  reason: string;
+  /** Clarifications asked at the (unchanged) step, this turn's included. */
+  clarifications: number;
+}
+
+/**
+ * Scenario navigation with stickiness (stage 3, seed decision 5): the active scenario's score gets
+ * `stickiness_boost`; another scenario takes over only at `exit_intent_threshold` or above and
+ * above the boosted score. Inside the scenario, the best transition at `min_transition_score` or
+ * above is taken. A turn that takes no transition at a step that waits for one, and that relates
+ * to no scenario (a "maybe" at a yes/no step), gets `fallback_behavior`: `clarify` until
+ * `max_clarifications_per_step`, then escalate. A tangent that relates to another scenario stays.
+ */
+export function navigate(cfg: ScenarioFilterConfig, scenarios: readonly Scenario[], session: Session, retrieval: Retrieval): Navigation {
+  const current = { scenario: session.activeScenario, step: session.activeStep };
+  const asked = session.clarifications[stepKey(current.scenario, current.step)] ?? 0;
+  const stay = (reason: string): Navigation => ({ action: current.scenario ? 'stay' : 'none', ...current, reason, clarifications: asked });
+  if (!cfg.enabled) return stay('scenario navigation is off');
+  const ranked = [...retrieval.scenarios].sort((a, b) => b.score - a.score);
+  const entry = (id: string) => scenarios.find((s) => s.id === id)!.entry_step;
+  if (!current.scenario) {
+    const best = ranked[0];
+    if (best && best.score >= cfg.min_entry_score) return { action: 'enter', scenario: best.id, step: entry(best.id), reason: `entered ${best.id} (score ${best.score})`, clarifications: 0 };
+    return stay(`no scenario scores ${cfg.min_entry_score} or more`);
+  }
+  const own = round((retrieval.scenarios.find((s) => s.id === current.scenario)?.score ?? 0) + cfg.stickiness_boost);
+  const other = ranked.find((s) => s.id !== current.scenario);
+  if (other && other.score >= cfg.exit_intent_threshold && other.score > own)
+    return { action: 'exit', scenario: other.id, step: entry(other.id), reason: `left ${current.scenario} for ${other.id} (score ${other.score} >= ${cfg.exit_intent_threshold}, ${current.scenario} ${own} with stickiness)`, clarifications: 0 };
+  const best = [...retrieval.transitions].sort((a, b) => b.score - a.score)[0];
+  if (best && best.score >= cfg.min_transition_score) {
+    if (best.to === 'END') return { action: 'complete', scenario: null, step: null, reason: `completed ${current.scenario} (score ${best.score})`, clarifications: 0 };
+    return { action: 'transition', scenario: current.scenario, step: best.to, reason: `${current.step} → ${best.to} (score ${best.score})`, clarifications: 0 };
+  }
+  const tangent = other && other.score >= cfg.min_entry_score;
+  if (retrieval.transitions.length === 0 || tangent || cfg.fallback_behavior === 'stay')
+    return stay(tangent ? `stayed in ${current.scenario}: ${other.id} scored ${other.score}, below ${cfg.exit_intent_threshold} (stickiness)` : `stayed at ${current.step}`);
+  if (cfg.fallback_behavior === 'clarify' && asked < cfg.max_clarifications_per_step)
+    return { action: 'clarify', ...current, reason: `no transition of ${current.step} matched: clarification ${asked + 1} of ${cfg.max_clarifications_per_step}`, clarifications: asked + 1 };
+  return { action: 'escalate', ...current, reason: `no transition of ${current.step} matched after ${asked} clarification(s): escalated`, clarifications: asked };
+}
+
+export interface RuleSelection {
+  /** Rules that apply this turn, by priority (highest first): their action_text goes into generation, their tools run. */
+  matched: string[];
+  /** Rules to enforce on the response: matched hard constraints and, with `always_enforce_global`, every GLOBAL hard constraint. */
+  enforce: string[];
+  /** Rules that matched but were held back, with why (fire limit, cooldown). */
+  suppressed: { id: string; why: string }[];
+}
+
+/**
+ * Rule filtering (stage 3): the retrieved rules whose scope is live after navigation and whose
+ * score reaches `rule_match_threshold`, less those at `max_fires_per_session` or within
+ * `cooldown_turns` of their last fire; then what enforcement checks (seed decision 8).
+ */
+export function selectRules(agent: Agent, session: Session, retrieval: Retrieval, nav: Pick<Navigation, 'scenario' | 'step'>, alwaysEnforceGlobal: boolean): RuleSelection {
+  const byId = new Map(agent.rules.map((r) => [r.id, r]));
+  const turn = session.turn + 1;
+  const suppressed: RuleSelection['suppressed'] = [];
+  const matched = retrieval.rules
+    .filter((s) => s.score >= agent.scenarioFilter.rule_match_threshold && inScope(byId.get(s.id)!, nav.scenario, nav.step))
+    .map((s) => byId.get(s.id)!)
+    .filter((rule) => {
+      const fires = session.ruleFires[rule.id];
+      if (rule.max_fires_per_session > 0 && (fires?.count ?? 0) >= rule.max_fires_per_session) {
+        suppressed.push({ id: rule.id, why: `fired ${fires!.count} time(s), the session maximum` });
+        return false;
+      }
+      if (fires && rule.cooldown_turns > 0 && turn - fires.lastTurn <= rule.cooldown_turns) {
+        suppressed.push({ id: rule.id, why: `cooling down: fired at turn ${fires.lastTurn}, ${rule.cooldown_turns} turn(s) of cooldown` });
+        return false;
+      }
+      return true;
+    })
+    .sort((a, b) => b.priority - a.priority);
+  const enforce = new Set(matched.filter((r) => r.is_hard_constraint).map((r) => r.id));
+  if (alwaysEnforceGlobal) for (const r of agent.rules) if (r.enabled && r.scope === 'GLOBAL' && r.is_hard_constraint) enforce.add(r.id);
+  return { matched: matched.map((r) => r.id), enforce: [...enforce], suppressed };
+}
+
+/** One verdict of enforcement: the guard's shape plus the variables lane 1 read. */
+export interface EnforcementVerdict extends GuardVerdict {
+  variables?: Record<string, unknown>;
+}
+
+/**
+ * The variables lane 1 evaluates over (seed decision 7, three-stage extraction): `profile` (from
+ * the user's messages), `session` (tool outputs and earlier turns) and `response` (what the
+ * response commits to: amounts, links, phones, its text).
+ */
+export function enforcementVariables(profile: Record<string, unknown>, sessionVars: Record<string, unknown>, response: string): Record<string, unknown> {
+  return { profile, session: sessionVars, response: { text: response, text_lower: response.toLowerCase(), ...responseFacts(response) } };
+}
+
+export interface EnforcementInput {
+  agent: Agent;
+  enforce: readonly string[];
+  message: string;
+  response: string;
+  variables: Record<string, unknown>;
+  /** Lane 2: the judge's verdicts by rule id (step 08). */
+  judged: Record<string, { passed: boolean; reason?: string }>;
+  /** Query ↔ response similarity (the relevance check); null when the query has no content words to compare ("hi"): not judged. */
+  relevance: number | null;
+}
+
+const isRefusal = (phrases: readonly string[], text: string) => phrases.some((p) => text.toLowerCase().replace(/[’]/g, "'").includes(p));
+
+/**
+ * Enforcement (stage 6): lane 1 evaluates each enforced rule's `enforcement_expression`, lane 2
+ * reads the judge's verdict for enforced rules without one; the relevance check passes refusals
+ * when `relevance_refusal_bypass` is on. Every verdict is returned, passed or not.
+ */
+export function enforce(input: EnforcementInput): EnforcementVerdict[] {
+  const cfg = input.agent.enforcement;
+  if (!cfg.enabled) return [];
+  const verdicts: EnforcementVerdict[] = [];
+  for (const id of input.enforce) {
+    const rule = input.agent.rules.find((r) => r.id === id)!;
+    if (rule.enforcement_expression) {
+      if (!cfg.deterministic_enabled) continue;
+      const expr = compileExpression(rule.enforcement_expression);
+      // Macro variables (`l` in `links.all(l, ...)`) are not inputs: only paths into the given variables are recorded.
+      const read = expr.variables.filter((p) => Object.hasOwn(input.variables, p.split('.')[0]!));
+      const variables = Object.fromEntries(read.map((p) => [p, lookup(input.variables, p) ?? null]));
+      const outcome = expr.test(input.variables);
+      const passed = 'value' in outcome && outcome.value;
+      verdicts.push({ check: id, lane: 'deterministic', passed, variables, ...(passed ? {} : { message: 'value' in outcome ? rule.action_text : `${rule.action_text} (${outcome.problem})` }) });
+    } else if (cfg.llm_judge_enabled) {
+      const judged = input.judged[id];
+      // No verdict (the judge skipped the rule, or the offline stand-in cannot judge): recorded, not a violation.
+      verdicts.push(judged ? { check: id, lane: 'judge', passed: judged.passed, ...(judged.passed ? {} : { message: judged.reason ?? rule.action_text }) } : { check: id, lane: 'judge', passed: true, message: 'no verdict from the judge' });
+    }
+  }
+  if (cfg.relevance_check_enabled) {
+    const refusal = cfg.relevance_refusal_bypass && isRefusal(cfg.refusal_phrases, input.response);
+    const passed = refusal || input.relevance === null || input.relevance >= cfg.relevance_threshold;
+    verdicts.push({
+      check: 'relevance',
+      lane: 'deterministic',
+      passed,
+      variables: { relevance: input.relevance, threshold: cfg.relevance_threshold, refusal },
+      ...(passed ? {} : { message: 'the response does not address the user\'s message' }),
+    });
+  }
+  return verdicts;
+}
+
+export { stepKey };

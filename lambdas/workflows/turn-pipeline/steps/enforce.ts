@@ -1,0 +1,46 @@
+import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { enforce, enforcementVariables } from '../pipeline.ts';
+import { contentWords, lexicalSimilarity } from '../similarity.ts';
+import { profileUpdate, readTurn } from '../turn.ts';
+
+/**
+ * 09: two-lane enforcement of the response step 07 wrote (lane 2's verdicts come from step 08).
+ * A violation sends the turn back to generation with the violations in the state, up to
+ * `max_retries` times; then the fallback template is sent. Every attempt's verdicts are kept in
+ * `enforcement` (and so in the event log).
+ */
+export default defineCodeStep(async ({ def, input }) => {
+  const turn = readTurn(def, input);
+  const { agent } = turn;
+  const response = String(turn.data.response ?? '');
+  const attempt = Number(turn.data.attempt ?? 0);
+  const profile = { ...turn.session.profile, ...profileUpdate(agent.profileFields, turn.context.entities) };
+  const variables = enforcementVariables(profile, turn.variables, response);
+  // A short answer ("yes please") is relevant to the question it answers: the query includes the agent's last message.
+  const asked = turn.session.history.filter((h) => h.role === 'agent').at(-1)?.text ?? '';
+  const query = `${asked}\n${turn.message}`;
+  const relevance = contentWords(query).length ? (await lexicalSimilarity.similarity(query, [response]))[0]! : null;
+  const verdicts = enforce({
+    agent,
+    enforce: turn.selection!.enforce,
+    message: turn.message,
+    response,
+    variables,
+    judged: (turn.data.verdicts as Record<string, { passed: boolean; reason?: string }> | undefined) ?? {},
+    relevance,
+  });
+  const failed = verdicts.filter((v) => !v.passed);
+  const history = [...((turn.data.enforcement as { attempts?: unknown[] } | undefined)?.attempts ?? []), { attempt, verdicts }];
+  const enforcement = { attempts: history };
+  const base = { decidedBy: 'code' as const, toolCalls: [], usage: NO_USAGE };
+  if (failed.length === 0) return { ...base, next: '10-persist', reason: `passed ${verdicts.length} check(s)`, fields: { enforcement, reply: response, outcome: 'answered' } };
+  const broken = failed.map((v) => `${v.check} (${v.lane})`).join(', ');
+  if (attempt < agent.enforcement.max_retries)
+    return {
+      ...base,
+      next: '07-generate',
+      reason: `violated ${broken}: regenerating (${attempt + 1} of ${agent.enforcement.max_retries})`,
+      fields: { enforcement, attempt: attempt + 1, violations: failed.map((v) => `${v.check}: ${v.message}`) },
+    };
+  return { ...base, next: '10-persist', reason: `violated ${broken} after ${attempt} regeneration(s): fallback sent`, fields: { enforcement, reply: agent.enforcement.fallback_template, outcome: 'fallback' } };
+});

@@ -1,0 +1,38 @@
+import type { ToolCallRecord } from '../../../lib/contracts.ts';
+import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { profileUpdate, readTurn } from '../turn.ts';
+
+/**
+ * 06: run the tools attached to the matched rules; their outputs become session variables.
+ * Arguments are filled by name from the turn's entities, then the session variables, then the
+ * profile; a tool whose arguments are not all known is skipped (generation asks for them).
+ */
+export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
+  const turn = readTurn(def, input);
+  const tools = [...new Set(turn.selection!.matched.flatMap((id) => turn.agent.rules.find((r) => r.id === id)!.attached_tool_ids))];
+  const known: Record<string, unknown> = { ...turn.session.profile, ...profileUpdate(turn.agent.profileFields, turn.context.entities), ...turn.session.variables, ...turn.context.entities };
+  const variables = { ...turn.session.variables };
+  const calls: ToolCallRecord[] = [];
+  const skipped: string[] = [];
+  for (const name of tools) {
+    const spec = toolbox.spec(name);
+    const keys = spec ? Object.keys(spec.input.shape) : [];
+    const args = Object.fromEntries(keys.filter((k) => known[k] !== undefined && known[k] !== null).map((k) => [k, known[k]]));
+    if (!spec || !spec.input.safeParse(args).success) {
+      skipped.push(name);
+      continue;
+    }
+    const call = await toolbox.execute(name, args, tool);
+    calls.push(call);
+    if (call.error === undefined) Object.assign(variables, call.result as Record<string, unknown>);
+  }
+  const ran = calls.map((c) => `${c.tool}${c.error === undefined ? '' : ' (failed)'}`);
+  return {
+    next: '07-generate',
+    reason: `${ran.length ? `ran ${ran.join(', ')}` : 'no tools to run'}${skipped.length ? `; skipped ${skipped.join(', ')} (arguments unknown)` : ''}`,
+    decidedBy: 'code',
+    fields: { variables },
+    toolCalls: calls,
+    usage: NO_USAGE,
+  };
+});
