@@ -93,6 +93,18 @@ export function validateConsensus(step: StepDefinition): void {
   if (total !== c.samples) throw new DefinitionError(step.file, 'consensus.waves', `the waves take ${total} samples, not samples: ${c.samples}`);
 }
 
+/**
+ * Every sample runs the step, so a sampled step may not call a tool with side effects (it would
+ * act once per sample); read-only tools are fine.
+ * @throws DefinitionError naming the step's `tools` entry.
+ */
+export function checkConsensusTools(step: StepDefinition, sideEffects: (tool: string) => boolean): void {
+  if (!step.consensus) return;
+  step.tools.forEach((tool, i) => {
+    if (sideEffects(tool)) throw new DefinitionError(step.file, `tools.${i}`, `"${tool}" has side effects: a consensus step runs once per sample (give the tool to a later step)`);
+  });
+}
+
 /** One voted value and its samples. */
 export interface Candidate {
   next: string;

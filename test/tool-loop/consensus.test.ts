@@ -8,7 +8,7 @@ import { DefinitionError, InvalidModelOutputError } from '../../lambdas/lib/erro
 import { parseStepFile } from '../../lambdas/lib/workflow/loader.ts';
 import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 import type { Consensus, StepDefinition } from '../../lambdas/lib/workflow/schema.ts';
-import { consensusPhase, consensusPlan, tally, validateConsensus, waveSizes, type SampleResult } from '../../lambdas/steps/consensus.ts';
+import { checkConsensusTools, consensusPhase, consensusPlan, tally, validateConsensus, waveSizes, type SampleResult } from '../../lambdas/steps/consensus.ts';
 import type { StepInput } from '../../lambdas/lib/contracts.ts';
 import { NO_USAGE, type StepResult } from '../../lambdas/steps/types.ts';
 
@@ -148,5 +148,13 @@ describe('consensus definitions', () => {
       expect(check).toThrow(message);
     }
     expect(() => validateConsensus(stepFile('kind: llm\nnext: [DONE]\noutputs: { tool: { type: string, description: t } }\nconsensus: { samples: 5, vote: tool, choices: tools }'))).not.toThrow();
+  });
+
+  it('refuses a side-effecting tool on a sampled step (it would run once per sample), not a read-only one', () => {
+    const sampled = stepFile('kind: llm\nnext: [DONE]\ntools: [lookup, create_ticket]\nconsensus: { samples: 3 }');
+    const sideEffects = (tool: string) => tool === 'create_ticket';
+    expect(() => checkConsensusTools(sampled, sideEffects)).toThrow(/tools\.1: "create_ticket" has side effects: a consensus step runs once per sample/);
+    expect(() => checkConsensusTools({ ...sampled, tools: ['lookup'] }, sideEffects)).not.toThrow();
+    expect(() => checkConsensusTools({ ...sampled, consensus: undefined }, sideEffects)).not.toThrow();
   });
 });
