@@ -12,7 +12,7 @@ import { checkConsensusTools, consensusPhase, consensusPlan, tally, validateCons
 import type { StepInput } from '../../lambdas/lib/contracts.ts';
 import { NO_USAGE, type StepResult } from '../../lambdas/steps/types.ts';
 
-const TOOLS = ['calculate', 'convert_units', 'current_time'];
+const TOOLS = ['calculate', 'convert_units', 'current_time', 'save_note', 'lookup_note'];
 const consensus: Consensus = { samples: 7, temperatures: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6], maxConcurrency: 4, vote: 'selectedTool', choices: 'tools' };
 const TEMPS = consensus.temperatures;
 
@@ -71,9 +71,9 @@ describe('the consensus vote', () => {
     expect(t.ranking).toHaveLength(1);
     expect(t.ranking[0]).toMatchObject({ value: 'calculate', count: 1 });
     expect(t.discarded).toEqual([
-      { sample: 1, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time' },
-      { sample: 2, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time' },
-      { sample: 3, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time' },
+      { sample: 1, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note' },
+      { sample: 2, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note' },
+      { sample: 3, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note' },
       { sample: 5, why: 'the sample failed' },
     ]);
   });

@@ -7,9 +7,9 @@ import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 describe('tool-loop evals', () => {
   it('covers the seed\'s cases, and all pass', async () => {
     const cases = loadEvalCases(loadWorkflow('tool-loop').dir);
-    expect(cases.map((c) => c.category).sort()).toEqual(['ask', 'iteration_limit', 'multi_tool', 'new_group', 'one_tool', 'tie']);
+    expect(cases.map((c) => c.category).sort()).toEqual(['ask', 'iteration_limit', 'multi_tool', 'new_group', 'notes', 'one_tool', 'tie']);
     const report = await runEvalCases('tool-loop', cases, { session: { logLevel: 'SILENT' } });
     expect(report.cases.filter((c) => !c.passed)).toEqual([]);
-    expect(report).toMatchObject({ passed: 6, failed: 0, total: 6 });
+    expect(report).toMatchObject({ passed: 7, failed: 0, total: 7 });
   });
 });

@@ -3,7 +3,7 @@
  * step handlers and tools, the offline stand-in behind a recording model): the loop stops at 6
  * iterations per group in the named `IterationLimit` outcome and a new query starts again at
  * iteration 1 in a new group; `originalQuery` never changes; `groupToolResults` holds only the
- * current group's events; consensus early-exits (model calls counted) and breaks ties towards the
+ * current group's events; session notes persist in DynamoDB per session; consensus early-exits (model calls counted) and breaks ties towards the
  * coldest sample; a tool name no sample may choose is discarded, never executed.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -109,6 +109,19 @@ describe('iteration groups', () => {
   });
 });
 
+describe('session notes (NotesTable in DynamoDB Local)', () => {
+  it('keeps a note for the next turns of the same session, and never shows it to another session', async () => {
+    const [saved, read, other] = await turns(
+      { sessionId: 'notes-a', turnId: 't1', query: 'Remember that my locker code is 4512' },
+      { sessionId: 'notes-a', turnId: 't2', query: 'What is my locker code?', previousResponse: { groupId: 'notes-a/t1', branch: 'done' } },
+      { sessionId: 'notes-b', turnId: 't1', query: 'What is my locker code?' },
+    );
+    expect(saved!.toolCalls.map((c) => [c.tool, c.args])).toEqual([['save_note', { key: 'locker code', value: '4512' }]]);
+    expect(read!.steps.at(-1)!.fields).toEqual({ response: 'locker code: 4512', branch: 'done' });
+    expect(other!.toolCalls[0]!.result).toMatchObject({ found: false });
+  });
+});
+
 describe('consensus', () => {
   it('stops after the first wave when it is unanimous: 4 model calls at 0-0.3, the second Map never runs', async () => {
     const [result] = await turns({ turnId: 'unanimous', query: 'Convert 10 km to mi' });
@@ -127,7 +140,7 @@ describe('consensus', () => {
     expect(vote.consensus).toMatchObject({
       samples: 7,
       earlyExit: false,
-      discarded: [{ sample: 7, why: 'selectedTool "estimate_anything" is not one of calculate, convert_units, current_time' }],
+      discarded: [{ sample: 7, why: 'selectedTool "estimate_anything" is not one of calculate, convert_units, current_time, save_note, lookup_note' }],
       votes: [{ value: 'convert_units', count: 3 }, { value: 'calculate', count: 3 }],
     });
     expect(result!.toolCalls.map((c) => c.tool)).toEqual(['convert_units']);
