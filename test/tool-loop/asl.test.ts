@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routeStateName } from '../../infra/constructs/agent-workflow.ts';
-import { DefinitionError } from '../../lambdas/lib/errors.ts';
+import { DefinitionError, TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
 import { validateCounters } from '../../lambdas/lib/workflow/counters.ts';
 import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 import { workflowToMermaid } from '../../lambdas/lib/workflow/mermaid.ts';
@@ -64,6 +64,8 @@ describe('consensus in the ASL', () => {
       expect(map.ItemSelector['sample.$']).toBe('$$.Map.Item.Value');
       const sample = map.ItemProcessor.States[`02-select-tool.wave-${wave}.sample`];
       expect(sample).toMatchObject({ Type: 'Task', Resource: selectFn, Parameters: { step: '02-select-tool', 'sample.$': '$.sample' } });
+      // Model throttling and timeouts are retried with backoff and jitter per sample, like any step.
+      expect(sample.Retry[0]).toMatchObject({ ErrorEquals: [...TRANSIENT_ERRORS], BackoffRate: 2, JitterStrategy: 'FULL' });
       // A failed sample is a discarded vote, not a failed step.
       expect(sample.Catch[0]).toMatchObject({ ErrorEquals: ['States.ALL'], Next: `02-select-tool.wave-${wave}.failed` });
       expect(map.Catch[0]).toMatchObject({ Next: '05-respond' });
