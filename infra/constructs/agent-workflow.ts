@@ -66,6 +66,10 @@ export interface AgentWorkflowProps {
  * full jitter; anything else is caught to the fallback (the fallback's own failures end in
  * `FallbackFailed`, its invalid routes in `RouteRejected`).
  *
+ * Manifest `counters` add a Choice and a Pass before the steps that change them (the cap ends in
+ * the counter's named outcome, see `compile/counters.ts`); a step with `consensus` is entered
+ * through its waves of inline Map states and tallies (`compile/consensus.ts`).
+ *
  * Each step gets its own function and role: LLM steps may invoke the pinned model only, code
  * steps have no Bedrock permission, and tool permissions come from `bindStep`.
  *
