@@ -55,11 +55,11 @@ describe('the iteration counter in the ASL', () => {
 describe('consensus in the ASL', () => {
   it('samples in inline Map waves of 4 and 3 (MaxConcurrency 4), each sample invoking the step\'s own Lambda with its item', () => {
     expect(states['02-select-tool.counters'].Next).toBe('02-select-tool.consensus');
-    expect(states['02-select-tool.consensus']).toMatchObject({ Type: 'Pass', ResultPath: '$.consensus', Next: '02-select-tool.wave-1' });
+    expect(states['02-select-tool.consensus']).toMatchObject({ Type: 'Pass', ResultPath: '$.result.consensus', Next: '02-select-tool.wave-1' });
     expect(states['02-select-tool.consensus'].Result.waves.w1).toEqual([0, 0.1, 0.2, 0.3].map((temperature, i) => ({ sample: i + 1, temperature })));
     for (const [wave, size] of [[1, 4], [2, 3]] as const) {
       const map = states[`02-select-tool.wave-${wave}`];
-      expect(map).toMatchObject({ Type: 'Map', ItemsPath: `$.consensus.waves.w${wave}`, MaxConcurrency: 4, ResultPath: `$.consensus.votes.w${wave}` });
+      expect(map).toMatchObject({ Type: 'Map', ItemsPath: `$.result.consensus.waves.w${wave}`, MaxConcurrency: 4, ResultPath: `$.result.consensus.votes.w${wave}` });
       expect(map.ItemProcessor.ProcessorConfig).toEqual({ Mode: 'INLINE' });
       expect(map.ItemSelector['sample.$']).toBe('$$.Map.Item.Value');
       const sample = map.ItemProcessor.States[`02-select-tool.wave-${wave}.sample`];
@@ -75,14 +75,14 @@ describe('consensus in the ASL', () => {
 
   it('tallies after the first wave and goes straight to the vote when decided', () => {
     expect(states['02-select-tool.wave-1'].Next).toBe('02-select-tool.wave-1.tally');
-    expect(states['02-select-tool.wave-1.tally']).toMatchObject({ Resource: selectFn, Parameters: { consensus: { 'votes.$': '$.consensus.votes', final: false } } });
+    expect(states['02-select-tool.wave-1.tally']).toMatchObject({ Resource: selectFn, Parameters: { consensus: { 'votes.$': '$.result.consensus.votes', final: false } } });
     expect(states['02-select-tool.wave-1.decided']).toEqual({
       Type: 'Choice',
-      Choices: [{ Variable: '$.consensus.tally.decided', BooleanEquals: true, Next: '02-select-tool' }],
+      Choices: [{ Variable: '$.result.consensus.tally.decided', BooleanEquals: true, Next: '02-select-tool' }],
       Default: '02-select-tool.wave-2',
     });
     expect(states['02-select-tool.wave-2'].Next).toBe('02-select-tool');
-    expect(states['02-select-tool'].Parameters.consensus).toEqual({ 'votes.$': '$.consensus.votes', final: true });
+    expect(states['02-select-tool'].Parameters.consensus).toEqual({ 'votes.$': '$.result.consensus.votes', final: true });
     expect(states['02-select-tool'].Next).toBe(routeStateName('02-select-tool'));
   });
 

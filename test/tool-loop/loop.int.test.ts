@@ -131,6 +131,8 @@ describe('consensus', () => {
     expect(statesEntered(result!, '02-select-tool.wave-2')).toBe(0);
     const vote = stepIo(result!).find((s) => s.name === '02-select-tool')!.output;
     expect(vote.consensus).toEqual({ samples: 4, discarded: [], votes: [{ next: '03-execute', value: 'convert_units', count: 4 }], earlyExit: true });
+    // The vote's workspace lived in the step's result, which the step's own output replaced.
+    expect(JSON.stringify(result!.output)).not.toContain('"votes"');
   });
 
   it('takes all 7 samples on a split vote and breaks the 3-3 tie towards the coldest sample\'s tool, the invented one discarded', async () => {

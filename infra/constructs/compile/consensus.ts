@@ -2,7 +2,8 @@
  * Compiles a step's `consensus` option (lambdas/steps/consensus.ts) into states, all invoking the
  * step's own Lambda:
  *
- * `<step>.consensus` (Pass: the sample plan at `$.consensus`) → `<step>.wave-1` (inline Map, one
+ * `<step>.consensus` (Pass: the sample plan at `$.result.consensus`, so the step's own result
+ * replaces it and nothing of the vote stays in the state) → `<step>.wave-1` (inline Map, one
  * iteration per sample, `MaxConcurrency` bounded; its Task `<step>.wave-1.sample` gets the item's
  * temperature, a failed sample becomes `{ error }` and is discarded by the vote) →
  * `<step>.wave-1.tally` (Task: decided yet?) → `<step>.wave-1.decided` (Choice: yes → the step,
@@ -46,9 +47,9 @@ export function consensusStates(
   const key = (i: number) => `w${i + 1}`;
   const plan = new sfn.Pass(scope, consensusPlanStateName(step.name), {
     result: sfn.Result.fromObject({ waves: Object.fromEntries(waves.map((items, i) => [key(i), items])), votes: {} }),
-    resultPath: '$.consensus',
+    resultPath: '$.result.consensus',
   });
-  const votes = { votes: sfn.JsonPath.objectAt('$.consensus.votes') };
+  const votes = { votes: sfn.JsonPath.objectAt('$.result.consensus.votes') };
   let next: sfn.IChainable = vote;
   // Built from the last wave back, so each tally knows the wave after it.
   for (let i = waves.length - 1; i >= 0; i--) {
@@ -68,7 +69,7 @@ export function consensusStates(
       { errors: [sfn.Errors.ALL], resultPath: '$.caught' },
     );
     const map = new sfn.Map(scope, name, {
-      itemsPath: `$.consensus.waves.${key(i)}`,
+      itemsPath: `$.result.consensus.waves.${key(i)}`,
       maxConcurrency: consensus.maxConcurrency,
       // The same keys as the state, so the sample's payload reads the same paths as the step's.
       itemSelector: {
@@ -78,7 +79,7 @@ export function consensusStates(
         error: sfn.JsonPath.objectAt('$.error'),
         ...(kit.counters && { counters: sfn.JsonPath.objectAt('$.counters') }),
       },
-      resultPath: `$.consensus.votes.${key(i)}`,
+      resultPath: `$.result.consensus.votes.${key(i)}`,
     }).itemProcessor(sample);
     onError(map);
     if (i === waves.length - 1) {
@@ -90,12 +91,12 @@ export function consensusStates(
         retryOnServiceExceptions: false,
         payload: kit.payload({ consensus: { ...votes, final: false } }),
         resultSelector: { decided: sfn.JsonPath.stringAt('$.decided') },
-        resultPath: '$.consensus.tally',
+        resultPath: '$.result.consensus.tally',
       });
       kit.retry(tally);
       onError(tally);
       map.next(tally).next(
-        new sfn.Choice(scope, `${name}.decided`).when(sfn.Condition.booleanEquals('$.consensus.tally.decided', true), vote).otherwise(next),
+        new sfn.Choice(scope, `${name}.decided`).when(sfn.Condition.booleanEquals('$.result.consensus.tally.decided', true), vote).otherwise(next),
       );
     }
     next = map;
@@ -104,4 +105,4 @@ export function consensusStates(
 }
 
 /** The extra payload of the step's own Task when it runs the final vote. */
-export const finalVotePayload = { consensus: { votes: sfn.JsonPath.objectAt('$.consensus.votes'), final: true } };
+export const finalVotePayload = { consensus: { votes: sfn.JsonPath.objectAt('$.result.consensus.votes'), final: true } };
