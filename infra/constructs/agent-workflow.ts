@@ -13,6 +13,8 @@ import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
 import type { WorkflowPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import type { EnvConfig } from '../config.ts';
+import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/consensus.ts';
+import { CounterGates, startCounters } from './compile/counters.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
@@ -66,6 +68,10 @@ export interface AgentWorkflowProps {
  * fallback step. Transient errors are retried with backoff and
  * full jitter; anything else is caught to the fallback (the fallback's own failures end in
  * `FallbackFailed`, its invalid routes in `RouteRejected`).
+ *
+ * Manifest `counters` add a Choice and a Pass before the steps that change them (the cap ends in
+ * the counter's named outcome, see `compile/counters.ts`); a step with `consensus` is entered
+ * through its waves of inline Map states and tallies (`compile/consensus.ts`).
  *
  * Each step gets its own function and role: LLM steps may invoke the pinned model only, code
  * steps have no Bedrock permission, and tool permissions come from `bindStep`.
@@ -181,7 +187,7 @@ export class AgentWorkflow extends Construct {
 }
 
 /** The initial state: the execution input at `$.input`, an empty StepState at `$.result`, no error. */
-function startState(scope: Construct, entry: string): sfn.CustomState {
+function startState(scope: Construct, entry: string, counters?: Record<string, number>): sfn.CustomState {
   // CustomState because Pass `parameters` drops null values, and the Tasks read `$.error`.
   return new sfn.CustomState(scope, 'Start', {
     stateJson: {
@@ -190,27 +196,48 @@ function startState(scope: Construct, entry: string): sfn.CustomState {
         'input.$': '$',
         result: { step: null, next: entry, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
         error: null,
+        ...(counters && { counters }),
       },
     },
   });
 }
 
-function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, workflow: WorkflowDefinition): tasks.LambdaInvoke {
+/** The `StepInput` payload of a step's Task (and of its consensus states, with `extra`). */
+function stepPayload(step: StepDefinition, workflow: WorkflowDefinition, extra: Record<string, unknown> = {}): sfn.TaskInput {
+  return sfn.TaskInput.fromObject({
+    workflow: workflow.manifest.name,
+    step: step.name,
+    input: sfn.JsonPath.objectAt('$.input'),
+    previous: sfn.JsonPath.objectAt('$.result'),
+    error: sfn.JsonPath.objectAt('$.error'),
+    count: sfn.JsonPath.mathAdd(sfn.JsonPath.numberAt('$.result.count'), 1),
+    execution: { id: sfn.JsonPath.executionId, name: sfn.JsonPath.executionName },
+    ...(startCounters(workflow.manifest) && { counters: sfn.JsonPath.objectAt('$.counters') }),
+    ...extra,
+  });
+}
+
+/** Retry transient model/tool errors with backoff and full jitter, then Lambda service errors. */
+function addStepRetries(task: tasks.LambdaInvoke, workflow: WorkflowDefinition): void {
   const { retry } = workflow.manifest;
+  task.addRetry({
+    errors: [...TRANSIENT_ERRORS],
+    interval: Duration.seconds(retry.intervalSeconds),
+    maxAttempts: retry.maxAttempts,
+    backoffRate: retry.backoffRate,
+    maxDelay: Duration.seconds(retry.maxDelaySeconds),
+    jitterStrategy: sfn.JitterType.FULL,
+  });
+  task.addRetry({ errors: LAMBDA_SERVICE_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2 });
+}
+
+function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, workflow: WorkflowDefinition): tasks.LambdaInvoke {
   const task = new tasks.LambdaInvoke(scope, step.name, {
     lambdaFunction: fn,
     payloadResponseOnly: true,
     // Added below, after the transient-error retrier, in the contract's order.
     retryOnServiceExceptions: false,
-    payload: sfn.TaskInput.fromObject({
-      workflow: workflow.manifest.name,
-      step: step.name,
-      input: sfn.JsonPath.objectAt('$.input'),
-      previous: sfn.JsonPath.objectAt('$.result'),
-      error: sfn.JsonPath.objectAt('$.error'),
-      count: sfn.JsonPath.mathAdd(sfn.JsonPath.numberAt('$.result.count'), 1),
-      execution: { id: sfn.JsonPath.executionId, name: sfn.JsonPath.executionName },
-    }),
+    payload: stepPayload(step, workflow, step.consensus ? finalVotePayload : {}),
     // Exactly the StepState keys: reply, toolCalls, usage stay in the event log, not in the 256 KB state.
     resultSelector: {
       step: sfn.JsonPath.stringAt('$.step'),
@@ -223,15 +250,7 @@ function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, 
     },
     resultPath: '$.result',
   });
-  task.addRetry({
-    errors: [...TRANSIENT_ERRORS],
-    interval: Duration.seconds(retry.intervalSeconds),
-    maxAttempts: retry.maxAttempts,
-    backoffRate: retry.backoffRate,
-    maxDelay: Duration.seconds(retry.maxDelaySeconds),
-    jitterStrategy: sfn.JitterType.FULL,
-  });
-  task.addRetry({ errors: LAMBDA_SERVICE_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2 });
+  addStepRetries(task, workflow);
   return task;
 }
 
@@ -260,16 +279,32 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
     resultPath: '$.error',
   }).next(fallback);
 
+  // A route into a step goes through its counter checks and its consensus sampling, when it has them.
+  const gates = new CounterGates(scope, manifest);
+  const sampling = new Map<string, sfn.IChainable>();
+  const kit = (step: StepDefinition): StepTaskKit => ({
+    counters: startCounters(manifest) !== undefined,
+    payload: (extra) => stepPayload(step, workflow, extra),
+    retry: (t) => addStepRetries(t, workflow),
+  });
+  const catchTo = (step: StepDefinition) => (step.name === manifest.fallback ? fallbackFailed : fallback);
+  for (const step of workflow.steps.filter((s) => s.consensus))
+    sampling.set(
+      step.name,
+      consensusStates(scope, step, functions[step.name]!, kit(step), task(step.name), (s) => s.addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' })),
+    );
+  const entryOf = (name: string) => gates.gate(name, sampling.get(name) ?? task(name));
+
   for (const step of workflow.steps) {
     const isFallback = step.name === manifest.fallback;
-    task(step.name).addCatch(isFallback ? fallbackFailed : fallback, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    task(step.name).addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' });
     const route = new sfn.Choice(scope, routeStateName(step.name)).when(circuitBreaker, isFallback ? maxStepsExceeded : maxStepsHandoff);
     for (const edge of step.next) {
-      route.when(sfn.Condition.stringEquals('$.result.next', edge), edge === DONE ? done : task(edge));
+      route.when(sfn.Condition.stringEquals('$.result.next', edge), edge === DONE ? done : entryOf(edge));
     }
     // A route outside the declared edges is never taken.
     route.otherwise(isFallback ? routeRejected : fallback);
     task(step.name).next(route);
   }
-  return startState(scope, manifest.entry).next(task(manifest.entry));
+  return startState(scope, manifest.entry, startCounters(manifest)).next(entryOf(manifest.entry));
 }

@@ -111,6 +111,8 @@ export interface RunResult {
   status: RunStatus;
   reason?: string;
   steps: RunStep[];
+  /** The named outcome a succeeded execution ended in instead of `Done` (a manifest counter's, e.g. `IterationLimit`). */
+  outcome?: string;
   toolCalls: RunToolCall[];
   /** Messages this execution sent (for an email workflow: to the verified sender only). */
   outbox: OutboxMail[];
@@ -176,6 +178,22 @@ function runToolCalls(trail: TrailStep[]): RunToolCall[] {
       ...(call.error !== undefined && { error: call.error }),
     })),
   );
+}
+
+/**
+ * The trail of a workflow's steps: Task states named as a step. A consensus step's samples and
+ * tallies (Tasks inside its Map states, named `<step>.wave-N…`) are not steps: the step's own
+ * Task records the vote and the samples' model use.
+ */
+export function workflowTrail(def: WorkflowDefinition, history: LocalExecution['history']): TrailStep[] {
+  const steps = new Set(def.steps.map((s) => s.name));
+  return stepTrail(history).filter((s) => steps.has(s.name));
+}
+
+/** The terminal state a succeeded execution ended in, when it is not `Done` (a counter's outcome, e.g. `IterationLimit`). */
+function outcomeOf(history: LocalExecution['history']): string | undefined {
+  const name = history.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
+  return name === undefined || name === 'Done' ? undefined : name;
 }
 
 /** The model use of an execution: every step's, added up. */
@@ -455,7 +473,7 @@ export class WorkflowSession {
   }
 
   private report(file: string, execution: LocalExecution, messageId?: string | null): RunResult {
-    const trail = stepTrail(execution.history);
+    const trail = workflowTrail(this.workflow, execution.history);
     const outbox = readOutbox(this.outboxFile)
       .filter((mail) => mail.execution === execution.name)
       .map(({ to, subject, body }) => ({ to, subject, body }));
@@ -471,6 +489,7 @@ export class WorkflowSession {
       toolCalls: runToolCalls(trail),
       outbox,
       usage: executionUsage(steps),
+      ...(succeeded && outcomeOf(execution.history) !== undefined && { outcome: outcomeOf(execution.history) }),
       ...(succeeded && execution.output !== undefined && { output: execution.output }),
     };
   }

@@ -7,8 +7,8 @@
  * execution history and are judged by the step validator.
  */
 import { randomUUID } from 'node:crypto';
-import { stepTrail, type TrailStep } from '../../infra/local/history.ts';
-import { WorkflowSession, type ModelChoice, type RunResult, type RunStep, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
+import type { TrailStep } from '../../infra/local/history.ts';
+import { WorkflowSession, workflowTrail, type ModelChoice, type RunResult, type RunStep, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
 import type { StepOutput } from '../lib/contracts.ts';
 import { loadPlugin } from '../lib/workflow/plugin.ts';
 import type { CallContext, Toolbox } from '../tools/types.ts';
@@ -98,6 +98,9 @@ export function outcomeFailures(evalCase: EvalCase, result: RunResult): EvalFail
   if (result.status !== status) return [{ ...at, expected: status, why: status === 'SUCCEEDED' ? `the execution failed: ${result.reason}` : 'the execution succeeded' }];
   // A failure reason starts with the execution's error name (`MaxStepsExceeded: ...`).
   if (error && !(result.reason ?? '').startsWith(error)) return [{ ...at, expected: `FAILED with ${error}`, why: `the execution failed with another error` }];
+  const { outcome } = evalCase.expected_output;
+  if (outcome !== undefined && result.outcome !== outcome)
+    return [{ ...at, actual: `${result.status} in ${result.outcome ?? 'Done'}`, expected: `SUCCEEDED in ${outcome}`, why: `the execution ended in ${result.outcome ?? 'Done'}` }];
   return [];
 }
 
@@ -150,7 +153,7 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
         delivered = await run(inputs.at(-1)!, inputs.length - 1);
       }
       const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
-      const steps = execution ? actualSteps(stepTrail(execution.history), delivered.steps) : [];
+      const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history), delivered.steps) : [];
       const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
       const result = { id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: delivered.steps };
       results.push(result);

@@ -87,6 +87,8 @@ export const EvalCaseSchema = z
         status: z.enum(['SUCCEEDED', 'FAILED']).default('SUCCEEDED'),
         /** For a FAILED execution: its error, e.g. a terminal state `MaxStepsExceeded`. */
         error: z.string().min(1).optional(),
+        /** For a SUCCEEDED execution: the named outcome it ended in instead of `Done` (a manifest counter's, e.g. `IterationLimit`). */
+        outcome: z.string().min(1).optional(),
         /** Omitted in legacy cases: step validation is skipped. */
         expected_steps: z.array(ExpectedStepSchema).min(1).optional(),
         /** Every tool call of the execution, in order. Omitted: not checked. */

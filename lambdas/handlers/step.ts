@@ -26,6 +26,7 @@ import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.
 import { BedrockModel } from '../models/bedrock.ts';
 import { OfflineModel } from '../models/offline.ts';
 import type { ModelProvider } from '../models/port.ts';
+import { consensusPhase, ConsensusInputShape } from '../steps/consensus.ts';
 import { runStep } from '../steps/index.ts';
 import { fieldLabel } from '../steps/text-protocol.ts';
 import { withToolOutputs } from '../steps/tool-outputs.ts';
@@ -70,6 +71,9 @@ export const StepInputSchema = z.object({
   error: z.object({ Error: z.string(), Cause: z.string().default('') }).nullable(),
   count: z.number().int().positive(),
   execution: z.object({ id: z.string().min(1), name: z.string().min(1) }),
+  counters: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  // Consensus steps: a Map item (one sample) or the samples so far (see lambdas/steps/consensus.ts).
+  ...ConsensusInputShape,
 });
 
 const StepEnv = z.object({
@@ -182,19 +186,25 @@ export function createHandler(env: Env, services: StepServices = {}) {
     let toolbox = services.toolbox ?? toolboxes.get(def.manifest.name);
     if (!toolbox) toolboxes.set(def.manifest.name, (toolbox = createToolbox(Object.values(plugin.tools), { env, tracer, clock })));
 
-    const ran = await runStep({
-      plugin,
-      step,
-      input,
-      toolbox,
-      tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
-      model: () => modelFor(def),
-      untrusted: async () => {
-        if (!isEmailWorkflow(def)) return pick(input.input, untrustedFields(def));
-        emails ??= services.emails ?? dynamoEmailStore(dynamoClient(), need('EMAILS_TABLE'));
-        return storage('email store', () => emailUntrusted(input.input, emails!));
-      },
-    });
+    const run = (temperature?: number) =>
+      runStep({
+        plugin,
+        step,
+        input,
+        toolbox,
+        tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
+        model: () => modelFor(def),
+        untrusted: async () => {
+          if (!isEmailWorkflow(def)) return pick(input.input, untrustedFields(def));
+          emails ??= services.emails ?? dynamoEmailStore(dynamoClient(), need('EMAILS_TABLE'));
+          return storage('email store', () => emailUntrusted(input.input, emails!));
+        },
+        temperature,
+      });
+    // A consensus sample or a tally between waves answers the Map directly: only the vote is the step's result.
+    const phase = await consensusPhase(def, step, input, run);
+    if (phase && 'reply' in phase) return phase.reply as StepOutput;
+    const ran = phase?.result ?? (await run());
 
     // Tool-backed outputs (`from`) replace whatever the model reported; a replaced value may be a guess or an injection.
     const { result, overrides } = withToolOutputs(step, ran);
@@ -225,6 +235,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
       toolCalls: result.toolCalls,
       usage: result.usage,
       durationMs: clock().getTime() - started.getTime(),
+      ...(phase && { consensus: phase.summary }),
     };
     await storage('event log', () =>
       eventLog().append(

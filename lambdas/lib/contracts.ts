@@ -68,6 +68,8 @@ export interface StepInput {
   /** `previous.count + 1`, computed in the ASL with States.MathAdd. */
   count: number;
   execution: { id: string; name: string };
+  /** The manifest's counters (`$.counters`), when it declares any. */
+  counters?: Record<string, number>;
 }
 
 /** What a step's Lambda returns. */
@@ -78,6 +80,8 @@ export interface StepOutput extends StepState {
   toolCalls: ToolCallRecord[];
   usage: TokenUsage;
   durationMs: number;
+  /** Consensus steps: how the samples voted (see lambdas/steps/consensus.ts). */
+  consensus?: { samples: number; discarded: { sample: number; why: string }[]; votes: { next: string; value: unknown; count: number }[]; earlyExit: boolean };
 }
 
 /**

@@ -31,6 +31,13 @@ const ConditionSchema = z
     failed: z.string().optional(),
     /** These scope paths have no value (e.g. `data.ticketId`). */
     absent: z.array(z.string()).min(1).optional(),
+    /** `found`, `anyKeyword` and `noKeyword` read this scope path (`data.remainingQuery`) instead of the input text. */
+    text: z.string().optional(),
+    /** The request's sampling temperature is in [min, max) (a consensus sample's): how rules make samples disagree. */
+    temperature: z
+      .object({ min: z.number().min(0).max(1).default(0), max: z.number().min(0).max(2).default(2) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -158,21 +165,31 @@ export class OfflineModel implements ModelProvider {
     const stepRules = this.rules.steps[context.step];
     if (!stepRules) throw new InvalidModelOutputError(`offline stand-in: no rules for step ${context.step} in ${OFFLINE_RULES_FILE}`);
 
-    const text = normalize(matchedText(context));
+    const inputText = normalize(matchedText(context));
     const calls = conversationCalls(request);
-    const found: Record<string, string> = {};
-    for (const [name, pattern] of this.patterns) {
-      const m = pattern.exec(text);
-      if (m) found[name] = m[1] ?? m[0];
-    }
     const tool: Record<string, unknown> = {};
     for (const call of calls) if (call.error === undefined) tool[call.tool] = call.result;
     // Untrusted fields also at the top level, so a rule reads `email.fromName` as the prompt shows it.
-    const scope = { ...context.untrusted, input: context.input, untrusted: context.untrusted, data: context.data, error: context.error, found, tool };
+    const base = { ...context.untrusted, input: context.input, untrusted: context.untrusted, data: context.data, error: context.error, counters: context.counters, tool };
+    const temperature = request.inferenceConfig?.temperature ?? 0;
+    // What a rule's patterns and keywords read, and what they found there (`found.*` of its templates).
+    const read = (rule: Rule) => {
+      const text = rule.when.text === undefined ? inputText : normalize(strings(lookup(base, rule.when.text)).join('\n'));
+      const found: Record<string, string> = {};
+      for (const [name, pattern] of this.patterns) {
+        const m = pattern.exec(text);
+        if (m) found[name] = m[1] ?? m[0];
+      }
+      return { text, scope: { ...base, found } };
+    };
 
-    const index = stepRules.findIndex((rule) => this.holds(rule, text, calls, scope));
+    const index = stepRules.findIndex((rule) => {
+      const { text, scope } = read(rule);
+      return this.holds(rule, text, calls, scope, temperature);
+    });
     if (index < 0) throw new InvalidModelOutputError(`offline stand-in: no rule of step ${context.step} applies (add a last rule without conditions)`);
     const rule = stepRules[index]!;
+    const { scope } = read(rule);
     const pending = rule.calls.find((call) => !calls.some((seen) => seen.tool === call.tool));
     const [name, input] = pending
       ? [pending.tool, this.render(pending.args, scope, context, index)]
@@ -187,8 +204,9 @@ export class OfflineModel implements ModelProvider {
     return { output: { message: { role: 'assistant', content } }, stopReason: 'tool_use', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
   }
 
-  private holds(rule: Rule, text: string, calls: SeenCall[], scope: Record<string, unknown>): boolean {
+  private holds(rule: Rule, text: string, calls: SeenCall[], scope: Record<string, unknown>, temperature: number): boolean {
     const { found, anyKeyword, noKeyword, failed, absent } = rule.when;
+    if (rule.when.temperature && !(temperature >= rule.when.temperature.min && temperature < rule.when.temperature.max)) return false;
     const mentions = (lists: string[]) => lists.some((list) => this.keywords.get(list)!.some((word) => word.test(text)));
     if (found && !this.patterns.get(found)!.test(text)) return false;
     if (anyKeyword && !mentions(anyKeyword)) return false;

@@ -14,6 +14,8 @@ export interface RunStepArgs extends Omit<StepContext, 'def'> {
   model: () => ModelProvider;
   /** The execution input's untrusted fields as the trigger expands them (an email with its body). */
   untrusted: () => Promise<Record<string, unknown> | undefined>;
+  /** LLM steps: a consensus sample's temperature. @default the step's */
+  temperature?: number;
 }
 
 /**
@@ -31,7 +33,7 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
   const toolbox = rules ? withGuard(bound, { step, rules, internalNames, scope }) : bound;
   if (step.kind === 'llm') {
     const untrusted = step.readsUntrusted ? await args.untrusted() : undefined;
-    return runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model: args.model(), toolbox, remainingTimeMs: tool.remainingTimeMs });
+    return runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model: args.model(), toolbox, remainingTimeMs: tool.remainingTimeMs, temperature: args.temperature });
   }
   const run = plugin.codeSteps[step.handler!];
   if (!run) throw new DefinitionError(step.file, 'handler', `no code step "${step.handler}" in the workflow's code`);

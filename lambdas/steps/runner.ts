@@ -22,6 +22,8 @@ export interface RunLlmStepArgs {
   maxTurns?: number;
   /** Time left in the Lambda; bounds the lock a side-effecting tool call holds. */
   remainingTimeMs?: () => number;
+  /** A consensus sample's temperature. @default the step's `temperature` */
+  temperature?: number;
 }
 
 const DEFAULT_MAX_TURNS = 6;
@@ -119,7 +121,7 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
     system,
     messages: [...messages],
     toolConfig: { tools },
-    inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: step.temperature },
+    inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: args.temperature ?? step.temperature },
   });
   const tool = toolContext(input, args.remainingTimeMs);
   const toolCalls: ToolCallRecord[] = [];

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { checkDefinition, parseDefinitionYaml, relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
 import { DONE } from '../contracts.ts';
+import { validateConsensus } from '../../steps/consensus.ts';
+import { validateCounters } from './counters.ts';
 import { inputSchema } from './input.ts';
 import {
   ManifestSchema,
@@ -111,6 +113,8 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
   if (steps.length === 0) throw new DefinitionError(relPath(stepsDir), '(folder)', 'no step files (*.md)');
   const def: WorkflowDefinition = { manifest, steps, dir };
   validateGraph(def);
+  validateCounters(def);
+  for (const step of steps) validateConsensus(step);
   checkManifestInput(def, relPath(manifestFile));
   if (manifest.name !== dir.split(/[\\/]/).pop())
     throw new DefinitionError(relPath(manifestFile), 'name', `must match the folder name`);

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ZodObject } from 'zod';
+import { checkConsensusTools } from '../../steps/consensus.ts';
 import type { CodeStep } from '../../steps/types.ts';
 import { toolModuleName, type ToolDefinition } from '../../tools/types.ts';
 import { DefinitionError } from '../errors.ts';
@@ -93,6 +94,7 @@ function checkBindings(plugin: WorkflowPlugin): void {
         if (!Object.hasOwn(shape, arg))
           throw new DefinitionError(step.file, `bind.${tool}.${arg}`, `"${arg}" is not an argument of ${tool} (${Object.keys(shape).join(', ')})`);
     }
+    checkConsensusTools(step, (tool) => plugin.tools[tool]?.idempotency !== undefined);
   }
 }
 

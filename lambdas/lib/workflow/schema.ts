@@ -49,6 +49,20 @@ export const TriggerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('api') }).strict(),
 ]);
 
+/** Counter and outcome names: `iteration`, `IterationLimit`. Outcomes are PascalCase, like the other terminal states. */
+const CounterName = z.string().regex(/^[a-z][a-zA-Z0-9]*$/, 'camelCase');
+const OutcomeName = z.string().regex(/^[A-Z][A-Za-z0-9]*$/, 'PascalCase, like the terminal states');
+
+/** A counter in the execution state (`$.counters.<name>`), compiled into a Choice and a Pass before the steps that change it (see `infra/constructs/compile/counters.ts`). */
+const CounterSchema = z
+  .object({
+    max: z.number().int().min(1).max(100).describe('The cap: when the counter is at `max`, entering an `increment` step ends the execution in `outcome` instead.'),
+    increment: z.array(StepName).min(1).describe('Steps that add 1 when they are entered, before they run (the step sees the new value in `counters`).'),
+    reset: z.array(StepName).default([]).describe('Steps that set the counter back to 0 when they are entered (before any increment, so a step may do both and start at 1).'),
+    outcome: OutcomeName.describe('The Succeed state reached at the cap, named so: the execution ends there with its state as output (`result.data` holds the partial work).'),
+  })
+  .strict();
+
 /** `statemachines/<workflow>/workflow.yaml` */
 export const ManifestSchema = z
   .object({
@@ -98,6 +112,10 @@ export const ManifestSchema = z
       .strict()
       .default({ env: {} })
       .describe('Local runs only.'),
+    counters: z
+      .record(CounterName, CounterSchema)
+      .default({})
+      .describe('Counters kept in the state (`$.counters`), each checked by a generated Choice: an iteration cap per group that ends in a named outcome, not in `MaxStepsExceeded`.'),
   })
   .strict();
 
@@ -111,6 +129,33 @@ const OutputField = z
       .regex(/^[a-z][a-z0-9_]*\.[a-zA-Z][a-zA-Z0-9_]*$/, '<tool>.<resultKey>, e.g. create_ticket.ticketId')
       .optional()
       .describe('`<tool>.<resultKey>`: taken from the step\'s last successful call of the tool, never from what the model reported.'),
+  })
+  .strict();
+
+/** Sampling an LLM step several times in a Step Functions Map and voting (see `lambdas/steps/consensus.ts` for the vote). */
+const ConsensusSchema = z
+  .object({
+    samples: z.number().int().min(2).max(40).default(7).describe('How many times the step is sampled at most.'),
+    temperatures: z
+      .array(z.number().min(0).max(1))
+      .min(1)
+      .default([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+      .describe('The temperature of each sample, in sample order (repeated from the start when shorter than `samples`).'),
+    waves: z
+      .array(z.number().int().min(1))
+      .min(1)
+      .optional()
+      .describe('Samples per Map state, summing to `samples`; after each wave the vote stops early when the leader can no longer be overtaken or tied. Default: a majority first, then the rest.'),
+    maxConcurrency: z.number().int().min(1).max(40).default(4).describe('`MaxConcurrency` of each Map state.'),
+    vote: z
+      .string()
+      .regex(/^[a-zA-Z][a-zA-Z0-9]*$/)
+      .optional()
+      .describe('A declared output voted on together with the route (`selectedTool`); without it the route alone is voted on.'),
+    choices: z
+      .union([z.literal('tools'), z.array(z.string().min(1)).min(1)])
+      .optional()
+      .describe('The values `vote` may take (`tools`: the manifest\'s tools); a sample with another value (an invented tool) is discarded, never counted.'),
   })
   .strict();
 
@@ -146,10 +191,15 @@ export const StepFrontmatterSchema = z
     readsUntrusted: z.boolean().default(true).describe('LLM steps: whether the prompt includes the input the trigger marks untrusted.'),
     temperature: z.number().min(0).max(1).default(0).describe('LLM steps: the sampling temperature.'),
     guard: GuardOptionSchema.optional().describe('LLM steps: check outgoing text against the rules of a file before the tool sends it (see "Output guards").'),
+    consensus: ConsensusSchema.optional().describe(
+      'LLM steps: sample the step at several temperatures in an inline Map state and take the majority decision (ties: the value whose coldest sample is coldest).',
+    ),
   })
   .strict();
 
 export type Manifest = z.infer<typeof ManifestSchema>;
+export type Counter = z.infer<typeof CounterSchema>;
+export type Consensus = z.infer<typeof ConsensusSchema>;
 export type StepFrontmatter = z.infer<typeof StepFrontmatterSchema>;
 
 export interface StepDefinition extends StepFrontmatter {

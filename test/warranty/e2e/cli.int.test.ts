@@ -109,7 +109,7 @@ describe('stepwise run', () => {
 
 describe('stepwise demo', () => {
   it('processes every sample in a fresh session and prints readable trails and where the histories are', async () => {
-    expect(await cli('demo')).toBe(0);
+    expect(await cli('demo', 'warranty-email')).toBe(0);
     expect(io.out).toMatch(/^Stepwise demo: warranty-email on the local runtime .*offline stand-in \(deterministic rules, NOT an LLM\)/);
     // The trail ends with the model calls of the execution (no longer the ticket id).
     expect(io.out).toMatch(/^valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation {2}\[3 model calls\]$/m);

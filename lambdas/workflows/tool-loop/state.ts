@@ -1,0 +1,54 @@
+/**
+ * The tool loop's working state (seed 001's TurnWorkingState), as it travels in the step data.
+ * Code steps read it with these schemas: the data was written by earlier steps, partly by a model.
+ */
+import { z } from 'zod';
+
+/** One tool run of a group (the seed's ToolEvent). */
+export const ToolEventSchema = z.object({
+  id: z.string(),
+  toolName: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  result: z.unknown().optional(),
+  success: z.boolean(),
+  error: z.string().optional(),
+  timestamp: z.string(),
+  groupId: z.string(),
+  iteration: z.number().int(),
+});
+export type ToolEvent = z.infer<typeof ToolEventSchema>;
+
+/** A prerequisite or caveat a tool result asks later iterations (and turns) to keep in mind (the seed's Reminder). */
+export const ReminderSchema = z.object({ toolName: z.string(), reason: z.string(), sourceToolEventId: z.string() });
+export type Reminder = z.infer<typeof ReminderSchema>;
+
+/** The loop's fields of `data`, as far as code steps rely on them. */
+export const LoopDataSchema = z.looseObject({
+  turnId: z.string(),
+  groupId: z.string(),
+  originalQuery: z.string(),
+  remainingQuery: z.string(),
+  groupToolResults: z.array(ToolEventSchema).default([]),
+  reminders: z.array(ReminderSchema).default([]),
+  selectedTool: z.string().optional(),
+  toolArgs: z.record(z.string(), z.unknown()).optional(),
+  groupSummary: z.string().optional(),
+  action: z.enum(['continue', 'done', 'ask']).optional(),
+  summary: z.string().optional(),
+  question: z.string().optional(),
+});
+export type LoopData = z.infer<typeof LoopDataSchema>;
+
+/** The execution input (already checked against the manifest's JSON Schema). */
+export const TurnInputSchema = z.looseObject({
+  query: z.string().min(1),
+  sessionId: z.string().optional(),
+  turnId: z.string().optional(),
+  previousResponse: z
+    .looseObject({ groupId: z.string().optional(), branch: z.enum(['done', 'ask', 'limit']).optional(), originalQuery: z.string().optional(), reminders: z.array(ReminderSchema).optional() })
+    .optional(),
+});
+
+/** One line per successful tool event: what the group has achieved (the partial summary at the iteration cap). */
+export const groupSummary = (events: readonly ToolEvent[]): string =>
+  events.flatMap((e) => (e.success && typeof (e.result as { text?: unknown })?.text === 'string' ? [(e.result as { text: string }).text] : [])).join('; ');

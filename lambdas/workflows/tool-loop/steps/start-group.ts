@@ -1,0 +1,31 @@
+import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { TurnInputSchema } from '../state.ts';
+
+/**
+ * A turn (one user query) starts a new iteration group: entering this step resets the `iteration`
+ * counter (manifest `counters`). The original query is kept apart from the remaining query that
+ * `04-reflect` rewrites; an answer to the previous turn's question is read together with the
+ * query it clarifies; reminders of the session carry forward.
+ */
+export default defineCodeStep(async ({ input }) => {
+  const turn = TurnInputSchema.parse(input.input);
+  const previous = turn.previousResponse;
+  const turnId = turn.turnId ?? input.execution.name;
+  const answersQuestion = previous?.branch === 'ask' && previous.originalQuery !== undefined;
+  const originalQuery = answersQuestion ? `${previous!.originalQuery} (clarified: ${turn.query})` : turn.query;
+  return {
+    next: '02-select-tool',
+    reason: answersQuestion ? 'New group: the answer to a clarification question' : 'New group for a new query',
+    decidedBy: 'code',
+    fields: {
+      turnId,
+      groupId: `${turn.sessionId ?? 'session'}/${turnId}`,
+      originalQuery,
+      remainingQuery: turn.query,
+      groupToolResults: [],
+      reminders: previous?.reminders ?? [],
+    },
+    toolCalls: [],
+    usage: NO_USAGE,
+  };
+});
