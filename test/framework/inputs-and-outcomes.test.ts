@@ -31,6 +31,12 @@ describe('workflow inputs', () => {
     expect(untrustedFields(orders)).toEqual(['note']);
   });
 
+  it('obey additionalProperties: false', () => {
+    const strict = withInput({ schema: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, untrusted: [] });
+    expect(checkInput(strict, { a: 'x' }).input).toEqual({ a: 'x' });
+    expect(checkInput(strict, { a: 'x', extra: 1 }).problem).toBeDefined();
+  });
+
   it('without a schema are any JSON object', () => {
     expect(checkInput(withInput(undefined), { anything: [1, 2] }).input).toEqual({ anything: [1, 2] });
   });

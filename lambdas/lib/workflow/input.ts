@@ -25,7 +25,8 @@ export function inputSchema(def: WorkflowDefinition, manifestFile = relPath(join
   if (isEmailWorkflow(def)) schema = EmailInputSchema;
   else if (def.manifest.input) {
     try {
-      schema = ANY_OBJECT.and(z.fromJSONSchema(def.manifest.input.schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<Record<string, unknown>>);
+      // The JSON Schema decides (additionalProperties included); the pipe only insists on an object.
+      schema = (z.fromJSONSchema(def.manifest.input.schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<unknown>).pipe(ANY_OBJECT);
     } catch (e) {
       throw new DefinitionError(manifestFile, 'input.schema', `not a usable JSON Schema: ${(e as Error).message.split('\n')[0]}`);
     }
