@@ -13,6 +13,7 @@ import { TRANSIENT_ERRORS } from '../../lambdas/lib/errors.ts';
 import type { WorkflowPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import type { EnvConfig } from '../config.ts';
+import { pauseStates, resumePolicy } from './pause.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
@@ -83,6 +84,8 @@ export class AgentWorkflow extends Construct {
   readonly failedExecutionsAlarm: cloudwatch.Alarm;
   /** Raised when the fallback step hands too many executions to a person (the `FallbackHandoff` metric). */
   readonly handoffsAlarm: cloudwatch.Alarm;
+  /** When a step pauses: the policy to attach to whoever resumes checkpoints (`SendTaskSuccess`/`Failure`/`Heartbeat` on this state machine). */
+  readonly resumePolicy?: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
     super(scope, id);
@@ -122,6 +125,7 @@ export class AgentWorkflow extends Construct {
     });
     (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, manifest.name);
     this.acknowledgeStateMachineRole(Object.values(functions));
+    if (workflow.steps.some((s) => s.pause)) this.resumePolicy = resumePolicy(this, this.stateMachine);
 
     this.failedExecutionsAlarm = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
       metric: this.stateMachine.metricFailed({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
@@ -152,6 +156,11 @@ export class AgentWorkflow extends Construct {
   /** Allow `grantee` to start executions of this workflow (a trigger, or a caller of the `api` trigger). */
   grantStartExecution(grantee: iam.IGrantable): iam.Grant {
     return this.stateMachine.grantStartExecution(grantee);
+  }
+
+  /** Allow `grantee` to resume this workflow's checkpoints (`SendTaskSuccess`, `SendTaskFailure`, `SendTaskHeartbeat`). */
+  grantResume(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantTaskResponse(grantee);
   }
 
   private acknowledgeStateMachineRole(functions: StepwiseFunction[]): void {
@@ -253,7 +262,7 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
     }
     // A route outside the declared edges is never taken.
     route.otherwise(isFallback ? routeRejected : fallback);
-    task(step.name).next(route);
+    task(step.name).next(step.pause ? pauseStates(scope, { step, workflow, route, onTimeout: task(step.pause.onTimeout), fallback }) : route);
   }
   return startState(scope, manifest.entry).next(task(manifest.entry));
 }

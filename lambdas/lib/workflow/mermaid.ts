@@ -1,4 +1,5 @@
 import { DONE } from '../contracts.ts';
+import { pausedEdges } from './pause.ts';
 import type { StepDefinition, WorkflowDefinition } from './schema.ts';
 
 /**
@@ -36,7 +37,9 @@ export function workflowToMermaid(def: WorkflowDefinition): string {
   for (const step of steps) lines.push(`    state "${label(step, step.name === fallback)}" as ${nodeId(step.name)}`);
   lines.push(`    [*] --> ${nodeId(manifest.entry)}`);
   for (const step of steps) {
-    for (const next of step.next) lines.push(`    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : nodeId(next)}`);
+    const paused = pausedEdges(step);
+    for (const next of step.next) lines.push(`    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : nodeId(next)}${paused.includes(next) ? ' : after checkpoint' : ''}`);
+    if (step.pause) lines.push(`    ${nodeId(step.name)} --> ${nodeId(step.pause.onTimeout)} : checkpoint timeout`);
   }
   lines.push(`    note right of ${nodeId(fallback)} : fallback - undeclared routes and caught errors`);
   lines.push('    classDef llm fill:#e8f0fe,stroke:#1a73e8');

@@ -113,6 +113,33 @@ const OutputField = z
   })
   .strict();
 
+/**
+ * A human/agent checkpoint after a step (see `infra/constructs/pause.ts`): deployed, a
+ * `.waitForTaskToken` Task that publishes the token; locally, a suspended execution (`stepwise resume`).
+ */
+export const PauseSchema = z
+  .object({
+    timeoutSeconds: z.number().int().min(1).max(31_536_000).describe('ASL `TimeoutSeconds`: how long the checkpoint waits for `SendTaskSuccess`/`SendTaskFailure`.'),
+    heartbeatSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('ASL `HeartbeatSeconds`: the resumer must call `SendTaskHeartbeat` this often (less than `timeoutSeconds`).'),
+    onTimeout: StepName.describe('The escalation step a timed-out checkpoint goes to (Catch `States.Timeout`, `States.HeartbeatTimeout`), with the error at `$.error`.'),
+    edges: z
+      .array(StepName)
+      .min(1)
+      .optional()
+      .describe('Pause only when the step routes to one of these; default: every declared edge but `DONE`.'),
+    actions: z
+      .string()
+      .optional()
+      .describe('The step output listing what the resumer must do (shown by `stepwise executions`, sent in the event).'),
+    instructions: z.string().min(1).optional().describe('Fixed text for the resumer, sent with every checkpoint.'),
+  })
+  .strict();
+
 /** The YAML frontmatter of `statemachines/<workflow>/steps/<step>.md`. */
 export const StepFrontmatterSchema = z
   .object({
@@ -144,6 +171,7 @@ export const StepFrontmatterSchema = z
       .describe('LLM steps: tool arguments filled from state, per tool (`create_ticket: { serialNumber: data.device.serial }`); the model never sees them and a call that sets one is refused.'),
     readsUntrusted: z.boolean().default(true).describe('LLM steps: whether the prompt includes the input the trigger marks untrusted.'),
     temperature: z.number().min(0).max(1).default(0).describe('LLM steps: the sampling temperature.'),
+    pause: PauseSchema.optional().describe('A checkpoint after the step, before it routes on: the execution waits for a person or agent to resume it.'),
   })
   .strict();
 
