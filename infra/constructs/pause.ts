@@ -1,6 +1,7 @@
 /**
  * A step's `pause`, compiled: after the step's Task, a Choice `<step>.checkpoint` sends routes to
- * the paused edges (while the circuit breaker has room) to `<step>.pause`, a
+ * the paused edges (while the circuit breaker has room, and when the step set its `when` output)
+ * to `<step>.pause`, a
  * `events:putEvents.waitForTaskToken` Task. It publishes the task token, the step's result and the
  * required actions on the account's default bus (`source: stepwise.checkpoints`) and waits until
  * someone calls `SendTaskSuccess` (the output lands at `$.result.data.checkpoint`, read by the next
@@ -71,8 +72,9 @@ export function pauseStates(scope: Construct, props: PauseStatesProps): sfn.ICha
   task.next(route);
   // The circuit breaker of the route Choice would stop the execution anyway: no checkpoint before it.
   const room = sfn.Condition.numberLessThan('$.result.count', workflow.manifest.maxSteps);
+  const asked = pause.when && sfn.Condition.and(sfn.Condition.isPresent(`$.result.fields.${pause.when}`), sfn.Condition.booleanEquals(`$.result.fields.${pause.when}`, true));
   const checkpoint = new sfn.Choice(scope, checkpointStateName(step.name));
-  for (const edge of pausedEdges(step)) checkpoint.when(sfn.Condition.and(sfn.Condition.stringEquals('$.result.next', edge), room), task);
+  for (const edge of pausedEdges(step)) checkpoint.when(sfn.Condition.and(sfn.Condition.stringEquals('$.result.next', edge), room, ...(asked ? [asked] : [])), task);
   return checkpoint.otherwise(route);
 }
 

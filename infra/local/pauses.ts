@@ -23,7 +23,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { z } from 'zod';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
@@ -43,6 +43,8 @@ const PausedTaskSchema = z.object({
   executionArn: z.string(),
   name: z.string(),
   stateMachine: z.string(),
+  /** The stack of the state machine (placeholder ARNs of different stacks can be equal). */
+  stack: z.string(),
   workflow: z.string().optional(),
   /** The paused Task state. */
   state: z.string(),
@@ -165,6 +167,20 @@ export class PauseStore {
       .map((n) => this.get(n))
       .filter((t): t is PausedTask => t !== undefined)
       .sort((a, b) => Date.parse(a.pausedAt) - Date.parse(b.pausedAt));
+  }
+
+  /**
+   * `SendTaskHeartbeat`: restart the paused Task's `HeartbeatSeconds` from `now`.
+   * @throws ExecutionDoesNotExist when it is not paused; TaskTimedOut when it already timed out (resume it to run the timeout path).
+   */
+  heartbeat(name: string, now: Date = new Date()): PausedTask {
+    const paused = this.get(name);
+    if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${name}" (stepwise executions lists them)` });
+    const expired = expiredAt(paused, now);
+    if (expired) throw new TaskTimedOut({ $metadata: {}, message: `${expired.cause}: resume it to run the timeout path` });
+    const beat = { ...paused, lastHeartbeatAt: now.toISOString() };
+    this.save(beat);
+    return beat;
   }
 
   delete(name: string): void {

@@ -285,7 +285,8 @@ export class LocalRuntime {
    */
   async resumeExecution(nameOrArn: string, resolution: Resolution, options: { now?: Date } = {}): Promise<LocalExecution> {
     const paused = this.paused(nameOrArn);
-    const sm = this.find(paused.stateMachine);
+    const sm = this.machines.find((m) => m.stack === paused.stack && m.arn === paused.stateMachine);
+    if (!sm) throw new StateMachineDoesNotExist({ $metadata: {}, message: `${paused.name}: its state machine ${paused.stack}/${paused.stateMachine} is not in this app` });
     const expired = expiredAt(paused, options.now ?? new Date());
     const effective: Resolution = expired ? { error: expired.error, cause: expired.cause } : resolution;
     const definition = { ...interpreterDefinition(sm.definition), StartAt: paused.state };
@@ -294,14 +295,9 @@ export class LocalRuntime {
     return { ...execution, resumedWith: expired || 'timeout' in resolution ? 'timeout' : 'output' in resolution ? 'output' : 'error' };
   }
 
-  /** `SendTaskHeartbeat`: restart the paused Task's `HeartbeatSeconds`. @throws ExecutionDoesNotExist when it is not paused; TaskTimedOut-like InvalidInputError when it already timed out. */
+  /** `SendTaskHeartbeat` for a paused local execution (see {@link PauseStore.heartbeat}). */
   heartbeat(nameOrArn: string, now: Date = new Date()): PausedTask {
-    const paused = this.paused(nameOrArn);
-    const expired = expiredAt(paused, now);
-    if (expired) throw new LocalRuntimeFault(`${paused.name}: the paused task timed out (${expired.cause}); resume it to run the timeout path`);
-    const beat = { ...paused, lastHeartbeatAt: now.toISOString() };
-    this.pauses.save(beat);
-    return beat;
+    return this.pauses.heartbeat(this.paused(nameOrArn).name, now);
   }
 
   /** Executions paused at a `.waitForTaskToken` Task, oldest first. */
@@ -374,6 +370,7 @@ export class LocalRuntime {
         executionArn,
         name,
         stateMachine: sm.arn,
+        stack: sm.stack,
         ...(record.workflow && { workflow: record.workflow }),
         state,
         stateInput: run.stateInputs.get(state),

@@ -106,6 +106,8 @@ function checkPause(s: StepDefinition, byName: ReadonlyMap<string, StepDefinitio
   if (!s.pause.edges && s.next.every((n) => n === DONE)) throw new DefinitionError(s.file, 'pause', 'the step only ends the workflow: nothing to pause before');
   for (const other of byName.values())
     if (other.outputs[CHECKPOINT_DATA_KEY]) throw new DefinitionError(other.file, `outputs.${CHECKPOINT_DATA_KEY}`, `reserved: ${s.name} pauses and stores the resumer's output there`);
+  if (s.pause.when !== undefined && s.outputs[s.pause.when]?.type !== 'boolean')
+    throw new DefinitionError(s.file, 'pause.when', `"${s.pause.when}" is not a boolean output of the step`);
   if (actions !== undefined && !s.outputs[actions]) throw new DefinitionError(s.file, 'pause.actions', `"${actions}" is not one of the step's outputs`);
   if (heartbeatSeconds !== undefined && heartbeatSeconds >= timeoutSeconds)
     throw new DefinitionError(s.file, 'pause.heartbeatSeconds', `must be less than timeoutSeconds (${timeoutSeconds})`);

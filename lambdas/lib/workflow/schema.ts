@@ -132,6 +132,10 @@ export const PauseSchema = z
       .min(1)
       .optional()
       .describe('Pause only when the step routes to one of these; default: every declared edge but `DONE`.'),
+    when: z
+      .string()
+      .optional()
+      .describe('A boolean output of the step: pause only when the step sets it to `true`; default: on every paused edge.'),
     actions: z
       .string()
       .optional()
@@ -162,7 +166,7 @@ export const StepFrontmatterSchema = z
       .default([])
       .describe('Tools that must have succeeded before the step may route on (else it fails and the fallback takes over).'),
     outputs: z
-      .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9]*$/), OutputField)
+      .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, 'camelCase or snake_case'), OutputField)
       .default({})
       .describe('Structured outputs, merged into the state\'s `data` for later steps.'),
     bind: z
