@@ -15,6 +15,7 @@ import { StepName } from '../lib/workflow/schema.ts';
  * input:
  *   payload: { customerId: C1001, question: ... }   # or, for an email workflow, email: { from, subject, body }
  *   mock_function_responses: { lookup_account: {...} }
+ *   checkpoints: [{ output: { notes: ... } }, { timeout: true }]   # resumes of the pauses reached, in order
  * expected_output:
  *   status: SUCCEEDED                               # or FAILED, with error: MaxStepsExceeded
  *   expected_steps:
@@ -63,6 +64,13 @@ export const ExpectedFunctionCallSchema = z.union([
   z.object({ function_name: ToolName, arguments: Args.optional() }).strict(),
 ]);
 
+/** How one checkpoint (a step's `pause`) the execution reaches is resumed: `SendTaskSuccess`, `SendTaskFailure`, or left to time out. */
+export const CheckpointResolutionSchema = z.union([
+  z.strictObject({ output: z.unknown() }),
+  z.strictObject({ fail: z.string().min(1), error: z.string().min(1).default('CheckpointRejected') }),
+  z.strictObject({ timeout: z.literal(true) }),
+]);
+
 export const EvalCaseSchema = z
   .object({
     scenario_id: z.string().regex(/^[a-z0-9_-]+$/, 'lowercase letters, digits, _ and -'),
@@ -75,13 +83,15 @@ export const EvalCaseSchema = z
         /** For any other workflow: the execution input, checked against the workflow's input schema. */
         payload: z.record(z.string(), z.unknown()).optional(),
         mock_function_responses: z.record(ToolName, MockResponseSchema).default({}),
+        /** The checkpoints the execution pauses at, resumed in order (`output`, `fail`, or `timeout: true`). */
+        checkpoints: z.array(CheckpointResolutionSchema).default([]),
       })
       .strict()
       .refine((i) => (i.email === undefined) !== (i.payload === undefined), { message: 'give exactly one of email and payload' }),
     expected_output: z
       .object({
         /** How the execution ends. @default SUCCEEDED */
-        status: z.enum(['SUCCEEDED', 'FAILED']).default('SUCCEEDED'),
+        status: z.enum(['SUCCEEDED', 'FAILED', 'PAUSED']).default('SUCCEEDED'),
         /** For a FAILED execution: its error, e.g. a terminal state `MaxStepsExceeded`. */
         error: z.string().min(1).optional(),
         /** Omitted in legacy cases: step validation is skipped. */
