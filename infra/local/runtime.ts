@@ -586,7 +586,7 @@ export class LocalRuntime {
   /**
    * A `.waitForTaskToken` Task: in a resumed run, the paused Task ends as resolved (output, or a
    * thrown error typed by name for Retry/Catch); otherwise the run is suspended (aborted, and
-   * persisted by `drive`) and this attempt never settles.
+   * persisted by `drive`).
    */
   private async waitForTaskToken(state: string, event: unknown, run: ExecutionRun, scope: number, invocation: TaskInvocation): Promise<unknown> {
     if (run.resume?.state === state) {
@@ -601,9 +601,14 @@ export class LocalRuntime {
     }
     if (scope !== 0) throw new LocalRuntimeFault(`Task "${state}": a .waitForTaskToken Task inside a Map iteration or Parallel branch cannot pause locally`);
     run.suspended = { state, parameters: event };
-    // Abort after the interpreter has logged this attempt; the promise stays pending (the run is over).
-    setImmediate(() => run.abort?.());
-    return new Promise(() => undefined);
+    // Abort once the interpreter has logged this attempt, then settle it: the interpreter clears its
+    // Task timer only when the attempt settles, and runs no further state of an aborted execution.
+    return new Promise((settle) =>
+      setImmediate(() => {
+        run.abort?.();
+        setImmediate(() => settle(null));
+      }),
+    );
   }
 
   /** The fault to inject into this attempt of `state`, if any (counting the state's attempts in this execution). */
