@@ -42,7 +42,7 @@ import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/stepwise-function.ts';
 import { integration, toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
 import { validateFault, withFault, type TaskFault } from './faults.ts';
-import { DEFAULT_HISTORY_DIR, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
+import { DEFAULT_HISTORY_DIR, parseExecutionArn, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
 import {
   allStates,
   EXECUTION,
@@ -192,7 +192,7 @@ function localPath(value: string): string {
  * - Handlers are invoked like Lambda: JSON in/out; a thrown error surfaces with `Error` = its
  *   `name` and `Cause` = `{"errorType","errorMessage","trace"}` so Retry/Catch match typed errors.
  * - Context object: `$$.Execution.{Id,Name,StartTime,Input,RoleArn,RedriveCount}` and
- *   `$$.StateMachine.{Id,Name}`. Not available: `$$.State.*` and `$$.Task.Token`.
+ *   `$$.StateMachine.{Id,Name}`, and a local `$$.Task.Token` per run. Not available: `$$.State.*`.
  * - See the module comment for timeouts, payload quotas, faults and the remaining limits.
  *
  * @example
@@ -306,7 +306,7 @@ export class LocalRuntime {
   }
 
   private paused(nameOrArn: string): PausedTask {
-    const name = nameOrArn.startsWith('arn:') ? nameOrArn.split(':')[7]! : nameOrArn;
+    const name = nameOrArn.startsWith('arn:') ? parseExecutionArn(nameOrArn).name : nameOrArn;
     const paused = this.pauses.get(name);
     if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${nameOrArn}" (stepwise executions lists them)` });
     return paused;
