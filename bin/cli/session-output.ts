@@ -4,7 +4,7 @@
  */
 import { basename } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
-import type { ModelChoice, RunResult, RunStatus, RunStep } from '../../infra/local/workflow-session.ts';
+import type { ModelChoice, PauseSummary, RunResult, RunStatus, RunStep } from '../../infra/local/workflow-session.ts';
 
 export interface SessionFlags {
   model: ModelChoice;
@@ -99,17 +99,28 @@ const indent = (text: string, prefix: string) =>
  *   │ Hello Maria Lopez, …
  */
 function formatResult(result: RunResult, width = 0): string {
-  const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED';
+  const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED' || result.status === 'PAUSED';
   const lines = [`${basename(result.file).padEnd(width)}  ${result.status.padEnd(9)}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
   if (ran && result.reason) lines.push(`  reason: ${result.reason}`);
   for (const step of result.steps.filter((s) => s.error)) lines.push(`  ${step.name} failed: ${step.error}`);
   for (const call of result.toolCalls.filter((c) => c.error !== undefined)) lines.push(`  ${call.step}: ${call.tool} not completed: ${call.error}`);
   for (const mail of result.outbox) lines.push(`  reply to ${mail.to}: ${mail.subject}`, indent(mail.body, '  │ '));
+  if (result.pause) lines.push(...pauseLines(result.pause));
   if (result.output !== undefined && result.outbox.length === 0) lines.push(indent(JSON.stringify(result.output, null, 2), '  │ '));
   return lines.join('\n') + '\n';
 }
 
-const STATUSES: readonly RunStatus[] = ['SUCCEEDED', 'FAILED', 'REJECTED', 'DUPLICATE'];
+/** A paused execution: where it waits, what the resumer must do, until when, and the command that resumes it. */
+export function pauseLines(pause: PauseSummary): string[] {
+  const actions = Array.isArray(pause.requiredActions) ? pause.requiredActions.map(String) : pause.requiredActions === null ? [] : [JSON.stringify(pause.requiredActions)];
+  return [
+    `  paused at ${pause.state}${pause.next ? ` (then ${pause.next})` : ''}${pause.deadline ? `, times out at ${pause.deadline}` : ''}`,
+    ...actions.map((a) => `  - ${a}`),
+    `  resume: ${pause.resume}`,
+  ];
+}
+
+const STATUSES: readonly RunStatus[] = ['SUCCEEDED', 'FAILED', 'PAUSED', 'REJECTED', 'DUPLICATE'];
 
 /** All results, aligned and a blank line apart, then a one-line tally by status. */
 export function formatResults(results: RunResult[]): string {

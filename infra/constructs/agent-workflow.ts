@@ -15,6 +15,7 @@ import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workf
 import type { EnvConfig } from '../config.ts';
 import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/consensus.ts';
 import { CounterGates, startCounters } from './compile/counters.ts';
+import { pauseStates, resumePolicy } from './pause.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
@@ -92,6 +93,8 @@ export class AgentWorkflow extends Construct {
   readonly failedExecutionsAlarm: cloudwatch.Alarm;
   /** Raised when the fallback step hands too many executions to a person (the `FallbackHandoff` metric). */
   readonly handoffsAlarm: cloudwatch.Alarm;
+  /** When a step pauses: the policy to attach to whoever resumes checkpoints (`SendTaskSuccess`/`Failure`/`Heartbeat` on this state machine). */
+  readonly resumePolicy?: iam.ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
     super(scope, id);
@@ -137,6 +140,7 @@ export class AgentWorkflow extends Construct {
     });
     (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, manifest.name);
     this.acknowledgeStateMachineRole(Object.values(functions));
+    if (workflow.steps.some((s) => s.pause)) this.resumePolicy = resumePolicy(this, this.stateMachine);
 
     this.failedExecutionsAlarm = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
       metric: this.stateMachine.metricFailed({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
@@ -167,6 +171,11 @@ export class AgentWorkflow extends Construct {
   /** Allow `grantee` to start executions of this workflow (a trigger, or a caller of the `api` trigger). */
   grantStartExecution(grantee: iam.IGrantable): iam.Grant {
     return this.stateMachine.grantStartExecution(grantee);
+  }
+
+  /** Allow `grantee` to resume this workflow's checkpoints (`SendTaskSuccess`, `SendTaskFailure`, `SendTaskHeartbeat`). */
+  grantResume(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantTaskResponse(grantee);
   }
 
   private acknowledgeStateMachineRole(functions: StepwiseFunction[]): void {
@@ -304,7 +313,7 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
     }
     // A route outside the declared edges is never taken.
     route.otherwise(isFallback ? routeRejected : fallback);
-    task(step.name).next(route);
+    task(step.name).next(step.pause ? pauseStates(scope, { step, workflow, route, onTimeout: task(step.pause.onTimeout), fallback }) : route);
   }
   return startState(scope, manifest.entry, startCounters(manifest)).next(entryOf(manifest.entry));
 }

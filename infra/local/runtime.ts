@@ -15,9 +15,12 @@
  *   states (`MapStateStarted`, `MapIteration*`, `ParallelStateStarted`...) and each iteration's Tasks.
  * - `faults` inject errors, latency, timeouts and crashes after side effects into chosen Tasks.
  *
+ * - `.waitForTaskToken` Tasks suspend the execution (persisted under `.stepwise/pauses/`) until
+ *   {@link LocalRuntime.resumeExecution} in any later process; see pauses.ts.
+ *
  * Remaining limits:
- * - Inline Map only (a distributed Map is refused; no ToleratedFailure*); no
- *   `.sync`/`.waitForTaskToken` patterns, no activities, no `$$.Task.Token`, no `$$.State.*`.
+ * - Inline Map only (a distributed Map is refused; no ToleratedFailure*); no `.sync` patterns,
+ *   no activities, no `$$.State.*`.
  * - `HeartbeatSecondsPath` is ignored and `TimeoutSecondsPath` is the interpreter's; local tasks
  *   cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline (`States.Timeout`, which a
  *   `States.HeartbeatTimeout` Retry/Catch also matches).
@@ -32,14 +35,14 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { App } from 'aws-cdk-lib';
-import { ExecutionAlreadyExists, InvalidName, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
-import { ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { ExecutionAlreadyExists, ExecutionDoesNotExist, InvalidName, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { HandlerFactory } from '../../lambdas/lib/contracts.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/stepwise-function.ts';
 import { integration, toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
 import { validateFault, withFault, type TaskFault } from './faults.ts';
-import { DEFAULT_HISTORY_DIR, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
+import { DEFAULT_HISTORY_DIR, parseExecutionArn, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
 import {
   allStates,
   EXECUTION,
@@ -54,6 +57,7 @@ import {
 } from './interpreter.ts';
 import { invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
 import { checkStatePayload, PAYLOAD_LIMIT_BYTES, payloadBytes, TaskResultTooLargeError } from './limits.ts';
+import { DEFAULT_PAUSES_DIR, PauseStore, WAIT_FOR_TASK_TOKEN, appendResumed, expiredAt, requestOf, suspendedHistory, type PausedTask, type Resolution } from './pauses.ts';
 import { synthesize, synthProject, type SynthesizedApp, type SynthesizedStateMachine } from './synth.ts';
 import { arnToLogicalId, LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnResource, type TokenContext } from './tokens.ts';
 
@@ -95,13 +99,20 @@ export interface LocalRuntimeOptions {
    * @default no faults
    */
   faults?: Record<string, TaskFault>;
+  /** Where executions paused at a `.waitForTaskToken` Task are kept for `resumeExecution`; `false` keeps them in memory. @default `.stepwise/pauses` when `historyDir` is not `false`, else memory */
+  pausesDir?: string | false;
 }
 
 /** A finished local execution: the stored record plus its history under the SDK's name. */
 export interface LocalExecution extends ExecutionRecord {
-  status: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+  /** `RUNNING`: paused at a `.waitForTaskToken` Task (see `pause`). */
+  status: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'RUNNING';
   /** The `GetExecutionHistory` events (the same array as `events`). */
   history: HistoryEvent[];
+  /** The paused Task, when the execution waits for `resumeExecution`. */
+  pause?: PausedTask;
+  /** For a resumed execution: how its paused Task ended (`timeout` also when the output came after the deadline). */
+  resumedWith?: 'output' | 'error' | 'timeout';
 }
 
 export interface StartExecutionOptions {
@@ -144,6 +155,13 @@ interface ExecutionRun {
   attempts: Map<string, number>;
   /** Parent scope of each scope (the root execution, Map iterations, Parallel branches). */
   parents: Map<number, number | undefined>;
+  /** The last input of each state, by name (a paused Task's is what its resumed run starts from). */
+  stateInputs: Map<string, unknown>;
+  /** A resumed run: how its first state, the paused Task, ends. */
+  resume?: { state: string; resolution: Resolution };
+  /** Set when a `.waitForTaskToken` Task suspended the run. */
+  suspended?: { state: string; parameters: unknown };
+  abort?: () => void;
 }
 
 const LAMBDA_INVOKE = /^arn:aws[a-z-]*:states:::lambda:invoke$/;
@@ -174,7 +192,7 @@ function localPath(value: string): string {
  * - Handlers are invoked like Lambda: JSON in/out; a thrown error surfaces with `Error` = its
  *   `name` and `Cause` = `{"errorType","errorMessage","trace"}` so Retry/Catch match typed errors.
  * - Context object: `$$.Execution.{Id,Name,StartTime,Input,RoleArn,RedriveCount}` and
- *   `$$.StateMachine.{Id,Name}`. Not available: `$$.State.*` and `$$.Task.Token`.
+ *   `$$.StateMachine.{Id,Name}`, and a local `$$.Task.Token` per run. Not available: `$$.State.*`.
  * - See the module comment for timeouts, payload quotas, faults and the remaining limits.
  *
  * @example
@@ -187,12 +205,14 @@ export class LocalRuntime {
   private readonly machines: LoadedStateMachine[];
   private readonly functions = new Map<string, LoadedFunction>();
   private readonly startedNames = new Set<string>();
+  private readonly pauses: PauseStore;
 
   private constructor(
     private readonly synthesized: SynthesizedApp,
     private readonly options: LocalRuntimeOptions,
   ) {
     this.machines = synthesized.stateMachines.map((sm) => this.load(sm));
+    this.pauses = new PauseStore(options.pausesDir ?? (options.historyDir === false ? false : DEFAULT_PAUSES_DIR));
     this.stateMachines = synthesized.stateMachines;
     for (const [state, fault] of Object.entries(options.faults ?? {})) {
       const targets = this.machines.flatMap((m) => m.targets.get(state) ?? []);
@@ -252,11 +272,64 @@ export class LocalRuntime {
       this.startedNames.add(key);
     }
     const executionArn = this.executionArn(sm, name);
-    const run: ExecutionRun = { sm, invocations: [], attempts: new Map(), parents: new Map() };
+    const executionInput = JSON.parse(JSON.stringify(input ?? null));
+    return this.drive(sm, machine, executionInput, { executionArn, name, executionInput, startTime: new Date().toISOString() });
+  }
+
+  /**
+   * `SendTaskSuccess` / `SendTaskFailure` for a local execution paused at a `.waitForTaskToken`
+   * Task (by name or ARN), in this or any later process: runs the same ASL from the paused Task on
+   * (see pauses.ts). Past the Task's timeout the resolution is its `States.Timeout` instead, as in
+   * Step Functions (where the late call fails with `TaskTimedOut`): `resumedWith` says which.
+   * @throws ExecutionDoesNotExist when no execution of that name is paused.
+   */
+  async resumeExecution(nameOrArn: string, resolution: Resolution, options: { now?: Date } = {}): Promise<LocalExecution> {
+    const paused = this.paused(nameOrArn);
+    const sm = this.machines.find((m) => m.stack === paused.stack && m.arn === paused.stateMachine);
+    if (!sm) throw new StateMachineDoesNotExist({ $metadata: {}, message: `${paused.name}: its state machine ${paused.stack}/${paused.stateMachine} is not in this app` });
+    const expired = expiredAt(paused, options.now ?? new Date());
+    const effective: Resolution = expired ? { error: expired.error, cause: expired.cause } : resolution;
+    const definition = { ...interpreterDefinition(sm.definition), StartAt: paused.state };
+    const machine = new StateMachine(definition, { validationOptions: { noValidate: true } });
+    const execution = await this.drive(sm, machine, paused.stateInput, paused, { state: paused.state, resolution: effective });
+    return { ...execution, resumedWith: expired || 'timeout' in resolution ? 'timeout' : 'output' in resolution ? 'output' : 'error' };
+  }
+
+  /** `SendTaskHeartbeat` for a paused local execution (see {@link PauseStore.heartbeat}). */
+  heartbeat(nameOrArn: string, now: Date = new Date()): PausedTask {
+    return this.pauses.heartbeat(this.paused(nameOrArn).name, now);
+  }
+
+  /** Executions paused at a `.waitForTaskToken` Task, oldest first. */
+  pausedExecutions(): PausedTask[] {
+    return this.pauses.list();
+  }
+
+  private paused(nameOrArn: string): PausedTask {
+    const name = nameOrArn.startsWith('arn:') ? parseExecutionArn(nameOrArn).name : nameOrArn;
+    const paused = this.pauses.get(name);
+    if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${nameOrArn}" (stepwise executions lists them)` });
+    return paused;
+  }
+
+  /**
+   * Run `machine` (the state machine's ASL, or a copy starting at a paused Task) on `input` until it
+   * ends or pauses, then build, store and return the execution; a resumed run's events continue the
+   * paused execution's history.
+   */
+  private async drive(
+    sm: LoadedStateMachine,
+    machine: StateMachine,
+    input: unknown,
+    execution: Pick<PausedTask, 'executionArn' | 'name' | 'executionInput' | 'startTime'> & { events?: HistoryEvent[] },
+    resume?: ExecutionRun['resume'],
+  ): Promise<LocalExecution> {
+    const { executionArn, name } = execution;
+    const run: ExecutionRun = { sm, invocations: [], attempts: new Map(), parents: new Map(), stateInputs: new Map(), ...(resume && { resume }) };
     const retryDelayMs = this.options.retryDelayMs;
     const retryIntervalOverrides =
       retryDelayMs === undefined ? undefined : Object.fromEntries([...sm.states].filter(([, s]) => 'Retry' in s).map(([n]) => [n, retryDelayMs]));
-    const executionInput = JSON.parse(JSON.stringify(input ?? null));
+    const taskToken = `local:${name}:${randomUUID()}`;
     const runOptions: HookedRunOptions = {
       ...(retryIntervalOverrides && { overrides: { retryIntervalOverrides } }),
       context: {
@@ -265,25 +338,57 @@ export class LocalRuntime {
           Name: name,
           RoleArn: sm.roleArn,
           RedriveCount: 0,
-          [EXECUTION]: { Input: executionInput, StartTime: new Date().toISOString() },
+          [EXECUTION]: { Input: execution.executionInput, StartTime: execution.startTime },
         },
         StateMachine: { Id: sm.arn, Name: sm.name },
+        Task: { Token: taskToken },
       },
       [HOOKS]: this.hooks(run),
     };
-    const execution = machine.run(executionInput, runOptions);
-    const log = collect(execution.eventLogs);
+    const started = machine.run(input as Parameters<StateMachine['run']>[0], runOptions);
+    run.abort = () => started.abort();
+    const log = collect(started.eventLogs);
     try {
-      await execution.result;
+      await started.result;
     } catch (e) {
-      if (!(e instanceof ExecutionError || e instanceof ExecutionTimeoutError)) throw e;
+      const suspended = e instanceof ExecutionAbortedError && run.suspended;
+      if (!(e instanceof ExecutionError || e instanceof ExecutionTimeoutError || suspended)) throw e;
     }
     const timeouts = Object.fromEntries([...sm.targets].map(([state, t]) => [state, t.timeouts]));
-    const events = toHistoryEvents(await log, run.invocations, { roleArn: sm.roleArn, region: this.region(sm), timeouts, parents: run.parents });
+    let events = toHistoryEvents(await log, run.invocations, { roleArn: sm.roleArn, region: this.region(sm), timeouts, parents: run.parents });
+    if (execution.events) events = appendResumed(execution.events, events);
+    if (run.suspended) events = suspendedHistory(events, run.suspended.state);
     const record = summarizeExecution(executionArn, events);
     dropDefaultFailCause(record, sm);
     if (this.options.historyDir !== false) writeLocalExecution(record, this.options.historyDir ?? DEFAULT_HISTORY_DIR);
-    return { ...record, status: record.status as LocalExecution['status'], history: record.events };
+    let pause: PausedTask | undefined;
+    if (run.suspended) {
+      const { state, parameters } = run.suspended;
+      const { timeoutInSeconds, heartbeatInSeconds } = sm.targets.get(state)!.timeouts;
+      const now = new Date().toISOString();
+      pause = {
+        executionArn,
+        name,
+        stateMachine: sm.arn,
+        stack: sm.stack,
+        ...(record.workflow && { workflow: record.workflow }),
+        state,
+        stateInput: run.stateInputs.get(state),
+        request: requestOf(parameters),
+        taskToken,
+        pausedAt: now,
+        lastHeartbeatAt: now,
+        ...(timeoutInSeconds && { timeoutSeconds: timeoutInSeconds }),
+        ...(heartbeatInSeconds && { heartbeatSeconds: heartbeatInSeconds }),
+        executionInput: execution.executionInput,
+        startTime: execution.startTime,
+        events,
+      };
+      this.pauses.save(pause);
+    } else if (resume) {
+      this.pauses.delete(name);
+    }
+    return { ...record, status: record.status as LocalExecution['status'], history: record.events, ...(pause && { pause }) };
   }
 
   /** The interpreter hooks of one execution: every execution it starts (Map iteration, Parallel branch) gets a scope and the runtime's Task handlers. */
@@ -299,7 +404,10 @@ export class LocalRuntime {
         new Proxy({} as Record<string, TaskHandler>, {
           get: (_, state) => (typeof state === 'string' ? (event: unknown) => this.invoke(state, event, run, scope) : undefined),
         }),
-      entered: (state, input) => checkStatePayload(state, 'input', input),
+      entered: (state, input) => {
+        checkStatePayload(state, 'input', input);
+        run.stateInputs.set(state, input);
+      },
       exiting: (state, output) => checkStatePayload(state, 'output', output),
     };
   }
@@ -453,6 +561,7 @@ export class LocalRuntime {
       // `FunctionName.$` is only known once Parameters are applied.
       const functionName = lambdaInvoke ? (event as { FunctionName?: unknown }).FunctionName : undefined;
       const functionKey = target.functionKey ?? (typeof functionName === 'string' ? this.functionKey(run.sm, functionName) : undefined);
+      if (WAIT_FOR_TASK_TOKEN.test(target.resource) && !this.options.handlerOverrides?.[state]) return await this.waitForTaskToken(state, event, run, scope, invocation);
       const override = this.options.handlerOverrides?.[state] ?? this.options.serviceIntegrations?.[target.resource];
       const fn: LocalFunction = functionKey ? this.fn(functionKey) : { name: state, arn: target.resource, memoryMB: 128 };
       let handler: (event: any, context: any) => unknown;
@@ -472,6 +581,34 @@ export class LocalRuntime {
     } finally {
       invocation.endedAt = Date.now();
     }
+  }
+
+  /**
+   * A `.waitForTaskToken` Task: in a resumed run, the paused Task ends as resolved (output, or a
+   * thrown error typed by name for Retry/Catch); otherwise the run is suspended (aborted, and
+   * persisted by `drive`).
+   */
+  private async waitForTaskToken(state: string, event: unknown, run: ExecutionRun, scope: number, invocation: TaskInvocation): Promise<unknown> {
+    if (run.resume?.state === state) {
+      const { resolution } = run.resume;
+      run.resume = undefined;
+      if ('output' in resolution) {
+        invocation.output = resolution.output;
+        return resolution.output;
+      }
+      const [name, cause] = 'timeout' in resolution ? ['States.Timeout', `${state}: timed out`] : [resolution.error, resolution.cause ?? ''];
+      throw Object.assign(new Error(cause), { name });
+    }
+    if (scope !== 0) throw new LocalRuntimeFault(`Task "${state}": a .waitForTaskToken Task inside a Map iteration or Parallel branch cannot pause locally`);
+    run.suspended = { state, parameters: event };
+    // Abort once the interpreter has logged this attempt, then settle it: the interpreter clears its
+    // Task timer only when the attempt settles, and runs no further state of an aborted execution.
+    return new Promise((settle) =>
+      setImmediate(() => {
+        run.abort?.();
+        setImmediate(() => settle(null));
+      }),
+    );
   }
 
   /** The fault to inject into this attempt of `state`, if any (counting the state's attempts in this execution). */

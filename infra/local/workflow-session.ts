@@ -29,6 +29,8 @@ import { ENTRY_METADATA } from '../constructs/stepwise-function.ts';
 import { EMAIL_INGRESS_ENTRY } from '../constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { stepTrail, type TrailStep } from './history.ts';
+import { deadline, type PausedTask, type Resolution } from './pauses.ts';
+import { requiredActions, type CheckpointRequest } from '../../lambdas/lib/workflow/pause.ts';
 import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
 import { synthProject } from './synth.ts';
 import { resolveTokens } from './tokens.ts';
@@ -48,6 +50,8 @@ export interface WorkflowSessionOptions {
   readonly outboxFile?: string;
   /** Where executions are stored for `stepwise history`; `false` stores nothing. @default the local runtime's (`.stepwise/executions`) */
   readonly historyDir?: string | false;
+  /** Where paused executions are kept (see `LocalRuntime`'s `pausesDir`). @default the runtime's */
+  readonly pausesDir?: string | false;
   /** `POWERTOOLS_LOG_LEVEL` of every function (`SILENT` for clean CLI output). @default the template's */
   readonly logLevel?: string;
   /** Adapters for every step handler (`createHandler(env, services)`): a model or toolbox stand-in. @default built from each function's environment */
@@ -67,8 +71,9 @@ export interface WorkflowSessionOptions {
  * - `REJECTED`: the input was refused before anything ran (the email ingress refused the mail, or
  *   the input does not match the workflow's input schema); `reason` says why.
  * - `DUPLICATE`: a mail with the same Message-ID was already delivered in this session; nothing ran.
+ * - `PAUSED`: the execution waits at a checkpoint (a step's `pause`) for `stepwise resume`; see `pause`.
  */
-export type RunStatus = 'SUCCEEDED' | 'FAILED' | 'REJECTED' | 'DUPLICATE';
+export type RunStatus = 'SUCCEEDED' | 'FAILED' | 'REJECTED' | 'DUPLICATE' | 'PAUSED';
 
 /** One step of an execution's trail. */
 export interface RunStep {
@@ -120,6 +125,39 @@ export interface RunResult {
   usage?: TokenUsage;
   /** The execution's output, when it succeeded. */
   output?: unknown;
+  /** A `PAUSED` execution's checkpoint: what the resumer must do, and until when. */
+  pause?: PauseSummary;
+}
+
+/** What `run`, `resume` and `executions` show of a paused execution. */
+export function pauseSummary(task: PausedTask): PauseSummary {
+  const request = (task.request ?? {}) as Partial<CheckpointRequest>;
+  const due = deadline(task);
+  return {
+    execution: task.name,
+    workflow: task.workflow ?? request.workflow ?? null,
+    state: task.state,
+    ...(typeof request.step === 'string' && { step: request.step }),
+    ...(typeof request.next === 'string' && { next: request.next }),
+    requiredActions: requiredActions(request),
+    pausedAt: task.pausedAt,
+    deadline: due?.at.toISOString() ?? null,
+    resume: `stepwise resume ${task.name} --output '<JSON>'   (or --fail REASON)`,
+  };
+}
+
+export interface PauseSummary {
+  execution: string;
+  workflow: string | null;
+  /** The paused Task state (`<step>.pause`). */
+  state: string;
+  step?: string;
+  next?: string;
+  requiredActions: unknown;
+  pausedAt: string;
+  /** When it times out (the earlier of the timeout and the next heartbeat due), if it can. */
+  deadline: string | null;
+  resume: string;
 }
 
 /** The input file kinds `run --input` reads: one JSON object per `.json` file, one per line of a `.jsonl` file. */
@@ -358,6 +396,7 @@ export class WorkflowSession {
         services: options.services,
         handlerOverrides: options.handlerOverrides,
         historyDir: options.historyDir,
+        ...(options.pausesDir !== undefined && { pausesDir: options.pausesDir }),
         retryDelayMs: options.retryDelayMs,
         faults: options.faults,
         // The runtime gives functions dummy credentials when it knows the DynamoDB endpoint; Bedrock needs the real ones.
@@ -479,12 +518,13 @@ export class WorkflowSession {
       .map(({ to, subject, body }) => ({ to, subject, body }));
     const succeeded = execution.status === 'SUCCEEDED';
     const steps = runSteps(trail);
+    const paused = execution.status === 'RUNNING' && execution.pause;
     return {
       file,
       ...(messageId !== undefined && { messageId }),
       executionName: execution.name,
-      status: succeeded ? 'SUCCEEDED' : 'FAILED',
-      ...(!succeeded && { reason: failureReason(execution, trail) }),
+      status: paused ? 'PAUSED' : succeeded ? 'SUCCEEDED' : 'FAILED',
+      ...(paused ? { pause: pauseSummary(paused) } : !succeeded && { reason: failureReason(execution, trail) }),
       steps,
       toolCalls: runToolCalls(trail),
       outbox,
@@ -492,6 +532,25 @@ export class WorkflowSession {
       ...(succeeded && outcomeOf(execution.history) !== undefined && { outcome: outcomeOf(execution.history) }),
       ...(succeeded && execution.output !== undefined && { output: execution.output }),
     };
+  }
+
+  /**
+   * Resume an execution paused at a checkpoint (persisted by this or an earlier session) and
+   * report it like `runInput`: it runs on until it ends or pauses again. An output sent after the
+   * checkpoint's deadline resumes into the timeout path instead (`reason` says so).
+   * @throws ExecutionDoesNotExist when no execution of that name is paused.
+   */
+  async resume(execution: string, resolution: Resolution, options: { now?: Date } = {}): Promise<RunResult> {
+    const resumed = await this.runtime.resumeExecution(execution, resolution, options);
+    this.finished.set(resumed.name, resumed);
+    const result = this.report(resumed.name, resumed);
+    const late = resumed.resumedWith === 'timeout' && !('timeout' in resolution);
+    return late ? { ...result, reason: `the checkpoint had timed out: the ${'output' in resolution ? 'output' : 'failure'} was not accepted and the timeout path ran` } : result;
+  }
+
+  /** Executions paused at a checkpoint (of any workflow), oldest first. */
+  pausedExecutions(): PauseSummary[] {
+    return this.runtime.pausedExecutions().map(pauseSummary);
   }
 
   /** The finished execution of this session with this name. */

@@ -118,6 +118,12 @@ export class WorkflowStack extends Stack {
       rule.addTarget(new targets.SfnStateMachine(stateMachine, { input: events.RuleTargetInput.fromEventPath('$.detail'), deadLetterQueue }));
       return [rule];
     });
+    if (this.workflow.resumePolicy) {
+      new CfnOutput(this, 'ResumeCheckpointsPolicyArn', {
+        description: `${manifest.name}: attach to whoever resumes checkpoints (aws stepfunctions send-task-success --task-token ...)`,
+        value: this.workflow.resumePolicy.managedPolicyArn,
+      });
+    }
     new CfnOutput(this, 'StateMachineArn', {
       description: `${manifest.name}: aws stepfunctions start-execution --state-machine-arn <this> --input file://input.json`,
       value: stateMachine.stateMachineArn,

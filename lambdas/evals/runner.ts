@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TrailStep } from '../../infra/local/history.ts';
+import type { Resolution } from '../../infra/local/pauses.ts';
 import { WorkflowSession, workflowTrail, type ModelChoice, type RunResult, type RunStep, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
 import type { StepOutput } from '../lib/contracts.ts';
 import { loadPlugin } from '../lib/workflow/plugin.ts';
@@ -95,13 +96,25 @@ export function outcomeFailures(evalCase: EvalCase, result: RunResult): EvalFail
   const at = { index: null, step: null, actual };
   if (result.status === 'REJECTED' || result.status === 'DUPLICATE')
     return [{ ...at, expected: 'an execution starts', why: `the case did not start: ${result.reason}` }];
-  if (result.status !== status) return [{ ...at, expected: status, why: status === 'SUCCEEDED' ? `the execution failed: ${result.reason}` : 'the execution succeeded' }];
+  if (result.status === 'PAUSED' && status !== 'PAUSED') return [{ ...at, expected: status, why: 'the execution is still paused at a checkpoint (resume it with input.checkpoints)' }];
+  if (result.status !== status) return [{ ...at, expected: status, why: status === 'SUCCEEDED' ? `the execution failed: ${result.reason}` : `the execution ${result.status.toLowerCase()}` }];
   // A failure reason starts with the execution's error name (`MaxStepsExceeded: ...`).
   if (error && !(result.reason ?? '').startsWith(error)) return [{ ...at, expected: `FAILED with ${error}`, why: `the execution failed with another error` }];
   const { outcome } = evalCase.expected_output;
   if (outcome !== undefined && result.outcome !== outcome)
     return [{ ...at, actual: `${result.status} in ${result.outcome ?? 'Done'}`, expected: `SUCCEEDED in ${outcome}`, why: `the execution ended in ${result.outcome ?? 'Done'}` }];
   return [];
+}
+
+/** Resume each checkpoint the case's execution pauses at, in order, as the case says; a checkpoint left over fails the case (it stays PAUSED). */
+async function resumeCheckpoints(session: WorkflowSession, evalCase: EvalCase, result: RunResult): Promise<RunResult> {
+  for (const checkpoint of evalCase.input.checkpoints) {
+    if (result.status !== 'PAUSED' || result.executionName === null) break;
+    const resolution: Resolution =
+      'output' in checkpoint ? { output: checkpoint.output ?? null } : 'fail' in checkpoint ? { error: checkpoint.error, cause: checkpoint.fail } : { timeout: true };
+    result = { ...(await session.resume(result.executionName, resolution)), file: result.file };
+  }
+  return result;
 }
 
 /**
@@ -111,7 +124,7 @@ export function outcomeFailures(evalCase: EvalCase, result: RunResult): EvalFail
  * const report = await runEvalCases('support-desk', loadEvalCases(loadWorkflow('support-desk').dir), { onCase: (r) => console.error(r.id, r.passed) });
  */
 export async function runEvalCases(workflow: string, cases: readonly EvalCase[], options: EvalRunOptions = {}): Promise<EvalReport> {
-  const { tools } = await loadPlugin(workflow);
+  const { tools, def } = await loadPlugin(workflow);
   // Each case's tool calls are answered by its own mocks, found by the execution's name (an email case: by its Message-ID).
   const byCase = new Map<string, Toolbox>();
   const caseOf = (ctx: CallContext) => byCase.get(ctx.execution.name) ?? byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
@@ -152,6 +165,7 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
         }
         delivered = await run(inputs.at(-1)!, inputs.length - 1);
       }
+      delivered = await resumeCheckpoints(session, evalCase, delivered);
       const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
       const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history), delivered.steps) : [];
       const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];

@@ -16,6 +16,7 @@ import { StepName } from '../lib/workflow/schema.ts';
  *   payload: { customerId: C1001, question: ... }   # or, for an email workflow, email: { from, subject, body }
  *                                                   # or a conversation, turns: [{...}, {...}] (one execution each, in order)
  *   mock_function_responses: { lookup_account: {...} }
+ *   checkpoints: [{ output: { notes: ... } }, { timeout: true }]   # resumes of the pauses reached, in order
  * expected_output:
  *   status: SUCCEEDED                               # or FAILED, with error: MaxStepsExceeded
  *   expected_steps:
@@ -64,6 +65,13 @@ export const ExpectedFunctionCallSchema = z.union([
   z.object({ function_name: ToolName, arguments: Args.optional() }).strict(),
 ]);
 
+/** How one checkpoint (a step's `pause`) the execution reaches is resumed: `SendTaskSuccess`, `SendTaskFailure`, or left to time out. */
+export const CheckpointResolutionSchema = z.union([
+  z.strictObject({ output: z.unknown() }),
+  z.strictObject({ fail: z.string().min(1), error: z.string().min(1).default('CheckpointRejected') }),
+  z.strictObject({ timeout: z.literal(true) }),
+]);
+
 export const EvalCaseSchema = z
   .object({
     scenario_id: z.string().regex(/^[a-z0-9_-]+$/, 'lowercase letters, digits, _ and -'),
@@ -78,13 +86,15 @@ export const EvalCaseSchema = z
         /** A conversation: each item one execution input, run in order; `expected_output` judges the last, the others must succeed. */
         turns: z.array(z.record(z.string(), z.unknown())).min(1).optional(),
         mock_function_responses: z.record(ToolName, MockResponseSchema).default({}),
+        /** The checkpoints the execution pauses at, resumed in order (`output`, `fail`, or `timeout: true`). */
+        checkpoints: z.array(CheckpointResolutionSchema).default([]),
       })
       .strict()
       .refine((i) => [i.email, i.payload, i.turns].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of email and payload (or turns: a conversation)' }),
     expected_output: z
       .object({
         /** How the execution ends. @default SUCCEEDED */
-        status: z.enum(['SUCCEEDED', 'FAILED']).default('SUCCEEDED'),
+        status: z.enum(['SUCCEEDED', 'FAILED', 'PAUSED']).default('SUCCEEDED'),
         /** For a FAILED execution: its error, e.g. a terminal state `MaxStepsExceeded`. */
         error: z.string().min(1).optional(),
         /** For a SUCCEEDED execution: the named outcome it ended in instead of `Done` (a manifest counter's, e.g. `IterationLimit`). */

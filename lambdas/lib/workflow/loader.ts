@@ -7,6 +7,7 @@ import { DONE } from '../contracts.ts';
 import { validateConsensus } from '../../steps/consensus.ts';
 import { validateCounters } from './counters.ts';
 import { inputSchema } from './input.ts';
+import { CHECKPOINT_DATA_KEY } from './pause.ts';
 import {
   ManifestSchema,
   StepFrontmatterSchema,
@@ -56,6 +57,7 @@ export function validateGraph(def: WorkflowDefinition): void {
       if (tool !== undefined && !s.tools.includes(tool))
         throw new DefinitionError(s.file, `outputs.${name}.from`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
     }
+    checkPause(s, byName);
     for (const tool of Object.keys(s.bind)) {
       if (s.kind === 'code') throw new DefinitionError(s.file, `bind.${tool}`, 'only LLM steps bind tool arguments (a code step passes its own)');
       if (!s.tools.includes(tool)) throw new DefinitionError(s.file, `bind.${tool}`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
@@ -68,7 +70,8 @@ export function validateGraph(def: WorkflowDefinition): void {
   const reachable = new Set<string>([manifest.entry, manifest.fallback]);
   const queue = [manifest.entry, manifest.fallback];
   while (queue.length) {
-    for (const n of byName.get(queue.pop()!)!.next) {
+    const step = byName.get(queue.pop()!)!;
+    for (const n of [...step.next, ...(step.pause ? [step.pause.onTimeout] : [])]) {
       if (n !== DONE && !reachable.has(n)) {
         reachable.add(n);
         queue.push(n);
@@ -92,6 +95,24 @@ export function validateGraph(def: WorkflowDefinition): void {
   for (const s of steps) {
     if (!ends.has(s.name)) throw new DefinitionError(s.file, 'next', `no route from "${s.name}" ever reaches DONE`);
   }
+}
+
+/** A pause escalates to a step, on declared edges, naming a declared output. */
+function checkPause(s: StepDefinition, byName: ReadonlyMap<string, StepDefinition>): void {
+  if (!s.pause) return;
+  const { onTimeout, edges = [], actions, timeoutSeconds, heartbeatSeconds } = s.pause;
+  if (!byName.has(onTimeout)) throw new DefinitionError(s.file, 'pause.onTimeout', `unknown step "${onTimeout}"`);
+  edges.forEach((edge, i) => {
+    if (!s.next.includes(edge)) throw new DefinitionError(s.file, `pause.edges.${i}`, `"${edge}" is not a declared edge (${s.next.join(', ')})`);
+  });
+  if (!s.pause.edges && s.next.every((n) => n === DONE)) throw new DefinitionError(s.file, 'pause', 'the step only ends the workflow: nothing to pause before');
+  for (const other of byName.values())
+    if (other.outputs[CHECKPOINT_DATA_KEY]) throw new DefinitionError(other.file, `outputs.${CHECKPOINT_DATA_KEY}`, `reserved: ${s.name} pauses and stores the resumer's output there`);
+  if (s.pause.when !== undefined && s.outputs[s.pause.when]?.type !== 'boolean')
+    throw new DefinitionError(s.file, 'pause.when', `"${s.pause.when}" is not a boolean output of the step`);
+  if (actions !== undefined && !s.outputs[actions]) throw new DefinitionError(s.file, 'pause.actions', `"${actions}" is not one of the step's outputs`);
+  if (heartbeatSeconds !== undefined && heartbeatSeconds >= timeoutSeconds)
+    throw new DefinitionError(s.file, 'pause.heartbeatSeconds', `must be less than timeoutSeconds (${timeoutSeconds})`);
 }
 
 /** Load and validate a workflow folder (uncached). */

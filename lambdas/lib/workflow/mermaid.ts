@@ -1,5 +1,6 @@
 import { DONE } from '../contracts.ts';
 import { consensusPlan } from '../../steps/consensus.ts';
+import { pausedEdges } from './pause.ts';
 import type { StepDefinition, WorkflowDefinition } from './schema.ts';
 
 /**
@@ -91,7 +92,9 @@ export function workflowToMermaid(def: WorkflowDefinition): string {
   lines.push(...extra.states);
   lines.push(`    [*] --> ${entry(manifest.entry)}`);
   for (const step of steps) {
-    for (const next of step.next) lines.push(`    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : entry(next)}`);
+    const paused = pausedEdges(step);
+    for (const next of step.next) lines.push(`    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : entry(next)}${paused.includes(next) ? ' : after checkpoint' : ''}`);
+    if (step.pause) lines.push(`    ${nodeId(step.name)} --> ${entry(step.pause.onTimeout)} : checkpoint timeout`);
   }
   lines.push(...extra.edges);
   lines.push(`    note right of ${nodeId(fallback)} : fallback - undeclared routes and caught errors`);

@@ -159,6 +159,37 @@ const ConsensusSchema = z
   })
   .strict();
 
+/**
+ * A human/agent checkpoint after a step (see `infra/constructs/pause.ts`): deployed, a
+ * `.waitForTaskToken` Task that publishes the token; locally, a suspended execution (`stepwise resume`).
+ */
+export const PauseSchema = z
+  .object({
+    timeoutSeconds: z.number().int().min(1).max(31_536_000).describe('ASL `TimeoutSeconds`: how long the checkpoint waits for `SendTaskSuccess`/`SendTaskFailure`.'),
+    heartbeatSeconds: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('ASL `HeartbeatSeconds`: the resumer must call `SendTaskHeartbeat` this often (less than `timeoutSeconds`).'),
+    onTimeout: StepName.describe('The escalation step a timed-out checkpoint goes to (Catch `States.Timeout`, `States.HeartbeatTimeout`), with the error at `$.error`.'),
+    edges: z
+      .array(StepName)
+      .min(1)
+      .optional()
+      .describe('Pause only when the step routes to one of these; default: every declared edge but `DONE`.'),
+    when: z
+      .string()
+      .optional()
+      .describe('A boolean output of the step: pause only when the step sets it to `true`; default: on every paused edge.'),
+    actions: z
+      .string()
+      .optional()
+      .describe('The step output listing what the resumer must do (shown by `stepwise executions`, sent in the event).'),
+    instructions: z.string().min(1).optional().describe('Fixed text for the resumer, sent with every checkpoint.'),
+  })
+  .strict();
+
 /** The YAML frontmatter of `statemachines/<workflow>/steps/<step>.md`. */
 export const StepFrontmatterSchema = z
   .object({
@@ -181,7 +212,7 @@ export const StepFrontmatterSchema = z
       .default([])
       .describe('Tools that must have succeeded before the step may route on (else it fails and the fallback takes over).'),
     outputs: z
-      .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9]*$/), OutputField)
+      .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/, 'camelCase or snake_case'), OutputField)
       .default({})
       .describe('Structured outputs, merged into the state\'s `data` for later steps.'),
     bind: z
@@ -194,6 +225,7 @@ export const StepFrontmatterSchema = z
     consensus: ConsensusSchema.optional().describe(
       'LLM steps: sample the step at several temperatures in an inline Map state and take the majority decision (ties: the value whose coldest sample is coldest).',
     ),
+    pause: PauseSchema.optional().describe('A checkpoint after the step, before it routes on: the execution waits for a person or agent to resume it.'),
   })
   .strict();
 

@@ -40,8 +40,8 @@ describe('synthesize', () => {
   it('synthesizes the project app once per environment', () => {
     const dev = synthProject('dev');
     expect(synthProject('dev')).toBe(dev);
-    expect(Object.keys(dev.templates).sort()).toEqual(['Stepwise-LeadLifecycle-dev', 'Stepwise-ToolLoop-dev', 'Stepwise-TurnPipeline-dev', 'Stepwise-WarrantyEmail-dev']);
-    expect(dev.stateMachines.map((m) => m.workflowName).filter(Boolean).sort()).toEqual(['lead-lifecycle', 'tool-loop', 'turn-pipeline', 'warranty-email']);
+    expect(Object.keys(dev.templates).sort()).toEqual(['Stepwise-Investigation-dev', 'Stepwise-LeadLifecycle-dev', 'Stepwise-ToolLoop-dev', 'Stepwise-TurnPipeline-dev', 'Stepwise-WarrantyEmail-dev']);
+    expect(dev.stateMachines.map((m) => m.workflowName).filter(Boolean).sort()).toEqual(['investigation', 'lead-lifecycle', 'tool-loop', 'turn-pipeline', 'warranty-email']);
   });
 });
 

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { DEFAULT_PAUSES_DIR, PauseStore } from '../../../infra/local/pauses.ts';
+import { pauseSummary } from '../../../infra/local/workflow-session.ts';
+import { action, printJson } from '../output.ts';
+import { pauseLines } from '../session-output.ts';
+
+export function register(program: Command): void {
+  program
+    .command('executions')
+    .description(
+      'List local executions paused at a checkpoint (a step’s pause), oldest first, with what the resumer must do, ' +
+        'the deadline and the resume command. --json prints [{ execution, workflow, state, step, next, requiredActions, pausedAt, deadline, resume }].',
+    )
+    .option('--dir <dir>', 'where paused executions are kept', DEFAULT_PAUSES_DIR)
+    .option('--json', 'print JSON')
+    .action(
+      action(async (flags: { dir: string; json?: boolean }) => {
+        const paused = new PauseStore(flags.dir).list().map(pauseSummary);
+        if (flags.json) return printJson(paused);
+        if (paused.length === 0) return void process.stdout.write('no paused executions\n');
+        for (const p of paused) process.stdout.write([`${p.execution} (${p.workflow ?? '?'}) PAUSED since ${p.pausedAt}`, ...pauseLines(p)].join('\n') + '\n\n');
+      }),
+    );
+}

@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
+import { z } from 'zod';
+import { DEFAULT_PAUSES_DIR, PauseStore, type Resolution } from '../../../infra/local/pauses.ts';
+import { WorkflowSession, pauseSummary } from '../../../infra/local/workflow-session.ts';
+import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { action, printJson } from '../output.ts';
+import { formatResults, logLevelFor, modelOption, runExitCode, verboseOption, withCleanStdout, type SessionFlags } from '../session-output.ts';
+
+interface ResumeFlags extends SessionFlags {
+  output?: string;
+  fail?: string;
+  error: string;
+  heartbeat?: boolean;
+  dir: string;
+  json?: boolean;
+}
+
+/** `--output` is any JSON value, as `SendTaskSuccess --task-output` takes. */
+const Output = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: `--output is not JSON: ${(e as Error).message}` });
+    return z.NEVER;
+  }
+});
+
+/** Exactly one of --output, --fail, --heartbeat. */
+function resolution(flags: ResumeFlags): Resolution | 'heartbeat' {
+  const given = [flags.output !== undefined, flags.fail !== undefined, Boolean(flags.heartbeat)].filter(Boolean).length;
+  if (given !== 1) throw new InvalidInputError('give exactly one of --output JSON, --fail REASON, --heartbeat');
+  if (flags.heartbeat) return 'heartbeat';
+  if (flags.fail !== undefined) return { error: flags.error, cause: flags.fail };
+  const parsed = Output.safeParse(flags.output);
+  if (!parsed.success) throw new InvalidInputError(parsed.error.issues[0]!.message);
+  return { output: parsed.data };
+}
+
+export function register(program: Command): void {
+  program
+    .command('resume')
+    .description(
+      'Resume a local execution paused at a checkpoint, in a new session, through the same synthesized ASL: --output JSON ' +
+        'is SendTaskSuccess (the next step reads it as data.checkpoint), --fail REASON is SendTaskFailure (caught to the ' +
+        'fallback), --heartbeat is SendTaskHeartbeat. Past the checkpoint’s deadline the execution resumes into its ' +
+        'timeout path (the escalation step) whatever was sent. Prints the result like run; exit 1 when it FAILED.',
+    )
+    .argument('<execution>', 'the execution name (stepwise executions lists them)')
+    .option('--output <json>', 'the checkpoint’s output (SendTaskSuccess --task-output)')
+    .option('--fail <reason>', 'reject the checkpoint (SendTaskFailure --cause)')
+    .option('--error <name>', 'the error name of --fail (SendTaskFailure --error)', 'CheckpointRejected')
+    .option('--heartbeat', 'restart the heartbeat timeout (SendTaskHeartbeat)')
+    .option('--dir <dir>', 'where paused executions are kept', DEFAULT_PAUSES_DIR)
+    .addOption(modelOption())
+    .option('--json', 'print the result as JSON')
+    .addOption(verboseOption())
+    .action(
+      action(async (execution: string, flags: ResumeFlags) => {
+        const how = resolution(flags);
+        const store = new PauseStore(flags.dir);
+        const paused = store.get(execution);
+        if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${execution}" (stepwise executions lists them)` });
+        if (how === 'heartbeat') {
+          const summary = pauseSummary(store.heartbeat(execution));
+          return flags.json ? printJson(summary) : void process.stdout.write(`${execution}: heartbeat recorded; times out at ${summary.deadline}\n`);
+        }
+        if (!paused.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
+        const result = await withCleanStdout(async () => {
+          const session = await WorkflowSession.start({ workflow: paused.workflow!, model: flags.model, logLevel: logLevelFor(flags), pausesDir: flags.dir });
+          try {
+            return await session.resume(execution, how);
+          } finally {
+            await session.close();
+          }
+        });
+        if (flags.json) printJson(result);
+        else process.stdout.write(formatResults([result]));
+        process.exitCode = runExitCode([result]);
+      }),
+    );
+}

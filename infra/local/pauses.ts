@@ -1,0 +1,190 @@
+/**
+ * Task-token pauses for the local runtime. aws-local-stepfunctions has no task tokens, so a
+ * `.waitForTaskToken` Task is run like this:
+ *
+ * - **Suspend.** When an execution reaches such a Task, the runtime records what the Task was
+ *   given (its state input and its effective `Parameters`: for a Stepwise checkpoint the event
+ *   `detail` with the required actions), aborts the interpreter and persists a {@link PausedTask}
+ *   here: `.stepwise/pauses/<execution>.json`, with the history so far. The execution's record in
+ *   `.stepwise/executions/` says `RUNNING`, as `DescribeExecution` would.
+ * - **Resume.** In any later process, `LocalRuntime.resumeExecution` runs the same synthesized ASL
+ *   with `StartAt` rewritten to the paused Task and the persisted state input as input. The Task
+ *   then completes with the resumer's output (`SendTaskSuccess`), fails with its error
+ *   (`SendTaskFailure`), or times out (`States.Timeout`) when its `TimeoutSeconds` (from the pause)
+ *   or `HeartbeatSeconds` (from the last heartbeat) have passed: Retry/Catch apply as deployed. The
+ *   new events are appended to the persisted history, so the execution keeps one history.
+ *
+ * Limits: nothing runs while an execution is paused, so a timeout is noticed when someone resumes
+ * (or heartbeats) after it; the timeout resolution then replaces what they sent. The pause Task
+ * is not invoked (no event is published); a Task inside a Map iteration or Parallel branch cannot
+ * pause (refused, as the interpreter cannot restart inside one). `$$.Task.Token` is a local token
+ * per run, and the resumed run's `$$.Execution.Input`/`StartTime` are the original execution's.
+ * Only what is in the state survives: DynamoDB Local data of the first process does not.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { z } from 'zod';
+import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+
+/** Where paused local executions are kept, one JSON file each (`.stepwise/` is git-ignored). */
+export const DEFAULT_PAUSES_DIR = join(PROJECT_ROOT, '.stepwise', 'pauses');
+
+/** A Task resource that waits for a task token. */
+export const WAIT_FOR_TASK_TOKEN = /\.waitForTaskToken(:\d+)?$/;
+
+/** How a paused Task ends: `SendTaskSuccess` (output), `SendTaskFailure` (error, cause), or its timeout. */
+export type Resolution = { output: unknown } | { error: string; cause?: string } | { timeout: true };
+
+const Timestamp = z.string().refine((v) => !Number.isNaN(Date.parse(v)), 'an ISO date');
+
+const PausedTaskSchema = z.object({
+  executionArn: z.string(),
+  name: z.string(),
+  stateMachine: z.string(),
+  /** The stack of the state machine (placeholder ARNs of different stacks can be equal). */
+  stack: z.string(),
+  workflow: z.string().optional(),
+  /** The paused Task state. */
+  state: z.string(),
+  /** Its state input: the resumed run's input. */
+  stateInput: z.unknown(),
+  /** What a Stepwise checkpoint publishes (the event's `detail`), or the Task's effective `Parameters`. */
+  request: z.unknown(),
+  taskToken: z.string(),
+  pausedAt: Timestamp,
+  lastHeartbeatAt: Timestamp,
+  timeoutSeconds: z.number().positive().optional(),
+  heartbeatSeconds: z.number().positive().optional(),
+  executionInput: z.unknown(),
+  startTime: Timestamp,
+  events: z.array(z.looseObject({ id: z.number(), type: z.string(), timestamp: z.union([z.string(), z.number()]).transform((v) => new Date(v)) })),
+});
+
+/** A suspended execution, as persisted in `<pausesDir>/<name>.json`. */
+export type PausedTask = Omit<z.infer<typeof PausedTaskSchema>, 'events'> & { events: HistoryEvent[] };
+
+/** The checkpoint detail of a `events:putEvents` pause (its first entry's `Detail`), else the Task's effective parameters. */
+export function requestOf(parameters: unknown): unknown {
+  const entries = (parameters as { Entries?: { Detail?: unknown }[] } | undefined)?.Entries;
+  const detail = Array.isArray(entries) ? entries[0]?.Detail : undefined;
+  if (typeof detail === 'string') {
+    try {
+      return JSON.parse(detail);
+    } catch {
+      return detail;
+    }
+  }
+  return detail ?? parameters;
+}
+
+/** When the paused Task times out: its `TimeoutSeconds` after the pause, or `HeartbeatSeconds` after the last heartbeat, whichever is first. */
+export function deadline(task: Pick<PausedTask, 'pausedAt' | 'lastHeartbeatAt' | 'timeoutSeconds' | 'heartbeatSeconds'>): { at: Date; heartbeat: boolean } | undefined {
+  const candidates = [
+    task.timeoutSeconds !== undefined && { at: Date.parse(task.pausedAt) + task.timeoutSeconds * 1000, heartbeat: false },
+    task.heartbeatSeconds !== undefined && { at: Date.parse(task.lastHeartbeatAt) + task.heartbeatSeconds * 1000, heartbeat: true },
+  ].filter((c): c is { at: number; heartbeat: boolean } => Boolean(c));
+  if (!candidates.length) return undefined;
+  const first = candidates.reduce((a, b) => (b.at < a.at ? b : a));
+  return { at: new Date(first.at), heartbeat: first.heartbeat };
+}
+
+/** The timeout error of a Task past its deadline at `now` (the runtime's convention: `States.Timeout`, which a `States.HeartbeatTimeout` Catch also matches). */
+export function expiredAt(task: PausedTask, now: Date): { error: string; cause: string } | undefined {
+  const due = deadline(task);
+  if (!due || now.getTime() < due.at.getTime()) return undefined;
+  const what = due.heartbeat ? `no heartbeat within HeartbeatSeconds (${task.heartbeatSeconds})` : `not resumed within TimeoutSeconds (${task.timeoutSeconds})`;
+  return { error: 'States.Timeout', cause: `${task.state}: ${what}; timed out at ${due.at.toISOString()}` };
+}
+
+/**
+ * The history of a suspended run: everything up to the paused Task's `TaskStarted` (the
+ * interpreter's `ExecutionAborted` is how the runtime stopped it, not an event of the execution).
+ */
+export function suspendedHistory(events: HistoryEvent[], state: string): HistoryEvent[] {
+  const entered = events.findLastIndex((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === state);
+  const started = events.findIndex((e, i) => i > entered && e.type === 'TaskStarted');
+  return events.slice(0, (started < 0 ? entered : started) + 1);
+}
+
+/**
+ * Append a resumed run's events to the persisted history: the resumed run starts by entering the
+ * paused Task again (`ExecutionStarted`, `TaskStateEntered`, `TaskScheduled`, `TaskStarted`), which
+ * the history already has, so those are dropped and the rest renumbered after it.
+ */
+export function appendResumed(before: HistoryEvent[], resumed: HistoryEvent[]): HistoryEvent[] {
+  const started = resumed.findIndex((e) => e.type === 'TaskStarted');
+  const dropped = started + 1;
+  const base = before.at(-1)?.id ?? 0;
+  const renumber = (id: number | undefined) => (id === undefined || id <= dropped ? base : id - dropped + base);
+  return [...before, ...resumed.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) }))];
+}
+
+/**
+ * Paused executions: files under `dir` (readable by any later process), or only in memory when
+ * `dir` is `false` (evals, which resume in the same process).
+ */
+export class PauseStore {
+  private readonly memory = new Map<string, PausedTask>();
+
+  constructor(private readonly dir: string | false = DEFAULT_PAUSES_DIR) {}
+
+  private file(name: string): string {
+    return join(resolve(this.dir as string), `${name}.json`);
+  }
+
+  save(task: PausedTask): void {
+    this.memory.set(task.name, task);
+    if (this.dir === false) return;
+    mkdirSync(resolve(this.dir), { recursive: true });
+    writeFileSync(this.file(task.name), JSON.stringify(task, null, 2) + '\n');
+  }
+
+  /** The paused execution of this name; undefined when it is not paused. @throws InvalidInputError for a file that is no paused execution. */
+  get(name: string): PausedTask | undefined {
+    if (this.dir === false || this.memory.has(name)) return this.memory.get(name);
+    const file = this.file(name);
+    if (!existsSync(file)) return undefined;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new InvalidInputError(`${file}: not JSON (${(e as Error).message})`);
+    }
+    const parsed = PausedTaskSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new InvalidInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    }
+    return parsed.data as unknown as PausedTask;
+  }
+
+  /** Every paused execution, oldest pause first. */
+  list(): PausedTask[] {
+    const names = this.dir === false || !existsSync(this.dir) ? [...this.memory.keys()] : readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+    return names
+      .map((n) => this.get(n))
+      .filter((t): t is PausedTask => t !== undefined)
+      .sort((a, b) => Date.parse(a.pausedAt) - Date.parse(b.pausedAt));
+  }
+
+  /**
+   * `SendTaskHeartbeat`: restart the paused Task's `HeartbeatSeconds` from `now`.
+   * @throws ExecutionDoesNotExist when it is not paused; TaskTimedOut when it already timed out (resume it to run the timeout path).
+   */
+  heartbeat(name: string, now: Date = new Date()): PausedTask {
+    const paused = this.get(name);
+    if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${name}" (stepwise executions lists them)` });
+    const expired = expiredAt(paused, now);
+    if (expired) throw new TaskTimedOut({ $metadata: {}, message: `${expired.cause}: resume it to run the timeout path` });
+    const beat = { ...paused, lastHeartbeatAt: now.toISOString() };
+    this.save(beat);
+    return beat;
+  }
+
+  delete(name: string): void {
+    this.memory.delete(name);
+    if (this.dir !== false) rmSync(this.file(name), { force: true });
+  }
+}
