@@ -30,7 +30,7 @@ import { EMAIL_INGRESS_ENTRY } from '../constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { stepTrail, type TrailStep } from './history.ts';
 import { deadline, type PausedTask, type Resolution } from './pauses.ts';
-import { requiredActions, type CheckpointRequest } from '../../lambdas/lib/workflow/pause.ts';
+import { pauseStateName, requiredActions, type CheckpointRequest } from '../../lambdas/lib/workflow/pause.ts';
 import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
 import { synthProject } from './synth.ts';
 import { resolveTokens } from './tokens.ts';
@@ -221,11 +221,12 @@ function runToolCalls(trail: TrailStep[]): RunToolCall[] {
 /**
  * The trail of a workflow's steps: Task states named as a step. A consensus step's samples and
  * tallies (Tasks inside its Map states, named `<step>.wave-N…`) are not steps: the step's own
- * Task records the vote and the samples' model use.
+ * Task records the vote and the samples' model use. A step's checkpoint (`<step>.pause`) stays in
+ * the trail, so a paused or resumed run shows where it waited.
  */
 export function workflowTrail(def: WorkflowDefinition, history: LocalExecution['history']): TrailStep[] {
-  const steps = new Set(def.steps.map((s) => s.name));
-  return stepTrail(history).filter((s) => steps.has(s.name));
+  const shown = new Set(def.steps.flatMap((s) => (s.pause ? [s.name, pauseStateName(s.name)] : [s.name])));
+  return stepTrail(history).filter((s) => shown.has(s.name));
 }
 
 /** The terminal state a succeeded execution ended in, when it is not `Done` (a counter's outcome, e.g. `IterationLimit`). */

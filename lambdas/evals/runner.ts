@@ -167,7 +167,10 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
       }
       delivered = await resumeCheckpoints(session, evalCase, delivered);
       const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
-      const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history), delivered.steps) : [];
+      // Checkpoint Tasks (`<step>.pause`) are in the trail but are no steps: the case judges steps.
+      const isStep = (name: string) => session.workflow.steps.some((s) => s.name === name);
+      delivered = { ...delivered, steps: delivered.steps.filter((s) => isStep(s.name)) };
+      const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps) : [];
       const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
       const result = { id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: delivered.steps };
       results.push(result);
