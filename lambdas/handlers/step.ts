@@ -19,6 +19,7 @@ import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contract
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
 import { observability } from '../lib/observability.ts';
+import { dynamoValueStore, offloadLargeFields, resolveOffloaded, STATE_BUDGET_BYTES, type ValueStore } from '../lib/offload.ts';
 import { checkInput, isEmailWorkflow, untrustedFields } from '../lib/workflow/input.ts';
 import { getStep } from '../lib/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../lib/workflow/plugin.ts';
@@ -44,6 +45,10 @@ export interface StepServices {
   emails?: Pick<EmailStore, 'get'>;
   /** @default DynamoDB `EVENTS_TABLE` */
   events?: EventLog;
+  /** Where output values past the state budget go. @default DynamoDB `EVENTS_TABLE` (under the execution) */
+  values?: ValueStore;
+  /** The state-size guard's budget for a step's returned payload. @default STATE_BUDGET_BYTES (64 KiB) */
+  stateBudgetBytes?: number;
   /** @default () => new Date() */
   clock?: () => Date;
   logger?: Logger;
@@ -141,6 +146,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
   const toolboxes = new Map<string, Toolbox>();
   let emails: Pick<EmailStore, 'get'> | undefined;
   let events: EventLog | undefined;
+  let values: ValueStore | undefined;
 
   const config = () => (cfg ??= parse(StepEnv, env, 'step environment'));
   const need = (name: 'EMAILS_TABLE' | 'EVENTS_TABLE') => {
@@ -166,6 +172,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     }));
   };
   const eventLog = () => (events ??= services.events ?? dynamoEventLog(dynamoClient(), need('EVENTS_TABLE')));
+  const valueStore = () => (values ??= services.values ?? dynamoValueStore(dynamoClient(), need('EVENTS_TABLE')));
 
   return instrument(async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<StepOutput> => {
     const started = clock();
@@ -182,10 +189,14 @@ export function createHandler(env: Env, services: StepServices = {}) {
     let toolbox = services.toolbox ?? toolboxes.get(def.manifest.name);
     if (!toolbox) toolboxes.set(def.manifest.name, (toolbox = createToolbox(Object.values(plugin.tools), { env, tracer, clock })));
 
+    // Values an earlier step offloaded (state-size guard) are read back: the step sees values, never pointers.
+    const resolve = (state: Record<string, unknown>) => storage('offloaded values', () => resolveOffloaded(state, valueStore, input.execution.name));
+    const previous = { ...input.previous, fields: await resolve(input.previous.fields), data: await resolve(input.previous.data) };
+
     const ran = await runStep({
       plugin,
       step,
-      input,
+      input: { ...input, previous },
       toolbox,
       tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
       model: () => modelFor(def),
@@ -213,7 +224,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     if (missing.length)
       throw new StepFailedError(`${step.name}: chose ${result.next} without a successful ${missing.join(', ')} call (${result.reason})`);
 
-    const output: StepOutput = {
+    const full: StepOutput = {
       step: step.name,
       next: result.next,
       reason: result.reason,
@@ -226,6 +237,11 @@ export function createHandler(env: Env, services: StepServices = {}) {
       usage: result.usage,
       durationMs: clock().getTime() - started.getTime(),
     };
+    // The state-size guard: `data` keeps earlier pointers (input.previous.data above), and large new values become pointers.
+    const { output, moved } = await storage('offloaded values', () =>
+      offloadLargeFields(full, valueStore(), input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES),
+    );
+    if (moved.length) logger.info(`Step output values offloaded (state-size guard): ${moved.join(', ')}`, { ...keys, moved });
     await storage('event log', () =>
       eventLog().append(
         stepCompletedEvent(output, {
