@@ -85,6 +85,7 @@ export class EmailIngress extends Construct {
         // Only to recognise our own mail: this function has no permission to send.
         MAIL_FROM: config.email.mailFrom,
         MAX_MESSAGE_BYTES: String(config.email.maxEmailBytes),
+        REQUIRE_AUTHENTICATED_SENDER: String(config.email.requireAuthenticatedSender),
       },
     });
     // Conditional puts only: the ingress never updates or deletes a stored body or an event.

@@ -239,7 +239,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     };
     // The state-size guard: `data` keeps earlier pointers (input.previous.data above), and large new values become pointers.
     const { output, moved } = await storage('offloaded values', () =>
-      offloadLargeFields(full, valueStore(), input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES),
+      offloadLargeFields(full, valueStore, input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES),
     );
     if (moved.length) logger.info(`Step output values offloaded (state-size guard): ${moved.join(', ')}`, { ...keys, moved });
     await storage('event log', () =>

@@ -107,6 +107,7 @@ export const payloadBytes = (value: unknown): number => Buffer.byteLength(JSON.s
 /**
  * Keep a step's returned payload within `budget`: move its largest output values (in `fields`,
  * and the same values in `data`) to `store`, largest first, until it fits.
+ * @param store called only when something moves (a step that fits needs no store)
  * @returns the output to return (unchanged when it fits) and the fields moved.
  * @throws StateTooLargeError when it still does not fit with every movable field moved (the
  *   step fails, and the ASL Catch hands the execution to the fallback, instead of an uncatchable
@@ -114,7 +115,7 @@ export const payloadBytes = (value: unknown): number => Buffer.byteLength(JSON.s
  */
 export async function offloadLargeFields(
   output: StepOutput,
-  store: ValueStore,
+  store: () => ValueStore,
   execution: string,
   budget: number = STATE_BUDGET_BYTES,
 ): Promise<{ output: StepOutput; moved: string[] }> {
@@ -133,7 +134,7 @@ export async function offloadLargeFields(
     const key = `VAL#${String(output.count).padStart(4, '0')}#${output.step}#${name}#${sha256.slice(0, 16)}`;
     const chunks: Uint8Array[] = [];
     for (let at = 0; at < bytes.length; at += CHUNK_BYTES) chunks.push(bytes.subarray(at, at + CHUNK_BYTES));
-    await store.put(execution, key, chunks);
+    await store().put(execution, key, chunks);
     const pointer: Offloaded = { $offloaded: { key, chunks: chunks.length, bytes: bytes.length, sha256 } };
     fields[name] = pointer;
     if (Object.hasOwn(data, name)) data[name] = pointer;

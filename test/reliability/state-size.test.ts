@@ -29,7 +29,7 @@ describe('offloadLargeFields', () => {
   it('returns an output within the budget unchanged, without writing', async () => {
     const store = memoryValueStore();
     const small = output({ a: 'x'.repeat(1000) });
-    expect(await offloadLargeFields(small, store, 'exec-1', 64 * 1024)).toEqual({ output: small, moved: [] });
+    expect(await offloadLargeFields(small, () => store, 'exec-1', 64 * 1024)).toEqual({ output: small, moved: [] });
     expect(store.items.size).toBe(0);
   });
 
@@ -37,7 +37,7 @@ describe('offloadLargeFields', () => {
     const store = memoryValueStore();
     const earlier = { old: { $offloaded: { key: 'VAL#0000#x#old#0', chunks: 1, bytes: 2, sha256: 'a'.repeat(64) } } };
     const big = output({ huge: 'h'.repeat(700 * 1024), medium: 'm'.repeat(20 * 1024), tiny: 't' }, earlier);
-    const { output: guarded, moved } = await offloadLargeFields(big, store, 'exec-1', 64 * 1024);
+    const { output: guarded, moved } = await offloadLargeFields(big, () => store, 'exec-1', 64 * 1024);
     expect(moved).toEqual(['huge']);
     expect(payloadBytes(guarded)).toBeLessThanOrEqual(64 * 1024);
     const pointer = guarded.fields.huge as Offloaded;
@@ -56,20 +56,20 @@ describe('offloadLargeFields', () => {
   it('writes the same items when a step is retried with the same output', async () => {
     const store = memoryValueStore();
     const big = output({ huge: 'h'.repeat(100 * 1024) });
-    const first = await offloadLargeFields(big, store, 'exec-1');
-    const second = await offloadLargeFields(big, store, 'exec-1');
+    const first = await offloadLargeFields(big, () => store, 'exec-1');
+    const second = await offloadLargeFields(big, () => store, 'exec-1');
     expect(second.output).toEqual(first.output);
     expect(store.items.size).toBe(1);
   });
 
   it('refuses an output that cannot fit (the tool calls are too large) with a typed error the ASL Catch handles', async () => {
     const big = { ...output({}), toolCalls: [{ tool: 't', args: { x: 'y'.repeat(100 * 1024) }, result: null }] };
-    await expect(offloadLargeFields(big, memoryValueStore(), 'exec-1')).rejects.toThrow(StateTooLargeError);
+    await expect(offloadLargeFields(big, () => memoryValueStore(), 'exec-1')).rejects.toThrow(StateTooLargeError);
   });
 
   it('detects an altered value', async () => {
     const store = memoryValueStore();
-    const { output: guarded } = await offloadLargeFields(output({ huge: 'h'.repeat(100 * 1024) }), store, 'exec-1');
+    const { output: guarded } = await offloadLargeFields(output({ huge: 'h'.repeat(100 * 1024) }), () => store, 'exec-1');
     const [id, chunk] = [...store.items][0]!;
     store.items.set(id, new Uint8Array(chunk).fill(65, 5, 6));
     await expect(resolveOffloaded(guarded.fields, () => store, 'exec-1')).rejects.toThrow(/missing or altered/);
