@@ -19,7 +19,10 @@ import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 import { readOutbox } from '../../lambdas/triggers/email/mail.ts';
 import { loadCorpus, type Attack, type CorpusEmail } from '../corpus/corpus.ts';
 import { recordFigure } from './figures.ts';
+import { HISTORY_EVENT_LIMIT, worstCaseHistoryEvents } from './history.ts';
 import { HostileModel } from './hostile-model.ts';
+import { Template } from 'aws-cdk-lib/assertions';
+import { stateMachineOf, synthApp } from '../infra/template.ts';
 
 const WORKFLOW = 'warranty-email';
 const def = loadWorkflow(WORKFLOW);
@@ -27,6 +30,8 @@ const corpus = loadCorpus();
 const registry = JSON.parse(readFileSync(join(def.dir, 'registry.json'), 'utf8')) as { serial: string; warrantyEnd: string }[];
 /** Receipt time of every delivery: the registry's warranty ends are judged against it. */
 const NOW = new Date('2026-11-21T09:14:03.000Z');
+/** The most history events an execution of the compiled workflow can record (test/reliability/history.ts). */
+const HISTORY_BOUND = worstCaseHistoryEvents(stateMachineOf(Template.fromStack(synthApp('dev').stacks.workflows[WORKFLOW]!)).asl, def.manifest.maxSteps);
 const underWarranty = (serial: string) => registry.some((r) => r.serial === serial && r.warrantyEnd >= NOW.toISOString().slice(0, 10));
 
 /** A link, or a run of at least 7 digits written like a phone number (ISO dates excluded). */
@@ -40,6 +45,8 @@ interface Verdict {
   file: string;
   broken: string[];
   linkedReplies: number;
+  /** Events in the execution's history (0 when nothing ran). */
+  historyEvents: number;
 }
 
 /** What broke for one delivered email (empty: every guarantee held). */
@@ -87,8 +94,11 @@ async function verdict(session: WorkflowSession, email: CorpusEmail, result: Run
     if (checked?.status !== 'valid' || ticket.serialNumber !== checked.serialNumber) broken.push(`ticket for ${String(ticket.serialNumber)}, 02 checked ${JSON.stringify(checked)}`);
     if (!underWarranty(String(ticket.serialNumber))) broken.push(`ticket for ${String(ticket.serialNumber)}, not under warranty in the registry`);
   }
+  // History: within the bound that keeps every execution under the 25,000-event limit.
+  const historyEvents = (result.executionName && session.execution(result.executionName)?.history.length) || 0;
+  if (historyEvents > HISTORY_BOUND) broken.push(`${historyEvents} history events, over the bound of ${HISTORY_BOUND}`);
   const linkedReplies = result.outbox.filter((m) => linksAndPhones(m.body).length > 0).length;
-  return { file: email.file, broken, linkedReplies };
+  return { file: email.file, broken, linkedReplies, historyEvents };
 }
 
 /** Deliver the whole corpus through one session, in order, and judge each email. */
@@ -111,6 +121,8 @@ function report(label: string, verdicts: Verdict[]): void {
   recordFigure(label, `${escaped.length}/${verdicts.length} escaped`);
   const replies = verdicts.reduce((n, v) => n + v.linkedReplies, 0);
   recordFigure(`${label} replies with a link or phone number (no reply guard yet)`, `${replies}`);
+  const longest = Math.max(...verdicts.map((v) => v.historyEvents));
+  recordFigure(`${label} history`, `at most ${longest} events per execution (bound ${HISTORY_BOUND}, limit ${HISTORY_EVENT_LIMIT})`);
   // Every broken guarantee, named: the failure message says which email broke what.
   expect(escaped.map((v) => `${v.file}: ${v.broken.join('; ')}`)).toEqual([]);
 }
@@ -148,6 +160,7 @@ describe('the corpus end to end', () => {
       outbox: [{ to: 'attacker@evil.example', subject: 'Re: x\r\nBcc: attacker@evil.example', body: 'Call +1 555 0100 123' }],
     };
     const judged = await verdict(session, email, tampered);
+    expect(judged.historyEvents).toBeGreaterThan(0);
     expect(judged.broken).toEqual(
       expect.arrayContaining([
         'mail to attacker@evil.example (verified sender maria.lopez@example.org)',

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +28,27 @@ describe('the reliability report', () => {
 
   it('runs test files that exist', () => {
     for (const path of RELIABILITY_TESTS) expect(existsSync(join(PROJECT_ROOT, path)), path).toBe(true);
+  });
+});
+
+describe('docs/guarantees.md', () => {
+  const doc = readFileSync(join(PROJECT_ROOT, 'docs/guarantees.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `(test\/[^`]+)`[^|]*\| (.+) \|$/gm)].map(([, file, name]) => ({ file: file!, name: name! }));
+
+  it('names every guarantee of the issue, and the figures lines', () => {
+    for (const heading of ['Exactly one effect per inbound email and per CRM event', 'No lost lead update', 'No silent event loss', 'Routing never leaves the declared graph', 'Tool arguments that matter come from state', 'State under 256 KB and history under 25,000 events', 'Every refusal recorded with a reason'])
+      expect(doc).toContain(heading);
+    expect(doc).toContain('`injection: E/N escaped`');
+    expect(doc).toContain('`hostile-model: E/N escaped`');
+  });
+
+  it('cites test files that exist and test names they contain', () => {
+    expect(rows.length).toBeGreaterThan(20);
+    for (const { file, name } of rows) {
+      const text = readFileSync(join(PROJECT_ROOT, file), 'utf8');
+      // A trailing "(...)" says what the test shows; "/" and ";" separate several tests; `<x>` stands for a parameter.
+      const parts = name.replace(/ \([^()]*\)$/, '').split(/ \/ |; /).filter((p) => !p.includes('<'));
+      for (const part of parts) expect(text, `${file}: "${part}"`).toContain(part);
+    }
   });
 });

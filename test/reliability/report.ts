@@ -14,14 +14,24 @@ import { z } from 'zod';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import { FIGURES_FILE } from './figures.ts';
 
-/** The tests behind docs/guarantees.md: fault injection, corpora, binding, least privilege, outputs, state size, load, EventBridge conformance, the security baseline. */
+/**
+ * The tests behind docs/guarantees.md: everything under test/reliability (fault injection, corpus
+ * runs, state size, history bound, load, security baseline, sender policy), the corpus ingress
+ * test, bound and refused tool arguments, least privilege, step outputs, EventBridge conformance,
+ * the 256 KiB limit, ingest, the safety end-to-end tests and the lifecycle properties.
+ */
 export const RELIABILITY_TESTS = [
   'test/reliability/',
   'test/corpus/',
   'test/framework/binding.int.test.ts',
   'test/framework/least-privilege.test.ts',
   'test/framework/step-output.test.ts',
+  'test/framework/step-toolbox.test.ts',
   'test/local/eventbridge/pattern.test.ts',
+  'test/local/runtime/limits.int.test.ts',
+  'test/warranty/ingress/ingest.test.ts',
+  'test/warranty/e2e/safety.int.test.ts',
+  'test/lifecycle-aws/properties.int.test.ts',
 ] as const;
 
 /** Figures every full run must print. */
