@@ -78,6 +78,11 @@ describe('the ingress with the stricter sender policy', () => {
       const { template } = synthApp(env);
       const ingress = Object.values(template.findResources('AWS::Lambda::Function')).filter((f: any) => f.Properties.Environment?.Variables?.REQUIRE_AUTHENTICATED_SENDER !== undefined);
       expect(ingress.map((f: any) => f.Properties.Environment.Variables.REQUIRE_AUTHENTICATED_SENDER)).toEqual([value]);
+      // Held mail raises an alarm where the policy holds mail: someone has to read it.
+      const held = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((a: any) => a.Properties.MetricName === 'EmailRejected');
+      expect(held.map((a: any) => a.Properties.Dimensions)).toEqual(
+        value === 'true' ? [expect.arrayContaining([{ Name: 'reason', Value: 'unauthenticated_sender' }, { Name: 'service', Value: 'stepwise-ingress' }])] : [],
+      );
     }
   });
 });
