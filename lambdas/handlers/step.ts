@@ -19,7 +19,7 @@ import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contract
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
 import { observability } from '../lib/observability.ts';
-import { dynamoValueStore, offloadLargeFields, resolveOffloaded, STATE_BUDGET_BYTES, type ValueStore } from '../lib/offload.ts';
+import { dynamoValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, STATE_BUDGET_BYTES, type ValueStore } from '../lib/offload.ts';
 import { checkInput, isEmailWorkflow, untrustedFields } from '../lib/workflow/input.ts';
 import { getStep } from '../lib/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../lib/workflow/plugin.ts';
@@ -238,8 +238,9 @@ export function createHandler(env: Env, services: StepServices = {}) {
       durationMs: clock().getTime() - started.getTime(),
     };
     // The state-size guard: `data` keeps earlier pointers (input.previous.data above), and large new values become pointers.
+    const returned = (o: StepOutput) => (config().STEP_OUTPUT === 'summary' ? summarized(o, plugin) : o);
     const { output, moved } = await storage('offloaded values', () =>
-      offloadLargeFields(full, valueStore, input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES),
+      offloadLargeFields(full, valueStore, input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES, (o) => payloadBytes(returned(o))),
     );
     if (moved.length) logger.info(`Step output values offloaded (state-size guard): ${moved.join(', ')}`, { ...keys, moved });
     await storage('event log', () =>
@@ -288,7 +289,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
         })
         .catch((e: Error) => logger.warn('Could not read the event log for the final summary', { ...keys, error: `${e.name}: ${e.message}` }));
     }
-    return config().STEP_OUTPUT === 'summary' ? summarized(output, plugin) : output;
+    return returned(output);
   });
 }
 

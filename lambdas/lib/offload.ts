@@ -108,6 +108,7 @@ export const payloadBytes = (value: unknown): number => Buffer.byteLength(JSON.s
  * Keep a step's returned payload within `budget`: move its largest output values (in `fields`,
  * and the same values in `data`) to `store`, largest first, until it fits.
  * @param store called only when something moves (a step that fits needs no store)
+ * @param measure the bytes of what the handler returns for an output (e.g. its summary in prod)
  * @returns the output to return (unchanged when it fits) and the fields moved.
  * @throws StateTooLargeError when it still does not fit with every movable field moved (the
  *   step fails, and the ASL Catch hands the execution to the fallback, instead of an uncatchable
@@ -118,8 +119,9 @@ export async function offloadLargeFields(
   store: () => ValueStore,
   execution: string,
   budget: number = STATE_BUDGET_BYTES,
+  measure: (output: StepOutput) => number = payloadBytes,
 ): Promise<{ output: StepOutput; moved: string[] }> {
-  if (payloadBytes(output) <= budget) return { output, moved: [] };
+  if (measure(output) <= budget) return { output, moved: [] };
   const fields = { ...output.fields };
   const data = { ...output.data };
   const moved: string[] = [];
@@ -128,7 +130,7 @@ export async function offloadLargeFields(
     .filter(({ json }) => Buffer.byteLength(json, 'utf8') >= MIN_OFFLOAD_BYTES)
     .sort((a, b) => b.json.length - a.json.length);
   for (const { name, json } of candidates) {
-    if (payloadBytes({ ...output, fields, data }) <= budget) break;
+    if (measure({ ...output, fields, data }) <= budget) break;
     const bytes = Buffer.from(json, 'utf8');
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const key = `VAL#${String(output.count).padStart(4, '0')}#${output.step}#${name}#${sha256.slice(0, 16)}`;
@@ -141,7 +143,7 @@ export async function offloadLargeFields(
     moved.push(name);
   }
   const guarded = { ...output, fields, data };
-  const size = payloadBytes(guarded);
+  const size = measure(guarded);
   if (size > budget)
     throw new StateTooLargeError(`${output.step}: its output is ${size} bytes with ${moved.length ? moved.join(', ') : 'no field'} offloaded (budget ${budget}); the tool calls or reply are too large`);
   return { output: guarded, moved };

@@ -67,6 +67,12 @@ describe('offloadLargeFields', () => {
     await expect(offloadLargeFields(big, () => memoryValueStore(), 'exec-1')).rejects.toThrow(StateTooLargeError);
   });
 
+  it('measures what the handler returns: tool results its summary drops (prod) do not count', async () => {
+    const big = { ...output({}), toolCalls: [{ tool: 't', args: {}, result: 'r'.repeat(100 * 1024) }] };
+    const summary = (o: StepOutput) => payloadBytes({ ...o, toolCalls: o.toolCalls.map(({ tool }) => ({ tool })) });
+    expect(await offloadLargeFields(big, () => memoryValueStore(), 'exec-1', 64 * 1024, summary)).toEqual({ output: big, moved: [] });
+  });
+
   it('detects an altered value', async () => {
     const store = memoryValueStore();
     const { output: guarded } = await offloadLargeFields(output({ huge: 'h'.repeat(100 * 1024) }), () => store, 'exec-1');
