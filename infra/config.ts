@@ -54,6 +54,13 @@ export const EnvConfigSchema = z
         mailFrom: z.email(),
         /** Larger inbound mail is refused by the ingress. */
         maxEmailBytes: z.number().int().min(1024).max(40 * 1024 * 1024),
+        /**
+         * The stricter sender policy: answer only mail whose From is authenticated (DMARC pass, or
+         * an SPF or DKIM pass aligned with the From domain); anything else is stored and held for a
+         * person (`unauthenticated_sender`), with no automatic reply.
+         * @default false (dev and staging answer unauthenticated mail that did not fail a check); on in prod
+         */
+        requireAuthenticatedSender: z.boolean().default(false),
       })
       .strict()
       .refine((e) => e.recipients.every((r) => r.endsWith(`@${e.receivingDomain}`)), {
@@ -125,6 +132,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       recipients: ['claims@warranty.example.com'],
       mailFrom: 'claims@warranty.example.com',
       maxEmailBytes: 10 * MiB,
+      requireAuthenticatedSender: true,
     },
     leads: { crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' },
     tags: { project: 'stepwise', environment: 'prod' },

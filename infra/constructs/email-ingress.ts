@@ -12,7 +12,10 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { EnvConfig } from '../config.ts';
-import { StepwiseFunction } from './stepwise-function.ts';
+import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
+
+/** The ingress function's `service` (logs, traces and the metrics' dimension). */
+const INGRESS_SERVICE = 'stepwise-ingress';
 
 /** The ingress function's handler module (the local session finds the ingress's configuration by it). */
 export const EMAIL_INGRESS_ENTRY = 'lambdas/triggers/email/handler.ts';
@@ -54,6 +57,8 @@ export class EmailIngress extends Construct {
   /** The ingress function's on-failure destination. */
   readonly failedDeliveries: sqs.Queue;
   readonly failedDeliveriesAlarm: cloudwatch.Alarm;
+  /** With the stricter sender policy: raised when mail is held for a person (`unauthenticated_sender`), so someone reads it. */
+  readonly heldMailAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: EmailIngressProps) {
     super(scope, id);
@@ -75,7 +80,7 @@ export class EmailIngress extends Construct {
     this.function = new StepwiseFunction(this, 'Function', {
       entry: EMAIL_INGRESS_ENTRY,
       config,
-      serviceName: 'stepwise-ingress',
+      serviceName: INGRESS_SERVICE,
       description: `Stepwise SES ingress: screens inbound mail and starts ${props.workflowName}`,
       timeout: Duration.seconds(60),
       environment: {
@@ -85,6 +90,7 @@ export class EmailIngress extends Construct {
         // Only to recognise our own mail: this function has no permission to send.
         MAIL_FROM: config.email.mailFrom,
         MAX_MESSAGE_BYTES: String(config.email.maxEmailBytes),
+        REQUIRE_AUTHENTICATED_SENDER: String(config.email.requireAuthenticatedSender),
       },
     });
     // Conditional puts only: the ingress never updates or deletes a stored body or an event.
@@ -124,6 +130,24 @@ export class EmailIngress extends Construct {
       alarmDescription: `Inbound mail (${config.name}) could not be processed: see the FailedDeliveries queue.`,
     });
     if (props.alarmTopic) this.failedDeliveriesAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    if (config.email.requireAuthenticatedSender) {
+      // The ingress emits EmailRejected with its reason as a dimension (one EMF line per mail).
+      this.heldMailAlarm = new cloudwatch.Alarm(this, 'HeldMailAlarm', {
+        metric: new cloudwatch.Metric({
+          namespace: metricsNamespace(config),
+          metricName: 'EmailRejected',
+          dimensionsMap: { service: INGRESS_SERVICE, reason: 'unauthenticated_sender' },
+          period: Duration.minutes(5),
+          statistic: cloudwatch.Stats.SUM,
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescription: `Inbound mail (${config.name}) from an unauthenticated sender was held for a person (IngressRejected unauthenticated_sender in the events table): nobody was answered.`,
+      });
+      if (props.alarmTopic) this.heldMailAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    }
 
     this.ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet', {
       rules: [

@@ -349,6 +349,7 @@ export class WorkflowSession {
           policy: {
             maxBytes: Number(ingress.MAX_MESSAGE_BYTES ?? DEFAULT_POLICY.maxBytes),
             maxBodyChars: Number(ingress.MAX_BODY_CHARS ?? DEFAULT_POLICY.maxBodyChars),
+            requireAuthenticatedSender: ingress.REQUIRE_AUTHENTICATED_SENDER === 'true',
             // The ingress handler adds the SES envelope recipients to its own MAIL_FROM; locally they come from the config.
             ownAddresses: [ingress.MAIL_FROM ?? email.mailFrom, ...email.recipients].map((a) => a.toLowerCase()),
           },

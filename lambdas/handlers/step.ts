@@ -19,6 +19,7 @@ import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contract
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
 import { observability } from '../lib/observability.ts';
+import { dynamoValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, STATE_BUDGET_BYTES, type ValueStore } from '../lib/offload.ts';
 import { checkInput, isEmailWorkflow, untrustedFields } from '../lib/workflow/input.ts';
 import { getStep } from '../lib/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../lib/workflow/plugin.ts';
@@ -45,6 +46,10 @@ export interface StepServices {
   emails?: Pick<EmailStore, 'get'>;
   /** @default DynamoDB `EVENTS_TABLE` */
   events?: EventLog;
+  /** Where output values past the state budget go. @default DynamoDB `EVENTS_TABLE` (under the execution) */
+  values?: ValueStore;
+  /** The state-size guard's budget for a step's returned payload. @default STATE_BUDGET_BYTES (64 KiB) */
+  stateBudgetBytes?: number;
   /** @default () => new Date() */
   clock?: () => Date;
   logger?: Logger;
@@ -145,6 +150,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
   const toolboxes = new Map<string, Toolbox>();
   let emails: Pick<EmailStore, 'get'> | undefined;
   let events: EventLog | undefined;
+  let values: ValueStore | undefined;
 
   const config = () => (cfg ??= parse(StepEnv, env, 'step environment'));
   const need = (name: 'EMAILS_TABLE' | 'EVENTS_TABLE') => {
@@ -170,6 +176,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     }));
   };
   const eventLog = () => (events ??= services.events ?? dynamoEventLog(dynamoClient(), need('EVENTS_TABLE')));
+  const valueStore = () => (values ??= services.values ?? dynamoValueStore(dynamoClient(), need('EVENTS_TABLE')));
 
   return instrument(async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<StepOutput> => {
     const started = clock();
@@ -186,11 +193,16 @@ export function createHandler(env: Env, services: StepServices = {}) {
     let toolbox = services.toolbox ?? toolboxes.get(def.manifest.name);
     if (!toolbox) toolboxes.set(def.manifest.name, (toolbox = createToolbox(Object.values(plugin.tools), { env, tracer, clock })));
 
+    // Values an earlier step offloaded (state-size guard) are read back: the step sees values, never pointers.
+    const resolve = (state: Record<string, unknown>) => storage('offloaded values', () => resolveOffloaded(state, valueStore, input.execution.name));
+    const previous = { ...input.previous, fields: await resolve(input.previous.fields), data: await resolve(input.previous.data) };
+    const resolved = { ...input, previous };
+
     const run = (temperature?: number) =>
       runStep({
         plugin,
         step,
-        input,
+        input: resolved,
         toolbox,
         tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
         model: () => modelFor(def),
@@ -202,7 +214,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
         temperature,
       });
     // A consensus sample or a tally between waves answers the Map directly: only the vote is the step's result.
-    const phase = await consensusPhase(def, step, input, run);
+    const phase = await consensusPhase(def, step, resolved, run);
     if (phase && 'reply' in phase) return phase.reply as StepOutput;
     const ran = phase?.result ?? (await run());
 
@@ -223,7 +235,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     if (missing.length)
       throw new StepFailedError(`${step.name}: chose ${result.next} without a successful ${missing.join(', ')} call (${result.reason})`);
 
-    const output: StepOutput = {
+    const full: StepOutput = {
       step: step.name,
       next: result.next,
       reason: result.reason,
@@ -237,6 +249,12 @@ export function createHandler(env: Env, services: StepServices = {}) {
       durationMs: clock().getTime() - started.getTime(),
       ...(phase && { consensus: phase.summary }),
     };
+    // The state-size guard: `data` keeps earlier pointers (input.previous.data above), and large new values become pointers.
+    const returned = (o: StepOutput) => (config().STEP_OUTPUT === 'summary' ? summarized(o, plugin) : o);
+    const { output, moved } = await storage('offloaded values', () =>
+      offloadLargeFields(full, valueStore, input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES, (o) => payloadBytes(returned(o))),
+    );
+    if (moved.length) logger.info(`Step output values offloaded (state-size guard): ${moved.join(', ')}`, { ...keys, moved });
     await storage('event log', () =>
       eventLog().append(
         stepCompletedEvent(output, {
@@ -283,7 +301,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
         })
         .catch((e: Error) => logger.warn('Could not read the event log for the final summary', { ...keys, error: `${e.name}: ${e.message}` }));
     }
-    return config().STEP_OUTPUT === 'summary' ? summarized(output, plugin) : output;
+    return returned(output);
   });
 }
 

@@ -34,6 +34,8 @@ export class DefinitionError extends StepwiseError {
     super(`${file}: ${field}: ${detail}`);
   }
 }
+/** A step's output would not fit the state limit even with its large values offloaded, or an offloaded value is gone. Permanent: goes to the fallback. */
+export class StateTooLargeError extends StepwiseError {}
 /** Optimistic-concurrency conflict on a versioned record. Transient: re-read and retry. */
 export class VersionConflictError extends StepwiseError {}
 

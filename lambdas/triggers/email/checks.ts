@@ -29,6 +29,7 @@ export const REJECT_REASONS = [
   'empty_return_path',
   'bounce',
   'duplicate_message_id',
+  'unauthenticated_sender',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
@@ -67,6 +68,8 @@ export interface IngressPolicy {
   maxBodyChars: number;
   /** Our own addresses (the reply sender, the receiving addresses), lower-case: mail from them is a loop. */
   ownAddresses: readonly string[];
+  /** Answer only an authenticated From (`senderAuthenticated`); hold anything else for a person. @default false */
+  requireAuthenticatedSender?: boolean;
 }
 
 /**
@@ -79,6 +82,7 @@ export const DEFAULT_POLICY: Required<IngressPolicy> = {
   parseBudgetMs: 20_000,
   maxBodyChars: 20_000,
   ownAddresses: [],
+  requireAuthenticatedSender: false,
 };
 
 /** A mail postal-mime could read, reduced to what the checks and the workflow need. */
@@ -270,6 +274,33 @@ export function sesReceiptFromHeaders(headers: ParsedMail['headers'], fromAddres
     dkimVerdict: { status: combined(auth.dkim) },
     dmarcVerdict: { status: combined(auth.dmarc) },
   };
+}
+
+/** Whether `domain` and `fromDomain` align (DMARC relaxed mode): equal, or one a subdomain of the other with at least two labels in common. */
+function aligned(domain: string | undefined, fromDomain: string): boolean {
+  if (!domain) return false;
+  const d = domain.toLowerCase().replace(/^@/, '').replace(/\.$/, '');
+  const [shorter, longer] = d.length <= fromDomain.length ? [d, fromDomain] : [fromDomain, d];
+  return shorter.includes('.') && (longer === shorter || longer.endsWith(`.${shorter}`));
+}
+
+/**
+ * Whether the From address is authenticated: DMARC passed (for this From, see `sesReceiptFromHeaders`),
+ * or the topmost Authentication-Results has an SPF pass whose `smtp.mailfrom` domain, or a DKIM pass
+ * whose `header.d` / `header.i` domain, aligns with the From domain. The stricter sender policy
+ * answers only such mail.
+ */
+export function senderAuthenticated(headers: ParsedMail['headers'], receipt: SesReceipt, fromAddress: string): boolean {
+  if (receipt.dmarcVerdict.status === 'PASS') return true;
+  const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
+  const value = (headerValue(headers, 'authentication-results') ?? '').slice(0, MAX_AUTH_RESULTS_CHARS).replace(/\([^()]*\)/g, '');
+  return value.split(';').some((part) => {
+    const m = /^\s*(spf|dkim)\s*=\s*pass\b/i.exec(part);
+    if (!m) return false;
+    const property = (name: string) => new RegExp(`\\b${name}\\s*=\\s*"?([^\\s;"]+)`, 'i').exec(part)?.[1];
+    if (m[1]!.toLowerCase() === 'spf') return aligned(property('smtp\\.mailfrom')?.split('@').pop(), fromDomain);
+    return aligned(property('header\\.d'), fromDomain) || aligned(property('header\\.i')?.split('@').pop(), fromDomain);
+  });
 }
 
 const VERDICT_RULES: Array<[keyof SesReceipt, RejectReason]> = [

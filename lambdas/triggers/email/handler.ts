@@ -45,6 +45,7 @@ const IngressEnv = z.object({
   MAX_BODY_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBodyChars),
   MAX_HTML_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxHtmlChars),
   PARSE_BUDGET_MS: z.coerce.number().int().positive().default(DEFAULT_POLICY.parseBudgetMs),
+  REQUIRE_AUTHENTICATED_SENDER: z.stringbool().default(false),
   AWS_REGION: z.string().optional(),
   AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
   AWS_ENDPOINT_URL_S3: z.string().optional(),
@@ -84,6 +85,7 @@ export function createHandler(env: Env, services: IngressServices = {}) {
           maxBodyChars: ready.cfg.MAX_BODY_CHARS,
           maxHtmlChars: ready.cfg.MAX_HTML_CHARS,
           parseBudgetMs: ready.cfg.PARSE_BUDGET_MS,
+          requireAuthenticatedSender: ready.cfg.REQUIRE_AUTHENTICATED_SENDER,
           ownAddresses: [ready.cfg.MAIL_FROM, ...recipients].map((a) => a.toLowerCase()),
         },
       });

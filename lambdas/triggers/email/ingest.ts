@@ -10,6 +10,7 @@ import {
   type IngressPolicy,
   type RejectReason,
   type SesReceipt,
+  senderAuthenticated,
 } from './checks.ts';
 import type { ExecutionStarter } from './starter.ts';
 
@@ -66,9 +67,8 @@ export async function ingest(
   const executionName = executionNameFor(sesMessageId);
   const at = deps.clock().toISOString();
   const parsed = await parseInbound(raw, deps.policy);
-  const screening = isRejection(parsed)
-    ? parsed
-    : screen(parsed, receipt ?? sesReceiptFromHeaders(parsed.headers, parsed.from?.address), deps.policy, { id: sesMessageId, receivedAt: at });
+  const verdicts = isRejection(parsed) ? undefined : (receipt ?? sesReceiptFromHeaders(parsed.headers, parsed.from?.address));
+  const screening = isRejection(parsed) ? parsed : screen(parsed, verdicts!, deps.policy, { id: sesMessageId, receivedAt: at });
   const from = isRejection(parsed) ? undefined : parsed.from?.address;
   const reject = (reason: RejectReason, detail: string) =>
     deps.events.append({
@@ -87,6 +87,13 @@ export async function ingest(
   }
 
   const { accepted: email, body } = screening;
+  // The stricter sender policy: an unauthenticated From gets no automatic reply; the mail is stored for a person.
+  if (deps.policy.requireAuthenticatedSender && !isRejection(parsed) && !senderAuthenticated(parsed.headers, verdicts!, email.from)) {
+    await deps.emails.put(email, body);
+    const detail = 'held for a person: neither a DMARC pass nor an SPF or DKIM pass aligned with the From domain; no automatic reply';
+    await reject('unauthenticated_sender', detail);
+    return { status: 'REJECTED', executionName, reason: 'unauthenticated_sender', detail };
+  }
   if (email.messageId) {
     const holder = await deps.emails.claimMessageId(messageIdClaim(email.from, email.messageId), email.id);
     if (holder !== email.id) {
