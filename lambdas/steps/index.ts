@@ -2,6 +2,7 @@ import { DefinitionError, StepFailedError } from '../lib/errors.ts';
 import { untrustedFields } from '../lib/workflow/input.ts';
 import type { WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { ModelProvider } from '../models/port.ts';
+import { tryFastPath } from './fast-path.ts';
 import { runLlmStep } from './runner.ts';
 import { allowListed, withBoundArgs } from './step-toolbox.ts';
 import type { StepContext, StepResult } from './types.ts';
@@ -12,6 +13,8 @@ export interface RunStepArgs extends Omit<StepContext, 'def'> {
   model: () => ModelProvider;
   /** The execution input's untrusted fields as the trigger expands them (an email with its body). */
   untrusted: () => Promise<Record<string, unknown> | undefined>;
+  /** Whether the manifest's `fastPaths` run before their LLM steps. @default true */
+  fastPaths?: boolean;
 }
 
 /**
@@ -25,6 +28,9 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
   const toolbox = withBoundArgs(allowListed(args.toolbox, step), step, { data: input.previous.data, input: input.input });
   if (step.kind === 'llm') {
     const untrusted = step.readsUntrusted ? await args.untrusted() : undefined;
+    const fastPath = args.fastPaths === false ? undefined : plugin.fastPaths?.[step.name];
+    const decided = fastPath && (await tryFastPath(fastPath, { def, step, input, toolbox, tool, untrusted }));
+    if (decided) return decided;
     return runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model: args.model(), toolbox, remainingTimeMs: tool.remainingTimeMs });
   }
   const run = plugin.codeSteps[step.handler!];
