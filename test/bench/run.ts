@@ -4,6 +4,8 @@
  *
  *   npm run bench                          every group (about 30 s on 2 cores)
  *   npm run bench -- eventbridge synth     only the groups whose name contains one of the words
+ *   npm run bench -- --json                the whole document (targets, figures, results) on stdout, progress on stderr
+ *   BENCH_ROUNDS=5 npm run bench -- orchestration   fewer interleaved rounds (a quick check while developing)
  *
  * Each repeated case warms up, then runs a fixed number of iterations (see harness.ts); one-shot
  * cases time what only happens once per process (a cold synth, a session start, a first email).
@@ -23,6 +25,7 @@ import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-li
 import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { BenchRun, gcExposed } from './harness.ts';
+import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, renamed, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 
 const ENV = 'dev';
@@ -302,6 +305,80 @@ async function warrantySession(bench: BenchRun): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 6. The five flows under three orchestrations of the same handlers, interleaved per input
+
+const ORCHESTRATIONS = ['runtime', 'chain', 'langgraph'] as const;
+type OrchestrationName = (typeof ORCHESTRATIONS)[number];
+
+async function orchestration(bench: BenchRun): Promise<void> {
+  synthProject(ENV);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 20);
+  // No stored histories: the chain and LangGraph write none either.
+  const session = await WorkflowSession.start({ workflow: 'warranty-email', env: ENV, model: 'offline', logLevel: 'SILENT', historyDir: false });
+  try {
+    const variants: Record<OrchestrationName, Orchestration> = {
+      runtime: runtimeOrchestration(session),
+      chain: chainOrchestration(session),
+      langgraph: langGraphOrchestration(session),
+    };
+    const ingestEmail = emailIngestor(session);
+    const dir = session.workflow.dir;
+    const samples: Record<OrchestrationName, number[]> = { runtime: [], chain: [], langgraph: [] };
+    const flows = new Map<string, FlowRun>();
+    let n = 0;
+    const runOnce = async (variant: OrchestrationName, flow: string): Promise<number> => {
+      const { input, name } = await ingestEmail(flowSample(dir, flow), `orch-${n++}`);
+      const { ms, value } = await timed(() => variants[variant](input, name));
+      const first = flows.get(flow);
+      if (!first) flows.set(flow, value);
+      else if (first.trail.join() !== value.trail.join()) throw new Error(`${flow} under ${variant} took ${value.trail.join(' → ')}, not ${first.trail.join(' → ')}`);
+      return ms;
+    };
+    // Warm-up: every handler module loaded and JIT-warm under every orchestration.
+    for (let r = 0; r < 2; r++) for (const flow of FLOW_SAMPLES) for (const v of ORCHESTRATIONS) await runOnce(v, flow);
+    for (let r = 0; r < rounds; r++)
+      for (const [i, flow] of FLOW_SAMPLES.entries())
+        for (let k = 0; k < ORCHESTRATIONS.length; k++) {
+          // Rotate who goes first, so none always runs on a cache another warmed.
+          const variant = ORCHESTRATIONS[(r + i + k) % ORCHESTRATIONS.length]!;
+          samples[variant].push(await runOnce(variant, flow));
+        }
+    const describe: Record<OrchestrationName, string> = {
+      runtime: 'the local runtime: the synthesized ASL in the interpreter',
+      chain: 'a plain in-process loop over the same handlers (Task, ResultSelector, Choice, Catch by hand)',
+      langgraph: 'the same graph in LangGraph.js (one node per step, conditional edges, errors to the fallback)',
+    };
+    const means = {} as Record<OrchestrationName, number>;
+    for (const v of ORCHESTRATIONS) {
+      means[v] = bench.samples({
+        name: `orchestration.${v}`,
+        description: `${describe[v]}: the ${FLOW_SAMPLES.length} flow samples, ${rounds} rounds interleaved with the other orchestrations (offline model, DynamoDB Local)`,
+        warmupIterations: 2 * FLOW_SAMPLES.length,
+        unit: 'emails',
+        samples: samples[v],
+      }).meanMs;
+    }
+    const perFlow = Object.fromEntries([...flows].map(([flow, run]) => [flow, { steps: run.trail, modelCalls: run.usage.modelCalls, usage: run.usage, handlerMs: run.handlerMs }]));
+    const calls = FLOW_SAMPLES.map((f) => flows.get(f)!.usage.modelCalls);
+    const meanCalls = calls.reduce((a, b) => a + b, 0) / calls.length;
+    bench.figures.orchestration = {
+      rounds,
+      meanMsPerEmail: means,
+      runtimeOverChain: means.runtime / means.chain,
+      langGraphOverChain: means.langgraph / means.chain,
+      runtimeOverheadMsPerEmail: means.runtime - means.chain,
+      langGraphOverheadMsPerEmail: means.langgraph - means.chain,
+      flows: perFlow,
+    };
+    bench.target('modelCalls.validWarranty', 'model calls for the valid-warranty sample (seed flow 01 → 02 → 03a → 05)', flows.get('valid-warranty')!.usage.modelCalls, { max: 2 });
+    bench.target('modelCalls.meanOverFlows', `mean model calls over the ${FLOW_SAMPLES.length} flow samples`, meanCalls, { max: 1.6 });
+    bench.target('orchestration.runtimeOverLangGraph', 'local runtime time per email / LangGraph.js time per email, interleaved (≤ 1: the runtime keeps its lead)', means.runtime / means.langgraph, { max: 1 });
+  } finally {
+    await session.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /** In this order: the synth group must come before anything else synthesizes. */
 const GROUPS: Group[] = [
@@ -311,12 +388,15 @@ const GROUPS: Group[] = [
   { name: 'eventbridge', run: eventBridge },
   { name: 'lifecycle-session', run: lifecycleSession },
   { name: 'warranty-session', run: warrantySession },
+  { name: 'orchestration', run: orchestration },
 ];
 
 async function main(): Promise<number> {
   // The SDK's multi-line Node 20 warning on every client would bury the progress lines.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const filter = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const json = args.includes('--json');
+  const filter = args.filter((a) => a !== '--json');
   const groups = filter.length ? GROUPS.filter((g) => filter.some((word) => g.name.includes(word))) : GROUPS;
   if (!groups.length) {
     process.stderr.write(`bench: no group matches ${filter.join(' ')} (groups: ${GROUPS.map((g) => g.name).join(', ')})\n`);
@@ -334,7 +414,11 @@ async function main(): Promise<number> {
       bench.fail(group.name, e);
     }
   }
-  bench.writeJson(RESULTS_FILE, filter);
+  const document = bench.writeJson(RESULTS_FILE, filter);
+  if (json) {
+    process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    return bench.failures.length ? 1 : 0;
+  }
 
   process.stdout.write(`\n${bench.table()}\n\n`);
   for (const f of bench.failures) process.stdout.write(`FAILED ${f.name}: ${f.error}\n`);
