@@ -37,7 +37,7 @@ const ctx = (subject: string, body: string): FastPathContext => ({
   tool: { workflow: 'warranty-email', step: intake.name, execution: { id: 'arn', name: 'e1' }, input: {} },
   untrusted: { email: { subject, body, fromName: 'Anna' } },
 });
-const decide = (subject: string, body: string) => serialHeuristic(ctx(subject, body));
+const decide = (subject: string, body: string) => serialHeuristic(ctx(subject, body)) as ReturnType<typeof serialHeuristic> & { fields?: Record<string, unknown> } | null;
 
 describe('the serial heuristic (seed AC3) before step 01', () => {
   it('decides a clear claim: one serial however written, a fault, nothing else', () => {
