@@ -20,11 +20,16 @@ import { getEnvConfig } from '../../infra/config.ts';
 import { compilePattern, matches } from '../../infra/local/eventbridge/pattern.ts';
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
 import { synthesize, synthProject } from '../../infra/local/synth.ts';
-import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
+import { executionUsage, WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
+import { stepTrail } from '../../infra/local/history.ts';
+import type { StepOutput } from '../../lambdas/lib/contracts.ts';
 import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
 import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { BenchRun, gcExposed } from './harness.ts';
+import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../infra/cost/model.ts';
+import { OfflineModel } from '../../lambdas/models/offline.ts';
+import { countDynamoRequests, estimatingModel } from './usage.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, renamed, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 
@@ -379,6 +384,109 @@ async function orchestration(bench: BenchRun): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 7. Cost per 1,000 executions from measured counts: fast path on (as deployed) and off (model path)
+
+/** The model the cost is computed for: the id the environment config pins (see infra/config.ts). */
+const COST_MODEL_ID = getEnvConfig(ENV).modelId ?? loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email')).manifest.model.id;
+
+/** Configured memory of each step's function and of the email ingress, from the synthesized template. */
+function functionMemory(workflow: string): { steps: Record<string, number>; ingressMb: number } {
+  const app = synthProject(ENV);
+  const machine = app.stateMachines.find((m) => m.workflowName === workflow)!;
+  const resources = Object.values(app.templates[machine.stack]!.Resources ?? {}).filter((r) => r.Type === 'AWS::Lambda::Function');
+  const env = (r: (typeof resources)[number]) => ((r.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables ?? {});
+  const memory = (r: (typeof resources)[number]) => Number(r.Properties?.MemorySize ?? 128);
+  const steps = Object.fromEntries(resources.filter((r) => typeof env(r).STEP === 'string').map((r) => [String(env(r).STEP), memory(r)]));
+  const ingress = resources.find((r) => String(r.Metadata?.['stepwise:entry'] ?? '').includes('triggers/email'));
+  return { steps, ingressMb: ingress ? memory(ingress) : 512 };
+}
+
+async function costOf(mode: 'fast path' | 'model path', rounds: number): Promise<{ perFlow: Record<string, ExecutionCounts>; largestPrefixTokens: number }> {
+  const prices = loadPrices();
+  const minCache = prices.models[COST_MODEL_ID]?.minCacheTokens ?? 4096;
+  const def = loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email'));
+  const model = estimatingModel(OfflineModel.forWorkflow(def), minCache);
+  const memory = functionMemory('warranty-email');
+  const session = await WorkflowSession.start({
+    workflow: 'warranty-email',
+    env: ENV,
+    model: 'offline',
+    logLevel: 'SILENT',
+    historyDir: false,
+    services: { model },
+    ...(mode === 'model path' && { localEnv: { FAST_PATHS: 'off' } }),
+  });
+  const perFlow: Record<string, ExecutionCounts[]> = {};
+  try {
+    const ingestEmail = emailIngestor(session);
+    const run = runtimeOrchestration(session);
+    let n = 0;
+    for (let r = 0; r < rounds + 1; r++)
+      for (const flow of FLOW_SAMPLES) {
+        const dynamo = countDynamoRequests();
+        try {
+          const ingested = await timed(() => ingestEmail(flowSample(def.dir, flow), `cost-${mode.replace(' ', '-')}-${n++}`));
+          const { input, name } = ingested.value;
+          const execution = await session.runtime.startExecution(def.manifest.name, input, { name });
+          if (r === 0) continue; // warm-up round: module loading is not what an execution costs
+          const steps = stepTrail(execution.history).flatMap((s) => (s.output ? [s.output as StepOutput] : []));
+          const usage = executionUsage(steps.map((s) => ({ usage: s.usage }) as never));
+          const counts: ExecutionCounts = {
+            stateTransitions: execution.history.filter((e) => e.type?.endsWith('StateEntered')).length,
+            lambdaInvocations: steps.length + 1,
+            lambdaGbSeconds: gbSeconds(memory.ingressMb, ingested.ms) + steps.reduce((sum, s) => sum + gbSeconds(memory.steps[s.step] ?? 512, s.durationMs), 0),
+            dynamoReadUnits: dynamo.reads,
+            dynamoWriteUnits: dynamo.writes,
+            ...usage,
+          };
+          (perFlow[flow] ??= []).push(counts);
+        } finally {
+          dynamo.stop();
+        }
+      }
+  } finally {
+    await session.close();
+  }
+  return { perFlow: Object.fromEntries(Object.entries(perFlow).map(([f, all]) => [f, meanCounts(all)])), largestPrefixTokens: model.largestPrefixTokens };
+}
+
+async function cost(bench: BenchRun): Promise<void> {
+  const rounds = Math.max(1, Math.round(Number(process.env.BENCH_ROUNDS ?? 20) / 5));
+  const prices = loadPrices();
+  const modes = {} as Record<'fastPath' | 'modelPath', unknown>;
+  let cachedShare = 0;
+  let largestPrefix = 0;
+  for (const [key, mode] of [['fastPath', 'fast path'], ['modelPath', 'model path']] as const) {
+    const measured = await costOf(mode, rounds);
+    const counts = meanCounts(Object.values(measured.perFlow));
+    const perFlowCost = Object.fromEntries(Object.entries(measured.perFlow).map(([f, c]) => [f, { counts: c, costPer1000: costPer1000(c, prices, COST_MODEL_ID) }]));
+    const input = counts.inputTokens + counts.cacheReadInputTokens + counts.cacheWriteInputTokens;
+    if (key === 'fastPath') {
+      cachedShare = input ? counts.cacheReadInputTokens / input : 0;
+      largestPrefix = measured.largestPrefixTokens;
+    }
+    modes[key] = { meanCounts: counts, costPer1000: costPer1000(counts, prices, COST_MODEL_ID), flows: perFlowCost };
+    process.stderr.write(`  ✓ cost.${key} (${rounds} rounds of ${FLOW_SAMPLES.length} flows)\n`);
+  }
+  const minCache = prices.models[COST_MODEL_ID]?.minCacheTokens ?? 0;
+  bench.figures.cost = {
+    modelId: COST_MODEL_ID,
+    prices: { file: 'infra/cost/prices.json', checked: prices.checked, region: prices.region },
+    workload: `mean over the ${FLOW_SAMPLES.length} flow samples, each an execution of the local runtime with its ingress; tokens estimated at 4 characters per token (the offline stand-in reports none); Lambda GB-seconds from the handlers' measured time, which with the offline model contains no model latency`,
+    ...modes,
+    caching: {
+      minCacheTokens: minCache,
+      largestCacheablePrefixTokens: largestPrefix,
+      cachedShareOfInputTokens: cachedShare,
+      why: largestPrefix < minCache ? `no step's static prefix (tools + system prompt, at most ${largestPrefix} tokens) reaches the ${minCache}-token minimum: Bedrock caches nothing` : 'prefixes reach the minimum',
+    },
+  };
+  const fast = (modes.fastPath as { costPer1000: { total: number } }).costPer1000.total;
+  const slow = (modes.modelPath as { costPer1000: { total: number } }).costPer1000.total;
+  bench.target('cost.fastPathOverModelPath', 'cost per 1,000 executions with the fast path / with the model deciding step 01 (≤ 1: the fast path pays for itself)', fast / slow, { max: 1 });
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /** In this order: the synth group must come before anything else synthesizes. */
 const GROUPS: Group[] = [
@@ -389,6 +497,7 @@ const GROUPS: Group[] = [
   { name: 'lifecycle-session', run: lifecycleSession },
   { name: 'warranty-session', run: warrantySession },
   { name: 'orchestration', run: orchestration },
+  { name: 'cost', run: cost },
 ];
 
 async function main(): Promise<number> {
