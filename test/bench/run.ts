@@ -21,7 +21,7 @@ import { compilePattern, matches } from '../../infra/local/eventbridge/pattern.t
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
 import { synthesize, synthProject } from '../../infra/local/synth.ts';
 import { executionUsage, WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import { stepTrail } from '../../infra/local/history.ts';
+import { stateTransitions, stepTrail } from '../../infra/local/history.ts';
 import type { StepOutput } from '../../lambdas/lib/contracts.ts';
 import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
 import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
@@ -29,6 +29,9 @@ import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.t
 import { BenchRun, gcExposed } from './harness.ts';
 import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../infra/cost/model.ts';
 import { OfflineModel } from '../../lambdas/models/offline.ts';
+import { monolithicStep } from '../../lambdas/evals/monolithic.ts';
+import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
+import { routeToolSpec, systemPrompt, toolSpecs } from '../../lambdas/steps/prompt.ts';
 import { countDynamoRequests, estimatingModel } from './usage.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, renamed, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
@@ -432,7 +435,7 @@ async function costOf(mode: 'fast path' | 'model path', rounds: number): Promise
           const steps = stepTrail(execution.history).flatMap((s) => (s.output ? [s.output as StepOutput] : []));
           const usage = executionUsage(steps.map((s) => ({ usage: s.usage }) as never));
           const counts: ExecutionCounts = {
-            stateTransitions: execution.history.filter((e) => e.type?.endsWith('StateEntered')).length,
+            stateTransitions: stateTransitions(execution.history),
             lambdaInvocations: steps.length + 1,
             lambdaGbSeconds: gbSeconds(memory.ingressMb, ingested.ms) + steps.reduce((sum, s) => sum + gbSeconds(memory.steps[s.step] ?? 512, s.durationMs), 0),
             dynamoReadUnits: dynamo.reads,
@@ -469,11 +472,21 @@ async function cost(bench: BenchRun): Promise<void> {
     process.stderr.write(`  ✓ cost.${key} (${rounds} rounds of ${FLOW_SAMPLES.length} flows)\n`);
   }
   const minCache = prices.models[COST_MODEL_ID]?.minCacheTokens ?? 0;
+  // The legacy mode's static prefix, as it would be sent: the whole instruction set and every tool.
+  const plugin = await loadPlugin('warranty-email');
+  const legacy = monolithicStep(plugin.def);
+  const legacyPrefixTokens = Math.ceil(
+    JSON.stringify([{ tools: [...toolSpecs(legacy.tools.map((t) => plugin.tools[t]!)), routeToolSpec(legacy)].map((toolSpec) => ({ toolSpec })) }, systemPrompt(legacy).filter((b) => !('cachePoint' in b))]).length / 4,
+  );
   bench.figures.cost = {
     modelId: COST_MODEL_ID,
     prices: { file: 'infra/cost/prices.json', checked: prices.checked, region: prices.region },
     workload: `mean over the ${FLOW_SAMPLES.length} flow samples, each an execution of the local runtime with its ingress; tokens estimated at 4 characters per token (the offline stand-in reports none); Lambda GB-seconds from the handlers' measured time, which with the offline model contains no model latency`,
     ...modes,
+    monolithic: {
+      promptPrefixTokensPerCall: legacyPrefixTokens,
+      note: 'the legacy mode resends this prefix with every call of its tool loop (one per tool round trip: 4 for a valid warranty); run `stepwise eval warranty-email --mode ab --model bedrock` for its pass rate and measured usage',
+    },
     caching: {
       minCacheTokens: minCache,
       largestCacheablePrefixTokens: largestPrefix,
