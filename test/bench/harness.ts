@@ -113,7 +113,8 @@ function summarize(samples: readonly number[], opsPerIteration: number) {
 
 /** A target of the issue the bench checks: `holds` when `value` is within `limit` (`at most` or `at least`). */
 export interface Target {
-  value: number;
+  /** `null`: not measured by this bench (the description says why); then it does not hold. */
+  value: number | null;
   limit: number;
   holds: boolean;
   /** How `value` compares with `limit` to hold. */
@@ -201,12 +202,12 @@ export class BenchRun {
     return result;
   }
 
-  /** Check a target: at most (`max`) or at least (`min`) `limit`. */
-  target(name: string, description: string, value: number, bound: { max: number } | { min: number }): Target {
+  /** Check a target: at most (`max`) or at least (`min`) `limit`; a `null` value (not measured) never holds. */
+  target(name: string, description: string, value: number | null, bound: { max: number } | { min: number }): Target {
     const t: Target =
       'max' in bound
-        ? { value, limit: bound.max, holds: value <= bound.max, when: 'value <= limit', description }
-        : { value, limit: bound.min, holds: value >= bound.min, when: 'value >= limit', description };
+        ? { value, limit: bound.max, holds: value !== null && value <= bound.max, when: 'value <= limit', description }
+        : { value, limit: bound.min, holds: value !== null && value >= bound.min, when: 'value >= limit', description };
     this.targets[name] = t;
     return t;
   }
