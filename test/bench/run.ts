@@ -4,7 +4,8 @@
  *
  *   npm run bench                          every group (about 30 s on 2 cores)
  *   npm run bench -- eventbridge synth     only the groups whose name contains one of the words
- *   npm run bench -- --json                the whole document (targets, figures, results) on stdout, progress on stderr
+ *   npm run -s bench -- --json             the whole document (targets, figures, results) on stdout, progress on stderr
+ *   npm run -s bench -- --markdown         the README's tables from the same run
  *   BENCH_ROUNDS=5 npm run bench -- orchestration   fewer interleaved rounds (a quick check while developing)
  *
  * Each repeated case warms up, then runs a fixed number of iterations (see harness.ts); one-shot
@@ -34,6 +35,7 @@ import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { routeToolSpec, systemPrompt, toolSpecs } from '../../lambdas/steps/prompt.ts';
 import { countDynamoRequests, estimatingModel } from './usage.ts';
 import { measureBundles } from './bundles.ts';
+import { benchMarkdown } from './markdown.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, renamed, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 
@@ -544,7 +546,8 @@ async function main(): Promise<number> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const args = process.argv.slice(2);
   const json = args.includes('--json');
-  const filter = args.filter((a) => a !== '--json');
+  const markdown = args.includes('--markdown');
+  const filter = args.filter((a) => a !== '--json' && a !== '--markdown');
   const groups = filter.length ? GROUPS.filter((g) => filter.some((word) => g.name.includes(word))) : GROUPS;
   if (!groups.length) {
     process.stderr.write(`bench: no group matches ${filter.join(' ')} (groups: ${GROUPS.map((g) => g.name).join(', ')})\n`);
@@ -571,8 +574,8 @@ async function main(): Promise<number> {
       { min: 0.3 },
     );
   const document = bench.writeJson(RESULTS_FILE, filter);
-  if (json) {
-    process.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  if (json || markdown) {
+    process.stdout.write(json ? `${JSON.stringify(document, null, 2)}\n` : benchMarkdown(document));
     return bench.failures.length ? 1 : 0;
   }
 
