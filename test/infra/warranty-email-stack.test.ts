@@ -131,8 +131,7 @@ describe('WorkflowStack (warranty-email)', () => {
     expect(steps.filter(hasIdempotentTool).map((s) => s.name).sort()).toEqual(
       ['03a-valid-warranty', '03b-device-not-found', '03c-expired-warranty', '03d-request-serial', '04-out-of-scope', '05-send-confirmation'],
     );
-    // 03a opens the ticket from validated state (a code step): it never sees the mail.
-    expect(steps.filter((s) => !readsEmail(s)).map((s) => s.name)).toEqual(['02-check-warranty', '03a-valid-warranty', '04-out-of-scope']);
+    expect(steps.filter((s) => !readsEmail(s)).map((s) => s.name)).toEqual(['02-check-warranty', '04-out-of-scope']);
   });
 
   it('lets only send_email steps send mail, and only from the configured address', () => {

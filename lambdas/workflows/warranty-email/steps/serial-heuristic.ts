@@ -23,8 +23,6 @@ const OTHER_BUSINESS = words([
 ]);
 /** Text that tries to steer the workflow: always the model (with its injection rules), never a shortcut. */
 const STEERING = /NEXT_STEP|\broute\b|\bsystem\b|\binstruction|\bignore\b|\bassistant\b|\bprompt\b/i;
-/** The reports step 03a opens as `high` priority tickets (its rule: a safety hazard). */
-const HAZARD = words(['smoke', 'smoking', 'burning', 'burnt', 'sparks', 'sparking', 'swollen', 'swelling', 'bulging', 'too hot to touch', 'electric shock', 'fire', 'melted', 'melting']);
 
 /**
  * Step 01's fast path (seed AC3: heuristic routing, the model for ambiguous cases). It decides only
@@ -39,15 +37,13 @@ export default defineFastPath(({ untrusted }) => {
   if (serials.size !== 1 || MALFORMED_SERIAL.test(text) || STEERING.test(text) || OTHER_BUSINESS.test(text)) return null;
   const claim = [...new Set([...text.matchAll(CLAIM)].map((m) => m[0].toLowerCase()))];
   if (!claim.length) return null;
-  const hazard = HAZARD.test(text);
   return {
     next: '02-check-warranty',
     reason: 'one serial number and a warranty claim, nothing else asked',
     fields: {
       serialNumber: [...serials][0]!,
       // Only the matched keywords: no text copied from the email, so no personal data.
-      issueSummary: `Customer reports: ${claim.join(', ')}${hazard ? ' (possible safety hazard)' : ''}.`,
-      safetyHazard: hazard,
+      issueSummary: `Customer reports: ${claim.join(', ')}.`,
     },
   };
 });
