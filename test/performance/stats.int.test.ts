@@ -36,7 +36,7 @@ describe('step statistics', () => {
       decidedBy: { 'fast-path': 1, offline: 2 },
       modelCalls: 2,
     });
-    expect(of('03a-valid-warranty')).toMatchObject({ runs: 1, modelCalls: 0, decidedBy: { code: 1 } });
+    expect(of('03a-valid-warranty')).toMatchObject({ runs: 1, modelCalls: 1, decidedBy: { offline: 1 } });
     expect(of('04-out-of-scope')).toMatchObject({ runs: 1, handoffs: 0 });
     expect(of('05-send-confirmation').meanDurationMs).toBeGreaterThan(0);
   });
