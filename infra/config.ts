@@ -90,9 +90,18 @@ export type EnvName = EnvConfig['name'];
 
 const MiB = 1024 * 1024;
 
+/**
+ * The model every environment pins: Claude Haiku 4.5 through its US cross-region inference profile
+ * (Bedrock serves it on demand only through an inference profile; use the `eu.`/`apac.` profile in
+ * those regions). Claude 3.5 Haiku, the manifests' default, is a legacy model past its end-of-life
+ * date (19 June 2026, Bedrock model card). Pinned per environment so one can move first.
+ */
+const HAIKU_4_5 = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+
 // example.com addresses are placeholders: set the real receiving domain, sender, alarm address and CRM endpoint before deploying.
 const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'>> = {
   dev: {
+    modelId: HAIKU_4_5,
     logLevel: 'DEBUG',
     logRetention: RetentionDays.TWO_WEEKS,
     executionDataInLogs: true,
@@ -108,6 +117,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
     tags: { project: 'stepwise', environment: 'dev' },
   },
   staging: {
+    modelId: HAIKU_4_5,
     logRetention: RetentionDays.ONE_MONTH,
     executionDataInLogs: true,
     removalPolicy: RemovalPolicy.RETAIN,
@@ -122,6 +132,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
     tags: { project: 'stepwise', environment: 'staging' },
   },
   prod: {
+    modelId: HAIKU_4_5,
     logRetention: RetentionDays.ONE_YEAR,
     executionDataInLogs: false,
     removalPolicy: RemovalPolicy.RETAIN,

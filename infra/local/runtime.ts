@@ -412,6 +412,18 @@ export class LocalRuntime {
     };
   }
 
+  /**
+   * The function behind a Task state, invoked as this runtime invokes it (JSON in and out, the
+   * function's context and timeout), without the state machine around it: for comparing other
+   * orchestrations of the same handlers (the bench's plain chain and LangGraph.js graph).
+   * @throws LocalRuntimeFault when the state is not a Lambda Task of the state machine.
+   */
+  taskFunction(stateMachine: string, state: string): (payload: unknown) => Promise<unknown> {
+    const functionKey = this.find(stateMachine).targets.get(state)?.functionKey;
+    if (!functionKey) throw new LocalRuntimeFault(`"${state}" is not a Lambda Task state of ${stateMachine}`);
+    return async (payload) => invokeLikeLambda(await this.handlerOf(functionKey), payload, this.fn(functionKey));
+  }
+
   /** `StartSyncExecution` for Express state machines: the same as {@link startExecution}. */
   startSyncExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
     return this.startExecution(stateMachine, input, options);

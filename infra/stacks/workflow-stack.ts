@@ -14,6 +14,7 @@ import { AgentWorkflow } from '../constructs/agent-workflow.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 import type { StepwiseFunction } from '../constructs/stepwise-function.ts';
+import { WorkflowDashboard } from '../constructs/workflow-dashboard.ts';
 
 /** `warranty-email` → `WarrantyEmail`: stack names and table logical ids. */
 export const pascalCase = (name: string): string =>
@@ -61,6 +62,8 @@ export class WorkflowStack extends Stack {
   readonly ingress?: EmailIngress;
   /** One rule per `eventbridge` trigger. */
   readonly rules: readonly events.Rule[];
+  /** Steps run, failures, hand-offs, duration and tokens per step, from the step handler's metrics. */
+  readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: WorkflowStackProps) {
     const { config, plugin } = props;
@@ -83,6 +86,7 @@ export class WorkflowStack extends Stack {
       bindStep: (step, fn) => this.bindStep(plugin, step, fn),
     });
     const stateMachine = this.workflow.stateMachine;
+    this.dashboard = new WorkflowDashboard(this, 'Dashboard', { workflow: plugin.def, config, stateMachine }).dashboard;
     if (this.emailsTable) {
       this.ingress = new EmailIngress(this, 'EmailIngress', {
         config,

@@ -43,7 +43,7 @@ export interface EvalRunOptions {
   /** Called as each case finishes (progress display). */
   onCase?: (result: EvalCaseResult, index: number, total: number) => void;
   /** Session settings: the CLI silences logs. Histories are not stored unless `historyDir` is given. */
-  session?: Partial<Pick<WorkflowSessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs'>>;
+  session?: Partial<Pick<WorkflowSessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs' | 'localEnv'>>;
 }
 
 /** The Message-ID of a case's email: it names the case inside the session. */

@@ -89,6 +89,8 @@ const StepEnv = z.object({
   STATEMACHINES_DIR: z.string().optional(),
   /** `summary`: the output keeps no reply text and no personal tool arguments or results (the execution history records it). */
   STEP_OUTPUT: z.enum(['full', 'summary']).default('full'),
+  /** `off`: the manifest's fast paths do not run, the model decides every LLM step (A/B of the two). */
+  FAST_PATHS: z.enum(['on', 'off']).default('on'),
   EMAILS_TABLE: z.string().optional(),
   EVENTS_TABLE: z.string().optional(),
   AWS_REGION: z.string().optional(),
@@ -206,6 +208,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
         toolbox,
         tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
         model: () => modelFor(def),
+        fastPaths: config().FAST_PATHS === 'on',
         untrusted: async () => {
           if (!isEmailWorkflow(def)) return pick(input.input, untrustedFields(def));
           emails ??= services.emails ?? dynamoEmailStore(dynamoClient(), need('EMAILS_TABLE'));

@@ -4,6 +4,7 @@ import type { WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { ModelProvider } from '../models/port.ts';
 import { loadGuardRules } from '../lib/workflow/guard-schema.ts';
 import { withGuard } from './guard.ts';
+import { tryFastPath } from './fast-path.ts';
 import { runLlmStep } from './runner.ts';
 import { allowListed, withBoundArgs } from './step-toolbox.ts';
 import type { StepContext, StepResult } from './types.ts';
@@ -16,6 +17,8 @@ export interface RunStepArgs extends Omit<StepContext, 'def'> {
   untrusted: () => Promise<Record<string, unknown> | undefined>;
   /** LLM steps: a consensus sample's temperature. @default the step's */
   temperature?: number;
+  /** Whether the manifest's `fastPaths` run before their LLM steps. @default true */
+  fastPaths?: boolean;
 }
 
 /**
@@ -33,6 +36,9 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
   const toolbox = rules ? withGuard(bound, { step, rules, internalNames, scope }) : bound;
   if (step.kind === 'llm') {
     const untrusted = step.readsUntrusted ? await args.untrusted() : undefined;
+    const fastPath = args.fastPaths === false ? undefined : plugin.fastPaths?.[step.name];
+    const decided = fastPath && (await tryFastPath(fastPath, { def, step, input, toolbox, tool, untrusted }));
+    if (decided) return decided;
     return runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model: args.model(), toolbox, remainingTimeMs: tool.remainingTimeMs, temperature: args.temperature });
   }
   const run = plugin.codeSteps[step.handler!];

@@ -111,10 +111,24 @@ function summarize(samples: readonly number[], opsPerIteration: number) {
   };
 }
 
+/** A target of the issue the bench checks: `holds` when `value` is within `limit` (`at most` or `at least`). */
+export interface Target {
+  /** `null`: not measured by this bench (the description says why); then it does not hold. */
+  value: number | null;
+  limit: number;
+  holds: boolean;
+  /** How `value` compares with `limit` to hold. */
+  when: 'value <= limit' | 'value >= limit';
+  description: string;
+}
+
 /** Collects case results as they finish and reports them. */
 export class BenchRun {
   readonly results: CaseResult[] = [];
   readonly failures: CaseFailure[] = [];
+  /** Figures that are not timings (model calls, ratios, costs), by group. */
+  readonly figures: Record<string, unknown> = {};
+  readonly targets: Record<string, Target> = {};
   private readonly startedAt = new Date();
 
   /** Warm up, then time exactly `iterations` calls of `fn`. */
@@ -166,6 +180,38 @@ export class BenchRun {
     return value;
   }
 
+  /**
+   * Record samples timed outside tinybench, e.g. variants interleaved per input so that machine
+   * noise falls on all of them alike.
+   */
+  samples(c: Omit<RepeatedCase, 'fn' | 'iterations'> & { samples: readonly number[] }): CaseResult {
+    const opsPerIteration = c.opsPerIteration ?? 1;
+    const result: CaseResult = {
+      name: c.name,
+      description: c.description,
+      iterations: c.samples.length,
+      warmupIterations: c.warmupIterations,
+      opsPerIteration,
+      unit: c.unit ?? 'ops',
+      ...summarize(c.samples, opsPerIteration),
+      rssDeltaBytes: 0,
+      heapUsedDeltaBytes: 0,
+    };
+    this.results.push(result);
+    process.stderr.write(`  ✓ ${c.name} (${result.iterations} × ${formatMs(result.meanMs)} ms)\n`);
+    return result;
+  }
+
+  /** Check a target: at most (`max`) or at least (`min`) `limit`; a `null` value (not measured) never holds. */
+  target(name: string, description: string, value: number | null, bound: { max: number } | { min: number }): Target {
+    const t: Target =
+      'max' in bound
+        ? { value, limit: bound.max, holds: value !== null && value <= bound.max, when: 'value <= limit', description }
+        : { value, limit: bound.min, holds: value !== null && value >= bound.min, when: 'value >= limit', description };
+    this.targets[name] = t;
+    return t;
+  }
+
   /** Record a failure that happened outside a case (a session that would not start). */
   fail(name: string, error: unknown): void {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -206,7 +252,7 @@ export class BenchRun {
   }
 
   /** Write every result, with what they were measured on, as JSON. */
-  writeJson(file: string, filter: readonly string[]): void {
+  writeJson(file: string, filter: readonly string[]): Record<string, unknown> {
     const document = {
       startedAt: this.startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -225,11 +271,14 @@ export class BenchRun {
         rssDeltaBytes: 'RSS after the timed iterations minus before them (after warm-up and a forced GC)',
         heapUsedDeltaBytes: 'heap used after a forced GC at the end minus at the start (retained)',
       },
+      targets: this.targets,
+      figures: this.figures,
       results: this.results,
       failures: this.failures,
     };
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+    return document;
   }
 }
 

@@ -65,7 +65,7 @@ describe('WorkflowStack (warranty-email)', () => {
         WORKFLOW: manifest.name,
         STEP: step.name,
         STATEMACHINES_DIR: '/var/task/statemachines',
-        MODEL_ID: manifest.model.id,
+        MODEL_ID: config.modelId ?? manifest.model.id,
         MODEL_PROVIDER: 'bedrock',
         POWERTOOLS_SERVICE_NAME: manifest.name,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
@@ -107,7 +107,8 @@ describe('WorkflowStack (warranty-email)', () => {
       }
       expect(bedrock, step.name).toHaveLength(1);
       expect(actionsOf(bedrock[0]!)).toEqual(['bedrock:InvokeModel']);
-      expect(JSON.stringify(bedrock[0]!.Resource)).toContain(`:foundation-model/${manifest.model.id}`);
+      // An inference profile id (`us.` ...) is granted with the foundation model it routes to.
+      expect(JSON.stringify(bedrock[0]!.Resource)).toContain(`:foundation-model/${(config.modelId ?? manifest.model.id).replace(/^(us|eu|apac|global)\./, '')}`);
     }
   });
 

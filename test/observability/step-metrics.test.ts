@@ -26,7 +26,9 @@ const EXECUTION = 'email-ses-msg-7f3a9c';
 /** Personal or per-request values: none may reach a metric. */
 const PERSONAL = [EMAIL.id, EMAIL.from, EMAIL.fromName!, EMAIL.subject, EMAIL.messageId, EXECUTION, 'SN48213'];
 
+// FAST_PATHS off: these count the model's usage on step 01.
 const ENV = {
+  FAST_PATHS: 'off',
   WORKFLOW: 'warranty-email',
   STEP: '01-extract-serial',
   POWERTOOLS_SERVICE_NAME: 'warranty-email',

@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
+import { Option } from 'commander';
+import { compareEvalRuns } from '../../../lambdas/evals/compare.ts';
+import { runMonolithicEvalCases } from '../../../lambdas/evals/monolithic.ts';
 import { runEvalCases, type EvalCaseResult, type EvalReport } from '../../../lambdas/evals/runner.ts';
+import { getEnvConfig } from '../../../infra/config.ts';
+import { BedrockModel } from '../../../lambdas/models/bedrock.ts';
 import { loadEvalCases, loadEvalCasesFrom } from '../../../lambdas/evals/schema.ts';
 import type { EvalFailure } from '../../../lambdas/evals/validator.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
@@ -19,6 +24,7 @@ import {
 interface EvalFlags extends SessionFlags {
   cases?: string;
   json?: boolean;
+  mode: 'step' | 'monolithic' | 'ab';
 }
 
 const indented = (label: string, text: string) => {
@@ -53,7 +59,12 @@ export function register(program: Command): void {
     .argument('<workflow>', 'the workflow whose evals/ to run')
     .option('--cases <dir>', 'run the *.yaml cases of this folder instead of the workflow’s evals/')
     .addOption(modelOption())
-    .option('--json', 'print { passed, failed, total, cases: [{ id, passed, failures, steps }] }, nothing else on stdout')
+    .addOption(
+      new Option('--mode <mode>', 'step: the state machine; monolithic: the seed\'s legacy mode, one LLM call with the whole instruction set (needs --model bedrock); ab: both, side by side (pass rate, model calls)')
+        .choices(['step', 'monolithic', 'ab'])
+        .default('step'),
+    )
+    .option('--json', 'print { passed, failed, total, cases: [{ id, passed, failures, steps }] } (with --mode ab: { step, monolithic, comparison }), nothing else on stdout')
     .addOption(verboseOption())
     .action(
       action(async (workflow: string, flags: EvalFlags) => {
@@ -62,6 +73,33 @@ export function register(program: Command): void {
         if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
         process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${modelLabel(flags.model)}\n`);
         const progress = progressLine();
+        const monolithic = () => {
+          const model = new BedrockModel({
+            modelId: getEnvConfig('dev').modelId ?? plugin.def.manifest.model.id,
+            maxTokens: plugin.def.manifest.model.maxTokens,
+            region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
+          });
+          return runMonolithicEvalCases(plugin, cases, flags.model === 'bedrock' ? model : { name: 'offline', converse: () => Promise.reject(new Error('offline')) });
+        };
+        if (flags.mode !== 'step') {
+          const legacy = await monolithic();
+          if (flags.mode === 'monolithic') {
+            if (flags.json) printJson(legacy);
+            else process.stdout.write(reportText(legacy, flags));
+            process.exitCode = legacy.failed > 0 ? 1 : 0;
+            return;
+          }
+          const stepMode = await withCleanStdout(() => runEvalCases(workflow, cases, { model: flags.model, session: { logLevel: logLevelFor(flags) } }));
+          const comparison = compareEvalRuns(stepMode, legacy);
+          if (flags.json) printJson({ step: stepMode, monolithic: legacy, comparison });
+          else
+            process.stdout.write(
+              `step mode:       ${stepMode.passed}/${stepMode.total} passed, ${comparison.modelCalls.a.toFixed(2)} model calls per case\n` +
+                `monolithic mode: ${legacy.passed}/${legacy.total} passed, ${comparison.modelCalls.b.toFixed(2)} model calls per case\n`,
+            );
+          process.exitCode = stepMode.failed + legacy.failed > 0 ? 1 : 0;
+          return;
+        }
         const report = await withCleanStdout(() =>
           runEvalCases(workflow, cases, {
             model: flags.model,

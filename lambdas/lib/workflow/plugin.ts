@@ -11,6 +11,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ZodObject } from 'zod';
 import { checkConsensusTools } from '../../steps/consensus.ts';
+import type { FastPath } from '../../steps/fast-path.ts';
 import type { CodeStep } from '../../steps/types.ts';
 import { toolModuleName, type ToolDefinition } from '../../tools/types.ts';
 import { DefinitionError } from '../errors.ts';
@@ -28,6 +29,8 @@ export interface WorkflowPlugin {
   readonly tools: Readonly<Record<string, ToolDefinition>>;
   /** Every code step's handler, by its frontmatter `handler`. */
   readonly codeSteps: Readonly<Record<string, CodeStep>>;
+  /** Every fast path of the manifest (`fastPaths`), by the LLM step it runs before. */
+  readonly fastPaths?: Readonly<Record<string, FastPath>>;
 }
 
 export const codeStepModule = (workflow: string, handler: string) => `lambdas/workflows/${workflow}/steps/${handler}.ts`;
@@ -49,13 +52,26 @@ async function defaultExport(path: string, load: () => Promise<{ default?: unkno
 const importCodeStep = (workflow: string, handler: string) => import(`../../workflows/${workflow}/steps/${handler}.ts`);
 const importTool = (workflow: string, file: string) => import(`../../workflows/${workflow}/tools/${file}.ts`);
 
-/** The code step `handler` of `workflow`, checked to be a function. */
-async function loadCodeStep(def: WorkflowDefinition, handler: string, file: string): Promise<CodeStep> {
+/** The code step (or fast path) `handler` of `workflow`, checked to be a function. */
+async function loadCodeStep<T = CodeStep>(def: WorkflowDefinition, handler: string, file: string, field = 'handler'): Promise<T> {
   const workflow = def.manifest.name;
   const found = await defaultExport(codeStepModule(workflow, handler), () => importCodeStep(workflow, handler));
-  if (found.problem) throw new DefinitionError(file, 'handler', `${found.problem} (a code step module default-exports its handler)`);
-  if (typeof found.value !== 'function') throw new DefinitionError(file, 'handler', `${codeStepModule(workflow, handler)}: the default export is not a function`);
-  return found.value as CodeStep;
+  if (found.problem) throw new DefinitionError(file, field, `${found.problem} (a code step module default-exports its handler)`);
+  if (typeof found.value !== 'function') throw new DefinitionError(file, field, `${codeStepModule(workflow, handler)}: the default export is not a function`);
+  return found.value as T;
+}
+
+/** The manifest's fast paths, each before an LLM step of the workflow. */
+async function loadFastPaths(def: WorkflowDefinition): Promise<Record<string, FastPath>> {
+  const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
+  const fastPaths: Record<string, FastPath> = {};
+  for (const [stepName, handler] of Object.entries(def.manifest.fastPaths)) {
+    const field = `fastPaths.${stepName}`;
+    const step = def.steps.find((s) => s.name === stepName);
+    if (step?.kind !== 'llm') throw new DefinitionError(manifestFile, field, step ? 'a fast path goes before an LLM step; this is a code step' : `no step "${stepName}"`);
+    fastPaths[stepName] = await loadCodeStep<FastPath>(def, handler, manifestFile, field);
+  }
+  return fastPaths;
 }
 
 /** The tool `name` of `workflow`, checked to be a `defineTool` definition of that name. */
@@ -107,7 +123,7 @@ export async function resolvePlugin(def: WorkflowDefinition): Promise<WorkflowPl
   for (const [i, name] of def.manifest.tools.entries()) tools[name] = await loadTool(def, name, `tools.${i}`);
   const codeSteps: Record<string, CodeStep> = {};
   for (const step of def.steps) if (step.kind === 'code') codeSteps[step.handler!] ??= await loadCodeStep(def, step.handler!, step.file);
-  const plugin = { def, tools, codeSteps };
+  const plugin = { def, tools, codeSteps, fastPaths: await loadFastPaths(def) };
   checkBindings(plugin);
   return plugin;
 }

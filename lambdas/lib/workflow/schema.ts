@@ -82,6 +82,12 @@ export const ManifestSchema = z
     retry: RetryPolicy.default({ maxAttempts: 3, intervalSeconds: 2, backoffRate: 2, maxDelaySeconds: 30 }).describe(
       'Retry of transient errors (model throttling or timeout, tool outages) before the fallback takes over.',
     ),
+    fastPaths: z
+      .record(StepName, z.string().regex(/^[a-z0-9-]+$/))
+      .default({})
+      .describe(
+        'Per LLM step, a fast path tried before its model: the module `lambdas/workflows/<workflow>/steps/<handler>.ts` (default export `defineFastPath`) decides the step without a model call or abstains (`null`) and the model decides. `FAST_PATHS=off` in the functions\' environment turns them off (A/B against the model path).',
+      ),
     tools: z
       .array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'snake_case tool name'))
       .default([])

@@ -19,14 +19,15 @@ const S02 = '02-check-warranty';
 /** Each sample's expected outcome: the step trail with who decided each step, or the ingress refusal. */
 const EXPECTED: Record<string, { status: 'SUCCEEDED' } & { trail: [string, string][] } | { status: 'REJECTED'; reason: string }> = {
   'auto-reply.eml': { status: 'REJECTED', reason: 'auto_submitted' },
-  'expired-warranty.eml': { status: 'SUCCEEDED', trail: [[S01, 'offline'], [S02, 'code'], ['03c-expired-warranty', 'offline']] },
+  // A clear claim (one serial, a fault) is routed by step 01's fast path: `code`, no model call.
+  'expired-warranty.eml': { status: 'SUCCEEDED', trail: [[S01, 'code'], [S02, 'code'], ['03c-expired-warranty', 'offline']] },
   'missing-serial.eml': { status: 'SUCCEEDED', trail: [[S01, 'offline'], ['03d-request-serial', 'offline']] },
   'out-of-scope.eml': { status: 'SUCCEEDED', trail: [[S01, 'offline'], ['04-out-of-scope', 'code']] },
   'spam.eml': { status: 'REJECTED', reason: 'spam' },
-  'unknown-serial.eml': { status: 'SUCCEEDED', trail: [[S01, 'offline'], [S02, 'code'], ['03b-device-not-found', 'offline']] },
+  'unknown-serial.eml': { status: 'SUCCEEDED', trail: [[S01, 'code'], [S02, 'code'], ['03b-device-not-found', 'offline']] },
   'valid-warranty.eml': {
     status: 'SUCCEEDED',
-    trail: [[S01, 'offline'], [S02, 'code'], ['03a-valid-warranty', 'offline'], ['05-send-confirmation', 'offline']],
+    trail: [[S01, 'code'], [S02, 'code'], ['03a-valid-warranty', 'offline'], ['05-send-confirmation', 'offline']],
   },
 };
 /** Sender and subject of each accepted sample (the reply goes to the sender, in the sender's thread). */
@@ -107,15 +108,15 @@ describe('the samples', () => {
     expect(() => expandInputPaths([historyDir], ['.eml'])).toThrow(/no inputs in .* \(looked for \*\.eml\)/);
   });
 
-  it('reports the model calls and tokens of every step and of the execution (the valid claim: 3 model calls, 03a and 05 route without one)', () => {
+  it('reports the model calls and tokens of every step and of the execution (the valid claim: 2 model calls: the fast path decides 01, 03a and 05 route without a route call)', () => {
     const result = byFile('valid-warranty.eml');
     expect(result.steps.map((s) => [s.name, s.usage?.modelCalls])).toEqual([
-      [S01, 1],
+      [S01, 0],
       [S02, 0],
       ['03a-valid-warranty', 1],
       ['05-send-confirmation', 1],
     ]);
-    expect(result.usage).toEqual({ modelCalls: 3, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
+    expect(result.usage).toEqual({ modelCalls: 2, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
     expect(result.steps[2]!.fields.ticketId).toEqual(expect.any(String));
   });
 

@@ -11,7 +11,8 @@ import { captureLogger, fakeToolbox, inboundEmail, previousState, scriptedModel,
 import { failure } from '../../support/failure.ts';
 
 const BODY = 'Hello, my Aurora 14 laptop is broken and will not start. The serial number is SN12345. Anna';
-const ENV = { WORKFLOW: 'warranty-email', MODEL_PROVIDER: 'offline' };
+// The model path of every step (step 01's fast path has its own tests, test/performance/fast-path*.ts).
+const ENV = { WORKFLOW: 'warranty-email', MODEL_PROVIDER: 'offline', FAST_PATHS: 'off' };
 
 function setup(overrides: Partial<StepServices> = {}, stored: StoredEmail | null = { email: inboundEmail(), body: BODY }) {
   const events = memoryEventLog();
@@ -180,7 +181,7 @@ describe('step handler with MODEL_PROVIDER=bedrock (local Converse server)', () 
     await server.stop();
   });
 
-  const bedrockEnv = (step: string) => ({ WORKFLOW: 'warranty-email', STEP: step, MODEL_PROVIDER: 'bedrock', MODEL_ID: 'test.pinned-model-v1:0', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: endpoint });
+  const bedrockEnv = (step: string) => ({ WORKFLOW: 'warranty-email', STEP: step, MODEL_PROVIDER: 'bedrock', MODEL_ID: 'test.pinned-model-v1:0', AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_BEDROCK_RUNTIME: endpoint, FAST_PATHS: 'off' });
 
   it('calls the pinned model and records its decision and usage', async () => {
     server.reply({

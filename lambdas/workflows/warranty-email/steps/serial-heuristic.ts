@@ -1,0 +1,49 @@
+import { defineFastPath } from '../../../steps/fast-path.ts';
+import { normalizeSerial } from '../registry.ts';
+
+/** A serial as customers write it: "SN12345", "sn 12345", "SN-12345" (5 to 8 digits). */
+const WRITTEN_SERIAL = /\bSN[\s-]?(\d{5,8})\b/gi;
+/** Digits glued to a serial-like prefix or a longer digit run: not a clean serial, let the model read it. */
+const MALFORMED_SERIAL = /\bSN[\s-]?\d{1,4}\b|\bSN[\s-]?\d{9,}\b/i;
+
+const words = (list: string[]) => new RegExp(`\\b(?:${list.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "['\u2019]")).join('|')})\\b`, 'gi');
+
+/** A device fault or a warranty request: what makes an email a claim. */
+const CLAIM = words([
+  'broken', 'broke', 'not working', 'stopped working', "doesn't work", 'does not work', "won't turn on", 'will not turn on',
+  "won't charge", 'not charging', 'stopped charging', 'no power', 'dead', 'defect', 'defective', 'faulty', 'malfunction',
+  'malfunctioning', 'damaged', 'cracked', 'overheating', 'repair', 'keeps crashing', 'keeps restarting', 'flickering',
+  'warranty', 'guarantee', 'RMA', 'replacement', 'replaced',
+]);
+/** Anything besides a claim (sales, billing, accounts...): the model decides whether it is one. */
+const OTHER_BUSINESS = words([
+  'invoice', 'billing', 'payment', 'price', 'pricing', 'quote', 'discount', 'order status', 'tracking number', 'partnership',
+  'sponsorship', 'job', 'career', 'vacancy', 'unsubscribe', 'newsletter', 'webinar', 'password', 'extended warranty',
+  'buy', 'purchase', 'refund', 'order number',
+]);
+/** Text that tries to steer the workflow: always the model (with its injection rules), never a shortcut. */
+const STEERING = /NEXT_STEP|\broute\b|\bsystem\b|\binstruction|\bignore\b|\bassistant\b|\bprompt\b/i;
+
+/**
+ * Step 01's fast path (seed AC3: heuristic routing, the model for ambiguous cases). It decides only
+ * the clear claim: exactly one well-formed serial number, a fault or warranty request, nothing else
+ * asked for and no text addressed to the workflow; then it routes to the warranty check. Any other
+ * email (no serial, several, other business, instructions in the mail) is left to the model.
+ */
+export default defineFastPath(({ untrusted }) => {
+  const email = (untrusted?.email ?? {}) as { subject?: unknown; body?: unknown };
+  const text = `${typeof email.subject === 'string' ? email.subject : ''}\n${typeof email.body === 'string' ? email.body : ''}`;
+  const serials = new Set([...text.matchAll(WRITTEN_SERIAL)].map((m) => normalizeSerial(`SN${m[1]}`)));
+  if (serials.size !== 1 || MALFORMED_SERIAL.test(text) || STEERING.test(text) || OTHER_BUSINESS.test(text)) return null;
+  const claim = [...new Set([...text.matchAll(CLAIM)].map((m) => m[0].toLowerCase()))];
+  if (!claim.length) return null;
+  return {
+    next: '02-check-warranty',
+    reason: 'one serial number and a warranty claim, nothing else asked',
+    fields: {
+      serialNumber: [...serials][0]!,
+      // Only the matched keywords: no text copied from the email, so no personal data.
+      issueSummary: `Customer reports: ${claim.join(', ')}.`,
+    },
+  };
+});

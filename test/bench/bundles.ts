@@ -1,0 +1,67 @@
+/**
+ * Every Lambda entry of the app bundled as `StepwiseFunction` bundles it (ESM, minified, names
+ * kept, the SDK inside), measured: minified size, the largest packages in it, and module
+ * initialisation time (importing the bundle in a fresh Node process).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { ESBUILD_DEFAULTS } from '../../infra/constructs/stepwise-function.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+
+export interface BundleFigure {
+  entry: string;
+  minifiedKB: number;
+  /** The five largest packages (or project folders) in the bundle, KB of output. */
+  largest: Record<string, number>;
+  initMs: number;
+}
+
+const packageOf = (path: string) => {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  return m ? m[1]! : path.split('/').slice(0, 2).join('/');
+};
+
+/** Bundle and measure each entry (without source maps: they are a separate file). */
+export async function measureBundles(entries: readonly string[]): Promise<BundleFigure[]> {
+  const out = mkdtempSync(join(tmpdir(), 'stepwise-bench-bundles-'));
+  try {
+    const figures: BundleFigure[] = [];
+    for (const entry of entries) {
+      const outfile = join(out, `${entry.replace(/[/.]/g, '_')}.mjs`);
+      const result = await build({
+        entryPoints: [join(PROJECT_ROOT, entry)],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: ESBUILD_DEFAULTS.target,
+        minify: ESBUILD_DEFAULTS.minify,
+        keepNames: ESBUILD_DEFAULTS.keepNames,
+        mainFields: ['module', 'main'],
+        banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+        metafile: true,
+        logLevel: 'silent',
+      });
+      const bytes: Record<string, number> = {};
+      for (const output of Object.values(result.metafile.outputs))
+        for (const [path, input] of Object.entries(output.inputs)) bytes[packageOf(path)] = (bytes[packageOf(path)] ?? 0) + input.bytesInOutput;
+      const largest = Object.fromEntries(
+        Object.entries(bytes)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 5)
+          .map(([k, v]) => [k, Math.round(v / 102.4) / 10]),
+      );
+      const probe = join(out, 'probe.mjs');
+      writeFileSync(probe, `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(outfile).href)}); process.stdout.write(String(performance.now() - t));`);
+      const initMs = Number(execFileSync(process.execPath, [probe], { encoding: 'utf8', env: { ...process.env, AWS_REGION: 'us-east-1' } }));
+      figures.push({ entry, minifiedKB: Math.round(statSync(outfile).size / 102.4) / 10, largest, initMs: Math.round(initMs * 10) / 10 });
+    }
+    return figures;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,30 @@
+/** The README's benchmark tables, produced from the bench document (`npm run -s bench -- --markdown`). */
+import type { Target } from './harness.ts';
+
+const num = (v: unknown, digits = 2) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(digits)) : 'not measured');
+
+/** Markdown for the document `BenchRun.writeJson` returns. */
+export function benchMarkdown(document: Record<string, any>): string {
+  const lines = [`Measured ${String(document.finishedAt).slice(0, 10)} on ${document.environment.cpus} × ${document.environment.cpu}, Node ${document.environment.node}, commit ${document.environment.commit}.`, ''];
+  lines.push('| Target | Value | Limit | Holds |', '| --- | --- | --- | --- |');
+  for (const [name, t] of Object.entries(document.targets as Record<string, Target>))
+    lines.push(`| \`${name}\`: ${t.description} | ${num(t.value)} | ${t.when === 'value <= limit' ? '≤' : '≥'} ${t.limit} | ${t.holds ? 'yes' : 'no'} |`);
+  const o = document.figures.orchestration;
+  if (o) {
+    lines.push('', `| Orchestration (same handlers, ${o.rounds} interleaved rounds of the 5 flow samples) | ms per email | × plain chain |`, '| --- | --- | --- |');
+    for (const v of ['chain', 'runtime', 'langgraph']) lines.push(`| ${v} | ${num(o.meanMsPerEmail[v], 1)} | ${num(o.meanMsPerEmail[v] / o.meanMsPerEmail.chain)} |`);
+  }
+  const c = document.figures.cost;
+  if (c) {
+    lines.push('', `| Per 1,000 executions (${c.modelId}, mean of the 5 flows), USD | fast path | model path |`, '| --- | --- | --- |');
+    for (const k of Object.keys(c.fastPath.costPer1000)) lines.push(`| ${k} | ${num(c.fastPath.costPer1000[k], 4)} | ${num(c.modelPath.costPer1000[k], 4)} |`);
+    lines.push(`| model calls per execution | ${num(c.fastPath.meanCounts.modelCalls)} | ${num(c.modelPath.meanCounts.modelCalls)} |`);
+    lines.push(`| state transitions per execution | ${num(c.fastPath.meanCounts.stateTransitions)} | ${num(c.modelPath.meanCounts.stateTransitions)} |`);
+  }
+  const b = document.figures.bundles as { entry: string; minifiedKB: number; initMs: number }[] | undefined;
+  if (b) {
+    lines.push('', '| Lambda bundle | minified KB | init ms |', '| --- | --- | --- |');
+    for (const f of b) lines.push(`| \`${f.entry}\` | ${f.minifiedKB} | ${f.initMs} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}
