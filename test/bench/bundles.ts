@@ -8,9 +8,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { ESBUILD_DEFAULTS } from '../../infra/constructs/stepwise-function.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { bundleLikeLambda } from '../support/bundle.ts';
 
 export interface BundleFigure {
   entry: string;
@@ -32,22 +30,9 @@ export async function measureBundles(entries: readonly string[]): Promise<Bundle
     const figures: BundleFigure[] = [];
     for (const entry of entries) {
       const outfile = join(out, `${entry.replace(/[/.]/g, '_')}.mjs`);
-      const result = await build({
-        entryPoints: [join(PROJECT_ROOT, entry)],
-        outfile,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: ESBUILD_DEFAULTS.target,
-        minify: ESBUILD_DEFAULTS.minify,
-        keepNames: ESBUILD_DEFAULTS.keepNames,
-        mainFields: ['module', 'main'],
-        banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-        metafile: true,
-        logLevel: 'silent',
-      });
+      const metafile = await bundleLikeLambda(entry, outfile);
       const bytes: Record<string, number> = {};
-      for (const output of Object.values(result.metafile.outputs))
+      for (const output of Object.values(metafile.outputs))
         for (const [path, input] of Object.entries(output.inputs)) bytes[packageOf(path)] = (bytes[packageOf(path)] ?? 0) + input.bytesInOutput;
       const largest = Object.fromEntries(
         Object.entries(bytes)

@@ -7,11 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ESBUILD_DEFAULTS } from '../../infra/constructs/stepwise-function.ts';
 import * as source from '../../lambdas/lib/errors.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { bundleLikeLambda } from '../support/bundle.ts';
 
 const out = mkdtempSync(join(tmpdir(), 'stepwise-bundle-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -19,18 +17,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 /** Bundle an entry the way StepwiseFunction does (ESM, node, minified, names kept) and import it. */
 async function bundle(entry: string, name: string): Promise<Record<string, any>> {
   const outfile = join(out, `${name}.mjs`);
-  await build({
-    entryPoints: [join(PROJECT_ROOT, entry)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: ESBUILD_DEFAULTS.target,
-    minify: ESBUILD_DEFAULTS.minify,
-    keepNames: ESBUILD_DEFAULTS.keepNames,
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-    logLevel: 'silent',
-  });
+  await bundleLikeLambda(entry, outfile);
   return import(pathToFileURL(outfile).href);
 }
 
