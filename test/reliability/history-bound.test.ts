@@ -1,25 +1,32 @@
 /** State under 256 KiB is the state-size guard's (state-size tests); history under 25,000 events is this bound's. */
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
-import { stateMachineOf, synthApp } from '../infra/template.ts';
+import { synthProject } from '../../infra/local/synth.ts';
+import { listWorkflows, loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 import { recordFigure } from './figures.ts';
 import { HISTORY_EVENT_LIMIT, worstCaseHistoryEvents } from './history.ts';
 
-const { stacks } = synthApp('prod');
+const app = synthProject('prod');
 
 describe('execution history', () => {
-  it.each(Object.keys(stacks.workflows))('%s: the worst case (every retry exhausted at every step up to the breaker) stays under 25,000 events', (workflow) => {
-    const { asl } = stateMachineOf(Template.fromStack(stacks.workflows[workflow]!));
-    const bound = worstCaseHistoryEvents(asl, loadWorkflow(workflow).manifest.maxSteps);
+  it.each(listWorkflows())('%s: the worst case (every retry exhausted at every step up to the breaker) stays under 25,000 events', (workflow) => {
+    const { definition } = app.stateMachines.find((m) => m.workflowName === workflow)!;
+    const def = loadWorkflow(workflow);
+    const samples = Math.max(0, ...def.steps.map((s) => s.consensus?.samples ?? 0));
+    const bound = worstCaseHistoryEvents(definition, def.manifest.maxSteps, samples);
     expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
     recordFigure(`history bound (${workflow})`, `at most ${bound} events per execution (limit ${HISTORY_EVENT_LIMIT})`);
   });
 
   it('counts retries, visits and the states the bound cannot cover', () => {
     const task = (retries: number[]) => ({ Type: 'Task', Retry: retries.map((MaxAttempts) => ({ MaxAttempts })) });
-    expect(worstCaseHistoryEvents({ States: { S: { Type: 'Pass' }, A: task([]), R: { Type: 'Choice' }, D: { Type: 'Succeed' } } }, 1)).toBe(2 + 2 + 2 * 7 + 2);
-    expect(worstCaseHistoryEvents({ States: { A: task([3, 6]) } }, 10)).toBe(2 + 11 * (2 + 30 + 2) + 2);
+    // Two visits, each charged the Task (2 + 3 * 1 attempt) and the Pass and Choice (2 each).
+    expect(worstCaseHistoryEvents({ States: { S: { Type: 'Pass' }, A: task([]), R: { Type: 'Choice' }, D: { Type: 'Succeed' } } }, 1)).toBe(2 + 2 * (5 + 4) + 2);
+    // Eleven visits of a Task with 1 + 3 + 6 attempts.
+    expect(worstCaseHistoryEvents({ States: { A: task([3, 6]) } }, 10)).toBe(2 + 11 * (2 + 30) + 2);
     expect(() => worstCaseHistoryEvents({ States: { M: { Type: 'Map' } } }, 10)).toThrow(/Map/);
+    expect(() => worstCaseHistoryEvents({ States: { P: { Type: 'Parallel' } } }, 10)).toThrow(/Parallel/);
+    const map = { Type: 'Map', ItemProcessor: { States: { T: task([2]) } } };
+    // A visit: the busiest Task (2 + 3 * 3), the Map's 4 events, 5 items of (2 + the inner Task's 2 + 3 * 3).
+    expect(worstCaseHistoryEvents({ States: { A: task([2]), M: map } }, 1, 5)).toBe(2 + 2 * (11 + 4 + 5 * 13) + 2);
   });
 });
