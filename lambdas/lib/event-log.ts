@@ -7,7 +7,7 @@
  * dashboards and INFO logs.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { StepOutput } from './contracts.ts';
 import type { StepFrontmatter } from './workflow/schema.ts';
@@ -114,6 +114,25 @@ export function eventSortKey(event: StepwiseEvent): string {
 
 export const eventPartitionKey = (executionName: string) => `EXEC#${executionName}`;
 
+/**
+ * Every item of one execution in EVENTS_TABLE whose sort key starts with `prefix`, in key order,
+ * read consistently across all pages.
+ */
+export async function queryExecutionItems(doc: DynamoDBDocumentClient, tableName: string, executionName: string, prefix: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  const pages = paginateQuery(
+    { client: doc },
+    {
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': eventPartitionKey(executionName), ':prefix': prefix },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
+}
+
 /** DynamoDB adapter (EVENTS_TABLE; `pk = EXEC#<execution>`, `sk = EVT#<position>#...`). */
 export function dynamoEventLog(client: DynamoDBClient, tableName: string): EventLog {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
@@ -135,22 +154,8 @@ export function dynamoEventLog(client: DynamoDBClient, tableName: string): Event
       }
     },
     async list(executionName) {
-      const events: StepwiseEvent[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
-            ExpressionAttributeValues: { ':pk': eventPartitionKey(executionName), ':evt': 'EVT#' },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const { pk: _pk, sk: _sk, ...event } of page.Items ?? []) events.push(StepwiseEvent.parse(event));
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return events;
+      const items = await queryExecutionItems(doc, tableName, executionName, 'EVT#');
+      return items.map(({ pk: _pk, sk: _sk, ...event }) => StepwiseEvent.parse(event));
     },
   };
 }

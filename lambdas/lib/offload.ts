@@ -8,11 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { StepOutput } from './contracts.ts';
 import { StateTooLargeError } from './errors.ts';
-import { eventPartitionKey } from './event-log.ts';
+import { eventPartitionKey, queryExecutionItems } from './event-log.ts';
 
 /**
  * Past this many bytes of a step's returned payload (UTF-8 JSON), its largest output values are
@@ -63,22 +63,8 @@ export function dynamoValueStore(client: DynamoDBClient, tableName: string): Val
       }
     },
     async get(execution, key) {
-      const chunks: Uint8Array[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :key)',
-            ExpressionAttributeValues: { ':pk': eventPartitionKey(execution), ':key': `${key}#` },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) chunks.push(item.value as Uint8Array);
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return chunks;
+      const items = await queryExecutionItems(doc, tableName, execution, `${key}#`);
+      return items.map((item) => item.value as Uint8Array);
     },
   };
 }
