@@ -149,7 +149,7 @@ expected_output:
       output_contains: ["NEXT_STEP: DONE", "Pro plan"]
   expected_function_calls: [lookup_account]
 `,
-    [`${code}/tools/lookup-account.ts`]: `import { z } from 'zod';
+    [`${code}/tools/lookup-account.ts`]: `import * as z from 'zod';
 import { defineTool } from '../../../tools/types.ts';
 
 /** A stand-in account directory: replace it with your system (declare its table or API in \`resources\`). */

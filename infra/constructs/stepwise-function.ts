@@ -5,13 +5,16 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
+import { compileDefinitions } from '../../lambdas/lib/definition-file.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import type { EnvConfig } from '../config.ts';
 
 /** CloudFormation Metadata key on every `AWS::Lambda::Function`: the handler module, relative to the repo root. The local runtime imports it. */
 export const ENTRY_METADATA = 'stepwise:entry';
+/** Metadata key on a function shipped with a workflow folder: the folder, relative to the repo root (the bundle bench rebuilds it). */
+export const WORKFLOW_DIR_METADATA = 'stepwise:workflowDir';
 /** Where a bundled workflow folder lands inside the Lambda (`/var/task` is the code root). */
 export const LAMBDA_STATEMACHINES_DIR = '/var/task/statemachines';
 
@@ -29,8 +32,9 @@ export interface StepwiseFunctionProps {
   /** `POWERTOOLS_SERVICE_NAME`: groups logs, traces and metrics. */
   readonly serviceName: string;
   /**
-   * A workflow folder shipped with the code at
-   * `/var/task/statemachines/<folder name>/`; sets `STATEMACHINES_DIR` to match.
+   * A workflow folder shipped with the code at `/var/task/statemachines/<folder name>/`; sets
+   * `STATEMACHINES_DIR` to match. The bundle also carries the folder's definition files compiled
+   * to JSON and only that workflow's code ({@link bundleSettings}).
    * @default no workflow files are bundled and STATEMACHINES_DIR is not set
    */
   readonly workflowDir?: string;
@@ -61,9 +65,64 @@ export const metricsNamespace = (config: EnvConfig): string => `${DEFAULT_METRIC
  */
 export const ESBUILD_DEFAULTS = { target: 'node22', minify: true, keepNames: true, sourceMap: true } as const;
 
+/** What decides a bundle's content besides its entry. */
+export interface BundleOptions {
+  /** The workflow folder the function is shipped with. @default none */
+  readonly workflowDir?: string;
+  /** The environment's `sdkTraces`. @default false */
+  readonly sdkTraces?: boolean;
+  /** The environment's `bundleAwsSdk`. @default false */
+  readonly bundleAwsSdk?: boolean;
+}
+
+/** The esbuild settings of a bundle beyond {@link ESBUILD_DEFAULTS}. */
+export interface BundleSettings {
+  readonly define: Record<string, string>;
+  readonly external: string[];
+}
+
+/**
+ * What esbuild `define`s and leaves out in a bundle.
+ *
+ * Defined (see lambdas/lib/definition-file.ts, lambdas/lib/workflow/plugin.ts and
+ * lambdas/lib/observability.ts): that it is a Lambda bundle, which parses no YAML; the definition
+ * files of its workflow folder compiled to JSON (none without one); the workflow's name, so the
+ * bundle globs only that workflow's code; and whether the X-Ray SDK comes along. esbuild folds the
+ * constants and leaves out what they rule out.
+ *
+ * Left out, unless the environment sets `bundleAwsSdk`: AWS SDK v3, which the Lambda runtime ships
+ * (every client, lib-dynamodb included) and which was half of every bundle. The calls the functions
+ * make (Converse with cache points, conditional writes and transactions, Scheduler, SES v2,
+ * PutEvents) are all in the runtime's SDK; the local runtime and the tests run the lockfile's.
+ */
+export function bundleSettings({ workflowDir, sdkTraces = false, bundleAwsSdk = false }: BundleOptions = {}): BundleSettings {
+  const folder = workflowDir === undefined ? undefined : basename(workflowDir);
+  return {
+    define: {
+      'process.env.STEPWISE_LAMBDA_BUNDLE': '"true"',
+      'process.env.STEPWISE_SDK_TRACES': sdkTraces ? '"on"' : '"off"',
+      'process.env.STEPWISE_COMPILED_DEFINITIONS': workflowDir === undefined ? '{}' : JSON.stringify(compileDefinitions(workflowDir, `${LAMBDA_STATEMACHINES_DIR}/${folder}`)),
+      ...(folder !== undefined && { 'process.env.STEPWISE_BUNDLED_WORKFLOW': JSON.stringify(folder) }),
+    },
+    external: bundleAwsSdk ? [] : ['@aws-sdk/*'],
+  };
+}
+
+/** Per app, the settings of each workflow folder and options: its functions share one compilation. */
+const settingsPerApp = new WeakMap<IConstruct, Map<string, BundleSettings>>();
+
+function sharedSettings(scope: IConstruct, options: BundleOptions): BundleSettings {
+  let known = settingsPerApp.get(scope.node.root);
+  if (!known) settingsPerApp.set(scope.node.root, (known = new Map()));
+  const key = JSON.stringify(options);
+  let settings = known.get(key);
+  if (!settings) known.set(key, (settings = bundleSettings(options)));
+  return settings;
+}
+
 /**
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
- * the local esbuild (minified, source maps on), X-Ray active tracing, its own log group with the
+ * the local esbuild (minified, source maps on, {@link bundleSettings}), X-Ray active tracing, its own log group with the
  * environment's retention and removal policy, its own role (no managed policies; it may only write
  * to its log group until something is bound), Powertools settings (service name, log level, metrics
  * namespace), and the `stepwise:entry` metadata the local runtime maps back to the handler module.
@@ -88,6 +147,7 @@ export class StepwiseFunction extends NodejsFunction {
       removalPolicy: props.config.removalPolicy,
     });
     const workflowDir = props.workflowDir && resolve(props.workflowDir);
+    const bundle = sharedSettings(scope, { workflowDir, sdkTraces: props.config.sdkTraces, bundleAwsSdk: props.config.bundleAwsSdk });
 
     super(scope, id, {
       entry,
@@ -113,8 +173,8 @@ export class StepwiseFunction extends NodejsFunction {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
         banner: CREATE_REQUIRE_BANNER,
-        // Ship the SDK version the code was tested with locally instead of the runtime's.
-        bundleAwsSDK: true,
+        define: bundle.define,
+        externalModules: bundle.external,
         ...(workflowDir !== undefined && {
           commandHooks: {
             beforeBundling: () => [],
@@ -131,6 +191,7 @@ export class StepwiseFunction extends NodejsFunction {
     logGroup.grantWrite(role);
     const cfn = this.node.defaultChild as lambda.CfnFunction;
     cfn.addMetadata(ENTRY_METADATA, entryPath);
+    if (workflowDir !== undefined) cfn.addMetadata(WORKFLOW_DIR_METADATA, relative(PROJECT_ROOT, workflowDir).split(sep).join('/'));
     this.enableActiveTracing(scope, id, role, cfn);
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',

@@ -19,7 +19,7 @@ import {
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DefinitionError, JavaNotFoundError, LocalServiceError } from '../../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import type { CfnResource, CfnTemplate } from './tokens.ts';

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 

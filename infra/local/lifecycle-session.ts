@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError, LocalServiceError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { toPutEventsEntry, type LeadEventSource } from '../../lambdas/lifecycle/envelope.ts';

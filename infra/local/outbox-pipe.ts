@@ -10,7 +10,7 @@
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DefinitionError, LocalServiceError } from '../../lambdas/lib/errors.ts';
 import type { MemoryLeadStore, StreamRecord } from '../../lambdas/lifecycle/store.ts';
 import { compilePattern, type EventMatcher } from './eventbridge/pattern.ts';

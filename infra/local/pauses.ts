@@ -24,7 +24,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 

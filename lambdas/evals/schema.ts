@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkDefinition, parseDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError } from '../lib/errors.ts';
 import { StepName } from '../lib/workflow/schema.ts';

@@ -12,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { emailUntrusted } from '../triggers/email/context.ts';
 import { dynamoEmailStore, type EmailStore } from '../triggers/email/store.ts';
 import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';

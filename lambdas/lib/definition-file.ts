@@ -1,6 +1,6 @@
-import { relative } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import type { z } from 'zod';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type * as z from 'zod';
 import { DefinitionError } from './errors.ts';
 
 /** A path as users see it in error messages: relative to the working directory. */
@@ -27,17 +27,87 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
   throw new DefinitionError(file, path.map(String).join('.') || '(root)', message);
 }
 
+// A Lambda bundle parses no YAML (see the compiled definitions below): esbuild folds the condition
+// and leaves the parser out; run from source, it is loaded here.
+const yaml = process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? await import('yaml') : undefined;
+
 /**
  * Parse YAML text; a syntax error becomes a DefinitionError on field `(yaml)` that gives the line in
  * the file itself (`firstLine`: where `text` starts in it, e.g. 2 for frontmatter after `---`).
  */
 export function parseDefinitionYaml(text: string, file: string, firstLine = 1): unknown {
+  if (!yaml) throw new DefinitionError(file, '(yaml)', 'a Lambda bundle parses no YAML: its definitions are compiled at build time');
   try {
-    return parseYaml(text);
+    return yaml.parse(text);
   } catch (e) {
     const { message, linePos } = e as Error & { linePos?: [{ line: number; col: number }] };
     const first = message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     const where = linePos ? `line ${linePos[0].line + firstLine - 1}, column ${linePos[0].col}: ` : '';
     throw new DefinitionError(file, '(yaml)', `${where}${first}`);
   }
+}
+
+/** A markdown definition file: its YAML frontmatter (between `---` lines), parsed, and the body after it. */
+export interface FrontmatterFile {
+  readonly frontmatter: unknown;
+  readonly body: string;
+}
+
+const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
+
+/** Split and parse a markdown file's frontmatter; `file` names it in errors. */
+export function parseFrontmatter(text: string, file: string): FrontmatterFile {
+  const m = FRONTMATTER.exec(text);
+  if (!m) throw new DefinitionError(file, '(frontmatter)', 'missing YAML frontmatter between --- lines');
+  return { frontmatter: parseDefinitionYaml(m[1]!, file, 2), body: m[2]! };
+}
+
+/*
+ * Definition files compiled at build time. Every Lambda bundle carries its workflow folder's YAML and
+ * frontmatter already parsed (none without a folder), keyed by the path each file has in the
+ * Lambda: a cold start parses no YAML. StepwiseFunction `define`s STEPWISE_LAMBDA_BUNDLE and
+ * STEPWISE_COMPILED_DEFINITIONS for esbuild, which drops the parsing branches below; run from
+ * source both are undefined and the files are parsed.
+ */
+
+/** The compiled file at `file`, in a bundle built with a workflow folder. */
+function compiled(file: string): unknown {
+  const table = process.env.STEPWISE_COMPILED_DEFINITIONS as unknown as Readonly<Record<string, unknown>>;
+  if (!Object.hasOwn(table, file)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
+  return table[file];
+}
+
+/** Read and parse a YAML definition file. */
+export function readDefinitionYaml(file: string): unknown {
+  if (process.env.STEPWISE_LAMBDA_BUNDLE !== undefined) return compiled(file);
+  return parseDefinitionYaml(readFileSync(file, 'utf8'), relPath(file));
+}
+
+/** Read a markdown definition file with YAML frontmatter. */
+export function readFrontmatterFile(file: string): FrontmatterFile {
+  if (process.env.STEPWISE_LAMBDA_BUNDLE !== undefined) return compiled(file) as FrontmatterFile;
+  return parseFrontmatter(readFileSync(file, 'utf8'), relPath(file));
+}
+
+/** Folders of a workflow only the CLI reads (`stepwise eval`, `stepwise run`): no Lambda parses them. */
+const CLI_ONLY = new Set(['evals', 'samples']);
+
+/**
+ * Build time: every `.yaml` file and `.md` file with frontmatter under `dir` (but evals and samples), parsed as the readers above parse it,
+ * keyed by its path under `shippedAs` (where the folder lands in the Lambda).
+ */
+export function compileDefinitions(dir: string, shippedAs: string): Record<string, unknown> {
+  const table: Record<string, unknown> = {};
+  for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
+    if (CLI_ONLY.has(entry.split(/[\\/]/)[0]!)) continue;
+    const file = join(dir, entry);
+    const key = join(shippedAs, entry).split('\\').join('/');
+    if (entry.endsWith('.yaml')) table[key] = parseDefinitionYaml(readFileSync(file, 'utf8'), relPath(file));
+    else if (entry.endsWith('.md')) {
+      const text = readFileSync(file, 'utf8');
+      // A markdown file without frontmatter (a README) is documentation, not a definition.
+      if (FRONTMATTER.test(text)) table[key] = parseFrontmatter(text, relPath(file));
+    }
+  }
+  return table;
 }

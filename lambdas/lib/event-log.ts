@@ -8,7 +8,7 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StepOutput } from './contracts.ts';
 import type { StepFrontmatter } from './workflow/schema.ts';
 

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StepOutput } from './contracts.ts';
 import { StateTooLargeError } from './errors.ts';
 import { eventPartitionKey, queryExecutionItems } from './event-log.ts';

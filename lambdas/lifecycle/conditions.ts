@@ -8,7 +8,7 @@
  * held for some event of the current conversation). `event`/`where` and `state`/`sparky` may be
  * combined: every part given must hold.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LEAD_EVENT_TYPES, isSystemEventType, type LeadEventType } from './schema.ts';
 import { NO_TIMERS, TimersSchema } from './timers-config.ts';
 

@@ -16,7 +16,7 @@
  * that can retry (or replay a log) set `detail.eventId` to their own stable id, which then wins.
  */
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 import { LifecycleEventSchema, type LifecycleEvent } from './schema.ts';
 

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkDefinition, parseDefinitionYaml, relPath } from '../lib/definition-file.ts';
+import { checkDefinition, parseDefinitionYaml, readDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError } from '../lib/errors.ts';
 import { STATEMACHINES_DIR } from '../lib/workflow/loader.ts';
 import { AgentConfigSchema, type AgentConfig, type Condition } from './conditions.ts';
@@ -140,7 +140,11 @@ function validate(def: LifecycleDefinition): void {
  * @throws DefinitionError naming the file and the field.
  */
 export function parseLifecycle(text: string, file: string): LifecycleDefinition {
-  const chart = checkDefinition(StatechartFileSchema, parseDefinitionYaml(text, file), file);
+  return lifecycleFrom(parseDefinitionYaml(text, file), file);
+}
+
+function lifecycleFrom(value: unknown, file: string): LifecycleDefinition {
+  const chart = checkDefinition(StatechartFileSchema, value, file);
   const states: Record<string, StateNode> = {};
   const leaves: string[] = [];
   const visit = (name: string, node: StateNodeFile, parent: string | null) => {
@@ -193,7 +197,7 @@ export function loadLifecycle(name: string = LEAD_LIFECYCLE, root: string = STAT
   const hit = cache.get(path);
   if (hit) return hit;
   if (!existsSync(path)) throw new DefinitionError(relPath(path), '(file)', `no statechart for lifecycle "${name}"`);
-  const def = parseLifecycle(readFileSync(path, 'utf8'), relPath(path));
+  const def = lifecycleFrom(readDefinitionYaml(path), relPath(path));
   if (def.name !== name) throw new DefinitionError(def.file, 'name', `must match the folder name "${name}"`);
   cache.set(path, def);
   return def;

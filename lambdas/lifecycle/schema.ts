@@ -4,7 +4,7 @@
  * and the ASL compiler read, and the records the event store persists (events, snapshots, the
  * logged event).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Every event type a lead's log may hold. Fixed by the issue: EventBridge detail-types, the CLI

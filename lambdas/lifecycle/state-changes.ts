@@ -4,7 +4,7 @@
  * follow-up to schedule). Pure: the listener handlers parse, call one of these, and hand the
  * result to their port.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 import { EventBridgeEnvelopeSchema, LIFECYCLE_SOURCE, STATE_CHANGED } from './envelope.ts';
 import { LeadContextSchema, StateName, type LeadSnapshot, type LifecycleDefinition } from './schema.ts';

@@ -3,7 +3,7 @@
  * events the seed leaves to "time passes". Kept apart from conditions.ts so the timer planner and
  * the config schema share it without a cycle.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const TimersSchema = z
   .object({

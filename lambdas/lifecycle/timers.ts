@@ -14,7 +14,7 @@
  * the lead moved on; the sender drops a `follow_up.due` of another version. Cancelling is only tidying.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { FOLLOW_UP_DUE, LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from './envelope.ts';
 import type { LeadSnapshot, LifecycleEvent } from './schema.ts';
 import type { StateChangedDetail } from './state-changes.ts';

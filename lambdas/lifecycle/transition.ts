@@ -4,7 +4,7 @@
  * comes from the events, so replaying a log always gives the same result. The event store, the
  * ASL tasks and the CLI all call `applyEvent`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
 import { STOP_PROGRESS_PREFIX, evaluateAgentConfig, type AgentConfig } from './conditions.ts';
 import {

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { checkDefinition, parseDefinitionYaml, relPath } from '../lib/definition-file.ts';
+import * as z from 'zod';
+import { checkDefinition, readDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
 import type { WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { ROUTE_TOOL, readStepContext, type StepPromptContext } from '../steps/prompt.ts';
@@ -233,7 +233,7 @@ export function loadOfflineRules(def: WorkflowDefinition): OfflineRules {
   const file = join(def.dir, OFFLINE_RULES_FILE);
   const shown = relPath(file);
   if (!existsSync(file)) throw new DefinitionError(shown, '(file)', 'the offline model needs this file (MODEL_PROVIDER=offline)');
-  const rules = checkDefinition(OfflineRulesSchema, parseDefinitionYaml(readFileSync(file, 'utf8'), shown), shown);
+  const rules = checkDefinition(OfflineRulesSchema, readDefinitionYaml(file), shown);
   for (const step of def.steps.filter((s) => s.kind === 'llm'))
     if (!rules.steps[step.name]) throw new DefinitionError(shown, `steps.${step.name}`, 'missing: every LLM step needs rules');
   for (const [name, stepRules] of Object.entries(rules.steps)) {

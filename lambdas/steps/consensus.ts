@@ -17,7 +17,7 @@
  * `sample` (one model call at the item's temperature, inside the Map), `tally` (decided yet?) and
  * the step itself (the final vote, recorded like any step).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StepInput, TokenUsage } from '../lib/contracts.ts';
 import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
 import type { Consensus, StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';

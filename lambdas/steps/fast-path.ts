@@ -4,7 +4,7 @@
  * the cases a rule can settle without doubt (the seed's AC3 heuristic routing: a serial number
  * found by pattern); every other case keeps the model.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { StepFailedError } from '../lib/errors.ts';
 import { routeSchema } from './prompt.ts';
 import { NO_USAGE, type StepContext, type StepResult } from './types.ts';

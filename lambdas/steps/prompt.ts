@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { StepInput } from '../lib/contracts.ts';
 import type { StepDefinition } from '../lib/workflow/schema.ts';
 import type { ConverseRequest, Message, SystemBlock, ToolSpecification } from '../models/port.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { StepInput, TokenUsage, ToolCallRecord } from '../lib/contracts.ts';
 import { DefinitionError, InvalidModelOutputError, ModelTimeoutError } from '../lib/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Env, ToolCallRecord } from '../lib/contracts.ts';
 
 /** Who is calling a tool: tools derive idempotency keys and recipients from this, never from model output. */

@@ -1,17 +1,22 @@
 /**
  * Every Lambda entry of the app bundled as `StepwiseFunction` bundles it (ESM, minified, names
- * kept, the SDK inside), measured: minified size, the largest packages in it, and module
- * initialisation time (importing the bundle in a fresh Node process).
+ * kept, the AWS SDK left to the runtime), measured: minified size, the largest packages in it, and
+ * module initialisation time (importing the bundle in a fresh Node process, the SDK clients it
+ * imports included, as a cold start loads them from the runtime).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleLikeLambda } from '../support/bundle.ts';
+import type { BundleOptions } from '../../infra/constructs/stepwise-function.ts';
+import { bundleLikeLambda, bundleOutDir } from '../support/bundle.ts';
 
-export interface BundleFigure {
+/** A function's bundle: its entry and what else decides its content. */
+export interface LambdaBuild extends BundleOptions {
   entry: string;
+}
+
+export interface BundleFigure extends LambdaBuild {
   minifiedKB: number;
   /** The five largest packages (or project folders) in the bundle, KB of output. */
   largest: Record<string, number>;
@@ -23,14 +28,14 @@ const packageOf = (path: string) => {
   return m ? m[1]! : path.split('/').slice(0, 2).join('/');
 };
 
-/** Bundle and measure each entry (without source maps: they are a separate file). */
-export async function measureBundles(entries: readonly string[]): Promise<BundleFigure[]> {
-  const out = mkdtempSync(join(tmpdir(), 'stepwise-bench-bundles-'));
+/** Bundle and measure each build (without source maps: they are a separate file). */
+export async function measureBundles(builds: readonly LambdaBuild[]): Promise<BundleFigure[]> {
+  const out = bundleOutDir('bench');
   try {
     const figures: BundleFigure[] = [];
-    for (const entry of entries) {
-      const outfile = join(out, `${entry.replace(/[/.]/g, '_')}.mjs`);
-      const metafile = await bundleLikeLambda(entry, outfile);
+    for (const [i, build] of builds.entries()) {
+      const outfile = join(out, `${i}-${build.entry.replace(/[/.]/g, '_')}.mjs`);
+      const metafile = await bundleLikeLambda(build.entry, outfile, build);
       const bytes: Record<string, number> = {};
       for (const output of Object.values(metafile.outputs))
         for (const [path, input] of Object.entries(output.inputs)) bytes[packageOf(path)] = (bytes[packageOf(path)] ?? 0) + input.bytesInOutput;
@@ -43,7 +48,7 @@ export async function measureBundles(entries: readonly string[]): Promise<Bundle
       const probe = join(out, 'probe.mjs');
       writeFileSync(probe, `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(outfile).href)}); process.stdout.write(String(performance.now() - t));`);
       const initMs = Number(execFileSync(process.execPath, [probe], { encoding: 'utf8', env: { ...process.env, AWS_REGION: 'us-east-1' } }));
-      figures.push({ entry, minifiedKB: Math.round(statSync(outfile).size / 102.4) / 10, largest, initMs: Math.round(initMs * 10) / 10 });
+      figures.push({ ...build, minifiedKB: Math.round(statSync(outfile).size / 102.4) / 10, largest, initMs: Math.round(initMs * 10) / 10 });
     }
     return figures;
   } finally {

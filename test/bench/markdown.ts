@@ -1,4 +1,5 @@
 /** The README's benchmark tables, produced from the bench document (`npm run -s bench -- --markdown`). */
+import type { BundleFigure } from './bundles.ts';
 import type { Target } from './harness.ts';
 
 const num = (v: unknown, digits = 2) => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(digits)) : 'not measured');
@@ -21,10 +22,12 @@ export function benchMarkdown(document: Record<string, any>): string {
     lines.push(`| model calls per execution | ${num(c.fastPath.meanCounts.modelCalls)} | ${num(c.modelPath.meanCounts.modelCalls)} |`);
     lines.push(`| state transitions per execution | ${num(c.fastPath.meanCounts.stateTransitions)} | ${num(c.modelPath.meanCounts.stateTransitions)} |`);
   }
-  const b = document.figures.bundles as { entry: string; minifiedKB: number; initMs: number }[] | undefined;
+  const b = document.figures.bundles as { sdkTraces: boolean; bundleAwsSdk: boolean; builds: BundleFigure[]; largestWithOtherOptions: BundleFigure[] } | undefined;
   if (b) {
-    lines.push('', '| Lambda bundle | minified KB | init ms |', '| --- | --- | --- |');
-    for (const f of b) lines.push(`| \`${f.entry}\` | ${f.minifiedKB} | ${f.initMs} |`);
+    const row = (f: BundleFigure, note = '') => `| \`${f.entry}\`${f.workflowDir ? ` (${f.workflowDir.replace(/^statemachines\//, '')})` : ''}${note} | ${f.minifiedKB} | ${f.initMs} |`;
+    lines.push('', `| Lambda bundle (sdkTraces ${b.sdkTraces}, bundleAwsSdk ${b.bundleAwsSdk}) | minified KB | init ms |`, '| --- | --- | --- |');
+    for (const f of b.builds) lines.push(row(f));
+    for (const f of b.largestWithOtherOptions) lines.push(row(f, `, with \`sdkTraces: ${f.sdkTraces}\`, \`bundleAwsSdk: ${f.bundleAwsSdk}\``));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { checkDefinition, parseDefinitionYaml } from '../../lambdas/lib/definition-file.ts';
 import { DefinitionError } from '../../lambdas/lib/errors.ts';
 import { REJECT_REASONS, type RejectReason } from '../../lambdas/triggers/email/checks.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { allowListed, withBoundArgs } from '../../lambdas/steps/step-toolbox.ts';
 import { refusedArgs } from '../../lambdas/tools/refusals.ts';
 import { loggableArgs, type CallContext, type Toolbox } from '../../lambdas/tools/types.ts';

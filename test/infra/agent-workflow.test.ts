@@ -13,7 +13,7 @@ import { getEnvConfig, type EnvConfig } from '../../infra/config.ts';
 import { AgentWorkflow } from '../../infra/constructs/agent-workflow.ts';
 import { StepwiseFunction } from '../../infra/constructs/stepwise-function.ts';
 import { WorkflowStack, workflowStackName } from '../../infra/stacks/workflow-stack.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { WorkflowPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { defineTool } from '../../lambdas/tools/types.ts';
 import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';

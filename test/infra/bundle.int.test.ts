@@ -3,15 +3,14 @@
  * bundling: Lambda reports a thrown error's class name as `errorType`, and the ASL's Retry/Catch
  * match it (a renamed `ModelThrottledError` would never be retried in AWS).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as source from '../../lambdas/lib/errors.ts';
-import { bundleLikeLambda } from '../support/bundle.ts';
+import { bundleLikeLambda, bundleOutDir } from '../support/bundle.ts';
 
-const out = mkdtempSync(join(tmpdir(), 'stepwise-bundle-'));
+const out = bundleOutDir('bundle-test');
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 /** Bundle an entry the way StepwiseFunction does (ESM, node, minified, names kept) and import it. */

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import { FIGURES_FILE } from './figures.ts';
 

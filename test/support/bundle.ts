@@ -1,10 +1,16 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { ESBUILD_DEFAULTS } from '../../infra/constructs/stepwise-function.ts';
+import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../infra/constructs/stepwise-function.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 
-/** Bundle a project entry the way StepwiseFunction does (ESM, node, minified, names kept, the SDK inside), without source maps. */
-export async function bundleLikeLambda(entry: string, outfile: string): Promise<Metafile> {
+/**
+ * Bundle a project entry the way StepwiseFunction does (ESM, node, minified, names kept, the
+ * {@link bundleSettings} of `options`, whose `workflowDir` is relative to the project root here),
+ * without source maps.
+ */
+export async function bundleLikeLambda(entry: string, outfile: string, options: BundleOptions = {}): Promise<Metafile> {
+  const { define, external } = bundleSettings({ ...options, ...(options.workflowDir && { workflowDir: join(PROJECT_ROOT, options.workflowDir) }) });
   const result = await build({
     entryPoints: [join(PROJECT_ROOT, entry)],
     outfile,
@@ -14,10 +20,22 @@ export async function bundleLikeLambda(entry: string, outfile: string): Promise<
     target: ESBUILD_DEFAULTS.target,
     minify: ESBUILD_DEFAULTS.minify,
     keepNames: ESBUILD_DEFAULTS.keepNames,
+    external,
+    define,
     mainFields: ['module', 'main'],
     banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
     metafile: true,
     logLevel: 'silent',
   });
   return result.metafile;
+}
+
+/**
+ * A fresh folder for bundles inside the project: a bundle imports the AWS SDK it leaves out from
+ * `node_modules`, as a Lambda imports the runtime's.
+ */
+export function bundleOutDir(prefix: string): string {
+  const parent = join(PROJECT_ROOT, '.stepwise', 'bundles');
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(join(parent, `${prefix}-`));
 }

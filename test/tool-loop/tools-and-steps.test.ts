@@ -1,5 +1,5 @@
 /**
- * The tool loop's own code: the calculator parses with mathjs and evaluates arithmetic only (never
+ * The tool loop's own code: the calculator parses with jsep and evaluates arithmetic only (never
  * `eval`), the unit converter and the clock; the execute step runs exactly the selected tool
  * through the step's allow-listed toolbox (an invented or unlisted name is refused, never run) and
  * keeps this group's events only; the group start keeps the original query apart and carries
@@ -40,11 +40,15 @@ describe('tools', () => {
     expect(calculate('12 * (3 + 4)')).toBe(84);
     expect(calculate('2 ^ 10 - sqrt(16)')).toBe(1020);
     expect(calculate('round(pi * 100)')).toBe(314);
+    // A sign binds looser than a power, and powers group to the right, as in arithmetic.
+    expect(calculate('-2 ^ 2')).toBe(-4);
+    expect(calculate('2 ^ 3 ^ 2')).toBe(512);
+    expect(calculate('round(-2.5) + log(8, 2) + max(1, 7, 3)')).toBe(7);
     expect(await toolbox.execute('calculate', { expression: '0.1 + 0.2' }, ctx)).toMatchObject({ result: { value: 0.30000000000000004, text: '0.1 + 0.2 = 0.3' } });
   });
 
   it('calculate: refuses anything beyond arithmetic, and never runs JavaScript', async () => {
-    for (const expression of ['x = 5', 'import({}, {})', '"a" + "b"', '5 km to mi', '[1, 2]', 'evaluate("1")', 'f(x) = x', '1 / 0']) {
+    for (const expression of ['x = 5', 'import({}, {})', '"a" + "b"', '5 km to mi', '[1, 2]', 'evaluate("1")', 'f(x) = x', '1 / 0', 'Math.max(1)', 'constructor', '1 & 2', 'true + 1']) {
       const call = await toolbox.execute('calculate', { expression }, ctx);
       expect(call.error, expression).toMatch(/^(UnsupportedExpressionError|SyntaxError|Error)/);
       expect(call.result).toBeUndefined();

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_PAUSES_DIR, PauseStore, type Resolution } from '../../../infra/local/pauses.ts';
 import { WorkflowSession, pauseSummary } from '../../../infra/local/workflow-session.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DefinitionError, InvalidEventPatternError, InvalidInputError, StepwiseError } from '../../../lambdas/lib/errors.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnTemplate } from '../tokens.ts';
 import { compileTargetInput, type InputBuilder } from './input.ts';

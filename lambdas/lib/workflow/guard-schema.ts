@@ -4,10 +4,10 @@
  * step; the checks run on the text a tool would send (its `replyArg`, e.g. `send_email`'s `body`)
  * before the tool runs.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, normalize } from 'node:path';
-import { z } from 'zod';
-import { checkDefinition, parseDefinitionYaml, relPath } from '../definition-file.ts';
+import * as z from 'zod';
+import { checkDefinition, readDefinitionYaml, relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
 import { compileExpression, ExpressionError } from '../expressions.ts';
 import type { StepDefinition, WorkflowDefinition } from './schema.ts';
@@ -114,7 +114,7 @@ export function loadGuardRules(def: WorkflowDefinition, step: StepDefinition): G
   const hit = cache.get(file);
   if (hit) return hit;
   if (!existsSync(file)) throw new DefinitionError(step.file, 'guard.rules', `no file ${relPath(file)}`);
-  const rules = checkDefinition(GuardRulesSchema, parseDefinitionYaml(readFileSync(file, 'utf8'), relPath(file)), relPath(file));
+  const rules = checkDefinition(GuardRulesSchema, readDefinitionYaml(file), relPath(file));
   cache.set(file, rules);
   return rules;
 }

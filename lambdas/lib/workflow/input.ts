@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InboundEmailSchema } from '../../triggers/email/inbound.ts';
 import { relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';

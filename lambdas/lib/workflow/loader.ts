@@ -1,7 +1,7 @@
-import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkDefinition, parseDefinitionYaml, relPath } from '../definition-file.ts';
+import { checkDefinition, parseFrontmatter, readDefinitionYaml, readFrontmatterFile, relPath, type FrontmatterFile } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
 import { DONE } from '../contracts.ts';
 import { validateConsensus } from '../../steps/consensus.ts';
@@ -19,16 +19,16 @@ import {
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
 
-const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
-
 /** Parse one step file: YAML frontmatter validated with zod, markdown body as instruction. */
 export function parseStepFile(file: string, text: string): StepDefinition {
-  const m = FRONTMATTER.exec(text);
-  if (!m) throw new DefinitionError(relPath(file), '(frontmatter)', 'missing YAML frontmatter between --- lines');
-  const fm = checkDefinition(StepFrontmatterSchema, parseDefinitionYaml(m[1]!, relPath(file), 2), relPath(file));
+  return stepFromFile(file, parseFrontmatter(text, relPath(file)));
+}
+
+function stepFromFile(file: string, { frontmatter, body }: FrontmatterFile): StepDefinition {
+  const fm = checkDefinition(StepFrontmatterSchema, frontmatter, relPath(file));
   if (fm.kind === 'code' && !fm.handler) throw new DefinitionError(relPath(file), 'handler', 'a code step needs a handler');
   if (fm.kind === 'llm' && fm.handler) throw new DefinitionError(relPath(file), 'handler', 'only code steps have a handler');
-  const instruction = m[2]!.trim();
+  const instruction = body.trim();
   if (fm.kind === 'llm' && !instruction) throw new DefinitionError(relPath(file), '(body)', 'an LLM step needs an instruction body');
   return { ...fm, instruction, file: relPath(file) };
 }
@@ -119,7 +119,7 @@ function checkPause(s: StepDefinition, byName: ReadonlyMap<string, StepDefinitio
 export function loadWorkflowFrom(dir: string): WorkflowDefinition {
   const manifestFile = join(dir, 'workflow.yaml');
   if (!existsSync(manifestFile)) throw new DefinitionError(relPath(manifestFile), '(file)', 'workflow manifest not found');
-  const manifest = checkDefinition(ManifestSchema, parseDefinitionYaml(readFileSync(manifestFile, 'utf8'), relPath(manifestFile)), relPath(manifestFile));
+  const manifest = checkDefinition(ManifestSchema, readDefinitionYaml(manifestFile), relPath(manifestFile));
   const stepsDir = join(dir, 'steps');
   if (!existsSync(stepsDir)) throw new DefinitionError(relPath(stepsDir), '(folder)', 'steps folder not found');
   const steps = readdirSync(stepsDir)
@@ -127,7 +127,7 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
     .sort()
     .map((f) => {
       const file = join(stepsDir, f);
-      const step = parseStepFile(file, readFileSync(file, 'utf8'));
+      const step = stepFromFile(file, readFrontmatterFile(file));
       if (`${step.name}.md` !== f) throw new DefinitionError(step.file, 'name', `must match the file name (${f.replace(/\.md$/, '')})`);
       return step;
     });

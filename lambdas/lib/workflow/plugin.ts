@@ -3,8 +3,8 @@
  * and tools `lambdas/workflows/<workflow>/tools/<tool, _ as ->.ts`, each with a default export.
  *
  * The imports below are template literals with a static prefix and suffix: esbuild turns them into
- * glob imports, so every step Lambda bundle contains every workflow module without the engine
- * naming one, and Node (tsx, vitest) resolves them the same way at run time.
+ * glob imports, so a step Lambda bundle contains its workflow's modules without the engine naming
+ * one, and Node (tsx, vitest) resolves them the same way at run time.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -49,8 +49,10 @@ async function defaultExport(path: string, load: () => Promise<{ default?: unkno
   }
 }
 
-const importCodeStep = (workflow: string, handler: string) => import(`../../workflows/${workflow}/steps/${handler}.ts`);
-const importTool = (workflow: string, file: string) => import(`../../workflows/${workflow}/tools/${file}.ts`);
+// In a workflow's Lambda bundle, STEPWISE_BUNDLED_WORKFLOW is that workflow's name, defined at build
+// time (StepwiseFunction): esbuild then globs its folder only, and the bundle holds no other workflow's code.
+const importCodeStep = (workflow: string, handler: string) => import(`../../workflows/${process.env.STEPWISE_BUNDLED_WORKFLOW ?? workflow}/steps/${handler}.ts`);
+const importTool = (workflow: string, file: string) => import(`../../workflows/${process.env.STEPWISE_BUNDLED_WORKFLOW ?? workflow}/tools/${file}.ts`);
 
 /** The code step (or fast path) `handler` of `workflow`, checked to be a function. */
 async function loadCodeStep<T = CodeStep>(def: WorkflowDefinition, handler: string, file: string, field = 'handler'): Promise<T> {
@@ -119,6 +121,9 @@ function checkBindings(plugin: WorkflowPlugin): void {
  * @throws DefinitionError naming the file and field of the first problem.
  */
 export async function resolvePlugin(def: WorkflowDefinition): Promise<WorkflowPlugin> {
+  const bundled = process.env.STEPWISE_BUNDLED_WORKFLOW;
+  if (bundled !== undefined && def.manifest.name !== bundled)
+    throw new DefinitionError(def.manifest.name, '(workflow)', `this Lambda bundle holds the code of "${bundled}" only`);
   const tools: Record<string, ToolDefinition> = {};
   for (const [i, name] of def.manifest.tools.entries()) tools[name] = await loadTool(def, name, `tools.${i}`);
   const codeSteps: Record<string, CodeStep> = {};

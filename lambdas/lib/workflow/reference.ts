@@ -2,7 +2,7 @@
  * The field reference of the definition format, generated from the zod schemas (their
  * `.describe()` texts), so the documentation cannot drift from what the loader accepts.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ManifestSchema, StepFrontmatterSchema } from './schema.ts';
 
 type Json = Record<string, any>;

@@ -3,7 +3,7 @@
  * The `.describe()` texts are the documentation: the README's reference tables are generated from
  * them (`stepwise reference`), and a test keeps the two equal.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { GuardOptionSchema } from './guard-schema.ts';
 import { StatePath } from './state-path.ts';
 

@@ -4,7 +4,7 @@
  * took is checked against the definition, so a state machine deployed from another version of
  * the statechart fails loudly instead of applying the wrong transition.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { RouteMismatchError } from '../../lib/errors.ts';
 import { routeOf } from '../routes.ts';

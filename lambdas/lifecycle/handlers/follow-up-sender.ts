@@ -8,7 +8,7 @@
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import { observability } from '../../lib/observability.ts';

@@ -5,7 +5,7 @@
  * jittered backoff.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { observability } from '../../lib/observability.ts';
 import { eventFromEnvelope } from '../envelope.ts';

@@ -7,7 +7,7 @@
  * is skipped silently.
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import { StateChangedDetailSchema, type StateChangedDetail } from '../state-changes.ts';

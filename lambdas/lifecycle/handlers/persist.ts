@@ -6,7 +6,7 @@
  * past `LoadLead`) or `LeadVersionConflict`.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { VersionConflictError } from '../../lib/errors.ts';
 import { observability } from '../../lib/observability.ts';

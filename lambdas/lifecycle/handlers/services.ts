@@ -3,7 +3,7 @@
  * `createHandler(env, services)` instead of the AWS ones built from the environment, and the
  * parsing of their input and environment.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import { STATEMACHINES_DIR } from '../../lib/workflow/loader.ts';

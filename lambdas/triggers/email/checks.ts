@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import PostalMime, { addressParser, type Address, type Mailbox } from 'postal-mime';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InboundEmail } from './inbound.ts';
 import { headerText, messageIdOf } from './headers.ts';
 import { DEFAULT_MAX_HTML_CHARS, htmlToText } from './html.ts';

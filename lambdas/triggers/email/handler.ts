@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { z } from 'zod';
+import * as z from 'zod';
 import { dynamoEmailStore, type EmailStore } from './store.ts';
 import type { Env } from '../../lib/contracts.ts';
 import { InvalidInputError } from '../../lib/errors.ts';

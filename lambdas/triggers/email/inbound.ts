@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The verified ingress record as it travels in the execution input (`$.input.email`). Steps

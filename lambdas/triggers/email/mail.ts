@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A reply as the mailer sends it. `to` always comes from the verified ingress record. */
 export interface OutgoingMail {

@@ -1,5 +1,5 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidInputError } from '../../lib/errors.ts';
 import { requireEnv } from '../../tools/toolbox.ts';
 import { defineTool } from '../../tools/types.ts';

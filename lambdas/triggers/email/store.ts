@@ -5,7 +5,7 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { InboundEmail } from './inbound.ts';
 import { InboundEmailSchema } from './inbound.ts';
 

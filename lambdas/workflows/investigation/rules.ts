@@ -3,7 +3,7 @@
  * report does to the history (total_steps raised, backtracks kept), when the investigation ends
  * (certain, complete, budget) and what the resumer of a checkpoint must do next.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Confidence levels, lowest first; `certain` ends the investigation. */
 export const CONFIDENCE = ['exploring', 'low', 'medium', 'high', 'very_high', 'almost_certain', 'certain'] as const;

@@ -2,7 +2,7 @@
  * The tool loop's working state (seed 001's TurnWorkingState), as it travels in the step data.
  * Code steps read it with these schemas: the data was written by earlier steps, partly by a model.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One tool run of a group (the seed's ToolEvent). */
 export const ToolEventSchema = z.object({

@@ -3,10 +3,10 @@
  * and scenario-filter config, each a YAML file of `statemachines/turn-pipeline/agent/` checked
  * against the schemas below. Field names follow the seed's data model.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { checkDefinition, parseDefinitionYaml, relPath } from '../../lib/definition-file.ts';
+import * as z from 'zod';
+import { checkDefinition, readDefinitionYaml, relPath } from '../../lib/definition-file.ts';
 import { DefinitionError } from '../../lib/errors.ts';
 import { compileExpression, ExpressionError } from '../../lib/expressions.ts';
 
@@ -150,7 +150,7 @@ const FILES = {
 function read<T>(dir: string, file: string, schema: z.ZodType<T>): T {
   const path = join(dir, file);
   if (!existsSync(path)) throw new DefinitionError(relPath(path), '(file)', 'not found');
-  return checkDefinition(schema, parseDefinitionYaml(readFileSync(path, 'utf8'), relPath(path)), relPath(path));
+  return checkDefinition(schema, readDefinitionYaml(path), relPath(path));
 }
 
 const cache = new Map<string, Agent>();

@@ -10,7 +10,7 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { StepwiseError } from '../../lib/errors.ts';
 
 /** Another turn of the session holds its lease. Permanent for this turn: resend it later. */

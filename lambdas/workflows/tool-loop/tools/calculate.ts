@@ -1,35 +1,79 @@
-import { parse, type MathNode } from 'mathjs';
-import { z } from 'zod';
+import jsep, { type Expression } from 'jsep';
+import * as z from 'zod';
 import { defineTool } from '../../../tools/types.ts';
 
-/** What an expression may contain: numbers, + - * / ^ and unary minus, parentheses, a few functions and constants. */
-const FUNCTIONS = new Set(['sqrt', 'abs', 'round', 'floor', 'ceil', 'min', 'max', 'pow', 'log', 'exp']);
-const CONSTANTS = new Set(['pi', 'e']);
-const OPERATORS = new Set(['+', '-', '*', '/', '^']);
+/** What an expression may call or name: a few functions (mathjs' meanings) and constants. */
+const FUNCTIONS: Readonly<Record<string, (...args: number[]) => number>> = {
+  sqrt: Math.sqrt,
+  abs: Math.abs,
+  // Halves away from zero, as a calculator does (Math.round(-2.5) is -2).
+  round: (x) => Math.sign(x) * Math.round(Math.abs(x)),
+  floor: Math.floor,
+  ceil: Math.ceil,
+  min: Math.min,
+  max: Math.max,
+  pow: Math.pow,
+  log: (x, base) => (base === undefined ? Math.log(x) : Math.log(x) / Math.log(base)),
+  exp: Math.exp,
+};
+const CONSTANTS: Readonly<Record<string, number>> = { pi: Math.PI, e: Math.E };
+const BINARY: Readonly<Record<string, (a: number, b: number) => number>> = {
+  '+': (a, b) => a + b,
+  '-': (a, b) => a - b,
+  '*': (a, b) => a * b,
+  '/': (a, b) => a / b,
+  '**': (a, b) => a ** b,
+};
 
 class UnsupportedExpressionError extends Error {
   override name = 'UnsupportedExpressionError';
 }
 
-/** Refuse anything beyond arithmetic before evaluating: mathjs also parses assignments, units, matrices and strings. */
-function checkArithmetic(node: MathNode): void {
-  node.traverse((n) => {
-    const ok =
-      (n.type === 'ConstantNode' && typeof (n as unknown as { value: unknown }).value === 'number') ||
-      n.type === 'ParenthesisNode' ||
-      (n.type === 'OperatorNode' && OPERATORS.has((n as unknown as { op: string }).op)) ||
-      (n.type === 'FunctionNode' && FUNCTIONS.has((n as unknown as { fn: { name: string } }).fn.name)) ||
-      (n.type === 'SymbolNode' && (CONSTANTS.has((n as unknown as { name: string }).name) || FUNCTIONS.has((n as unknown as { name: string }).name)));
-    if (!ok) throw new UnsupportedExpressionError(`only arithmetic is supported, not ${n.type} "${n.toString()}"`);
-  });
+const unsupported = (node: Expression) => new UnsupportedExpressionError(`only arithmetic is supported, not ${node.type}`);
+
+/**
+ * Evaluate the syntax tree, refusing any node that is not arithmetic: jsep parses JavaScript
+ * expressions (members, strings, arrays, `this`), and nothing but numbers, + - * / ^, unary signs,
+ * parentheses and the functions and constants above is evaluated.
+ */
+function evaluate(node: Expression): number {
+  switch (node.type) {
+    case 'Literal':
+      if (typeof node.value !== 'number') throw unsupported(node);
+      return node.value;
+    case 'Identifier': {
+      const name = node.name as string;
+      if (!Object.hasOwn(CONSTANTS, name)) throw new UnsupportedExpressionError(`unknown name "${name}"`);
+      return CONSTANTS[name]!;
+    }
+    case 'UnaryExpression':
+      if (node.operator === '-') return -evaluate(node.argument as Expression);
+      if (node.operator === '+') return evaluate(node.argument as Expression);
+      throw unsupported(node);
+    case 'BinaryExpression': {
+      const op = node.operator as string;
+      const left = node.left as Expression;
+      // jsep binds a sign tighter than a power; in arithmetic -2^2 is -(2^2).
+      if (op === '**' && left.type === 'UnaryExpression' && (left.operator === '-' || left.operator === '+'))
+        return evaluate({ ...left, argument: { ...node, left: left.argument as Expression } });
+      if (!Object.hasOwn(BINARY, op)) throw new UnsupportedExpressionError(`unsupported operator "${op}"`);
+      return BINARY[op]!(evaluate(left), evaluate(node.right as Expression));
+    }
+    case 'CallExpression': {
+      const callee = node.callee as Expression;
+      const name = callee.type === 'Identifier' ? (callee.name as string) : '';
+      if (!Object.hasOwn(FUNCTIONS, name)) throw new UnsupportedExpressionError(`unknown function "${name || callee.type}"`);
+      return FUNCTIONS[name]!(...(node.arguments as Expression[]).map(evaluate));
+    }
+    default:
+      throw unsupported(node);
+  }
 }
 
-/** Evaluate an arithmetic expression with mathjs' parser (never JavaScript `eval`). */
+/** Evaluate an arithmetic expression (`^` is a power) by walking jsep's syntax tree: never JavaScript `eval`. */
 export function calculate(expression: string): number {
-  const node = parse(expression);
-  checkArithmetic(node);
-  const value: unknown = node.evaluate();
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new UnsupportedExpressionError(`the result is not a finite number`);
+  const value = evaluate(jsep(expression.replaceAll('^', '**')));
+  if (!Number.isFinite(value)) throw new UnsupportedExpressionError(`the result is not a finite number`);
   return value;
 }
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../../../tools/types.ts';
 
 type Dimension = 'length' | 'mass' | 'temperature';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EmailInputSchema } from '../../../lib/workflow/input.ts';
 import { requireEnv } from '../../../tools/toolbox.ts';
 import { defineTool } from '../../../tools/types.ts';
