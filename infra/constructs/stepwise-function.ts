@@ -101,7 +101,7 @@ export function bundleSettings({ workflowDir, sdkTraces = false, bundleAwsSdk = 
     define: {
       'process.env.STEPWISE_LAMBDA_BUNDLE': '"true"',
       'process.env.STEPWISE_SDK_TRACES': sdkTraces ? '"on"' : '"off"',
-      'process.env.STEPWISE_COMPILED_DEFINITIONS': workflowDir === undefined ? '{}' : JSON.stringify(compileDefinitions(workflowDir, `${LAMBDA_STATEMACHINES_DIR}/${folder}`)),
+      'process.env.STEPWISE_COMPILED_DEFINITIONS': workflowDir === undefined ? '{}' : JSON.stringify(compileDefinitions(workflowDir)),
       ...(folder !== undefined && { 'process.env.STEPWISE_BUNDLED_WORKFLOW': JSON.stringify(folder) }),
     },
     external: bundleAwsSdk ? [] : ['@aws-sdk/*'],

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type * as z from 'zod';
 import { DefinitionError } from './errors.ts';
 
@@ -64,17 +64,23 @@ export function parseFrontmatter(text: string, file: string): FrontmatterFile {
 
 /*
  * Definition files compiled at build time. Every Lambda bundle carries its workflow folder's YAML and
- * frontmatter already parsed (none without a folder), keyed by the path each file has in the
- * Lambda: a cold start parses no YAML. StepwiseFunction `define`s STEPWISE_LAMBDA_BUNDLE and
- * STEPWISE_COMPILED_DEFINITIONS for esbuild, which drops the parsing branches below; run from
- * source both are undefined and the files are parsed.
+ * frontmatter already parsed (none without a folder), keyed by the path from the folder on: a cold
+ * start parses no YAML. StepwiseFunction `define`s STEPWISE_LAMBDA_BUNDLE, STEPWISE_BUNDLED_WORKFLOW
+ * and STEPWISE_COMPILED_DEFINITIONS for esbuild, which drops the parsing branches below; run from
+ * source they are undefined and the files are parsed.
  */
+
+/** `<workflow folder>/<path in it>`: the same wherever the folder sits (`/var/task/statemachines` on Lambda). */
+const compiledKey = (folder: string, pathInFolder: string) => [folder, ...pathInFolder.split(/[\\/]/)].join('/');
 
 /** The compiled file at `file`, in a bundle built with a workflow folder. */
 function compiled(file: string): unknown {
   const table = process.env.STEPWISE_COMPILED_DEFINITIONS as unknown as Readonly<Record<string, unknown>>;
-  if (!Object.hasOwn(table, file)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
-  return table[file];
+  const parts = file.split(/[\\/]/);
+  const at = parts.lastIndexOf(process.env.STEPWISE_BUNDLED_WORKFLOW ?? '');
+  const key = at < 0 ? '' : compiledKey(parts[at]!, parts.slice(at + 1).join('/'));
+  if (!Object.hasOwn(table, key)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
+  return table[key];
 }
 
 /** Read and parse a YAML definition file. */
@@ -93,15 +99,15 @@ export function readFrontmatterFile(file: string): FrontmatterFile {
 const CLI_ONLY = new Set(['evals', 'samples']);
 
 /**
- * Build time: every `.yaml` file and `.md` file with frontmatter under `dir` (but evals and samples), parsed as the readers above parse it,
- * keyed by its path under `shippedAs` (where the folder lands in the Lambda).
+ * Build time: every `.yaml` file and `.md` file with frontmatter of the workflow folder `dir` (but
+ * evals and samples), parsed as the readers above parse it, under its {@link compiledKey}.
  */
-export function compileDefinitions(dir: string, shippedAs: string): Record<string, unknown> {
+export function compileDefinitions(dir: string): Record<string, unknown> {
   const table: Record<string, unknown> = {};
   for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
     if (CLI_ONLY.has(entry.split(/[\\/]/)[0]!)) continue;
     const file = join(dir, entry);
-    const key = join(shippedAs, entry).split('\\').join('/');
+    const key = compiledKey(basename(dir), entry);
     if (entry.endsWith('.yaml')) table[key] = parseDefinitionYaml(readFileSync(file, 'utf8'), relPath(file));
     else if (entry.endsWith('.md')) {
       const text = readFileSync(file, 'utf8');

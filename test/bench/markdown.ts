@@ -21,6 +21,8 @@ export function benchMarkdown(document: Record<string, any>): string {
     for (const k of Object.keys(c.fastPath.costPer1000)) lines.push(`| ${k} | ${num(c.fastPath.costPer1000[k], 4)} | ${num(c.modelPath.costPer1000[k], 4)} |`);
     lines.push(`| model calls per execution | ${num(c.fastPath.meanCounts.modelCalls)} | ${num(c.modelPath.meanCounts.modelCalls)} |`);
     lines.push(`| state transitions per execution | ${num(c.fastPath.meanCounts.stateTransitions)} | ${num(c.modelPath.meanCounts.stateTransitions)} |`);
+    const k = c.caching;
+    lines.push('', `Prompt caching: ${num(k.cachedShareOfInputTokens * 100, 0)}% of input tokens read from the cache; ${k.why}.`);
   }
   const b = document.figures.bundles as { sdkTraces: boolean; bundleAwsSdk: boolean; builds: BundleFigure[]; largestWithOtherOptions: BundleFigure[] } | undefined;
   if (b) {

@@ -500,12 +500,6 @@ async function cost(bench: BenchRun): Promise<void> {
   };
   const fast = (modes.fastPath as { costPer1000: { total: number } }).costPer1000.total;
   const slow = (modes.modelPath as { costPer1000: { total: number } }).costPer1000.total;
-  bench.target(
-    'caching.prefixTokensOverMinimum',
-    `largest static prompt prefix of a step / the ${COST_MODEL_ID} cache minimum (≥ 1: Bedrock caches it; below, the README states why caching cannot apply)`,
-    minCache ? largestPrefix / minCache : null,
-    { min: 1 },
-  );
   bench.target('cost.fastPathOverModelPath', 'cost per 1,000 executions with the fast path / with the model deciding step 01 (≤ 1: the fast path pays for itself)', fast / slow, { max: 1 });
 }
 

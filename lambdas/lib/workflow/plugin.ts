@@ -50,7 +50,8 @@ async function defaultExport(path: string, load: () => Promise<{ default?: unkno
 }
 
 // In a workflow's Lambda bundle, STEPWISE_BUNDLED_WORKFLOW is that workflow's name, defined at build
-// time (StepwiseFunction): esbuild then globs its folder only, and the bundle holds no other workflow's code.
+// time (StepwiseFunction): esbuild then globs its folder only, and the bundle holds no other workflow's
+// code (nor definitions: another workflow fails to load, see lambdas/lib/definition-file.ts).
 const importCodeStep = (workflow: string, handler: string) => import(`../../workflows/${process.env.STEPWISE_BUNDLED_WORKFLOW ?? workflow}/steps/${handler}.ts`);
 const importTool = (workflow: string, file: string) => import(`../../workflows/${process.env.STEPWISE_BUNDLED_WORKFLOW ?? workflow}/tools/${file}.ts`);
 
@@ -121,9 +122,6 @@ function checkBindings(plugin: WorkflowPlugin): void {
  * @throws DefinitionError naming the file and field of the first problem.
  */
 export async function resolvePlugin(def: WorkflowDefinition): Promise<WorkflowPlugin> {
-  const bundled = process.env.STEPWISE_BUNDLED_WORKFLOW;
-  if (bundled !== undefined && def.manifest.name !== bundled)
-    throw new DefinitionError(def.manifest.name, '(workflow)', `this Lambda bundle holds the code of "${bundled}" only`);
   const tools: Record<string, ToolDefinition> = {};
   for (const [i, name] of def.manifest.tools.entries()) tools[name] = await loadTool(def, name, `tools.${i}`);
   const codeSteps: Record<string, CodeStep> = {};
