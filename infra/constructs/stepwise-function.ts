@@ -1,5 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Stage, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -85,38 +86,45 @@ export interface BundleSettings {
  * What esbuild `define`s and leaves out in a bundle.
  *
  * Defined (see lambdas/lib/definition-file.ts, lambdas/lib/workflow/plugin.ts and
- * lambdas/lib/observability.ts): that it is a Lambda bundle, which parses no YAML; the definition
- * files of its workflow folder compiled to JSON (none without one); the workflow's name, so the
- * bundle globs only that workflow's code; and whether the X-Ray SDK comes along. esbuild folds the
- * constants and leaves out what they rule out.
+ * lambdas/lib/observability.ts): that it is a Lambda bundle, which parses no YAML; for a function
+ * shipped with a workflow folder, the folder's definitions compiled to JSON (a file written to
+ * `compiledDir`, bundled in) and the workflow's name, so the bundle globs only that workflow's
+ * code; and whether the X-Ray SDK comes along. esbuild folds the constants and leaves out what they
+ * rule out.
  *
  * Left out, unless the environment sets `bundleAwsSdk`: AWS SDK v3, which the Lambda runtime ships
  * (every client, lib-dynamodb included) and which was half of every bundle. The calls the functions
  * make (Converse with cache points, conditional writes and transactions, Scheduler, SES v2,
  * PutEvents) are all in the runtime's SDK; the local runtime and the tests run the lockfile's.
  */
-export function bundleSettings({ workflowDir, sdkTraces = false, bundleAwsSdk = false }: BundleOptions = {}): BundleSettings {
-  const folder = workflowDir === undefined ? undefined : basename(workflowDir);
-  return {
-    define: {
-      'process.env.STEPWISE_LAMBDA_BUNDLE': '"true"',
-      'process.env.STEPWISE_SDK_TRACES': sdkTraces ? '"on"' : '"off"',
-      'process.env.STEPWISE_COMPILED_DEFINITIONS': workflowDir === undefined ? '{}' : JSON.stringify(compileDefinitions(workflowDir)),
-      ...(folder !== undefined && { 'process.env.STEPWISE_BUNDLED_WORKFLOW': JSON.stringify(folder) }),
-    },
-    external: bundleAwsSdk ? [] : ['@aws-sdk/*'],
+export function bundleSettings({ workflowDir, sdkTraces = false, bundleAwsSdk = false }: BundleOptions, compiledDir: string): BundleSettings {
+  const define: Record<string, string> = {
+    'process.env.STEPWISE_LAMBDA_BUNDLE': '"true"',
+    'process.env.STEPWISE_SDK_TRACES': sdkTraces ? '"on"' : '"off"',
+    'process.env.STEPWISE_COMPILED_DEFINITIONS': 'undefined',
   };
+  if (workflowDir !== undefined) {
+    const folder = basename(workflowDir);
+    // A file, not the JSON itself: a define is one command-line argument, and Linux caps those at 128 KiB.
+    const compiled = join(compiledDir, `${folder}.definitions.json`);
+    mkdirSync(compiledDir, { recursive: true });
+    writeFileSync(compiled, JSON.stringify(compileDefinitions(workflowDir)));
+    define['process.env.STEPWISE_COMPILED_DEFINITIONS'] = JSON.stringify(compiled);
+    define['process.env.STEPWISE_BUNDLED_WORKFLOW'] = JSON.stringify(folder);
+  }
+  return { define, external: bundleAwsSdk ? [] : ['@aws-sdk/*'] };
 }
 
 /** Per app, the settings of each workflow folder and options: its functions share one compilation. */
 const settingsPerApp = new WeakMap<IConstruct, Map<string, BundleSettings>>();
 
+/** The settings for `options`, once per app; compiled definitions go to the app's cloud assembly folder. */
 function sharedSettings(scope: IConstruct, options: BundleOptions): BundleSettings {
   let known = settingsPerApp.get(scope.node.root);
   if (!known) settingsPerApp.set(scope.node.root, (known = new Map()));
   const key = JSON.stringify(options);
   let settings = known.get(key);
-  if (!settings) known.set(key, (settings = bundleSettings(options)));
+  if (!settings) known.set(key, (settings = bundleSettings(options, join(Stage.of(scope)!.outdir, 'stepwise-definitions'))));
   return settings;
 }
 

@@ -27,9 +27,12 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
   throw new DefinitionError(file, path.map(String).join('.') || '(root)', message);
 }
 
-// A Lambda bundle parses no YAML (see the compiled definitions below): esbuild folds the condition
-// and leaves the parser out; run from source, it is loaded here.
+// A Lambda bundle parses no YAML: it carries its workflow folder's definitions compiled to JSON at
+// synth (see below). StepwiseFunction defines both constants for esbuild, which folds the conditions
+// and leaves out the parser, or bundles the JSON file in; run from source, the parser is loaded.
 const yaml = process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? await import('yaml') : undefined;
+const compiledTable: Readonly<Record<string, unknown>> | undefined =
+  process.env.STEPWISE_COMPILED_DEFINITIONS === undefined ? undefined : (await import(process.env.STEPWISE_COMPILED_DEFINITIONS)).default;
 
 /**
  * Parse YAML text; a syntax error becomes a DefinitionError on field `(yaml)` that gives the line in
@@ -63,11 +66,8 @@ export function parseFrontmatter(text: string, file: string): FrontmatterFile {
 }
 
 /*
- * Definition files compiled at build time. Every Lambda bundle carries its workflow folder's YAML and
- * frontmatter already parsed (none without a folder), keyed by the path from the folder on: a cold
- * start parses no YAML. StepwiseFunction `define`s STEPWISE_LAMBDA_BUNDLE, STEPWISE_BUNDLED_WORKFLOW
- * and STEPWISE_COMPILED_DEFINITIONS for esbuild, which drops the parsing branches below; run from
- * source they are undefined and the files are parsed.
+ * Definition files compiled at build time: a bundle's table holds its workflow folder's YAML and
+ * frontmatter already parsed (nothing without a folder), keyed by the path from the folder on.
  */
 
 /** `<workflow folder>/<path in it>`: the same wherever the folder sits (`/var/task/statemachines` on Lambda). */
@@ -75,12 +75,11 @@ const compiledKey = (folder: string, pathInFolder: string) => [folder, ...pathIn
 
 /** The compiled file at `file`, in a bundle built with a workflow folder. */
 function compiled(file: string): unknown {
-  const table = process.env.STEPWISE_COMPILED_DEFINITIONS as unknown as Readonly<Record<string, unknown>>;
   const parts = file.split(/[\\/]/);
   const at = parts.lastIndexOf(process.env.STEPWISE_BUNDLED_WORKFLOW ?? '');
   const key = at < 0 ? '' : compiledKey(parts[at]!, parts.slice(at + 1).join('/'));
-  if (!Object.hasOwn(table, key)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
-  return table[key];
+  if (!compiledTable || !Object.hasOwn(compiledTable, key)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
+  return compiledTable[key];
 }
 
 /** Read and parse a YAML definition file. */

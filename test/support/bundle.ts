@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../infra/constructs/stepwise-function.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
@@ -10,7 +10,10 @@ import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
  * without source maps.
  */
 export async function bundleLikeLambda(entry: string, outfile: string, options: BundleOptions = {}): Promise<Metafile> {
-  const { define, external } = bundleSettings({ ...options, ...(options.workflowDir && { workflowDir: join(PROJECT_ROOT, options.workflowDir) }) });
+  const { define, external } = bundleSettings(
+    { ...options, ...(options.workflowDir && { workflowDir: join(PROJECT_ROOT, options.workflowDir) }) },
+    dirname(outfile),
+  );
   const result = await build({
     entryPoints: [join(PROJECT_ROOT, entry)],
     outfile,
