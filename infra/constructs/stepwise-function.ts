@@ -106,7 +106,8 @@ export function bundleSettings({ workflowDir, sdkTraces = false, bundleAwsSdk = 
   if (workflowDir !== undefined) {
     const folder = basename(workflowDir);
     // A file, not the JSON itself: a define is one command-line argument, and Linux caps those at 128 KiB.
-    const compiled = join(compiledDir, `${folder}.definitions.json`);
+    // Absolute: esbuild resolves an import's path from the importing file.
+    const compiled = resolve(compiledDir, `${folder}.definitions.json`);
     mkdirSync(compiledDir, { recursive: true });
     writeFileSync(compiled, JSON.stringify(compileDefinitions(workflowDir)));
     define['process.env.STEPWISE_COMPILED_DEFINITIONS'] = JSON.stringify(compiled);
@@ -124,7 +125,7 @@ function sharedSettings(scope: IConstruct, options: BundleOptions): BundleSettin
   if (!known) settingsPerApp.set(scope.node.root, (known = new Map()));
   const key = JSON.stringify(options);
   let settings = known.get(key);
-  if (!settings) known.set(key, (settings = bundleSettings(options, join(Stage.of(scope)!.outdir, 'stepwise-definitions'))));
+  if (!settings) known.set(key, (settings = bundleSettings(options, resolve(Stage.of(scope)!.outdir, 'stepwise-definitions'))));
   return settings;
 }
 
