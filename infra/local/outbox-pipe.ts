@@ -44,37 +44,49 @@ export async function dynamoDbStreamSource(client: DynamoDBClient, endpoint: str
   if (!streamArn) throw new LocalServiceError(`table ${tableName} has no stream: the stack's StreamSpecification did not reach DynamoDB Local`);
   // The emulator runs with -sharedDb and accepts any key; the table's client has the dummy ones.
   const streams = new DynamoDBStreamsClient({ endpoint, region: await client.config.region(), credentials: client.config.credentials });
+  /** Shard id → where to read next; `undefined` once the shard is closed and read to its end. */
   const iterators = new Map<string, string | undefined>();
-  const read = async (): Promise<StreamRecord[]> => {
-    const out: StreamRecord[] = [];
+  // New shards appear only when one closes (its children): describe the stream first and after a shard ends, not on every read.
+  let describe = true;
+  const describeShards = async () => {
+    describe = false;
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of StreamDescription?.Shards ?? []) {
       const id = shard.ShardId!;
-      if (!iterators.has(id)) {
-        const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }));
-        iterators.set(id, ShardIterator);
-      }
-      let iterator = iterators.get(id);
-      while (iterator) {
-        const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-        iterator = page.NextShardIterator;
-        iterators.set(id, iterator);
-        for (const r of page.Records ?? []) {
-          out.push({
-            eventID: r.eventID!,
-            eventName: r.eventName as StreamRecord['eventName'],
-            eventSource: 'aws:dynamodb',
-            dynamodb: {
-              Keys: r.dynamodb?.Keys ?? {},
-              ...(r.dynamodb?.NewImage && { NewImage: r.dynamodb.NewImage }),
-              SequenceNumber: r.dynamodb?.SequenceNumber ?? '',
-              ...(r.dynamodb?.ApproximateCreationDateTime && { ApproximateCreationDateTime: Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000) }),
-            },
-          });
-        }
-        if (!page.Records?.length) break;
-      }
+      if (iterators.has(id)) continue;
+      const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }));
+      iterators.set(id, ShardIterator);
     }
+  };
+  const read = async (): Promise<StreamRecord[]> => {
+    const out: StreamRecord[] = [];
+    do {
+      if (describe) await describeShards();
+      for (const [id, start] of iterators) {
+        let iterator = start;
+        while (iterator) {
+          const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+          iterator = page.NextShardIterator;
+          iterators.set(id, iterator);
+          if (!iterator) describe = true;
+          for (const r of page.Records ?? []) {
+            out.push({
+              eventID: r.eventID!,
+              eventName: r.eventName as StreamRecord['eventName'],
+              eventSource: 'aws:dynamodb',
+              dynamodb: {
+                Keys: r.dynamodb?.Keys ?? {},
+                ...(r.dynamodb?.NewImage && { NewImage: r.dynamodb.NewImage }),
+                SequenceNumber: r.dynamodb?.SequenceNumber ?? '',
+                ...(r.dynamodb?.ApproximateCreationDateTime && { ApproximateCreationDateTime: Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000) }),
+              },
+            });
+          }
+          if (!page.Records?.length) break;
+        }
+      }
+      // A shard ended: its children are read in this same read.
+    } while (describe);
     return out;
   };
   if (skipExisting) await read();

@@ -30,7 +30,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../lib/contracts.ts';
 import { InvalidInputError, VersionConflictError } from '../lib/errors.ts';
 import type { ClientTracer } from '../lib/observability.ts';
@@ -244,6 +244,11 @@ function eventOf(item: Item): LoggedEvent {
   return LoggedEventSchema.parse(event);
 }
 
+/** BatchGetItem requests a read makes before it gives up on keys DynamoDB keeps leaving unprocessed. */
+const BATCH_GET_ATTEMPTS = 5;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** Position of each item in the transaction: the projection, then the id marker, then the events. */
 const PROJECTION = 0;
 const MARKER = 1;
@@ -270,11 +275,29 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
     return items;
   };
   const put = (Item: Item, condition: Item = { ConditionExpression: 'attribute_not_exists(pk)' }) => ({ Put: { TableName: tableName, Item, ...condition } });
+  /** `Keys` read consistently in one BatchGetItem; keys DynamoDB leaves unprocessed (throttling) are asked again after a backoff. */
+  const batchGet = async (Keys: Item[]): Promise<Item[]> => {
+    const items: Item[] = [];
+    let request: BatchGetCommandInput['RequestItems'] = { [tableName]: { Keys, ConsistentRead: true } };
+    for (let attempt = 1; ; attempt++) {
+      const { Responses, UnprocessedKeys }: BatchGetCommandOutput = await doc.send(new BatchGetCommand({ RequestItems: request }));
+      items.push(...(Responses?.[tableName] ?? []));
+      if (!UnprocessedKeys?.[tableName]?.Keys?.length) return items;
+      if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`${tableName}: keys still unprocessed after ${attempt} BatchGetItem requests`);
+      request = UnprocessedKeys;
+      await sleep(conflictBackoffMs(attempt));
+    }
+  };
 
   return {
+    // One request for both items: the projection and the event id's marker, read consistently.
     async load(leadId, eventId) {
-      const [state, marker] = await Promise.all([get(leadId, STATE_SK), get(leadId, idSk(eventId))]);
-      return { snapshot: state.Item && snapshotOf(state.Item), duplicate: marker.Item !== undefined };
+      const items = await batchGet([
+        { pk: leadPk(leadId), sk: STATE_SK },
+        { pk: leadPk(leadId), sk: idSk(eventId) },
+      ]);
+      const state = items.find((item) => item.sk === STATE_SK);
+      return { snapshot: state && snapshotOf(state), duplicate: items.some((item) => item.sk === idSk(eventId)) };
     },
 
     async append(leadId, expectedEventCount, result, requestId) {

@@ -15,6 +15,14 @@ export function benchMarkdown(document: Record<string, any>): string {
     lines.push('', `| Orchestration (same handlers, ${o.rounds} interleaved rounds of the 5 flow samples) | ms per email | × plain chain |`, '| --- | --- | --- |');
     for (const v of ['chain', 'runtime', 'langgraph']) lines.push(`| ${v} | ${num(o.meanMsPerEmail[v], 1)} | ${num(o.meanMsPerEmail[v] / o.meanMsPerEmail.chain)} |`);
   }
+  const l = document.figures.leadThroughput;
+  if (l) {
+    const row = (what: string, key: string, digits: number) => `| ${what} | ${num(l.concurrency16[key], digits)} | ${num(l.concurrency1[key], digits)} |`;
+    lines.push('', `| Lead events on DynamoDB Local (medians of ${l.rounds} interleaved rounds) | 16 in flight | 1 in flight |`, '| --- | --- | --- |');
+    lines.push(row('raw PutItem/s', 'rawPutItemPerSec', 0), row('lead events/s: bus → Express workflow → DynamoDB Local', 'leadEventsPerSec', 0), row('× raw PutItem', 'leadEventsOverRawPutItem', 2));
+    lines.push(row('lead events/s, each wave also published: + outbox pipe → listeners', 'publishedLeadEventsPerSec', 0), row('× raw PutItem', 'publishedOverRawPutItem', 2));
+    lines.push(`| DynamoDB requests per lead event | ${Object.entries(l.dynamoRequestsPerEvent as Record<string, number>).map(([command, n]) => `${command} ${num(n)}`).join(', ')} | |`);
+  }
   const c = document.figures.cost;
   if (c) {
     lines.push('', `| Per 1,000 executions (${c.modelId}, mean of the 5 flows), USD | fast path | model path |`, '| --- | --- | --- |');

@@ -88,11 +88,11 @@ function requestUnits(kind: string, input: Record<string, any>): { reads: number
 }
 
 /**
- * DynamoDB request units this process used since the call (every SDK client shares the smithy
- * `Client.prototype.send`, the document client included); `stop()` restores it.
+ * DynamoDB request units this process used since the call, and its requests by command (every SDK
+ * client shares the smithy `Client.prototype.send`, the document client included); `stop()` restores it.
  */
-export function countDynamoRequests(): { reads: number; writes: number; stop: () => void } {
-  const counter = { reads: 0, writes: 0, stop: () => undefined as void };
+export function countDynamoRequests(): { reads: number; writes: number; requests: Record<string, number>; stop: () => void } {
+  const counter = { reads: 0, writes: 0, requests: {} as Record<string, number>, stop: () => undefined as void };
   const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...a: unknown[]) => unknown };
   const original = base.send;
   base.send = function (this: object, command: { constructor: { name: string }; input?: Record<string, any> }, ...rest: unknown[]) {
@@ -100,6 +100,8 @@ export function countDynamoRequests(): { reads: number; writes: number; stop: ()
       const units = requestUnits(command.constructor.name, command.input ?? {});
       counter.reads += units.reads;
       counter.writes += units.writes;
+      const name = command.constructor.name.replace(/Command$/, '');
+      counter.requests[name] = (counter.requests[name] ?? 0) + 1;
     }
     return original.call(this, command, ...rest);
   } as (...a: unknown[]) => unknown;

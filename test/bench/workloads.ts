@@ -11,7 +11,7 @@ import type { CfnTemplate } from '../../infra/local/tokens.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { LIFECYCLE_SOURCE, STATE_CHANGED, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
-import type { LeadSnapshot, LifecycleDefinition, LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
+import type { LeadSnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
@@ -61,6 +61,15 @@ export function renamed(log: LeadLog, tag: string): LeadLog {
   return { ...log, leadId: `${log.leadId}~${tag}`, lines: log.lines.map((l) => ({ ...l, event: rename(l.event) })) };
 }
 
+/**
+ * `lanes` sequences of leads for a throughput run: lane j is every log, starting at the j-th, each
+ * under fresh ids (`tag`), one after the other. Every lane has the same number of events, so the
+ * k-th events of all lanes make a wave of exactly `lanes` events of distinct leads.
+ */
+export function leadLanes(logs: readonly LeadLog[], lanes: number, tag: string): LeadLog[][] {
+  return Array.from({ length: lanes }, (_, j) => logs.map((_, i) => renamed(logs[(i + j) % logs.length]!, `${tag}-${j}`)));
+}
+
 /** A log's events without redeliveries: what the event store hands `applyEvent` (it dedups on the event id). */
 export function appliedEvents(log: LeadLog): LifecycleEvent[] {
   const seen = new Set<string>();
@@ -72,6 +81,18 @@ export function applyAll(def: LifecycleDefinition, config: AgentConfig, events: 
   let snapshot = initialSnapshot(def);
   for (const event of events) snapshot = applyEvent(def, snapshot, event, config).snapshot;
   return snapshot;
+}
+
+/** The final snapshot and the whole log (triggers and the events they raised) of applying `events` in order. */
+export function replayLog(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): { snapshot: LeadSnapshot; log: LoggedEvent[] } {
+  let snapshot = initialSnapshot(def);
+  const log: LoggedEvent[] = [];
+  for (const event of events) {
+    const result = applyEvent(def, snapshot, event, config);
+    snapshot = result.snapshot;
+    log.push(...result.events);
+  }
+  return { snapshot, log };
 }
 
 /**

@@ -114,7 +114,7 @@ describe('the lifecycle state machine', () => {
     };
     const { loadLead, applyEvent, persist } = stack.lifecycle.functions;
     expect(statementsOf(logicalId(applyEvent)).filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
-    expect(statementsOf(logicalId(loadLead))).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(statementsOf(logicalId(loadLead))).toEqual(expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']));
     expect(statementsOf(logicalId(loadLead))).not.toContain('dynamodb:PutItem');
     expect(statementsOf(logicalId(persist))).toEqual(expect.arrayContaining(['dynamodb:PutItem']));
     expect(statementsOf(logicalId(persist))).not.toContain('dynamodb:GetItem');
