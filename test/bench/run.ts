@@ -2,7 +2,7 @@
  * The benchmark suite (`npm run bench`): speed and memory of the hot paths, measured here and never
  * by timed assertions in tests. Prints a table and writes `.stepwise/bench/results.json`.
  *
- *   npm run bench                          every group (about 30 s on 2 cores)
+ *   npm run bench                          every group (about 4 minutes on 2 cores)
  *   npm run bench -- eventbridge synth     only the groups whose name contains one of the words
  *   npm run -s bench -- --json             the whole document (targets, figures, results) on stdout, progress on stderr
  *   npm run -s bench -- --markdown         the README's tables from the same run
