@@ -15,10 +15,14 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Env } from './contracts.ts';
 
 // Powertools Tracer brings the X-Ray SDK: about 127 KB of every bundle and 30 ms of every cold
-// start. A Lambda bundle holds it only when its environment sets `sdkTraces` (StepwiseFunction
-// defines STEPWISE_SDK_TRACES; esbuild drops the import otherwise). Run from source, it is loaded.
-const powertoolsTracer =
-  process.env.STEPWISE_LAMBDA_BUNDLE === undefined || process.env.STEPWISE_SDK_TRACES === 'on' ? await import('@aws-lambda-powertools/tracer') : undefined;
+// start, and its async hooks tax every promise of the process. A Lambda bundle holds it only when
+// its environment sets `sdkTraces` (StepwiseFunction defines STEPWISE_SDK_TRACES; esbuild drops the
+// import otherwise). Run from source, it is loaded only on Lambda: the local runtime never traces.
+const powertoolsTracer = (
+  process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? process.env.AWS_EXECUTION_ENV !== undefined : process.env.STEPWISE_SDK_TRACES === 'on'
+)
+  ? await import('@aws-lambda-powertools/tracer')
+  : undefined;
 
 /** The CloudWatch namespace of every metric when `POWERTOOLS_METRICS_NAMESPACE` is not set. */
 export const DEFAULT_METRICS_NAMESPACE = 'Stepwise';

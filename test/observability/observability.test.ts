@@ -36,11 +36,14 @@ describe('tracer', () => {
     expect(printed()).toEqual([]);
   });
 
-  it('on Lambda makes every call of a captured client an X-Ray subsegment', () => {
+  it('on Lambda makes every call of a captured client an X-Ray subsegment', async () => {
     // Powertools also checks process.env; keep it from patching http/fetch for the rest of this worker.
     vi.stubEnv('AWS_EXECUTION_ENV', LAMBDA.AWS_EXECUTION_ENV);
     vi.stubEnv('POWERTOOLS_TRACER_CAPTURE_HTTPS_REQUESTS', 'false');
-    const { tracer } = observability(LAMBDA, 'probe');
+    // Run from source, the module loads the X-Ray SDK only when it starts on Lambda.
+    vi.resetModules();
+    const onLambda = await import('../../lambdas/lib/observability.ts');
+    const { tracer } = onLambda.observability(LAMBDA, 'probe');
     expect(tracer.isTracingEnabled()).toBe(true);
     expect(xrayMiddleware(tracer.captureAWSv3Client(client()))).toEqual(['XRaySDKInstrumentation - build']);
   });
