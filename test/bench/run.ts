@@ -13,7 +13,7 @@
  * The session groups start DynamoDB Local (Java 17+) and always stop it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { CreateTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -38,6 +38,7 @@ import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { routeToolSpec, systemPrompt, toolSpecs } from '../../lambdas/steps/prompt.ts';
 import { countDynamoRequests, estimatingModel } from './usage.ts';
 import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../infra/constructs/stepwise-function.ts';
+import { createTable } from '../warranty/tools/fixtures.ts';
 import { measureBundles, type BundleFigure, type LambdaBuild } from './bundles.ts';
 import { benchMarkdown } from './markdown.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
@@ -297,20 +298,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
   try {
     const session = await LifecycleSession.start({ dynamo, agentConfig: config });
     try {
-      await dynamo.client.send(
-        new CreateTableCommand({
-          TableName: RAW_PUT_TABLE,
-          BillingMode: 'PAY_PER_REQUEST',
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-          ],
-        }),
-      );
+      await createTable(dynamo.client, RAW_PUT_TABLE);
       let tags = 0;
       /**
        * `concurrency` lanes of sample leads: all lanes' k-th events in one put, the wave's executions
