@@ -98,8 +98,8 @@ export function readFrontmatterFile(file: string): FrontmatterFile {
 const CLI_ONLY = new Set(['evals', 'samples']);
 
 /**
- * Build time: every `.yaml` file and `.md` file with frontmatter of the workflow folder `dir` (but
- * evals and samples), parsed as the readers above parse it, under its {@link compiledKey}.
+ * Build time (run from source, so the readers above parse): every `.yaml` file and `.md` file with
+ * frontmatter of the workflow folder `dir` (but evals and samples), under its {@link compiledKey}.
  */
 export function compileDefinitions(dir: string): Record<string, unknown> {
   const table: Record<string, unknown> = {};
@@ -107,7 +107,7 @@ export function compileDefinitions(dir: string): Record<string, unknown> {
     if (CLI_ONLY.has(entry.split(/[\\/]/)[0]!)) continue;
     const file = join(dir, entry);
     const key = compiledKey(basename(dir), entry);
-    if (entry.endsWith('.yaml')) table[key] = parseDefinitionYaml(readFileSync(file, 'utf8'), relPath(file));
+    if (entry.endsWith('.yaml')) table[key] = readDefinitionYaml(file);
     else if (entry.endsWith('.md')) {
       const text = readFileSync(file, 'utf8');
       // A markdown file without frontmatter (a README) is documentation, not a definition.

@@ -244,10 +244,11 @@ function eventOf(item: Item): LoggedEvent {
   return LoggedEventSchema.parse(event);
 }
 
+/** Wait `ms` (on the global timer, which tests can fake). */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** BatchGetItem requests a read makes before it gives up on keys DynamoDB keeps leaving unprocessed. */
 const BATCH_GET_ATTEMPTS = 5;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Position of each item in the transaction: the projection, then the id marker, then the events. */
 const PROJECTION = 0;

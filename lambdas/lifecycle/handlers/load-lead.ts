@@ -10,7 +10,7 @@ import type { Env } from '../../lib/contracts.ts';
 import { observability } from '../../lib/observability.ts';
 import { eventFromEnvelope } from '../envelope.ts';
 import type { LeadSnapshot, LifecycleEvent } from '../schema.ts';
-import { conflictBackoffMs, leadStoreFromEnv } from '../store.ts';
+import { conflictBackoffMs, leadStoreFromEnv, sleep } from '../store.ts';
 import { initialSnapshot } from '../transition.ts';
 import { lazy, lifecycleFromEnv, parseInput, type LifecycleServices } from './services.ts';
 
@@ -29,7 +29,6 @@ export interface LoadLeadOutput {
   duplicate: boolean;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer, metrics, instrument } = observability(env, 'lead-lifecycle');
