@@ -4,10 +4,10 @@
  */
 import type { HistoryEvent, HistoryEventType } from '@aws-sdk/client-sfn';
 import type { StateMachine } from 'aws-local-stepfunctions';
-import { SCOPE, type TaskTimeouts } from './interpreter.ts';
+import { SCOPE, TEXT, type TaskTimeouts } from './interpreter.ts';
 
 /** One event of the interpreter's `eventLogs` (the library does not export the type), with the scope the runtime's hooks tag it with. */
-export type InterpreterEvent = (ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E> ? E : never) & { [SCOPE]?: number };
+export type InterpreterEvent = (ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E> ? E : never) & { [SCOPE]?: number; [TEXT]?: string };
 
 /** One attempt of a Task state's resource, recorded by the local runtime as it invokes it. */
 export interface TaskInvocation {
@@ -19,9 +19,13 @@ export interface TaskInvocation {
   /** The Resource (function ARN or integration ARN). */
   resource: string;
   input: unknown;
+  /** The JSON text of `input`, when the runtime made it already. */
+  inputText?: string;
   startedAt: number;
   endedAt?: number;
   output?: unknown;
+  /** The JSON text of `output`, when the runtime made it already. */
+  outputText?: string;
   error?: { Error: string; Cause: string };
 }
 
@@ -100,7 +104,7 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
     const { timeoutInSeconds, heartbeatInSeconds } = ctx.timeouts?.[state] ?? {};
     if (inv.kind === 'lambda') {
       push(scope, 'LambdaFunctionScheduled', inv.startedAt, {
-        lambdaFunctionScheduledEventDetails: { resource: inv.resource, input: json(inv.input), inputDetails: data, ...(timeoutInSeconds && { timeoutInSeconds }) },
+        lambdaFunctionScheduledEventDetails: { resource: inv.resource, input: inv.inputText ?? json(inv.input), inputDetails: data, ...(timeoutInSeconds && { timeoutInSeconds }) },
       });
       push(scope, 'LambdaFunctionStarted', inv.startedAt);
     } else {
@@ -110,7 +114,7 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
           resourceType,
           resource,
           region: ctx.region,
-          parameters: json(inv.input),
+          parameters: inv.inputText ?? json(inv.input),
           ...(timeoutInSeconds && { timeoutInSeconds }),
           ...(heartbeatInSeconds && { heartbeatInSeconds }),
         },
@@ -138,9 +142,9 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
       if (lambda) push(scope, 'LambdaFunctionFailed', end, { lambdaFunctionFailedEventDetails: details });
       else push(scope, 'TaskFailed', end, { taskFailedEventDetails: { ...target!, ...details } });
     } else if (lambda) {
-      push(scope, 'LambdaFunctionSucceeded', end, { lambdaFunctionSucceededEventDetails: { output: json(inv.output), outputDetails: data } });
+      push(scope, 'LambdaFunctionSucceeded', end, { lambdaFunctionSucceededEventDetails: { output: inv.outputText ?? json(inv.output), outputDetails: data } });
     } else {
-      push(scope, 'TaskSucceeded', end, { taskSucceededEventDetails: { ...target!, output: json(inv.output), outputDetails: data } });
+      push(scope, 'TaskSucceeded', end, { taskSucceededEventDetails: { ...target!, output: inv.outputText ?? json(inv.output), outputDetails: data } });
     }
   };
 
@@ -149,12 +153,12 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
     switch (e.type) {
       case 'ExecutionStarted':
         push(scope, 'ExecutionStarted', e.timestamp, {
-          executionStartedEventDetails: { input: json(e.input), inputDetails: data, roleArn: ctx.roleArn },
+          executionStartedEventDetails: { input: e[TEXT] ?? json(e.input), inputDetails: data, roleArn: ctx.roleArn },
         });
         break;
       case 'StateEntered': {
         push(scope, `${e.state.type}StateEntered` as HistoryEventType, e.timestamp, {
-          stateEnteredEventDetails: { name: e.state.name, input: json(e.state.input), inputDetails: data },
+          stateEnteredEventDetails: { name: e.state.name, input: e[TEXT] ?? json(e.state.input), inputDetails: data },
         });
         if (e.state.type === 'Task') schedule(scope, e.state.name);
         if (e.state.type === 'Map') {
@@ -187,7 +191,7 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
         // A caught Map/Parallel state exits after its `…StateFailed`.
         if ((e.state.type === 'Map' || e.state.type === 'Parallel') && !failed.delete(k)) push(scope, `${NESTING[e.state.type]}Succeeded`, e.timestamp);
         push(scope, `${e.state.type}StateExited` as HistoryEventType, e.timestamp, {
-          stateExitedEventDetails: { name: e.state.name, output: json(e.state.output), outputDetails: data },
+          stateExitedEventDetails: { name: e.state.name, output: e[TEXT] ?? json(e.state.output), outputDetails: data },
         });
         break;
       }
@@ -208,7 +212,7 @@ export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvoca
         break;
       }
       case 'ExecutionSucceeded':
-        push(scope, 'ExecutionSucceeded', e.timestamp, { executionSucceededEventDetails: { output: json(e.output), outputDetails: data } });
+        push(scope, 'ExecutionSucceeded', e.timestamp, { executionSucceededEventDetails: { output: e[TEXT] ?? json(e.output), outputDetails: data } });
         break;
       case 'ExecutionFailed':
         push(scope, 'ExecutionFailed', e.timestamp, { executionFailedEventDetails: { error: e.Error, cause: causeText(e.Cause) } });

@@ -133,6 +133,16 @@ export function stateTransitions(events: HistoryEvent[]): number {
   return entered + stepTrail(events).reduce((sum, step) => sum + step.retries, 0);
 }
 
+/** The first Task state's input as its first attempt was invoked (the state input if it never was): `stepTrail(events)[0].input` without the trail. */
+function firstTaskInput(events: HistoryEvent[]): unknown {
+  const i = events.findIndex((e) => e.type === 'TaskStateEntered');
+  if (i < 0) return undefined;
+  const entered = events[i]!;
+  // Its own attempt, not a concurrent iteration's: chained to it (an event with no previous event id follows the one before it).
+  const scheduled = events.find((e, j) => j > i && SCHEDULED.has(e.type!) && (e.previousEventId ? e.previousEventId : events[j - 1]!.id) === entered.id);
+  return parse(scheduled ? (scheduled.lambdaFunctionScheduledEventDetails?.input ?? scheduled.taskScheduledEventDetails?.parameters) : entered.stateEnteredEventDetails?.input);
+}
+
 const TERMINAL: Record<string, ExecutionStatus> = {
   ExecutionSucceeded: 'SUCCEEDED',
   ExecutionFailed: 'FAILED',
@@ -156,7 +166,7 @@ export function summarizeExecution(executionArn: string, events: HistoryEvent[])
   const started = events.find((e) => e.type === 'ExecutionStarted');
   const end = events.find((e) => e.type! in TERMINAL);
   const failure = end?.executionFailedEventDetails ?? end?.executionTimedOutEventDetails;
-  const firstTask = stepTrail(events)[0]?.input as { workflow?: unknown } | undefined;
+  const firstTask = firstTaskInput(events) as { workflow?: unknown } | undefined;
   return {
     executionArn,
     name,

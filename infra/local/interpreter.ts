@@ -28,6 +28,11 @@ export const EXECUTION = Symbol('stepwise.execution');
 export const HOOKS = Symbol('stepwise.hooks');
 /** Key of the scope id on run options (the scope of the execution starting a nested one) and on logged events. */
 export const SCOPE = Symbol('stepwise.scope');
+/**
+ * Key, on a logged event, of the JSON text of its payload (the execution's input or output, the
+ * state's input or output) as it was when the event was logged: the history shows this text.
+ */
+export const TEXT = Symbol('stepwise.text');
 
 /** A stand-in for a Task's resource: gets the Task's effective input (after `Parameters`), returns its result. */
 export type TaskHandler = (event: any) => unknown;
@@ -38,10 +43,10 @@ export interface ExecutionHooks {
   open(parent: number | undefined): number;
   /** The Task handlers of the execution of `scope`, by state name. */
   handlers(scope: number): Record<string, TaskHandler>;
-  /** A state was entered with `input` (thrown errors fail the execution). */
-  entered(state: string, input: unknown): void;
-  /** A state is about to exit with `output` (thrown errors fail the execution; the exit is not logged). */
-  exiting(state: string, output: unknown): void;
+  /** A state was entered with `input`, whose JSON text is `text` (thrown errors fail the execution). */
+  entered(state: string, input: unknown, text: string): void;
+  /** A state is about to exit with `output`, whose JSON text is `text` (thrown errors fail the execution; the exit is not logged). */
+  exiting(state: string, output: unknown, text: string): void;
 }
 
 /** Run options of an execution the local runtime starts. */
@@ -126,16 +131,52 @@ function instrument(options: ExecuteOptions, hooks: ExecutionHooks): void {
   };
   const logger = options.eventLogger;
   const { dispatch, dispatchStateEnteredEvent, dispatchStateExitedEvent } = logger;
+  // A state's input is the very object the state before it exited with, and the interpreter never
+  // mutates a state's output (it works on copies): its text is made once, for the quota and the history.
+  let last: { value: unknown; text: string } | undefined;
+  const textOf = (value: unknown) => {
+    if (!last || last.value !== value) last = { value, text: JSON.stringify(value ?? null) };
+    return last.text;
+  };
+  // A nested execution's start and end become its parent's Map iteration or Parallel branch events, which show no payload.
+  const root = runOptions[SCOPE] === undefined;
   // Nested events reach the root log through their parents' loggers: the innermost scope is kept.
-  logger.dispatch = (event) => dispatch.call(logger, Object.assign(event, { [SCOPE]: (event as { [SCOPE]?: number })[SCOPE] ?? scope }));
+  logger.dispatch = (event) => {
+    const tagged = event as LoggedEvent;
+    if (tagged[SCOPE] === undefined) {
+      tagged[SCOPE] = scope;
+      const payload = payloadOf(tagged, root);
+      if (payload) tagged[TEXT] = textOf(payload.value);
+    }
+    dispatch.call(logger, tagged);
+  };
   logger.dispatchStateEnteredEvent = (name, type, input) => {
     dispatchStateEnteredEvent.call(logger, name, type, input);
-    hooks.entered(name, input);
+    hooks.entered(name, input, textOf(input));
   };
   logger.dispatchStateExitedEvent = (name, type, input, output) => {
-    hooks.exiting(name, output);
+    hooks.exiting(name, output, textOf(output));
     dispatchStateExitedEvent.call(logger, name, type, input, output);
   };
+}
+
+/** A logged event as the hooks tag it. */
+type LoggedEvent = { type: string; input?: unknown; output?: unknown; state?: { input?: unknown; output?: unknown }; [SCOPE]?: number; [TEXT]?: string };
+
+/** The payload the history shows for an event of the root execution (`root`) or a nested one, if it shows one. */
+function payloadOf(event: LoggedEvent, root: boolean): { value: unknown } | undefined {
+  switch (event.type) {
+    case 'ExecutionStarted':
+      return root ? { value: event.input } : undefined;
+    case 'ExecutionSucceeded':
+      return root ? { value: event.output } : undefined;
+    case 'StateEntered':
+      return { value: event.state?.input };
+    case 'StateExited':
+      return { value: event.state?.output };
+    default:
+      return undefined;
+  }
 }
 
 let installed = false;

@@ -91,10 +91,10 @@ function lambdaContext(fn: LocalFunction): Context {
   };
 }
 
-/** Serialize like the Lambda runtime; `undefined` becomes `null`. */
-function json(value: unknown): unknown {
-  const text = JSON.stringify(value);
-  return text === undefined ? null : JSON.parse(text);
+/** Serialize like the Lambda runtime (`undefined` becomes `null`): the JSON copy and its text. */
+function json(value: unknown): { value: unknown; text: string } {
+  const text = JSON.stringify(value) ?? 'null';
+  return { value: JSON.parse(text), text };
 }
 
 /**
@@ -104,16 +104,21 @@ function json(value: unknown): unknown {
  * the handler itself cannot be stopped and runs on in the background, as it would in Lambda until
  * the sandbox is torn down).
  */
-export async function invokeLikeLambda(
+export async function invokeLikeLambda(handler: (event: any, context: Context) => unknown, event: unknown, fn: LocalFunction): Promise<unknown> {
+  return (await invokeJsonCopy(handler, json(event).value, fn)).value;
+}
+
+/** {@link invokeLikeLambda} for an event that is a JSON copy already (the caller made its text): the result's JSON copy and text. */
+export async function invokeJsonCopy(
   handler: (event: any, context: Context) => unknown,
   event: unknown,
   fn: LocalFunction,
-): Promise<unknown> {
+): Promise<{ value: unknown; text: string }> {
   const context = lambdaContext(fn);
   let timer: NodeJS.Timeout | undefined;
   let result: unknown;
   try {
-    const running = Promise.resolve().then(() => handler(json(event), context));
+    const running = Promise.resolve().then(() => handler(event, context));
     if (fn.timeoutSeconds === undefined) {
       result = await running;
     } else {

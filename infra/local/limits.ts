@@ -13,7 +13,12 @@ export const PAYLOAD_LIMIT_BYTES = 262_144;
 
 /** The size Step Functions counts: the JSON text, UTF-8 encoded. */
 export function payloadBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
+  return textBytes(JSON.stringify(value ?? null));
+}
+
+/** The size of a payload from its JSON text (the runtime has the text already: it shows it in the history). */
+export function textBytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
 }
 
 const DATA_LIMIT_EXCEEDED = 'States.DataLimitExceeded';
@@ -44,8 +49,8 @@ export class StateDataLimitExceededError extends Error {
   }
 }
 
-/** Throw the terminal error when a state's `input`/`output` is over the quota. */
-export function checkStatePayload(state: string, which: 'input' | 'output', value: unknown): void {
-  const bytes = payloadBytes(value);
+/** Throw the terminal error when a state's `input`/`output` (its JSON `text`) is over the quota. */
+export function checkStatePayload(state: string, which: 'input' | 'output', text: string): void {
+  const bytes = textBytes(text);
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new StateDataLimitExceededError(state, which, bytes);
 }

@@ -55,8 +55,8 @@ import {
   type TaskHandler,
   type TaskTimeouts,
 } from './interpreter.ts';
-import { invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
-import { checkStatePayload, PAYLOAD_LIMIT_BYTES, payloadBytes, TaskResultTooLargeError } from './limits.ts';
+import { invokeJsonCopy, invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
+import { checkStatePayload, PAYLOAD_LIMIT_BYTES, textBytes, TaskResultTooLargeError } from './limits.ts';
 import { DEFAULT_PAUSES_DIR, PauseStore, WAIT_FOR_TASK_TOKEN, appendResumed, expiredAt, requestOf, suspendedHistory, type PausedTask, type Resolution } from './pauses.ts';
 import { synthesize, synthProject, type SynthesizedApp, type SynthesizedStateMachine } from './synth.ts';
 import { arnToLogicalId, LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnResource, type TokenContext } from './tokens.ts';
@@ -404,11 +404,11 @@ export class LocalRuntime {
         new Proxy({} as Record<string, TaskHandler>, {
           get: (_, state) => (typeof state === 'string' ? (event: unknown) => this.invoke(state, event, run, scope) : undefined),
         }),
-      entered: (state, input) => {
-        checkStatePayload(state, 'input', input);
+      entered: (state, input, text) => {
+        checkStatePayload(state, 'input', text);
         run.stateInputs.set(state, input);
       },
-      exiting: (state, output) => checkStatePayload(state, 'output', output),
+      exiting: (state, output, text) => checkStatePayload(state, 'output', text),
     };
   }
 
@@ -564,12 +564,13 @@ export class LocalRuntime {
   private async invoke(state: string, event: unknown, run: ExecutionRun, scope: number): Promise<any> {
     const target = run.sm.targets.get(state);
     if (!target) throw new LocalRuntimeFault(`"${state}" is not a Task state of ${run.sm.stack}/${run.sm.logicalId}`);
-    checkStatePayload(state, 'input', event);
-    const invocation: TaskInvocation = { state, scope, kind: target.kind, resource: target.resource, input: event, startedAt: Date.now() };
+    // One JSON text of the input for the quota, the history and the function's copy of it.
+    const inputText = JSON.stringify(event ?? null);
+    checkStatePayload(state, 'input', inputText);
+    const invocation: TaskInvocation = { state, scope, kind: target.kind, resource: target.resource, input: event, inputText, startedAt: Date.now() };
     run.invocations.push(invocation);
     try {
       const lambdaInvoke = LAMBDA_INVOKE.test(target.resource);
-      const payload = lambdaInvoke ? (event as { Payload?: unknown }).Payload : event;
       // `FunctionName.$` is only known once Parameters are applied.
       const functionName = lambdaInvoke ? (event as { FunctionName?: unknown }).FunctionName : undefined;
       const functionKey = target.functionKey ?? (typeof functionName === 'string' ? this.functionKey(run.sm, functionName) : undefined);
@@ -581,11 +582,13 @@ export class LocalRuntime {
       else if (functionKey) handler = await this.handlerOf(functionKey);
       else throw new LocalRuntimeFault(`Task "${state}": no local handler for resource ${target.resource} (pass handlerOverrides["${state}"] or serviceIntegrations["${target.resource}"])`);
       const fault = this.faultOf(state, run);
-      const result = await invokeLikeLambda(fault ? withFault(handler, fault) : handler, payload, fn);
-      if (payloadBytes(result) > PAYLOAD_LIMIT_BYTES) {
+      const copy = JSON.parse(inputText) as { Payload?: unknown };
+      const result = await invokeJsonCopy(fault ? withFault(handler, fault) : handler, lambdaInvoke ? (copy.Payload ?? null) : copy, fn);
+      if (textBytes(result.text) > PAYLOAD_LIMIT_BYTES) {
         throw new TaskResultTooLargeError(target.kind === 'lambda' ? target.resource : integration(target.resource).resourceType);
       }
-      invocation.output = lambdaInvoke ? { ExecutedVersion: '$LATEST', Payload: result, StatusCode: 200 } : result;
+      invocation.output = lambdaInvoke ? { ExecutedVersion: '$LATEST', Payload: result.value, StatusCode: 200 } : result.value;
+      invocation.outputText = lambdaInvoke ? `{"ExecutedVersion":"$LATEST","Payload":${result.text},"StatusCode":200}` : result.text;
       return invocation.output;
     } catch (e) {
       invocation.error = { Error: (e as Error).name, Cause: (e as Error).message };

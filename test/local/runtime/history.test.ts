@@ -113,6 +113,16 @@ describe('summarizeExecution', () => {
     expect(record.error).toBeUndefined();
   });
 
+  it("takes the workflow from the first Task's input as invoked, or as entered when it never was", () => {
+    const unscheduled = history()
+      .filter((e) => e.type !== 'LambdaFunctionScheduled' || e.id !== 5)
+      .map((e) => (e.id === 4 ? { ...e, stateEnteredEventDetails: { name: 'a', input: '{"workflow":"as-entered"}' } } : e));
+    for (const events of [history(), unscheduled]) {
+      expect(summarizeExecution(ARN, events).workflow).toBe((stepTrail(events)[0]!.input as { workflow: string }).workflow);
+    }
+    expect(summarizeExecution(ARN, unscheduled).workflow).toBe('as-entered');
+  });
+
   it('reports a failure and a running execution', () => {
     const failed = history().slice(0, 10);
     failed.push({ id: 11, type: 'ExecutionFailed', timestamp: new Date(), executionFailedEventDetails: { error: 'MaxStepsExceeded' } });

@@ -46,8 +46,8 @@ describe('payload quota', () => {
     expect(payloadBytes('é')).toBe(4);
     const atLimit = 'x'.repeat(PAYLOAD_LIMIT_BYTES - 2);
     expect(payloadBytes(atLimit)).toBe(PAYLOAD_LIMIT_BYTES);
-    expect(() => checkStatePayload('S', 'output', atLimit)).not.toThrow();
-    const over = () => checkStatePayload('S', 'output', `${atLimit}x`);
+    expect(() => checkStatePayload('S', 'output', JSON.stringify(atLimit))).not.toThrow();
+    const over = () => checkStatePayload('S', 'output', JSON.stringify(`${atLimit}x`));
     expect(over).toThrow(StateDataLimitExceededError);
     expect(over).toThrow("The state/task 'S' returned a result with a size exceeding the maximum number of bytes service limit.");
   });
