@@ -40,8 +40,11 @@ export const LIFECYCLE_STATES = {
   failed: 'EventFailed',
 } as const;
 
+/** The Choice that routes an event of `type` on the lead's state: no colon, so never a transition Task's name (`<state>: <event>`). */
+export const eventRouteName = (type: string): string => `Route ${type}`;
+
 export interface LifecycleWorkflowProps {
-  /** The loaded statechart (`loadLifecycle()`); the Choice state is generated from `handlers`. */
+  /** The loaded statechart (`loadLifecycle()`); the routing Choice states are generated from `handlers`. */
   readonly lifecycle: LifecycleDefinition;
   /** The agent's goal and follow-up stop conditions (`AGENT_CONFIG` of the transition function). */
   readonly agentConfig: AgentConfig;
@@ -61,11 +64,14 @@ export interface LifecycleWorkflowProps {
  * event (lambdas/lifecycle/envelope.ts):
  *
  * `Start` → `LoadLead` (envelope → event; snapshot; duplicate?) → `RouteEvent`, a Choice with the
- * duplicate check first, then one rule per declaration — the event type and the leaves whose
- * handler is declared there — to the transition Task `<declaring state>: <event>`, Default
- * `LogOnly` → `Persist` (one conditional write; `VersionConflictError` → `AfterConflict` →
- * `RetryConflict` → `LoadLead`, at most `maxConflictRetries` times; the same write puts the
- * `lead.state_changed` outbox item, which the table's stream publishes) → `AfterPersist` → `Done`.
+ * duplicate check first, then one rule per handled event type to the Choice `Route <event>`, whose
+ * rules — one per declaration: the leaves whose handler is declared there — go to the transition
+ * Task `<declaring state>: <event>`; both Choices' Default is `LogOnly`. Two levels because each
+ * condition tested is a JSONPath lookup: an event pays one per event type and one per leaf tested
+ * before its own, not one per declaration before its own. The Task → `Persist` (one conditional
+ * write; `VersionConflictError` → `AfterConflict` → `RetryConflict` → `LoadLead`, at most
+ * `maxConflictRetries` times; the same write puts the `lead.state_changed` outbox item, which the
+ * table's stream publishes) → `AfterPersist` → `Done`.
  * Whatever fails is caught to `DeadLetter` (SQS) → `EventFailed`.
  *
  * Three functions: `LoadLead` may read the table, `Persist` may write it, and the transition
@@ -89,7 +95,7 @@ export class LifecycleWorkflow extends Construct {
         entry,
         config,
         serviceName: lifecycle.name,
-        // The definition ships with the code: the Tasks and the Choice state come from the same file.
+        // The definition ships with the code: the Tasks and the Choice states come from the same file.
         workflowDir: dirname(lifecycle.file),
         description: `${lifecycle.name}: ${description}`,
         timeout: Duration.seconds(10),
@@ -180,15 +186,19 @@ export class LifecycleWorkflow extends Construct {
     // table's stream publishes it, so a change can never be committed and lost.
     persist.next(new sfn.Choice(scope, S.afterPersist).when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate).otherwise(done));
 
-    const route = new sfn.Choice(scope, S.route).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), duplicate);
+    const logOnly = this.transitionTask(scope, LOG_ONLY, catchAll).next(persist);
+    const route = new sfn.Choice(scope, S.route).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), duplicate).otherwise(logOnly);
+    const byEvent = new Map<string, sfn.Choice>();
     for (const [name, rule] of transitionRules(lifecycle)) {
+      let choice = byEvent.get(rule.event);
+      if (!choice) {
+        choice = new sfn.Choice(scope, eventRouteName(rule.event)).otherwise(logOnly);
+        byEvent.set(rule.event, choice);
+        route.when(sfn.Condition.stringEquals('$.loaded.event.type', rule.event), choice);
+      }
       const byState = rule.leaves.map((leaf) => sfn.Condition.stringEquals('$.loaded.lead.state', leaf));
-      route.when(
-        sfn.Condition.and(sfn.Condition.stringEquals('$.loaded.event.type', rule.event), byState.length === 1 ? byState[0]! : sfn.Condition.or(...byState)),
-        this.transitionTask(scope, name, catchAll).next(persist),
-      );
+      choice.when(byState.length === 1 ? byState[0]! : sfn.Condition.or(...byState), this.transitionTask(scope, name, catchAll).next(persist));
     }
-    route.otherwise(this.transitionTask(scope, LOG_ONLY, catchAll).next(persist));
 
     return start.next(loadLead).next(route);
   }
@@ -223,7 +233,7 @@ export class LifecycleWorkflow extends Construct {
   }
 }
 
-/** One Choice rule of `RouteEvent`: an event type and the leaves whose handler for it is declared in the same place. */
+/** One rule of the Choice `Route <event>`: an event type and the leaves whose handler for it is declared in the same place. */
 export interface TransitionRule {
   event: string;
   leaves: string[];

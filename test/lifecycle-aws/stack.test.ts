@@ -6,7 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildStepwiseApp } from '../../infra/build-app.ts';
 import { getEnvConfig } from '../../infra/config.ts';
-import { LIFECYCLE_STATES as S, transitionRules } from '../../infra/constructs/lifecycle-workflow.ts';
+import { eventRouteName, LIFECYCLE_STATES as S, transitionRules } from '../../infra/constructs/lifecycle-workflow.ts';
 import { FOLLOW_UP_DUE, LEAD_EVENT_SOURCES, LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
 import { OUTBOX_SK_PREFIX } from '../../lambdas/lifecycle/store.ts';
 import { OUTBOX_FILTER } from '../../infra/stacks/lead-lifecycle-stack.ts';
@@ -24,7 +24,7 @@ const template = Template.fromStack(stack);
 const asl = lifecycleApp().app.stateMachines.find((m) => m.workflowName === 'lead-lifecycle')!.definition as unknown as { StartAt: string; States: Record<string, Json> };
 const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as never);
 
-/** Evaluate a Choice rule (the operators the compiler emits) against the state the `RouteEvent` Choice sees. */
+/** Evaluate a Choice rule (the operators the compiler emits) against the state the routing Choices see. */
 function holds(rule: Json, input: Json): boolean {
   if (rule.And) return rule.And.every((r: Json) => holds(r, input));
   if (rule.Or) return rule.Or.some((r: Json) => holds(r, input));
@@ -34,14 +34,21 @@ function holds(rule: Json, input: Json): boolean {
   throw new Error(`unexpected Choice rule ${JSON.stringify(rule)}`);
 }
 
-/** The state `RouteEvent` goes to for a lead in `leaf` and an event of `type`. */
+/** The first state that is not a Choice `RouteEvent` leads to, for a lead in `leaf` and an event of `type`. */
 function routed(leaf: string, type: string, duplicate = false): string {
   const input = { loaded: { event: { type }, lead: { state: leaf }, duplicate } };
-  const choice = asl.States[S.route]!;
-  const matching = (choice.Choices as Json[]).filter((r) => holds(r, input));
-  expect(matching.length, `${leaf} + ${type} matches ${matching.length} rules`).toBeLessThanOrEqual(duplicate ? 2 : 1);
-  return matching[0]?.Next ?? choice.Default;
+  let name: string = S.route;
+  while (asl.States[name]!.Type === 'Choice') {
+    const choice = asl.States[name]!;
+    const matching = (choice.Choices as Json[]).filter((r) => holds(r, input));
+    expect(matching.length, `${leaf} + ${type} matches ${matching.length} rules of ${name}`).toBeLessThanOrEqual(duplicate && name === S.route ? 2 : 1);
+    name = matching[0]?.Next ?? choice.Default;
+  }
+  return name;
 }
+
+/** The paths a Choice rule reads. */
+const variables = (rule: Json): string[] => (rule.And ?? rule.Or)?.flatMap(variables) ?? [rule.Variable];
 
 describe('the lifecycle state machine', () => {
   it('is an Express state machine with full logging and X-Ray, tagged with its lifecycle', () => {
@@ -69,6 +76,37 @@ describe('the lifecycle state machine', () => {
     expect(new Set(declared)).toEqual(new Set(transitionRules(def).keys()));
     expect(routed('deal_closed', 'payment.initiated')).toBe(LOG_ONLY);
     expect(routed('no_show', 'meeting.booked')).toBe('lead_qualification: meeting.booked');
+  });
+
+  it('routes in two levels, so an event costs a lookup per event type and per leaf, not per declaration: RouteEvent on the event type, then a Choice per event type on the lead state', () => {
+    const route = asl.States[S.route]!;
+    const events = [...new Set([...transitionRules(def).values()].map((rule) => rule.event))];
+    expect(route.Choices).toEqual([
+      { Variable: '$.loaded.duplicate', BooleanEquals: true, Next: S.duplicate },
+      ...events.map((type) => ({ Variable: '$.loaded.event.type', StringEquals: type, Next: eventRouteName(type) })),
+    ]);
+    expect(route.Default).toBe(LOG_ONLY);
+    for (const type of events) {
+      const name = eventRouteName(type);
+      const choice = asl.States[name]!;
+      expect(name.length).toBeLessThanOrEqual(80);
+      expect(choice).toMatchObject({ Type: 'Choice', Default: LOG_ONLY });
+      expect(new Set((choice.Choices as Json[]).flatMap(variables)), name).toEqual(new Set(['$.loaded.lead.state']));
+    }
+    const choices = Object.keys(asl.States).filter((name) => asl.States[name]!.Type === 'Choice');
+    expect(choices.sort()).toEqual([S.route, S.retryConflict, S.afterPersist, ...events.map(eventRouteName)].sort());
+  });
+
+  it('has no unreachable state', () => {
+    const reached = new Set<string>();
+    const visit = (name: string | undefined): void => {
+      if (!name || reached.has(name)) return;
+      reached.add(name);
+      const state = asl.States[name]!;
+      for (const next of [state.Next, state.Default, ...(state.Choices ?? []).map((r: Json) => r.Next), ...(state.Catch ?? []).map((c: Json) => c.Next)]) visit(next);
+    };
+    visit(asl.StartAt);
+    expect([...reached].sort()).toEqual(Object.keys(asl.States).sort());
   });
 
   it('has one transition Task per declaration, each applying with the pure function under its own name, then Persist', () => {
