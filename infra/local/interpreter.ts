@@ -195,35 +195,69 @@ export function installInterpreterHooks(): void {
   patchJsonPath(JSONPath.prototype as unknown as { evaluate: JsonPathEvaluate });
 }
 
-type JsonPathEvaluate = (this: { wrap: boolean }, expr: unknown, ...rest: unknown[]) => unknown;
+type JsonPathEvaluate = (this: JsonPathInstance, expr: unknown, ...rest: unknown[]) => unknown;
+/** The options of a jsonpath-plus instance the fast path depends on. */
+type JsonPathInstance = { wrap: boolean; resultType: string; callback: unknown };
 
 /** Values jsonpath-plus mistakes for a missing document. */
 const isFalsyJson = (value: unknown) => value === null || value === false || value === 0 || value === '';
 
 type ContextObject = { Execution?: Record<string | symbol, unknown> & { [EXECUTION]?: object } };
 
+/** What {@link referenceValue} answers for a path it does not evaluate itself. */
+export const NOT_A_REFERENCE = Symbol('stepwise.notAReference');
+
+/** `$.name.name…` with plain names: a reference path, which nearly every ASL path is. */
+const REFERENCE_PATH = /^\$(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/;
+/** The names of each reference path seen (`null`: not one); paths come from definitions, so this stays small. */
+const referenceNames = new Map<string, string[] | null>();
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * Two fixes where the interpreter evaluates a path:
+ * The value at a reference path `path` in `json`, as jsonpath-plus finds it with `wrap: false`
+ * (`undefined`: no value), when every value on the way is a plain object; otherwise
+ * {@link NOT_A_REFERENCE}, for jsonpath-plus to evaluate. jsonpath-plus parses and traces every
+ * path and throws an error to return a scalar: the interpreter's largest local cost, for what is
+ * a few property reads.
+ */
+export function referenceValue(json: unknown, path: string): unknown {
+  let names = referenceNames.get(path);
+  if (names === undefined) referenceNames.set(path, (names = REFERENCE_PATH.test(path) ? path.split('.').slice(1) : null));
+  if (names === null) return NOT_A_REFERENCE;
+  let value = json;
+  for (const name of names) {
+    if (!isPlainObject(value)) return NOT_A_REFERENCE;
+    if (!Object.hasOwn(value, name)) return undefined;
+    value = value[name];
+  }
+  return value;
+}
+
+/**
+ * Where the interpreter evaluates a path:
  * - jsonpath-plus answers "no value" for any falsy document, so the interpreter fails `"x.$": "$"`
  *   (or `InputPath: "$"`) on a Map item `0`, `false`, `""` or `null`; Step Functions gives the item.
  * - a context object (`$$` paths) carrying {@link EXECUTION} is read with the execution's own
  *   `Input` and `StartTime`.
+ * - a reference path is read directly ({@link referenceValue}), with the same result.
  */
 function patchJsonPath(prototype: { evaluate: JsonPathEvaluate }): void {
   const evaluate = prototype.evaluate;
   prototype.evaluate = function (expr, ...rest) {
-    if (expr && typeof expr === 'object' && !Array.isArray(expr)) {
-      const { path, json } = expr as { path?: unknown; json?: unknown };
-      if (typeof path === 'string' && path.trim() === '$' && isFalsyJson(json)) {
-        const wrap = Object.hasOwn(expr, 'wrap') ? (expr as { wrap: boolean }).wrap : this.wrap;
-        return wrap ? [json] : json;
-      }
-      const execution = (json as ContextObject | undefined)?.Execution;
-      if (execution?.[EXECUTION]) {
-        const context = { ...(json as object), Execution: { ...execution, ...execution[EXECUTION] } };
-        return evaluate.call(this, { ...expr, json: context }, ...rest);
-      }
+    if (!expr || typeof expr !== 'object' || Array.isArray(expr)) return evaluate.call(this, expr, ...rest);
+    let query = expr as { path?: unknown; json?: unknown; wrap?: boolean };
+    const { path } = query;
+    const wrap = Object.hasOwn(query, 'wrap') ? query.wrap : this.wrap;
+    if (typeof path === 'string' && path.trim() === '$' && isFalsyJson(query.json)) return wrap ? [query.json] : query.json;
+    const execution = (query.json as ContextObject | undefined)?.Execution;
+    if (execution?.[EXECUTION]) query = { ...query, json: { ...(query.json as object), Execution: { ...execution, ...execution[EXECUTION] } } };
+    // The options the interpreter uses (jsonPathQuery); anything else goes to jsonpath-plus.
+    const plain = Object.keys(query).every((key) => key === 'path' || key === 'json' || key === 'wrap');
+    if (plain && wrap === false && this.resultType === 'value' && !this.callback && typeof path === 'string') {
+      const value = referenceValue(query.json, path);
+      if (value !== NOT_A_REFERENCE) return value;
     }
-    return evaluate.call(this, expr, ...rest);
+    return evaluate.call(this, query, ...rest);
   };
 }

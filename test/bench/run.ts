@@ -13,7 +13,8 @@
  * The session groups start DynamoDB Local (Java 17+) and always stop it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -279,37 +280,69 @@ async function lifecycleSession(bench: BenchRun): Promise<void> {
 
 /** The table raw PutItem writes: the leads table's key schema and nothing else (no stream, no TTL). */
 const RAW_PUT_TABLE = 'bench-raw-put-item';
+/** The table the lead events' own transactions are replayed to: the leads table's key schema and stream. */
+const RAW_TRANSACTION_TABLE = 'bench-raw-transact-write';
+/** The leads table's stream (lead-lifecycle-stack.ts), checked against the session's table. */
+const LEADS_STREAM = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } as const;
 /** Raw PutItems per round at each concurrency. */
 const RAW_PUTS = { 16: 1600, 1: 200 } as const;
+/** Raw TransactWriteItems per round at each concurrency. */
+const RAW_TRANSACTIONS = { 16: 400, 1: 100 } as const;
 type Concurrency = keyof typeof RAW_PUTS;
 /**
- * What a round times: raw PutItems; lead events through the bus, the Express workflow and the
- * store (`write`: the outbox pipe is paused while timed and publishes afterwards, as the stream is
- * read apart from the table's writes on AWS); the same with the pipe and the listeners run after
- * each wave (`published`: the whole local session).
+ * What a round times: raw PutItems; the lead events' transactions replayed as raw
+ * TransactWriteItems; lead events through the bus, the Express workflow and the store (`write`:
+ * the outbox pipe is paused while timed and publishes afterwards, as the stream is read apart from
+ * the table's writes on AWS); the same with the pipe and the listeners run after each wave
+ * (`published`: the whole local session).
  */
-const KINDS = ['raw', 'write', 'published'] as const;
+const KINDS = ['raw', 'transaction', 'write', 'published'] as const;
+
+/**
+ * A lead event's transaction (Puts only: projection, id marker, events, outbox) for the new lead
+ * `RAWTX#n` of `table`: every item under the new key and conditioned on its absence (a new lead's
+ * write: the projection's `eventCount` condition cannot hold there), with its own request token.
+ */
+function replayedTransaction(input: Record<string, any>, table: string, n: number): TransactWriteCommandInput {
+  return {
+    ClientRequestToken: `raw-transaction-${n}`,
+    TransactItems: (input.TransactItems as { Put?: { Item: Record<string, unknown> } }[]).map((item) => {
+      if (!item.Put) throw new Error(`a lead event's transaction holds only Puts, not ${Object.keys(item).join(', ')}`);
+      return { Put: { TableName: table, Item: { ...item.Put.Item, pk: `RAWTX#${n}` }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    }),
+  };
+}
 
 async function leadThroughput(bench: BenchRun): Promise<void> {
   const config = loadAgentConfig(BENCH_AGENT);
   const logs = bookMeetingLogs();
   const rounds = Math.max(3, Math.round(Number(process.env.BENCH_ROUNDS ?? 20) / 4));
   const dynamo = await startDynamoDbLocal();
+  // The transactions replayed raw go to a second emulator (same jar, same JVM options; busy only in
+  // their turn): on one emulator, a second table's stream made the session's stream reads fail
+  // (TrimmedDataAccessException) and its transactions took ten times as long as alone.
+  const replay = await startDynamoDbLocal().catch(async (e) => {
+    await dynamo.stop();
+    throw e;
+  });
   try {
+    await createTable(replay.client, RAW_TRANSACTION_TABLE, undefined, LEADS_STREAM);
     const session = await LifecycleSession.start({ dynamo, agentConfig: config });
     try {
       await createTable(dynamo.client, RAW_PUT_TABLE);
+      const { Table: leads } = await dynamo.client.send(new DescribeTableCommand({ TableName: session.tableName! }));
+      if (!isDeepStrictEqual(leads!.StreamSpecification, LEADS_STREAM)) throw new Error(`the leads table's stream is ${JSON.stringify(leads!.StreamSpecification)}, not ${JSON.stringify(LEADS_STREAM)}`);
       let tags = 0;
       /**
        * `concurrency` lanes of sample leads: all lanes' k-th events in one put, the wave's executions
        * done before the next (with `publish`, also the pipe and the listeners: `session.drain()`).
-       * Then everything is published and every event checked, untimed. `dynamoRequests` counts the
-       * waves' DynamoDB requests by command.
+       * Then everything is published and every event checked, untimed. `usage` gets the waves'
+       * DynamoDB requests by command and their transactions.
        */
-      const leadEvents = async (concurrency: Concurrency, publish: boolean, dynamoRequests?: Record<string, number>) => {
+      const leadEvents = async (concurrency: Concurrency, publish: boolean, usage?: Pick<ReturnType<typeof countDynamoRequests>, 'requests' | 'transactWrites'>) => {
         const lanes = leadLanes(logs, concurrency, `t${tags++}`);
         const lines = lanes.map((lane) => lane.flatMap((log) => log.lines));
-        const counter = dynamoRequests && countDynamoRequests();
+        const counter = usage && countDynamoRequests();
         if (!publish) session.pipe.pause();
         const { ms } = await timed(async () => {
           for (let k = 0; k < lines[0]!.length; k++) {
@@ -320,14 +353,14 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
           counter?.stop();
           session.pipe.resume();
         });
-        if (counter) Object.assign(dynamoRequests!, counter.requests);
+        if (counter) Object.assign(usage!, { requests: counter.requests, transactWrites: counter.transactWrites });
         await session.drain();
         await assertLifecycleRan(session, config, lanes.flat());
         return { ms, events: lines.length * lines[0]!.length, leads: lanes.flat() };
       };
 
-      // Warm-up (module loading, both JITs), which also counts the DynamoDB requests per lead event.
-      const requests: Record<string, number> = {};
+      // Warm-up (module loading, both JITs), which also counts the DynamoDB requests per lead event and keeps its transactions.
+      const requests = { requests: {} as Record<string, number>, transactWrites: [] as Record<string, any>[] };
       const warm = await leadEvents(16, false, requests);
       await leadEvents(16, true);
       // A lead-sized item: the largest projection of the sample leads, as the store wrote it.
@@ -348,8 +381,23 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
         return (await timed(() => Promise.all(Array.from({ length: concurrency }, worker)))).ms;
       };
       await rawPutItems(RAW_PUTS[16], 16);
+      const doc = DynamoDBDocumentClient.from(replay.client);
+      let transactions = 0;
+      /** `count` of the warm-up's lead event transactions again, under new keys on a table like the leads table (on the second emulator), `concurrency` in flight. */
+      const rawTransactions = async (count: number, concurrency: Concurrency) => {
+        let started = 0;
+        const worker = async () => {
+          while (started < count) {
+            const input = requests.transactWrites[started++ % requests.transactWrites.length]!;
+            await doc.send(new TransactWriteCommand(replayedTransaction(input, RAW_TRANSACTION_TABLE, transactions++)));
+          }
+        };
+        return (await timed(() => Promise.all(Array.from({ length: concurrency }, worker)))).ms;
+      };
+      await rawTransactions(RAW_TRANSACTIONS[16], 16);
 
-      const samples = { 16: { raw: [] as number[], write: [] as number[], published: [] as number[] }, 1: { raw: [] as number[], write: [] as number[], published: [] as number[] } };
+      const kinds = () => ({ raw: [] as number[], transaction: [] as number[], write: [] as number[], published: [] as number[] });
+      const samples = { 16: kinds(), 1: kinds() };
       const events = { 16: 0, 1: 0 };
       for (let r = 0; r < rounds; r++)
         for (const concurrency of [16, 1] as const)
@@ -357,6 +405,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
           for (let i = 0; i < KINDS.length; i++) {
             const kind = KINDS[(r + i) % KINDS.length]!;
             if (kind === 'raw') samples[concurrency].raw.push(await rawPutItems(RAW_PUTS[concurrency], concurrency));
+            else if (kind === 'transaction') samples[concurrency].transaction.push(await rawTransactions(RAW_TRANSACTIONS[concurrency], concurrency));
             else {
               const run = await leadEvents(concurrency, kind === 'published');
               events[concurrency] = run.events;
@@ -365,16 +414,18 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
           }
 
       const itemBytes = JSON.stringify(item).length;
+      const transactionItems = requests.transactWrites.reduce((n, t) => n + (t.TransactItems as unknown[]).length, 0) / requests.transactWrites.length;
       const perSec = (concurrency: Concurrency) => {
         const described = `${rounds} rounds, interleaved`;
         const record = (kind: (typeof KINDS)[number], description: string) => {
-          const ops = kind === 'raw' ? RAW_PUTS[concurrency] : events[concurrency];
+          const ops = kind === 'raw' ? RAW_PUTS[concurrency] : kind === 'transaction' ? RAW_TRANSACTIONS[concurrency] : events[concurrency];
+          const names = { raw: 'rawPutItem', transaction: 'rawTransactWrite', write: 'leadEvents', published: 'leadEventsPublished' };
           const result = bench.samples({
-            name: `lifecycle.throughput.${kind === 'raw' ? 'rawPutItem' : kind === 'write' ? 'leadEvents' : 'leadEventsPublished'}.c${concurrency}`,
+            name: `lifecycle.throughput.${names[kind]}.c${concurrency}`,
             description: `${description}, ${concurrency} in flight: ${described}`,
             warmupIterations: 1,
             opsPerIteration: ops,
-            unit: kind === 'raw' ? 'puts' : 'events',
+            unit: kind === 'raw' ? 'puts' : kind === 'transaction' ? 'transactions' : 'events',
             samples: samples[concurrency][kind],
           });
           // The median round: one slow round (a noisy neighbour) moves no ratio.
@@ -382,9 +433,19 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
         };
         const lanes = `${BENCH_AGENT} sample leads in ${concurrency} lanes (${events[concurrency]} events with redeliveries, each wave's executions done before the next)`;
         const raw = record('raw', `raw PutItem of a ${itemBytes}-byte lead projection to a plain table on the same DynamoDB Local`);
+        const transaction = record('transaction', `the lead events' own TransactWriteItems (${transactionItems.toFixed(2)} items each) replayed under new keys to a table with the leads table's stream, on a second DynamoDB Local`);
         const write = record('write', `${lanes}: bus → Express state machine → handlers → DynamoDB Local (the outbox pipe publishes after the timed waves)`);
         const published = record('published', `${lanes}, each wave also published: + outbox pipe → bus → listeners`);
-        return { rawPutItemPerSec: raw, leadEventsPerSec: write, leadEventsOverRawPutItem: write / raw, publishedLeadEventsPerSec: published, publishedOverRawPutItem: published / raw };
+        return {
+          rawPutItemPerSec: raw,
+          rawTransactionsPerSec: transaction,
+          rawTransactionsOverRawPutItem: transaction / raw,
+          leadEventsPerSec: write,
+          leadEventsOverRawPutItem: write / raw,
+          leadEventsOverRawTransactions: write / transaction,
+          publishedLeadEventsPerSec: published,
+          publishedOverRawPutItem: published / raw,
+        };
       };
       const c16 = perSec(16);
       const c1 = perSec(1);
@@ -393,11 +454,12 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
         rawItemBytes: itemBytes,
         concurrency16: c16,
         concurrency1: c1,
-        dynamoRequestsPerEvent: Object.fromEntries(Object.entries(requests).map(([command, n]) => [command, n / warm.events])),
+        dynamoRequestsPerEvent: Object.fromEntries(Object.entries(requests.requests).map(([command, n]) => [command, n / warm.events])),
+        itemsPerTransaction: transactionItems,
       };
       bench.target(
         'leadEvents.overRawPutItem',
-        `lead events/s through the bus, the Express workflow and DynamoDB Local / raw PutItem/s on the same emulator, 16 in flight each (medians of ${rounds} interleaved rounds; ${c1.leadEventsOverRawPutItem.toFixed(2)} at concurrency 1, ${c16.publishedOverRawPutItem.toFixed(2)} with each wave published through the outbox pipe)`,
+        `lead events/s through the bus, the Express workflow and DynamoDB Local / raw PutItem/s on the same emulator, 16 in flight each (medians of ${rounds} interleaved rounds; ${c1.leadEventsOverRawPutItem.toFixed(2)} at concurrency 1, ${c16.publishedOverRawPutItem.toFixed(2)} with each wave published through the outbox pipe; the lead events' own transactions alone, replayed raw, reach ${c16.rawTransactionsOverRawPutItem.toFixed(2)})`,
         c16.leadEventsOverRawPutItem,
         { min: 0.3 },
       );
@@ -405,7 +467,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
       await session.stop();
     }
   } finally {
-    await dynamo.stop();
+    await Promise.all([dynamo.stop(), replay.stop()]);
   }
 }
 

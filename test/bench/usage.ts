@@ -88,11 +88,12 @@ function requestUnits(kind: string, input: Record<string, any>): { reads: number
 }
 
 /**
- * DynamoDB request units this process used since the call, and its requests by command (every SDK
- * client shares the smithy `Client.prototype.send`, the document client included); `stop()` restores it.
+ * DynamoDB request units this process used since the call, its requests by command and the input of
+ * every `TransactWriteItems` (every SDK client shares the smithy `Client.prototype.send`, the document
+ * client included); `stop()` restores it.
  */
-export function countDynamoRequests(): { reads: number; writes: number; requests: Record<string, number>; stop: () => void } {
-  const counter = { reads: 0, writes: 0, requests: {} as Record<string, number>, stop: () => undefined as void };
+export function countDynamoRequests(): { reads: number; writes: number; requests: Record<string, number>; transactWrites: Record<string, any>[]; stop: () => void } {
+  const counter = { reads: 0, writes: 0, requests: {} as Record<string, number>, transactWrites: [] as Record<string, any>[], stop: () => undefined as void };
   const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...a: unknown[]) => unknown };
   const original = base.send;
   base.send = function (this: object, command: { constructor: { name: string }; input?: Record<string, any> }, ...rest: unknown[]) {
@@ -102,6 +103,7 @@ export function countDynamoRequests(): { reads: number; writes: number; requests
       counter.writes += units.writes;
       const name = command.constructor.name.replace(/Command$/, '');
       counter.requests[name] = (counter.requests[name] ?? 0) + 1;
+      if (name === 'TransactWrite') counter.transactWrites.push(command.input!);
     }
     return original.call(this, command, ...rest);
   } as (...a: unknown[]) => unknown;

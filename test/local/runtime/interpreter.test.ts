@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+import { JSONPath } from 'jsonpath-plus';
 import { describe, expect, it } from 'vitest';
-import { allStates, interpreterDefinition } from '../../../infra/local/interpreter.ts';
+import { allStates, interpreterDefinition, NOT_A_REFERENCE, referenceValue } from '../../../infra/local/interpreter.ts';
 import { PAYLOAD_LIMIT_BYTES, payloadBytes, StateDataLimitExceededError, checkStatePayload } from '../../../infra/local/limits.ts';
 
 const task = (extra: object = {}) => ({ Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:1:function:f', End: true, ...extra });
@@ -50,5 +52,34 @@ describe('payload quota', () => {
     const over = () => checkStatePayload('S', 'output', JSON.stringify(`${atLimit}x`));
     expect(over).toThrow(StateDataLimitExceededError);
     expect(over).toThrow("The state/task 'S' returned a result with a size exceeding the maximum number of bytes service limit.");
+  });
+});
+
+describe('reference paths read directly', () => {
+  // This file never starts a runtime, so JSONPath here is jsonpath-plus as shipped.
+  const jsonPath = (json: unknown, path: string) => JSONPath({ path, json: json as object, wrap: false });
+  const names = fc.constantFrom('a', 'b', 'type', 'length', 'toString', '__proto__', 'x_1');
+
+  it('finds what jsonpath-plus finds, or leaves the path to it', () => {
+    fc.assert(
+      fc.property(fc.dictionary(names, fc.jsonValue({ maxDepth: 3 })), fc.array(names, { minLength: 1, maxLength: 4 }), (doc, path) => {
+        const text = `$.${path.join('.')}`;
+        const direct = referenceValue(doc, text);
+        if (direct !== NOT_A_REFERENCE) expect(direct).toStrictEqual(jsonPath(doc, text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads through plain objects only, and only plain names', () => {
+    const doc = { loaded: { lead: { state: 'engaged', version: 0, done: false }, list: [1, 2], text: 'abc' } };
+    expect(referenceValue(doc, '$.loaded.lead.state')).toBe('engaged');
+    expect(referenceValue(doc, '$.loaded.lead.version')).toBe(0);
+    expect(referenceValue(doc, '$.loaded.lead.done')).toBe(false);
+    expect(referenceValue(doc, '$.loaded.missing.state')).toBeUndefined();
+    // jsonpath-plus reads `length` of arrays and strings: left to it.
+    for (const path of ['$.loaded.list.length', '$.loaded.text.length', '$.loaded.list[0]', "$.loaded['lead']", '$..state', '$.loaded.*', '$']) {
+      expect(referenceValue(doc, path)).toBe(NOT_A_REFERENCE);
+    }
   });
 });

@@ -1,5 +1,5 @@
 /** Shared by the tools, event-log and ingress tests: a tool context and tables on DynamoDB Local. */
-import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient, type StreamSpecification } from '@aws-sdk/client-dynamodb';
 import type { InboundEmail } from '../../../lambdas/triggers/email/inbound.ts';
 import type { CallContext, ToolDefinition } from '../../../lambdas/tools/types.ts';
 import checkWarranty from '../../../lambdas/workflows/warranty-email/tools/check-warranty.ts';
@@ -30,8 +30,8 @@ export const toolContext = (step: string, email: InboundEmail = EMAIL, execution
   input: { email },
 });
 
-/** A project-shaped table (string `pk`/`sk`, on demand), optionally with a TTL attribute. */
-export async function createTable(client: DynamoDBClient, name: string, ttlAttribute?: string): Promise<string> {
+/** A project-shaped table (string `pk`/`sk`, on demand), optionally with a TTL attribute and a stream. */
+export async function createTable(client: DynamoDBClient, name: string, ttlAttribute?: string, stream?: StreamSpecification): Promise<string> {
   await client.send(
     new CreateTableCommand({
       TableName: name,
@@ -44,6 +44,7 @@ export async function createTable(client: DynamoDBClient, name: string, ttlAttri
         { AttributeName: 'sk', AttributeType: 'S' },
       ],
       BillingMode: 'PAY_PER_REQUEST',
+      ...(stream && { StreamSpecification: stream }),
     }),
   );
   if (ttlAttribute)
