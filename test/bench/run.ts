@@ -320,7 +320,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
   const dynamo = await startDynamoDbLocal();
   // The transactions replayed raw go to a second emulator (same jar, same JVM options; busy only in
   // their turn): on one emulator, a second table's stream made the session's stream reads fail
-  // (TrimmedDataAccessException) and its transactions took ten times as long as alone.
+  // (TrimmedDataAccessException) and its transactions took five times as long as alone.
   const replay = await startDynamoDbLocal().catch(async (e) => {
     await dynamo.stop();
     throw e;
