@@ -4,14 +4,17 @@
  *
  * - Nested executions (Map iterations, Parallel branches) get the runtime's Task handlers and carry a
  *   scope id on every event they log, so each Task attempt is attributed to its iteration or branch.
- * - A hook sees every state's input and output as the interpreter enters and leaves it (the payload
- *   size quota is checked there: a throw fails the execution).
+ * - A hook sees every state's input and output as the interpreter enters and leaves it, with its
+ *   JSON text, made once: the payload size quota is checked on it (a throw fails the execution) and
+ *   the history shows it as it was then.
  * - Task timeouts are exactly the ASL's: the interpreter would otherwise apply 60 s to every Task.
  * - JSONPath `$` on a falsy item (`0`, `false`, `""`, `null`) is the item, not "no value".
  * - `$$.Execution.Input`/`StartTime` are the execution's inside Map iterations and Parallel branches.
+ * - Reference paths (`$.a.b`) are read directly, with jsonpath-plus's result at a fraction of its cost.
  *
  * The hooks patch the library's prototypes once per process, and act only on executions the local
- * runtime starts (their run options carry {@link HOOKS}); any other use of the library is untouched.
+ * runtime starts (their run options carry {@link HOOKS}); the JSONPath changes apply to every path
+ * the process evaluates, and give Step Functions' results.
  */
 import { StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
 // The JSONPath engine aws-local-stepfunctions runs (hoisted: the same module instance the library imports).
