@@ -11,12 +11,7 @@
 
 export const PAYLOAD_LIMIT_BYTES = 262_144;
 
-/** The size Step Functions counts: the JSON text, UTF-8 encoded. */
-export function payloadBytes(value: unknown): number {
-  return textBytes(JSON.stringify(value ?? null));
-}
-
-/** The size of a payload from its JSON text (the runtime has the text already: it shows it in the history). */
+/** The size Step Functions counts of a payload: its JSON text, UTF-8 encoded (the runtime has the text already: the history shows it). */
 export function textBytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }

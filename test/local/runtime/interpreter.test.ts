@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { JSONPath } from 'jsonpath-plus';
 import { describe, expect, it } from 'vitest';
 import { allStates, interpreterDefinition, NOT_A_REFERENCE, referenceValue } from '../../../infra/local/interpreter.ts';
-import { PAYLOAD_LIMIT_BYTES, payloadBytes, StateDataLimitExceededError, checkStatePayload } from '../../../infra/local/limits.ts';
+import { PAYLOAD_LIMIT_BYTES, textBytes, StateDataLimitExceededError, checkStatePayload } from '../../../infra/local/limits.ts';
 
 const task = (extra: object = {}) => ({ Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:1:function:f', End: true, ...extra });
 const definition = {
@@ -45,9 +45,9 @@ describe('interpreterDefinition', () => {
 
 describe('payload quota', () => {
   it('counts UTF-8 bytes of the JSON text and refuses one byte over 256 KiB', () => {
-    expect(payloadBytes('é')).toBe(4);
+    expect(textBytes(JSON.stringify('é'))).toBe(4);
     const atLimit = 'x'.repeat(PAYLOAD_LIMIT_BYTES - 2);
-    expect(payloadBytes(atLimit)).toBe(PAYLOAD_LIMIT_BYTES);
+    expect(textBytes(JSON.stringify(atLimit))).toBe(PAYLOAD_LIMIT_BYTES);
     expect(() => checkStatePayload('S', 'output', JSON.stringify(atLimit))).not.toThrow();
     const over = () => checkStatePayload('S', 'output', JSON.stringify(`${atLimit}x`));
     expect(over).toThrow(StateDataLimitExceededError);

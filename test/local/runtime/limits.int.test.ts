@@ -6,7 +6,10 @@
 import { Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PAYLOAD_LIMIT_BYTES, payloadBytes } from '../../../infra/local/limits.ts';
+import { PAYLOAD_LIMIT_BYTES, textBytes } from '../../../infra/local/limits.ts';
+
+/** The size Step Functions counts. */
+const payloadBytes = (value: unknown) => textBytes(JSON.stringify(value));
 import { LocalRuntime } from '../../../infra/local/runtime.ts';
 import { synthesize } from '../../../infra/local/synth.ts';
 import { calls } from '../../fixtures/handlers/recorder.ts';
