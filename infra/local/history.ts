@@ -197,6 +197,25 @@ const RecordFile = z.object({
   events: z.array(z.looseObject({ id: z.number(), type: z.string(), timestamp: Timestamp })),
 });
 
+/**
+ * A record the local runtime stored as `file`, parsed with `schema`.
+ * @throws InvalidInputError naming the file: not JSON, or the first field that does not match.
+ */
+export function readRecordFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InvalidInputError(`${file}: not JSON (${(e as Error).message})`);
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new InvalidInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
 /** The file a local execution is stored in. */
 function localExecutionFile(name: string, dir: string = DEFAULT_HISTORY_DIR): string {
   return join(resolve(dir), `${name}.json`);
@@ -220,18 +239,7 @@ export function readLocalExecution(nameOrArn: string, dir: string = DEFAULT_HIST
   const missing = () =>
     new ExecutionDoesNotExist({ $metadata: {}, message: `no local execution "${nameOrArn}" (looked for ${file})` });
   if (!existsSync(file)) throw missing();
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new InvalidInputError(`${file}: not JSON (${(e as Error).message})`);
-  }
-  const parsed = RecordFile.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new InvalidInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  }
-  const record = parsed.data as ExecutionRecord;
+  const record = readRecordFile(file, RecordFile) as ExecutionRecord;
   if (nameOrArn.startsWith('arn:') && record.executionArn !== nameOrArn) throw missing();
   return record;
 }

@@ -21,11 +21,11 @@
  * per run, and the resumed run's `$$.Execution.Input`/`StartTime` are the original execution's.
  * Only what is in the state survives: DynamoDB Local data of the first process does not.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
-import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+import { readRecordFile } from './history.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 
 /** Where paused local executions are kept, one JSON file each (`.stepwise/` is git-ignored). */
@@ -146,18 +146,7 @@ export class PauseStore {
     if (this.dir === false || this.memory.has(name)) return this.memory.get(name);
     const file = this.file(name);
     if (!existsSync(file)) return undefined;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (e) {
-      throw new InvalidInputError(`${file}: not JSON (${(e as Error).message})`);
-    }
-    const parsed = PausedTaskSchema.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new InvalidInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    }
-    return parsed.data as unknown as PausedTask;
+    return readRecordFile(file, PausedTaskSchema) as unknown as PausedTask;
   }
 
   /** Every paused execution, oldest pause first. */
