@@ -7,7 +7,8 @@
  * dashboards and INFO logs.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPrefix } from './dynamo-query.ts';
 import * as z from 'zod';
 import type { StepOutput } from './contracts.ts';
 import type { StepFrontmatter } from './workflow/schema.ts';
@@ -114,25 +115,6 @@ export function eventSortKey(event: StepwiseEvent): string {
 
 export const eventPartitionKey = (executionName: string) => `EXEC#${executionName}`;
 
-/**
- * Every item of one execution in EVENTS_TABLE whose sort key starts with `prefix`, in key order,
- * read consistently across all pages.
- */
-export async function queryExecutionItems(doc: DynamoDBDocumentClient, tableName: string, executionName: string, prefix: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  const pages = paginateQuery(
-    { client: doc },
-    {
-      TableName: tableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': eventPartitionKey(executionName), ':prefix': prefix },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) items.push(...(page.Items ?? []));
-  return items;
-}
-
 /** DynamoDB adapter (EVENTS_TABLE; `pk = EXEC#<execution>`, `sk = EVT#<position>#...`). */
 export function dynamoEventLog(client: DynamoDBClient, tableName: string): EventLog {
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
@@ -154,7 +136,7 @@ export function dynamoEventLog(client: DynamoDBClient, tableName: string): Event
       }
     },
     async list(executionName) {
-      const items = await queryExecutionItems(doc, tableName, executionName, 'EVT#');
+      const items = await queryPrefix(doc, tableName, eventPartitionKey(executionName), 'EVT#');
       return items.map(({ pk: _pk, sk: _sk, ...event }) => StepwiseEvent.parse(event));
     },
   };

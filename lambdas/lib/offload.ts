@@ -12,7 +12,8 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { StepOutput } from './contracts.ts';
 import { StateTooLargeError } from './errors.ts';
-import { eventPartitionKey, queryExecutionItems } from './event-log.ts';
+import { queryPrefix } from './dynamo-query.ts';
+import { eventPartitionKey } from './event-log.ts';
 
 /**
  * Past this many bytes of a step's returned payload (UTF-8 JSON), its largest output values are
@@ -63,7 +64,7 @@ export function dynamoValueStore(client: DynamoDBClient, tableName: string): Val
       }
     },
     async get(execution, key) {
-      const items = await queryExecutionItems(doc, tableName, execution, `${key}#`);
+      const items = await queryPrefix(doc, tableName, eventPartitionKey(execution), `${key}#`);
       return items.map((item) => item.value as Uint8Array);
     },
   };

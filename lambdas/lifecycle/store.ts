@@ -30,9 +30,10 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, paginateQuery, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../lib/contracts.ts';
 import { InvalidInputError, VersionConflictError } from '../lib/errors.ts';
+import { queryPrefix } from '../lib/dynamo-query.ts';
 import type { ClientTracer } from '../lib/observability.ts';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { LeadSnapshotSchema, LoggedEventSchema, type LeadSnapshot, type LoggedEvent } from './schema.ts';
@@ -340,18 +341,7 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
     },
 
     async listEvents(leadId) {
-      const events: LoggedEvent[] = [];
-      const pages = paginateQuery(
-        { client: doc },
-        {
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
-          ExpressionAttributeValues: { ':pk': leadPk(leadId), ':evt': EVENT_SK_PREFIX },
-          ConsistentRead: true,
-        },
-      );
-      for await (const page of pages) events.push(...(page.Items ?? []).map(eventOf));
-      return events;
+      return (await queryPrefix(doc, tableName, leadPk(leadId), EVENT_SK_PREFIX)).map(eventOf);
     },
 
     async listLeads() {
