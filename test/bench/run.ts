@@ -368,32 +368,25 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
         warm.leads.map((l) => dynamo.client.send(new GetItemCommand({ TableName: session.tableName!, Key: { pk: { S: `LEAD#${l.leadId}` }, sk: { S: 'STATE' } } }))),
       );
       const item = projections.map((r) => r.Item!).sort((a, b) => JSON.stringify(b).length - JSON.stringify(a).length)[0]!;
+      /** Milliseconds to run `send(i)` for i = 0 … `count` - 1, `concurrency` at a time. */
+      const inFlight = async (count: number, concurrency: Concurrency, send: (i: number) => Promise<unknown>) => {
+        let started = 0;
+        const worker = async () => {
+          while (started < count) await send(started++);
+        };
+        return (await timed(() => Promise.all(Array.from({ length: concurrency }, worker)))).ms;
+      };
       let puts = 0;
       /** `count` PutItems of that item under new keys, `concurrency` in flight. */
-      const rawPutItems = async (count: number, concurrency: Concurrency) => {
-        let started = 0;
-        const worker = async () => {
-          while (started < count) {
-            started++;
-            await dynamo.client.send(new PutItemCommand({ TableName: RAW_PUT_TABLE, Item: { ...item, pk: { S: `RAW#${puts++}` } } }));
-          }
-        };
-        return (await timed(() => Promise.all(Array.from({ length: concurrency }, worker)))).ms;
-      };
+      const rawPutItems = (count: number, concurrency: Concurrency) =>
+        inFlight(count, concurrency, () => dynamo.client.send(new PutItemCommand({ TableName: RAW_PUT_TABLE, Item: { ...item, pk: { S: `RAW#${puts++}` } } })));
       await rawPutItems(RAW_PUTS[16], 16);
       const doc = DynamoDBDocumentClient.from(replay.client);
+      const { transactWrites } = requests;
       let transactions = 0;
       /** `count` of the warm-up's lead event transactions again, under new keys on a table like the leads table (on the second emulator), `concurrency` in flight. */
-      const rawTransactions = async (count: number, concurrency: Concurrency) => {
-        let started = 0;
-        const worker = async () => {
-          while (started < count) {
-            const input = requests.transactWrites[started++ % requests.transactWrites.length]!;
-            await doc.send(new TransactWriteCommand(replayedTransaction(input, RAW_TRANSACTION_TABLE, transactions++)));
-          }
-        };
-        return (await timed(() => Promise.all(Array.from({ length: concurrency }, worker)))).ms;
-      };
+      const rawTransactions = (count: number, concurrency: Concurrency) =>
+        inFlight(count, concurrency, (i) => doc.send(new TransactWriteCommand(replayedTransaction(transactWrites[i % transactWrites.length]!, RAW_TRANSACTION_TABLE, transactions++))));
       await rawTransactions(RAW_TRANSACTIONS[16], 16);
 
       const kinds = () => ({ raw: [] as number[], transaction: [] as number[], write: [] as number[], published: [] as number[] });
