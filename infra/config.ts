@@ -38,6 +38,14 @@ export const EnvConfigSchema = z
      * runtime's, bundles stay under 500 KB and the SDK version is the runtime's.
      */
     bundleAwsSdk: z.boolean().default(false),
+    /**
+     * Ship source maps with every bundle and turn them on (`NODE_OPTIONS=--enable-source-maps`):
+     * stack traces name the TypeScript source, at the price of about 18 MB in `cdk.out` and a slower
+     * error path. @default false
+     */
+    sourceMaps: z.boolean().default(false),
+    /** Ship each workflow's `evals/`, `samples/` and `conversations/` folders with its functions (no Lambda reads them). @default false */
+    shipEvalsAndSamples: z.boolean().default(false),
     /** Retention of every Lambda and state machine log group. */
     logRetention: z.enum(RetentionDays),
     /** What happens to tables and log groups when the stack is deleted. */

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { StepwiseError } from '../../lambdas/lib/errors.ts';
-import { WORKFLOW_CODE_DIR } from '../../lambdas/lib/workflow/plugin.ts';
+import { WORKFLOW_CODE_DIR } from '../../lambdas/lib/project.ts';
 import { fail } from './output.ts';
 
 /**

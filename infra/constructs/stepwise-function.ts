@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { Duration, Stack, Stage, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -7,14 +6,15 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
-import { compileDefinitions } from '../../lambdas/lib/definition-file.ts';
+import { CLI_ONLY_FOLDERS } from '../../lambdas/lib/definition-file.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import type { EnvConfig } from '../config.ts';
+import { engineEntry, generateLambdaEntry } from './lambda-entry.ts';
 
-/** CloudFormation Metadata key on every `AWS::Lambda::Function`: the handler module, relative to the repo root. The local runtime imports it. */
+/** CloudFormation Metadata key on every `AWS::Lambda::Function`: the engine handler module it runs (`lambdas/handlers/step.ts`). The local runtime imports it. */
 export const ENTRY_METADATA = 'stepwise:entry';
-/** Metadata key on a function shipped with a workflow folder: the folder, relative to the repo root (the bundle bench rebuilds it). */
+/** Metadata key on a function shipped with a workflow folder: the folder, relative to the project root (the bundle bench rebuilds it). */
 export const WORKFLOW_DIR_METADATA = 'stepwise:workflowDir';
 /** Where a bundled workflow folder lands inside the Lambda (`/var/task` is the code root). */
 export const LAMBDA_STATEMACHINES_DIR = '/var/task/statemachines';
@@ -24,7 +24,8 @@ export type TableAccess = 'read' | 'write' | 'readWrite';
 
 export interface StepwiseFunctionProps {
   /**
-   * The handler module, relative to the repository root. It exports `handler` and `createHandler`
+   * The engine's handler module, by its path in the engine's source (resolved to the compiled
+   * module when the engine is installed). It exports `handler` and `createHandler`
    * (lambdas/lib/contracts.ts).
    * @example 'lambdas/handlers/step.ts'
    */
@@ -35,7 +36,8 @@ export interface StepwiseFunctionProps {
   /**
    * A workflow folder shipped with the code at `/var/task/statemachines/<folder name>/`; sets
    * `STATEMACHINES_DIR` to match. The bundle also carries the folder's definition files compiled
-   * to JSON and only that workflow's code ({@link bundleSettings}).
+   * to JSON and only that workflow's code, through an entry generated at synth (./lambda-entry.ts);
+   * its `evals/`, `samples/` and `conversations/` ship only when the environment sets `shipEvalsAndSamples`.
    * @default no workflow files are bundled and STATEMACHINES_DIR is not set
    */
   readonly workflowDir?: string;
@@ -64,16 +66,16 @@ export const metricsNamespace = (config: EnvConfig): string => `${DEFAULT_METRIC
  * rename the error classes, and Lambda reports a thrown error's class name as its `errorType`,
  * which the ASL's Retry/Catch `ErrorEquals` match (`ModelThrottledError`, `VersionConflictError`).
  */
-export const ESBUILD_DEFAULTS = { target: 'node22', minify: true, keepNames: true, sourceMap: true } as const;
+export const ESBUILD_DEFAULTS = { target: 'node22', minify: true, keepNames: true } as const;
 
 /** What decides a bundle's content besides its entry. */
 export interface BundleOptions {
-  /** The workflow folder the function is shipped with. @default none */
-  readonly workflowDir?: string;
   /** The environment's `sdkTraces`. @default false */
   readonly sdkTraces?: boolean;
   /** The environment's `bundleAwsSdk`. @default false */
   readonly bundleAwsSdk?: boolean;
+  /** The environment's `sourceMaps`. @default false */
+  readonly sourceMaps?: boolean;
 }
 
 /** The esbuild settings of a bundle beyond {@link ESBUILD_DEFAULTS}. */
@@ -85,53 +87,29 @@ export interface BundleSettings {
 /**
  * What esbuild `define`s and leaves out in a bundle.
  *
- * Defined (see lambdas/lib/definition-file.ts, lambdas/lib/workflow/plugin.ts and
- * lambdas/lib/observability.ts): that it is a Lambda bundle, which parses no YAML; for a function
- * shipped with a workflow folder, the folder's definitions compiled to JSON (a file written to
- * `compiledDir`, bundled in) and the workflow's name, so the bundle globs only that workflow's
- * code; and whether the X-Ray SDK comes along. esbuild folds the constants and leaves out what they
- * rule out.
+ * Defined (see lambdas/lib/definition-file.ts and lambdas/lib/observability.ts): that it is a
+ * Lambda bundle, which parses no YAML (its definitions come compiled, see ./lambda-entry.ts), and
+ * whether the X-Ray SDK comes along. esbuild folds the constants and leaves out what they rule out.
  *
  * Left out, unless the environment sets `bundleAwsSdk`: AWS SDK v3, which the Lambda runtime ships
  * (every client, lib-dynamodb included) and which was half of every bundle. The calls the functions
  * make (Converse with cache points, conditional writes and transactions, Scheduler, SES v2,
  * PutEvents) are all in the runtime's SDK; the local runtime and the tests run the lockfile's.
  */
-export function bundleSettings({ workflowDir, sdkTraces = false, bundleAwsSdk = false }: BundleOptions, compiledDir: string): BundleSettings {
+export function bundleSettings({ sdkTraces = false, bundleAwsSdk = false }: BundleOptions): BundleSettings {
   const define: Record<string, string> = {
     'process.env.STEPWISE_LAMBDA_BUNDLE': '"true"',
     'process.env.STEPWISE_SDK_TRACES': sdkTraces ? '"on"' : '"off"',
-    'process.env.STEPWISE_COMPILED_DEFINITIONS': 'undefined',
   };
-  if (workflowDir !== undefined) {
-    const folder = basename(workflowDir);
-    // A file, not the JSON itself: a define is one command-line argument, and Linux caps those at 128 KiB.
-    // Absolute: esbuild resolves an import's path from the importing file.
-    const compiled = resolve(compiledDir, `${folder}.definitions.json`);
-    mkdirSync(compiledDir, { recursive: true });
-    writeFileSync(compiled, JSON.stringify(compileDefinitions(workflowDir)));
-    define['process.env.STEPWISE_COMPILED_DEFINITIONS'] = JSON.stringify(compiled);
-    define['process.env.STEPWISE_BUNDLED_WORKFLOW'] = JSON.stringify(folder);
-  }
   return { define, external: bundleAwsSdk ? [] : ['@aws-sdk/*'] };
 }
 
-/** Per app, the settings of each workflow folder and options: its functions share one compilation. */
-const settingsPerApp = new WeakMap<IConstruct, Map<string, BundleSettings>>();
-
-/** The settings for `options`, once per app; compiled definitions go to the app's cloud assembly folder. */
-function sharedSettings(scope: IConstruct, options: BundleOptions): BundleSettings {
-  let known = settingsPerApp.get(scope.node.root);
-  if (!known) settingsPerApp.set(scope.node.root, (known = new Map()));
-  const key = JSON.stringify(options);
-  let settings = known.get(key);
-  if (!settings) known.set(key, (settings = bundleSettings(options, resolve(Stage.of(scope)!.outdir, 'stepwise-definitions'))));
-  return settings;
-}
+/** Where an app's generated entries go: its cloud assembly folder (`cdk.out`), so they are rebuilt with it. */
+const entriesDir = (scope: IConstruct): string => resolve(Stage.of(scope)!.outdir, 'stepwise-entries');
 
 /**
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
- * the local esbuild (minified, source maps on, {@link bundleSettings}), X-Ray active tracing, its own log group with the
+ * the local esbuild (minified, source maps when the environment asks, {@link bundleSettings}), X-Ray active tracing, its own log group with the
  * environment's retention and removal policy, its own role (no managed policies; it may only write
  * to its log group until something is bound), Powertools settings (service name, log level, metrics
  * namespace), and the `stepwise:entry` metadata the local runtime maps back to the handler module.
@@ -144,22 +122,23 @@ function sharedSettings(scope: IConstruct, options: BundleOptions): BundleSettin
  * fn.bindTable(emailsTable, 'write', 'EMAILS_TABLE');
  */
 export class StepwiseFunction extends NodejsFunction {
-  /** The handler module, relative to the repository root (POSIX separators). */
+  /** The engine handler it runs, as given (`lambdas/handlers/step.ts`): the `stepwise:entry` metadata. */
   readonly entryPath: string;
 
   constructor(scope: Construct, id: string, props: StepwiseFunctionProps) {
-    const entry = resolve(PROJECT_ROOT, props.entry);
-    const entryPath = relative(PROJECT_ROOT, entry).split(sep).join('/');
     const role = new iam.Role(scope, `${id}Role`, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     const logGroup = new logs.LogGroup(scope, `${id}LogGroup`, {
       retention: props.config.logRetention,
       removalPolicy: props.config.removalPolicy,
     });
     const workflowDir = props.workflowDir && resolve(props.workflowDir);
-    const bundle = sharedSettings(scope, { workflowDir, sdkTraces: props.config.sdkTraces, bundleAwsSdk: props.config.bundleAwsSdk });
+    const { sdkTraces, bundleAwsSdk, sourceMaps, shipEvalsAndSamples } = props.config;
+    const bundle = bundleSettings({ sdkTraces, bundleAwsSdk });
+    // Evals, samples and conversations are for the CLI and tests; they reach a bundle only when the environment asks.
+    const excluded = shipEvalsAndSamples ? [] : [...CLI_ONLY_FOLDERS];
 
     super(scope, id, {
-      entry,
+      entry: workflowDir === undefined ? engineEntry(props.entry) : generateLambdaEntry(props.entry, workflowDir, entriesDir(scope)),
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       runtime: lambda.Runtime.NODEJS_22_X,
@@ -168,9 +147,9 @@ export class StepwiseFunction extends NodejsFunction {
       timeout: props.timeout ?? Duration.seconds(30),
       role,
       logGroup,
-      description: props.description ?? `Stepwise ${entryPath}`,
+      description: props.description ?? `Stepwise ${props.entry}`,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(sourceMaps && { NODE_OPTIONS: '--enable-source-maps' }),
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         POWERTOOLS_LOG_LEVEL: props.config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(props.config),
@@ -179,6 +158,7 @@ export class StepwiseFunction extends NodejsFunction {
       },
       bundling: {
         ...ESBUILD_DEFAULTS,
+        sourceMap: sourceMaps,
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
         banner: CREATE_REQUIRE_BANNER,
@@ -188,18 +168,18 @@ export class StepwiseFunction extends NodejsFunction {
           commandHooks: {
             beforeBundling: () => [],
             beforeInstall: () => [],
-            // esbuild is a project dependency, so CDK bundles locally (not in Docker): the host path is valid.
+            // esbuild is a project dependency, so CDK bundles locally (not in Docker): the host paths are valid.
             afterBundling: (_inputDir: string, outputDir: string) => [
-              `mkdir -p "${outputDir}/statemachines" && cp -R "${workflowDir}" "${outputDir}/statemachines/${basename(workflowDir)}"`,
+              `mkdir -p "${outputDir}/statemachines/${basename(workflowDir)}" && tar -C "${workflowDir}" ${excluded.map((f) => `--exclude=./${f}`).join(' ')} -cf - . | tar -C "${outputDir}/statemachines/${basename(workflowDir)}" -xf -`,
             ],
           },
         }),
       },
     });
-    this.entryPath = entryPath;
+    this.entryPath = props.entry;
     logGroup.grantWrite(role);
     const cfn = this.node.defaultChild as lambda.CfnFunction;
-    cfn.addMetadata(ENTRY_METADATA, entryPath);
+    cfn.addMetadata(ENTRY_METADATA, props.entry);
     if (workflowDir !== undefined) cfn.addMetadata(WORKFLOW_DIR_METADATA, relative(PROJECT_ROOT, workflowDir).split(sep).join('/'));
     this.enableActiveTracing(scope, id, role, cfn);
     Validations.of(this).acknowledge({

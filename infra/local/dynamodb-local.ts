@@ -1,6 +1,6 @@
 /**
  * DynamoDB Local (the official emulator, a Java program) for the local runtime and the integration
- * tests: fetched once into a project-local cache, started in memory on a free port, and given the
+ * tests: fetched once into the user's cache, started in memory on a free port, and given the
  * tables of a synthesized CloudFormation template.
  *
  * Every `startDynamoDbLocal()` call starts its own emulator (its own port, its own in-memory data):
@@ -21,7 +21,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { DefinitionError, JavaNotFoundError, LocalServiceError } from '../../lambdas/lib/errors.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { cacheDir } from '../../lambdas/lib/project.ts';
 import type { CfnResource, CfnTemplate } from './tokens.ts';
 
 const run = promisify(execFile);
@@ -32,8 +32,8 @@ const run = promisify(execFile);
  */
 export const DYNAMODB_LOCAL_PACKAGE = 'amplify-dynamodb-simulator';
 export const DYNAMODB_LOCAL_PACKAGE_VERSION = '2.9.30';
-/** Where the emulator is cached (git-ignored), one folder per package version. */
-export const DYNAMODB_LOCAL_CACHE_DIR = join(PROJECT_ROOT, '.stepwise', 'dynamodb-local');
+/** Where the emulator is cached, one folder per package version: in the user's cache, shared by every project. */
+export const DYNAMODB_LOCAL_CACHE_DIR = join(cacheDir(), 'dynamodb-local');
 
 const JAR = 'DynamoDBLocal.jar';
 const MIN_JAVA = 17;

@@ -38,7 +38,8 @@ import type { App } from 'aws-cdk-lib';
 import { ExecutionAlreadyExists, ExecutionDoesNotExist, InvalidName, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { HandlerFactory } from '../../lambdas/lib/contracts.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
+import { engineEntry } from '../constructs/lambda-entry.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/stepwise-function.ts';
 import { integration, toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
 import { validateFault, withFault, type TaskFault } from './faults.ts';
@@ -175,7 +176,7 @@ const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]
  */
 function localPath(value: string): string {
   return value === LAMBDA_STATEMACHINES_DIR || value.startsWith(`${LAMBDA_STATEMACHINES_DIR}/`)
-    ? join(PROJECT_ROOT, 'statemachines', value.slice(LAMBDA_STATEMACHINES_DIR.length))
+    ? join(STATEMACHINES_DIR, value.slice(LAMBDA_STATEMACHINES_DIR.length))
     : value;
 }
 
@@ -544,7 +545,7 @@ export class LocalRuntime {
       if (!fn.entry) throw new LocalRuntimeFault(`function ${key} has no "${ENTRY_METADATA}" metadata: the local runtime cannot tell which module it runs`);
       let mod: { createHandler?: HandlerFactory };
       try {
-        mod = await import(pathToFileURL(join(PROJECT_ROOT, fn.entry)).href);
+        mod = await import(pathToFileURL(engineEntry(fn.entry)).href);
       } catch (e) {
         // Loud, like a missing handler: a catcher must not turn a broken module into a fallback reply.
         throw new LocalRuntimeFault(`cannot import ${fn.entry}: ${(e as Error).message}`);

@@ -28,11 +28,10 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
 }
 
 // A Lambda bundle parses no YAML: it carries its workflow folder's definitions compiled to JSON at
-// synth (see below). StepwiseFunction defines both constants for esbuild, which folds the conditions
-// and leaves out the parser, or bundles the JSON file in; run from source, the parser is loaded.
+// synth and registered by its generated entry (infra/constructs/lambda-entry.ts). StepwiseFunction
+// defines STEPWISE_LAMBDA_BUNDLE for esbuild, which folds the condition and leaves the parser out;
+// run from source, the parser is loaded.
 const yaml = process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? await import('yaml') : undefined;
-const compiledTable: Readonly<Record<string, unknown>> | undefined =
-  process.env.STEPWISE_COMPILED_DEFINITIONS === undefined ? undefined : (await import(process.env.STEPWISE_COMPILED_DEFINITIONS)).default;
 
 /**
  * Parse YAML text; a syntax error becomes a DefinitionError on field `(yaml)` that gives the line in
@@ -73,13 +72,21 @@ export function parseFrontmatter(text: string, file: string): FrontmatterFile {
 /** `<workflow folder>/<path in it>`: the same wherever the folder sits (`/var/task/statemachines` on Lambda). */
 const compiledKey = (folder: string, pathInFolder: string) => [folder, ...pathInFolder.split(/[\\/]/)].join('/');
 
+/** The bundled folder and its compiled definitions, registered by the bundle's generated entry. */
+let bundled: { folder: string; table: Readonly<Record<string, unknown>> } | undefined;
+
+/** Called by a bundle's generated entry, before the handler runs: the definitions of its folder. */
+export function registerCompiledDefinitions(folder: string, table: Readonly<Record<string, unknown>>): void {
+  bundled = { folder, table };
+}
+
 /** The compiled file at `file`, in a bundle built with a workflow folder. */
 function compiled(file: string): unknown {
   const parts = file.split(/[\\/]/);
-  const at = parts.lastIndexOf(process.env.STEPWISE_BUNDLED_WORKFLOW ?? '');
+  const at = bundled ? parts.lastIndexOf(bundled.folder) : -1;
   const key = at < 0 ? '' : compiledKey(parts[at]!, parts.slice(at + 1).join('/'));
-  if (!compiledTable || !Object.hasOwn(compiledTable, key)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
-  return compiledTable[key];
+  if (!bundled || !Object.hasOwn(bundled.table, key)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
+  return bundled.table[key];
 }
 
 /** Read and parse a YAML definition file. */
@@ -94,8 +101,8 @@ export function readFrontmatterFile(file: string): FrontmatterFile {
   return parseFrontmatter(readFileSync(file, 'utf8'), relPath(file));
 }
 
-/** Folders of a workflow only the CLI reads (`stepwise eval`, `stepwise run`): no Lambda parses them. */
-const CLI_ONLY = new Set(['evals', 'samples']);
+/** Folders of a workflow only the CLI and tests read (`stepwise eval`, `stepwise run`): no Lambda parses or ships them. */
+export const CLI_ONLY_FOLDERS: ReadonlySet<string> = new Set(['evals', 'samples', 'conversations']);
 
 /**
  * Build time (run from source, so the readers above parse): every `.yaml` file and `.md` file with
@@ -104,7 +111,7 @@ const CLI_ONLY = new Set(['evals', 'samples']);
 export function compileDefinitions(dir: string): Record<string, unknown> {
   const table: Record<string, unknown> = {};
   for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
-    if (CLI_ONLY.has(entry.split(/[\\/]/)[0]!)) continue;
+    if (CLI_ONLY_FOLDERS.has(entry.split(/[\\/]/)[0]!)) continue;
     const file = join(dir, entry);
     const key = compiledKey(basename(dir), entry);
     if (entry.endsWith('.yaml')) table[key] = readDefinitionYaml(file);

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkDefinition, parseDefinitionYaml, readDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError } from '../lib/errors.ts';
-import { STATEMACHINES_DIR } from '../lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../lib/project.ts';
 import { AgentConfigSchema, type AgentConfig, type Condition } from './conditions.ts';
 import {
   LEAD_EVENT_TYPES,

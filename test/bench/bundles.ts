@@ -8,11 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BundleOptions } from '../../infra/constructs/stepwise-function.ts';
-import { bundleLikeLambda, bundleOutDir } from '../support/bundle.ts';
+import { bundleLikeLambda, bundleOutDir, type LambdaBundleOptions } from '../support/bundle.ts';
 
 /** A function's bundle: its entry and what else decides its content. */
-export interface LambdaBuild extends BundleOptions {
+export interface LambdaBuild extends LambdaBundleOptions {
   entry: string;
 }
 

@@ -29,7 +29,8 @@ import { executionUsage, WorkflowSession, type RunResult } from '../../infra/loc
 import { stateTransitions, stepTrail } from '../../infra/local/history.ts';
 import type { StepOutput } from '../../lambdas/lib/contracts.ts';
 import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
-import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { BenchRun, gcExposed } from './harness.ts';
 import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../infra/cost/model.ts';

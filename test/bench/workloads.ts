@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { LocalEventBus, type EventEnvelope } from '../../infra/local/eventbridge/bus.ts';
 import { parseReplayFile, type ReplayLine } from '../../infra/local/lifecycle-session.ts';
 import type { CfnTemplate } from '../../infra/local/tokens.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { LIFECYCLE_SOURCE, STATE_CHANGED, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
 import type { LeadSnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';

@@ -1,6 +1,6 @@
 /** The CLI's promises for scripts: a version, one-line usage errors, JSON errors with --json, no silent REJECTED for a missing input. */
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import { stepwise } from '../support/project-copy.ts';
 
 const cli = (...args: string[]) => stepwise(PROJECT_ROOT, ...args);

@@ -11,18 +11,17 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BundleOptions } from '../../infra/constructs/stepwise-function.ts';
 import type { StepInput, StepOutput } from '../../lambdas/lib/contracts.ts';
 import * as source from '../../lambdas/lib/errors.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
-import { bundleLikeLambda, bundleOutDir } from '../support/bundle.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { bundleLikeLambda, bundleOutDir, type LambdaBundleOptions } from '../support/bundle.ts';
 
 const out = bundleOutDir('bundle-test');
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 /** Bundle an entry the way StepwiseFunction does; its module and the packages and project folders in it. */
-async function bundle(entry: string, name: string, options: BundleOptions = {}) {
+async function bundle(entry: string, name: string, options: LambdaBundleOptions = {}) {
   const outfile = join(out, `${name}.mjs`);
   const metafile = await bundleLikeLambda(entry, outfile, options);
   const inputs = Object.keys(metafile.inputs);
@@ -64,6 +63,7 @@ describe('a step bundle', () => {
     expect(has('node_modules/yaml/')).toBe(false);
     expect(has('node_modules/@aws-sdk/')).toBe(false);
     expect(has('node_modules/aws-xray-sdk-core/')).toBe(false);
+    expect(has('node_modules/tsx/')).toBe(false);
   });
 
   it('takes the X-Ray SDK with sdkTraces and the AWS SDK with bundleAwsSdk', async () => {

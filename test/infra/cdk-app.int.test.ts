@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 
 const outdirs: string[] = [];
 afterAll(() => outdirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

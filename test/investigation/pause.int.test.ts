@@ -9,7 +9,7 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLocalExecution } from '../../infra/local/history.ts';
 import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 

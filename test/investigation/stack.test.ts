@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadWorkflowFrom, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { workflowToMermaid } from '../../lambdas/lib/workflow/mermaid.ts';
 import { actionsOf, functionArn, synthApp, type Json } from '../infra/template.ts';
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import * as lead from '../../bin/cli/commands/lead.ts';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../infra/local/lifecycle-session.ts';
-import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import { leadsReport } from '../../lambdas/lifecycle/queries.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';

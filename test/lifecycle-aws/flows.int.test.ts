@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../infra/local/lifecycle-session.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import { leadHistory, type LeadHistory } from '../../lambdas/lifecycle/queries.ts';
 import { reengagedAfterCold } from '../../lambdas/lifecycle/reporting.ts';

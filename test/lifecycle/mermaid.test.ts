@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { parseLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { lifecycleToMermaid } from '../../lambdas/lifecycle/mermaid.ts';
 import { def } from './support.ts';

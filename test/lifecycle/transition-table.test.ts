@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { LEAD_EVENT_TYPES, type LeadEventType } from '../../lambdas/lifecycle/schema.ts';
 import { initialSnapshot, transition } from '../../lambdas/lifecycle/transition.ts';
 import { NO_GOAL, def } from './support.ts';

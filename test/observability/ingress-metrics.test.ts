@@ -7,7 +7,7 @@ import { memoryEmailStore } from '../../lambdas/triggers/email/store.ts';
 import { createHandler } from '../../lambdas/triggers/email/handler.ts';
 import type { ExecutionStarter } from '../../lambdas/triggers/email/starter.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { useEmfCapture, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
 
 const RAW = readFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'samples', 'valid-warranty.eml'));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { synthProject } from '../../infra/local/synth.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 
 const app = synthProject('dev');
 /** Step workflows (a `workflow.yaml`), not lifecycles. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkflowSession, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { readOutbox } from '../../lambdas/triggers/email/mail.ts';
 import { recordFigure } from './figures.ts';
 

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 
 export const FIGURES_FILE = join(PROJECT_ROOT, '.stepwise', 'reliability', 'figures.jsonl');
 

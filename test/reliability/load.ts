@@ -16,7 +16,7 @@ import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import { LEAD_EVENT_TYPES, type LifecycleEvent, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 
 const SAMPLES = join(STATEMACHINES_DIR, 'warranty-email/samples');
 

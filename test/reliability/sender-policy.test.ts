@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getEnvConfig } from '../../infra/config.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { DEFAULT_POLICY, localSesMessageId, senderAuthenticated, type SesReceipt } from '../../lambdas/triggers/email/checks.ts';
 import { ingest } from '../../lambdas/triggers/email/ingest.ts';
 import type { WorkflowInput } from '../../lambdas/triggers/email/starter.ts';

@@ -1,21 +1,26 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { engineEntry, generateLambdaEntry } from '../../infra/constructs/lambda-entry.ts';
 import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../infra/constructs/stepwise-function.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+
+/** A function's bundle: what decides its content besides its entry. */
+export interface LambdaBundleOptions extends BundleOptions {
+  /** The workflow folder it ships with, relative to the project root. @default none */
+  readonly workflowDir?: string;
+}
 
 /**
- * Bundle a project entry the way StepwiseFunction does (ESM, node, minified, names kept, the
- * {@link bundleSettings} of `options`, whose `workflowDir` is relative to the project root here),
+ * Bundle an engine entry the way StepwiseFunction does (ESM, node, minified, names kept, the
+ * {@link bundleSettings} of `options`, and for a workflow folder the entry generated for it),
  * without source maps.
  */
-export async function bundleLikeLambda(entry: string, outfile: string, options: BundleOptions = {}): Promise<Metafile> {
-  const { define, external } = bundleSettings(
-    { ...options, ...(options.workflowDir && { workflowDir: join(PROJECT_ROOT, options.workflowDir) }) },
-    dirname(outfile),
-  );
+export async function bundleLikeLambda(entry: string, outfile: string, options: LambdaBundleOptions = {}): Promise<Metafile> {
+  const { define, external } = bundleSettings(options);
+  const entryPoint = options.workflowDir ? generateLambdaEntry(entry, join(PROJECT_ROOT, options.workflowDir), join(dirname(outfile), 'entries')) : engineEntry(entry);
   const result = await build({
-    entryPoints: [join(PROJECT_ROOT, entry)],
+    entryPoints: [entryPoint],
     outfile,
     bundle: true,
     platform: 'node',

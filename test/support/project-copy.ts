@@ -4,21 +4,19 @@
  * real CLI and `cdk synth` on it.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 
 const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage']);
 
-/** Copy the project into `dir` (which must exist and be empty); node_modules and the DynamoDB Local jar are linked. */
+/** Copy the project into `dir` (which must exist and be empty); node_modules is linked. */
 export function copyProject(dir: string): string {
   for (const entry of readdirSync(PROJECT_ROOT)) {
     if (SKIPPED.has(entry) || entry.startsWith('cdk.out') || entry === 'test-results.json') continue;
     cpSync(join(PROJECT_ROOT, entry), join(dir, entry), { recursive: true });
   }
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
-  mkdirSync(join(dir, '.stepwise'));
-  symlinkSync(join(PROJECT_ROOT, '.stepwise', 'dynamodb-local'), join(dir, '.stepwise', 'dynamodb-local'));
   return dir;
 }
 

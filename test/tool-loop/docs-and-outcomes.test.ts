@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../infra/local/workflow-session.ts';
 import { outcomeFailures } from '../../lambdas/evals/runner.ts';
 import { EvalCaseSchema } from '../../lambdas/evals/schema.ts';
-import { loadWorkflow, PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import { workflowToMermaid } from '../../lambdas/lib/workflow/mermaid.ts';
 
 describe('tool-loop docs', () => {

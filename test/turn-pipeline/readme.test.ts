@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadWorkflow, PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import { workflowToMermaid } from '../../lambdas/lib/workflow/mermaid.ts';
 
 const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');

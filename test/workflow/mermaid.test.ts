@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DONE } from '../../lambdas/lib/contracts.ts';
-import { loadWorkflow, PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import { workflowToMermaid } from '../../lambdas/lib/workflow/mermaid.ts';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/workflows');

@@ -1,6 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadWorkflowFrom, STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflowFrom } from '../../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../../lambdas/lib/project.ts';
 import { workflowToMermaid } from '../../../lambdas/lib/workflow/mermaid.ts';
 import type { WorkflowDefinition } from '../../../lambdas/lib/workflow/schema.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
-import { PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../../lambdas/lib/project.ts';
 import { StepName } from '../../../lambdas/lib/workflow/schema.ts';
 import { action, printJson } from '../output.ts';
 import { nextSteps, scaffold } from '../scaffold.ts';

@@ -1,9 +1,9 @@
 import { readdirSync, existsSync, statSync } from 'node:fs';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { checkDefinition, parseFrontmatter, readDefinitionYaml, readFrontmatterFile, relPath, type FrontmatterFile } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
 import { DONE } from '../contracts.ts';
+import { STATEMACHINES_DIR } from '../project.ts';
 import { validateConsensus } from '../../steps/consensus.ts';
 import { validateCounters } from './counters.ts';
 import { inputSchema } from './input.ts';
@@ -14,10 +14,6 @@ import {
   type StepDefinition,
   type WorkflowDefinition,
 } from './schema.ts';
-
-/** The project root (two levels above `lambdas/lib/workflow`). Bundled Lambdas set STEPWISE_ROOT. */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
 
 /** Parse one step file: YAML frontmatter validated with zod, markdown body as instruction. */
 export function parseStepFile(file: string, text: string): StepDefinition {

@@ -2,13 +2,12 @@
  * A workflow's TypeScript, found by convention: code steps are `lambdas/workflows/<workflow>/steps/<handler>.ts`
  * and tools `lambdas/workflows/<workflow>/tools/<tool, _ as ->.ts`, each with a default export.
  *
- * The imports below are template literals with a static prefix and suffix: esbuild turns them into
- * glob imports, so a step Lambda bundle contains its workflow's modules without the engine naming
- * one, and Node (tsx, vitest) resolves them the same way at run time.
+ * Where the modules come from is a port ({@link WorkflowModules}): from source, they are imported
+ * from the project's files (beside its `statemachines/`); in a Lambda bundle, the entry generated
+ * for the workflow at synth imports exactly that workflow's modules statically and hands them over,
+ * so a bundle holds the engine and one workflow and nothing else.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import type { ZodObject } from 'zod';
 import { checkConsensusTools } from '../../steps/consensus.ts';
 import type { FastPath } from '../../steps/fast-path.ts';
@@ -16,11 +15,10 @@ import type { CodeStep } from '../../steps/types.ts';
 import { toolModuleName, type ToolDefinition } from '../../tools/types.ts';
 import { DefinitionError } from '../errors.ts';
 import { relPath } from '../definition-file.ts';
-import { loadWorkflow, STATEMACHINES_DIR } from './loader.ts';
+import { importProjectModule, projectModuleFile } from '../project-modules.ts';
+import { STATEMACHINES_DIR } from '../project.ts';
+import { loadWorkflow } from './loader.ts';
 import type { WorkflowDefinition } from './schema.ts';
-
-/** `lambdas/workflows`: one folder of code per workflow. */
-export const WORKFLOW_CODE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../workflows');
 
 /** A workflow with its code: what the compiler, the step handler and the local session need. */
 export interface WorkflowPlugin {
@@ -33,56 +31,73 @@ export interface WorkflowPlugin {
   readonly fastPaths?: Readonly<Record<string, FastPath>>;
 }
 
-export const codeStepModule = (workflow: string, handler: string) => `lambdas/workflows/${workflow}/steps/${handler}.ts`;
-export const toolModule = (workflow: string, tool: string) => `lambdas/workflows/${workflow}/tools/${toolModuleName(tool)}.ts`;
+/** A workflow module as imported: its default export is the code step, fast path or tool. */
+export type WorkflowModule = { default?: unknown };
 
-/** The default export of a workflow module, or why there is none (for a DefinitionError). */
-async function defaultExport(path: string, load: () => Promise<{ default?: unknown }>): Promise<{ value?: unknown; problem?: string }> {
-  // Bundled, the module is inside the bundle and not on disk: only a failed import says it is missing.
-  const onDisk = existsSync(join(WORKFLOW_CODE_DIR, '../..', path));
-  try {
-    const mod = await load();
-    return mod.default === undefined ? { problem: `${path} has no default export` } : { value: mod.default };
-  } catch (e) {
-    if (!onDisk) return { problem: `no module ${path}` };
-    return { problem: `${path} failed to load: ${((e as Error).message ?? String(e)).split('\n')[0]}` };
-  }
+/** Where a workflow's code modules come from; `undefined` when there is no such module. */
+export interface WorkflowModules {
+  codeStep(handler: string): Promise<WorkflowModule | undefined>;
+  tool(file: string): Promise<WorkflowModule | undefined>;
 }
 
-// In a workflow's Lambda bundle, STEPWISE_BUNDLED_WORKFLOW is that workflow's name, defined at build
-// time (StepwiseFunction): esbuild then globs its folder only, and the bundle holds no other workflow's
-// code (nor definitions: another workflow fails to load, see lambdas/lib/definition-file.ts).
-const importCodeStep = (workflow: string, handler: string) => import(`../../workflows/${process.env.STEPWISE_BUNDLED_WORKFLOW ?? workflow}/steps/${handler}.ts`);
-const importTool = (workflow: string, file: string) => import(`../../workflows/${process.env.STEPWISE_BUNDLED_WORKFLOW ?? workflow}/tools/${file}.ts`);
+/** The folder of a workflow's code, beside the `statemachines/` folder its definitions are in. */
+export const workflowCodeDir = (def: Pick<WorkflowDefinition, 'dir'>): string => join(dirname(dirname(def.dir)), 'lambdas', 'workflows', def.dir.split(/[\\/]/).pop()!);
 
-/** The code step (or fast path) `handler` of `workflow`, checked to be a function. */
-async function loadCodeStep<T = CodeStep>(def: WorkflowDefinition, handler: string, file: string, field = 'handler'): Promise<T> {
-  const workflow = def.manifest.name;
-  const found = await defaultExport(codeStepModule(workflow, handler), () => importCodeStep(workflow, handler));
+/** A workflow's code module as users see it in messages: `lambdas/workflows/<workflow>/steps/<handler>.ts`. */
+export const codeStepModule = (def: Pick<WorkflowDefinition, 'dir'>, handler: string) => relPath(projectModuleFile(join(workflowCodeDir(def), 'steps', handler)));
+export const toolModule = (def: Pick<WorkflowDefinition, 'dir'>, tool: string) => relPath(projectModuleFile(join(workflowCodeDir(def), 'tools', toolModuleName(tool))));
+
+/** A workflow's modules read from the project's files (TypeScript loaded on demand). */
+export function projectWorkflowModules(def: Pick<WorkflowDefinition, 'dir'>): WorkflowModules {
+  const dir = workflowCodeDir(def);
+  return { codeStep: (handler) => importProjectModule(join(dir, 'steps', handler)), tool: (file) => importProjectModule(join(dir, 'tools', file)) };
+}
+
+/** A workflow's modules as a generated bundle entry imports them statically. */
+export function staticWorkflowModules(modules: { codeSteps: Record<string, WorkflowModule>; tools: Record<string, WorkflowModule> }): WorkflowModules {
+  const pick = (table: Record<string, WorkflowModule>, key: string) => Promise.resolve(Object.hasOwn(table, key) ? table[key] : undefined);
+  return { codeStep: (handler) => pick(modules.codeSteps, handler), tool: (file) => pick(modules.tools, file) };
+}
+
+/** The default export of a workflow module, or why there is none (for a DefinitionError). */
+async function defaultExport(path: string, load: () => Promise<WorkflowModule | undefined>): Promise<{ value?: unknown; problem?: string }> {
+  let mod: WorkflowModule | undefined;
+  try {
+    mod = await load();
+  } catch (e) {
+    return { problem: `${path} failed to load: ${((e as Error).message ?? String(e)).split('\n')[0]}` };
+  }
+  if (!mod) return { problem: `no module ${path}` };
+  return mod.default === undefined ? { problem: `${path} has no default export` } : { value: mod.default };
+}
+
+/** The code step (or fast path) `handler` of the workflow, checked to be a function. */
+async function loadCodeStep<T = CodeStep>(def: WorkflowDefinition, modules: WorkflowModules, handler: string, file: string, field = 'handler'): Promise<T> {
+  const path = codeStepModule(def, handler);
+  const found = await defaultExport(path, () => modules.codeStep(handler));
   if (found.problem) throw new DefinitionError(file, field, `${found.problem} (a code step module default-exports its handler)`);
-  if (typeof found.value !== 'function') throw new DefinitionError(file, field, `${codeStepModule(workflow, handler)}: the default export is not a function`);
+  if (typeof found.value !== 'function') throw new DefinitionError(file, field, `${path}: the default export is not a function`);
   return found.value as T;
 }
 
 /** The manifest's fast paths, each before an LLM step of the workflow. */
-async function loadFastPaths(def: WorkflowDefinition): Promise<Record<string, FastPath>> {
+async function loadFastPaths(def: WorkflowDefinition, modules: WorkflowModules): Promise<Record<string, FastPath>> {
   const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
   const fastPaths: Record<string, FastPath> = {};
   for (const [stepName, handler] of Object.entries(def.manifest.fastPaths)) {
     const field = `fastPaths.${stepName}`;
     const step = def.steps.find((s) => s.name === stepName);
     if (step?.kind !== 'llm') throw new DefinitionError(manifestFile, field, step ? 'a fast path goes before an LLM step; this is a code step' : `no step "${stepName}"`);
-    fastPaths[stepName] = await loadCodeStep<FastPath>(def, handler, manifestFile, field);
+    fastPaths[stepName] = await loadCodeStep<FastPath>(def, modules, handler, manifestFile, field);
   }
   return fastPaths;
 }
 
-/** The tool `name` of `workflow`, checked to be a `defineTool` definition of that name. */
-async function loadTool(def: WorkflowDefinition, name: string, field: string): Promise<ToolDefinition> {
-  const workflow = def.manifest.name;
+/** The tool `name` of the workflow, checked to be a `defineTool` definition of that name. */
+async function loadTool(def: WorkflowDefinition, modules: WorkflowModules, name: string, field: string): Promise<ToolDefinition> {
   const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
-  const path = toolModule(workflow, name);
-  const found = await defaultExport(path, () => importTool(workflow, toolModuleName(name)));
+  const path = toolModule(def, name);
+  const found = await defaultExport(path, () => modules.tool(toolModuleName(name)));
   if (found.problem) throw new DefinitionError(manifestFile, field, `${found.problem} (a tool module default-exports defineTool({...}))`);
   const tool = found.value as Partial<ToolDefinition>;
   const problem =
@@ -121,19 +136,27 @@ function checkBindings(plugin: WorkflowPlugin): void {
  * Import and check a loaded workflow's code: its tools (manifest `tools`) and code steps.
  * @throws DefinitionError naming the file and field of the first problem.
  */
-export async function resolvePlugin(def: WorkflowDefinition): Promise<WorkflowPlugin> {
+export async function resolvePlugin(def: WorkflowDefinition, modules: WorkflowModules = bundled.get(def.manifest.name) ?? projectWorkflowModules(def)): Promise<WorkflowPlugin> {
   const tools: Record<string, ToolDefinition> = {};
-  for (const [i, name] of def.manifest.tools.entries()) tools[name] = await loadTool(def, name, `tools.${i}`);
+  for (const [i, name] of def.manifest.tools.entries()) tools[name] = await loadTool(def, modules, name, `tools.${i}`);
   const codeSteps: Record<string, CodeStep> = {};
-  for (const step of def.steps) if (step.kind === 'code') codeSteps[step.handler!] ??= await loadCodeStep(def, step.handler!, step.file);
-  const plugin = { def, tools, codeSteps, fastPaths: await loadFastPaths(def) };
+  for (const step of def.steps) if (step.kind === 'code') codeSteps[step.handler!] ??= await loadCodeStep(def, modules, step.handler!, step.file);
+  const plugin = { def, tools, codeSteps, fastPaths: await loadFastPaths(def, modules) };
   checkBindings(plugin);
   return plugin;
 }
 
+/** Workflows whose modules a generated Lambda entry registered (see {@link registerBundledWorkflow}). */
+const bundled = new Map<string, WorkflowModules>();
+
+/** Called by the entry generated for a workflow's step Lambda: its code comes from these modules, not from files. */
+export function registerBundledWorkflow(workflow: string, modules: WorkflowModules): void {
+  bundled.set(workflow, modules);
+}
+
 const plugins = new Map<string, Promise<WorkflowPlugin>>();
 
-/** A workflow of `statemachines/` with its code, once per process. */
+/** A workflow of `statemachines/` (or of the folder `root`) with its code, once per process. */
 export function loadPlugin(name: string, root: string = STATEMACHINES_DIR): Promise<WorkflowPlugin> {
   const key = join(root, name);
   let plugin = plugins.get(key);
@@ -144,6 +167,3 @@ export function loadPlugin(name: string, root: string = STATEMACHINES_DIR): Prom
   }
   return plugin;
 }
-
-/** Where a workflow's code lives, relative to the project root (for messages and scaffolding). */
-export const workflowCodeDir = (workflow: string) => relative(join(WORKFLOW_CODE_DIR, '../..'), join(WORKFLOW_CODE_DIR, workflow)).split('\\').join('/');

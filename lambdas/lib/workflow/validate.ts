@@ -11,7 +11,8 @@ import { relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
 import { loadGuardRules } from './guard-schema.ts';
 import { isEmailWorkflow } from './input.ts';
-import { loadWorkflow, STATEMACHINES_DIR } from './loader.ts';
+import { loadWorkflow } from './loader.ts';
+import { STATEMACHINES_DIR } from '../project.ts';
 import { resolvePlugin, type WorkflowPlugin } from './plugin.ts';
 
 export interface Validated {

@@ -6,7 +6,7 @@
 import type * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
-import { STATEMACHINES_DIR } from '../../lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../lib/project.ts';
 import type { AgentConfig } from '../conditions.ts';
 import { LEAD_LIFECYCLE, loadLifecycle, parseAgentConfig } from '../loader.ts';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutionAlreadyExists, InvalidName, StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../../lambdas/lib/project.ts';
 import { readLocalExecution } from '../../../infra/local/history.ts';
 import { LocalRuntime } from '../../../infra/local/runtime.ts';
 import { fromTemplates } from '../../../infra/local/synth.ts';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import * as demo from '../../../bin/cli/commands/demo.ts';
 import * as evalCommand from '../../../bin/cli/commands/eval.ts';
 import * as run from '../../../bin/cli/commands/run.ts';
-import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../../lambdas/lib/project.ts';
 import { expectOneLine, runCli, useCliCapture } from '../../support/cli.ts';
 import { useTempDirs } from '../../support/tmp.ts';
 import { SAMPLES_DIR, WRONG_CASE_YAML } from './support.ts';

@@ -1,7 +1,7 @@
 /** Sample mails for the ingress tests, and a way to vary their headers the way SES or a sender would. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../../lambdas/lib/project.ts';
 
 export const SAMPLES_DIR = join(STATEMACHINES_DIR, 'warranty-email', 'samples');
 

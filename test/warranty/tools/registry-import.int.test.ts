@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
-import { PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../../lambdas/lib/project.ts';
 import { dynamoRegistry, importRegistry, readRegistryFile } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { createTable } from './fixtures.ts';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolUnavailableError } from '../../../lambdas/lib/errors.ts';
-import { STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../../lambdas/lib/project.ts';
 import { outboxMailer, type Mailer } from '../../../lambdas/triggers/email/mail.ts';
 import { ticketIdFor, type Ticket, type TicketStore } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../lambdas/tools/toolbox.ts';

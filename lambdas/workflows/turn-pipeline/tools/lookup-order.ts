@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { STATEMACHINES_DIR } from '../../../lib/workflow/loader.ts';
+import { STATEMACHINES_DIR } from '../../../lib/project.ts';
 import { defineTool } from '../../../tools/types.ts';
 
 const Order = z
