@@ -88,10 +88,3 @@ export function causeMessage(cause: string | undefined): string | undefined {
   }
   return cause;
 }
-
-/**
- * A ticket id is already taken by a ticket of another execution or step (an id collision): the
- * existing ticket is someone else's and is never returned. Permanent: the step reports that no
- * ticket was opened, and the customer is told a person will follow up.
- */
-export class TicketConflictError extends StepwiseError {}

@@ -42,6 +42,12 @@ export function findProjectRoot(from: string = process.cwd()): string {
 export const PROJECT_ROOT = findProjectRoot();
 /** The project's workflow and lifecycle definitions. */
 export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
+/**
+ * The folder a function finds its workflow folders in: `STATEMACHINES_DIR` of its environment
+ * (set on Lambda, where the folder is shipped with the code), else the project's.
+ * @example join(statemachinesDir(env), 'turn-pipeline', 'agent', 'orders.json')
+ */
+export const statemachinesDir = (env: Readonly<Record<string, string | undefined>> = process.env): string => env.STATEMACHINES_DIR ?? STATEMACHINES_DIR;
 /** The project's workflow code: `lambdas/workflows/<workflow>/{steps,tools}/`. */
 export const WORKFLOW_CODE_DIR = join(PROJECT_ROOT, 'lambdas', 'workflows');
 /** The project's local state (executions, pauses, eval runs): git-ignored. */

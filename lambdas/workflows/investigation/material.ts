@@ -1,5 +1,5 @@
-import { ToolInputError } from '../../lib/errors.ts';
-import type { ToolContext } from '../../tools/types.ts';
+import { ToolInputError } from 'stepwise';
+import type { ToolContext } from 'stepwise';
 import { InvestigationInput } from './rules.ts';
 
 /** The files of the material the execution was started with (untrusted: logs, code, configs as given). */

@@ -6,8 +6,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { InvalidInputError } from '../../lib/errors.ts';
-import type { ToolContext } from '../../tools/types.ts';
+import { InvalidInputError } from 'stepwise';
+import type { ToolContext } from 'stepwise';
 
 export interface NotesStore {
   get(session: string, key: string): Promise<string | undefined>;

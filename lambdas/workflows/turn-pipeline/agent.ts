@@ -6,9 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { checkDefinition, readDefinitionYaml, relPath } from '../../lib/definition-file.ts';
-import { DefinitionError } from '../../lib/errors.ts';
-import { compileExpression, ExpressionError } from '../../lib/expressions.ts';
+import { checkDefinition, compileExpression, DefinitionError, ExpressionError, readDefinitionYaml, relPath } from 'stepwise';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and -');
 

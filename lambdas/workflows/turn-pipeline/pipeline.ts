@@ -3,10 +3,8 @@
  * stickiness, rule filtering with fire limits and cooldowns, and two-lane enforcement. No I/O:
  * the code steps in `steps/` read state, call these, and route on the result.
  */
-import type { GuardVerdict } from '../../lib/contracts.ts';
-import { compileExpression } from '../../lib/expressions.ts';
-import { responseFacts } from '../../lib/response-facts.ts';
-import { lookup } from '../../steps/template.ts';
+import type { GuardVerdict } from 'stepwise';
+import { compileExpression, lookup, responseFacts } from 'stepwise';
 import type { Agent, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
 import type { Session } from './session.ts';
 import type { SimilarityModel } from './similarity.ts';

@@ -11,7 +11,7 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { StepwiseError } from '../../lib/errors.ts';
+import { StepwiseError } from 'stepwise';
 
 /** Another turn of the session holds its lease. Permanent for this turn: resend it later. */
 export class SessionBusyError extends StepwiseError {}

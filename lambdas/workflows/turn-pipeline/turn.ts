@@ -2,8 +2,7 @@
  * What the turn pipeline's code steps read from the execution state: the session step 01 loaded,
  * the user message, and what earlier steps of this turn produced (each under its own `data` key).
  */
-import type { StepInput } from '../../lib/contracts.ts';
-import type { WorkflowDefinition } from '../../lib/workflow/schema.ts';
+import type { StepInput, WorkflowDefinition } from 'stepwise';
 import { agentDir, loadAgent, type Agent, type ProfileField } from './agent.ts';
 import type { Navigation, Retrieval, RuleSelection, TurnContext } from './pipeline.ts';
 import { SessionSchema, type Session } from './session.ts';

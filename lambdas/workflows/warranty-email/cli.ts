@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Command } from 'commander';
 import { importRegistry, readRegistryFile } from './registry.ts';
-import { action, printJson } from '../../../bin/cli/output.ts';
+import { action, printJson } from 'stepwise/cli';
 
 export function register(program: Command): void {
   const registry = program.command('registry').description('The warranty registry that check_warranty reads.');

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { InvalidInputError } from '../../lib/errors.ts';
+import { InvalidInputError } from 'stepwise';
 
 /**
  * The serial-number format of the warranty agent: `SN` followed by 5 to 8 digits (`SN12345`),

@@ -3,7 +3,14 @@ import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TicketConflictError } from '../../lib/errors.ts';
+import { StepwiseError } from 'stepwise';
+
+/**
+ * A ticket id is already taken by a ticket of another execution or step (an id collision): the
+ * existing ticket is someone else's and is never returned. Permanent: the step reports that no
+ * ticket was opened, and the customer is told a person will follow up.
+ */
+export class TicketConflictError extends StepwiseError {}
 
 export interface Ticket {
   id: string;

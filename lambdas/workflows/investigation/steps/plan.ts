@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { InvestigationInput, planSteps, stepBudget } from '../rules.ts';
 
 /** `01-plan`: derive `total_steps` from countable work, else estimate it from the request's complexity. */

@@ -1,6 +1,4 @@
-import { StepFailedError } from '../../../lib/errors.ts';
-import { CHECKPOINT_DATA_KEY } from '../../../lib/workflow/pause.ts';
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { CHECKPOINT_DATA_KEY, defineCodeStep, NO_USAGE, StepFailedError } from 'stepwise';
 import { StepReport, recordStep, stepBudget, type HistoryEntry, type Plan } from '../rules.ts';
 
 /**

@@ -1,5 +1,4 @@
-import { DONE } from '../../../lib/contracts.ts';
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { defineCodeStep, DONE, NO_USAGE } from 'stepwise';
 import { synthesize, type HistoryEntry, type Outcome } from '../rules.ts';
 
 /** `05-synthesize`: the conclusion from the history, with the outcome that ended the investigation. */

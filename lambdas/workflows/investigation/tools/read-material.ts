@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../../../tools/types.ts';
+import { defineTool } from 'stepwise';
 import { fileOf } from '../material.ts';
 
 const MAX_LINES = 200;

@@ -1,6 +1,6 @@
 import jsep, { type Expression } from 'jsep';
 import * as z from 'zod';
-import { defineTool } from '../../../tools/types.ts';
+import { defineTool } from 'stepwise';
 
 /** What an expression may call or name: a few functions (mathjs' meanings) and constants. */
 const FUNCTIONS: Readonly<Record<string, (...args: number[]) => number>> = {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../../../tools/types.ts';
+import { defineTool } from 'stepwise';
 
 type Dimension = 'length' | 'mass' | 'temperature';
 /** Linear units: factor to the base unit (metre, kilogram). Temperatures convert through kelvin below. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool } from '../../../tools/types.ts';
+import { defineTool } from 'stepwise';
 
 class UnknownTimezoneError extends Error {
   override name = 'UnknownTimezoneError';

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { requireEnv } from '../../../tools/toolbox.ts';
-import { defineTool } from '../../../tools/types.ts';
+import { defineTool, requireEnv } from 'stepwise';
 import { dynamoNotes, noteKey, sessionOf } from '../notes.ts';
 
 /** Read a note of this session (NotesTable). */

@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { enforce, enforcementVariables } from '../pipeline.ts';
 import { contentWords, lexicalSimilarity } from '../similarity.ts';
 import { profileUpdate, readTurn } from '../turn.ts';

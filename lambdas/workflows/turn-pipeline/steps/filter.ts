@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { navigate, selectRules } from '../pipeline.ts';
 import { readTurn } from '../turn.ts';
 

@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 
 const BUSY = 'Your previous message is still being processed. Please send this one again in a moment.';
 const SORRY = 'Sorry, something went wrong on our side. A colleague will pick up this conversation and reply here.';

@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { SessionBusyError } from '../session.ts';
 
 /** 01: read the session and take its lease; a turn of the same session still running is rejected (11-handoff). */

@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { stepKey } from '../pipeline.ts';
 import { HISTORY_TURNS, type Session } from '../session.ts';
 import { profileUpdate, readTurn } from '../turn.ts';

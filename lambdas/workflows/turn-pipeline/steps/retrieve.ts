@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { retrieve } from '../pipeline.ts';
 import { lexicalSimilarity } from '../similarity.ts';
 import { readTurn } from '../turn.ts';

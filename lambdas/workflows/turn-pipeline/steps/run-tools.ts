@@ -1,5 +1,5 @@
-import type { ToolCallRecord } from '../../../lib/contracts.ts';
-import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
+import type { ToolCallRecord } from 'stepwise';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { profileUpdate, readTurn } from '../turn.ts';
 
 /**

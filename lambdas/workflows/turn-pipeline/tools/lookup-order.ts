@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { STATEMACHINES_DIR } from '../../../lib/project.ts';
-import { defineTool } from '../../../tools/types.ts';
+import { defineTool, statemachinesDir } from 'stepwise';
 
 const Order = z
   .object({ order_id: z.string(), order_status: z.enum(['processing', 'shipped', 'delivered', 'cancelled']), order_total: z.number(), order_item: z.string(), delivered_days_ago: z.number().int().nullable() })
@@ -19,7 +18,7 @@ export default defineTool({
   description: 'Look up an order by its order id: status, total, item, days since delivery.',
   input: z.strictObject({ order_id: z.string().regex(/^A-\d{4,8}$/, 'an order id like A-10234') }),
   connect: (env) => {
-    const file = env.ORDERS_FILE ?? join(env.STATEMACHINES_DIR ?? STATEMACHINES_DIR, 'turn-pipeline', 'agent', 'orders.json');
+    const file = env.ORDERS_FILE ?? join(statemachinesDir(env), 'turn-pipeline', 'agent', 'orders.json');
     return Orders.parse(JSON.parse(readFileSync(file, 'utf8'))).orders;
   },
   async run({ order_id }, _ctx, orders) {

@@ -1,9 +1,5 @@
-import { DONE } from '../../../lib/contracts.ts';
-import { DefinitionError, StepFailedError, causeMessage } from '../../../lib/errors.ts';
-import type { StepDefinition } from '../../../lib/workflow/schema.ts';
-import { renderTemplate } from '../../../steps/template.ts';
-import { EmailInputSchema } from '../../../lib/workflow/input.ts';
-import { NO_USAGE, defineCodeStep, isReplay, sentReply, type StepContext } from '../../../steps/types.ts';
+import { causeMessage, defineCodeStep, DefinitionError, DONE, EmailInputSchema, isReplay, NO_USAGE, renderTemplate, sentReply, type StepContext, StepFailedError } from 'stepwise';
+import type { StepDefinition } from 'stepwise';
 
 /** Reply templates in the step file body: a `## Reply: <name>` heading followed by a ```text block. */
 const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm;

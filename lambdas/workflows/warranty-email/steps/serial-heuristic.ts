@@ -1,4 +1,4 @@
-import { defineFastPath } from '../../../steps/fast-path.ts';
+import { defineFastPath } from 'stepwise';
 import { normalizeSerial } from '../registry.ts';
 
 /** A serial as customers write it: "SN12345", "sn 12345", "SN-12345" (5 to 8 digits). */

@@ -1,7 +1,5 @@
 import * as z from 'zod';
-import { EmailInputSchema } from '../../../lib/workflow/input.ts';
-import { requireEnv } from '../../../tools/toolbox.ts';
-import { defineTool } from '../../../tools/types.ts';
+import { defineTool, EmailInputSchema, requireEnv } from 'stepwise';
 import { normalizeSerial } from '../registry.ts';
 import { dynamoTicketStore, ticketIdFor } from '../tickets.ts';
 
