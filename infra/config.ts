@@ -1,16 +1,26 @@
+import { join } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as z from 'zod';
 import { ConfigError } from '../lambdas/lib/errors.ts';
+import { PROJECT_ROOT } from '../lambdas/lib/project.ts';
+import { importProjectModule } from '../lambdas/lib/project-modules.ts';
 
 /**
- * Typed per-environment deployment config. `cdk deploy -c env=NAME` selects one (context key `env`,
- * default `dev`); `infra/app.ts` reads it once and passes it down as props — constructs never read
- * `process.env` or context themselves, so a test can synthesize any environment in-process.
+ * Typed per-environment deployment config. It belongs to the project: `stepwise.config.ts` at the
+ * project root default-exports `defineConfig({ environments: { dev: {...}, prod: {...} } })`, and
+ * `cdk deploy -c env=NAME` selects one (context key `env`, default `dev`). The app reads it once and
+ * passes it down as props: constructs never read `process.env` or context themselves, so a test can
+ * synthesize any environment in-process. The engine holds no domain, address or account of its own.
  */
 export const EnvConfigSchema = z
   .object({
-    name: z.enum(['dev', 'staging', 'prod']),
+    /** The environment's name (the key in `environments`): stack, bus and metric names carry it. */
+    name: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'lower-case letters, digits and -, at most 20 characters'),
+    /** The AWS account the stacks deploy to. Required outside `dev`, where stacks are environment-agnostic without it. */
+    account: z.string().regex(/^\d{12}$/, 'a 12-digit AWS account id').optional(),
+    /** The AWS region the stacks deploy to. @default the CLI's region at deploy time */
+    region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, 'an AWS region such as eu-west-1').optional(),
     /** Overrides the pinned Bedrock model id of every workflow manifest. @default the manifest's `model.id` */
     modelId: z.string().min(1).optional(),
     /** `offline` deploys the deterministic stand-in (no Bedrock access needed, no Bedrock permission granted). */
@@ -24,7 +34,7 @@ export const EnvConfigSchema = z
      * They hold the sender's address, reply text and tool arguments: useful in dev, personal data
      * in prod, where steps return a summary and the details stay in the event log.
      */
-    executionDataInLogs: z.boolean(),
+    executionDataInLogs: z.boolean().default(false),
     /**
      * Every AWS SDK call as an X-Ray subsegment (Powertools Tracer). Functions and state machines
      * are traced either way; this adds the X-Ray SDK to every bundle, about 127 KB and 30 ms of
@@ -46,10 +56,13 @@ export const EnvConfigSchema = z
     sourceMaps: z.boolean().default(false),
     /** Ship each workflow's `evals/`, `samples/` and `conversations/` folders with its functions (no Lambda reads them). @default false */
     shipEvalsAndSamples: z.boolean().default(false),
-    /** Retention of every Lambda and state machine log group. */
-    logRetention: z.enum(RetentionDays),
+    /** Retention of every Lambda and state machine log group, in days (a CloudWatch Logs retention value). @default 30 */
+    logRetention: z.enum(RetentionDays).default(RetentionDays.ONE_MONTH),
     /** What happens to tables and log groups when the stack is deleted. */
-    removalPolicy: z.enum([RemovalPolicy.DESTROY, RemovalPolicy.RETAIN]),
+    removalPolicy: z
+      .enum(['destroy', 'retain'])
+      .default('retain')
+      .transform((policy) => (policy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN)),
     terminationProtection: z.boolean().default(false),
     alarms: z
       .object({
@@ -65,7 +78,8 @@ export const EnvConfigSchema = z
         /** Subscribed (by email, after confirmation) to an SNS topic that every alarm notifies. @default no notification */
         email: z.email().optional(),
       })
-      .strict(),
+      .strict()
+      .default({ failedExecutionsThreshold: 1, handoffsThreshold: 5, evaluationPeriods: 1 }),
     email: z
       .object({
         /** Domain whose MX points at SES inbound; the receipt rule accepts mail for `recipients`. */
@@ -87,7 +101,8 @@ export const EnvConfigSchema = z
       .refine((e) => e.recipients.every((r) => r.endsWith(`@${e.receivingDomain}`)), {
         message: 'every recipient must be an address of receivingDomain',
         path: ['recipients'],
-      }),
+      })
+      .optional(),
     leads: z
       .object({
         /** The agent config the lifecycle applies: `statemachines/lead-lifecycle/agents/<agent>.json`. */
@@ -99,7 +114,8 @@ export const EnvConfigSchema = z
         /** Who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
         notifyEmail: z.email().optional(),
       })
-      .strict(),
+      .strict()
+      .optional(),
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })
@@ -109,84 +125,96 @@ export const EnvConfigSchema = z
 export type EnvConfig = z.infer<typeof EnvConfigSchema>;
 export type EnvName = EnvConfig['name'];
 
-const MiB = 1024 * 1024;
+/** The settings of one environment as `stepwise.config.ts` writes them (defaults not applied yet). */
+export type EnvironmentSettings = Omit<z.input<typeof EnvConfigSchema>, 'name'>;
+
+/** A project's `stepwise.config.ts`: its environments by name. */
+export interface StepwiseConfig {
+  readonly environments: Readonly<Record<string, EnvironmentSettings>>;
+}
+
+const StepwiseConfigSchema = z.strictObject({ environments: z.record(z.string(), z.looseObject({})) });
 
 /**
- * The model every environment pins: Claude Haiku 4.5 through its US cross-region inference profile
- * (Bedrock serves it on demand only through an inference profile; use the `eu.`/`apac.` profile in
- * those regions). Claude 3.5 Haiku, the manifests' default, is a legacy model past its end-of-life
- * date (19 June 2026, Bedrock model card). Pinned per environment so one can move first.
+ * Type the project's config (`stepwise.config.ts` default-exports it).
+ * @example
+ * export default defineConfig({
+ *   environments: {
+ *     dev: { logLevel: 'DEBUG', executionDataInLogs: true, removalPolicy: 'destroy' },
+ *     prod: { account: '123456789012', region: 'eu-west-1', alarms: { failedExecutionsThreshold: 1, evaluationPeriods: 1, email: 'oncall@acme.io' } },
+ *   },
+ * });
  */
-const HAIKU_4_5 = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+export const defineConfig = (config: StepwiseConfig): StepwiseConfig => config;
 
-// example.com addresses are placeholders: set the real receiving domain, sender, alarm address and CRM endpoint before deploying.
-const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'>> = {
-  dev: {
-    modelId: HAIKU_4_5,
-    logLevel: 'DEBUG',
-    logRetention: RetentionDays.TWO_WEEKS,
-    executionDataInLogs: true,
-    removalPolicy: RemovalPolicy.DESTROY,
-    alarms: { failedExecutionsThreshold: 5, evaluationPeriods: 1 },
-    email: {
-      receivingDomain: 'dev.warranty.example.com',
-      recipients: ['claims@dev.warranty.example.com'],
-      mailFrom: 'claims@dev.warranty.example.com',
-      maxEmailBytes: 10 * MiB,
-    },
-    leads: { crmWebhookUrl: 'https://crm.dev.example.com/stepwise/lead-state' },
-    tags: { project: 'stepwise', environment: 'dev' },
-  },
-  staging: {
-    modelId: HAIKU_4_5,
-    logRetention: RetentionDays.ONE_MONTH,
-    executionDataInLogs: true,
-    removalPolicy: RemovalPolicy.RETAIN,
-    alarms: { failedExecutionsThreshold: 3, evaluationPeriods: 1 },
-    email: {
-      receivingDomain: 'staging.warranty.example.com',
-      recipients: ['claims@staging.warranty.example.com'],
-      mailFrom: 'claims@staging.warranty.example.com',
-      maxEmailBytes: 10 * MiB,
-    },
-    leads: { crmWebhookUrl: 'https://crm.staging.example.com/stepwise/lead-state' },
-    tags: { project: 'stepwise', environment: 'staging' },
-  },
-  prod: {
-    modelId: HAIKU_4_5,
-    logRetention: RetentionDays.ONE_YEAR,
-    executionDataInLogs: false,
-    removalPolicy: RemovalPolicy.RETAIN,
-    terminationProtection: true,
-    alarms: { failedExecutionsThreshold: 1, evaluationPeriods: 1, email: 'stepwise-alerts@example.com' },
-    email: {
-      receivingDomain: 'warranty.example.com',
-      recipients: ['claims@warranty.example.com'],
-      mailFrom: 'claims@warranty.example.com',
-      maxEmailBytes: 10 * MiB,
-      requireAuthenticatedSender: true,
-    },
-    leads: { crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' },
-    tags: { project: 'stepwise', environment: 'prod' },
-  },
-};
+/** The config file at the project root. */
+export const CONFIG_FILE = 'stepwise.config.ts';
 
-/** The environment names `-c env=NAME` accepts. */
-export const ENV_NAMES = Object.keys(ENVIRONMENTS) as EnvName[];
+/** Without a config file a project has one environment, `dev`, with every default. */
+const NO_CONFIG: StepwiseConfig = { environments: { dev: {} } };
 
 /**
- * The validated config of one environment.
- * @throws ConfigError for an unknown name (the message lists the known ones) or an invalid config.
- * @example getEnvConfig(app.node.tryGetContext('env') ?? 'dev')
+ * The project's config: the default export of `stepwise.config.ts` at `root`.
+ * @throws ConfigError when the file exports no `{ environments }`.
  */
-export function getEnvConfig(name: string): EnvConfig {
-  if (!Object.hasOwn(ENVIRONMENTS, name)) {
-    throw new ConfigError(`unknown environment "${name}" (known: ${ENV_NAMES.join(', ')}); select one with -c env=NAME`);
+export async function loadProjectConfig(root: string = PROJECT_ROOT): Promise<StepwiseConfig> {
+  const mod = await importProjectModule<{ default?: unknown }>(join(root, 'stepwise.config'));
+  if (!mod) return NO_CONFIG;
+  const parsed = StepwiseConfigSchema.safeParse(mod.default);
+  if (!parsed.success) throw new ConfigError(`${CONFIG_FILE}: the default export must be defineConfig({ environments: { <name>: {...} } }) (${parsed.error.issues[0]!.message})`);
+  return parsed.data as StepwiseConfig;
+}
+
+/** Reserved example domains (RFC 2606): a value on one of them was never filled in. */
+const PLACEHOLDER = /(^|[.@/])example\.(com|org|net)($|[/:?#]|\b)|\.example$/i;
+
+/** The first string value of `value` on a placeholder domain, as (dotted path, value). */
+function firstPlaceholder(value: unknown, path: string[] = []): { path: string; value: string } | undefined {
+  if (typeof value === 'string') return PLACEHOLDER.test(value) ? { path: path.join('.'), value } : undefined;
+  if (value && typeof value === 'object')
+    for (const [key, inner] of Object.entries(value)) {
+      const found = firstPlaceholder(inner, [...path, key]);
+      if (found) return found;
+    }
+  return undefined;
+}
+
+export interface ResolveOptions {
+  /** Accept placeholder values and no account in any environment (tests of prod-only resources). @default only in `dev` */
+  readonly allowPlaceholders?: boolean;
+}
+
+/**
+ * The validated config of one environment of the project.
+ * @throws ConfigError, one line naming the field: an unknown environment (the message lists the
+ * known ones), an invalid value, or (outside `dev`) a placeholder value or no `account`.
+ * @example resolveEnvironment(config, app.node.tryGetContext('env') ?? 'dev')
+ */
+export function resolveEnvironment(config: StepwiseConfig, name: string, options: ResolveOptions = {}): EnvConfig {
+  const known = Object.keys(config.environments);
+  if (!Object.hasOwn(config.environments, name)) {
+    throw new ConfigError(`unknown environment "${name}" (${CONFIG_FILE} defines: ${known.join(', ') || 'none'}); select one with -c env=NAME`);
   }
-  const parsed = EnvConfigSchema.safeParse({ name, ...ENVIRONMENTS[name as EnvName] });
+  const settings = config.environments[name]!;
+  const parsed = EnvConfigSchema.safeParse({ name, ...settings });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`environment "${name}": ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
+  if (name !== 'dev' && !options.allowPlaceholders) {
+    const placeholder = firstPlaceholder(settings);
+    if (placeholder) throw new ConfigError(`environment "${name}": ${placeholder.path}: "${placeholder.value}" is a placeholder: set the real value in ${CONFIG_FILE}`);
+    if (!parsed.data.account) throw new ConfigError(`environment "${name}": account: required outside dev (the 12-digit AWS account to deploy to), in ${CONFIG_FILE}`);
+  }
   return parsed.data;
+}
+
+/**
+ * The environment's email settings, which a workflow with an email trigger (and anything that sends
+ * mail) needs.
+ * @throws ConfigError naming the field and who needs it.
+ */
+export function emailSettings(config: EnvConfig, neededBy: string): NonNullable<EnvConfig['email']> {
+  if (!config.email) throw new ConfigError(`environment "${config.name}": email: required by ${neededBy} (receivingDomain, recipients, mailFrom, maxEmailBytes), in ${CONFIG_FILE}`);
+  return config.email;
 }

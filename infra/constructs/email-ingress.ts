@@ -11,7 +11,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { EnvConfig } from '../config.ts';
+import { emailSettings, type EnvConfig } from '../config.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The ingress function's `service` (logs, traces and the metrics' dimension). */
@@ -63,6 +63,7 @@ export class EmailIngress extends Construct {
   constructor(scope: Construct, id: string, props: EmailIngressProps) {
     super(scope, id);
     const { config } = props;
+    const email = emailSettings(config, `workflow ${props.workflowName} (it has an email trigger)`);
 
     this.bucket = new s3.Bucket(this, 'RawMail', {
       encryption: s3.BucketEncryption.S3_MANAGED,
@@ -88,9 +89,9 @@ export class EmailIngress extends Construct {
         EMAIL_KEY_PREFIX: INBOUND_PREFIX,
         STATE_MACHINE_ARN: props.stateMachine.stateMachineArn,
         // Only to recognise our own mail: this function has no permission to send.
-        MAIL_FROM: config.email.mailFrom,
-        MAX_MESSAGE_BYTES: String(config.email.maxEmailBytes),
-        REQUIRE_AUTHENTICATED_SENDER: String(config.email.requireAuthenticatedSender),
+        MAIL_FROM: email.mailFrom,
+        MAX_MESSAGE_BYTES: String(email.maxEmailBytes),
+        REQUIRE_AUTHENTICATED_SENDER: String(email.requireAuthenticatedSender),
       },
     });
     // Conditional puts only: the ingress never updates or deletes a stored body or an event.
@@ -130,7 +131,7 @@ export class EmailIngress extends Construct {
       alarmDescription: `Inbound mail (${config.name}) could not be processed: see the FailedDeliveries queue.`,
     });
     if (props.alarmTopic) this.failedDeliveriesAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
-    if (config.email.requireAuthenticatedSender) {
+    if (email.requireAuthenticatedSender) {
       // The ingress emits EmailRejected with its reason as a dimension (one EMF line per mail).
       this.heldMailAlarm = new cloudwatch.Alarm(this, 'HeldMailAlarm', {
         metric: new cloudwatch.Metric({
@@ -152,7 +153,7 @@ export class EmailIngress extends Construct {
     this.ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet', {
       rules: [
         {
-          recipients: config.email.recipients,
+          recipients: email.recipients,
           // Spam and virus verdicts exist only when scanning is on; the ingress refuses on them.
           scanEnabled: true,
           // Claims carry personal data: accept them over TLS only.

@@ -1,5 +1,5 @@
 import { basename, join, relative, resolve, sep } from 'node:path';
-import { Duration, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
 import { CLI_ONLY_FOLDERS } from '../../lambdas/lib/definition-file.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT, STATE_DIR } from '../../lambdas/lib/project.ts';
 import type { EnvConfig } from '../config.ts';
 import { engineEntry, generateLambdaEntry } from './lambda-entry.ts';
 
@@ -104,8 +104,22 @@ export function bundleSettings({ sdkTraces = false, bundleAwsSdk = false }: Bund
   return { define, external: bundleAwsSdk ? [] : ['@aws-sdk/*'] };
 }
 
-/** Where an app's generated entries go: its cloud assembly folder (`cdk.out`), so they are rebuilt with it. */
-const entriesDir = (scope: IConstruct): string => resolve(Stage.of(scope)!.outdir, 'stepwise-entries');
+/** Where generated entries go: the project's state folder (NodejsFunction wants an entry under the project root; a local synth's assembly is in a temporary folder). */
+const ENTRIES_DIR = join(STATE_DIR, 'entries');
+
+/** Per app, the entry generated for each (handler, workflow folder): the step functions of a workflow share one. */
+const entriesPerApp = new WeakMap<IConstruct, Map<string, string>>();
+
+/** The file esbuild bundles for `entry`: the engine module itself, or the entry generated for the workflow folder (once per app). */
+function bundleEntry(scope: IConstruct, entry: string, workflowDir: string | undefined): string {
+  if (workflowDir === undefined) return engineEntry(entry);
+  let known = entriesPerApp.get(scope.node.root);
+  if (!known) entriesPerApp.set(scope.node.root, (known = new Map()));
+  const key = `${entry}\0${workflowDir}`;
+  let file = known.get(key);
+  if (!file) known.set(key, (file = generateLambdaEntry(entry, workflowDir, ENTRIES_DIR)));
+  return file;
+}
 
 /**
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
@@ -138,7 +152,7 @@ export class StepwiseFunction extends NodejsFunction {
     const excluded = shipEvalsAndSamples ? [] : [...CLI_ONLY_FOLDERS];
 
     super(scope, id, {
-      entry: workflowDir === undefined ? engineEntry(props.entry) : generateLambdaEntry(props.entry, workflowDir, entriesDir(scope)),
+      entry: bundleEntry(scope, props.entry, workflowDir),
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       runtime: lambda.Runtime.NODEJS_22_X,

@@ -23,7 +23,8 @@ import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.t
 import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
 import { LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
 import { dynamoLeadStore, memoryLeadStore, type LeadStore } from '../../lambdas/lifecycle/store.ts';
-import { getEnvConfig } from '../config.ts';
+import type { EnvConfig } from '../config.ts';
+import { projectEnvironment } from '../project.ts';
 import { LIFECYCLE_STATES } from '../constructs/lifecycle-workflow.ts';
 import { LeadLifecycleStack, leadLifecycleStackName, leadsBusName } from '../stacks/lead-lifecycle-stack.ts';
 import { createTablesFromTemplate, localTableName, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
@@ -136,12 +137,11 @@ export function groupByTime<T extends { event: LifecycleEvent }>(lines: readonly
 const synthesized = new Map<string, SynthesizedApp>();
 
 /** The lifecycle stack of `env`, synthesized once per process. */
-function synthLifecycleStack(env: string): SynthesizedApp {
-  let app = synthesized.get(env);
+function synthLifecycleStack(config: EnvConfig): SynthesizedApp {
+  let app = synthesized.get(config.name);
   if (!app) {
-    const config = getEnvConfig(env);
-    app = synthesize((a) => new LeadLifecycleStack(a, leadLifecycleStackName(config), { config }), { env });
-    synthesized.set(env, app);
+    app = synthesize((a) => new LeadLifecycleStack(a, leadLifecycleStackName(config), { config }), { env: config.name });
+    synthesized.set(config.name, app);
   }
   return app;
 }
@@ -239,10 +239,10 @@ export class LifecycleSession {
    */
   static async start(options: LifecycleSessionOptions = {}): Promise<LifecycleSession> {
     const env = options.env ?? 'dev';
-    const config = getEnvConfig(env);
-    const app = synthLifecycleStack(env);
+    const config = await projectEnvironment(env, { allowPlaceholders: true });
+    const app = synthLifecycleStack(config);
     const template = app.templates[leadLifecycleStackName(config)]!;
-    const agentConfig = options.agentConfig ?? loadAgentConfig(config.leads.agent);
+    const agentConfig = options.agentConfig ?? loadAgentConfig(config.leads?.agent ?? 'book-meeting');
 
     const memory = options.store === 'memory';
     const ownedDynamo = memory || options.dynamo ? undefined : await startDynamoDbLocal();

@@ -230,7 +230,7 @@ export class LocalRuntime {
   static async create(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
     installInterpreterHooks();
     const app = options.app;
-    const synthesized = app === undefined ? synthProject(options.env) : typeof app === 'function' ? synthesize(app, { env: options.env }) : app;
+    const synthesized = app === undefined ? await synthProject(options.env) : typeof app === 'function' ? synthesize(app, { env: options.env }) : app;
     if (options.dynamo && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE) {
       // Handlers build SDK clients with the default credential chain; DynamoDB Local accepts any key.
       process.env.AWS_ACCESS_KEY_ID = 'local';

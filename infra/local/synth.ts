@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { DefinitionError } from '../../lambdas/lib/errors.ts';
-import { buildStepwiseApp } from '../build-app.ts';
-import { getEnvConfig } from '../config.ts';
+import { resolveEnvironment } from '../config.ts';
+import { loadProject } from '../project.ts';
+import { addStepwiseStacks } from '../stepwise-app.ts';
 import { WORKFLOW_METADATA } from '../constructs/agent-workflow.ts';
 import { resolveTokens, type CfnTemplate, type TokenContext } from './tokens.ts';
 
@@ -131,18 +132,23 @@ export function synthesize(build: (app: App) => void, options: SynthesizeOptions
   }
 }
 
-const projectApps = new Map<string, SynthesizedApp>();
+const projectApps = new Map<string, Promise<SynthesizedApp>>();
 
 /**
- * The project app (`buildStepwiseApp`) for environment `env`, synthesized once per process:
- * building the constructs costs hundreds of milliseconds.
+ * The project's app (every stack {@link addStepwiseStacks} builds, as `StepwiseApp` does) for
+ * environment `env` of its `stepwise.config.ts`, synthesized once per process: building the
+ * constructs costs hundreds of milliseconds. Placeholder values are accepted: nothing is deployed.
  */
-export function synthProject(env = 'dev'): SynthesizedApp {
+export function synthProject(env = 'dev'): Promise<SynthesizedApp> {
   let synthesized = projectApps.get(env);
   if (!synthesized) {
-    const config = getEnvConfig(env);
-    synthesized = synthesize((app) => buildStepwiseApp(app, config), { env });
+    synthesized = (async () => {
+      const project = await loadProject();
+      const config = resolveEnvironment(project.config, env, { allowPlaceholders: true });
+      return synthesize((app) => addStepwiseStacks(app, config, project), { env });
+    })();
     projectApps.set(env, synthesized);
+    synthesized.catch(() => projectApps.delete(env));
   }
   return synthesized;
 }

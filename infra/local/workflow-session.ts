@@ -24,7 +24,8 @@ import { ingest, type IngestDeps } from '../../lambdas/triggers/email/ingest.ts'
 import { readOutbox } from '../../lambdas/triggers/email/mail.ts';
 import { localStarter } from '../../lambdas/triggers/email/starter.ts';
 import { dynamoEmailStore } from '../../lambdas/triggers/email/store.ts';
-import { getEnvConfig } from '../config.ts';
+import type { EnvConfig } from '../config.ts';
+import { projectEnvironment } from '../project.ts';
 import { ENTRY_METADATA } from '../constructs/stepwise-function.ts';
 import { EMAIL_INGRESS_ENTRY } from '../constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
@@ -333,13 +334,13 @@ export class WorkflowSession {
     readonly dynamo: DynamoDbLocal,
     readonly outboxFile: string,
     private readonly tempDir: string | undefined,
-    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; env: string; clock: () => Date },
+    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; email?: EnvConfig['email']; clock: () => Date },
   ) {
     this.tables = wiring.tables;
     if (wiring.tables.EVENTS_TABLE) this.eventLog = dynamoEventLog(dynamo.client, wiring.tables.EVENTS_TABLE);
     const { ingress } = wiring;
-    if (ingress?.EMAILS_TABLE && ingress.EVENTS_TABLE) {
-      const { email } = getEnvConfig(wiring.env);
+    const { email } = wiring;
+    if (ingress?.EMAILS_TABLE && ingress.EVENTS_TABLE && email) {
       this.email = {
         inbox: email.recipients[0]!,
         deps: {
@@ -371,7 +372,7 @@ export class WorkflowSession {
     const def = loadWorkflow(options.workflow);
     if (model === 'bedrock') await assertBedrockAccess();
 
-    const app = synthProject(env);
+    const app = await synthProject(env);
     const machine = app.stateMachines.find((m) => m.workflowName === def.manifest.name);
     if (!machine) throw new LocalServiceError(`the ${env} app has no state machine for workflow ${def.manifest.name}`);
     const template = app.templates[machine.stack]!;
@@ -413,7 +414,7 @@ export class WorkflowSession {
           ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
         },
       });
-      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, env, clock: options.clock ?? (() => new Date()) });
+      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, email: (await projectEnvironment(env, { allowPlaceholders: true })).email, clock: options.clock ?? (() => new Date()) });
     } catch (e) {
       await dynamo?.stop();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });

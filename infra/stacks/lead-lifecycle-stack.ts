@@ -12,13 +12,14 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { ConfigError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { FOLLOW_UP_DUE, LEAD_EVENT_SOURCES, LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import type { LifecycleDefinition } from '../../lambdas/lifecycle/schema.ts';
 import { NOTIFY_STATES } from '../../lambdas/lifecycle/state-changes.ts';
 import { EXPIRES_AT_ATTRIBUTE, OUTBOX_SK_PREFIX } from '../../lambdas/lifecycle/store.ts';
-import type { EnvConfig } from '../config.ts';
+import { CONFIG_FILE, emailSettings, type EnvConfig } from '../config.ts';
 import { LifecycleWorkflow } from '../constructs/lifecycle-workflow.ts';
 import { StepwiseFunction } from '../constructs/stepwise-function.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
@@ -123,7 +124,10 @@ export class LeadLifecycleStack extends Stack {
     this.config = config;
     this.alarmTopic = props.alarmTopic ?? alarmTopic(this, config);
     const lifecycle = props.lifecycle ?? loadLifecycle();
-    const agentConfig = props.agentConfig ?? loadAgentConfig(config.leads.agent, lifecycle.name);
+    if (!config.leads) throw new ConfigError(`environment "${config.name}": leads: required by the ${lifecycle.name} lifecycle (agent, crmWebhookUrl), in ${CONFIG_FILE}`);
+    const leads = config.leads;
+    const { mailFrom } = emailSettings(config, `the ${lifecycle.name} lifecycle's notifier`);
+    const agentConfig = props.agentConfig ?? loadAgentConfig(leads.agent, lifecycle.name);
 
     this.leadsTable = stepwiseTable(this, 'LeadsTable', config, { timeToLiveAttribute: EXPIRES_AT_ATTRIBUTE });
     // The outbox is read from the stream; NEW_IMAGE is all the publisher needs.
@@ -161,10 +165,10 @@ export class LeadLifecycleStack extends Stack {
       LEADS_BUS_ARN: this.eventBus.eventBusArn,
       TIMERS_DLQ_ARN: this.timers.deadLetterQueue.queueArn,
     };
-    const followUpWebhookUrl = props.followUpWebhookUrl ?? new URL('/stepwise/follow-up', config.leads.crmWebhookUrl).href;
+    const followUpWebhookUrl = props.followUpWebhookUrl ?? new URL('/stepwise/follow-up', leads.crmWebhookUrl).href;
     this.listeners = {
-      crmSync: this.listener('crmSync', 'writes lead state changes back to the CRM', STATE_CHANGED, {}, { CRM_WEBHOOK_URL: config.leads.crmWebhookUrl }),
-      notifier: this.listener('notifier', "emails the client's team about notable lead state changes", STATE_CHANGED, { to: [...NOTIFY_STATES] }, { NOTIFY_TO: config.leads.notifyEmail ?? config.email.mailFrom }),
+      crmSync: this.listener('crmSync', 'writes lead state changes back to the CRM', STATE_CHANGED, {}, { CRM_WEBHOOK_URL: leads.crmWebhookUrl }),
+      notifier: this.listener('notifier', "emails the client's team about notable lead state changes", STATE_CHANGED, { to: [...NOTIFY_STATES] }, { NOTIFY_TO: leads.notifyEmail ?? mailFrom }),
       timers: this.listener('timers', "sets the lead's follow-up, cold and renewal timers", STATE_CHANGED, {}, { ...agentEnv, ...timerEnv }),
       followUpSender: this.listener('followUpSender', 'sends a due follow-up and sets the next one', FOLLOW_UP_DUE, {}, {
         ...agentEnv,
@@ -172,7 +176,7 @@ export class LeadLifecycleStack extends Stack {
         FOLLOW_UP_WEBHOOK_URL: followUpWebhookUrl,
       }),
     };
-    this.listeners.notifier.function.bindEmailSender(config.email.mailFrom);
+    this.listeners.notifier.function.bindEmailSender(mailFrom);
     for (const name of ['timers', 'followUpSender'] as const) this.grantTimers(this.listeners[name].function);
     this.listeners.followUpSender.function.bindTable(this.leadsTable, 'read', 'LEADS_TABLE');
     this.eventBus.grantPutEventsTo(this.listeners.followUpSender.function);

@@ -9,7 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { WorkflowPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import type { StepDefinition } from '../../lambdas/lib/workflow/schema.ts';
-import type { EnvConfig } from '../config.ts';
+import { emailSettings, type EnvConfig } from '../config.ts';
 import { AgentWorkflow } from '../constructs/agent-workflow.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
@@ -150,7 +150,7 @@ export class WorkflowStack extends Stack {
     for (const name of step.tools) {
       const tool = plugin.tools[name]!;
       for (const [table, access] of Object.entries(tool.resources?.tables ?? {})) fn.bindTable(this.tables[table]!, access, tableEnvName(table));
-      if (tool.resources?.sendEmail) fn.bindEmailSender(this.config.email.mailFrom);
+      if (tool.resources?.sendEmail) fn.bindEmailSender(emailSettings(this.config, `tool ${name} of ${plugin.def.manifest.name} (it sends mail)`).mailFrom);
       for (const bus of tool.resources?.buses ?? []) {
         const target = events.EventBus.fromEventBusName(fn, `Bus-${bus}`, bus);
         target.grantPutEventsTo(fn);

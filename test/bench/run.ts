@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { buildStepwiseApp } from '../../infra/build-app.ts';
-import { getEnvConfig } from '../../infra/config.ts';
+import { loadProject } from '../../infra/project.ts';
+import { addStepwiseStacks } from '../../infra/stepwise-app.ts';
 import { compilePattern, matches } from '../../infra/local/eventbridge/pattern.ts';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
@@ -45,6 +45,9 @@ import { measureBundles, type BundleFigure, type LambdaBuild } from './bundles.t
 import { benchMarkdown } from './markdown.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, leadLanes, renamed, replayLog, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
+import { exampleEnv } from '../support/config.ts';
+
+const project = await loadProject();
 
 const ENV = 'dev';
 const RESULTS_FILE = join(PROJECT_ROOT, '.stepwise', 'bench', 'results.json');
@@ -89,12 +92,12 @@ async function synth(bench: BenchRun): Promise<void> {
   // synthesize() has no cache: the same build synthProject runs, but warm.
   await bench.repeated({
     name: 'synth.project.fresh',
-    description: `synthesize(buildStepwiseApp(app, getEnvConfig('${ENV}'))): a full synth of every stack, bypassing the cache`,
+    description: `synthesize(addStepwiseStacks(app, exampleEnv('${ENV}'), project)): a full synth of every stack, bypassing the cache`,
     warmupIterations: 1,
     iterations: 15,
     unit: 'synths',
     fn: () => {
-      sink += synthesize((app) => buildStepwiseApp(app, getEnvConfig(ENV)), { env: ENV }).stateMachines.length;
+      sink += synthesize((app) => addStepwiseStacks(app, exampleEnv(ENV), project), { env: ENV }).stateMachines.length;
     },
   });
   // A cache hit takes less than the timer's own overhead: time them in batches.
@@ -106,8 +109,8 @@ async function synth(bench: BenchRun): Promise<void> {
     iterations: 1_000,
     opsPerIteration: BATCH,
     unit: 'calls',
-    fn: () => {
-      for (let i = 0; i < BATCH; i++) sink += synthProject(ENV).stateMachines.length;
+    fn: async () => {
+      for (let i = 0; i < BATCH; i++) sink += (await synthProject(ENV)).stateMachines.length;
     },
   });
 }
@@ -137,8 +140,8 @@ async function lifecycleCore(bench: BenchRun): Promise<void> {
 // 4. EventBridge pattern matching
 
 async function eventBridge(bench: BenchRun): Promise<void> {
-  const config = getEnvConfig(ENV);
-  const template = synthProject(ENV).templates[leadLifecycleStackName(config)];
+  const config = exampleEnv(ENV);
+  const template = (await synthProject(ENV)).templates[leadLifecycleStackName(config)];
   if (!template) throw new Error(`the ${ENV} app has no ${leadLifecycleStackName(config)} stack`);
   // The rules' patterns as the template declares them (the bus compiles the same values).
   const patterns = Object.values(template.Resources ?? {})
@@ -597,11 +600,11 @@ async function orchestration(bench: BenchRun): Promise<void> {
 // 7. Cost per 1,000 executions from measured counts: fast path on (as deployed) and off (model path)
 
 /** The model the cost is computed for: the id the environment config pins (see infra/config.ts). */
-const COST_MODEL_ID = getEnvConfig(ENV).modelId ?? loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email')).manifest.model.id;
+const COST_MODEL_ID = exampleEnv(ENV).modelId ?? loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email')).manifest.model.id;
 
 /** Configured memory of each step's function and of the email ingress, from the synthesized template. */
-function functionMemory(workflow: string): { steps: Record<string, number>; ingressMb: number } {
-  const app = synthProject(ENV);
+async function functionMemory(workflow: string): Promise<{ steps: Record<string, number>; ingressMb: number }> {
+  const app = await synthProject(ENV);
   const machine = app.stateMachines.find((m) => m.workflowName === workflow)!;
   const resources = Object.values(app.templates[machine.stack]!.Resources ?? {}).filter((r) => r.Type === 'AWS::Lambda::Function');
   const env = (r: (typeof resources)[number]) => ((r.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables ?? {});
@@ -616,7 +619,7 @@ async function costOf(mode: 'fast path' | 'model path', rounds: number): Promise
   const minCache = prices.models[COST_MODEL_ID]?.minCacheTokens ?? 4096;
   const def = loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email'));
   const model = estimatingModel(OfflineModel.forWorkflow(def), minCache);
-  const memory = functionMemory('warranty-email');
+  const memory = await functionMemory('warranty-email');
   const session = await WorkflowSession.start({
     workflow: 'warranty-email',
     env: ENV,
@@ -710,8 +713,8 @@ async function cost(bench: BenchRun): Promise<void> {
 // 8. Lambda bundles: minified size and module initialisation per entry of the app
 
 async function bundles(bench: BenchRun): Promise<void> {
-  const app = synthProject(ENV);
-  const { sdkTraces, bundleAwsSdk } = getEnvConfig(ENV);
+  const app = await synthProject(ENV);
+  const { sdkTraces, bundleAwsSdk } = exampleEnv(ENV);
   // One bundle per entry and workflow folder: the functions of one workflow's steps share it.
   const builds = new Map<string, LambdaBuild>();
   for (const t of Object.values(app.templates))

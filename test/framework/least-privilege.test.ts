@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { synthProject } from '../../infra/local/synth.ts';
 
-const template = synthProject('dev').templates['Stepwise-WarrantyEmail-dev']!;
+const template = (await synthProject('dev')).templates['Stepwise-WarrantyEmail-dev']!;
 const resources = template.Resources!;
 
 /** Every action a role's policies allow, with the logical ids of the resources they name. */

@@ -9,7 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getEnvConfig, type EnvConfig } from '../../infra/config.ts';
+import { type EnvConfig } from '../../infra/config.ts';
 import { AgentWorkflow } from '../../infra/constructs/agent-workflow.ts';
 import { StepwiseFunction } from '../../infra/constructs/stepwise-function.ts';
 import { WorkflowStack, workflowStackName } from '../../infra/stacks/workflow-stack.ts';
@@ -19,6 +19,7 @@ import { defineTool } from '../../lambdas/tools/types.ts';
 import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
 import type { StepDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import { actionsOf, functionOfStep, stateMachineOf, statementsOfFunction, type Json } from './template.ts';
+import { exampleEnv } from '../support/config.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'stepwise-infra-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -47,7 +48,7 @@ const loopPlugin: WorkflowPlugin = {
   tools: { lookup: defineTool({ name: 'lookup', description: 'Look a record up.', input: z.strictObject({ id: z.string() }), run: async () => ({}) }) },
   codeSteps: {},
 };
-const dev = getEnvConfig('dev');
+const dev = exampleEnv('dev');
 const profileConfig: EnvConfig = { ...dev, modelId: 'us.vendor.big-model-v2:0' };
 
 function synth(config: EnvConfig, extra: (stack: Stack) => void = () => {}) {

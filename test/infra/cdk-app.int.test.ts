@@ -26,17 +26,24 @@ function synth(context: Record<string, unknown>) {
 
 describe('infra/app.ts', () => {
   it('synthesizes the environment named by -c env, cdk-nag clean, with no AWS credentials', () => {
-    const { status, stderr, outdir } = synth({ env: 'prod' });
+    const { status, stderr, outdir } = synth({ env: 'dev' });
     expect(stderr).not.toMatch(/AwsSolutions/);
     expect(status).toBe(0);
-    const template = JSON.parse(readFileSync(join(outdir, 'Stepwise-WarrantyEmail-prod.template.json'), 'utf8'));
+    const template = JSON.parse(readFileSync(join(outdir, 'Stepwise-WarrantyEmail-dev.template.json'), 'utf8'));
     expect(Object.values(template.Resources).filter((r: any) => r.Type === 'AWS::StepFunctions::StateMachine')).toHaveLength(1);
-    expect(existsSync(join(outdir, 'Stepwise-WarrantyEmail-dev.template.json'))).toBe(false);
+    expect(existsSync(join(outdir, 'Stepwise-WarrantyEmail-prod.template.json'))).toBe(false);
   });
 
-  it('fails with the known environment names for an unknown one', () => {
+  it('refuses prod while it has placeholder values: one line naming the field, no stack trace', () => {
+    const { status, stderr, outdir } = synth({ env: 'prod' });
+    expect(status).toBe(1);
+    expect(stderr.trim()).toBe('stepwise: environment "prod": alarms.email: "stepwise-alerts@example.com" is a placeholder: set the real value in stepwise.config.ts');
+    expect(existsSync(join(outdir, 'Stepwise-WarrantyEmail-prod.template.json'))).toBe(false);
+  });
+
+  it('fails in one line with the known environment names for an unknown one', () => {
     const { status, stderr } = synth({ env: 'qa' });
-    expect(status).not.toBe(0);
-    expect(stderr).toContain('unknown environment "qa" (known: dev, staging, prod)');
+    expect(status).toBe(1);
+    expect(stderr.trim()).toBe('stepwise: unknown environment "qa" (stepwise.config.ts defines: dev, staging, prod); select one with -c env=NAME');
   });
 });

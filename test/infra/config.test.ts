@@ -1,44 +1,65 @@
-/** Per-environment config: validated, selected by name, and what prod changes in the synthesized stack. */
+/** Per-environment config: the project's, validated, selected by name, and what prod changes in the synthesized stack. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { ENV_NAMES, EnvConfigSchema, getEnvConfig } from '../../infra/config.ts';
+import { EnvConfigSchema, resolveEnvironment, type StepwiseConfig } from '../../infra/config.ts';
 import { ConfigError } from '../../lambdas/lib/errors.ts';
+import projectConfig from '../../stepwise.config.ts';
+import { exampleEnv } from '../support/config.ts';
 import { synthApp } from './template.ts';
 
-describe('getEnvConfig', () => {
-  it.each(ENV_NAMES.map((n) => [n]))('returns the validated %s config', (name) => {
-    const config = getEnvConfig(name);
+describe('resolveEnvironment', () => {
+  it.each(Object.keys(projectConfig.environments).map((n) => [n]))('returns the validated %s config of the example project', (name) => {
+    const config = exampleEnv(name);
     expect(config.name).toBe(name);
     expect(config.modelProvider).toBe('bedrock');
-    expect(config.email.recipients.every((r) => r.endsWith(`@${config.email.receivingDomain}`))).toBe(true);
+    expect(config.email!.recipients.every((r) => r.endsWith(`@${config.email!.receivingDomain}`))).toBe(true);
   });
 
   it('destroys data with the stack in dev and retains it in prod', () => {
-    expect(getEnvConfig('dev').removalPolicy).toBe(RemovalPolicy.DESTROY);
-    expect(getEnvConfig('prod').removalPolicy).toBe(RemovalPolicy.RETAIN);
-    expect(getEnvConfig('prod').logLevel).toBe('INFO');
+    expect(exampleEnv('dev').removalPolicy).toBe(RemovalPolicy.DESTROY);
+    expect(exampleEnv('prod').removalPolicy).toBe(RemovalPolicy.RETAIN);
+    expect(exampleEnv('prod').logLevel).toBe('INFO');
   });
 
-  it('rejects an unknown environment, naming the known ones', () => {
-    expect(() => getEnvConfig('production')).toThrow(ConfigError);
-    expect(() => getEnvConfig('production')).toThrow('unknown environment "production" (known: dev, staging, prod)');
-    expect(() => getEnvConfig('toString')).toThrow(ConfigError);
+  it('rejects an unknown environment in one line naming the known ones', () => {
+    expect(() => resolveEnvironment(projectConfig, 'production')).toThrow(ConfigError);
+    expect(() => resolveEnvironment(projectConfig, 'production')).toThrow(/^unknown environment "production" \(stepwise.config.ts defines: dev, staging, prod\); select one with -c env=NAME$/);
+    expect(() => resolveEnvironment(projectConfig, 'toString')).toThrow(ConfigError);
+  });
+
+  it('refuses a placeholder value outside dev, in one line naming the field', () => {
+    expect(() => resolveEnvironment(projectConfig, 'prod')).toThrow(
+      /^environment "prod": alarms\.email: "stepwise-alerts@example\.com" is a placeholder: set the real value in stepwise\.config\.ts$/,
+    );
+    const real: StepwiseConfig = {
+      environments: { prod: { account: '123456789012', region: 'eu-west-1', email: { receivingDomain: 'mail.acme.io', recipients: ['claims@mail.acme.io'], mailFrom: 'claims@mail.acme.io', maxEmailBytes: 1 << 20 } } },
+    };
+    expect(resolveEnvironment(real, 'prod').account).toBe('123456789012');
+    const placeholderUrl: StepwiseConfig = { environments: { prod: { account: '123456789012', leads: { crmWebhookUrl: 'https://crm.example.com/hook' } } } };
+    expect(() => resolveEnvironment(placeholderUrl, 'prod')).toThrow(/^environment "prod": leads\.crmWebhookUrl: "https:\/\/crm\.example\.com\/hook" is a placeholder/);
+    expect(() => resolveEnvironment({ environments: { staging: {} } }, 'staging')).toThrow(/^environment "staging": account: required outside dev/);
+    // dev runs locally with placeholders and no account.
+    expect(resolveEnvironment(projectConfig, 'dev').email!.receivingDomain).toBe('dev.warranty.example.com');
+  });
+
+  it('needs nothing but a name: every other setting has a default', () => {
+    expect(resolveEnvironment({ environments: { dev: {} } }, 'dev')).toMatchObject({ name: 'dev', removalPolicy: RemovalPolicy.RETAIN, executionDataInLogs: false, sourceMaps: false });
   });
 
   it('rejects a recipient outside the receiving domain and an invalid sender', () => {
-    const dev = getEnvConfig('dev');
-    const outside = EnvConfigSchema.safeParse({ ...dev, email: { ...dev.email, recipients: ['claims@elsewhere.example.org'] } });
+    const dev = exampleEnv('dev');
+    const outside = EnvConfigSchema.safeParse({ ...dev, removalPolicy: 'destroy', email: { ...dev.email, recipients: ['claims@elsewhere.example.org'] } });
     expect(outside.success).toBe(false);
     expect(outside.error!.issues[0]!.path).toEqual(['email', 'recipients']);
-    expect(EnvConfigSchema.safeParse({ ...dev, email: { ...dev.email, mailFrom: 'not-an-address' } }).success).toBe(false);
-    expect(EnvConfigSchema.safeParse({ ...dev, alarms: { ...dev.alarms, failedExecutionsThreshold: 0 } }).success).toBe(false);
+    expect(() => resolveEnvironment({ environments: { dev: { email: { ...dev.email!, mailFrom: 'not-an-address' } } } }, 'dev')).toThrow(/^environment "dev": email\.mailFrom: /);
+    expect(() => resolveEnvironment({ environments: { dev: { alarms: { failedExecutionsThreshold: 0, evaluationPeriods: 1 } } } }, 'dev')).toThrow(/alarms\.failedExecutionsThreshold/);
   });
 });
 
 describe('the prod stack', () => {
   const { app, stacks, template } = synthApp('prod');
-  const prod = getEnvConfig('prod');
+  const prod = exampleEnv('prod');
 
   it('is named for prod, termination-protected, and retains its tables and logs', () => {
     expect(stacks.workflows['warranty-email']!.stackName).toBe('Stepwise-WarrantyEmail-prod');

@@ -1,21 +1,24 @@
 /** Helpers shared by the infra tests: synthesize the app without bundling and read the template back. */
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { buildStepwiseApp, type StepwiseStacks } from '../../infra/build-app.ts';
-import { getEnvConfig } from '../../infra/config.ts';
+import { loadProject } from '../../infra/project.ts';
+import { addStepwiseStacks, type StepwiseStacks } from '../../infra/stepwise-app.ts';
+import { exampleEnv } from '../support/config.ts';
+
+const project = await loadProject();
 
 export type Json = Record<string, any>;
 
 /** The app of one environment, synthesized once, bundling skipped (the asset hashes stay fake). */
 export function synthApp(env = 'dev'): { app: App; stacks: StepwiseStacks; template: Template } {
   const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
-  const stacks = buildStepwiseApp(app, getEnvConfig(env));
+  const stacks = addStepwiseStacks(app, exampleEnv(env), project);
   return { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
 }
 
-/** Every stack of the app by name: one per workflow (by workflow name), then `leadLifecycle`. */
+/** Every stack of the app by name: one per workflow, then one per lifecycle (by their names). */
 export function allStacks(stacks: StepwiseStacks): Record<string, Stack> {
-  return { ...stacks.workflows, leadLifecycle: stacks.leadLifecycle };
+  return { ...stacks.workflows, ...stacks.lifecycles };
 }
 
 /** A placeholder function ARN for the `Fn::GetAtt [<logicalId>, Arn]` in a definition. */

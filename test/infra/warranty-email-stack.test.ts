@@ -1,12 +1,12 @@
 /** The warranty-email workflow's stack (WorkflowStack): tables from its tools, one least-privilege function per step, cdk-nag clean (the ingress has its own tests). */
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { getEnvConfig } from '../../infra/config.ts';
 import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { actionsOf, functionOfStep, stateMachineOf, statementsOfFunction, synthApp, type Json } from './template.ts';
+import { exampleEnv } from '../support/config.ts';
 
 const { app, stacks, template } = synthApp('dev');
-const config = getEnvConfig('dev');
+const config = exampleEnv('dev');
 const plugin = await loadPlugin('warranty-email');
 const { steps, manifest } = plugin.def;
 const tables = template.findResources('AWS::DynamoDB::Table');
@@ -69,11 +69,12 @@ describe('WorkflowStack (warranty-email)', () => {
         MODEL_PROVIDER: 'bedrock',
         POWERTOOLS_SERVICE_NAME: manifest.name,
         POWERTOOLS_LOG_LEVEL: config.logLevel,
-        NODE_OPTIONS: '--enable-source-maps',
         EVENTS_TABLE: { Ref: tableId('EventsTable') },
       });
       // Least privilege: a step sees only the tables it uses.
       const vars = fn.Properties.Environment.Variables;
+      // Source maps ship (and are turned on) only where the environment sets sourceMaps.
+      expect(vars.NODE_OPTIONS, step.name).toBeUndefined();
       expect(vars.IDEMPOTENCY_TABLE, step.name).toEqual(hasIdempotentTool(step) ? { Ref: tableId('IdempotencyTable') } : undefined);
       expect(vars.EMAILS_TABLE, step.name).toEqual(readsEmail(step) ? { Ref: tableId('EmailsTable') } : undefined);
       expect(vars.TICKETS_TABLE, step.name).toEqual(step.tools.includes('create_ticket') ? { Ref: tableId('TicketsTable') } : undefined);
@@ -147,9 +148,9 @@ describe('WorkflowStack (warranty-email)', () => {
       }
       expect(ses).toHaveLength(1);
       expect(ses[0]!.Action).toBe('ses:SendEmail');
-      expect(ses[0]!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': config.email.mailFrom } });
-      expect(JSON.stringify(ses[0]!.Resource)).toContain(`:identity/${config.email.mailFrom}`);
-      expect(env.MAIL_FROM).toBe(config.email.mailFrom);
+      expect(ses[0]!.Condition).toEqual({ StringEquals: { 'ses:FromAddress': config.email!.mailFrom } });
+      expect(JSON.stringify(ses[0]!.Resource)).toContain(`:identity/${config.email!.mailFrom}`);
+      expect(env.MAIL_FROM).toBe(config.email!.mailFrom);
     }
   });
 

@@ -4,8 +4,8 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { buildStepwiseApp } from '../../infra/build-app.ts';
-import { getEnvConfig } from '../../infra/config.ts';
+import { loadProject } from '../../infra/project.ts';
+import { addStepwiseStacks } from '../../infra/stepwise-app.ts';
 import { eventRouteName, LIFECYCLE_STATES as S, transitionRules } from '../../infra/constructs/lifecycle-workflow.ts';
 import { FOLLOW_UP_DUE, LEAD_EVENT_SOURCES, LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
 import { OUTBOX_SK_PREFIX } from '../../lambdas/lifecycle/store.ts';
@@ -15,6 +15,9 @@ import { LOG_ONLY, routeOf } from '../../lambdas/lifecycle/routes.ts';
 import { LEAD_EVENT_TYPES } from '../../lambdas/lifecycle/schema.ts';
 import { NOTIFY_STATES } from '../../lambdas/lifecycle/state-changes.ts';
 import { lifecycleApp, lifecycleStack, type Json } from './support.ts';
+import { exampleEnv } from '../support/config.ts';
+
+const project = await loadProject();
 
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (d: unknown, o?: { checkArn?: boolean; checkPaths?: boolean }) => { isValid: boolean; errorsText: () => string };
 
@@ -314,10 +317,10 @@ describe('the app', () => {
   it('has the lifecycle stack in every environment, cdk-nag clean', () => {
     for (const env of ['dev', 'prod']) {
       const whole = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
-      const stacks = buildStepwiseApp(whole, getEnvConfig(env));
-      expect(stacks.leadLifecycle.stackName).toBe(`Stepwise-LeadLifecycle-${env}`);
+      const stacks = addStepwiseStacks(whole, exampleEnv(env), project);
+      expect(stacks.lifecycles['lead-lifecycle']!.stackName).toBe(`Stepwise-LeadLifecycle-${env}`);
       const findings = new AwsSolutionsChecks()
-        .validateScope(stacks.leadLifecycle)
+        .validateScope(stacks.lifecycles['lead-lifecycle']!)
         .violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`));
       expect(findings).toEqual([]);
     }
@@ -325,7 +328,7 @@ describe('the app', () => {
 
   it('notifies its own alarm topic (each stack has one) from every lifecycle alarm where there is one', () => {
     const whole = new App({ context: { env: 'prod', 'aws:cdk:bundling-stacks': [] } });
-    const { leadLifecycle } = buildStepwiseApp(whole, getEnvConfig('prod'));
+    const { lifecycles: { 'lead-lifecycle': leadLifecycle } } = addStepwiseStacks(whole, exampleEnv('prod'), project);
     const alarms = Object.values(Template.fromStack(leadLifecycle).findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).toHaveLength(8); // 7 dead-letter queues + failed lifecycle executions
     expect(alarms.filter((a) => a.Properties.MetricName === 'ExecutionsFailed')).toHaveLength(1);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { synthProject } from '../../infra/local/synth.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 
-const app = synthProject('dev');
+const app = await synthProject('dev');
 /** Step workflows (a `workflow.yaml`), not lifecycles. */
 const workflows = new Set(readdirSync(STATEMACHINES_DIR).filter((d) => existsSync(join(STATEMACHINES_DIR, d, 'workflow.yaml'))));
 

@@ -5,7 +5,7 @@ import { listWorkflows, loadWorkflow } from '../../lambdas/lib/workflow/loader.t
 import { recordFigure } from './figures.ts';
 import { HISTORY_EVENT_LIMIT, worstCaseHistoryEvents } from './history.ts';
 
-const app = synthProject('prod');
+const app = await synthProject('prod');
 
 describe('execution history', () => {
   it.each(listWorkflows())('%s: the worst case (every retry exhausted at every step up to the breaker) stays under 25,000 events', (workflow) => {

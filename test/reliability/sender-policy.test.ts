@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getEnvConfig } from '../../infra/config.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { DEFAULT_POLICY, localSesMessageId, senderAuthenticated, type SesReceipt } from '../../lambdas/triggers/email/checks.ts';
@@ -14,6 +13,7 @@ import { ingest } from '../../lambdas/triggers/email/ingest.ts';
 import type { WorkflowInput } from '../../lambdas/triggers/email/starter.ts';
 import { memoryEmailStore } from '../../lambdas/triggers/email/store.ts';
 import { synthApp } from '../infra/template.ts';
+import { exampleEnv } from '../support/config.ts';
 
 const gray: SesReceipt = { spamVerdict: { status: 'PASS' }, virusVerdict: { status: 'PASS' }, spfVerdict: { status: 'PASS' }, dkimVerdict: { status: 'GRAY' }, dmarcVerdict: { status: 'GRAY' } };
 const results = (...values: string[]) => values.map((value) => ({ key: 'authentication-results', value }));
@@ -72,8 +72,8 @@ describe('the ingress with the stricter sender policy', () => {
   });
 
   it('is a per-environment setting, on in prod, passed to the ingress function', () => {
-    expect(getEnvConfig('prod').email.requireAuthenticatedSender).toBe(true);
-    expect(getEnvConfig('dev').email.requireAuthenticatedSender).toBe(false);
+    expect(exampleEnv('prod').email!.requireAuthenticatedSender).toBe(true);
+    expect(exampleEnv('dev').email!.requireAuthenticatedSender).toBe(false);
     for (const [env, value] of [['prod', 'true'], ['dev', 'false']] as const) {
       const { template } = synthApp(env);
       const ingress = Object.values(template.findResources('AWS::Lambda::Function')).filter((f: any) => f.Properties.Environment?.Variables?.REQUIRE_AUTHENTICATED_SENDER !== undefined);

@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import { compareEvalRuns } from '../../../lambdas/evals/compare.ts';
 import { runMonolithicEvalCases } from '../../../lambdas/evals/monolithic.ts';
 import { runEvalCases, type EvalCaseResult, type EvalReport } from '../../../lambdas/evals/runner.ts';
-import { getEnvConfig } from '../../../infra/config.ts';
+import { projectEnvironment } from '../../../infra/project.ts';
 import { BedrockModel } from '../../../lambdas/models/bedrock.ts';
 import { loadEvalCases, loadEvalCasesFrom } from '../../../lambdas/evals/schema.ts';
 import type { EvalFailure } from '../../../lambdas/evals/validator.ts';
@@ -73,9 +73,9 @@ export function register(program: Command): void {
         if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
         process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${modelLabel(flags.model)}\n`);
         const progress = progressLine();
-        const monolithic = () => {
+        const monolithic = async () => {
           const model = new BedrockModel({
-            modelId: getEnvConfig('dev').modelId ?? plugin.def.manifest.model.id,
+            modelId: (await projectEnvironment('dev')).modelId ?? plugin.def.manifest.model.id,
             maxTokens: plugin.def.manifest.model.maxTokens,
             region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
           });

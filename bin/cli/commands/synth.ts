@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .action(
       action(async (workflow: string | undefined, opts: { env: string }) => {
         for (const name of workflow !== undefined && listWorkflows().includes(workflow) ? [workflow] : listWorkflows()) await validateWorkflow(name);
-        const machines = synthProject(opts.env).stateMachines;
+        const machines = (await synthProject(opts.env)).stateMachines;
         const key = (m: (typeof machines)[number]) => m.workflowName ?? `${m.stack}/${m.logicalId}`;
         if (workflow === undefined) {
           printJson(Object.fromEntries(machines.map((m) => [key(m), m.definition])));

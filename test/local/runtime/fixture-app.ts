@@ -5,14 +5,14 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import { getEnvConfig } from '../../../infra/config.ts';
 import { StepwiseFunction } from '../../../infra/constructs/stepwise-function.ts';
+import { exampleEnv } from '../../support/config.ts';
 
 export const RECORDER_ENTRY = 'test/fixtures/handlers/recorder.ts';
 
 /** A function running the recorder, with the given Lambda timeout. */
 export function recorderFunction(stack: Stack, id: string, timeoutSeconds: number): StepwiseFunction {
-  return new StepwiseFunction(stack, id, { entry: RECORDER_ENTRY, config: getEnvConfig('dev'), serviceName: 'test', timeout: Duration.seconds(timeoutSeconds) });
+  return new StepwiseFunction(stack, id, { entry: RECORDER_ENTRY, config: exampleEnv('dev'), serviceName: 'test', timeout: Duration.seconds(timeoutSeconds) });
 }
 
 /** The recorder's payload: `fields` plus the execution name (so a test can find its calls). */

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { getEnvConfig } from '../../../infra/config.ts';
 import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
 import { fromTemplates, synthesize, synthProject } from '../../../infra/local/synth.ts';
 import { DefinitionError } from '../../../lambdas/lib/errors.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
+import { exampleEnv } from '../../support/config.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'stepwise-synth-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ describe('synthesize', () => {
         const stack = new Stack(app, 'TriageSynth');
         new AgentWorkflow(stack, 'Triage', {
           plugin: triagePlugin(),
-          config: getEnvConfig('dev'),
+          config: exampleEnv('dev'),
         });
       });
       expect(Object.keys(synthesized.templates)).toEqual(['TriageSynth']);
@@ -37,9 +37,9 @@ describe('synthesize', () => {
     }
   });
 
-  it('synthesizes the project app once per environment', () => {
-    const dev = synthProject('dev');
-    expect(synthProject('dev')).toBe(dev);
+  it('synthesizes the project app once per environment', async () => {
+    const dev = await synthProject('dev');
+    expect(await synthProject('dev')).toBe(dev);
     expect(Object.keys(dev.templates).sort()).toEqual(['Stepwise-Investigation-dev', 'Stepwise-LeadLifecycle-dev', 'Stepwise-ToolLoop-dev', 'Stepwise-TurnPipeline-dev', 'Stepwise-WarrantyEmail-dev']);
     expect(dev.stateMachines.map((m) => m.workflowName).filter(Boolean).sort()).toEqual(['investigation', 'lead-lifecycle', 'tool-loop', 'turn-pipeline', 'warranty-email']);
   });

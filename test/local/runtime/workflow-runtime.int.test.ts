@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
 import { Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getEnvConfig } from '../../../infra/config.ts';
 import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
 import { readLocalExecution, stateTransitions, stepTrail } from '../../../infra/local/history.ts';
 import { LocalRuntime, type LocalExecution, type TaskHandler } from '../../../infra/local/runtime.ts';
@@ -21,6 +20,7 @@ import { DONE, type StepInput, type StepOutput } from '../../../lambdas/lib/cont
 import * as errors from '../../../lambdas/lib/errors.ts';
 import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
+import { exampleEnv } from '../../support/config.ts';
 
 // asl-validator ships no type declarations.
 const aslValidator = createRequire(import.meta.url)('asl-validator') as (
@@ -93,7 +93,7 @@ beforeAll(async () => {
   historyDir = mkdtempSync(join(tmpdir(), 'stepwise-exec-'));
   const synthesized = synthesize((app) => {
     const stack = new Stack(app, 'TriageTest');
-    new AgentWorkflow(stack, 'Triage', { plugin, config: getEnvConfig('dev') });
+    new AgentWorkflow(stack, 'Triage', { plugin, config: exampleEnv('dev') });
   });
   runtime = await LocalRuntime.create({
     app: synthesized,
@@ -268,8 +268,8 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
 });
 
 describe('the warranty-email workflow as deployed', () => {
-  it('synthesizes to ASL that asl-validator accepts (ARNs and paths checked)', () => {
-    const sm = synthProject('dev').stateMachines.find((m) => m.workflowName === 'warranty-email');
+  it('synthesizes to ASL that asl-validator accepts (ARNs and paths checked)', async () => {
+    const sm = (await synthProject('dev')).stateMachines.find((m) => m.workflowName === 'warranty-email');
     expect(sm).toBeDefined();
     const { isValid, errorsText } = aslValidator(sm!.definition, { checkArn: true, checkPaths: true });
     expect(errorsText('\n')).toBe('');

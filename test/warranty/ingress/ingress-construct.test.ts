@@ -1,12 +1,12 @@
 /** The SES ingress as deployed: receipt rule, raw-mail bucket, least-privilege function, failure queue and alarm. */
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { getEnvConfig } from '../../../infra/config.ts';
 import { INBOUND_PREFIX } from '../../../infra/constructs/email-ingress.ts';
 import { actionsOf, statementsOfFunction, synthApp, type Json } from '../../infra/template.ts';
+import { exampleEnv } from '../../support/config.ts';
 
 const { app, stacks, template } = synthApp('dev');
-const config = getEnvConfig('dev');
+const config = exampleEnv('dev');
 const warranty = stacks.workflows['warranty-email']!;
 // warranty-email declares an email trigger: its stack has the ingress.
 const ingress = warranty.ingress!;
@@ -24,7 +24,7 @@ describe('EmailIngress', () => {
     expect(rules).toHaveLength(1);
     expect(rules[0]!.Properties.Rule).toMatchObject({
       Enabled: true,
-      Recipients: config.email.recipients,
+      Recipients: config.email!.recipients,
       ScanEnabled: true,
       TlsPolicy: 'Require',
       Actions: [
@@ -66,8 +66,8 @@ describe('EmailIngress', () => {
       STATE_MACHINE_ARN: { Ref: machineId },
       EMAILS_TABLE: { Ref: tableId('EmailsTable') },
       EVENTS_TABLE: { Ref: tableId('EventsTable') },
-      MAIL_FROM: config.email.mailFrom,
-      MAX_MESSAGE_BYTES: String(config.email.maxEmailBytes),
+      MAIL_FROM: config.email!.mailFrom,
+      MAX_MESSAGE_BYTES: String(config.email!.maxEmailBytes),
     });
   });
 
