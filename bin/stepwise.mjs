@@ -1,8 +1,15 @@
 #!/usr/bin/env node
-// The CLI is TypeScript, run through tsx's loader so there is no build step.
-import { register } from 'tsx/esm/api';
+// The `stepwise` command. Installed from npm it runs the compiled CLI (dist/) on plain Node; in
+// this repository, where the TypeScript source is, it runs that through tsx's loader instead.
+import { existsSync } from 'node:fs';
 
 // The AWS SDK warns on every client creation under Node 20 (multi-line, on stderr); the CLI promises one-line errors.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-register();
-await import('./cli/main.ts');
+const source = new URL('./cli/main.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('../dist/bin/cli/main.js');
+}

@@ -15,6 +15,9 @@ import { fileURLToPath } from 'node:url';
  */
 export const ENGINE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The package's root, where its package.json is: the engine root from source, its parent when compiled to `dist/`. */
+export const PACKAGE_ROOT = existsSync(join(ENGINE_ROOT, 'package.json')) ? ENGINE_ROOT : dirname(ENGINE_ROOT);
+
 /** `.ts` when the engine runs from its TypeScript source, `.js` when it runs compiled. */
 export const ENGINE_MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 

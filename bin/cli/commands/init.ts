@@ -5,7 +5,8 @@ import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../../../lambdas/lib/project.ts';
 import { StepName } from '../../../lambdas/lib/workflow/schema.ts';
 import { action, printJson } from '../output.ts';
-import { nextSteps, scaffold } from '../scaffold.ts';
+import { workflowFiles } from '../project-template.ts';
+import { workflowStackName } from '../../../infra/stacks/workflow-stack.ts';
 
 export function register(program: Command): void {
   program
@@ -21,7 +22,7 @@ export function register(program: Command): void {
       action((name: string, opts: { json?: boolean }) => {
         if (!StepName.safeParse(name).success || !/^[a-z]/.test(name))
           throw new InvalidInputError(`workflow name "${name}": lowercase letters, digits and dashes, starting with a letter`);
-        const files = scaffold(name);
+        const files = workflowFiles(name);
         if (existsSync(join(PROJECT_ROOT, 'statemachines', name)) || existsSync(join(PROJECT_ROOT, 'lambdas/workflows', name)))
           throw new InvalidInputError(`workflow "${name}" already exists (statemachines/${name} or lambdas/workflows/${name})`);
         for (const [file, text] of Object.entries(files)) {
@@ -32,4 +33,16 @@ export function register(program: Command): void {
         process.stdout.write(`${Object.keys(files).map((f) => `  created ${f}`).join('\n')}\n\n${nextSteps(name)}\n`);
       }),
     );
+}
+
+/** What to tell the user after `init`. */
+function nextSteps(name: string): string {
+  return [
+    `Created workflow ${name} (deployed as stack ${workflowStackName(name, '<env>')}). Try:`,
+    `  npx stepwise validate ${name}`,
+    `  npx stepwise graph ${name}`,
+    `  npx stepwise run ${name} --input statemachines/${name}/samples`,
+    `  npx stepwise eval ${name}`,
+    `  npx cdk synth -c env=dev ${workflowStackName(name, 'dev')}`,
+  ].join('\n');
 }

@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// The package build (`npm run build`, run by `npm pack`): the engine compiled to dist/ with its
+// declarations, the files it reads at run time beside it, and the CLI's command index (so
+// `stepwise --help` loads no command).
+import { execFileSync } from 'node:child_process';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(root, 'dist');
+rmSync(dist, { recursive: true, force: true });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+// Data the engine reads by path (not imported, so tsc does not copy it).
+cpSync(join(root, 'infra/cost/prices.json'), join(dist, 'infra/cost/prices.json'));
+const { commandIndex, COMMAND_INDEX_FILE } = await import(join(dist, 'bin/cli/program.js'));
+writeFileSync(join(dist, 'bin/cli', COMMAND_INDEX_FILE), JSON.stringify(await commandIndex(), null, 2));

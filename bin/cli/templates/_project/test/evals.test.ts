@@ -1,0 +1,12 @@
+// Every workflow's eval cases (statemachines/<workflow>/evals/) through the local runtime: the
+// synthesized state machine, the real step handlers, the offline stand-in for the model.
+import { describe, expect, it } from 'vitest';
+import { evalWorkflow, listWorkflows } from 'stepwise/testing';
+
+describe.each(listWorkflows())('workflow %s', (workflow) => {
+  it('passes its eval cases', async () => {
+    const report = await evalWorkflow(workflow);
+    expect(report.cases.filter((c) => !c.passed).map((c) => `${c.id}: ${c.failures[0]?.why}`)).toEqual([]);
+    expect(report.total).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * Stepwise as a team adopts it: this repository packed with `npm pack`, a project created with
+ * `stepwise new` in a temporary folder outside the repository, the tarball installed there (its
+ * dependencies from the registry), and then, in that project, every command of a working day:
+ * validate, run, eval, its own `npm test`, `cdk synth`. Nothing of the new project may name a path
+ * of this repository, and a workflow's Lambda bundle holds that workflow only.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { run, type Ran } from '../support/project-copy.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'stepwise-package-'));
+const project = join(work, 'helpdesk');
+let tarball = '';
+/** Milliseconds from `stepwise new` to a green `npm test` (printed, not asserted: machines are shared and noisy). */
+const started = { at: 0 };
+
+/** `stepwise <args>` as the installed package runs it in the new project. */
+const stepwise = (...args: string[]) => run(project, process.execPath, join(project, 'node_modules', '.bin', 'stepwise'), ...args);
+const ok = (ran: Ran) => {
+  if (ran.code !== 0) throw new Error(`exit ${ran.code}\n${ran.err}\n${ran.out}`.slice(0, 4000));
+  return ran;
+};
+// A clean environment: nothing of this repository's (tsx's loader, vitest's variables) leaks into the project's commands.
+const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', CI: 'true' };
+
+beforeAll(async () => {
+  execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
+  started.at = Date.now();
+  // The CLI from the tarball itself, as `npx --package <tarball> stepwise new` would run it.
+  execFileSync('tar', ['-xzf', tarball, '-C', work]);
+  ok(await run(work, process.execPath, join(work, 'package', 'bin', 'stepwise.mjs'), 'new', 'helpdesk', '--stepwise', `file:${tarball}`));
+  rmSync(join(work, 'package'), { recursive: true });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'], env });
+  // A second workflow, added the way a user adds one: its code must not reach the first one's bundle.
+  ok(await stepwise('init', 'billing-desk'));
+}, 900_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('a project made by stepwise new, with the packed package installed', () => {
+  it('has the layout of this repository and names no path of it', () => {
+    for (const path of ['package.json', 'tsconfig.json', 'cdk.json', 'infra/app.ts', 'stepwise.config.ts', 'statemachines/support-desk/workflow.yaml', 'lambdas/workflows/support-desk', 'test', 'README.md', '.gitignore'])
+      expect(existsSync(join(project, path)), path).toBe(true);
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((f) => (['node_modules', '.stepwise', 'cdk.out'].includes(f) ? [] : statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+    for (const file of files(project)) expect(readFileSync(file, 'utf8'), relative(project, file)).not.toContain(PROJECT_ROOT);
+    expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies.stepwise).toBe(`file:${tarball}`);
+  });
+
+  it('imports only the entry points the package exports', () => {
+    const pkg = JSON.parse(readFileSync(join(project, 'node_modules/stepwise/package.json'), 'utf8'));
+    expect(Object.keys(pkg.exports)).toEqual(['.', './cdk', './testing', './cli', './package.json']);
+    expect(existsSync(join(project, 'node_modules/stepwise/dist/lambdas/index.d.ts'))).toBe(true);
+    expect(existsSync(join(project, 'node_modules/stepwise/lambdas'))).toBe(false);
+  });
+
+  it('validates, runs its sample and passes its evals with the installed CLI', async () => {
+    expect(ok(await stepwise('validate')).out).toContain('✓ support-desk');
+    const ran = JSON.parse(ok(await stepwise('run', 'support-desk', '--input', 'statemachines/support-desk/samples', '--json')).out);
+    expect(ran.map((r: { status: string }) => r.status)).toEqual(['SUCCEEDED']);
+    expect(JSON.parse(ok(await stepwise('eval', 'support-desk', '--json')).out)).toMatchObject({ failed: 0, passed: 1 });
+  });
+
+  it('passes its own npm test: every workflow’s evals through stepwise/testing', async () => {
+    const test = ok(await run(project, 'npm', 'test'));
+    expect(test.out).toMatch(/Tests\s+\S*2 passed/);
+    process.stderr.write(`stepwise new → green npm test: ${((Date.now() - started.at) / 1000).toFixed(0)} s (npm install included)\n`);
+  });
+
+  it('synthesizes with cdk synth -c env=dev --all: a state machine per workflow, each bundle holding its own workflow only', async () => {
+    ok(await run(project, 'npx', 'cdk', 'synth', '-c', 'env=dev', '--all', '-q'));
+    const template = JSON.parse(readFileSync(join(project, 'cdk.out/Stepwise-SupportDesk-dev.template.json'), 'utf8'));
+    const machines = Object.values(template.Resources as Record<string, { Type: string }>).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
+    expect(machines).toHaveLength(1);
+    const steps = Object.values(template.Resources as Record<string, { Type: string; Metadata?: Record<string, string>; Properties: { Environment?: { Variables?: Record<string, string> } } }>).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.WORKFLOW === 'support-desk',
+    );
+    expect(steps.length).toBe(4);
+    const assets = readdirSync(join(project, 'cdk.out')).filter((d) => d.startsWith('asset.') && existsSync(join(project, 'cdk.out', d, 'index.mjs')));
+    const supportDesk = assets.filter((d) => existsSync(join(project, 'cdk.out', d, 'statemachines/support-desk')));
+    expect(supportDesk.length).toBeGreaterThan(0);
+    for (const asset of supportDesk) {
+      const dir = join(project, 'cdk.out', asset);
+      const bundle = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(bundle).toContain('lookup_account');
+      // No other workflow's code or definitions, no evals or samples.
+      expect(bundle).not.toContain('billing-desk');
+      expect(bundle).not.toContain('billing_001');
+      expect(readdirSync(join(dir, 'statemachines'))).toEqual(['support-desk']);
+      expect(readdirSync(join(dir, 'statemachines/support-desk')).sort()).toEqual(['offline-model.yaml', 'steps', 'workflow.yaml']);
+    }
+  });
+});
