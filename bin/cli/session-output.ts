@@ -5,6 +5,7 @@
 import { basename } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
 import type { ModelChoice, PauseSummary, RunResult, RunStatus, RunStep } from '../../infra/local/workflow-session.ts';
+import { paintStatus } from './output.ts';
 
 export interface SessionFlags {
   model: ModelChoice;
@@ -100,7 +101,7 @@ const indent = (text: string, prefix: string) =>
  */
 function formatResult(result: RunResult, width = 0): string {
   const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED' || result.status === 'PAUSED';
-  const lines = [`${basename(result.file).padEnd(width)}  ${result.status.padEnd(9)}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
+  const lines = [`${basename(result.file).padEnd(width)}  ${paintStatus(result.status.padEnd(9))}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
   if (ran && result.reason) lines.push(`  reason: ${result.reason}`);
   for (const step of result.steps.filter((s) => s.error)) lines.push(`  ${step.name} failed: ${step.error}`);
   for (const call of result.toolCalls.filter((c) => c.error !== undefined)) lines.push(`  ${call.step}: ${call.tool} not completed: ${call.error}`);

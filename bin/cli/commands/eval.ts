@@ -9,7 +9,7 @@ import { loadEvalCases, loadEvalCasesFrom } from '../../../lambdas/evals/schema.
 import type { EvalFailure } from '../../../lambdas/evals/validator.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
-import { action, printJson } from '../output.ts';
+import { action, paintStatus, printJson } from '../output.ts';
 import {
   logLevelFor,
   modelLabel,
@@ -38,7 +38,7 @@ function failureText(f: EvalFailure): string {
 }
 
 function caseText(c: EvalCaseResult, width: number): string {
-  const line = `${c.passed ? '✓' : '✗'} ${c.id.padEnd(width)}  ${trailText(c.steps)}`;
+  const line = `${paintStatus(c.passed ? '✓' : '✗')} ${c.id.padEnd(width)}  ${trailText(c.steps)}`;
   return [line, ...c.failures.map(failureText)].join('\n');
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { listWorkflows } from '../../../lambdas/lib/workflow/loader.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
-import { action, printJson } from '../output.ts';
+import { action, paintStatus, printJson } from '../output.ts';
 
 export function register(program: Command): void {
   program
@@ -23,7 +23,7 @@ export function register(program: Command): void {
         }
         if (opts.json) return printJson({ workflows: checked });
         for (const c of checked) {
-          process.stdout.write(`✓ ${c.workflow}: ${c.steps} steps, ${c.tools} tools, ${c.offlineRules} offline rules, ${c.evalCases} eval cases\n`);
+          process.stdout.write(`${paintStatus('✓')} ${c.workflow}: ${c.steps} steps, ${c.tools} tools, ${c.offlineRules} offline rules, ${c.evalCases} eval cases\n`);
           for (const w of c.warnings) process.stdout.write(`  warning: ${w}\n`);
         }
       }),
