@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as z from 'zod';
 import { ConfigError } from '../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../lambdas/lib/project.ts';
@@ -13,6 +13,12 @@ import { importProjectModule } from '../lambdas/lib/project-modules.ts';
  * passes it down as props: constructs never read `process.env` or context themselves, so a test can
  * synthesize any environment in-process. The engine holds no domain, address or account of its own.
  */
+/**
+ * The retention periods CloudWatch Logs accepts, in days (`RetentionDays`; 9999 keeps logs forever).
+ * Written out so that reading a config does not load the CDK; a test keeps them equal.
+ */
+export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653, 9999] as const;
+
 export const EnvConfigSchema = z
   .object({
     /** The environment's name (the key in `environments`): stack, bus and metric names carry it. */
@@ -57,12 +63,16 @@ export const EnvConfigSchema = z
     /** Ship each workflow's `evals/`, `samples/` and `conversations/` folders with its functions (no Lambda reads them). @default false */
     shipEvalsAndSamples: z.boolean().default(false),
     /** Retention of every Lambda and state machine log group, in days (a CloudWatch Logs retention value). @default 30 */
-    logRetention: z.enum(RetentionDays).default(RetentionDays.ONE_MONTH),
+    logRetention: z
+      .union(LOG_RETENTION_DAYS.map((days) => z.literal(days)))
+      .default(30)
+      .transform((days) => days as RetentionDays),
     /** What happens to tables and log groups when the stack is deleted. */
     removalPolicy: z
       .enum(['destroy', 'retain'])
       .default('retain')
-      .transform((policy) => (policy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN)),
+      // RemovalPolicy's values are these strings.
+      .transform((policy) => policy as RemovalPolicy),
     terminationProtection: z.boolean().default(false),
     alarms: z
       .object({
@@ -158,7 +168,7 @@ const NO_CONFIG: StepwiseConfig = { environments: { dev: {} } };
  * @throws ConfigError when the file exports no `{ environments }`.
  */
 export async function loadProjectConfig(root: string = PROJECT_ROOT): Promise<StepwiseConfig> {
-  const mod = await importProjectModule<{ default?: unknown }>(join(root, 'stepwise.config'));
+  const mod = await importProjectModule<{ default?: unknown }>(join(root, 'stepwise.config'), root);
   if (!mod) return NO_CONFIG;
   const parsed = StepwiseConfigSchema.safeParse(mod.default);
   if (!parsed.success) throw new ConfigError(`${CONFIG_FILE}: the default export must be defineConfig({ environments: { <name>: {...} } }) (${parsed.error.issues[0]!.message})`);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { App, Tags, Validations, type AppProps, type Stack } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { StepwiseError } from '../lambdas/lib/errors.ts';
 import { loadLifecycle } from '../lambdas/lifecycle/loader.ts';
@@ -78,11 +78,11 @@ export class StepwiseApp extends App {
   readonly environment: EnvConfig;
   readonly stacks: StepwiseStacks;
 
-  private constructor(props: StepwiseAppProps, project: Project) {
+  private constructor(props: StepwiseAppProps, project: Project, nag: ((scope: App) => AwsSolutionsChecks) | undefined) {
     super(props);
     this.environment = resolveEnvironment(props.config, props.environment ?? String(this.node.tryGetContext('env') ?? 'dev'), props);
     this.stacks = addStepwiseStacks(this, this.environment, project);
-    if (props.nag ?? true) Validations.of(this).addPlugins(new AwsSolutionsChecks(this));
+    if (nag) Validations.of(this).addPlugins(nag(this));
   }
 
   /**
@@ -91,7 +91,9 @@ export class StepwiseApp extends App {
    */
   static async create(props: StepwiseAppProps): Promise<StepwiseApp> {
     const project = await loadProject(props.root);
-    return new StepwiseApp(props, { ...project, config: props.config });
+    // cdk-nag only where the app is deployed from: it is a fifth of a local synth's startup.
+    const nag = (props.nag ?? true) ? (await import('cdk-nag')).AwsSolutionsChecks : undefined;
+    return new StepwiseApp(props, { ...project, config: props.config }, nag && ((scope) => new nag(scope)));
   }
 
   /**

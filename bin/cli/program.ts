@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command } from 'commander';
-import { ENGINE_MODULE_EXTENSION, PACKAGE_ROOT, WORKFLOW_CODE_DIR } from '../../lambdas/lib/project.ts';
+import { ENGINE_MODULE_EXTENSION, PACKAGE_ROOT, PROJECT_ROOT, WORKFLOW_CODE_DIR } from '../../lambdas/lib/project.ts';
 import { importProjectModule } from '../../lambdas/lib/project-modules.ts';
 
 /** The folder of the built-in commands, one module each. */
@@ -60,7 +60,7 @@ export function extensionModules(): string[] {
 export async function createProgram(): Promise<Command> {
   const program = baseProgram();
   for (const file of Object.values(builtInCommandFiles())) await registerCommandFile(program, file);
-  for (const extension of extensionModules()) ((await importProjectModule<CommandModule>(extension))!).register(program);
+  for (const extension of extensionModules()) ((await importProjectModule<CommandModule>(extension, PROJECT_ROOT))!).register(program);
   return program;
 }
 

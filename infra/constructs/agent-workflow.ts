@@ -16,12 +16,11 @@ import type { EnvConfig } from '../config.ts';
 import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/consensus.ts';
 import { CounterGates, startCounters } from './compile/counters.ts';
 import { pauseStates, resumePolicy } from './pause.ts';
+import { WORKFLOW_METADATA } from './metadata.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
 export const STEP_ENTRY = 'lambdas/handlers/step.ts';
-/** CloudFormation Metadata key on the `AWS::StepFunctions::StateMachine`: the workflow it runs. */
-export const WORKFLOW_METADATA = 'stepwise:workflow';
 /** Names of the terminal states. Step names are lower-case, so they never collide with these. */
 export const TERMINAL_STATES = {
   done: 'Done',

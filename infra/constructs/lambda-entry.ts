@@ -7,22 +7,14 @@
  * runtime imports the handler and the workflow's modules from their files.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { compileDefinitions } from '../../lambdas/lib/definition-file.ts';
 import { engineModule } from '../../lambdas/lib/project.ts';
-import { projectModuleFile } from '../../lambdas/lib/project-modules.ts';
+import { folderModules } from '../../lambdas/lib/project-modules.ts';
 
 /** The engine module of an entry given as its path under the engine root (`lambdas/handlers/step.ts`). */
 export const engineEntry = (entry: string): string => engineModule(entry.replace(/\.[cm]?[jt]s$/, ''));
-
-/** The code modules of a workflow folder's code (`lambdas/workflows/<name>/{steps,tools}/*`), by module name. */
-function codeModules(codeDir: string, kind: 'steps' | 'tools'): Record<string, string> {
-  const dir = join(codeDir, kind);
-  if (!existsSync(dir)) return {};
-  const names = new Set(readdirSync(dir).filter((f) => /\.m?[jt]s$/.test(f) && !f.endsWith('.d.ts')).map((f) => f.replace(/\.m?[jt]s$/, '')));
-  return Object.fromEntries([...names].sort().map((name) => [name, projectModuleFile(join(dir, name))]));
-}
 
 /** The text of the registration module: the compiled definitions and the workflow's modules. */
 export function registrationModule(folder: string, definitionsFile: string, steps: Record<string, string>, tools: Record<string, string>): string {
@@ -67,7 +59,7 @@ export function generateLambdaEntry(entry: string, workflowDir: string, outDir: 
   writeAtomically(definitions, JSON.stringify(compileDefinitions(workflowDir)));
   // Beside `statemachines/` is `lambdas/workflows/`: the project's layout.
   const codeDir = join(dirname(dirname(workflowDir)), 'lambdas', 'workflows', folder);
-  writeAtomically(join(dir, 'register.mjs'), registrationModule(folder, definitions, codeModules(codeDir, 'steps'), codeModules(codeDir, 'tools')));
+  writeAtomically(join(dir, 'register.mjs'), registrationModule(folder, definitions, folderModules(join(codeDir, 'steps')), folderModules(join(codeDir, 'tools'))));
   const handler = entry.replace(/\.[cm]?[jt]s$/, '').replaceAll(/[^A-Za-z0-9]+/g, '-');
   const file = join(dir, `${handler}.mjs`);
   writeAtomically(

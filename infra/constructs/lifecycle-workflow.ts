@@ -15,7 +15,7 @@ import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { LOG_ONLY, routeOf } from '../../lambdas/lifecycle/routes.ts';
 import { LEAD_EVENT_TYPES, type LifecycleDefinition } from '../../lambdas/lifecycle/schema.ts';
 import type { EnvConfig } from '../config.ts';
-import { WORKFLOW_METADATA } from './agent-workflow.ts';
+import { WORKFLOW_METADATA } from './metadata.ts';
 import { StepwiseFunction } from './stepwise-function.ts';
 
 /** The handler modules of the lifecycle's Tasks. */

@@ -11,13 +11,8 @@ import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
 import { PROJECT_ROOT, STATE_DIR } from '../../lambdas/lib/project.ts';
 import type { EnvConfig } from '../config.ts';
 import { engineEntry, generateLambdaEntry } from './lambda-entry.ts';
+import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR, WORKFLOW_DIR_METADATA } from './metadata.ts';
 
-/** CloudFormation Metadata key on every `AWS::Lambda::Function`: the engine handler module it runs (`lambdas/handlers/step.ts`). The local runtime imports it. */
-export const ENTRY_METADATA = 'stepwise:entry';
-/** Metadata key on a function shipped with a workflow folder: the folder, relative to the project root (the bundle bench rebuilds it). */
-export const WORKFLOW_DIR_METADATA = 'stepwise:workflowDir';
-/** Where a bundled workflow folder lands inside the Lambda (`/var/task` is the code root). */
-export const LAMBDA_STATEMACHINES_DIR = '/var/task/statemachines';
 
 /** How a function may use a table; see {@link StepwiseFunction.bindTable}. */
 export type TableAccess = 'read' | 'write' | 'readWrite';

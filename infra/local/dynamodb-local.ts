@@ -22,7 +22,7 @@ import {
 import * as z from 'zod';
 import { DefinitionError, JavaNotFoundError, LocalServiceError } from '../../lambdas/lib/errors.ts';
 import { cacheDir } from '../../lambdas/lib/project.ts';
-import type { CfnResource, CfnTemplate } from './tokens.ts';
+import { localTableName, type CfnResource, type CfnTemplate } from './tokens.ts';
 
 const run = promisify(execFile);
 
@@ -271,12 +271,6 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
         })()),
     };
   }
-}
-
-/** The local name of a table resource: its `TableName` when it is a literal, else its logical id. */
-export function localTableName(logicalId: string, resource: CfnResource): string {
-  const name = resource.Properties?.TableName;
-  return typeof name === 'string' ? name : logicalId;
 }
 
 const KeySchema = z

@@ -40,7 +40,7 @@ import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMach
 import type { HandlerFactory } from '../../lambdas/lib/contracts.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import { engineEntry } from '../constructs/lambda-entry.ts';
-import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/stepwise-function.ts';
+import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/metadata.ts';
 import { integration, toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
 import { validateFault, withFault, type TaskFault } from './faults.ts';
 import { DEFAULT_HISTORY_DIR, parseExecutionArn, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';

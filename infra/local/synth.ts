@@ -5,13 +5,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { createRequire } from 'node:module';
+import type { App } from 'aws-cdk-lib';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { DefinitionError } from '../../lambdas/lib/errors.ts';
 import { resolveEnvironment } from '../config.ts';
 import { loadProject } from '../project.ts';
-import { addStepwiseStacks } from '../stepwise-app.ts';
-import { WORKFLOW_METADATA } from '../constructs/agent-workflow.ts';
+import { readSynthCache, writeSynthCache, type SynthOutput } from './synth-cache.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { WORKFLOW_METADATA } from '../constructs/metadata.ts';
 import { resolveTokens, type CfnTemplate, type TokenContext } from './tokens.ts';
 
 /** A state machine of the synthesized app, as the local runtime runs it. */
@@ -107,11 +109,19 @@ export function fromTemplates(templates: Record<string, CfnTemplate>, environmen
  * });
  */
 export function synthesize(build: (app: App) => void, options: SynthesizeOptions = {}): SynthesizedApp {
+  const { templates, environments } = synthesizeTemplates(build, options);
+  return fromTemplates(templates, environments);
+}
+
+/** {@link synthesize}'s templates and stack environments, before they are read. */
+function synthesizeTemplates(build: (app: App) => void, options: SynthesizeOptions): SynthOutput {
   // CDK's built-in CloudFormation validation costs synth time and checks nothing the local run needs.
   process.env.CDK_VALIDATION ??= 'false';
   const outdir = mkdtempSync(join(tmpdir(), 'stepwise-cdk.out-'));
   try {
-    const app = new App({
+    // Required here, not imported at the top: a local command with a cached synth never loads the CDK.
+    const { App: CdkApp } = createRequire(import.meta.url)('aws-cdk-lib') as typeof import('aws-cdk-lib');
+    const app = new CdkApp({
       outdir,
       context: { env: options.env ?? 'dev', 'aws:cdk:bundling-stacks': [], ...options.context },
     });
@@ -126,7 +136,7 @@ export function synthesize(build: (app: App) => void, options: SynthesizeOptions
         ...(!account.startsWith('unknown-') && { accountId: account }),
       };
     }
-    return fromTemplates(templates, environments);
+    return { templates, environments };
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
@@ -136,16 +146,23 @@ const projectApps = new Map<string, Promise<SynthesizedApp>>();
 
 /**
  * The project's app (every stack {@link addStepwiseStacks} builds, as `StepwiseApp` does) for
- * environment `env` of its `stepwise.config.ts`, synthesized once per process: building the
- * constructs costs hundreds of milliseconds. Placeholder values are accepted: nothing is deployed.
+ * environment `env` of its `stepwise.config.ts`, synthesized once per process (building the
+ * constructs costs hundreds of milliseconds) and, for the installed package, kept between
+ * processes while its inputs are unchanged (./synth-cache.ts). Placeholder values are accepted:
+ * nothing is deployed.
  */
 export function synthProject(env = 'dev'): Promise<SynthesizedApp> {
   let synthesized = projectApps.get(env);
   if (!synthesized) {
     synthesized = (async () => {
+      const cached = readSynthCache(PROJECT_ROOT, env);
+      if (cached) return fromTemplates(cached.templates, cached.environments);
       const project = await loadProject();
       const config = resolveEnvironment(project.config, env, { allowPlaceholders: true });
-      return synthesize((app) => addStepwiseStacks(app, config, project), { env });
+      const { addStepwiseStacks } = await import('../stepwise-app.ts');
+      const output = synthesizeTemplates((app) => addStepwiseStacks(app, config, project), { env });
+      writeSynthCache(PROJECT_ROOT, env, output);
+      return fromTemplates(output.templates, output.environments);
     })();
     projectApps.set(env, synthesized);
     synthesized.catch(() => projectApps.delete(env));

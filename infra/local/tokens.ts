@@ -5,7 +5,6 @@
  * inverts them); names are the resource's physical-name property, or the logical id.
  */
 import { DefinitionError } from '../../lambdas/lib/errors.ts';
-import { localTableName } from './dynamodb-local.ts';
 
 /** The parts of a CloudFormation resource the local runtime reads. */
 export interface CfnResource {
@@ -267,4 +266,10 @@ export function resolveTokens<T = unknown>(value: unknown, template: CfnTemplate
 
   const result = resolve(value, '');
   return (result === NO_VALUE ? undefined : result) as T;
+}
+
+/** The local name of a table resource (its name in DynamoDB Local): its `TableName` when it is a literal, else its logical id. */
+export function localTableName(logicalId: string, resource: CfnResource): string {
+  const name = resource.Properties?.TableName;
+  return typeof name === 'string' ? name : logicalId;
 }

@@ -26,7 +26,7 @@ import { localStarter } from '../../lambdas/triggers/email/starter.ts';
 import { dynamoEmailStore } from '../../lambdas/triggers/email/store.ts';
 import type { EnvConfig } from '../config.ts';
 import { projectEnvironment } from '../project.ts';
-import { ENTRY_METADATA } from '../constructs/stepwise-function.ts';
+import { ENTRY_METADATA } from '../constructs/metadata.ts';
 import { EMAIL_INGRESS_ENTRY } from '../constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { stepTrail, type TrailStep } from './history.ts';

@@ -39,10 +39,11 @@ import { monolithicStep } from '../../lambdas/evals/monolithic.ts';
 import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { routeToolSpec, systemPrompt, toolSpecs } from '../../lambdas/steps/prompt.ts';
 import { countDynamoRequests, estimatingModel } from './usage.ts';
-import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../infra/constructs/stepwise-function.ts';
+import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../infra/constructs/metadata.ts';
 import { createTable } from '../warranty/tools/fixtures.ts';
 import { measureBundles, type BundleFigure, type LambdaBuild } from './bundles.ts';
 import { benchMarkdown } from './markdown.ts';
+import { startup } from './startup.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, leadLanes, renamed, replayLog, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 import { exampleEnv } from '../support/config.ts';
@@ -736,7 +737,7 @@ async function bundles(bench: BenchRun): Promise<void> {
   ]);
   for (const f of options) process.stderr.write(`  ✓ bundle ${show(f)}\n`);
   bench.figures.bundles = { sdkTraces, bundleAwsSdk, builds: figures, largestWithOtherOptions: options };
-  bench.target('bundles.largestMinifiedKB', `the largest Lambda bundle, minified, KB (every bundle ≤ 500 KB; the ${ENV} config: sdkTraces ${sdkTraces}, bundleAwsSdk ${bundleAwsSdk})`, largest.minifiedKB, { max: 500 });
+  bench.target('bundles.largestMinifiedKB', `the largest Lambda bundle, minified, KB (every bundle ≤ 300 KB; the ${ENV} config: sdkTraces ${sdkTraces}, bundleAwsSdk ${bundleAwsSdk})`, largest.minifiedKB, { max: 300 });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -753,6 +754,7 @@ const GROUPS: Group[] = [
   { name: 'orchestration', run: orchestration },
   { name: 'cost', run: cost },
   { name: 'bundles', run: bundles },
+  { name: 'startup', run: startup },
 ];
 
 async function main(): Promise<number> {

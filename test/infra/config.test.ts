@@ -2,7 +2,8 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { EnvConfigSchema, resolveEnvironment, type StepwiseConfig } from '../../infra/config.ts';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { EnvConfigSchema, LOG_RETENTION_DAYS, resolveEnvironment, type StepwiseConfig } from '../../infra/config.ts';
 import { ConfigError } from '../../lambdas/lib/errors.ts';
 import projectConfig from '../../stepwise.config.ts';
 import { exampleEnv } from '../support/config.ts';
@@ -41,6 +42,11 @@ describe('resolveEnvironment', () => {
     expect(() => resolveEnvironment({ environments: { staging: {} } }, 'staging')).toThrow(/^environment "staging": account: required outside dev/);
     // dev runs locally with placeholders and no account.
     expect(resolveEnvironment(projectConfig, 'dev').email!.receivingDomain).toBe('dev.warranty.example.com');
+  });
+
+  it('accepts exactly the log retention periods CloudWatch Logs does', () => {
+    expect([...LOG_RETENTION_DAYS]).toEqual(Object.values(RetentionDays).filter((v) => typeof v === 'number'));
+    expect(() => resolveEnvironment({ environments: { dev: { logRetention: 10 as 14 } } }, 'dev')).toThrow(/^environment "dev": logRetention: /);
   });
 
   it('needs nothing but a name: every other setting has a default', () => {

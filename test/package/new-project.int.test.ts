@@ -6,7 +6,7 @@
  * of this repository, and a workflow's Lambda bundle holds that workflow only.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { basename, join, relative } from 'node:path';
@@ -65,6 +65,22 @@ describe('a project made by stepwise new, with the packed package installed', ()
     const ran = JSON.parse(ok(await stepwise('run', 'support-desk', '--input', 'statemachines/support-desk/samples', '--json')).out);
     expect(ran.map((r: { status: string }) => r.status)).toEqual(['SUCCEEDED']);
     expect(JSON.parse(ok(await stepwise('eval', 'support-desk', '--json')).out)).toMatchObject({ failed: 0, passed: 1 });
+  });
+
+  it('synthesizes a workflow from a cache between processes, and again as soon as a definition changes', async () => {
+    const definition = async () => JSON.parse(ok(await stepwise('synth', 'support-desk')).out);
+    const before = await definition();
+    expect(existsSync(join(project, '.stepwise/cache/synth-dev.json'))).toBe(true);
+    expect(await definition()).toEqual(before);
+    const manifest = join(project, 'statemachines/support-desk/workflow.yaml');
+    const text = readFileSync(manifest, 'utf8');
+    writeFileSync(manifest, text.replace(/^maxSteps: \d+$/m, 'maxSteps: 7'));
+    try {
+      expect(JSON.stringify(await definition())).not.toEqual(JSON.stringify(before));
+    } finally {
+      writeFileSync(manifest, text);
+    }
+    expect(await definition()).toEqual(before);
   });
 
   it('passes its own npm test: every workflow’s evals through stepwise/testing', async () => {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
 import { synthProject } from '../../../infra/local/synth.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../../infra/local/tokens.ts';
 import { listWorkflows } from '../../../lambdas/lib/workflow/loader.ts';
@@ -27,6 +26,8 @@ export function register(program: Command): void {
         const found = machines.find((m) => m.workflowName === workflow || m.logicalId === workflow);
         if (!found) {
           const known = machines.map(key).join(', ') || 'none';
+          // The SDK's error (what the AWS API answers), loaded only here: the client costs startup.
+          const { StateMachineDoesNotExist } = await import('@aws-sdk/client-sfn');
           throw new StateMachineDoesNotExist({ $metadata: {}, message: `no state machine for "${workflow}" in env ${opts.env} (known: ${known})` });
         }
         process.stderr.write(`# ${key(found)}: ${found.type} state machine ${found.logicalId} in stack ${found.stack}; tokens resolved to local placeholders\n`);

@@ -15,7 +15,7 @@ import type { CodeStep } from '../../steps/types.ts';
 import { toolModuleName, type ToolDefinition } from '../../tools/types.ts';
 import { DefinitionError } from '../errors.ts';
 import { relPath } from '../definition-file.ts';
-import { importProjectModule, projectModuleFile } from '../project-modules.ts';
+import { folderModules, importProjectModules, projectModuleFile } from '../project-modules.ts';
 import { STATEMACHINES_DIR } from '../project.ts';
 import { loadWorkflow } from './loader.ts';
 import type { WorkflowDefinition } from './schema.ts';
@@ -47,11 +47,22 @@ export const workflowCodeDir = (def: Pick<WorkflowDefinition, 'dir'>): string =>
 export const codeStepModule = (def: Pick<WorkflowDefinition, 'dir'>, handler: string) => relPath(projectModuleFile(join(workflowCodeDir(def), 'steps', handler)));
 export const toolModule = (def: Pick<WorkflowDefinition, 'dir'>, tool: string) => relPath(projectModuleFile(join(workflowCodeDir(def), 'tools', toolModuleName(tool))));
 
-/** A workflow's modules read from the project's files (TypeScript loaded on demand). */
+/** A workflow's modules read from the project's files: every code step and tool, imported together on first use. */
 export function projectWorkflowModules(def: Pick<WorkflowDefinition, 'dir'>): WorkflowModules {
   const dir = workflowCodeDir(def);
-  return { codeStep: (handler) => importProjectModule(join(dir, 'steps', handler)), tool: (file) => importProjectModule(join(dir, 'tools', file)) };
+  let loaded: Promise<{ codeSteps: Record<string, WorkflowModule>; tools: Record<string, WorkflowModule> }> | undefined;
+  const load = () =>
+    (loaded ??= (async () => {
+      const steps = folderModules(join(dir, 'steps'));
+      const tools = folderModules(join(dir, 'tools'));
+      const modules = await importProjectModules({ ...prefixed('step:', steps), ...prefixed('tool:', tools) }, dirname(dirname(def.dir)));
+      const pick = (prefix: string) => Object.fromEntries(Object.entries(modules).filter(([k]) => k.startsWith(prefix)).map(([k, m]) => [k.slice(prefix.length), m]));
+      return { codeSteps: pick('step:'), tools: pick('tool:') };
+    })());
+  return { codeStep: async (handler) => staticWorkflowModules(await load()).codeStep(handler), tool: async (file) => staticWorkflowModules(await load()).tool(file) };
 }
+
+const prefixed = (prefix: string, table: Record<string, string>) => Object.fromEntries(Object.entries(table).map(([k, v]) => [prefix + k, v]));
 
 /** A workflow's modules as a generated bundle entry imports them statically. */
 export function staticWorkflowModules(modules: { codeSteps: Record<string, WorkflowModule>; tools: Record<string, WorkflowModule> }): WorkflowModules {

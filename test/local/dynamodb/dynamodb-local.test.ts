@@ -4,13 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DefinitionError, JavaNotFoundError } from '../../../lambdas/lib/errors.ts';
-import {
-  createTablesFromTemplate,
-  findJava,
-  localTableName,
-  parseJavaMajorVersion,
-  startDynamoDbLocal,
-} from '../../../infra/local/dynamodb-local.ts';
+import { createTablesFromTemplate, findJava, parseJavaMajorVersion, startDynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
+import { localTableName } from '../../../infra/local/tokens.ts';
 
 describe('Java detection', () => {
   let dir: string;

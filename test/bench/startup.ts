@@ -1,0 +1,64 @@
+/**
+ * CLI startup as a user pays it: this repository packed, installed into a project made by
+ * `stepwise new` (its dependencies from the registry), and each command timed as a whole fresh
+ * process, several times, interleaved with a bare `node` start so machine noise falls on all alike.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import type { BenchRun } from './harness.ts';
+
+const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 7);
+const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+
+/** A project made by the packed package's `stepwise new`, with the tarball installed. */
+function installedProject(work: string): string {
+  execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
+  execFileSync('npx', ['--yes', '--package', tarball, 'stepwise', 'new', 'startup', '--stepwise', `file:${tarball}`], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'], env });
+  const project = join(work, 'startup');
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'], env });
+  return project;
+}
+
+/** Wall seconds of one fresh process. @throws when it fails. */
+function seconds(cwd: string, args: string[]): number {
+  const start = performance.now();
+  const ran = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8' });
+  const elapsed = (performance.now() - start) / 1000;
+  if (ran.status !== 0) throw new Error(`node ${args.join(' ')} exited ${ran.status}: ${ran.stderr.split('\n')[0]}`);
+  return elapsed;
+}
+
+export async function startup(bench: BenchRun): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'stepwise-bench-startup-'));
+  try {
+    const project = installedProject(work);
+    const bin = join(project, 'node_modules', 'stepwise', 'bin', 'stepwise.mjs');
+    const commands = {
+      node: ['-e', '0'],
+      version: [bin, '--version'],
+      help: [bin, '--help'],
+      synth: [bin, 'synth', 'support-desk'],
+    } as const;
+    const samples: Record<keyof typeof commands, number[]> = { node: [], version: [], help: [], synth: [] };
+    for (let round = 0; round < ROUNDS; round++) for (const [name, args] of Object.entries(commands)) samples[name as keyof typeof commands].push(seconds(project, [...args]));
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const what = {
+      node: 'node -e 0: a bare Node.js start, for scale',
+      version: 'stepwise --version from the installed package, a fresh process',
+      help: 'stepwise --help from the installed package, a fresh process',
+      synth: 'stepwise synth support-desk from the installed package: load the project and its workflow code, build and synthesize its stack, print the ASL',
+    };
+    for (const name of Object.keys(commands) as (keyof typeof commands)[])
+      bench.samples({ name: `startup.${name}`, description: what[name], warmupIterations: 0, samples: samples[name].map((s) => s * 1000), unit: 'runs' });
+    bench.figures.startup = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { medianSeconds: Math.round(median(v) * 1000) / 1000, rounds: ROUNDS }]));
+    bench.target('startup.helpSeconds', 'stepwise --help from the installed package in a fresh process, median seconds', median(samples.help), { max: 0.3 });
+    bench.target('startup.synthSeconds', 'stepwise synth <workflow> from the installed package in a fresh process, median seconds', median(samples.synth), { max: 1 });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
