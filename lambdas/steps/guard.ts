@@ -13,7 +13,7 @@
 import type { GuardVerdict, ToolCallRecord } from '../lib/contracts.ts';
 import { StepwiseError } from '../lib/errors.ts';
 import { compileExpression } from '../lib/expressions.ts';
-import { phoneDigits, responseFacts } from '../lib/response-facts.ts';
+import { linkHost, normalizeForChecks, phoneDigits, responseFacts } from '../lib/response-facts.ts';
 import type { GuardCheck, GuardRules } from '../lib/workflow/guard-schema.ts';
 import type { StepDefinition } from '../lib/workflow/schema.ts';
 import { refusedArgs } from '../tools/refusals.ts';
@@ -72,7 +72,7 @@ function onAllowList(kind: 'links' | 'emails' | 'phones', value: string, allow: 
   if (kind === 'phones') return allow.some((a) => phoneDigits(a) === value);
   if (kind === 'emails') return allow.some((a) => a.toLowerCase() === value);
   // A link host is allowed when it is an allowed domain or one of its subdomains.
-  return allow.some((a) => value === a.toLowerCase() || value.endsWith(`.${a.toLowerCase()}`));
+  return allow.map(linkHost).some((a) => value === a || value.endsWith(`.${a}`));
 }
 
 const DEFAULT_MESSAGES: Record<GuardCheck['type'], string> = {
@@ -86,11 +86,13 @@ const DEFAULT_MESSAGES: Record<GuardCheck['type'], string> = {
 };
 
 /**
- * Run every check of `rules` on `text`. Pure.
+ * Run every check of `rules` on `text`, as `normalizeForChecks` reads it (so `＠`, `TKT‐1` with a
+ * Unicode hyphen or a zero-width space hide nothing). Pure.
  * @example
  * checkText('Call +1 555 0100 999', rules, ctx) // [{ check: 'phones-allow-listed', passed: false, found: ['+15550100999'] }, ...]
  */
-export function checkText(text: string, rules: Pick<GuardRules, 'checks'>, ctx: GuardContext): GuardVerdict[] {
+export function checkText(written: string, rules: Pick<GuardRules, 'checks'>, ctx: GuardContext): GuardVerdict[] {
+  const text = normalizeForChecks(written);
   const facts = responseFacts(text);
   return rules.checks.map((check): GuardVerdict => {
     let found: string[];
