@@ -54,10 +54,27 @@ export const EnvConfigSchema = z
          */
         handoffsThreshold: z.number().int().min(1).default(5),
         evaluationPeriods: z.number().int().min(1),
-        /** Subscribed (by email, after confirmation) to an SNS topic that every alarm notifies. @default no notification */
+        /**
+         * Errors of one Lambda function (a step, the email ingress) per 5-minute period that raise
+         * its alarm. Errors the ASL retries count too: a model that keeps timing out shows here first.
+         */
+        functionErrorsThreshold: z.number().int().min(1).default(1),
+        /** Throttled invocations of one Lambda function, or throttled model calls of one workflow (`ModelThrottled`), per 5-minute period that raise their alarm. */
+        throttlesThreshold: z.number().int().min(1).default(1),
+        /** Subscribed (by email, after confirmation) to an SNS topic of each stack that every alarm notifies. @default no notification */
         email: z.email().optional(),
+        /**
+         * An existing SNS topic that every alarm notifies instead (one shared with the on-call
+         * tooling); its policy must let CloudWatch publish (and use its key, if encrypted).
+         * @default no notification
+         */
+        topicArn: z
+          .string()
+          .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'an SNS topic ARN')
+          .optional(),
       })
-      .strict(),
+      .strict()
+      .refine((a) => !(a.email && a.topicArn), { message: 'give email or topicArn, not both: with a topic of your own, subscribe the address to it', path: ['topicArn'] }),
     email: z
       .object({
         /** Domain whose MX points at SES inbound; the receipt rule accepts mail for `recipients`. */
@@ -74,6 +91,12 @@ export const EnvConfigSchema = z
          * @default false (dev and staging answer unauthenticated mail that did not fail a check); on in prod
          */
         requireAuthenticatedSender: z.boolean().default(false),
+        /**
+         * S3 server access logs of the raw-mail bucket, into a bucket of their own: who read or
+         * deleted which stored mail (the bucket holds every inbound mail, personal data included).
+         * @default false; on in prod
+         */
+        accessLogs: z.boolean().default(false),
       })
       .strict()
       .refine((e) => e.recipients.every((r) => r.endsWith(`@${e.receivingDomain}`)), {
@@ -157,6 +180,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       mailFrom: 'claims@warranty.example.com',
       maxEmailBytes: 10 * MiB,
       requireAuthenticatedSender: true,
+      accessLogs: true,
     },
     leads: { crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' },
     tags: { project: 'stepwise', environment: 'prod' },
