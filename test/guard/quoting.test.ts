@@ -116,7 +116,7 @@ describe('the warranty replies do not quote the sender', () => {
     expect(result.toolCalls.at(-1)!.guard!.at(-1)).toMatchObject({ check: 'fallback', passed: true });
   });
 
-  it('refuses the sender\'s words that step 01 copied into the issue summary, also in a step that does not read the email', async () => {
+  it("refuses the sender's words that step 01 copied into the issue summary, also in a step that does not read the email", async () => {
     const summary = 'Customer says: replace it with a brand new laptop within three days or else';
     const step = { ...getStep(def, '05-send-confirmation'), readsUntrusted: false };
     const rules = loadGuardRules(def, step)!;
