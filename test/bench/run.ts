@@ -740,6 +740,14 @@ async function bundles(bench: BenchRun): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // 9. The ingress MIME budget: what refusing a MIME bomb costs, against parsing a large legitimate mail
 
+/** Heap used right after one call of `fn`, garbage included, over a collected heap (MB): an upper bound on what the call needs. */
+async function heapGrowthMB(fn: () => Promise<void>): Promise<number> {
+  globalThis.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  await fn();
+  return (process.memoryUsage().heapUsed - before) / (1024 * 1024);
+}
+
 async function ingressBudget(bench: BenchRun): Promise<void> {
   const MiB = 1024 * 1024;
   // Raw bytes, as the ingress gets them from S3.
@@ -759,11 +767,7 @@ async function ingressBudget(bench: BenchRun): Promise<void> {
       unit: 'mails',
       fn: refuse,
     });
-    // Heap used right after one refusal, garbage included, over a collected heap: an upper bound on what refusing needs.
-    globalThis.gc?.();
-    const before = process.memoryUsage().heapUsed;
-    await refuse();
-    refusals[kind] = { meanMs: timed?.meanMs ?? NaN, heapGrowthMB: (process.memoryUsage().heapUsed - before) / MiB };
+    refusals[kind] = { meanMs: timed?.meanMs ?? NaN, heapGrowthMB: await heapGrowthMB(refuse) };
   }
   const legitimate = bytes(largeAttachment(10 * MiB - 64 * 1024));
   const parsed = await bench.repeated({
@@ -789,14 +793,10 @@ async function ingressBudget(bench: BenchRun): Promise<void> {
     unit: 'mails',
     fn: parseEdge,
   });
-  globalThis.gc?.();
-  const beforeEdge = process.memoryUsage().heapUsed;
-  await parseEdge();
-  const edgeHeapMB = (process.memoryUsage().heapUsed - beforeEdge) / MiB;
   bench.figures.ingressBudget = {
     refusals,
     largeAttachmentMs: parsed?.meanMs ?? null,
-    lineLimit: { meanMs: atLimit?.meanMs ?? null, heapGrowthMB: edgeHeapMB },
+    lineLimit: { meanMs: atLimit?.meanMs ?? null, heapGrowthMB: await heapGrowthMB(parseEdge) },
     policy: { maxMimeLines: DEFAULT_POLICY.maxMimeLines, maxMimeParts: DEFAULT_POLICY.maxMimeParts },
   };
   const slowest = Math.max(...Object.values(refusals).map((r) => r.meanMs));

@@ -8,13 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { getStep } from '../../lambdas/lib/workflow/loader.ts';
 import { loadGuardRules } from '../../lambdas/lib/workflow/guard-schema.ts';
-import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { checkText, quotedRuns } from '../../lambdas/steps/guard.ts';
-import { runStep } from '../../lambdas/steps/index.ts';
-import { fakeToolbox, previousState, scriptedModel, stepInput, toolUse } from '../warranty/runner/fixtures.ts';
-import { stepStateData } from './support.ts';
+import { runReplyStep, stepStateData, warrantyPlugin as plugin } from './support.ts';
 
-const plugin = await loadPlugin('warranty-email');
 const def = plugin.def;
 const REPLY_STEPS = ['03b-device-not-found', '03c-expired-warranty', '03d-request-serial', '05-send-confirmation'];
 
@@ -34,22 +30,6 @@ const EMAIL = {
 
 const CLEAN = 'Hello Anna,\n\nThank you for your message about your UltraBook 14 (serial number SN100001): it is covered by its warranty.\n\nKind regards,\nThe Warranty Support Team';
 const QUOTING = `Hello Anna,\n\nAs you asked: we will replace it with a brand new laptop within three days.\n\nKind regards,\nThe Warranty Support Team`;
-
-async function runReplyStep(stepName: string, turns: string[], data: Record<string, unknown> = stepStateData) {
-  const { model, requests } = scriptedModel(turns.map((body, i) => [toolUse('send_email', { body }, `tu-${i}`)]));
-  const { toolbox, executed } = fakeToolbox({ send_email: { sent: true, messageId: 'm-1' } });
-  const input = stepInput(stepName, { previous: previousState({ next: stepName, data }) });
-  const result = await runStep({
-    plugin,
-    step: getStep(def, stepName),
-    input,
-    toolbox,
-    tool: { workflow: input.workflow, step: stepName, execution: input.execution, input: input.input },
-    model: () => model,
-    untrusted: async () => ({ email: EMAIL }),
-  });
-  return { result, executed, requests };
-}
 
 const failedChecks = (verdicts: { check: string; passed: boolean }[] | undefined) => (verdicts ?? []).filter((v) => !v.passed).map((v) => v.check);
 
@@ -99,7 +79,7 @@ describe('the warranty replies do not quote the sender', () => {
 
   it('refuses a reply that copies the email before send_email runs, and sends the rewrite', async () => {
     for (const stepName of REPLY_STEPS) {
-      const { result, executed, requests } = await runReplyStep(stepName, [QUOTING, CLEAN]);
+      const { result, executed, requests } = await runReplyStep(stepName, [QUOTING, CLEAN], { email: EMAIL });
       expect(executed.map((e) => (e.args as { body: string }).body)).toEqual([CLEAN]);
       expect(failedChecks(result.toolCalls[0]!.guard)).toEqual(['no-quoting-the-sender']);
       expect(result.toolCalls[0]!.error).toMatch(/^GuardViolationError: not sent, it contains no-quoting-the-sender: text copied from the customer's email \(write it in your own words\) \("will replace it with a brand new laptop"/);
@@ -111,7 +91,7 @@ describe('the warranty replies do not quote the sender', () => {
   it('sends the fallback when the rewrite copies the email again', async () => {
     const rules = loadGuardRules(def, getStep(def, '03b-device-not-found'))!;
     const again = `Hello Anna,\n\nMy UltraBook 14 stopped charging last week. The charging light does not come on with any cable.\n\nKind regards`;
-    const { result, executed } = await runReplyStep('03b-device-not-found', [QUOTING, again]);
+    const { result, executed } = await runReplyStep('03b-device-not-found', [QUOTING, again], { email: EMAIL });
     expect(executed.map((e) => (e.args as { body: string }).body)).toEqual([rules.fallback]);
     expect(result.toolCalls.at(-1)!.guard!.at(-1)).toMatchObject({ check: 'fallback', passed: true });
   });
@@ -134,20 +114,8 @@ describe('the warranty replies do not quote the sender', () => {
   ])('sends a reply that repeats %s', async (_what, reply) => {
     const product = 'UltraBook 14 Pro Max Creator Edition 2025 with 32 GB';
     const data = { ...stepStateData, ticketId: 'TKT-7K2M9QXA4HPD', warranty: { ...(stepStateData.warranty as object), product } };
-    const { model } = scriptedModel([[toolUse('send_email', { body: reply })]]);
-    const { toolbox, executed } = fakeToolbox({ send_email: { sent: true, messageId: 'm-1' } });
-    const stepName = '05-send-confirmation';
-    const input = stepInput(stepName, { previous: previousState({ next: stepName, data }) });
     const email = { ...EMAIL, body: `${EMAIL.body}\nIt is the ${product}, bought in March.` };
-    const result = await runStep({
-      plugin,
-      step: getStep(def, stepName),
-      input,
-      toolbox,
-      tool: { workflow: input.workflow, step: stepName, execution: input.execution, input: input.input },
-      model: () => model,
-      untrusted: async () => ({ email }),
-    });
+    const { result, executed } = await runReplyStep('05-send-confirmation', [reply], { data, email });
     expect(failedChecks(result.toolCalls[0]!.guard)).toEqual([]);
     expect(executed.map((e) => (e.args as { body: string }).body)).toEqual([reply]);
   });

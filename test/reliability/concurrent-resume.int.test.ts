@@ -71,11 +71,12 @@ describe('execution names', () => {
     const pausesDir = join(dir, 'pauses');
     // A file outside the pauses folder that `../outside` would name.
     writeFileSync(join(dir, 'outside.json'), '{"not": "a pause"}');
-    for (const name of ['../outside', '..', 'a/b', 'a\\b', 'x y']) {
-      const run = await stepwise(PROJECT_ROOT, 'resume', name, '--output', '{}', '--dir', pausesDir);
-      expect(run.code, name).toBe(1);
-      expect(run.err.trim(), name).toBe(`stepwise: "${name}" is not an execution name (stepwise executions lists the paused ones)`);
-    }
+    const names = ['../outside', '..', 'a/b', 'a\\b', 'x y'];
+    const runs = await Promise.all(names.map((name) => stepwise(PROJECT_ROOT, 'resume', name, '--output', '{}', '--dir', pausesDir)));
+    runs.forEach((run, i) => {
+      expect(run.code, names[i]).toBe(1);
+      expect(run.err.trim(), names[i]).toBe(`stepwise: "${names[i]}" is not an execution name (stepwise executions lists the paused ones)`);
+    });
     const store = new PauseStore(pausesDir);
     for (const call of [() => store.get('../outside'), () => store.claim('..'), () => store.heartbeat('a/b'), () => store.delete('../outside')])
       expect(call).toThrow(/^Invalid Execution Name/);
