@@ -6,10 +6,12 @@
  *
  * Everything is read from `normalizeForChecks(text)`, so a fullwidth `＠`, a non-ASCII hyphen, a
  * zero-width character or Arabic-Indic digits do not hide a fact. Links and addresses are found by
- * linkify-it (with the IANA top-level domains of `tlds`), phone numbers also by libphonenumber-js.
+ * linkify-it (with the IANA top-level domains of `tlds`). Phone numbers are runs of digit groups:
+ * libphonenumber-js finds valid numbers only and would add 144 KB to every step bundle (over the
+ * 500 KB budget); for an allow-list check any run of 7 to 15 digits written like a number is a
+ * number, valid or not.
  */
 import { LinkifyIt } from 'linkify-it';
-import { findPhoneNumbersInText } from 'libphonenumber-js';
 import tlds from 'tlds' with { type: 'json' };
 
 /** The facts of one text. Lists keep the order of appearance, without duplicates. */
@@ -21,7 +23,7 @@ export interface ResponseFacts {
    */
   links: string[];
   emails: string[];
-  /** Phone numbers as digits only (a leading `+` kept): `+1 (800) 555-0100` → `+18005550100`. */
+  /** Phone numbers as digits only (a leading `+` kept), as written: `+1 (800) 555-0100` → `+18005550100`, `+44 (0) 20 7946 0958` → `+4402079460958`. */
   phones: string[];
   /** Money amounts in order of appearance (`$75`, `75.50 EUR`, `€ 20`, `EUR 500`, `500$`, `1.500,00 €`). */
   amounts: number[];
@@ -57,8 +59,8 @@ export function normalizeForChecks(text: string): string {
 const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds, true);
 // `www.` names a host whatever its top-level domain (linkify-it's fuzzy links need a known one).
 const WWW_HOST = /(?<![\p{L}\p{N}.@-])www\.((?:[\p{L}\p{N}-]+\.)+[\p{L}\p{N}-]{2,})/giu;
-// A phone number written in national form: groups of digits with separators, 7 to 15 digits in all.
-const PHONE = /(?<![\w+-])(\+?\(?\d{1,4}\)?(?:[ .-]?\(?\d{2,4}\)?){1,5})(?![\w-])/g;
+// A phone number: an optional +, groups of digits (some in parentheses) joined by spaces, dots, dashes or slashes; 7 to 15 digits in all.
+const PHONE = /(?<![\w+-])(\+?\(?\d{1,4}\)?(?:[ ./-]{0,2}\(?\d{1,4}\)?){1,7})(?![\w-])/g;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 // ISO 4217 codes that are also English words in capitals (`ALL 3 devices`) are left out.
@@ -107,13 +109,12 @@ export function responseFacts(text: string): ResponseFacts {
   // Phone numbers and amounts are not read inside links and addresses.
   let rest = normalized;
   for (const m of found) rest = rest.slice(0, m.index) + ' '.repeat(m.lastIndex - m.index) + rest.slice(m.lastIndex);
-  const phones = inOrder([
-    ...findPhoneNumbersInText(rest).map((n): [number, string] => [n.startsAt, n.number.number as string]),
-    ...[...rest.matchAll(PHONE)]
+  const phones = inOrder(
+    [...rest.matchAll(PHONE)]
       .filter((m) => !ISO_DATE.test(m[1]!.trim()))
       .map((m): [number, string] => [m.index, phoneDigits(m[1]!)])
       .filter(([, digits]) => digits.replace('+', '').length >= 7 && digits.replace('+', '').length <= 15),
-  ]);
+  );
   const amounts = [...rest.matchAll(AMOUNT)].map((m) => amountValue((m[1] ?? m[2])!));
   return { links, emails, phones, amounts, max_amount: amounts.length ? Math.max(...amounts) : 0 };
 }

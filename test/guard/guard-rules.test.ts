@@ -82,6 +82,16 @@ describe('response facts', () => {
     });
   });
 
+  it('finds phone numbers in international and national forms, whatever groups and separators they are written in', () => {
+    expect(responseFacts('Call +81-3-1234-5678, +33 1 23 45 67 89, 020/7946/0958, +44 (0) 20 7946 0958 or tel:+15550100123.').phones).toEqual([
+      '+81312345678',
+      '+33123456789',
+      '02079460958',
+      '+4402079460958',
+      '+15550100123',
+    ]);
+  });
+
   it('checks a ticket id written with a Unicode hyphen or fullwidth letters like any other', () => {
     const rules = { checks: [{ id: 'ids', type: 'granted' as const, pattern: '\\bTKT-[A-Z0-9]{4,}\\b', from: ['data.ticketId'] }] };
     const ctx = { step: { instruction: '', tools: [] }, internalNames: [], scope: { data: { ticketId: 'TKT-7K2M9QXA' }, input: {} }, args: {} };
