@@ -58,6 +58,7 @@ export default defineConfig({
         mailFrom: 'claims@warranty.example.com',
         maxEmailBytes: 10 * MiB,
         requireAuthenticatedSender: true,
+        accessLogs: true,
       },
       leads: { crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' },
       tags: { project: 'stepwise', environment: 'prod' },

@@ -85,11 +85,28 @@ export const EnvConfigSchema = z
          */
         handoffsThreshold: z.number().int().min(1).default(5),
         evaluationPeriods: z.number().int().min(1),
-        /** Subscribed (by email, after confirmation) to an SNS topic that every alarm notifies. @default no notification */
+        /**
+         * Errors of one Lambda function (a step, the email ingress) per 5-minute period that raise
+         * its alarm. Errors the ASL retries count too: a model that keeps timing out shows here first.
+         */
+        functionErrorsThreshold: z.number().int().min(1).default(1),
+        /** Throttled invocations of one Lambda function, or throttled model calls of one workflow (`ModelThrottled`), per 5-minute period that raise their alarm. */
+        throttlesThreshold: z.number().int().min(1).default(1),
+        /** Subscribed (by email, after confirmation) to an SNS topic of each stack that every alarm notifies. @default no notification */
         email: z.email().optional(),
+        /**
+         * An existing SNS topic that every alarm notifies instead (one shared with the on-call
+         * tooling); its policy must let CloudWatch publish (and use its key, if encrypted).
+         * @default no notification
+         */
+        topicArn: z
+          .string()
+          .regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'an SNS topic ARN')
+          .optional(),
       })
       .strict()
-      .default({ failedExecutionsThreshold: 1, handoffsThreshold: 5, evaluationPeriods: 1 }),
+      .refine((a) => !(a.email && a.topicArn), { message: 'give email or topicArn, not both: with a topic of your own, subscribe the address to it', path: ['topicArn'] })
+      .default({ failedExecutionsThreshold: 1, handoffsThreshold: 5, functionErrorsThreshold: 1, throttlesThreshold: 1, evaluationPeriods: 1 }),
     email: z
       .object({
         /** Domain whose MX points at SES inbound; the receipt rule accepts mail for `recipients`. */
@@ -106,6 +123,12 @@ export const EnvConfigSchema = z
          * @default false (dev and staging answer unauthenticated mail that did not fail a check); on in prod
          */
         requireAuthenticatedSender: z.boolean().default(false),
+        /**
+         * S3 server access logs of the raw-mail bucket, into a bucket of their own: who read or
+         * deleted which stored mail (the bucket holds every inbound mail, personal data included).
+         * @default false; on in prod
+         */
+        accessLogs: z.boolean().default(false),
       })
       .strict()
       .refine((e) => e.recipients.every((r) => r.endsWith(`@${e.receivingDomain}`)), {

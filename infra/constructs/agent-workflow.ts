@@ -15,6 +15,7 @@ import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workf
 import type { EnvConfig } from '../config.ts';
 import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/consensus.ts';
 import { CounterGates, startCounters } from './compile/counters.ts';
+import { ALARM_PERIOD, countAlarm, functionAlarms, type FunctionAlarms } from './alarms.ts';
 import { pauseStates, resumePolicy } from './pause.ts';
 import { WORKFLOW_METADATA } from './metadata.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
@@ -44,7 +45,6 @@ const LAMBDA_SERVICE_ERRORS = [
 // An LLM step may call the model several times in its tool loop; code steps make one tool call.
 const LLM_STEP_TIMEOUT = Duration.minutes(2);
 const CODE_STEP_TIMEOUT = Duration.seconds(30);
-const ALARM_PERIOD = Duration.minutes(5);
 
 export interface AgentWorkflowProps {
   /** The loaded and validated workflow with its code (`loadPlugin(name)`): its tools' declared resources decide the grants. */
@@ -94,6 +94,12 @@ export class AgentWorkflow extends Construct {
   readonly handoffsAlarm: cloudwatch.Alarm;
   /** When a step pauses: the policy to attach to whoever resumes checkpoints (`SendTaskSuccess`/`Failure`/`Heartbeat` on this state machine). */
   readonly resumePolicy?: iam.ManagedPolicy;
+  /** Errors and throttles of each step's function, by step name. */
+  readonly functionAlarms: Readonly<Record<string, FunctionAlarms>>;
+  /** Raised when executions time out (`ExecutionsTimedOut`, at the failed-executions threshold). */
+  readonly timedOutExecutionsAlarm: cloudwatch.Alarm;
+  /** Raised when the model throttles this workflow's calls (`ModelThrottled`, emitted by the step handler); only when a step calls the model on Bedrock. */
+  readonly modelThrottledAlarm?: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
     super(scope, id);
@@ -165,6 +171,33 @@ export class AgentWorkflow extends Construct {
       alarmDescription: `${manifest.name} (${config.name}): the fallback ${manifest.fallback} handed executions to a person - a step keeps failing or misrouting (model down or misconfigured?).`,
     });
     for (const alarm of [this.failedExecutionsAlarm, this.handoffsAlarm]) if (props.alarmTopic) alarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    const topic = props.alarmTopic;
+    this.timedOutExecutionsAlarm = countAlarm(this, 'ExecutionsTimedOutAlarm', {
+      metric: this.stateMachine.metricTimedOut({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: config.alarms.failedExecutionsThreshold,
+      evaluationPeriods: config.alarms.evaluationPeriods,
+      description: `${manifest.name} (${config.name}): executions timed out - a step or a checkpoint waited past its timeout; nobody was answered.`,
+      topic,
+    });
+    const alarmScope = new Construct(this, 'StepAlarms');
+    this.functionAlarms = Object.fromEntries(
+      Object.entries(functions).map(([step, fn]) => [step, functionAlarms(alarmScope, step, fn, config, `${manifest.name} step ${step}`, topic)]),
+    );
+    if (config.modelProvider === 'bedrock' && workflow.steps.some((s) => s.kind === 'llm')) {
+      this.modelThrottledAlarm = countAlarm(this, 'ModelThrottledAlarm', {
+        metric: new cloudwatch.Metric({
+          namespace: metricsNamespace(config),
+          metricName: 'ModelThrottled',
+          dimensionsMap: { service: manifest.name, workflow: manifest.name },
+          period: ALARM_PERIOD,
+          statistic: cloudwatch.Stats.SUM,
+        }),
+        threshold: config.alarms.throttlesThreshold,
+        evaluationPeriods: config.alarms.evaluationPeriods,
+        description: `${manifest.name} (${config.name}): Bedrock throttled model calls of ${this.modelId} - the steps retry with backoff, then hand off; raise the model's quota or lower the load.`,
+        topic,
+      });
+    }
   }
 
   /** Allow `grantee` to start executions of this workflow (a trigger, or a caller of the `api` trigger). */

@@ -9,9 +9,11 @@ import * as ses from 'aws-cdk-lib/aws-ses';
 import * as actions from 'aws-cdk-lib/aws-ses-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { emailSettings, type EnvConfig } from '../config.ts';
+import { ALARM_PERIOD, countAlarm, functionAlarms, type FunctionAlarms } from './alarms.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The ingress function's `service` (logs, traces and the metrics' dimension). */
@@ -59,12 +61,36 @@ export class EmailIngress extends Construct {
   readonly failedDeliveriesAlarm: cloudwatch.Alarm;
   /** With the stricter sender policy: raised when mail is held for a person (`unauthenticated_sender`), so someone reads it. */
   readonly heldMailAlarm?: cloudwatch.Alarm;
+  /** Errors and throttles of the ingress function. */
+  readonly functionAlarms: FunctionAlarms;
+  /** Raised when mail is refused unread (too large, over the MIME budget, unparseable): no reply went out and nobody read it. */
+  readonly unreadMailAlarm: cloudwatch.Alarm;
+  /** With `email.accessLogs`: where S3 writes the raw-mail bucket's server access logs. */
+  readonly accessLogsBucket?: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: EmailIngressProps) {
     super(scope, id);
     const { config } = props;
     const email = emailSettings(config, `workflow ${props.workflowName} (it has an email trigger)`);
+    // Access logs are delivered under a bucket policy (logging.s3.amazonaws.com, this bucket only), not
+    // the legacy log-delivery ACL, which buckets with ACLs disabled (BUCKET_OWNER_ENFORCED) refuse.
+    this.node.setContext(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
 
+    if (email.accessLogs) {
+      // SSE-S3: S3 cannot deliver access logs into a bucket encrypted with a KMS key.
+      this.accessLogsBucket = new s3.Bucket(this, 'RawMailAccessLogs', {
+        encryption: s3.BucketEncryption.S3_MANAGED,
+        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+        objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        enforceSSL: true,
+        lifecycleRules: [{ expiration: Duration.days(365) }],
+        removalPolicy: config.removalPolicy,
+      });
+      Validations.of(this.accessLogsBucket).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason: 'This bucket receives the access logs of the raw-mail bucket; logging its own access would log the log deliveries.',
+      });
+    }
     this.bucket = new s3.Bucket(this, 'RawMail', {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -72,11 +98,13 @@ export class EmailIngress extends Construct {
       enforceSSL: true,
       lifecycleRules: [{ prefix: INBOUND_PREFIX, expiration: props.rawMailRetention ?? Duration.days(30) }],
       removalPolicy: config.removalPolicy,
+      ...(this.accessLogsBucket && { serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'raw-mail/' }),
     });
-    Validations.of(this.bucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason: 'Only SES writes and only the ingress function reads this bucket; every delivery is recorded in the event log.',
-    });
+    if (!this.accessLogsBucket)
+      Validations.of(this.bucket).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason: 'Only SES writes and only the ingress function reads this bucket; every delivery is recorded in the event log (access logs: email.accessLogs, on in prod).',
+      });
 
     this.function = new StepwiseFunction(this, 'Function', {
       entry: EMAIL_INGRESS_ENTRY,
@@ -149,6 +177,27 @@ export class EmailIngress extends Construct {
       });
       if (props.alarmTopic) this.heldMailAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
     }
+
+    this.functionAlarms = functionAlarms(this, 'Function', this.function, config, `Inbound mail for ${props.workflowName}`, props.alarmTopic);
+    // Refused before anyone or any model read it: SES's size limit, the MIME budget, unparseable MIME. The
+    // sender gets no reply, so a person looks at the IngressRejected records (the reason is a dimension of EmailRejected).
+    const unread = ['too_large', 'mime_budget', 'malformed_mime', 'parse_budget'] as const;
+    this.unreadMailAlarm = countAlarm(this, 'UnreadMailAlarm', {
+      metric: new cloudwatch.MathExpression({
+        expression: unread.map((_, i) => `r${i}`).join(' + '),
+        usingMetrics: Object.fromEntries(
+          unread.map((reason, i) => [
+            `r${i}`,
+            new cloudwatch.Metric({ namespace: metricsNamespace(config), metricName: 'EmailRejected', dimensionsMap: { service: INGRESS_SERVICE, reason }, statistic: cloudwatch.Stats.SUM }),
+          ]),
+        ),
+        period: ALARM_PERIOD,
+        label: `EmailRejected (${unread.join(', ')})`,
+      }),
+      threshold: 1,
+      description: `Inbound mail (${config.name}) was refused unread (${unread.join(', ')}): the sender got no reply; the IngressRejected records in the events table say which mail and why.`,
+      topic: props.alarmTopic,
+    });
 
     this.ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet', {
       rules: [

@@ -29,10 +29,12 @@ export function stepwiseTable(
 }
 
 /**
- * The topic a stack's alarms notify, when the environment names an alarm email (`config.alarms.email`).
+ * The topic a stack's alarms notify: the environment's own (`config.alarms.topicArn`), or one of
+ * the stack's with the alarm email subscribed (`config.alarms.email`); none when neither is set.
  * An encrypted topic needs a customer-managed key: CloudWatch cannot use the AWS-managed SNS key.
  */
-export function alarmTopic(stack: Stack, config: EnvConfig): sns.Topic | undefined {
+export function alarmTopic(stack: Stack, config: EnvConfig): sns.ITopic | undefined {
+  if (config.alarms.topicArn) return sns.Topic.fromTopicArn(stack, 'AlarmTopic', config.alarms.topicArn);
   if (!config.alarms.email) return undefined;
   const key = new kms.Key(stack, 'AlarmTopicKey', {
     description: `Encrypts the Stepwise alarm topic of ${stack.stackName}`,

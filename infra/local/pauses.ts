@@ -21,15 +21,31 @@
  * per run, and the resumed run's `$$.Execution.Input`/`StartTime` are the original execution's.
  * Only what is in the state survives: DynamoDB Local data of the first process does not.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { ExecutionDoesNotExist, InvalidName, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { readRecordFile } from './history.ts';
 import { STATE_DIR } from '../../lambdas/lib/project.ts';
+import { ExecutionClaimedError } from '../../lambdas/lib/errors.ts';
 
 /** Where paused local executions are kept, one JSON file each (`.stepwise/` is git-ignored). */
 export const DEFAULT_PAUSES_DIR = join(STATE_DIR, 'pauses');
+
+/** Step Functions execution names: 1-80 characters, none of whitespace, brackets, wildcards, or `"#%\\^|~`$&,;:/`, no control characters. */
+const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]{1,80}$/;
+
+/**
+ * A name Step Functions accepts, and not one of dots only: local executions are files named after
+ * them, so no name may reach outside their folder (`../x`, `..`).
+ */
+export const isExecutionName = (name: string): boolean => EXECUTION_NAME.test(name) && !/^\.+$/.test(name);
+
+/** @throws InvalidName for a name that is not an execution name (`isExecutionName`), before it is used in any path. */
+export function checkExecutionName(name: string): void {
+  if (!isExecutionName(name)) throw new InvalidName({ $metadata: {}, message: `Invalid Execution Name: '${name}'` });
+}
 
 /** A Task resource that waits for a task token. */
 export const WAIT_FOR_TASK_TOKEN = /\.waitForTaskToken(:\d+)?$/;
@@ -121,37 +137,80 @@ export function appendResumed(before: HistoryEvent[], resumed: HistoryEvent[]): 
   return [...before, ...resumed.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) }))];
 }
 
+const ClaimSchema = z.object({ pid: z.number().int(), host: z.string(), at: Timestamp });
+
 /**
  * Paused executions: files under `dir` (readable by any later process), or only in memory when
- * `dir` is `false` (evals, which resume in the same process).
+ * `dir` is `false` (evals, which resume in the same process). Every name is checked
+ * (`checkExecutionName`) before it becomes a path.
+ *
+ * A task token is used once: whoever resumes or heartbeats a pause first claims it
+ * (`claim`, an exclusive create of `<name>.claim`), so of concurrent resumers, in one process or
+ * many, exactly one runs the rest of the execution; the others are refused.
  */
 export class PauseStore {
   private readonly memory = new Map<string, PausedTask>();
+  private readonly claimed = new Set<string>();
 
   constructor(private readonly dir: string | false = DEFAULT_PAUSES_DIR) {}
 
-  private file(name: string): string {
-    return join(resolve(this.dir as string), `${name}.json`);
+  private file(name: string, extension = 'json'): string {
+    checkExecutionName(name);
+    return join(resolve(this.dir as string), `${name}.${extension}`);
   }
 
   save(task: PausedTask): void {
+    checkExecutionName(task.name);
     this.memory.set(task.name, task);
     if (this.dir === false) return;
     mkdirSync(resolve(this.dir), { recursive: true });
     writeFileSync(this.file(task.name), JSON.stringify(task, null, 2) + '\n');
   }
 
-  /** The paused execution of this name; undefined when it is not paused. @throws InvalidInputError for a file that is no paused execution. */
+  /** The paused execution of this name; undefined when it is not paused. @throws InvalidInputError for a file that is no paused execution; InvalidName for a name that is none. */
   get(name: string): PausedTask | undefined {
+    checkExecutionName(name);
     if (this.dir === false || this.memory.has(name)) return this.memory.get(name);
     const file = this.file(name);
     if (!existsSync(file)) return undefined;
     return readRecordFile(file, PausedTaskSchema) as unknown as PausedTask;
   }
 
+  /**
+   * Claim the pause for one resumer: returns the function that releases the claim (call it once
+   * the resumed run has saved its next pause or deleted this one). A claim left by a process that
+   * died is not taken over: part of the run may have happened, so a person decides (the message
+   * says which file to delete).
+   * @throws ExecutionClaimedError when another call holds the claim.
+   */
+  claim(name: string): () => void {
+    checkExecutionName(name);
+    const refused = (by: string) => new ExecutionClaimedError(`execution "${name}" is already being resumed (${by}); its task token can be used once`);
+    if (this.dir === false) {
+      if (this.claimed.has(name)) throw refused('by another call in this process');
+      this.claimed.add(name);
+      return () => this.claimed.delete(name);
+    }
+    mkdirSync(resolve(this.dir), { recursive: true });
+    const file = this.file(name, 'claim');
+    let fd: number;
+    try {
+      fd = openSync(file, 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      throw refused(claimHolder(file));
+    }
+    try {
+      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
+    } finally {
+      closeSync(fd);
+    }
+    return () => rmSync(file, { force: true });
+  }
+
   /** Every paused execution, oldest pause first. */
   list(): PausedTask[] {
-    const names = this.dir === false || !existsSync(this.dir) ? [...this.memory.keys()] : readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5));
+    const names = this.dir === false || !existsSync(this.dir) ? [...this.memory.keys()] : readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter(isExecutionName);
     return names
       .map((n) => this.get(n))
       .filter((t): t is PausedTask => t !== undefined)
@@ -163,17 +222,47 @@ export class PauseStore {
    * @throws ExecutionDoesNotExist when it is not paused; TaskTimedOut when it already timed out (resume it to run the timeout path).
    */
   heartbeat(name: string, now: Date = new Date()): PausedTask {
-    const paused = this.get(name);
-    if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${name}" (stepwise executions lists them)` });
-    const expired = expiredAt(paused, now);
-    if (expired) throw new TaskTimedOut({ $metadata: {}, message: `${expired.cause}: resume it to run the timeout path` });
-    const beat = { ...paused, lastHeartbeatAt: now.toISOString() };
-    this.save(beat);
-    return beat;
+    // Claimed too: a heartbeat saved after a resume finished would bring the pause back.
+    const release = this.claim(name);
+    try {
+      const paused = this.get(name);
+      if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${name}" (stepwise executions lists them)` });
+      const expired = expiredAt(paused, now);
+      if (expired) throw new TaskTimedOut({ $metadata: {}, message: `${expired.cause}: resume it to run the timeout path` });
+      const beat = { ...paused, lastHeartbeatAt: now.toISOString() };
+      this.save(beat);
+      return beat;
+    } finally {
+      release();
+    }
   }
 
   delete(name: string): void {
+    checkExecutionName(name);
     this.memory.delete(name);
     if (this.dir !== false) rmSync(this.file(name), { force: true });
+  }
+}
+
+/** Who holds a claim file, for the refusal; a holder on this host that is no longer running is named as such. */
+function claimHolder(file: string): string {
+  let holder: z.infer<typeof ClaimSchema>;
+  try {
+    holder = ClaimSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    // Created but not yet written: its holder is starting right now.
+    return 'by another process';
+  }
+  const by = `by process ${holder.pid} on ${holder.host} since ${holder.at}`;
+  if (holder.host !== hostname() || isRunning(holder.pid)) return by;
+  return `${by}, which is no longer running: delete ${file} to resume it again`;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

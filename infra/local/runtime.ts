@@ -35,7 +35,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { App } from 'aws-cdk-lib';
-import { ExecutionAlreadyExists, ExecutionDoesNotExist, InvalidName, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, ExecutionDoesNotExist, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { ExecutionAbortedError, ExecutionError, ExecutionTimeoutError, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import type { HandlerFactory } from '../../lambdas/lib/contracts.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
@@ -58,7 +58,7 @@ import {
 } from './interpreter.ts';
 import { invokeJsonCopy, invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
 import { checkStatePayload, PAYLOAD_LIMIT_BYTES, textBytes, TaskResultTooLargeError } from './limits.ts';
-import { DEFAULT_PAUSES_DIR, PauseStore, WAIT_FOR_TASK_TOKEN, appendResumed, expiredAt, requestOf, suspendedHistory, type PausedTask, type Resolution } from './pauses.ts';
+import { DEFAULT_PAUSES_DIR, PauseStore, WAIT_FOR_TASK_TOKEN, appendResumed, checkExecutionName, expiredAt, requestOf, suspendedHistory, type PausedTask, type Resolution } from './pauses.ts';
 import { synthesize, synthProject, type SynthesizedApp, type SynthesizedStateMachine } from './synth.ts';
 import { arnToLogicalId, LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnResource, type TokenContext } from './tokens.ts';
 
@@ -166,8 +166,6 @@ interface ExecutionRun {
 }
 
 const LAMBDA_INVOKE = /^arn:aws[a-z-]*:states:::lambda:invoke$/;
-/** Step Functions execution names: 1-80 characters, none of whitespace, brackets, wildcards, or `"#%\^|~`$&,;:/`, no control characters. */
-const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]{1,80}$/;
 
 /**
  * Map the bundled workflow folder (`/var/task/statemachines`) to the repository's `statemachines/`.
@@ -261,9 +259,7 @@ export class LocalRuntime {
     }
     const machine = (sm.machine ??= interpreterFor(sm.definition));
     const name = options.name ?? randomUUID();
-    if (!EXECUTION_NAME.test(name)) {
-      throw new InvalidName({ $metadata: {}, message: `Invalid Execution Name: '${name}'` });
-    }
+    checkExecutionName(name);
     const key = `${sm.arn}|${name}`;
     // Express executions have no name uniqueness in Step Functions either.
     if (sm.type === 'STANDARD') {
@@ -282,18 +278,28 @@ export class LocalRuntime {
    * Task (by name or ARN), in this or any later process: runs the same ASL from the paused Task on
    * (see pauses.ts). Past the Task's timeout the resolution is its `States.Timeout` instead, as in
    * Step Functions (where the late call fails with `TaskTimedOut`): `resumedWith` says which.
-   * @throws ExecutionDoesNotExist when no execution of that name is paused.
+   * The pause is claimed first (see `PauseStore.claim`): of concurrent resumers of one execution,
+   * in this process or others, exactly one runs it on.
+   * @throws ExecutionDoesNotExist when no execution of that name is paused (or another resumer already ran it).
+   * @throws ExecutionClaimedError while another resumer runs it.
+   * @throws InvalidName for a name that is not an execution name, before any file is read.
    */
   async resumeExecution(nameOrArn: string, resolution: Resolution, options: { now?: Date } = {}): Promise<LocalExecution> {
-    const paused = this.paused(nameOrArn);
-    const sm = this.machines.find((m) => m.stack === paused.stack && m.arn === paused.stateMachine);
-    if (!sm) throw new StateMachineDoesNotExist({ $metadata: {}, message: `${paused.name}: its state machine ${paused.stack}/${paused.stateMachine} is not in this app` });
-    const expired = expiredAt(paused, options.now ?? new Date());
-    const effective: Resolution = expired ? { error: expired.error, cause: expired.cause } : resolution;
-    const definition = { ...interpreterDefinition(sm.definition), StartAt: paused.state };
-    const machine = new StateMachine(definition, { validationOptions: { noValidate: true } });
-    const execution = await this.drive(sm, machine, paused.stateInput, paused, { state: paused.state, resolution: effective });
-    return { ...execution, resumedWith: expired || 'timeout' in resolution ? 'timeout' : 'output' in resolution ? 'output' : 'error' };
+    const release = this.pauses.claim(this.pausedName(nameOrArn));
+    try {
+      // Read under the claim: a resumer that finished first has deleted it.
+      const paused = this.paused(nameOrArn);
+      const sm = this.machines.find((m) => m.stack === paused.stack && m.arn === paused.stateMachine);
+      if (!sm) throw new StateMachineDoesNotExist({ $metadata: {}, message: `${paused.name}: its state machine ${paused.stack}/${paused.stateMachine} is not in this app` });
+      const expired = expiredAt(paused, options.now ?? new Date());
+      const effective: Resolution = expired ? { error: expired.error, cause: expired.cause } : resolution;
+      const definition = { ...interpreterDefinition(sm.definition), StartAt: paused.state };
+      const machine = new StateMachine(definition, { validationOptions: { noValidate: true } });
+      const execution = await this.drive(sm, machine, paused.stateInput, paused, { state: paused.state, resolution: effective });
+      return { ...execution, resumedWith: expired || 'timeout' in resolution ? 'timeout' : 'output' in resolution ? 'output' : 'error' };
+    } finally {
+      release();
+    }
   }
 
   /** `SendTaskHeartbeat` for a paused local execution (see {@link PauseStore.heartbeat}). */
@@ -306,9 +312,12 @@ export class LocalRuntime {
     return this.pauses.list();
   }
 
+  private pausedName(nameOrArn: string): string {
+    return nameOrArn.startsWith('arn:') ? parseExecutionArn(nameOrArn).name : nameOrArn;
+  }
+
   private paused(nameOrArn: string): PausedTask {
-    const name = nameOrArn.startsWith('arn:') ? parseExecutionArn(nameOrArn).name : nameOrArn;
-    const paused = this.pauses.get(name);
+    const paused = this.pauses.get(this.pausedName(nameOrArn));
     if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${nameOrArn}" (stepwise executions lists them)` });
     return paused;
   }

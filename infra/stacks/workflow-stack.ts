@@ -55,8 +55,8 @@ export class WorkflowStack extends Stack {
   readonly idempotencyTable?: dynamodb.Table;
   /** Email workflows: inbound bodies (`EMAILS_TABLE`); the state only carries a pointer. */
   readonly emailsTable?: dynamodb.Table;
-  /** Every alarm of this stack notifies it; only when the config names an alarm email. */
-  readonly alarmTopic?: sns.Topic;
+  /** Every alarm of this stack notifies it; only when the config names an alarm email or topic. */
+  readonly alarmTopic?: sns.ITopic;
   readonly workflow: AgentWorkflow;
   /** Email workflows: SES inbound, the raw mail bucket and the ingress function that starts the workflow. */
   readonly ingress?: EmailIngress;

@@ -6,7 +6,8 @@
  * summary, and the step list when the workflow ends) and emits its
  * metrics (dimensions `workflow` and `step`): `StepCompleted`, `StepDurationMs`, the model's token
  * usage (`ModelInputTokens`, `ModelOutputTokens`, `ModelCacheReadTokens`, `ModelCacheWriteTokens`)
- * and `ToolCallRefused`, the tool calls that did not complete (refused or failed).
+ * and `ToolCallRefused`, the tool calls that did not complete (refused or failed); and, on a line
+ * of its own, `ModelThrottled` (dimension `workflow`) for every model call the provider throttled.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -16,7 +17,7 @@ import * as z from 'zod';
 import { emailUntrusted } from '../triggers/email/context.ts';
 import { dynamoEmailStore, type EmailStore } from '../triggers/email/store.ts';
 import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';
-import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
+import { InvalidInputError, ModelThrottledError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
 import { observability } from '../lib/observability.ts';
 import { dynamoValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, STATE_BUDGET_BYTES, type ValueStore } from '../lib/offload.ts';
@@ -144,7 +145,7 @@ function outputSummary(step: StepDefinition, result: StepResult): string {
  */
 export function createHandler(env: Env, services: StepServices = {}) {
   // The environment is passed explicitly (locally it is the template's, not process.env).
-  const { logger, tracer, metrics, instrument } = observability(env, 'stepwise-step', { logger: services.logger });
+  const { logger, tracer, metrics, publish, instrument } = observability(env, 'stepwise-step', { logger: services.logger });
   const clock = services.clock ?? (() => new Date());
   let cfg: StepEnv | undefined;
   let dynamo: DynamoDBClient | undefined;
@@ -162,7 +163,27 @@ export function createHandler(env: Env, services: StepServices = {}) {
   };
   const dynamoClient = () =>
     (dynamo ??= tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: config().AWS_ENDPOINT_URL_DYNAMODB, region: config().AWS_REGION })));
-  const modelFor = (def: WorkflowDefinition): ModelProvider => {
+  /**
+   * Every throttled model call counts once in `ModelThrottled` (dimension `workflow`), on its own EMF
+   * line: the step fails with it (the ASL retries), so no step metric would carry it.
+   */
+  const countingThrottles = (provider: ModelProvider, workflow: string): ModelProvider => ({
+    name: provider.name,
+    async converse(request, options) {
+      try {
+        return await provider.converse(request, options);
+      } catch (e) {
+        if (e instanceof ModelThrottledError) {
+          metrics.addDimensions({ workflow });
+          metrics.addMetric('ModelThrottled', MetricUnit.Count, 1);
+          publish();
+        }
+        throw e;
+      }
+    },
+  });
+  const modelFor = (def: WorkflowDefinition): ModelProvider => countingThrottles(providerFor(def), def.manifest.name);
+  const providerFor = (def: WorkflowDefinition): ModelProvider => {
     if ((model ??= services.model)) return model;
     const { MODEL_PROVIDER, MODEL_ID, AWS_REGION, AWS_ENDPOINT_URL_BEDROCK_RUNTIME } = config();
     if (MODEL_PROVIDER === 'offline') {

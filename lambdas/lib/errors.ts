@@ -71,6 +71,8 @@ export class RouteMismatchError extends StepwiseError {}
 export class CrmSyncError extends StepwiseError {}
 /** A local run needs AWS credentials (`--model bedrock`) and the default credential chain found none. The message says how to provide them. */
 export class MissingCredentialsError extends StepwiseError {}
+/** A paused local execution is already being resumed (its claim is held): a task token is used once. */
+export class ExecutionClaimedError extends StepwiseError {}
 
 /**
  * The message inside a Step Functions error Cause: Lambda errors carry `{"errorType","errorMessage",...}`,

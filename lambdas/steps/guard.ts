@@ -13,7 +13,7 @@
 import type { GuardVerdict, ToolCallRecord } from '../lib/contracts.ts';
 import { StepwiseError } from '../lib/errors.ts';
 import { compileExpression } from '../lib/expressions.ts';
-import { phoneDigits, responseFacts } from '../lib/response-facts.ts';
+import { linkHost, normalizeForChecks, phoneDigits, responseFacts } from '../lib/response-facts.ts';
 import type { GuardCheck, GuardRules } from '../lib/workflow/guard-schema.ts';
 import type { StepDefinition } from '../lib/workflow/schema.ts';
 import { refusedArgs } from '../tools/refusals.ts';
@@ -31,9 +31,11 @@ export interface GuardContext {
   internalNames: readonly string[];
   scope: BindingScope;
   args: Record<string, unknown>;
+  /** The input the trigger marks untrusted, as the step read it (an email with its body); undefined when the step does not read it. */
+  untrusted?: Record<string, unknown>;
 }
 
-const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const words = (text: string): string[] => normalizeForChecks(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 function ngrams(list: string[], n: number): Set<string> {
   const out = new Set<string>();
@@ -68,11 +70,59 @@ function instructionLeaks(text: string, check: Extract<GuardCheck, { type: 'inst
   return found;
 }
 
+/** Every string inside a value: what could reach the outside, or be quoted. */
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(strings);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
+
+/** Every run of `n` characters of `text`. */
+function windows(text: string, n: number): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i + n <= text.length; i++) out.add(text.slice(i, i + n));
+  return out;
+}
+
+/** What the reply may repeat although the untrusted input has it too. */
+export interface OwnText {
+  /** Our own texts the reply follows (the step instruction, the fallback): a run they contain is not a copy of the sender. */
+  texts: readonly string[];
+  /** Values from trusted state (a product name from the registry): cut out of both sides, so no run reaches across one. */
+  values: readonly string[];
+}
+
+/**
+ * The runs of `text` copied from `source`: `minWords` words in a row, or `minChars` characters in
+ * a row, compared as lower-case words joined by single spaces (so case, punctuation, spacing and
+ * Unicode look-alikes do not hide a copy). Each source string is read on its own, so a run never
+ * spans two fields; what `own` covers is no copy (see `OwnText`). At most three runs.
+ */
+export function quotedRuns(text: string, source: readonly string[], own: OwnText, minWords: number, minChars: number): string[] {
+  const canonical = (t: string) => words(t).join(' ');
+  // Values of one word ("valid") are not cut: the sender could sprinkle them to break up a copy.
+  const values = own.values.map(canonical).filter((v) => v.includes(' '));
+  const segments = (t: string) => values.reduce((parts, v) => parts.flatMap((p) => ` ${p} `.split(` ${v} `)), [canonical(t)]).map((p) => p.trim()).filter(Boolean);
+  const ours = own.texts.map(canonical);
+  const mine = segments(text);
+  const byWords = new Set(mine.flatMap((m) => [...ngrams(m.split(' '), minWords)]));
+  const byChars = new Set(mine.flatMap((m) => [...windows(m, minChars)]));
+  const runs = new Set<string>();
+  for (const segment of source.flatMap(segments)) {
+    const shared = [...ngrams(segment.split(' '), minWords)].filter((r) => byWords.has(r));
+    shared.push(...[...windows(segment, minChars)].filter((r) => byChars.has(r)));
+    for (const run of shared) if (!ours.some((t) => t.includes(run.trim()))) runs.add(run.trim());
+    if (runs.size >= 3) break;
+  }
+  return [...runs].slice(0, 3).map((r) => `"${r}"`);
+}
+
 function onAllowList(kind: 'links' | 'emails' | 'phones', value: string, allow: readonly string[]): boolean {
   if (kind === 'phones') return allow.some((a) => phoneDigits(a) === value);
   if (kind === 'emails') return allow.some((a) => a.toLowerCase() === value);
   // A link host is allowed when it is an allowed domain or one of its subdomains.
-  return allow.some((a) => value === a.toLowerCase() || value.endsWith(`.${a.toLowerCase()}`));
+  return allow.map(linkHost).some((a) => value === a || value.endsWith(`.${a}`));
 }
 
 const DEFAULT_MESSAGES: Record<GuardCheck['type'], string> = {
@@ -83,14 +133,17 @@ const DEFAULT_MESSAGES: Record<GuardCheck['type'], string> = {
   granted: 'ids that were never granted to this customer',
   deny: 'phrases that must not be sent',
   expression: 'a statement the rules forbid',
+  quotes: 'text copied from the message we are answering (write it in your own words)',
 };
 
 /**
- * Run every check of `rules` on `text`. Pure.
+ * Run every check of `rules` on `text`, as `normalizeForChecks` reads it (so `＠`, `TKT‐1` with a
+ * Unicode hyphen or a zero-width space hide nothing). Pure.
  * @example
  * checkText('Call +1 555 0100 999', rules, ctx) // [{ check: 'phones-allow-listed', passed: false, found: ['+15550100999'] }, ...]
  */
-export function checkText(text: string, rules: Pick<GuardRules, 'checks'>, ctx: GuardContext): GuardVerdict[] {
+export function checkText(written: string, rules: Pick<GuardRules, 'checks'> & Partial<Pick<GuardRules, 'fallback'>>, ctx: GuardContext): GuardVerdict[] {
+  const text = normalizeForChecks(written);
   const facts = responseFacts(text);
   return rules.checks.map((check): GuardVerdict => {
     let found: string[];
@@ -111,6 +164,12 @@ export function checkText(text: string, rules: Pick<GuardRules, 'checks'>, ctx: 
       case 'deny':
         found = check.patterns.flatMap((p) => text.match(new RegExp(p, 'iu'))?.[0] ?? []);
         break;
+      case 'quotes': {
+        const paths = (list: readonly string[]) => list.flatMap((p) => strings(lookup(ctx.scope, p)));
+        const own = { texts: [ctx.step.instruction, rules.fallback ?? ''], values: paths(check.trusted) };
+        found = quotedRuns(text, [...strings(ctx.untrusted), ...paths(check.from)], own, check.minWords, check.minChars);
+        break;
+      }
       case 'expression': {
         const outcome = compileExpression(check.expression).test({ text, ...facts, args: ctx.args, data: ctx.scope.data, input: ctx.scope.input });
         found = 'value' in outcome ? (outcome.value ? [] : [check.expression]) : [`${check.expression} (${outcome.problem})`];
@@ -122,20 +181,14 @@ export function checkText(text: string, rules: Pick<GuardRules, 'checks'>, ctx: 
   });
 }
 
-/** Every string inside a tool's arguments: what could reach the outside. */
-function strings(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.flatMap(strings);
-  if (value && typeof value === 'object') return Object.values(value).flatMap(strings);
-  return [];
-}
-
 /** The guard's settings for one step run. */
 export interface GuardSetup {
   step: Pick<StepDefinition, 'name' | 'instruction' | 'tools' | 'guard'>;
   rules: GuardRules;
   internalNames: readonly string[];
   scope: BindingScope;
+  /** The untrusted input the step read (see `GuardContext.untrusted`). */
+  untrusted?: Record<string, unknown>;
 }
 
 /**
@@ -156,7 +209,7 @@ export function withGuard(toolbox: Toolbox, setup: GuardSetup): Toolbox {
       // A call the tool's schema refuses never runs anyway: the toolbox's refusal (ToolInputError) says more.
       if (!guarded.has(name) || !toolbox.spec(name)?.input.safeParse(args).success) return toolbox.execute(name, args, callCtx);
       const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-      const ctx: GuardContext = { step: setup.step, internalNames: setup.internalNames, scope: setup.scope, args: given };
+      const ctx: GuardContext = { step: setup.step, internalNames: setup.internalNames, scope: setup.scope, args: given, untrusted: setup.untrusted };
       const verdicts = checkText(strings(given).join('\n'), setup.rules, ctx);
       const failed = verdicts.filter((v) => !v.passed);
       if (failed.length === 0) return { ...(await toolbox.execute(name, args, callCtx)), guard: verdicts };

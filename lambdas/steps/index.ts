@@ -33,9 +33,10 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
   const bound = withBoundArgs(allowListed(args.toolbox, step), step, scope);
   const rules = loadGuardRules(def, step);
   const internalNames = [...def.steps.map((s) => s.name), ...def.manifest.tools];
-  const toolbox = rules ? withGuard(bound, { step, rules, internalNames, scope }) : bound;
+  // Read before the guard is set up: its quoting check compares the outgoing text with it.
+  const untrusted = step.kind === 'llm' && step.readsUntrusted ? await args.untrusted() : undefined;
+  const toolbox = rules ? withGuard(bound, { step, rules, internalNames, scope, untrusted }) : bound;
   if (step.kind === 'llm') {
-    const untrusted = step.readsUntrusted ? await args.untrusted() : undefined;
     const fastPath = args.fastPaths === false ? undefined : plugin.fastPaths?.[step.name];
     const decided = fastPath && (await tryFastPath(fastPath, { def, step, input, toolbox, tool, untrusted }));
     if (decided) return decided;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadGuardRules } from '../../lambdas/lib/workflow/guard-schema.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
-import { responseFacts } from '../../lambdas/lib/response-facts.ts';
+import { normalizeForChecks, responseFacts } from '../../lambdas/lib/response-facts.ts';
 import { checkText } from '../../lambdas/steps/guard.ts';
 
 function workflowWith(rules: string, guard: StepDefinition['guard'] = { rules: 'guards/r.yaml', onViolation: 'regenerate', maxRegenerations: 1 }) {
@@ -50,6 +50,53 @@ describe('response facts', () => {
       amounts: [75.5, 20],
       max_amount: 75.5,
     });
+  });
+
+  it('finds links whose host is an IPv4 or IPv6 literal or an internationalized domain, as the URL standard writes the host', () => {
+    expect(responseFacts('Claim at http://192.168.1.10/claim, https://[2001:db8::1]:8443/x, http://3232235777/ or 203.0.113.7/login').links).toEqual([
+      '192.168.1.10',
+      '[2001:db8::1]',
+      '192.168.1.1',
+      '203.0.113.7',
+    ]);
+    // Punycode: a homoglyph (a Cyrillic о in "suppоrt") is another host than the allow-listed one.
+    expect(responseFacts('See https://bücher.example/x, гарантия.рф, suppоrt.example.com or evil。com').links).toEqual([
+      'xn--bcher-kva.example',
+      'xn--80aahwyqq9h.xn--p1ai',
+      'xn--supprt-zqf.example.com',
+      'evil.com',
+    ]);
+  });
+
+  it('finds amounts with the currency code or symbol before or after the number, in any digits and separators', () => {
+    expect(responseFacts('Refund EUR 500, 500$, 1.500,00 €, USD1,250.50, £20, ¥3000, 75 CHF, ٥٠٠ EUR, 20 euros').amounts).toEqual([500, 500, 1500, 1250.5, 20, 3000, 75, 500, 20]);
+    // Not money: version numbers, counts, serials, dates, ticket ids, and codes that are also words.
+    expect(responseFacts('Version 2.5, 3 devices, 14 days, SN100001, 2027-01-15, TKT-7K2M9QXA4HPD, ALL 3 units, TOP 5.').amounts).toEqual([]);
+  });
+
+  it('reads the text NFKC-normalised, without invisible characters, with every dash a hyphen and every digit ASCII', () => {
+    expect(normalizeForChecks('ＴＫＴ－ＡＢ１２ TKT‐CD34 T\u200bKT—EF56 billing＠evil.example ٣٤ \u202ewoc.live')).toBe('TKT-AB12 TKT-CD34 TKT-EF56 billing@evil.example 34 woc.live');
+    expect(responseFacts('Mail billing＠evil.example or call +٤٤ ٢٠ ٧٩٤٦ ٠٩٥٨ or ０２０ ７９４６ ０９５８.')).toMatchObject({
+      emails: ['billing@evil.example'],
+      phones: ['+442079460958', '02079460958'],
+    });
+  });
+
+  it('finds phone numbers in international and national forms, whatever groups and separators they are written in', () => {
+    expect(responseFacts('Call +81-3-1234-5678, +33 1 23 45 67 89, 020/7946/0958, +44 (0) 20 7946 0958 or tel:+15550100123.').phones).toEqual([
+      '+81312345678',
+      '+33123456789',
+      '02079460958',
+      '+4402079460958',
+      '+15550100123',
+    ]);
+  });
+
+  it('checks a ticket id written with a Unicode hyphen or fullwidth letters like any other', () => {
+    const rules = { checks: [{ id: 'ids', type: 'granted' as const, pattern: '\\bTKT-[A-Z0-9]{4,}\\b', from: ['data.ticketId'] }] };
+    const ctx = { step: { instruction: '', tools: [] }, internalNames: [], scope: { data: { ticketId: 'TKT-7K2M9QXA' }, input: {} }, args: {} };
+    expect(checkText('Ticket TKT‐FAKE1234, ＴＫＴ－ＦＡＫＥ５６７８ and TKT-\u200bFAKE9999.', rules, ctx)[0]).toMatchObject({ passed: false, found: ['TKT-FAKE1234', 'TKT-FAKE5678', 'TKT-FAKE9999'] });
+    expect(checkText('Your ticket is TKT‑7K2M9QXA.', rules, ctx)[0]).toMatchObject({ passed: true });
   });
 
   it('an expression check reads the facts, the arguments and the state', () => {

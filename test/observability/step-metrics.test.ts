@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../lambdas/handlers/step.ts';
 import type { StepInput, StepOutput } from '../../lambdas/lib/contracts.ts';
+import { ModelThrottledError } from '../../lambdas/lib/errors.ts';
 import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
 import type { ContentBlock, ModelProvider } from '../../lambdas/models/port.ts';
 import type { Toolbox } from '../../lambdas/tools/types.ts';
@@ -142,6 +143,21 @@ describe('step handler metrics', () => {
     await run({ ...caught, previous: { ...caught.previous, next: '04-out-of-scope' }, error: null });
     await handler()(stepInput());
     expect(emf.lines().map((l) => valuesOf(l).FallbackHandoff)).toEqual([1, 0, undefined]);
+  });
+
+  it('counts a throttled model call in ModelThrottled (dimension workflow), on its own line, though the step fails', async () => {
+    const throttled: ModelProvider = {
+      name: 'bedrock',
+      converse: async () => {
+        throw new ModelThrottledError('Too many requests, please wait before trying again.');
+      },
+    };
+    const run = createHandler(ENV, { model: throttled, toolbox: unusedToolbox, events: memoryEventLog(), emails: { get: async () => ({ email: EMAIL, body: BODY }) } });
+    await expect(run(stepInput())).rejects.toThrow(ModelThrottledError);
+    const lines = emf.lines();
+    expect(lines).toHaveLength(1);
+    expect(dimensionsOf(lines[0]!)).toEqual({ service: 'warranty-email', workflow: 'warranty-email' });
+    expect(valuesOf(lines[0]!)).toEqual({ ModelThrottled: 1 });
   });
 
   it('emits nothing for a step that failed, and nothing at all off Lambda by default', async () => {

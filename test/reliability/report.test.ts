@@ -14,8 +14,8 @@ describe('the reliability report', () => {
       ['{"guarantee":"injection","figure":"1/116 escaped"}', '{"guarantee":"load","figure":"300 emails"}', '{"guarantee":"injection","figure":"0/116 escaped"}', ''].join('\n'),
     );
     expect(formatReport(readFigures(file))).toEqual({
-      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured'],
-      missing: ['hostile-model'],
+      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured', 'hostile replies quoting the sender: not measured', 'concurrent resumes: not measured'],
+      missing: ['hostile-model', 'hostile replies quoting the sender', 'concurrent resumes'],
     });
   });
 
@@ -40,6 +40,8 @@ describe('docs/guarantees.md', () => {
       expect(doc).toContain(heading);
     expect(doc).toContain('`injection: E/N escaped`');
     expect(doc).toContain('`hostile-model: E/N escaped`');
+    expect(doc).toContain('`hostile replies quoting the sender: X/N`');
+    expect(doc).toContain('`concurrent resumes: 1 of N ran`');
   });
 
   it('cites test files that exist and test names they contain', () => {

@@ -16,9 +16,10 @@ import { FIGURES_FILE } from './figures.ts';
 
 /**
  * The tests behind docs/guarantees.md: everything under test/reliability (fault injection, corpus
- * runs, state size, history bound, load, security baseline, sender policy), the corpus ingress
- * test, bound and refused tool arguments, least privilege, step outputs, EventBridge conformance,
- * the 256 KiB limit, ingest, the safety end-to-end tests and the lifecycle properties.
+ * runs, state size, history bound, load, security baseline, sender policy, concurrent resumes), the
+ * corpus ingress test, bound and refused tool arguments, least privilege, step outputs, EventBridge
+ * conformance, the 256 KiB limit, ingest and the MIME budget, the output guard, the safety
+ * end-to-end tests, the lifecycle properties and the alarms of the workflow stacks.
  */
 export const RELIABILITY_TESTS = [
   'test/reliability/',
@@ -30,12 +31,15 @@ export const RELIABILITY_TESTS = [
   'test/local/eventbridge/pattern.test.ts',
   'test/local/runtime/limits.int.test.ts',
   'test/warranty/ingress/ingest.test.ts',
+  'test/warranty/ingress/mime-budget.test.ts',
+  'test/guard/',
   'test/warranty/e2e/safety.int.test.ts',
   'test/lifecycle-aws/properties.int.test.ts',
+  'test/infra/operations.test.ts',
 ] as const;
 
 /** Figures every full run must print. */
-export const HEADLINE_FIGURES = ['injection', 'hostile-model'] as const;
+export const HEADLINE_FIGURES = ['injection', 'hostile-model', 'hostile replies quoting the sender', 'concurrent resumes'] as const;
 
 const Figure = z.object({ guarantee: z.string().min(1), figure: z.string() });
 

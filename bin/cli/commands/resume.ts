@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
-import { DEFAULT_PAUSES_DIR, PauseStore, type Resolution } from '../../../infra/local/pauses.ts';
+import { DEFAULT_PAUSES_DIR, PauseStore, isExecutionName, type Resolution } from '../../../infra/local/pauses.ts';
 import { WorkflowSession, pauseSummary } from '../../../infra/local/workflow-session.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { action, printJson } from '../output.ts';
@@ -44,7 +44,8 @@ export function register(program: Command): void {
       'Resume a local execution paused at a checkpoint, in a new session, through the same synthesized ASL: --output JSON ' +
         'is SendTaskSuccess (the next step reads it as data.checkpoint), --fail REASON is SendTaskFailure (caught to the ' +
         'fallback), --heartbeat is SendTaskHeartbeat. Past the checkpoint’s deadline the execution resumes into its ' +
-        'timeout path (the escalation step) whatever was sent. Prints the result like run; exit 1 when it FAILED.',
+        'timeout path (the escalation step) whatever was sent. One resumer runs it: a concurrent resume of the same execution is ' +
+        'refused. Prints the result like run; exit 1 when it FAILED.',
     )
     .argument('<execution>', 'the execution name (stepwise executions lists them)')
     .option('--output <json>', 'the checkpoint’s output (SendTaskSuccess --task-output)')
@@ -57,6 +58,8 @@ export function register(program: Command): void {
     .addOption(verboseOption())
     .action(
       action(async (execution: string, flags: ResumeFlags) => {
+        // Before any file is read: the name becomes a path under --dir.
+        if (!isExecutionName(execution)) throw new InvalidInputError(`"${execution}" is not an execution name (stepwise executions lists the paused ones)`);
         const how = resolution(flags);
         const store = new PauseStore(flags.dir);
         const paused = store.get(execution);

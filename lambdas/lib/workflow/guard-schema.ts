@@ -57,6 +57,23 @@ export const GuardCheckSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('deny'), patterns: z.array(z.string().min(1)).min(1) }).strict(),
   // A CEL expression over { text, links, emails, phones, amounts, max_amount, args, data, input } that must hold.
   z.object({ ...base, type: z.literal('expression'), expression: z.string().min(1) }).strict(),
+  // No run of `minWords` words or `minChars` characters copied from the untrusted input (see `quotedRuns` in lambdas/steps/guard.ts).
+  z
+    .object({
+      ...base,
+      type: z.literal('quotes'),
+      minWords: z.number().int().min(3).default(8).describe('The shortest run of words, copied in order, that counts as quoting.'),
+      minChars: z.number().int().min(12).default(40).describe('The shortest run of characters (letters, digits and single spaces) that counts as quoting.'),
+      from: z
+        .array(StatePath)
+        .default([])
+        .describe("State written from the untrusted input by earlier steps (`data.issueSummary`): checked like it. The trigger's untrusted fields always are, when the step reads them."),
+      trusted: z
+        .array(StatePath)
+        .default([])
+        .describe('State whose text the reply may repeat even where the untrusted input has it too (a product name from the registry). The step instruction and the fallback always are.'),
+    })
+    .strict(),
 ]);
 
 /** A guard rules file. */

@@ -13,6 +13,7 @@ import { automaticMail } from './loops.ts';
 /** Why a mail was refused. Refused mail is recorded in the event log and never answered. */
 export const REJECT_REASONS = [
   'too_large',
+  'mime_budget',
   'malformed_mime',
   'parse_budget',
   'virus',
@@ -56,6 +57,21 @@ export type SesReceipt = z.infer<typeof SesReceiptSchema>;
 export interface IngressPolicy {
   /** Largest raw message (bytes) that is parsed at all. */
   maxBytes: number;
+  /**
+   * Most lines a message may have to be parsed: the parser's time and memory grow with the lines,
+   * not the bytes (a line of a part that is not base64 costs it ~15 µs and a Blob part of its own,
+   * about 2 KB of process memory), so a few MB of short lines would take tens of seconds and
+   * exhaust the ingress Lambda's 512 MB. Counted on the raw bytes before parsing. Raise it with
+   * `maxBytes` and the function's memory.
+   * @default 150 000 (a 10 MiB message of 76-character base64 lines has about 135 000)
+   */
+  maxMimeLines?: number;
+  /**
+   * Most MIME part delimiters (lines starting with `--` and a non-blank character) a message may
+   * have to be parsed: each part costs the parser a node and a Blob. Counted on the raw bytes before parsing.
+   * @default 1 000
+   */
+  maxMimeParts?: number;
   /** HTML characters converted to text per HTML part (the conversion is linear; this bounds it). @default 1 000 000 */
   maxHtmlChars?: number;
   /**
@@ -73,11 +89,14 @@ export interface IngressPolicy {
 }
 
 /**
- * @default 10 MiB raw, 1 000 000 HTML characters per part, a 20 s parse budget (the ingress
- * Lambda has 60 s), 20 000 body characters, no own addresses (the handler adds MAIL_FROM and the recipients).
+ * @default 10 MiB raw, 150 000 lines and 1 000 part delimiters, 1 000 000 HTML characters per
+ * part, a 20 s parse budget (the ingress Lambda has 60 s), 20 000 body characters, no own
+ * addresses (the handler adds MAIL_FROM and the recipients).
  */
 export const DEFAULT_POLICY: Required<IngressPolicy> = {
   maxBytes: 10 * 1024 * 1024,
+  maxMimeLines: 150_000,
+  maxMimeParts: 1_000,
   maxHtmlChars: DEFAULT_MAX_HTML_CHARS,
   parseBudgetMs: 20_000,
   maxBodyChars: 20_000,
@@ -143,6 +162,10 @@ class LinearTextParser extends PostalMime {
 
 export interface ParseOptions {
   maxBytes: number;
+  /** @default DEFAULT_POLICY.maxMimeLines */
+  maxMimeLines?: number;
+  /** @default DEFAULT_POLICY.maxMimeParts */
+  maxMimeParts?: number;
   /** @default DEFAULT_POLICY.maxHtmlChars */
   maxHtmlChars?: number;
   /** @default DEFAULT_POLICY.parseBudgetMs */
@@ -153,16 +176,50 @@ export interface ParseOptions {
 
 const mailboxes = (addresses: readonly Address[]): Mailbox[] => addresses.flatMap((a) => (a.group ? a.group : [a]));
 
+const LF = 0x0a;
+const DASH = 0x2d;
+const BLANK = new Set([0x20, 0x09, 0x0d, LF]);
+
 /**
- * Parse raw MIME with postal-mime. Oversized input is refused before parsing; input the parser
- * rejects (nesting, header size limits) or that has no valid header block comes back as a
- * `malformed_mime` refusal instead of an exception, and a parse over its budget as `parse_budget`.
+ * What drives the parser's cost, counted on the raw bytes in one pass: lines, and lines that
+ * could delimit a MIME part (`--` then a non-blank character, an upper bound on the parts
+ * whatever the boundaries are or how they are declared). Counting stops as soon as a count passes
+ * its limit, so refusing a bomb costs the limit's worth of lines, not the bomb's.
+ */
+export function mimeShape(bytes: Uint8Array, limits: { lines: number; delimiters: number } = { lines: Infinity, delimiters: Infinity }): { lines: number; delimiters: number } {
+  let lines = 1;
+  let delimiters = 0;
+  for (let start = 0; start < bytes.length && lines <= limits.lines && delimiters <= limits.delimiters; ) {
+    if (bytes[start] === DASH && bytes[start + 1] === DASH && start + 2 < bytes.length && !BLANK.has(bytes[start + 2]!)) delimiters++;
+    const end = bytes.indexOf(LF, start);
+    if (end < 0) break;
+    lines++;
+    start = end + 1;
+  }
+  return { lines, delimiters };
+}
+
+/**
+ * Parse raw MIME with postal-mime. Input over the budget is refused before parsing: over
+ * `maxBytes` as `too_large`, over `maxMimeLines` lines or `maxMimeParts` part delimiters as
+ * `mime_budget` (see `mimeShape`). Input the parser rejects (nesting, header size limits) or that
+ * has no valid header block comes back as a `malformed_mime` refusal instead of an exception, and
+ * a parse over its time budget as `parse_budget`.
  */
 export async function parseInbound(raw: Uint8Array | string, opts: ParseOptions): Promise<ParsedMail | Rejection> {
-  const { maxHtmlChars = DEFAULT_POLICY.maxHtmlChars, parseBudgetMs = DEFAULT_POLICY.parseBudgetMs, now = () => performance.now() } = opts;
+  const {
+    maxHtmlChars = DEFAULT_POLICY.maxHtmlChars,
+    parseBudgetMs = DEFAULT_POLICY.parseBudgetMs,
+    maxMimeLines = DEFAULT_POLICY.maxMimeLines,
+    maxMimeParts = DEFAULT_POLICY.maxMimeParts,
+    now = () => performance.now(),
+  } = opts;
   const bytes = typeof raw === 'string' ? encoder.encode(raw) : raw;
   if (bytes.byteLength > opts.maxBytes)
     return { rejected: 'too_large', detail: `${bytes.byteLength} bytes exceeds the limit of ${opts.maxBytes}` };
+  const shape = mimeShape(bytes, { lines: maxMimeLines, delimiters: maxMimeParts });
+  if (shape.lines > maxMimeLines) return { rejected: 'mime_budget', detail: `more than ${maxMimeLines} lines: not parsed` };
+  if (shape.delimiters > maxMimeParts) return { rejected: 'mime_budget', detail: `more than ${maxMimeParts} MIME part delimiters: not parsed` };
   const started = now();
   let mail;
   try {

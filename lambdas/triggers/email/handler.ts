@@ -42,6 +42,8 @@ const IngressEnv = z.object({
   STATE_MACHINE_ARN: z.string().min(1),
   MAIL_FROM: z.email(),
   MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBytes),
+  MAX_MIME_LINES: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxMimeLines),
+  MAX_MIME_PARTS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxMimeParts),
   MAX_BODY_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBodyChars),
   MAX_HTML_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxHtmlChars),
   PARSE_BUDGET_MS: z.coerce.number().int().positive().default(DEFAULT_POLICY.parseBudgetMs),
@@ -82,6 +84,8 @@ export function createHandler(env: Env, services: IngressServices = {}) {
         ...ready.deps,
         policy: {
           maxBytes: ready.cfg.MAX_MESSAGE_BYTES,
+          maxMimeLines: ready.cfg.MAX_MIME_LINES,
+          maxMimeParts: ready.cfg.MAX_MIME_PARTS,
           maxBodyChars: ready.cfg.MAX_BODY_CHARS,
           maxHtmlChars: ready.cfg.MAX_HTML_CHARS,
           parseBudgetMs: ready.cfg.PARSE_BUDGET_MS,
