@@ -133,5 +133,20 @@ export function formatResults(results: RunResult[]): string {
   return `${body}\n${results.length} input${results.length === 1 ? '' : 's'}: ${tally || 'none'}\n`;
 }
 
+/**
+ * One line per input (file, status, step trail or why it did not run), and where a paused one
+ * waits: what `stepwise demo` prints. `formatResults` adds the outputs and messages sent.
+ */
+export function briefResults(results: RunResult[]): string {
+  const width = Math.max(0, ...results.map((r) => basename(r.file).length));
+  return results
+    .map((r) => {
+      const ran = r.status === 'SUCCEEDED' || r.status === 'FAILED' || r.status === 'PAUSED';
+      const line = `  ${basename(r.file).padEnd(width)}  ${r.status.padEnd(9)}  ${ran ? trailText(r.steps) : (r.reason ?? '')}`;
+      return r.pause ? `${line}\n  ${' '.repeat(width)}  waits at ${r.pause.state} for a person or an agent` : line;
+    })
+    .join('\n');
+}
+
 /** Exit code of a run: 1 when an execution FAILED (REJECTED and DUPLICATE are normal outcomes). */
 export const runExitCode = (results: RunResult[]) => (results.some((r) => r.status === 'FAILED') ? 1 : 0);

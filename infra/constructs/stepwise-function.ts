@@ -11,6 +11,7 @@ import { compileDefinitions } from '../../lambdas/lib/definition-file.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 import type { EnvConfig } from '../config.ts';
+import { INFERENCE_PROFILE } from '../../lambdas/models/model-ids.ts';
 
 /** CloudFormation Metadata key on every `AWS::Lambda::Function`: the handler module, relative to the repo root. The local runtime imports it. */
 export const ENTRY_METADATA = 'stepwise:entry';
@@ -52,9 +53,6 @@ export interface StepwiseFunctionProps {
 // esbuild's ESM output has no `require`; CJS dependencies that call it need one.
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __stepwiseCreateRequire } from 'node:module'; const require = __stepwiseCreateRequire(import.meta.url);";
-
-/** Cross-region inference profile ids (`us.anthropic...`) wrap a foundation model id. */
-const INFERENCE_PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 
 /** The CloudWatch namespace of the functions' metrics: per environment, so dev and prod never mix in one account. */
 export const metricsNamespace = (config: EnvConfig): string => `${DEFAULT_METRICS_NAMESPACE}/${config.name}`;

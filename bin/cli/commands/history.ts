@@ -10,6 +10,8 @@ import {
   type TrailStep,
 } from '../../../infra/local/history.ts';
 import { InvalidInputError, causeMessage } from '../../../lambdas/lib/errors.ts';
+import { awsOptions } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 
 function stepLine(step: TrailStep, index: number): string {
@@ -68,15 +70,16 @@ async function readExecution(execution: string, opts: HistoryOptions): Promise<E
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('history')
     .description('Show the step trail of an execution: local by default (name or ARN), or a deployed one with --aws.')
     .argument('<execution>', 'execution name or ARN (with --aws: the execution ARN)')
     .option('--dir <dir>', 'where local executions are stored', DEFAULT_HISTORY_DIR)
     .option('--json', 'print the execution record, its step trail and its events as JSON')
-    .option('--aws', 'read a deployed execution with GetExecutionHistory (needs AWS credentials)')
-    .option('--region <region>', "AWS region for --aws (default: the execution ARN's region)")
-    .action(
+    .option('--aws', 'read a deployed execution with GetExecutionHistory (needs AWS credentials)');
+  awsOptions(command, 'for --aws', "the execution ARN's region");
+  withExamples(command, ['stepwise history EXECUTION', 'stepwise history --aws arn:aws:states:us-east-1:123456789012:execution:WarrantyEmail:email-0123 --profile prod']);
+  command.action(
       action(async (execution: string, opts: HistoryOptions) => {
         const record = await readExecution(execution, opts);
         if (opts.json) printJson({ ...record, trail: stepTrail(record.events), stateTransitions: stateTransitions(record.events) });

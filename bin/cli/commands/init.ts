@@ -4,11 +4,12 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../../../lambdas/lib/workflow/loader.ts';
 import { StepName } from '../../../lambdas/lib/workflow/schema.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import { nextSteps, scaffold } from '../scaffold.ts';
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('init')
     .description(
       'Scaffold a runnable workflow: statemachines/<name>/ (manifest, an LLM and a code step each way, offline-model rules, ' +
@@ -16,8 +17,9 @@ export function register(program: Command): void {
         'eval, synth and cdk synth work on it at once; no engine file changes.',
     )
     .argument('<name>', 'the workflow name: lowercase letters, digits and dashes')
-    .option('--json', 'print { workflow, files } as JSON')
-    .action(
+    .option('--json', 'print { workflow, files } as JSON');
+  withExamples(command, ['stepwise init support-desk']);
+  command.action(
       action((name: string, opts: { json?: boolean }) => {
         if (!StepName.safeParse(name).success || !/^[a-z]/.test(name))
           throw new InvalidInputError(`workflow name "${name}": lowercase letters, digits and dashes, starting with a letter`);
