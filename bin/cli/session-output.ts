@@ -110,9 +110,18 @@ function formatResult(result: RunResult, width = 0): string {
   return lines.join('\n') + '\n';
 }
 
+/** Text as it reads: a string as is, a list item by item, an object as `key: value`; JSON only for what has no plainer form. */
+export function plainLines(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (typeof value === 'string') return value.split('\n').filter((l) => l.trim());
+  if (Array.isArray(value)) return value.flatMap((v) => (typeof v === 'object' && v !== null ? [JSON.stringify(v)] : plainLines(v)));
+  if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return [String(value)];
+}
+
 /** A paused execution: where it waits, what the resumer must do, until when, and the command that resumes it. */
 export function pauseLines(pause: PauseSummary): string[] {
-  const actions = Array.isArray(pause.requiredActions) ? pause.requiredActions.map(String) : pause.requiredActions === null ? [] : [JSON.stringify(pause.requiredActions)];
+  const actions = plainLines(pause.requiredActions);
   return [
     `  paused at ${pause.state}${pause.next ? ` (then ${pause.next})` : ''}${pause.deadline ? `, times out at ${pause.deadline}` : ''}`,
     ...actions.map((a) => `  - ${a}`),

@@ -60,7 +60,7 @@ export const ExpectedStepSchema = z
 
 /** An overall tool call: the bare name, or the name with a subset of its arguments. */
 export const ExpectedFunctionCallSchema = z.union([
-  ToolName.transform((function_name): { function_name: string; arguments?: Record<string, unknown> } => ({ function_name })),
+  ToolName.transform((function_name): { function_name: string; arguments?: Record<string, unknown>; failed?: boolean } => ({ function_name })),
   z
     .object({
       function_name: ToolName.describe('The tool.'),
