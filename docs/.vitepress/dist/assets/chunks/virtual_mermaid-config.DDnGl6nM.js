@@ -1,1 +1,0 @@
-const e={securityLevel:"loose",startOnLoad:!1};export{e as default};
