@@ -5,16 +5,27 @@
  * so the scaffold doubles as a worked example.
  */
 
+import { dirname, join, relative } from 'node:path';
 import { workflowStackName } from '../../infra/stacks/workflow-stack.ts';
+import { schemaFileName, SCHEMAS_DIR, type DefinitionKindName } from '../../lambdas/lib/definition-schemas.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 
 /** Files to write, by path relative to the project root. */
 export type Scaffold = Record<string, string>;
+
+/**
+ * The first line of a YAML definition file: the YAML language server (VS Code, JetBrains, Neovim)
+ * validates and completes the file against the JSON Schema it names, relative to the file.
+ */
+export function schemaLine(file: string, kind: DefinitionKindName, root: string = PROJECT_ROOT): string {
+  return `# yaml-language-server: $schema=${relative(dirname(join(root, file)), join(SCHEMAS_DIR, schemaFileName(kind))).split('\\').join('/')}\n`;
+}
 
 export function scaffold(name: string): Scaffold {
   const defs = `statemachines/${name}`;
   const code = `lambdas/workflows/${name}`;
   return {
-    [`${defs}/workflow.yaml`]: `# ${name}: created by \`stepwise init ${name}\`. Edit freely; \`npx stepwise validate ${name}\` checks it.
+    [`${defs}/workflow.yaml`]: `${schemaLine(`${defs}/workflow.yaml`, 'workflow')}# ${name}: created by \`stepwise init ${name}\`. Edit freely; \`npx stepwise validate ${name}\` checks it.
 name: ${name}
 description: Answers a customer's question about their account - understand, look up, answer.
 version: 0.1.0
@@ -23,7 +34,7 @@ maxSteps: 8
 # Caught errors and undeclared routes end here: a code step, so it works when the model is down.
 fallback: 04-hand-off
 model:
-  id: anthropic.claude-3-5-haiku-20241022-v1:0
+  id: us.anthropic.claude-haiku-4-5-20251001-v1:0
   maxTokens: 512
 # Each tool is a module lambdas/workflows/${name}/tools/<name with - for _>.ts.
 tools: [lookup_account]
@@ -107,7 +118,7 @@ outputs:
 A code step (\`${code}/steps/hand-off.ts\`) and the workflow's fallback: it records why the
 question goes to a person (a caught error, an undeclared route, or an unknown account).
 `,
-    [`${defs}/offline-model.yaml`]: `# The OFFLINE STAND-IN for this workflow's LLM steps: deterministic rules, NOT an LLM. Used by
+    [`${defs}/offline-model.yaml`]: `${schemaLine(`${defs}/offline-model.yaml`, 'offline-model')}# The OFFLINE STAND-IN for this workflow's LLM steps: deterministic rules, NOT an LLM. Used by
 # \`stepwise run|eval --model offline\` (the default) on machines without Bedrock access.
 description: Deterministic stand-in for the ${name} LLM steps (not an LLM).
 keywords:
@@ -128,7 +139,7 @@ steps:
           answer: "You are on the {{data.account.plan}} plan and your balance is {{data.account.balance}}. Thank you for asking!"
 `,
     [`${defs}/samples/billing-question.json`]: `${JSON.stringify({ customerId: 'C1001', question: 'Why was I charged twice on my last invoice?' }, null, 2)}\n`,
-    [`${defs}/evals/billing_001.yaml`]: `scenario_id: billing_001
+    [`${defs}/evals/billing_001.yaml`]: `${schemaLine(`${defs}/evals/billing_001.yaml`, 'eval-case')}scenario_id: billing_001
 description: A billing question from a known customer is answered from the account.
 category: answer
 input:

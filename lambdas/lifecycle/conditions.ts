@@ -102,6 +102,8 @@ export const AgentConfigSchema = z
     timers: TimersSchema.default(NO_TIMERS).describe("What raises time-based events for this agent's leads."),
   })
   .strict()
+  // `$schema` is for editors: the config itself has no such field.
+  .transform(({ $schema: _, ...config }) => config)
   .meta({ title: 'agent config' });
 type ParsedAgentConfig = z.infer<typeof AgentConfigSchema>;
 /** An agent config; the keys added after the first release are optional, so configs written before them stay valid values. */

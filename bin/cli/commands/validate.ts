@@ -1,35 +1,53 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import { listWorkflows } from '../../../lambdas/lib/workflow/loader.ts';
+import { listAgentConfigs, loadAgentConfig, loadLifecycle } from '../../../lambdas/lifecycle/loader.ts';
+import { listWorkflows, STATEMACHINES_DIR } from '../../../lambdas/lib/workflow/loader.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
 import { envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 
+/** Lifecycle folders (those with a statechart.yaml) under `statemachines/`. */
+const listLifecycles = () => (existsSync(STATEMACHINES_DIR) ? readdirSync(STATEMACHINES_DIR).filter((d) => existsSync(join(STATEMACHINES_DIR, d, 'statechart.yaml'))).sort() : []);
+
+/** A lifecycle's statechart and every agent config of it. */
+function validateLifecycle(name: string) {
+  const def = loadLifecycle(name);
+  const agents = listAgentConfigs(name);
+  for (const agent of agents) loadAgentConfig(agent, name);
+  return { lifecycle: name, states: Object.keys(def.states).length, agentConfigs: agents.length };
+}
+
 export function register(program: Command): void {
   const command = program
     .command('validate')
     .description(
-      'Check a workflow (every workflow when omitted) without running it: graph and frontmatter, input schema, code steps ' +
-        'and tools resolve, bound tool arguments exist, offline-model rules route only along declared edges, eval cases ' +
-        'parse and fit. The first problem is one line naming the file and field; exit code 1.',
+      'Check a workflow or lifecycle (every one when omitted) without running it: graph and frontmatter, input schema, the ' +
+        'model id, code steps and tools resolve, bound tool arguments exist, offline-model rules route only along declared ' +
+        'edges and read what the step sees, eval cases parse and fit; a lifecycle\'s statechart and agent configs. A field ' +
+        'this version does not know is an error too. The first problem is one line naming the file and field; exit code 1.',
     )
-    .argument('[workflow]', 'a workflow of statemachines/')
+    .argument('[name]', 'a workflow or lifecycle of statemachines/')
     .addOption(envOption('whose config may override the model'))
-    .option('--json', 'print { workflows: [{ workflow, steps, tools, offlineRules, evalCases, warnings }] }');
+    .option('--json', 'print { workflows: [{ workflow, steps, tools, offlineRules, evalCases, warnings }], lifecycles: [{ lifecycle, states, agentConfigs }] }');
   withExamples(command, ['stepwise validate', 'stepwise validate tool-loop --json']);
   command.action(
-      action(async (workflow: string | undefined, opts: { json?: boolean; env: string }) => {
-        const names = workflow === undefined ? listWorkflows() : [workflow];
-        const checked = [];
-        for (const name of names) {
-          const { counts, warnings } = await validateWorkflow(name, undefined, { env: opts.env });
-          checked.push({ workflow: name, ...counts, warnings });
-        }
-        if (opts.json) return printJson({ workflows: checked });
-        for (const c of checked) {
-          process.stdout.write(`✓ ${c.workflow}: ${c.steps} steps, ${c.tools} tools, ${c.offlineRules} offline rules, ${c.evalCases} eval cases\n`);
-          for (const w of c.warnings) process.stdout.write(`  warning: ${w}\n`);
-        }
-      }),
-    );
+    action(async (name: string | undefined, opts: { json?: boolean; env: string }) => {
+      const lifecycles = listLifecycles().filter((l) => name === undefined || l === name);
+      const names = name === undefined ? listWorkflows() : lifecycles.length ? [] : [name];
+      const workflows = [];
+      for (const workflow of names) {
+        const { counts, warnings } = await validateWorkflow(workflow, undefined, { env: opts.env });
+        workflows.push({ workflow, ...counts, warnings });
+      }
+      const checked = lifecycles.map(validateLifecycle);
+      if (opts.json) return printJson({ workflows, lifecycles: checked });
+      for (const c of workflows) {
+        process.stdout.write(`✓ ${c.workflow}: ${c.steps} steps, ${c.tools} tools, ${c.offlineRules} offline rules, ${c.evalCases} eval cases\n`);
+        for (const w of c.warnings) process.stdout.write(`  warning: ${w}\n`);
+      }
+      for (const l of checked) process.stdout.write(`✓ ${l.lifecycle}: ${l.states} states, ${l.agentConfigs} agent configs\n`);
+    }),
+  );
 }
