@@ -16,6 +16,8 @@ export default withMermaid(
     title: 'Stepwise',
     description: 'LLM agents as explicit, step-by-step state machines on AWS Step Functions.',
     srcExclude: ['schemas/**'],
+    // Mermaid is one large chunk, loaded only on pages with a diagram.
+    vite: { build: { chunkSizeWarningLimit: 4096 } },
     markdown: {
       anchor: { slugify: slug },
       // Templates in the text (`{{found.serial}}`) are documentation, not Vue interpolations.

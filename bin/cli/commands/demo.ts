@@ -40,7 +40,7 @@ export function register(program: Command): void {
     .option('--json', 'print { workflows: [{ workflow, results }] } (results as stepwise run --json prints them), nothing else on stdout')
     .addOption(verboseOption());
   awsOptions(command, 'for --model bedrock');
-  withExamples(command, ['stepwise demo', 'stepwise demo tool-loop --json']);
+  withExamples(command, ['stepwise demo tool-loop', 'stepwise demo investigation --json']);
   command.action(
     action(async (requested: string[], flags: DemoFlags) => {
       const workflows = requested.length ? requested : listWorkflows().filter((w) => existsSync(samplesOf(w)));

@@ -74,7 +74,7 @@ export function register(program: Command): void {
     .addOption(verboseOption())
     .addOption(watchOption());
   awsOptions(command, 'for --model bedrock');
-  withExamples(command, ['stepwise eval tool-loop', 'stepwise eval warranty-email --json']);
+  withExamples(command, ['stepwise eval tool-loop', 'stepwise eval investigation --json']);
   command.action(
       action(async (workflow: string, flags: EvalFlags) => {
         const { plugin } = await validateWorkflow(workflow);

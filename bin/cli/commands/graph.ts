@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .description('Validate a workflow and print it as a Mermaid state diagram: declared routes, LLM vs code steps, the fallback.')
     .argument('<workflow>', 'workflow name (a folder of statemachines/) or a path to a workflow folder')
     .option('--json', 'print { workflow, mermaid } as JSON');
-  withExamples(command, ['stepwise graph warranty-email', 'stepwise graph investigation --json']);
+  withExamples(command, ['stepwise graph warranty-email', 'stepwise graph tool-loop --json']);
   command.action(
       action(async (workflow: string, opts: { json?: boolean }) => {
         const def = await loadWorkflowArg(workflow);

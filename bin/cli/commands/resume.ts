@@ -60,7 +60,7 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON')
     .addOption(verboseOption());
   awsOptions(command, 'for --model bedrock');
-  withExamples(command, [`stepwise resume EXECUTION --output '{"notes":"the 14:01 deploy disabled the CDN cache"}'`, 'stepwise resume EXECUTION --fail "not our incident"']);
+  withExamples(command, ['stepwise resume EXECUTION --heartbeat', `stepwise resume EXECUTION --output '{"notes":"the 14:01 deploy disabled the CDN cache"}'`]);
   command.action(
       action(async (execution: string, flags: ResumeFlags) => {
         const how = resolution(flags);

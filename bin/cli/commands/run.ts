@@ -53,8 +53,8 @@ export function register(program: Command): void {
     .addOption(watchOption());
   awsOptions(command, 'for --model bedrock');
   withExamples(command, [
-    'stepwise run tool-loop --input statemachines/tool-loop/samples/session.jsonl',
-    'stepwise run warranty-email --email statemachines/warranty-email/samples --json',
+    'stepwise run tool-loop --input statemachines/tool-loop/samples/convert.json',
+    'stepwise run warranty-email --email statemachines/warranty-email/samples',
   ]);
   command.action(
       action(async (workflow: string, flags: RunFlags) => {

@@ -18,7 +18,7 @@ export function register(program: Command): void {
     .argument('[workflow]', 'workflow name or state machine logical id; all state machines (keyed by workflow) when omitted')
     .addOption(envOption('whose stacks are synthesized'))
     .option('--json', 'print only the ASL JSON on stdout (it always is; the header line goes to stderr)');
-  withExamples(command, ['stepwise synth warranty-email', 'stepwise synth tool-loop --env prod --json']);
+  withExamples(command, ['stepwise synth warranty-email --env dev --json']);
   command.action(
       action(async (workflow: string | undefined, opts: { env: string; json?: boolean }) => {
         for (const name of workflow !== undefined && listWorkflows().includes(workflow) ? [workflow] : listWorkflows()) await validateWorkflow(name);

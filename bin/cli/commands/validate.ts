@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .argument('[name]', 'a workflow or lifecycle of statemachines/')
     .addOption(envOption('whose config may override the model'))
     .option('--json', 'print { workflows: [{ workflow, steps, tools, offlineRules, evalCases, warnings }], lifecycles: [{ lifecycle, states, agentConfigs }] }');
-  withExamples(command, ['stepwise validate', 'stepwise validate tool-loop --json']);
+  withExamples(command, ['stepwise validate --env dev', 'stepwise validate tool-loop --json']);
   command.action(
     action(async (name: string | undefined, opts: { json?: boolean; env: string }) => {
       const lifecycles = listLifecycles().filter((l) => name === undefined || l === name);
