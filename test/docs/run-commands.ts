@@ -1,26 +1,8 @@
 /** Runs the docs' commands of some pages in a copy of the project and checks what matters of each output. */
-import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyProject } from '../support/project-copy.ts';
+import { copyProject, run, type Ran } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { docCommands, notRun, runnable } from './commands.ts';
-
-interface Ran {
-  code: number;
-  out: string;
-  err: string;
-}
-
-const shell = (dir: string, command: string) =>
-  new Promise<Ran>((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { cwd: dir, env: { ...process.env, CI: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, out, err }));
-  });
 
 /** What a command's output must show, beyond exit code 0: JSON where `--json` is asked for, and the lines the docs quote. */
 function checkOutput(command: string, { out }: Ran): void {
@@ -49,7 +31,7 @@ export function runDocCommands(label: string, pages: (file: string) => boolean):
       if (why) it.skip(`${command} (${file}): not run, ${why}`, () => undefined);
       else
         it(`${command} (${file})`, { timeout: 300_000 }, async () => {
-          const ran = await shell(dir, runnable(command, dir));
+          const ran = await run(dir, 'bash', '-c', runnable(command, dir));
           expect(ran.code, `${command}\n${ran.err.slice(-2000)}`).toBe(0);
           checkOutput(command, ran);
         });
