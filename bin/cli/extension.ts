@@ -12,3 +12,5 @@
  * }
  */
 export { action, printJson } from './output.ts';
+export { awsOptions, envOption } from './aws-options.ts';
+export { withExamples } from './help.ts';

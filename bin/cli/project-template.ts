@@ -6,8 +6,9 @@
  * of the package: it depends on the package and imports its entry points.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
+import { SCHEMAS_DIR } from '../../lambdas/lib/definition-schemas.ts';
 import { PACKAGE_ROOT } from '../../lambdas/lib/project.ts';
 import { VERSION } from './program.ts';
 
@@ -68,13 +69,22 @@ export function projectFiles(options: NewProjectOptions): Files {
   return Object.fromEntries(Object.entries(files).map(([path, text]) => [path, text.replaceAll(/\{\{([@\w/.-]+)\}\}/g, (token, key: string) => tokens[key] ?? token)]));
 }
 
-/** The example workflow of the `api` template, renamed: what `stepwise init <name>` adds to a project. */
-export function workflowFiles(name: string): Files {
+/** A template's editor schema line (`# yaml-language-server: $schema=...`), its path group 1 and the schema file group 2. */
+const SCHEMA_LINE = /^(# yaml-language-server: \$schema=)(\S*?)([^/\s]+\.schema\.json)$/m;
+
+/**
+ * The example workflow of the `api` template, renamed: what `stepwise init <name>` adds to the
+ * project at `root`. Its schema lines name the schemas of the package this CLI runs from.
+ */
+export function workflowFiles(name: string, root: string): Files {
   const base = join(TEMPLATES_DIR, 'api');
   const files: Files = {};
   for (const folder of ['statemachines', 'lambdas/workflows'])
-    for (const [path, text] of Object.entries(readTree(join(base, folder, 'support-desk'))))
-      files[`${folder}/${name}/${path}`] = text.replaceAll('support-desk', name);
+    for (const [path, text] of Object.entries(readTree(join(base, folder, 'support-desk')))) {
+      const file = `${folder}/${name}/${path}`;
+      const schemas = relative(dirname(join(root, file)), SCHEMAS_DIR).split('\\').join('/');
+      files[file] = text.replaceAll('support-desk', name).replace(SCHEMA_LINE, (_, line: string, _path: string, schema: string) => `${line}${schemas}/${schema}`);
+    }
   return files;
 }
 

@@ -111,9 +111,18 @@ function formatResult(result: RunResult, width = 0): string {
   return lines.join('\n') + '\n';
 }
 
+/** Text as it reads: a string as is, a list item by item, an object as `key: value`; JSON only for what has no plainer form. */
+export function plainLines(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (typeof value === 'string') return value.split('\n').filter((l) => l.trim());
+  if (Array.isArray(value)) return value.flatMap((v) => (typeof v === 'object' && v !== null ? [JSON.stringify(v)] : plainLines(v)));
+  if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return [String(value)];
+}
+
 /** A paused execution: where it waits, what the resumer must do, until when, and the command that resumes it. */
 export function pauseLines(pause: PauseSummary): string[] {
-  const actions = Array.isArray(pause.requiredActions) ? pause.requiredActions.map(String) : pause.requiredActions === null ? [] : [JSON.stringify(pause.requiredActions)];
+  const actions = plainLines(pause.requiredActions);
   return [
     `  paused at ${pause.state}${pause.next ? ` (then ${pause.next})` : ''}${pause.deadline ? `, times out at ${pause.deadline}` : ''}`,
     ...actions.map((a) => `  - ${a}`),
@@ -132,6 +141,21 @@ export function formatResults(results: RunResult[]): string {
     .join(', ');
   const body = results.map((r) => formatResult(r, width)).join('\n');
   return `${body}\n${results.length} input${results.length === 1 ? '' : 's'}: ${tally || 'none'}\n`;
+}
+
+/**
+ * One line per input (file, status, step trail or why it did not run), and where a paused one
+ * waits: what `stepwise demo` prints. `formatResults` adds the outputs and messages sent.
+ */
+export function briefResults(results: RunResult[]): string {
+  const width = Math.max(0, ...results.map((r) => basename(r.file).length));
+  return results
+    .map((r) => {
+      const ran = r.status === 'SUCCEEDED' || r.status === 'FAILED' || r.status === 'PAUSED';
+      const line = `  ${basename(r.file).padEnd(width)}  ${r.status.padEnd(9)}  ${ran ? trailText(r.steps) : (r.reason ?? '')}`;
+      return r.pause ? `${line}\n  ${' '.repeat(width)}  waits at ${r.pause.state} for a person or an agent` : line;
+    })
+    .join('\n');
 }
 
 /** Exit code of a run: 1 when an execution FAILED (REJECTED and DUPLICATE are normal outcomes). */

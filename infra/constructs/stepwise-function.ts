@@ -12,6 +12,7 @@ import { PROJECT_ROOT, STATE_DIR } from '../../lambdas/lib/project.ts';
 import type { EnvConfig } from '../config.ts';
 import { engineEntry, generateLambdaEntry } from './lambda-entry.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR, WORKFLOW_DIR_METADATA } from './metadata.ts';
+import { INFERENCE_PROFILE } from '../../lambdas/models/model-ids.ts';
 
 
 /** How a function may use a table; see {@link StepwiseFunction.bindTable}. */
@@ -49,9 +50,6 @@ export interface StepwiseFunctionProps {
 // esbuild's ESM output has no `require`; CJS dependencies that call it need one.
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __stepwiseCreateRequire } from 'node:module'; const require = __stepwiseCreateRequire(import.meta.url);";
-
-/** Cross-region inference profile ids (`us.anthropic...`) wrap a foundation model id. */
-const INFERENCE_PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$/;
 
 /** The CloudWatch namespace of the functions' metrics: per environment, so dev and prod never mix in one account. */
 export const metricsNamespace = (config: EnvConfig): string => `${DEFAULT_METRICS_NAMESPACE}/${config.name}`;

@@ -14,6 +14,8 @@ export interface StepStats {
   step: string;
   /** Times the step ran (an execution that ran it twice counts twice). */
   runs: number;
+  /** Consensus steps: the samples taken over all runs (their model calls are in the step's `modelCalls`). */
+  samples: number;
   /** Runs that ended in an error (after retries): caught to the fallback or ending the execution. */
   failures: number;
   /** Attempts after the first (ASL Retry). */
@@ -44,37 +46,48 @@ const bump = (counts: Record<string, number>, key: string) => {
   counts[key] = (counts[key] ?? 0) + 1;
 };
 
+/** A consensus sample's Task (`<step>.wave-<n>.sample`): the step's Lambda, once per sample. */
+const SAMPLE = /^(.+)\.wave-\d+\.sample$/;
+
 /**
  * Aggregate executions per step. The fallback step is taken from the executions themselves: a
- * step entered with an `error` or reached when the previous step routed elsewhere.
+ * step entered with an `error` or reached when the previous step routed elsewhere. States the
+ * compiler generates around steps (their names hold a dot, step names never do) are no steps: a
+ * consensus sample counts as a sample of its step, whose own output already adds up the samples'
+ * model calls and tokens; tallies and checkpoints are left out.
  */
 export function stepStats(records: readonly ExecutionRecord[]): WorkflowStats {
   const byStatus: Record<string, number> = {};
   const steps = new Map<string, StepStats & { totalMs: number; timed: number }>();
+  const of = (name: string) =>
+    steps.get(name) ??
+    (steps.set(name, {
+      step: name,
+      runs: 0,
+      samples: 0,
+      failures: 0,
+      retries: 0,
+      handoffs: 0,
+      decidedBy: {},
+      routes: {},
+      meanDurationMs: 0,
+      maxDurationMs: 0,
+      modelCalls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+      totalMs: 0,
+      timed: 0,
+    }),
+    steps.get(name)!);
   for (const record of records) {
     bump(byStatus, record.status);
     for (const trail of stepTrail(record.events)) {
-      const s =
-        steps.get(trail.name) ??
-        (steps.set(trail.name, {
-          step: trail.name,
-          runs: 0,
-          failures: 0,
-          retries: 0,
-          handoffs: 0,
-          decidedBy: {},
-          routes: {},
-          meanDurationMs: 0,
-          maxDurationMs: 0,
-          modelCalls: 0,
-          inputTokens: 0,
-          outputTokens: 0,
-          cacheReadInputTokens: 0,
-          cacheWriteInputTokens: 0,
-          totalMs: 0,
-          timed: 0,
-        }),
-        steps.get(trail.name)!);
+      const sampled = SAMPLE.exec(trail.name)?.[1];
+      if (sampled !== undefined) of(sampled).samples++;
+      if (trail.name.includes('.')) continue;
+      const s = of(trail.name);
       s.runs++;
       s.retries += trail.retries;
       if (trail.error) s.failures++;
@@ -85,9 +98,11 @@ export function stepStats(records: readonly ExecutionRecord[]): WorkflowStats {
       if (!out || typeof out !== 'object' || !out.usage) continue;
       bump(s.decidedBy, out.reason?.startsWith(FAST_PATH_REASON) ? 'fast-path' : (out.decidedBy ?? 'unknown'));
       bump(s.routes, out.next);
-      s.totalMs += out.durationMs;
-      s.timed++;
-      s.maxDurationMs = Math.max(s.maxDurationMs, out.durationMs);
+      if (typeof out.durationMs === 'number') {
+        s.totalMs += out.durationMs;
+        s.timed++;
+        s.maxDurationMs = Math.max(s.maxDurationMs, out.durationMs);
+      }
       s.modelCalls += out.usage.modelCalls;
       s.inputTokens += out.usage.inputTokens;
       s.outputTokens += out.usage.outputTokens;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { TrailStep } from '../../infra/local/history.ts';
 import type { Resolution } from '../../infra/local/pauses.ts';
 import { WorkflowSession, workflowTrail, type ModelChoice, type RunResult, type RunStep, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
-import type { StepOutput } from '../lib/contracts.ts';
+import type { StepOutput, ToolCallRecord } from '../lib/contracts.ts';
 import { loadPlugin } from '../lib/workflow/plugin.ts';
 import type { CallContext, Toolbox } from '../tools/types.ts';
 import { mockToolbox } from './mock-toolbox.ts';
@@ -74,18 +74,41 @@ export function evalEmail(evalCase: EvalCase, to: string, date: Date = new Date(
   ].join('\r\n');
 }
 
+/** A tool call the case's mocks answered, with where it was made. */
+interface MadeCall {
+  execution: string;
+  step: string;
+  call: ToolCallRecord;
+}
+
+const sameCall = (a: ToolCallRecord, b: ToolCallRecord) => a.tool === b.tool && JSON.stringify(a.args) === JSON.stringify(b.args);
+
 /**
  * What the validator judges: each step's output. A step that failed is kept, with its error as
- * the reason (`reported` is the same trail as `stepwise run` shows it).
+ * the reason (`reported` is the same trail as `stepwise run` shows it) and the tool calls it made
+ * before it failed: a failed step returns no output, so they come from the calls the case's mocks
+ * answered (`made`) that no successful step reported.
  */
-function actualSteps(trail: TrailStep[], reported: RunStep[]): ActualStep[] {
-  return trail.map((step, i) => {
+function actualSteps(trail: TrailStep[], reported: RunStep[], made: MadeCall[]): ActualStep[] {
+  const unreported = [...made];
+  const outputs = trail.map((step) => {
     const out = step.output as StepOutput | undefined;
-    if (out && typeof out === 'object' && Array.isArray(out.toolCalls)) {
+    return out && typeof out === 'object' && Array.isArray(out.toolCalls) ? out : undefined;
+  });
+  for (const [i, out] of outputs.entries())
+    for (const call of out?.toolCalls ?? []) {
+      const at = unreported.findIndex((m) => m.step === trail[i]!.name && sameCall(m.call, call));
+      if (at >= 0) unreported.splice(at, 1);
+    }
+  return trail.map((step, i) => {
+    const out = outputs[i];
+    if (out) {
       const { next, reason, fields, toolCalls, reply } = out;
       return { step: step.name, next, reason, fields, toolCalls, ...(reply !== undefined && { reply }) };
     }
-    return { step: step.name, next: '(failed)', reason: `the step failed: ${reported[i]?.error ?? 'no output'}`, fields: {}, toolCalls: [] };
+    const toolCalls = unreported.filter((m) => m.step === step.name).map((m) => m.call);
+    unreported.splice(0, unreported.length, ...unreported.filter((m) => m.step !== step.name));
+    return { step: step.name, next: '(failed)', reason: `the step failed: ${reported[i]?.error ?? 'no output'}`, fields: {}, toolCalls };
   });
 }
 
@@ -127,10 +150,15 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
   const { tools, def } = await loadPlugin(workflow);
   // Each case's tool calls are answered by its own mocks, found by the execution's name (an email case: by its Message-ID).
   const byCase = new Map<string, Toolbox>();
+  const made: MadeCall[] = [];
   const caseOf = (ctx: CallContext) => byCase.get(ctx.execution.name) ?? byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
   const toolbox: Toolbox = {
     spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
-    execute: async (name, args, ctx) => caseOf(ctx)?.execute(name, args, ctx) ?? { tool: name, args: {}, error: `no eval case runs as execution ${ctx.execution.name}` },
+    execute: async (name, args, ctx) => {
+      const call = (await caseOf(ctx)?.execute(name, args, ctx)) ?? { tool: name, args: {}, error: `no eval case runs as execution ${ctx.execution.name}` };
+      made.push({ execution: ctx.execution.name, step: ctx.step, call });
+      return call;
+    },
   };
   const session = await WorkflowSession.start({
     historyDir: false,
@@ -170,7 +198,8 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
       // Checkpoint Tasks (`<step>.pause`) are in the trail but are no steps: the case judges steps.
       const isStep = (name: string) => session.workflow.steps.some((s) => s.name === name);
       delivered = { ...delivered, steps: delivered.steps.filter((s) => isStep(s.name)) };
-      const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps) : [];
+      const calls = made.filter((m) => m.execution === delivered.executionName);
+      const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps, calls) : [];
       const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
       const result = { id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: delivered.steps };
       results.push(result);

@@ -121,14 +121,17 @@ export function validateFunctionCalls(expected: ExpectedFunctionCall[], actual: 
   for (let i = 0; i < Math.max(expected.length, made.length); i++) {
     const want = expected[i];
     const got = made[i];
-    if (!want || !got || want.function_name !== got.tool || (want.arguments && !hasArgs(got.args, want.arguments))) {
+    const failed = got !== undefined && got.error !== undefined;
+    if (!want || !got || want.function_name !== got.tool || (want.arguments && !hasArgs(got.args, want.arguments)) || (want.failed !== undefined && want.failed !== failed)) {
       const why = !got
         ? `missing call ${want!.function_name}`
         : !want
           ? `unexpected call ${got.tool} in ${got.step}`
           : want.function_name !== got.tool
             ? `call ${i + 1} is ${got.tool} in ${got.step}, expected ${want.function_name}`
-            : `${got.tool} in ${got.step} was called with ${JSON.stringify(got.args)}, expected ${JSON.stringify(want.arguments)}`;
+            : want.failed !== undefined && want.failed !== failed
+              ? `${got.tool} in ${got.step} ${failed ? `failed (${got.error})` : 'succeeded'}, expected it to ${want.failed ? 'fail' : 'succeed'}`
+              : `${got.tool} in ${got.step} was called with ${JSON.stringify(got.args)}, expected ${JSON.stringify(want.arguments)}`;
       return { passed: false, failures: [{ index: null, step: null, expected: wanted, actual: shown, why }] };
     }
   }

@@ -61,7 +61,7 @@ export interface StepInput {
   step: string;
   /** The execution input as its trigger started it (checked against the workflow's input schema). */
   input: Record<string, unknown>;
-  /** `$.result` as the previous step left it. */
+  /** `$.result` as the previous step left it: `previous.data` holds what every earlier step produced. */
   previous: StepState;
   /** The error caught from the previous step (Catch → fallback), otherwise null. */
   error: { Error: string; Cause: string } | null;

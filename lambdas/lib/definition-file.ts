@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type * as z from 'zod';
+import pkg from '../../package.json' with { type: 'json' };
 import { DefinitionError } from './errors.ts';
 
 /** A path as users see it in error messages: relative to the working directory. */
@@ -8,23 +9,31 @@ export function relPath(file: string): string {
   return relative(process.cwd(), file) || file;
 }
 
-/** The first zod issue as (field, message); inside a union, the member whose base type matched. */
-function firstIssue(issues: readonly z.core.$ZodIssue[]): { path: PropertyKey[]; message: string } {
+/** The first zod issue with its full path; inside a union, the member whose base type matched. */
+function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
   const issue = issues[0]!;
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
     const branch = issue.errors.find((b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0)) ?? issue.errors[0]!;
     const inner = firstIssue(branch);
-    return { path: [...issue.path, ...inner.path], message: inner.message };
+    return { ...inner, path: [...issue.path, ...inner.path] };
   }
-  return { path: issue.path, message: issue.message };
+  return issue;
 }
 
-/** Validate a definition file's content; the error names the file and the field. */
+/**
+ * Validate a definition file's content; the error names the file and the field. A field the
+ * schema does not know (every definition schema is strict) is most likely one a newer Stepwise
+ * added, so the message says which kind of file (the schema's `meta` title) and which version.
+ */
 export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: string): T {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const { path, message } = firstIssue(parsed.error.issues);
-  throw new DefinitionError(file, path.map(String).join('.') || '(root)', message);
+  const issue = firstIssue(parsed.error.issues);
+  if (issue.code === 'unrecognized_keys') {
+    const kind = (schema.meta()?.title as string | undefined) ?? 'this file';
+    throw new DefinitionError(file, [...issue.path, issue.keys[0]!].map(String).join('.'), `not a field of ${kind} in stepwise ${pkg.version} (a newer Stepwise?)`);
+  }
+  throw new DefinitionError(file, issue.path.map(String).join('.') || '(root)', issue.message);
 }
 
 // A Lambda bundle parses no YAML: it carries its workflow folder's definitions compiled to JSON at

@@ -17,15 +17,12 @@ const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 /** Tests on one `detail` field; every operator given must hold. */
 const FieldTest = z
   .object({
-    /** Strict equality (`null` matches an explicit null, never a missing field). */
-    eq: z.union([Scalar, z.null()]),
-    /** Numeric comparisons; a decimal string in the event (`"12000"`, `"-1.5"`) counts as its number, nothing else does. */
-    gt: z.number(),
-    gte: z.number(),
-    lt: z.number(),
-    lte: z.number(),
-    /** A string field: case-insensitive substring (phrase match). An array field: has an element equal to the value. */
-    contains: Scalar,
+    eq: z.union([Scalar, z.null()]).describe('Strict equality (`null` matches an explicit null, never a missing field).'),
+    gt: z.number().describe('Greater than; a decimal string in the event (`"12000"`, `"-1.5"`) counts as its number, nothing else does.'),
+    gte: z.number().describe('Greater than or equal.'),
+    lt: z.number().describe('Less than.'),
+    lte: z.number().describe('Less than or equal.'),
+    contains: Scalar.describe('A string field: case-insensitive substring (phrase match). An array field: has an element equal to the value.'),
   })
   .partial()
   .strict()
@@ -59,12 +56,12 @@ export type Condition = EventCondition | AnyOfCondition | AllOfCondition;
 export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
   z
     .object({
-      event: ConditionEventType.optional(),
-      where: z.record(z.string().min(1), FieldTest).optional(),
-      state: z.string().regex(/^[a-z][a-z0-9_]*$/, 'a state name').optional(),
-      sparky: z.boolean().optional(),
-      anyOf: z.array(ConditionSchema).min(1).optional(),
-      allOf: z.array(ConditionSchema).min(1).optional(),
+      event: ConditionEventType.optional().describe('The event\'s type.'),
+      where: z.record(z.string().min(1), FieldTest).optional().describe('Tests on keys of the event\'s `detail`, beside `event`.'),
+      state: z.string().regex(/^[a-z][a-z0-9_]*$/, 'a state name').optional().describe('Where the event left the lead: a leaf, or a parent (any leaf inside it).'),
+      sparky: z.boolean().optional().describe('The agent\'s `sparky` switch must be this.'),
+      anyOf: z.array(ConditionSchema).min(1).optional().describe('Some member holds for the current event.'),
+      allOf: z.array(ConditionSchema).min(1).optional().describe('Every member held for some event of the current conversation.'),
     })
     .strict()
     .superRefine((c, ctx) => {
@@ -85,7 +82,7 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
         ...(c.sparky !== undefined && { sparky: c.sparky }),
       };
     }),
-);
+).meta({ id: 'condition' });
 
 /**
  * Per-agent lifecycle config, `statemachines/<lifecycle>/agents/<agent>.json`.
@@ -93,23 +90,21 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
  */
 export const AgentConfigSchema = z
   .object({
-    description: z.string().min(1).optional(),
-    /** The agent's true endpoint; `null`: the agent works the lead indefinitely. */
-    goal: ConditionSchema.nullable().default(null),
-    /** Follow-ups stop (`follow_up.stopped`) when any of these holds. */
-    stopFollowUpsOn: z.array(ConditionSchema).default([]),
-    /**
-     * The conversation ends without its goal (`conversation.stopped`) when any of these holds,
-     * e.g. `{ "state": "cold", "sparky": false }`: a lead that went cold is handed off unless
-     * Sparky may revive it.
-     */
-    stopConversationOn: z.array(ConditionSchema).default([]),
-    /** Sparky: the agent may revive cold leads. Conditions test it with `sparky`. @default false */
-    sparky: z.boolean().default(false),
-    /** What raises time-based events for this agent's leads (see timers.ts). @default no timers */
-    timers: TimersSchema.default(NO_TIMERS),
+    $schema: z.string().optional().describe('The JSON Schema an editor checks the file with (`docs/schemas/agent-config.schema.json`); ignored by Stepwise.'),
+    description: z.string().min(1).optional().describe('What the agent does.'),
+    goal: ConditionSchema.nullable().default(null).describe("The agent's true endpoint (the lifecycle raises `goal.hit`); `null`: the agent works the lead indefinitely."),
+    stopFollowUpsOn: z.array(ConditionSchema).default([]).describe('Follow-ups stop (`follow_up.stopped`) when any of these holds.'),
+    stopConversationOn: z
+      .array(ConditionSchema)
+      .default([])
+      .describe('The conversation ends without its goal (`conversation.stopped`) when any of these holds, e.g. `{ "state": "cold", "sparky": false }`.'),
+    sparky: z.boolean().default(false).describe('Sparky: the agent may revive cold leads. Conditions test it with `sparky`.'),
+    timers: TimersSchema.default(NO_TIMERS).describe("What raises time-based events for this agent's leads."),
   })
-  .strict();
+  .strict()
+  // `$schema` is for editors: the config itself has no such field.
+  .transform(({ $schema: _, ...config }) => config)
+  .meta({ title: 'agent config' });
 type ParsedAgentConfig = z.infer<typeof AgentConfigSchema>;
 /** An agent config; the keys added after the first release are optional, so configs written before them stay valid values. */
 export type AgentConfig = Omit<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers'> &

@@ -63,13 +63,10 @@ export const StateName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'lowercase letter
 
 const TransitionObject = z
   .object({
-    /** The leaf to go to. */
-    target: StateName.optional(),
-    /** Go to the leaf named by this field of the event's `detail` (`crm.state_set`: `state`). */
-    targetFromDetail: z.string().min(1).optional(),
-    /** Only in terminal states: start the next conversation and handle the event as the initial state does. */
-    restart: z.literal(true).optional(),
-    actions: z.array(z.enum(CONTEXT_ACTIONS)).default([]),
+    target: StateName.optional().describe('The leaf to go to.'),
+    targetFromDetail: z.string().min(1).optional().describe("Go to the leaf named by this field of the event's `detail` (`crm.state_set`: `state`)."),
+    restart: z.literal(true).optional().describe('Only in terminal states: start the next conversation and handle the event as the initial state does.'),
+    actions: z.array(z.enum(CONTEXT_ACTIONS)).default([]).describe('Context actions run on the transition.'),
   })
   .strict();
 
@@ -91,31 +88,36 @@ export interface StateNodeFile {
 const StateNodeSchema: z.ZodType<StateNodeFile> = z.lazy(() =>
   z
     .object({
-      description: z.string().min(1).optional(),
-      /** Ends the conversation. */
-      terminal: z.boolean().optional(),
-      /** Actions run when the state is entered. */
-      entry: z.array(z.enum(CONTEXT_ACTIONS)).optional(),
-      on: z.record(z.string(), TransitionSpec).optional(),
-      /** Children make this a parent (compound) state; a lead is always in exactly one leaf. */
-      states: z.record(StateName, StateNodeSchema).optional(),
+      description: z.string().min(1).optional().describe('What the state means.'),
+      terminal: z.boolean().optional().describe('Ends the conversation.'),
+      entry: z.array(z.enum(CONTEXT_ACTIONS)).optional().describe('Context actions run when the state is entered.'),
+      on: z
+        .record(z.string(), TransitionSpec)
+        .optional()
+        .describe('Per event type: a target leaf, `{ target?, targetFromDetail?, restart?, actions? }`, or `null` (logged only, the parents are not consulted).'),
+      states: z
+        .record(StateName, StateNodeSchema)
+        .optional()
+        .describe('Children make this a parent (compound) state; a lead is always in exactly one leaf.'),
     })
     .strict(),
-);
+).meta({ id: 'state' });
 
 /** `statemachines/<lifecycle>/statechart.yaml` */
 export const StatechartFileSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes'),
-    description: z.string().min(1),
-    version: z.string().min(1),
-    /** The leaf every conversation starts in. */
-    initial: StateName,
-    /** Machine-level transitions: they apply in every state that does not handle the event itself. */
-    on: z.record(z.string(), TransitionSpec).default({}),
-    states: z.record(StateName, StateNodeSchema),
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes').describe('The lifecycle name: equals the folder name.'),
+    description: z.string().min(1).describe('What the lifecycle tracks.'),
+    version: z.string().min(1).describe('The definition version.'),
+    initial: StateName.describe('The leaf every conversation starts in.'),
+    on: z
+      .record(z.string(), TransitionSpec)
+      .default({})
+      .describe('Machine-level transitions: they apply in every state that does not handle the event itself.'),
+    states: z.record(StateName, StateNodeSchema).describe('The states, nested: a state with `states` is a parent.'),
   })
-  .strict();
+  .strict()
+  .meta({ title: 'statechart.yaml' });
 export type StatechartFile = z.infer<typeof StatechartFileSchema>;
 
 // ---------------------------------------------------------------------------------------------

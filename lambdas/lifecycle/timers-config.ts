@@ -7,16 +7,20 @@ import * as z from 'zod';
 
 export const TimersSchema = z
   .object({
-    /**
-     * Follow-up cadence: follow-up 1 is due this many hours after the lead became able to receive
-     * follow-ups (or after its last reply), follow-up n+1 that many hours after follow-up n. The
-     * length is the number of follow-ups. @default [] (no follow-ups)
-     */
-    followUpHours: z.array(z.number().positive()).max(20).default([]),
-    /** Days after the last follow-up without a reply before `follow_ups.exhausted` (the lead goes `cold`). `null`: never. */
-    coldAfterDays: z.number().positive().nullable().default(null),
-    /** Days from entering `deal_closed` to `renewal.due`. `null`: no renewals. */
-    renewalAfterDays: z.number().positive().nullable().default(null),
+    followUpHours: z
+      .array(z.number().positive())
+      .max(20)
+      .default([])
+      .describe(
+        'Follow-up cadence: follow-up 1 is due this many hours after the lead became able to receive follow-ups (or after its last reply), follow-up n+1 that many hours after follow-up n. The length is the number of follow-ups.',
+      ),
+    coldAfterDays: z
+      .number()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe('Days after the last follow-up without a reply before `follow_ups.exhausted` (the lead goes `cold`). `null`: never.'),
+    renewalAfterDays: z.number().positive().nullable().default(null).describe('Days from entering `deal_closed` to `renewal.due`. `null`: no renewals.'),
   })
   .strict();
 export type TimersConfig = z.infer<typeof TimersSchema>;

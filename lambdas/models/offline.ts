@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { checkDefinition, readDefinitionYaml, relPath } from '../lib/definition-file.ts';
 import { DefinitionError, InvalidModelOutputError } from '../lib/errors.ts';
-import type { WorkflowDefinition } from '../lib/workflow/schema.ts';
+import { untrustedFields } from '../lib/workflow/input.ts';
+import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { ROUTE_TOOL, readStepContext, type StepPromptContext } from '../steps/prompt.ts';
-import { lookup, renderTemplate } from '../steps/template.ts';
+import { lookup, renderTemplate, templatePaths } from '../steps/template.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from './port.ts';
 
 /**
@@ -21,48 +22,64 @@ const Name = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_]*$/);
 /** All conditions of a rule must hold; a rule without conditions always applies. */
 const ConditionSchema = z
   .object({
-    /** A named pattern matches the input text (an email's subject and body). Its match is then `{{found.<name>}}`. */
-    found: Name.optional(),
-    /** Some keyword of one of these lists occurs in the input text. */
-    anyKeyword: z.array(Name).min(1).optional(),
-    /** No keyword of these lists occurs in the input text. */
-    noKeyword: z.array(Name).min(1).optional(),
-    /** The latest call of this tool in this step returned an error. */
-    failed: z.string().optional(),
-    /** These scope paths have no value (e.g. `data.ticketId`). */
-    absent: z.array(z.string()).min(1).optional(),
-    /** `found`, `anyKeyword` and `noKeyword` read this scope path (`data.remainingQuery`) instead of the input text. */
-    text: z.string().optional(),
-    /** The request's sampling temperature is in [min, max) (a consensus sample's): how rules make samples disagree. */
+    found: Name.optional().describe('A named pattern matches the input text (an email\'s subject and body); its match is then `{{found.<name>}}`.'),
+    anyKeyword: z.array(Name).min(1).optional().describe('Some keyword of one of these lists occurs in the input text.'),
+    noKeyword: z.array(Name).min(1).optional().describe('No keyword of these lists occurs in the input text.'),
+    failed: z.string().optional().describe('The latest call of this tool in this step returned an error.'),
+    absent: z.array(z.string()).min(1).optional().describe('These scope paths have no value (e.g. `data.ticketId`).'),
+    text: z
+      .string()
+      .optional()
+      .describe('`found`, `anyKeyword` and `noKeyword` read this scope path (`data.remainingQuery`) instead of the input text.'),
     temperature: z
-      .object({ min: z.number().min(0).max(1).default(0), max: z.number().min(0).max(2).default(2) })
+      .object({
+        min: z.number().min(0).max(1).default(0).describe('Lowest temperature the rule holds for.'),
+        max: z.number().min(0).max(2).default(2).describe('The rule holds below this temperature.'),
+      })
       .strict()
-      .optional(),
+      .optional()
+      .describe('The request\'s sampling temperature is in [min, max) (a consensus sample\'s): how rules make samples disagree.'),
   })
   .strict();
 
 const RuleSchema = z
   .object({
-    when: ConditionSchema.default({}),
-    /** Tool calls to make first, in order, each once; `args` are templates. */
-    calls: z.array(z.object({ tool: z.string(), args: z.record(z.string(), z.unknown()).default({}) }).strict()).default([]),
-    /** The `route` call that ends the step; `reason` and `fields` are templates. */
-    route: z.object({ next: z.string(), reason: z.string(), fields: z.record(z.string(), z.unknown()).default({}) }).strict(),
+    when: ConditionSchema.default({}).describe('When the rule applies: every condition given must hold; none given: always.'),
+    calls: z
+      .array(
+        z
+          .object({
+            tool: z.string().describe('A tool of the step\'s allow-list.'),
+            args: z.record(z.string(), z.unknown()).default({}).describe('Its arguments: templates (`{{found.serial}}`).'),
+          })
+          .strict(),
+      )
+      .default([])
+      .describe('Tool calls to make first, in order, each once.'),
+    route: z
+      .object({
+        next: z.string().describe('A declared edge of the step.'),
+        reason: z.string().describe('The route reason (a template).'),
+        fields: z.record(z.string(), z.unknown()).default({}).describe('The step\'s outputs (templates).'),
+      })
+      .strict()
+      .describe('The `route` call that ends the step.'),
   })
   .strict();
 
 /** `statemachines/<workflow>/offline-model.yaml` */
 export const OfflineRulesSchema = z
   .object({
-    description: z.string().optional(),
-    /** Named regular expressions (case-insensitive). A capture group, if any, is the value. */
-    patterns: z.record(Name, z.string()).default({}),
-    /** Named keyword lists, matched case-insensitively on word boundaries. */
-    keywords: z.record(Name, z.array(z.string().min(1)).min(1)).default({}),
-    /** Per LLM step: rules in order; the first whose conditions hold decides. */
-    steps: z.record(z.string(), z.array(RuleSchema).min(1)),
+    description: z.string().optional().describe('What the rules stand in for.'),
+    patterns: z.record(Name, z.string()).default({}).describe('Named regular expressions (case-insensitive); a capture group, if any, is the value.'),
+    keywords: z
+      .record(Name, z.array(z.string().min(1)).min(1))
+      .default({})
+      .describe('Named keyword lists, matched case-insensitively on word boundaries.'),
+    steps: z.record(z.string(), z.array(RuleSchema).min(1)).describe('Per LLM step: rules in order; the first whose conditions hold decides.'),
   })
-  .strict();
+  .strict()
+  .meta({ title: 'offline-model.yaml' });
 
 export type OfflineRules = z.infer<typeof OfflineRulesSchema>;
 type Rule = z.infer<typeof RuleSchema>;
@@ -225,9 +242,45 @@ export class OfflineModel implements ModelProvider {
 }
 
 /**
+ * A rule reads what its step sees: untrusted input fields are not under `input` (the step context
+ * holds them as `untrusted.<field>`), so a path `input.<untrusted field>` is always empty and the
+ * rule never does what it says.
+ * @throws DefinitionError naming the rule's field.
+ */
+function checkPaths(rule: Rule, untrusted: readonly string[], file: string, where: string): void {
+  const paths: [string, string[]][] = [
+    [`${where}.when.text`, rule.when.text === undefined ? [] : [rule.when.text]],
+    [`${where}.when.absent`, rule.when.absent ?? []],
+    ...rule.calls.map((c, j): [string, string[]] => [`${where}.calls.${j}.args`, templatePaths(c.args)]),
+    [`${where}.route`, templatePaths(rule.route)],
+  ];
+  for (const [field, list] of paths)
+    for (const path of list) {
+      const [root, name] = path.split('.');
+      if (root === 'input' && name !== undefined && untrusted.includes(name))
+        throw new DefinitionError(file, field, `${path} is never set: ${name} is untrusted, so the step reads it as untrusted.${path.slice('input.'.length)}`);
+    }
+}
+
+/**
+ * The value a rule votes for in a consensus step must be one the vote counts: a rule that holds at
+ * temperature 0 and sets `vote` to another value has every cold sample discarded. (A rule for hot
+ * samples only, `temperature.min` above 0, may stand for a model that drifts to an invented value.)
+ */
+function checkVote(rule: Rule, step: StepDefinition, tools: readonly string[], file: string, where: string): void {
+  const { vote, choices } = step.consensus ?? {};
+  if (vote === undefined || choices === undefined || (rule.when.temperature?.min ?? 0) > 0) return;
+  const value = rule.route.fields[vote];
+  if (typeof value !== 'string' || templatePaths(value).length) return;
+  const allowed = choices === 'tools' ? tools : choices;
+  if (!allowed.includes(value))
+    throw new DefinitionError(file, `${where}.route.fields.${vote}`, `"${value}" is not one of the consensus choices (${allowed.join(', ')}): the vote would discard it`);
+}
+
+/**
  * Read `offline-model.yaml` from the workflow folder and check it against the workflow: every LLM
- * step has rules, rules name only LLM steps, their routes are declared edges and their calls are
- * tools the step may use.
+ * step has rules, rules name only LLM steps, their routes are declared edges, their calls are
+ * tools the step may use, they read only what the step sees and vote only for values counted.
  */
 export function loadOfflineRules(def: WorkflowDefinition): OfflineRules {
   const file = join(def.dir, OFFLINE_RULES_FILE);
@@ -240,6 +293,8 @@ export function loadOfflineRules(def: WorkflowDefinition): OfflineRules {
     const step = def.steps.find((s) => s.name === name && s.kind === 'llm');
     if (!step) throw new DefinitionError(shown, `steps.${name}`, 'not an LLM step of this workflow');
     stepRules.forEach((rule, i) => {
+      checkPaths(rule, untrustedFields(def), shown, `steps.${name}.${i}`);
+      checkVote(rule, step, def.manifest.tools, shown, `steps.${name}.${i}`);
       if (!step.next.includes(rule.route.next))
         throw new DefinitionError(shown, `steps.${name}.${i}.route.next`, `"${rule.route.next}" is not a declared edge (${step.next.join(', ')})`);
       rule.calls.forEach((call, j) => {

@@ -46,6 +46,13 @@ export interface Rendered {
   problems: string[];
 }
 
+/** The scope paths a template reads (`data.serialNumber` of `{{data.serialNumber | upper}}`), in every string inside it. */
+export function templatePaths(template: unknown): string[] {
+  if (typeof template === 'string') return [...template.matchAll(PLACEHOLDER)].map((m) => m[1]!.split('|')[0]!.trim());
+  if (template !== null && typeof template === 'object') return Object.values(template).flatMap(templatePaths);
+  return [];
+}
+
 /** Read a dotted path (`data.account.plan`) from a nested object. */
 export function lookup(scope: unknown, path: string): unknown {
   let value: unknown = scope;

@@ -16,11 +16,31 @@ export interface StepResult {
   usage: TokenUsage;
 }
 
-/** Everything a code step gets. */
+/**
+ * Everything a code step gets.
+ *
+ * Where a code step finds data (`input` is the step's {@link StepInput}):
+ * - `input.input`: the execution input, all of it (a code step is trusted code: the fields the
+ *   manifest marks untrusted are here too; an email workflow's `email` is the ingress record, whose
+ *   body is in the emails table);
+ * - `input.previous.data`: everything earlier steps produced, their declared `outputs` merged in
+ *   order (a later step's value of a name replaces an earlier one), e.g. `input.previous.data.serialNumber`;
+ *   values offloaded for size are read back, so a step sees values, never pointers;
+ * - `input.previous.fields`, `.step`, `.next`, `.reason`: the previous step's own outputs and route;
+ * - `input.previous.data.checkpoint`: what the resumer sent at a `pause` of an earlier step;
+ * - `input.error`: the error caught from the previous step (`{ Error, Cause }`), in the fallback;
+ * - `input.counters`: the manifest's counters, after this step's increment or reset.
+ *
+ * @example
+ * export default defineCodeStep(async ({ input }) => {
+ *   const serial = input.previous.data.serialNumber as string | undefined;
+ *   return { next: serial ? '02-check' : '03-ask', reason: serial ? 'Serial given' : 'No serial', decidedBy: 'code', fields: {}, toolCalls: [], usage: NO_USAGE };
+ * });
+ */
 export interface StepContext {
   def: WorkflowDefinition;
   step: StepDefinition;
-  /** The step input: `input.input` is the execution input, `input.previous.data` what earlier steps produced. */
+  /** The step input: `input.input` is the execution input, `input.previous.data` what earlier steps produced (see {@link StepContext}). */
   input: StepInput;
   /** Already restricted to the step's allow-list. */
   toolbox: Toolbox;

@@ -591,7 +591,7 @@ async function orchestration(bench: BenchRun): Promise<void> {
       langGraphOverheadMsPerEmail: means.langgraph - means.chain,
       flows: perFlow,
     };
-    bench.target('modelCalls.validWarranty', 'model calls for the valid-warranty sample (seed flow 01 → 02 → 03a → 05)', flows.get('valid-warranty')!.usage.modelCalls, { max: 2 });
+    bench.target('modelCalls.validWarranty', 'model calls for the valid-warranty sample (flow 01 → 02 → 03a → 05)', flows.get('valid-warranty')!.usage.modelCalls, { max: 2 });
     bench.target('modelCalls.meanOverFlows', `mean model calls over the ${FLOW_SAMPLES.length} flow samples`, meanCalls, { max: 1.6 });
     bench.target('orchestration.runtimeOverLangGraph', 'local runtime time per email / LangGraph.js time per email, interleaved (≤ 1: the runtime keeps its lead)', means.runtime / means.langgraph, { max: 1 });
   } finally {

@@ -14,6 +14,8 @@ const WF = 'statemachines/warranty-email';
 
 interface BadCase {
   name: string;
+  /** The workflow or lifecycle checked. @default warranty-email, by validate, graph and synth; a lifecycle by validate alone */
+  target?: string;
   file: string;
   edit: (text: string) => string;
   /** The one line, after `stepwise: `. */
@@ -87,6 +89,45 @@ const CASES: BadCase[] = [
     edit: replace('    product: data.warranty.product', '    productName: data.warranty.product'),
     message: /^statemachines\/warranty-email\/steps\/03a-valid-warranty\.md: bind\.create_ticket\.productName: "productName" is not an argument of create_ticket/,
   },
+  {
+    name: 'an offline rule that reads an untrusted input field as input.<field> (it would never match)',
+    file: `${WF}/offline-model.yaml`,
+    edit: replace('    - when: { found: serial, anyKeyword: [fault, warranty] }', '    - when: { text: input.email.subject, found: serial, anyKeyword: [fault, warranty] }'),
+    message: /^statemachines\/warranty-email\/offline-model\.yaml: steps\.01-extract-serial\.1\.when\.text: input\.email\.subject is never set: email is untrusted, so the step reads it as untrusted\.email\.subject$/,
+  },
+  {
+    name: 'a model id that is no Bedrock model id',
+    file: `${WF}/workflow.yaml`,
+    edit: replace('  id: anthropic.claude-3-5-haiku-20241022-v1:0', '  id: gpt-4o-mini'),
+    message: /^statemachines\/warranty-email\/workflow\.yaml: model\.id: "gpt-4o-mini" is not a Bedrock model id or inference profile \(e\.g\. /,
+  },
+  {
+    name: 'a consensus rule voting, at temperature 0, for a value outside the choices',
+    target: 'tool-loop',
+    file: 'statemachines/tool-loop/offline-model.yaml',
+    edit: replace("reason: An arithmetic expression is asked for., fields: { selectedTool: calculate,", "reason: An arithmetic expression is asked for., fields: { selectedTool: calculator,"),
+    message: /^statemachines\/tool-loop\/offline-model\.yaml: steps\.02-select-tool\.\d+\.route\.fields\.selectedTool: "calculator" is not one of the consensus choices \(calculate, convert_units, current_time, save_note, lookup_note\): the vote would discard it$/,
+  },
+  ...(
+    [
+      ['workflow.yaml', `${WF}/workflow.yaml`, /^maxSteps:/m, 'unknownField: 1\nmaxSteps:', 'unknownField', 'workflow.yaml'],
+      ['workflow.yaml, nested', `${WF}/workflow.yaml`, /^  maxTokens:/m, '  temperatureCap: 1\n  maxTokens:', 'model.temperatureCap', 'workflow.yaml'],
+      ['a step', `${WF}/steps/03b-device-not-found.md`, /^next:/m, 'timeoutSeconds: 3\nnext:', 'timeoutSeconds', 'step frontmatter'],
+      ['offline-model.yaml', `${WF}/offline-model.yaml`, /^steps:/m, 'examples: []\nsteps:', 'examples', 'offline-model.yaml'],
+      ['an eval case', `${WF}/evals/valid_warranty_001.yaml`, /^category:/m, 'tags: [smoke]\ncategory:', 'tags', 'eval case'],
+      ['guard rules', `${WF}/guards/reply.yaml`, /^checks:/m, 'severity: high\nchecks:', 'severity', 'guard rules'],
+      ['statechart.yaml', 'statemachines/lead-lifecycle/statechart.yaml', /^initial:/m, 'history: deep\ninitial:', 'history', 'statechart.yaml'],
+      ['an agent config', 'statemachines/lead-lifecycle/agents/book-meeting.json', '"description":', '"channel": "sms", "description":', 'channel', 'agent config'],
+    ] as const
+  ).map(
+    ([what, file, from, to, field, kind]): BadCase => ({
+      name: `a field this version does not know, in ${what}`,
+      ...(file.includes('lead-lifecycle') && { target: 'lead-lifecycle' }),
+      file,
+      edit: replace(from, to),
+      message: new RegExp(`^${file.replaceAll('.', '\\.')}: ${field.replaceAll('.', '\\.')}: not a field of ${kind} in stepwise \\d+\\.\\d+\\.\\d+ \\(a newer Stepwise\\?\\)$`),
+    }),
+  ),
 ];
 
 let CASE_SOURCE = '';
@@ -98,7 +139,7 @@ describe('bad definitions', () => {
     CASE_SOURCE = dir;
   });
 
-  it.each(CASES)('$name: one line naming the file and field, from validate, graph and synth', { timeout: 60_000 }, async ({ file, edit, message }) => {
+  it.each(CASES)('$name: one line naming the file and field, from validate, graph and synth', { timeout: 60_000 }, async ({ target = 'warranty-email', file, edit, message }) => {
     const path = join(dir, file);
     let original: string | undefined;
     try {
@@ -108,10 +149,10 @@ describe('bad definitions', () => {
     }
     writeFileSync(path, edit(original ?? ''));
     try {
+      const lifecycle = target === 'lead-lifecycle';
       const results = await Promise.all([
-        stepwise(dir, 'validate', 'warranty-email'),
-        stepwise(dir, 'graph', 'warranty-email'),
-        stepwise(dir, 'synth', 'warranty-email'),
+        stepwise(dir, 'validate', target),
+        ...(lifecycle ? [] : [stepwise(dir, 'graph', target), stepwise(dir, 'synth', target)]),
       ]);
       for (const { code, out, err } of results) {
         expect(code).toBe(1);

@@ -86,7 +86,7 @@ describe('the investigation stack', () => {
 
   it('draws the checkpoint and its timeout edge', () => {
     const mermaid = workflowToMermaid(stack.workflow.workflow);
-    expect(mermaid).toContain('s_03_record --> s_02_investigate : after checkpoint');
+    expect(mermaid).toContain('s_03_record --> s_02_investigate : after checkpoint if checkpoint_required');
     expect(mermaid).toContain('s_03_record --> s_04_escalate : checkpoint timeout');
   });
 

@@ -45,3 +45,32 @@ describe('step statistics', () => {
     expect(readLocalExecutions('another-workflow', dir).records).toEqual([]);
   });
 });
+
+describe('step statistics of a consensus step', () => {
+  const toolLoop = mkdtempSync(join(tmpdir(), 'stepwise-stats-consensus-'));
+  let usage = 0;
+  beforeAll(async () => {
+    const session = await WorkflowSession.start({ workflow: 'tool-loop', logLevel: 'SILENT', historyDir: toolLoop });
+    try {
+      const result = await session.runFiles([join(loadWorkflow('tool-loop').dir, 'samples', 'convert.json')]);
+      usage = result[0]!.usage!.modelCalls;
+    } finally {
+      await session.close();
+    }
+  }, 120_000);
+  afterAll(() => rmSync(toolLoop, { recursive: true, force: true }));
+
+  it('counts samples as samples of their step (not as steps or hand-offs), with no NaN and each model call once', () => {
+    const stats = stepStats(readLocalExecutions('tool-loop', toolLoop).records);
+    expect(stats.steps.map((s) => s.step).sort()).toEqual(['01-start-group', '02-select-tool', '03-execute', '04-reflect', '05-respond']);
+    const select = stats.steps.find((s) => s.step === '02-select-tool')!;
+    expect(select).toMatchObject({ runs: 1, handoffs: 0 });
+    expect(select.samples).toBeGreaterThanOrEqual(4);
+    for (const s of stats.steps) {
+      expect(Number.isFinite(s.meanDurationMs), s.step).toBe(true);
+      expect(Number.isFinite(s.maxDurationMs), s.step).toBe(true);
+    }
+    // The run's own usage (what `stepwise run` reports) is the sum of the steps': nothing counted twice.
+    expect(stats.steps.reduce((n, s) => n + s.modelCalls, 0)).toBe(usage);
+  });
+});

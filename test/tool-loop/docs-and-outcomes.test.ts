@@ -1,20 +1,8 @@
-/** The README shows the tool-loop diagram as `stepwise graph` generates it; eval cases can expect a named outcome such as `IterationLimit`. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+/** Eval cases can expect a named outcome such as `IterationLimit`. (The docs' diagram: test/docs/generated.test.ts.) */
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../infra/local/workflow-session.ts';
 import { outcomeFailures } from '../../lambdas/evals/runner.ts';
 import { EvalCaseSchema } from '../../lambdas/evals/schema.ts';
-import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
-import { workflowToMermaid } from '../../lambdas/lib/workflow/mermaid.ts';
-
-describe('tool-loop docs', () => {
-  it('the README shows the tool-loop diagram exactly as `stepwise graph` generates it', () => {
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain('```mermaid\n' + workflowToMermaid(loadWorkflow('tool-loop')) + '```');
-  });
-});
 
 describe('eval outcomes', () => {
   const limit = EvalCaseSchema.parse({ scenario_id: 'c1', description: 'd', category: 'c', input: { payload: {} }, expected_output: { outcome: 'IterationLimit' } });

@@ -48,4 +48,12 @@ describe('workflowToMermaid', () => {
     expect(text).toContain('state "04-out-of-scope (code: out-of-scope) [fallback]" as s_04_out_of_scope');
     expect(text).toContain('state "02-check-warranty (code: check-warranty)" as s_02_check_warranty');
   });
+
+  it('draws a checkpoint with a `when` output as conditional, one without as unconditional', () => {
+    const def = loadWorkflow('investigation');
+    const lines = (d: typeof def) => workflowToMermaid(d).split('\n').filter((l) => l.includes('s_03_record --> s_02_investigate'));
+    expect(lines(def)).toEqual(['    s_03_record --> s_02_investigate : after checkpoint if checkpoint_required']);
+    const always = { ...def, steps: def.steps.map((s) => (s.pause ? { ...s, pause: { ...s.pause, when: undefined } } : s)) };
+    expect(lines(always)).toEqual(['    s_03_record --> s_02_investigate : after checkpoint']);
+  });
 });

@@ -9,7 +9,10 @@ import { loadEvalCases, loadEvalCasesFrom } from '../../../lambdas/evals/schema.
 import type { EvalFailure } from '../../../lambdas/evals/validator.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
+import { awsOptions, envOption } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
 import { action, paintStatus, printJson } from '../output.ts';
+import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
 import {
   logLevelFor,
   modelLabel,
@@ -22,6 +25,8 @@ import {
 } from '../session-output.ts';
 
 interface EvalFlags extends SessionFlags {
+  env: string;
+  watch?: boolean;
   cases?: string;
   json?: boolean;
   mode: 'step' | 'monolithic' | 'ab';
@@ -49,7 +54,7 @@ function reportText(report: EvalReport, flags: EvalFlags): string {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('eval')
     .description(
       'Run a workflow’s eval cases through the local runtime (the real synthesized ASL, the real email ingress for email ' +
@@ -60,22 +65,27 @@ export function register(program: Command): void {
     .option('--cases <dir>', 'run the *.yaml cases of this folder instead of the workflow’s evals/')
     .addOption(modelOption())
     .addOption(
-      new Option('--mode <mode>', 'step: the state machine; monolithic: the seed\'s legacy mode, one LLM call with the whole instruction set (needs --model bedrock); ab: both, side by side (pass rate, model calls)')
+      new Option('--mode <mode>', 'step: the state machine; monolithic: one LLM call with the whole instruction set and every tool, no state machine (needs --model bedrock); ab: both, side by side (pass rate, model calls)')
         .choices(['step', 'monolithic', 'ab'])
         .default('step'),
     )
     .option('--json', 'print { passed, failed, total, cases: [{ id, passed, failures, steps }] } (with --mode ab: { step, monolithic, comparison }), nothing else on stdout')
+    .addOption(envOption('whose stack runs locally; its model id with --model bedrock'))
     .addOption(verboseOption())
-    .action(
+    .addOption(watchOption());
+  awsOptions(command, 'for --model bedrock');
+  withExamples(command, ['stepwise eval tool-loop', 'stepwise eval investigation --json']);
+  command.action(
       action(async (workflow: string, flags: EvalFlags) => {
         const { plugin } = await validateWorkflow(workflow);
         const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
         if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
+        if (flags.watch) return watchAndRerun([...workflowFolders(plugin.def), ...(flags.cases ? [flags.cases] : [])]);
         process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${modelLabel(flags.model)}\n`);
         const progress = progressLine();
         const monolithic = async () => {
           const model = new BedrockModel({
-            modelId: (await projectEnvironment('dev')).modelId ?? plugin.def.manifest.model.id,
+            modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id,
             maxTokens: plugin.def.manifest.model.maxTokens,
             region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
           });
@@ -89,7 +99,7 @@ export function register(program: Command): void {
             process.exitCode = legacy.failed > 0 ? 1 : 0;
             return;
           }
-          const stepMode = await withCleanStdout(() => runEvalCases(workflow, cases, { model: flags.model, session: { logLevel: logLevelFor(flags) } }));
+          const stepMode = await withCleanStdout(() => runEvalCases(workflow, cases, { model: flags.model, env: flags.env, session: { logLevel: logLevelFor(flags) } }));
           const comparison = compareEvalRuns(stepMode, legacy);
           if (flags.json) printJson({ step: stepMode, monolithic: legacy, comparison });
           else
@@ -103,6 +113,7 @@ export function register(program: Command): void {
         const report = await withCleanStdout(() =>
           runEvalCases(workflow, cases, {
             model: flags.model,
+            env: flags.env,
             session: { logLevel: logLevelFor(flags) },
             onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
           }).finally(() => progress.clear()),

@@ -5,6 +5,7 @@ import { STATEMACHINES_DIR } from '../../../lambdas/lib/project.ts';
 import { workflowToMermaid } from '../../../lambdas/lib/workflow/mermaid.ts';
 import type { WorkflowDefinition } from '../../../lambdas/lib/workflow/schema.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 
 /**
@@ -21,12 +22,13 @@ async function loadWorkflowArg(nameOrPath: string): Promise<WorkflowDefinition> 
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('graph')
     .description('Validate a workflow and print it as a Mermaid state diagram: declared routes, LLM vs code steps, the fallback.')
     .argument('<workflow>', 'workflow name (a folder of statemachines/) or a path to a workflow folder')
-    .option('--json', 'print { workflow, mermaid } as JSON')
-    .action(
+    .option('--json', 'print { workflow, mermaid } as JSON');
+  withExamples(command, ['stepwise graph warranty-email', 'stepwise graph tool-loop --json']);
+  command.action(
       action(async (workflow: string, opts: { json?: boolean }) => {
         const def = await loadWorkflowArg(workflow);
         const mermaid = workflowToMermaid(def);

@@ -9,7 +9,10 @@ import {
   type ExecutionRecord,
   type TrailStep,
 } from '../../../infra/local/history.ts';
+import { DEFAULT_PAUSES_DIR, PauseStore } from '../../../infra/local/pauses.ts';
 import { InvalidInputError, causeMessage } from '../../../lambdas/lib/errors.ts';
+import { awsOptions } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 
 function stepLine(step: TrailStep, index: number): string {
@@ -23,15 +26,20 @@ function stepLine(step: TrailStep, index: number): string {
   return `${index + 1}. ${step.name}${route}${reason}${retries}`;
 }
 
+/** `49 ms` under a second, `1.2 s` above. */
+export const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+
 /**
  * The readable form of an execution: a header, one line per step (`1. a → b (reason)`), and the
- * failure, if any.
+ * failure, if any. A local execution waiting at a checkpoint is `PAUSED` (its history has no end
+ * yet, which alone would read as RUNNING), with the state it waits at.
  */
-export function formatExecution(record: ExecutionRecord): string {
+export function formatExecution(record: ExecutionRecord, pausedAt?: string): string {
   const trail = stepTrail(record.events);
-  const seconds = record.stopDate ? ` in ${((record.stopDate.getTime() - record.startDate.getTime()) / 1000).toFixed(1)} s` : '';
+  const took = record.stopDate ? ` in ${duration(record.stopDate.getTime() - record.startDate.getTime())}` : '';
+  const status = pausedAt ? `PAUSED at ${pausedAt}` : record.status;
   const lines = [
-    `${record.name}${record.workflow ? ` (${record.workflow})` : ''} ${record.status}${seconds}: ${trail.length} steps, ${stateTransitions(record.events)} state transitions`,
+    `${record.name}${record.workflow ? ` (${record.workflow})` : ''} ${status}${took}: ${trail.length} steps, ${stateTransitions(record.events)} state transitions`,
     `  ${record.executionArn}`,
     ...trail.map(stepLine),
   ];
@@ -44,6 +52,7 @@ export function formatExecution(record: ExecutionRecord): string {
 
 interface HistoryOptions {
   dir: string;
+  pauses: string;
   json?: boolean;
   aws?: boolean;
   region?: string;
@@ -68,19 +77,23 @@ async function readExecution(execution: string, opts: HistoryOptions): Promise<E
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('history')
     .description('Show the step trail of an execution: local by default (name or ARN), or a deployed one with --aws.')
     .argument('<execution>', 'execution name or ARN (with --aws: the execution ARN)')
     .option('--dir <dir>', 'where local executions are stored', DEFAULT_HISTORY_DIR)
+    .option('--pauses <dir>', 'where paused local executions are kept', DEFAULT_PAUSES_DIR)
     .option('--json', 'print the execution record, its step trail and its events as JSON')
-    .option('--aws', 'read a deployed execution with GetExecutionHistory (needs AWS credentials)')
-    .option('--region <region>', "AWS region for --aws (default: the execution ARN's region)")
-    .action(
+    .option('--aws', 'read a deployed execution with GetExecutionHistory (needs AWS credentials)');
+  awsOptions(command, 'for --aws', "the execution ARN's region");
+  withExamples(command, ['stepwise history EXECUTION', 'stepwise history --aws arn:aws:states:us-east-1:123456789012:execution:WarrantyEmail:email-0123 --profile prod']);
+  command.action(
       action(async (execution: string, opts: HistoryOptions) => {
         const record = await readExecution(execution, opts);
-        if (opts.json) printJson({ ...record, trail: stepTrail(record.events), stateTransitions: stateTransitions(record.events) });
-        else process.stdout.write(formatExecution(record));
+        const paused = opts.aws || record.status !== 'RUNNING' ? undefined : new PauseStore(opts.pauses).get(record.name);
+        const status = paused ? 'PAUSED' : record.status;
+        if (opts.json) printJson({ ...record, status, trail: stepTrail(record.events), stateTransitions: stateTransitions(record.events) });
+        else process.stdout.write(formatExecution(record, paused?.state));
       }),
     );
 }

@@ -4,12 +4,13 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../../../lambdas/lib/project.ts';
 import { StepName } from '../../../lambdas/lib/workflow/schema.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import { workflowFiles } from '../project-template.ts';
 import { workflowStackName } from '../../../infra/stacks/workflow-stack.ts';
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('init')
     .description(
       'Scaffold a runnable workflow: statemachines/<name>/ (manifest, an LLM and a code step each way, offline-model rules, ' +
@@ -17,12 +18,13 @@ export function register(program: Command): void {
         'eval, synth and cdk synth work on it at once; no engine file changes.',
     )
     .argument('<name>', 'the workflow name: lowercase letters, digits and dashes')
-    .option('--json', 'print { workflow, files } as JSON')
-    .action(
+    .option('--json', 'print { workflow, files } as JSON');
+  withExamples(command, ['stepwise init support-desk']);
+  command.action(
       action((name: string, opts: { json?: boolean }) => {
         if (!StepName.safeParse(name).success || !/^[a-z]/.test(name))
           throw new InvalidInputError(`workflow name "${name}": lowercase letters, digits and dashes, starting with a letter`);
-        const files = workflowFiles(name);
+        const files = workflowFiles(name, PROJECT_ROOT);
         if (existsSync(join(PROJECT_ROOT, 'statemachines', name)) || existsSync(join(PROJECT_ROOT, 'lambdas/workflows', name)))
           throw new InvalidInputError(`workflow "${name}" already exists (statemachines/${name} or lambdas/workflows/${name})`);
         for (const [file, text] of Object.entries(files)) {

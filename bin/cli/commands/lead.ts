@@ -9,6 +9,8 @@ import type { Report } from '../../../lambdas/lifecycle/reporting.ts';
 import type { LeadStore } from '../../../lambdas/lifecycle/store.ts';
 import type { LeadStatus } from '../../../lambdas/lifecycle/transition.ts';
 import type { LifecycleSession, ParsedReplayFile } from '../../../infra/local/lifecycle-session.ts';
+import { awsOptions } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 
 interface SessionOptions {
@@ -212,7 +214,7 @@ async function report(opts: SourceOptions): Promise<void> {
   else process.stdout.write(`${formatReport(r)}\n`);
 }
 
-async function exportChart(opts: { xstate?: boolean; out?: string }): Promise<void> {
+async function exportChart(opts: { xstate?: boolean; out?: string; json?: boolean }): Promise<void> {
   if (!opts.xstate) throw new InvalidInputError('say which format: --xstate (an XState v5 machine config, which Stately\'s editor imports)');
   const { toXStateConfig } = await import('../../../lambdas/lifecycle/xstate.ts');
   const text = `${JSON.stringify(toXStateConfig(loadLifecycle()), null, 2)}\n`;
@@ -222,7 +224,8 @@ async function exportChart(opts: { xstate?: boolean; out?: string }): Promise<vo
   } catch (e) {
     throw new InvalidInputError(`cannot write ${opts.out}: ${(e as Error).message}`);
   }
-  process.stderr.write(`stepwise: wrote ${opts.out}\n`);
+  if (opts.json) printJson({ file: opts.out, format: 'xstate' });
+  else process.stderr.write(`stepwise: wrote ${opts.out}\n`);
 }
 
 function sessionOptions(command: Command): Command {
@@ -237,15 +240,19 @@ function sessionOptions(command: Command): Command {
 }
 
 function sourceOptions(command: Command): Command {
-  return sessionOptions(command)
-    .option('--from <file>', 'replay this JSON Lines file locally first')
-    .option('--table <name>', 'read a deployed event store (DynamoDB table) instead, with the usual AWS credentials')
-    .option('--region <region>', 'region of --table');
+  return awsOptions(
+    sessionOptions(command)
+      .option('--from <file>', 'replay this JSON Lines file locally first')
+      .option('--table <name>', 'read a deployed event store (DynamoDB table) instead, with the usual AWS credentials'),
+    'of --table',
+  );
 }
 
+const SAMPLES = 'statemachines/lead-lifecycle/samples';
+
 export function register(program: Command): void {
-  const lead = program.command('lead').description('The lead lifecycle (seed 002): replay events through the local bus and state machine, show leads, report.');
-  sessionOptions(
+  const lead = program.command('lead').description('The lead lifecycle: replay events through the local bus and state machine, show leads, report, export the statechart.');
+  const replayCommand = sessionOptions(
     lead
       .command('replay')
       .description(
@@ -254,15 +261,20 @@ export function register(program: Command): void {
           'With --clock (or { "clock": ISO } lines) the lead timers fire on an emulated clock: months play in milliseconds.',
       )
       .argument('<file>', 'JSON Lines file of lifecycle events'),
-  ).action(action(replay));
-  sourceOptions(lead.command('show').description("A lead's state and its event history.").argument('<leadId>', 'the lead')).action(action(show));
-  lead
+  );
+  withExamples(replayCommand, [
+    `stepwise lead replay ${SAMPLES}/no-show-rebooking.jsonl --agent attend-meeting`,
+    `stepwise lead replay ${SAMPLES}/sparky-revival.jsonl --agent book-meeting --clock --until 2026-01-01T00:00:00Z --json`,
+  ]).action(action(replay));
+  const showCommand = sourceOptions(lead.command('show').description("A lead's state and its event history.").argument('<leadId>', 'the lead'));
+  withExamples(showCommand, [`stepwise lead show lead-no-show --from ${SAMPLES}/no-show-rebooking.jsonl --agent attend-meeting --in-memory`]).action(action(show));
+  const exportCommand = lead
     .command('export')
     .description("Write the statechart for other tools: --xstate prints an XState v5 machine config (JSON) that Stately's editor imports.")
     .option('--xstate', 'XState v5 machine config (JSON)')
     .option('--out <file>', 'write to this file instead of stdout')
-    .action(action(exportChart));
-  sourceOptions(lead.command('report').description('Reports over the event log: meetings booked, no-show rate, time to meeting, re-engaged after cold.')).action(
-    action(report),
-  );
+    .option('--json', 'with --out: print { file, format } as JSON (without --out the config itself is the JSON printed)');
+  withExamples(exportCommand, ['stepwise lead export --xstate --out lead-lifecycle.xstate.json']).action(action(exportChart));
+  const reportCommand = sourceOptions(lead.command('report').description('Reports over the event log: meetings booked, no-show rate, time to meeting, re-engaged after cold.'));
+  withExamples(reportCommand, [`stepwise lead report --from ${SAMPLES}/sparky-revival.jsonl --json`]).action(action(report));
 }

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { InvalidInputError, StepwiseError } from '../../../lambdas/lib/errors.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import { isEmptyDir, projectFiles, templates } from '../project-template.ts';
 
@@ -18,7 +19,7 @@ interface NewFlags {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('new')
     .description(
       'Create a project of your own that depends on Stepwise: package.json, tsconfig.json, cdk.json, infra/app.ts, ' +
@@ -31,13 +32,9 @@ export function register(program: Command): void {
     .option('--stepwise <spec>', 'how the project depends on Stepwise, e.g. file:../stepwise-0.2.0.tgz (default: ^<this version>)')
     .option('--install', 'run npm install in the new project')
     .option('--json', 'print { dir, template, files } as JSON')
-    .addHelpText(
-      'after',
-      `\nTemplates:\n${templates()
-        .map((t) => `  ${t.name.padEnd(10)} ${t.title}`)
-        .join('\n')}\n\nExamples:\n  npx stepwise new my-agents\n  npx stepwise new my-inbox --template email --install\n  npx stepwise new orders --template lifecycle --stepwise file:../stepwise-0.2.0.tgz`,
-    )
-    .action(
+    .addHelpText('after', `\nTemplates:\n${templates().map((t) => `  ${t.name.padEnd(10)} ${t.title}`).join('\n')}\n`);
+  withExamples(command, ['stepwise new my-agents', 'stepwise new my-inbox --template email', 'stepwise new my-agents --stepwise file:../stepwise-0.2.0.tgz --json']);
+  command.action(
       action((dir: string, flags: NewFlags) => {
         const root = resolve(dir);
         const name = flags.name ?? basename(root).toLowerCase().replaceAll(/[^a-z0-9._-]+/g, '-');
@@ -70,5 +67,5 @@ export function register(program: Command): void {
           ].join('\n'),
         );
       }),
-    );
+  );
 }

@@ -4,10 +4,13 @@ import * as z from 'zod';
 import { DEFAULT_PAUSES_DIR, PauseStore, isExecutionName, type Resolution } from '../../../infra/local/pauses.ts';
 import { WorkflowSession, pauseSummary } from '../../../infra/local/workflow-session.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { awsOptions, envOption } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import { formatResults, logLevelFor, modelOption, runExitCode, verboseOption, withCleanStdout, type SessionFlags } from '../session-output.ts';
 
 interface ResumeFlags extends SessionFlags {
+  env: string;
   output?: string;
   fail?: string;
   error: string;
@@ -38,7 +41,7 @@ function resolution(flags: ResumeFlags): Resolution | 'heartbeat' {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('resume')
     .description(
       'Resume a local execution paused at a checkpoint, in a new session, through the same synthesized ASL: --output JSON ' +
@@ -54,9 +57,12 @@ export function register(program: Command): void {
     .option('--heartbeat', 'restart the heartbeat timeout (SendTaskHeartbeat)')
     .option('--dir <dir>', 'where paused executions are kept', DEFAULT_PAUSES_DIR)
     .addOption(modelOption())
+    .addOption(envOption('whose stack runs locally'))
     .option('--json', 'print the result as JSON')
-    .addOption(verboseOption())
-    .action(
+    .addOption(verboseOption());
+  awsOptions(command, 'for --model bedrock');
+  withExamples(command, ['stepwise resume EXECUTION --heartbeat', `stepwise resume EXECUTION --output '{"notes":"the 14:01 deploy disabled the CDN cache"}'`]);
+  command.action(
       action(async (execution: string, flags: ResumeFlags) => {
         // Before any file is read: the name becomes a path under --dir.
         if (!isExecutionName(execution)) throw new InvalidInputError(`"${execution}" is not an execution name (stepwise executions lists the paused ones)`);
@@ -70,7 +76,7 @@ export function register(program: Command): void {
         }
         if (!paused.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
         const result = await withCleanStdout(async () => {
-          const session = await WorkflowSession.start({ workflow: paused.workflow!, model: flags.model, logLevel: logLevelFor(flags), pausesDir: flags.dir });
+          const session = await WorkflowSession.start({ workflow: paused.workflow!, env: flags.env, model: flags.model, logLevel: logLevelFor(flags), pausesDir: flags.dir });
           try {
             return await session.resume(execution, how);
           } finally {

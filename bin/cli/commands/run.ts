@@ -4,6 +4,9 @@ import { expandInputPaths, WorkflowSession } from '../../../infra/local/workflow
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { isEmailWorkflow } from '../../../lambdas/lib/workflow/input.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
+import { awsOptions, envOption } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
+import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
 import { action, printJson } from '../output.ts';
 import {
   formatResults,
@@ -20,14 +23,16 @@ import {
 } from '../session-output.ts';
 
 interface RunFlags extends SessionFlags {
+  env: string;
   input?: string[];
   email?: string[];
   localEnv?: Record<string, string>;
   json?: boolean;
+  watch?: boolean;
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description(
       'Run a workflow locally, in one session (one DynamoDB Local), through the synthesized ASL: each --input is started ' +
@@ -42,17 +47,25 @@ export function register(program: Command): void {
     .option('--email <file-or-dir>', 'email workflows: an .eml file, or a directory: every *.eml in it, sorted (repeatable)', repeatable)
     .addOption(localEnvOption())
     .addOption(modelOption())
+    .addOption(envOption('whose stack runs locally'))
     .option('--json', 'print the results as one JSON array, nothing else on stdout')
     .addOption(verboseOption())
-    .action(
+    .addOption(watchOption());
+  awsOptions(command, 'for --model bedrock');
+  withExamples(command, [
+    'stepwise run tool-loop --input statemachines/tool-loop/samples/convert.json',
+    'stepwise run warranty-email --email statemachines/warranty-email/samples',
+  ]);
+  command.action(
       action(async (workflow: string, flags: RunFlags) => {
         const { plugin } = await validateWorkflow(workflow);
         const files = [...expandInputPaths(flags.input ?? []), ...expandInputPaths(flags.email ?? [], ['.eml'])];
         if (files.length === 0)
           throw new InvalidInputError(`give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`);
+        if (flags.watch) return watchAndRerun(workflowFolders(plugin.def));
         process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model)}\n`);
         const results = await withCleanStdout(async () => {
-          const session = await WorkflowSession.start({ workflow, model: flags.model, localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
+          const session = await WorkflowSession.start({ workflow, env: flags.env, model: flags.model, localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
           const progress = progressLine();
           try {
             return await session.runFiles(files, (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_HISTORY_DIR } from '../../../infra/local/history.ts';
 import { readLocalExecutions, stepStats, type WorkflowStats } from '../../../infra/local/step-stats.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 
 const count = (counts: Record<string, number>) =>
@@ -10,10 +11,11 @@ const count = (counts: Record<string, number>) =>
     .join(', ');
 
 function statsText(stats: WorkflowStats, label: string): string {
-  const header = ['step', 'runs', 'failed', 'retries', 'hand-offs', 'mean ms', 'max ms', 'model calls', 'tokens in/out', 'cache read', 'decided by', 'routes'];
+  const header = ['step', 'runs', 'samples', 'failed', 'retries', 'hand-offs', 'mean ms', 'max ms', 'model calls', 'tokens in/out', 'cache read', 'decided by', 'routes'];
   const rows = stats.steps.map((s) => [
     s.step,
     String(s.runs),
+    s.samples ? String(s.samples) : '',
     String(s.failures),
     String(s.retries),
     String(s.handoffs),
@@ -31,13 +33,14 @@ function statsText(stats: WorkflowStats, label: string): string {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('stats')
     .description('Step statistics over the stored local executions (`stepwise run`, `demo`): runs, failures, retries, hand-offs, duration, model calls and tokens per step, most-run first.')
     .argument('[workflow]', 'only this workflow’s executions (default: all)')
     .option('--dir <dir>', 'the execution history folder', DEFAULT_HISTORY_DIR)
-    .option('--json', 'print { executions, byStatus, steps: [...] }, nothing else on stdout')
-    .action(
+    .option('--json', 'print { executions, byStatus, steps: [...] }, nothing else on stdout');
+  withExamples(command, ['stepwise stats tool-loop', 'stepwise stats --json']);
+  command.action(
       action(async (workflow: string | undefined, opts: { dir: string; json?: boolean }) => {
         const { records, unreadable } = readLocalExecutions(workflow, opts.dir);
         if (unreadable) process.stderr.write(`stepwise stats: ${unreadable} unreadable files in ${opts.dir} skipped\n`);

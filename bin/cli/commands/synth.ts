@@ -3,19 +3,23 @@ import { synthProject } from '../../../infra/local/synth.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../../infra/local/tokens.ts';
 import { listWorkflows } from '../../../lambdas/lib/workflow/loader.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
+import { envOption } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('synth')
     .description(
       'Validate, then synthesize the CDK app in-process and print the ASL (JSON) of a workflow as deployed. ' +
         `Tokens are resolved for readability: ARNs are placeholders (${LOCAL_REGION}, account ${LOCAL_ACCOUNT}) ending in the logical id.`,
     )
     .argument('[workflow]', 'workflow name or state machine logical id; all state machines (keyed by workflow) when omitted')
-    .option('--env <name>', 'deployment environment (-c env=NAME)', 'dev')
-    .action(
-      action(async (workflow: string | undefined, opts: { env: string }) => {
+    .addOption(envOption('whose stacks are synthesized'))
+    .option('--json', 'print only the ASL JSON on stdout (it always is; the header line goes to stderr)');
+  withExamples(command, ['stepwise synth warranty-email --env dev --json']);
+  command.action(
+      action(async (workflow: string | undefined, opts: { env: string; json?: boolean }) => {
         for (const name of workflow !== undefined && listWorkflows().includes(workflow) ? [workflow] : listWorkflows()) await validateWorkflow(name);
         const machines = (await synthProject(opts.env)).stateMachines;
         const key = (m: (typeof machines)[number]) => m.workflowName ?? `${m.stack}/${m.logicalId}`;
@@ -30,7 +34,7 @@ export function register(program: Command): void {
           const { StateMachineDoesNotExist } = await import('@aws-sdk/client-sfn');
           throw new StateMachineDoesNotExist({ $metadata: {}, message: `no state machine for "${workflow}" in env ${opts.env} (known: ${known})` });
         }
-        process.stderr.write(`# ${key(found)}: ${found.type} state machine ${found.logicalId} in stack ${found.stack}; tokens resolved to local placeholders\n`);
+        if (!opts.json) process.stderr.write(`# ${key(found)}: ${found.type} state machine ${found.logicalId} in stack ${found.stack}; tokens resolved to local placeholders\n`);
         printJson(found.definition);
       }),
     );

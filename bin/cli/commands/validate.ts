@@ -1,31 +1,50 @@
 import type { Command } from 'commander';
+import { listAgentConfigs, loadAgentConfig, loadLifecycle } from '../../../lambdas/lifecycle/loader.ts';
+import { STATEMACHINES_DIR } from '../../../lambdas/lib/project.ts';
 import { listWorkflows } from '../../../lambdas/lib/workflow/loader.ts';
+import { listLifecycles, projectEnvironment } from '../../../infra/project.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
+import { envOption } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
 import { action, paintStatus, printJson } from '../output.ts';
 
+/** A lifecycle's statechart and every agent config of it. */
+function validateLifecycle(name: string) {
+  const def = loadLifecycle(name);
+  const agents = listAgentConfigs(name);
+  for (const agent of agents) loadAgentConfig(agent, name);
+  return { lifecycle: name, states: Object.keys(def.states).length, agentConfigs: agents.length };
+}
+
 export function register(program: Command): void {
-  program
+  const command = program
     .command('validate')
     .description(
-      'Check a workflow (every workflow when omitted) without running it: graph and frontmatter, input schema, code steps ' +
-        'and tools resolve, bound tool arguments exist, offline-model rules route only along declared edges, eval cases ' +
-        'parse and fit. The first problem is one line naming the file and field; exit code 1.',
+      'Check a workflow or lifecycle (every one when omitted) without running it: graph and frontmatter, input schema, the ' +
+        'model id, code steps and tools resolve, bound tool arguments exist, offline-model rules route only along declared ' +
+        'edges and read what the step sees, eval cases parse and fit; a lifecycle\'s statechart and agent configs. A field ' +
+        'this version does not know is an error too. The first problem is one line naming the file and field; exit code 1.',
     )
-    .argument('[workflow]', 'a workflow of statemachines/')
-    .option('--json', 'print { workflows: [{ workflow, steps, tools, offlineRules, evalCases, warnings }] }')
-    .action(
-      action(async (workflow: string | undefined, opts: { json?: boolean }) => {
-        const names = workflow === undefined ? listWorkflows() : [workflow];
-        const checked = [];
-        for (const name of names) {
-          const { counts, warnings } = await validateWorkflow(name);
-          checked.push({ workflow: name, ...counts, warnings });
-        }
-        if (opts.json) return printJson({ workflows: checked });
-        for (const c of checked) {
-          process.stdout.write(`${paintStatus('✓')} ${c.workflow}: ${c.steps} steps, ${c.tools} tools, ${c.offlineRules} offline rules, ${c.evalCases} eval cases\n`);
-          for (const w of c.warnings) process.stdout.write(`  warning: ${w}\n`);
-        }
-      }),
-    );
+    .argument('[name]', 'a workflow or lifecycle of statemachines/')
+    .addOption(envOption('whose config may override the model'))
+    .option('--json', 'print { workflows: [{ workflow, steps, tools, offlineRules, evalCases, warnings }], lifecycles: [{ lifecycle, states, agentConfigs }] }');
+  withExamples(command, ['stepwise validate --env dev', 'stepwise validate tool-loop --json']);
+  command.action(
+    action(async (name: string | undefined, opts: { json?: boolean; env: string }) => {
+      const lifecycles = listLifecycles(STATEMACHINES_DIR).filter((l) => name === undefined || l === name);
+      const names = name === undefined ? listWorkflows() : lifecycles.length ? [] : [name];
+      const workflows = [];
+      for (const workflow of names) {
+        const { counts, warnings } = await validateWorkflow(workflow, undefined, { environment: await projectEnvironment(opts.env, { allowPlaceholders: true }) });
+        workflows.push({ workflow, ...counts, warnings });
+      }
+      const checked = lifecycles.map(validateLifecycle);
+      if (opts.json) return printJson({ workflows, lifecycles: checked });
+      for (const c of workflows) {
+        process.stdout.write(`${paintStatus('✓')} ${c.workflow}: ${c.steps} steps, ${c.tools} tools, ${c.offlineRules} offline rules, ${c.evalCases} eval cases\n`);
+        for (const w of c.warnings) process.stdout.write(`  warning: ${w}\n`);
+      }
+      for (const l of checked) process.stdout.write(`${paintStatus('✓')} ${l.lifecycle}: ${l.states} states, ${l.agentConfigs} agent configs\n`);
+    }),
+  );
 }

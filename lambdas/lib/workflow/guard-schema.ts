@@ -34,44 +34,53 @@ export const GuardOptionSchema = z
   .strict();
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
-const base = { id: Id, message: z.string().min(1).optional() };
+const base = {
+  id: Id.describe('The check id, unique in the file: violations name it.'),
+  message: z.string().min(1).optional().describe('What the model is told on a violation, instead of the generated text.'),
+};
 
 /** One deterministic check of the rules file. */
 export const GuardCheckSchema = z.discriminatedUnion('type', [
-  // Every link host / email address / phone number in the text must be on the allow-list.
-  z.object({ ...base, type: z.literal('links'), allow: z.array(z.string().min(1)).default([]) }).strict(),
+  z
+    .object({ ...base, type: z.literal('links'), allow: z.array(z.string().min(1)).default([]).describe('`links`, `emails`, `phones`: the allowed link hosts (subdomains included), addresses or numbers (compared digit by digit).') })
+    .strict(),
   z.object({ ...base, type: z.literal('emails'), allow: z.array(z.string().min(1)).default([]) }).strict(),
   z.object({ ...base, type: z.literal('phones'), allow: z.array(z.string().min(1)).default([]) }).strict(),
-  // No run of `minWords` words of the step instruction (outside `ignoreSections`), no tool or step name, no state path.
   z
     .object({
       ...base,
       type: z.literal('instructions'),
-      minWords: z.number().int().min(4).default(8),
-      ignoreSections: z.array(z.string()).default([]),
+      minWords: z.number().int().min(4).default(8).describe('`instructions`: this many words in a row of the step instruction is a leak (also any step or tool name, or a state path).'),
+      ignoreSections: z.array(z.string()).default([]).describe('`instructions`: headings of the instruction whose text may be echoed.'),
     })
     .strict(),
-  // Every match of `pattern` must equal a value the workflow granted (read from state, e.g. a ticket id a tool returned).
-  z.object({ ...base, type: z.literal('granted'), pattern: z.string().min(1), from: z.array(StatePath).min(1) }).strict(),
-  // None of the patterns (case-insensitive regular expressions) may appear.
-  z.object({ ...base, type: z.literal('deny'), patterns: z.array(z.string().min(1)).min(1) }).strict(),
-  // A CEL expression over { text, links, emails, phones, amounts, max_amount, args, data, input } that must hold.
-  z.object({ ...base, type: z.literal('expression'), expression: z.string().min(1) }).strict(),
+  z
+    .object({
+      ...base,
+      type: z.literal('granted'),
+      pattern: z.string().min(1).describe('`granted`: a regular expression; every match must equal a value read from state.'),
+      from: z.array(StatePath).min(1).describe('`granted`: the state paths that hold the granted values (`data.ticketId`).'),
+    })
+    .strict(),
+  z.object({ ...base, type: z.literal('deny'), patterns: z.array(z.string().min(1)).min(1).describe('`deny`: case-insensitive regular expressions none of which may appear.') }).strict(),
+  z
+    .object({ ...base, type: z.literal('expression'), expression: z.string().min(1).describe('`expression`: a CEL expression over text, links, emails, phones, amounts, max_amount, args, data, input that must hold.') })
+    .strict(),
   // No run of `minWords` words or `minChars` characters copied from the untrusted input (see `quotedRuns` in lambdas/steps/guard.ts).
   z
     .object({
       ...base,
       type: z.literal('quotes'),
-      minWords: z.number().int().min(3).default(8).describe('The shortest run of words, copied in order, that counts as quoting.'),
-      minChars: z.number().int().min(12).default(40).describe('The shortest run of characters (letters, digits and single spaces) that counts as quoting.'),
+      minWords: z.number().int().min(3).default(8).describe('`quotes`: the shortest run of words, copied in order, that counts as quoting.'),
+      minChars: z.number().int().min(12).default(40).describe('`quotes`: the shortest run of characters (letters, digits and single spaces) that counts as quoting.'),
       from: z
         .array(StatePath)
         .default([])
-        .describe("State written from the untrusted input by earlier steps (`data.issueSummary`): checked like it. The trigger's untrusted fields always are, when the step reads them."),
+        .describe("`quotes`: state written from the untrusted input by earlier steps (`data.issueSummary`): checked like it. The trigger's untrusted fields always are, when the step reads them."),
       trusted: z
         .array(StatePath)
         .default([])
-        .describe('State whose text the reply may repeat even where the untrusted input has it too (a product name from the registry). The step instruction and the fallback always are.'),
+        .describe('`quotes`: state whose text the reply may repeat even where the untrusted input has it too (a product name from the registry). The step instruction and the fallback always are.'),
     })
     .strict(),
 ]);
@@ -79,12 +88,15 @@ export const GuardCheckSchema = z.discriminatedUnion('type', [
 /** A guard rules file. */
 export const GuardRulesSchema = z
   .object({
-    description: z.string().min(1),
-    checks: z.array(GuardCheckSchema).min(1),
-    /** `{{placeholder}}` template over `data.*` and `input.*`: what is sent when the model cannot produce a clean text. */
-    fallback: z.string().min(1),
+    description: z.string().min(1).describe('What the rules guard.'),
+    checks: z.array(GuardCheckSchema).min(1).describe('The checks: `links`, `emails`, `phones`, `instructions`, `granted`, `deny` or `expression` objects.'),
+    fallback: z
+      .string()
+      .min(1)
+      .describe('`{{placeholder}}` template over `data.*` and `input.*`: what is sent when the model cannot produce a clean text.'),
   })
   .strict()
+  .meta({ title: 'guard rules' })
   .superRefine((rules, ctx) => {
     const seen = new Set<string>();
     rules.checks.forEach((check, i) => {

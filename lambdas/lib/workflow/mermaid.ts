@@ -93,7 +93,9 @@ export function workflowToMermaid(def: WorkflowDefinition): string {
   lines.push(`    [*] --> ${entry(manifest.entry)}`);
   for (const step of steps) {
     const paused = pausedEdges(step);
-    for (const next of step.next) lines.push(`    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : entry(next)}${paused.includes(next) ? ' : after checkpoint' : ''}`);
+    // A `when` output makes the checkpoint conditional: the route is taken with or without it.
+    const checkpoint = step.pause?.when === undefined ? 'after checkpoint' : `after checkpoint if ${step.pause.when}`;
+    for (const next of step.next) lines.push(`    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : entry(next)}${paused.includes(next) ? ` : ${checkpoint}` : ''}`);
     if (step.pause) lines.push(`    ${nodeId(step.name)} --> ${entry(step.pause.onTimeout)} : checkpoint timeout`);
   }
   lines.push(...extra.edges);

@@ -123,7 +123,8 @@ export const ManifestSchema = z
       .default({})
       .describe('Counters kept in the state (`$.counters`), each checked by a generated Choice: an iteration cap per group that ends in a named outcome, not in `MaxStepsExceeded`.'),
   })
-  .strict();
+  .strict()
+  .meta({ title: 'workflow.yaml' });
 
 const OutputField = z
   .object({
@@ -233,7 +234,8 @@ export const StepFrontmatterSchema = z
     ),
     pause: PauseSchema.optional().describe('A checkpoint after the step, before it routes on: the execution waits for a person or agent to resume it.'),
   })
-  .strict();
+  .strict()
+  .meta({ title: 'step frontmatter' });
 
 export type Manifest = z.infer<typeof ManifestSchema>;
 export type Counter = z.infer<typeof CounterSchema>;

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEvalCases } from '../../evals/schema.ts';
+import { modelIdProblem } from '../../models/model-ids.ts';
 import { loadOfflineRules, OFFLINE_RULES_FILE, OfflineModel } from '../../models/offline.ts';
 import { relPath } from '../definition-file.ts';
 import { DefinitionError } from '../errors.ts';
@@ -13,6 +14,9 @@ import { loadGuardRules } from './guard-schema.ts';
 import { isEmailWorkflow } from './input.ts';
 import { loadWorkflow } from './loader.ts';
 import { STATEMACHINES_DIR } from '../project.ts';
+
+/** The project's config file, which names an environment's model. */
+const CONFIG_FILE = 'stepwise.config.ts';
 import { resolvePlugin, type WorkflowPlugin } from './plugin.ts';
 
 export interface Validated {
@@ -44,17 +48,39 @@ function checkEvalCases(plugin: WorkflowPlugin): number {
 }
 
 /**
+ * The model id has the provider's form, in the manifest and in the environment's config, and a
+ * config that replaces the manifest's model is said (a warning: deployed, the config's id runs).
+ */
+function checkModel(def: WorkflowPlugin['def'], environment: ValidateOptions['environment']): string[] {
+  const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
+  const problem = modelIdProblem(def.manifest.model.id);
+  if (problem) throw new DefinitionError(manifestFile, 'model.id', problem);
+  if (!environment || environment.modelProvider !== 'bedrock' || environment.modelId === undefined || environment.modelId === def.manifest.model.id) return [];
+  const { name, modelId } = environment;
+  const configProblem = modelIdProblem(modelId);
+  if (configProblem) throw new DefinitionError(CONFIG_FILE, `environments.${name}.modelId`, configProblem);
+  return [`${CONFIG_FILE}: environments.${name}.modelId: ${modelId} replaces ${manifestFile}'s model.id ${def.manifest.model.id} in env ${name}`];
+}
+
+export interface ValidateOptions {
+  /** The deployment environment whose model settings are checked against the manifest (`resolveEnvironment`). @default none: the manifest alone */
+  environment?: { name: string; modelProvider: string; modelId?: string };
+}
+
+/**
  * Validate a workflow of `statemachines/` (or any folder under `root`): graph and frontmatter,
- * input schema, code steps and tools resolve, bound arguments exist, offline-model rules route
- * only along declared edges and call only allowed tools, eval cases parse and fit.
+ * input schema, the model id, code steps and tools resolve, bound arguments exist, offline-model
+ * rules route only along declared edges, call only allowed tools and read what the step sees,
+ * eval cases parse and fit.
  * @throws DefinitionError for the first problem.
  */
-export async function validateWorkflow(name: string, root: string = STATEMACHINES_DIR): Promise<Validated> {
+export async function validateWorkflow(name: string, root: string = STATEMACHINES_DIR, options: ValidateOptions = {}): Promise<Validated> {
   const def = loadWorkflow(name, root);
   const plugin = await resolvePlugin(def);
   const warnings: string[] = [];
-  let offlineRules = 0;
   const llmSteps = def.steps.filter((s) => s.kind === 'llm').length;
+  if (llmSteps) warnings.push(...checkModel(def, options.environment));
+  let offlineRules = 0;
   if (existsSync(join(def.dir, OFFLINE_RULES_FILE))) {
     const rules = loadOfflineRules(def);
     new OfflineModel(rules); // checks the patterns and keyword lists the rules name

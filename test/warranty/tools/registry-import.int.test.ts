@@ -54,4 +54,21 @@ describe('registry import', () => {
     expect(failure.code).toBe(1);
     expect(failure.stderr).toMatch(/^stepwise: .*bad\.json.*0\.warrantyEnd.*\n$/);
   });
+
+  it('takes the credentials of --profile and the region of --region, and says in one line when no region is given', async () => {
+    const credentials = join(tmp, 'credentials');
+    writeFileSync(credentials, '[stepwise-test]\naws_access_key_id = local\naws_secret_access_key = local\n');
+    // No credentials or region in the environment: only the options can supply them.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
+    const run = (...args: string[]) =>
+      promisify(execFile)('node', [join(PROJECT_ROOT, 'bin/stepwise.mjs'), 'registry', 'import', REGISTRY, '--table', 'Warranty', '--endpoint', ddb.endpoint, ...args], {
+        env: { ...env, AWS_SHARED_CREDENTIALS_FILE: credentials, AWS_CONFIG_FILE: join(tmp, 'no-config') },
+      });
+    const { stdout } = await run('--profile', 'stepwise-test', '--region', 'eu-west-1', '--json');
+    expect(JSON.parse(stdout)).toEqual({ imported: readRegistryFile(REGISTRY).length, table: 'Warranty' });
+
+    const failure = await run('--profile', 'stepwise-test').catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toBe('stepwise: no AWS region for the WarrantyTable: give --region REGION, set AWS_REGION, or use a --profile that names one\n');
+  });
 });

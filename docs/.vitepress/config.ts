@@ -1,0 +1,110 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { slug } from 'github-slugger';
+import { defineConfig } from 'vitepress';
+import { withMermaid } from 'vitepress-plugin-mermaid';
+
+const pages = (dir: string, items: [string, string][]) => items.map(([text, page]) => ({ text, link: `/${dir}/${page}` }));
+
+/**
+ * The docs site: the markdown of docs/, built offline with `npm run docs:build`. Headings get
+ * GitHub's anchors, so a link works the same on GitHub and on the site (test/docs/links.test.ts
+ * checks them); the build fails on a link to a missing page.
+ */
+export default withMermaid(
+  defineConfig({
+    title: 'Stepwise',
+    description: 'LLM agents as explicit, step-by-step state machines on AWS Step Functions.',
+    srcExclude: ['schemas/**'],
+    // Mermaid is one large chunk, loaded only on pages with a diagram.
+    vite: { build: { chunkSizeWarningLimit: 4096 } },
+    markdown: {
+      anchor: { slugify: slug },
+      // Templates in the text (`{{found.serial}}`) are documentation, not Vue interpolations.
+      config: (md) => {
+        const code = md.renderer.rules.code_inline!;
+        md.renderer.rules.code_inline = (...args) => code(...args).replace('<code', '<code v-pre');
+        const text = md.renderer.rules.text!;
+        md.renderer.rules.text = (...args) => text(...args).replaceAll('{{', '&#123;&#123;');
+      },
+    },
+    // The JSON Schemas are served beside the pages that link them.
+    buildEnd: ({ outDir }) => cpSync(join(import.meta.dirname, '..', 'schemas'), join(outDir, 'schemas'), { recursive: true }),
+    themeConfig: {
+      search: { provider: 'local' },
+      nav: [
+        { text: 'Getting started', link: '/getting-started' },
+        { text: 'Reference', link: '/reference/cli' },
+        { text: 'Examples', link: '/examples/warranty-email' },
+      ],
+      sidebar: [
+        { text: 'Getting started', items: [{ text: 'Install and demo', link: '/getting-started' }, { text: 'Your first workflow', link: '/guides/first-workflow' }] },
+        {
+          text: 'Concepts',
+          items: pages('concepts', [
+            ['How it fits together', 'overview'],
+            ['Steps', 'steps'],
+            ['Routing', 'routing'],
+            ['Fallback and retries', 'fallback'],
+            ['Circuit breaker and counters', 'circuit-breaker'],
+            ['Consensus', 'consensus'],
+            ['Pauses', 'pauses'],
+            ['Lifecycles', 'lifecycles'],
+            ['Inputs and triggers', 'triggers'],
+            ['Output guards', 'guards'],
+            ['Safety by construction', 'safety'],
+          ]),
+        },
+        {
+          text: 'Guides',
+          items: pages('guides', [
+            ['Tools', 'tools'],
+            ['Code steps', 'code-steps'],
+            ['Evals', 'evals'],
+            ['The email trigger', 'email-trigger'],
+            ['Deploying per environment', 'deploying'],
+            ['Operating', 'operating'],
+            ['Debugging', 'debugging'],
+          ]),
+        },
+        {
+          text: 'Reference',
+          items: pages('reference', [
+            ['CLI', 'cli'],
+            ['workflow.yaml', 'workflow'],
+            ['Step frontmatter', 'step'],
+            ['Offline-model rules', 'offline-model'],
+            ['Eval cases', 'eval-case'],
+            ['Guard rules', 'guard-rules'],
+            ['statechart.yaml', 'statechart'],
+            ['Agent config', 'agent-config'],
+            ['Models', 'models'],
+          ]),
+        },
+        {
+          text: 'Examples',
+          items: pages('examples', [
+            ['Warranty email', 'warranty-email'],
+            ['Tool loop', 'tool-loop'],
+            ['Investigation', 'investigation'],
+            ['Turn pipeline', 'turn-pipeline'],
+            ['Lead lifecycle', 'lead-lifecycle'],
+          ]),
+        },
+        {
+          text: 'Internals',
+          items: [
+            ...pages('internals', [
+              ['Local-runtime fidelity', 'local-runtime'],
+              ['Compilation', 'compilation'],
+              ['Benchmarks', 'benchmarks'],
+              ['Lambda bundles', 'bundles'],
+              ['Tests and reliability', 'testing'],
+            ]),
+            { text: 'Guarantees', link: '/guarantees' },
+          ],
+        },
+      ],
+    },
+  }),
+);

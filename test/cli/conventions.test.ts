@@ -1,0 +1,54 @@
+/**
+ * What every command of the CLI follows, read from the commander program itself: `--json` on
+ * every command that prints data, an Examples section in every help, `--env` wherever a command
+ * synthesizes or runs a deployment environment's stack, `--profile` and `--region` wherever it
+ * calls AWS (as the CDK, SAM and AWS CLIs name them).
+ */
+import type { Command } from 'commander';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { examplesOf } from '../../bin/cli/help.ts';
+import { createProgram } from '../../bin/cli/program.ts';
+
+let commands: Map<string, Command>;
+
+beforeAll(async () => {
+  const program = await createProgram();
+  const leaves = (c: Command, prefix: string[] = []): [string, Command][] =>
+    c.commands.flatMap((sub) => (sub.commands.length ? leaves(sub, [...prefix, sub.name()]) : [[[...prefix, sub.name()].join(' '), sub] as [string, Command]]));
+  commands = new Map(leaves(program));
+});
+
+const flags = (name: string) => commands.get(name)!.options.map((o) => o.long);
+
+/** Commands that synthesize or run a stack of an environment. */
+const ENVIRONMENT = ['synth', 'run', 'eval', 'demo', 'resume', 'validate', 'lead replay', 'lead show', 'lead report'];
+/** Commands that call AWS (with --model bedrock, --aws or --table, or always). */
+const AWS = ['run', 'eval', 'demo', 'resume', 'history', 'registry import', 'lead show', 'lead report'];
+
+describe('CLI conventions', () => {
+  it('knows the commands this test names', () => {
+    for (const name of [...ENVIRONMENT, ...AWS]) expect(commands.has(name), name).toBe(true);
+  });
+
+  it('has --json on every command (each prints data)', () => {
+    for (const [name] of commands) expect(flags(name), name).toContain('--json');
+  });
+
+  it('has an Examples section in every help', () => {
+    for (const [name, command] of commands) {
+      let help = '';
+      command.configureOutput({ writeOut: (text) => (help += text) });
+      command.outputHelp();
+      expect(examplesOf(command).length, name).toBeGreaterThan(0);
+      expect(help, name).toMatch(/\nExamples:\n(  \$ stepwise .+\n)+\n?$/);
+    }
+  });
+
+  it.each(ENVIRONMENT)('%s takes --env (default dev)', (name) => {
+    expect(commands.get(name)!.options.find((o) => o.long === '--env')?.defaultValue).toBe('dev');
+  });
+
+  it.each(AWS)('%s takes --profile and --region', (name) => {
+    expect(flags(name)).toEqual(expect.arrayContaining(['--profile', '--region']));
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * `stepwise demo` says what it runs, prints one line per input and leaves no paused execution
+ * behind; `run --watch` and `eval --watch` run again when a definition of the workflow changes.
+ * Each in a throwaway copy of the project.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { copyProject, stepwise } from '../support/project-copy.ts';
+import { useTempDirs } from '../support/tmp.ts';
+
+const tempDir = useTempDirs('stepwise-demo-');
+let dir: string;
+beforeAll(() => {
+  dir = copyProject(tempDir());
+});
+
+describe('stepwise demo', () => {
+  it('says exactly what it runs, prints one line per input, and keeps no paused execution', { timeout: 180_000 }, async () => {
+    const demo = await stepwise(dir, 'demo', 'investigation');
+    expect(demo.code, demo.err).toBe(0);
+    const lines = demo.out.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      'Stepwise demo: the sample inputs of 1 workflow: investigation (5 input files), through the synthesized ASL on the local runtime (DynamoDB Local), model: offline stand-in (deterministic rules, NOT an LLM).',
+    );
+    const inputs = lines.filter((l) => /^  \S+\.json +(SUCCEEDED|FAILED|PAUSED|REJECTED)/.test(l));
+    expect(inputs).toHaveLength(5);
+    expect(inputs.find((l) => l.includes('latency-checkpoint.json'))).toMatch(/PAUSED/);
+    // A line per input, the workflow's header, the paused one's note and the closing lines: nothing else.
+    expect(lines.length).toBeLessThanOrEqual(5 + 8);
+    const pauses = join(dir, '.stepwise', 'pauses');
+    expect(existsSync(pauses) ? readdirSync(pauses) : []).toEqual([]);
+  });
+
+  it('prints every result as JSON with --json', { timeout: 180_000 }, async () => {
+    const demo = await stepwise(dir, 'demo', 'tool-loop', '--json');
+    expect(demo.code, demo.err).toBe(0);
+    const { workflows } = JSON.parse(demo.out);
+    expect(workflows).toHaveLength(1);
+    expect(workflows[0].workflow).toBe('tool-loop');
+    expect(workflows[0].results.map((r: { status: string }) => r.status)).toEqual(Array(6).fill('SUCCEEDED'));
+  });
+});
+
+/** Start `stepwise <args>` in the copy and collect its output until `stop()`. */
+function watch(...args: string[]) {
+  const child = spawn(process.execPath, ['bin/stepwise.mjs', ...args], { cwd: dir, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const until = async (check: () => boolean, what: string) => {
+    for (let waited = 0; !check(); waited += 200) {
+      if (waited > 150_000) throw new Error(`timed out waiting for ${what}; stdout: ${out.slice(-500)} stderr: ${err.slice(-500)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  return { output: () => out, errors: () => err, until, stop: () => child.kill('SIGTERM') };
+}
+
+const count = (text: string, what: string) => text.split(what).length - 1;
+
+describe('--watch', () => {
+  it.each([
+    ['run', ['run', 'tool-loop', '--input', 'statemachines/tool-loop/samples/convert.json'], '1 input: 1 SUCCEEDED'],
+    ['eval', ['eval', 'tool-loop'], '7 passed, 0 failed, 7 total'],
+  ])('%s runs again when a definition under the workflow folder changes', { timeout: 360_000 }, async (_name, args, done) => {
+    const w = watch(...args, '--watch');
+    try {
+      await w.until(() => count(w.output(), done) === 1 && w.errors().includes('watching'), 'the first run');
+      appendFileSync(join(dir, 'statemachines/tool-loop/steps/04-reflect.md'), '\nWork carefully.\n');
+      await w.until(() => count(w.output(), done) === 2, 'the run after the change');
+      expect(w.errors()).toMatch(/stepwise: statemachines\/tool-loop\/steps\/04-reflect\.md changed, running again/);
+    } finally {
+      w.stop();
+    }
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * The shell commands of the README and the docs, and how the docs tests run them: every command a
+ * reader can run offline is run, in document order, in a copy of the project; the others are
+ * named here with the reason they are not.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { codeBlocks, markdownFiles, readMarkdown } from './markdown.ts';
+
+export interface DocCommand {
+  /** Where it is written first. */
+  file: string;
+  /** As written (without a trailing `# comment`). */
+  command: string;
+}
+
+/** Every command line of the `bash`/`sh` blocks of `files`, first occurrence only, in order. */
+export function docCommands(files: readonly string[] = markdownFiles()): DocCommand[] {
+  const seen = new Set<string>();
+  const out: DocCommand[] = [];
+  for (const file of files)
+    for (const block of codeBlocks(readMarkdown(file)).filter((b) => ['bash', 'sh', 'shell'].includes(b.lang ?? '')))
+      for (const raw of block.value.split('\n')) {
+        const command = raw.replace(/\s+#\s.*$/, '').trim();
+        // `npx stepwise x` and the help examples' `stepwise x` are one command.
+        const key = command.replace(/^npx /, '');
+        if (!command || command.startsWith('#') || seen.has(key)) continue;
+        seen.add(key);
+        out.push({ file, command });
+      }
+  return out;
+}
+
+/** Why a command is not run by the tests (undefined: it is run). */
+export function notRun(command: string): string | undefined {
+  if (/^aws /.test(command) || /\bcdk (bootstrap|deploy)\b/.test(command) || /--aws\b|--model bedrock|\bregistry import\b/.test(command))
+    return 'needs an AWS account';
+  if (/^npm (test|run (test:\S+|bench|load))\b/.test(command)) return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
+  return undefined;
+}
+
+/**
+ * The command as the test runs it in the copy: `stepwise` / `npx stepwise` through the copy's own
+ * bin (npx would find the original project's, through the linked node_modules), the install of the
+ * Quick start left to CI, and `EXECUTION` (a placeholder of the help examples) replaced by an
+ * execution of the copy: the newest paused one for `resume`, the newest stored one otherwise.
+ */
+export function runnable(command: string, dir: string): string {
+  const newest = (folder: string) => {
+    const path = join(dir, '.stepwise', folder);
+    const files = existsSync(path) ? readdirSync(path).filter((f) => f.endsWith('.json')) : [];
+    return files.sort((a, b) => statSync(join(path, b)).mtimeMs - statSync(join(path, a)).mtimeMs)[0]?.slice(0, -'.json'.length) ?? 'EXECUTION';
+  };
+  return command
+    .replace(/^npm install && /, '')
+    .replace(/^(npx )?stepwise /, 'node bin/stepwise.mjs ')
+    .replace(/\bEXECUTION\b/, () => newest(command.includes(' resume ') || command.startsWith('stepwise resume') ? 'pauses' : 'executions'));
+}

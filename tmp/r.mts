@@ -1,0 +1,2 @@
+import { definitionReference } from '/work/wt-docs/lambdas/lib/workflow/reference.ts';
+console.log(definitionReference());
