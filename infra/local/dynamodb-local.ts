@@ -21,7 +21,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { DefinitionError, JavaNotFoundError, LocalServiceError } from '../../lambdas/lib/errors.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import type { CfnResource, CfnTemplate } from './tokens.ts';
 
 const run = promisify(execFile);
@@ -33,7 +33,7 @@ const run = promisify(execFile);
 export const DYNAMODB_LOCAL_PACKAGE = 'amplify-dynamodb-simulator';
 export const DYNAMODB_LOCAL_PACKAGE_VERSION = '2.9.30';
 /** Where the emulator is cached (git-ignored), one folder per package version. */
-export const DYNAMODB_LOCAL_CACHE_DIR = join(PROJECT_ROOT, '.stepwise', 'dynamodb-local');
+export const DYNAMODB_LOCAL_CACHE_DIR = join(STEPWISE_DIR, 'dynamodb-local');
 
 const JAR = 'DynamoDBLocal.jar';
 const MIN_JAVA = 17;

@@ -7,10 +7,10 @@ import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
 
 /** Where the local runtime writes one JSON file per execution (`.stepwise/` is git-ignored), whatever the working directory. */
-export const DEFAULT_HISTORY_DIR = join(PROJECT_ROOT, '.stepwise', 'executions');
+export const DEFAULT_HISTORY_DIR = join(STEPWISE_DIR, 'executions');
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 

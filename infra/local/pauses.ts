@@ -26,10 +26,10 @@ import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { readRecordFile } from './history.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
 
 /** Where paused local executions are kept, one JSON file each (`.stepwise/` is git-ignored). */
-export const DEFAULT_PAUSES_DIR = join(PROJECT_ROOT, '.stepwise', 'pauses');
+export const DEFAULT_PAUSES_DIR = join(STEPWISE_DIR, 'pauses');
 
 /** A Task resource that waits for a task token. */
 export const WAIT_FOR_TASK_TOKEN = /\.waitForTaskToken(:\d+)?$/;

@@ -29,7 +29,7 @@ import { executionUsage, WorkflowSession, type RunResult } from '../../infra/loc
 import { stateTransitions, stepTrail } from '../../infra/local/history.ts';
 import type { StepOutput } from '../../lambdas/lib/contracts.ts';
 import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
-import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { loadWorkflowFrom, STATEMACHINES_DIR, STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { BenchRun, gcExposed } from './harness.ts';
 import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../infra/cost/model.ts';
@@ -46,7 +46,7 @@ import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphO
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, leadLanes, renamed, replayLog, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 
 const ENV = 'dev';
-const RESULTS_FILE = join(PROJECT_ROOT, '.stepwise', 'bench', 'results.json');
+const RESULTS_FILE = join(STEPWISE_DIR, 'bench', 'results.json');
 
 /** Pure calls add their results here: a module-level write the JIT must keep, so it cannot drop the work being timed. */
 let sink = 0;

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../infra/constructs/stepwise-function.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT, STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
 
 /**
  * Bundle a project entry the way StepwiseFunction does (ESM, node, minified, names kept, the
@@ -38,7 +38,7 @@ export async function bundleLikeLambda(entry: string, outfile: string, options: 
  * `node_modules`, as a Lambda imports the runtime's.
  */
 export function bundleOutDir(prefix: string): string {
-  const parent = join(PROJECT_ROOT, '.stepwise', 'bundles');
+  const parent = join(STEPWISE_DIR, 'bundles');
   mkdirSync(parent, { recursive: true });
   return mkdtempSync(join(parent, `${prefix}-`));
 }

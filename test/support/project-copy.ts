@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+import { PROJECT_ROOT, STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
 
 const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage']);
 
@@ -18,7 +18,7 @@ export function copyProject(dir: string): string {
   }
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
   mkdirSync(join(dir, '.stepwise'));
-  symlinkSync(join(PROJECT_ROOT, '.stepwise', 'dynamodb-local'), join(dir, '.stepwise', 'dynamodb-local'));
+  symlinkSync(join(STEPWISE_DIR, 'dynamodb-local'), join(dir, '.stepwise', 'dynamodb-local'));
   return dir;
 }
 

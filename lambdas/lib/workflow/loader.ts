@@ -15,9 +15,14 @@ import {
   type WorkflowDefinition,
 } from './schema.ts';
 
-/** The project root (two levels above `lambdas/lib/workflow`). Bundled Lambdas set STEPWISE_ROOT. */
+/**
+ * The project root (two levels above `lambdas/lib/workflow`). Bundled Lambdas set STEPWISE_ROOT.
+ * Every path of the project and of its local state derives from this one constant.
+ */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
+/** The project's local state (git-ignored): executions, pauses, eval runs, imports, the DynamoDB Local cache, bench results. */
+export const STEPWISE_DIR = join(PROJECT_ROOT, '.stepwise');
 
 /** Parse one step file: YAML frontmatter validated with zod, markdown body as instruction. */
 export function parseStepFile(file: string, text: string): StepDefinition {
