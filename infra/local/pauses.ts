@@ -25,11 +25,11 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
-import { readRecordFile } from './history.ts';
-import { STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
+import { readRecordFile, recordFile } from './history.ts';
+import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
 
 /** Where paused local executions are kept, one JSON file each (`.stepwise/` is git-ignored). */
-export const DEFAULT_PAUSES_DIR = join(STEPWISE_DIR, 'pauses');
+export const DEFAULT_PAUSES_DIR = DEFAULT_STATE_DIRS.pauses;
 
 /** A Task resource that waits for a task token. */
 export const WAIT_FOR_TASK_TOKEN = /\.waitForTaskToken(:\d+)?$/;
@@ -114,11 +114,18 @@ export function suspendedHistory(events: HistoryEvent[], state: string): History
  * the history already has, so those are dropped and the rest renumbered after it.
  */
 export function appendResumed(before: HistoryEvent[], resumed: HistoryEvent[]): HistoryEvent[] {
-  const started = resumed.findIndex((e) => e.type === 'TaskStarted');
-  const dropped = started + 1;
+  return appendContinued(before, resumed, resumed.findIndex((e) => e.type === 'TaskStarted') + 1);
+}
+
+/**
+ * `before`, then the events of a run that continues it without its first `dropped` events (those
+ * repeat what `before` has), renumbered after it; events that pointed at a dropped one point at
+ * the last of `before`. A fork drops only its `ExecutionStarted`.
+ */
+export function appendContinued(before: HistoryEvent[], after: HistoryEvent[], dropped: number): HistoryEvent[] {
   const base = before.at(-1)?.id ?? 0;
   const renumber = (id: number | undefined) => (id === undefined || id <= dropped ? base : id - dropped + base);
-  return [...before, ...resumed.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) }))];
+  return [...before, ...after.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) }))];
 }
 
 /**
@@ -131,7 +138,7 @@ export class PauseStore {
   constructor(private readonly dir: string | false = DEFAULT_PAUSES_DIR) {}
 
   private file(name: string): string {
-    return join(resolve(this.dir as string), `${name}.json`);
+    return recordFile(name, this.dir as string);
   }
 
   save(task: PausedTask): void {

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import type { StepServices } from '../../lambdas/handlers/step.ts';
 import type { DecidedBy, StepOutput, TokenUsage } from '../../lambdas/lib/contracts.ts';
 import { InvalidInputError, LocalServiceError, MissingCredentialsError, causeMessage } from '../../lambdas/lib/errors.ts';
@@ -28,8 +29,11 @@ import { getEnvConfig } from '../config.ts';
 import { ENTRY_METADATA } from '../constructs/stepwise-function.ts';
 import { EMAIL_INGRESS_ENTRY } from '../constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
-import { stepTrail, type TrailStep } from './history.ts';
-import { deadline, type PausedTask, type Resolution } from './pauses.ts';
+import { stepTrail, type ExecutionRecord, type TrailStep } from './history.ts';
+import { forkHistory, type ForkPoint } from './fork.ts';
+import { recordedEmails, recordingPuts } from './recorded-emails.ts';
+import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
+import { deadline, PauseStore, type PausedTask, type Resolution } from './pauses.ts';
 import { pauseStateName, requiredActions, type CheckpointRequest } from '../../lambdas/lib/workflow/pause.ts';
 import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
 import { synthProject } from './synth.ts';
@@ -52,6 +56,8 @@ export interface WorkflowSessionOptions {
   readonly historyDir?: string | false;
   /** Where paused executions are kept (see `LocalRuntime`'s `pausesDir`). @default the runtime's */
   readonly pausesDir?: string | false;
+  /** Where the bodies of emails the ingress receives are recorded, for forks of their executions; `false` records none. @default `.stepwise/emails` when `historyDir` is not `false` */
+  readonly emailsDir?: string | false;
   /** `POWERTOOLS_LOG_LEVEL` of every function (`SILENT` for clean CLI output). @default the template's */
   readonly logLevel?: string;
   /** Adapters for every step handler (`createHandler(env, services)`): a model or toolbox stand-in. @default built from each function's environment */
@@ -333,7 +339,7 @@ export class WorkflowSession {
     readonly dynamo: DynamoDbLocal,
     readonly outboxFile: string,
     private readonly tempDir: string | undefined,
-    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; env: string; clock: () => Date },
+    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; env: string; clock: () => Date; emailsDir: string | false },
   ) {
     this.tables = wiring.tables;
     if (wiring.tables.EVENTS_TABLE) this.eventLog = dynamoEventLog(dynamo.client, wiring.tables.EVENTS_TABLE);
@@ -343,7 +349,9 @@ export class WorkflowSession {
       this.email = {
         inbox: email.recipients[0]!,
         deps: {
-          emails: dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
+          emails: wiring.emailsDir
+            ? recordingPuts(dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE), recordedEmails(wiring.emailsDir))
+            : dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
           events: dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
           starter: localStarter(runtime, workflow.manifest.name, (name, execution) => this.running.set(name, execution)),
           policy: {
@@ -413,7 +421,8 @@ export class WorkflowSession {
           ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
         },
       });
-      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, env, clock: options.clock ?? (() => new Date()) });
+      const emailsDir = options.emailsDir ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.emails);
+      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, env, clock: options.clock ?? (() => new Date()), emailsDir });
     } catch (e) {
       await dynamo?.stop();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -550,6 +559,24 @@ export class WorkflowSession {
     return late ? { ...result, reason: `the checkpoint had timed out: the ${'output' in resolution ? 'output' : 'failure'} was not accepted and the timeout path ran` } : result;
   }
 
+  /**
+   * Fork `parent` (a recorded execution of this workflow, local or imported) at `point`: a new
+   * execution named `name` runs the same ASL from the point's state with `state`, continuing the
+   * parent's history before it, and is reported like `runInput`. Never throws for a failed run.
+   */
+  async fork(parent: ExecutionRecord, point: ForkPoint, state: unknown, name: string): Promise<RunResult> {
+    const execution = await this.runtime.forkExecution(this.workflow.manifest.name, {
+      state: point.entryState,
+      stateInput: state,
+      name,
+      history: forkHistory(parent, point),
+      executionInput: parent.input,
+      parent: { execution: parent.name, step: point.step, index: point.index },
+    });
+    this.finished.set(execution.name, execution);
+    return this.report(`${parent.name} from ${point.step}`, execution);
+  }
+
   /** Executions paused at a checkpoint (of any workflow), oldest first. */
   pausedExecutions(): PauseSummary[] {
     return this.runtime.pausedExecutions().map(pauseSummary);
@@ -571,5 +598,26 @@ export class WorkflowSession {
       await this.dynamo.stop();
       if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
     })());
+  }
+}
+
+/**
+ * `stepwise resume` (and Studio's approve/reject): resume a paused local execution in a new session
+ * of its workflow, through the same synthesized ASL, and report it like `run`.
+ * @throws ExecutionDoesNotExist when no execution of that name is paused; InvalidInputError when it is no Stepwise workflow's.
+ */
+export async function resumePaused(
+  execution: string,
+  resolution: Resolution,
+  options: Pick<WorkflowSessionOptions, 'model' | 'logLevel' | 'historyDir' | 'emailsDir'> & { pausesDir?: string } = {},
+): Promise<RunResult> {
+  const paused = new PauseStore(options.pausesDir).get(execution);
+  if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${execution}" (stepwise executions lists them)` });
+  if (!paused.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
+  const session = await WorkflowSession.start({ ...options, workflow: paused.workflow });
+  try {
+    return await session.resume(execution, resolution);
+  } finally {
+    await session.close();
   }
 }
