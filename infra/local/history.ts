@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
-import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME } from './state-dirs.ts';
+import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME, type StateDirs } from './state-dirs.ts';
 
 /** Where the local runtime writes one JSON file per execution (`.stepwise/` is git-ignored), whatever the working directory. */
 export const DEFAULT_HISTORY_DIR = DEFAULT_STATE_DIRS.executions;
@@ -265,6 +265,24 @@ export function readLocalExecution(nameOrArn: string, dir: string = DEFAULT_HIST
   const record = readRecordFile(file, RecordFile) as ExecutionRecord;
   if (nameOrArn.startsWith('arn:') && record.executionArn !== nameOrArn) throw missing();
   return record;
+}
+
+/**
+ * Read an execution the local state keeps: a local one, else an imported deployed one.
+ * @throws ExecutionDoesNotExist when neither folder has it.
+ */
+export function readStoredExecution(name: string, dirs: Pick<StateDirs, 'executions' | 'imports'> = DEFAULT_STATE_DIRS): ExecutionRecord {
+  try {
+    return readLocalExecution(name, dirs.executions);
+  } catch (e) {
+    if (!(e instanceof ExecutionDoesNotExist)) throw e;
+    try {
+      return readLocalExecution(name, dirs.imports);
+    } catch (imported) {
+      if (imported instanceof ExecutionDoesNotExist) throw e;
+      throw imported;
+    }
+  }
 }
 
 /**
