@@ -1,10 +1,8 @@
 /**
  * Fork semantics, pure: for recorded executions (an email workflow, consensus waves and a counter,
- * a checkpoint paused and resumed), the state rebuilt for every step gives exactly what the step
+ * a checkpoint paused and resumed, a deployed execution's GetExecutionHistory), the state rebuilt for every step gives exactly what the step
  * received, and an edited step input turns back into the state that makes the step receive it.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { consensusPlanStateName } from '../../infra/constructs/compile/consensus.ts';
@@ -21,12 +19,9 @@ import {
   stepInputFor,
   checkForkInput,
 } from '../../infra/local/fork.ts';
-import type { ExecutionRecord } from '../../infra/local/history.ts';
 import { synthProject } from '../../infra/local/synth.ts';
-import { loadWorkflow, PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
-
-const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/executions');
-const record = (name: string) => JSON.parse(readFileSync(join(FIXTURES, `${name}.json`), 'utf8')) as ExecutionRecord;
+import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
+import { recordedExecution as record } from '../support/fixtures.ts';
 const definitionOf = (workflow: string) => synthProject().stateMachines.find((m) => m.workflowName === workflow)!.definition;
 
 /** What each attempt of a step's Task was invoked with: the first attempt's input, per run of the Task, in order. */
@@ -42,7 +37,7 @@ function received(events: HistoryEvent[], step: string): unknown[] {
 const taskEntryStates = (events: HistoryEvent[], step: string) =>
   events.filter((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === step).map((e) => JSON.parse(e.stateEnteredEventDetails!.input!));
 
-const RECORDED = ['warranty-valid', 'tool-loop-consensus', 'investigation-resumed'];
+const RECORDED = ['warranty-valid', 'tool-loop-consensus', 'investigation-resumed', 'aws-warranty'];
 
 describe.each(RECORDED)('%s', (name) => {
   const parent = record(name);

@@ -1,0 +1,17 @@
+/** Recorded executions the Studio and fork tests read: local ones (test/fixtures/executions) and a deployed one (test/fixtures/aws). */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ExecutionRecord } from '../../infra/local/history.ts';
+import { executionFromHistory } from '../../infra/local/import.ts';
+import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
+
+/** `aws stepfunctions get-execution-history` of a deployed warranty-email execution (see make-warranty-history.ts). */
+export const AWS_FIXTURE = join(PROJECT_ROOT, 'test/fixtures/aws/warranty-execution-history.json');
+/** Its execution ARN (the response does not carry it). */
+export const AWS_ARN = 'arn:aws:states:eu-west-1:210987654321:execution:Stepwise-WarrantyEmail-dev-warranty-email:email-735d71eba1d149ce23d2df7d95db71d1640fe092';
+
+/** A recorded execution by fixture name: `warranty-valid`, `tool-loop-consensus`, `investigation-resumed`, or `aws-warranty` (the deployed one). */
+export function recordedExecution(name: string): ExecutionRecord {
+  if (name === 'aws-warranty') return executionFromHistory(JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')), AWS_ARN);
+  return JSON.parse(readFileSync(join(PROJECT_ROOT, 'test/fixtures/executions', `${name}.json`), 'utf8')) as ExecutionRecord;
+}
