@@ -36,7 +36,7 @@ export interface ReplayOptions {
   name?: string;
   /** `POWERTOOLS_LOG_LEVEL` of the functions. */
   logLevel?: string;
-  /** Called with the fork's name before it runs (Studio opens its live view). */
+  /** Called with the fork's name as it starts (Studio opens its live view). */
   onStart?: (name: string) => void;
 }
 
@@ -95,6 +95,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       pausesDir: dirs.pauses,
       emailsDir: dirs.emails,
       logLevel: options.logLevel,
+      onStart: options.onStart,
       ...(prompts && { localEnv: { STATEMACHINES_DIR: prompts.statemachinesDir } }),
       services: {
         ...(isEmailWorkflow(def) && { emails: forkEmails(parent, dirs.emails, () => emailBodyFromTranscripts(parent, def)) }),
@@ -102,7 +103,6 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       },
     });
     try {
-      options.onStart?.(name);
       return { fork: await session.fork(parent, point, state, name), parent: parent.name, from: point };
     } finally {
       await session.close();

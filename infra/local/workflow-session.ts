@@ -70,6 +70,8 @@ export interface WorkflowSessionOptions {
   readonly clock?: () => Date;
   /** Inject faults into chosen Task states (see `LocalRuntimeOptions.faults`). @default none */
   readonly faults?: LocalRuntimeOptions['faults'];
+  /** Told each execution's name as it starts (before it ends): Studio opens its live view. @default none */
+  readonly onStart?: (name: string) => void;
 }
 
 /**
@@ -331,6 +333,7 @@ export class WorkflowSession {
   private readonly running = new Map<string, Promise<LocalExecution>>();
   private readonly email?: EmailIngressWiring;
   private readonly eventLog?: EventLog;
+  private readonly onStart?: (name: string) => void;
   private closed?: Promise<void>;
 
   private constructor(
@@ -339,9 +342,10 @@ export class WorkflowSession {
     readonly dynamo: DynamoDbLocal,
     readonly outboxFile: string,
     private readonly tempDir: string | undefined,
-    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; env: string; clock: () => Date; emailsDir: string | false },
+    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; env: string; clock: () => Date; emailsDir: string | false; onStart?: (name: string) => void },
   ) {
     this.tables = wiring.tables;
+    this.onStart = wiring.onStart;
     if (wiring.tables.EVENTS_TABLE) this.eventLog = dynamoEventLog(dynamo.client, wiring.tables.EVENTS_TABLE);
     const { ingress } = wiring;
     if (ingress?.EMAILS_TABLE && ingress.EVENTS_TABLE) {
@@ -353,7 +357,10 @@ export class WorkflowSession {
             ? recordingPuts(dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE), recordedEmails(wiring.emailsDir))
             : dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
           events: dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
-          starter: localStarter(runtime, workflow.manifest.name, (name, execution) => this.running.set(name, execution)),
+          starter: localStarter(runtime, workflow.manifest.name, (name, execution) => {
+            this.running.set(name, execution);
+            wiring.onStart?.(name);
+          }),
           policy: {
             maxBytes: Number(ingress.MAX_MESSAGE_BYTES ?? DEFAULT_POLICY.maxBytes),
             maxBodyChars: Number(ingress.MAX_BODY_CHARS ?? DEFAULT_POLICY.maxBodyChars),
@@ -422,7 +429,7 @@ export class WorkflowSession {
         },
       });
       const emailsDir = options.emailsDir ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.emails);
-      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, env, clock: options.clock ?? (() => new Date()), emailsDir });
+      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, env, clock: options.clock ?? (() => new Date()), emailsDir, onStart: options.onStart });
     } catch (e) {
       await dynamo?.stop();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -472,7 +479,9 @@ export class WorkflowSession {
     const checked = checkInput(this.workflow, value);
     if (checked.problem) return { file: label, status: 'REJECTED', reason: `input does not match the workflow's input schema: ${checked.problem}`, ...none };
     try {
-      const execution = await this.runtime.startExecution(this.workflow.manifest.name, checked.input, { name });
+      const started = this.runtime.startExecution(this.workflow.manifest.name, checked.input, { name });
+      this.onStart?.(name);
+      const execution = await started;
       this.finished.set(execution.name, execution);
       return this.report(label, execution);
     } catch (e) {
@@ -552,6 +561,7 @@ export class WorkflowSession {
    * @throws ExecutionDoesNotExist when no execution of that name is paused.
    */
   async resume(execution: string, resolution: Resolution, options: { now?: Date } = {}): Promise<RunResult> {
+    this.onStart?.(execution);
     const resumed = await this.runtime.resumeExecution(execution, resolution, options);
     this.finished.set(resumed.name, resumed);
     const result = this.report(resumed.name, resumed);
@@ -565,6 +575,7 @@ export class WorkflowSession {
    * parent's history before it, and is reported like `runInput`. Never throws for a failed run.
    */
   async fork(parent: ExecutionRecord, point: ForkPoint, state: unknown, name: string): Promise<RunResult> {
+    this.onStart?.(name);
     const execution = await this.runtime.forkExecution(this.workflow.manifest.name, {
       state: point.entryState,
       stateInput: state,
@@ -609,7 +620,7 @@ export class WorkflowSession {
 export async function resumePaused(
   execution: string,
   resolution: Resolution,
-  options: Pick<WorkflowSessionOptions, 'model' | 'logLevel' | 'historyDir' | 'emailsDir'> & { pausesDir?: string } = {},
+  options: Pick<WorkflowSessionOptions, 'model' | 'logLevel' | 'historyDir' | 'emailsDir' | 'onStart'> & { pausesDir?: string } = {},
 ): Promise<RunResult> {
   const paused = new PauseStore(options.pausesDir).get(execution);
   if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${execution}" (stepwise executions lists them)` });

@@ -1,7 +1,7 @@
 /** Recorded executions the Studio and fork tests read: local ones (test/fixtures/executions) and a deployed one (test/fixtures/aws). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExecutionRecord } from '../../infra/local/history.ts';
+import { readLocalExecution, type ExecutionRecord } from '../../infra/local/history.ts';
 import { executionFromHistory } from '../../infra/local/import.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/workflow/loader.ts';
 
@@ -13,5 +13,5 @@ export const AWS_ARN = 'arn:aws:states:eu-west-1:210987654321:execution:Stepwise
 /** A recorded execution by fixture name: `warranty-valid`, `tool-loop-consensus`, `investigation-resumed`, or `aws-warranty` (the deployed one). */
 export function recordedExecution(name: string): ExecutionRecord {
   if (name === 'aws-warranty') return executionFromHistory(JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')), AWS_ARN);
-  return JSON.parse(readFileSync(join(PROJECT_ROOT, 'test/fixtures/executions', `${name}.json`), 'utf8')) as ExecutionRecord;
+  return readLocalExecution(name, join(PROJECT_ROOT, 'test/fixtures/executions'));
 }
