@@ -22,7 +22,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('a GetExecutionHistory file', () => {
   it('reads as an execution record: status, workflow, the step trail with outputs, tokens and model requests', () => {
     const record = executionFromHistory(history(), AWS_ARN);
-    expect(record).toMatchObject({ name: 'email-735d71eba1d149ce23d2df7d95db71d1640fe092', status: 'SUCCEEDED', workflow: 'warranty-email' });
+    expect(record).toMatchObject({ name: 'email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64', status: 'SUCCEEDED', workflow: 'warranty-email' });
     expect(record.stateMachine).toBe('arn:aws:states:eu-west-1:210987654321:stateMachine:Stepwise-WarrantyEmail-dev-warranty-email');
     expect(record.startDate.toISOString()).toBe('2025-03-14T09:26:53.412Z');
     const trail = stepTrail(record.events);
@@ -59,7 +59,7 @@ describe('a GetExecutionHistory file', () => {
   it('is stored among the imports, read back by name, and marked as imported', () => {
     const dirs = stateDirs(join(root, 'file'));
     storeImported(executionFromHistory(history(), AWS_ARN), dirs.imports, 'file', new Date('2025-03-15T00:00:00Z'));
-    const read = readStoredExecution('email-735d71eba1d149ce23d2df7d95db71d1640fe092', dirs);
+    const read = readStoredExecution('email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64', dirs);
     expect(read.imported).toEqual({ from: 'file', at: '2025-03-15T00:00:00.000Z' });
     expect(read.events).toHaveLength(history().events.length);
   });
