@@ -83,7 +83,8 @@ export function workflowGraph(def: WorkflowDefinition, definition: Pick<StateMac
     const kind: GraphNode['kind'] = step ? step.kind : state.Type === 'Task' ? (/waitForTaskToken/.test(state.Resource ?? '') ? 'pause' : 'task') : (KIND[state.Type] ?? 'task');
     const inner = state.Type === 'Map' ? Object.keys((state.ItemProcessor ?? state.Iterator)?.States ?? {}) : undefined;
     const figures = step && stats?.steps.find((s) => s.step === id);
-    const width = step ? 190 : kind === 'choice' ? 150 : 160;
+    // Wide enough for the whole name at 12 px (about 7 px a character).
+    const width = Math.max(step ? 190 : kind === 'choice' ? 150 : 160, Math.ceil(id.length * 7.2) + 24);
     const height = step ? (figures ? 62 : 44) : 34;
     const owner = ownerStep(id, names);
     nodes.set(id, {

@@ -16,7 +16,7 @@ const line = (points: { x: number; y: number }[]) => points.map((p, i) => `${i ?
 export function Graph({ graph, path, onSelect, selected, label }: GraphProps) {
   const taken = new Set(path?.edges.map(([a, b]) => `${a}|${b}`));
   return (
-    <figure class="graph">
+    <figure class="graph" tabIndex={0} aria-label={`${label} (scrolls)`}>
       <svg viewBox={`0 0 ${Math.ceil(graph.width)} ${Math.ceil(graph.height)}`} width={Math.ceil(graph.width)} role="group" aria-label={label}>
         <defs>
           <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -42,7 +42,10 @@ export function Graph({ graph, path, onSelect, selected, label }: GraphProps) {
         {graph.nodes.map((n) => {
           const visits = path?.states[n.id];
           const interactive = Boolean(onSelect);
-          const describe = [n.label, n.kind === 'llm' ? 'LLM step' : n.kind === 'code' ? 'code step' : n.kind, n.role, visits ? `entered ${visits}×` : path ? 'not entered' : undefined, n.comment]
+          const figures = n.stats && `${n.stats.runs} runs · ${Math.round(n.stats.meanDurationMs)} ms · ${n.stats.inputTokens + n.stats.outputTokens} tok`;
+          const shown = visits && visits > 1 ? `×${visits}` : undefined;
+          // The accessible name starts with every text the node shows, then says what it is.
+          const describe = [[n.label, figures, shown].filter(Boolean).join(' '), n.kind === 'llm' ? 'LLM step' : n.kind === 'code' ? 'code step' : n.kind, n.role, visits ? `entered ${visits}×` : path ? 'not entered' : undefined, n.comment]
             .filter(Boolean)
             .join(', ');
           const choose = () => onSelect?.(n);
@@ -54,7 +57,8 @@ export function Graph({ graph, path, onSelect, selected, label }: GraphProps) {
               data-state={n.id}
               {...(interactive && {
                 role: 'button',
-                tabIndex: 0,
+                // Lower case: SVG attributes are case-sensitive.
+                tabindex: 0,
                 'aria-label': describe,
                 onClick: choose,
                 onKeyDown: (e: KeyboardEvent) => {
@@ -65,21 +69,27 @@ export function Graph({ graph, path, onSelect, selected, label }: GraphProps) {
                 },
               })}
             >
-              <title>{describe}</title>
+              {/* A tooltip for the pointer; a selectable node has the same words as its name already. */}
+              {!interactive && <title>{describe}</title>}
               <rect width={n.width} height={n.height} rx={n.kind === 'choice' ? 16 : n.kind === 'succeed' || n.kind === 'fail' ? 17 : 6} />
-              <text x={n.width / 2} y={n.stats ? 20 : n.height / 2 + 4} text-anchor="middle" class="label">
-                {n.label.length > 26 ? `${n.label.slice(0, 25)}…` : n.label}
+              {/* One text element, words apart, so the visible text reads as the accessible name starts. */}
+              <text text-anchor="middle" class="label">
+                <tspan x={n.width / 2} y={n.stats ? 20 : n.height / 2 + 4}>
+                  {n.label}
+                </tspan>
+                {figures && ' '}
+                {figures && (
+                  <tspan x={n.width / 2} y={40} class="figures">
+                    {figures}
+                  </tspan>
+                )}
+                {shown && ' '}
+                {shown && (
+                  <tspan x={n.width - 6} y={12} text-anchor="end" class="visits">
+                    {shown}
+                  </tspan>
+                )}
               </text>
-              {n.stats && (
-                <text x={n.width / 2} y={40} text-anchor="middle" class="figures">
-                  {n.stats.runs} runs · {Math.round(n.stats.meanDurationMs)} ms · {n.stats.inputTokens + n.stats.outputTokens} tok
-                </text>
-              )}
-              {visits && visits > 1 && (
-                <text x={n.width - 6} y={12} text-anchor="end" class="visits">
-                  ×{visits}
-                </text>
-              )}
             </g>
           );
         })}

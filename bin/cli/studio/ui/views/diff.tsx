@@ -10,8 +10,8 @@ function Side({ side }: { side?: StepSide }) {
       {side.next && <> → {side.next}</>}
       {side.error && <span class="problem-text"> ✗ {side.error}</span>}
       {side.reason && <div class="muted">{side.reason}</div>}
-      {side.fields && Object.keys(side.fields).length > 0 && <pre class="json small">{JSON.stringify(side.fields, null, 2)}</pre>}
-      {side.reply && <pre class="text small">{side.reply}</pre>}
+      {side.fields && Object.keys(side.fields).length > 0 && <pre class="json small" tabIndex={0}>{JSON.stringify(side.fields, null, 2)}</pre>}
+      {side.reply && <pre class="text small" tabIndex={0}>{side.reply}</pre>}
       {side.usage && (
         <div class="muted">
           {side.usage.inputTokens} in / {side.usage.outputTokens} out tokens

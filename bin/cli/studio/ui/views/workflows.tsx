@@ -89,8 +89,8 @@ export function Workflow({ name }: { name: string }) {
             <ul class="buttons">
               {data.samples.map((s) => (
                 <li key={s}>
-                  <button type="button" onClick={() => run(s)} disabled={running !== undefined} aria-label={`Run sample ${s}`}>
-                    {running === s ? `Running ${s}…` : `Run ${s}`}
+                  <button type="button" onClick={() => run(s)} disabled={running !== undefined}>
+                    {running === s ? `Running sample ${s}…` : `Run sample ${s}`}
                   </button>
                 </li>
               ))}
