@@ -42,6 +42,7 @@ import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../infra/constructs/st
 import { createTable } from '../warranty/tools/fixtures.ts';
 import { measureBundles, type BundleFigure, type LambdaBuild } from './bundles.ts';
 import { benchMarkdown } from './markdown.ts';
+import { studioOpen } from './studio.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, leadLanes, renamed, replayLog, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 
@@ -749,6 +750,7 @@ const GROUPS: Group[] = [
   { name: 'orchestration', run: orchestration },
   { name: 'cost', run: cost },
   { name: 'bundles', run: bundles },
+  { name: 'studio', run: studioOpen },
 ];
 
 async function main(): Promise<number> {

@@ -20,6 +20,10 @@ import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 import { keyboardReach, launchChromium, screenshot, seriousAxeFindings, tabTo } from '../support/browser.ts';
 import { AWS_ARN, AWS_FIXTURE } from '../support/fixtures.ts';
 
+// The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
+declare const document: any, window: any, MutationObserver: any;
+
+
 let root: string;
 let studio: Studio;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -67,7 +71,7 @@ const statusBadge = () => page.locator('h1 .status');
 /** Wait until the open execution shows `status`, recording the statuses it showed on the way; the page is never reloaded. */
 async function untilStatus(status: string, timeout = 90_000): Promise<string[]> {
   await page.evaluate(() => {
-    const w = window as unknown as { seenStatuses?: string[]; observer?: MutationObserver };
+    const w = window as unknown as { seenStatuses?: string[]; observer?: any };
     w.seenStatuses = [document.querySelector('h1 .status')?.textContent ?? '(none)'];
     w.observer?.disconnect();
     w.observer = new MutationObserver(() => {

@@ -10,6 +10,11 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { STEPWISE_DIR } from '../../lambdas/lib/workflow/loader.ts';
 
+// The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
+declare const document: any, window: any, MutationObserver: any;
+type HTMLElement = any;
+type HTMLButtonElement = any;
+
 export const CHROMIUM = '/usr/bin/chromium';
 /** Where the browser tests leave their screenshots (git-ignored). */
 export const SCREENSHOTS_DIR = join(STEPWISE_DIR, 'screenshots');
@@ -91,7 +96,7 @@ export async function tabTo(page: Page, wanted: RegExp, limit = 400): Promise<vo
  */
 export async function keyboardReach(page: Page): Promise<{ actions: string[]; missed: string[] }> {
   const actions: string[] = await page.evaluate(() => {
-    const all = [...document.querySelectorAll<HTMLElement>('a[href], button, select, textarea, input, summary, [role="button"][tabindex]')];
+    const all = [...document.querySelectorAll('a[href], button, select, textarea, input, summary, [role="button"][tabindex]')];
     return all
       .filter((el) => !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0 && !el.closest('details:not([open]) > :not(summary)'))
       .map((el, i) => {
@@ -110,7 +115,7 @@ export async function keyboardReach(page: Page): Promise<{ actions: string[]; mi
     reached.add(id);
   }
   const missed = await page.evaluate(
-    (ids: string[]) => ids.map((id) => document.querySelector<HTMLElement>(`[data-reach="${id}"]`)!).map((el) => `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 60)}`),
+    (ids: string[]) => ids.map((id) => document.querySelector(`[data-reach="${id}"]`)!).map((el) => `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 60)}`),
     actions.filter((id) => !reached.has(id)),
   );
   return { actions, missed };

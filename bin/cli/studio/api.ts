@@ -17,13 +17,13 @@ import { PauseStore } from '../../../infra/local/pauses.ts';
 import { promptVersions } from '../../../infra/local/prompt-versions.ts';
 import { replay } from '../../../infra/local/replay.ts';
 import { SAFE_RECORD_NAME, type StateDirs } from '../../../infra/local/state-dirs.ts';
-import { readLocalExecutions, stepStats } from '../../../infra/local/step-stats.ts';
+import { readLocalExecutions, stepStats, type WorkflowStats } from '../../../infra/local/step-stats.ts';
 import { synthProject, type SynthesizedStateMachine } from '../../../infra/local/synth.ts';
 import { pauseSummary, resumePaused, WorkflowSession, type ModelChoice, type RunResult } from '../../../infra/local/workflow-session.ts';
 import { DefinitionError, InvalidInputError, MissingCredentialsError } from '../../../lambdas/lib/errors.ts';
 import { listWorkflows, loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
 import type { WorkflowDefinition } from '../../../lambdas/lib/workflow/schema.ts';
-import { executionSummary, executionView, workflowGraph, type ExecutionSummary } from './views.ts';
+import { executionSummary, executionView, graphLayout, withFigures, type ExecutionSummary, type WorkflowGraph } from './views.ts';
 
 /** An error with the HTTP status it answers with. */
 export class HttpError extends Error {
@@ -91,6 +91,10 @@ export interface StudioApiOptions {
 export class StudioApi {
   private readonly prices: Prices = loadPrices();
   private readonly summaries = new Map<string, { stamp: string; summary: ExecutionSummary }>();
+  /** Layouts by workflow: the compiled definition does not change while Studio runs (the synth is once per process). */
+  private readonly layouts = new Map<string, WorkflowGraph>();
+  /** Step statistics by workflow, with the stamp of the executions folder they were computed from. */
+  private readonly stats = new Map<string, { stamp: string; stats: WorkflowStats }>();
   private readonly jobs = new Map<string, Job>();
   private readonly running = new Set<Promise<unknown>>();
 
@@ -115,6 +119,7 @@ export class StudioApi {
     if (get && head === 'workflows' && a && !b) return this.workflow(a);
     if (get && head === 'executions' && !a) return this.executions(route.query);
     if (get && head === 'executions' && a && !b) return this.execution(name(a, 'an execution name'));
+    if (get && head === 'executions' && a && b === 'events' && !c) return this.record(name(a, 'an execution name')).record.events;
     if (get && head === 'executions' && a && b === 'fork' && !c) return this.forkForm(name(a, 'an execution name'), route.query.get('from') ?? '0');
     if (!get && head === 'executions' && a && b === 'fork' && c === 'check') return this.checkFork(name(a, 'an execution name'), route.body);
     if (!get && head === 'executions' && a && b === 'fork' && !c) return this.fork(name(a, 'an execution name'), route.body);
@@ -162,8 +167,10 @@ export class StudioApi {
 
   private workflow(workflow: string) {
     const def = this.def(workflow);
-    const stats = stepStats(readLocalExecutions(workflow, this.options.dirs.executions).records);
-    const graph = workflowGraph(def, this.machine(workflow).definition, stats);
+    const stats = this.workflowStats(workflow);
+    let layout = this.layouts.get(workflow);
+    if (!layout) this.layouts.set(workflow, (layout = graphLayout(def, this.machine(workflow).definition)));
+    const graph = withFigures(layout, stats);
     const { manifest } = def;
     return {
       name: manifest.name,
@@ -189,6 +196,22 @@ export class StudioApi {
       stats,
       graph,
     };
+  }
+
+  /** `stepwise stats <workflow>` over the local executions, computed again only when the folder changed. */
+  private workflowStats(workflow: string): WorkflowStats {
+    const dir = this.options.dirs.executions;
+    const stamp = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .map((f) => `${f}:${statSync(join(dir, f)).mtimeMs}`)
+          .join('|')
+      : '';
+    const cached = this.stats.get(workflow);
+    if (cached?.stamp === stamp) return cached.stats;
+    const stats = stepStats(readLocalExecutions(workflow, dir).records);
+    this.stats.set(workflow, { stamp, stats });
+    return stats;
   }
 
   /** Every stored execution (local and imported), newest first, filtered. Summaries are cached by file modification. */

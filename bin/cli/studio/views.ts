@@ -71,6 +71,33 @@ function ownerStep(state: string, steps: ReadonlySet<string>): string | undefine
  * but named in `notes`.
  */
 export function workflowGraph(def: WorkflowDefinition, definition: Pick<StateMachineDefinition, 'States' | 'StartAt'>, stats?: WorkflowStats): WorkflowGraph {
+  const layout = graphLayout(def, definition);
+  return stats ? withFigures(layout, stats) : layout;
+}
+
+/** A laid-out graph with each step's figures from `stats`. */
+export function withFigures(layout: WorkflowGraph, stats: WorkflowStats): WorkflowGraph {
+  const figures = new Map(stats.steps.map((s) => [s.step, s]));
+  return { ...layout, nodes: layout.nodes.map((n) => ((n.kind !== 'llm' && n.kind !== 'code') || !figures.has(n.id) ? n : { ...n, stats: stepFigures(figures.get(n.id)!) })) };
+}
+
+/** The figures a step's node shows. */
+const stepFigures = (s: StepStats): NonNullable<GraphNode['stats']> => ({
+  runs: s.runs,
+  failures: s.failures,
+  retries: s.retries,
+  handoffs: s.handoffs,
+  meanDurationMs: s.meanDurationMs,
+  modelCalls: s.modelCalls,
+  inputTokens: s.inputTokens,
+  outputTokens: s.outputTokens,
+});
+
+/**
+ * The layout of a compiled workflow's graph (see {@link workflowGraph}), without figures: it
+ * depends only on the definition, so a caller may keep it.
+ */
+export function graphLayout(def: WorkflowDefinition, definition: Pick<StateMachineDefinition, 'States' | 'StartAt'>): WorkflowGraph {
   const steps = new Map(def.steps.map((s) => [s.name, s]));
   const names = new Set(steps.keys());
   const g = new Graph({ multigraph: true });
@@ -82,10 +109,10 @@ export function workflowGraph(def: WorkflowDefinition, definition: Pick<StateMac
     const step = steps.get(id);
     const kind: GraphNode['kind'] = step ? step.kind : state.Type === 'Task' ? (/waitForTaskToken/.test(state.Resource ?? '') ? 'pause' : 'task') : (KIND[state.Type] ?? 'task');
     const inner = state.Type === 'Map' ? Object.keys((state.ItemProcessor ?? state.Iterator)?.States ?? {}) : undefined;
-    const figures = step && stats?.steps.find((s) => s.step === id);
     // Wide enough for the whole name at 12 px (about 7 px a character).
     const width = Math.max(step ? 190 : kind === 'choice' ? 150 : 160, Math.ceil(id.length * 7.2) + 24);
-    const height = step ? (figures ? 62 : 44) : 34;
+    // Steps keep room for their figures whether there are any yet: the layout does not depend on them.
+    const height = step ? 62 : 34;
     const owner = ownerStep(id, names);
     nodes.set(id, {
       id,
@@ -98,18 +125,6 @@ export function workflowGraph(def: WorkflowDefinition, definition: Pick<StateMac
       ...(inner && { inner }),
       width,
       height,
-      ...(figures && {
-        stats: {
-          runs: figures.runs,
-          failures: figures.failures,
-          retries: figures.retries,
-          handoffs: figures.handoffs,
-          meanDurationMs: figures.meanDurationMs,
-          modelCalls: figures.modelCalls,
-          inputTokens: figures.inputTokens,
-          outputTokens: figures.outputTokens,
-        },
-      }),
     });
     g.setNode(id, { width, height });
   }
@@ -249,7 +264,8 @@ export interface ExecutionView {
   usage: TokenUsage;
   cost?: CostView;
   stateTransitions: number;
-  events: HistoryEvent[];
+  /** How many history events it has (the events are fetched when shown: they repeat every input and output). */
+  eventCount: number;
 }
 
 const ZERO: TokenUsage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
@@ -329,6 +345,6 @@ export function executionView(
     usage,
     ...(cost && { cost }),
     stateTransitions: stateTransitions(events),
-    events,
+    eventCount: events.length,
   };
 }

@@ -103,13 +103,10 @@ export function Execution({ name, query }: { name: string; query: URLSearchParam
               </li>
             ))}
           </ol>
-          {step && <StepPanel execution={name} step={step} forkable={record.workflow !== undefined} events={data.events} />}
+          {step && <StepPanel execution={name} step={step} forkable={record.workflow !== undefined} />}
         </section>
       </div>
-      <details class="raw">
-        <summary>Raw ASL events ({data.events.length})</summary>
-        <Json value={data.events} label="Every history event of the execution" />
-      </details>
+      <Events execution={name} title={`Raw ASL events (${data.eventCount})`} label="Every history event of the execution" class="raw" />
     </>
   );
 }
@@ -163,8 +160,19 @@ function Message({ message, title }: { message: Message; title: string }) {
   );
 }
 
-function StepPanel({ execution, step, forkable, events }: { execution: string; step: StepView; forkable: boolean; events: ExecutionView['events'] }) {
-  const [showEvents, setShowEvents] = useState(false);
+/** History events, fetched when the section is opened (they repeat every input and output). */
+function Events({ execution, title, label, range, class: className }: { execution: string; title: string; label: string; range?: [number, number]; class?: string }) {
+  const [open, setOpen] = useState(false);
+  const { data, error } = useData<{ id?: number }[]>(open ? `executions/${encodeURIComponent(execution)}/events` : null);
+  return (
+    <details class={className} onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
+      <summary>{title}</summary>
+      {open && (data ? <Json value={range ? data.filter((e) => e.id! >= range[0] && e.id! <= range[1]) : data} label={label} /> : error ? <Problem message={error} /> : <Loading what="the events" />)}
+    </details>
+  );
+}
+
+function StepPanel({ execution, step, forkable }: { execution: string; step: StepView; forkable: boolean }) {
   const t = step.transcript;
   return (
     <article class="step" aria-labelledby="step-h">
@@ -309,12 +317,7 @@ function StepPanel({ execution, step, forkable, events }: { execution: string; s
         <summary>Output</summary>
         <Json value={step.output} label={`${step.name}: output`} />
       </details>
-      <details onToggle={(e) => setShowEvents((e.target as HTMLDetailsElement).open)}>
-        <summary>
-          ASL events {step.events[0]}–{step.events[1]}
-        </summary>
-        {showEvents && <Json value={events.filter((e) => e.id! >= step.events[0] && e.id! <= step.events[1])} label="The step's history events" />}
-      </details>
+      <Events execution={execution} title={`ASL events ${step.events[0]}–${step.events[1]}`} label="The step's history events" range={step.events} />
     </article>
   );
 }
