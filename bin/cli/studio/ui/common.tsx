@@ -1,5 +1,21 @@
 import type { ComponentChildren } from 'preact';
 
+/** A table's column headers. */
+export function Head({ columns }: { columns: ComponentChildren[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c, i) => (
+          <th scope="col" key={i}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+
 /** A JSON value, readable, in a scrollable block. */
 export function Json({ value, label }: { value: unknown; label: string }) {
   return (

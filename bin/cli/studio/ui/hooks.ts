@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { get } from './api.ts';
+import { get, post } from './api.ts';
 
 /** What changed on disk, as the server's live stream says: record names by kind (`executions`, `pauses`, `imports`, `evals`). */
 export type Changes = Record<string, string[]>;
@@ -42,4 +42,31 @@ export function useData<T>(path: string | null): { data?: T; error?: string; loa
     };
   }, [path, tick]);
   return { ...state, reload };
+}
+
+/** What a change that starts or opens an execution answers: its name, or the result of a run that never started. */
+interface Started {
+  name?: string;
+  result?: { executionName: string | null; status: string; reason?: string };
+}
+
+/** Send a change (run, fork, resume, import) and open the execution it started or opened; or say why there is none. */
+export function useStart(): { busy: boolean; problem?: string; setProblem: (problem?: string) => void; start: (path: string, body: unknown) => Promise<void> } {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string>();
+  const start = async (path: string, body: unknown) => {
+    setProblem(undefined);
+    setBusy(true);
+    try {
+      const started = await post<Started>(path, body);
+      const name = started.name ?? started.result?.executionName;
+      if (name) location.hash = `#/executions/${encodeURIComponent(name)}`;
+      else setProblem(`${started.result?.status ?? 'not started'}: ${started.result?.reason ?? ''}`);
+    } catch (e) {
+      setProblem((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, problem, setProblem, start };
 }

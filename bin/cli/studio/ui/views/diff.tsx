@@ -1,4 +1,4 @@
-import { Loading, Problem, Status } from '../common.tsx';
+import { Loading, Problem, Status, Head } from '../common.tsx';
 import { useData, useLive } from '../hooks.ts';
 import type { ExecutionDiff, StepSide } from '../../../../../infra/local/fork.ts';
 
@@ -38,18 +38,7 @@ export function Diff({ a, b }: { a: string; b: string }) {
           </p>
           <table class="diff">
             <caption class="visually-hidden">Step by step</caption>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">
-                  <a href={`#/executions/${encodeURIComponent(a)}`}>{a}</a> <Status status={data.a.status} />
-                </th>
-                <th scope="col">
-                  <a href={`#/executions/${encodeURIComponent(b)}`}>{b}</a> <Status status={data.b.status} />
-                </th>
-                <th scope="col">Differs in</th>
-              </tr>
-            </thead>
+            <Head columns={['#', <><a href={`#/executions/${encodeURIComponent(a)}`}>{a}</a> <Status status={data.a.status} /></>, <><a href={`#/executions/${encodeURIComponent(b)}`}>{b}</a> <Status status={data.b.status} /></>, 'Differs in']} />
             <tbody>
               {data.steps.map((s) => (
                 <tr key={s.index} class={s.differs.length ? 'differs' : ''}>

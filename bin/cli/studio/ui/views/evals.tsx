@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Loading, Problem, when } from '../common.tsx';
+import { Loading, Problem, when, Head } from '../common.tsx';
 import { useData, useLive } from '../hooks.ts';
 import type { EvalRun, EvalRunDiff } from '../../../../../infra/local/eval-runs.ts';
 
@@ -90,15 +90,7 @@ export function EvalRunView({ workflow, id }: { workflow: string; id: string }) 
           </p>
           <table>
             <caption class="visually-hidden">Cases</caption>
-            <thead>
-              <tr>
-                <th scope="col">Case</th>
-                <th scope="col">Verdict</th>
-                <th scope="col">Expected trail</th>
-                <th scope="col">Actual trail</th>
-                <th scope="col">Why it failed</th>
-              </tr>
-            </thead>
+            <Head columns={['Case', 'Verdict', 'Expected trail', 'Actual trail', 'Why it failed']} />
             <tbody>
               {data.cases.map((c) => (
                 <tr key={c.id} class={c.passed ? '' : 'differs'}>
@@ -156,13 +148,7 @@ export function EvalDiff({ workflow, a, b }: { workflow: string; a: string; b: s
           ) : (
             <table>
               <caption class="visually-hidden">Route differences</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Case</th>
-                  <th scope="col">Earlier</th>
-                  <th scope="col">Later</th>
-                </tr>
-              </thead>
+              <Head columns={['Case', 'Earlier', 'Later']} />
               <tbody>
                 {data.routeDifferences.map((d) => (
                   <tr key={d.id}>

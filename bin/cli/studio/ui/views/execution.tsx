@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Json, Loading, ms, Problem, Status, usd, when } from '../common.tsx';
+import { Json, Loading, ms, Problem, Status, usd, when, Head } from '../common.tsx';
 import { Graph } from '../graph.tsx';
 import { useData, useLive } from '../hooks.ts';
 import type { ExecutionView, StepView, WorkflowGraph } from '../../views.ts';
@@ -236,14 +236,7 @@ function StepPanel({ execution, step, forkable }: { execution: string; step: Ste
           <h4 id="tools-h">Tool calls</h4>
           <table>
             <caption class="visually-hidden">Tool calls of {step.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Arguments</th>
-                <th scope="col">Result</th>
-                <th scope="col">Guard</th>
-              </tr>
-            </thead>
+            <Head columns={['Tool', 'Arguments', 'Result', 'Guard']} />
             <tbody>
               {step.toolCalls.map((c, i) => (
                 <tr key={i} class={c.error !== undefined ? 'refused' : ''}>

@@ -1,7 +1,5 @@
-import { useState } from 'preact/hooks';
-import { post } from '../api.ts';
-import { Loading, Problem, Status, when } from '../common.tsx';
-import { useData, useLive } from '../hooks.ts';
+import { Loading, Problem, Status, when, Head } from '../common.tsx';
+import { useData, useLive, useStart } from '../hooks.ts';
 import type { ExecutionSummary } from '../../views.ts';
 import type { DeployedExecution } from '../../../../../infra/local/import.ts';
 
@@ -53,17 +51,7 @@ export function Executions({ query }: { query: URLSearchParams }) {
       {data && (
         <table>
           <caption class="visually-hidden">Local and imported executions, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Execution</th>
-              <th scope="col">Workflow</th>
-              <th scope="col">Status</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Steps</th>
-              <th scope="col">Started</th>
-              <th scope="col">Source</th>
-            </tr>
-          </thead>
+          <Head columns={['Execution', 'Workflow', 'Status', 'Outcome', 'Steps', 'Started', 'Source']} />
           <tbody>
             {data.executions.map((e) => (
               <tr key={e.name}>
@@ -93,15 +81,8 @@ export function Executions({ query }: { query: URLSearchParams }) {
 /** `--aws`: the project's deployed executions, each importable (read-only). */
 export function Deployed() {
   const { data, error } = useData<{ executions: DeployedExecution[] }>('aws/executions');
-  const [problem, setProblem] = useState<string>();
-  const open = async (arn: string) => {
-    try {
-      const { name } = await post<{ name: string }>('aws/imports', { executionArn: arn });
-      location.hash = `#/executions/${encodeURIComponent(name)}`;
-    } catch (e) {
-      setProblem((e as Error).message);
-    }
-  };
+  const { problem, start } = useStart();
+  const open = (arn: string) => start('aws/imports', { executionArn: arn });
   return (
     <>
       <h1>Deployed executions</h1>
@@ -110,16 +91,7 @@ export function Deployed() {
       {data && (
         <table>
           <caption class="visually-hidden">Deployed executions of this project’s workflows</caption>
-          <thead>
-            <tr>
-              <th scope="col">Execution</th>
-              <th scope="col">Workflow</th>
-              <th scope="col">State machine</th>
-              <th scope="col">Status</th>
-              <th scope="col">Started</th>
-              <th scope="col">Open</th>
-            </tr>
-          </thead>
+          <Head columns={['Execution', 'Workflow', 'State machine', 'Status', 'Started', 'Open']} />
           <tbody>
             {data.executions.map((e) => (
               <tr key={e.executionArn}>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { path, post } from '../api.ts';
 import { Loading, Problem } from '../common.tsx';
-import { useData } from '../hooks.ts';
+import { useData, useStart } from '../hooks.ts';
 import type { PromptVersion } from '../../../../../infra/local/prompt-versions.ts';
 
 interface ForkForm {
@@ -36,8 +36,7 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
   const [prompt, setPrompt] = useState('current');
   const [problems, setProblems] = useState<Problem[]>([]);
   const [toolProblem, setToolProblem] = useState<string>();
-  const [submitError, setSubmitError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem: submitError, start } = useStart();
   useEffect(() => {
     if (!data) return;
     setInput(JSON.stringify(data.stepInput, null, 2));
@@ -61,28 +60,17 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
     setToolProblem(parsed.error ?? (parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? undefined : 'tool results must be a JSON object: { "tool": { ...result } }'));
   }, [tools]);
   if (!data) return <>{error ? <Problem message={error} /> : <Loading what="the fork" />}</>;
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setSubmitError(undefined);
     const stepInput = parse(input).value as Record<string, unknown>;
     const results = parse(tools || '{}').value as Record<string, unknown>;
-    setBusy(true);
-    try {
-      const started = await post<{ name?: string; result?: { executionName: string | null; status: string; reason?: string } }>(path('executions', execution, 'fork'), {
-        from: data.point.index,
-        stepInput,
-        ...(Object.keys(results).length && { toolResults: { [data.point.step]: results } }),
-        model,
-        ...(prompt !== 'current' && { prompt }),
-      });
-      const name = started.name ?? started.result?.executionName;
-      if (name) location.hash = `#/executions/${encodeURIComponent(name)}`;
-      else setSubmitError(`${started.result?.status}: ${started.result?.reason ?? ''}`);
-    } catch (err) {
-      setSubmitError((err as Error).message);
-    } finally {
-      setBusy(false);
-    }
+    void start(path('executions', execution, 'fork'), {
+      from: data.point.index,
+      stepInput,
+      ...(Object.keys(results).length && { toolResults: { [data.point.step]: results } }),
+      model,
+      ...(prompt !== 'current' && { prompt }),
+    });
   };
   const blocked = problems.length > 0 || toolProblem !== undefined || busy;
   return (

@@ -1,25 +1,13 @@
 import { useState } from 'preact/hooks';
-import { post } from '../api.ts';
 import { Problem } from '../common.tsx';
+import { useStart } from '../hooks.ts';
 
 /** Open a deployed execution: the JSON of `aws stepfunctions get-execution-history`, with its execution ARN. */
 export function Import({ aws }: { aws: boolean }) {
   const [text, setText] = useState('');
   const [arn, setArn] = useState('');
-  const [problem, setProblem] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const open = async (body: unknown, path: string) => {
-    setProblem(undefined);
-    setBusy(true);
-    try {
-      const { name } = await post<{ name: string }>(path, body);
-      location.hash = `#/executions/${encodeURIComponent(name)}`;
-    } catch (e) {
-      setProblem((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, problem, setProblem, start } = useStart();
+  const open = (body: unknown, path: string) => start(path, body);
   const importFile = (e: Event) => {
     e.preventDefault();
     let history: unknown;

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { path, post } from '../api.ts';
+import { path } from '../api.ts';
 import { Json, Loading, Problem, when } from '../common.tsx';
-import { useData, useLive } from '../hooks.ts';
+import { useData, useLive, useStart } from '../hooks.ts';
 import type { PauseSummary } from '../../../../../infra/local/workflow-session.ts';
 
 type Paused = PauseSummary & { fields: unknown };
@@ -24,21 +24,9 @@ export function Pauses() {
 function PauseCard({ pause }: { pause: Paused }) {
   const [output, setOutput] = useState('{\n  "notes": ""\n}');
   const [reason, setReason] = useState('');
-  const [problem, setProblem] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, setProblem, start } = useStart();
   const id = pause.execution.replace(/[^A-Za-z0-9_-]/g, '_');
-  const resume = async (body: unknown) => {
-    setProblem(undefined);
-    setBusy(true);
-    try {
-      const started = await post<{ name?: string }>(path('pauses', pause.execution, 'resume'), body);
-      location.hash = `#/executions/${encodeURIComponent(started.name ?? pause.execution)}`;
-    } catch (e) {
-      setProblem((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const resume = (body: unknown) => start(path('pauses', pause.execution, 'resume'), body);
   const approve = (e: Event) => {
     e.preventDefault();
     let value: unknown;

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import { post } from '../api.ts';
-import { Loading, ms, Problem } from '../common.tsx';
+import { Loading, ms, Problem, Head } from '../common.tsx';
 import { Graph } from '../graph.tsx';
-import { useData, useLive } from '../hooks.ts';
+import { useData, useLive, useStart } from '../hooks.ts';
 import type { WorkflowGraph } from '../../views.ts';
 import type { WorkflowStats } from '../../../../../infra/local/step-stats.ts';
 
@@ -56,21 +55,11 @@ interface WorkflowDetail {
 export function Workflow({ name }: { name: string }) {
   const { data, error, reload } = useData<WorkflowDetail>(`workflows/${encodeURIComponent(name)}`);
   useLive(['executions'], reload);
+  const { busy, problem: runError, start } = useStart();
   const [running, setRunning] = useState<string>();
-  const [runError, setRunError] = useState<string>();
-  const run = async (sample: string) => {
+  const run = (sample: string) => {
     setRunning(sample);
-    setRunError(undefined);
-    try {
-      const started = await post<{ name?: string; result?: { status: string; reason?: string; executionName: string | null } }>('runs', { workflow: name, sample });
-      const execution = started.name ?? started.result?.executionName;
-      if (execution) location.hash = `#/executions/${encodeURIComponent(execution)}`;
-      else setRunError(`${sample}: ${started.result?.status} ${started.result?.reason ?? ''}`);
-    } catch (e) {
-      setRunError((e as Error).message);
-    } finally {
-      setRunning(undefined);
-    }
+    void start('runs', { workflow: name, sample });
   };
   return (
     <>
@@ -89,8 +78,8 @@ export function Workflow({ name }: { name: string }) {
             <ul class="buttons">
               {data.samples.map((s) => (
                 <li key={s}>
-                  <button type="button" onClick={() => run(s)} disabled={running !== undefined}>
-                    {running === s ? `Running sample ${s}…` : `Run sample ${s}`}
+                  <button type="button" onClick={() => run(s)} disabled={busy}>
+                    {busy && running === s ? `Running sample ${s}…` : `Run sample ${s}`}
                   </button>
                 </li>
               ))}
@@ -107,20 +96,7 @@ export function Workflow({ name }: { name: string }) {
             </p>
             <table>
               <caption class="visually-hidden">Steps of {name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Step</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Routes to</th>
-                  <th scope="col">Runs</th>
-                  <th scope="col">Failed</th>
-                  <th scope="col">Retries</th>
-                  <th scope="col">Hand-offs</th>
-                  <th scope="col">Mean</th>
-                  <th scope="col">Model calls</th>
-                  <th scope="col">Tokens in/out</th>
-                </tr>
-              </thead>
+              <Head columns={['Step', 'Kind', 'Routes to', 'Runs', 'Failed', 'Retries', 'Hand-offs', 'Mean', 'Model calls', 'Tokens in/out']} />
               <tbody>
                 {data.steps.map((s) => {
                   const st = data.stats.steps.find((x) => x.step === s.name);
