@@ -22,7 +22,7 @@
  * Only what is in the state survives: DynamoDB Local data of the first process does not.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { ExecutionDoesNotExist, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { readRecordFile, recordFile } from './history.ts';
