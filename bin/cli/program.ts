@@ -3,18 +3,18 @@
  * `register(program)`: adding a command is adding a file. A project's workflow may add commands
  * the same way, from `lambdas/workflows/<workflow>/cli.ts`.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Command } from 'commander';
-import { ENGINE_MODULE_EXTENSION, PACKAGE_ROOT, PROJECT_ROOT, WORKFLOW_CODE_DIR } from '../../lambdas/lib/project.ts';
+import { ENGINE_MODULE_EXTENSION, PROJECT_ROOT, STEPWISE_VERSION, WORKFLOW_CODE_DIR } from '../../lambdas/lib/project.ts';
 import { importProjectModule } from '../../lambdas/lib/project-modules.ts';
 
 /** The folder of the built-in commands, one module each. */
 export const COMMANDS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'commands');
 
-/** The installed Stepwise version (package.json). */
-export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+/** The installed Stepwise version. */
+export const VERSION = STEPWISE_VERSION;
 
 /** A command module: it adds its command(s) to the program. */
 interface CommandModule {

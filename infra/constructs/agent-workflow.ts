@@ -1,4 +1,5 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { createHash } from 'node:crypto';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -33,6 +34,28 @@ export const TERMINAL_STATES = {
 export const MAX_STEPS_HANDOFF = 'MaxStepsHandoff';
 /** The Choice state that routes a step's result. */
 export const routeStateName = (step: string): string => `${step}.route`;
+
+/** Step Functions' limit on a state machine name. */
+const STATE_MACHINE_NAME_MAX = 80;
+
+/**
+ * The `StateMachineName` of a workflow's state machine: `<stack>-<workflow>`, so the console lists
+ * `Stepwise-WarrantyEmail-dev-warranty-email` instead of `WorkflowStateMachine8F1B1C15-<random>`. A name
+ * past the 80-character limit keeps its first 71 characters and a digest of the whole, so two long
+ * names never collide.
+ */
+export function workflowStateMachineName(stackName: string, workflow: string): string {
+  const name = `${stackName}-${workflow}`;
+  if (name.length <= STATE_MACHINE_NAME_MAX) return name;
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, STATE_MACHINE_NAME_MAX - digest.length - 1)}-${digest}`;
+}
+
+/** The `Comment` of a step's Task state: what the step does and what kind of step it is. */
+export function stepComment(step: StepDefinition): string {
+  const kind = step.kind === 'llm' ? 'LLM step' : `code step (${step.handler})`;
+  return `${step.description} [${kind}, v${step.version}${step.consensus ? ', final consensus vote' : ''}]`;
+}
 
 /** Errors of the Lambda service itself (not of the handler): retried like CDK's LambdaInvoke default. */
 const LAMBDA_SERVICE_ERRORS = [
@@ -139,6 +162,8 @@ export class AgentWorkflow extends Construct {
     });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       definitionBody: sfn.DefinitionBody.fromChainable(compileStates(new Construct(this, 'States'), workflow, functions)),
+      stateMachineName: workflowStateMachineName(Stack.of(this).stackName, manifest.name),
+      comment: `${manifest.name} v${manifest.version}: ${manifest.description}`,
       stateMachineType: sfn.StateMachineType.STANDARD,
       tracingEnabled: true,
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: config.executionDataInLogs },
@@ -233,6 +258,7 @@ function startState(scope: Construct, entry: string, counters?: Record<string, n
   return new sfn.CustomState(scope, 'Start', {
     stateJson: {
       Type: 'Pass',
+      Comment: `Start: the execution input goes to $.input and an empty result routes to the entry step ${entry}${counters ? '; every counter starts at 0' : ''}.`,
       Parameters: {
         'input.$': '$',
         result: { step: null, next: entry, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
@@ -274,6 +300,7 @@ function addStepRetries(task: tasks.LambdaInvoke, workflow: WorkflowDefinition):
 
 function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, workflow: WorkflowDefinition): tasks.LambdaInvoke {
   const task = new tasks.LambdaInvoke(scope, step.name, {
+    comment: stepComment(step),
     lambdaFunction: fn,
     payloadResponseOnly: true,
     // Added below, after the transient-error retrier, in the contract's order.
@@ -298,11 +325,14 @@ function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, 
 /** Compile the step graph into states under `scope`; returns the start state. */
 function compileStates(scope: Construct, workflow: WorkflowDefinition, functions: Record<string, StepwiseFunction>): sfn.IChainable {
   const { manifest } = workflow;
-  const done = new sfn.Succeed(scope, TERMINAL_STATES.done);
-  const failState = (name: string) => new sfn.Fail(scope, name, { error: name });
-  const maxStepsExceeded = failState(TERMINAL_STATES.maxStepsExceeded);
-  const fallbackFailed = failState(TERMINAL_STATES.fallbackFailed);
-  const routeRejected = failState(TERMINAL_STATES.routeRejected);
+  const done = new sfn.Succeed(scope, TERMINAL_STATES.done, { comment: 'The workflow finished: a step routed to DONE.' });
+  const failState = (name: string, comment: string) => new sfn.Fail(scope, name, { error: name, comment });
+  const maxStepsExceeded = failState(
+    TERMINAL_STATES.maxStepsExceeded,
+    `The fallback ${manifest.fallback} itself routed on after ${manifest.maxSteps} steps (maxSteps): the execution fails.`,
+  );
+  const fallbackFailed = failState(TERMINAL_STATES.fallbackFailed, `The fallback ${manifest.fallback} failed: nobody was answered, the execution fails.`);
+  const routeRejected = failState(TERMINAL_STATES.routeRejected, `The fallback ${manifest.fallback} chose a route it does not declare: the execution fails.`);
 
   const taskOf = new Map(workflow.steps.map((step) => [step.name, stepTask(scope, step, functions[step.name]!, workflow)]));
   const task = (name: string) => taskOf.get(name)!;
@@ -316,6 +346,7 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
   // A tripped breaker still ends in the fallback's hand-off (the customer is answered), with the reason
   // in $.error; only a fallback that itself routes on past the limit ends in MaxStepsExceeded.
   const maxStepsHandoff = new sfn.Pass(scope, MAX_STEPS_HANDOFF, {
+    comment: `Circuit breaker: ${manifest.maxSteps} steps ran (maxSteps) without finishing; the reason goes to $.error and the fallback ${manifest.fallback} hands the case over.`,
     result: sfn.Result.fromObject({ Error: TERMINAL_STATES.maxStepsExceeded, Cause: `the workflow ran ${manifest.maxSteps} steps (maxSteps) without finishing` }),
     resultPath: '$.error',
   }).next(fallback);
@@ -339,7 +370,10 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
   for (const step of workflow.steps) {
     const isFallback = step.name === manifest.fallback;
     task(step.name).addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' });
-    const route = new sfn.Choice(scope, routeStateName(step.name)).when(circuitBreaker, isFallback ? maxStepsExceeded : maxStepsHandoff);
+    const route = new sfn.Choice(scope, routeStateName(step.name), { comment: routeComment(step, manifest, isFallback) }).when(
+      circuitBreaker,
+      isFallback ? maxStepsExceeded : maxStepsHandoff,
+    );
     for (const edge of step.next) {
       route.when(sfn.Condition.stringEquals('$.result.next', edge), edge === DONE ? done : entryOf(edge));
     }
@@ -348,4 +382,12 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
     task(step.name).next(step.pause ? pauseStates(scope, { step, workflow, route, onTimeout: task(step.pause.onTimeout), fallback }) : route);
   }
   return startState(scope, manifest.entry, startCounters(manifest)).next(entryOf(manifest.entry));
+}
+
+/** The `Comment` of a step's route Choice: where each value of `$.result.next` goes. */
+function routeComment(step: StepDefinition, manifest: WorkflowDefinition['manifest'], isFallback: boolean): string {
+  const edges = step.next.map((n) => (n === DONE ? `DONE → ${TERMINAL_STATES.done}` : n)).join(', ');
+  const otherwise = isFallback ? TERMINAL_STATES.routeRejected : `the fallback ${manifest.fallback}`;
+  const breaker = isFallback ? TERMINAL_STATES.maxStepsExceeded : MAX_STEPS_HANDOFF;
+  return `Routes ${step.name}'s decision ($.result.next) to one of its declared edges: ${edges}. At ${manifest.maxSteps} steps (maxSteps) → ${breaker}; any other route → ${otherwise}.`;
 }

@@ -43,6 +43,7 @@ export function pauseStates(scope: Construct, props: PauseStatesProps): sfn.ICha
   const { step, workflow, route } = props;
   const pause = step.pause!;
   const task = new tasks.EventBridgePutEvents(scope, pauseStateName(step.name), {
+    comment: `Checkpoint after ${step.name}: publishes the task token and the required actions, then waits up to ${pause.timeoutSeconds} s for SendTaskSuccess (the output goes to $.result.data.${CHECKPOINT_DATA_KEY}); SendTaskFailure → the fallback, timeout → ${pause.onTimeout}.`,
     integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
     entries: [
       {
@@ -73,7 +74,9 @@ export function pauseStates(scope: Construct, props: PauseStatesProps): sfn.ICha
   // The circuit breaker of the route Choice would stop the execution anyway: no checkpoint before it.
   const room = sfn.Condition.numberLessThan('$.result.count', workflow.manifest.maxSteps);
   const asked = pause.when && sfn.Condition.and(sfn.Condition.isPresent(`$.result.fields.${pause.when}`), sfn.Condition.booleanEquals(`$.result.fields.${pause.when}`, true));
-  const checkpoint = new sfn.Choice(scope, checkpointStateName(step.name));
+  const checkpoint = new sfn.Choice(scope, checkpointStateName(step.name), {
+    comment: `Whether ${step.name}'s route pauses: ${pausedEdges(step).join(', ')}${pause.when ? ` when fields.${pause.when} is true` : ''} wait at ${pauseStateName(step.name)}; every other route goes on.`,
+  });
   for (const edge of pausedEdges(step)) checkpoint.when(sfn.Condition.and(sfn.Condition.stringEquals('$.result.next', edge), room, ...(asked ? [asked] : [])), task);
   return checkpoint.otherwise(route);
 }

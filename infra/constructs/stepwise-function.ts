@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
 import { CLI_ONLY_FOLDERS } from '../../lambdas/lib/definition-file.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
-import { PROJECT_ROOT, STATE_DIR } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT, STATE_DIR, STEPWISE_VERSION } from '../../lambdas/lib/project.ts';
 import type { EnvConfig } from '../config.ts';
 import { engineEntry, generateLambdaEntry } from './lambda-entry.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR, WORKFLOW_DIR_METADATA } from './metadata.ts';
@@ -93,6 +93,7 @@ export function bundleSettings({ sdkTraces = false, bundleAwsSdk = false }: Bund
   const define: Record<string, string> = {
     'process.env.STEPWISE_LAMBDA_BUNDLE': '"true"',
     'process.env.STEPWISE_SDK_TRACES': sdkTraces ? '"on"' : '"off"',
+    'process.env.STEPWISE_VERSION': JSON.stringify(STEPWISE_VERSION),
   };
   return { define, external: bundleAwsSdk ? [] : ['@aws-sdk/*'] };
 }

@@ -82,21 +82,48 @@ export const gbSeconds = (memoryMb: number, durationMs: number) => (memoryMb / 1
  * @example costPer1000(counts, loadPrices(), 'us.anthropic.claude-haiku-4-5-20251001-v1:0').total
  */
 export function costPer1000(counts: ExecutionCounts, prices: Prices, modelId: string): CostPer1000 {
-  const model = prices.models[modelId];
-  if (!model) throw new Error(`no prices for model ${modelId} in prices.json (known: ${Object.keys(prices.models).join(', ')})`);
   const n = 1000;
-  const perToken = (perMillion: number) => perMillion / 1_000_000;
+  const model = modelCost(counts, prices, modelId);
   const parts = {
     stepFunctions: n * counts.stateTransitions * prices.stepFunctions.standardPerStateTransition,
     lambdaRequests: n * counts.lambdaInvocations * prices.lambda.perRequest,
     lambdaCompute: n * counts.lambdaGbSeconds * prices.lambda.perGbSecondArm64,
     dynamodb: n * (counts.dynamoReadUnits * prices.dynamodb.perReadRequestUnit + counts.dynamoWriteUnits * prices.dynamodb.perWriteRequestUnit),
-    modelInput: n * counts.inputTokens * perToken(model.inputPerMillion),
-    modelOutput: n * counts.outputTokens * perToken(model.outputPerMillion),
-    modelCacheRead: n * counts.cacheReadInputTokens * perToken(model.cacheReadPerMillion),
-    modelCacheWrite: n * counts.cacheWriteInputTokens * perToken(model.cacheWritePerMillion),
+    modelInput: n * model.input,
+    modelOutput: n * model.output,
+    modelCacheRead: n * model.cacheRead,
+    modelCacheWrite: n * model.cacheWrite,
   };
   return { ...parts, total: Object.values(parts).reduce((a, b) => a + b, 0) };
+}
+
+/** Token counts as a model call (or a step, or an execution) reports them. */
+export type TokenCounts = Pick<ExecutionCounts, 'inputTokens' | 'outputTokens' | 'cacheReadInputTokens' | 'cacheWriteInputTokens'>;
+
+/** USD of these tokens at a model's list prices, by what is billed. */
+export interface ModelCost {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
+}
+
+/**
+ * What these tokens cost at `modelId`'s list prices (Studio shows it per step and per execution).
+ * @throws Error when `modelId` has no prices (add it to prices.json with its source).
+ */
+export function modelCost(tokens: TokenCounts, prices: Prices, modelId: string): ModelCost {
+  const model = prices.models[modelId];
+  if (!model) throw new Error(`no prices for model ${modelId} in prices.json (known: ${Object.keys(prices.models).join(', ')})`);
+  const perToken = (perMillion: number) => perMillion / 1_000_000;
+  const parts = {
+    input: tokens.inputTokens * perToken(model.inputPerMillion),
+    output: tokens.outputTokens * perToken(model.outputPerMillion),
+    cacheRead: tokens.cacheReadInputTokens * perToken(model.cacheReadPerMillion),
+    cacheWrite: tokens.cacheWriteInputTokens * perToken(model.cacheWritePerMillion),
+  };
+  return { ...parts, total: parts.input + parts.output + parts.cacheRead + parts.cacheWrite };
 }
 
 /** The element-wise mean of several executions' counts. */

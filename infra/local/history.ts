@@ -7,10 +7,10 @@ import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
-import { STATE_DIR } from '../../lambdas/lib/project.ts';
+import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME, type StateDirs } from './state-dirs.ts';
 
 /** Where the local runtime writes one JSON file per execution (`.stepwise/` is git-ignored), whatever the working directory. */
-export const DEFAULT_HISTORY_DIR = join(STATE_DIR, 'executions');
+export const DEFAULT_HISTORY_DIR = DEFAULT_STATE_DIRS.executions;
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -29,6 +29,18 @@ export interface ExecutionRecord {
   output?: unknown;
   error?: { Error: string; Cause?: string };
   events: HistoryEvent[];
+  /** A fork (Studio, `stepwise replay`): the execution it was forked from, and the step (by trail position) it re-ran from. */
+  parent?: ForkParent;
+  /** A deployed execution read into the local state (`stepwise studio` Import, `--aws`). */
+  imported?: { from: 'file' | 'aws'; at: string };
+}
+
+/** Where a fork came from: its parent execution and the trail step it re-ran from. */
+export interface ForkParent {
+  execution: string;
+  step: string;
+  /** The step's position in the parent's step trail (0 = the entry step). */
+  index: number;
 }
 
 /** One Task state of the trail: what a step was given, what it returned, how it ended. */
@@ -195,6 +207,8 @@ const RecordFile = z.object({
   output: z.unknown().optional(),
   error: z.object({ Error: z.string(), Cause: z.string().optional() }).optional(),
   events: z.array(z.looseObject({ id: z.number(), type: z.string(), timestamp: Timestamp })),
+  parent: z.object({ execution: z.string(), step: z.string(), index: z.number().int().nonnegative() }).optional(),
+  imported: z.object({ from: z.enum(['file', 'aws']), at: z.string() }).optional(),
 });
 
 /**
@@ -216,9 +230,18 @@ export function readRecordFile<S extends z.ZodType>(file: string, schema: S): z.
   return parsed.data;
 }
 
+/**
+ * The file a record named `name` is stored in, in `dir`.
+ * @throws InvalidInputError for a name that could point outside `dir` (a separator, `..`, a control character).
+ */
+export function recordFile(name: string, dir: string): string {
+  if (!SAFE_RECORD_NAME.test(name)) throw new InvalidInputError(`not a record name: ${JSON.stringify(name.slice(0, 100))}`);
+  return join(resolve(dir), `${name}.json`);
+}
+
 /** The file a local execution is stored in. */
 function localExecutionFile(name: string, dir: string = DEFAULT_HISTORY_DIR): string {
-  return join(resolve(dir), `${name}.json`);
+  return recordFile(name, dir);
 }
 
 /** Store a local execution as `<dir>/<name>.json`. */
@@ -242,6 +265,24 @@ export function readLocalExecution(nameOrArn: string, dir: string = DEFAULT_HIST
   const record = readRecordFile(file, RecordFile) as ExecutionRecord;
   if (nameOrArn.startsWith('arn:') && record.executionArn !== nameOrArn) throw missing();
   return record;
+}
+
+/**
+ * Read an execution the local state keeps: a local one, else an imported deployed one.
+ * @throws ExecutionDoesNotExist when neither folder has it.
+ */
+export function readStoredExecution(name: string, dirs: Pick<StateDirs, 'executions' | 'imports'> = DEFAULT_STATE_DIRS): ExecutionRecord {
+  try {
+    return readLocalExecution(name, dirs.executions);
+  } catch (e) {
+    if (!(e instanceof ExecutionDoesNotExist)) throw e;
+    try {
+      return readLocalExecution(name, dirs.imports);
+    } catch (imported) {
+      if (imported instanceof ExecutionDoesNotExist) throw e;
+      throw imported;
+    }
+  }
 }
 
 /**

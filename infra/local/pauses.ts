@@ -27,11 +27,11 @@ import { join, resolve } from 'node:path';
 import { ExecutionDoesNotExist, InvalidName, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { readRecordFile } from './history.ts';
-import { STATE_DIR } from '../../lambdas/lib/project.ts';
 import { ExecutionClaimedError } from '../../lambdas/lib/errors.ts';
+import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
 
 /** Where paused local executions are kept, one JSON file each (`.stepwise/` is git-ignored). */
-export const DEFAULT_PAUSES_DIR = join(STATE_DIR, 'pauses');
+export const DEFAULT_PAUSES_DIR = DEFAULT_STATE_DIRS.pauses;
 
 /** Step Functions execution names: 1-80 characters, none of whitespace, brackets, wildcards, or `"#%\\^|~`$&,;:/`, no control characters. */
 const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]{1,80}$/;
@@ -130,11 +130,18 @@ export function suspendedHistory(events: HistoryEvent[], state: string): History
  * the history already has, so those are dropped and the rest renumbered after it.
  */
 export function appendResumed(before: HistoryEvent[], resumed: HistoryEvent[]): HistoryEvent[] {
-  const started = resumed.findIndex((e) => e.type === 'TaskStarted');
-  const dropped = started + 1;
+  return appendContinued(before, resumed, resumed.findIndex((e) => e.type === 'TaskStarted') + 1);
+}
+
+/**
+ * `before`, then the events of a run that continues it without its first `dropped` events (those
+ * repeat what `before` has), renumbered after it; events that pointed at a dropped one point at
+ * the last of `before`. A fork drops only its `ExecutionStarted`.
+ */
+export function appendContinued(before: HistoryEvent[], after: HistoryEvent[], dropped: number): HistoryEvent[] {
   const base = before.at(-1)?.id ?? 0;
   const renumber = (id: number | undefined) => (id === undefined || id <= dropped ? base : id - dropped + base);
-  return [...before, ...resumed.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) }))];
+  return [...before, ...after.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) }))];
 }
 
 const ClaimSchema = z.object({ pid: z.number().int(), host: z.string(), at: Timestamp });

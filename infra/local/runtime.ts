@@ -43,7 +43,7 @@ import { engineEntry } from '../constructs/lambda-entry.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../constructs/metadata.ts';
 import { integration, toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
 import { validateFault, withFault, type TaskFault } from './faults.ts';
-import { DEFAULT_HISTORY_DIR, parseExecutionArn, summarizeExecution, writeLocalExecution, type ExecutionRecord } from './history.ts';
+import { DEFAULT_HISTORY_DIR, parseExecutionArn, summarizeExecution, writeLocalExecution, type ExecutionRecord, type ForkParent } from './history.ts';
 import {
   allStates,
   EXECUTION,
@@ -58,7 +58,19 @@ import {
 } from './interpreter.ts';
 import { invokeJsonCopy, invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
 import { checkStatePayload, PAYLOAD_LIMIT_BYTES, textBytes, TaskResultTooLargeError } from './limits.ts';
-import { DEFAULT_PAUSES_DIR, PauseStore, WAIT_FOR_TASK_TOKEN, appendResumed, checkExecutionName, expiredAt, requestOf, suspendedHistory, type PausedTask, type Resolution } from './pauses.ts';
+import {
+  DEFAULT_PAUSES_DIR,
+  PauseStore,
+  WAIT_FOR_TASK_TOKEN,
+  appendContinued,
+  appendResumed,
+  checkExecutionName,
+  expiredAt,
+  requestOf,
+  suspendedHistory,
+  type PausedTask,
+  type Resolution,
+} from './pauses.ts';
 import { synthesize, synthProject, type SynthesizedApp, type SynthesizedStateMachine } from './synth.ts';
 import { arnToLogicalId, LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnResource, type TokenContext } from './tokens.ts';
 
@@ -120,6 +132,24 @@ export interface StartExecutionOptions {
   /** The execution name (unique per Standard state machine, like Step Functions). @default a UUID */
   name?: string;
 }
+
+/** A fork: a new execution that runs the state machine from one of its states, continuing a recorded history. */
+export interface ForkExecutionOptions {
+  /** The state the fork starts at (a step's first state). */
+  state: string;
+  /** That state's input: the state at that point, as recorded or edited. */
+  stateInput: unknown;
+  /** The new execution's name. */
+  name: string;
+  /** The parent's events before that state: the fork's history starts with them. */
+  history: HistoryEvent[];
+  /** `$$.Execution.Input` of the fork: the parent's execution input. */
+  executionInput: unknown;
+  parent: ForkParent;
+}
+
+/** How often a running execution's record is rewritten while it runs (Studio's live view reads it). */
+const PROGRESS_WRITE_MS = 200;
 
 /** A Task's target: a function (by ARN, or through the `lambda:invoke` integration) or something only an override can run. */
 interface TaskTarget {
@@ -302,6 +332,28 @@ export class LocalRuntime {
     }
   }
 
+  /**
+   * Fork an execution: run the state machine from `options.state` with `options.stateInput`, as a
+   * new execution whose history continues the parent's events before that state (ids renumbered)
+   * and whose record names its parent. The same ASL runs as for any execution: only `StartAt` differs.
+   * @throws LocalRuntimeFault when the state is not a top-level state of the state machine.
+   */
+  async forkExecution(stateMachine: string, options: ForkExecutionOptions): Promise<LocalExecution> {
+    const sm = this.find(stateMachine);
+    if (!(options.state in sm.definition.States)) throw new LocalRuntimeFault(`"${options.state}" is not a top-level state of ${sm.stack}/${sm.logicalId}: a fork starts at one`);
+    checkExecutionName(options.name);
+    const machine = new StateMachine({ ...interpreterDefinition(sm.definition), StartAt: options.state }, { validationOptions: { noValidate: true } });
+    const execution = {
+      executionArn: this.executionArn(sm, options.name),
+      name: options.name,
+      executionInput: options.executionInput,
+      startTime: options.history[0]?.timestamp ? new Date(options.history[0].timestamp).toISOString() : new Date().toISOString(),
+      events: options.history,
+      dropped: 1,
+    };
+    return this.drive(sm, machine, JSON.parse(JSON.stringify(options.stateInput ?? null)), execution, undefined, options.parent);
+  }
+
   /** `SendTaskHeartbeat` for a paused local execution (see {@link PauseStore.heartbeat}). */
   heartbeat(nameOrArn: string, now: Date = new Date()): PausedTask {
     return this.pauses.heartbeat(this.paused(nameOrArn).name, now);
@@ -323,16 +375,19 @@ export class LocalRuntime {
   }
 
   /**
-   * Run `machine` (the state machine's ASL, or a copy starting at a paused Task) on `input` until it
-   * ends or pauses, then build, store and return the execution; a resumed run's events continue the
-   * paused execution's history.
+   * Run `machine` (the state machine's ASL, or a copy starting at a paused Task or a fork's state)
+   * on `input` until it ends or pauses, then build, store and return the execution; a resumed run's
+   * or a fork's events continue the history they were given (`dropped`: how many of their first
+   * events repeat it; a resumed run's are found in its events). While it runs, its record is
+   * rewritten every {@link PROGRESS_WRITE_MS} as `RUNNING`, so another process sees it progress.
    */
   private async drive(
     sm: LoadedStateMachine,
     machine: StateMachine,
     input: unknown,
-    execution: Pick<PausedTask, 'executionArn' | 'name' | 'executionInput' | 'startTime'> & { events?: HistoryEvent[] },
+    execution: Pick<PausedTask, 'executionArn' | 'name' | 'executionInput' | 'startTime'> & { events?: HistoryEvent[]; dropped?: number },
     resume?: ExecutionRun['resume'],
+    parent?: ForkParent,
   ): Promise<LocalExecution> {
     const { executionArn, name } = execution;
     const run: ExecutionRun = { sm, invocations: [], attempts: new Map(), parents: new Map(), stateInputs: new Map(), ...(resume && { resume }) };
@@ -357,20 +412,29 @@ export class LocalRuntime {
     };
     const started = machine.run(input as Parameters<StateMachine['run']>[0], runOptions);
     run.abort = () => started.abort();
-    const log = collect(started.eventLogs);
+    const timeouts = Object.fromEntries([...sm.targets].map(([state, t]) => [state, t.timeouts]));
+    const historyOf = (log: InterpreterEvent[]) => {
+      const events = toHistoryEvents(log, run.invocations, { roleArn: sm.roleArn, region: this.region(sm), timeouts, parents: run.parents });
+      if (!execution.events) return events;
+      return execution.dropped === undefined ? appendResumed(execution.events, events) : appendContinued(execution.events, events, execution.dropped);
+    };
+    const historyDir = this.options.historyDir;
+    const store = (record: ExecutionRecord) => historyDir !== false && writeLocalExecution(parent ? { ...record, parent } : record, historyDir ?? DEFAULT_HISTORY_DIR);
+    const progress = historyDir === false ? undefined : progressWriter((log) => store(summarizeExecution(executionArn, historyOf(log))));
+    const log = collect(started.eventLogs, progress?.update);
     try {
       await started.result;
     } catch (e) {
       const suspended = e instanceof ExecutionAbortedError && run.suspended;
       if (!(e instanceof ExecutionError || e instanceof ExecutionTimeoutError || suspended)) throw e;
+    } finally {
+      progress?.stop();
     }
-    const timeouts = Object.fromEntries([...sm.targets].map(([state, t]) => [state, t.timeouts]));
-    let events = toHistoryEvents(await log, run.invocations, { roleArn: sm.roleArn, region: this.region(sm), timeouts, parents: run.parents });
-    if (execution.events) events = appendResumed(execution.events, events);
+    let events = historyOf(await log);
     if (run.suspended) events = suspendedHistory(events, run.suspended.state);
     const record = summarizeExecution(executionArn, events);
     dropDefaultFailCause(record, sm);
-    if (this.options.historyDir !== false) writeLocalExecution(record, this.options.historyDir ?? DEFAULT_HISTORY_DIR);
+    store(record);
     let pause: PausedTask | undefined;
     if (run.suspended) {
       const { state, parameters } = run.suspended;
@@ -398,7 +462,7 @@ export class LocalRuntime {
     } else if (resume) {
       this.pauses.delete(name);
     }
-    return { ...record, status: record.status as LocalExecution['status'], history: record.events, ...(pause && { pause }) };
+    return { ...record, status: record.status as LocalExecution['status'], history: record.events, ...(pause && { pause }), ...(parent && { parent }) };
   }
 
   /** The interpreter hooks of one execution: every execution it starts (Map iteration, Parallel branch) gets a scope and the runtime's Task handlers. */
@@ -663,11 +727,42 @@ function interpreterFor(definition: StateMachineDefinition): StateMachine {
   return new StateMachine(interpreterDefinition(definition), { validationOptions: { noValidate: true } });
 }
 
-/** Drain the interpreter's event log (Array.fromAsync needs Node 22). */
-async function collect(events: AsyncGenerator<InterpreterEvent>): Promise<InterpreterEvent[]> {
+/** Drain the interpreter's event log (Array.fromAsync needs Node 22), telling `onEvent` the log so far after each event. */
+async function collect(events: AsyncGenerator<InterpreterEvent>, onEvent?: (log: InterpreterEvent[]) => void): Promise<InterpreterEvent[]> {
   const all: InterpreterEvent[] = [];
-  for await (const e of events) all.push(e);
+  for await (const e of events) {
+    all.push(e);
+    onEvent?.(all);
+  }
   return all;
+}
+
+/**
+ * Calls `write` with the latest log at most every {@link PROGRESS_WRITE_MS} (the first at once),
+ * until `stop`: the final record is written after it, and nothing overwrites it.
+ */
+function progressWriter(write: (log: InterpreterEvent[]) => void): { update: (log: InterpreterEvent[]) => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let latest: InterpreterEvent[] | undefined;
+  let last = 0;
+  let stopped = false;
+  const flush = () => {
+    timer = undefined;
+    if (stopped || !latest) return;
+    last = Date.now();
+    write(latest);
+  };
+  return {
+    update: (log) => {
+      latest = log;
+      if (timer || stopped) return;
+      timer = setTimeout(flush, Math.max(0, last + PROGRESS_WRITE_MS - Date.now()));
+    },
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**

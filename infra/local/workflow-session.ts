@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import type { StepServices } from '../../lambdas/handlers/step.ts';
 import type { DecidedBy, StepOutput, TokenUsage } from '../../lambdas/lib/contracts.ts';
 import { InvalidInputError, LocalServiceError, MissingCredentialsError, causeMessage } from '../../lambdas/lib/errors.ts';
@@ -29,8 +30,11 @@ import { projectEnvironment } from '../project.ts';
 import { ENTRY_METADATA } from '../constructs/metadata.ts';
 import { EMAIL_INGRESS_ENTRY } from '../constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
-import { stepTrail, type TrailStep } from './history.ts';
-import { deadline, type PausedTask, type Resolution } from './pauses.ts';
+import { stepTrail, type ExecutionRecord, type TrailStep } from './history.ts';
+import { forkHistory, type ForkPoint } from './fork.ts';
+import { recordedEmails, recordingPuts } from './recorded-emails.ts';
+import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
+import { deadline, PauseStore, type PausedTask, type Resolution } from './pauses.ts';
 import { pauseStateName, requiredActions, type CheckpointRequest } from '../../lambdas/lib/workflow/pause.ts';
 import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
 import { synthProject } from './synth.ts';
@@ -53,6 +57,8 @@ export interface WorkflowSessionOptions {
   readonly historyDir?: string | false;
   /** Where paused executions are kept (see `LocalRuntime`'s `pausesDir`). @default the runtime's */
   readonly pausesDir?: string | false;
+  /** Where the bodies of emails the ingress receives are recorded, for forks of their executions; `false` records none. @default `.stepwise/emails` when `historyDir` is not `false` */
+  readonly emailsDir?: string | false;
   /** `POWERTOOLS_LOG_LEVEL` of every function (`SILENT` for clean CLI output). @default the template's */
   readonly logLevel?: string;
   /** Adapters for every step handler (`createHandler(env, services)`): a model or toolbox stand-in. @default built from each function's environment */
@@ -65,6 +71,8 @@ export interface WorkflowSessionOptions {
   readonly clock?: () => Date;
   /** Inject faults into chosen Task states (see `LocalRuntimeOptions.faults`). @default none */
   readonly faults?: LocalRuntimeOptions['faults'];
+  /** Told each execution's name as it starts (before it ends): Studio opens its live view. @default none */
+  readonly onStart?: (name: string) => void;
 }
 
 /**
@@ -326,6 +334,7 @@ export class WorkflowSession {
   private readonly running = new Map<string, Promise<LocalExecution>>();
   private readonly email?: EmailIngressWiring;
   private readonly eventLog?: EventLog;
+  private readonly onStart?: (name: string) => void;
   private closed?: Promise<void>;
 
   private constructor(
@@ -334,9 +343,10 @@ export class WorkflowSession {
     readonly dynamo: DynamoDbLocal,
     readonly outboxFile: string,
     private readonly tempDir: string | undefined,
-    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; email?: EnvConfig['email']; clock: () => Date },
+    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; email?: EnvConfig['email']; clock: () => Date; emailsDir: string | false; onStart?: (name: string) => void },
   ) {
     this.tables = wiring.tables;
+    this.onStart = wiring.onStart;
     if (wiring.tables.EVENTS_TABLE) this.eventLog = dynamoEventLog(dynamo.client, wiring.tables.EVENTS_TABLE);
     const { ingress } = wiring;
     const { email } = wiring;
@@ -344,9 +354,14 @@ export class WorkflowSession {
       this.email = {
         inbox: email.recipients[0]!,
         deps: {
-          emails: dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
+          emails: wiring.emailsDir
+            ? recordingPuts(dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE), recordedEmails(wiring.emailsDir))
+            : dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
           events: dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
-          starter: localStarter(runtime, workflow.manifest.name, (name, execution) => this.running.set(name, execution)),
+          starter: localStarter(runtime, workflow.manifest.name, (name, execution) => {
+            this.running.set(name, execution);
+            wiring.onStart?.(name);
+          }),
           policy: {
             maxBytes: Number(ingress.MAX_MESSAGE_BYTES ?? DEFAULT_POLICY.maxBytes),
             maxBodyChars: Number(ingress.MAX_BODY_CHARS ?? DEFAULT_POLICY.maxBodyChars),
@@ -414,7 +429,9 @@ export class WorkflowSession {
           ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
         },
       });
-      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, email: (await projectEnvironment(env, { allowPlaceholders: true })).email, clock: options.clock ?? (() => new Date()) });
+      const emailsDir = options.emailsDir ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.emails);
+      const { email } = await projectEnvironment(env, { allowPlaceholders: true });
+      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, email, clock: options.clock ?? (() => new Date()), emailsDir, onStart: options.onStart });
     } catch (e) {
       await dynamo?.stop();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -464,7 +481,9 @@ export class WorkflowSession {
     const checked = checkInput(this.workflow, value);
     if (checked.problem) return { file: label, status: 'REJECTED', reason: `input does not match the workflow's input schema: ${checked.problem}`, ...none };
     try {
-      const execution = await this.runtime.startExecution(this.workflow.manifest.name, checked.input, { name });
+      const started = this.runtime.startExecution(this.workflow.manifest.name, checked.input, { name });
+      this.onStart?.(name);
+      const execution = await started;
       this.finished.set(execution.name, execution);
       return this.report(label, execution);
     } catch (e) {
@@ -544,11 +563,31 @@ export class WorkflowSession {
    * @throws ExecutionDoesNotExist when no execution of that name is paused.
    */
   async resume(execution: string, resolution: Resolution, options: { now?: Date } = {}): Promise<RunResult> {
+    this.onStart?.(execution);
     const resumed = await this.runtime.resumeExecution(execution, resolution, options);
     this.finished.set(resumed.name, resumed);
     const result = this.report(resumed.name, resumed);
     const late = resumed.resumedWith === 'timeout' && !('timeout' in resolution);
     return late ? { ...result, reason: `the checkpoint had timed out: the ${'output' in resolution ? 'output' : 'failure'} was not accepted and the timeout path ran` } : result;
+  }
+
+  /**
+   * Fork `parent` (a recorded execution of this workflow, local or imported) at `point`: a new
+   * execution named `name` runs the same ASL from the point's state with `state`, continuing the
+   * parent's history before it, and is reported like `runInput`. Never throws for a failed run.
+   */
+  async fork(parent: ExecutionRecord, point: ForkPoint, state: unknown, name: string): Promise<RunResult> {
+    this.onStart?.(name);
+    const execution = await this.runtime.forkExecution(this.workflow.manifest.name, {
+      state: point.entryState,
+      stateInput: state,
+      name,
+      history: forkHistory(parent, point),
+      executionInput: parent.input,
+      parent: { execution: parent.name, step: point.step, index: point.index },
+    });
+    this.finished.set(execution.name, execution);
+    return this.report(`${parent.name} from ${point.step}`, execution);
   }
 
   /** Executions paused at a checkpoint (of any workflow), oldest first. */
@@ -572,5 +611,26 @@ export class WorkflowSession {
       await this.dynamo.stop();
       if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
     })());
+  }
+}
+
+/**
+ * `stepwise resume` (and Studio's approve/reject): resume a paused local execution in a new session
+ * of its workflow, through the same synthesized ASL, and report it like `run`.
+ * @throws ExecutionDoesNotExist when no execution of that name is paused; InvalidInputError when it is no Stepwise workflow's.
+ */
+export async function resumePaused(
+  execution: string,
+  resolution: Resolution,
+  options: Pick<WorkflowSessionOptions, 'env' | 'model' | 'logLevel' | 'historyDir' | 'emailsDir' | 'onStart'> & { pausesDir?: string } = {},
+): Promise<RunResult> {
+  const paused = new PauseStore(options.pausesDir).get(execution);
+  if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${execution}" (stepwise executions lists them)` });
+  if (!paused.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
+  const session = await WorkflowSession.start({ ...options, workflow: paused.workflow });
+  try {
+    return await session.resume(execution, resolution);
+  } finally {
+    await session.close();
   }
 }

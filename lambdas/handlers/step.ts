@@ -43,6 +43,8 @@ export interface StepServices {
   model?: ModelProvider;
   /** @default the workflow's tools over the AWS/local adapters the environment describes */
   toolbox?: Toolbox;
+  /** Wraps the toolbox built from the environment (a fork pins some tools' results; the others run as usual). @default none */
+  wrapToolbox?: (toolbox: Toolbox) => Toolbox;
   /** Email workflows: where the bodies are. @default DynamoDB `EMAILS_TABLE` */
   emails?: Pick<EmailStore, 'get'>;
   /** @default DynamoDB `EVENTS_TABLE` */
@@ -214,7 +216,11 @@ export function createHandler(env: Env, services: StepServices = {}) {
     const step = getStep(def, input.step);
     const keys = { execution: input.execution.name, step: step.name, count: input.count };
     let toolbox = services.toolbox ?? toolboxes.get(def.manifest.name);
-    if (!toolbox) toolboxes.set(def.manifest.name, (toolbox = createToolbox(Object.values(plugin.tools), { env, tracer, clock })));
+    if (!toolbox) {
+      toolbox = createToolbox(Object.values(plugin.tools), { env, tracer, clock });
+      if (services.wrapToolbox) toolbox = services.wrapToolbox(toolbox);
+      toolboxes.set(def.manifest.name, toolbox);
+    }
 
     // Values an earlier step offloaded (state-size guard) are read back: the step sees values, never pointers.
     const resolve = (state: Record<string, unknown>) => storage('offloaded values', () => resolveOffloaded(state, valueStore, input.execution.name));
@@ -271,12 +277,14 @@ export function createHandler(env: Env, services: StepServices = {}) {
       toolCalls: result.toolCalls,
       usage: result.usage,
       durationMs: clock().getTime() - started.getTime(),
+      ...(result.transcript && { transcript: { ...result.transcript, modelId: config().MODEL_ID ?? def.manifest.model.id } }),
       ...(phase && { consensus: phase.summary }),
     };
     // The state-size guard: `data` keeps earlier pointers (input.previous.data above), and large new values become pointers.
+    // The transcript is bounded on its own (TRANSCRIPT_MAX_BYTES) and never enters the state, so it does not count here.
     const returned = (o: StepOutput) => (config().STEP_OUTPUT === 'summary' ? summarized(o, plugin) : o);
     const { output, moved } = await storage('offloaded values', () =>
-      offloadLargeFields(full, valueStore, input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES, (o) => payloadBytes(returned(o))),
+      offloadLargeFields(full, valueStore, input.execution.name, services.stateBudgetBytes ?? STATE_BUDGET_BYTES, ({ transcript: _, ...o }) => payloadBytes(returned(o))),
     );
     if (moved.length) logger.info(`Step output values offloaded (state-size guard): ${moved.join(', ')}`, { ...keys, moved });
     await storage('event log', () =>
@@ -332,10 +340,10 @@ export function createHandler(env: Env, services: StepServices = {}) {
 /**
  * The output without personal data, for environments whose execution history must not hold it:
  * tool calls keep their name, loggable arguments and outcome; the reply text and tool results stay
- * in the event log. The state (`fields`, `data`) is unchanged: later steps need it.
+ * in the event log, and the model transcript (which quotes the untrusted input) is left out. The state (`fields`, `data`) is unchanged: later steps need it.
  */
 function summarized(output: StepOutput, plugin: WorkflowPlugin): StepOutput {
-  const { reply: _reply, ...rest } = output;
+  const { reply: _reply, transcript: _transcript, ...rest } = output;
   return {
     ...rest,
     toolCalls: output.toolCalls.map((call) => ({

@@ -4,6 +4,8 @@
  * Lambda and keeps the `StepOutput` (through a ResultSelector) at `$.result`.
  */
 
+import type { ModelTranscript } from '../steps/transcript.ts';
+
 /** The route value that ends a workflow. */
 export const DONE = 'DONE';
 
@@ -80,6 +82,11 @@ export interface StepOutput extends StepState {
   toolCalls: ToolCallRecord[];
   usage: TokenUsage;
   durationMs: number;
+  /**
+   * LLM steps that called the model: the request (system prompt, messages, tool configuration) and
+   * every response, bounded (lambdas/steps/transcript.ts). Not in the state: the history keeps it.
+   */
+  transcript?: ModelTranscript;
   /** Consensus steps: how the samples voted (see lambdas/steps/consensus.ts). */
   consensus?: { samples: number; discarded: { sample: number; why: string }[]; votes: { next: string; value: unknown; count: number }[]; earlyExit: boolean };
 }

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import type * as z from 'zod';
-import pkg from '../../package.json' with { type: 'json' };
 import { DefinitionError } from './errors.ts';
+import { STEPWISE_VERSION } from './project.ts';
 
 /** A path as users see it in error messages: relative to the working directory. */
 export function relPath(file: string): string {
@@ -31,7 +31,7 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
   const issue = firstIssue(parsed.error.issues);
   if (issue.code === 'unrecognized_keys') {
     const kind = (schema.meta()?.title as string | undefined) ?? 'this file';
-    throw new DefinitionError(file, [...issue.path, issue.keys[0]!].map(String).join('.'), `not a field of ${kind} in stepwise ${pkg.version} (a newer Stepwise?)`);
+    throw new DefinitionError(file, [...issue.path, issue.keys[0]!].map(String).join('.'), `not a field of ${kind} in stepwise ${STEPWISE_VERSION} (a newer Stepwise?)`);
   }
   throw new DefinitionError(file, issue.path.map(String).join('.') || '(root)', issue.message);
 }

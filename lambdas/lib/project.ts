@@ -4,7 +4,7 @@
  * found from the working directory, the way git and npm find theirs. Nothing of a project is ever
  * looked up relative to the engine.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +15,15 @@ import { fileURLToPath } from 'node:url';
  */
 export const ENGINE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The package's root, where its package.json is: the engine root from source, its parent when compiled to `dist/`. */
-export const PACKAGE_ROOT = existsSync(join(ENGINE_ROOT, 'package.json')) ? ENGINE_ROOT : dirname(ENGINE_ROOT);
+/** The package's root, where its package.json and bin are: the engine root from source, its parent when compiled to `dist/`. */
+export const PACKAGE_ROOT = existsSync(join(ENGINE_ROOT, 'bin', 'stepwise.mjs')) ? ENGINE_ROOT : dirname(ENGINE_ROOT);
+
+/**
+ * The installed Stepwise version (package.json). A Lambda bundle has no package.json: the bundler
+ * defines `STEPWISE_VERSION` there.
+ */
+export const STEPWISE_VERSION: string =
+  process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version : (process.env.STEPWISE_VERSION ?? 'unknown');
 
 /** `.ts` when the engine runs from its TypeScript source, `.js` when it runs compiled. */
 export const ENGINE_MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';

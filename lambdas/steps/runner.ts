@@ -6,6 +6,7 @@ import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelPro
 import type { Toolbox, ToolSpec } from '../tools/types.ts';
 import { ROUTE_TOOL, contextMessage, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
 import { parseStepText } from './text-protocol.ts';
+import { boundedTranscript, type ModelCallRecord } from './transcript.ts';
 import { NO_USAGE, sentReply, toolContext, type StepResult } from './types.ts';
 
 export interface RunLlmStepArgs {
@@ -127,15 +128,20 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
   const toolCalls: ToolCallRecord[] = [];
   let usage = NO_USAGE;
   let rejections = 0;
+  const calls: ModelCallRecord[] = [];
 
   const finish = (decision: RouteDecision, via: 'tool' | 'text'): StepResult => {
     const { next, reason, ...fields } = decision;
     const decidedBy = model.name === 'offline' ? 'offline' : via === 'tool' ? 'model' : 'model-text';
-    return { next, reason, decidedBy, fields, reply: sentReply(toolCalls, (name) => toolbox.spec(name)), toolCalls, usage };
+    const { system: sent, toolConfig, inferenceConfig } = request();
+    const transcript = boundedTranscript({ provider: model.name, stepVersion: step.version, system: sent, toolConfig, inferenceConfig, messages: [...messages], calls });
+    return { next, reason, decidedBy, fields, reply: sentReply(toolCalls, (name) => toolbox.spec(name)), toolCalls, usage, transcript };
   };
 
   for (let turn = 1; turn <= maxTurns; turn++) {
+    const sentAt = Date.now();
     const response = await converseWithin(model, request(), args.remainingTimeMs, step.name);
+    calls.push({ messages: messages.length, stopReason: response.stopReason, usage: response.usage, durationMs: Date.now() - sentAt });
     usage = addUsage(usage, response.usage);
     const message = response.output.message;
     if (message.content.length === 0)

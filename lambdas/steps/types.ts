@@ -1,6 +1,7 @@
 import type { DecidedBy, StepInput, TokenUsage, ToolCallRecord } from '../lib/contracts.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
+import type { ModelTranscript } from './transcript.ts';
 
 /** What a step decided: the runner's and every code step's result. The handler turns it into a `StepOutput`. */
 export interface StepResult {
@@ -14,6 +15,8 @@ export interface StepResult {
   reply?: string;
   toolCalls: ToolCallRecord[];
   usage: TokenUsage;
+  /** LLM steps: the model request and response (bounded). */
+  transcript?: ModelTranscript;
 }
 
 /**

@@ -30,7 +30,7 @@ import { stateTransitions, stepTrail } from '../../infra/local/history.ts';
 import type { StepOutput } from '../../lambdas/lib/contracts.ts';
 import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
 import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
-import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT, STATEMACHINES_DIR, STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { BenchRun, gcExposed } from './harness.ts';
 import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../infra/cost/model.ts';
@@ -46,6 +46,7 @@ import { DEFAULT_POLICY, isRejection, parseInbound } from '../../lambdas/trigger
 import { measureBundles, type BundleFigure, type LambdaBuild } from './bundles.ts';
 import { benchMarkdown } from './markdown.ts';
 import { startup } from './startup.ts';
+import { studioOpen } from './studio.ts';
 import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphOrchestration, runtimeOrchestration, timed, type FlowRun, type Orchestration } from './orchestration.ts';
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, leadLanes, renamed, replayLog, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 import { exampleEnv } from '../support/config.ts';
@@ -53,7 +54,7 @@ import { exampleEnv } from '../support/config.ts';
 const project = await loadProject();
 
 const ENV = 'dev';
-const RESULTS_FILE = join(PROJECT_ROOT, '.stepwise', 'bench', 'results.json');
+const RESULTS_FILE = join(STEPWISE_DIR, 'bench', 'results.json');
 
 /** Pure calls add their results here: a module-level write the JIT must keep, so it cannot drop the work being timed. */
 let sink = 0;
@@ -826,6 +827,7 @@ const GROUPS: Group[] = [
   { name: 'bundles', run: bundles },
   { name: 'startup', run: startup },
   { name: 'ingress-budget', run: ingressBudget },
+  { name: 'studio', run: studioOpen },
 ];
 
 async function main(): Promise<number> {

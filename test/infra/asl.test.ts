@@ -38,6 +38,7 @@ describe('warranty-email compiles to the ASL contract', () => {
   it('starts with a Pass that puts the input at $.input and an empty StepState at $.result', () => {
     expect(states.Start).toEqual({
       Type: 'Pass',
+      Comment: `Start: the execution input goes to $.input and an empty result routes to the entry step ${manifest.entry}.`,
       Parameters: {
         'input.$': '$',
         result: { step: null, next: manifest.entry, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
@@ -129,9 +130,9 @@ describe('warranty-email compiles to the ASL contract', () => {
   });
 
   it('ends in Done (Succeed) or a named Fail', () => {
-    expect(states.Done).toEqual({ Type: 'Succeed' });
+    expect(states.Done).toEqual({ Type: 'Succeed', Comment: 'The workflow finished: a step routed to DONE.' });
     for (const name of ['MaxStepsExceeded', 'FallbackFailed', 'RouteRejected']) {
-      expect(states[name]).toEqual({ Type: 'Fail', Error: name });
+      expect(states[name]).toEqual({ Type: 'Fail', Error: name, Comment: expect.stringContaining(manifest.fallback) });
     }
   });
 

@@ -5,12 +5,12 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
 
-export const FIGURES_FILE = join(PROJECT_ROOT, '.stepwise', 'reliability', 'figures.jsonl');
+export const FIGURES_FILE = join(STEPWISE_DIR, 'reliability', 'figures.jsonl');
 
 /** Record one guarantee's figure, e.g. `recordFigure('injection', '0/52 escaped')`. */
 export function recordFigure(guarantee: string, figure: string): void {
-  mkdirSync(join(PROJECT_ROOT, '.stepwise', 'reliability'), { recursive: true });
+  mkdirSync(join(STEPWISE_DIR, 'reliability'), { recursive: true });
   appendFileSync(FIGURES_FILE, `${JSON.stringify({ guarantee, figure })}\n`);
 }

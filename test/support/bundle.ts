@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { engineEntry, generateLambdaEntry } from '../../infra/constructs/lambda-entry.ts';
 import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../infra/constructs/stepwise-function.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT, STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
 
 /** A function's bundle: what decides its content besides its entry. */
 export interface LambdaBundleOptions extends BundleOptions {
@@ -43,7 +43,7 @@ export async function bundleLikeLambda(entry: string, outfile: string, options: 
  * `node_modules`, as a Lambda imports the runtime's.
  */
 export function bundleOutDir(prefix: string): string {
-  const parent = join(PROJECT_ROOT, '.stepwise', 'bundles');
+  const parent = join(STEPWISE_DIR, 'bundles');
   mkdirSync(parent, { recursive: true });
   return mkdtempSync(join(parent, `${prefix}-`));
 }

@@ -31,10 +31,11 @@ describe('the iteration counter in the ASL', () => {
 
   it('resets on entering 01-start-group and increments on entering 02-select-tool, after a Choice that ends in IterationLimit at 6', () => {
     expect(states.Start.Next).toBe('01-start-group.counters');
-    expect(states['01-start-group.counters']).toEqual({ Type: 'Pass', Parameters: { iteration: 0 }, ResultPath: '$.counters', Next: '01-start-group' });
+    expect(states['01-start-group.counters']).toEqual({ Type: 'Pass', Comment: 'Entering 01-start-group: iteration reset to 0 ($.counters).', Parameters: { iteration: 0 }, ResultPath: '$.counters', Next: '01-start-group' });
     const check = states['02-select-tool.iteration'];
     expect(check).toEqual({
       Type: 'Choice',
+      Comment: 'Counter iteration before 02-select-tool: at its cap of 6 → IterationLimit; otherwise on to 02-select-tool.',
       Choices: [{ Variable: '$.counters.iteration', NumericGreaterThanEquals: 6, Next: 'IterationLimit' }],
       Default: '02-select-tool.counters',
     });
@@ -78,6 +79,7 @@ describe('consensus in the ASL', () => {
     expect(states['02-select-tool.wave-1.tally']).toMatchObject({ Resource: selectFn, Parameters: { consensus: { 'votes.$': '$.result.consensus.votes', final: false } } });
     expect(states['02-select-tool.wave-1.decided']).toEqual({
       Type: 'Choice',
+      Comment: expect.stringMatching(/^Decided after wave 1/),
       Choices: [{ Variable: '$.result.consensus.tally.decided', BooleanEquals: true, Next: '02-select-tool' }],
       Default: '02-select-tool.wave-2',
     });

@@ -4,6 +4,7 @@ import { compareEvalRuns } from '../../../lambdas/evals/compare.ts';
 import { runMonolithicEvalCases } from '../../../lambdas/evals/monolithic.ts';
 import { runEvalCases, type EvalCaseResult, type EvalReport } from '../../../lambdas/evals/runner.ts';
 import { projectEnvironment } from '../../../infra/project.ts';
+import { recordEvalRun } from '../../../infra/local/eval-runs.ts';
 import { BedrockModel } from '../../../lambdas/models/bedrock.ts';
 import { loadEvalCases, loadEvalCasesFrom } from '../../../lambdas/evals/schema.ts';
 import type { EvalFailure } from '../../../lambdas/evals/validator.ts';
@@ -118,6 +119,8 @@ export function register(program: Command): void {
             onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
           }).finally(() => progress.clear()),
         );
+        // Kept for Studio's Evals view (the latest runs, the diff between two).
+        recordEvalRun(workflow, report, cases, flags.model);
         if (flags.json) printJson(report);
         else process.stdout.write(reportText(report, flags));
         process.exitCode = report.failed > 0 ? 1 : 0;

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { DEFAULT_PAUSES_DIR, PauseStore, isExecutionName, type Resolution } from '../../../infra/local/pauses.ts';
-import { WorkflowSession, pauseSummary } from '../../../infra/local/workflow-session.ts';
+import { pauseSummary, resumePaused } from '../../../infra/local/workflow-session.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
@@ -67,22 +66,11 @@ export function register(program: Command): void {
         // Before any file is read: the name becomes a path under --dir.
         if (!isExecutionName(execution)) throw new InvalidInputError(`"${execution}" is not an execution name (stepwise executions lists the paused ones)`);
         const how = resolution(flags);
-        const store = new PauseStore(flags.dir);
-        const paused = store.get(execution);
-        if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${execution}" (stepwise executions lists them)` });
         if (how === 'heartbeat') {
-          const summary = pauseSummary(store.heartbeat(execution));
+          const summary = pauseSummary(new PauseStore(flags.dir).heartbeat(execution));
           return flags.json ? printJson(summary) : void process.stdout.write(`${execution}: heartbeat recorded; times out at ${summary.deadline}\n`);
         }
-        if (!paused.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
-        const result = await withCleanStdout(async () => {
-          const session = await WorkflowSession.start({ workflow: paused.workflow!, env: flags.env, model: flags.model, logLevel: logLevelFor(flags), pausesDir: flags.dir });
-          try {
-            return await session.resume(execution, how);
-          } finally {
-            await session.close();
-          }
-        });
+        const result = await withCleanStdout(() => resumePaused(execution, how, { env: flags.env, model: flags.model, logLevel: logLevelFor(flags), pausesDir: flags.dir }));
         if (flags.json) printJson(result);
         else process.stdout.write(formatResults([result]));
         process.exitCode = runExitCode([result]);

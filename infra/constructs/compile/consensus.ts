@@ -46,6 +46,7 @@ export function consensusStates(
   const waves = consensusPlan(consensus);
   const key = (i: number) => `w${i + 1}`;
   const plan = new sfn.Pass(scope, consensusPlanStateName(step.name), {
+    comment: `Consensus of ${step.name}: ${consensus.samples} samples in ${waves.length} wave(s); the sample plan goes to $.result.consensus.`,
     result: sfn.Result.fromObject({ waves: Object.fromEntries(waves.map((items, i) => [key(i), items])), votes: {} }),
     resultPath: '$.result.consensus',
   });
@@ -55,6 +56,7 @@ export function consensusStates(
   for (let i = waves.length - 1; i >= 0; i--) {
     const name = waveStateName(step.name, i + 1);
     const sample = new tasks.LambdaInvoke(scope, `${name}.sample`, {
+      comment: `One consensus sample of ${step.name} at the item's temperature: its route and outputs are a vote.`,
       lambdaFunction: fn,
       payloadResponseOnly: true,
       retryOnServiceExceptions: false,
@@ -64,11 +66,13 @@ export function consensusStates(
     // A sample that fails is a discarded vote, not a failed step.
     sample.addCatch(
       new sfn.Pass(scope, `${name}.failed`, {
+        comment: 'A sample that failed: kept as { error }, discarded by the vote.',
         parameters: { sample: sfn.JsonPath.numberAt('$.sample.sample'), temperature: sfn.JsonPath.numberAt('$.sample.temperature'), error: sfn.JsonPath.stringAt('$.caught.Error') },
       }),
       { errors: [sfn.Errors.ALL], resultPath: '$.caught' },
     );
     const map = new sfn.Map(scope, name, {
+      comment: `Wave ${i + 1} of ${step.name}'s consensus: ${waves[i]!.length} sample(s), at most ${consensus.maxConcurrency} at a time; the votes go to $.result.consensus.votes.${key(i)}.`,
       itemsPath: `$.result.consensus.waves.${key(i)}`,
       maxConcurrency: consensus.maxConcurrency,
       // The same keys as the state, so the sample's payload reads the same paths as the step's.
@@ -86,6 +90,7 @@ export function consensusStates(
       map.next(next);
     } else {
       const tally = new tasks.LambdaInvoke(scope, `${name}.tally`, {
+        comment: `Counts the votes of ${step.name} so far: decided when the winner can no longer be overtaken.`,
         lambdaFunction: fn,
         payloadResponseOnly: true,
         retryOnServiceExceptions: false,
@@ -96,7 +101,7 @@ export function consensusStates(
       kit.retry(tally);
       onError(tally);
       map.next(tally).next(
-        new sfn.Choice(scope, `${name}.decided`).when(sfn.Condition.booleanEquals('$.result.consensus.tally.decided', true), vote).otherwise(next),
+        new sfn.Choice(scope, `${name}.decided`, { comment: `Decided after wave ${i + 1}: the final vote of ${step.name}; otherwise wave ${i + 2}.` }).when(sfn.Condition.booleanEquals('$.result.consensus.tally.decided', true), vote).otherwise(next),
       );
     }
     next = map;

@@ -58,13 +58,16 @@ export class CounterGates {
         return [name, sfn.JsonPath.mathAdd(current, 1)];
       }),
     );
-    const update = new sfn.Pass(this.scope, counterUpdateStateName(step), { parameters: values, resultPath: '$.counters' });
+    const what = changes.map((c) => `${c.name} ${c.reset ? (c.increment ? 'reset to 1' : 'reset to 0') : '+1'}`).join(', ');
+    const update = new sfn.Pass(this.scope, counterUpdateStateName(step), { comment: `Entering ${step}: ${what} ($.counters).`, parameters: values, resultPath: '$.counters' });
     update.next(target);
     // A reset in the same step means the increment starts from 0: never at the cap.
     const checks = changes.filter((c) => c.increment && !c.reset);
     let head: sfn.IChainable = update;
     for (const { name, counter } of checks.reverse()) {
-      head = new sfn.Choice(this.scope, counterCheckStateName(step, name))
+      head = new sfn.Choice(this.scope, counterCheckStateName(step, name), {
+        comment: `Counter ${name} before ${step}: at its cap of ${counter.max} → ${counter.outcome}; otherwise on to ${step}.`,
+      })
         .when(sfn.Condition.numberGreaterThanEquals(`$.counters.${name}`, counter.max), this.outcomes.get(counter.outcome)!)
         .otherwise(head);
     }

@@ -27,7 +27,7 @@ describe('synthesize', () => {
       expect(Object.keys(synthesized.templates)).toEqual(['TriageSynth']);
       expect(synthesized.stateMachines).toHaveLength(1);
       const [sm] = synthesized.stateMachines;
-      expect(sm).toMatchObject({ stack: 'TriageSynth', workflowName: 'triage', type: 'STANDARD', name: sm!.logicalId });
+      expect(sm).toMatchObject({ stack: 'TriageSynth', workflowName: 'triage', type: 'STANDARD', name: 'TriageSynth-triage' });
       expect(sm!.arn).toBe(`arn:aws:states:us-east-1:123456789012:stateMachine:${sm!.logicalId}`);
       expect(JSON.stringify(sm!.definition)).not.toMatch(/Fn::|\$\{Token/);
       expect(readdirSync(scratch)).toEqual([]);

@@ -74,6 +74,27 @@ describe('runLlmStep: the request', () => {
   });
 });
 
+describe('runLlmStep: the recorded transcript', () => {
+  it('records exactly what each request sent and each response said, with its stop reason and tokens', async () => {
+    // A first route to an undeclared step is answered with the declared edges: two requests, two responses.
+    const { result, requests } = run('01-extract-serial', [
+      [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'the email says so' }, 'r1')],
+      [toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r2')],
+    ]);
+    const { transcript } = await result;
+    expect(transcript!.system).toEqual(requests[0]!.system);
+    expect(transcript!.toolConfig).toEqual(requests[0]!.toolConfig);
+    expect(transcript!.inferenceConfig).toEqual(requests[0]!.inferenceConfig);
+    expect(transcript!.calls.map((c) => c.messages)).toEqual(requests.map((r) => r.messages.length));
+    // Request k is the first `messages` messages; its response the message after them.
+    requests.forEach((request, k) => expect(transcript!.messages.slice(0, transcript!.calls[k]!.messages)).toEqual(request.messages));
+    expect(requests).toHaveLength(2);
+    expect(transcript!.messages.at(-1)!.content).toEqual([toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r2')]);
+    expect(transcript!.calls[0]).toMatchObject({ stopReason: 'tool_use', usage: { inputTokens: 100, outputTokens: 10 } });
+    expect(transcript!.truncated).toBeUndefined();
+  });
+});
+
 describe('runLlmStep: routing', () => {
   it('returns the route tool decision with the declared outputs as fields', async () => {
     const { result } = run('01-extract-serial', [
@@ -86,6 +107,7 @@ describe('runLlmStep: routing', () => {
       fields: { serialNumber: 'SN12345', issueSummary: 'Laptop does not charge.' },
       toolCalls: [],
       usage: { modelCalls: 1, inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
+      transcript: expect.objectContaining({ provider: 'bedrock', stepVersion: getStep(def, '01-extract-serial').version }),
     });
   });
 
