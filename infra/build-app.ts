@@ -1,20 +1,23 @@
 import { Tags, type App, type Stack } from 'aws-cdk-lib';
 import { loadPlugin, type WorkflowPlugin } from '../lambdas/lib/workflow/plugin.ts';
 import { listWorkflows } from '../lambdas/lib/workflow/loader.ts';
+import { ConfigError } from '../lambdas/lib/errors.ts';
+import { listLifecycles, loadLifecycle } from '../lambdas/lifecycle/loader.ts';
 import type { EnvConfig } from './config.ts';
-import { LeadLifecycleStack, leadLifecycleStackName } from './stacks/lead-lifecycle-stack.ts';
+import { LifecycleStack, lifecycleStackName } from './stacks/lifecycle-stack.ts';
 import { WorkflowStack, workflowStackName } from './stacks/workflow-stack.ts';
 
 /** The stacks of one environment. */
 export interface StepwiseStacks {
   /** One stack per workflow folder of `statemachines/`, by workflow name. */
   readonly workflows: Readonly<Record<string, WorkflowStack>>;
-  readonly leadLifecycle: LeadLifecycleStack;
+  /** One stack per lifecycle folder (a `statechart.yaml`) of `statemachines/`, by lifecycle name. */
+  readonly lifecycles: Readonly<Record<string, LifecycleStack>>;
 }
 
 /**
  * Every workflow of `statemachines/` with its code, imported and checked: what the app is built
- * from. Adding a workflow folder adds a stack; no file here names one.
+ * from (with every lifecycle folder). Adding a workflow or lifecycle folder adds a stack; no file here names one.
  */
 export function loadProjectWorkflows(): Promise<WorkflowPlugin[]> {
   return Promise.all(listWorkflows().map((name) => loadPlugin(name)));
@@ -48,12 +51,19 @@ export function buildStepwiseApp(app: App, config: EnvConfig, workflows: readonl
       description: `Stepwise (${config.name}): ${name} workflow - ${description}`.slice(0, 1024),
     });
   }
-  const leadLifecycle = new LeadLifecycleStack(app, leadLifecycleStackName(config), {
-    config,
-    ...(config.leads.followUpWebhookUrl && { followUpWebhookUrl: config.leads.followUpWebhookUrl }),
-    description: `Stepwise (${config.name}): lead lifecycle - event store, leads bus, lifecycle state machine and listeners`,
-  });
-  const all: Stack[] = [...Object.values(stacks), leadLifecycle];
+  const lifecycles: Record<string, LifecycleStack> = {};
+  const lifecycleNames = listLifecycles();
+  const unknown = Object.keys(config.lifecycles).find((name) => !lifecycleNames.includes(name));
+  if (unknown) throw new ConfigError(`environment "${config.name}": lifecycles.${unknown}: no lifecycle "${unknown}" (known: ${lifecycleNames.join(', ') || 'none'})`);
+  for (const name of lifecycleNames) {
+    const lifecycle = loadLifecycle(name);
+    lifecycles[name] = new LifecycleStack(app, lifecycleStackName(name, config.name), {
+      config,
+      lifecycle,
+      description: `Stepwise (${config.name}): ${name} lifecycle - event store, bus, state machine, outbox and listeners - ${lifecycle.description}`.slice(0, 1024),
+    });
+  }
+  const all: Stack[] = [...Object.values(stacks), ...Object.values(lifecycles)];
   for (const stack of all) for (const [key, value] of Object.entries(config.tags)) Tags.of(stack).add(key, value);
-  return { workflows: stacks, leadLifecycle };
+  return { workflows: stacks, lifecycles };
 }

@@ -3,6 +3,21 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as z from 'zod';
 import { ConfigError } from '../lambdas/lib/errors.ts';
 
+/** What one lifecycle needs in one environment (`lifecycles.<name>`). */
+export const LifecycleSettingsSchema = z
+  .object({
+    /** The agent config the lifecycle applies: `statemachines/<lifecycle>/agents/<agent>.json`. @default none: no goal, no stops, no timers */
+    agent: z.string().regex(/^[a-z0-9-]+$/, 'an agent config name').optional(),
+    /** The `crmSync` feature: where the CRM sync POSTs each state change. */
+    crmWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
+    /** The `followUps` feature: where the follow-up sender POSTs a due follow-up for the agent's channel. @default `/stepwise/follow-up` on the CRM webhook's host */
+    followUpWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
+    /** The `notify` feature: who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
+    notifyEmail: z.email().optional(),
+  })
+  .strict();
+export type LifecycleSettings = z.infer<typeof LifecycleSettingsSchema>;
+
 /**
  * Typed per-environment deployment config. `cdk deploy -c env=NAME` selects one (context key `env`,
  * default `dev`); `infra/app.ts` reads it once and passes it down as props — constructs never read
@@ -80,18 +95,12 @@ export const EnvConfigSchema = z
         message: 'every recipient must be an address of receivingDomain',
         path: ['recipients'],
       }),
-    leads: z
-      .object({
-        /** The agent config the lifecycle applies: `statemachines/lead-lifecycle/agents/<agent>.json`. */
-        agent: z.string().regex(/^[a-z0-9-]+$/).default('book-meeting'),
-        /** Where the CRM sync POSTs each lead state change. */
-        crmWebhookUrl: z.url({ protocol: /^https$/ }),
-        /** Where the follow-up sender POSTs a due follow-up for the agent's channel. @default `/stepwise/follow-up` on the CRM webhook's host */
-        followUpWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
-        /** Who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
-        notifyEmail: z.email().optional(),
-      })
-      .strict(),
+    /**
+     * Per-lifecycle settings, by lifecycle name (the folder of its `statechart.yaml`): what the
+     * features its statechart opts into need in this environment. A lifecycle without an entry
+     * runs with no agent and no feature endpoints. @default {}
+     */
+    lifecycles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lifecycle name'), LifecycleSettingsSchema).default({}),
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })
@@ -126,7 +135,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       mailFrom: 'claims@dev.warranty.example.com',
       maxEmailBytes: 10 * MiB,
     },
-    leads: { crmWebhookUrl: 'https://crm.dev.example.com/stepwise/lead-state' },
+    lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.dev.example.com/stepwise/lead-state' } },
     tags: { project: 'stepwise', environment: 'dev' },
   },
   staging: {
@@ -141,7 +150,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       mailFrom: 'claims@staging.warranty.example.com',
       maxEmailBytes: 10 * MiB,
     },
-    leads: { crmWebhookUrl: 'https://crm.staging.example.com/stepwise/lead-state' },
+    lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.staging.example.com/stepwise/lead-state' } },
     tags: { project: 'stepwise', environment: 'staging' },
   },
   prod: {
@@ -158,7 +167,7 @@ const ENVIRONMENTS: Record<EnvName, Omit<z.input<typeof EnvConfigSchema>, 'name'
       maxEmailBytes: 10 * MiB,
       requireAuthenticatedSender: true,
     },
-    leads: { crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' },
+    lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' } },
     tags: { project: 'stepwise', environment: 'prod' },
   },
 };

@@ -38,6 +38,11 @@ export class DefinitionError extends StepwiseError {
 export class StateTooLargeError extends StepwiseError {}
 /** Optimistic-concurrency conflict on a versioned record. Transient: re-read and retry. */
 export class VersionConflictError extends StepwiseError {}
+/**
+ * A lifecycle event too large to be applied within Step Functions' 256 KiB state (see
+ * `MAX_EVENT_BYTES`). Permanent: the event is refused into the incoming dead-letter queue.
+ */
+export class EventTooLargeError extends StepwiseError {}
 
 /** Error names the compiled ASL retries with backoff and jitter. */
 export const TRANSIENT_ERRORS = [

@@ -115,8 +115,8 @@ async function synth(bench: BenchRun): Promise<void> {
 // 3. Lifecycle core
 
 async function lifecycleCore(bench: BenchRun): Promise<void> {
-  const def = loadLifecycle();
-  const config = loadAgentConfig(BENCH_AGENT);
+  const def = loadLifecycle('lead-lifecycle');
+  const config = loadAgentConfig(BENCH_AGENT, 'lead-lifecycle');
   const leads = bookMeetingLogs().map(appliedEvents);
   const events = leads.reduce((n, lead) => n + lead.length, 0);
   await bench.repeated({
@@ -143,8 +143,8 @@ async function eventBridge(bench: BenchRun): Promise<void> {
   const patterns = Object.values(template.Resources ?? {})
     .filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties?.EventPattern !== undefined)
     .map((r) => r.Properties!.EventPattern);
-  const def = loadLifecycle();
-  const envelopes = await leadBusEnvelopes(template, leadsBusName(config), def, loadAgentConfig(BENCH_AGENT), bookMeetingLogs());
+  const def = loadLifecycle('lead-lifecycle');
+  const envelopes = await leadBusEnvelopes(template, leadsBusName(config), def, loadAgentConfig(BENCH_AGENT, 'lead-lifecycle'), bookMeetingLogs());
   const pairs = envelopes.length * patterns.length;
   const matchers = patterns.map((p) => compilePattern(p));
   const matched = envelopes.reduce((n, e) => n + matchers.filter((m) => m(e)).length, 0);
@@ -201,7 +201,7 @@ async function assertLifecycleRan(session: LifecycleSession, config: ReturnType<
   const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
   for (const lead of leads) {
     const expected = replayLog(session.definition, config, appliedEvents(lead));
-    const [actual, log] = await Promise.all([session.store.getLead(lead.leadId), session.store.listEvents(lead.leadId)]);
+    const [actual, log] = await Promise.all([session.store.getEntity(lead.leadId), session.store.listEvents(lead.leadId)]);
     if (!isDeepStrictEqual(plain(log), plain(expected.log)))
       throw new Error(`${lead.leadId}: logged ${log.map((e) => e.id).join(' ')}, expected ${expected.log.map((e) => e.id).join(' ')}`);
     if (!isDeepStrictEqual(plain(actual), plain(expected.snapshot)))
@@ -210,14 +210,14 @@ async function assertLifecycleRan(session: LifecycleSession, config: ReturnType<
 }
 
 async function lifecycleSession(bench: BenchRun): Promise<void> {
-  const config = loadAgentConfig(BENCH_AGENT);
+  const config = loadAgentConfig(BENCH_AGENT, 'lead-lifecycle');
   const logs = bookMeetingLogs();
   const lines = logs.reduce((n, log) => n + log.lines.length, 0);
   const session = await bench.once({
     name: 'lifecycle.session.start',
-    description: `LifecycleSession.start({ store: 'memory' }): synth of the lifecycle stack, runtime and bus`,
+    description: `LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory' }): synth of the lifecycle stack, runtime and bus`,
     unit: 'starts',
-    fn: () => LifecycleSession.start({ store: 'memory', agentConfig: config }),
+    fn: () => LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory', agentConfig: config }),
   });
   if (!session) return;
   try {
@@ -314,7 +314,7 @@ function replayedTransaction(input: Record<string, any>, table: string, n: numbe
 }
 
 async function leadThroughput(bench: BenchRun): Promise<void> {
-  const config = loadAgentConfig(BENCH_AGENT);
+  const config = loadAgentConfig(BENCH_AGENT, 'lead-lifecycle');
   const logs = bookMeetingLogs();
   const rounds = Math.max(3, Math.round(Number(process.env.BENCH_ROUNDS ?? 20) / 4));
   const dynamo = await startDynamoDbLocal();
@@ -327,7 +327,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
   });
   try {
     await createTable(replay.client, RAW_TRANSACTION_TABLE, undefined, LEADS_STREAM);
-    const session = await LifecycleSession.start({ dynamo, agentConfig: config });
+    const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo, agentConfig: config });
     try {
       await createTable(dynamo.client, RAW_PUT_TABLE);
       const { Table: leads } = await dynamo.client.send(new DescribeTableCommand({ TableName: session.tableName! }));

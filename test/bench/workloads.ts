@@ -11,7 +11,7 @@ import type { CfnTemplate } from '../../infra/local/tokens.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { LIFECYCLE_SOURCE, STATE_CHANGED, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
-import type { LeadSnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
@@ -77,14 +77,14 @@ export function appliedEvents(log: LeadLog): LifecycleEvent[] {
 }
 
 /** Apply a lead's events from a new snapshot: the pure core of what the lifecycle state machine does per event. */
-export function applyAll(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): LeadSnapshot {
+export function applyAll(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): EntitySnapshot {
   let snapshot = initialSnapshot(def);
   for (const event of events) snapshot = applyEvent(def, snapshot, event, config).snapshot;
   return snapshot;
 }
 
 /** The final snapshot and the whole log (triggers and the events they raised) of applying `events` in order. */
-export function replayLog(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): { snapshot: LeadSnapshot; log: LoggedEvent[] } {
+export function replayLog(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): { snapshot: EntitySnapshot; log: LoggedEvent[] } {
   let snapshot = initialSnapshot(def);
   const log: LoggedEvent[] = [];
   for (const event of events) {

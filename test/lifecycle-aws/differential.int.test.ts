@@ -12,22 +12,22 @@ import { eventFromEnvelope } from '../../lambdas/lifecycle/envelope.ts';
 import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
 import { routeOf } from '../../lambdas/lifecycle/routes.ts';
-import { LEAD_EVENT_TYPES, type LeadSnapshot, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import { LEAD_EVENT_TYPES, type EntitySnapshot, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
-import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import { memoryLifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import { changesOf } from '../../lambdas/lifecycle/handlers/outbox.ts';
 import { matches } from '../../infra/local/eventbridge/pattern.ts';
 import { OUTBOX_FILTER } from '../../infra/stacks/lead-lifecycle-stack.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { lifecycleApp } from './support.ts';
 
-const def = loadLifecycle();
+const def = loadLifecycle('lead-lifecycle');
 /** Goals and stop conditions that fire on several event types, so raised events are compared too. */
 const config: AgentConfig = {
   goal: { anyOf: [{ event: 'meeting.attended' }, { event: 'deal.closed', where: { value: { gte: 10000 } } }] },
   stopFollowUpsOn: [{ event: 'link.clicked' }, { event: 'meeting.booked' }],
 };
-const store = memoryLeadStore();
+const store = memoryLifecycleStore();
 const published: unknown[] = [];
 const deadLetters: unknown[] = [];
 let runtime: LocalRuntime;
@@ -52,7 +52,7 @@ beforeAll(async () => {
 });
 
 /** Put the lead in `snapshot` with one seed event (the store only appends continuing logs). */
-async function seed(leadId: string, snapshot: LeadSnapshot): Promise<LeadSnapshot> {
+async function seed(leadId: string, snapshot: EntitySnapshot): Promise<EntitySnapshot> {
   const seeded = { ...snapshot, eventCount: 1 };
   const event: LoggedEvent = { id: `${leadId}-seed`, leadId, seq: 1, type: 'crm.state_set', time: '2025-01-01T00:00:00Z', conversation: snapshot.conversation, stateBefore: def.initial, stateAfter: snapshot.state, actions: [] };
   await store.append(leadId, 0, { snapshot: seeded, events: [event] });
@@ -102,7 +102,7 @@ describe('the generated state machine agrees with applyEvent', () => {
       const label = `${leaf}${followUpsStopped ? ' (stopped)' : ''} + ${type}`;
       if (execution.status !== 'SUCCEEDED') mismatches.push(`${label}: ${execution.status} ${JSON.stringify(execution.error)}`);
       else if (!entered.includes(routeOf(def, leaf, type))) mismatches.push(`${label}: did not pass ${routeOf(def, leaf, type)} (${entered.join(' > ')})`);
-      else if (!same(await store.getLead(leadId), expected.snapshot)) mismatches.push(`${label}: snapshot differs`);
+      else if (!same(await store.getEntity(leadId), expected.snapshot)) mismatches.push(`${label}: snapshot differs`);
       else if (!same(events, expected.events)) mismatches.push(`${label}: events differ`);
       else if (!same(sent, change ? [change] : [])) mismatches.push(`${label}: published ${JSON.stringify(sent)}`);
     };

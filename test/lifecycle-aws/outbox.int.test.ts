@@ -16,7 +16,7 @@ let ddb: DynamoDbLocal;
 let session: LifecycleSession;
 beforeAll(async () => {
   ddb = await startDynamoDbLocal();
-  session = await LifecycleSession.start({ dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting') });
+  session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
 });
 afterAll(async () => {
   await session?.stop();
@@ -36,7 +36,7 @@ describe('the outbox', () => {
       await session.drain();
     }
     expect(session.executions.filter((x) => x.status !== 'SUCCEEDED')).toEqual([]);
-    expect((await session.store.getLead(leadId))!).toMatchObject({ state: 'meeting_booked', version: 4 });
+    expect((await session.store.getEntity(leadId))!).toMatchObject({ state: 'meeting_booked', version: 4 });
     expect(published(leadId)).toEqual([]);
     expect(crmOf(leadId)).toEqual([]);
 
@@ -83,7 +83,7 @@ describe('the outbox', () => {
 
 describe('the outbox publisher (pipe enrichment)', () => {
   it('turns new outbox items into lead.state_changed details and refuses anything else', async () => {
-    const local = await LifecycleSession.start({ store: 'memory', agentConfig: loadAgentConfig('attend-meeting') });
+    const local = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory', agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
     try {
       await local.put([ev('enrich', 0, 'agent.message_sent', 0)]);
       await local.drain();

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { LEAD_EVENT_TYPES, type LeadSnapshot, type LifecycleEvent, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import { LEAD_EVENT_TYPES, type EntitySnapshot, type LifecycleEvent, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
-const config = loadAgentConfig('attend-meeting');
+const config = loadAgentConfig('attend-meeting', 'lead-lifecycle');
 const T0 = Date.parse('2025-03-01T09:00:00Z');
 let ddb: DynamoDbLocal;
 let session: LifecycleSession;
@@ -21,7 +21,7 @@ let runs = 0;
 
 beforeAll(async () => {
   ddb = await startDynamoDbLocal();
-  session = await LifecycleSession.start({ dynamo: ddb, agentConfig: config });
+  session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: config });
 });
 afterAll(async () => {
   await session?.stop();
@@ -32,9 +32,9 @@ const isRaised = (e: LoggedEvent) => e.detail?.triggeredBy !== undefined && e.id
 const applied = (e: LoggedEvent) => e.stateBefore !== e.stateAfter || e.actions.some((a) => a.type !== 'refuse');
 
 /** Every invariant of a lead after `sentIds` were put (in any order, any number of times). */
-async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapshot: LeadSnapshot; log: LoggedEvent[] }> {
+async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapshot: EntitySnapshot; log: LoggedEvent[] }> {
   const def = session.definition;
-  const snapshot = (await session.store.getLead(leadId))!;
+  const snapshot = (await session.store.getEntity(leadId))!;
   const log = await session.store.listEvents(leadId);
   expect(def.leaves).toContain(snapshot.state);
   for (const e of log) expect([e.stateBefore, e.stateAfter].every((s) => def.leaves.includes(s))).toBe(true);
@@ -93,7 +93,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
         // Only redeliveries of nothing: no event was put, so there is no lead. The property must
         // return nothing: fast-check reads any returned value but `true`/`undefined` as a failure.
         if (sent.length === 0) {
-          expect(await session.store.getLead(leadId)).toBeUndefined();
+          expect(await session.store.getEntity(leadId)).toBeUndefined();
           return;
         }
         await checkLead(leadId, new Set(sent.map((e) => e.id)));
@@ -143,7 +143,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
     const after = await checkLead(leadId, new Set([`${leadId}-1`, 'eb-redelivered']));
     const again = await session.runtime.startExecution('lead-lifecycle', envelope);
     expect(again.events.some((h) => h.stateEnteredEventDetails?.name === 'Duplicate')).toBe(true);
-    expect(await session.store.getLead(leadId)).toEqual(after.snapshot);
+    expect(await session.store.getEntity(leadId)).toEqual(after.snapshot);
     expect(await session.store.listEvents(leadId)).toEqual(after.log);
   });
 });

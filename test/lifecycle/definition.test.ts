@@ -3,13 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DefinitionError, InvalidInputError } from '../../lambdas/lib/errors.ts';
-import { listAgentConfigs, loadAgentConfig, loadLifecycle, parseAgentConfig, parseLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { checkAgentConfig, listAgentConfigs, loadAgentConfig, loadLifecycle, parseAgentConfig, parseLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { pathOf } from '../../lambdas/lifecycle/transition.ts';
 import { def } from './support.ts';
 
 const MINI = `name: mini
 description: A small lifecycle.
 version: 1.0.0
+events: [agent.message_sent, lead.message_sent, goal.hit, conversation.stopped, follow_up.stopped, follow_ups.exhausted]
+features:
+  goals: true
+  followUps: { states: [working], sent: agent.message_sent, reply: lead.message_sent, exhausted: follow_ups.exhausted }
 initial: idle
 states:
   idle:
@@ -76,7 +80,7 @@ describe('the shipped lead lifecycle', () => {
       transition: { kind: 'goto', target: 'meeting_booked', actions: [] },
     });
     expect(def.handlers.engaged!['follow_up.stopped']).toEqual({ declaredIn: 'active', transition: { kind: 'stay', actions: ['stopFollowUps'] } });
-    expect(def.handlers.idle!['crm.state_set']).toEqual({ declaredIn: null, transition: { kind: 'fromDetail', field: 'state', actions: [] } });
+    expect(def.handlers.idle!['crm.state_set']).toEqual({ declaredIn: null, transition: { kind: 'fromDetail', field: 'state', actions: [], versionFrom: 'version', timeFrom: 'crmUpdatedAt' } });
     expect(def.handlers.goal_hit!['lead.message_sent']).toEqual({ declaredIn: 'goal_hit', transition: { kind: 'restart' } });
     // `payment.initiated: null` on deal_closed hides active's handler; a goto to self is no handler.
     expect(def.handlers.deal_closed!['payment.initiated']).toBeUndefined();
@@ -85,14 +89,14 @@ describe('the shipped lead lifecycle', () => {
   });
 
   it('is cached per process', () => {
-    expect(loadLifecycle()).toBe(def);
+    expect(loadLifecycle('lead-lifecycle')).toBe(def);
   });
 
   it('ships agent configs that all validate', () => {
-    const agents = listAgentConfigs();
+    const agents = listAgentConfigs('lead-lifecycle');
     expect(agents).toEqual(['attend-meeting', 'book-meeting', 'book-or-close', 'click-and-book', 'close-large-deal', 'hand-off-cold', 'nurture']);
-    for (const agent of agents) expect(() => loadAgentConfig(agent)).not.toThrow();
-    expect(loadAgentConfig('close-large-deal').goal).toEqual({ event: 'deal.closed', where: { value: { gte: 10000 } } });
+    for (const agent of agents) expect(() => loadAgentConfig(agent, 'lead-lifecycle')).not.toThrow();
+    expect(loadAgentConfig('close-large-deal', 'lead-lifecycle').goal).toEqual({ event: 'deal.closed', where: { value: { gte: 10000 } } });
   });
 });
 
@@ -165,7 +169,7 @@ describe('loading from disk', () => {
 describe('agent config validation', () => {
   const error = (value: unknown) => {
     try {
-      parseAgentConfig(value, 'agent acme');
+      checkAgentConfig(parseAgentConfig(value, 'agent acme'), def, 'agent acme');
     } catch (e) {
       if (e instanceof DefinitionError) return `${e.field}: ${e.message.slice(`${e.file}: ${e.field}: `.length)}`;
       throw e;
@@ -178,8 +182,8 @@ describe('agent config validation', () => {
   });
 
   it('reports mistakes at their own path, also deep inside nested conditions', () => {
-    expect(error({ goal: { event: 'meeting.bookd' } })).toMatch(/^goal\.event: Invalid option/);
-    expect(error({ goal: { anyOf: [{ event: 'meeting.booked' }, { allOf: [{ event: 'deal.closd' }] }] } })).toMatch(/^goal\.anyOf\.1\.allOf\.0\.event: Invalid option/);
+    expect(error({ goal: { event: 'meeting.bookd' } })).toMatch(/^goal\.event: unknown event "meeting.bookd" \(known: agent.message_sent, /);
+    expect(error({ goal: { anyOf: [{ event: 'meeting.booked' }, { allOf: [{ event: 'deal.closd' }] }] } })).toMatch(/^goal\.anyOf\.1\.allOf\.0\.event: unknown event "deal.closd"/);
     expect(error({ goal: { event: 'goal.hit' } })).toMatch(/^goal\.event: goal.hit and follow_up.stopped are raised by conditions/);
     expect(error({ stopFollowUpsOn: [{ event: 'follow_up.stopped' }] })).toMatch(/^stopFollowUpsOn\.0\.event: /);
     expect(error({ goal: { event: 'meeting.booked', anyOf: [{ event: 'deal.closed' }] } })).toBe(

@@ -4,13 +4,13 @@ import { VersionConflictError } from '../../lambdas/lib/errors.ts';
 import { createHandler as loadLeadHandler } from '../../lambdas/lifecycle/handlers/load-lead.ts';
 import { createHandler as persistHandler } from '../../lambdas/lifecycle/handlers/persist.ts';
 import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import { memoryLifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { useEmfCapture, dimensionsOf, valuesOf } from './emf.ts';
 
 const ENV = { POWERTOOLS_SERVICE_NAME: 'lead-lifecycle', POWERTOOLS_METRICS_DISABLED: 'false' };
 const LEAD = 'lead-7731';
-const def = loadLifecycle();
+const def = loadLifecycle('lead-lifecycle');
 
 /** What `ApplyEvent` hands to `Persist` for the lead's first event. */
 function persistInput(eventId: string) {
@@ -23,7 +23,7 @@ const emf = useEmfCapture();
 
 describe('lifecycle metrics', () => {
   it('Persist: one line per invocation - applied, duplicate, version conflict (the error still reaches the state machine)', async () => {
-    const persist = persistHandler(ENV, { store: memoryLeadStore() });
+    const persist = persistHandler(ENV, { store: memoryLifecycleStore() });
     expect(await persist(persistInput('evt-1'))).toEqual({ status: 'APPENDED' });
     expect(await persist(persistInput('evt-1'))).toEqual({ status: 'DUPLICATE' });
     await expect(persist(persistInput('evt-2'))).rejects.toBeInstanceOf(VersionConflictError);
@@ -35,7 +35,7 @@ describe('lifecycle metrics', () => {
   });
 
   it('LoadLead: counts a redelivered event, and nothing for a new one', async () => {
-    const store = memoryLeadStore();
+    const store = memoryLifecycleStore();
     await store.append(LEAD, 0, persistInput('evt-1'));
     const load = loadLeadHandler(ENV, { store });
     const envelope = (eventId: string) => ({

@@ -49,8 +49,8 @@ describe('lead load', () => {
   });
 
   it('applies 2,000 lead events put 100 at a time: none lost, every lead equal to a sequential replay of its log', { timeout: 600_000 }, async () => {
-    const agentConfig = loadAgentConfig('attend-meeting');
-    session = await LifecycleSession.start({ agentConfig });
+    const agentConfig = loadAgentConfig('attend-meeting', 'lead-lifecycle');
+    session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', agentConfig });
     const report = await runLeadLoad(session, leadEvents(2000, 100), agentConfig);
     recordFigure('load (lead events)', formatLeadLoad(report));
     expect(report.unaccounted).toEqual([]);

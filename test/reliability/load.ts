@@ -142,7 +142,7 @@ export async function runLeadLoad(session: LifecycleSession, events: readonly Li
   for (const e of events) (byLead.get(e.leadId) ?? byLead.set(e.leadId, new Set()).get(e.leadId)!).add(e.id);
   const def = session.definition;
   for (const [leadId, sent] of byLead) {
-    const snapshot = await session.store.getLead(leadId);
+    const snapshot = await session.store.getEntity(leadId);
     const log = await session.store.listEvents(leadId);
     const triggers = log.filter((e) => !isRaised(e));
     const logged = new Set(triggers.map((e) => e.id));
@@ -197,8 +197,8 @@ async function main(argv: string[]): Promise<number> {
     await session.close();
   }
   if (opts.leadEvents > 0) {
-    const agentConfig = loadAgentConfig('attend-meeting');
-    const leads = await LifecycleSession.start({ agentConfig });
+    const agentConfig = loadAgentConfig('attend-meeting', 'lead-lifecycle');
+    const leads = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', agentConfig });
     try {
       const report = await runLeadLoad(leads, leadEvents(opts.leadEvents, opts.leads), agentConfig, opts.concurrency);
       console.log(`load (lead events): ${formatLeadLoad(report)}`);
