@@ -28,7 +28,7 @@ import { synthesize, synthProject } from '../../infra/local/synth.ts';
 import { executionUsage, WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
 import { stateTransitions, stepTrail } from '../../infra/local/history.ts';
 import type { StepOutput } from '../../lambdas/lib/contracts.ts';
-import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
+import { lifecycleBusName, lifecycleStackName } from '../../infra/stacks/lifecycle-stack.ts';
 import { loadWorkflowFrom, PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/workflow/loader.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { BenchRun, gcExposed } from './harness.ts';
@@ -46,6 +46,8 @@ import { chainOrchestration, emailIngestor, FLOW_SAMPLES, flowSample, langGraphO
 import { applyAll, appliedEvents, BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes, leadLanes, renamed, replayLog, WARRANTY_SAMPLE, withMessageId, type LeadLog } from './workloads.ts';
 
 const ENV = 'dev';
+/** The lifecycle the lifecycle groups run: the lead example. */
+const LEAD_LIFECYCLE = 'lead-lifecycle';
 const RESULTS_FILE = join(PROJECT_ROOT, '.stepwise', 'bench', 'results.json');
 
 /** Pure calls add their results here: a module-level write the JIT must keep, so it cannot drop the work being timed. */
@@ -136,15 +138,14 @@ async function lifecycleCore(bench: BenchRun): Promise<void> {
 // 4. EventBridge pattern matching
 
 async function eventBridge(bench: BenchRun): Promise<void> {
-  const config = getEnvConfig(ENV);
-  const template = synthProject(ENV).templates[leadLifecycleStackName(config)];
-  if (!template) throw new Error(`the ${ENV} app has no ${leadLifecycleStackName(config)} stack`);
+  const template = synthProject(ENV).templates[lifecycleStackName(LEAD_LIFECYCLE, ENV)];
+  if (!template) throw new Error(`the ${ENV} app has no ${lifecycleStackName(LEAD_LIFECYCLE, ENV)} stack`);
   // The rules' patterns as the template declares them (the bus compiles the same values).
   const patterns = Object.values(template.Resources ?? {})
     .filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties?.EventPattern !== undefined)
     .map((r) => r.Properties!.EventPattern);
   const def = loadLifecycle('lead-lifecycle');
-  const envelopes = await leadBusEnvelopes(template, leadsBusName(config), def, loadAgentConfig(BENCH_AGENT, 'lead-lifecycle'), bookMeetingLogs());
+  const envelopes = await leadBusEnvelopes(template, lifecycleBusName(LEAD_LIFECYCLE, ENV), def, loadAgentConfig(BENCH_AGENT, 'lead-lifecycle'), bookMeetingLogs());
   const pairs = envelopes.length * patterns.length;
   const matchers = patterns.map((p) => compilePattern(p));
   const matched = envelopes.reduce((n, e) => n + matchers.filter((m) => m(e)).length, 0);
@@ -365,7 +366,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
       await leadEvents(16, true);
       // A lead-sized item: the largest projection of the sample leads, as the store wrote it.
       const projections = await Promise.all(
-        warm.leads.map((l) => dynamo.client.send(new GetItemCommand({ TableName: session.tableName!, Key: { pk: { S: `LEAD#${l.leadId}` }, sk: { S: 'STATE' } } }))),
+        warm.leads.map((l) => dynamo.client.send(new GetItemCommand({ TableName: session.tableName!, Key: { pk: { S: `ENTITY#${l.leadId}` }, sk: { S: 'STATE' } } }))),
       );
       const item = projections.map((r) => r.Item!).sort((a, b) => JSON.stringify(b).length - JSON.stringify(a).length)[0]!;
       /** Milliseconds to run `send(i)` for i = 0 … `count` - 1, `concurrency` at a time. */

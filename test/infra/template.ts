@@ -13,9 +13,9 @@ export function synthApp(env = 'dev'): { app: App; stacks: StepwiseStacks; templ
   return { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
 }
 
-/** Every stack of the app by name: one per workflow (by workflow name), then `leadLifecycle`. */
+/** Every stack of the app by name: one per workflow and one per lifecycle (by their folder names). */
 export function allStacks(stacks: StepwiseStacks): Record<string, Stack> {
-  return { ...stacks.workflows, leadLifecycle: stacks.leadLifecycle };
+  return { ...stacks.workflows, ...stacks.lifecycles };
 }
 
 /** A placeholder function ARN for the `Fn::GetAtt [<logicalId>, Arn]` in a definition. */

@@ -118,15 +118,18 @@ describe('stepwise lead show and report', () => {
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--json', '--in-memory')).toBe(0);
     const report = JSON.parse(io.out);
     expect(report).toMatchObject({
-      leads: 3,
-      meetingsBooked: { total: 4, perLead: { 'lead-sparky': 1, 'lead-no-show': 2, 'lead-meeting-goal': 1 } },
-      noShow: { booked: 4, missed: 1, rate: 0.25 },
-      reengagedAfterCold: ['lead-sparky'],
+      entities: 3,
+      reports: {
+        meetingsBooked: { total: 4, perEntity: { 'lead-sparky': 1, 'lead-no-show': 2, 'lead-meeting-goal': 1 } },
+        noShow: { count: 1, of: 4, rate: 0.25 },
+        reengagedAfterCold: ['lead-sparky'],
+      },
     });
-    expect(report.timeToMeeting.perLead['lead-meeting-goal']).toBe(29 * 3_600_000);
+    expect(report.reports.timeToMeeting.perEntity['lead-meeting-goal']).toBe(29 * 3_600_000);
     io.out = '';
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
-    expect(io.out).toContain('no-show rate: 25% (1 missed of 4 booked)');
+    expect(io.out).toContain('3 leads, 21 events');
+    expect(io.out).toContain('no-show rate: 25% (1 meeting.missed of 4 meeting.booked)');
     expect(io.out).toContain('re-engaged after going cold: lead-sparky');
   });
 });

@@ -9,8 +9,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
-import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { LEAD_EVENT_TYPES, type EntitySnapshot, type LifecycleEvent, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { loadStateName } from '../../infra/constructs/lifecycle-workflow.ts';
+import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
 const config = loadAgentConfig('attend-meeting', 'lead-lifecycle');
@@ -48,7 +49,7 @@ async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapsh
   let replayed = initialSnapshot(def);
   const relogged: LoggedEvent[] = [];
   for (const { id, type, time, detail } of triggers) {
-    const r = applyEvent(def, replayed, { id, leadId, type, time, ...(detail && { detail }) }, config);
+    const r = applyEvent(def, replayed, { id, entityId: leadId, type, time, ...(detail && { detail }) }, config);
     replayed = r.snapshot;
     relogged.push(...r.events);
   }
@@ -56,14 +57,14 @@ async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapsh
   expect(replayed).toEqual(snapshot);
 
   // The CRM's newest update is the final position, whatever order the listeners ran in.
-  const newest = session.crm.calls.filter((c) => c.leadId === leadId).sort((a, b) => b.version - a.version)[0];
+  const newest = session.crm.calls.filter((c) => c.entityId === leadId).sort((a, b) => b.version - a.version)[0];
   expect(newest?.state ?? def.initial).toBe(snapshot.state);
   if (newest) expect(newest.followUpsStopped).toBe(snapshot.context.followUpsStopped);
   return { snapshot, log };
 }
 
 const eventArb: fc.Arbitrary<{ type: string; detail?: Record<string, unknown> }> = fc.oneof(
-  fc.constantFrom(...LEAD_EVENT_TYPES.filter((t) => t !== 'crm.state_set')).map((type) => ({ type })),
+  fc.constantFrom(...loadLifecycle('lead-lifecycle').events.filter((t) => t !== 'crm.state_set')).map((type) => ({ type })),
   fc.constantFrom('engaged', 'meeting_booked', 'no_show', 'deal_closed', 'goal_hit', 'conversation_stopped', 'hot').map((state) => ({ type: 'crm.state_set', detail: { state } })),
   fc.constant({ type: 'lead.sneezed' }),
 );
@@ -82,7 +83,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
           const time = new Date(T0 + b * 60_000).toISOString();
           const earlier = [...sent];
           const events = batch.flatMap((step, i): LifecycleEvent[] => {
-            if ('new' in step) return [{ id: `${leadId}-${b}-${i}`, leadId, time, ...step.new }];
+            if ('new' in step) return [{ id: `${leadId}-${b}-${i}`, entityId: leadId, time, ...step.new }];
             return earlier.length ? [earlier[step.redeliver % earlier.length]!] : [];
           });
           sent.push(...events.filter((e) => !sent.includes(e)));
@@ -107,7 +108,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
   it('loses no update when 20 events for one lead arrive at once', async () => {
     const leadId = 'concurrent-20';
     const types = ['agent.message_sent', 'lead.message_sent', 'link.clicked', 'follow_ups.exhausted', 'meeting.booked', 'meeting.missed', 'lead.opted_out', 'callback.received'];
-    const events: LifecycleEvent[] = types.flatMap((type, t) => [0, 1, 2].map((k) => ({ id: `${leadId}-${t}-${k}`, leadId, type, time: '2025-03-02T09:00:00Z' }))).slice(0, 20);
+    const events: LifecycleEvent[] = types.flatMap((type, t) => [0, 1, 2].map((k) => ({ id: `${leadId}-${t}-${k}`, entityId: leadId, type, time: '2025-03-02T09:00:00Z' }))).slice(0, 20);
     const before = session.executions.length;
     await session.put(events);
     await session.drain();
@@ -117,13 +118,13 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
     expect(mine).toHaveLength(20);
     expect(mine.every((e) => e.status === 'SUCCEEDED')).toBe(true);
     // They did contend: some re-read after a version conflict.
-    const loads = mine.map((e) => e.events.filter((h) => h.stateEnteredEventDetails?.name === 'LoadLead').length);
+    const loads = mine.map((e) => e.events.filter((h) => h.stateEnteredEventDetails?.name === loadStateName(session.definition)).length);
     expect(Math.max(...loads)).toBeGreaterThan(1);
   });
 
   it('changes nothing when EventBridge redelivers an event, even concurrently with itself', async () => {
     const leadId = 'redelivered';
-    await session.put([{ id: `${leadId}-1`, leadId, type: 'agent.message_sent', time: '2025-03-03T09:00:00Z' }]);
+    await session.put([{ id: `${leadId}-1`, entityId: leadId, type: 'agent.message_sent', time: '2025-03-03T09:00:00Z' }]);
     await session.drain();
     // A redelivery carries the same envelope (same EventBridge id); no producer eventId here.
     const envelope = {

@@ -44,7 +44,7 @@ describe('lead load', () => {
 
   it('spreads events over leads in time order', () => {
     const events = leadEvents(6, 3);
-    expect(events.map((e) => e.leadId)).toEqual(['lead-0', 'lead-1', 'lead-2', 'lead-0', 'lead-1', 'lead-2']);
+    expect(events.map((e) => e.entityId)).toEqual(['lead-0', 'lead-1', 'lead-2', 'lead-0', 'lead-1', 'lead-2']);
     expect(events[3]!.time > events[0]!.time).toBe(true);
   });
 
