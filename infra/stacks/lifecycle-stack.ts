@@ -26,7 +26,7 @@ import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 import { StepwiseFunction } from '../constructs/stepwise-function.ts';
 import { pascalCase, workflowStackName } from './workflow-stack.ts';
 
-/** `Stepwise-<Lifecycle>-<env>`: the stack of one lifecycle in one environment (`Stepwise-LeadLifecycle-dev`). */
+/** `Stepwise-<Lifecycle>-<env>`: the stack of one lifecycle in one environment (`Stepwise-OrderLifecycle-dev`). */
 export const lifecycleStackName = workflowStackName;
 /** The custom bus the lifecycle's producers put events on, and its state changes are published to. */
 export const lifecycleBusName = (lifecycle: string, env: string): string => `stepwise-${env}-${lifecycle}`;
@@ -146,7 +146,7 @@ export class LifecycleStack extends Stack {
     this.alarmTopic = props.alarmTopic ?? alarmTopic(this, config);
     const settings = settingsFor(config, def);
     const agentConfig = props.agentConfig ?? (settings.agent ? loadAgentConfig(settings.agent, def.name) : NO_AGENT);
-    // `LeadsTable`, `LeadsBus`, `IncomingLeadEvents` for the lead lifecycle.
+    // Named after the entity: `OrdersTable`, `OrdersBus`, `IncomingOrderEvents` for an order lifecycle.
     const entities = pascalCase(def.entity.plural);
     const entity = pascalCase(def.entity.name);
 

@@ -68,11 +68,11 @@ export class StepFailedError extends StepwiseError {}
 
 /**
  * The lifecycle state machine routed an event to a transition Task that the lifecycle definition
- * does not resolve for the lead's state: the deployed ASL and the function's statechart disagree
+ * does not resolve for the entity's event: the deployed ASL and the function's statechart disagree
  * (deploy them together). Permanent.
  */
 export class RouteMismatchError extends StepwiseError {}
-/** The CRM did not accept a lead state update (network error, 429 or 5xx). Transient: the delivery is retried. */
+/** The CRM did not accept a state update (network error, 429 or 5xx). Transient: the delivery is retried. */
 export class CrmSyncError extends StepwiseError {}
 /** A local run needs AWS credentials (`--model bedrock`) and the default credential chain found none. The message says how to provide them. */
 export class MissingCredentialsError extends StepwiseError {}

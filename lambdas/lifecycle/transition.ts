@@ -282,11 +282,11 @@ export interface ApplyResult {
  * derive from the trigger's, so a redelivered trigger would raise the same ids.
  *
  * @example
- * const def = loadLifecycle('lead-lifecycle');
- * let lead = initialSnapshot(def);
- * const r = applyEvent(def, lead, { id: 'e1', entityId: 'l1', type: 'agent.message_sent', time: '2025-01-01T09:00:00Z' }, config);
- * r.snapshot.state; // 'outreach'
- * r.events[0];      // { id: 'e1', seq: 1, stateBefore: 'idle', stateAfter: 'outreach', conversation: 1, actions: [], ... }
+ * const def = loadLifecycle('order-lifecycle');
+ * const order = initialSnapshot(def);
+ * const r = applyEvent(def, order, { id: 'e1', entityId: 'o-1', type: 'order.paid', time: '2025-01-01T09:00:00Z' }, NO_AGENT);
+ * r.snapshot.state; // 'paid'
+ * r.events[0];      // { id: 'e1', seq: 1, stateBefore: 'placed', stateAfter: 'paid', conversation: 1, actions: [], ... }
  */
 export function applyEvent(def: LifecycleDefinition, snapshot: EntitySnapshot, event: LifecycleEvent, config: AgentConfig): ApplyResult {
   const events: LoggedEvent[] = [];
