@@ -194,10 +194,16 @@ function validateNames(def: LifecycleDefinition, chart: StatechartFile, isLeaf: 
   }
 }
 
-/** `leadId` → `lead`; a key without the `Id` suffix names nothing: `entity`. */
+/** `orderId` → `order`; a key without the `Id` suffix names nothing: `entity`. */
 function entityName(key: string): string {
   const m = /^([a-z][a-z0-9_]*)Id$/.exec(key);
   return m ? m[1]! : 'entity';
+}
+
+/** English plural of a lowercase noun, for labels: `order` → `orders`, `entity` → `entities`, `box` → `boxes`. */
+function plural(noun: string): string {
+  if (/[^aeiou]y$/.test(noun)) return `${noun.slice(0, -1)}ies`;
+  return /(s|x|z|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
 }
 
 /**
@@ -249,7 +255,7 @@ function lifecycleFrom(value: unknown, file: string): LifecycleDefinition {
     description: chart.description,
     version: chart.version,
     file,
-    entity: { key: chart.entity.key, name, plural: `${name}s` },
+    entity: { key: chart.entity.key, name, plural: plural(name) },
     sources: [...new Set([...chart.sources, REPLAY_SOURCE, ...(timers ? [SCHEDULER_SOURCE] : [])])],
     events: vocabularyOf(chart),
     features: chart.features,

@@ -142,6 +142,69 @@ describe('statechart validation', () => {
   }
 });
 
+describe('vocabulary, entity and features', () => {
+  const ORDER = `name: orders
+description: Orders.
+version: 1.0.0
+initial: new
+states:
+  new:
+    on:
+      order.placed: placed
+  placed:
+    on:
+      order.cancelled: cancelled
+  cancelled:
+    terminal: true
+`;
+
+  it('derives the vocabulary from the transitions, and the entity and sources from defaults, when the chart declares none', () => {
+    const orders = parseLifecycle(ORDER, 'orders.yaml');
+    expect(orders.events).toEqual(['order.placed', 'order.cancelled']);
+    expect(orders.entity).toEqual({ key: 'entityId', name: 'entity', plural: 'entities' });
+    expect(orders.sources).toEqual(['stepwise.replay']);
+    expect(orders.features).toEqual({ goals: false, crmSync: false });
+    const keyed = parseLifecycle(ORDER.replace('initial: new', 'entity: { key: orderId }\nsources: [shop.orders]\ninitial: new'), 'orders.yaml');
+    expect(keyed.entity).toEqual({ key: 'orderId', name: 'order', plural: 'orders' });
+    expect(keyed.sources).toEqual(['shop.orders', 'stepwise.replay']);
+  });
+
+  it('adds the scheduler as a source with timers, and the events a feature raises or applies to the vocabulary', () => {
+    expect(def.sources).toContain('stepwise.scheduler');
+    const mini = parseLifecycle(MINI.replace(/^events: .*\n/m, ''), 'mini.yaml');
+    expect(mini.events).toEqual(expect.arrayContaining(['goal.hit', 'conversation.stopped', 'follow_up.stopped', 'lead.message_sent', 'follow_ups.exhausted']));
+    expect(mini.sources).toEqual(['stepwise.replay', 'stepwise.scheduler']);
+  });
+
+  const cases: [string, string, string, string, RegExp][] = [
+    ['context actions without the followUps feature', ORDER, '      order.placed: placed', '      order.placed: { target: placed, actions: [stopFollowUps] }', /context actions need the followUps feature/],
+    ['a feature state that is no leaf', ORDER, 'initial: new', 'features: { notify: { states: [nowhere] } }\ninitial: new', /unknown state "nowhere"/],
+    ['a feature event outside the declared vocabulary', ORDER, 'initial: new', 'events: [order.placed, order.cancelled]\nfeatures: { renewals: { state: placed, event: order.renewed } }\ninitial: new', /unknown event "order.renewed"/],
+    ['a report naming an unknown event', ORDER, 'initial: new', 'reports: { paid: { label: paid, count: order.paid } }\ninitial: new', /unknown event "order.paid"/],
+    ['a report of two forms', ORDER, 'initial: new', 'reports: { x: { label: x, count: order.placed, rate: order.cancelled, of: order.placed } }\ninitial: new', /a report is exactly one of/],
+    ['a rate without what it is of', ORDER, 'initial: new', 'reports: { x: { label: x, rate: order.cancelled } }\ninitial: new', /a report is exactly one of/],
+    ['an entity key the envelope owns', ORDER, 'initial: new', 'entity: { key: eventId }\ninitial: new', /eventId/],
+    ['the lifecycle\'s own source', ORDER, 'initial: new', 'sources: [stepwise.lifecycle]\ninitial: new', /stepwise.lifecycle is what the lifecycle publishes/],
+    ['an event type that is no dotted word', ORDER, 'initial: new', 'events: [Order Placed]\ninitial: new', /dotted lowercase words/],
+    ['versionFrom without targetFromDetail', ORDER, '      order.placed: placed', '      order.placed: { target: placed, versionFrom: version }', /versionFrom and timeFrom belong beside targetFromDetail/],
+  ];
+  for (const [what, chart, from, to, message] of cases) {
+    it(`rejects ${what}, naming the file and field in one line`, () => {
+      expect(() => parseLifecycle(chart.replace(from, to), 'orders.yaml')).toThrow(message);
+      expect(() => parseLifecycle(chart.replace(from, to), 'orders.yaml')).toThrow(/^orders\.yaml: [^\n]+$/);
+    });
+  }
+
+  it('refuses an agent config that uses a feature its lifecycle does not enable', () => {
+    const orders = parseLifecycle(ORDER, 'orders.yaml');
+    const check = (value: unknown) => () => checkAgentConfig(parseAgentConfig(value, 'agents/x.json'), orders, 'agents/x.json');
+    expect(check({ goal: { event: 'order.placed' } })).toThrow('agents/x.json: goal: orders does not enable goals (features.goals in orders.yaml)');
+    expect(check({ goal: null, stopFollowUpsOn: [{ event: 'order.placed' }] })).toThrow(/stopFollowUpsOn: orders does not enable followUps/);
+    expect(check({ goal: null, timers: { renewalAfterDays: 30 } })).toThrow(/timers\.renewalAfterDays: orders does not enable renewals/);
+    expect(check({ goal: null })).not.toThrow();
+  });
+});
+
 describe('loading from disk', () => {
   const root = mkdtempSync(join(tmpdir(), 'stepwise-lifecycle-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
