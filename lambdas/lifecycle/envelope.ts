@@ -18,7 +18,8 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod';
 import { InvalidInputError } from '../lib/errors.ts';
-import { JsonObjectSchema, LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } from './schema.ts';
+import { JsonObjectSchema } from '../lib/dynamo-json.ts';
+import { LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } from './schema.ts';
 
 /** Where replayed events come from (`stepwise lifecycle <name> replay`): every lifecycle applies them. */
 export const REPLAY_SOURCE = 'stepwise.replay';

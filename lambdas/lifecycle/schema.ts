@@ -10,6 +10,7 @@
  * notifications, each with the events and states it names.
  */
 import * as z from 'zod';
+import { JsonObjectSchema } from '../lib/dynamo-json.ts';
 
 /** Raised by the `goals` feature when the agent's goal is met; it must end the conversation. */
 export const GOAL_HIT = 'goal.hit';
@@ -275,11 +276,6 @@ export function knowsEvent(def: LifecycleDefinition, type: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Runtime records
 
-/**
- * An event's `detail`: any JSON object, kept exactly as it came. zod's object and record schemas
- * copy their input and drop an own `__proto__` key; this one checks the shape and copies nothing.
- */
-export const JsonObjectSchema = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an object');
 
 /**
  * An event about an entity, as the engine handles it (from the EventBridge envelope, a replay
@@ -293,6 +289,7 @@ export const LifecycleEventSchema = z.object({
   entityId: z.string().min(1),
   type: z.string().min(1),
   time: z.iso.datetime({ offset: true }),
+  /** Any JSON object, kept as it came. */
   detail: JsonObjectSchema.optional(),
 });
 export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;

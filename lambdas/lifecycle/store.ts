@@ -18,7 +18,7 @@
  * | item       | pk          | sk                      | attributes                                           |
  * |------------|-------------|-------------------------|------------------------------------------------------|
  * | projection | `ENTITY#<id>` | `STATE`                 | `entityId`, the `EntitySnapshot` fields, `lastEventTime` |
- * | event      | `ENTITY#<id>` | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                                    |
+ * | event      | `ENTITY#<id>` | `EVT#<seq, 10 digits>`  | the `LoggedEvent`, `detail` as JSON text             |
  * | id marker  | `ENTITY#<id>` | `ID#<trigger event id>` | `seq` of the trigger                                 |
  * | outbox     | `ENTITY#<id>` | `OUTBOX#<version, 10 d>`| `type: state_changed`, `detail`, `expiresAt`         |
  *
@@ -30,8 +30,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../lib/contracts.ts';
+import { documentClient, fromStoredJson, toStoredJson } from '../lib/dynamo-json.ts';
 import { InvalidInputError, VersionConflictError } from '../lib/errors.ts';
 import { queryPrefix } from '../lib/dynamo-query.ts';
 import type { ClientTracer } from '../lib/observability.ts';
@@ -202,7 +203,7 @@ export function memoryLifecycleStore(now: () => number = Date.now): MemoryLifecy
       const pk = entityPk(entityId);
       record({ pk, sk: STATE_SK, entityId, ...result.snapshot }, entity !== undefined);
       record({ pk, sk: idSk(result.events[0]!.id), seq: result.events[0]!.seq }, false);
-      for (const e of result.events) record({ pk, sk: eventSk(e.seq), ...e }, false);
+      for (const e of result.events) record(eventItem(entityId, e), false);
       if (result.stateChanged) record(outboxItem(entityId, result.stateChanged, now()), false);
       return 'APPENDED';
     },
@@ -240,9 +241,15 @@ function snapshotOf(item: Item): EntitySnapshot {
   return EntitySnapshotSchema.parse({ state, context, version, conversation, eventCount, progress, ...(crmUpdatedAt !== undefined && { crmUpdatedAt }) });
 }
 
+/** An event as its item holds it: the detail, which producers fill with any JSON, as its text (lambdas/lib/dynamo-json.ts). */
+function eventItem(entityId: string, e: LoggedEvent): Item {
+  const { detail, ...event } = e;
+  return { pk: entityPk(entityId), sk: eventSk(e.seq), ...event, ...(detail !== undefined && { detail: toStoredJson(detail) }) };
+}
+
 function eventOf(item: Item): LoggedEvent {
-  const { pk: _pk, sk: _sk, ...event } = item;
-  return LoggedEventSchema.parse(event);
+  const { pk: _pk, sk: _sk, detail, ...event } = item;
+  return LoggedEventSchema.parse({ ...event, ...(detail !== undefined && { detail: fromStoredJson(detail) }) });
 }
 
 /** Wait `ms` (on the global timer, which tests can fake). */
@@ -268,7 +275,7 @@ const MARKER = 1;
  * throttles the writes it mirrors); at scale, reports read a table export instead.
  */
 export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string): LifecycleStore {
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const doc = documentClient(client);
   const get = (entityId: string, sk: string) => doc.send(new GetCommand({ TableName: tableName, Key: { pk: entityPk(entityId), sk }, ConsistentRead: true }));
   const scan = async (FilterExpression: string, ExpressionAttributeValues: Item): Promise<Item[]> => {
     const items: Item[] = [];
@@ -314,7 +321,7 @@ export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string):
             : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } },
         ),
         put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
-        ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
+        ...result.events.map((e) => put(eventItem(entityId, e))),
         ...(result.stateChanged ? [put(outboxItem(entityId, result.stateChanged, Date.now()))] : []),
       ];
       try {
