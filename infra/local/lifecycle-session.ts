@@ -99,8 +99,8 @@ const PUT_EVENTS_BATCH = 10;
  * Parse a JSON Lines file of lifecycle events (`{ "id", "<entity key>", "type", "time", "detail"? }`
  * per line, the entity key being the statechart's `entity.key`: `leadId` for the lead lifecycle)
  * and clock lines (`{ "clock": "<ISO time>" }`: the emulated clock moves there, firing the timers
- * due on the way). Blank lines are skipped; any other line that is not such an event is reported
- * with its (1-based) line number, never dropped silently.
+ * due on the way). Blank lines are skipped; any other line that is not such an event (or one
+ * EventBridge would refuse, 256 KiB or more) is reported with its (1-based) line number, never dropped silently.
  */
 export function parseReplayFile(text: string, def: LifecycleDefinition): ParsedReplayFile {
   const parsed: ParsedReplayFile = { events: [], timeline: [], malformed: [], lines: 0 };
@@ -131,8 +131,9 @@ export function parseReplayFile(text: string, def: LifecycleDefinition): ParsedR
       }
       const { id, type, time, detail } = result.data as { id: string; type: string; time: string; detail?: Record<string, unknown> };
       const event: LifecycleEvent = { id, entityId: result.data[def.entity.key] as string, type, time, ...(detail && { detail }) };
-      // The envelope mapping has its own rules (reserved detail keys): check them now, not on the bus.
-      toPutEventsEntry(def, event, 'check', REPLAY_SOURCE);
+      // The envelope mapping has its own rules (reserved detail keys), and EventBridge its size limit: check them now, not on the bus.
+      const bytes = entrySize(toPutEventsEntry(def, event, 'check', REPLAY_SOURCE));
+      if (bytes >= MAX_PUT_EVENTS_BYTES) throw new InvalidInputError(`the event is ${bytes} bytes as a PutEvents entry; EventBridge takes entries under ${MAX_PUT_EVENTS_BYTES}`);
       parsed.events.push({ line, event });
       parsed.timeline.push({ line, event });
     } catch (e) {

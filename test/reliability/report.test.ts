@@ -14,8 +14,8 @@ describe('the reliability report', () => {
       ['{"guarantee":"injection","figure":"1/116 escaped"}', '{"guarantee":"load","figure":"300 emails"}', '{"guarantee":"injection","figure":"0/116 escaped"}', ''].join('\n'),
     );
     expect(formatReport(readFigures(file))).toEqual({
-      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured'],
-      missing: ['hostile-model'],
+      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured', 'oversize lead events: not measured'],
+      missing: ['hostile-model', 'oversize lead events'],
     });
   });
 
@@ -40,6 +40,7 @@ describe('docs/guarantees.md', () => {
       expect(doc).toContain(heading);
     expect(doc).toContain('`injection: E/N escaped`');
     expect(doc).toContain('`hostile-model: E/N escaped`');
+    expect(doc).toContain('`oversize lead events: N/N accounted`');
   });
 
   it('cites test files that exist and test names they contain', () => {
