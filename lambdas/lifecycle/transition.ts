@@ -131,8 +131,8 @@ function isLeaf(def: LifecycleDefinition, state: string): boolean {
   return Object.hasOwn(def.states, state) && def.states[state]!.children.length === 0;
 }
 
-function takeTransition(def: LifecycleDefinition, s: EntitySnapshot, type: string, detail: LifecycleEvent['detail']): Step {
-  const t = handlerOf(def, s.state, type)?.transition;
+/** Take `t`, the handler of the leaf `s` is in for an event of `type`. */
+function takeTransition(def: LifecycleDefinition, s: EntitySnapshot, t: Transition | undefined, type: string, detail: LifecycleEvent['detail']): Step {
   if (!t) return { snapshot: s, actions: [] };
   switch (t.kind) {
     case 'stay':
@@ -167,15 +167,14 @@ const detailField = (ev: LifecycleEvent, field: string): unknown => (ev.detail &
  *   since, so a late echo cannot move it back.
  * - a placement with `timeFrom`: the external system's own time of the change (for systems that do
  *   not echo our version); older than the newest placement applied means it arrived out of order.
- * A placement with neither is the external system's unconditional word.
+ * A placement with neither is the external system's unconditional word. `t` is the handler of the entity's leaf for the event.
  */
-function staleness(def: LifecycleDefinition, s: EntitySnapshot, ev: LifecycleEvent): string | undefined {
+function staleness(def: LifecycleDefinition, s: EntitySnapshot, ev: LifecycleEvent, t: Transition | undefined): string | undefined {
   const expected = detailField(ev, 'expectedVersion');
   if (expected !== undefined) {
     if (!Number.isSafeInteger(expected)) return `detail.expectedVersion ${JSON.stringify(expected)} is not a version`;
     if (expected !== s.version) return `stale: expected version ${String(expected)}, the ${def.entity.name} is at version ${s.version}`;
   }
-  const t = handlerOf(def, s.state, ev.type)?.transition;
   if (t?.kind !== 'fromDetail') return undefined;
   const basedOn = t.versionFrom === undefined ? undefined : detailField(ev, t.versionFrom);
   if (basedOn !== undefined) {
@@ -244,10 +243,10 @@ function step(def: LifecycleDefinition, snapshot: EntitySnapshot, ev: LifecycleE
   if (!knowsEvent(def, ev.type))
     return { snapshot: counted, actions: [{ type: 'refuse', reason: `unknown event type "${ev.type}"` }], emitted: [] };
   // A stale event changes nothing and meets no condition: it describes an entity that no longer exists.
-  const stale = staleness(def, snapshot, ev);
-  if (stale) return { snapshot: counted, actions: [{ type: 'refuse', reason: stale }], emitted: [] };
   const handler = handlerOf(def, snapshot.state, ev.type)?.transition;
-  let taken = takeTransition(def, counted, ev.type, ev.detail);
+  const stale = staleness(def, snapshot, ev, handler);
+  if (stale) return { snapshot: counted, actions: [{ type: 'refuse', reason: stale }], emitted: [] };
+  let taken = takeTransition(def, counted, handler, ev.type, ev.detail);
   // Remember the external time of an applied placement, so that an older one arriving later is refused.
   const placedAt = handler?.kind === 'fromDetail' && handler.timeFrom !== undefined && !taken.actions.some((a) => a.type === 'refuse') ? detailField(ev, handler.timeFrom) : undefined;
   if (typeof placedAt === 'string') taken = { ...taken, snapshot: { ...taken.snapshot, placedAt } };
