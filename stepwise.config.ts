@@ -27,7 +27,7 @@ export default defineConfig({
         mailFrom: 'claims@dev.warranty.example.com',
         maxEmailBytes: 10 * MiB,
       },
-      leads: { crmWebhookUrl: 'https://crm.dev.example.com/stepwise/lead-state' },
+      lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.dev.example.com/stepwise/lead-state' } },
       tags: { project: 'stepwise', environment: 'dev' },
     },
     staging: {
@@ -42,7 +42,7 @@ export default defineConfig({
         mailFrom: 'claims@staging.warranty.example.com',
         maxEmailBytes: 10 * MiB,
       },
-      leads: { crmWebhookUrl: 'https://crm.staging.example.com/stepwise/lead-state' },
+      lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.staging.example.com/stepwise/lead-state' } },
       tags: { project: 'stepwise', environment: 'staging' },
     },
     prod: {
@@ -60,7 +60,7 @@ export default defineConfig({
         requireAuthenticatedSender: true,
         accessLogs: true,
       },
-      leads: { crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' },
+      lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' } },
       tags: { project: 'stepwise', environment: 'prod' },
     },
   },

@@ -6,6 +6,21 @@ import { ConfigError } from '../lambdas/lib/errors.ts';
 import { PROJECT_ROOT } from '../lambdas/lib/project.ts';
 import { importProjectModule } from '../lambdas/lib/project-modules.ts';
 
+/** What one lifecycle needs in one environment (`lifecycles.<name>`). */
+export const LifecycleSettingsSchema = z
+  .object({
+    /** The agent config the lifecycle applies: `statemachines/<lifecycle>/agents/<agent>.json`. @default none: no goal, no stops, no timers */
+    agent: z.string().regex(/^[a-z0-9-]+$/, 'an agent config name').optional(),
+    /** The `crmSync` feature: where the CRM sync POSTs each state change. */
+    crmWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
+    /** The `followUps` feature: where the follow-up sender POSTs a due follow-up for the agent's channel. @default `/stepwise/follow-up` on the CRM webhook's host */
+    followUpWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
+    /** The `notify` feature: who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
+    notifyEmail: z.email().optional(),
+  })
+  .strict();
+export type LifecycleSettings = z.infer<typeof LifecycleSettingsSchema>;
+
 /**
  * Typed per-environment deployment config. It belongs to the project: `stepwise.config.ts` at the
  * project root default-exports `defineConfig({ environments: { dev: {...}, prod: {...} } })`, and
@@ -136,19 +151,12 @@ export const EnvConfigSchema = z
         path: ['recipients'],
       })
       .optional(),
-    leads: z
-      .object({
-        /** The agent config the lifecycle applies: `statemachines/lead-lifecycle/agents/<agent>.json`. */
-        agent: z.string().regex(/^[a-z0-9-]+$/).default('book-meeting'),
-        /** Where the CRM sync POSTs each lead state change. */
-        crmWebhookUrl: z.url({ protocol: /^https$/ }),
-        /** Where the follow-up sender POSTs a due follow-up for the agent's channel. @default `/stepwise/follow-up` on the CRM webhook's host */
-        followUpWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
-        /** Who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
-        notifyEmail: z.email().optional(),
-      })
-      .strict()
-      .optional(),
+    /**
+     * Per-lifecycle settings, by lifecycle name (the folder of its `statechart.yaml`): what the
+     * features its statechart opts into need in this environment. A lifecycle without an entry
+     * runs with no agent and no feature endpoints. @default {}
+     */
+    lifecycles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lifecycle name'), LifecycleSettingsSchema).default({}),
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })

@@ -7,7 +7,7 @@ export { StepwiseApp, addStepwiseStacks, type StepwiseAppProps, type StepwiseSta
 export { defineConfig, resolveEnvironment, loadProjectConfig, EnvConfigSchema, type EnvConfig, type EnvironmentSettings, type ResolveOptions, type StepwiseConfig } from './config.ts';
 export { loadProject, type Project } from './project.ts';
 export { WorkflowStack, workflowStackName, type WorkflowStackProps } from './stacks/workflow-stack.ts';
-export { LeadLifecycleStack, type LeadLifecycleStackProps } from './stacks/lead-lifecycle-stack.ts';
+export { LifecycleStack, type LifecycleStackProps } from './stacks/lifecycle-stack.ts';
 export { AgentWorkflow, type AgentWorkflowProps } from './constructs/agent-workflow.ts';
 export { LifecycleWorkflow, type LifecycleWorkflowProps } from './constructs/lifecycle-workflow.ts';
 export { EmailIngress, type EmailIngressProps } from './constructs/email-ingress.ts';

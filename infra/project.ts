@@ -3,10 +3,10 @@
  * (every `statemachines/<name>/workflow.yaml`) and its lifecycles (every `statechart.yaml`), loaded
  * once per process. Found from the project root, never from the engine's location.
  */
-import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { listWorkflows } from '../lambdas/lib/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../lambdas/lib/workflow/plugin.ts';
+import { listLifecycles } from '../lambdas/lifecycle/loader.ts';
 import { PROJECT_ROOT } from '../lambdas/lib/project.ts';
 import { loadProjectConfig, resolveEnvironment, type EnvConfig, type ResolveOptions, type StepwiseConfig } from './config.ts';
 
@@ -18,14 +18,6 @@ export interface Project {
   readonly workflows: readonly WorkflowPlugin[];
   /** The lifecycle folders (those with a `statechart.yaml`). */
   readonly lifecycles: readonly string[];
-}
-
-/** Lifecycle folders (those with a statechart.yaml) under `statemachines/`. */
-export function listLifecycles(statemachines: string): string[] {
-  if (!existsSync(statemachines)) return [];
-  return readdirSync(statemachines)
-    .filter((d) => existsSync(join(statemachines, d, 'statechart.yaml')))
-    .sort();
 }
 
 const projects = new Map<string, Promise<Project>>();

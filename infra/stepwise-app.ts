@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { App, Tags, Validations, type AppProps, type Stack } from 'aws-cdk-lib';
 import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import { StepwiseError } from '../lambdas/lib/errors.ts';
+import { ConfigError, StepwiseError } from '../lambdas/lib/errors.ts';
 import { loadLifecycle } from '../lambdas/lifecycle/loader.ts';
 import { resolveEnvironment, type EnvConfig, type ResolveOptions, type StepwiseConfig } from './config.ts';
 import { loadProject, type Project } from './project.ts';
-import { LeadLifecycleStack, leadLifecycleStackName } from './stacks/lead-lifecycle-stack.ts';
+import { LifecycleStack, lifecycleStackName } from './stacks/lifecycle-stack.ts';
 import { WorkflowStack, workflowStackName } from './stacks/workflow-stack.ts';
 
 /** The stacks of one environment. */
@@ -14,7 +14,7 @@ export interface StepwiseStacks {
   /** One stack per workflow folder of `statemachines/`, by workflow name. */
   readonly workflows: Readonly<Record<string, WorkflowStack>>;
   /** One stack per lifecycle folder (a `statechart.yaml`), by lifecycle name. */
-  readonly lifecycles: Readonly<Record<string, LeadLifecycleStack>>;
+  readonly lifecycles: Readonly<Record<string, LifecycleStack>>;
 }
 
 /**
@@ -36,14 +36,16 @@ export function addStepwiseStacks(scope: Construct, config: EnvConfig, project: 
       description: `Stepwise (${config.name}): ${name} workflow - ${description}`.slice(0, 1024),
     });
   }
-  const lifecycles: Record<string, LeadLifecycleStack> = {};
+  const lifecycles: Record<string, LifecycleStack> = {};
+  const unknown = Object.keys(config.lifecycles).find((name) => !project.lifecycles.includes(name));
+  if (unknown) throw new ConfigError(`environment "${config.name}": lifecycles.${unknown}: no lifecycle "${unknown}" (known: ${project.lifecycles.join(', ') || 'none'})`);
   for (const name of project.lifecycles) {
-    lifecycles[name] = new LeadLifecycleStack(scope, leadLifecycleStackName(config), {
+    const lifecycle = loadLifecycle(name, join(project.root, 'statemachines'));
+    lifecycles[name] = new LifecycleStack(scope, lifecycleStackName(name, config.name), {
       ...env,
       config,
-      lifecycle: loadLifecycle(name, join(project.root, 'statemachines')),
-      ...(config.leads?.followUpWebhookUrl && { followUpWebhookUrl: config.leads.followUpWebhookUrl }),
-      description: `Stepwise (${config.name}): ${name} - event store, bus, lifecycle state machine and listeners`,
+      lifecycle,
+      description: `Stepwise (${config.name}): ${name} lifecycle - event store, bus, state machine, outbox and listeners - ${lifecycle.description}`.slice(0, 1024),
     });
   }
   const all: Stack[] = [...Object.values(workflows), ...Object.values(lifecycles)];

@@ -35,6 +35,9 @@ export { CHECKPOINT_DATA_KEY } from './lib/workflow/pause.ts';
 export { checkDefinition, readDefinitionYaml, relPath } from './lib/definition-file.ts';
 export { statemachinesDir } from './lib/project.ts';
 
+// Free-form JSON in DynamoDB (any keys, numbers and depth): a tool's own store writes it as text.
+export { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from './lib/dynamo-json.ts';
+
 // Helpers.
 export { compileExpression, ExpressionError, type CompiledExpression } from './lib/expressions.ts';
 export { responseFacts, type ResponseFacts } from './lib/response-facts.ts';

@@ -14,3 +14,4 @@
 export { action, printJson } from './output.ts';
 export { awsOptions, envOption } from './aws-options.ts';
 export { withExamples } from './help.ts';
+export { registerLifecycle } from './commands/lifecycle.ts';

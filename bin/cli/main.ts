@@ -32,11 +32,24 @@ function distance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** The usage error for an unknown command: the nearest command when one is close, else the list. */
-function unknownCommand(program: Command, name: string): UsageError {
-  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]).filter((n) => n !== 'help');
+/**
+ * The usage error for an unknown command in `argv` (at the top or under a command group such as
+ * `lifecycle`): the nearest command of that group when one is close, else the group's commands.
+ */
+function unknownCommand(program: Command, argv: readonly string[]): UsageError {
+  let group = program;
+  let path = 'stepwise';
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const sub = group.commands.find((c) => c.name() === argv[i] || c.aliases().includes(argv[i]!));
+    if (!sub) break;
+    group = sub;
+    path += ` ${sub.name()}`;
+  }
+  const name = String(argv[i]);
+  const names = group.commands.flatMap((c) => [c.name(), ...c.aliases()]).filter((n) => n !== 'help');
   const nearest = names.map((n) => ({ n, d: distance(name, n) })).sort((a, b) => a.d - b.d)[0];
-  const hint = nearest && nearest.d <= Math.max(2, Math.floor(name.length / 3)) ? `did you mean "stepwise ${nearest.n}"?` : `commands: ${names.sort().join(', ')}`;
+  const hint = nearest && nearest.d <= Math.max(2, Math.floor(name.length / 3)) ? `did you mean "${path} ${nearest.n}"?` : `commands: ${names.sort().join(', ')}`;
   return new UsageError(`unknown command "${name}" (${hint})`);
 }
 
@@ -68,7 +81,7 @@ try {
   if (!(e instanceof CommanderError)) fail(e);
   // --help, --version and the help shown for a missing command end with a CommanderError too; they printed already.
   if (e.exitCode === 0 || e.code === 'commander.help' || e.code === 'commander.helpDisplayed') process.exit(e.exitCode);
-  if (e.code === 'commander.unknownCommand') fail(unknownCommand(program!, String(argv[0])), 2);
+  if (e.code === 'commander.unknownCommand') fail(unknownCommand(program!, argv), 2);
   const command = argv[0] && !argv[0].startsWith('-') ? `${argv[0]} ` : '';
   fail(new UsageError(`${e.message.replace(/^error: /, '').split('\n')[0]} (see stepwise ${command}--help)`), 2);
 }

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { DEFINITION_KINDS, definitionJsonSchema, schemaFileName, SCHEMAS_DIR } from '../../lambdas/lib/definition-schemas.ts';
 import { lifecycleToMermaid } from '../../lambdas/lifecycle/mermaid.ts';
-import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { listLifecycles, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { listWorkflows, loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import { workflowToMermaid } from '../../lambdas/lib/workflow/mermaid.ts';
@@ -34,7 +34,7 @@ export const GENERATED_PARTS: readonly GeneratedPart[] = [
   ...DEFINITION_KINDS.map((kind) => ({ file: join(DOCS_DIR, 'reference', `${kind.name}.md`), id: 'fields', text: () => referenceTable(kind) })),
   { file: join(DOCS_DIR, 'reference', 'cli.md'), id: 'cli', text: async () => cliReference(await createProgram()) },
   ...listWorkflows().map((name) => ({ file: join(DOCS_DIR, 'examples', `${name}.md`), id: 'graph', text: () => mermaid(workflowToMermaid(loadWorkflow(name))) })),
-  { file: join(DOCS_DIR, 'examples', 'lead-lifecycle.md'), id: 'graph', text: () => mermaid(lifecycleToMermaid(loadLifecycle())) },
+  ...listLifecycles().map((name) => ({ file: join(DOCS_DIR, 'examples', `${name}.md`), id: 'graph', text: () => mermaid(lifecycleToMermaid(loadLifecycle(name))) })),
 ];
 
 /** The JSON Schema files: path and content. */

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -10,48 +10,53 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { VersionConflictError } from '../../lambdas/lib/errors.ts';
+import { EventTooLargeError, VersionConflictError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { LOG_ONLY, routeOf } from '../../lambdas/lifecycle/routes.ts';
-import { LEAD_EVENT_TYPES, type LifecycleDefinition } from '../../lambdas/lifecycle/schema.ts';
+import { MAX_EVENT_BYTES } from '../../lambdas/lifecycle/envelope.ts';
+import { describeTransitions, UNKNOWN_EVENT } from '../../lambdas/lifecycle/routes.ts';
+import type { LifecycleDefinition } from '../../lambdas/lifecycle/schema.ts';
 import type { EnvConfig } from '../config.ts';
 import { WORKFLOW_METADATA } from './metadata.ts';
 import { StepwiseFunction } from './stepwise-function.ts';
 
 /** The handler modules of the lifecycle's Tasks. */
 export const LIFECYCLE_ENTRIES = {
-  loadLead: 'lambdas/lifecycle/handlers/load-lead.ts',
-  applyEvent: 'lambdas/lifecycle/handlers/apply-event.ts',
+  load: 'lambdas/lifecycle/handlers/load-entity.ts',
+  apply: 'lambdas/lifecycle/handlers/apply-event.ts',
   persist: 'lambdas/lifecycle/handlers/persist.ts',
 } as const;
 
-/** Names of the state machine's fixed states; transition Tasks are named by `routeOf` (lambdas/lifecycle/routes.ts). */
+/** Names of the state machine's fixed states; the transition Tasks are named by event type (`routeOf`, lambdas/lifecycle/routes.ts). */
 export const LIFECYCLE_STATES = {
-  start: 'Start',
-  loadLead: 'LoadLead',
-  route: 'RouteEvent',
+  route: 'Route event',
+  unknown: UNKNOWN_EVENT,
   persist: 'Persist',
-  afterConflict: 'AfterConflict',
-  retryConflict: 'RetryConflict',
-  afterPersist: 'AfterPersist',
+  retryConflict: 'Retry after conflict',
+  afterPersist: 'After persist',
   done: 'Done',
   duplicate: 'Duplicate',
-  deadLetter: 'DeadLetter',
-  failed: 'EventFailed',
+  deadLetter: 'Dead letter',
+  failed: 'Event not applied',
 } as const;
 
-/** The Choice that routes an event of `type` on the lead's state: no colon, so never a transition Task's name (`<state>: <event>`). */
-export const eventRouteName = (type: string): string => `Route ${type}`;
+/** The first state: `Load lead` for the lead lifecycle. */
+export const loadStateName = (def: LifecycleDefinition): string => `Load ${def.entity.name.replaceAll('_', ' ')}`;
+
+/** Step Functions' limit on state machine names. */
+const MAX_STATE_MACHINE_NAME = 80;
+
+/** `<stack name>-<lifecycle name>`, cut to the 80 characters Step Functions allows: what the console lists. */
+export const lifecycleStateMachineName = (stackName: string, lifecycle: string): string => `${stackName}-${lifecycle}`.slice(0, MAX_STATE_MACHINE_NAME);
 
 export interface LifecycleWorkflowProps {
-  /** The loaded statechart (`loadLifecycle()`); the routing Choice states are generated from `handlers`. */
+  /** The loaded statechart (`loadLifecycle(name)`); one transition Task per event type of its vocabulary. */
   readonly lifecycle: LifecycleDefinition;
   /** The agent's goal and follow-up stop conditions (`AGENT_CONFIG` of the transition function). */
   readonly agentConfig: AgentConfig;
   readonly config: EnvConfig;
-  /** The event store (`LEADS_TABLE`): read by `LoadLead`, written by `Persist`. */
-  readonly leadsTable: ITable;
-  /** Receives (as the SendMessage body) the state of every execution that could not apply its event. */
+  /** The event store (`LIFECYCLE_TABLE`): read by the load Task, written by `Persist`. */
+  readonly table: ITable;
+  /** Receives (as the SendMessage body) the state of every execution that could not apply its event, with the reason. */
   readonly deadLetterQueue: sqs.IQueue;
   /** Re-reads after version conflicts before the event is dead-lettered. @default 10 */
   readonly maxConflictRetries?: number;
@@ -61,28 +66,31 @@ export interface LifecycleWorkflowProps {
 
 /**
  * A lifecycle statechart compiled to an Express state machine whose input is the EventBridge
- * event (lambdas/lifecycle/envelope.ts):
+ * event (lambdas/lifecycle/envelope.ts), drawn so that one event can be followed through it:
  *
- * `Start` → `LoadLead` (envelope → event; snapshot; duplicate?) → `RouteEvent`, a Choice with the
- * duplicate check first, then one rule per handled event type to the Choice `Route <event>`, whose
- * rules — one per declaration: the leaves whose handler is declared there — go to the transition
- * Task `<declaring state>: <event>`; both Choices' Default is `LogOnly`. Two levels because each
- * condition tested is a JSONPath lookup: an event pays one per event type and one per leaf tested
- * before its own, not one per declaration before its own. The Task → `Persist` (one conditional
- * write; `VersionConflictError` → `AfterConflict` → `RetryConflict` → `LoadLead`, at most
- * `maxConflictRetries` times; the same write puts the `lead.state_changed` outbox item, which the
- * table's stream publishes) → `AfterPersist` → `Done`.
- * Whatever fails is caught to `DeadLetter` (SQS) → `EventFailed`.
+ * `Load <entity>` (the event's entity snapshot; duplicate?) → `Route event`, a Choice: a
+ * duplicate to `Duplicate`, else one rule per event type of the vocabulary to the transition Task
+ * named by the type (its `Comment` lists what the event does in each state), anything else to
+ * `Unknown event` → `Persist` (one conditional write; `VersionConflictError` → `Retry after
+ * conflict` → `Load <entity>`, at most `maxConflictRetries` times; the same write puts the state
+ * change's outbox item, which the table's stream publishes) → `After persist` → `Done`.
+ * Whatever fails is caught to `Dead letter` (SQS, with the reason) → `Event not applied`.
  *
- * Three functions: `LoadLead` may read the table, `Persist` may write it, and the transition
+ * The state is the EventBridge event itself with the Tasks' results beside its fields
+ * (`loaded`, `applied`, `persisted`, `error`): the event is in it once, and the Tasks that need it
+ * read `$$.Execution.Input`, so an event of up to {@link MAX_EVENT_BYTES} fits with room to spare.
+ * A larger one is refused by the load Task (`EventTooLargeError`), whose Catch puts the error in
+ * place of the event's `detail`, so even the refusal fits; the dead letter names the event.
+ *
+ * Three functions: the load Task may read the table, `Persist` may write it, and the transition
  * function (every transition Task) has no access to anything: it is the pure `applyEvent`.
  *
  * @example
- * new LifecycleWorkflow(this, 'Lifecycle', { lifecycle: loadLifecycle(), agentConfig, config, leadsTable, eventBus, deadLetterQueue });
+ * new LifecycleWorkflow(this, 'Lifecycle', { lifecycle: loadLifecycle('order-lifecycle'), agentConfig, config, table, deadLetterQueue });
  */
 export class LifecycleWorkflow extends Construct {
   readonly stateMachine: sfn.StateMachine;
-  readonly functions: { readonly loadLead: StepwiseFunction; readonly applyEvent: StepwiseFunction; readonly persist: StepwiseFunction };
+  readonly functions: { readonly load: StepwiseFunction; readonly apply: StepwiseFunction; readonly persist: StepwiseFunction };
   /** Execution log group (level ALL, execution data included). */
   readonly logGroup: logs.LogGroup;
   readonly failedExecutionsAlarm: cloudwatch.Alarm;
@@ -101,14 +109,17 @@ export class LifecycleWorkflow extends Construct {
         timeout: Duration.seconds(10),
         environment: { LIFECYCLE: lifecycle.name, ...environment },
       });
+    const entity = lifecycle.entity.name;
     this.functions = {
-      loadLead: fn('LoadLead', LIFECYCLE_ENTRIES.loadLead, 'reads a lead and checks the event id').bindTable(props.leadsTable, 'read', 'LEADS_TABLE'),
-      applyEvent: fn('ApplyEvent', LIFECYCLE_ENTRIES.applyEvent, 'applies an event to a lead (pure)', { AGENT_CONFIG: JSON.stringify(props.agentConfig) }),
-      persist: fn('Persist', LIFECYCLE_ENTRIES.persist, 'appends events and the lead snapshot in one write').bindTable(props.leadsTable, 'write', 'LEADS_TABLE'),
+      load: fn('LoadEntity', LIFECYCLE_ENTRIES.load, `reads a ${entity} and checks the event id`).bindTable(props.table, 'read', 'LIFECYCLE_TABLE'),
+      apply: fn('ApplyEvent', LIFECYCLE_ENTRIES.apply, `applies an event to a ${entity} (pure)`, { AGENT_CONFIG: JSON.stringify(props.agentConfig) }),
+      persist: fn('Persist', LIFECYCLE_ENTRIES.persist, 'appends events and the snapshot in one write').bindTable(props.table, 'write', 'LIFECYCLE_TABLE'),
     };
 
     this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: config.logRetention, removalPolicy: config.removalPolicy });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: lifecycleStateMachineName(Stack.of(this).stackName, lifecycle.name),
+      comment: `${lifecycle.name} ${lifecycle.version}: ${lifecycle.description}`,
       definitionBody: sfn.DefinitionBody.fromChainable(this.compile(new Construct(this, 'States'), props)),
       stateMachineType: sfn.StateMachineType.EXPRESS,
       tracingEnabled: true,
@@ -123,42 +134,47 @@ export class LifecycleWorkflow extends Construct {
       evaluationPeriods: config.alarms.evaluationPeriods,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${lifecycle.name} (${config.name}): lead events not applied - see the incoming dead-letter queue.`,
+      alarmDescription: `${lifecycle.name} (${config.name}): ${entity} events not applied - see the incoming dead-letter queue.`,
     });
     if (props.alarmTopic) this.failedExecutionsAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
   }
 
   private compile(scope: Construct, props: LifecycleWorkflowProps): sfn.IChainable {
-    const { lifecycle } = props;
+    const { lifecycle: def } = props;
     const S = LIFECYCLE_STATES;
-    const done = new sfn.Succeed(scope, S.done);
-    const duplicate = new sfn.Succeed(scope, S.duplicate, { comment: 'The event id is already in the lead log: nothing was applied.' });
+    const entity = def.entity.name;
+    const maxRetries = props.maxConflictRetries ?? 10;
+    const done = new sfn.Succeed(scope, S.done, { comment: 'The event is applied: logged, and the snapshot (with any state change for the outbox) written.' });
+    const duplicate = new sfn.Succeed(scope, S.duplicate, { comment: `The event id is already in the ${entity}'s log: nothing was applied.` });
     const deadLetter = new tasks.SqsSendMessage(scope, S.deadLetter, {
+      comment: 'Sends the execution state, the event and the error that stopped it, to the incoming dead-letter queue (its alarm fires).',
       queue: props.deadLetterQueue,
       messageBody: sfn.TaskInput.fromJsonPathAt('$'),
       resultPath: sfn.JsonPath.DISCARD,
-    }).next(new sfn.Fail(scope, S.failed, { error: S.failed, cause: 'The event was not applied; the execution state is in the dead-letter queue.' }));
+    }).next(new sfn.Fail(scope, S.failed, { comment: 'The event was not applied; it is in the dead-letter queue with its reason.', error: 'EventNotApplied', cause: 'The event was not applied; the execution state is in the dead-letter queue.' }));
     const catchAll = <T extends sfn.TaskStateBase>(task: T): T => {
       task.addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
       return task;
     };
 
-    const start = new sfn.Pass(scope, S.start, { parameters: { 'envelope.$': '$', attempt: 0 } });
-    const loadLead = catchAll(
-      new tasks.LambdaInvoke(scope, S.loadLead, {
-        lambdaFunction: this.functions.loadLead,
-        payloadResponseOnly: true,
-        payload: sfn.TaskInput.fromObject({ envelope: sfn.JsonPath.objectAt('$.envelope'), attempt: sfn.JsonPath.numberAt('$.attempt') }),
-        resultPath: '$.loaded',
-      }),
-    );
+    // No Parameters: on the first pass the Task's input is the execution input exactly, so an event that started the execution fits.
+    const load = new tasks.LambdaInvoke(scope, loadStateName(def), {
+      comment: `Reads the ${entity}'s snapshot and whether the event id is already in its log. Refuses an event over ${Math.floor(MAX_EVENT_BYTES / 1024)} KiB or without detail.${def.entity.key}.`,
+      lambdaFunction: this.functions.load,
+      payloadResponseOnly: true,
+      resultPath: '$.loaded',
+    });
+    // The refusal replaces the oversize detail, so the state that reaches the dead letter is small.
+    load.addCatch(deadLetter, { errors: [EventTooLargeError.name], resultPath: '$.detail' });
+    catchAll(load);
 
     const persist = new tasks.LambdaInvoke(scope, S.persist, {
+      comment: `Appends the events and the new snapshot, and the state change for the outbox, in one write conditioned on the ${entity}'s event count.`,
       lambdaFunction: this.functions.persist,
       payloadResponseOnly: true,
       payload: sfn.TaskInput.fromObject({
-        leadId: sfn.JsonPath.stringAt('$.loaded.event.leadId'),
-        expectedEventCount: sfn.JsonPath.numberAt('$.loaded.lead.eventCount'),
+        envelope: sfn.JsonPath.objectAt('$$.Execution.Input'),
+        expectedEventCount: sfn.JsonPath.numberAt('$.loaded.entity.eventCount'),
         snapshot: sfn.JsonPath.objectAt('$.applied.snapshot'),
         events: sfn.JsonPath.listAt('$.applied.events'),
         stateChanged: sfn.JsonPath.objectAt('$.applied.stateChanged'),
@@ -166,53 +182,43 @@ export class LifecycleWorkflow extends Construct {
       }),
       resultPath: '$.persisted',
     });
-    // Someone else appended first: re-read and re-apply, a bounded number of times.
-    const afterConflict = new sfn.Pass(scope, S.afterConflict, {
-      parameters: {
-        'envelope.$': '$.envelope',
-        'attempt.$': 'States.MathAdd($.attempt, 1)',
-        'error.$': '$.error',
-      },
-    });
-    persist.addCatch(afterConflict, { errors: [VersionConflictError.name], resultPath: '$.error' });
-    catchAll(persist);
-    afterConflict.next(
-      new sfn.Choice(scope, S.retryConflict)
-        .when(sfn.Condition.numberLessThanEquals('$.attempt', props.maxConflictRetries ?? 10), loadLead)
+    // Someone else appended first: read again and re-apply, a bounded number of times.
+    persist.addCatch(
+      new sfn.Choice(scope, S.retryConflict, { comment: `Another event of this ${entity} was written first: read it again (at most ${maxRetries} times), else dead-letter.` })
+        .when(sfn.Condition.numberLessThan('$.loaded.attempt', maxRetries), load)
         .otherwise(deadLetter),
+      { errors: [VersionConflictError.name], resultPath: '$.error' },
     );
+    catchAll(persist);
 
     // No publish here: Persist writes the change to the outbox in the same transaction, and the
     // table's stream publishes it, so a change can never be committed and lost.
-    persist.next(new sfn.Choice(scope, S.afterPersist).when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate).otherwise(done));
+    persist.next(
+      new sfn.Choice(scope, S.afterPersist, { comment: 'A redelivery that raced the first delivery past the load ends as a duplicate; anything else is done.' })
+        .when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate)
+        .otherwise(done),
+    );
 
-    const logOnly = this.transitionTask(scope, LOG_ONLY, catchAll).next(persist);
-    const route = new sfn.Choice(scope, S.route).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), duplicate).otherwise(logOnly);
-    const byEvent = new Map<string, sfn.Choice>();
-    for (const [name, rule] of transitionRules(lifecycle)) {
-      let choice = byEvent.get(rule.event);
-      if (!choice) {
-        choice = new sfn.Choice(scope, eventRouteName(rule.event)).otherwise(logOnly);
-        byEvent.set(rule.event, choice);
-        route.when(sfn.Condition.stringEquals('$.loaded.event.type', rule.event), choice);
-      }
-      const byState = rule.leaves.map((leaf) => sfn.Condition.stringEquals('$.loaded.lead.state', leaf));
-      choice.when(byState.length === 1 ? byState[0]! : sfn.Condition.or(...byState), this.transitionTask(scope, name, catchAll).next(persist));
-    }
+    const route = new sfn.Choice(scope, S.route, {
+      comment: `A duplicate ends here; every other event goes to the Task of its type, and a type ${def.name} does not know to "${S.unknown}".`,
+    }).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), duplicate);
+    for (const type of def.events) route.when(sfn.Condition.stringEquals('$.loaded.event.type', type), this.transitionTask(scope, type, `Applies ${type}: ${describeTransitions(def, type)}.`, catchAll).next(persist));
+    route.otherwise(this.transitionTask(scope, S.unknown, `Logs an event of a type ${def.name} does not know, with a refusal.`, catchAll).next(persist));
 
-    return start.next(loadLead).next(route);
+    return load.next(route);
   }
 
-  /** A Task that applies the event with the transition function; `route` is its own name, checked by the handler. */
-  private transitionTask(scope: Construct, name: string, catchAll: <T extends sfn.TaskStateBase>(task: T) => T): tasks.LambdaInvoke {
+  /** A Task that applies the event with the transition function; its name is the route, checked by the handler. */
+  private transitionTask(scope: Construct, name: string, comment: string, catchAll: <T extends sfn.TaskStateBase>(task: T) => T): tasks.LambdaInvoke {
     return catchAll(
       new tasks.LambdaInvoke(scope, name, {
-        lambdaFunction: this.functions.applyEvent,
+        comment,
+        lambdaFunction: this.functions.apply,
         payloadResponseOnly: true,
         payload: sfn.TaskInput.fromObject({
           route: name,
-          event: sfn.JsonPath.objectAt('$.loaded.event'),
-          lead: sfn.JsonPath.objectAt('$.loaded.lead'),
+          envelope: sfn.JsonPath.objectAt('$$.Execution.Input'),
+          entity: sfn.JsonPath.objectAt('$.loaded.entity'),
         }),
         resultPath: '$.applied',
       }),
@@ -231,29 +237,4 @@ export class LifecycleWorkflow extends Construct {
       role.acknowledge({ id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`, reason: 'lambda:InvokeFunction on the lifecycle function and its versions only.' });
     }
   }
-}
-
-/** One rule of the Choice `Route <event>`: an event type and the leaves whose handler for it is declared in the same place. */
-export interface TransitionRule {
-  event: string;
-  leaves: string[];
-}
-
-/**
- * The Choice rules of a lifecycle, keyed by transition Task name (`routeOf`), in document order of
- * the leaves and vocabulary order of the events. Every (leaf, event) with a handler is in exactly
- * one rule; the others take the Default (`LogOnly`).
- */
-export function transitionRules(lifecycle: LifecycleDefinition): Map<string, TransitionRule> {
-  const rules = new Map<string, TransitionRule>();
-  for (const event of LEAD_EVENT_TYPES) {
-    for (const leaf of lifecycle.leaves) {
-      const name = routeOf(lifecycle, leaf, event);
-      if (name === LOG_ONLY) continue;
-      const rule = rules.get(name);
-      if (rule) rule.leaves.push(leaf);
-      else rules.set(name, { event, leaves: [leaf] });
-    }
-  }
-  return rules;
 }

@@ -1,35 +1,36 @@
 /**
- * The lead lifecycle running locally, deployed exactly as on AWS: the `LeadLifecycleStack`
- * template is synthesized in-process, its bus rules drive an in-process EventBridge
- * (`LocalEventBus`), its Express state machine runs in the local runtime with every Task mapped to
- * its handler module, and the event store is DynamoDB Local (or, without Java, an in-memory store
- * with the same semantics). The state machine's `sqs:sendMessage` (dead letters) is recorded;
- * the outbox pipe (infra/local/outbox-pipe.ts) publishes committed changes from the table's stream
- * to the bus; lead timers run on the emulated EventBridge Scheduler (infra/local/scheduler.ts),
- * whose clock moves only when told (`advanceClock`, `replay(..., { clock: true })`); listeners
- * write to recording adapters.
+ * A lifecycle running locally, deployed exactly as on AWS: its `LifecycleStack` template is
+ * synthesized in-process, its bus rules drive an in-process EventBridge (`LocalEventBus`), its
+ * Express state machine runs in the local runtime with every Task mapped to its handler module,
+ * and the event store is DynamoDB Local (or, without Java, an in-memory store with the same
+ * semantics). The state machine's `sqs:sendMessage` (dead letters) and what rules send to a queue
+ * (events from unknown sources) are recorded; the outbox pipe (infra/local/outbox-pipe.ts)
+ * publishes committed changes from the table's stream to the bus; timers run on the emulated
+ * EventBridge Scheduler (infra/local/scheduler.ts), whose clock moves only when told
+ * (`advanceClock`, `replay(..., { clock: true })`); listeners write to recording adapters.
  *
- * Used by `stepwise lead replay|show|report` and the lifecycle integration tests.
+ * Used by `stepwise lifecycle <name> replay|show|report` and the lifecycle integration tests.
  */
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { InvalidInputError, LocalServiceError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { toPutEventsEntry, type LeadEventSource } from '../../lambdas/lifecycle/envelope.ts';
+import { REPLAY_SOURCE, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
 import type { TimerRequest } from '../../lambdas/lifecycle/timers.ts';
 import type { LifecycleServices } from '../../lambdas/lifecycle/handlers/services.ts';
-import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { loadAgentConfig, loadLifecycle, NO_AGENT } from '../../lambdas/lifecycle/loader.ts';
 import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
-import { LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
-import { dynamoLeadStore, memoryLeadStore, type LeadStore } from '../../lambdas/lifecycle/store.ts';
+import { JsonObjectSchema } from '../../lambdas/lib/dynamo-json.ts';
+import type { LifecycleDefinition, LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
+import { dynamoLifecycleStore, memoryLifecycleStore, type LifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import type { EnvConfig } from '../config.ts';
 import { projectEnvironment } from '../project.ts';
 import { LIFECYCLE_STATES } from '../constructs/lifecycle-workflow.ts';
-import { LeadLifecycleStack, leadLifecycleStackName, leadsBusName } from '../stacks/lead-lifecycle-stack.ts';
+import { LifecycleStack, lifecycleBusName, lifecycleStackName } from '../stacks/lifecycle-stack.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { localTableName } from './tokens.ts';
-import { LocalEventBus, type DeadLetter, type PutEventsEntry } from './eventbridge/bus.ts';
+import { entrySize, LocalEventBus, MAX_PUT_EVENTS_BYTES, type DeadLetter, type EventEnvelope, type PutEventsEntry } from './eventbridge/bus.ts';
 import { dynamoDbStreamSource, LocalPipe, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
 import { LocalRuntime, type LocalExecution } from './runtime.ts';
 import { LocalScheduler } from './scheduler.ts';
@@ -37,7 +38,9 @@ import { synthesize, type SynthesizedApp } from './synth.ts';
 import type { CfnTemplate } from './tokens.ts';
 
 export interface LifecycleSessionOptions {
-  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent (`leads.agent` in infra/config.ts) */
+  /** The lifecycle: the folder of its `statechart.yaml` under `statemachines/`. */
+  lifecycle: string;
+  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent (`lifecycles.<name>.agent` in infra/config.ts), else none */
   agentConfig?: AgentConfig;
   /** The environment whose stack is synthesized. @default 'dev' */
   env?: string;
@@ -53,10 +56,17 @@ export interface LifecycleSessionOptions {
   historyDir?: string | false;
 }
 
-/** A message the state machine's `DeadLetter` Task sent (an event it could not apply). */
+/** A message the state machine's `Dead letter` Task sent (an event it could not apply, with the reason). */
 export interface SentDeadLetter {
   queueUrl: string;
   body: unknown;
+}
+
+/** An event a rule sent to a queue (the events from sources the lifecycle does not apply). */
+export interface QueuedEvent {
+  queueArn: string;
+  ruleLogicalId: string;
+  event: EventEnvelope;
 }
 
 /** A line of a replay file that is an event. */
@@ -88,13 +98,21 @@ const SQS_SEND_MESSAGE_INTEGRATION = 'arn:aws:states:::sqs:sendMessage';
 const PUT_EVENTS_BATCH = 10;
 
 /**
- * Parse a JSON Lines file of lifecycle events (`{ "id", "leadId", "type", "time", "detail"? }` per
- * line) and clock lines (`{ "clock": "<ISO time>" }`: the emulated clock moves there, firing the
- * timers due on the way). Blank lines are skipped; any other line that is not such an event is reported with its
- * (1-based) line number, never dropped silently.
+ * Parse a JSON Lines file of lifecycle events (`{ "id", "<entity key>", "type", "time", "detail"? }`
+ * per line, the entity key being the statechart's `entity.key`: `leadId` for the lead lifecycle)
+ * and clock lines (`{ "clock": "<ISO time>" }`: the emulated clock moves there, firing the timers
+ * due on the way). Blank lines are skipped; any other line that is not such an event (or one
+ * EventBridge would refuse, 256 KiB or more) is reported with its (1-based) line number, never dropped silently.
  */
-export function parseReplayFile(text: string): ParsedReplayFile {
+export function parseReplayFile(text: string, def: LifecycleDefinition): ParsedReplayFile {
   const parsed: ParsedReplayFile = { events: [], timeline: [], malformed: [], lines: 0 };
+  const lineSchema = z.object({
+    id: z.string().min(1),
+    [def.entity.key]: z.string().min(1),
+    type: z.string().min(1),
+    time: z.iso.datetime({ offset: true }),
+    detail: JsonObjectSchema.optional(),
+  });
   text.split(/\r?\n/).forEach((raw, i) => {
     if (!raw.trim()) return;
     parsed.lines++;
@@ -108,15 +126,18 @@ export function parseReplayFile(text: string): ParsedReplayFile {
       }
       const tick = ClockLineSchema.safeParse(value);
       if (tick.success) return void parsed.timeline.push({ line, clock: tick.data.clock });
-      const result = LifecycleEventSchema.safeParse(value);
+      const result = lineSchema.safeParse(value);
       if (!result.success) {
         const issue = result.error.issues[0]!;
         throw new InvalidInputError(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
       }
-      // The envelope mapping has its own rules (reserved detail keys): check them now, not on the bus.
-      toPutEventsEntry(result.data, 'check', 'stepwise.replay');
-      parsed.events.push({ line, event: result.data });
-      parsed.timeline.push({ line, event: result.data });
+      const { id, type, time, detail } = result.data as { id: string; type: string; time: string; detail?: Record<string, unknown> };
+      const event: LifecycleEvent = { id, entityId: result.data[def.entity.key] as string, type, time, ...(detail && { detail }) };
+      // The envelope mapping has its own rules (reserved detail keys), and EventBridge its size limit: check them now, not on the bus.
+      const bytes = entrySize(toPutEventsEntry(def, event, 'check', REPLAY_SOURCE));
+      if (bytes >= MAX_PUT_EVENTS_BYTES) throw new InvalidInputError(`the event is ${bytes} bytes as a PutEvents entry; EventBridge takes entries under ${MAX_PUT_EVENTS_BYTES}`);
+      parsed.events.push({ line, event });
+      parsed.timeline.push({ line, event });
     } catch (e) {
       parsed.malformed.push({ line, error: (e as Error).message });
     }
@@ -137,12 +158,13 @@ export function groupByTime<T extends { event: LifecycleEvent }>(lines: readonly
 
 const synthesized = new Map<string, SynthesizedApp>();
 
-/** The lifecycle stack of `env`, synthesized once per process. */
-function synthLifecycleStack(config: EnvConfig): SynthesizedApp {
-  let app = synthesized.get(config.name);
+/** The stack of one lifecycle in `config`'s environment, synthesized once per process. */
+function synthLifecycleStack(def: LifecycleDefinition, config: EnvConfig): SynthesizedApp {
+  const key = `${def.name}|${config.name}`;
+  let app = synthesized.get(key);
   if (!app) {
-    app = synthesize((a) => new LeadLifecycleStack(a, leadLifecycleStackName(config), { config }), { env: config.name });
-    synthesized.set(config.name, app);
+    app = synthesize((a) => new LifecycleStack(a, lifecycleStackName(def.name, config.name), { config, lifecycle: def }), { env: config.name });
+    synthesized.set(key, app);
   }
   return app;
 }
@@ -155,14 +177,16 @@ interface RecordingAdapters {
 }
 
 interface SessionParts {
+  definition: LifecycleDefinition;
   runtime: LocalRuntime;
   bus: LocalEventBus;
-  store: LeadStore;
+  store: LifecycleStore;
   tableName: string | undefined;
   busName: string;
   adapters: RecordingAdapters;
   executions: LocalExecution[];
   sentDeadLetters: SentDeadLetter[];
+  queuedEvents: QueuedEvent[];
   ownedDynamo: DynamoDbLocal | undefined;
   scheduler: LocalScheduler;
   pipe: LocalPipe;
@@ -170,7 +194,8 @@ interface SessionParts {
 
 /** Options of {@link LifecycleSession.replay}. */
 export interface ReplayOptions {
-  source?: LeadEventSource;
+  /** @default stepwise.replay */
+  source?: string;
   /**
    * Drive the emulated scheduler: before each group of events the clock moves to their time
    * (firing every timer due at or before it first), clock lines move it explicitly, and at the end
@@ -185,22 +210,22 @@ export interface ReplayOptions {
  * A running local lifecycle. Always `stop()` it.
  *
  * @example
- * const session = await LifecycleSession.start({ agentConfig: loadAgentConfig('attend-meeting') });
+ * const session = await LifecycleSession.start({ lifecycle: 'order-lifecycle' });
  * try {
- *   await session.replay(parseReplayFile(text).events);
- *   console.log(await session.store.getLead('lead-1'));
+ *   await session.replay(parseReplayFile(text, session.definition).events);
+ *   console.log(await session.store.getEntity('order-1'));
  * } finally {
  *   await session.stop();
  * }
  */
 export class LifecycleSession {
-  readonly definition: LifecycleDefinition = loadLifecycle();
+  readonly definition: LifecycleDefinition;
   readonly runtime: LocalRuntime;
   readonly bus: LocalEventBus;
-  /** The leads bus name the stack gives its rules. */
+  /** The bus name the stack gives its rules. */
   readonly busName: string;
   /** The event store the state machine's Tasks write (read it for results). */
-  readonly store: LeadStore;
+  readonly store: LifecycleStore;
   /** The store's table in DynamoDB Local (what `--table` names on AWS); undefined for the in-memory store. */
   readonly tableName: string | undefined;
   /** What the listeners sent. */
@@ -208,17 +233,20 @@ export class LifecycleSession {
   readonly notifier: RecordingAdapters['notifier'];
   /** Follow-ups the follow-up sender sent through the agent's channel. */
   readonly followUpChannel: RecordingAdapters['followUpChannel'];
-  /** The emulated EventBridge Scheduler holding the lead timers; its clock moves only with `advanceClock`. */
+  /** The emulated EventBridge Scheduler holding the entity timers; its clock moves only with `advanceClock`. */
   readonly scheduler: LocalScheduler;
   /** The outbox pipe from the table's stream to the bus. */
   readonly pipe: LocalPipe;
   /** Every lifecycle execution, in the order they finished. */
   readonly executions: LocalExecution[];
-  /** Events the state machine could not apply (its `DeadLetter` Task's messages). */
+  /** Events the state machine could not apply (its `Dead letter` Task's messages). */
   readonly sentDeadLetters: SentDeadLetter[];
+  /** Events from sources the lifecycle does not apply, as its catch-all rule queued them. */
+  readonly queuedEvents: QueuedEvent[];
   private readonly ownedDynamo: DynamoDbLocal | undefined;
 
   private constructor(parts: SessionParts) {
+    this.definition = parts.definition;
     this.runtime = parts.runtime;
     this.bus = parts.bus;
     this.store = parts.store;
@@ -231,6 +259,7 @@ export class LifecycleSession {
     this.pipe = parts.pipe;
     this.executions = parts.executions;
     this.sentDeadLetters = parts.sentDeadLetters;
+    this.queuedEvents = parts.queuedEvents;
     this.ownedDynamo = parts.ownedDynamo;
   }
 
@@ -238,25 +267,27 @@ export class LifecycleSession {
    * Synthesize the stack (once per process), prepare the store and wire the bus, the runtime and the adapters.
    * @throws JavaNotFoundError when the store is `dynamodb-local` and Java 17+ is missing.
    */
-  static async start(options: LifecycleSessionOptions = {}): Promise<LifecycleSession> {
+  static async start(options: LifecycleSessionOptions): Promise<LifecycleSession> {
     const env = options.env ?? 'dev';
     const config = await projectEnvironment(env, { allowPlaceholders: true });
-    const app = synthLifecycleStack(config);
-    const template = app.templates[leadLifecycleStackName(config)]!;
-    const agentConfig = options.agentConfig ?? loadAgentConfig(config.leads?.agent ?? 'book-meeting');
+    const definition = loadLifecycle(options.lifecycle);
+    const app = synthLifecycleStack(definition, config);
+    const template = app.templates[lifecycleStackName(definition.name, env)]!;
+    const agent = Object.hasOwn(config.lifecycles, definition.name) ? config.lifecycles[definition.name]!.agent : undefined;
+    const agentConfig = options.agentConfig ?? (agent ? loadAgentConfig(agent, definition.name) : NO_AGENT);
 
     const memory = options.store === 'memory';
     const ownedDynamo = memory || options.dynamo ? undefined : await startDynamoDbLocal();
     const dynamo = memory ? undefined : (options.dynamo ?? ownedDynamo);
     const tableName = dynamo && tableNameOf(template);
-    let store: LeadStore;
+    let store: LifecycleStore;
     let stream: StreamSource;
     try {
       if (dynamo) {
         store = await prepareTable(dynamo, template, tableName!);
         stream = await dynamoDbStreamSource(dynamo.client, dynamo.endpoint, tableName!);
       } else {
-        const memoryStore = memoryLeadStore();
+        const memoryStore = memoryLifecycleStore();
         store = memoryStore;
         stream = memoryStreamSource(memoryStore);
       }
@@ -268,7 +299,8 @@ export class LifecycleSession {
     const adapters = { crm: recordingCrm(), notifier: recordingNotifier(), followUpChannel: recordingFollowUpChannel() };
     const executions: LocalExecution[] = [];
     const sentDeadLetters: SentDeadLetter[] = [];
-    const busName = leadsBusName(config);
+    const queuedEvents: QueuedEvent[] = [];
+    const busName = lifecycleBusName(definition.name, env);
     // The runtime publishes to the bus and the bus delivers to the runtime; no execution starts before both exist.
     let bus: LocalEventBus | undefined;
     const putOnBus = async (entries: PutEventsEntry[]) => {
@@ -304,29 +336,49 @@ export class LifecycleSession {
     });
     bus = new LocalEventBus(template, {
       // The state machine runs to its end (it dead-letters its own failures); listeners are invoked like Lambda.
-      deliver: async (arn, input) => {
+      deliver: async (arn, input, context) => {
         const service = arn.split(':')[2];
         if (service === 'states') executions.push(await runtime.startExecution(arn, input));
         else if (service === 'lambda') await runtime.invokeFunction(arn, input);
+        else if (service === 'sqs') queuedEvents.push({ queueArn: arn, ruleLogicalId: context.ruleLogicalId, event: context.event });
         else throw new LocalServiceError(`the local lifecycle cannot deliver to ${arn}`);
       },
     });
     const pipe = LocalPipe.fromTemplate(template, { source: stream, invoke: (arn, payload) => runtime.invokeFunction(arn, payload), put: (entries) => bus!.putEvents(entries) });
-    return new LifecycleSession({ runtime, bus, store, tableName, busName, adapters, executions, sentDeadLetters, ownedDynamo, scheduler, pipe });
+    return new LifecycleSession({ definition, runtime, bus, store, tableName, busName, adapters, executions, sentDeadLetters, queuedEvents, ownedDynamo, scheduler, pipe });
   }
 
   /**
-   * Put lifecycle events on the leads bus (in PutEvents batches of 10) and return once the bus
-   * accepted them; deliveries run in the background (`drain()` waits for them).
-   * @throws LocalServiceError when the bus refuses an entry.
+   * Put lifecycle events on the lifecycle's bus, in PutEvents requests of at most 10 entries and
+   * 256 KiB (as a producer must), and return once the bus accepted them; deliveries run in the
+   * background (`drain()` waits for them).
+   * @throws LocalServiceError when the bus refuses an entry or a request (an event over 256 KiB alone).
    */
-  async put(events: readonly LifecycleEvent[], source: LeadEventSource = 'stepwise.replay'): Promise<void> {
-    for (let i = 0; i < events.length; i += PUT_EVENTS_BATCH) {
-      const batch = events.slice(i, i + PUT_EVENTS_BATCH);
-      const result = await this.bus.putEvents(batch.map((e) => toPutEventsEntry(e, this.busName, source)));
+  async put(events: readonly LifecycleEvent[], source: string = REPLAY_SOURCE): Promise<void> {
+    const entries = events.map((e) => toPutEventsEntry(this.definition, e, this.busName, source));
+    let batch: number[] = [];
+    let bytes = 0;
+    const send = async () => {
+      if (!batch.length) return;
+      const sent = batch;
+      batch = [];
+      bytes = 0;
+      let result;
+      try {
+        result = await this.bus.putEvents(sent.map((i) => entries[i]!));
+      } catch (e) {
+        throw new LocalServiceError(`the local bus refused event ${events[sent[0]!]!.id}: ${(e as Error).message}`, { cause: e });
+      }
       const failed = result.Entries.findIndex((e) => e.ErrorCode);
-      if (failed >= 0) throw new LocalServiceError(`the local bus refused event ${batch[failed]!.id}: ${result.Entries[failed]!.ErrorMessage}`);
+      if (failed >= 0) throw new LocalServiceError(`the local bus refused event ${events[sent[failed]!]!.id}: ${result.Entries[failed]!.ErrorMessage}`);
+    };
+    for (const [i, entry] of entries.entries()) {
+      const size = entrySize(entry);
+      if (batch.length === PUT_EVENTS_BATCH || bytes + size >= MAX_PUT_EVENTS_BYTES) await send();
+      batch.push(i);
+      bytes += size;
     }
+    await send();
   }
 
   /**
@@ -340,7 +392,7 @@ export class LifecycleSession {
     }
   }
 
-  /** Move the emulated clock to `time`, firing (and fully processing) every lead timer due on the way. */
+  /** Move the emulated clock to `time`, firing (and fully processing) every timer due on the way. */
   async advanceClock(time: string | number): Promise<void> {
     await this.drain();
     await this.scheduler.advanceTo(time, () => this.drain());
@@ -351,8 +403,8 @@ export class LifecycleSession {
    * events are applied concurrently, in any order), and fully processed before the next group.
    * Clock lines only count with `clock` (see {@link ReplayOptions}).
    */
-  async replay(lines: readonly (ReplayLine | ClockLine)[], options: ReplayOptions | LeadEventSource = {}): Promise<void> {
-    const { source = 'stepwise.replay', clock = false, until } = typeof options === 'string' ? { source: options } : options;
+  async replay(lines: readonly (ReplayLine | ClockLine)[], options: ReplayOptions = {}): Promise<void> {
+    const { source = REPLAY_SOURCE, clock = false, until } = options;
     const steps: (ReplayLine[] | ClockLine)[] = [];
     let run: ReplayLine[] = [];
     const flush = () => {
@@ -419,9 +471,9 @@ function tableNameOf(template: CfnTemplate): string {
 }
 
 /** The stack's table in the emulator (created unless a session on the same emulator already did), as the store. */
-async function prepareTable(dynamo: DynamoDbLocal, template: CfnTemplate, tableName: string): Promise<LeadStore> {
+async function prepareTable(dynamo: DynamoDbLocal, template: CfnTemplate, tableName: string): Promise<LifecycleStore> {
   if (!(await tableExists(dynamo, tableName))) await createTablesFromTemplate(dynamo.client, template);
-  return dynamoLeadStore(dynamo.client, tableName);
+  return dynamoLifecycleStore(dynamo.client, tableName);
 }
 
 async function tableExists(dynamo: DynamoDbLocal, TableName: string): Promise<boolean> {

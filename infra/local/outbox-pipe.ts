@@ -1,5 +1,5 @@
 /**
- * The stack's EventBridge Pipe from the leads table's stream to the bus, run locally from the
+ * The stack's EventBridge Pipe from a lifecycle table's stream to its bus, run locally from the
  * synthesized template: the same filter pattern, the same enrichment function (invoked through the
  * local runtime), the same target bus, detail-type and source, batch size and retry count. The
  * stream is DynamoDB Local's (polled with the DynamoDB Streams API) or the in-memory store's.
@@ -12,7 +12,7 @@ import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynam
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import * as z from 'zod';
 import { DefinitionError, LocalServiceError } from '../../lambdas/lib/errors.ts';
-import type { MemoryLeadStore, StreamRecord } from '../../lambdas/lifecycle/store.ts';
+import type { MemoryLifecycleStore, StreamRecord } from '../../lambdas/lifecycle/store.ts';
 import { compilePattern, type EventMatcher } from './eventbridge/pattern.ts';
 import type { PutEventsEntry, PutEventsResult } from './eventbridge/bus.ts';
 import { resolveTokens, type CfnTemplate, type TokenContext } from './tokens.ts';
@@ -23,7 +23,7 @@ export interface StreamSource {
 }
 
 /** The in-memory store's writes as a stream. */
-export function memoryStreamSource(store: MemoryLeadStore): StreamSource {
+export function memoryStreamSource(store: MemoryLifecycleStore): StreamSource {
   let cursor = 0;
   return {
     async read() {
@@ -202,12 +202,12 @@ export class LocalPipe {
         for (let i = 0; i < details.length; i += PUT_BATCH) {
           if (this.failingPuts > 0) {
             this.failingPuts--;
-            throw new LocalServiceError('the leads bus refused the put (injected)');
+            throw new LocalServiceError('the bus refused the put (injected)');
           }
           const entries = details.slice(i, i + PUT_BATCH).map((d) => ({ EventBusName: this.config.busName, Source: this.config.source, DetailType: this.config.detailType, Detail: JSON.stringify(d) }));
           const result = await this.options.put(entries);
           const failed = result.Entries.find((e) => e.ErrorCode);
-          if (failed) throw new LocalServiceError(`the leads bus refused an entry: ${failed.ErrorMessage}`);
+          if (failed) throw new LocalServiceError(`the bus refused an entry: ${failed.ErrorMessage}`);
         }
         return details.length;
       } catch (e) {

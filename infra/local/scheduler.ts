@@ -4,7 +4,7 @@
  * like the AWS adapter) and deleted after they fire. Nothing runs on wall-clock time: `advanceTo`
  * moves the clock and fires every schedule due on the way, in due order (ties by name), letting
  * the caller settle (drain the bus) after each firing, since a firing may set the next timer.
- * So `stepwise lead replay --clock` plays months in milliseconds, and tests are deterministic.
+ * So `stepwise lifecycle <name> replay --clock` plays months in milliseconds, and tests are deterministic.
  */
 import { LocalServiceError } from '../../lambdas/lib/errors.ts';
 import type { TimerScheduler } from '../../lambdas/lifecycle/ports.ts';
@@ -14,7 +14,7 @@ import { supersedes, type TimerRequest } from '../../lambdas/lifecycle/timers.ts
 export interface FiredTimer {
   name: string;
   kind: TimerRequest['kind'];
-  leadId: string;
+  entityId: string;
   dueAt: string;
   detailType: string;
 }
@@ -102,7 +102,7 @@ export class LocalScheduler implements TimerScheduler {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         await this.options.deliver(request);
-        this.fired.push({ name: request.name, kind: request.kind, leadId: request.leadId, dueAt: request.dueAt, detailType: request.delivery.detailType });
+        this.fired.push({ name: request.name, kind: request.kind, entityId: request.entityId, dueAt: request.dueAt, detailType: request.delivery.detailType });
         return;
       } catch (e) {
         error = e;

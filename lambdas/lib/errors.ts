@@ -38,6 +38,11 @@ export class DefinitionError extends StepwiseError {
 export class StateTooLargeError extends StepwiseError {}
 /** Optimistic-concurrency conflict on a versioned record. Transient: re-read and retry. */
 export class VersionConflictError extends StepwiseError {}
+/**
+ * A lifecycle event too large to be applied within Step Functions' 256 KiB state (see
+ * `MAX_EVENT_BYTES`). Permanent: the event is refused into the incoming dead-letter queue.
+ */
+export class EventTooLargeError extends StepwiseError {}
 
 /** Error names the compiled ASL retries with backoff and jitter. */
 export const TRANSIENT_ERRORS = [
@@ -63,11 +68,11 @@ export class StepFailedError extends StepwiseError {}
 
 /**
  * The lifecycle state machine routed an event to a transition Task that the lifecycle definition
- * does not resolve for the lead's state: the deployed ASL and the function's statechart disagree
+ * does not resolve for the entity's event: the deployed ASL and the function's statechart disagree
  * (deploy them together). Permanent.
  */
 export class RouteMismatchError extends StepwiseError {}
-/** The CRM did not accept a lead state update (network error, 429 or 5xx). Transient: the delivery is retried. */
+/** The CRM did not accept a state update (network error, 429 or 5xx). Transient: the delivery is retried. */
 export class CrmSyncError extends StepwiseError {}
 /** A local run needs AWS credentials (`--model bedrock`) and the default credential chain found none. The message says how to provide them. */
 export class MissingCredentialsError extends StepwiseError {}

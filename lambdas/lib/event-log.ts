@@ -7,7 +7,8 @@
  * dashboards and INFO logs.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from './dynamo-json.ts';
 import { queryPrefix } from './dynamo-query.ts';
 import * as z from 'zod';
 import type { StepOutput } from './contracts.ts';
@@ -35,13 +36,14 @@ const ToolCallSummary = z
     outcome: z.enum(['ok', 'error']),
     error: z.string().optional(),
     /** Only the arguments of the tool's schema that it does not declare personal (`ToolDefinition.personal`). */
-    args: z.record(z.string(), z.unknown()).optional(),
+    args: JsonObjectSchema.optional(),
     /** The output guard's verdicts on the call: rule, lane, pass/fail (what broke a rule stays in `error`). */
     guard: z.array(z.object({ check: z.string(), lane: z.enum(['deterministic', 'judge']), passed: z.boolean() }).strict()).optional(),
   })
   .strict();
 
-const Fields = z.record(z.string(), z.unknown());
+/** A step's output values: whatever the model or the code returned, kept as it came. */
+const Fields = JsonObjectSchema;
 
 export const IngressAcceptedEvent = z
   .object({
@@ -115,9 +117,24 @@ export function eventSortKey(event: StepwiseEvent): string {
 
 export const eventPartitionKey = (executionName: string) => `EXEC#${executionName}`;
 
-/** DynamoDB adapter (EVENTS_TABLE; `pk = EXEC#<execution>`, `sk = EVT#<position>#...`). */
+/** The attributes that hold what a model, a tool or a sender produced: stored as JSON text (lambdas/lib/dynamo-json.ts). */
+const FREE_FORM = ['fields', 'personal', 'toolCalls'] as const;
+
+/**
+ * DynamoDB adapter (EVENTS_TABLE; `pk = EXEC#<execution>`, `sk = EVT#<position>#...`); an event's
+ * free-form parts (`fields`, `personal`, `toolCalls`) are kept as JSON text.
+ */
 export function dynamoEventLog(client: DynamoDBClient, tableName: string): EventLog {
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const doc = documentClient(client);
+  const toItem = (event: StepwiseEvent): Record<string, unknown> => {
+    const item: Record<string, unknown> = { pk: eventPartitionKey(event.executionName), sk: eventSortKey(event), ...event };
+    for (const key of FREE_FORM) if (item[key] !== undefined) item[key] = toStoredJson(item[key]);
+    return item;
+  };
+  const fromItem = ({ pk: _pk, sk: _sk, ...item }: Record<string, unknown>): StepwiseEvent => {
+    for (const key of FREE_FORM) if (item[key] !== undefined) item[key] = fromStoredJson(item[key]);
+    return StepwiseEvent.parse(item);
+  };
   return {
     async append(event) {
       const valid = StepwiseEvent.parse(event);
@@ -125,7 +142,7 @@ export function dynamoEventLog(client: DynamoDBClient, tableName: string): Event
         await doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { pk: eventPartitionKey(valid.executionName), sk: eventSortKey(valid), ...valid },
+            Item: toItem(valid),
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         );
@@ -137,7 +154,7 @@ export function dynamoEventLog(client: DynamoDBClient, tableName: string): Event
     },
     async list(executionName) {
       const items = await queryPrefix(doc, tableName, eventPartitionKey(executionName), 'EVT#');
-      return items.map(({ pk: _pk, sk: _sk, ...event }) => StepwiseEvent.parse(event));
+      return items.map(fromItem);
     },
   };
 }

@@ -3,13 +3,13 @@
  * `goal.hit`) and when follow-ups stop (it raises `follow_up.stopped`). Pure.
  *
  * A condition is `{ event, where? }` (the event's type, and tests on keys of its `detail`),
- * `{ state, sparky? }` (where the event left the lead, and the agent's Sparky switch),
+ * `{ state, sparky? }` (where the event left the entity, and the agent's Sparky switch),
  * `{ anyOf: [...] }` (some member holds for the current event) or `{ allOf: [...] }` (every member
  * held for some event of the current conversation). `event`/`where` and `state`/`sparky` may be
  * combined: every part given must hold.
  */
 import * as z from 'zod';
-import { LEAD_EVENT_TYPES, isSystemEventType, type LeadEventType } from './schema.ts';
+import { EventType, isSystemEventType } from './schema.ts';
 import { NO_TIMERS, TimersSchema } from './timers-config.ts';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -29,16 +29,15 @@ const FieldTest = z
   .refine((t) => Object.keys(t).length > 0, 'name at least one of eq, gt, gte, lt, lte, contains');
 export type FieldTest = z.infer<typeof FieldTest>;
 
-const ConditionEventType = z
-  .enum(LEAD_EVENT_TYPES)
-  .refine((t) => !isSystemEventType(t), 'goal.hit and follow_up.stopped are raised by conditions, they cannot be one');
+/** An event type; whether the lifecycle knows it is checked against its vocabulary (`checkAgentConfig`). */
+const ConditionEventType = EventType.refine((t) => !isSystemEventType(t), 'goal.hit and follow_up.stopped are raised by conditions, they cannot be one');
 
 export interface EventCondition {
-  event?: LeadEventType;
+  event?: string;
   where?: Record<string, FieldTest>;
-  /** The lead's state after the event: a leaf, or a parent (any leaf inside it). */
+  /** The entity's state after the event: a leaf, or a parent (any leaf inside it). */
   state?: string;
-  /** The agent's `sparky` switch (revival of cold leads) must be this. */
+  /** The agent's `sparky` switch (revival of cold entities) must be this. */
   sparky?: boolean;
 }
 export interface AnyOfCondition {
@@ -92,14 +91,14 @@ export const AgentConfigSchema = z
   .object({
     $schema: z.string().optional().describe('The JSON Schema an editor checks the file with (`docs/schemas/agent-config.schema.json`); ignored by Stepwise.'),
     description: z.string().min(1).optional().describe('What the agent does.'),
-    goal: ConditionSchema.nullable().default(null).describe("The agent's true endpoint (the lifecycle raises `goal.hit`); `null`: the agent works the lead indefinitely."),
+    goal: ConditionSchema.nullable().default(null).describe("The agent's true endpoint (the lifecycle raises `goal.hit`); `null`: the agent works the entity indefinitely."),
     stopFollowUpsOn: z.array(ConditionSchema).default([]).describe('Follow-ups stop (`follow_up.stopped`) when any of these holds.'),
     stopConversationOn: z
       .array(ConditionSchema)
       .default([])
       .describe('The conversation ends without its goal (`conversation.stopped`) when any of these holds, e.g. `{ "state": "cold", "sparky": false }`.'),
-    sparky: z.boolean().default(false).describe('Sparky: the agent may revive cold leads. Conditions test it with `sparky`.'),
-    timers: TimersSchema.default(NO_TIMERS).describe("What raises time-based events for this agent's leads."),
+    sparky: z.boolean().default(false).describe('Sparky: the agent may revive cold entities. Conditions test it with `sparky`.'),
+    timers: TimersSchema.default(NO_TIMERS).describe("What raises time-based events for this agent's entities."),
   })
   .strict()
   // `$schema` is for editors: the config itself has no such field.
@@ -116,9 +115,9 @@ export interface ConditionEvent {
   detail?: Record<string, unknown>;
 }
 
-/** What a `{ state, sparky }` condition looks at: where the event left the lead (its leaf and the leaf's parents) and the agent's switch. */
+/** What a `{ state, sparky }` condition looks at: where the event left the entity (its leaf and the leaf's parents) and the agent's switch. */
 export interface ConditionSituation {
-  /** The lead's leaf and every parent of it. */
+  /** The entity's leaf and every parent of it. */
   states: readonly string[];
   sparky: boolean;
 }
@@ -158,7 +157,7 @@ function fieldPasses(test: FieldTest, value: unknown): boolean {
 
 /**
  * Whether an `{ event?, where?, state?, sparky? }` condition matches one event. Without a
- * situation (no lead at hand) a `state` or `sparky` part never holds.
+ * situation (no entity at hand) a `state` or `sparky` part never holds.
  */
 export function eventMatches(condition: EventCondition, event: ConditionEvent, situation?: ConditionSituation): boolean {
   if (condition.event !== undefined && condition.event !== event.type) return false;
@@ -220,7 +219,7 @@ export interface ConfigEvaluation {
 
 /**
  * Check the goal, every follow-up stop and every conversation stop against one event of the
- * current conversation, with the lead where the event left it (`states`: its leaf and parents).
+ * current conversation, with the entity where the event left it (`states`: its leaf and parents).
  * Progress paths are `goal...`, `stopFollowUpsOn.<i>...` and `stopConversationOn.<i>...`.
  */
 export function evaluateAgentConfig(config: AgentConfig, event: ConditionEvent, matched: readonly string[], states: readonly string[] = []): ConfigEvaluation {

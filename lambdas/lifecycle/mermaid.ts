@@ -1,8 +1,8 @@
-import type { LeadEventType, LifecycleDefinition, StateNode, Transition } from './schema.ts';
+import type { LifecycleDefinition, StateNode, Transition } from './schema.ts';
 
 const INDENT = '    ';
 
-function label(event: LeadEventType, actions: readonly string[]): string {
+function label(event: string, actions: readonly string[]): string {
   return actions.length ? `${event} / ${actions.join(', ')}` : event;
 }
 
@@ -32,7 +32,7 @@ function targetOf(def: LifecycleDefinition, from: string | null, t: Transition):
 }
 
 /** The arrow for a declared transition, or a `%%` comment when it has no drawable source or target. */
-function edge(def: LifecycleDefinition, from: string | null, event: LeadEventType, t: Transition | null): string {
+function edge(def: LifecycleDefinition, from: string | null, event: string, t: Transition | null): string {
   const source = from ?? 'every state';
   if (t === null) return `%% ${source}: ${event} is only logged here, whatever its parents do`;
   const text = label(event, t.kind === 'restart' ? ['startConversation'] : t.actions);
@@ -50,7 +50,7 @@ function edge(def: LifecycleDefinition, from: string | null, event: LeadEventTyp
  * only on the definition and can be asserted on and committed to docs.
  *
  * @example
- * lifecycleToMermaid(loadLifecycle())
+ * lifecycleToMermaid(loadLifecycle('order-lifecycle'))
  * // stateDiagram-v2
  * //     [*] --> idle
  * //     idle
@@ -63,7 +63,7 @@ export function lifecycleToMermaid(def: LifecycleDefinition): string {
   for (const root of def.roots) declareState(def, def.states[root]!, 1, lines);
   const declared: [string | null, StateNode['on']][] = [[null, def.on], ...Object.values(def.states).map((s): [string, StateNode['on']] => [s.name, s.on])];
   for (const [from, on] of declared) {
-    for (const [event, t] of Object.entries(on) as [LeadEventType, Transition | null][]) lines.push(INDENT + edge(def, from, event, t));
+    for (const [event, t] of Object.entries(on)) lines.push(INDENT + edge(def, from, event, t));
   }
   for (const leaf of def.leaves.filter((l) => def.states[l]!.terminal)) lines.push(`${INDENT}${leaf} --> [*]`);
   return lines.join('\n') + '\n';

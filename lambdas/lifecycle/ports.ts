@@ -1,5 +1,5 @@
 /**
- * The external systems the lifecycle's listeners talk to, one port each, with an AWS adapter and a
+ * The external systems the lifecycle's listeners talk to (each behind a feature of the statechart), one port each, with an AWS adapter and a
  * local recording adapter (the local session and tests read what was "sent"):
  *
  * | port                    | AWS adapter                                              | local adapter                  |
@@ -21,24 +21,24 @@ import {
 } from '@aws-sdk/client-scheduler';
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { CrmSyncError, StepwiseError } from '../lib/errors.ts';
-import type { CrmLeadState, LeadNotification } from './state-changes.ts';
+import type { CrmEntityState, EntityNotification } from './state-changes.ts';
 import { TimerStampSchema, supersedes, type TimerRequest, type TimerStamp } from './timers.ts';
 
 /** The agent's channel did not take a follow-up (network error, timeout, non-2xx). Transient: the delivery is retried, then dead-lettered. */
 export class FollowUpSendError extends StepwiseError {}
 
-/** Writes the lead's lifecycle state back to the client's CRM. */
+/** Writes the entity's lifecycle state back to the client's CRM. */
 export interface CrmPort {
-  /** Idempotent per (lead, version); the CRM ignores a version older than the one it has. */
-  syncLeadState(update: CrmLeadState): Promise<void>;
+  /** Idempotent per (entity, version); the CRM ignores a version older than the one it has. */
+  syncEntityState(update: CrmEntityState): Promise<void>;
 }
 
-/** Tells the client's team about a lead. */
+/** Tells the client's team about an entity. */
 export interface NotifierPort {
-  notify(notification: LeadNotification): Promise<void>;
+  notify(notification: EntityNotification): Promise<void>;
 }
 
-/** One-time schedules for a lead's timers (timers.ts). */
+/** One-time schedules for an entity's timers (timers.ts). */
 export interface TimerScheduler {
   /** Create or replace the schedule `request.name`, unless the existing one is newer (`supersedes`): then `kept`. */
   set(request: TimerRequest): Promise<'set' | 'kept'>;
@@ -52,36 +52,38 @@ export interface TimerScheduler {
 const CRM_TIMEOUT_MS = 10_000;
 
 /**
- * AWS adapter: `POST <url>` with the update as JSON and `Idempotency-Key: <lead>:v<version>`.
+ * AWS adapter: `POST <url>` with the update as JSON, the entity id under `entityKey` (the
+ * statechart's `entity.key`, so a lead's CRM gets `leadId`), and `Idempotency-Key: <entity>:v<version>`.
  * A network error, a timeout, 429 or 5xx throws `CrmSyncError`, so the invocation is retried and
  * finally lands in the listener's dead-letter queue; other 4xx are the CRM refusing the update
  * and throw too (with the status), since retrying cannot help but someone must look.
  */
-export function httpCrm(url: string, fetchImpl: typeof fetch = fetch): CrmPort {
+export function httpCrm(url: string, entityKey: string, fetchImpl: typeof fetch = fetch): CrmPort {
   return {
-    async syncLeadState(update) {
+    async syncEntityState(update) {
+      const { entityId, ...state } = update;
       let response: Response;
       try {
         response = await fetchImpl(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'idempotency-key': `${update.leadId}:v${update.version}` },
-          body: JSON.stringify(update),
+          headers: { 'content-type': 'application/json', 'idempotency-key': `${entityId}:v${update.version}` },
+          body: JSON.stringify({ [entityKey]: entityId, ...state }),
           signal: AbortSignal.timeout(CRM_TIMEOUT_MS),
         });
       } catch (e) {
         throw new CrmSyncError(`CRM webhook unreachable: ${(e as Error).message}`, { cause: e });
       }
-      if (!response.ok) throw new CrmSyncError(`CRM webhook answered ${response.status} for lead ${update.leadId} v${update.version}`);
+      if (!response.ok) throw new CrmSyncError(`CRM webhook answered ${response.status} for ${entityKey} ${entityId} v${update.version}`);
     },
   };
 }
 
 /** Local adapter: keeps every update, in call order. */
-export function recordingCrm(): CrmPort & { readonly calls: CrmLeadState[] } {
-  const calls: CrmLeadState[] = [];
+export function recordingCrm(): CrmPort & { readonly calls: CrmEntityState[] } {
+  const calls: CrmEntityState[] = [];
   return {
     calls,
-    async syncLeadState(update) {
+    async syncEntityState(update) {
       calls.push(structuredClone(update));
     },
   };
@@ -110,8 +112,8 @@ export function sesNotifier(client: SESv2Client, from: string, to: string): Noti
 }
 
 /** Local adapter: keeps every notification, in call order. */
-export function recordingNotifier(): NotifierPort & { readonly sent: LeadNotification[] } {
-  const sent: LeadNotification[] = [];
+export function recordingNotifier(): NotifierPort & { readonly sent: EntityNotification[] } {
+  const sent: EntityNotification[] = [];
   return {
     sent,
     async notify(n) {
@@ -124,14 +126,19 @@ export function recordingNotifier(): NotifierPort & { readonly sent: LeadNotific
 const MIN_LEAD_MS = 60_000;
 
 /**
- * AWS adapter: one-time EventBridge Scheduler schedules in `groupName`, named per (kind, lead) so a
- * new timer replaces the old one, `at()` in UTC, flexible time window off (follow-ups go out on
- * time), deleted after they fire. The target is the leads bus (`EventBridgeParameters`: the
+ * AWS adapter: one-time EventBridge Scheduler schedules in `groupName`, named per (kind, entity) so
+ * a new timer replaces the old one, `at()` in UTC, flexible time window off (follow-ups go out on
+ * time), deleted after they fire. The target is the lifecycle's bus (`EventBridgeParameters`: the
  * delivery's source and detail-type; `Input`: its detail), through `roleArn`; deliveries that fail
  * every retry land in `deadLetterArn`. A timer never replaces a newer one (`supersedes`): a late
- * `lead.state_changed` cannot push a lead's current timer out.
+ * state change cannot push an entity's current timer out. `entityKey` is where a renewal's detail
+ * names its entity (the statechart's `entity.key`).
  */
-export function eventBridgeScheduler(client: SchedulerClient, target: { groupName: string; roleArn: string; busArn: string; deadLetterArn: string }, now: () => number = Date.now): TimerScheduler {
+export function eventBridgeScheduler(
+  client: SchedulerClient,
+  target: { groupName: string; roleArn: string; busArn: string; deadLetterArn: string; entityKey: string },
+  now: () => number = Date.now,
+): TimerScheduler {
   const get = async (name: string) => {
     try {
       return await client.send(new GetScheduleCommand({ Name: name, GroupName: target.groupName }));
@@ -149,7 +156,7 @@ export function eventBridgeScheduler(client: SchedulerClient, target: { groupNam
       const input = {
         Name: request.name,
         GroupName: target.groupName,
-        Description: `stepwise ${request.kind} timer of lead ${request.leadId}`.slice(0, 512),
+        Description: `stepwise ${request.kind} timer of ${request.entityId}`.slice(0, 512),
         ScheduleExpression: `at(${new Date(dueMs).toISOString().slice(0, 19)})`,
         ScheduleExpressionTimezone: 'UTC',
         FlexibleTimeWindow: { Mode: 'OFF' as const },
@@ -178,7 +185,7 @@ export function eventBridgeScheduler(client: SchedulerClient, target: { groupNam
     },
     async get(name) {
       const schedule = await get(name);
-      return schedule && timerOf(name, schedule);
+      return schedule && timerOf(name, schedule, target.entityKey);
     },
     async cancel(name) {
       try {
@@ -191,7 +198,7 @@ export function eventBridgeScheduler(client: SchedulerClient, target: { groupNam
 }
 
 /** A schedule read back as the timer that created it; `undefined` for one that is not ours. */
-function timerOf(name: string, schedule: GetScheduleCommandOutput): TimerRequest | undefined {
+function timerOf(name: string, schedule: GetScheduleCommandOutput, entityKey: string): TimerRequest | undefined {
   const stamp = stampOf(schedule.Target?.Input);
   const at = /^at\((\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\)$/.exec(schedule.ScheduleExpression ?? '');
   const params = schedule.Target?.EventBridgeParameters;
@@ -199,7 +206,9 @@ function timerOf(name: string, schedule: GetScheduleCommandOutput): TimerRequest
   // The input is the detail plus its stamp (`timer`); `follow_up.due` carries the stamp in its detail anyway.
   const detail = JSON.parse(schedule.Target!.Input!) as Record<string, unknown>;
   const kind = name.startsWith('renewal-') ? 'renewal' : 'follow-up';
-  return { name, kind, leadId: String(detail.leadId), dueAt: `${at[1]}Z`, stamp, delivery: { source: params.Source, detailType: params.DetailType, detail } };
+  // `follow_up.due` names the entity `entityId`; a renewal, being an incoming event, under the entity key.
+  const entityId = String(kind === 'renewal' ? detail[entityKey] : detail.entityId);
+  return { name, kind, entityId, dueAt: `${at[1]}Z`, stamp, delivery: { source: params.Source, detailType: params.DetailType, detail } };
 }
 
 /** The stamp a schedule's input carries (`timer`), if it is one of ours. */
@@ -212,12 +221,12 @@ function stampOf(input: string | undefined): TimerStamp | undefined {
   }
 }
 
-/** A follow-up to send: the lead, which follow-up of the chain, and a key that is the same for every retry of it. */
+/** A follow-up to send: the entity, which follow-up of the chain, and a key that is the same for every retry of it. */
 export interface FollowUpMessage {
-  leadId: string;
+  entityId: string;
   followUp: number;
   version: number;
-  /** Idempotency key: the id of the `agent.message_sent` the follow-up is logged as. */
+  /** Idempotency key: the id of the event the follow-up is logged as (the feature's `sent`). */
   key: string;
 }
 
@@ -228,24 +237,25 @@ export interface FollowUpChannel {
 }
 
 /**
- * AWS adapter: `POST <url>` with the message as JSON and `Idempotency-Key: <key>` to the agent's
- * messaging endpoint. Failures throw `FollowUpSendError`, so the delivery is retried.
+ * AWS adapter: `POST <url>` with the message as JSON (the entity id under `entityKey`) and
+ * `Idempotency-Key: <key>` to the agent's messaging endpoint. Failures throw `FollowUpSendError`, so the delivery is retried.
  */
-export function httpFollowUpChannel(url: string, fetchImpl: typeof fetch = fetch): FollowUpChannel {
+export function httpFollowUpChannel(url: string, entityKey: string, fetchImpl: typeof fetch = fetch): FollowUpChannel {
   return {
     async sendFollowUp(message) {
+      const { entityId, ...rest } = message;
       let response: Response;
       try {
         response = await fetchImpl(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'idempotency-key': message.key },
-          body: JSON.stringify(message),
+          body: JSON.stringify({ [entityKey]: entityId, ...rest }),
           signal: AbortSignal.timeout(CRM_TIMEOUT_MS),
         });
       } catch (e) {
         throw new FollowUpSendError(`follow-up channel unreachable: ${(e as Error).message}`, { cause: e });
       }
-      if (!response.ok) throw new FollowUpSendError(`follow-up channel answered ${response.status} for lead ${message.leadId} follow-up ${message.followUp}`);
+      if (!response.ok) throw new FollowUpSendError(`follow-up channel answered ${response.status} for ${message.entityId} follow-up ${message.followUp}`);
     },
   };
 }

@@ -1,33 +1,33 @@
 /**
- * Read-side queries over the event store, for the CLI and reports: a lead's status and history,
- * every lead's status, and the seed's reports over every logged event.
+ * Read-side queries over the event store, for the CLI and reports: an entity's status and history,
+ * every entity's status, and the statechart's reports over every logged event.
  */
 import { buildReport, type Report } from './reporting.ts';
 import type { LifecycleDefinition, LoggedEvent } from './schema.ts';
-import type { LeadStore } from './store.ts';
-import { leadStatus, type LeadStatus } from './transition.ts';
+import type { LifecycleStore } from './store.ts';
+import { entityStatus, type EntityStatus } from './transition.ts';
 
-/** A lead as `stepwise lead show` prints it. */
-export interface LeadHistory extends LeadStatus {
-  leadId: string;
-  /** The lead's log in `seq` order, system-raised events included. */
+/** An entity as `stepwise lifecycle <name> show` prints it. */
+export interface EntityHistory extends EntityStatus {
+  entityId: string;
+  /** The entity's log in `seq` order, system-raised events included. */
   events: LoggedEvent[];
 }
 
-/** A lead's status and log; `undefined` for a lead with no event. */
-export async function leadHistory(store: LeadStore, def: LifecycleDefinition, leadId: string): Promise<LeadHistory | undefined> {
-  const [snapshot, events] = await Promise.all([store.getLead(leadId), store.listEvents(leadId)]);
-  return snapshot && { leadId, ...leadStatus(def, snapshot), events };
+/** An entity's status and log; `undefined` for an entity with no event. */
+export async function entityHistory(store: LifecycleStore, def: LifecycleDefinition, entityId: string): Promise<EntityHistory | undefined> {
+  const [snapshot, events] = await Promise.all([store.getEntity(entityId), store.listEvents(entityId)]);
+  return snapshot && { entityId, ...entityStatus(def, snapshot), events };
 }
 
-/** Every lead's status by lead id (sorted), or only those of `leadIds` that have events. */
-export async function leadStatuses(store: LeadStore, def: LifecycleDefinition, leadIds?: readonly string[]): Promise<Record<string, LeadStatus>> {
-  const leads = await store.listLeads();
-  const wanted = leadIds && new Set(leadIds);
-  return Object.fromEntries(leads.filter((l) => !wanted || wanted.has(l.leadId)).map((l) => [l.leadId, leadStatus(def, l.snapshot)]));
+/** Every entity's status by id (sorted), or only those of `entityIds` that have events. */
+export async function entityStatuses(store: LifecycleStore, def: LifecycleDefinition, entityIds?: readonly string[]): Promise<Record<string, EntityStatus>> {
+  const entities = await store.listEntities();
+  const wanted = entityIds && new Set(entityIds);
+  return Object.fromEntries(entities.filter((l) => !wanted || wanted.has(l.entityId)).map((l) => [l.entityId, entityStatus(def, l.snapshot)]));
 }
 
-/** The seed's reports (meetings per lead, no-show rate, time to meeting, re-engaged after cold) over every lead's log. */
-export async function leadsReport(store: LeadStore): Promise<Report> {
-  return buildReport(await store.listAllEvents());
+/** The lifecycle's report (counts, states, the statechart's `reports`) over every entity's log. */
+export async function lifecycleReport(store: LifecycleStore, def: LifecycleDefinition): Promise<Report> {
+  return buildReport(def, await store.listAllEvents());
 }

@@ -1,6 +1,6 @@
 /**
- * The lead event store: per lead an append-only log of `LoggedEvent`s with a gap-free sequence
- * number, and the lead's snapshot (state, context, version, conversation, eventCount, progress)
+ * A lifecycle's event store: per entity an append-only log of `LoggedEvent`s with a gap-free sequence
+ * number, and the entity's snapshot (state, context, version, conversation, eventCount, progress)
  * as a projection written in the SAME atomic write as the events it reflects, so state and log
  * can never diverge.
  *
@@ -17,12 +17,12 @@
  *
  * | item       | pk          | sk                      | attributes                                           |
  * |------------|-------------|-------------------------|------------------------------------------------------|
- * | projection | `LEAD#<id>` | `STATE`                 | `leadId`, the `LeadSnapshot` fields, `lastEventTime` |
- * | event      | `LEAD#<id>` | `EVT#<seq, 10 digits>`  | the `LoggedEvent`                                    |
- * | id marker  | `LEAD#<id>` | `ID#<trigger event id>` | `seq` of the trigger                                 |
- * | outbox     | `LEAD#<id>` | `OUTBOX#<version, 10 d>`| `type: lead.state_changed`, `detail`, `expiresAt`    |
+ * | projection | `ENTITY#<id>` | `STATE`                 | `entityId`, the `EntitySnapshot` fields, `lastEventTime` |
+ * | event      | `ENTITY#<id>` | `EVT#<seq, 10 digits>`  | the `LoggedEvent`, `detail` as JSON text             |
+ * | id marker  | `ENTITY#<id>` | `ID#<trigger event id>` | `seq` of the trigger                                 |
+ * | outbox     | `ENTITY#<id>` | `OUTBOX#<version, 10 d>`| `type: state_changed`, `detail`, `expiresAt`         |
  *
- * Transactional outbox: the `lead.state_changed` an append causes is written in the same
+ * Transactional outbox: the `<entity>.state_changed` an append causes is written in the same
  * transaction as the change, as an outbox item. The table's stream publishes it (an EventBridge
  * Pipe, lambdas/lifecycle/handlers/outbox.ts), so a committed change is published at least once
  * even when everything after the commit fails; consumers dedupe by `changeId`. Outbox items expire
@@ -30,13 +30,14 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../lib/contracts.ts';
+import { documentClient, fromStoredJson, toStoredJson } from '../lib/dynamo-json.ts';
 import { InvalidInputError, VersionConflictError } from '../lib/errors.ts';
 import { queryPrefix } from '../lib/dynamo-query.ts';
 import type { ClientTracer } from '../lib/observability.ts';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { LeadSnapshotSchema, LoggedEventSchema, type LeadSnapshot, type LoggedEvent } from './schema.ts';
+import { EntitySnapshotSchema, LoggedEventSchema, type EntitySnapshot, type LoggedEvent } from './schema.ts';
 import type { StateChangedDetail } from './state-changes.ts';
 import type { ApplyResult } from './transition.ts';
 
@@ -61,43 +62,43 @@ export interface StreamRecord {
   dynamodb: { Keys: Record<string, unknown>; NewImage?: Record<string, unknown>; SequenceNumber: string; ApproximateCreationDateTime?: number };
 }
 
-/** A lead as stored: its id and snapshot. */
-export interface LeadRecord {
-  leadId: string;
-  snapshot: LeadSnapshot;
+/** A entity as stored: its id and snapshot. */
+export interface EntityRecord {
+  entityId: string;
+  snapshot: EntitySnapshot;
 }
 
 /** What the store knows before an event is applied. */
-export interface LoadedLead {
-  /** `undefined` for a lead with no event yet. */
-  snapshot: LeadSnapshot | undefined;
-  /** The event id is already in the lead's log (as a trigger): apply nothing. */
+export interface LoadedEntity {
+  /** `undefined` for a entity with no event yet. */
+  snapshot: EntitySnapshot | undefined;
+  /** The event id is already in the entity's log (as a trigger): apply nothing. */
   duplicate: boolean;
 }
 
 /** `APPENDED`: the events and the snapshot were written; `DUPLICATE`: the trigger id was already logged, nothing was written. */
 export type AppendStatus = 'APPENDED' | 'DUPLICATE';
 
-/** The event store port. Adapters: {@link dynamoLeadStore} (AWS and DynamoDB Local) and {@link memoryLeadStore}. */
-export interface LeadStore {
-  /** The lead's snapshot and whether `eventId` was already applied, read consistently. */
-  load(leadId: string, eventId: string): Promise<LoadedLead>;
+/** The event store port. Adapters: {@link dynamoLifecycleStore} (AWS and DynamoDB Local) and {@link memoryLifecycleStore}. */
+export interface LifecycleStore {
+  /** The entity's snapshot and whether `eventId` was already applied, read consistently. */
+  load(entityId: string, eventId: string): Promise<LoadedEntity>;
   /**
    * Append `result.events` (the trigger first, then the events it raised) and store
-   * `result.snapshot`, atomically, if the lead's `eventCount` is still `expectedEventCount`.
+   * `result.snapshot`, atomically, if the entity's `eventCount` is still `expectedEventCount`.
    * @throws VersionConflictError when it is not (re-read and re-apply).
    * @throws InvalidInputError when `result` does not continue the log (`seq`s, `eventCount`, trigger id).
    * @param requestId who appends (the state machine passes its execution id): the same request
    *   repeated — a Persist retried after its first attempt committed — is answered `APPENDED` again,
    *   so the change is still published; another request for an applied event id is a `DUPLICATE`.
    */
-  append(leadId: string, expectedEventCount: number, result: AppendInput, requestId?: string): Promise<AppendStatus>;
-  getLead(leadId: string): Promise<LeadSnapshot | undefined>;
-  /** The lead's log in `seq` order (empty for an unknown lead). */
-  listEvents(leadId: string): Promise<LoggedEvent[]>;
-  /** Every lead, sorted by id. */
-  listLeads(): Promise<LeadRecord[]>;
-  /** Every lead's log, leads sorted by id, each in `seq` order: the input of reports. */
+  append(entityId: string, expectedEventCount: number, result: AppendInput, requestId?: string): Promise<AppendStatus>;
+  getEntity(entityId: string): Promise<EntitySnapshot | undefined>;
+  /** The entity's log in `seq` order (empty for an unknown entity). */
+  listEvents(entityId: string): Promise<LoggedEvent[]>;
+  /** Every entity, sorted by id. */
+  listEntities(): Promise<EntityRecord[]>;
+  /** Every entity's log, entities sorted by id, each in `seq` order: the input of reports. */
   listAllEvents(): Promise<LoggedEvent[]>;
 }
 
@@ -119,49 +120,49 @@ export function conflictBackoffMs(attempt: number, random: () => number = Math.r
  * Check that `result` continues a log whose last `seq` is `expectedEventCount` with the trigger
  * first: the gap-free guarantee does not depend on callers being right.
  */
-function checkContinues(leadId: string, expectedEventCount: number, { events, snapshot, stateChanged }: AppendInput): void {
-  const fail = (problem: string) => new InvalidInputError(`append to lead ${leadId}: ${problem}`);
+function checkContinues(entityId: string, expectedEventCount: number, { events, snapshot, stateChanged }: AppendInput): void {
+  const fail = (problem: string) => new InvalidInputError(`append to ${entityId}: ${problem}`);
   if (events.length === 0) throw fail('no events');
-  if (events.some((e) => e.leadId !== leadId)) throw fail('an event of another lead');
+  if (events.some((e) => e.entityId !== entityId)) throw fail('an event of another entity');
   if (events.some((e, i) => e.seq !== expectedEventCount + 1 + i)) throw fail(`seq ${events.map((e) => e.seq).join(',')} does not follow ${expectedEventCount}`);
   if (snapshot.eventCount !== expectedEventCount + events.length)
     throw fail(`snapshot eventCount ${snapshot.eventCount} is not ${expectedEventCount + events.length}`);
-  if (stateChanged && (stateChanged.leadId !== leadId || stateChanged.version !== snapshot.version || stateChanged.eventId !== events[0]!.id))
-    throw fail(`the state change (lead ${stateChanged.leadId}, version ${stateChanged.version}) is not this append's`);
+  if (stateChanged && (stateChanged.entityId !== entityId || stateChanged.version !== snapshot.version || stateChanged.eventId !== events[0]!.id))
+    throw fail(`the state change (of ${stateChanged.entityId}, version ${stateChanged.version}) is not this append's`);
 }
 
 /**
- * The idempotency token of an append: the same request for the same (lead, triggering event,
+ * The idempotency token of an append: the same request for the same (entity, triggering event,
  * expected eventCount) is the same transaction, which DynamoDB answers as committed for 10 minutes
  * (ClientRequestToken). Without a request id every append is its own request.
  */
-function transactionToken(leadId: string, triggerId: string, expectedEventCount: number, requestId: string = randomUUID()): string {
-  return createHash('sha256').update(`${leadId}|${triggerId}|${expectedEventCount}|${requestId}`).digest('hex').slice(0, 36);
+function transactionToken(entityId: string, triggerId: string, expectedEventCount: number, requestId: string = randomUUID()): string {
+  return createHash('sha256').update(`${entityId}|${triggerId}|${expectedEventCount}|${requestId}`).digest('hex').slice(0, 36);
 }
 
-/** The outbox item of a change, keyed by the version it produced (unique per lead: each change bumps it). */
-function outboxItem(leadId: string, change: StateChangedDetail, committedAt: number): Item {
+/** The outbox item of a change, keyed by the version it produced (unique per entity: each change bumps it). */
+function outboxItem(entityId: string, change: StateChangedDetail, committedAt: number): Item {
   return {
-    pk: leadPk(leadId),
+    pk: entityPk(entityId),
     sk: `${OUTBOX_SK_PREFIX}${String(change.version).padStart(SEQ_DIGITS, '0')}`,
-    type: 'lead.state_changed',
+    type: 'state_changed',
     detail: change,
     [EXPIRES_AT_ATTRIBUTE]: Math.floor(committedAt / 1000) + OUTBOX_TTL_SECONDS,
   };
 }
 
-/** The in-memory store: a {@link LeadStore} whose writes also appear, in commit order, as stream records. */
-export interface MemoryLeadStore extends LeadStore {
+/** The in-memory store: a {@link LifecycleStore} whose writes also appear, in commit order, as stream records. */
+export interface MemoryLifecycleStore extends LifecycleStore {
   /** Every item an append wrote, as a `NEW_IMAGE` stream record (the local stand-in for the table's stream). */
   readonly streamRecords: readonly StreamRecord[];
 }
 
 /**
- * An event store in memory, with the same semantics as {@link dynamoLeadStore} (each method is
+ * An event store in memory, with the same semantics as {@link dynamoLifecycleStore} (each method is
  * atomic), its outbox included. For local runs without Java and for fast tests; data lives as long as the object.
  */
-export function memoryLeadStore(now: () => number = Date.now): MemoryLeadStore {
-  const leads = new Map<string, { snapshot: LeadSnapshot; events: LoggedEvent[]; ids: Set<string> }>();
+export function memoryLifecycleStore(now: () => number = Date.now): MemoryLifecycleStore {
+  const entities = new Map<string, { snapshot: EntitySnapshot; events: LoggedEvent[]; ids: Set<string> }>();
   const committed = new Set<string>();
   const streamRecords: StreamRecord[] = [];
   const record = (item: Item, existed: boolean) => {
@@ -178,46 +179,46 @@ export function memoryLeadStore(now: () => number = Date.now): MemoryLeadStore {
       },
     });
   };
-  const sortedIds = () => [...leads.keys()].sort(compare);
+  const sortedIds = () => [...entities.keys()].sort(compare);
   return {
-    async load(leadId, eventId) {
-      const lead = leads.get(leadId);
-      return { snapshot: lead && structuredClone(lead.snapshot), duplicate: lead?.ids.has(eventId) ?? false };
+    async load(entityId, eventId) {
+      const entity = entities.get(entityId);
+      return { snapshot: entity && structuredClone(entity.snapshot), duplicate: entity?.ids.has(eventId) ?? false };
     },
-    async append(leadId, expectedEventCount, result, requestId) {
-      checkContinues(leadId, expectedEventCount, result);
-      const lead = leads.get(leadId);
-      const token = transactionToken(leadId, result.events[0]!.id, expectedEventCount, requestId);
+    async append(entityId, expectedEventCount, result, requestId) {
+      checkContinues(entityId, expectedEventCount, result);
+      const entity = entities.get(entityId);
+      const token = transactionToken(entityId, result.events[0]!.id, expectedEventCount, requestId);
       // Like DynamoDB's ClientRequestToken: the same transaction again is answered as committed.
       if (committed.has(token)) return 'APPENDED';
-      if (lead?.ids.has(result.events[0]!.id)) return 'DUPLICATE';
-      const current = lead?.snapshot.eventCount ?? 0;
-      if (current !== expectedEventCount) throw new VersionConflictError(`lead ${leadId}: expected eventCount ${expectedEventCount}, found ${current}`);
-      const next = lead ?? { snapshot: result.snapshot, events: [], ids: new Set<string>() };
+      if (entity?.ids.has(result.events[0]!.id)) return 'DUPLICATE';
+      const current = entity?.snapshot.eventCount ?? 0;
+      if (current !== expectedEventCount) throw new VersionConflictError(`${entityId}: expected eventCount ${expectedEventCount}, found ${current}`);
+      const next = entity ?? { snapshot: result.snapshot, events: [], ids: new Set<string>() };
       next.snapshot = structuredClone(result.snapshot);
       next.events.push(...structuredClone(result.events));
       next.ids.add(result.events[0]!.id);
-      leads.set(leadId, next);
+      entities.set(entityId, next);
       committed.add(token);
-      const pk = leadPk(leadId);
-      record({ pk, sk: STATE_SK, leadId, ...result.snapshot }, lead !== undefined);
+      const pk = entityPk(entityId);
+      record({ pk, sk: STATE_SK, entityId, ...result.snapshot }, entity !== undefined);
       record({ pk, sk: idSk(result.events[0]!.id), seq: result.events[0]!.seq }, false);
-      for (const e of result.events) record({ pk, sk: eventSk(e.seq), ...e }, false);
-      if (result.stateChanged) record(outboxItem(leadId, result.stateChanged, now()), false);
+      for (const e of result.events) record(eventItem(entityId, e), false);
+      if (result.stateChanged) record(outboxItem(entityId, result.stateChanged, now()), false);
       return 'APPENDED';
     },
-    async getLead(leadId) {
-      const lead = leads.get(leadId);
-      return lead && structuredClone(lead.snapshot);
+    async getEntity(entityId) {
+      const entity = entities.get(entityId);
+      return entity && structuredClone(entity.snapshot);
     },
-    async listEvents(leadId) {
-      return structuredClone(leads.get(leadId)?.events ?? []);
+    async listEvents(entityId) {
+      return structuredClone(entities.get(entityId)?.events ?? []);
     },
-    async listLeads() {
-      return sortedIds().map((leadId) => ({ leadId, snapshot: structuredClone(leads.get(leadId)!.snapshot) }));
+    async listEntities() {
+      return sortedIds().map((entityId) => ({ entityId, snapshot: structuredClone(entities.get(entityId)!.snapshot) }));
     },
     async listAllEvents() {
-      return sortedIds().flatMap((leadId) => structuredClone(leads.get(leadId)!.events));
+      return sortedIds().flatMap((entityId) => structuredClone(entities.get(entityId)!.events));
     },
     streamRecords,
   };
@@ -226,23 +227,29 @@ export function memoryLeadStore(now: () => number = Date.now): MemoryLeadStore {
 const STATE_SK = 'STATE';
 const EVENT_SK_PREFIX = 'EVT#';
 const ID_SK_PREFIX = 'ID#';
-/** 10 digits: `sk` sorts like `seq` up to ~10^10 events per lead. */
+/** 10 digits: `sk` sorts like `seq` up to ~10^10 events per entity. */
 const SEQ_DIGITS = 10;
 
-const leadPk = (leadId: string) => `LEAD#${leadId}`;
+const entityPk = (entityId: string) => `ENTITY#${entityId}`;
 const eventSk = (seq: number) => `${EVENT_SK_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
 const idSk = (eventId: string) => `${ID_SK_PREFIX}${eventId}`;
 
 type Item = Record<string, unknown>;
 
-function snapshotOf(item: Item): LeadSnapshot {
+function snapshotOf(item: Item): EntitySnapshot {
   const { state, context, version, conversation, eventCount, progress, crmUpdatedAt } = item;
-  return LeadSnapshotSchema.parse({ state, context, version, conversation, eventCount, progress, ...(crmUpdatedAt !== undefined && { crmUpdatedAt }) });
+  return EntitySnapshotSchema.parse({ state, context, version, conversation, eventCount, progress, ...(crmUpdatedAt !== undefined && { crmUpdatedAt }) });
+}
+
+/** An event as its item holds it: the detail, which producers fill with any JSON, as its text (lambdas/lib/dynamo-json.ts). */
+function eventItem(entityId: string, e: LoggedEvent): Item {
+  const { detail, ...event } = e;
+  return { pk: entityPk(entityId), sk: eventSk(e.seq), ...event, ...(detail !== undefined && { detail: toStoredJson(detail) }) };
 }
 
 function eventOf(item: Item): LoggedEvent {
-  const { pk: _pk, sk: _sk, ...event } = item;
-  return LoggedEventSchema.parse(event);
+  const { pk: _pk, sk: _sk, detail, ...event } = item;
+  return LoggedEventSchema.parse({ ...event, ...(detail !== undefined && { detail: fromStoredJson(detail) }) });
 }
 
 /** Wait `ms` (on the global timer, which tests can fake). */
@@ -257,19 +264,19 @@ const MARKER = 1;
 
 /**
  * The event store in DynamoDB. Every append is ONE `TransactWriteItems`: the projection put
- * (conditioned on the expected `eventCount`, or on absence for a new lead), the trigger's id
+ * (conditioned on the expected `eventCount`, or on absence for a new entity), the trigger's id
  * marker and every event item (each conditioned on absence). Each call has its own
  * `ClientRequestToken`: the SDK's retries of that call (a response lost after the write) are
  * answered with success instead of a false duplicate, while another delivery of the same event,
  * with its own token, fails on the id marker and is reported as `DUPLICATE`.
  *
- * `listLeads` and `listAllEvents` scan: they serve reports and the CLI, which read every lead
- * anyway. A GSI to list leads would put every lead under one partition key (a hot partition that
+ * `listEntities` and `listAllEvents` scan: they serve reports and the CLI, which read every entity
+ * anyway. A GSI to list entities would put every entity under one partition key (a hot partition that
  * throttles the writes it mirrors); at scale, reports read a table export instead.
  */
-export function dynamoLeadStore(client: DynamoDBClient, tableName: string): LeadStore {
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  const get = (leadId: string, sk: string) => doc.send(new GetCommand({ TableName: tableName, Key: { pk: leadPk(leadId), sk }, ConsistentRead: true }));
+export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string): LifecycleStore {
+  const doc = documentClient(client);
+  const get = (entityId: string, sk: string) => doc.send(new GetCommand({ TableName: tableName, Key: { pk: entityPk(entityId), sk }, ConsistentRead: true }));
   const scan = async (FilterExpression: string, ExpressionAttributeValues: Item): Promise<Item[]> => {
     const items: Item[] = [];
     const pages = paginateScan({ client: doc }, { TableName: tableName, FilterExpression, ExpressionAttributeValues, ConsistentRead: true });
@@ -293,77 +300,77 @@ export function dynamoLeadStore(client: DynamoDBClient, tableName: string): Lead
 
   return {
     // One request for both items: the projection and the event id's marker, read consistently.
-    async load(leadId, eventId) {
+    async load(entityId, eventId) {
       const items = await batchGet([
-        { pk: leadPk(leadId), sk: STATE_SK },
-        { pk: leadPk(leadId), sk: idSk(eventId) },
+        { pk: entityPk(entityId), sk: STATE_SK },
+        { pk: entityPk(entityId), sk: idSk(eventId) },
       ]);
       const state = items.find((item) => item.sk === STATE_SK);
       return { snapshot: state && snapshotOf(state), duplicate: items.some((item) => item.sk === idSk(eventId)) };
     },
 
-    async append(leadId, expectedEventCount, result, requestId) {
-      checkContinues(leadId, expectedEventCount, result);
-      const pk = leadPk(leadId);
+    async append(entityId, expectedEventCount, result, requestId) {
+      checkContinues(entityId, expectedEventCount, result);
+      const pk = entityPk(entityId);
       const trigger = result.events[0]!;
       const TransactItems = [
         put(
-          { pk, sk: STATE_SK, leadId, ...result.snapshot, lastEventTime: result.events.at(-1)!.time },
+          { pk, sk: STATE_SK, entityId, ...result.snapshot, lastEventTime: result.events.at(-1)!.time },
           expectedEventCount === 0
             ? undefined
             : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } },
         ),
         put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
-        ...result.events.map((e) => put({ pk, sk: eventSk(e.seq), ...e })),
-        ...(result.stateChanged ? [put(outboxItem(leadId, result.stateChanged, Date.now()))] : []),
+        ...result.events.map((e) => put(eventItem(entityId, e))),
+        ...(result.stateChanged ? [put(outboxItem(entityId, result.stateChanged, Date.now()))] : []),
       ];
       try {
-        const token = transactionToken(leadId, trigger.id, expectedEventCount, requestId);
+        const token = transactionToken(entityId, trigger.id, expectedEventCount, requestId);
         await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token }));
         return 'APPENDED';
       } catch (e) {
         // Another transaction on these items, or a retry of this call while its first attempt still runs: re-read and see.
         if (['TransactionConflictException', 'TransactionInProgressException'].includes((e as Error).name))
-          throw new VersionConflictError(`lead ${leadId}: ${(e as Error).name}`, { cause: e });
+          throw new VersionConflictError(`${entityId}: ${(e as Error).name}`, { cause: e });
         if (!(e instanceof TransactionCanceledException)) throw e;
         const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
         if (codes[MARKER] === 'ConditionalCheckFailed') return 'DUPLICATE';
         // A failed projection condition, or a concurrent transaction on the same items: someone else appended.
         if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'))
-          throw new VersionConflictError(`lead ${leadId}: eventCount is no longer ${expectedEventCount} (${codes[PROJECTION] ?? 'no reason'})`, { cause: e });
+          throw new VersionConflictError(`${entityId}: eventCount is no longer ${expectedEventCount} (${codes[PROJECTION] ?? 'no reason'})`, { cause: e });
         throw e;
       }
     },
 
-    async getLead(leadId) {
-      const { Item } = await get(leadId, STATE_SK);
+    async getEntity(entityId) {
+      const { Item } = await get(entityId, STATE_SK);
       return Item && snapshotOf(Item);
     },
 
-    async listEvents(leadId) {
-      return (await queryPrefix(doc, tableName, leadPk(leadId), EVENT_SK_PREFIX)).map(eventOf);
+    async listEvents(entityId) {
+      return (await queryPrefix(doc, tableName, entityPk(entityId), EVENT_SK_PREFIX)).map(eventOf);
     },
 
-    async listLeads() {
+    async listEntities() {
       const items = await scan('sk = :sk', { ':sk': STATE_SK });
-      return items.map((item) => ({ leadId: String(item.leadId), snapshot: snapshotOf(item) })).sort((a, b) => compare(a.leadId, b.leadId));
+      return items.map((item) => ({ entityId: String(item.entityId), snapshot: snapshotOf(item) })).sort((a, b) => compare(a.entityId, b.entityId));
     },
 
     async listAllEvents() {
       const events = (await scan('begins_with(sk, :evt)', { ':evt': EVENT_SK_PREFIX })).map(eventOf);
-      return events.sort((a, b) => compare(a.leadId, b.leadId) || a.seq - b.seq);
+      return events.sort((a, b) => compare(a.entityId, b.entityId) || a.seq - b.seq);
     },
   };
 }
 
 /**
- * The store a handler uses: table `LEADS_TABLE`, endpoint `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local) when set.
+ * The store a handler uses: table `LIFECYCLE_TABLE`, endpoint `AWS_ENDPOINT_URL_DYNAMODB` (DynamoDB Local) when set.
  * @param tracer wraps the DynamoDB client, so each call is an X-Ray subsegment.
- * @throws InvalidInputError when `LEADS_TABLE` is not set.
+ * @throws InvalidInputError when `LIFECYCLE_TABLE` is not set.
  */
-export function leadStoreFromEnv(env: Env, tracer: ClientTracer): LeadStore {
-  if (!env.LEADS_TABLE) throw new InvalidInputError('LEADS_TABLE is not set');
-  return dynamoLeadStore(tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION })), env.LEADS_TABLE);
+export function lifecycleStoreFromEnv(env: Env, tracer: ClientTracer): LifecycleStore {
+  if (!env.LIFECYCLE_TABLE) throw new InvalidInputError('LIFECYCLE_TABLE is not set');
+  return dynamoLifecycleStore(tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION })), env.LIFECYCLE_TABLE);
 }
 
 function compare(a: string, b: string): number {

@@ -12,18 +12,18 @@ export const TimersSchema = z
       .max(20)
       .default([])
       .describe(
-        'Follow-up cadence: follow-up 1 is due this many hours after the lead became able to receive follow-ups (or after its last reply), follow-up n+1 that many hours after follow-up n. The length is the number of follow-ups.',
+        'Follow-up cadence: follow-up 1 is due this many hours after the entity became able to receive follow-ups (or after its last reply), follow-up n+1 that many hours after follow-up n. The length is the number of follow-ups.',
       ),
     coldAfterDays: z
       .number()
       .positive()
       .nullable()
       .default(null)
-      .describe('Days after the last follow-up without a reply before `follow_ups.exhausted` (the lead goes `cold`). `null`: never.'),
-    renewalAfterDays: z.number().positive().nullable().default(null).describe('Days from entering `deal_closed` to `renewal.due`. `null`: no renewals.'),
+      .describe("Days after the last follow-up without a reply before the follow-ups feature's `exhausted` event. `null`: never."),
+    renewalAfterDays: z.number().positive().nullable().default(null).describe("Days from entering the renewals feature's state to its event. `null`: no renewals."),
   })
   .strict();
 export type TimersConfig = z.infer<typeof TimersSchema>;
 
-/** An agent that declares no timers: nothing time-based happens to its leads. */
+/** An agent that declares no timers: nothing time-based happens to its entities. */
 export const NO_TIMERS: TimersConfig = { followUpHours: [], coldAfterDays: null, renewalAfterDays: null };

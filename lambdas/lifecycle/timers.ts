@@ -3,20 +3,22 @@
  * what the follow-up sender does when a follow-up is due. The schedules themselves live in
  * EventBridge Scheduler on AWS and in a clock-driven emulation locally (ports.ts, infra/local/scheduler.ts).
  *
- * Per lead there are at most two schedules, with deterministic names (a new one replaces the old):
- * - `follow-up-<lead>`: the follow-up chain. Step n <= count delivers `follow_up.due` (the sender
- *   sends follow-up n and sets step n+1); step count+1 (when `coldAfterDays` is set) is the cold
- *   check: if the lead stayed silent, the sender raises `follow_ups.exhausted` and the lead goes `cold`.
- * - `renewal-<lead>`: `renewal.due` `renewalAfterDays` after the lead entered `deal_closed`.
+ * Per entity there are at most two schedules, with deterministic names (a new one replaces the old):
+ * - `follow-up-<entity>` (the `followUps` feature): the follow-up chain. Step n <= count delivers
+ *   `follow_up.due` (the sender sends follow-up n, logs it as the feature's `sent` event and sets
+ *   step n+1); step count+1 (when `coldAfterDays` is set) is the cold check: if the entity stayed
+ *   silent (no `reply` event), the sender applies the feature's `exhausted` event.
+ * - `renewal-<entity>` (the `renewals` feature): its `event` `renewalAfterDays` after the entity
+ *   entered its `state`.
  *
- * Stale-safe: every delivery carries the lead's version when it was set. `renewal.due` and
- * `follow_ups.exhausted` carry it as `detail.expectedVersion`, which the transition refuses when
- * the lead moved on; the sender drops a `follow_up.due` of another version. Cancelling is only tidying.
+ * Stale-safe: every delivery carries the entity's version when it was set. The renewal and the
+ * exhausted event carry it as `detail.expectedVersion`, which the transition refuses when the
+ * entity moved on; the sender drops a `follow_up.due` of another version. Cancelling is only tidying.
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { FOLLOW_UP_DUE, LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from './envelope.ts';
-import type { LeadSnapshot, LifecycleEvent } from './schema.ts';
+import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent } from './schema.ts';
 import type { StateChangedDetail } from './state-changes.ts';
 import { NO_TIMERS, type TimersConfig } from './timers-config.ts';
 import { canReceiveFollowUp } from './transition.ts';
@@ -31,9 +33,9 @@ const MAX_NAME = 64;
 /** The ordering of timers under one name: a timer only replaces one set no later than itself. */
 export const TimerStampSchema = z
   .object({
-    /** The lead's version when the timer was set. */
+    /** The entity's version when the timer was set. */
     version: z.number().int().nonnegative(),
-    /** When the chain started (the change, or the lead's last reply): the sender restarts it after a newer reply. */
+    /** When the chain started (the change, or the entity's last reply): the sender restarts it after a newer reply. */
     setAt: z.iso.datetime({ offset: true }),
     /** Position in the follow-up chain (1 = first follow-up); 0 for other timers. */
     step: z.number().int().nonnegative(),
@@ -41,12 +43,12 @@ export const TimerStampSchema = z
   .strict();
 export type TimerStamp = z.infer<typeof TimerStampSchema>;
 
-/** A one-time schedule: when it is due, `delivery` is put on the leads bus. */
+/** A one-time schedule: when it is due, `delivery` is put on the lifecycle's bus. */
 export interface TimerRequest {
-  /** Deterministic per (kind, lead): setting it again replaces it. */
+  /** Deterministic per (kind, entity): setting it again replaces it. */
   name: string;
   kind: TimerKind;
-  leadId: string;
+  entityId: string;
   /** ISO time, whole seconds. */
   dueAt: string;
   stamp: TimerStamp;
@@ -56,7 +58,7 @@ export interface TimerRequest {
 /** `follow_up.due`: follow-up `step` of the chain set at `setAt` is due (step count+1: the cold check). */
 export const FollowUpDueSchema = z
   .object({
-    leadId: z.string().min(1),
+    entityId: z.string().min(1),
     dueAt: z.iso.datetime({ offset: true }),
     timer: TimerStampSchema,
   })
@@ -72,10 +74,10 @@ export function supersedes(next: TimerStamp, current: TimerStamp): boolean {
   return next.step >= current.step;
 }
 
-/** The schedule name of a lead's timer, e.g. `follow-up-lead-42-1f2e3d4c5b6a`. */
-export function timerName(kind: TimerKind, leadId: string): string {
-  const hash = createHash('sha256').update(leadId).digest('hex').slice(0, 12);
-  const readable = leadId.replace(/[^0-9a-zA-Z_.-]/g, '_').slice(0, MAX_NAME - kind.length - hash.length - 2);
+/** The schedule name of an entity's timer, e.g. `follow-up-lead-42-1f2e3d4c5b6a`. */
+export function timerName(kind: TimerKind, entityId: string): string {
+  const hash = createHash('sha256').update(entityId).digest('hex').slice(0, 12);
+  const readable = entityId.replace(/[^0-9a-zA-Z_.-]/g, '_').slice(0, MAX_NAME - kind.length - hash.length - 2);
   return `${kind}-${readable}-${hash}`;
 }
 
@@ -90,25 +92,25 @@ function stepDelayMs(timers: TimersConfig, step: number): number | undefined {
   return undefined;
 }
 
-function followUpTimer(leadId: string, dueMs: number, stamp: TimerStamp): TimerRequest {
+function followUpTimer(entityId: string, dueMs: number, stamp: TimerStamp): TimerRequest {
   const dueAt = at(dueMs);
-  const detail: FollowUpDue = { leadId, dueAt, timer: stamp };
-  return { name: timerName('follow-up', leadId), kind: 'follow-up', leadId, dueAt, stamp, delivery: { source: LIFECYCLE_SOURCE, detailType: FOLLOW_UP_DUE, detail } };
+  const detail: FollowUpDue = { entityId, dueAt, timer: stamp };
+  return { name: timerName('follow-up', entityId), kind: 'follow-up', entityId, dueAt, stamp, delivery: { source: LIFECYCLE_SOURCE, detailType: FOLLOW_UP_DUE, detail } };
 }
 
 /** The first step of a follow-up chain started at `setAtMs`, if the agent has one. */
-function chainStart(timers: TimersConfig, leadId: string, version: number, setAtMs: number): TimerRequest | undefined {
+function chainStart(timers: TimersConfig, entityId: string, version: number, setAtMs: number): TimerRequest | undefined {
   const delay = stepDelayMs(timers, 1);
-  return delay === undefined ? undefined : followUpTimer(leadId, setAtMs + delay, { version, setAt: iso(setAtMs), step: 1 });
+  return delay === undefined ? undefined : followUpTimer(entityId, setAtMs + delay, { version, setAt: iso(setAtMs), step: 1 });
 }
 
-/** What a state change does to a lead's schedules. */
+/** What a state change does to an entity's schedules. */
 export interface TimerPlan {
   set: TimerRequest[];
   cancel: string[];
   /**
-   * Timers that stay due when they are, re-armed for the lead's new version: a context-only change
-   * (follow-ups stopped while in `deal_closed`) bumps the version but must not void the renewal.
+   * Timers that stay due when they are, re-armed for the entity's new version: a context-only change
+   * (follow-ups stopped while in the renewal state) bumps the version but must not void the renewal.
    */
   restamp: { name: string; version: number }[];
 }
@@ -122,68 +124,83 @@ export function restampTimer(timer: TimerRequest, version: number): TimerRequest
 }
 
 /**
- * The schedules a `lead.state_changed` sets and cancels:
- * - the lead can receive follow-ups → the follow-up chain starts from the change; it cannot → the chain is cancelled;
- * - the lead entered `deal_closed` → `renewal.due` after `renewalAfterDays`; it left `deal_closed` →
- *   cancelled; it stayed (a context-only change) → the pending renewal is re-armed for the new version.
+ * The schedules a state change sets and cancels:
+ * - (follow-ups) the entity can receive follow-ups → the follow-up chain starts from the change; it
+ *   cannot → the chain is cancelled;
+ * - (renewals) the entity entered the renewal state → the renewal event after `renewalAfterDays`;
+ *   it left that state → cancelled; it stayed (a context-only change) → the pending renewal is
+ *   re-armed for the new version.
  */
-export function timersForChange(timers: TimersConfig = NO_TIMERS, change: StateChangedDetail): TimerPlan {
+export function timersForChange(def: LifecycleDefinition, timers: TimersConfig = NO_TIMERS, change: StateChangedDetail): TimerPlan {
   const plan: TimerPlan = { set: [], cancel: [], restamp: [] };
   const changedAt = Date.parse(change.at);
-  if (change.canReceiveFollowUp) {
-    const first = chainStart(timers, change.leadId, change.version, changedAt);
+  const { followUps, renewals } = def.features;
+  if (followUps) {
+    const first = change.canReceiveFollowUp ? chainStart(timers, change.entityId, change.version, changedAt) : undefined;
     if (first) plan.set.push(first);
-  } else plan.cancel.push(timerName('follow-up', change.leadId));
-  if (change.to === 'deal_closed' && change.from !== 'deal_closed' && timers.renewalAfterDays !== null) {
+    else if (!change.canReceiveFollowUp) plan.cancel.push(timerName('follow-up', change.entityId));
+  }
+  if (!renewals) return plan;
+  const { state, event } = renewals;
+  if (change.to === state && change.from !== state && timers.renewalAfterDays !== null) {
     const stamp: TimerStamp = { version: change.version, setAt: change.at, step: 0 };
     const dueAt = at(changedAt + timers.renewalAfterDays * DAY_MS);
-    const name = timerName('renewal', change.leadId);
+    const name = timerName('renewal', change.entityId);
     plan.set.push({
       name,
       kind: 'renewal',
-      leadId: change.leadId,
+      entityId: change.entityId,
       dueAt,
       stamp,
       // The event id is stable per timer, so a redelivered schedule is logged once.
-      delivery: { source: SCHEDULER_SOURCE, detailType: 'renewal.due', detail: { leadId: change.leadId, eventId: `${name}:v${change.version}`, expectedVersion: change.version } },
+      delivery: { source: SCHEDULER_SOURCE, detailType: event, detail: { [def.entity.key]: change.entityId, eventId: `${name}:v${change.version}`, expectedVersion: change.version } },
     });
-  } else if (change.from === 'deal_closed' && change.to !== 'deal_closed') plan.cancel.push(timerName('renewal', change.leadId));
-  else if (change.from === 'deal_closed' && change.to === 'deal_closed') plan.restamp.push({ name: timerName('renewal', change.leadId), version: change.version });
+  } else if (change.from === state && change.to !== state) plan.cancel.push(timerName('renewal', change.entityId));
+  else if (change.from === state && change.to === state) plan.restamp.push({ name: timerName('renewal', change.entityId), version: change.version });
   return plan;
 }
 
 /** What the follow-up sender does with a due follow-up. */
 export type FollowUpDecision =
-  /** The lead is gone or at another version: the timer belongs to a lead that moved on. Logged, nothing else. */
+  /** The entity is gone or at another version: the timer belongs to an entity that moved on. Logged, nothing else. */
   | { outcome: 'stale'; reason: string }
-  /** The lead cannot receive follow-ups now (follow-ups stopped, or another state at the same version). */
+  /** The entity cannot receive follow-ups now (follow-ups stopped, or another state at the same version). */
   | { outcome: 'not-eligible'; reason: string }
-  /** The lead replied after the chain started: the chain starts again from the reply. */
+  /** The entity replied after the chain started: the chain starts again from the reply. */
   | { outcome: 'restarted'; next: TimerRequest | undefined }
   /** Send follow-up `followUp`, log it as `event`, then set `next` (if the chain goes on). */
   | { outcome: 'send'; followUp: number; event: LifecycleEvent; next: TimerRequest | undefined }
-  /** The chain is over and the lead stayed silent: apply `event` (`follow_ups.exhausted`, guarded by the version). */
+  /** The chain is over and the entity stayed silent: apply `event` (the feature's `exhausted`, guarded by the version). */
   | { outcome: 'exhausted'; event: LifecycleEvent };
 
 /**
- * Decide what a due follow-up does. `lead` is the lead now; `lastReplyAt` the time of its last
- * `lead.message_sent`. Events are timed at the due time, so a replay is deterministic.
+ * Decide what a due follow-up does. `entity` is the entity now; `lastReplyAt` the time of its last
+ * reply (the feature's `reply` event). Events are timed at the due time, so a replay is deterministic.
  */
-export function decideFollowUp(timers: TimersConfig = NO_TIMERS, due: FollowUpDue, lead: LeadSnapshot | undefined, lastReplyAt: string | undefined): FollowUpDecision {
-  const { leadId, timer } = due;
-  if (!lead) return { outcome: 'stale', reason: `lead ${leadId} has no events` };
-  if (lead.version !== timer.version) return { outcome: 'stale', reason: `set at version ${timer.version}, the lead is at version ${lead.version}` };
-  if (!canReceiveFollowUp(lead)) return { outcome: 'not-eligible', reason: `lead is ${lead.state}${lead.context.followUpsStopped ? ' with follow-ups stopped' : ''}` };
+export function decideFollowUp(
+  def: LifecycleDefinition,
+  timers: TimersConfig = NO_TIMERS,
+  due: FollowUpDue,
+  entity: EntitySnapshot | undefined,
+  lastReplyAt: string | undefined,
+): FollowUpDecision {
+  const { entityId, timer } = due;
+  const followUps = def.features.followUps;
+  if (!followUps) return { outcome: 'not-eligible', reason: `${def.name} has no follow-ups` };
+  if (!entity) return { outcome: 'stale', reason: `${def.entity.name} ${entityId} has no events` };
+  if (entity.version !== timer.version) return { outcome: 'stale', reason: `set at version ${timer.version}, the ${def.entity.name} is at version ${entity.version}` };
+  if (!canReceiveFollowUp(def, entity))
+    return { outcome: 'not-eligible', reason: `${def.entity.name} is ${entity.state}${entity.context.followUpsStopped ? ' with follow-ups stopped' : ''}` };
   if (lastReplyAt !== undefined && Date.parse(lastReplyAt) > Date.parse(timer.setAt))
-    return { outcome: 'restarted', next: chainStart(timers, leadId, lead.version, Date.parse(lastReplyAt)) };
-  const id = `${timerName('follow-up', leadId)}:v${timer.version}:${timer.setAt}:${timer.step}`;
+    return { outcome: 'restarted', next: chainStart(timers, entityId, entity.version, Date.parse(lastReplyAt)) };
+  const id = `${timerName('follow-up', entityId)}:v${timer.version}:${timer.setAt}:${timer.step}`;
   const dueMs = Date.parse(due.dueAt);
   if (timer.step > timers.followUpHours.length) {
-    const event = { id, leadId, type: 'follow_ups.exhausted', time: due.dueAt, detail: { expectedVersion: timer.version } };
+    const event = { id, entityId, type: followUps.exhausted, time: due.dueAt, detail: { expectedVersion: timer.version } };
     return { outcome: 'exhausted', event };
   }
   const delay = stepDelayMs(timers, timer.step + 1);
-  const next = delay === undefined ? undefined : followUpTimer(leadId, dueMs + delay, { ...timer, step: timer.step + 1 });
-  const event = { id, leadId, type: 'agent.message_sent', time: due.dueAt, detail: { followUp: timer.step } };
+  const next = delay === undefined ? undefined : followUpTimer(entityId, dueMs + delay, { ...timer, step: timer.step + 1 });
+  const event = { id, entityId, type: followUps.sent, time: due.dueAt, detail: { followUp: timer.step } };
   return { outcome: 'send', followUp: timer.step, event, next };
 }

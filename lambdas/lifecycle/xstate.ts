@@ -1,6 +1,6 @@
 /**
  * The statechart as an XState v5 machine config (plain JSON), for Stately's editor ("Import from
- * code") and for XState's pure `transition()`. Pure: `stepwise lead export --xstate` prints it, and a
+ * code") and for XState's pure `transition()`. Pure: `stepwise lifecycle <name> export --xstate` prints it, and a
  * differential test runs random event sequences through it and through `applyEvent`.
  *
  * Mapping:
@@ -8,22 +8,22 @@
  *   compound states get `initial` = their first child (never used: transitions target leaves);
  * - `event: target` → `{ target }`; `{ actions }` → a targetless transition; `event: null` → `{}`
  *   (a targetless transition without actions: it is selected, so the parents are not consulted);
- * - `crm.state_set` (`targetFromDetail`) → one transition per leaf, guarded by
+ * - a placement (`targetFromDetail`) → one transition per leaf, guarded by
  *   `{ type: 'detailEquals', params: { field, value: <leaf> } }`;
  * - terminal states carry the tag `terminal` (not `type: 'final'`, which would stop the actor);
- *   their restarts and the CRM moving a lead out of them run `startConversation` first, which resets
+ *   their restarts and a placement (`targetFromDetail`) moving an entity out of them run `startConversation` first, which resets
  *   the context (the next conversation starts fresh);
  * - where a parent's transition would target the leaf itself, the leaf gets `{}`: here that is no
  *   transition, while XState would exit and re-enter the leaf.
  *
- * Deliberate differences (documented in statemachines/lead-lifecycle/README.md):
- * - CRM echo: a `crm.state_set` naming the lead's current leaf is no transition here; XState
+ * Deliberate differences (the lead lifecycle example's README documents them):
+ * - Echo: a placement naming the entity's current leaf is no transition here; XState
  *   re-enters that leaf (running its entry actions, e.g. `clearFollowUpStop` on `engaged`).
  * - Conversations: the conversation number, condition progress, goals and stops raised from the
- *   agent config, and the version guards (`expectedVersion`, versioned CRM sets) live outside the
+ *   agent config, and the version guards (`expectedVersion`, versioned placements) live outside the
  *   chart; the export knows the chart only. Raised events are ordinary events for XState.
  */
-import type { ContextAction, LeadEventType, LifecycleDefinition, StateNode, Transition } from './schema.ts';
+import { handlerOf, type ContextAction, type LifecycleDefinition, type StateNode, type Transition } from './schema.ts';
 
 /** The actions the export names; implementations are the caller's (`setup({ actions })`). */
 export const XSTATE_ACTIONS = ['clearFollowUpStop', 'stopFollowUps', 'startConversation'] as const;
@@ -50,7 +50,7 @@ export interface XStateNodeConfig {
 }
 
 export interface XStateMachineConfig extends XStateNodeConfig {
-  context: { followUpsStopped: boolean };
+  context: { followUpsStopped?: boolean };
   version: string;
 }
 
@@ -59,7 +59,7 @@ const actionsOf = (names: readonly (ContextAction | 'startConversation')[]) => (
 /**
  * The XState v5 machine config of a lifecycle.
  * @example
- * const config = toXStateConfig(loadLifecycle());
+ * const config = toXStateConfig(loadLifecycle('order-lifecycle'));
  * const machine = setup({ actions, guards }).createMachine(config); // xstate
  */
 export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
@@ -83,7 +83,7 @@ export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
       case 'stay':
         return actionsOf(t.actions);
       case 'restart': {
-        const first = def.handlers[def.initial]![eventOfRestart(def, source!, t)]!.transition as Extract<Transition, { kind: 'goto' }>;
+        const first = handlerOf(def, def.initial, eventOfRestart(def, source!, t))!.transition as Extract<Transition, { kind: 'goto' }>;
         return { target: `#${first.target}`, ...actionsOf(['startConversation', ...first.actions]) };
       }
       case 'fromDetail':
@@ -92,15 +92,15 @@ export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
   };
   const onOf = (source: string | null, on: StateNode['on']) => {
     const out: Record<string, XStateTransitionConfig | XStateTransitionConfig[]> = {};
-    for (const [event, t] of Object.entries(on) as [LeadEventType, Transition | null][]) out[event] = convert(source, t);
+    for (const [event, t] of Object.entries(on)) out[event] = convert(source, t);
     return out;
   };
   const node = (name: string): XStateNodeConfig => {
     const s = def.states[name]!;
     const on = onOf(name, s.on);
     if (!s.children.length) {
-      for (const [event, resolved] of Object.entries(def.handlers[name]!) as [LeadEventType, NonNullable<LifecycleDefinition['handlers'][string][LeadEventType]>][]) {
-        // A terminal leaf leaving through the machine-level CRM transition starts the next conversation.
+      for (const [event, resolved] of Object.entries(def.handlers[name]!)) {
+        // A terminal leaf leaving through the machine-level placement starts the next conversation.
         if (resolved.transition.kind === 'fromDetail' && s.terminal && !on[event]) on[event] = fromDetail(name, resolved.transition);
       }
       for (const event of selfTargets(def, name)) on[event] ??= { description: 'a transition to the current leaf is no transition' };
@@ -120,31 +120,31 @@ export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
     description: def.description,
     version: def.version,
     initial: def.initial,
-    context: { followUpsStopped: false },
+    context: def.features.followUps ? { followUpsStopped: false } : {},
     on: onOf(null, def.on),
     states: Object.fromEntries(def.roots.map((r) => [r, node(r)])),
   };
 }
 
 /** The event a `restart` declaration belongs to (the key it is declared under). */
-function eventOfRestart(def: LifecycleDefinition, source: string, t: Transition): LeadEventType {
-  const entry = (Object.entries(def.states[source]!.on) as [LeadEventType, Transition | null][]).find(([, v]) => v === t);
+function eventOfRestart(def: LifecycleDefinition, source: string, t: Transition): string {
+  const entry = Object.entries(def.states[source]!.on).find(([, v]) => v === t);
   return entry![0];
 }
 
 /** Events for which a parent (or the machine level, not `fromDetail`) declares a goto to `leaf` itself and the leaf does not override it. */
-function selfTargets(def: LifecycleDefinition, leaf: string): LeadEventType[] {
-  const events: LeadEventType[] = [];
+function selfTargets(def: LifecycleDefinition, leaf: string): string[] {
+  const events: string[] = [];
   for (let s = def.states[leaf]!.parent; s; s = def.states[s]!.parent) {
-    for (const [event, t] of Object.entries(def.states[s]!.on) as [LeadEventType, Transition | null][]) {
+    for (const [event, t] of Object.entries(def.states[s]!.on)) {
       if (t?.kind !== 'goto' || t.target !== leaf) continue;
       // Only when this declaration is the one the leaf resolves to (no deeper state mentions the event).
-      const deeper = ancestorsBelow(def, leaf, s).some((a) => def.states[a]!.on[event] !== undefined);
+      const deeper = ancestorsBelow(def, leaf, s).some((a) => Object.hasOwn(def.states[a]!.on, event));
       if (!deeper) events.push(event);
     }
   }
-  for (const [event, t] of Object.entries(def.on) as [LeadEventType, Transition | null][]) {
-    if (t?.kind === 'goto' && t.target === leaf && !ancestorsBelow(def, leaf, null).some((a) => def.states[a]!.on[event] !== undefined)) events.push(event);
+  for (const [event, t] of Object.entries(def.on)) {
+    if (t?.kind === 'goto' && t.target === leaf && !ancestorsBelow(def, leaf, null).some((a) => Object.hasOwn(def.states[a]!.on, event))) events.push(event);
   }
   return events;
 }

@@ -28,7 +28,7 @@ import { synthesize, synthProject } from '../../infra/local/synth.ts';
 import { executionUsage, WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
 import { stateTransitions, stepTrail } from '../../infra/local/history.ts';
 import type { StepOutput } from '../../lambdas/lib/contracts.ts';
-import { leadLifecycleStackName, leadsBusName } from '../../infra/stacks/lead-lifecycle-stack.ts';
+import { lifecycleBusName, lifecycleStackName } from '../../infra/stacks/lifecycle-stack.ts';
 import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR, STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
@@ -54,6 +54,8 @@ import { exampleEnv } from '../support/config.ts';
 const project = await loadProject();
 
 const ENV = 'dev';
+/** The lifecycle the lifecycle groups run: the lead example. */
+const LEAD_LIFECYCLE = 'lead-lifecycle';
 const RESULTS_FILE = join(STEPWISE_DIR, 'bench', 'results.json');
 
 /** Pure calls add their results here: a module-level write the JIT must keep, so it cannot drop the work being timed. */
@@ -123,8 +125,8 @@ async function synth(bench: BenchRun): Promise<void> {
 // 3. Lifecycle core
 
 async function lifecycleCore(bench: BenchRun): Promise<void> {
-  const def = loadLifecycle();
-  const config = loadAgentConfig(BENCH_AGENT);
+  const def = loadLifecycle('lead-lifecycle');
+  const config = loadAgentConfig(BENCH_AGENT, 'lead-lifecycle');
   const leads = bookMeetingLogs().map(appliedEvents);
   const events = leads.reduce((n, lead) => n + lead.length, 0);
   await bench.repeated({
@@ -144,15 +146,14 @@ async function lifecycleCore(bench: BenchRun): Promise<void> {
 // 4. EventBridge pattern matching
 
 async function eventBridge(bench: BenchRun): Promise<void> {
-  const config = exampleEnv(ENV);
-  const template = (await synthProject(ENV)).templates[leadLifecycleStackName(config)];
-  if (!template) throw new Error(`the ${ENV} app has no ${leadLifecycleStackName(config)} stack`);
+  const template = (await synthProject(ENV)).templates[lifecycleStackName(LEAD_LIFECYCLE, ENV)];
+  if (!template) throw new Error(`the ${ENV} app has no ${lifecycleStackName(LEAD_LIFECYCLE, ENV)} stack`);
   // The rules' patterns as the template declares them (the bus compiles the same values).
   const patterns = Object.values(template.Resources ?? {})
     .filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties?.EventPattern !== undefined)
     .map((r) => r.Properties!.EventPattern);
-  const def = loadLifecycle();
-  const envelopes = await leadBusEnvelopes(template, leadsBusName(config), def, loadAgentConfig(BENCH_AGENT), bookMeetingLogs());
+  const def = loadLifecycle('lead-lifecycle');
+  const envelopes = await leadBusEnvelopes(template, lifecycleBusName(LEAD_LIFECYCLE, ENV), def, loadAgentConfig(BENCH_AGENT, 'lead-lifecycle'), bookMeetingLogs());
   const pairs = envelopes.length * patterns.length;
   const matchers = patterns.map((p) => compilePattern(p));
   const matched = envelopes.reduce((n, e) => n + matchers.filter((m) => m(e)).length, 0);
@@ -209,7 +210,7 @@ async function assertLifecycleRan(session: LifecycleSession, config: ReturnType<
   const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
   for (const lead of leads) {
     const expected = replayLog(session.definition, config, appliedEvents(lead));
-    const [actual, log] = await Promise.all([session.store.getLead(lead.leadId), session.store.listEvents(lead.leadId)]);
+    const [actual, log] = await Promise.all([session.store.getEntity(lead.leadId), session.store.listEvents(lead.leadId)]);
     if (!isDeepStrictEqual(plain(log), plain(expected.log)))
       throw new Error(`${lead.leadId}: logged ${log.map((e) => e.id).join(' ')}, expected ${expected.log.map((e) => e.id).join(' ')}`);
     if (!isDeepStrictEqual(plain(actual), plain(expected.snapshot)))
@@ -218,14 +219,14 @@ async function assertLifecycleRan(session: LifecycleSession, config: ReturnType<
 }
 
 async function lifecycleSession(bench: BenchRun): Promise<void> {
-  const config = loadAgentConfig(BENCH_AGENT);
+  const config = loadAgentConfig(BENCH_AGENT, 'lead-lifecycle');
   const logs = bookMeetingLogs();
   const lines = logs.reduce((n, log) => n + log.lines.length, 0);
   const session = await bench.once({
     name: 'lifecycle.session.start',
-    description: `LifecycleSession.start({ store: 'memory' }): synth of the lifecycle stack, runtime and bus`,
+    description: `LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory' }): synth of the lifecycle stack, runtime and bus`,
     unit: 'starts',
-    fn: () => LifecycleSession.start({ store: 'memory', agentConfig: config }),
+    fn: () => LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory', agentConfig: config }),
   });
   if (!session) return;
   try {
@@ -322,7 +323,7 @@ function replayedTransaction(input: Record<string, any>, table: string, n: numbe
 }
 
 async function leadThroughput(bench: BenchRun): Promise<void> {
-  const config = loadAgentConfig(BENCH_AGENT);
+  const config = loadAgentConfig(BENCH_AGENT, 'lead-lifecycle');
   const logs = bookMeetingLogs();
   const rounds = Math.max(3, Math.round(Number(process.env.BENCH_ROUNDS ?? 20) / 4));
   const dynamo = await startDynamoDbLocal();
@@ -335,7 +336,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
   });
   try {
     await createTable(replay.client, RAW_TRANSACTION_TABLE, undefined, LEADS_STREAM);
-    const session = await LifecycleSession.start({ dynamo, agentConfig: config });
+    const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo, agentConfig: config });
     try {
       await createTable(dynamo.client, RAW_PUT_TABLE);
       const { Table: leads } = await dynamo.client.send(new DescribeTableCommand({ TableName: session.tableName! }));
@@ -373,7 +374,7 @@ async function leadThroughput(bench: BenchRun): Promise<void> {
       await leadEvents(16, true);
       // A lead-sized item: the largest projection of the sample leads, as the store wrote it.
       const projections = await Promise.all(
-        warm.leads.map((l) => dynamo.client.send(new GetItemCommand({ TableName: session.tableName!, Key: { pk: { S: `LEAD#${l.leadId}` }, sk: { S: 'STATE' } } }))),
+        warm.leads.map((l) => dynamo.client.send(new GetItemCommand({ TableName: session.tableName!, Key: { pk: { S: `ENTITY#${l.leadId}` }, sk: { S: 'STATE' } } }))),
       );
       const item = projections.map((r) => r.Item!).sort((a, b) => JSON.stringify(b).length - JSON.stringify(a).length)[0]!;
       /** Milliseconds to run `send(i)` for i = 0 … `count` - 1, `concurrency` at a time. */

@@ -10,8 +10,9 @@ import { parseReplayFile, type ReplayLine } from '../../infra/local/lifecycle-se
 import type { CfnTemplate } from '../../infra/local/tokens.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { LIFECYCLE_SOURCE, STATE_CHANGED, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
-import type { LeadSnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import { LIFECYCLE_SOURCE, REPLAY_SOURCE, stateChangedType, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
+import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
@@ -44,9 +45,9 @@ export interface LeadLog {
 /** The `book-meeting` samples, parsed with the CLI's replay parser. */
 export function bookMeetingLogs(): LeadLog[] {
   return BOOK_MEETING_SAMPLES.map((sample) => {
-    const parsed = parseReplayFile(readFileSync(join(LIFECYCLE_SAMPLES_DIR, sample), 'utf8'));
+    const parsed = parseReplayFile(readFileSync(join(LIFECYCLE_SAMPLES_DIR, sample), 'utf8'), loadLifecycle('lead-lifecycle'));
     if (parsed.malformed.length) throw new Error(`${sample}: malformed lines ${parsed.malformed.map((m) => m.line).join(', ')}`);
-    const leadIds = new Set(parsed.events.map((l) => l.event.leadId));
+    const leadIds = new Set(parsed.events.map((l) => l.event.entityId));
     if (leadIds.size !== 1) throw new Error(`${sample}: expected one lead, found ${leadIds.size}`);
     return { sample, leadId: [...leadIds][0]!, lines: parsed.events };
   });
@@ -57,7 +58,7 @@ export function bookMeetingLogs(): LeadLog[] {
  * every iteration against one session needs fresh ones to do the same work again.
  */
 export function renamed(log: LeadLog, tag: string): LeadLog {
-  const rename = (event: LifecycleEvent): LifecycleEvent => ({ ...event, id: `${event.id}~${tag}`, leadId: `${event.leadId}~${tag}` });
+  const rename = (event: LifecycleEvent): LifecycleEvent => ({ ...event, id: `${event.id}~${tag}`, entityId: `${event.entityId}~${tag}` });
   return { ...log, leadId: `${log.leadId}~${tag}`, lines: log.lines.map((l) => ({ ...l, event: rename(l.event) })) };
 }
 
@@ -77,14 +78,14 @@ export function appliedEvents(log: LeadLog): LifecycleEvent[] {
 }
 
 /** Apply a lead's events from a new snapshot: the pure core of what the lifecycle state machine does per event. */
-export function applyAll(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): LeadSnapshot {
+export function applyAll(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): EntitySnapshot {
   let snapshot = initialSnapshot(def);
   for (const event of events) snapshot = applyEvent(def, snapshot, event, config).snapshot;
   return snapshot;
 }
 
 /** The final snapshot and the whole log (triggers and the events they raised) of applying `events` in order. */
-export function replayLog(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): { snapshot: LeadSnapshot; log: LoggedEvent[] } {
+export function replayLog(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): { snapshot: EntitySnapshot; log: LoggedEvent[] } {
   let snapshot = initialSnapshot(def);
   const log: LoggedEvent[] = [];
   for (const event of events) {
@@ -115,8 +116,8 @@ export async function leadBusEnvelopes(
       const result = applyEvent(def, snapshot, event, config);
       const change = stateChangeOf(def, snapshot, result);
       snapshot = result.snapshot;
-      const entries = [toPutEventsEntry(event, busName, 'stepwise.replay')];
-      if (change) entries.push({ EventBusName: busName, Source: LIFECYCLE_SOURCE, DetailType: STATE_CHANGED, Detail: JSON.stringify(change) });
+      const entries = [toPutEventsEntry(def, event, busName, REPLAY_SOURCE)];
+      if (change) entries.push({ EventBusName: busName, Source: LIFECYCLE_SOURCE, DetailType: stateChangedType(def), Detail: JSON.stringify(change) });
       const put = await bus.putEvents(entries);
       const failed = put.Entries.find((e) => e.ErrorCode);
       if (failed) throw new Error(`the local bus refused an entry: ${failed.ErrorCode} ${failed.ErrorMessage}`);

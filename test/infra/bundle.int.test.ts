@@ -50,7 +50,7 @@ describe('bundled with the production esbuild options', () => {
 
   it('the lifecycle Persist bundle throws errors by their names', async () => {
     const { module } = await bundle('lambdas/lifecycle/handlers/persist.ts', 'persist', { workflowDir: 'statemachines/lead-lifecycle' });
-    const error = await module.createHandler({ LEADS_TABLE: 'Leads' })({ not: 'a persist input' }).catch((e: Error) => e);
+    const error = await module.createHandler({ LIFECYCLE_TABLE: 'Leads' })({ not: 'a persist input' }).catch((e: Error) => e);
     expect(error.name).toBe('InvalidInputError');
   });
 });

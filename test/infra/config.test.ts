@@ -37,8 +37,8 @@ describe('resolveEnvironment', () => {
       environments: { prod: { account: '123456789012', region: 'eu-west-1', email: { receivingDomain: 'mail.acme.io', recipients: ['claims@mail.acme.io'], mailFrom: 'claims@mail.acme.io', maxEmailBytes: 1 << 20 } } },
     };
     expect(resolveEnvironment(real, 'prod').account).toBe('123456789012');
-    const placeholderUrl: StepwiseConfig = { environments: { prod: { account: '123456789012', leads: { crmWebhookUrl: 'https://crm.example.com/hook' } } } };
-    expect(() => resolveEnvironment(placeholderUrl, 'prod')).toThrow(/^environment "prod": leads\.crmWebhookUrl: "https:\/\/crm\.example\.com\/hook" is a placeholder/);
+    const placeholderUrl: StepwiseConfig = { environments: { prod: { account: '123456789012', lifecycles: { orders: { crmWebhookUrl: 'https://crm.example.com/hook' } } } } };
+    expect(() => resolveEnvironment(placeholderUrl, 'prod')).toThrow(/^environment "prod": lifecycles\.orders\.crmWebhookUrl: "https:\/\/crm\.example\.com\/hook" is a placeholder/);
     expect(() => resolveEnvironment({ environments: { staging: {} } }, 'staging')).toThrow(/^environment "staging": account: required outside dev/);
     // dev runs locally with placeholders and no account.
     expect(resolveEnvironment(projectConfig, 'dev').email!.receivingDomain).toBe('dev.warranty.example.com');

@@ -16,7 +16,7 @@ export function synthApp(env = 'dev'): { app: App; stacks: StepwiseStacks; templ
   return { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
 }
 
-/** Every stack of the app by name: one per workflow, then one per lifecycle (by their names). */
+/** Every stack of the app by name: one per workflow and one per lifecycle (by their folder names). */
 export function allStacks(stacks: StepwiseStacks): Record<string, Stack> {
   return { ...stacks.workflows, ...stacks.lifecycles };
 }

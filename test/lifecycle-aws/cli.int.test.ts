@@ -9,12 +9,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import * as lead from '../../bin/cli/commands/lead.ts';
+import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../infra/local/lifecycle-session.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
-import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { leadsReport } from '../../lambdas/lifecycle/queries.ts';
+import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { lifecycleReport } from '../../lambdas/lifecycle/queries.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
@@ -118,15 +118,18 @@ describe('stepwise lead show and report', () => {
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--json', '--in-memory')).toBe(0);
     const report = JSON.parse(io.out);
     expect(report).toMatchObject({
-      leads: 3,
-      meetingsBooked: { total: 4, perLead: { 'lead-sparky': 1, 'lead-no-show': 2, 'lead-meeting-goal': 1 } },
-      noShow: { booked: 4, missed: 1, rate: 0.25 },
-      reengagedAfterCold: ['lead-sparky'],
+      entities: 3,
+      reports: {
+        meetingsBooked: { total: 4, perEntity: { 'lead-sparky': 1, 'lead-no-show': 2, 'lead-meeting-goal': 1 } },
+        noShow: { count: 1, of: 4, rate: 0.25 },
+        reengagedAfterCold: ['lead-sparky'],
+      },
     });
-    expect(report.timeToMeeting.perLead['lead-meeting-goal']).toBe(29 * 3_600_000);
+    expect(report.reports.timeToMeeting.perEntity['lead-meeting-goal']).toBe(29 * 3_600_000);
     io.out = '';
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
-    expect(io.out).toContain('no-show rate: 25% (1 missed of 4 booked)');
+    expect(io.out).toContain('3 leads, 21 events');
+    expect(io.out).toContain('no-show rate: 25% (1 meeting.missed of 4 meeting.booked)');
     expect(io.out).toContain('re-engaged after going cold: lead-sparky');
   });
 });
@@ -166,10 +169,10 @@ describe('stepwise lead export', () => {
     const { toXStateConfig } = await import('../../lambdas/lifecycle/xstate.ts');
     const { loadLifecycle } = await import('../../lambdas/lifecycle/loader.ts');
     expect(await cli('export', '--xstate')).toBe(0);
-    expect(JSON.parse(io.out)).toEqual(toXStateConfig(loadLifecycle()));
+    expect(JSON.parse(io.out)).toEqual(toXStateConfig(loadLifecycle('lead-lifecycle')));
     const out = join(dir, 'lead-lifecycle.xstate.json');
     expect(await cli('export', '--xstate', '--out', out)).toBe(0);
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(toXStateConfig(loadLifecycle()));
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(toXStateConfig(loadLifecycle('lead-lifecycle')));
     io.err = '';
     expect(await cli('export')).toBe(1);
     expect(io.err).toMatch(/^stepwise: say which format: --xstate/);
@@ -191,14 +194,14 @@ describe('stepwise lead on DynamoDB', () => {
 
   it('show and report read a deployed event store with --table', async () => {
     const ddb = await startDynamoDbLocal();
-    const session = await LifecycleSession.start({ dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting') });
+    const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
     const env = { ...process.env };
     try {
-      await session.replay(parseReplayFile(REPLAY).events);
+      await session.replay(parseReplayFile(REPLAY, loadLifecycle('lead-lifecycle')).events);
       const table = session.tableName!;
       Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: ddb.endpoint, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
       expect(await cli('report', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
-      expect(JSON.parse(io.out)).toEqual(await leadsReport(session.store));
+      expect(JSON.parse(io.out)).toEqual(await lifecycleReport(session.store, session.definition));
       io.out = '';
       expect(await cli('show', 'lead-b', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
       expect(JSON.parse(io.out)).toMatchObject({ leadId: 'lead-b', state: 'engaged', eventCount: 1 });

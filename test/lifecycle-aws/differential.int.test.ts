@@ -12,22 +12,22 @@ import { eventFromEnvelope } from '../../lambdas/lifecycle/envelope.ts';
 import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../lambdas/lifecycle/ports.ts';
 import { routeOf } from '../../lambdas/lifecycle/routes.ts';
-import { LEAD_EVENT_TYPES, type LeadSnapshot, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import type { EntitySnapshot, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
-import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import { memoryLifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import { changesOf } from '../../lambdas/lifecycle/handlers/outbox.ts';
 import { matches } from '../../infra/local/eventbridge/pattern.ts';
-import { OUTBOX_FILTER } from '../../infra/stacks/lead-lifecycle-stack.ts';
+import { OUTBOX_FILTER } from '../../infra/stacks/lifecycle-stack.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { lifecycleApp } from './support.ts';
 
-const def = loadLifecycle();
+const def = loadLifecycle('lead-lifecycle');
 /** Goals and stop conditions that fire on several event types, so raised events are compared too. */
 const config: AgentConfig = {
   goal: { anyOf: [{ event: 'meeting.attended' }, { event: 'deal.closed', where: { value: { gte: 10000 } } }] },
   stopFollowUpsOn: [{ event: 'link.clicked' }, { event: 'meeting.booked' }],
 };
-const store = memoryLeadStore();
+const store = memoryLifecycleStore();
 const published: unknown[] = [];
 const deadLetters: unknown[] = [];
 let runtime: LocalRuntime;
@@ -52,9 +52,9 @@ beforeAll(async () => {
 });
 
 /** Put the lead in `snapshot` with one seed event (the store only appends continuing logs). */
-async function seed(leadId: string, snapshot: LeadSnapshot): Promise<LeadSnapshot> {
+async function seed(leadId: string, snapshot: EntitySnapshot): Promise<EntitySnapshot> {
   const seeded = { ...snapshot, eventCount: 1 };
-  const event: LoggedEvent = { id: `${leadId}-seed`, leadId, seq: 1, type: 'crm.state_set', time: '2025-01-01T00:00:00Z', conversation: snapshot.conversation, stateBefore: def.initial, stateAfter: snapshot.state, actions: [] };
+  const event: LoggedEvent = { id: `${leadId}-seed`, entityId: leadId, seq: 1, type: 'crm.state_set', time: '2025-01-01T00:00:00Z', conversation: snapshot.conversation, stateBefore: def.initial, stateAfter: snapshot.state, actions: [] };
   await store.append(leadId, 0, { snapshot: seeded, events: [event] });
   return seeded;
 }
@@ -71,7 +71,7 @@ function detailFor(type: string): Record<string, unknown> | undefined {
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 
 const cases = def.leaves.flatMap((leaf) =>
-  [false, true].flatMap((followUpsStopped) => [...LEAD_EVENT_TYPES, 'lead.sneezed'].map((type) => ({ leaf, followUpsStopped, type }))),
+  [false, true].flatMap((followUpsStopped) => [...def.events, 'lead.sneezed'].map((type) => ({ leaf, followUpsStopped, type }))),
 );
 
 describe('the generated state machine agrees with applyEvent', () => {
@@ -91,18 +91,18 @@ describe('the generated state machine agrees with applyEvent', () => {
         resources: [],
         detail: { leadId, ...detailFor(type) },
       };
-      const expected = applyEvent(def, before, eventFromEnvelope(envelope), config);
+      const expected = applyEvent(def, before, eventFromEnvelope(def, envelope), config);
       const execution = await runtime.startExecution('lead-lifecycle', envelope);
       const entered = execution.events.filter((e) => e.type?.endsWith('StateEntered')).map((e) => e.stateEnteredEventDetails!.name);
       const events = (await store.listEvents(leadId)).slice(1);
       const change = stateChangeOf(def, before, expected);
       // What the outbox holds for this lead: the state machine no longer publishes, the stream does.
-      const outbox = store.streamRecords.filter((r) => matches(OUTBOX_FILTER, r) && (r.dynamodb.NewImage as { pk: { S: string } }).pk.S === `LEAD#${leadId}`);
+      const outbox = store.streamRecords.filter((r) => matches(OUTBOX_FILTER, r) && (r.dynamodb.NewImage as { pk: { S: string } }).pk.S === `ENTITY#${leadId}`);
       const sent = changesOf(outbox);
       const label = `${leaf}${followUpsStopped ? ' (stopped)' : ''} + ${type}`;
       if (execution.status !== 'SUCCEEDED') mismatches.push(`${label}: ${execution.status} ${JSON.stringify(execution.error)}`);
-      else if (!entered.includes(routeOf(def, leaf, type))) mismatches.push(`${label}: did not pass ${routeOf(def, leaf, type)} (${entered.join(' > ')})`);
-      else if (!same(await store.getLead(leadId), expected.snapshot)) mismatches.push(`${label}: snapshot differs`);
+      else if (!entered.includes(routeOf(def, type))) mismatches.push(`${label}: did not pass ${routeOf(def, type)} (${entered.join(' > ')})`);
+      else if (!same(await store.getEntity(leadId), expected.snapshot)) mismatches.push(`${label}: snapshot differs`);
       else if (!same(events, expected.events)) mismatches.push(`${label}: events differ`);
       else if (!same(sent, change ? [change] : [])) mismatches.push(`${label}: published ${JSON.stringify(sent)}`);
     };

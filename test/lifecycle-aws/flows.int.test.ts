@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../infra/local/lifecycle-session.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
-import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { leadHistory, type LeadHistory } from '../../lambdas/lifecycle/queries.ts';
-import { reengagedAfterCold } from '../../lambdas/lifecycle/reporting.ts';
+import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { entityHistory, type EntityHistory } from '../../lambdas/lifecycle/queries.ts';
+import { loggedIn } from '../../lambdas/lifecycle/reporting.ts';
 
 const SAMPLES = join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples');
 let ddb: DynamoDbLocal;
@@ -25,10 +25,10 @@ afterAll(() => ddb?.stop());
 const followUpSets = (session: LifecycleSession) => session.scheduler.calls.flatMap((c) => (c.op === 'set' && c.request.kind === 'follow-up' ? [c.request] : []));
 
 /** Replay a sample with an agent config; returns the lead's history and the session (stopped). */
-async function replaySample(sample: string, agent: string, leadId: string): Promise<{ lead: LeadHistory; session: LifecycleSession }> {
-  const parsed = parseReplayFile(readFileSync(join(SAMPLES, sample), 'utf8'));
+async function replaySample(sample: string, agent: string, leadId: string): Promise<{ lead: EntityHistory; session: LifecycleSession }> {
+  const parsed = parseReplayFile(readFileSync(join(SAMPLES, sample), 'utf8'), loadLifecycle('lead-lifecycle'));
   expect(parsed.malformed).toEqual([]);
-  const session = await LifecycleSession.start({ dynamo: ddb, agentConfig: loadAgentConfig(agent) });
+  const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: loadAgentConfig(agent, 'lead-lifecycle') });
   try {
     // Clock lines (timers-year.jsonl) drive the emulated scheduler; the other samples have none.
     await session.replay(parsed.timeline, { clock: parsed.timeline.length > parsed.events.length });
@@ -38,15 +38,15 @@ async function replaySample(sample: string, agent: string, leadId: string): Prom
   expect(session.failedExecutions).toEqual([]);
   expect(session.sentDeadLetters).toEqual([]);
   expect(session.listenerDeadLetters).toEqual([]);
-  const lead = (await leadHistory(session.store, session.definition, leadId))!;
+  const lead = (await entityHistory(session.store, session.definition, leadId))!;
   // The log is gap-free, and the CRM heard the final state.
   expect(lead.events.map((e) => e.seq)).toEqual(lead.events.map((_, i) => i + 1));
-  expect(session.crm.calls.at(-1)).toMatchObject({ leadId, state: lead.state, version: lead.version });
+  expect(session.crm.calls.at(-1)).toMatchObject({ entityId: leadId, state: lead.state, version: lead.version });
   return { lead, session };
 }
 
 /** `type stateBefore>stateAfter` per logged event. */
-const trail = (lead: LeadHistory) => lead.events.map((e) => `${e.type} ${e.stateBefore}>${e.stateAfter}`);
+const trail = (lead: EntityHistory) => lead.events.map((e) => `${e.type} ${e.stateBefore}>${e.stateAfter}`);
 
 describe('seed flows over the local bus and DynamoDB Local', () => {
   it('meeting booked as goal: outreach, reply (delivered twice, logged once), booked, goal hit', async () => {
@@ -84,7 +84,7 @@ describe('seed flows over the local bus and DynamoDB Local', () => {
       'meeting.booked engaged>meeting_booked',
       'goal.hit meeting_booked>goal_hit',
     ]);
-    expect(reengagedAfterCold(lead.events)).toEqual(['lead-sparky']);
+    expect(loggedIn(lead.events, 'lead.message_sent', 'cold')).toEqual(['lead-sparky']);
   });
 
   it('no-show rebooking with an attend-meeting goal: missed, re-engaged, rebooked, attended', async () => {

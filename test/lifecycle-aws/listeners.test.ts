@@ -1,14 +1,14 @@
-/** `lead.state_changed`, what each listener derives from it, the listener handlers and the port adapters. */
+/** `lead.state_changed`, what each listener derives from it, the listener handlers and the port adapters (the lead lifecycle's features). */
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, GetScheduleCommand, ResourceNotFoundException, SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { CrmSyncError, InvalidInputError } from '../../lambdas/lib/errors.ts';
-import { LIFECYCLE_SOURCE, STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
+import { LIFECYCLE_SOURCE, stateChangedType } from '../../lambdas/lifecycle/envelope.ts';
 import { createHandler as crmSyncHandler } from '../../lambdas/lifecycle/handlers/crm-sync.ts';
 import { createHandler as timersHandler } from '../../lambdas/lifecycle/handlers/timers.ts';
 import { createHandler as senderHandler } from '../../lambdas/lifecycle/handlers/follow-up-sender.ts';
-import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import { memoryLifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { LocalScheduler } from '../../infra/local/scheduler.ts';
 import { timerName } from '../../lambdas/lifecycle/timers.ts';
@@ -24,20 +24,22 @@ import {
   recordingNotifier,
   sesNotifier,
 } from '../../lambdas/lifecycle/ports.ts';
-import type { LeadSnapshot, LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
+import type { EntitySnapshot, LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
 import { crmUpdateOf, notificationFor, parseStateChanged, stateChangeOf, type StateChangedDetail } from '../../lambdas/lifecycle/state-changes.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
-const def = loadLifecycle();
-const attendMeeting = loadAgentConfig('attend-meeting');
+const def = loadLifecycle('lead-lifecycle');
+const attendMeeting = loadAgentConfig('attend-meeting', 'lead-lifecycle');
+/** What the stack gives every listener: the lifecycle it belongs to. */
+const LIFECYCLE = def.name;
 
 /** Apply events in order from a new lead; returns the change the last one made and the snapshot before it. */
-function changeOf(types: string[], config = attendMeeting): { before: LeadSnapshot; change: StateChangedDetail | undefined } {
+function changeOf(types: string[], config = attendMeeting): { before: EntitySnapshot; change: StateChangedDetail | undefined } {
   let lead = initialSnapshot(def);
   let change: StateChangedDetail | undefined;
   let before = lead;
   types.forEach((type, i) => {
-    const event: LifecycleEvent = { id: `e${i + 1}`, leadId: 'lead-1', type, time: `2025-01-06T${String(9 + i).padStart(2, '0')}:00:00Z` };
+    const event: LifecycleEvent = { id: `e${i + 1}`, entityId: 'lead-1', type, time: `2025-01-06T${String(9 + i).padStart(2, '0')}:00:00Z` };
     const result = applyEvent(def, lead, event, config);
     before = lead;
     change = stateChangeOf(def, lead, result);
@@ -49,7 +51,7 @@ function changeOf(types: string[], config = attendMeeting): { before: LeadSnapsh
 const envelopeOf = (detail: unknown, overrides: Record<string, unknown> = {}) => ({
   version: '0',
   id: 'eb-9',
-  'detail-type': STATE_CHANGED,
+  'detail-type': stateChangedType(def),
   source: LIFECYCLE_SOURCE,
   account: '123456789012',
   time: '2025-01-06T12:00:01Z',
@@ -63,7 +65,7 @@ describe('lead.state_changed', () => {
   it('describes a state change with the trigger, the raised events and the follow-up eligibility', () => {
     expect(changeOf(['agent.message_sent', 'lead.message_sent', 'meeting.booked']).change).toEqual({
       changeId: 'lead-1:v4',
-      leadId: 'lead-1',
+      entityId: 'lead-1',
       eventId: 'e3',
       eventType: 'meeting.booked',
       at: '2025-01-06T11:00:00Z',
@@ -91,13 +93,13 @@ describe('lead.state_changed', () => {
     const detail = changeOf(['agent.message_sent']).change!;
     expect(parseStateChanged(envelopeOf(detail))).toEqual(detail);
     expect(() => parseStateChanged(envelopeOf(detail, { source: 'stepwise.crm' }))).toThrow(InvalidInputError);
-    expect(() => parseStateChanged(envelopeOf(detail, { 'detail-type': 'meeting.booked' }))).toThrow(/lead\.state_changed event: detail-type/);
+    expect(() => parseStateChanged(envelopeOf(detail, { 'detail-type': 'meeting.booked' }))).toThrow(/state change event: detail-type/);
     expect(() => parseStateChanged(envelopeOf({ ...detail, version: undefined }))).toThrow(/detail\.version/);
   });
 
   it('tells the CRM the new position with its version', () => {
     expect(crmUpdateOf(changeOf(['agent.message_sent', 'lead.message_sent']).change!)).toEqual({
-      leadId: 'lead-1',
+      entityId: 'lead-1',
       state: 'engaged',
       path: 'active.lead_qualification.engaged',
       followUpsStopped: false,
@@ -109,12 +111,12 @@ describe('lead.state_changed', () => {
   });
 
   it('notifies the team on entering a notify state only', () => {
-    const booked = notificationFor(changeOf(['agent.message_sent', 'lead.message_sent', 'meeting.booked']).change!);
-    expect(booked).toMatchObject({ leadId: 'lead-1', key: 'lead-1:v4', subject: 'Lead lead-1: meeting booked' });
+    const booked = notificationFor(def, changeOf(['agent.message_sent', 'lead.message_sent', 'meeting.booked']).change!);
+    expect(booked).toMatchObject({ entityId: 'lead-1', key: 'lead-1:v4', subject: 'Lead lead-1: meeting booked' });
     expect(booked!.text).toContain('Cause: meeting.booked (e3) at 2025-01-06T11:00:00Z (raised: follow_up.stopped).');
-    expect(notificationFor(changeOf(['agent.message_sent', 'lead.message_sent']).change!)).toBeUndefined(); // engaged
-    expect(notificationFor(changeOf(['agent.message_sent', 'lead.message_sent', 'link.clicked']).change!)).toBeUndefined(); // context only
-    expect(notificationFor(changeOf(['agent.message_sent', 'lead.opted_out']).change!)?.subject).toBe('Lead lead-1: opted out');
+    expect(notificationFor(def, changeOf(['agent.message_sent', 'lead.message_sent']).change!)).toBeUndefined(); // engaged
+    expect(notificationFor(def, changeOf(['agent.message_sent', 'lead.message_sent', 'link.clicked']).change!)).toBeUndefined(); // context only
+    expect(notificationFor(def, changeOf(['agent.message_sent', 'lead.opted_out']).change!)?.subject).toBe('Lead lead-1: opted out');
   });
 
 });
@@ -126,7 +128,7 @@ describe('listener handlers', () => {
 
   it('timers: sets the follow-up chain only when canReceiveFollowUp, cancels it otherwise; a redelivery or an older change changes nothing', async () => {
     const timers = new LocalScheduler({ deliver: async () => {} });
-    const handler = timersHandler({ AGENT_CONFIG: JSON.stringify(attendMeeting) }, { timers });
+    const handler = timersHandler({ LIFECYCLE, AGENT_CONFIG: JSON.stringify(attendMeeting) }, { timers });
     const set = await handler(engaged);
     expect(set.set).toMatchObject([{ kind: 'follow-up', dueAt: '2025-01-08T10:00:00Z', stamp: { version: 2, step: 1 } }]);
     const outreach = envelopeOf(changeOf(['agent.message_sent']).change!);
@@ -150,7 +152,7 @@ describe('listener handlers', () => {
 
   it('notifier: sends for notify states and ignores the rest', async () => {
     const notifier = recordingNotifier();
-    const handler = notifierHandler({}, { notifier });
+    const handler = notifierHandler({ LIFECYCLE }, { notifier });
     expect((await handler(goal)).notified?.subject).toBe('Lead lead-1: goal hit');
     expect(await handler(engaged)).toEqual({ notified: null });
     expect(notifier.sent).toHaveLength(1);
@@ -158,9 +160,10 @@ describe('listener handlers', () => {
 
   it('import without their environment and name the missing variable on the first event', async () => {
     await expect(crmSyncHandler({})(engaged)).rejects.toThrow("this function's environment has no CRM_WEBHOOK_URL");
-    await expect(notifierHandler({ MAIL_FROM: 'a@example.com' })(goal)).rejects.toThrow('NOTIFY_TO');
-    await expect(timersHandler({ AGENT_CONFIG: JSON.stringify(attendMeeting) })(engaged)).rejects.toThrow('SCHEDULE_GROUP');
-    await expect(timersHandler({})(engaged)).rejects.toThrow('AGENT_CONFIG');
+    await expect(notifierHandler({ LIFECYCLE, MAIL_FROM: 'a@example.com' })(goal)).rejects.toThrow('NOTIFY_TO');
+    await expect(timersHandler({ LIFECYCLE, AGENT_CONFIG: JSON.stringify(attendMeeting) })(engaged)).rejects.toThrow('SCHEDULE_GROUP');
+    await expect(timersHandler({ LIFECYCLE })(engaged)).rejects.toThrow('AGENT_CONFIG');
+    await expect(timersHandler({ AGENT_CONFIG: JSON.stringify(attendMeeting) })(engaged)).rejects.toThrow('LIFECYCLE');
     await expect(crmSyncHandler({}, { crm: recordingCrm() })({ source: 'x' })).rejects.toThrow(InvalidInputError);
   });
 });
@@ -176,24 +179,24 @@ describe('follow-up sender', () => {
     time: dueAt,
     region: 'us-east-1',
     resources: [],
-    detail: { leadId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T09:00:00Z', step } },
+    detail: { entityId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T09:00:00Z', step } },
   });
   async function setup() {
-    const store = memoryLeadStore();
-    const r = applyEvent(def, initialSnapshot(def), { id: 'e1', leadId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, config);
+    const store = memoryLifecycleStore();
+    const r = applyEvent(def, initialSnapshot(def), { id: 'e1', entityId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, config);
     await store.append('lead-1', 0, r);
     const timers = new LocalScheduler({ deliver: async () => {} });
     const followUpChannel = recordingFollowUpChannel();
     const put: PutEventsRequestEntry[] = [];
-    const handler = senderHandler({ AGENT_CONFIG: JSON.stringify(config), LEADS_BUS_ARN: 'arn:aws:events:us-east-1:1:event-bus/leads' }, { store, timers, followUpChannel, putEvents: async (e) => void put.push(...e) });
+    const handler = senderHandler({ LIFECYCLE, AGENT_CONFIG: JSON.stringify(config), LIFECYCLE_BUS_ARN: 'arn:aws:events:us-east-1:1:event-bus/leads' }, { store, timers, followUpChannel, putEvents: async (e) => void put.push(...e) });
     return { handler, timers, followUpChannel, put };
   }
 
-  it('sends a due follow-up through the channel, logs it as agent.message_sent from the agent, and sets the next step', async () => {
+  it('sends a due follow-up through the channel, logs it as agent.message_sent from the scheduler, and sets the next step', async () => {
     const { handler, timers, followUpChannel, put } = await setup();
     expect(await handler(due(1, 1))).toMatchObject({ outcome: 'send', followUp: 1 });
-    expect(followUpChannel.sent).toEqual([{ leadId: 'lead-1', followUp: 1, version: 1, key: `${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1` }]);
-    expect(put).toMatchObject([{ Source: 'stepwise.agent', DetailType: 'agent.message_sent', EventBusName: 'arn:aws:events:us-east-1:1:event-bus/leads' }]);
+    expect(followUpChannel.sent).toEqual([{ entityId: 'lead-1', followUp: 1, version: 1, key: `${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1` }]);
+    expect(put).toMatchObject([{ Source: 'stepwise.scheduler', DetailType: 'agent.message_sent', EventBusName: 'arn:aws:events:us-east-1:1:event-bus/leads' }]);
     expect(JSON.parse(put[0]!.Detail!)).toEqual({ leadId: 'lead-1', eventId: followUpChannel.sent[0]!.key, followUp: 1 });
     expect(timers.pending).toMatchObject([{ dueAt: '2025-01-11T09:00:00Z', stamp: { version: 1, step: 2 } }]);
     await handler(due(1, 1)); // Scheduler delivers at least once: the channel sends once per key
@@ -214,7 +217,7 @@ describe('follow-up sender', () => {
   it('refuses anything but a follow_up.due from the lifecycle', async () => {
     const { handler } = await setup();
     await expect(handler({ ...due(1, 1), source: 'stepwise.crm' })).rejects.toThrow(InvalidInputError);
-    await expect(handler({ ...due(1, 1), detail: { leadId: 'lead-1' } })).rejects.toThrow(/follow_up.due event: detail.dueAt/);
+    await expect(handler({ ...due(1, 1), detail: { entityId: 'lead-1' } })).rejects.toThrow(/follow_up.due event: detail.dueAt/);
   });
 });
 
@@ -223,47 +226,49 @@ describe('port adapters', () => {
 
   it('httpCrm POSTs the update as JSON with an idempotency key per version', async () => {
     const calls: [string, RequestInit][] = [];
-    const crm = httpCrm('https://crm.test/hook', async (url, init) => {
+    const crm = httpCrm('https://crm.test/hook', 'leadId', async (url, init) => {
       calls.push([String(url), init!]);
       return new Response(null, { status: 204 });
     });
-    await crm.syncLeadState(update);
+    await crm.syncEntityState(update);
     expect(calls).toHaveLength(1);
     const [url, init] = calls[0]!;
     expect(url).toBe('https://crm.test/hook');
     expect(init.method).toBe('POST');
     expect(init.headers).toEqual({ 'content-type': 'application/json', 'idempotency-key': 'lead-1:v1' });
-    expect(JSON.parse(String(init.body))).toEqual(update);
+    // The CRM gets the lead's id under the statechart's entity key.
+    const { entityId, ...state } = update;
+    expect(JSON.parse(String(init.body))).toEqual({ leadId: entityId, ...state });
   });
 
   it('httpCrm fails with CrmSyncError on a non-2xx answer or no answer', async () => {
-    await expect(httpCrm('https://crm.test/hook', async () => new Response('busy', { status: 503 })).syncLeadState(update)).rejects.toThrow(
-      new CrmSyncError('CRM webhook answered 503 for lead lead-1 v1'),
+    await expect(httpCrm('https://crm.test/hook', 'leadId', async () => new Response('busy', { status: 503 })).syncEntityState(update)).rejects.toThrow(
+      new CrmSyncError('CRM webhook answered 503 for leadId lead-1 v1'),
     );
-    const down = httpCrm('https://crm.test/hook', async () => {
+    const down = httpCrm('https://crm.test/hook', 'leadId', async () => {
       throw new TypeError('fetch failed');
     });
-    await expect(down.syncLeadState(update)).rejects.toThrow(/CRM webhook unreachable: fetch failed/);
+    await expect(down.syncEntityState(update)).rejects.toThrow(/CRM webhook unreachable: fetch failed/);
   });
 
   it('httpFollowUpChannel POSTs the follow-up with its idempotency key; failures are FollowUpSendError', async () => {
     const calls: [string, RequestInit][] = [];
-    const message = { leadId: 'lead-1', followUp: 2, version: 5, key: 'follow-up-x:v5:2025-01-06T09:00:00Z:2' };
-    await httpFollowUpChannel('https://agent.test/follow-up', async (url, init) => {
+    const message = { entityId: 'lead-1', followUp: 2, version: 5, key: 'follow-up-x:v5:2025-01-06T09:00:00Z:2' };
+    await httpFollowUpChannel('https://agent.test/follow-up', 'leadId', async (url, init) => {
       calls.push([String(url), init!]);
       return new Response(null, { status: 202 });
     }).sendFollowUp(message);
     expect(calls[0]![1].headers).toEqual({ 'content-type': 'application/json', 'idempotency-key': message.key });
-    expect(JSON.parse(String(calls[0]![1].body))).toEqual(message);
-    const busy = httpFollowUpChannel('https://agent.test/follow-up', async () => new Response('busy', { status: 503 }));
-    await expect(busy.sendFollowUp(message)).rejects.toThrow(new FollowUpSendError('follow-up channel answered 503 for lead lead-1 follow-up 2'));
+    expect(JSON.parse(String(calls[0]![1].body))).toEqual({ leadId: 'lead-1', followUp: 2, version: 5, key: message.key });
+    const busy = httpFollowUpChannel('https://agent.test/follow-up', 'leadId', async () => new Response('busy', { status: 503 }));
+    await expect(busy.sendFollowUp(message)).rejects.toThrow(new FollowUpSendError('follow-up channel answered 503 for lead-1 follow-up 2'));
     await expect(busy.sendFollowUp(message)).rejects.toHaveProperty('name', 'FollowUpSendError');
   });
 
   it('sesNotifier sends a plain-text email from the verified sender to the team', async () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
-    const notification = notificationFor(changeOf(['agent.message_sent', 'lead.opted_out']).change!)!;
+    const notification = notificationFor(def, changeOf(['agent.message_sent', 'lead.opted_out']).change!)!;
     await sesNotifier(new SESv2Client({ region: 'us-east-1' }), 'agent@acme.test', 'sales@acme.test').notify(notification);
     const input = ses.commandCalls(SendEmailCommand)[0]!.args[0].input;
     expect(input).toMatchObject({
@@ -274,14 +279,14 @@ describe('port adapters', () => {
     ses.restore();
   });
 
-  const target = { groupName: 'stepwise-dev-lead-timers', roleArn: 'arn:aws:iam::1:role/TimerDelivery', busArn: 'arn:aws:events:us-east-1:1:event-bus/leads', deadLetterArn: 'arn:aws:sqs:us-east-1:1:TimerDeadLetters' };
+  const target = { groupName: 'stepwise-dev-lead-timers', roleArn: 'arn:aws:iam::1:role/TimerDelivery', busArn: 'arn:aws:events:us-east-1:1:event-bus/leads', deadLetterArn: 'arn:aws:sqs:us-east-1:1:TimerDeadLetters', entityKey: 'leadId' };
   const request = (version: number, step = 1, dueAt = '2025-01-08T10:00:00Z') => ({
     name: timerName('follow-up', 'lead-1'),
     kind: 'follow-up' as const,
-    leadId: 'lead-1',
+    entityId: 'lead-1',
     dueAt,
     stamp: { version, setAt: '2025-01-06T10:00:00Z', step },
-    delivery: { source: 'stepwise.lifecycle', detailType: 'follow_up.due', detail: { leadId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T10:00:00Z', step } } },
+    delivery: { source: 'stepwise.lifecycle', detailType: 'follow_up.due', detail: { entityId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T10:00:00Z', step } } },
   });
 
   it('eventBridgeScheduler creates a one-time schedule: deterministic name, at() in UTC, flexible window off, DLQ and retries, bus target', async () => {
@@ -306,7 +311,7 @@ describe('port adapters', () => {
         RetryPolicy: { MaximumRetryAttempts: 20, MaximumEventAgeInSeconds: 86400 },
       },
     });
-    expect(JSON.parse(input.Target!.Input!)).toMatchObject({ leadId: 'lead-1', timer: { version: 2, step: 1 } });
+    expect(JSON.parse(input.Target!.Input!)).toMatchObject({ entityId: 'lead-1', timer: { version: 2, step: 1 } });
     // A due time already past (a late sender) is moved a minute into the future: Scheduler must still fire it.
     scheduler.resetHistory();
     await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => Date.parse('2025-01-09T00:00:00Z')).set(request(2));

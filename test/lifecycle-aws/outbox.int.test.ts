@@ -8,7 +8,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamo
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
 import { changesOf } from '../../lambdas/lifecycle/handlers/outbox.ts';
-import { STATE_CHANGED } from '../../lambdas/lifecycle/envelope.ts';
+const STATE_CHANGED = 'lead.state_changed';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
 
@@ -16,34 +16,34 @@ let ddb: DynamoDbLocal;
 let session: LifecycleSession;
 beforeAll(async () => {
   ddb = await startDynamoDbLocal();
-  session = await LifecycleSession.start({ dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting') });
+  session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
 });
 afterAll(async () => {
   await session?.stop();
   await ddb?.stop();
 });
 
-const ev = (leadId: string, n: number, type: string, minute: number): LifecycleEvent => ({ id: `${leadId}-${n}`, leadId, type, time: `2025-05-05T09:${String(minute).padStart(2, '0')}:00Z` });
-const published = (leadId: string) => session.bus.published.filter((e) => e['detail-type'] === STATE_CHANGED && e.detail.leadId === leadId);
-const crmOf = (leadId: string) => session.crm.calls.filter((c) => c.leadId === leadId);
+const ev = (entityId: string, n: number, type: string, minute: number): LifecycleEvent => ({ id: `${entityId}-${n}`, entityId, type, time: `2025-05-05T09:${String(minute).padStart(2, '0')}:00Z` });
+const published = (entityId: string) => session.bus.published.filter((e) => e['detail-type'] === STATE_CHANGED && e.detail.entityId === entityId);
+const crmOf = (entityId: string) => session.crm.calls.filter((c) => c.entityId === entityId);
 
 describe('the outbox', () => {
   it('publishes a committed change even when the publisher dies right after the commit', async () => {
-    const leadId = 'outbox-killed';
+    const entityId = 'outbox-killed';
     session.pipe.pause(); // the publish is killed: the state machine has committed, nothing reads the stream
     for (const [i, type] of ['agent.message_sent', 'lead.message_sent', 'meeting.booked'].entries()) {
-      await session.put([ev(leadId, i, type, i)]);
+      await session.put([ev(entityId, i, type, i)]);
       await session.drain();
     }
     expect(session.executions.filter((x) => x.status !== 'SUCCEEDED')).toEqual([]);
-    expect((await session.store.getLead(leadId))!).toMatchObject({ state: 'meeting_booked', version: 4 });
-    expect(published(leadId)).toEqual([]);
-    expect(crmOf(leadId)).toEqual([]);
+    expect((await session.store.getEntity(entityId))!).toMatchObject({ state: 'meeting_booked', version: 4 });
+    expect(published(entityId)).toEqual([]);
+    expect(crmOf(entityId)).toEqual([]);
 
     session.pipe.resume(); // the publisher comes back: the records waited in the stream
     await session.drain();
-    expect(published(leadId).map((e) => e.detail.changeId)).toEqual([`${leadId}:v1`, `${leadId}:v2`, `${leadId}:v4`]);
-    expect(crmOf(leadId).map((c) => [c.state, c.version])).toEqual([
+    expect(published(entityId).map((e) => e.detail.changeId)).toEqual([`${entityId}:v1`, `${entityId}:v2`, `${entityId}:v4`]);
+    expect(crmOf(entityId).map((c) => [c.state, c.version])).toEqual([
       ['outreach', 1],
       ['engaged', 2],
       ['meeting_booked', 4],
@@ -52,11 +52,11 @@ describe('the outbox', () => {
   });
 
   it('retries a failed put to the bus, then dead-letters the batch after the retries: nothing is dropped silently', async () => {
-    const leadId = 'outbox-retried';
+    const entityId = 'outbox-retried';
     session.pipe.failNextPuts(3); // fewer failures than the pipe's retries
-    await session.put([ev(leadId, 0, 'agent.message_sent', 10)]);
+    await session.put([ev(entityId, 0, 'agent.message_sent', 10)]);
     await session.drain();
-    expect(published(leadId).map((e) => e.detail.changeId)).toEqual([`${leadId}:v1`]);
+    expect(published(entityId).map((e) => e.detail.changeId)).toEqual([`${entityId}:v1`]);
 
     const lost = 'outbox-dead-lettered';
     session.pipe.failNextPuts(1000);
@@ -70,20 +70,20 @@ describe('the outbox', () => {
   });
 
   it('publishes only outbox items, exactly the changes (logged-only events publish nothing)', async () => {
-    const leadId = 'outbox-only-changes';
+    const entityId = 'outbox-only-changes';
     const before = session.pipe.published;
-    await session.put([ev(leadId, 0, 'agent.message_sent', 30)]);
+    await session.put([ev(entityId, 0, 'agent.message_sent', 30)]);
     await session.drain();
-    await session.put([ev(leadId, 1, 'agent.message_sent', 31)]); // logged only: no change
+    await session.put([ev(entityId, 1, 'agent.message_sent', 31)]); // logged only: no change
     await session.drain();
-    expect(published(leadId).map((e) => e.detail.changeId)).toEqual([`${leadId}:v1`]);
+    expect(published(entityId).map((e) => e.detail.changeId)).toEqual([`${entityId}:v1`]);
     expect(session.pipe.published - before).toBe(1);
   });
 });
 
 describe('the outbox publisher (pipe enrichment)', () => {
   it('turns new outbox items into lead.state_changed details and refuses anything else', async () => {
-    const local = await LifecycleSession.start({ store: 'memory', agentConfig: loadAgentConfig('attend-meeting') });
+    const local = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory', agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
     try {
       await local.put([ev('enrich', 0, 'agent.message_sent', 0)]);
       await local.drain();
@@ -92,10 +92,10 @@ describe('the outbox publisher (pipe enrichment)', () => {
     }
     // The in-memory store's stream went through the same pipe: the change reached the CRM.
     expect(() => changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'STATE' } } } }])).toThrow(InvalidInputError);
-    expect(() => changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'OUTBOX#0000000001' }, detail: { M: { leadId: { S: 'x' } } } } } }])).toThrow(
+    expect(() => changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'OUTBOX#0000000001' }, detail: { M: { entityId: { S: 'x' } } } } } }])).toThrow(
       /outbox item LEAD#x\/OUTBOX#0000000001/,
     );
     expect(() => changesOf({ not: 'a list' })).toThrow(InvalidInputError);
-    expect(local.crm.calls).toMatchObject([{ leadId: 'enrich', state: 'outreach', version: 1 }]);
+    expect(local.crm.calls).toMatchObject([{ entityId: 'enrich', state: 'outreach', version: 1 }]);
   });
 });

@@ -9,11 +9,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
-import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { LEAD_EVENT_TYPES, type LeadSnapshot, type LifecycleEvent, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { loadStateName } from '../../infra/constructs/lifecycle-workflow.ts';
+import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
-const config = loadAgentConfig('attend-meeting');
+const config = loadAgentConfig('attend-meeting', 'lead-lifecycle');
 const T0 = Date.parse('2025-03-01T09:00:00Z');
 let ddb: DynamoDbLocal;
 let session: LifecycleSession;
@@ -21,7 +22,7 @@ let runs = 0;
 
 beforeAll(async () => {
   ddb = await startDynamoDbLocal();
-  session = await LifecycleSession.start({ dynamo: ddb, agentConfig: config });
+  session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: config });
 });
 afterAll(async () => {
   await session?.stop();
@@ -32,9 +33,9 @@ const isRaised = (e: LoggedEvent) => e.detail?.triggeredBy !== undefined && e.id
 const applied = (e: LoggedEvent) => e.stateBefore !== e.stateAfter || e.actions.some((a) => a.type !== 'refuse');
 
 /** Every invariant of a lead after `sentIds` were put (in any order, any number of times). */
-async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapshot: LeadSnapshot; log: LoggedEvent[] }> {
+async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapshot: EntitySnapshot; log: LoggedEvent[] }> {
   const def = session.definition;
-  const snapshot = (await session.store.getLead(leadId))!;
+  const snapshot = (await session.store.getEntity(leadId))!;
   const log = await session.store.listEvents(leadId);
   expect(def.leaves).toContain(snapshot.state);
   for (const e of log) expect([e.stateBefore, e.stateAfter].every((s) => def.leaves.includes(s))).toBe(true);
@@ -48,7 +49,7 @@ async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapsh
   let replayed = initialSnapshot(def);
   const relogged: LoggedEvent[] = [];
   for (const { id, type, time, detail } of triggers) {
-    const r = applyEvent(def, replayed, { id, leadId, type, time, ...(detail && { detail }) }, config);
+    const r = applyEvent(def, replayed, { id, entityId: leadId, type, time, ...(detail && { detail }) }, config);
     replayed = r.snapshot;
     relogged.push(...r.events);
   }
@@ -56,14 +57,14 @@ async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapsh
   expect(replayed).toEqual(snapshot);
 
   // The CRM's newest update is the final position, whatever order the listeners ran in.
-  const newest = session.crm.calls.filter((c) => c.leadId === leadId).sort((a, b) => b.version - a.version)[0];
+  const newest = session.crm.calls.filter((c) => c.entityId === leadId).sort((a, b) => b.version - a.version)[0];
   expect(newest?.state ?? def.initial).toBe(snapshot.state);
   if (newest) expect(newest.followUpsStopped).toBe(snapshot.context.followUpsStopped);
   return { snapshot, log };
 }
 
 const eventArb: fc.Arbitrary<{ type: string; detail?: Record<string, unknown> }> = fc.oneof(
-  fc.constantFrom(...LEAD_EVENT_TYPES.filter((t) => t !== 'crm.state_set')).map((type) => ({ type })),
+  fc.constantFrom(...loadLifecycle('lead-lifecycle').events.filter((t) => t !== 'crm.state_set')).map((type) => ({ type })),
   fc.constantFrom('engaged', 'meeting_booked', 'no_show', 'deal_closed', 'goal_hit', 'conversation_stopped', 'hot').map((state) => ({ type: 'crm.state_set', detail: { state } })),
   fc.constant({ type: 'lead.sneezed' }),
 );
@@ -82,7 +83,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
           const time = new Date(T0 + b * 60_000).toISOString();
           const earlier = [...sent];
           const events = batch.flatMap((step, i): LifecycleEvent[] => {
-            if ('new' in step) return [{ id: `${leadId}-${b}-${i}`, leadId, time, ...step.new }];
+            if ('new' in step) return [{ id: `${leadId}-${b}-${i}`, entityId: leadId, time, ...step.new }];
             return earlier.length ? [earlier[step.redeliver % earlier.length]!] : [];
           });
           sent.push(...events.filter((e) => !sent.includes(e)));
@@ -93,7 +94,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
         // Only redeliveries of nothing: no event was put, so there is no lead. The property must
         // return nothing: fast-check reads any returned value but `true`/`undefined` as a failure.
         if (sent.length === 0) {
-          expect(await session.store.getLead(leadId)).toBeUndefined();
+          expect(await session.store.getEntity(leadId)).toBeUndefined();
           return;
         }
         await checkLead(leadId, new Set(sent.map((e) => e.id)));
@@ -107,7 +108,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
   it('loses no update when 20 events for one lead arrive at once', async () => {
     const leadId = 'concurrent-20';
     const types = ['agent.message_sent', 'lead.message_sent', 'link.clicked', 'follow_ups.exhausted', 'meeting.booked', 'meeting.missed', 'lead.opted_out', 'callback.received'];
-    const events: LifecycleEvent[] = types.flatMap((type, t) => [0, 1, 2].map((k) => ({ id: `${leadId}-${t}-${k}`, leadId, type, time: '2025-03-02T09:00:00Z' }))).slice(0, 20);
+    const events: LifecycleEvent[] = types.flatMap((type, t) => [0, 1, 2].map((k) => ({ id: `${leadId}-${t}-${k}`, entityId: leadId, type, time: '2025-03-02T09:00:00Z' }))).slice(0, 20);
     const before = session.executions.length;
     await session.put(events);
     await session.drain();
@@ -117,13 +118,13 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
     expect(mine).toHaveLength(20);
     expect(mine.every((e) => e.status === 'SUCCEEDED')).toBe(true);
     // They did contend: some re-read after a version conflict.
-    const loads = mine.map((e) => e.events.filter((h) => h.stateEnteredEventDetails?.name === 'LoadLead').length);
+    const loads = mine.map((e) => e.events.filter((h) => h.stateEnteredEventDetails?.name === loadStateName(session.definition)).length);
     expect(Math.max(...loads)).toBeGreaterThan(1);
   });
 
   it('changes nothing when EventBridge redelivers an event, even concurrently with itself', async () => {
     const leadId = 'redelivered';
-    await session.put([{ id: `${leadId}-1`, leadId, type: 'agent.message_sent', time: '2025-03-03T09:00:00Z' }]);
+    await session.put([{ id: `${leadId}-1`, entityId: leadId, type: 'agent.message_sent', time: '2025-03-03T09:00:00Z' }]);
     await session.drain();
     // A redelivery carries the same envelope (same EventBridge id); no producer eventId here.
     const envelope = {
@@ -143,7 +144,7 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
     const after = await checkLead(leadId, new Set([`${leadId}-1`, 'eb-redelivered']));
     const again = await session.runtime.startExecution('lead-lifecycle', envelope);
     expect(again.events.some((h) => h.stateEnteredEventDetails?.name === 'Duplicate')).toBe(true);
-    expect(await session.store.getLead(leadId)).toEqual(after.snapshot);
+    expect(await session.store.getEntity(leadId)).toEqual(after.snapshot);
     expect(await session.store.listEvents(leadId)).toEqual(after.log);
   });
 });

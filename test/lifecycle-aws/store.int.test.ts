@@ -2,19 +2,19 @@
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
-import { dynamoLeadStore, type LeadStore } from '../../lambdas/lifecycle/store.ts';
+import { dynamoLifecycleStore, type LifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import { describeLeadStore, freshLead, record } from './store-conformance.ts';
 import { lifecycleApp } from './support.ts';
 
 let ddb: DynamoDbLocal;
-let store: LeadStore;
+let store: LifecycleStore;
 let table: string;
 
 beforeAll(async () => {
   ddb = await startDynamoDbLocal();
   const names = await createTablesFromTemplate(ddb.client, lifecycleApp().template);
   table = Object.values(names)[0]!;
-  store = dynamoLeadStore(ddb.client, table);
+  store = dynamoLifecycleStore(ddb.client, table);
 });
 afterAll(() => ddb?.stop());
 
@@ -23,13 +23,13 @@ describeLeadStore('DynamoDB Local', () => store);
 describe('DynamoDB layout', () => {
   it('keeps the projection, one item per event and a marker per trigger id under the lead key', async () => {
     const lead = freshLead();
-    await record(store, { id: 'e1', leadId: lead, type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' });
-    await record(store, { id: 'e2', leadId: lead, type: 'meeting.booked', time: '2025-01-06T10:00:00Z' });
+    await record(store, { id: 'e1', entityId: lead, type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' });
+    await record(store, { id: 'e2', entityId: lead, type: 'meeting.booked', time: '2025-01-06T10:00:00Z' });
     const { Items: items = [] } = await DynamoDBDocumentClient.from(ddb.client).send(
-      new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `LEAD#${lead}` } }),
+      new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ENTITY#${lead}` } }),
     );
     expect(items.map((i) => i.sk)).toEqual(['EVT#0000000001', 'EVT#0000000002', 'EVT#0000000003', 'ID#e1', 'ID#e2', 'STATE']);
-    expect(items.find((i) => i.sk === 'ID#e2')).toEqual({ pk: `LEAD#${lead}`, sk: 'ID#e2', seq: 2 });
-    expect(items.find((i) => i.sk === 'STATE')).toMatchObject({ leadId: lead, state: 'meeting_booked', eventCount: 3, lastEventTime: '2025-01-06T10:00:00Z' });
+    expect(items.find((i) => i.sk === 'ID#e2')).toEqual({ pk: `ENTITY#${lead}`, sk: 'ID#e2', seq: 2 });
+    expect(items.find((i) => i.sk === 'STATE')).toMatchObject({ entityId: lead, state: 'meeting_booked', eventCount: 3, lastEventTime: '2025-01-06T10:00:00Z' });
   });
 });

@@ -3,11 +3,11 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/li
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import { conflictBackoffMs, dynamoLeadStore, memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import { conflictBackoffMs, dynamoLifecycleStore, memoryLifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import { initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { describeLeadStore } from './store-conformance.ts';
 
-const store = memoryLeadStore();
+const store = memoryLifecycleStore();
 describeLeadStore('memory', () => store);
 
 describe('conflictBackoffMs', () => {
@@ -19,21 +19,21 @@ describe('conflictBackoffMs', () => {
   });
 });
 
-describe('dynamoLeadStore.load', () => {
+describe('dynamoLifecycleStore.load', () => {
   const doc = mockClient(DynamoDBDocumentClient);
   afterEach(() => {
     doc.reset();
     vi.useRealTimers();
   });
   afterAll(() => doc.restore());
-  const key = (sk: string) => ({ pk: 'LEAD#l1', sk });
-  const snapshot = { ...initialSnapshot(loadLifecycle()), eventCount: 1, version: 2 };
-  const leads = () => dynamoLeadStore(new DynamoDBClient({ region: 'eu-west-1' }), 'leads');
+  const key = (sk: string) => ({ pk: 'ENTITY#l1', sk });
+  const snapshot = { ...initialSnapshot(loadLifecycle('lead-lifecycle')), eventCount: 1, version: 2 };
+  const leads = () => dynamoLifecycleStore(new DynamoDBClient({ region: 'eu-west-1' }), 'leads');
 
   it('reads the projection and the event id marker in one consistent BatchGetItem, asking again for keys left unprocessed', async () => {
     doc
       .on(BatchGetCommand)
-      .resolvesOnce({ Responses: { leads: [{ ...key('STATE'), leadId: 'l1', ...snapshot }] }, UnprocessedKeys: { leads: { Keys: [key('ID#e1')], ConsistentRead: true } } })
+      .resolvesOnce({ Responses: { leads: [{ ...key('STATE'), entityId: 'l1', ...snapshot }] }, UnprocessedKeys: { leads: { Keys: [key('ID#e1')], ConsistentRead: true } } })
       .resolvesOnce({ Responses: { leads: [{ ...key('ID#e1'), seq: 1 }] } });
     expect(await leads().load('l1', 'e1')).toEqual({ snapshot, duplicate: true });
     expect(doc.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems)).toEqual([

@@ -1,23 +1,27 @@
-/** Shared by the lifecycle-aws tests: the lifecycle stack, synthesized once per process. */
+/** Shared by the lifecycle-aws tests: the lead lifecycle's stack, synthesized once per process. */
 import { App } from 'aws-cdk-lib';
 import { synthesize, type SynthesizedApp } from '../../infra/local/synth.ts';
 import type { CfnTemplate } from '../../infra/local/tokens.ts';
-import { LeadLifecycleStack, leadLifecycleStackName } from '../../infra/stacks/lead-lifecycle-stack.ts';
+import { LifecycleStack, lifecycleStackName } from '../../infra/stacks/lifecycle-stack.ts';
+import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { exampleEnv } from '../support/config.ts';
 
 export type Json = Record<string, any>;
+
+/** The lifecycle these tests exercise: the lead example. */
+export const LEAD = 'lead-lifecycle';
+const stackName = lifecycleStackName(LEAD, 'dev');
 
 let dev: SynthesizedApp | undefined;
 
 /** The dev lifecycle stack as the local runtime sees it (asset bundling skipped). */
 export function lifecycleApp(): { app: SynthesizedApp; template: CfnTemplate } {
-  dev ??= synthesize((app) => new LeadLifecycleStack(app, leadLifecycleStackName(exampleEnv('dev')), { config: exampleEnv('dev') }));
-  return { app: dev, template: dev.templates[leadLifecycleStackName(exampleEnv('dev'))]! };
+  dev ??= synthesize((app) => new LifecycleStack(app, stackName, { config: exampleEnv('dev'), lifecycle: loadLifecycle(LEAD) }));
+  return { app: dev, template: dev.templates[stackName]! };
 }
 
 /** The dev lifecycle stack in its own app, for CDK assertions. */
-export function lifecycleStack(): { app: App; stack: LeadLifecycleStack } {
+export function lifecycleStack(): { app: App; stack: LifecycleStack } {
   const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] } });
-  const config = exampleEnv('dev');
-  return { app, stack: new LeadLifecycleStack(app, leadLifecycleStackName(config), { config }) };
+  return { app, stack: new LifecycleStack(app, stackName, { config: exampleEnv('dev'), lifecycle: loadLifecycle(LEAD) }) };
 }

@@ -1,16 +1,17 @@
 /** The lifecycle state machine's Task handlers, on the in-memory store. */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError, RouteMismatchError, VersionConflictError } from '../../lambdas/lib/errors.ts';
+import { EventTooLargeError, InvalidInputError, RouteMismatchError, VersionConflictError } from '../../lambdas/lib/errors.ts';
+import { MAX_EVENT_BYTES } from '../../lambdas/lifecycle/envelope.ts';
 import { createHandler as applyHandler, type ApplyEventOutput } from '../../lambdas/lifecycle/handlers/apply-event.ts';
-import { createHandler as loadHandler } from '../../lambdas/lifecycle/handlers/load-lead.ts';
+import { createHandler as loadHandler } from '../../lambdas/lifecycle/handlers/load-entity.ts';
 import { createHandler as persistHandler } from '../../lambdas/lifecycle/handlers/persist.ts';
 import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import { LOG_ONLY, routeOf } from '../../lambdas/lifecycle/routes.ts';
-import { memoryLeadStore } from '../../lambdas/lifecycle/store.ts';
+import { describeTransitions, routeOf, UNKNOWN_EVENT } from '../../lambdas/lifecycle/routes.ts';
+import { memoryLifecycleStore } from '../../lambdas/lifecycle/store.ts';
 import { initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
-const def = loadLifecycle();
-const env = { AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting')) };
+const def = loadLifecycle('lead-lifecycle');
+const env = { LIFECYCLE: def.name, AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting', 'lead-lifecycle')) };
 const envelope = (eventId: string, type: string, detail: Record<string, unknown> = {}) => ({
   id: `eb-${eventId}`,
   'detail-type': type,
@@ -20,81 +21,100 @@ const envelope = (eventId: string, type: string, detail: Record<string, unknown>
 });
 
 describe('routeOf', () => {
-  it('names the Task after the declaring state, the machine level after the lifecycle, and LogOnly when nothing handles the event', () => {
-    expect(routeOf(def, 'engaged', 'meeting.booked')).toBe('lead_qualification: meeting.booked');
-    expect(routeOf(def, 'cold', 'lead.message_sent')).toBe('cold: lead.message_sent');
-    expect(routeOf(def, 'renewal_due', 'goal.hit')).toBe('active: goal.hit');
-    expect(routeOf(def, 'goal_hit', 'crm.state_set')).toBe('lead-lifecycle: crm.state_set');
-    expect(routeOf(def, 'deal_closed', 'payment.initiated')).toBe(LOG_ONLY); // null override
-    expect(routeOf(def, 'opted_out', 'lead.opted_out')).toBe(LOG_ONLY); // goto to itself
-    expect(routeOf(def, 'idle', 'lead.sneezed')).toBe(LOG_ONLY);
+  it('names the Task after the event type, and Unknown event for a type outside the vocabulary', () => {
+    expect(routeOf(def, 'meeting.booked')).toBe('meeting.booked');
+    expect(routeOf(def, 'link.clicked')).toBe('link.clicked'); // known, handled nowhere: logged there
+    expect(routeOf(def, 'lead.sneezed')).toBe(UNKNOWN_EVENT);
+    expect(routeOf(def, 'constructor')).toBe(UNKNOWN_EVENT);
+  });
+
+  it('describes what an event does in each state, for the Task\'s Comment', () => {
+    expect(describeTransitions(def, 'meeting.missed')).toBe('meeting_booked → no_show; elsewhere logged only');
+    expect(describeTransitions(def, 'goal.hit')).toBe('every non-terminal state → goal_hit; elsewhere logged only');
+    expect(describeTransitions(def, 'crm.state_set')).toBe('every state → the leaf named by detail.state');
+    expect(describeTransitions(def, 'agent.message_sent')).toBe(
+      'idle → outreach; renewal_due → renewal_outreach; goal_hit, conversation_stopped → next conversation, outreach; elsewhere logged only',
+    );
+    expect(describeTransitions(def, 'link.clicked')).toBe('logged only in every state');
   });
 });
 
-describe('LoadLead, the transition Task and Persist', () => {
+describe('the load Task, the transition Task and Persist', () => {
   it('load a new lead in the initial state, apply, persist, and then see the event as a duplicate', async () => {
-    const store = memoryLeadStore();
-    const load = loadHandler({}, { store });
+    const store = memoryLifecycleStore();
+    const load = loadHandler(env, { store });
     const apply = applyHandler(env);
-    const persist = persistHandler({}, { store });
+    const persist = persistHandler(env, { store });
 
-    const loaded = await load({ envelope: envelope('e1', 'agent.message_sent', { channel: 'sms' }), attempt: 0 });
-    expect(loaded).toEqual({
-      event: { id: 'e1', leadId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z', detail: { channel: 'sms' } },
-      lead: initialSnapshot(def),
-      duplicate: false,
-    });
-    const applied: ApplyEventOutput = await apply({ route: 'idle: agent.message_sent', event: loaded.event, lead: loaded.lead });
+    const first = envelope('e1', 'agent.message_sent', { channel: 'sms' });
+    const loaded = await load(first);
+    expect(loaded).toEqual({ event: { id: 'e1', entityId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, entity: initialSnapshot(def), duplicate: false, attempt: 0 });
+    const applied: ApplyEventOutput = await apply({ route: 'agent.message_sent', envelope: first, entity: loaded.entity });
     expect(applied.snapshot).toMatchObject({ state: 'outreach', version: 1, eventCount: 1 });
     expect(applied.stateChanged).toMatchObject({ from: 'idle', to: 'outreach', canReceiveFollowUp: true });
-    expect(await persist({ leadId: 'lead-1', expectedEventCount: 0, snapshot: applied.snapshot, events: applied.events })).toEqual({ status: 'APPENDED' });
-    expect(await load({ envelope: envelope('e1', 'agent.message_sent'), attempt: 0 })).toMatchObject({ duplicate: true, lead: { state: 'outreach' } });
-    await expect(persist({ leadId: 'lead-1', expectedEventCount: 0, snapshot: applied.snapshot, events: applied.events })).resolves.toEqual({ status: 'DUPLICATE' });
+    // The state holds the event once: the trigger comes back without its detail, and Persist takes it from the envelope.
+    expect(applied.events[0]!.detail).toBeUndefined();
+    expect(await persist({ envelope: first, expectedEventCount: 0, snapshot: applied.snapshot, events: applied.events })).toEqual({ status: 'APPENDED' });
+    expect((await store.listEvents('lead-1'))[0]!.detail).toEqual({ channel: 'sms' });
+    expect(await load(envelope('e1', 'agent.message_sent'))).toMatchObject({ duplicate: true, entity: { state: 'outreach' } });
+    await expect(persist({ envelope: first, expectedEventCount: 0, snapshot: applied.snapshot, events: applied.events })).resolves.toEqual({ status: 'DUPLICATE' });
   });
 
   it('returns no state change for an event that is only logged', async () => {
     const apply = applyHandler(env);
-    const lead = { ...initialSnapshot(def), state: 'outreach', version: 1, eventCount: 1 };
-    const applied = await apply({ route: LOG_ONLY, event: { id: 'e2', leadId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, lead });
+    const entity = { ...initialSnapshot(def), state: 'outreach', version: 1, eventCount: 1 };
+    const applied = await apply({ route: 'agent.message_sent', envelope: envelope('e2', 'agent.message_sent'), entity });
     expect(applied).toMatchObject({ snapshot: { state: 'outreach', version: 1, eventCount: 2 }, stateChanged: null });
   });
 
-  it('refuses a route the statechart does not resolve for the lead state', async () => {
+  it('refuses a route that is not the one the statechart gives the event', async () => {
     const apply = applyHandler(env);
-    const event = { id: 'e1', leadId: 'lead-1', type: 'meeting.booked', time: '2025-01-06T09:00:00Z' };
-    await expect(apply({ route: 'engaged: meeting.booked', event, lead: { ...initialSnapshot(def), state: 'engaged' } })).rejects.toThrow(
-      new RouteMismatchError('meeting.booked in engaged was routed to "engaged: meeting.booked", the statechart says "lead_qualification: meeting.booked"'),
+    const booked = envelope('e1', 'meeting.booked');
+    await expect(apply({ route: 'meeting.missed', envelope: booked, entity: { ...initialSnapshot(def), state: 'engaged' } })).rejects.toThrow(
+      new RouteMismatchError('meeting.booked was routed to "meeting.missed", the statechart says "meeting.booked"'),
     );
-    await expect(apply({ route: LOG_ONLY, event, lead: { ...initialSnapshot(def), state: 'engaged' } })).rejects.toThrow(RouteMismatchError);
+    await expect(apply({ route: UNKNOWN_EVENT, envelope: booked, entity: initialSnapshot(def) })).rejects.toThrow(RouteMismatchError);
   });
 
   it('Persist throws VersionConflictError when someone appended first', async () => {
-    const store = memoryLeadStore();
+    const store = memoryLifecycleStore();
     const apply = applyHandler(env);
-    const persist = persistHandler({}, { store });
-    const first = await apply({ route: 'idle: agent.message_sent', event: { id: 'a', leadId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, lead: initialSnapshot(def) });
-    const second = await apply({ route: 'idle: lead.message_sent', event: { id: 'b', leadId: 'lead-1', type: 'lead.message_sent', time: '2025-01-06T09:00:00Z' }, lead: initialSnapshot(def) });
-    await persist({ leadId: 'lead-1', expectedEventCount: 0, ...first });
-    await expect(persist({ leadId: 'lead-1', expectedEventCount: 0, ...second })).rejects.toBeInstanceOf(VersionConflictError);
+    const persist = persistHandler(env, { store });
+    const [a, b] = [envelope('a', 'agent.message_sent'), envelope('b', 'lead.message_sent')];
+    const first = await apply({ route: 'agent.message_sent', envelope: a, entity: initialSnapshot(def) });
+    const second = await apply({ route: 'lead.message_sent', envelope: b, entity: initialSnapshot(def) });
+    await persist({ envelope: a, expectedEventCount: 0, ...first });
+    await expect(persist({ envelope: b, expectedEventCount: 0, ...second })).rejects.toBeInstanceOf(VersionConflictError);
   });
 
-  it('LoadLead waits a jittered backoff before a re-read after a conflict, and not before the first read', async () => {
+  it('the load Task waits a jittered backoff before a re-read after a conflict, and not before the first read', async () => {
     const waits: number[] = [];
-    const load = loadHandler({}, { store: memoryLeadStore(), sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
-    await load({ envelope: envelope('e1', 'agent.message_sent'), attempt: 0 });
-    await load({ envelope: envelope('e1', 'agent.message_sent'), attempt: 3 });
+    const load = loadHandler(env, { store: memoryLifecycleStore(), sleep: async (ms) => void waits.push(ms), random: () => 0.5 });
+    const first = await load(envelope('e1', 'agent.message_sent'));
+    expect(first.attempt).toBe(0);
+    // After a conflict the state holds the previous pass beside the envelope.
+    const again = await load({ ...envelope('e1', 'agent.message_sent'), loaded: { ...first, attempt: 2 }, error: { Error: 'VersionConflictError' } });
+    expect(again.attempt).toBe(3);
     expect(waits).toEqual([100]);
   });
 
+  it('refuses an event larger than a state can carry, before reading anything', async () => {
+    const load = loadHandler(env, { store: memoryLifecycleStore() });
+    const fits = envelope('big', 'lead.message_sent', { text: 'x'.repeat(MAX_EVENT_BYTES - 300) });
+    await expect(load(fits)).resolves.toMatchObject({ duplicate: false });
+    const over = envelope('big', 'lead.message_sent', { text: 'x'.repeat(MAX_EVENT_BYTES) });
+    await expect(load(over)).rejects.toThrow(EventTooLargeError);
+    await expect(load(over)).rejects.toThrow(/event eb-big \(lead.message_sent from stepwise.crm\) is \d+ bytes; a lifecycle applies events of at most 245760/);
+  });
+
   it('refuse input that cannot be processed, and need their environment only when invoked', async () => {
-    const load = loadHandler({}, { store: memoryLeadStore() });
-    await expect(load({ envelope: { id: 'x' }, attempt: 0 })).rejects.toThrow(InvalidInputError);
-    await expect(load({ envelope: envelope('e1', 'agent.message_sent') })).rejects.toThrow(/LoadLead input: attempt/);
-    await expect(loadHandler({})({ envelope: envelope('e1', 'agent.message_sent'), attempt: 0 })).rejects.toThrow('LEADS_TABLE is not set');
-    const event = { id: 'e1', leadId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' };
-    await expect(applyHandler({})({ route: 'idle: agent.message_sent', event, lead: initialSnapshot(def) })).rejects.toThrow('AGENT_CONFIG');
-    await expect(applyHandler({ AGENT_CONFIG: '{"goal":{"event":"goal.hit"}}' })({ route: 'idle: agent.message_sent', event, lead: initialSnapshot(def) })).rejects.toThrow(
-      /AGENT_CONFIG: goal/,
-    );
+    const load = loadHandler(env, { store: memoryLifecycleStore() });
+    await expect(load({ id: 'x' })).rejects.toThrow(InvalidInputError);
+    await expect(load({ ...envelope('e1', 'agent.message_sent'), detail: { eventId: 'e1' } })).rejects.toThrow(/detail\.leadId: missing: the event names no lead/);
+    await expect(loadHandler({ LIFECYCLE: def.name })(envelope('e1', 'agent.message_sent'))).rejects.toThrow('LIFECYCLE_TABLE is not set');
+    await expect(loadHandler({}, { store: memoryLifecycleStore() })(envelope('e1', 'agent.message_sent'))).rejects.toThrow('LIFECYCLE');
+    const input = { route: 'agent.message_sent', envelope: envelope('e1', 'agent.message_sent'), entity: initialSnapshot(def) };
+    await expect(applyHandler({ LIFECYCLE: def.name })(input)).rejects.toThrow('AGENT_CONFIG');
+    await expect(applyHandler({ LIFECYCLE: def.name, AGENT_CONFIG: '{"goal":{"event":"goal.hit"}}' })(input)).rejects.toThrow(/AGENT_CONFIG: goal/);
   });
 });

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../infra/local/lifecycle-session.ts';
 import { AgentConfigSchema, type AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { leadHistory } from '../../lambdas/lifecycle/queries.ts';
+import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { entityHistory } from '../../lambdas/lifecycle/queries.ts';
 import { timerName } from '../../lambdas/lifecycle/timers.ts';
 
 let ddb: DynamoDbLocal;
@@ -38,9 +38,9 @@ const LONG = [
   .join('\n');
 
 async function play(text: string, config: AgentConfig, until?: string) {
-  const session = await LifecycleSession.start({ dynamo: ddb, agentConfig: config });
+  const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: config });
   try {
-    await session.replay(parseReplayFile(text).timeline, { clock: true, ...(until && { until }) });
+    await session.replay(parseReplayFile(text, loadLifecycle('lead-lifecycle')).timeline, { clock: true, ...(until && { until }) });
   } finally {
     await session.stop();
   }
@@ -54,7 +54,7 @@ async function play(text: string, config: AgentConfig, until?: string) {
 describe('lead timers on the emulated scheduler', () => {
   it('one deterministic year: books, no-shows, goes cold after N days, is revived, closes, and gets renewal.due a year later', async () => {
     const session = await play(LONG, agent, '2026-05-01T00:00:00Z');
-    const lead = (await leadHistory(session.store, session.definition, 'lead-long'))!;
+    const lead = (await entityHistory(session.store, session.definition, 'lead-long'))!;
     expect(lead.events.map((e) => [e.time, e.type, `${e.stateBefore}>${e.stateAfter}`])).toEqual([
       ['2025-01-06T09:00:00Z', 'agent.message_sent', 'idle>outreach'],
       ['2025-01-06T12:00:00Z', 'lead.message_sent', 'outreach>engaged'],
@@ -93,7 +93,7 @@ describe('lead timers on the emulated scheduler', () => {
 
     // Deterministic: the same file plays to the same log and the same timers.
     const again = await play(LONG.replaceAll('lead-long', 'lead-long-2'), agent, '2026-05-01T00:00:00Z');
-    const second = (await leadHistory(again.store, again.definition, 'lead-long-2'))!;
+    const second = (await entityHistory(again.store, again.definition, 'lead-long-2'))!;
     expect(second.events.map((e) => [e.time, e.type, e.stateAfter, e.id.replaceAll(timerName('follow-up', 'lead-long-2'), 'T').replaceAll(timerName('renewal', 'lead-long-2'), 'R')])).toEqual(
       lead.events.map((e) => [e.time, e.type, e.stateAfter, e.id.replaceAll(timerName('follow-up', 'lead-long'), 'T').replaceAll(timerName('renewal', 'lead-long'), 'R')]),
     );
@@ -101,8 +101,8 @@ describe('lead timers on the emulated scheduler', () => {
 
   it("seed example with timers: the hand-off-cold agent's lead goes cold after its follow-ups and the conversation is stopped", async () => {
     const text = JSON.stringify({ id: 'h1', leadId: 'lead-handoff', type: 'agent.message_sent', time: '2025-02-03T09:00:00Z' });
-    const session = await play(text, loadAgentConfig('hand-off-cold'), '2025-03-01T00:00:00Z');
-    const lead = (await leadHistory(session.store, session.definition, 'lead-handoff'))!;
+    const session = await play(text, loadAgentConfig('hand-off-cold', 'lead-lifecycle'), '2025-03-01T00:00:00Z');
+    const lead = (await entityHistory(session.store, session.definition, 'lead-handoff'))!;
     expect(lead.events.map((e) => e.type)).toEqual(['agent.message_sent', 'agent.message_sent', 'agent.message_sent', 'agent.message_sent', 'follow_ups.exhausted', 'conversation.stopped']);
     expect(lead.events.at(-1)).toMatchObject({ time: '2025-02-20T09:00:00Z', stateBefore: 'cold', stateAfter: 'conversation_stopped' });
     expect(session.notifier.sent.map((n) => n.subject)).toEqual(['Lead lead-handoff: conversation stopped']);
@@ -120,7 +120,7 @@ describe('lead timers on the emulated scheduler', () => {
     // The agent has a renewal timer of one year: the v2 (first close) renewal is replaced by the v4 one; a v2 renewal.due
     // delivered anyway (the at-least-once race) is refused.
     const session = await play(`${closeThenMove}\n${JSON.stringify({ id: 'late', leadId: 'lead-stale', type: 'renewal.due', time: '2026-01-06T10:00:00Z', detail: { expectedVersion: 2 } })}`, agent, '2026-06-03T00:00:00Z');
-    const lead = (await leadHistory(session.store, session.definition, 'lead-stale'))!;
+    const lead = (await entityHistory(session.store, session.definition, 'lead-stale'))!;
     expect(lead.events.find((e) => e.id === 'late')).toMatchObject({ stateBefore: 'deal_closed', stateAfter: 'deal_closed', actions: [{ type: 'refuse', reason: 'stale: expected version 2, the lead is at version 4' }] });
     // Only the renewal set at the second close fired, a year after it.
     expect(session.scheduler.fired.filter((f) => f.kind === 'renewal').map((f) => f.dueAt)).toEqual(['2026-06-02T10:00:00Z']);
@@ -128,14 +128,14 @@ describe('lead timers on the emulated scheduler', () => {
   });
 
   it('without the clock, timers are set but never fire', async () => {
-    const session = await LifecycleSession.start({ store: 'memory', agentConfig: agent });
+    const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory', agentConfig: agent });
     try {
-      await session.replay(parseReplayFile(LONG).timeline);
+      await session.replay(parseReplayFile(LONG, loadLifecycle('lead-lifecycle')).timeline);
     } finally {
       await session.stop();
     }
     expect(session.scheduler.fired).toEqual([]);
     expect(session.scheduler.pending.map((t) => t.kind)).toEqual(['renewal']);
-    expect((await session.store.getLead('lead-long'))!.state).toBe('deal_closed');
+    expect((await session.store.getEntity('lead-long'))!.state).toBe('deal_closed');
   });
 });

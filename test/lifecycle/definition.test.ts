@@ -3,13 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DefinitionError, InvalidInputError } from '../../lambdas/lib/errors.ts';
-import { listAgentConfigs, loadAgentConfig, loadLifecycle, parseAgentConfig, parseLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { checkAgentConfig, listAgentConfigs, loadAgentConfig, loadLifecycle, parseAgentConfig, parseLifecycle } from '../../lambdas/lifecycle/loader.ts';
 import { pathOf } from '../../lambdas/lifecycle/transition.ts';
 import { def } from './support.ts';
 
 const MINI = `name: mini
 description: A small lifecycle.
 version: 1.0.0
+events: [agent.message_sent, lead.message_sent, goal.hit, conversation.stopped, follow_up.stopped, follow_ups.exhausted]
+features:
+  goals: true
+  followUps: { states: [working], sent: agent.message_sent, reply: lead.message_sent, exhausted: follow_ups.exhausted }
 initial: idle
 states:
   idle:
@@ -76,7 +80,7 @@ describe('the shipped lead lifecycle', () => {
       transition: { kind: 'goto', target: 'meeting_booked', actions: [] },
     });
     expect(def.handlers.engaged!['follow_up.stopped']).toEqual({ declaredIn: 'active', transition: { kind: 'stay', actions: ['stopFollowUps'] } });
-    expect(def.handlers.idle!['crm.state_set']).toEqual({ declaredIn: null, transition: { kind: 'fromDetail', field: 'state', actions: [] } });
+    expect(def.handlers.idle!['crm.state_set']).toEqual({ declaredIn: null, transition: { kind: 'fromDetail', field: 'state', actions: [], versionFrom: 'version', timeFrom: 'crmUpdatedAt' } });
     expect(def.handlers.goal_hit!['lead.message_sent']).toEqual({ declaredIn: 'goal_hit', transition: { kind: 'restart' } });
     // `payment.initiated: null` on deal_closed hides active's handler; a goto to self is no handler.
     expect(def.handlers.deal_closed!['payment.initiated']).toBeUndefined();
@@ -85,14 +89,14 @@ describe('the shipped lead lifecycle', () => {
   });
 
   it('is cached per process', () => {
-    expect(loadLifecycle()).toBe(def);
+    expect(loadLifecycle('lead-lifecycle')).toBe(def);
   });
 
   it('ships agent configs that all validate', () => {
-    const agents = listAgentConfigs();
+    const agents = listAgentConfigs('lead-lifecycle');
     expect(agents).toEqual(['attend-meeting', 'book-meeting', 'book-or-close', 'click-and-book', 'close-large-deal', 'hand-off-cold', 'nurture']);
-    for (const agent of agents) expect(() => loadAgentConfig(agent)).not.toThrow();
-    expect(loadAgentConfig('close-large-deal').goal).toEqual({ event: 'deal.closed', where: { value: { gte: 10000 } } });
+    for (const agent of agents) expect(() => loadAgentConfig(agent, 'lead-lifecycle')).not.toThrow();
+    expect(loadAgentConfig('close-large-deal', 'lead-lifecycle').goal).toEqual({ event: 'deal.closed', where: { value: { gte: 10000 } } });
   });
 });
 
@@ -138,6 +142,69 @@ describe('statechart validation', () => {
   }
 });
 
+describe('vocabulary, entity and features', () => {
+  const ORDER = `name: orders
+description: Orders.
+version: 1.0.0
+initial: new
+states:
+  new:
+    on:
+      order.placed: placed
+  placed:
+    on:
+      order.cancelled: cancelled
+  cancelled:
+    terminal: true
+`;
+
+  it('derives the vocabulary from the transitions, and the entity and sources from defaults, when the chart declares none', () => {
+    const orders = parseLifecycle(ORDER, 'orders.yaml');
+    expect(orders.events).toEqual(['order.placed', 'order.cancelled']);
+    expect(orders.entity).toEqual({ key: 'entityId', name: 'entity', plural: 'entities' });
+    expect(orders.sources).toEqual(['stepwise.replay']);
+    expect(orders.features).toEqual({ goals: false, crmSync: false });
+    const keyed = parseLifecycle(ORDER.replace('initial: new', 'entity: { key: orderId }\nsources: [shop.orders]\ninitial: new'), 'orders.yaml');
+    expect(keyed.entity).toEqual({ key: 'orderId', name: 'order', plural: 'orders' });
+    expect(keyed.sources).toEqual(['shop.orders', 'stepwise.replay']);
+  });
+
+  it('adds the scheduler as a source with timers, and the events a feature raises or applies to the vocabulary', () => {
+    expect(def.sources).toContain('stepwise.scheduler');
+    const mini = parseLifecycle(MINI.replace(/^events: .*\n/m, ''), 'mini.yaml');
+    expect(mini.events).toEqual(expect.arrayContaining(['goal.hit', 'conversation.stopped', 'follow_up.stopped', 'lead.message_sent', 'follow_ups.exhausted']));
+    expect(mini.sources).toEqual(['stepwise.replay', 'stepwise.scheduler']);
+  });
+
+  const cases: [string, string, string, string, RegExp][] = [
+    ['context actions without the followUps feature', ORDER, '      order.placed: placed', '      order.placed: { target: placed, actions: [stopFollowUps] }', /context actions need the followUps feature/],
+    ['a feature state that is no leaf', ORDER, 'initial: new', 'features: { notify: { states: [nowhere] } }\ninitial: new', /unknown state "nowhere"/],
+    ['a feature event outside the declared vocabulary', ORDER, 'initial: new', 'events: [order.placed, order.cancelled]\nfeatures: { renewals: { state: placed, event: order.renewed } }\ninitial: new', /unknown event "order.renewed"/],
+    ['a report naming an unknown event', ORDER, 'initial: new', 'reports: { paid: { label: paid, count: order.paid } }\ninitial: new', /unknown event "order.paid"/],
+    ['a report of two forms', ORDER, 'initial: new', 'reports: { x: { label: x, count: order.placed, rate: order.cancelled, of: order.placed } }\ninitial: new', /a report is exactly one of/],
+    ['a rate without what it is of', ORDER, 'initial: new', 'reports: { x: { label: x, rate: order.cancelled } }\ninitial: new', /a report is exactly one of/],
+    ['an entity key the envelope owns', ORDER, 'initial: new', 'entity: { key: eventId }\ninitial: new', /eventId/],
+    ['the lifecycle\'s own source', ORDER, 'initial: new', 'sources: [stepwise.lifecycle]\ninitial: new', /stepwise.lifecycle is what the lifecycle publishes/],
+    ['an event type that is no dotted word', ORDER, 'initial: new', 'events: [Order Placed]\ninitial: new', /dotted lowercase words/],
+    ['versionFrom without targetFromDetail', ORDER, '      order.placed: placed', '      order.placed: { target: placed, versionFrom: version }', /versionFrom and timeFrom belong beside targetFromDetail/],
+  ];
+  for (const [what, chart, from, to, message] of cases) {
+    it(`rejects ${what}, naming the file and field in one line`, () => {
+      expect(() => parseLifecycle(chart.replace(from, to), 'orders.yaml')).toThrow(message);
+      expect(() => parseLifecycle(chart.replace(from, to), 'orders.yaml')).toThrow(/^orders\.yaml: [^\n]+$/);
+    });
+  }
+
+  it('refuses an agent config that uses a feature its lifecycle does not enable', () => {
+    const orders = parseLifecycle(ORDER, 'orders.yaml');
+    const check = (value: unknown) => () => checkAgentConfig(parseAgentConfig(value, 'agents/x.json'), orders, 'agents/x.json');
+    expect(check({ goal: { event: 'order.placed' } })).toThrow('agents/x.json: goal: orders does not enable goals (features.goals in orders.yaml)');
+    expect(check({ goal: null, stopFollowUpsOn: [{ event: 'order.placed' }] })).toThrow(/stopFollowUpsOn: orders does not enable followUps/);
+    expect(check({ goal: null, timers: { renewalAfterDays: 30 } })).toThrow(/timers\.renewalAfterDays: orders does not enable renewals/);
+    expect(check({ goal: null })).not.toThrow();
+  });
+});
+
 describe('loading from disk', () => {
   const root = mkdtempSync(join(tmpdir(), 'stepwise-lifecycle-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -165,7 +232,7 @@ describe('loading from disk', () => {
 describe('agent config validation', () => {
   const error = (value: unknown) => {
     try {
-      parseAgentConfig(value, 'agent acme');
+      checkAgentConfig(parseAgentConfig(value, 'agent acme'), def, 'agent acme');
     } catch (e) {
       if (e instanceof DefinitionError) return `${e.field}: ${e.message.slice(`${e.file}: ${e.field}: `.length)}`;
       throw e;
@@ -178,8 +245,8 @@ describe('agent config validation', () => {
   });
 
   it('reports mistakes at their own path, also deep inside nested conditions', () => {
-    expect(error({ goal: { event: 'meeting.bookd' } })).toMatch(/^goal\.event: Invalid option/);
-    expect(error({ goal: { anyOf: [{ event: 'meeting.booked' }, { allOf: [{ event: 'deal.closd' }] }] } })).toMatch(/^goal\.anyOf\.1\.allOf\.0\.event: Invalid option/);
+    expect(error({ goal: { event: 'meeting.bookd' } })).toMatch(/^goal\.event: unknown event "meeting.bookd" \(known: agent.message_sent, /);
+    expect(error({ goal: { anyOf: [{ event: 'meeting.booked' }, { allOf: [{ event: 'deal.closd' }] }] } })).toMatch(/^goal\.anyOf\.1\.allOf\.0\.event: unknown event "deal.closd"/);
     expect(error({ goal: { event: 'goal.hit' } })).toMatch(/^goal\.event: goal.hit and follow_up.stopped are raised by conditions/);
     expect(error({ stopFollowUpsOn: [{ event: 'follow_up.stopped' }] })).toMatch(/^stopFollowUpsOn\.0\.event: /);
     expect(error({ goal: { event: 'meeting.booked', anyOf: [{ event: 'deal.closed' }] } })).toBe(

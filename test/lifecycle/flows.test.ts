@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import { InvalidInputError } from '../../lambdas/lib/errors.ts';
 import type { LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
-import { canReceiveFollowUp, initialSnapshot, leadStatus, transition } from '../../lambdas/lifecycle/transition.ts';
+import { canReceiveFollowUp, initialSnapshot, entityStatus, transition } from '../../lambdas/lifecycle/transition.ts';
 import { NO_GOAL, def, scriptedLead } from './support.ts';
 
 describe('seed flows', () => {
   it('meeting booked as goal: outreach, engaged, booked, goal hit', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting'));
+    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     expect(lead.snapshot.state).toBe('outreach');
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(true);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
     lead.send('lead.message_sent');
     expect(lead.snapshot.state).toBe('engaged');
     const booked = lead.send('meeting.booked');
@@ -22,7 +22,7 @@ describe('seed flows', () => {
     ]);
     expect(booked[1]!.detail).toEqual({ triggeredBy: 'lead-1-e3' });
     expect(booked[1]!.time).toBe(booked[0]!.time);
-    expect(leadStatus(def, lead.snapshot)).toEqual({
+    expect(entityStatus(def, lead.snapshot)).toEqual({
       state: 'goal_hit',
       path: 'goal_hit',
       context: { followUpsStopped: false },
@@ -34,17 +34,17 @@ describe('seed flows', () => {
   });
 
   it('Sparky revival: follow-ups exhaust, the lead goes cold, replies months later and books', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting'));
+    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('agent.message_sent'); // a follow-up: logged, no transition
     lead.send('follow_ups.exhausted');
     expect(lead.snapshot.state).toBe('cold');
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(false);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
     lead.send('agent.message_sent'); // a revival nudge: cold stays cold until the lead answers
     expect(lead.snapshot.state).toBe('cold');
     lead.send('lead.message_sent', { text: 'Sorry, been busy - still interested' }, '2025-06-01T10:00:00Z');
     expect(lead.snapshot.state).toBe('engaged');
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(true);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
     lead.send('meeting.booked');
     expect(lead.snapshot.state).toBe('goal_hit');
     expect(lead.log.find((e) => e.type === 'lead.message_sent')!.stateBefore).toBe('cold');
@@ -53,7 +53,7 @@ describe('seed flows', () => {
   });
 
   it('no-show rebooking with an attend-meeting goal: missed, re-engaged, rebooked, attended', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting'));
+    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     lead.send('meeting.booked');
@@ -71,21 +71,21 @@ describe('seed flows', () => {
   });
 
   it('opt-out then re-engagement: the conversation resumes when the lead messages back', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting'));
+    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     lead.send('lead.opted_out');
     expect(lead.snapshot.state).toBe('opted_out');
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(false);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
     lead.send('agent.message_sent'); // must not move an opted-out lead
     expect(lead.snapshot.state).toBe('opted_out');
     lead.send('lead.message_sent', { text: 'Actually, can we talk next week?' });
     expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 1, context: { followUpsStopped: false } });
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(true);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
   });
 
   it('follow-up reset on re-engagement: booked (stops follow-ups), no-show, re-engages, follow-ups resume', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting'));
+    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     const booked = lead.send('meeting.booked');
@@ -94,29 +94,29 @@ describe('seed flows', () => {
     expect(lead.snapshot.context.followUpsStopped).toBe(true);
     lead.send('meeting.missed');
     expect(lead.snapshot.state).toBe('no_show');
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(false);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
     const back = lead.send('lead.message_sent');
     expect(back).toHaveLength(1);
     expect(back[0]!.actions).toEqual([{ type: 'clearFollowUpStop' }]);
     expect(lead.snapshot).toMatchObject({ state: 'engaged', context: { followUpsStopped: false } });
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(true);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
   });
 
   it('follow-ups stopped by a link click while engaged stay stopped until the lead re-enters engaged', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting'));
+    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     lead.send('link.clicked', { url: 'https://example.com/book' });
     expect(lead.types().slice(-2)).toEqual(['link.clicked', 'follow_up.stopped']);
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(false);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
     lead.send('lead.message_sent'); // already engaged: no re-entry, follow-ups stay stopped
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(false);
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
     lead.send('link.clicked'); // already stopped: nothing more is raised
     expect(lead.types().filter((t) => t === 'follow_up.stopped')).toHaveLength(1);
   });
 
   it('a phrase match in the reply that re-engages the lead stops follow-ups again at once', () => {
-    const lead = scriptedLead(loadAgentConfig('close-large-deal'));
+    const lead = scriptedLead(loadAgentConfig('close-large-deal', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('follow_ups.exhausted');
     const reply = lead.send('lead.message_sent', { text: 'Please CALL ME tomorrow' });
@@ -150,7 +150,7 @@ describe('seed flows', () => {
   });
 
   it('non-goal termination: the client takes over when the lead goes cold', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting'));
+    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('follow_ups.exhausted');
     lead.send('conversation.stopped', { reason: 'client took over' });
@@ -162,7 +162,7 @@ describe('seed flows', () => {
   });
 
   it('human intervention to deal: a human takes over and closes via the CRM; every event is logged', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting'));
+    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     lead.send('conversation.stopped', { reason: 'human intervention' });
@@ -178,7 +178,7 @@ describe('seed flows', () => {
   });
 
   it('human closes the deal while the agent is still working the lead', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting'));
+    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     lead.send('deal.closed', { value: 8000, closedBy: 'human' });
@@ -186,7 +186,7 @@ describe('seed flows', () => {
   });
 
   it('re-entry after goal (upsell): conversation 2 starts fresh and keeps the history of conversation 1', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting'));
+    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     lead.send('link.clicked');
@@ -213,11 +213,11 @@ describe('seed flows', () => {
       'goal.hit',
     ]);
     expect(lead.snapshot.eventCount).toBe(lead.log.length);
-    expect(leadStatus(def, lead.snapshot)).toMatchObject({ conversation: 2, eventCount: 10, path: 'active.deal_closed' });
+    expect(entityStatus(def, lead.snapshot)).toMatchObject({ conversation: 2, eventCount: 10, path: 'active.deal_closed' });
   });
 
   it('re-entry by the lead: a reply after conversation_stopped starts conversation 2 in engaged', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting'));
+    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('conversation.stopped');
     lead.send('lead.message_sent');
@@ -226,14 +226,14 @@ describe('seed flows', () => {
   });
 
   it('renewals: the agent works the same lead for renewal without a new conversation', () => {
-    const lead = scriptedLead(loadAgentConfig('nurture'));
+    const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
     for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended', 'deal.closed']) lead.send(type);
     expect(lead.snapshot.state).toBe('deal_closed');
     lead.send('renewal.due', undefined, '2026-01-06T09:00:00Z');
     expect(lead.snapshot.state).toBe('renewal_due');
     lead.send('agent.message_sent');
     expect(lead.snapshot.state).toBe('renewal_outreach');
-    expect(canReceiveFollowUp(lead.snapshot)).toBe(false); // renewal messaging is not the qualification follow-up
+    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false); // renewal messaging is not the qualification follow-up
     lead.send('lead.message_sent');
     expect(lead.snapshot.state).toBe('renewal_engaged');
     lead.send('deal.closed', { value: 12000 });
@@ -252,7 +252,7 @@ describe('seed flows', () => {
   });
 
   it('payments: meeting attended, payment initiated, payment completed closes the deal', () => {
-    const lead = scriptedLead(loadAgentConfig('nurture'));
+    const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
     for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended']) lead.send(type);
     lead.send('payment.initiated', { amount: 900 });
     expect(lead.snapshot.state).toBe('payment_pending');
@@ -266,7 +266,7 @@ describe('seed flows', () => {
   });
 
   it('conditional goal: deal.closed counts only at value >= 10000', () => {
-    const lead = scriptedLead(loadAgentConfig('close-large-deal'));
+    const lead = scriptedLead(loadAgentConfig('close-large-deal', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('lead.message_sent');
     lead.send('deal.closed', { value: 5000 });
@@ -277,14 +277,14 @@ describe('seed flows', () => {
   });
 
   it('any-of goal: the first of meeting.booked or deal.closed', () => {
-    const lead = scriptedLead(loadAgentConfig('book-or-close'));
+    const lead = scriptedLead(loadAgentConfig('book-or-close', 'lead-lifecycle'));
     lead.send('lead.message_sent');
     lead.send('deal.closed');
     expect(lead.snapshot.state).toBe('goal_hit');
   });
 
   it('all-of goal: both events in the same conversation, in any order; progress resets with a new conversation', () => {
-    const lead = scriptedLead(loadAgentConfig('click-and-book'));
+    const lead = scriptedLead(loadAgentConfig('click-and-book', 'lead-lifecycle'));
     lead.send('agent.message_sent');
     lead.send('link.clicked', { url: 'https://acme.test/pricing' });
     expect(lead.snapshot.progress.matched).toEqual(['goal.0']);
@@ -300,7 +300,7 @@ describe('seed flows', () => {
   });
 
   it('no goal: the agent works the lead indefinitely and goal.hit is never raised', () => {
-    const lead = scriptedLead(loadAgentConfig('nurture'));
+    const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
     for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended', 'deal.closed', 'renewal.due']) lead.send(type);
     expect(lead.types()).not.toContain('goal.hit');
     expect(lead.snapshot.state).toBe('renewal_due');
@@ -318,14 +318,14 @@ describe('seed flows', () => {
 
 describe('transition', () => {
   const engaged = { ...initialSnapshot(def), state: 'engaged', version: 2, eventCount: 2 };
-  const booked: LifecycleEvent = { id: 'evt-9', leadId: 'lead-1', type: 'meeting.booked', time: '2025-03-01T10:00:00+01:00' };
+  const booked: LifecycleEvent = { id: 'evt-9', entityId: 'lead-1', type: 'meeting.booked', time: '2025-03-01T10:00:00+01:00' };
 
   it('returns the raised events without applying them', () => {
-    const r = transition(def, engaged, booked, loadAgentConfig('book-meeting'));
+    const r = transition(def, engaged, booked, loadAgentConfig('book-meeting', 'lead-lifecycle'));
     expect(r.snapshot).toMatchObject({ state: 'meeting_booked', version: 3, eventCount: 3 });
     expect(r.actions).toEqual([]);
     expect(r.emitted).toEqual([
-      { id: 'evt-9:goal.hit', leadId: 'lead-1', type: 'goal.hit', time: '2025-03-01T10:00:00+01:00', detail: { triggeredBy: 'evt-9' } },
+      { id: 'evt-9:goal.hit', entityId: 'lead-1', type: 'goal.hit', time: '2025-03-01T10:00:00+01:00', detail: { triggeredBy: 'evt-9' } },
     ]);
   });
 
@@ -337,7 +337,7 @@ describe('transition', () => {
   it('throws only for input that cannot be logged', () => {
     const bad: [unknown, RegExp][] = [
       [{ ...booked, id: '' }, /lifecycle event: id: /],
-      [{ ...booked, leadId: undefined }, /lifecycle event: leadId: /],
+      [{ ...booked, entityId: undefined }, /lifecycle event: entityId: /],
       [{ ...booked, time: 'yesterday' }, /lifecycle event: time: /],
       [{ ...booked, detail: 'x' }, /lifecycle event: detail: /],
     ];

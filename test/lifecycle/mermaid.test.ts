@@ -9,6 +9,9 @@ import { def } from './support.ts';
 const SMALL = `name: small
 description: Every kind of transition once.
 version: 1.0.0
+features:
+  goals: true
+  followUps: { states: [talking], sent: agent.message_sent, reply: agent.message_sent, exhausted: follow_ups.exhausted }
 initial: idle
 on:
   crm.state_set: { targetFromDetail: state }

@@ -4,22 +4,21 @@ import { describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { listAgentConfigs, loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import {
-  LEAD_EVENT_TYPES,
-  LeadSnapshotSchema,
+  EntitySnapshotSchema,
   LoggedEventSchema,
-  type LeadSnapshot,
+  type EntitySnapshot,
   type LifecycleEvent,
   type LoggedEvent,
 } from '../../lambdas/lifecycle/schema.ts';
-import { FOLLOW_UP_STATES, applyEvent, canReceiveFollowUp, initialSnapshot, transition } from '../../lambdas/lifecycle/transition.ts';
+import { applyEvent, canReceiveFollowUp, initialSnapshot, transition } from '../../lambdas/lifecycle/transition.ts';
 import { NO_GOAL, def } from './support.ts';
 
-const CONFIGS: AgentConfig[] = [NO_GOAL, ...listAgentConfigs().map((a) => loadAgentConfig(a))];
+const CONFIGS: AgentConfig[] = [NO_GOAL, ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle'))];
 
 type Draft = Pick<LifecycleEvent, 'type' | 'detail'>;
 
 const draft: fc.Arbitrary<Draft> = fc.oneof(
-  { arbitrary: fc.constantFrom(...LEAD_EVENT_TYPES).map((type): Draft => ({ type })), weight: 10 },
+  { arbitrary: fc.constantFrom(...def.events).map((type): Draft => ({ type })), weight: 10 },
   {
     arbitrary: fc
       .option(fc.constantFrom<unknown>(...def.leaves, 'active', 'lead_qualification', 'hot', 7), { nil: undefined })
@@ -38,7 +37,7 @@ const scenario = fc.record({
 });
 
 function events(drafts: readonly Draft[]): LifecycleEvent[] {
-  return drafts.map((d, i) => ({ id: `e${i}`, leadId: 'lead', time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), ...d }));
+  return drafts.map((d, i) => ({ id: `e${i}`, entityId: 'lead', time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), ...d }));
 }
 
 /** The event store's loop: skip ids already logged, apply, append. */
@@ -47,7 +46,7 @@ function store(config: AgentConfig, incoming: readonly LifecycleEvent[]) {
   const log: LoggedEvent[] = [];
   const ids = new Set<string>();
   const batches: LoggedEvent[][] = [];
-  const after: LeadSnapshot[] = [];
+  const after: EntitySnapshot[] = [];
   for (const event of incoming) {
     if (ids.has(event.id)) continue;
     const r = applyEvent(def, snapshot, event, config);
@@ -69,7 +68,7 @@ describe('lifecycle properties', () => {
         const { snapshot, log, after } = store(config, events(drafts));
         for (const s of [snapshot, ...after]) {
           expect(def.leaves).toContain(s.state);
-          expect(LeadSnapshotSchema.parse(s)).toEqual(s);
+          expect(EntitySnapshotSchema.parse(s)).toEqual(s);
         }
         for (const e of log) {
           expect(def.leaves).toContain(e.stateBefore);
@@ -152,9 +151,9 @@ describe('lifecycle properties', () => {
         const { batches, after } = store(config, events(drafts));
         batches.forEach((batch, i) => {
           const s = after[i]!;
-          if (canReceiveFollowUp(s)) expect(FOLLOW_UP_STATES).toContain(s.state);
+          if (canReceiveFollowUp(def, s)) expect(def.features.followUps!.states).toContain(s.state);
           const raisedStop = batch.some((e) => e.type === 'follow_up.stopped');
-          if (raisedStop) expect(canReceiveFollowUp(s)).toBe(false);
+          if (raisedStop) expect(canReceiveFollowUp(def, s)).toBe(false);
           const [trigger] = batch;
           if (trigger!.stateAfter === 'engaged' && trigger!.stateBefore !== 'engaged')
             expect(s.context.followUpsStopped).toBe(raisedStop);

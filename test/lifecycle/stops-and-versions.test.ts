@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AgentConfigSchema } from '../../lambdas/lifecycle/conditions.ts';
-import { checkConditionStates, loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
+import { checkAgentConfig, loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
 import { DefinitionError } from '../../lambdas/lib/errors.ts';
 import { def, scriptedLead } from './support.ts';
 
@@ -46,10 +46,10 @@ describe('configured conversation stops', () => {
   });
 
   it('the shipped hand-off-cold agent declares the seed example, and condition states must exist', () => {
-    expect(loadAgentConfig('hand-off-cold').stopConversationOn).toEqual([{ state: 'cold', sparky: false }]);
+    expect(loadAgentConfig('hand-off-cold', 'lead-lifecycle').stopConversationOn).toEqual([{ state: 'cold', sparky: false }]);
     const typo = AgentConfigSchema.parse({ stopConversationOn: [{ anyOf: [{ state: 'colt' }] }] });
-    expect(() => checkConditionStates(typo, def, 'agent x')).toThrow(DefinitionError);
-    expect(() => checkConditionStates(typo, def, 'agent x')).toThrow('agent x: stopConversationOn.0.anyOf.0.state: "colt" is not a state of lead-lifecycle');
+    expect(() => checkAgentConfig(typo, def, 'agent x')).toThrow(DefinitionError);
+    expect(() => checkAgentConfig(typo, def, 'agent x')).toThrow('agent x: stopConversationOn.0.anyOf.0.state: "colt" is not a state of lead-lifecycle');
   });
 });
 
@@ -91,17 +91,17 @@ describe("CRM sets ordered by the CRM's own time", () => {
   it('refuses a set older than the newest applied one, applies equal or newer ones, and keeps the time across conversations', () => {
     const lead = scriptedLead(AgentConfigSchema.parse({}));
     lead.send('crm.state_set', { state: 'meeting_booked', crmUpdatedAt: '2025-01-06T10:00:00Z' });
-    expect(lead.snapshot).toMatchObject({ state: 'meeting_booked', crmUpdatedAt: '2025-01-06T10:00:00Z' });
+    expect(lead.snapshot).toMatchObject({ state: 'meeting_booked', placedAt: '2025-01-06T10:00:00Z' });
     const late = lead.send('crm.state_set', { state: 'engaged', crmUpdatedAt: '2025-01-06T09:59:59Z' });
-    expect(late[0]!.actions).toEqual([{ type: 'refuse', reason: 'crm.state_set: CRM time 2025-01-06T09:59:59Z is older than the newest CRM set applied (2025-01-06T10:00:00Z)' }]);
+    expect(late[0]!.actions).toEqual([{ type: 'refuse', reason: 'crm.state_set: detail.crmUpdatedAt 2025-01-06T09:59:59Z is older than the newest one applied (2025-01-06T10:00:00Z)' }]);
     expect(lead.snapshot.state).toBe('meeting_booked');
     lead.send('crm.state_set', { state: 'goal_hit', crmUpdatedAt: '2025-01-06T10:00:00Z' });
     lead.send('crm.state_set', { state: 'engaged', crmUpdatedAt: '2025-01-07T10:00:00+01:00' });
-    expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 2, crmUpdatedAt: '2025-01-07T10:00:00+01:00' });
+    expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 2, placedAt: '2025-01-07T10:00:00+01:00' });
     expect(lead.send('crm.state_set', { state: 'cold', crmUpdatedAt: 'yesterday' })[0]!.actions[0]).toMatchObject({ type: 'refuse' });
     // An invalid target is refused and does not move the CRM's clock.
     lead.send('crm.state_set', { state: 'hot', crmUpdatedAt: '2025-02-01T00:00:00Z' });
-    expect(lead.snapshot.crmUpdatedAt).toBe('2025-01-07T10:00:00+01:00');
+    expect(lead.snapshot.placedAt).toBe('2025-01-07T10:00:00+01:00');
   });
 });
 

@@ -1,10 +1,10 @@
 /** Shared by the lifecycle tests: the shipped definition and a scripted lead. */
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import type { LeadSnapshot, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 
-export const def = loadLifecycle();
+export const def = loadLifecycle('lead-lifecycle');
 
 export const NO_GOAL: AgentConfig = { goal: null, stopFollowUpsOn: [] };
 
@@ -15,20 +15,20 @@ const HOUR = 3_600_000;
  * A lead driven through `applyEvent` the way the event store will: each call appends the logged
  * events and keeps the snapshot. Event n gets id `<lead>-e<n>` and time T0 + n hours unless `at` is given.
  */
-export function scriptedLead(config: AgentConfig, leadId = 'lead-1', start: LeadSnapshot = initialSnapshot(def)) {
+export function scriptedLead(config: AgentConfig, entityId = 'lead-1', start: EntitySnapshot = initialSnapshot(def)) {
   let snapshot = start;
   const log: LoggedEvent[] = [];
   let n = 0;
   return {
     send(type: string, detail?: Record<string, unknown>, at?: string): LoggedEvent[] {
       n += 1;
-      const event: LifecycleEvent = { id: `${leadId}-e${n}`, leadId, type, time: at ?? new Date(T0 + n * HOUR).toISOString(), ...(detail && { detail }) };
+      const event: LifecycleEvent = { id: `${entityId}-e${n}`, entityId, type, time: at ?? new Date(T0 + n * HOUR).toISOString(), ...(detail && { detail }) };
       const r = applyEvent(def, snapshot, event, config);
       snapshot = r.snapshot;
       log.push(...r.events);
       return r.events;
     },
-    get snapshot(): LeadSnapshot {
+    get snapshot(): EntitySnapshot {
       return snapshot;
     },
     log,

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LocalScheduler } from '../../infra/local/scheduler.ts';
 import { AgentConfigSchema, type AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import type { LeadSnapshot, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
 import { FollowUpDueSchema, decideFollowUp, restampTimer, timersForChange, type TimerRequest } from '../../lambdas/lifecycle/timers.ts';
 import { applyEvent, canReceiveFollowUp, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
@@ -25,7 +25,7 @@ interface Sent {
   version: number;
   setAt: string;
   followUp: number;
-  lead: LeadSnapshot;
+  lead: EntitySnapshot;
 }
 
 /** One lead under the wired planner; returns what happened. */
@@ -45,7 +45,7 @@ async function simulate(config: AgentConfig, steps: ({ type: string; detail?: Re
     const change = stateChangeOf(def, lead, r);
     lead = r.snapshot;
     if (change) {
-      const plan = timersForChange(timers, change);
+      const plan = timersForChange(def, timers, change);
       for (const name of plan.cancel) await scheduler.cancel(name);
       for (const request of plan.set) await scheduler.set(request);
       for (const { name, version } of plan.restamp) {
@@ -60,7 +60,7 @@ async function simulate(config: AgentConfig, steps: ({ type: string; detail?: Re
       const detail = { ...t.delivery.detail, timer: t.stamp };
       if (t.delivery.detailType === 'follow_up.due') {
         const due = FollowUpDueSchema.parse(detail);
-        const decision = decideFollowUp(timers, due, lead, log.filter((e) => e.type === 'lead.message_sent').at(-1)?.time);
+        const decision = decideFollowUp(def, timers, due, lead, log.filter((e) => e.type === 'lead.message_sent').at(-1)?.time);
         if (decision.outcome === 'stale') stale.push(`${t.name} ${decision.reason}`);
         if (decision.outcome === 'send') {
           if (!sent.some((s) => s.key === decision.event.id)) sent.push({ key: decision.event.id, version: due.timer.version, setAt: due.timer.setAt, followUp: decision.followUp, lead: structuredClone(lead) });
@@ -70,12 +70,12 @@ async function simulate(config: AgentConfig, steps: ({ type: string; detail?: Re
         if ((decision.outcome === 'send' || decision.outcome === 'restarted') && decision.next) await scheduler.set(decision.next);
       } else {
         const { eventId, leadId: _l, ...rest } = detail as unknown as { eventId: string; leadId: string };
-        await apply({ id: eventId, leadId: 'lead', type: t.delivery.detailType, time: t.dueAt, detail: rest });
+        await apply({ id: eventId, entityId: 'lead', type: t.delivery.detailType, time: t.dueAt, detail: rest });
       }
     },
   });
   const checkLiveness = (when: string) => {
-    if (canReceiveFollowUp(lead) && timers.coldAfterDays !== null && !scheduler.pending.some((p) => p.kind === 'follow-up'))
+    if (canReceiveFollowUp(def, lead) && timers.coldAfterDays !== null && !scheduler.pending.some((p) => p.kind === 'follow-up'))
       livenessGaps.push(`${when}: ${lead.state} v${lead.version} has no follow-up timer`);
   };
   let n = 0;
@@ -84,7 +84,7 @@ async function simulate(config: AgentConfig, steps: ({ type: string; detail?: Re
       await scheduler.advanceTo(scheduler.now() + step.hours * HOUR, async () => checkLiveness(new Date(scheduler.now()).toISOString()));
     } else {
       await scheduler.advanceTo(scheduler.now() + 1000);
-      await apply({ id: `e${n++}`, leadId: 'lead', type: step.type, time: new Date(scheduler.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'), ...(step.detail && { detail: step.detail }) });
+      await apply({ id: `e${n++}`, entityId: 'lead', type: step.type, time: new Date(scheduler.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'), ...(step.detail && { detail: step.detail }) });
     }
     checkLiveness(`after ${JSON.stringify(step)}`);
   }
@@ -113,7 +113,7 @@ describe('lead timer properties', () => {
       fc.asyncProperty(configArb, fc.array(stepArb, { minLength: 5, maxLength: 40 }), async (config, steps) => {
         const { log, sent, stale, livenessGaps, scheduler } = await simulate(config, steps);
         for (const s of sent) {
-          expect(canReceiveFollowUp(s.lead), `follow-up ${s.key} sent to a lead in ${s.lead.state}`).toBe(true);
+          expect(canReceiveFollowUp(def, s.lead), `follow-up ${s.key} sent to a lead in ${s.lead.state}`).toBe(true);
           expect(s.lead.version).toBe(s.version);
           expect(s.followUp).toBeLessThanOrEqual(config.timers!.followUpHours.length);
         }

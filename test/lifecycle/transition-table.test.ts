@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
-import { LEAD_EVENT_TYPES, type LeadEventType } from '../../lambdas/lifecycle/schema.ts';
 import { initialSnapshot, transition } from '../../lambdas/lifecycle/transition.ts';
 import { NO_GOAL, def } from './support.ts';
 
@@ -15,7 +14,7 @@ type Cell = string;
 const STAY_STOP = '(stopFollowUps)';
 
 // Handlers every leaf under `active` has unless it overrides them.
-const ACTIVE: Partial<Record<LeadEventType, Cell>> = {
+const ACTIVE: Partial<Record<string, Cell>> = {
   'follow_up.stopped': STAY_STOP,
   'deal.closed': 'deal_closed',
   'payment.initiated': 'payment_pending',
@@ -28,7 +27,7 @@ const ACTIVE: Partial<Record<LeadEventType, Cell>> = {
 const QUALIFICATION = { ...ACTIVE, 'meeting.booked': 'meeting_booked', 'meeting.attended': 'meeting_attended' };
 const TERMINAL = { 'agent.message_sent': 'restart → outreach', 'lead.message_sent': 'restart → engaged', 'crm.state_set': 'detail.state' };
 
-const EXPECTED: Record<string, Partial<Record<LeadEventType, Cell>>> = {
+const EXPECTED: Record<string, Partial<Record<string, Cell>>> = {
   idle: {
     'agent.message_sent': 'outreach',
     'lead.message_sent': 'engaged',
@@ -54,7 +53,7 @@ const EXPECTED: Record<string, Partial<Record<LeadEventType, Cell>>> = {
   conversation_stopped: TERMINAL,
 };
 
-const cell = (leaf: string, event: LeadEventType): Cell => EXPECTED[leaf]![event] ?? '·';
+const cell = (leaf: string, event: string): Cell => EXPECTED[leaf]![event] ?? '·';
 
 describe('transition table', () => {
   it('covers exactly the leaves of the statechart', () => {
@@ -62,13 +61,13 @@ describe('transition table', () => {
   });
 
   for (const leaf of Object.keys(EXPECTED)) {
-    for (const event of LEAD_EVENT_TYPES) {
+    for (const event of def.events) {
       const expected = cell(leaf, event);
       it(`${leaf} + ${event} → ${expected}`, () => {
         const before = { ...initialSnapshot(def), state: leaf, version: 7, conversation: 3, eventCount: 20 };
         const crmTarget = leaf === 'renewal_engaged' ? 'cold' : 'renewal_engaged';
         const detail = event === 'crm.state_set' ? { state: crmTarget } : undefined;
-        const r = transition(def, before, { id: 'e', leadId: 'l', type: event, time: '2025-01-01T00:00:00Z', ...(detail && { detail }) }, NO_GOAL);
+        const r = transition(def, before, { id: 'e', entityId: 'l', type: event, time: '2025-01-01T00:00:00Z', ...(detail && { detail }) }, NO_GOAL);
         expect(r.emitted).toEqual([]);
         expect(r.snapshot.eventCount).toBe(21);
         const restart = /^restart → (\w+)$/.exec(expected);
@@ -97,9 +96,9 @@ describe('transition table', () => {
       .filter((l) => l.startsWith('|'))
       .map((l) => l.split('|').slice(1, -1).map((c) => c.trim().replaceAll('`', '')));
     const [header, , ...body] = rows;
-    expect(header!.slice(1)).toEqual([...LEAD_EVENT_TYPES]);
+    expect(header!.slice(1)).toEqual([...def.events]);
     const documented = Object.fromEntries(body.map(([leaf, ...cells]) => [leaf, cells.map((c) => c.replace(/\*$/, ''))]));
-    const expected = Object.fromEntries(Object.keys(EXPECTED).map((leaf) => [leaf, LEAD_EVENT_TYPES.map((e) => cell(leaf, e))]));
+    const expected = Object.fromEntries(Object.keys(EXPECTED).map((leaf) => [leaf, def.events.map((e) => cell(leaf, e))]));
     expect(documented).toEqual(expected);
   });
 });

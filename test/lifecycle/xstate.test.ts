@@ -9,7 +9,7 @@ import { assign, createMachine, initialTransition, setup, transition as xstateTr
 import { describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { listAgentConfigs, loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { LEAD_EVENT_TYPES, type LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
+import type { LifecycleEvent } from '../../lambdas/lifecycle/schema.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { DETAIL_EQUALS_GUARD, TERMINAL_TAG, XSTATE_ACTIONS, toXStateConfig } from '../../lambdas/lifecycle/xstate.ts';
 import { NO_GOAL, def } from './support.ts';
@@ -61,9 +61,9 @@ describe('toXStateConfig', () => {
   });
 });
 
-const CONFIGS: AgentConfig[] = [NO_GOAL, ...listAgentConfigs().map((a) => loadAgentConfig(a))];
+const CONFIGS: AgentConfig[] = [NO_GOAL, ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle'))];
 const eventArb: fc.Arbitrary<LeadEvent> = fc.oneof(
-  { arbitrary: fc.constantFrom(...LEAD_EVENT_TYPES).map((type) => ({ type })), weight: 12 },
+  { arbitrary: fc.constantFrom(...def.events).map((type) => ({ type })), weight: 12 },
   { arbitrary: fc.constantFrom<unknown>(...def.leaves, 'active', 'hot', 7, undefined).map((state) => ({ type: 'crm.state_set', ...(state !== undefined && { detail: { state } }) })), weight: 4 },
   { arbitrary: fc.integer({ min: 0, max: 20000 }).map((value) => ({ type: 'deal.closed', detail: { value } })), weight: 1 },
   { arbitrary: fc.constantFrom('hi', 'please call me').map((text) => ({ type: 'lead.message_sent', detail: { text } })), weight: 2 },
@@ -85,7 +85,7 @@ describe('differential: applyEvent and XState transition() on the exported machi
             echoes++;
             return;
           }
-          const event: LifecycleEvent = { id: `e${i}`, leadId: 'lead', time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), ...d };
+          const event: LifecycleEvent = { id: `e${i}`, entityId: 'lead', time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), ...d };
           const r = applyEvent(def, ours, event, config);
           // Raised events (goal.hit, follow_up.stopped, conversation.stopped) are ordinary events for XState.
           for (const logged of r.events) {

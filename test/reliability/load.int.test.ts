@@ -44,13 +44,13 @@ describe('lead load', () => {
 
   it('spreads events over leads in time order', () => {
     const events = leadEvents(6, 3);
-    expect(events.map((e) => e.leadId)).toEqual(['lead-0', 'lead-1', 'lead-2', 'lead-0', 'lead-1', 'lead-2']);
+    expect(events.map((e) => e.entityId)).toEqual(['lead-0', 'lead-1', 'lead-2', 'lead-0', 'lead-1', 'lead-2']);
     expect(events[3]!.time > events[0]!.time).toBe(true);
   });
 
   it('applies 2,000 lead events put 100 at a time: none lost, every lead equal to a sequential replay of its log', { timeout: 600_000 }, async () => {
-    const agentConfig = loadAgentConfig('attend-meeting');
-    session = await LifecycleSession.start({ agentConfig });
+    const agentConfig = loadAgentConfig('attend-meeting', 'lead-lifecycle');
+    session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', agentConfig });
     const report = await runLeadLoad(session, leadEvents(2000, 100), agentConfig);
     recordFigure('load (lead events)', formatLeadLoad(report));
     expect(report.unaccounted).toEqual([]);

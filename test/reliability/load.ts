@@ -13,8 +13,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
 import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { LEAD_EVENT_TYPES, type LifecycleEvent, type LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
+import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import type { LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
 import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
 import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
 
@@ -111,10 +111,10 @@ export interface LeadLoadReport {
 
 /** `count` lead events over `leads` leads, types in a fixed rotation (some refused in most states: those must be logged too). */
 export function leadEvents(count: number, leads: number, t0: number = Date.parse('2026-11-21T09:00:00Z')): LifecycleEvent[] {
-  const types = LEAD_EVENT_TYPES.filter((t) => t !== 'crm.state_set');
+  const types = loadLifecycle('lead-lifecycle').events.filter((t) => t !== 'crm.state_set');
   return Array.from({ length: count }, (_, i) => ({
     id: `load-${i}`,
-    leadId: `lead-${i % leads}`,
+    entityId: `lead-${i % leads}`,
     type: types[(i * 7 + Math.floor(i / leads)) % types.length]!,
     time: new Date(t0 + Math.floor(i / leads) * 1000).toISOString(),
   }));
@@ -139,18 +139,18 @@ export async function runLeadLoad(session: LifecycleSession, events: readonly Li
   const durations = executions.map((e) => (e.stopDate?.getTime() ?? e.startDate.getTime()) - e.startDate.getTime()).sort((a, b) => a - b);
   const unaccounted: string[] = [];
   const byLead = new Map<string, Set<string>>();
-  for (const e of events) (byLead.get(e.leadId) ?? byLead.set(e.leadId, new Set()).get(e.leadId)!).add(e.id);
+  for (const e of events) (byLead.get(e.entityId) ?? byLead.set(e.entityId, new Set()).get(e.entityId)!).add(e.id);
   const def = session.definition;
-  for (const [leadId, sent] of byLead) {
-    const snapshot = await session.store.getLead(leadId);
-    const log = await session.store.listEvents(leadId);
+  for (const [entityId, sent] of byLead) {
+    const snapshot = await session.store.getEntity(entityId);
+    const log = await session.store.listEvents(entityId);
     const triggers = log.filter((e) => !isRaised(e));
     const logged = new Set(triggers.map((e) => e.id));
-    for (const id of sent) if (!logged.has(id)) unaccounted.push(`${leadId}: event ${id} not in the log`);
-    if (triggers.length !== logged.size) unaccounted.push(`${leadId}: an event logged twice`);
+    for (const id of sent) if (!logged.has(id)) unaccounted.push(`${entityId}: event ${id} not in the log`);
+    if (triggers.length !== logged.size) unaccounted.push(`${entityId}: an event logged twice`);
     let replayed = initialSnapshot(def);
-    for (const { id, type, time, detail } of triggers) replayed = applyEvent(def, replayed, { id, leadId, type, time, ...(detail && { detail }) }, config).snapshot;
-    if (JSON.stringify(replayed) !== JSON.stringify(snapshot)) unaccounted.push(`${leadId}: the final state differs from a sequential replay of its log`);
+    for (const { id, type, time, detail } of triggers) replayed = applyEvent(def, replayed, { id, entityId, type, time, ...(detail && { detail }) }, config).snapshot;
+    if (JSON.stringify(replayed) !== JSON.stringify(snapshot)) unaccounted.push(`${entityId}: the final state differs from a sequential replay of its log`);
   }
   for (const failed of executions.filter((e) => e.status !== 'SUCCEEDED').slice(0, 5)) unaccounted.push(`execution ${failed.name}: ${failed.error?.Error ?? failed.status}: ${failed.error?.Cause?.slice(0, 200) ?? ''}`);
   return {
@@ -197,8 +197,8 @@ async function main(argv: string[]): Promise<number> {
     await session.close();
   }
   if (opts.leadEvents > 0) {
-    const agentConfig = loadAgentConfig('attend-meeting');
-    const leads = await LifecycleSession.start({ agentConfig });
+    const agentConfig = loadAgentConfig('attend-meeting', 'lead-lifecycle');
+    const leads = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', agentConfig });
     try {
       const report = await runLeadLoad(leads, leadEvents(opts.leadEvents, opts.leads), agentConfig, opts.concurrency);
       console.log(`load (lead events): ${formatLeadLoad(report)}`);

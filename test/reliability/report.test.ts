@@ -14,8 +14,8 @@ describe('the reliability report', () => {
       ['{"guarantee":"injection","figure":"1/116 escaped"}', '{"guarantee":"load","figure":"300 emails"}', '{"guarantee":"injection","figure":"0/116 escaped"}', ''].join('\n'),
     );
     expect(formatReport(readFigures(file))).toEqual({
-      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured', 'hostile replies quoting the sender: not measured', 'concurrent resumes: not measured'],
-      missing: ['hostile-model', 'hostile replies quoting the sender', 'concurrent resumes'],
+      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured', 'hostile replies quoting the sender: not measured', 'concurrent resumes: not measured', 'oversize lead events: not measured'],
+      missing: ['hostile-model', 'hostile replies quoting the sender', 'concurrent resumes', 'oversize lead events'],
     });
   });
 
@@ -42,6 +42,7 @@ describe('docs/guarantees.md', () => {
     expect(doc).toContain('`hostile-model: E/N escaped`');
     expect(doc).toContain('`hostile replies quoting the sender: X/N`');
     expect(doc).toContain('`concurrent resumes: 1 of N ran`');
+    expect(doc).toContain('`oversize lead events: N/N accounted`');
   });
 
   it('cites test files that exist and test names they contain', () => {

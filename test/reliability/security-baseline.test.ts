@@ -57,8 +57,8 @@ describe.each(['dev', 'prod'])('the %s app', (env) => {
   const { stacks } = synthApp(env);
   const all = Object.entries(allStacks(stacks));
 
-  it('has a workflow stack per workflow folder and the lifecycle stack', () => {
-    expect(all.map(([name]) => name)).toEqual(expect.arrayContaining(['warranty-email', 'leadLifecycle']));
+  it('has a workflow stack per workflow folder and a lifecycle stack per lifecycle folder', () => {
+    expect(all.map(([name]) => name)).toEqual(expect.arrayContaining(['warranty-email', 'lead-lifecycle']));
   });
 
   it.each(all.map(([name]) => name))('%s: cdk-nag AwsSolutions has no unacknowledged finding', (name) => {

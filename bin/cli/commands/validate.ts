@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { listAgentConfigs, loadAgentConfig, loadLifecycle } from '../../../lambdas/lifecycle/loader.ts';
+import { listAgentConfigs, listLifecycles, loadAgentConfig, loadLifecycle } from '../../../lambdas/lifecycle/loader.ts';
 import { STATEMACHINES_DIR } from '../../../lambdas/lib/project.ts';
 import { listWorkflows } from '../../../lambdas/lib/workflow/loader.ts';
-import { listLifecycles, projectEnvironment } from '../../../infra/project.ts';
+import { projectEnvironment } from '../../../infra/project.ts';
 import { validateWorkflow } from '../../../lambdas/lib/workflow/validate.ts';
 import { envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';

@@ -122,6 +122,17 @@ export interface HttpEndpoint {
 
 export const DEFAULT_EVENT_BUS = 'default';
 const MAX_ENTRIES = 10;
+/** PutEvents takes requests whose entries total less than 256 KiB (entry sizes as {@link entrySize} counts them). */
+export const MAX_PUT_EVENTS_BYTES = 256 * 1024;
+
+/**
+ * The size EventBridge counts of a PutEvents entry: 14 bytes for `Time` when given, and the UTF-8
+ * bytes of `Source`, `DetailType`, `Detail` and each of `Resources`.
+ */
+export function entrySize(entry: PutEventsEntry): number {
+  const utf8 = (text: string | undefined) => (text === undefined ? 0 : Buffer.byteLength(text, 'utf8'));
+  return (entry.Time === undefined ? 0 : 14) + utf8(entry.Source) + utf8(entry.DetailType) + utf8(entry.Detail) + (entry.Resources ?? []).reduce((n, r) => n + utf8(r), 0);
+}
 
 const Target = z.object({
   Id: z.string().min(1),
@@ -267,11 +278,14 @@ export class LocalEventBus {
   /**
    * Put up to 10 events, like the PutEvents API: an invalid entry fails alone (`ErrorCode`,
    * `ErrorMessage`), valid ones get an `EventId` and are delivered asynchronously.
-   * @throws InvalidInputError when there are no entries or more than 10 (the API rejects the whole call).
+   * @throws InvalidInputError when there are no entries or more than 10, or they total 256 KiB or
+   *   more (the API rejects the whole call: "Total size of the entries in the request is over the limit").
    */
   async putEvents(entries: readonly PutEventsEntry[]): Promise<PutEventsResult> {
     if (entries.length === 0 || entries.length > MAX_ENTRIES)
       throw new InvalidInputError(`PutEvents takes 1 to ${MAX_ENTRIES} entries, got ${entries.length}`);
+    const bytes = entries.reduce((n, e) => n + entrySize(e), 0);
+    if (bytes >= MAX_PUT_EVENTS_BYTES) throw new InvalidInputError(`Total size of the entries in the request is over the limit (${bytes} bytes, the limit is under ${MAX_PUT_EVENTS_BYTES})`);
     const results = entries.map((entry) => this.accept(entry));
     return { FailedEntryCount: results.filter((r) => r.ErrorCode).length, Entries: results };
   }

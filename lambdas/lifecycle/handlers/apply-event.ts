@@ -1,14 +1,17 @@
 /**
- * Lifecycle transition Tasks (one per declaring state and event, plus `LogOnly`): apply the
- * event to the loaded snapshot with the pure `applyEvent`. No I/O; the route the Choice state
- * took is checked against the definition, so a state machine deployed from another version of
- * the statechart fails loudly instead of applying the wrong transition.
+ * Lifecycle transition Tasks (one per event type, plus `Unknown event`): apply the event to the
+ * loaded snapshot with the pure `applyEvent`. No I/O; the route the Choice state took is checked
+ * against the definition, so a state machine deployed from another version of the statechart
+ * fails loudly instead of applying the wrong transition. The event comes from the envelope; the
+ * result leaves out the trigger's detail, which `Persist` takes from the envelope again, so the
+ * state never holds an event's detail twice.
  */
 import * as z from 'zod';
 import type { Env } from '../../lib/contracts.ts';
 import { RouteMismatchError } from '../../lib/errors.ts';
+import { eventFromEnvelope } from '../envelope.ts';
 import { routeOf } from '../routes.ts';
-import { LeadSnapshotSchema, LifecycleEventSchema, type LeadSnapshot, type LoggedEvent } from '../schema.ts';
+import { EntitySnapshotSchema, type EntitySnapshot, type LoggedEvent } from '../schema.ts';
 import { stateChangeOf, type StateChangedDetail } from '../state-changes.ts';
 import { applyEvent } from '../transition.ts';
 import { agentConfigFromEnv, lazy, lifecycleFromEnv, parseInput } from './services.ts';
@@ -16,14 +19,16 @@ import { agentConfigFromEnv, lazy, lifecycleFromEnv, parseInput } from './servic
 const ApplyEventInput = z.object({
   /** The Task the Choice state routed to (see lambdas/lifecycle/routes.ts). */
   route: z.string().min(1),
-  event: LifecycleEventSchema,
-  lead: LeadSnapshotSchema,
+  /** The EventBridge event (`$$.Execution.Input`). */
+  envelope: z.unknown(),
+  entity: EntitySnapshotSchema,
 });
 
 export interface ApplyEventOutput {
-  snapshot: LeadSnapshot;
+  snapshot: EntitySnapshot;
+  /** The events to append; the first (the trigger) without its `detail`. */
   events: LoggedEvent[];
-  /** The `lead.state_changed` detail to publish; `null` when state and context did not change. */
+  /** The state change to publish; `null` when state and context did not change. */
   stateChanged: StateChangedDetail | null;
 }
 
@@ -31,11 +36,13 @@ export function createHandler(env: Env) {
   const def = lazy(() => lifecycleFromEnv(env));
   const config = lazy(() => agentConfigFromEnv(env));
   return async (input: unknown): Promise<ApplyEventOutput> => {
-    const { route, event, lead } = parseInput(ApplyEventInput, input, 'ApplyEvent input');
-    const expected = routeOf(def(), lead.state, event.type);
-    if (route !== expected) throw new RouteMismatchError(`${event.type} in ${lead.state} was routed to "${route}", the statechart says "${expected}"`);
-    const result = applyEvent(def(), lead, event, config());
-    return { ...result, stateChanged: stateChangeOf(def(), lead, result) ?? null };
+    const { route, envelope, entity } = parseInput(ApplyEventInput, input, 'ApplyEvent input');
+    const event = eventFromEnvelope(def(), envelope);
+    const expected = routeOf(def(), event.type);
+    if (route !== expected) throw new RouteMismatchError(`${event.type} was routed to "${route}", the statechart says "${expected}"`);
+    const result = applyEvent(def(), entity, event, config());
+    const [{ detail: _detail, ...trigger }, ...raised] = result.events;
+    return { snapshot: result.snapshot, events: [trigger as LoggedEvent, ...raised], stateChanged: stateChangeOf(def(), entity, result) ?? null };
   };
 }
 

@@ -1,20 +1,20 @@
 /**
- * Listener on `lead.state_changed`: writes the lead's state back to the CRM through the CRM port
- * (`CRM_WEBHOOK_URL` on AWS).
+ * Listener on `<entity>.state_changed` (the `crmSync` feature): writes the entity's state back to
+ * the CRM through the CRM port (`CRM_WEBHOOK_URL` on AWS).
  */
 import type { Env } from '../../lib/contracts.ts';
 import { observability } from '../../lib/observability.ts';
 import { httpCrm } from '../ports.ts';
-import { crmUpdateOf, parseStateChanged, type CrmLeadState } from '../state-changes.ts';
-import { lazy, need, type LifecycleServices } from './services.ts';
+import { crmUpdateOf, parseStateChanged, type CrmEntityState } from '../state-changes.ts';
+import { lazy, lifecycleFromEnv, need, type LifecycleServices } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   // Creating the tracer is enough: on Lambda it records every fetch (the webhook call) as an X-Ray subsegment.
-  observability(env, 'lead-lifecycle');
-  const crm = lazy(() => services.crm ?? httpCrm(need(env, 'CRM_WEBHOOK_URL')));
-  return async (event: unknown): Promise<CrmLeadState> => {
+  observability(env, env.LIFECYCLE ?? 'lifecycle');
+  const crm = lazy(() => services.crm ?? httpCrm(need(env, 'CRM_WEBHOOK_URL'), lifecycleFromEnv(env).entity.key));
+  return async (event: unknown): Promise<CrmEntityState> => {
     const update = crmUpdateOf(parseStateChanged(event));
-    await crm().syncLeadState(update);
+    await crm().syncEntityState(update);
     return update;
   };
 }

@@ -1,16 +1,18 @@
 /**
- * Listener on `lead.state_changed` (its rule passes only changes to a notify state): tells the
- * client's team through the notifier port (SES from `MAIL_FROM` to `NOTIFY_TO` on AWS).
+ * Listener on `<entity>.state_changed` (the `notify` feature; its rule passes only changes to a
+ * notify state): tells the client's team through the notifier port (SES from `MAIL_FROM` to
+ * `NOTIFY_TO` on AWS).
  */
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Env } from '../../lib/contracts.ts';
 import { observability } from '../../lib/observability.ts';
 import { sesNotifier } from '../ports.ts';
-import { notificationFor, parseStateChanged, type LeadNotification } from '../state-changes.ts';
-import { lazy, need, type LifecycleServices } from './services.ts';
+import { notificationFor, parseStateChanged, type EntityNotification } from '../state-changes.ts';
+import { lazy, lifecycleFromEnv, need, type LifecycleServices } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
-  const { tracer } = observability(env, 'lead-lifecycle');
+  const { tracer } = observability(env, env.LIFECYCLE ?? 'lifecycle');
+  const def = lazy(() => lifecycleFromEnv(env));
   const notifier = lazy(
     () =>
       services.notifier ??
@@ -20,8 +22,8 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
         need(env, 'NOTIFY_TO'),
       ),
   );
-  return async (event: unknown): Promise<{ notified: LeadNotification | null }> => {
-    const notification = notificationFor(parseStateChanged(event));
+  return async (event: unknown): Promise<{ notified: EntityNotification | null }> => {
+    const notification = notificationFor(def(), parseStateChanged(event));
     if (notification) await notifier().notify(notification);
     return { notified: notification ?? null };
   };

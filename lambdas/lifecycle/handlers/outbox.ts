@@ -1,8 +1,8 @@
 /**
- * The outbox publisher: the enrichment of the EventBridge Pipe from the leads table's stream to
- * the leads bus. Pipes hands it a batch of stream records (already filtered to new outbox items);
- * it returns, in order, the `lead.state_changed` detail of each, which the pipe puts on the bus
- * (detail-type `lead.state_changed`, source `stepwise.lifecycle`). A record that is not a valid
+ * The outbox publisher: the enrichment of the EventBridge Pipe from a lifecycle table's stream to
+ * its bus. Pipes hands it a batch of stream records (already filtered to new outbox items); it
+ * returns, in order, the state change detail of each, which the pipe puts on the bus
+ * (detail-type `<entity>.state_changed`, source `stepwise.lifecycle`). A record that is not a valid
  * outbox item fails the batch: the pipe retries, bisects and finally dead-letters it, so nothing
  * is skipped silently.
  */
@@ -21,7 +21,7 @@ const StreamRecords = z.array(
   }),
 );
 
-/** The `lead.state_changed` details of a batch of outbox stream records, in order. @throws InvalidInputError for anything else. */
+/** The state change details of a batch of outbox stream records, in order. @throws InvalidInputError for anything else. */
 export function changesOf(records: unknown): StateChangedDetail[] {
   return parseInput(StreamRecords, records, 'outbox stream records').map((r, i) => {
     // The SDK types AttributeValue maps precisely; the records arrive as JSON.

@@ -8,23 +8,23 @@ import type { Env } from '../../lib/contracts.ts';
 import { InvalidInputError } from '../../lib/errors.ts';
 import { STATEMACHINES_DIR } from '../../lib/project.ts';
 import type { AgentConfig } from '../conditions.ts';
-import { LEAD_LIFECYCLE, loadLifecycle, parseAgentConfig } from '../loader.ts';
+import { loadLifecycle, parseAgentConfig } from '../loader.ts';
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { CrmPort, FollowUpChannel, NotifierPort, TimerScheduler } from '../ports.ts';
 import { NO_TIMERS, type TimersConfig } from '../timers-config.ts';
 import type { LifecycleDefinition } from '../schema.ts';
-import type { LeadStore } from '../store.ts';
+import type { LifecycleStore } from '../store.ts';
 
 /** Local or test adapters; anything missing is built from the environment on first use. */
 export interface LifecycleServices {
-  store?: LeadStore;
+  store?: LifecycleStore;
   crm?: CrmPort;
   notifier?: NotifierPort;
-  /** Where a lead's timers are scheduled. @default EventBridge Scheduler (`SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `LEADS_BUS_ARN`, `TIMERS_DLQ_ARN`) */
+  /** Where an entity's timers are scheduled. @default EventBridge Scheduler (`SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `LIFECYCLE_BUS_ARN`, `TIMERS_DLQ_ARN`) */
   timers?: TimerScheduler;
   /** The agent's channel follow-ups go out through. @default the `FOLLOW_UP_WEBHOOK_URL` webhook */
   followUpChannel?: FollowUpChannel;
-  /** Puts lifecycle events on the leads bus (the follow-up sender logs what it did). @default EventBridge PutEvents to `LEADS_BUS_ARN` */
+  /** Puts lifecycle events on the lifecycle's bus (the follow-up sender logs what it did). @default EventBridge PutEvents to `LIFECYCLE_BUS_ARN` */
   putEvents?: (entries: PutEventsRequestEntry[]) => Promise<void>;
   /** The clock (the local scheduler's, in replays). @default Date.now */
   now?: () => number;
@@ -55,9 +55,9 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown, what: string
   throw new InvalidInputError(`${what}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
-/** The lifecycle named by `LIFECYCLE` (default `lead-lifecycle`) under `STATEMACHINES_DIR`. */
+/** The lifecycle named by `LIFECYCLE` under `STATEMACHINES_DIR`. @throws InvalidInputError when `LIFECYCLE` is not set. */
 export function lifecycleFromEnv(env: Env): LifecycleDefinition {
-  return loadLifecycle(env.LIFECYCLE ?? LEAD_LIFECYCLE, env.STATEMACHINES_DIR ?? STATEMACHINES_DIR);
+  return loadLifecycle(need(env, 'LIFECYCLE'), env.STATEMACHINES_DIR ?? STATEMACHINES_DIR);
 }
 
 /** The agent config in `AGENT_CONFIG` (JSON, `{ goal, stopFollowUpsOn }`). @throws DefinitionError / InvalidInputError. */

@@ -9,9 +9,9 @@
  * `commit` writes only if the version is the one `begin` read and the lease is still this turn's.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { StepwiseError } from 'stepwise';
+import { documentClient, fromStoredJson, JsonObjectSchema, StepwiseError, toStoredJson } from 'stepwise';
 
 /** Another turn of the session holds its lease. Permanent for this turn: resend it later. */
 export class SessionBusyError extends StepwiseError {}
@@ -29,8 +29,9 @@ export const SessionSchema = z
     turn: z.number().int().nonnegative(),
     activeScenario: z.string().nullable(),
     activeStep: z.string().nullable(),
-    variables: z.record(z.string(), z.unknown()),
-    profile: z.record(z.string(), z.unknown()),
+    /** What the model extracted: any JSON, kept as it came. */
+    variables: JsonObjectSchema,
+    profile: JsonObjectSchema,
     ruleFires: z.record(z.string(), Fires),
     /** Clarifications asked, per `<scenario>/<step>` (reset when the step changes). */
     clarifications: z.record(z.string(), z.number().int().nonnegative()),
@@ -106,11 +107,12 @@ export function memorySessionStore(leaseMs = DEFAULT_LEASE_MS): SessionStore {
 
 /**
  * SessionsTable adapter: one item per session (`pk = SESSION#<id>`, `sk = SESSION`) holding the
- * session, its `version` and the lease (`leaseExecution`, `leaseUntil`). Taking the lease and
- * committing are conditional writes, so two turns never both proceed.
+ * session (as JSON text: its variables are whatever the model extracted, see lambdas/lib/dynamo-json.ts),
+ * its `version` and the lease (`leaseExecution`, `leaseUntil`). Taking the lease and committing are
+ * conditional writes, so two turns never both proceed.
  */
 export function dynamoSessionStore(client: DynamoDBClient, tableName: string, leaseMs = DEFAULT_LEASE_MS): SessionStore {
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const doc = documentClient(client);
   const key = (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' });
   return {
     async begin(sessionId, execution, now) {
@@ -126,7 +128,7 @@ export function dynamoSessionStore(client: DynamoDBClient, tableName: string, le
           }),
         );
         const item = out.Attributes ?? {};
-        return item.session ? SessionSchema.parse(item.session) : newSession(sessionId);
+        return item.session ? SessionSchema.parse(fromStoredJson(item.session)) : newSession(sessionId);
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
         const held = await doc.send(new GetCommand({ TableName: tableName, Key: key(sessionId), ConsistentRead: true }));
@@ -139,7 +141,7 @@ export function dynamoSessionStore(client: DynamoDBClient, tableName: string, le
         await doc.send(
           new PutCommand({
             TableName: tableName,
-            Item: { ...key(session.sessionId), session: saved, version: saved.version },
+            Item: { ...key(session.sessionId), session: toStoredJson(saved), version: saved.version },
             ConditionExpression: 'leaseExecution = :e AND (attribute_not_exists(version) OR version = :v)',
             ExpressionAttributeValues: { ':e': execution, ':v': session.version },
           }),

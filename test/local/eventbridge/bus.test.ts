@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DefinitionError, InvalidInputError } from '../../../lambdas/lib/errors.ts';
-import { LocalEventBus, type DeliveryContext, type PutEventsEntry } from '../../../infra/local/eventbridge/bus.ts';
+import { entrySize, LocalEventBus, MAX_PUT_EVENTS_BYTES, type DeliveryContext, type PutEventsEntry } from '../../../infra/local/eventbridge/bus.ts';
 import type { CfnTemplate } from '../../../infra/local/tokens.ts';
 
 const ACCOUNT = '123456789012';
@@ -146,6 +146,19 @@ describe('LocalEventBus from a template', () => {
     const { bus } = recordingBus();
     await expect(bus.putEvents([])).rejects.toThrow(InvalidInputError);
     await expect(bus.putEvents(Array.from({ length: 11 }, () => stateChanged()))).rejects.toThrow(/1 to 10 entries, got 11/);
+  });
+
+  it('rejects a call whose entries total 256 KiB or more, counting sizes as EventBridge does', async () => {
+    const { bus, calls } = recordingBus();
+    const sized = (bytes: number): PutEventsEntry => ({ ...stateChanged({ text: '' }), Detail: JSON.stringify({ text: 'x'.repeat(bytes - 11) }), Time: new Date(0) });
+    expect(entrySize(sized(1000))).toBe(14 + 'stepwise.leads'.length + 'lead.state_changed'.length + 1000);
+    expect(entrySize({ Source: 'é', DetailType: 't', Detail: '{}', Resources: ['ab'] })).toBe(2 + 1 + 2 + 2);
+    const room = MAX_PUT_EVENTS_BYTES - (entrySize(sized(11)) - 11) - 1;
+    await expect(bus.putEvents([sized(room)])).resolves.toMatchObject({ FailedEntryCount: 0 });
+    await expect(bus.putEvents([sized(room + 1)])).rejects.toThrow(/^Total size of the entries in the request is over the limit/);
+    await expect(bus.putEvents([sized(room / 2), sized(room / 2 + 100)])).rejects.toThrow(InvalidInputError);
+    await bus.drain();
+    expect(calls).toHaveLength(2); // the accepted one, to both targets
   });
 
   it('takes Time as a Date, ISO text or epoch seconds', async () => {

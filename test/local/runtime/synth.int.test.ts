@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
+import { LocalRuntime } from '../../../infra/local/runtime.ts';
 import { fromTemplates, synthesize, synthProject } from '../../../infra/local/synth.ts';
+import { memoryLifecycleStore } from '../../../lambdas/lifecycle/store.ts';
 import { DefinitionError } from '../../../lambdas/lib/errors.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 import { exampleEnv } from '../../support/config.ts';
@@ -42,6 +44,18 @@ describe('synthesize', () => {
     expect(await synthProject('dev')).toBe(dev);
     expect(Object.keys(dev.templates).sort()).toEqual(['Stepwise-Investigation-dev', 'Stepwise-LeadLifecycle-dev', 'Stepwise-ToolLoop-dev', 'Stepwise-TurnPipeline-dev', 'Stepwise-WarrantyEmail-dev']);
     expect(dev.stateMachines.map((m) => m.workflowName).filter(Boolean).sort()).toEqual(['investigation', 'lead-lifecycle', 'tool-loop', 'turn-pipeline', 'warranty-email']);
+  });
+
+  it('finds a lifecycle state machine by its readable name, its ARN and its lifecycle, and runs it', async () => {
+    const runtime = await LocalRuntime.create({ app: await synthProject('dev'), historyDir: false, services: { store: memoryLifecycleStore() } });
+    const byName = runtime.stateMachine('Stepwise-LeadLifecycle-dev-lead-lifecycle');
+    expect(byName.workflowName).toBe('lead-lifecycle');
+    expect(runtime.stateMachine(byName.arn)).toBe(byName);
+    expect(runtime.stateMachine('lead-lifecycle')).toBe(byName);
+    const envelope = { version: '0', id: 'eb-1', 'detail-type': 'lead.sneezed', source: 'stepwise.crm', account: '1', time: '2026-01-01T00:00:00Z', region: 'us-east-1', resources: [], detail: { leadId: 'l-1' } };
+    const run = await runtime.startExecution('Stepwise-LeadLifecycle-dev-lead-lifecycle', envelope);
+    expect(run.status).toBe('SUCCEEDED');
+    expect(run.events.filter((e) => e.type === 'TaskStateEntered').map((e) => e.stateEnteredEventDetails!.name)).toEqual(['Load lead', 'Unknown event', 'Persist']);
   });
 });
 
