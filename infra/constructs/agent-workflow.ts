@@ -122,7 +122,7 @@ export class AgentWorkflow extends Construct {
           STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary',
         },
       });
-      if (step.kind === 'llm' && config.modelProvider === 'bedrock') fn.grantInvokeModel(this.modelId);
+      if (step.kind === 'llm' && config.modelProvider === 'bedrock') for (const id of step.models ?? [this.modelId]) fn.grantInvokeModel(id);
       props.bindStep?.(step, fn);
       functions[step.name] = fn;
     }

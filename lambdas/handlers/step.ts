@@ -162,7 +162,16 @@ export function createHandler(env: Env, services: StepServices = {}) {
   };
   const dynamoClient = () =>
     (dynamo ??= tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: config().AWS_ENDPOINT_URL_DYNAMODB, region: config().AWS_REGION })));
-  const modelFor = (def: WorkflowDefinition): ModelProvider => {
+  const panel = new Map<string, ModelProvider>();
+  // A panel step (`models`) asks each of its models through the same provider.
+  const modelFor = (def: WorkflowDefinition, modelId?: string): ModelProvider => {
+    const base = baseModel(def);
+    if (modelId === undefined) return base;
+    let one = panel.get(modelId);
+    if (!one) panel.set(modelId, (one = base.forModel?.(modelId) ?? base));
+    return one;
+  };
+  const baseModel = (def: WorkflowDefinition): ModelProvider => {
     if ((model ??= services.model)) return model;
     const { MODEL_PROVIDER, MODEL_ID, AWS_REGION, AWS_ENDPOINT_URL_BEDROCK_RUNTIME } = config();
     if (MODEL_PROVIDER === 'offline') {
@@ -207,7 +216,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
         input: resolved,
         toolbox,
         tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
-        model: () => modelFor(def),
+        model: (modelId) => modelFor(def, modelId),
         fastPaths: config().FAST_PATHS === 'on',
         untrusted: async () => {
           if (!isEmailWorkflow(def)) return pick(input.input, untrustedFields(def));

@@ -35,7 +35,7 @@ export const RELIABILITY_TESTS = [
 ] as const;
 
 /** Figures every full run must print. */
-export const HEADLINE_FIGURES = ['injection', 'hostile-model'] as const;
+export const HEADLINE_FIGURES = ['injection', 'hostile-model', 'judge without a verdict'] as const;
 
 const Figure = z.object({ guarantee: z.string().min(1), figure: z.string() });
 

@@ -55,7 +55,7 @@ describe('turn-pipeline conversations', () => {
     const final = enforcement.at(-1)!.attempts;
     expect(final).toHaveLength(2);
     expect(final[0]!.verdicts).toContainEqual({ check: 'refund-limit', lane: 'deterministic', passed: false, variables: { 'response.max_amount': 75, 'session.refund_approved': null }, message: expect.any(String) });
-    expect(final[0]!.verdicts.map((v) => `${v.check}/${v.lane}`)).toEqual(['refund-limit/deterministic', 'no-competitor/deterministic', 'own-links-only/deterministic', 'stay-polite/judge', 'relevance/deterministic']);
+    expect(final[0]!.verdicts.map((v) => `${v.check}/${v.lane}`)).toEqual(['refund-limit/deterministic', 'no-competitor/deterministic', 'own-links-only/deterministic', 'stay-polite/judge', 'grounding/judge', 'relevance/deterministic']);
     expect(last(run)).toMatchObject({ outcome: 'fallback' });
   }, 120_000);
 });

@@ -227,6 +227,13 @@ export const StepFrontmatterSchema = z
       .describe('LLM steps: tool arguments filled from state, per tool (`create_ticket: { serialNumber: data.device.serial }`); the model never sees them and a call that sets one is refused.'),
     readsUntrusted: z.boolean().default(true).describe('LLM steps: whether the prompt includes the input the trigger marks untrusted.'),
     temperature: z.number().min(0).max(1).default(0).describe('LLM steps: the sampling temperature.'),
+    models: z
+      .array(z.string().min(1))
+      .min(2)
+      .optional()
+      .describe(
+        'LLM steps: a panel of models instead of the manifest\'s. The step runs once per model, in order, with the same prompt; the first model\'s route is taken and every model\'s outputs are in the `panel` output (`[{ model, fields }]`) for a later step to combine. Each is granted like the manifest\'s model.',
+      ),
     guard: GuardOptionSchema.optional().describe('LLM steps: check outgoing text against the rules of a file before the tool sends it (see "Output guards").'),
     consensus: ConsensusSchema.optional().describe(
       'LLM steps: sample the step at several temperatures in an inline Map state and take the majority decision (ties: the value whose coldest sample is coldest).',

@@ -95,6 +95,16 @@ export const EnforcementConfigSchema = z
     max_retries: z.number().int().min(0).max(3).default(1),
     deterministic_enabled: z.boolean().default(true),
     llm_judge_enabled: z.boolean().default(true),
+    judge_combine: z
+      .enum(['all', 'majority', 'any'])
+      .default('all')
+      .describe('How the verdicts of several judge models (08-judge `models`) combine per rule: every judge passes it, more than half, or at least one.'),
+    missing_verdict: z
+      .enum(['fail', 'pass'])
+      .default('fail')
+      .describe('A judged rule with no verdict, or one that does not parse as { passed: boolean }: `fail` (a violation: regenerate, then the fallback) or `pass` (recorded, not a violation).'),
+    grounding_check_enabled: z.boolean().default(true).describe('The judge also checks that every factual claim of the response is backed by tool results or retrieved guidance (check `grounding`).'),
+    grounding_threshold: z.number().min(0).max(1).default(0.75).describe('A grounding verdict with a `score` passes at this score or above.'),
     always_enforce_global: z.boolean().default(true),
     relevance_check_enabled: z.boolean().default(true),
     relevance_threshold: z.number().min(0).max(1).default(0.05),
@@ -119,6 +129,12 @@ export const ScenarioFilterConfigSchema = z
       .default(0.7)
       .describe('A scenario\'s score is the intent confidence when the extraction named its intent_label, else its best entry-example similarity times this: examples alone do not make a confident exit.'),
     min_entry_score: z.number().min(0).max(1).default(0.35).describe('A scenario is entered from none only at this score or above.'),
+    min_intent_confidence: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.25)
+      .describe('The ambiguity exit, enforced by code: a turn whose intent confidence is below this (or flagged ambiguous) is asked to clarify, whatever route the extraction chose.'),
     rule_match_threshold: z.number().min(0).max(1).default(0.3).describe('Similarity at which a rule\'s condition_text matches the turn.'),
     clarification_prefix: z.string().min(1).default("Sorry, I didn't quite catch that."),
     escalation_message: z.string().min(1).default("I'm handing this conversation to a colleague who can help further; they will reply here shortly."),

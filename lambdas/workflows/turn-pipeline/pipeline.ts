@@ -7,7 +7,8 @@ import type { GuardVerdict } from '../../lib/contracts.ts';
 import { compileExpression } from '../../lib/expressions.ts';
 import { responseFacts } from '../../lib/response-facts.ts';
 import { lookup } from '../../steps/template.ts';
-import type { Agent, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
+import * as z from 'zod';
+import type { Agent, EnforcementConfig, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
 import type { Session } from './session.ts';
 import type { SimilarityModel } from './similarity.ts';
 
@@ -178,24 +179,66 @@ export function enforcementVariables(profile: Record<string, unknown>, sessionVa
   return { profile, session: sessionVars, response: { text: response, text_lower: response.toLowerCase(), ...responseFacts(response) } };
 }
 
+/** One judge model's report (step 08; one per model of its `models`): verdicts by rule id, as the model wrote them. */
+export interface JudgeReport {
+  model: string;
+  verdicts: unknown;
+}
+
+/** The check id of the grounding verdict (the judge lane checks it like a rule). */
+export const GROUNDING = 'grounding';
+
 export interface EnforcementInput {
   agent: Agent;
   enforce: readonly string[];
   message: string;
   response: string;
   variables: Record<string, unknown>;
-  /** Lane 2: the judge's verdicts by rule id (step 08). */
-  judged: Record<string, { passed: boolean; reason?: string }>;
+  /** Lane 2: every judge's report (an empty list when the judge step gave none). */
+  judges: readonly JudgeReport[];
   /** Query ↔ response similarity (the relevance check); null when the query has no content words to compare ("hi"): not judged. */
   relevance: number | null;
 }
 
 const isRefusal = (phrases: readonly string[], text: string) => phrases.some((p) => text.toLowerCase().replace(/[’]/g, "'").includes(p));
 
+const VerdictSchema = z.object({ passed: z.boolean(), reason: z.string().optional(), score: z.number().min(0).max(1).optional() });
+
+/** One judge on one check: passed, failed (with why), or no usable verdict (missing, or not `{ passed: boolean }`). */
+type JudgeOutcome = { model: string; passed: boolean; reason?: string } | { model: string; missing: string };
+
+function judgeOutcome(report: JudgeReport, check: string, threshold: number | undefined): JudgeOutcome {
+  const raw = report.verdicts !== null && typeof report.verdicts === 'object' ? (report.verdicts as Record<string, unknown>)[check] : undefined;
+  if (raw === undefined) return { model: report.model, missing: 'no verdict' };
+  const parsed = VerdictSchema.safeParse(raw);
+  if (!parsed.success) return { model: report.model, missing: 'an unparsable verdict' };
+  const passed = threshold !== undefined && parsed.data.score !== undefined ? parsed.data.score >= threshold : parsed.data.passed;
+  return { model: report.model, passed, ...(parsed.data.reason && { reason: parsed.data.reason }) };
+}
+
+/**
+ * Lane 2 for one check: each judge's verdict, then the agent's `judge_combine` rule over them. A
+ * judge with no usable verdict counts as `missing_verdict` says (by default a failure: the judge
+ * fails closed); with no judge report at all, every judged check is missing.
+ */
+export function judgeVerdict(cfg: EnforcementConfig, judges: readonly JudgeReport[], check: string, action: string): EnforcementVerdict {
+  const threshold = check === GROUNDING ? cfg.grounding_threshold : undefined;
+  const outcomes = judges.length ? judges.map((j) => judgeOutcome(j, check, threshold)) : [{ model: '(none)', missing: 'no judge report' } as JudgeOutcome];
+  const passes = outcomes.map((o) => ('missing' in o ? cfg.missing_verdict === 'pass' : o.passed));
+  const yes = passes.filter(Boolean).length;
+  const passed = cfg.judge_combine === 'all' ? yes === passes.length : cfg.judge_combine === 'any' ? yes > 0 : yes * 2 > passes.length;
+  const missing = outcomes.flatMap((o) => ('missing' in o ? [`${o.model}: ${o.missing}`] : []));
+  const reasons = outcomes.flatMap((o) => (!('missing' in o) && !o.passed ? [o.reason ?? action] : []));
+  const judged = judges.length > 1 ? { judges: outcomes.map((o) => ('missing' in o ? `${o.model}: ${o.missing}` : `${o.model}: ${o.passed ? 'passed' : 'failed'}`)) } : {};
+  const message = [...reasons, ...missing.map((m) => `${m} from the judge (missing_verdict: ${cfg.missing_verdict})`)].join('; ');
+  return { check, lane: 'judge', passed, ...(judges.length > 1 && { variables: judged }), ...((!passed || missing.length) && { message: message || action }) };
+}
+
 /**
  * Enforcement (stage 6): lane 1 evaluates each enforced rule's `enforcement_expression`, lane 2
- * reads the judge's verdict for enforced rules without one; the relevance check passes refusals
- * when `relevance_refusal_bypass` is on. Every verdict is returned, passed or not.
+ * reads the judges' verdicts for enforced rules without one (and the grounding check); the
+ * relevance check passes refusals when `relevance_refusal_bypass` is on. Every verdict is
+ * returned, passed or not.
  */
 export function enforce(input: EnforcementInput): EnforcementVerdict[] {
   const cfg = input.agent.enforcement;
@@ -212,12 +255,9 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
       const outcome = expr.test(input.variables);
       const passed = 'value' in outcome && outcome.value;
       verdicts.push({ check: id, lane: 'deterministic', passed, variables, ...(passed ? {} : { message: 'value' in outcome ? rule.action_text : `${rule.action_text} (${outcome.problem})` }) });
-    } else if (cfg.llm_judge_enabled) {
-      const judged = input.judged[id];
-      // No verdict (the judge skipped the rule, or the offline stand-in cannot judge): recorded, not a violation.
-      verdicts.push(judged ? { check: id, lane: 'judge', passed: judged.passed, ...(judged.passed ? {} : { message: judged.reason ?? rule.action_text }) } : { check: id, lane: 'judge', passed: true, message: 'no verdict from the judge' });
-    }
+    } else if (cfg.llm_judge_enabled) verdicts.push(judgeVerdict(cfg, input.judges, id, rule.action_text));
   }
+  if (cfg.llm_judge_enabled && cfg.grounding_check_enabled) verdicts.push(judgeVerdict(cfg, input.judges, GROUNDING, GROUNDING_ACTION));
   if (cfg.relevance_check_enabled) {
     const refusal = cfg.relevance_refusal_bypass && isRefusal(cfg.refusal_phrases, input.response);
     const passed = refusal || input.relevance === null || input.relevance >= cfg.relevance_threshold;
@@ -231,5 +271,9 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
   }
   return verdicts;
 }
+
+/** What the judge checks for grounding (step 05 puts it in `guidance.judge`). */
+export const GROUNDING_ACTION =
+  'Every factual claim of the reply (order status, amounts, dates, items, policies) is backed by data.variables (tool results) or data.guidance (the scenario step and the rules); a refusal or a question needs no backing.';
 
 export { stepKey };

@@ -1,7 +1,18 @@
 import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
-import { enforce, enforcementVariables } from '../pipeline.ts';
+import { enforce, enforcementVariables, type JudgeReport } from '../pipeline.ts';
 import { contentWords, lexicalSimilarity } from '../similarity.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
+
+/**
+ * The judge step's reports, from its own fields only (never a stale `data.verdicts` of an earlier
+ * attempt): one per model of its panel (`models`), else the one `verdicts` it gave, else none.
+ */
+function judgeReports(previous: { step: string | null; fields: Record<string, unknown> }): JudgeReport[] {
+  if (previous.step !== '08-judge') return [];
+  const panel = previous.fields.panel as { model: string; fields: Record<string, unknown> }[] | undefined;
+  if (panel) return panel.map((p) => ({ model: p.model, verdicts: p.fields.verdicts }));
+  return previous.fields.verdicts === undefined ? [] : [{ model: 'judge', verdicts: previous.fields.verdicts }];
+}
 
 /**
  * 09: two-lane enforcement of the response step 07 wrote (lane 2's verdicts come from step 08).
@@ -26,7 +37,7 @@ export default defineCodeStep(async ({ def, input }) => {
     message: turn.message,
     response,
     variables,
-    judged: (turn.data.verdicts as Record<string, { passed: boolean; reason?: string }> | undefined) ?? {},
+    judges: judgeReports(input.previous),
     relevance,
   });
   const failed = verdicts.filter((v) => !v.passed);

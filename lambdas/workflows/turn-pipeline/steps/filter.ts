@@ -1,5 +1,5 @@
 import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
-import { navigate, selectRules } from '../pipeline.ts';
+import { GROUNDING, GROUNDING_ACTION, navigate, selectRules } from '../pipeline.ts';
 import { readTurn } from '../turn.ts';
 
 /**
@@ -24,7 +24,12 @@ export default defineCodeStep(async ({ def, input }) => {
     instruction: step?.instruction ?? null,
     say: step?.say ?? null,
     rules: selection.matched.map((id) => ({ id, action: rule(id).action_text })),
-    judge: agent.enforcement.llm_judge_enabled ? selection.enforce.filter((id) => !rule(id).enforcement_expression).map((id) => ({ id, action: rule(id).action_text })) : [],
+    judge: agent.enforcement.llm_judge_enabled
+      ? [
+          ...selection.enforce.filter((id) => !rule(id).enforcement_expression).map((id) => ({ id, action: rule(id).action_text })),
+          ...(agent.enforcement.grounding_check_enabled ? [{ id: GROUNDING, action: GROUNDING_ACTION }] : []),
+        ]
+      : [],
   };
   return {
     ...base,
