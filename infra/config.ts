@@ -13,8 +13,26 @@ export const EnvConfigSchema = z
     name: z.enum(['dev', 'staging', 'prod']),
     /** Overrides the pinned Bedrock model id of every workflow manifest. @default the manifest's `model.id` */
     modelId: z.string().min(1).optional(),
-    /** `offline` deploys the deterministic stand-in (no Bedrock access needed, no Bedrock permission granted). */
-    modelProvider: z.enum(['bedrock', 'offline']).default('bedrock'),
+    /**
+     * `offline` deploys the deterministic stand-in (no Bedrock access needed, no Bedrock permission
+     * granted); `openai` an OpenAI-compatible chat-completions endpoint (see `openai`).
+     */
+    modelProvider: z.enum(['bedrock', 'offline', 'openai']).default('bedrock'),
+    /**
+     * The OpenAI-compatible endpoint of `modelProvider: openai`. Base URL and model reach the step
+     * functions as environment variables; the API key never does: it is an SSM SecureString
+     * parameter (`apiKeyParameter`, a name like `/stepwise/prod/openai-api-key`) that each LLM step
+     * may read (`ssm:GetParameter` on that parameter only) and reads once per container.
+     * @default none (needed only with `modelProvider: openai`)
+     */
+    openai: z
+      .object({
+        baseUrl: z.url({ protocol: /^https?$/ }),
+        model: z.string().min(1),
+        apiKeyParameter: z.string().regex(/^\/[A-Za-z0-9_.\-/]+$/, 'an SSM parameter name starting with /').optional(),
+      })
+      .strict()
+      .optional(),
     /** Powertools log level. Customer data is only logged at DEBUG. */
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     /**
@@ -95,7 +113,8 @@ export const EnvConfigSchema = z
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.modelProvider !== 'openai' || c.openai !== undefined, { message: 'modelProvider openai needs the openai endpoint (baseUrl, model)', path: ['openai'] });
 
 /** A validated environment config. */
 export type EnvConfig = z.infer<typeof EnvConfigSchema>;

@@ -1,7 +1,7 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -120,8 +120,10 @@ export class AgentWorkflow extends Construct {
           MODEL_ID: this.modelId,
           MODEL_PROVIDER: config.modelProvider,
           STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary',
+          ...(step.kind === 'llm' && config.modelProvider === 'openai' && openAiEnvironment(config)),
         },
       });
+      if (step.kind === 'llm' && config.modelProvider === 'openai' && config.openai?.apiKeyParameter) grantReadParameter(fn, config.openai.apiKeyParameter);
       if (step.kind === 'llm' && config.modelProvider === 'bedrock') for (const id of step.models ?? [this.modelId]) fn.grantInvokeModel(id);
       props.bindStep?.(step, fn);
       functions[step.name] = fn;
@@ -193,6 +195,18 @@ export class AgentWorkflow extends Construct {
       });
     }
   }
+}
+
+/** An LLM step's view of the OpenAI-compatible endpoint: where and which model; the key only by its parameter's name. */
+function openAiEnvironment(config: EnvConfig): Record<string, string> {
+  const { baseUrl, model, apiKeyParameter } = config.openai!;
+  return { OPENAI_BASE_URL: baseUrl, OPENAI_MODEL: model, ...(apiKeyParameter && { OPENAI_API_KEY_PARAMETER: apiKeyParameter }) };
+}
+
+/** `ssm:GetParameter` on one parameter (a SecureString under the account's `aws/ssm` key needs no KMS grant). */
+function grantReadParameter(fn: StepwiseFunction, name: string): void {
+  const stack = Stack.of(fn);
+  iam.Grant.addToPrincipal({ grantee: fn, actions: ['ssm:GetParameter'], resourceArns: [stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.replace(/^\//, '') })] });
 }
 
 /** The initial state: the execution input at `$.input`, an empty StepState at `$.result`, no error. */

@@ -35,7 +35,15 @@ import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskH
 import { synthProject } from './synth.ts';
 import { resolveTokens } from './tokens.ts';
 
-export type ModelChoice = 'offline' | 'bedrock';
+export type ModelChoice = 'offline' | 'bedrock' | 'openai';
+
+/** `--model openai`: the OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server, LM Studio, a hosted API). */
+export interface OpenAiEndpoint {
+  readonly baseUrl: string;
+  readonly model: string;
+  /** @default the OPENAI_API_KEY environment variable, when set */
+  readonly apiKey?: string;
+}
 
 export interface WorkflowSessionOptions {
   /** The workflow to run (a folder of `statemachines/`). */
@@ -44,6 +52,8 @@ export interface WorkflowSessionOptions {
   readonly env?: string;
   /** `MODEL_PROVIDER` of every step: `bedrock` needs AWS credentials (checked before anything starts). @default 'offline' */
   readonly model?: ModelChoice;
+  /** `model: 'openai'`: the endpoint every LLM step calls. */
+  readonly openai?: OpenAiEndpoint;
   /** Added to every function's environment after the manifest's `local.env` (e.g. another registry file). @default none */
   readonly localEnv?: Readonly<Record<string, string>>;
   /** The outbox (`OUTBOX_FILE`, JSON lines) that tools sending messages write to. @default a file in a temporary folder, deleted by `close()` */
@@ -370,6 +380,8 @@ export class WorkflowSession {
     const model = options.model ?? 'offline';
     const def = loadWorkflow(options.workflow);
     if (model === 'bedrock') await assertBedrockAccess();
+    if (model === 'openai' && !options.openai) throw new InvalidInputError('--model openai needs the endpoint: --openai-base-url URL --openai-model NAME (or OPENAI_BASE_URL and OPENAI_MODEL)');
+    const apiKey = options.openai?.apiKey ?? process.env.OPENAI_API_KEY;
 
     const app = synthProject(env);
     const machine = app.stateMachines.find((m) => m.workflowName === def.manifest.name);
@@ -402,7 +414,7 @@ export class WorkflowSession {
         retryDelayMs: options.retryDelayMs,
         faults: options.faults,
         // The runtime gives functions dummy credentials when it knows the DynamoDB endpoint; Bedrock needs the real ones.
-        ...(model === 'offline' && { dynamo: { endpoint: dynamo.endpoint } }),
+        ...(model !== 'bedrock' && { dynamo: { endpoint: dynamo.endpoint } }),
         extraEnv: {
           MODEL_PROVIDER: model,
           OUTBOX_FILE: outboxFile,
@@ -410,6 +422,7 @@ export class WorkflowSession {
           ...manifestLocalEnv(def),
           ...options.localEnv,
           ...(model === 'bedrock' && { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! }),
+          ...(model === 'openai' && { OPENAI_BASE_URL: options.openai!.baseUrl, OPENAI_MODEL: options.openai!.model, ...(apiKey && { OPENAI_API_KEY: apiKey }) }),
           ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
         },
       });

@@ -18,13 +18,14 @@ import { dynamoEmailStore, type EmailStore } from '../triggers/email/store.ts';
 import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
-import { observability } from '../lib/observability.ts';
+import { observability, type ClientTracer } from '../lib/observability.ts';
 import { dynamoValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, STATE_BUDGET_BYTES, type ValueStore } from '../lib/offload.ts';
 import { checkInput, isEmailWorkflow, untrustedFields } from '../lib/workflow/input.ts';
 import { getStep } from '../lib/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { BedrockModel } from '../models/bedrock.ts';
+import { OpenAiModel } from '../models/openai.ts';
 import { OfflineModel } from '../models/offline.ts';
 import type { ModelProvider } from '../models/port.ts';
 import { consensusPhase, ConsensusInputShape } from '../steps/consensus.ts';
@@ -38,8 +39,10 @@ import { loggableArgs, type Toolbox } from '../tools/types.ts';
 
 /** Adapters the local runtime or a test passes instead of the ones built from the environment. */
 export interface StepServices {
-  /** @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID) or `offline` (the workflow's offline-model.yaml) */
+  /** @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID), `openai` (OPENAI_BASE_URL, OPENAI_MODEL) or `offline` (the workflow's offline-model.yaml) */
   model?: ModelProvider;
+  /** Wraps the provider the environment selects (`stepwise eval --record` keeps every call). @default none */
+  wrapModel?: (model: ModelProvider, def: WorkflowDefinition) => ModelProvider;
   /** @default the workflow's tools over the AWS/local adapters the environment describes */
   toolbox?: Toolbox;
   /** Email workflows: where the bodies are. @default DynamoDB `EMAILS_TABLE` */
@@ -84,8 +87,14 @@ export const StepInputSchema = z.object({
 const StepEnv = z.object({
   WORKFLOW: z.string().optional(),
   STEP: z.string().optional(),
-  MODEL_PROVIDER: z.enum(['bedrock', 'offline']).default('offline'),
+  MODEL_PROVIDER: z.enum(['bedrock', 'offline', 'openai']).default('offline'),
   MODEL_ID: z.string().optional(),
+  /** `openai`: the chat-completions endpoint (`http://localhost:11434/v1`) and the model name it serves. */
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_MODEL: z.string().min(1).optional(),
+  /** `openai`: the API key itself (local runs), or the SSM SecureString parameter holding it (deployed). */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_API_KEY_PARAMETER: z.string().min(1).optional(),
   STATEMACHINES_DIR: z.string().optional(),
   /** `summary`: the output keeps no reply text and no personal tool arguments or results (the execution history records it). */
   STEP_OUTPUT: z.enum(['full', 'summary']).default('full'),
@@ -135,6 +144,35 @@ function outputSummary(step: StepDefinition, result: StepResult): string {
 }
 
 /**
+ * The OpenAI-compatible provider from the environment. The key, when the endpoint needs one, comes
+ * from `OPENAI_API_KEY` (local runs) or is read once per container from the SSM SecureString
+ * parameter `OPENAI_API_KEY_PARAMETER` (deployed: the key never sits in the function's configuration).
+ */
+function openAiModel(cfg: StepEnv, def: WorkflowDefinition, tracer: ClientTracer): ModelProvider {
+  if (!cfg.OPENAI_BASE_URL || !cfg.OPENAI_MODEL) throw new InvalidInputError('step environment: MODEL_PROVIDER=openai needs OPENAI_BASE_URL and OPENAI_MODEL');
+  const options = { baseUrl: cfg.OPENAI_BASE_URL, model: cfg.OPENAI_MODEL, maxTokens: def.manifest.model.maxTokens };
+  if (!cfg.OPENAI_API_KEY_PARAMETER) return new OpenAiModel({ ...options, apiKey: cfg.OPENAI_API_KEY });
+  const name = cfg.OPENAI_API_KEY_PARAMETER;
+  let ready: Promise<ModelProvider> | undefined;
+  // The SSM client is loaded only by functions that need it: it stays out of every other cold start.
+  const keyed = () =>
+    (ready ??= import('@aws-sdk/client-ssm')
+      .then(({ SSMClient, GetParameterCommand }) => tracer.captureAWSv3Client(new SSMClient({ region: cfg.AWS_REGION })).send(new GetParameterCommand({ Name: name, WithDecryption: true })))
+      .then((out) => new OpenAiModel({ ...options, apiKey: out.Parameter?.Value }) as ModelProvider)
+      .catch((e: Error) => {
+        ready = undefined;
+        throw new ToolUnavailableError(`the OpenAI API key parameter ${name} could not be read: ${e.name}: ${e.message}`, { cause: e });
+      }));
+  const provider: ModelProvider = {
+    name: 'openai',
+    modelId: options.model,
+    converse: async (request, opts) => (await keyed()).converse(request, opts),
+    forModel: (id) => openAiModel({ ...cfg, OPENAI_MODEL: id }, def, tracer),
+  };
+  return provider;
+}
+
+/**
  * Build the step handler. Clients and the toolbox are created on first use, so importing this
  * module (and `handler` below) does no I/O and needs no environment.
  *
@@ -173,18 +211,23 @@ export function createHandler(env: Env, services: StepServices = {}) {
   };
   const baseModel = (def: WorkflowDefinition): ModelProvider => {
     if ((model ??= services.model)) return model;
+    const created = providerFor(def);
+    return (model = services.wrapModel ? services.wrapModel(created, def) : created);
+  };
+  const providerFor = (def: WorkflowDefinition): ModelProvider => {
     const { MODEL_PROVIDER, MODEL_ID, AWS_REGION, AWS_ENDPOINT_URL_BEDROCK_RUNTIME } = config();
     if (MODEL_PROVIDER === 'offline') {
       logger.warn('MODEL_PROVIDER=offline: LLM steps are decided by the deterministic offline stand-in, NOT an LLM');
-      return (model = OfflineModel.forWorkflow(def));
+      return OfflineModel.forWorkflow(def);
     }
-    return (model = new BedrockModel({
+    if (MODEL_PROVIDER === 'openai') return openAiModel(config(), def, tracer);
+    return new BedrockModel({
       modelId: MODEL_ID ?? def.manifest.model.id,
       maxTokens: def.manifest.model.maxTokens,
       region: AWS_REGION,
       endpoint: AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
       tracer,
-    }));
+    });
   };
   const eventLog = () => (events ??= services.events ?? dynamoEventLog(dynamoClient(), need('EVENTS_TABLE')));
   const valueStore = () => (values ??= services.values ?? dynamoValueStore(dynamoClient(), need('EVENTS_TABLE')));

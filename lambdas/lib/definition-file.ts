@@ -95,7 +95,7 @@ export function readFrontmatterFile(file: string): FrontmatterFile {
 }
 
 /** Folders of a workflow only the CLI reads (`stepwise eval`, `stepwise run`): no Lambda parses them. */
-const CLI_ONLY = new Set(['evals', 'samples']);
+const CLI_ONLY = new Set(['evals', 'samples', 'recordings']);
 
 /**
  * Build time (run from source, so the readers above parse): every `.yaml` file and `.md` file with

@@ -11,6 +11,8 @@ import {
   logLevelFor,
   modelLabel,
   modelOption,
+  openAiEndpoint,
+  openAiOptions,
   progressLine,
   repeatable,
   runExitCode,
@@ -42,6 +44,8 @@ export function register(program: Command): void {
     .option('--email <file-or-dir>', 'email workflows: an .eml file, or a directory: every *.eml in it, sorted (repeatable)', repeatable)
     .addOption(localEnvOption())
     .addOption(modelOption())
+    .addOption(openAiOptions()[0]!)
+    .addOption(openAiOptions()[1]!)
     .option('--json', 'print the results as one JSON array, nothing else on stdout')
     .addOption(verboseOption())
     .action(
@@ -50,9 +54,9 @@ export function register(program: Command): void {
         const files = [...expandInputPaths(flags.input ?? []), ...expandInputPaths(flags.email ?? [], ['.eml'])];
         if (files.length === 0)
           throw new InvalidInputError(`give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`);
-        process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model)}\n`);
+        process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}\n`);
         const results = await withCleanStdout(async () => {
-          const session = await WorkflowSession.start({ workflow, model: flags.model, localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
+          const session = await WorkflowSession.start({ workflow, model: flags.model, openai: openAiEndpoint(flags), localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
           const progress = progressLine();
           try {
             return await session.runFiles(files, (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));
