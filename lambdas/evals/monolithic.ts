@@ -47,6 +47,7 @@ export function monolithicStep(def: WorkflowDefinition): StepDefinition {
     next: ['DONE'],
     tools: [...def.manifest.tools],
     requires: [],
+    promptFiles: [],
     outputs,
     bind: {},
     readsUntrusted: true,

@@ -182,7 +182,7 @@ function openAiModel(cfg: StepEnv, def: WorkflowDefinition, tracer: ClientTracer
  */
 export function createHandler(env: Env, services: StepServices = {}) {
   // The environment is passed explicitly (locally it is the template's, not process.env).
-  const { logger, tracer, metrics, instrument } = observability(env, 'stepwise-step', { logger: services.logger });
+  const { logger, tracer, metrics, instrument, countBy } = observability(env, 'stepwise-step', { logger: services.logger });
   const clock = services.clock ?? (() => new Date());
   let cfg: StepEnv | undefined;
   let dynamo: DynamoDBClient | undefined;
@@ -333,6 +333,12 @@ export function createHandler(env: Env, services: StepServices = {}) {
     metrics.addMetric('ModelCacheReadTokens', MetricUnit.Count, output.usage.cacheReadInputTokens);
     metrics.addMetric('ModelCacheWriteTokens', MetricUnit.Count, output.usage.cacheWriteInputTokens);
     metrics.addMetric('ToolCallRefused', MetricUnit.Count, notCompleted.length);
+    // Outputs declared with `metric` (the intent of a turn): counted by value, the value bounded by the declared list.
+    for (const [name, field] of Object.entries(step.outputs)) {
+      if (!field.metric || typeof result.fields[name] !== 'string') continue;
+      const value = result.fields[name] as string;
+      countBy(field.metric.name, { workflow: def.manifest.name, step: step.name, value: field.metric.values.includes(value) ? value : 'other' });
+    }
     // Reached through a Catch or the Choice Default, or reporting `handoff: true` (a step before it could not finish):
     // the case goes to a person and the execution still succeeds.
     if (step.name === def.manifest.fallback) {

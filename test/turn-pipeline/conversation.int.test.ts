@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import { dynamoSessionStore } from '../../lambdas/workflows/turn-pipeline/session.ts';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoSessionStore, newSession } from '../../lambdas/workflows/turn-pipeline/session.ts';
 
 let session: WorkflowSession;
 beforeAll(async () => {
@@ -13,7 +14,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => session?.close());
 
-const last = (r: RunResult) => r.steps.at(-1)!.fields as { reply: string; outcome: string; scenario: string | null; scenarioStep: string | null; turn: number };
+const last = (r: RunResult) => r.steps.at(-1)!.fields as { reply: string; outcome: string; scenario: string | null; scenarioStep: string | null; turn: number; profileSchemaVersion?: number };
 
 describe('turn-pipeline conversations', () => {
   it('replays the sample conversation in one session: each line one execution, state carried in SessionsTable', async () => {
@@ -44,6 +45,17 @@ describe('turn-pipeline conversations', () => {
     await store.release('busy-1', 'a-running-turn');
     const next = await session.runInput({ sessionId: 'busy-1', message: 'I want a refund' }, 'after.json');
     expect(last(next)).toMatchObject({ outcome: 'answered', turn: 1 });
+  }, 120_000);
+
+  it('migrates a session stored under profile schema 1 on its next turn, and saves it under schema 2', async () => {
+    const { profileSchemaVersion: _, ...v1 } = { ...newSession('old-1'), version: 3, turn: 3, profile: { language: 'German', phone: '+49 30 1234', country: 'DE' } };
+    await DynamoDBDocumentClient.from(session.dynamo.client).send(new PutCommand({ TableName: session.tables.SESSIONS_TABLE!, Item: { pk: 'SESSION#old-1', sk: 'SESSION', session: v1, version: 3 } }));
+    const run = await session.runInput({ sessionId: 'old-1', message: 'I want a refund' }, 'old.json');
+    expect(run.steps[0]!.fields.profileMigration).toEqual({ from: 1, to: 2, renamed: ['language→preferred_language'], dropped: ['phone'] });
+    expect(last(run)).toMatchObject({ outcome: 'answered', turn: 4, profileSchemaVersion: 2 });
+    const stored = await dynamoSessionStore(session.dynamo.client, session.tables.SESSIONS_TABLE!).begin('old-1', 'probe-2', new Date());
+    expect(stored).toMatchObject({ version: 4, profileSchemaVersion: 2, profile: { preferred_language: 'German', country: 'DE' } });
+    expect(stored.profile).not.toHaveProperty('phone');
   }, 120_000);
 
   it('records every enforcement verdict (rule, lane, variables, pass/fail) in the event log', async () => {

@@ -135,6 +135,14 @@ const OutputField = z
       .regex(/^[a-z][a-z0-9_]*\.[a-zA-Z][a-zA-Z0-9_]*$/, '<tool>.<resultKey>, e.g. create_ticket.ticketId')
       .optional()
       .describe('`<tool>.<resultKey>`: taken from the step\'s last successful call of the tool, never from what the model reported.'),
+    metric: z
+      .object({
+        name: z.string().regex(/^[A-Z][A-Za-z0-9]*$/, 'PascalCase').describe('The metric: one count per step run that reports the output.'),
+        values: z.array(z.string().min(1)).min(1).max(30).describe('The values counted by name (dimension `value`); any other counts as `other`, so a model cannot grow the dimension.'),
+      })
+      .strict()
+      .optional()
+      .describe('String outputs: count each run\'s value as a CloudWatch metric (EMF) with dimensions workflow, step and value (e.g. the intent of every turn).'),
   })
   .strict();
 
@@ -234,6 +242,10 @@ export const StepFrontmatterSchema = z
       .describe(
         'LLM steps: a panel of models instead of the manifest\'s. The step runs once per model, in order, with the same prompt; the first model\'s route is taken and every model\'s outputs are in the `panel` output (`[{ model, fields }]`) for a later step to combine. Each is granted like the manifest\'s model.',
       ),
+    promptFiles: z
+      .array(z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*\.yaml$/, 'a .yaml file of the workflow folder'))
+      .default([])
+      .describe('LLM steps: YAML files of the workflow folder appended to the system prompt as definitions the model must know (e.g. profile fields with their extraction hints); read at load time, so the prompt stays static and cacheable.'),
     guard: GuardOptionSchema.optional().describe('LLM steps: check outgoing text against the rules of a file before the tool sends it (see "Output guards").'),
     consensus: ConsensusSchema.optional().describe(
       'LLM steps: sample the step at several temperatures in an inline Map state and take the majority decision (ties: the value whose coldest sample is coldest).',

@@ -89,6 +89,30 @@ export const ProfileFieldSchema = z
   })
   .strict();
 
+/** One step of the profile schema: what changes for a stored profile of version `to - 1`. */
+export const ProfileMigrationSchema = z
+  .object({
+    to: z.number().int().min(2).describe('The schema version this migration produces (from the one before it).'),
+    rename: z.record(z.string(), z.string().regex(/^[a-z][a-z0-9_]*$/)).default({}).describe('Old field name → new field name.'),
+    drop: z.array(z.string()).default([]).describe('Fields no longer kept.'),
+  })
+  .strict();
+
+/** `profile-fields.yaml`: the fields, the schema version they make, and how older stored profiles migrate. */
+const ProfileFileSchema = z
+  .object({
+    schema_version: z.number().int().min(1).default(1).describe('Bump when the fields change; stored sessions migrate on their next turn.'),
+    profile_fields: z.array(ProfileFieldSchema),
+    migrations: z.array(ProfileMigrationSchema).default([]),
+  })
+  .strict()
+  .superRefine((f, ctx) => {
+    const expected = Array.from({ length: f.schema_version - 1 }, (_, i) => i + 2);
+    const got = f.migrations.map((m) => m.to);
+    if (JSON.stringify(got) !== JSON.stringify(expected))
+      ctx.addIssue({ code: 'custom', path: ['migrations'], message: `one migration per version up to schema_version, in order: to ${expected.join(', ') || '(none)'} (got ${got.join(', ') || 'none'})` });
+  });
+
 export const EnforcementConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
@@ -144,6 +168,7 @@ export const ScenarioFilterConfigSchema = z
 export type Rule = z.infer<typeof RuleSchema>;
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ProfileField = z.infer<typeof ProfileFieldSchema>;
+export type ProfileMigration = z.infer<typeof ProfileMigrationSchema>;
 export type EnforcementConfig = z.infer<typeof EnforcementConfigSchema>;
 export type ScenarioFilterConfig = z.infer<typeof ScenarioFilterConfigSchema>;
 
@@ -151,6 +176,9 @@ export interface Agent {
   rules: Rule[];
   scenarios: Scenario[];
   profileFields: ProfileField[];
+  /** The profile schema version of `profileFields`; `profileMigrations` lead stored profiles to it. */
+  profileSchemaVersion: number;
+  profileMigrations: ProfileMigration[];
   enforcement: EnforcementConfig;
   scenarioFilter: ScenarioFilterConfig;
 }
@@ -158,7 +186,7 @@ export interface Agent {
 const FILES = {
   rules: ['rules.yaml', z.object({ rules: z.array(RuleSchema) }).strict()],
   scenarios: ['scenarios.yaml', z.object({ scenarios: z.array(ScenarioSchema) }).strict()],
-  profileFields: ['profile-fields.yaml', z.object({ profile_fields: z.array(ProfileFieldSchema) }).strict()],
+  profileFields: ['profile-fields.yaml', ProfileFileSchema],
   enforcement: ['enforcement.yaml', EnforcementConfigSchema],
   scenarioFilter: ['scenario-filter.yaml', ScenarioFilterConfigSchema],
 } as const;
@@ -179,10 +207,13 @@ const cache = new Map<string, Agent>();
 export function loadAgent(dir: string, tools: readonly string[]): Agent {
   const hit = cache.get(dir);
   if (hit) return hit;
+  const profile = read(dir, FILES.profileFields[0], FILES.profileFields[1]);
   const agent: Agent = {
     rules: read(dir, FILES.rules[0], FILES.rules[1]).rules,
     scenarios: read(dir, FILES.scenarios[0], FILES.scenarios[1]).scenarios,
-    profileFields: read(dir, FILES.profileFields[0], FILES.profileFields[1]).profile_fields,
+    profileFields: profile.profile_fields,
+    profileSchemaVersion: profile.schema_version,
+    profileMigrations: profile.migrations,
     enforcement: read(dir, FILES.enforcement[0], FILES.enforcement[1]),
     scenarioFilter: read(dir, FILES.scenarioFilter[0], FILES.scenarioFilter[1]),
   };

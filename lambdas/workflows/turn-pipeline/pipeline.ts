@@ -21,6 +21,16 @@ export interface TurnContext {
   ambiguityReason?: string;
 }
 
+/**
+ * The ambiguity exit (seed decision 4), decided by code: why the turn must be clarified (flagged
+ * ambiguous, or an intent confidence below `minConfidence`), or undefined when it may go on.
+ */
+export function ambiguity(ctx: TurnContext, minConfidence: number): string | undefined {
+  if (ctx.isAmbiguous) return 'the message is flagged ambiguous';
+  if (ctx.intentConfidence < minConfidence) return `intent confidence ${ctx.intentConfidence} is below ${minConfidence}`;
+  return undefined;
+}
+
 export interface ScoredRule {
   id: string;
   score: number;

@@ -1,11 +1,17 @@
 import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
-import { retrieve } from '../pipeline.ts';
+import { ambiguity, retrieve } from '../pipeline.ts';
 import { lexicalSimilarity } from '../similarity.ts';
 import { readTurn } from '../turn.ts';
 
-/** 04: rules by scope and scenario candidates by entry examples, scored against the turn (lexical similarity offline; the port takes an embedding model). */
+/**
+ * 04: rules by scope and scenario candidates by entry examples, scored against the turn. First the
+ * ambiguity exit, enforced here whatever route the extraction chose: a message flagged ambiguous,
+ * or whose intent confidence is below the agent's `min_intent_confidence`, is not acted on.
+ */
 export default defineCodeStep(async ({ def, input }) => {
   const turn = readTurn(def, input);
+  const unclear = ambiguity(turn.context, turn.agent.scenarioFilter.min_intent_confidence);
+  if (unclear) return { next: '03-clarify', reason: `Not retrieved: ${unclear} (the extraction routed to retrieval)`, decidedBy: 'code', fields: {}, toolCalls: [], usage: NO_USAGE };
   const retrieval = await retrieve(turn.agent, turn.session, turn.message, turn.context, lexicalSimilarity);
   const top = [...retrieval.scenarios].sort((a, b) => b.score - a.score)[0];
   return {
