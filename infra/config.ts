@@ -33,6 +33,15 @@ export const EnvConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * The embedding model of tools that declare `resources.embeddings` (the turn pipeline's
+     * retrieval and relevance check): Titan Text Embeddings V2 on Bedrock, or the lexical adapter
+     * (word overlap, no model). Local runs without `--model bedrock` use the lexical adapter.
+     */
+    embeddings: z
+      .object({ provider: z.enum(['bedrock', 'lexical']).default('bedrock'), modelId: z.string().min(1).default('amazon.titan-embed-text-v2:0') })
+      .strict()
+      .default({ provider: 'bedrock', modelId: 'amazon.titan-embed-text-v2:0' }),
     /** Powertools log level. Customer data is only logged at DEBUG. */
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     /**

@@ -421,7 +421,7 @@ export class WorkflowSession {
           AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
           ...manifestLocalEnv(def),
           ...options.localEnv,
-          ...(model === 'bedrock' && { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! }),
+          ...(model === 'bedrock' ? { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! } : { EMBEDDINGS_PROVIDER: 'lexical' }),
           ...(model === 'openai' && { OPENAI_BASE_URL: options.openai!.baseUrl, OPENAI_MODEL: options.openai!.model, ...(apiKey && { OPENAI_API_KEY: apiKey }) }),
           ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
         },

@@ -157,6 +157,12 @@ export class WorkflowStack extends Stack {
         fn.addEnvironment(busEnvName(bus), bus);
       }
       if (tool.idempotency) fn.bindTable(this.idempotencyTable!, 'readWrite', 'IDEMPOTENCY_TABLE');
+      if (tool.resources?.embeddings) {
+        const { provider, modelId } = this.config.embeddings;
+        fn.addEnvironment('EMBEDDINGS_PROVIDER', provider);
+        fn.addEnvironment('EMBEDDINGS_MODEL_ID', modelId);
+        if (provider === 'bedrock') fn.grantInvokeModel(modelId);
+      }
     }
   }
 }

@@ -28,7 +28,7 @@ describe('turn-pipeline conversations', () => {
       [5, 'answered', 'refund', 'submitted'],
       [6, 'answered', 'refund', 'submitted'],
     ]);
-    expect(results[1]!.toolCalls.map((c) => c.tool)).toEqual(['session_store', 'lookup_order', 'session_store']);
+    expect(results[1]!.toolCalls.map((c) => c.tool)).toEqual(['session_store', 'similarity', 'lookup_order', 'similarity', 'session_store']);
     const stored = await dynamoSessionStore(session.dynamo.client, session.tables.SESSIONS_TABLE!).begin('demo-refund-1', 'probe', new Date());
     expect(stored).toMatchObject({ version: 6, turn: 6, activeScenario: 'refund', activeStep: 'submitted', variables: { order_id: 'A-10234', order_status: 'delivered' } });
     expect(stored.history).toHaveLength(12);

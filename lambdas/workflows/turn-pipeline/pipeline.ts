@@ -64,23 +64,21 @@ const intentScore = (intents: readonly string[], ctx: TurnContext) => (ctx.detec
  */
 export async function retrieve(agent: Agent, session: Session, message: string, ctx: TurnContext, similarity: SimilarityModel): Promise<Retrieval> {
   const cfg = agent.scenarioFilter;
-  const scenarios = await Promise.all(
-    agent.scenarios.map(async (s) => {
-      const named = intentScore([s.intent_label], ctx);
-      return { id: s.id, score: round(named > 0 ? named : cfg.example_weight * Math.max(...(await similarity.similarity(message, s.entry_examples)))) };
-    }),
-  );
   const step = activeStep(agent, session);
-  const transitions = step
-    ? await Promise.all(step.transitions.map(async (t) => ({ to: t.to, score: round(Math.max(intentScore(t.intents, ctx), ...(await similarity.similarity(message, t.examples)), 0)) })))
-    : [];
+  // One similarity call for every text the turn is compared with (one embedding of the turn).
+  const texts = [...new Set([...agent.scenarios.flatMap((s) => s.entry_examples), ...(step?.transitions.flatMap((t) => t.examples) ?? []), ...agent.rules.filter((r) => r.enabled).map((r) => r.condition_text)])];
+  const scores = new Map((await similarity.similarity(message, texts)).map((score, i) => [texts[i]!, score]));
+  const best = (of: readonly string[]) => Math.max(0, ...of.map((t) => scores.get(t) ?? 0));
+  const scenarios = agent.scenarios.map((s) => {
+    const named = intentScore([s.intent_label], ctx);
+    return { id: s.id, score: round(named > 0 ? named : cfg.example_weight * best(s.entry_examples)) };
+  });
+  const transitions = step ? step.transitions.map((t) => ({ to: t.to, score: round(Math.max(intentScore(t.intents, ctx), best(t.examples))) })) : [];
   const candidates = new Set(scenarios.filter((s) => s.score >= cfg.min_entry_score).map((s) => s.id));
   const live = agent.rules.filter(
     (r) => r.enabled && (inScope(r, session.activeScenario, session.activeStep) || (r.scope === 'SCENARIO' && candidates.has(r.scope_id!)) || (r.scope === 'STEP' && candidates.has(r.scope_id!.split('/')[0]!))),
   );
-  const rules = await Promise.all(
-    live.map(async (r) => ({ id: r.id, score: round(Math.max(intentScore(r.intents, ctx), ...(await similarity.similarity(message, [r.condition_text])))) })),
-  );
+  const rules = live.map((r) => ({ id: r.id, score: round(Math.max(intentScore(r.intents, ctx), best([r.condition_text]))) }));
   return { rules, scenarios, transitions };
 }
 

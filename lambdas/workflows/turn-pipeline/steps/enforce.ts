@@ -1,6 +1,7 @@
 import { NO_USAGE, defineCodeStep } from '../../../steps/types.ts';
 import { enforce, enforcementVariables, type JudgeReport } from '../pipeline.ts';
-import { contentWords, lexicalSimilarity } from '../similarity.ts';
+import type { ToolCallRecord } from '../../../lib/contracts.ts';
+import { contentWords, toolSimilarity } from '../similarity.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
 
 /**
@@ -20,7 +21,7 @@ function judgeReports(previous: { step: string | null; fields: Record<string, un
  * `max_retries` times; then the fallback template is sent. Every attempt's verdicts are kept in
  * `enforcement` (and so in the event log).
  */
-export default defineCodeStep(async ({ def, input }) => {
+export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const turn = readTurn(def, input);
   const { agent } = turn;
   const response = String(turn.data.response ?? '');
@@ -30,7 +31,8 @@ export default defineCodeStep(async ({ def, input }) => {
   // A short answer ("yes please") is relevant to the question it answers: the query includes the agent's last message.
   const asked = turn.session.history.filter((h) => h.role === 'agent').at(-1)?.text ?? '';
   const query = `${asked}\n${turn.message}`;
-  const relevance = contentWords(query).length ? (await lexicalSimilarity.similarity(query, [response]))[0]! : null;
+  const calls: ToolCallRecord[] = [];
+  const relevance = contentWords(query).length ? (await toolSimilarity(toolbox, tool, calls).similarity(query, [response]))[0]! : null;
   const verdicts = enforce({
     agent,
     enforce: turn.selection!.enforce,
@@ -43,7 +45,7 @@ export default defineCodeStep(async ({ def, input }) => {
   const failed = verdicts.filter((v) => !v.passed);
   const history = [...((turn.data.enforcement as { attempts?: unknown[] } | undefined)?.attempts ?? []), { attempt, verdicts }];
   const enforcement = { attempts: history };
-  const base = { decidedBy: 'code' as const, toolCalls: [], usage: NO_USAGE };
+  const base = { decidedBy: 'code' as const, toolCalls: calls, usage: NO_USAGE };
   if (failed.length === 0) return { ...base, next: '10-persist', reason: `passed ${verdicts.length} check(s)`, fields: { enforcement, reply: response, outcome: 'answered' } };
   const broken = failed.map((v) => `${v.check} (${v.lane})`).join(', ');
   if (attempt < agent.enforcement.max_retries)
