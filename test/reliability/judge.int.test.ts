@@ -54,8 +54,9 @@ describe('a judge without a verdict (missing_verdict: fail, the default)', () =>
     answers = { [FIRST!]: ok, [SECOND!]: {} };
     const run = await session.runInput({ sessionId: 'judge-missing', message: 'I want a refund for order A-10234' }, 'missing.json');
     expect(run.status).toBe('SUCCEEDED');
-    expect(names(run).slice(5)).toEqual(['07-generate', '08-judge', '09-enforce', '07-generate', '08-judge', '09-enforce', '10-persist']);
-    expect(run.steps[7]).toMatchObject({ next: '07-generate', fields: { attempt: 1, violations: expect.arrayContaining([expect.stringContaining(`${SECOND}: no verdict from the judge (missing_verdict: fail)`)]) } });
+    const from = names(run).indexOf('07-generate');
+    expect(names(run).slice(from)).toEqual(['07-generate', '08-judge', '09-enforce', '07-generate', '08-judge', '09-enforce', '10-persist']);
+    expect(run.steps[from + 2]).toMatchObject({ next: '07-generate', fields: { attempt: 1, violations: expect.arrayContaining([expect.stringContaining(`${SECOND}: no verdict from the judge (missing_verdict: fail)`)]) } });
     expect(last(run)).toMatchObject({ outcome: 'fallback', reply: fallback });
     recordFigure('judge without a verdict', 'refused');
   }, 120_000);

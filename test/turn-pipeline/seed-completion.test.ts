@@ -12,7 +12,7 @@ import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import { systemPrompt } from '../../lambdas/steps/prompt.ts';
 import type { Toolbox } from '../../lambdas/tools/types.ts';
 import { agentDir, loadAgent } from '../../lambdas/workflows/turn-pipeline/agent.ts';
-import { ambiguity } from '../../lambdas/workflows/turn-pipeline/pipeline.ts';
+import { ambiguity, applyRuleFilter } from '../../lambdas/workflows/turn-pipeline/pipeline.ts';
 import { newSession, SessionSchema } from '../../lambdas/workflows/turn-pipeline/session.ts';
 import { migrateProfile } from '../../lambdas/workflows/turn-pipeline/turn.ts';
 import { dimensionsOf, useEmfCapture, valuesOf } from '../observability/emf.ts';
@@ -27,6 +27,18 @@ describe('the ambiguity exit, decided by code', () => {
     expect(ambiguity(ctx(true, 0.9), 0.25)).toBe('the message is flagged ambiguous');
     expect(ambiguity(ctx(false, 0.1), 0.25)).toBe('intent confidence 0.1 is below 0.25');
     expect(ambiguity(ctx(false, 0.3), 0.25)).toBeUndefined();
+  });
+});
+
+describe('the LLM rule filter (05a-rule-filter)', () => {
+  const selection = { matched: ['return-window', 'return-label', 'rate-conversation'], enforce: ['refund-limit'], suppressed: [] };
+  it('drops the matched rules it says do not apply, keeps the ones it says nothing about, and never touches enforcement', () => {
+    expect(applyRuleFilter(selection, { 'return-window': false, 'return-label': true })).toEqual({
+      selection: { matched: ['return-label', 'rate-conversation'], enforce: ['refund-limit'], suppressed: [] },
+      dropped: ['return-window'],
+    });
+    expect(applyRuleFilter(selection, 'garbage').dropped).toEqual([]);
+    expect(applyRuleFilter(selection, { 'refund-limit': false }).selection.enforce).toEqual(['refund-limit']);
   });
 });
 

@@ -160,6 +160,10 @@ export const ScenarioFilterConfigSchema = z
       .default(0.25)
       .describe('The ambiguity exit, enforced by code: a turn whose intent confidence is below this (or flagged ambiguous) is asked to clarify, whatever route the extraction chose.'),
     rule_match_threshold: z.number().min(0).max(1).default(0.3).describe('Similarity at which a rule\'s condition_text matches the turn.'),
+    llm_rule_filter: z
+      .boolean()
+      .default(true)
+      .describe('The seed\'s rule filter: after matching, a model call (05a-rule-filter) decides which matched rules truly apply; off, every matched rule applies. GLOBAL hard constraints stay enforced either way.'),
     clarification_prefix: z.string().min(1).default("Sorry, I didn't quite catch that."),
     escalation_message: z.string().min(1).default("I'm handing this conversation to a colleague who can help further; they will reply here shortly."),
   })

@@ -173,6 +173,18 @@ export function selectRules(agent: Agent, session: Session, retrieval: Retrieval
   return { matched: matched.map((r) => r.id), enforce: [...enforce], suppressed };
 }
 
+/**
+ * The LLM rule filter's decision applied (stage 3): matched rules it says do not apply are dropped
+ * from what generation follows and what runs tools. A rule it says nothing about stays (the filter
+ * narrows, it never adds), and enforcement is unchanged: GLOBAL hard constraints are enforced
+ * whatever the filter says.
+ */
+export function applyRuleFilter(selection: RuleSelection, applies: unknown): { selection: RuleSelection; dropped: string[] } {
+  const said = applies !== null && typeof applies === 'object' ? (applies as Record<string, unknown>) : {};
+  const dropped = selection.matched.filter((id) => said[id] === false);
+  return { selection: { ...selection, matched: selection.matched.filter((id) => !dropped.includes(id)) }, dropped };
+}
+
 /** One verdict of enforcement: the guard's shape plus the variables lane 1 read. */
 export interface EnforcementVerdict extends GuardVerdict {
   variables?: Record<string, unknown>;

@@ -33,7 +33,8 @@ export default defineCodeStep(async ({ def, input }) => {
   };
   return {
     ...base,
-    next: '06-run-tools',
+    // The LLM rule filter decides among matched rules; with none matched there is nothing to decide.
+    next: agent.scenarioFilter.llm_rule_filter && selection.matched.length ? '05a-rule-filter' : '06-run-tools',
     reason: `${navigation.reason}; ${selection.matched.length} rule(s) apply${selection.suppressed.length ? `, ${selection.suppressed.map((s) => s.id).join(', ')} held back` : ''}`,
     fields: { navigation, selection, guidance },
   };
