@@ -303,7 +303,7 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
   }).next(fallback);
 
   // A route into a step goes through its counter checks and its consensus sampling, when it has them.
-  const gates = new CounterGates(scope, manifest);
+  const gates = new CounterGates(scope, manifest, (name) => task(name));
   const sampling = new Map<string, sfn.IChainable>();
   const kit = (step: StepDefinition): StepTaskKit => ({
     counters: startCounters(manifest) !== undefined,

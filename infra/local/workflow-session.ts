@@ -239,10 +239,16 @@ export function workflowTrail(def: WorkflowDefinition, history: LocalExecution['
   return stepTrail(history).filter((s) => shown.has(s.name));
 }
 
-/** The terminal state a succeeded execution ended in, when it is not `Done` (a counter's outcome, e.g. `IterationLimit`). */
-function outcomeOf(history: LocalExecution['history']): string | undefined {
+/**
+ * The named outcome a succeeded execution reached, when it is not `Done`: the terminal state it
+ * ended in (a counter's outcome, e.g. `IterationLimit`), or a counter outcome it passed through on
+ * its way to the step that answers it (counter `then`).
+ */
+function outcomeOf(def: WorkflowDefinition, history: LocalExecution['history']): string | undefined {
   const name = history.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
-  return name === undefined || name === 'Done' ? undefined : name;
+  if (name !== undefined && name !== 'Done') return name;
+  const answered = new Set(Object.values(def.manifest.counters).flatMap((c) => (c.then ? [c.outcome] : [])));
+  return history.findLast((e) => e.type === 'PassStateEntered' && answered.has(e.stateEnteredEventDetails?.name ?? ''))?.stateEnteredEventDetails?.name;
 }
 
 /** The model use of an execution: every step's, added up. */
@@ -544,7 +550,7 @@ export class WorkflowSession {
       toolCalls: runToolCalls(trail),
       outbox,
       usage: executionUsage(steps),
-      ...(succeeded && outcomeOf(execution.history) !== undefined && { outcome: outcomeOf(execution.history) }),
+      ...(succeeded && outcomeOf(this.workflow, execution.history) !== undefined && { outcome: outcomeOf(this.workflow, execution.history) }),
       ...(succeeded && execution.output !== undefined && { output: execution.output }),
     };
   }

@@ -60,6 +60,9 @@ const CounterSchema = z
     increment: z.array(StepName).min(1).describe('Steps that add 1 when they are entered, before they run (the step sees the new value in `counters`).'),
     reset: z.array(StepName).default([]).describe('Steps that set the counter back to 0 when they are entered (before any increment, so a step may do both and start at 1).'),
     outcome: OutcomeName.describe('The Succeed state reached at the cap, named so: the execution ends there with its state as output (`result.data` holds the partial work).'),
+    then: StepName.optional().describe(
+      'A step that answers at the cap instead: the outcome becomes a Pass state of that name that puts `{ Error: <outcome>, Cause }` in `$.error` and goes on to this step (it words the partial work as the reply); the execution then ends as that step routes.',
+    ),
   })
   .strict();
 
