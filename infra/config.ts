@@ -119,6 +119,27 @@ export const EnvConfigSchema = z
         notifyEmail: z.email().optional(),
       })
       .strict(),
+    /**
+     * Seed 000 AC7, for workflows with `singlePrompt`: where inbound mail goes (`useStepOrchestrator`:
+     * the step workflow, else the single-prompt agent; both are deployed), written to an SSM
+     * parameter the ingress reads, and the rollback: when fallbacks and failed executions of the
+     * step workflow exceed `failureRatePercent` of its executions over `windowMinutes` (with at least
+     * `minExecutions`), an alarm flips the parameter to the single-prompt agent.
+     */
+    orchestration: z
+      .object({
+        useStepOrchestrator: z.boolean().default(true),
+        rollback: z
+          .object({
+            failureRatePercent: z.number().min(0.1).max(100).default(5),
+            windowMinutes: z.number().int().min(5).max(1440).default(60),
+            minExecutions: z.number().int().min(1).default(20),
+          })
+          .strict()
+          .default({ failureRatePercent: 5, windowMinutes: 60, minExecutions: 20 }),
+      })
+      .strict()
+      .default({ useStepOrchestrator: true, rollback: { failureRatePercent: 5, windowMinutes: 60, minExecutions: 20 } }),
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })

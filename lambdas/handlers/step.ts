@@ -25,6 +25,7 @@ import { getStep } from '../lib/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { BedrockModel } from '../models/bedrock.ts';
+import { MONOLITHIC_STEP, monolithicStep } from '../evals/monolithic.ts';
 import { OpenAiModel } from '../models/openai.ts';
 import { OfflineModel } from '../models/offline.ts';
 import type { ModelProvider } from '../models/port.ts';
@@ -242,7 +243,8 @@ export function createHandler(env: Env, services: StepServices = {}) {
     const def = plugin.def;
     const checked = checkInput(def, input.input);
     if (checked.problem) throw new InvalidInputError(`step input: input.${checked.problem} (the ${def.manifest.name} input schema)`);
-    const step = getStep(def, input.step);
+    // The single-prompt agent (manifest `singlePrompt`) runs the whole workflow as this one step.
+    const step = input.step === MONOLITHIC_STEP && def.manifest.singlePrompt ? monolithicStep(def) : getStep(def, input.step);
     const keys = { execution: input.execution.name, step: step.name, count: input.count };
     let toolbox = services.toolbox ?? toolboxes.get(def.manifest.name);
     if (!toolbox) toolboxes.set(def.manifest.name, (toolbox = createToolbox(Object.values(plugin.tools), { env, tracer, clock })));

@@ -121,6 +121,12 @@ export const ManifestSchema = z
       .strict()
       .default({ env: {} })
       .describe('Local runs only.'),
+    singlePrompt: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Email workflows: also deploy the single-prompt agent (the whole workflow as one LLM step with every tool, the seed\'s legacy mode) beside the step workflow; the environment\'s `orchestration` setting and its rollback alarm choose which one inbound mail starts.',
+      ),
     counters: z
       .record(CounterName, CounterSchema)
       .default({})
