@@ -13,6 +13,7 @@ import type { WorkflowPlugin } from '../../lambdas/lib/workflow/plugin.ts';
 import type { StepDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import type { EnvConfig } from '../config.ts';
 import { STEP_ENTRY } from './agent-workflow.ts';
+import { failedExecutionsAlarm } from './resources.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
 /** The rollback function's handler module. */
@@ -95,15 +96,7 @@ export class SinglePromptAgent extends Construct {
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.function.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
       reason: 'lambda:InvokeFunction on the single-prompt function and its versions only.',
     });
-    this.failedExecutionsAlarm = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
-      metric: this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      threshold: config.alarms.failedExecutionsThreshold,
-      evaluationPeriods: config.alarms.evaluationPeriods,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${manifest.name} (${config.name}): executions of the single-prompt agent failed.`,
-    });
-    if (props.alarmTopic) this.failedExecutionsAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    this.failedExecutionsAlarm = failedExecutionsAlarm(this, this.stateMachine, config, `${manifest.name} (${config.name}): executions of the single-prompt agent failed.`, props.alarmTopic);
 
     this.parameter = new ssm.StringParameter(this, 'Mode', {
       parameterName: `/stepwise/${config.name}/${manifest.name}/orchestration`,
