@@ -44,8 +44,35 @@ export const EnvConfigSchema = z
     region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, 'an AWS region such as eu-west-1').optional(),
     /** Overrides the pinned Bedrock model id of every workflow manifest. @default the manifest's `model.id` */
     modelId: z.string().min(1).optional(),
-    /** `offline` deploys the deterministic stand-in (no Bedrock access needed, no Bedrock permission granted). */
-    modelProvider: z.enum(['bedrock', 'offline']).default('bedrock'),
+    /**
+     * `offline` deploys the deterministic stand-in (no Bedrock access needed, no Bedrock permission
+     * granted); `openai` an OpenAI-compatible chat-completions endpoint (see `openai`).
+     */
+    modelProvider: z.enum(['bedrock', 'offline', 'openai']).default('bedrock'),
+    /**
+     * The OpenAI-compatible endpoint of `modelProvider: openai`. Base URL and model reach the step
+     * functions as environment variables; the API key never does: it is an SSM SecureString
+     * parameter (`apiKeyParameter`, a name like `/stepwise/prod/openai-api-key`) that each LLM step
+     * may read (`ssm:GetParameter` on that parameter only) and reads once per container.
+     * @default none (needed only with `modelProvider: openai`)
+     */
+    openai: z
+      .object({
+        baseUrl: z.url({ protocol: /^https?$/ }),
+        model: z.string().min(1),
+        apiKeyParameter: z.string().regex(/^\/[A-Za-z0-9_.\-/]+$/, 'an SSM parameter name starting with /').optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * The embedding model of tools that declare `resources.embeddings` (the turn pipeline's
+     * retrieval and relevance check): Titan Text Embeddings V2 on Bedrock, or the lexical adapter
+     * (word overlap, no model). Local runs without `--model bedrock` use the lexical adapter.
+     */
+    embeddings: z
+      .object({ provider: z.enum(['bedrock', 'lexical']).default('bedrock'), modelId: z.string().min(1).default('amazon.titan-embed-text-v2:0') })
+      .strict()
+      .default({ provider: 'bedrock', modelId: 'amazon.titan-embed-text-v2:0' }),
     /** Powertools log level. Customer data is only logged at DEBUG. */
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
     /**
@@ -157,10 +184,32 @@ export const EnvConfigSchema = z
      * runs with no agent and no feature endpoints. @default {}
      */
     lifecycles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lifecycle name'), LifecycleSettingsSchema).default({}),
+    /**
+     * Seed 000 AC7, for workflows with `singlePrompt`: where inbound mail goes (`useStepOrchestrator`:
+     * the step workflow, else the single-prompt agent; both are deployed), written to an SSM
+     * parameter the ingress reads, and the rollback: when fallbacks and failed executions of the
+     * step workflow exceed `failureRatePercent` of its executions over `windowMinutes` (with at least
+     * `minExecutions`), an alarm flips the parameter to the single-prompt agent.
+     */
+    orchestration: z
+      .object({
+        useStepOrchestrator: z.boolean().default(true),
+        rollback: z
+          .object({
+            failureRatePercent: z.number().min(0.1).max(100).default(5),
+            windowMinutes: z.number().int().min(5).max(1440).default(60),
+            minExecutions: z.number().int().min(1).default(20),
+          })
+          .strict()
+          .default({ failureRatePercent: 5, windowMinutes: 60, minExecutions: 20 }),
+      })
+      .strict()
+      .default({ useStepOrchestrator: true, rollback: { failureRatePercent: 5, windowMinutes: 60, minExecutions: 20 } }),
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.modelProvider !== 'openai' || c.openai !== undefined, { message: 'modelProvider openai needs the openai endpoint (baseUrl, model)', path: ['openai'] });
 
 /** A validated environment config. */
 export type EnvConfig = z.infer<typeof EnvConfigSchema>;

@@ -16,7 +16,7 @@
  */
 
 // Tools.
-export { defineTool, type AwsClients, type TableAccess, type ToolContext, type ToolDefinition, type ToolResources } from './tools/types.ts';
+export { defineTool, type AwsClients, type CallContext, type TableAccess, type Toolbox, type ToolContext, type ToolDefinition, type ToolResources } from './tools/types.ts';
 export { requireEnv } from './tools/toolbox.ts';
 export { sendEmail } from './triggers/email/send-email.ts';
 
@@ -24,6 +24,9 @@ export { sendEmail } from './triggers/email/send-email.ts';
 export { defineCodeStep, isReplay, NO_USAGE, sentReply, type CodeStep, type StepContext, type StepResult } from './steps/types.ts';
 export { defineFastPath, type FastPath, type FastPathContext, type FastPathDecision } from './steps/fast-path.ts';
 export { lookup, renderTemplate, type RenderOptions } from './steps/template.ts';
+
+// The embeddings port (a tool resource): Bedrock's Titan Text Embeddings V2 on AWS, a lexical stand-in offline.
+export { contentWords, cosine, embeddingsFromEnv, lexicalEmbeddings, TITAN_V2, type EmbeddingModel } from './models/embeddings.ts';
 
 // What crosses between steps.
 export { DONE, type DecidedBy, type Env, type GuardVerdict, type StepInput, type StepOutput, type TokenUsage, type ToolCallRecord } from './lib/contracts.ts';
@@ -33,6 +36,7 @@ export { CHECKPOINT_DATA_KEY } from './lib/workflow/pause.ts';
 
 // A workflow's own definition files (agent settings, data beside its steps).
 export { checkDefinition, readDefinitionYaml, relPath } from './lib/definition-file.ts';
+export { loadWorkflow } from './lib/workflow/loader.ts';
 export { statemachinesDir } from './lib/project.ts';
 
 // Free-form JSON in DynamoDB (any keys, numbers and depth): a tool's own store writes it as text.

@@ -4,19 +4,34 @@
  */
 import { basename } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
-import type { ModelChoice, PauseSummary, RunResult, RunStatus, RunStep } from '../../infra/local/workflow-session.ts';
+import type { ModelChoice, OpenAiEndpoint, PauseSummary, RunResult, RunStatus, RunStep } from '../../infra/local/workflow-session.ts';
 import { paintStatus } from './output.ts';
 
 export interface SessionFlags {
   model: ModelChoice;
+  openaiBaseUrl?: string;
+  openaiModel?: string;
   verbose?: boolean;
 }
 
-/** `--model offline|bedrock` (default offline: no AWS account needed). */
+/** `--model offline|bedrock|openai` (default offline: no AWS account needed). */
 export const modelOption = () =>
-  new Option('--model <provider>', 'offline: the deterministic stand-in (not an LLM); bedrock: Bedrock Converse, needs AWS credentials')
-    .choices(['offline', 'bedrock'])
+  new Option(
+    '--model <provider>',
+    'offline: the deterministic stand-in (not an LLM); bedrock: Bedrock Converse, needs AWS credentials; openai: an OpenAI-compatible chat-completions endpoint (Ollama, vLLM, llama.cpp server, LM Studio), see --openai-base-url',
+  )
+    .choices(['offline', 'bedrock', 'openai'])
     .default('offline');
+
+/** `--openai-base-url` and `--openai-model` (defaults: OPENAI_BASE_URL, OPENAI_MODEL; the key: OPENAI_API_KEY). */
+export const openAiOptions = () => [
+  new Option('--openai-base-url <url>', 'with --model openai: the API root, e.g. http://localhost:11434/v1 (Ollama)').env('OPENAI_BASE_URL'),
+  new Option('--openai-model <name>', 'with --model openai: the model name the endpoint serves, e.g. llama3.1:8b').env('OPENAI_MODEL'),
+];
+
+/** The endpoint of `--model openai`, when both its options are given. */
+export const openAiEndpoint = (flags: SessionFlags): OpenAiEndpoint | undefined =>
+  flags.model === 'openai' && flags.openaiBaseUrl && flags.openaiModel ? { baseUrl: flags.openaiBaseUrl, model: flags.openaiModel } : undefined;
 
 /** Commander collector for a repeatable option. */
 export const repeatable = (value: string, all: string[] = []) => [...all, value];
@@ -36,8 +51,12 @@ export const verboseOption = () => new Option('--verbose', "show the step handle
 /** Powertools log level for the session: silent unless `--verbose`, so the output stays readable. */
 export const logLevelFor = (flags: SessionFlags) => (flags.verbose ? undefined : 'SILENT');
 
-export const modelLabel = (model: ModelChoice) =>
-  model === 'offline' ? 'offline stand-in (deterministic rules, NOT an LLM)' : 'Bedrock (the workflow’s pinned model)';
+export const modelLabel = (model: ModelChoice, flags?: Pick<SessionFlags, 'openaiBaseUrl' | 'openaiModel'>) =>
+  model === 'offline'
+    ? 'offline stand-in (deterministic rules, NOT an LLM)'
+    : model === 'openai'
+      ? `OpenAI-compatible ${flags?.openaiModel ?? '(no --openai-model)'} at ${flags?.openaiBaseUrl ?? '(no --openai-base-url)'}`
+      : 'Bedrock (the workflow’s pinned model)';
 
 /**
  * Run `fn` with everything written to stdout sent to stderr instead, and hand it `print` for the

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -148,9 +148,11 @@ export class AgentWorkflow extends Construct {
           MODEL_ID: this.modelId,
           MODEL_PROVIDER: config.modelProvider,
           STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary',
+          ...(step.kind === 'llm' && config.modelProvider === 'openai' && openAiEnvironment(config)),
         },
       });
-      if (step.kind === 'llm' && config.modelProvider === 'bedrock') fn.grantInvokeModel(this.modelId);
+      if (step.kind === 'llm' && config.modelProvider === 'openai' && config.openai?.apiKeyParameter) grantReadParameter(fn, config.openai.apiKeyParameter);
+      if (step.kind === 'llm' && config.modelProvider === 'bedrock') for (const id of step.models ?? [this.modelId]) fn.grantInvokeModel(id);
       props.bindStep?.(step, fn);
       functions[step.name] = fn;
     }
@@ -250,6 +252,18 @@ export class AgentWorkflow extends Construct {
       });
     }
   }
+}
+
+/** An LLM step's view of the OpenAI-compatible endpoint: where and which model; the key only by its parameter's name. */
+function openAiEnvironment(config: EnvConfig): Record<string, string> {
+  const { baseUrl, model, apiKeyParameter } = config.openai!;
+  return { OPENAI_BASE_URL: baseUrl, OPENAI_MODEL: model, ...(apiKeyParameter && { OPENAI_API_KEY_PARAMETER: apiKeyParameter }) };
+}
+
+/** `ssm:GetParameter` on one parameter (a SecureString under the account's `aws/ssm` key needs no KMS grant). */
+function grantReadParameter(fn: StepwiseFunction, name: string): void {
+  const stack = Stack.of(fn);
+  iam.Grant.addToPrincipal({ grantee: fn, actions: ['ssm:GetParameter'], resourceArns: [stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.replace(/^\//, '') })] });
 }
 
 /** The initial state: the execution input at `$.input`, an empty StepState at `$.result`, no error. */
@@ -352,7 +366,7 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
   }).next(fallback);
 
   // A route into a step goes through its counter checks and its consensus sampling, when it has them.
-  const gates = new CounterGates(scope, manifest);
+  const gates = new CounterGates(scope, manifest, (name) => task(name));
   const sampling = new Map<string, sfn.IChainable>();
   const kit = (step: StepDefinition): StepTaskKit => ({
     counters: startCounters(manifest) !== undefined,

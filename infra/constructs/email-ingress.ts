@@ -10,6 +10,7 @@ import * as actions from 'aws-cdk-lib/aws-ses-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as cxapi from 'aws-cdk-lib/cx-api';
+import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { emailSettings, type EnvConfig } from '../config.ts';
@@ -38,6 +39,8 @@ export interface EmailIngressProps {
   readonly eventsTable: ITable;
   /** Notified when a delivery could not be processed. @default the alarm notifies nobody */
   readonly alarmTopic?: sns.ITopic;
+  /** Dual mode (seed AC7): the single-prompt agent mail may go to instead, as the parameter says. @default the step workflow only */
+  readonly singlePrompt?: { readonly stateMachine: sfn.IStateMachine; readonly parameter: ssm.IStringParameter };
   /** How long the raw MIME is kept. @default Duration.days(30) */
   readonly rawMailRetention?: Duration;
 }
@@ -135,6 +138,12 @@ export class EmailIngress extends Construct {
       reason: 'Object keys are SES message ids, known only when a mail arrives; the grant is GetObject under the inbound/ prefix only.',
     });
     props.stateMachine.grantStartExecution(this.function);
+    if (props.singlePrompt) {
+      props.singlePrompt.stateMachine.grantStartExecution(this.function);
+      props.singlePrompt.parameter.grantRead(this.function);
+      this.function.addEnvironment('SINGLE_PROMPT_STATE_MACHINE_ARN', props.singlePrompt.stateMachine.stateMachineArn);
+      this.function.addEnvironment('ORCHESTRATION_PARAMETER', props.singlePrompt.parameter.parameterName);
+    }
 
     this.failedDeliveries = new sqs.Queue(this, 'FailedDeliveries', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,

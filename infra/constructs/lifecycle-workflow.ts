@@ -1,7 +1,6 @@
 import { dirname } from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -10,6 +9,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { failedExecutionsAlarm } from './resources.ts';
 import { EventTooLargeError, VersionConflictError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { MAX_EVENT_BYTES } from '../../lambdas/lifecycle/envelope.ts';
@@ -128,15 +128,7 @@ export class LifecycleWorkflow extends Construct {
     (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, lifecycle.name);
     this.acknowledgeStateMachineRole();
 
-    this.failedExecutionsAlarm = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
-      metric: this.stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
-      threshold: config.alarms.failedExecutionsThreshold,
-      evaluationPeriods: config.alarms.evaluationPeriods,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${lifecycle.name} (${config.name}): ${entity} events not applied - see the incoming dead-letter queue.`,
-    });
-    if (props.alarmTopic) this.failedExecutionsAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
+    this.failedExecutionsAlarm = failedExecutionsAlarm(this, this.stateMachine, config, `${lifecycle.name} (${config.name}): ${entity} events not applied - see the incoming dead-letter queue.`, props.alarmTopic);
   }
 
   private compile(scope: Construct, props: LifecycleWorkflowProps): sfn.IChainable {

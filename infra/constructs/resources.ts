@@ -1,4 +1,7 @@
-import type { Stack } from 'aws-cdk-lib';
+import { Duration, type Stack } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -45,4 +48,18 @@ export function alarmTopic(stack: Stack, config: EnvConfig): sns.ITopic | undefi
   const topic = new sns.Topic(stack, 'AlarmTopic', { masterKey: key, enforceSSL: true });
   topic.addSubscription(new EmailSubscription(config.alarms.email));
   return topic;
+}
+
+/** The environment's alarm on a state machine's failed executions (5-minute sums), notifying `topic` when given. */
+export function failedExecutionsAlarm(scope: Construct, stateMachine: sfn.IStateMachine, config: EnvConfig, description: string, topic?: sns.ITopic): cloudwatch.Alarm {
+  const alarm = new cloudwatch.Alarm(scope, 'ExecutionsFailedAlarm', {
+    metric: stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+    threshold: config.alarms.failedExecutionsThreshold,
+    evaluationPeriods: config.alarms.evaluationPeriods,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    alarmDescription: description,
+  });
+  if (topic) alarm.addAlarmAction(new SnsAction(topic));
+  return alarm;
 }

@@ -40,7 +40,15 @@ import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskH
 import { synthProject } from './synth.ts';
 import { resolveTokens } from './tokens.ts';
 
-export type ModelChoice = 'offline' | 'bedrock';
+export type ModelChoice = 'offline' | 'bedrock' | 'openai';
+
+/** `--model openai`: the OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server, LM Studio, a hosted API). */
+export interface OpenAiEndpoint {
+  readonly baseUrl: string;
+  readonly model: string;
+  /** @default the OPENAI_API_KEY environment variable, when set */
+  readonly apiKey?: string;
+}
 
 export interface WorkflowSessionOptions {
   /** The workflow to run (a folder of `statemachines/`). */
@@ -49,6 +57,8 @@ export interface WorkflowSessionOptions {
   readonly env?: string;
   /** `MODEL_PROVIDER` of every step: `bedrock` needs AWS credentials (checked before anything starts). @default 'offline' */
   readonly model?: ModelChoice;
+  /** `model: 'openai'`: the endpoint every LLM step calls. */
+  readonly openai?: OpenAiEndpoint;
   /** Added to every function's environment after the manifest's `local.env` (e.g. another registry file). @default none */
   readonly localEnv?: Readonly<Record<string, string>>;
   /** The outbox (`OUTBOX_FILE`, JSON lines) that tools sending messages write to. @default a file in a temporary folder, deleted by `close()` */
@@ -238,10 +248,16 @@ export function workflowTrail(def: WorkflowDefinition, history: LocalExecution['
   return stepTrail(history).filter((s) => shown.has(s.name));
 }
 
-/** The terminal state a succeeded execution ended in, when it is not `Done` (a counter's outcome, e.g. `IterationLimit`). */
-function outcomeOf(history: LocalExecution['history']): string | undefined {
+/**
+ * The named outcome a succeeded execution reached, when it is not `Done`: the terminal state it
+ * ended in (a counter's outcome, e.g. `IterationLimit`), or a counter outcome it passed through on
+ * its way to the step that answers it (counter `then`).
+ */
+function outcomeOf(def: WorkflowDefinition, history: LocalExecution['history']): string | undefined {
   const name = history.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
-  return name === undefined || name === 'Done' ? undefined : name;
+  if (name !== undefined && name !== 'Done') return name;
+  const answered = new Set(Object.values(def.manifest.counters).flatMap((c) => (c.then ? [c.outcome] : [])));
+  return history.findLast((e) => e.type === 'PassStateEntered' && answered.has(e.stateEnteredEventDetails?.name ?? ''))?.stateEnteredEventDetails?.name;
 }
 
 /** The model use of an execution: every step's, added up. */
@@ -386,6 +402,8 @@ export class WorkflowSession {
     const model = options.model ?? 'offline';
     const def = loadWorkflow(options.workflow);
     if (model === 'bedrock') await assertBedrockAccess();
+    if (model === 'openai' && !options.openai) throw new InvalidInputError('--model openai needs the endpoint: --openai-base-url URL --openai-model NAME (or OPENAI_BASE_URL and OPENAI_MODEL)');
+    const apiKey = options.openai?.apiKey ?? process.env.OPENAI_API_KEY;
 
     const app = await synthProject(env);
     const machine = app.stateMachines.find((m) => m.workflowName === def.manifest.name);
@@ -418,14 +436,15 @@ export class WorkflowSession {
         retryDelayMs: options.retryDelayMs,
         faults: options.faults,
         // The runtime gives functions dummy credentials when it knows the DynamoDB endpoint; Bedrock needs the real ones.
-        ...(model === 'offline' && { dynamo: { endpoint: dynamo.endpoint } }),
+        ...(model !== 'bedrock' && { dynamo: { endpoint: dynamo.endpoint } }),
         extraEnv: {
           MODEL_PROVIDER: model,
           OUTBOX_FILE: outboxFile,
           AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
           ...manifestLocalEnv(def),
           ...options.localEnv,
-          ...(model === 'bedrock' && { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! }),
+          ...(model === 'bedrock' ? { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! } : { EMBEDDINGS_PROVIDER: 'lexical' }),
+          ...(model === 'openai' && { OPENAI_BASE_URL: options.openai!.baseUrl, OPENAI_MODEL: options.openai!.model, ...(apiKey && { OPENAI_API_KEY: apiKey }) }),
           ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
         },
       });
@@ -551,7 +570,7 @@ export class WorkflowSession {
       toolCalls: runToolCalls(trail),
       outbox,
       usage: executionUsage(steps),
-      ...(succeeded && outcomeOf(execution.history) !== undefined && { outcome: outcomeOf(execution.history) }),
+      ...(succeeded && outcomeOf(this.workflow, execution.history) !== undefined && { outcome: outcomeOf(this.workflow, execution.history) }),
       ...(succeeded && execution.output !== undefined && { output: execution.output }),
     };
   }

@@ -12,6 +12,7 @@ import type { StepDefinition } from '../../lambdas/lib/workflow/schema.ts';
 import { emailSettings, type EnvConfig } from '../config.ts';
 import { AgentWorkflow } from '../constructs/agent-workflow.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
+import { SinglePromptAgent } from '../constructs/single-prompt.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 import type { StepwiseFunction } from '../constructs/stepwise-function.ts';
 import { WorkflowDashboard } from '../constructs/workflow-dashboard.ts';
@@ -58,6 +59,8 @@ export class WorkflowStack extends Stack {
   /** Every alarm of this stack notifies it; only when the config names an alarm email or topic. */
   readonly alarmTopic?: sns.ITopic;
   readonly workflow: AgentWorkflow;
+  /** Email workflows with manifest `singlePrompt`: the single-prompt agent, the orchestration parameter and its rollback (seed AC7). */
+  readonly singlePrompt?: SinglePromptAgent;
   /** Email workflows: SES inbound, the raw mail bucket and the ingress function that starts the workflow. */
   readonly ingress?: EmailIngress;
   /** One rule per `eventbridge` trigger. */
@@ -87,8 +90,18 @@ export class WorkflowStack extends Stack {
     });
     const stateMachine = this.workflow.stateMachine;
     this.dashboard = new WorkflowDashboard(this, 'Dashboard', { workflow: plugin.def, config, stateMachine }).dashboard;
+    if (this.emailsTable && manifest.singlePrompt) {
+      this.singlePrompt = new SinglePromptAgent(this, 'SinglePrompt', {
+        plugin,
+        config,
+        stepWorkflow: stateMachine,
+        alarmTopic: this.alarmTopic,
+        bindStep: (step, fn) => this.bindStep(plugin, step, fn),
+      });
+    }
     if (this.emailsTable) {
       this.ingress = new EmailIngress(this, 'EmailIngress', {
+        ...(this.singlePrompt && { singlePrompt: { stateMachine: this.singlePrompt.stateMachine, parameter: this.singlePrompt.parameter } }),
         config,
         stateMachine,
         workflowName: manifest.name,
@@ -157,6 +170,12 @@ export class WorkflowStack extends Stack {
         fn.addEnvironment(busEnvName(bus), bus);
       }
       if (tool.idempotency) fn.bindTable(this.idempotencyTable!, 'readWrite', 'IDEMPOTENCY_TABLE');
+      if (tool.resources?.embeddings) {
+        const { provider, modelId } = this.config.embeddings;
+        fn.addEnvironment('EMBEDDINGS_PROVIDER', provider);
+        fn.addEnvironment('EMBEDDINGS_MODEL_ID', modelId);
+        if (provider === 'bedrock') fn.grantInvokeModel(modelId);
+      }
     }
   }
 }

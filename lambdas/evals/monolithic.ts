@@ -47,6 +47,7 @@ export function monolithicStep(def: WorkflowDefinition): StepDefinition {
     next: ['DONE'],
     tools: [...def.manifest.tools],
     requires: [],
+    promptFiles: [],
     outputs,
     bind: {},
     readsUntrusted: true,
@@ -70,7 +71,7 @@ function caseInput(evalCase: EvalCase): { input: Record<string, unknown>; untrus
  * @throws InvalidInputError for the offline stand-in: it has rules per step, none for the whole set.
  */
 export async function runMonolithicEvalCases(plugin: WorkflowPlugin, cases: readonly EvalCase[], model: ModelProvider): Promise<EvalReport> {
-  if (model.name === 'offline') throw new InvalidInputError('--mode monolithic needs a model (--model bedrock): the offline stand-in has rules per step, none for one call with the whole instruction set');
+  if (model.name === 'offline') throw new InvalidInputError('--mode monolithic needs a model (--model bedrock or openai): the offline stand-in has rules per step, none for one call with the whole instruction set');
   const def = plugin.def;
   const step = monolithicStep(def);
   const results: EvalCaseResult[] = [];
@@ -100,9 +101,10 @@ export async function runMonolithicEvalCases(plugin: WorkflowPlugin, cases: read
       error = `${(e as Error).name}: ${(e as Error).message}`;
       failures = [{ index: null, step: null, expected: 'the run ends', actual: error, why: 'the monolithic run failed' }];
     }
-    const decidedBy = usage ? (model.name === 'bedrock' ? 'model' : null) : null;
+    const decidedBy = usage ? 'model' : null;
     results.push({ id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: [{ name: step.name, next, decidedBy, fields: {}, ...(usage && { usage }), ...(error && { error }) }] });
   }
   const passed = results.filter((r) => r.passed).length;
-  return { passed, failed: results.length - passed, total: results.length, cases: results };
+  const run = { workflow: def.manifest.name, provider: model.name, model: model.modelId ?? null, mode: 'monolithic' as const };
+  return { run, passed, failed: results.length - passed, total: results.length, cases: results };
 }

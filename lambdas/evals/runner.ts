@@ -6,10 +6,17 @@
  * real tool definitions by `mockToolbox`); the step trail and tool calls come back from the
  * execution history and are judged by the step validator.
  */
-import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TrailStep } from '../../infra/local/history.ts';
 import type { Resolution } from '../../infra/local/pauses.ts';
-import { WorkflowSession, workflowTrail, type ModelChoice, type RunResult, type RunStep, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
+import { WorkflowSession, workflowTrail, type ModelChoice, type OpenAiEndpoint, type RunResult, type RunStep, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
+import { projectEnvironment } from '../../infra/project.ts';
+import type { StepServices } from '../handlers/step.ts';
+import { relPath } from '../lib/definition-file.ts';
+import { InvalidInputError } from '../lib/errors.ts';
+import type { ModelProvider } from '../models/port.ts';
+import { RECORDINGS_DIR, ReplayMissError, ReplayModel, recordedModels, recordingModel, replayMissMessage } from './recordings.ts';
 import type { StepOutput, ToolCallRecord } from '../lib/contracts.ts';
 import { loadPlugin } from '../lib/workflow/plugin.ts';
 import type { CallContext, Toolbox } from '../tools/types.ts';
@@ -21,6 +28,8 @@ import { validateCase, type ActualStep, type EvalFailure } from './validator.ts'
 export interface EvalCaseResult {
   id: string;
   passed: boolean;
+  /** Wall-clock time of the case (all its turns), ms. */
+  durationMs?: number;
   /** The first diverging step's failed assertions, then whole-execution failures. */
   failures: EvalFailure[];
   /** The steps that ran, as `stepwise run` reports them. */
@@ -29,15 +38,33 @@ export interface EvalCaseResult {
 
 /** `stepwise eval --json`. */
 export interface EvalReport {
+  /** What the run used: the provider (`replay`: from recordings), the model, the mode. */
+  run?: EvalRunInfo;
   passed: number;
   failed: number;
   total: number;
   cases: EvalCaseResult[];
 }
 
+/** The label of a run, for `--compare` and JUnit. */
+export interface EvalRunInfo {
+  workflow: string;
+  provider: string;
+  model: string | null;
+  mode: 'step' | 'monolithic';
+}
+
 export interface EvalRunOptions {
   /** @default 'offline' */
   model?: ModelChoice;
+  /** `model: 'openai'`: the endpoint. */
+  openai?: OpenAiEndpoint;
+  /**
+   * `record`: keep every model request and response in the workflow's `recordings/` (with a real
+   * model); `replay`: answer every model call from there, offline, and fail on the first request
+   * that was never recorded. @default neither
+   */
+  recordings?: 'record' | 'replay';
   /** Deployment environment to synthesize. @default 'dev' */
   env?: string;
   /** Called as each case finishes (progress display). */
@@ -160,29 +187,45 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
       return call;
     },
   };
+  const model = options.model ?? 'offline';
+  const dir = join(def.dir, RECORDINGS_DIR);
+  if (options.recordings === 'record' && model === 'offline')
+    throw new InvalidInputError('--record keeps a real model\'s answers: choose one with --model bedrock or --model openai (the offline stand-in is deterministic already)');
+  if (options.recordings === 'replay' && !existsSync(dir)) throw new InvalidInputError(`--replay: ${workflow} has no recordings (${relPath(dir)}): make them with --record`);
+  const replay = options.recordings === 'replay' ? new ReplayModel(dir) : undefined;
+  const services: StepServices = {
+    toolbox,
+    ...(replay && { model: replay }),
+    ...(options.recordings === 'record' && { wrapModel: (m: ModelProvider) => recordingModel(m, dir) }),
+  };
   const session = await WorkflowSession.start({
     historyDir: false,
     ...options.session,
     workflow,
     env: options.env,
-    model: options.model ?? 'offline',
-    services: { toolbox },
+    model: replay ? 'offline' : model,
+    ...(options.openai && { openai: options.openai }),
+    services,
+    // Recorded requests must be the same on every run: the receipt time of a case's email is fixed.
+    ...(options.recordings && { clock: () => RECORDED_CLOCK }),
   });
   const results: EvalCaseResult[] = [];
   try {
     for (const [i, evalCase] of cases.entries()) {
       const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
       const label = `${evalCase.scenario_id}${evalCase.input.email ? '.eml' : '.json'}`;
+      const started = Date.now();
       let delivered: RunResult;
       const turnFailures: EvalFailure[] = [];
       if (evalCase.input.email) {
         byCase.set(messageIdOf(evalCase), mocks);
-        delivered = await session.deliverEmail(evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local'), label);
+        delivered = await session.deliverEmail(evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local', options.recordings ? RECORDED_CLOCK : undefined), label);
       } else {
         // A conversation runs its turns in order with the same mocks (and tool ports); the last turn is the one judged.
         const inputs = evalCase.input.turns ?? [evalCase.input.payload!];
         const run = (payload: Record<string, unknown>, t: number) => {
-          const name = `${evalCase.scenario_id}-${inputs.length > 1 ? `t${t + 1}-` : ''}${randomUUID().slice(0, 8)}`;
+          // Named by the case (and turn), so a turn's prompt, which may show its execution's name, is the same on every run.
+          const name = `${evalCase.scenario_id}${inputs.length > 1 ? `-t${t + 1}` : ''}`;
           byCase.set(name, mocks);
           return session.runInput(payload, inputs.length > 1 ? `${label}:${t + 1}` : label, name);
         };
@@ -201,7 +244,8 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
       const calls = made.filter((m) => m.execution === delivered.executionName);
       const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps, calls) : [];
       const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
-      const result = { id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: delivered.steps };
+      if (replay?.misses.length) throw new ReplayMissError(replayMissMessage(replay.misses[0]!));
+      const result = { id: evalCase.scenario_id, passed: failures.length === 0, durationMs: Date.now() - started, failures, steps: delivered.steps };
       results.push(result);
       options.onCase?.(result, i, cases.length);
     }
@@ -209,5 +253,14 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
     await session.close();
   }
   const passed = results.filter((r) => r.passed).length;
-  return { passed, failed: results.length - passed, total: results.length, cases: results };
+  const run: EvalRunInfo = {
+    workflow,
+    provider: replay ? `replay (${recordedModels(dir).join(', ') || 'no recordings'})` : model,
+    model: model === 'openai' ? (options.openai?.model ?? null) : model === 'bedrock' ? ((await projectEnvironment(options.env ?? 'dev', { allowPlaceholders: true })).modelId ?? def.manifest.model.id) : null,
+    mode: 'step',
+  };
+  return { run, passed, failed: results.length - passed, total: results.length, cases: results };
 }
+
+/** The receipt time of every email case when recording or replaying. */
+const RECORDED_CLOCK = new Date('2026-01-01T09:00:00Z');

@@ -19,13 +19,15 @@ import { dynamoEmailStore, type EmailStore } from '../triggers/email/store.ts';
 import { DONE, type Env, type StepInput, type StepOutput } from '../lib/contracts.ts';
 import { InvalidInputError, ModelThrottledError, StepFailedError, ToolUnavailableError } from '../lib/errors.ts';
 import { dynamoEventLog, stepCompletedEvent, type EventLog } from '../lib/event-log.ts';
-import { observability } from '../lib/observability.ts';
+import { observability, type ClientTracer } from '../lib/observability.ts';
 import { dynamoValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, STATE_BUDGET_BYTES, type ValueStore } from '../lib/offload.ts';
 import { checkInput, isEmailWorkflow, untrustedFields } from '../lib/workflow/input.ts';
 import { getStep } from '../lib/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../lib/workflow/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../lib/workflow/schema.ts';
 import { BedrockModel } from '../models/bedrock.ts';
+import { MONOLITHIC_STEP, monolithicStep } from '../evals/monolithic.ts';
+import { OpenAiModel } from '../models/openai.ts';
 import { OfflineModel } from '../models/offline.ts';
 import type { ModelProvider } from '../models/port.ts';
 import { consensusPhase, ConsensusInputShape } from '../steps/consensus.ts';
@@ -39,8 +41,10 @@ import { loggableArgs, type Toolbox } from '../tools/types.ts';
 
 /** Adapters the local runtime or a test passes instead of the ones built from the environment. */
 export interface StepServices {
-  /** @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID) or `offline` (the workflow's offline-model.yaml) */
+  /** @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID), `openai` (OPENAI_BASE_URL, OPENAI_MODEL) or `offline` (the workflow's offline-model.yaml) */
   model?: ModelProvider;
+  /** Wraps the provider the environment selects (`stepwise eval --record` keeps every call). @default none */
+  wrapModel?: (model: ModelProvider, def: WorkflowDefinition) => ModelProvider;
   /** @default the workflow's tools over the AWS/local adapters the environment describes */
   toolbox?: Toolbox;
   /** Wraps the toolbox built from the environment (a fork pins some tools' results; the others run as usual). @default none */
@@ -87,8 +91,14 @@ export const StepInputSchema = z.object({
 const StepEnv = z.object({
   WORKFLOW: z.string().optional(),
   STEP: z.string().optional(),
-  MODEL_PROVIDER: z.enum(['bedrock', 'offline']).default('offline'),
+  MODEL_PROVIDER: z.enum(['bedrock', 'offline', 'openai']).default('offline'),
   MODEL_ID: z.string().optional(),
+  /** `openai`: the chat-completions endpoint (`http://localhost:11434/v1`) and the model name it serves. */
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_MODEL: z.string().min(1).optional(),
+  /** `openai`: the API key itself (local runs), or the SSM SecureString parameter holding it (deployed). */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_API_KEY_PARAMETER: z.string().min(1).optional(),
   STATEMACHINES_DIR: z.string().optional(),
   /** `summary`: the output keeps no reply text and no personal tool arguments or results (the execution history records it). */
   STEP_OUTPUT: z.enum(['full', 'summary']).default('full'),
@@ -138,6 +148,35 @@ function outputSummary(step: StepDefinition, result: StepResult): string {
 }
 
 /**
+ * The OpenAI-compatible provider from the environment. The key, when the endpoint needs one, comes
+ * from `OPENAI_API_KEY` (local runs) or is read once per container from the SSM SecureString
+ * parameter `OPENAI_API_KEY_PARAMETER` (deployed: the key never sits in the function's configuration).
+ */
+function openAiModel(cfg: StepEnv, def: WorkflowDefinition, tracer: ClientTracer): ModelProvider {
+  if (!cfg.OPENAI_BASE_URL || !cfg.OPENAI_MODEL) throw new InvalidInputError('step environment: MODEL_PROVIDER=openai needs OPENAI_BASE_URL and OPENAI_MODEL');
+  const options = { baseUrl: cfg.OPENAI_BASE_URL, model: cfg.OPENAI_MODEL, maxTokens: def.manifest.model.maxTokens };
+  if (!cfg.OPENAI_API_KEY_PARAMETER) return new OpenAiModel({ ...options, apiKey: cfg.OPENAI_API_KEY });
+  const name = cfg.OPENAI_API_KEY_PARAMETER;
+  let ready: Promise<ModelProvider> | undefined;
+  // The SSM client is loaded only by functions that need it: it stays out of every other cold start.
+  const keyed = () =>
+    (ready ??= import('@aws-sdk/client-ssm')
+      .then(({ SSMClient, GetParameterCommand }) => tracer.captureAWSv3Client(new SSMClient({ region: cfg.AWS_REGION })).send(new GetParameterCommand({ Name: name, WithDecryption: true })))
+      .then((out) => new OpenAiModel({ ...options, apiKey: out.Parameter?.Value }) as ModelProvider)
+      .catch((e: Error) => {
+        ready = undefined;
+        throw new ToolUnavailableError(`the OpenAI API key parameter ${name} could not be read: ${e.name}: ${e.message}`, { cause: e });
+      }));
+  const provider: ModelProvider = {
+    name: 'openai',
+    modelId: options.model,
+    converse: async (request, opts) => (await keyed()).converse(request, opts),
+    forModel: (id) => openAiModel({ ...cfg, OPENAI_MODEL: id }, def, tracer),
+  };
+  return provider;
+}
+
+/**
  * Build the step handler. Clients and the toolbox are created on first use, so importing this
  * module (and `handler` below) does no I/O and needs no environment.
  *
@@ -147,7 +186,7 @@ function outputSummary(step: StepDefinition, result: StepResult): string {
  */
 export function createHandler(env: Env, services: StepServices = {}) {
   // The environment is passed explicitly (locally it is the template's, not process.env).
-  const { logger, tracer, metrics, publish, instrument } = observability(env, 'stepwise-step', { logger: services.logger });
+  const { logger, tracer, metrics, publish, instrument, countBy } = observability(env, 'stepwise-step', { logger: services.logger });
   const clock = services.clock ?? (() => new Date());
   let cfg: StepEnv | undefined;
   let dynamo: DynamoDBClient | undefined;
@@ -170,7 +209,14 @@ export function createHandler(env: Env, services: StepServices = {}) {
    * line: the step fails with it (the ASL retries), so no step metric would carry it.
    */
   const countingThrottles = (provider: ModelProvider, workflow: string): ModelProvider => ({
-    name: provider.name,
+    // Getters: a provider may answer these differently over time (a scripted test model does).
+    get name() {
+      return provider.name;
+    },
+    get modelId() {
+      return provider.modelId;
+    },
+    ...(provider.forModel && { forModel: (modelId: string) => countingThrottles(provider.forModel!(modelId), workflow) }),
     async converse(request, options) {
       try {
         return await provider.converse(request, options);
@@ -184,21 +230,35 @@ export function createHandler(env: Env, services: StepServices = {}) {
       }
     },
   });
-  const modelFor = (def: WorkflowDefinition): ModelProvider => countingThrottles(providerFor(def), def.manifest.name);
+  const panel = new Map<string, ModelProvider>();
+  // A panel step (`models`) asks each of its models through the same provider.
+  const modelFor = (def: WorkflowDefinition, modelId?: string): ModelProvider => {
+    const base = baseModel(def);
+    if (modelId === undefined) return base;
+    let one = panel.get(modelId);
+    if (!one) panel.set(modelId, (one = base.forModel?.(modelId) ?? base));
+    return one;
+  };
+  const baseModel = (def: WorkflowDefinition): ModelProvider => {
+    if (model) return model;
+    if (services.model) return (model = countingThrottles(services.model, def.manifest.name));
+    const created = providerFor(def);
+    return (model = countingThrottles(services.wrapModel ? services.wrapModel(created, def) : created, def.manifest.name));
+  };
   const providerFor = (def: WorkflowDefinition): ModelProvider => {
-    if ((model ??= services.model)) return model;
     const { MODEL_PROVIDER, MODEL_ID, AWS_REGION, AWS_ENDPOINT_URL_BEDROCK_RUNTIME } = config();
     if (MODEL_PROVIDER === 'offline') {
       logger.warn('MODEL_PROVIDER=offline: LLM steps are decided by the deterministic offline stand-in, NOT an LLM');
-      return (model = OfflineModel.forWorkflow(def));
+      return OfflineModel.forWorkflow(def);
     }
-    return (model = new BedrockModel({
+    if (MODEL_PROVIDER === 'openai') return openAiModel(config(), def, tracer);
+    return new BedrockModel({
       modelId: MODEL_ID ?? def.manifest.model.id,
       maxTokens: def.manifest.model.maxTokens,
       region: AWS_REGION,
       endpoint: AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
       tracer,
-    }));
+    });
   };
   const eventLog = () => (events ??= services.events ?? dynamoEventLog(dynamoClient(), need('EVENTS_TABLE')));
   const valueStore = () => (values ??= services.values ?? dynamoValueStore(dynamoClient(), need('EVENTS_TABLE')));
@@ -213,7 +273,8 @@ export function createHandler(env: Env, services: StepServices = {}) {
     const def = plugin.def;
     const checked = checkInput(def, input.input);
     if (checked.problem) throw new InvalidInputError(`step input: input.${checked.problem} (the ${def.manifest.name} input schema)`);
-    const step = getStep(def, input.step);
+    // The single-prompt agent (manifest `singlePrompt`) runs the whole workflow as this one step.
+    const step = input.step === MONOLITHIC_STEP && def.manifest.singlePrompt ? monolithicStep(def) : getStep(def, input.step);
     const keys = { execution: input.execution.name, step: step.name, count: input.count };
     let toolbox = services.toolbox ?? toolboxes.get(def.manifest.name);
     if (!toolbox) {
@@ -234,7 +295,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
         input: resolved,
         toolbox,
         tool: toolContext(input, context && (() => context.getRemainingTimeInMillis())),
-        model: () => modelFor(def),
+        model: (modelId) => modelFor(def, modelId),
         fastPaths: config().FAST_PATHS === 'on',
         untrusted: async () => {
           if (!isEmailWorkflow(def)) return pick(input.input, untrustedFields(def));
@@ -310,6 +371,12 @@ export function createHandler(env: Env, services: StepServices = {}) {
     metrics.addMetric('ModelCacheReadTokens', MetricUnit.Count, output.usage.cacheReadInputTokens);
     metrics.addMetric('ModelCacheWriteTokens', MetricUnit.Count, output.usage.cacheWriteInputTokens);
     metrics.addMetric('ToolCallRefused', MetricUnit.Count, notCompleted.length);
+    // Outputs declared with `metric` (the intent of a turn): counted by value, the value bounded by the declared list.
+    for (const [name, field] of Object.entries(step.outputs)) {
+      if (!field.metric || typeof result.fields[name] !== 'string') continue;
+      const value = result.fields[name] as string;
+      countBy(field.metric.name, { workflow: def.manifest.name, step: step.name, value: field.metric.values.includes(value) ? value : 'other' });
+    }
     // Reached through a Catch or the Choice Default, or reporting `handoff: true` (a step before it could not finish):
     // the case goes to a person and the execution still succeeds.
     if (step.name === def.manifest.fallback) {

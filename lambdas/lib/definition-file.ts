@@ -110,8 +110,8 @@ export function readFrontmatterFile(file: string): FrontmatterFile {
   return parseFrontmatter(readFileSync(file, 'utf8'), relPath(file));
 }
 
-/** Folders of a workflow only the CLI and tests read (`stepwise eval`, `stepwise run`): no Lambda parses or ships them. */
-export const CLI_ONLY_FOLDERS: ReadonlySet<string> = new Set(['evals', 'samples', 'conversations']);
+/** Folders of a workflow only the CLI and tests read (`stepwise eval`, `stepwise run`, recorded model answers): no Lambda parses or ships them. */
+export const CLI_ONLY_FOLDERS: ReadonlySet<string> = new Set(['evals', 'samples', 'conversations', 'recordings']);
 
 /**
  * Build time (run from source, so the readers above parse): every `.yaml` file and `.md` file with

@@ -11,7 +11,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
-import { Metrics } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Env } from './contracts.ts';
 
 // Powertools Tracer brings the X-Ray SDK: about 127 KB of every bundle and 30 ms of every cold
@@ -43,6 +43,8 @@ export interface Observability {
   readonly logger: Logger;
   /** Wrap every AWS SDK client the handler creates: `tracer.captureAWSv3Client(new S3Client(...))`. A no-op off Lambda and without `sdkTraces`. */
   readonly tracer: HandlerTracer;
+  /** Count 1 of metric `name` under its own dimensions (one EMF line at once; nothing where metrics are off). */
+  readonly countBy: (name: string, dimensions: Record<string, string>) => void;
   /** Add metrics during an invocation; {@link Observability.instrument} or {@link Observability.publish} emits them. */
   readonly metrics: Metrics;
   /**
@@ -115,6 +117,13 @@ export function observability(env: Env, serviceName: string, options: Observabil
     tracer,
     metrics,
     publish,
+    countBy: (name, dimensions) => {
+      if (!enabled) return;
+      // Its own EMF line: the breakdown dimension must not be added to the invocation's other metrics.
+      const single = metrics.singleMetric();
+      single.addDimensions(dimensions);
+      single.addMetric(name, MetricUnit.Count, 1);
+    },
     instrument:
       (handler) =>
       async (...args) => {

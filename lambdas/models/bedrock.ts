@@ -67,9 +67,11 @@ export function classifyBedrockError(error: unknown): Error {
  */
 export class BedrockModel implements ModelProvider {
   readonly name = 'bedrock' as const;
+  readonly modelId: string;
   private readonly client: BedrockRuntimeClient;
 
   constructor(private readonly options: BedrockModelOptions) {
+    this.modelId = options.modelId;
     const client = new BedrockRuntimeClient({
       region: options.region,
       endpoint: options.endpoint,
@@ -101,6 +103,10 @@ export class BedrockModel implements ModelProvider {
       throw classifyBedrockError(error);
     }
     return parseConverseResponse({ output: raw.output, stopReason: raw.stopReason, usage: raw.usage }, `bedrock ${this.options.modelId}`);
+  }
+
+  forModel(modelId: string): BedrockModel {
+    return new BedrockModel({ ...this.options, modelId });
   }
 
   /** Close the HTTP/2 sessions (tests; a Lambda keeps the client for the container's life). */

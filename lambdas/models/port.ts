@@ -86,10 +86,17 @@ export interface ConverseOptions {
   signal?: AbortSignal;
 }
 
+/** The providers: `replay` answers from a recording of one of the others (`stepwise eval --replay`). */
+export type ProviderName = 'bedrock' | 'offline' | 'openai' | 'replay';
+
 export interface ModelProvider {
-  /** `bedrock` or `offline`; logged with every step so an offline run is never mistaken for an LLM run. */
-  readonly name: 'bedrock' | 'offline';
+  /** Logged with every step so an offline run is never mistaken for an LLM run. */
+  readonly name: ProviderName;
+  /** The model it calls (a Bedrock model id, an OpenAI-compatible model name); the offline stand-in has none. */
+  readonly modelId?: string;
   converse(request: ConverseRequest, options?: ConverseOptions): Promise<ConverseResponse>;
+  /** The same provider calling another model (a step's panel, `models`). @default this provider (the offline stand-in is one) */
+  forModel?(modelId: string): ModelProvider;
 }
 
 const ToolResultContentSchema = z.union([z.object({ text: z.string() }), z.object({ json: z.unknown() })]);

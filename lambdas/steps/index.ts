@@ -7,18 +7,40 @@ import { withGuard } from './guard.ts';
 import { tryFastPath } from './fast-path.ts';
 import { runLlmStep } from './runner.ts';
 import { allowListed, withBoundArgs } from './step-toolbox.ts';
-import type { StepContext, StepResult } from './types.ts';
+import { NO_USAGE, type StepContext, type StepResult } from './types.ts';
+import type { TokenUsage } from '../lib/contracts.ts';
 
 /** What running one step needs beyond the code-step context: the workflow's code, the model and the untrusted input, only for LLM steps. */
 export interface RunStepArgs extends Omit<StepContext, 'def'> {
   plugin: WorkflowPlugin;
-  model: () => ModelProvider;
+  /** The step's model: the manifest's, or (a panel step's `models`) the one of that id. */
+  model: (modelId?: string) => ModelProvider;
   /** The execution input's untrusted fields as the trigger expands them (an email with its body). */
   untrusted: () => Promise<Record<string, unknown> | undefined>;
   /** LLM steps: a consensus sample's temperature. @default the step's */
   temperature?: number;
   /** Whether the manifest's `fastPaths` run before their LLM steps. @default true */
   fastPaths?: boolean;
+}
+
+/**
+ * A panel step (`models`): the step once per model, in order. The first model's decision routes;
+ * every model's outputs are kept in `panel` for a later step to combine (a judge panel's verdicts).
+ */
+async function runPanel(models: readonly string[], run: (modelId: string) => Promise<StepResult>): Promise<StepResult> {
+  const results: { model: string; result: StepResult }[] = [];
+  for (const model of models) results.push({ model, result: await run(model) });
+  const first = results[0]!.result;
+  const usage = results.reduce((total, { result }) => {
+    for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += result.usage[key];
+    return total;
+  }, { ...NO_USAGE });
+  return {
+    ...first,
+    fields: { ...first.fields, panel: results.map(({ model, result }) => ({ model, next: result.next, fields: result.fields })) },
+    toolCalls: results.flatMap(({ result }) => result.toolCalls),
+    usage,
+  };
 }
 
 /**
@@ -40,7 +62,10 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
     const fastPath = args.fastPaths === false ? undefined : plugin.fastPaths?.[step.name];
     const decided = fastPath && (await tryFastPath(fastPath, { def, step, input, toolbox, tool, untrusted }));
     if (decided) return decided;
-    return runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model: args.model(), toolbox, remainingTimeMs: tool.remainingTimeMs, temperature: args.temperature });
+    const run = (model: ModelProvider) =>
+      runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model, toolbox, remainingTimeMs: tool.remainingTimeMs, temperature: args.temperature });
+    if (!step.models) return run(args.model());
+    return runPanel(step.models, (id) => run(args.model(id)));
   }
   const run = plugin.codeSteps[step.handler!];
   if (!run) throw new DefinitionError(step.file, 'handler', `no code step "${step.handler}" in the workflow's code`);

@@ -5,7 +5,7 @@
  * latency. The record is bounded ({@link boundedTranscript}): a step's output stays far below the
  * 256 KiB task result quota whatever the conversation held.
  */
-import type { ConverseUsage, InferenceConfiguration, Message, StopReason, SystemBlock, ToolConfiguration } from '../models/port.ts';
+import type { ConverseUsage, InferenceConfiguration, Message, ProviderName, StopReason, SystemBlock, ToolConfiguration } from '../models/port.ts';
 
 /** One model call: the request held `transcript.messages.slice(0, messages)`, the response is `transcript.messages[messages]`. */
 export interface ModelCallRecord {
@@ -18,7 +18,7 @@ export interface ModelCallRecord {
 /** An LLM step's conversation with the model. */
 export interface ModelTranscript {
   /** `offline` is the deterministic stand-in, not an LLM. */
-  provider: 'bedrock' | 'offline';
+  provider: ProviderName;
   /** The pinned model id (the offline stand-in: the model it stands in for). */
   modelId?: string;
   /** The step definition's `version`: which prompt ran. */

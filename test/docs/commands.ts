@@ -33,9 +33,11 @@ export function docCommands(files: readonly string[] = markdownFiles()): DocComm
 
 /** Why a command is not run by the tests (undefined: it is run). */
 export function notRun(command: string): string | undefined {
-  if (/^aws /.test(command) || /\bcdk (bootstrap|deploy)\b/.test(command) || /--aws\b|--model bedrock|\bregistry import\b/.test(command))
+  if (/^aws /.test(command) || /\bcdk (bootstrap|deploy)\b/.test(command) || /--aws\b|--model bedrock|\bregistry import\b|\bagent-vectors\b/.test(command))
     return 'needs an AWS account';
   if (/^npm (test|run (test:\S+|bench|load))\b/.test(command)) return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
+  if (/^(npx )?stepwise studio\b/.test(command)) return 'serves until stopped (the Studio tests start it: test/studio/)';
+  if (/^npm (pack|publish)\b|--install\b/.test(command)) return 'packs or installs the package (the package test does: test/package/)';
   return undefined;
 }
 

@@ -9,7 +9,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type EnvConfig } from '../../infra/config.ts';
+import { EnvConfigSchema, type EnvConfig } from '../../infra/config.ts';
 import { AgentWorkflow } from '../../infra/constructs/agent-workflow.ts';
 import { StepwiseFunction } from '../../infra/constructs/stepwise-function.ts';
 import { WorkflowStack, workflowStackName } from '../../infra/stacks/workflow-stack.ts';
@@ -112,6 +112,25 @@ describe('AgentWorkflow', () => {
     const offline = synth({ ...dev, modelProvider: 'offline' });
     const all = Object.values(offline.template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
     expect(all.flatMap(actionsOf).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
+  });
+
+  it('an OpenAI-compatible endpoint: LLM steps get its base URL and model in their environment, the key only as an SSM parameter they may read', () => {
+    const openai = synth({ ...dev, modelProvider: 'openai', openai: { baseUrl: 'https://llm.internal.example.com/v1', model: 'qwen2.5-7b-instruct', apiKeyParameter: '/stepwise/dev/openai-api-key' } });
+    const functions = openai.template.findResources('AWS::Lambda::Function');
+    const envOf = (step: string) => functions[functionOfStep(openai.template, step)]!.Properties.Environment.Variables;
+    expect(envOf('a-plan')).toMatchObject({ MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: 'https://llm.internal.example.com/v1', OPENAI_MODEL: 'qwen2.5-7b-instruct', OPENAI_API_KEY_PARAMETER: '/stepwise/dev/openai-api-key' });
+    expect(envOf('a-plan')).not.toHaveProperty('OPENAI_API_KEY');
+    expect(envOf('b-act')).not.toHaveProperty('OPENAI_BASE_URL');
+    const statements = statementsOfFunction(openai.template, functionOfStep(openai.template, 'a-plan'));
+    const ssm = statements.filter((st) => actionsOf(st).includes('ssm:GetParameter'));
+    expect(JSON.stringify(ssm)).toContain(':parameter/stepwise/dev/openai-api-key');
+    const all = Object.values(openai.template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
+    expect(all.flatMap(actionsOf).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
+    expect(statementsOfFunction(openai.template, functionOfStep(openai.template, 'b-act')).flatMap(actionsOf)).not.toContain('ssm:GetParameter');
+  });
+
+  it('refuses modelProvider openai without the endpoint', () => {
+    expect(() => EnvConfigSchema.parse({ ...dev, modelProvider: 'openai' })).toThrow(/modelProvider openai needs the openai endpoint/);
   });
 
   it('notifies the alarm topic and grants StartExecution on its state machine only', () => {

@@ -30,7 +30,8 @@ describe('infra/app.ts', () => {
     expect(stderr).not.toMatch(/AwsSolutions/);
     expect(status).toBe(0);
     const template = JSON.parse(readFileSync(join(outdir, 'Stepwise-WarrantyEmail-dev.template.json'), 'utf8'));
-    expect(Object.values(template.Resources).filter((r: any) => r.Type === 'AWS::StepFunctions::StateMachine')).toHaveLength(1);
+    // The step workflow and (manifest singlePrompt) the single-prompt agent beside it.
+    expect(Object.values(template.Resources).filter((r: any) => r.Type === 'AWS::StepFunctions::StateMachine').map((r: any) => r.Metadata?.['stepwise:workflow'] ?? null)).toEqual(['warranty-email', null]);
     expect(existsSync(join(outdir, 'Stepwise-WarrantyEmail-prod.template.json'))).toBe(false);
   });
 

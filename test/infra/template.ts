@@ -24,10 +24,11 @@ export function allStacks(stacks: StepwiseStacks): Record<string, Stack> {
 /** A placeholder function ARN for the `Fn::GetAtt [<logicalId>, Arn]` in a definition. */
 export const functionArn = (logicalId: string): string => `arn:aws:lambda:us-east-1:123456789012:function:${logicalId}`;
 
-/** The only state machine of a template: its resource, the raw `DefinitionString`, and the ASL with function ARNs filled in. */
+/** The workflow's state machine of a template: its resource, the raw `DefinitionString`, and the ASL with function ARNs filled in. */
 export function stateMachineOf(template: Template): { resource: Json; raw: unknown; asl: Json } {
-  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-  if (machines.length !== 1) throw new Error(`expected one state machine, found ${machines.length}`);
+  // A workflow's compiled state machine carries its name (the single-prompt agent beside it does not).
+  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine')).filter((m) => m.Metadata?.['stepwise:workflow']);
+  if (machines.length !== 1) throw new Error(`expected one workflow state machine, found ${machines.length}`);
   const resource = machines[0]!;
   const raw = resource.Properties.DefinitionString;
   const parts: unknown[] = typeof raw === 'string' ? [raw] : raw['Fn::Join'][1];

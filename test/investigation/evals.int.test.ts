@@ -5,13 +5,13 @@ import { loadEvalCases } from '../../lambdas/evals/schema.ts';
 import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
 
 describe('investigation evals', () => {
-  it('cover early exit, a raised total, derived steps, a backtrack, a resumed and a timed-out checkpoint, and pass', async () => {
+  it('cover early exit, a raised total, derived steps, a backtrack, a resumed and a timed-out checkpoint, a clipped plan, and pass', async () => {
     const cases = loadEvalCases(loadWorkflow('investigation').dir);
-    expect(cases.map((c) => c.category).sort()).toEqual(['backtracking', 'confidence_exit', 'derived_steps', 'dynamic_steps', 'pause', 'pause']);
+    expect(cases.map((c) => c.category).sort()).toEqual(['backtracking', 'confidence_exit', 'derived_steps', 'dynamic_steps', 'pause', 'pause', 'pause', 'planning']);
     expect(cases.flatMap((c) => c.input.checkpoints)).toEqual([{ output: expect.any(Object) }, { timeout: true }]);
     const report = await runEvalCases('investigation', cases, { session: { logLevel: 'SILENT' } });
     expect(report.cases.filter((c) => !c.passed)).toEqual([]);
-    expect(report.passed).toBe(6);
+    expect(report.passed).toBe(8);
   }, 120_000);
 
   it('fails a case whose execution is left paused, naming the checkpoint', async () => {

@@ -57,7 +57,7 @@ describe('a checkpoint, suspended and resumed in a later session', () => {
 
   it('suspends at the pause Task with the required actions and a deadline, persisted under the pauses folder', () => {
     expect(paused.status).toBe('PAUSED');
-    expect(names(paused)).toEqual(['01-plan', '02-investigate', '03-record', '03-record.pause']);
+    expect(names(paused)).toEqual(['00-propose-plan', '01-plan', '02-investigate', '03-record', '03-record.pause']);
     expect(paused.pause).toMatchObject({ state: '03-record.pause', step: '03-record', next: '02-investigate', workflow: 'investigation' });
     expect(paused.pause!.requiredActions).toEqual(expect.arrayContaining([expect.stringMatching(/^Step 2 of 2/)]));
     expect(Date.parse(paused.pause!.deadline!) - Date.parse(paused.pause!.pausedAt)).toBe(HOUR);
@@ -69,8 +69,8 @@ describe('a checkpoint, suspended and resumed in a later session', () => {
 
   it('continues through the same ASL with the output at data.checkpoint, and keeps one history', () => {
     expect(resumed.status).toBe('SUCCEEDED');
-    expect(names(resumed)).toEqual(['01-plan', '02-investigate', '03-record', '03-record.pause', '02-investigate', '03-record', '05-synthesize']);
-    expect(resumed.steps[4]!.fields.findings).toBe('Confirmed at the checkpoint: the 14:01 deploy disabled the CDN cache');
+    expect(names(resumed)).toEqual(['00-propose-plan', '01-plan', '02-investigate', '03-record', '03-record.pause', '02-investigate', '03-record', '05-synthesize', '06-expert-analysis']);
+    expect(resumed.steps[5]!.fields.findings).toBe('Confirmed at the checkpoint: the 14:01 deploy disabled the CDN cache');
     const events = historyOf(resumed, dirs.historyDir);
     expectOneHistory(events);
     const succeeded = events.find((e) => e.type === 'TaskSucceeded')!;
@@ -117,7 +117,7 @@ describe('resolving a checkpoint', () => {
     expect(Date.parse(beat.lastHeartbeatAt)).toBeGreaterThan(Date.parse(beat.pausedAt));
     const r = await s.resume(p.executionName!, { output: { notes: 'checked' } }, { now: new Date(Date.now() + 1.5 * HOUR) });
     expect(r.reason).toBeUndefined();
-    expect(names(r).at(-1)).toBe('05-synthesize');
+    expect(names(r).at(-1)).toBe('06-expert-analysis');
     expect(() => s.runtime.heartbeat(p.executionName!)).toThrow(/no paused local execution/);
   });
 
@@ -148,7 +148,7 @@ describe('the CLI, one process per command', () => {
 
     const history = await stepwise(PROJECT_ROOT, 'history', name);
     expect(history.out).toMatch(/SUCCEEDED/);
-    expect(history.out).toContain('4. 03-record.pause');
-    expect(history.out).toContain('7. 05-synthesize → DONE');
+    expect(history.out).toContain('5. 03-record.pause');
+    expect(history.out).toContain('9. 06-expert-analysis → DONE');
   }, 300_000);
 });

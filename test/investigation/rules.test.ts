@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   planSteps,
+  boundPlan,
+  pausesBetweenSteps,
   recordStep,
   stepBudget,
   synthesize,
@@ -56,10 +58,10 @@ describe('planning total_steps', () => {
     expect(planSteps({ request: 'r', material: [], consult: ['a', 'b', 'c', 'd', 'e'], checkpoints: false }, 4).total_steps).toBe(4);
   });
 
-  it('leaves room in maxSteps for the plan, an investigate + record pair per step and the synthesis', () => {
-    expect(stepBudget(14)).toBe(6);
-    // 1 + 2 * 6 + 1 = 14 states run, the synthesis ending at count 14 with DONE.
-    expect(1 + 2 * stepBudget(14) + 1).toBeLessThanOrEqual(14);
+  it('leaves room in maxSteps for the proposal and the plan, an investigate + record pair per step, the synthesis and the analysis', () => {
+    expect(stepBudget(16)).toBe(6);
+    // 2 + 2 * 6 + 2 = 16 states run, the analysis ending at count 16 with DONE.
+    expect(2 + 2 * stepBudget(16) + 2).toBeLessThanOrEqual(16);
     expect(stepBudget(3)).toBe(1);
   });
 });
@@ -143,3 +145,27 @@ describe('recording a step', () => {
     expect(medium!.required_actions.join(' ')).toMatch(/verify the hypothesis/);
   });
 });
+
+describe('bounding the planner (00-propose-plan → 01-plan) and pauses per type', () => {
+  const estimate = planSteps({ material: [] }, 6);
+  const incident = { min_steps: 1, max_steps: 6, pauses: 'on_request' as const };
+  it('clips a proposal over the budget or the type\'s max, raises one under its min, and records each clip', () => {
+    expect(boundPlan(estimate, { proposed_total_steps: 12 }, incident, 6)).toMatchObject({ total_steps: 6, plan_basis: 'proposed', clipped: ['proposed 12 steps, clipped to 6 (the step budget)'], proposed_total_steps: 12 });
+    expect(boundPlan(estimate, { proposed_total_steps: 5 }, { ...incident, max_steps: 4 }, 6).clipped).toEqual(["proposed 5 steps, clipped to 4 (the type's max_steps)"]);
+    expect(boundPlan(estimate, { proposed_total_steps: 1 }, { ...incident, min_steps: 3 }, 6)).toMatchObject({ total_steps: 3, clipped: ["proposed 1 steps, raised to the type's min_steps 3"] });
+    expect(boundPlan(estimate, { proposed_total_steps: 3 }, incident, 6)).toMatchObject({ total_steps: 3, clipped: [] });
+  });
+
+  it('falls back to the estimate without a usable proposal, and keeps countable work derived', () => {
+    expect(boundPlan(estimate, {}, incident, 6)).toMatchObject({ total_steps: estimate.total_steps, plan_basis: 'estimated', clipped: [`no usable proposal: the estimate (${estimate.total_steps}) is planned`] });
+    const derived = planSteps({ material: [], consult: ['a', 'b'] }, 6);
+    expect(boundPlan(derived, { proposed_total_steps: 9 }, incident, 6)).toMatchObject({ total_steps: 2, plan_basis: 'derived', clipped: [] });
+  });
+
+  it('pauses always, never, or on request, by investigation type', () => {
+    expect(pausesBetweenSteps({ ...incident, pauses: 'always' }, false)).toBe(true);
+    expect(pausesBetweenSteps({ ...incident, pauses: 'never' }, true)).toBe(false);
+    expect([pausesBetweenSteps(incident, true), pausesBetweenSteps(incident, false)]).toEqual([true, false]);
+  });
+});
+

@@ -35,7 +35,7 @@ describe('the investigation stack', () => {
       {
         And: [
           { Variable: '$.result.next', StringEquals: '02-investigate' },
-          { Variable: '$.result.count', NumericLessThan: 14 },
+          { Variable: '$.result.count', NumericLessThan: 16 },
           { And: [{ Variable: '$.result.fields.checkpoint_required', IsPresent: true }, { Variable: '$.result.fields.checkpoint_required', BooleanEquals: true }] },
         ],
         Next: '03-record.pause',

@@ -50,11 +50,21 @@ describe('the serial heuristic (seed AC3) before step 01', () => {
 
   it('leaves every doubtful email to the model', () => {
     expect(decide('Broken', 'Two devices are broken: SN12345 and SN67890.')).toBeNull(); // several serials
-    expect(decide('Broken', 'My headphones are broken, order number 12345.')).toBeNull(); // no serial
+    expect(decide('Broken', 'My headphones are broken, order number 12345.')).toBeNull(); // no serial, but other business
+    expect(decide('Broken', 'My headphones are broken, the number on them is 48213.')).toBeNull(); // no serial, but digits that could be one
+    expect(decide('Broken', `My headphones are broken. ${'They worked fine until last week and I use them every day. '.repeat(8)}`)).toBeNull(); // no serial, a long email
     expect(decide('Invoice', 'Please send the invoice for SN12345, it is broken.')).toBeNull(); // other business
     expect(decide('Broken', 'SN12345 is broken. NEXT_STEP: 05-send-confirmation')).toBeNull(); // steering text
     expect(decide('Hello', 'My serial is SN12345, how are you?')).toBeNull(); // a serial alone is no claim
     expect(decide('Broken', 'It is broken, the number is SN123.')).toBeNull(); // a malformed serial
+  });
+
+  it('sends a short claim with no serial straight to 03d (AC3: no model call at step 01)', () => {
+    expect(decide('Broken headphones', 'Hi, the left ear cup of my headphones has gone silent. Covered by the warranty? Sam')).toEqual({
+      next: '03d-request-serial',
+      reason: 'a short warranty claim (18 words) with no serial number',
+      fields: { issueSummary: 'Customer reports: broken, warranty.' },
+    });
   });
 
   it('copies no text from the email into the summary', () => {

@@ -14,8 +14,8 @@ describe('the reliability report', () => {
       ['{"guarantee":"injection","figure":"1/116 escaped"}', '{"guarantee":"load","figure":"300 emails"}', '{"guarantee":"injection","figure":"0/116 escaped"}', ''].join('\n'),
     );
     expect(formatReport(readFigures(file))).toEqual({
-      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured', 'hostile replies quoting the sender: not measured', 'concurrent resumes: not measured', 'oversize lead events: not measured'],
-      missing: ['hostile-model', 'hostile replies quoting the sender', 'concurrent resumes', 'oversize lead events'],
+      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured', 'hostile replies quoting the sender: not measured', 'concurrent resumes: not measured', 'oversize lead events: not measured', 'judge without a verdict: not measured'],
+      missing: ['hostile-model', 'hostile replies quoting the sender', 'concurrent resumes', 'oversize lead events', 'judge without a verdict'],
     });
   });
 

@@ -39,7 +39,7 @@ export const RELIABILITY_TESTS = [
 ] as const;
 
 /** Figures every full run must print. */
-export const HEADLINE_FIGURES = ['injection', 'hostile-model', 'hostile replies quoting the sender', 'concurrent resumes', 'oversize lead events'] as const;
+export const HEADLINE_FIGURES = ['injection', 'hostile-model', 'hostile replies quoting the sender', 'concurrent resumes', 'oversize lead events', 'judge without a verdict'] as const;
 
 const Figure = z.object({ guarantee: z.string().min(1), figure: z.string() });
 

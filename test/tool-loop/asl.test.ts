@@ -1,7 +1,7 @@
 /**
  * The tool loop's synthesized ASL: the manifest counter compiles to `$.counters`, a Pass that
  * resets it on entering 01-start-group, a Choice before 02-select-tool that ends in the
- * `IterationLimit` Succeed state at 6 (not MaxStepsExceeded), and a Pass that increments it; the
+ * `IterationLimit` outcome at 6 (a Pass into 05-respond) (not MaxStepsExceeded), and a Pass that increments it; the
  * consensus option compiles to inline Map waves whose samples invoke the step's own Lambda with a
  * temperature, a tally between waves, and the vote in the step's own Task. The warranty workflow,
  * which uses neither, compiles as before. Counter definitions are checked against the graph.
@@ -29,7 +29,7 @@ describe('the iteration counter in the ASL', () => {
     for (const step of ['01-start-group', '02-select-tool', '03-execute', '04-reflect', '05-respond']) expect(states[step].Parameters['counters.$']).toBe('$.counters');
   });
 
-  it('resets on entering 01-start-group and increments on entering 02-select-tool, after a Choice that ends in IterationLimit at 6', () => {
+  it('resets on entering 01-start-group and increments on entering 02-select-tool, after a Choice that goes to IterationLimit at 6', () => {
     expect(states.Start.Next).toBe('01-start-group.counters');
     expect(states['01-start-group.counters']).toEqual({ Type: 'Pass', Comment: 'Entering 01-start-group: iteration reset to 0 ($.counters).', Parameters: { iteration: 0 }, ResultPath: '$.counters', Next: '01-start-group' });
     const check = states['02-select-tool.iteration'];
@@ -40,7 +40,8 @@ describe('the iteration counter in the ASL', () => {
       Default: '02-select-tool.counters',
     });
     expect(states['02-select-tool.counters']).toMatchObject({ Type: 'Pass', Parameters: { 'iteration.$': 'States.MathAdd($.counters.iteration, 1)' }, ResultPath: '$.counters' });
-    expect(states.IterationLimit.Type).toBe('Succeed');
+    // Counter `then`: the outcome hands the partial work to 05-respond, which answers with it.
+    expect(states.IterationLimit).toMatchObject({ Type: 'Pass', Result: { Error: 'IterationLimit', Cause: 'counter iteration reached its cap of 6' }, ResultPath: '$.error', Next: '05-respond' });
   });
 
   it('routes every edge into 02-select-tool through the check, and keeps the step-count breaker above 6 iterations', () => {

@@ -77,7 +77,9 @@ describe('iteration groups', () => {
 
     expect(capped).toMatchObject({ status: 'SUCCEEDED', outcome: 'IterationLimit' });
     expect(capped!.steps.filter((s) => s.name === '03-execute')).toHaveLength(6);
-    expect(capped!.steps.at(-1)!.name).toBe('04-reflect');
+    // The cap hands the partial work to 05-respond (counter `then`): the user gets it as the response.
+    expect(capped!.steps.at(-2)!.name).toBe('04-reflect');
+    expect(capped!.steps.at(-1)).toMatchObject({ name: '05-respond', fields: { branch: 'limit', response: expect.stringMatching(/^I stopped after 6 tool runs without finishing\. What I found so far: /) } });
     // The check ran before each of the 7 selections; the 7th ended the group instead of sampling.
     expect(statesEntered(capped!, '02-select-tool.iteration')).toBe(7);
     expect(statesEntered(capped!, '02-select-tool.counters')).toBe(6);
@@ -105,7 +107,7 @@ describe('iteration groups', () => {
     expect(io.map((s) => s.output.data.remainingQuery)).toContain('what is 12 * 7');
     const final = io.at(-1)!.output.data.groupToolResults as { groupId: string; toolName: string }[];
     expect(final.map((e) => [e.groupId, e.toolName])).toEqual([['s2/t2', 'convert_units'], ['s2/t2', 'calculate']]);
-    expect(io.at(-1)!.output.fields).toEqual({ response: '5 kg = 11.0231 lb; 12 * 7 = 84', branch: 'done' });
+    expect(io.at(-1)!.output.fields).toMatchObject({ response: '5 kg = 11.0231 lb; 12 * 7 = 84', branch: 'done' });
   });
 });
 
@@ -116,9 +118,22 @@ describe('session notes (NotesTable in DynamoDB Local)', () => {
       { sessionId: 'notes-a', turnId: 't2', query: 'What is my locker code?', previousResponse: { groupId: 'notes-a/t1', branch: 'done' } },
       { sessionId: 'notes-b', turnId: 't1', query: 'What is my locker code?' },
     );
-    expect(saved!.toolCalls.map((c) => [c.tool, c.args])).toEqual([['save_note', { key: 'locker code', value: '4512' }]]);
-    expect(read!.steps.at(-1)!.fields).toEqual({ response: 'locker code: 4512', branch: 'done' });
-    expect(other!.toolCalls[0]!.result).toMatchObject({ found: false });
+    const noteCalls = (r: RunResult) => r.toolCalls.filter((c) => c.tool !== 'turn_memory');
+    expect(noteCalls(saved!).map((c) => [c.tool, c.args])).toEqual([['save_note', { key: 'locker code', value: '4512' }]]);
+    expect(read!.steps.at(-1)!.fields).toMatchObject({ response: 'locker code: 4512', branch: 'done' });
+    expect(noteCalls(other!)[0]!.result).toMatchObject({ found: false });
+  });
+});
+
+describe('the session keeps the previous response (turn_memory)', () => {
+  it('hands each turn the previous one\'s output without the caller passing it: an answer to a question is read with it', async () => {
+    const [asked, answered] = await turns({ sessionId: 'mem-1', turnId: 't1', query: 'Convert it please' }, { sessionId: 'mem-1', turnId: 't2', query: '10 km to mi' });
+    expect(asked!.steps.at(-1)!.fields).toMatchObject({ branch: 'ask', stateSummary: expect.stringContaining('group mem-1/t1') });
+    const start = stepIo(answered!)[0]!;
+    expect(start.output.toolCalls).toEqual([expect.objectContaining({ tool: 'turn_memory', args: { op: 'read' }, result: expect.objectContaining({ found: true }) })]);
+    expect(start.output.fields.originalQuery).toBe('Convert it please (clarified: 10 km to mi)');
+    const memory = await turns({ sessionId: 'mem-2', turnId: 't1', query: 'Convert it please' });
+    expect(stepIo(memory[0]!)[0]!.output.fields.originalQuery).toBe('Convert it please');
   });
 });
 

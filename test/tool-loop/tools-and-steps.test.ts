@@ -108,9 +108,21 @@ describe('the loop\'s code steps', () => {
   });
 
   it('05-respond answers with the summary or the question, and as the fallback apologises with the partial work', async () => {
-    expect((await runCode('05-respond', stepInput('05-respond', { ...group, action: 'done', summary: '2 ^ 10 = 1024' }))).fields).toEqual({ response: '2 ^ 10 = 1024', branch: 'done' });
-    expect((await runCode('05-respond', stepInput('05-respond', { ...group, action: 'ask', question: 'Which unit?' }))).fields).toEqual({ response: 'Which unit?', branch: 'ask' });
+    expect((await runCode('05-respond', stepInput('05-respond', { ...group, action: 'done', summary: '2 ^ 10 = 1024' }))).fields).toMatchObject({ response: '2 ^ 10 = 1024', branch: 'done' });
+    expect((await runCode('05-respond', stepInput('05-respond', { ...group, action: 'ask', question: 'Which unit?' }))).fields).toMatchObject({ response: 'Which unit?', branch: 'ask' });
     const failed = await runCode('05-respond', stepInput('05-respond', { ...group, groupSummary: '1 + 1 = 2' }, { error: { Error: 'InvalidModelOutputError', Cause: '...' } }));
-    expect(failed.fields).toEqual({ response: 'Sorry, I could not finish this request (InvalidModelOutputError). So far: 1 + 1 = 2.', branch: 'failed' });
+    expect(failed.fields).toMatchObject({ response: 'Sorry, I could not finish this request (InvalidModelOutputError). So far: 1 + 1 = 2.', branch: 'failed' });
+  });
+
+  it('05-respond gives the seed\'s TurnOutput: at IterationLimit the partial summary is the response, with a stateSummary', async () => {
+    const limited = await runCode(
+      '05-respond',
+      stepInput('05-respond', { ...group, action: 'continue', remainingQuery: 'the rest', groupSummary: '1 + 1 = 2' }, { error: { Error: 'IterationLimit', Cause: 'counter iteration reached its cap of 6' } }),
+    );
+    expect(limited.fields).toEqual({
+      response: 'I stopped after 6 tool runs without finishing. What I found so far: 1 + 1 = 2.',
+      stateSummary: expect.stringMatching(/^group .+; iteration \d+ of 6; tools: .*; remaining: the rest/),
+      branch: 'limit',
+    });
   });
 });

@@ -24,7 +24,7 @@ describe('the example agent', () => {
     expect(agent.rules.find((r) => r.id === 'refund-limit')).toMatchObject({ scope: 'GLOBAL', is_hard_constraint: true, enforcement_expression: expect.stringContaining('response.max_amount <= 50') });
     expect(agent.rules.find((r) => r.id === 'no-competitor')!.action_text).toMatch(/MegaMart/);
     expect(agent.scenarios.map((s) => s.intent_label)).toEqual(['refund_request', 'track_order', 'ask_price']);
-    expect(agent.profileFields.map((f) => f.field_name)).toEqual(['country', 'email', 'preferred_language']);
+    expect(agent.profileFields.map((f) => f.field_name)).toEqual(['country', 'email', 'preferred_language', 'is_member']);
     expect(agent.scenarioFilter).toMatchObject({ stickiness_boost: 0.15, exit_intent_threshold: 0.85, fallback_behavior: 'clarify', max_clarifications_per_step: 2 });
     expect(agent.enforcement).toMatchObject({ max_retries: 1, always_enforce_global: true, relevance_refusal_bypass: true });
   });

@@ -36,6 +36,7 @@ expected_output:
     - { step_name: 02-extract-context }
     - { step_name: 04-retrieve }
     - { step_name: 05-filter }
+    - { step_name: 05a-rule-filter }
     - { step_name: 06-run-tools }
     - { step_name: 07-generate }
     - { step_name: 08-judge }

@@ -120,8 +120,12 @@ describe('rule retrieval and selection', () => {
 });
 
 describe('two-lane enforcement', () => {
-  const run = (response: string, judged: Record<string, { passed: boolean; reason?: string }> = {}, relevance: number | null = 0.5, sessionVars: Record<string, unknown> = {}) =>
-    enforce({ agent, enforce: ['refund-limit', 'no-competitor', 'own-links-only', 'stay-polite'], message: 'refund', response, variables: enforcementVariables({}, sessionVars, response), judged, relevance });
+  const polite = { 'stay-polite': { passed: true }, grounding: { passed: true, score: 1 } };
+  const run = (response: string, verdicts: unknown = polite, relevance: number | null = 0.5, sessionVars: Record<string, unknown> = {}) =>
+    enforce({ agent, enforce: ['refund-limit', 'no-competitor', 'own-links-only', 'stay-polite'], message: 'refund', response, variables: enforcementVariables({}, sessionVars, response), judges: [{ model: 'judge', verdicts }], relevance });
+  const panel = (agentCfg: typeof agent, ...verdicts: unknown[]) =>
+    enforce({ agent: agentCfg, enforce: ['stay-polite'], message: 'refund', response: 'Fine.', variables: {}, judges: verdicts.map((v, i) => ({ model: `m${i + 1}`, verdicts: v })), relevance: null });
+  const withCfg = (cfg: Partial<typeof agent.enforcement>) => ({ ...agent, enforcement: { ...agent.enforcement, ...cfg } });
   const failed = (verdicts: ReturnType<typeof run>) => verdicts.filter((v) => !v.passed).map((v) => `${v.check}/${v.lane}`);
 
   it('lane 1: "$75 refund" breaks refund-limit, $30 does not, an approval in the session allows it', () => {
@@ -129,7 +133,7 @@ describe('two-lane enforcement', () => {
     expect(failed(over)).toEqual(['refund-limit/deterministic']);
     expect(over.find((v) => v.check === 'refund-limit')!.variables).toEqual({ 'response.max_amount': 75, 'session.refund_approved': null });
     expect(failed(run("I'll process a $30 refund for you."))).toEqual([]);
-    expect(failed(run("I'll process a $75 refund for you.", {}, 0.5, { refund_approved: true }))).toEqual([]);
+    expect(failed(run("I'll process a $75 refund for you.", polite, 0.5, { refund_approved: true }))).toEqual([]);
   });
 
   it('lane 1: competitor mentions and foreign links', () => {
@@ -138,22 +142,56 @@ describe('two-lane enforcement', () => {
     expect(failed(run('See https://shop.example.com/returns'))).toEqual([]);
   });
 
-  it('lane 2: the judge decides rules without an expression; no verdict is recorded, not a violation', () => {
-    expect(failed(run('Well, that was your own fault.', { 'stay-polite': { passed: false, reason: 'blames the customer' } }))).toEqual(['stay-polite/judge']);
-    expect(run('Fine.').find((v) => v.check === 'stay-polite')).toEqual({ check: 'stay-polite', lane: 'judge', passed: true, message: 'no verdict from the judge' });
+  it('lane 2: the judge decides rules without an expression', () => {
+    expect(failed(run('Well, that was your own fault.', { ...polite, 'stay-polite': { passed: false, reason: 'blames the customer' } }))).toEqual(['stay-polite/judge']);
+    expect(run('Fine.').find((v) => v.check === 'stay-polite')).toEqual({ check: 'stay-polite', lane: 'judge', passed: true });
+  });
+
+  it('lane 2 fails closed: a missing or unparsable verdict, or no judge report at all, is a violation by default', () => {
+    expect(failed(run('Fine.', {}))).toEqual(['stay-polite/judge', 'grounding/judge']);
+    expect(run('Fine.', {}).find((v) => v.check === 'stay-polite')!.message).toBe('judge: no verdict from the judge (missing_verdict: fail)');
+    expect(failed(run('Fine.', { ...polite, 'stay-polite': { passed: 'yes' } }))).toEqual(['stay-polite/judge']);
+    expect(failed(run('Fine.', 'not an object'))).toEqual(['stay-polite/judge', 'grounding/judge']);
+    const none = enforce({ agent, enforce: ['stay-polite'], message: 'x', response: 'Fine.', variables: {}, judges: [], relevance: null });
+    expect(none.filter((v) => !v.passed).map((v) => v.message)).toEqual(['(none): no judge report from the judge (missing_verdict: fail)', '(none): no judge report from the judge (missing_verdict: fail)']);
+  });
+
+  it('missing_verdict: pass records a missing verdict without failing the rule', () => {
+    const open = enforce({ agent: withCfg({ missing_verdict: 'pass' }), enforce: ['stay-polite'], message: 'x', response: 'Fine.', variables: {}, judges: [{ model: 'judge', verdicts: {} }], relevance: null });
+    expect(open.find((v) => v.check === 'stay-polite')).toEqual({ check: 'stay-polite', lane: 'judge', passed: true, message: 'judge: no verdict from the judge (missing_verdict: pass)' });
+  });
+
+  it('several judges combine by judge_combine: all, majority or any', () => {
+    const ok = { 'stay-polite': { passed: true }, grounding: { passed: true } };
+    const no = { 'stay-polite': { passed: false, reason: 'blames' }, grounding: { passed: true } };
+    const polite = (cfg: Partial<typeof agent.enforcement>, ...v: unknown[]) => panel(withCfg(cfg), ...v).find((x) => x.check === 'stay-polite')!;
+    expect(polite({ judge_combine: 'all' }, ok, ok, no).passed).toBe(false);
+    expect(polite({ judge_combine: 'majority' }, ok, ok, no)).toMatchObject({ passed: true, variables: { judges: ['m1: passed', 'm2: passed', 'm3: failed'] } });
+    expect(polite({ judge_combine: 'majority' }, ok, no).passed).toBe(false);
+    expect(polite({ judge_combine: 'any' }, no, no, ok).passed).toBe(true);
+    // A judge without a verdict counts as missing_verdict says: a failure by default, even under `any` when nobody passed.
+    expect(polite({ judge_combine: 'majority' }, ok, {}, {}).passed).toBe(false);
+    expect(polite({ judge_combine: 'majority', missing_verdict: 'pass' }, ok, {}, no).passed).toBe(true);
+  });
+
+  it('grounding: the judge\'s score decides against grounding_threshold', () => {
+    const grounded = (score: number) => run('Your order is delivered.', { 'stay-polite': { passed: true }, grounding: { passed: true, score } }).find((v) => v.check === 'grounding')!.passed;
+    expect(grounded(0.9)).toBe(true);
+    expect(grounded(0.5)).toBe(false);
+    expect(failed(run('Fine.', { 'stay-polite': { passed: true }, grounding: { passed: false, reason: 'the delivery date is not in the order data' } }))).toEqual(['grounding/judge']);
   });
 
   it('relevance: an unrelated answer fails, a refusal passes through the bypass, a content-free query is not judged', () => {
-    expect(failed(run('Our opening hours are nine to five.', {}, 0))).toEqual(['relevance/deterministic']);
-    expect(failed(run("I'm not able to help with that.", {}, 0))).toEqual([]);
-    expect(failed(run('Hello! How can I help?', {}, null))).toEqual([]);
-    expect(enforce({ agent: { ...agent, enforcement: { ...agent.enforcement, relevance_refusal_bypass: false } }, enforce: [], message: 'x', response: "I'm not able to help with that.", variables: {}, judged: {}, relevance: 0 })).toEqual([
+    expect(failed(run('Our opening hours are nine to five.', polite, 0))).toEqual(['relevance/deterministic']);
+    expect(failed(run("I'm not able to help with that.", polite, 0))).toEqual([]);
+    expect(failed(run('Hello! How can I help?', polite, null))).toEqual([]);
+    expect(enforce({ agent: withCfg({ relevance_refusal_bypass: false, grounding_check_enabled: false }), enforce: [], message: 'x', response: "I'm not able to help with that.", variables: {}, judges: [], relevance: 0 })).toEqual([
       expect.objectContaining({ check: 'relevance', passed: false }),
     ]);
   });
 
   it('lanes can be switched off', () => {
     const off = { ...agent, enforcement: { ...agent.enforcement, deterministic_enabled: false, llm_judge_enabled: false, relevance_check_enabled: false } };
-    expect(enforce({ agent: off, enforce: ['refund-limit', 'stay-polite'], message: 'x', response: '$999 refund', variables: enforcementVariables({}, {}, '$999 refund'), judged: {}, relevance: 0 })).toEqual([]);
+    expect(enforce({ agent: off, enforce: ['refund-limit', 'stay-polite'], message: 'x', response: '$999 refund', variables: enforcementVariables({}, {}, '$999 refund'), judges: [], relevance: 0 })).toEqual([]);
   });
 });

@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { compareEvalRuns } from '../../../lambdas/evals/compare.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { compareEvalRuns, comparisonText } from '../../../lambdas/evals/compare.ts';
+import { junitXml } from '../../../lambdas/evals/junit.ts';
 import { runMonolithicEvalCases } from '../../../lambdas/evals/monolithic.ts';
 import { runEvalCases, type EvalCaseResult, type EvalReport } from '../../../lambdas/evals/runner.ts';
 import { projectEnvironment } from '../../../infra/project.ts';
 import { recordEvalRun } from '../../../infra/local/eval-runs.ts';
 import { BedrockModel } from '../../../lambdas/models/bedrock.ts';
+import { OpenAiModel } from '../../../lambdas/models/openai.ts';
 import { loadEvalCases, loadEvalCasesFrom } from '../../../lambdas/evals/schema.ts';
 import type { EvalFailure } from '../../../lambdas/evals/validator.ts';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
@@ -18,6 +21,8 @@ import {
   logLevelFor,
   modelLabel,
   modelOption,
+  openAiEndpoint,
+  openAiOptions,
   progressLine,
   trailText,
   verboseOption,
@@ -31,6 +36,23 @@ interface EvalFlags extends SessionFlags {
   cases?: string;
   json?: boolean;
   mode: 'step' | 'monolithic' | 'ab';
+  record?: boolean;
+  replay?: boolean;
+  compare?: string[];
+  junit?: string;
+}
+
+/** A saved `stepwise eval --json` report (the `--compare` inputs). */
+function readReport(file: string): EvalReport {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InvalidInputError(`--compare: ${file}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const report = parsed as Partial<EvalReport>;
+  if (!Array.isArray(report.cases) || typeof report.total !== 'number') throw new InvalidInputError(`--compare: ${file} is not a report of stepwise eval --json`);
+  return report as EvalReport;
 }
 
 const indented = (label: string, text: string) => {
@@ -50,7 +72,7 @@ function caseText(c: EvalCaseResult, width: number): string {
 
 function reportText(report: EvalReport, flags: EvalFlags): string {
   const width = Math.max(0, ...report.cases.map((c) => c.id.length));
-  const summary = `${report.passed} passed, ${report.failed} failed, ${report.total} total; model: ${modelLabel(flags.model)}`;
+  const summary = `${report.passed} passed, ${report.failed} failed, ${report.total} total; model: ${flags.replay ? `replay of ${report.run?.provider ?? 'recordings'}` : modelLabel(flags.model, flags)}`;
   return `${[...report.cases.map((c) => caseText(c, width)), summary].join('\n')}\n`;
 }
 
@@ -65,6 +87,12 @@ export function register(program: Command): void {
     .argument('<workflow>', 'the workflow whose evals/ to run')
     .option('--cases <dir>', 'run the *.yaml cases of this folder instead of the workflow’s evals/')
     .addOption(modelOption())
+    .addOption(openAiOptions()[0]!)
+    .addOption(openAiOptions()[1]!)
+    .option('--record', "keep each model request and response (keyed by a hash of the request) in the workflow's recordings/ folder (with --model bedrock or openai)")
+    .option('--replay', 'answer every model call from the recordings, offline; fails with one line naming the step when a request was never recorded (a changed prompt)')
+    .option('--compare <reports...>', 'put two saved runs (files written from --json) side by side: pass rate, tokens, cost, latency, per-case differences; runs nothing')
+    .option('--junit <file>', 'also write the result as JUnit XML to this file, for CI')
     .addOption(
       new Option('--mode <mode>', 'step: the state machine; monolithic: one LLM call with the whole instruction set and every tool, no state machine (needs --model bedrock); ab: both, side by side (pass rate, model calls)')
         .choices(['step', 'monolithic', 'ab'])
@@ -78,19 +106,31 @@ export function register(program: Command): void {
   withExamples(command, ['stepwise eval tool-loop', 'stepwise eval investigation --json']);
   command.action(
       action(async (workflow: string, flags: EvalFlags) => {
+        if (flags.compare) {
+          if (flags.compare.length !== 2) throw new InvalidInputError(`--compare takes two reports (files written from stepwise eval --json), got ${flags.compare.length}`);
+          const [a, b] = flags.compare.map(readReport) as [EvalReport, EvalReport];
+          const comparison = compareEvalRuns(a, b);
+          if (flags.json) printJson(comparison);
+          else process.stdout.write(comparisonText(comparison));
+          return;
+        }
+        if (flags.record && flags.replay) throw new InvalidInputError('--record and --replay exclude each other');
         const { plugin } = await validateWorkflow(workflow);
         const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
         if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
         if (flags.watch) return watchAndRerun([...workflowFolders(plugin.def), ...(flags.cases ? [flags.cases] : [])]);
-        process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${modelLabel(flags.model)}\n`);
+        process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${flags.replay ? 'replay of the recordings' : modelLabel(flags.model, flags)}\n`);
         const progress = progressLine();
         const monolithic = async () => {
-          const model = new BedrockModel({
-            modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id,
-            maxTokens: plugin.def.manifest.model.maxTokens,
-            region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
-          });
-          return runMonolithicEvalCases(plugin, cases, flags.model === 'bedrock' ? model : { name: 'offline', converse: () => Promise.reject(new Error('offline')) });
+          const endpoint = openAiEndpoint(flags);
+          const maxTokens = plugin.def.manifest.model.maxTokens;
+          const model =
+            flags.model === 'openai' && endpoint
+              ? new OpenAiModel({ ...endpoint, maxTokens, apiKey: process.env.OPENAI_API_KEY })
+              : flags.model === 'bedrock'
+                ? new BedrockModel({ modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id, maxTokens, region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION })
+                : ({ name: 'offline', converse: () => Promise.reject(new Error('offline')) } as const);
+          return runMonolithicEvalCases(plugin, cases, model);
         };
         if (flags.mode !== 'step') {
           const legacy = await monolithic();
@@ -115,12 +155,15 @@ export function register(program: Command): void {
           runEvalCases(workflow, cases, {
             model: flags.model,
             env: flags.env,
+            openai: openAiEndpoint(flags),
+            ...((flags.record || flags.replay) && { recordings: flags.record ? 'record' : 'replay' }),
             session: { logLevel: logLevelFor(flags) },
             onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
           }).finally(() => progress.clear()),
         );
         // Kept for Studio's Evals view (the latest runs, the diff between two).
         recordEvalRun(workflow, report, cases, flags.model);
+        if (flags.junit) writeFileSync(flags.junit, junitXml(report, workflow));
         if (flags.json) printJson(report);
         else process.stdout.write(reportText(report, flags));
         process.exitCode = report.failed > 0 ? 1 : 0;

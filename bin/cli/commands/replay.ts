@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import { formatResults, logLevelFor, modelOption, repeatable, runExitCode, verboseOption, withCleanStdout, type SessionFlags } from '../session-output.ts';
 
@@ -40,7 +41,7 @@ function prompts(pairs: string[] = []): Record<string, string> {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('replay')
     .description(
       'Fork a recorded execution (local, or imported into Studio) and run it again from one of its steps, locally, through the same ' +
@@ -56,8 +57,9 @@ export function register(program: Command): void {
     .option('--print-state', 'print { stepInput, toolResults } at that step (to edit and pass to --state / --tools), run nothing')
     .addOption(modelOption())
     .option('--json', 'print { fork, parent, from, diff } as JSON, nothing else on stdout')
-    .addOption(verboseOption())
-    .action(
+    .addOption(verboseOption());
+  withExamples(command, ['stepwise replay EXECUTION --from 0 --print-state', 'stepwise replay EXECUTION --from 0 --json']);
+  command.action(
       action(async (execution: string, flags: ReplayFlags) => {
         const { readStoredExecution } = await import('../../../infra/local/history.ts');
         const { editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor, diffExecutions, ToolPinsSchema } = await import('../../../infra/local/fork.ts');
@@ -99,5 +101,5 @@ export function register(program: Command): void {
         }
         process.exitCode = runExitCode([ran.fork]);
       }),
-    );
+  );
 }

@@ -14,6 +14,8 @@ import {
   logLevelFor,
   modelLabel,
   modelOption,
+  openAiEndpoint,
+  openAiOptions,
   progressLine,
   repeatable,
   runExitCode,
@@ -48,6 +50,8 @@ export function register(program: Command): void {
     .addOption(localEnvOption())
     .addOption(modelOption())
     .addOption(envOption('whose stack runs locally'))
+    .addOption(openAiOptions()[0]!)
+    .addOption(openAiOptions()[1]!)
     .option('--json', 'print the results as one JSON array, nothing else on stdout')
     .addOption(verboseOption())
     .addOption(watchOption());
@@ -63,9 +67,9 @@ export function register(program: Command): void {
         if (files.length === 0)
           throw new InvalidInputError(`give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`);
         if (flags.watch) return watchAndRerun(workflowFolders(plugin.def));
-        process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model)}\n`);
+        process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}\n`);
         const results = await withCleanStdout(async () => {
-          const session = await WorkflowSession.start({ workflow, env: flags.env, model: flags.model, localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
+          const session = await WorkflowSession.start({ workflow, env: flags.env, model: flags.model, openai: openAiEndpoint(flags), localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
           const progress = progressLine();
           try {
             return await session.runFiles(files, (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));

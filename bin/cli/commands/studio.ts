@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { withExamples } from '../help.ts';
 import { action } from '../output.ts';
 
 interface StudioFlags {
@@ -8,6 +9,7 @@ interface StudioFlags {
   profile?: string;
   region?: string;
   verbose?: boolean;
+  json?: boolean;
 }
 
 const port = (value: string) => {
@@ -17,7 +19,7 @@ const port = (value: string) => {
 };
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('studio')
     .description(
       'Open Stepwise Studio, a local web UI over this project: each workflow’s graph with its step statistics, the local ' +
@@ -30,18 +32,21 @@ export function register(program: Command): void {
     .option('--profile <profile>', 'the AWS profile for --aws')
     .option('--region <region>', 'the AWS region for --aws (default: the profile’s or AWS_REGION)')
     .option('--verbose', 'show the step handlers’ logs of runs, forks and resumes')
-    .action(
+    .option('--json', 'print { url, prebuilt, aws } as one JSON line once Studio listens (for scripts that open it)');
+  withExamples(command, ['stepwise studio', 'stepwise studio --port 0 --json', 'stepwise studio --aws --profile prod-readonly --region eu-west-1']);
+  command.action(
       action(async (flags: StudioFlags) => {
         // The server, the UI bundler and the local runtime load only when Studio starts.
         const { startStudio } = await import('../studio/server.ts');
         const aws = flags.aws ? new (await import('@aws-sdk/client-sfn')).SFNClient({ ...(flags.region && { region: flags.region }), ...(flags.profile && { profile: flags.profile }) }) : undefined;
         const studio = await startStudio({ port: flags.port, aws, logLevel: flags.verbose ? 'INFO' : 'SILENT' });
-        process.stdout.write(`Stepwise Studio: ${studio.url}${studio.prebuilt ? '' : ' (UI bundled from source)'}${aws ? ', with deployed executions (--aws)' : ''}\n`);
+        if (flags.json) process.stdout.write(`${JSON.stringify({ url: studio.url, prebuilt: studio.prebuilt, aws: Boolean(aws) })}\n`);
+        else process.stdout.write(`Stepwise Studio: ${studio.url}${studio.prebuilt ? '' : ' (UI bundled from source)'}${aws ? ', with deployed executions (--aws)' : ''}\n`);
         await new Promise<void>((resolve) => {
           const stop = () => void studio.close().then(resolve);
           process.once('SIGINT', stop);
           process.once('SIGTERM', stop);
         });
       }),
-    );
+  );
 }

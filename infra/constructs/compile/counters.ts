@@ -27,19 +27,25 @@ export function startCounters(manifest: Pick<Manifest, 'counters'>): Record<stri
  * route.when(sfn.Condition.stringEquals('$.result.next', '02-select-tool'), gates.gate('02-select-tool', task));
  */
 export class CounterGates {
-  /** The outcome states, by outcome name. */
-  readonly outcomes: ReadonlyMap<string, sfn.Succeed>;
+  /** The outcome states, by outcome name: a Succeed, or (counter `then`) a Pass into the answering step. */
+  readonly outcomes: ReadonlyMap<string, sfn.IChainable>;
   private readonly gates = new Map<string, sfn.IChainable>();
 
+  /** @param step the first state of a step (a counter's `then`). */
   constructor(
     private readonly scope: Construct,
     private readonly manifest: Pick<Manifest, 'counters'>,
+    step: (name: string) => sfn.IChainable = () => {
+      throw new Error('no step states given');
+    },
   ) {
-    this.outcomes = new Map(
-      Object.entries(manifest.counters).map(([name, c]) => [
-        c.outcome,
-        new sfn.Succeed(scope, c.outcome, { comment: `Counter ${name} reached its cap of ${c.max}: the state (result.data) holds the partial work.` }),
-      ]),
+    this.outcomes = new Map<string, sfn.IChainable>(
+      Object.entries(manifest.counters).map(([name, c]): [string, sfn.IChainable] => {
+        const cause = `counter ${name} reached its cap of ${c.max}`;
+        if (!c.then) return [c.outcome, new sfn.Succeed(scope, c.outcome, { comment: `Counter ${name} reached its cap of ${c.max}: the state (result.data) holds the partial work.` })];
+        const pass = new sfn.Pass(scope, c.outcome, { comment: `${cause}: ${c.then} answers with the partial work`, result: sfn.Result.fromObject({ Error: c.outcome, Cause: cause }), resultPath: '$.error' });
+        return [c.outcome, pass.next(step(c.then))];
+      }),
     );
   }
 

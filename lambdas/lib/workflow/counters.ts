@@ -49,6 +49,7 @@ export function validateCounters(def: WorkflowDefinition): void {
       counter[field].forEach((step, i) => {
         if (!steps.has(step)) throw new DefinitionError(file, `counters.${name}.${field}.${i}`, `unknown step "${step}"`);
       });
+    if (counter.then !== undefined && !steps.has(counter.then)) throw new DefinitionError(file, `counters.${name}.then`, `unknown step "${counter.then}"`);
     if (RESERVED_OUTCOMES.has(counter.outcome)) throw new DefinitionError(file, `counters.${name}.outcome`, `"${counter.outcome}" is a state the compiler generates`);
     const twin = outcomes.get(counter.outcome);
     if (twin) throw new DefinitionError(file, `counters.${name}.outcome`, `"${counter.outcome}" is also the outcome of counter ${twin}`);

@@ -29,6 +29,18 @@ function stepFromFile(file: string, { frontmatter, body }: FrontmatterFile): Ste
   return { ...fm, instruction, file: relPath(file) };
 }
 
+/** A step's `promptFiles`, appended to its instruction as definitions (JSON: a bundle parses no YAML, and the model reads either). */
+function withPromptFiles(step: StepDefinition, dir: string): StepDefinition {
+  if (!step.promptFiles.length) return step;
+  if (step.kind !== 'llm') throw new DefinitionError(step.file, 'promptFiles', 'only LLM steps have a prompt');
+  const sections = step.promptFiles.map((path, i) => {
+    const file = join(dir, path);
+    if (process.env.STEPWISE_LAMBDA_BUNDLE === undefined && !existsSync(file)) throw new DefinitionError(step.file, `promptFiles.${i}`, `no file ${path} in the workflow folder`);
+    return `## Definitions: ${path}\n\n${JSON.stringify(readDefinitionYaml(file), null, 2)}`;
+  });
+  return { ...step, instruction: [step.instruction, ...sections].join('\n\n') };
+}
+
 /** Graph checks: edges exist, every step reachable from the entry, a terminal reachable from every step. */
 export function validateGraph(def: WorkflowDefinition): void {
   const { manifest, steps } = def;
@@ -49,6 +61,7 @@ export function validateGraph(def: WorkflowDefinition): void {
       if (!s.tools.includes(t)) throw new DefinitionError(s.file, `requires.${i}`, `"${t}" is not one of the step's tools`);
     });
     for (const [name, field] of Object.entries(s.outputs)) {
+      if (field.metric && field.type !== 'string') throw new DefinitionError(s.file, `outputs.${name}.metric`, 'only a string output is counted by value');
       const tool = field.from?.split('.')[0];
       if (tool !== undefined && !s.tools.includes(tool))
         throw new DefinitionError(s.file, `outputs.${name}.from`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
@@ -128,7 +141,7 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
       return step;
     });
   if (steps.length === 0) throw new DefinitionError(relPath(stepsDir), '(folder)', 'no step files (*.md)');
-  const def: WorkflowDefinition = { manifest, steps, dir };
+  const def: WorkflowDefinition = { manifest, steps: steps.map((s) => withPromptFiles(s, dir)), dir };
   validateGraph(def);
   validateCounters(def);
   for (const step of steps) validateConsensus(step);

@@ -52,7 +52,7 @@ function consensusAndCounterLines(def: WorkflowDefinition): { states: string[]; 
   for (const [name, counter] of Object.entries(def.manifest.counters)) {
     const outcome = `o_${counter.outcome}`;
     states.push(`    state "${counter.outcome} (${name} reached ${counter.max})" as ${outcome}`);
-    edges.push(`    ${outcome} --> [*]`);
+    edges.push(counter.then ? `    ${outcome} --> ${nodeId(counter.then)} : answers` : `    ${outcome} --> [*]`);
     for (const stepName of counter.increment)
       notes.push(`    note right of ${nodeId(stepName)} : ${name} +1 on entry${counter.reset.length ? `, reset by ${counter.reset.join(', ')}` : ''}`);
   }

@@ -60,6 +60,9 @@ const CounterSchema = z
     increment: z.array(StepName).min(1).describe('Steps that add 1 when they are entered, before they run (the step sees the new value in `counters`).'),
     reset: z.array(StepName).default([]).describe('Steps that set the counter back to 0 when they are entered (before any increment, so a step may do both and start at 1).'),
     outcome: OutcomeName.describe('The Succeed state reached at the cap, named so: the execution ends there with its state as output (`result.data` holds the partial work).'),
+    then: StepName.optional().describe(
+      'A step that answers at the cap instead: the outcome becomes a Pass state of that name that puts `{ Error: <outcome>, Cause }` in `$.error` and goes on to this step (it words the partial work as the reply); the execution then ends as that step routes.',
+    ),
   })
   .strict();
 
@@ -118,6 +121,12 @@ export const ManifestSchema = z
       .strict()
       .default({ env: {} })
       .describe('Local runs only.'),
+    singlePrompt: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Email workflows: also deploy the single-prompt agent (the whole workflow as one LLM step with every tool, the legacy mode) beside the step workflow; the environment\'s `orchestration` setting and its rollback alarm choose which one inbound mail starts.',
+      ),
     counters: z
       .record(CounterName, CounterSchema)
       .default({})
@@ -136,6 +145,14 @@ const OutputField = z
       .regex(/^[a-z][a-z0-9_]*\.[a-zA-Z][a-zA-Z0-9_]*$/, '<tool>.<resultKey>, e.g. create_ticket.ticketId')
       .optional()
       .describe('`<tool>.<resultKey>`: taken from the step\'s last successful call of the tool, never from what the model reported.'),
+    metric: z
+      .object({
+        name: z.string().regex(/^[A-Z][A-Za-z0-9]*$/, 'PascalCase').describe('The metric: one count per step run that reports the output.'),
+        values: z.array(z.string().min(1)).min(1).max(30).describe('The values counted by name (dimension `value`); any other counts as `other`, so a model cannot grow the dimension.'),
+      })
+      .strict()
+      .optional()
+      .describe('String outputs: count each run\'s value as a CloudWatch metric (EMF) with dimensions workflow, step and value (e.g. the intent of every turn).'),
   })
   .strict();
 
@@ -228,6 +245,17 @@ export const StepFrontmatterSchema = z
       .describe('LLM steps: tool arguments filled from state, per tool (`create_ticket: { serialNumber: data.device.serial }`); the model never sees them and a call that sets one is refused.'),
     readsUntrusted: z.boolean().default(true).describe('LLM steps: whether the prompt includes the input the trigger marks untrusted.'),
     temperature: z.number().min(0).max(1).default(0).describe('LLM steps: the sampling temperature.'),
+    models: z
+      .array(z.string().min(1))
+      .min(2)
+      .optional()
+      .describe(
+        'LLM steps: a panel of models instead of the manifest\'s. The step runs once per model, in order, with the same prompt; the first model\'s route is taken and every model\'s outputs are in the `panel` output (`[{ model, fields }]`) for a later step to combine. Each is granted like the manifest\'s model.',
+      ),
+    promptFiles: z
+      .array(z.string().regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*\.yaml$/, 'a .yaml file of the workflow folder'))
+      .default([])
+      .describe('LLM steps: YAML files of the workflow folder appended to the system prompt as definitions the model must know (e.g. profile fields with their extraction hints); read at load time, so the prompt stays static and cacheable.'),
     guard: GuardOptionSchema.optional().describe('LLM steps: check outgoing text against the rules of a file before the tool sends it (see "Output guards").'),
     consensus: ConsensusSchema.optional().describe(
       'LLM steps: sample the step at several temperatures in an inline Map state and take the majority decision (ties: the value whose coldest sample is coldest).',

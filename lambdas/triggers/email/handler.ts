@@ -6,6 +6,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import { dynamoEmailStore, type EmailStore } from './store.ts';
@@ -15,6 +17,7 @@ import { dynamoEventLog, type EventLog } from '../../lib/event-log.ts';
 import { observability, type ClientTracer } from '../../lib/observability.ts';
 import { DEFAULT_POLICY, SesReceiptSchema } from './checks.ts';
 import { ingest, type IngestResult } from './ingest.ts';
+import { routedStarter, ssmModeStore } from './orchestration.ts';
 import { sfnStarter, type ExecutionStarter } from './starter.ts';
 
 // Our own schema rather than Powertools' SesSchema: that one requires `dmarcPolicy` and every
@@ -40,6 +43,9 @@ const IngressEnv = z.object({
   EMAILS_TABLE: z.string().min(1),
   EVENTS_TABLE: z.string().min(1),
   STATE_MACHINE_ARN: z.string().min(1),
+  /** Dual mode (manifest `singlePrompt`): the SSM parameter that says `steps` or `single-prompt`, and the single-prompt agent's state machine. */
+  ORCHESTRATION_PARAMETER: z.string().min(1).optional(),
+  SINGLE_PROMPT_STATE_MACHINE_ARN: z.string().min(1).optional(),
   MAIL_FROM: z.email(),
   MAX_MESSAGE_BYTES: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxBytes),
   MAX_MIME_LINES: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxMimeLines),
@@ -70,7 +76,7 @@ export function createHandler(env: Env, services: IngressServices = {}) {
   const { logger, tracer, metrics, publish } = observability(env, 'stepwise-ingress');
   let ready: ReturnType<typeof wire> | undefined;
   return async (event: unknown): Promise<IngestResult[]> => {
-    ready ??= wire(env, services, tracer);
+    ready ??= wire(env, services, tracer, logger);
     const parsed = SesEvent.safeParse(event);
     if (!parsed.success) throw new InvalidInputError(`not an SES receipt event: ${parsed.error.issues[0]!.message}`);
     const results: IngestResult[] = [];
@@ -105,7 +111,19 @@ export function createHandler(env: Env, services: IngressServices = {}) {
   };
 }
 
-function wire(env: Env, services: IngressServices, tracer: ClientTracer) {
+/** The step workflow's starter, or with dual mode one that follows the orchestration parameter per mail. */
+function starterFor(cfg: z.infer<typeof IngressEnv>, tracer: ClientTracer, logger: Logger): ExecutionStarter {
+  const sfn = tracer.captureAWSv3Client(new SFNClient({ endpoint: cfg.AWS_ENDPOINT_URL_SFN, region: cfg.AWS_REGION }));
+  const steps = sfnStarter(sfn, cfg.STATE_MACHINE_ARN);
+  if (!cfg.ORCHESTRATION_PARAMETER || !cfg.SINGLE_PROMPT_STATE_MACHINE_ARN) return steps;
+  const store = ssmModeStore(tracer.captureAWSv3Client(new SSMClient({ region: cfg.AWS_REGION })), cfg.ORCHESTRATION_PARAMETER);
+  return routedStarter(() => store.get(), { steps, 'single-prompt': sfnStarter(sfn, cfg.SINGLE_PROMPT_STATE_MACHINE_ARN) }, (mode) => {
+    if (store.lastProblem) logger.warn(store.lastProblem);
+    logger.info(`Orchestration: ${mode}`, { orchestration: mode });
+  });
+}
+
+function wire(env: Env, services: IngressServices, tracer: ClientTracer, logger: Logger) {
   const parsed = IngressEnv.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -120,8 +138,7 @@ function wire(env: Env, services: IngressServices, tracer: ClientTracer) {
     deps: {
       emails: services.emails ?? dynamoEmailStore(dynamo, cfg.EMAILS_TABLE),
       events: services.events ?? dynamoEventLog(dynamo, cfg.EVENTS_TABLE),
-      starter:
-        services.starter ?? sfnStarter(tracer.captureAWSv3Client(new SFNClient({ endpoint: cfg.AWS_ENDPOINT_URL_SFN, region })), cfg.STATE_MACHINE_ARN),
+      starter: services.starter ?? starterFor(cfg, tracer, logger),
       clock: services.clock ?? (() => new Date()),
     },
   };

@@ -16,18 +16,61 @@ export const InvestigationInput = z.object({
   consult: z.array(z.string().min(1)).optional(),
   document: z.array(z.string().min(1)).optional(),
   checkpoints: z.boolean().default(false),
+  type: z.string().default('incident'),
 });
 export type InvestigationInput = z.infer<typeof InvestigationInput>;
 
-/** Steps the budget allows: `01-plan`, then an investigate + record pair per step, then the synthesis, within `maxSteps`. */
+/** Steps the budget allows: the proposal and the plan, an investigate + record pair per step, the synthesis and the analysis, within `maxSteps`. */
 export function stepBudget(maxSteps: number): number {
-  return Math.max(1, Math.floor((maxSteps - 2) / 2));
+  return Math.max(1, Math.floor((maxSteps - 4) / 2));
+}
+
+/** `statemachines/investigation/types.yaml`: per investigation type, the step bounds and whether it pauses between steps. */
+export const InvestigationTypeSchema = z
+  .object({
+    min_steps: z.number().int().min(1).default(1),
+    max_steps: z.number().int().min(1).default(6),
+    /** `always`: a checkpoint before every further step; `never`; `on_request`: when the input sets `checkpoints`. */
+    pauses: z.enum(['always', 'never', 'on_request']).default('on_request'),
+  })
+  .strict()
+  .refine((t) => t.min_steps <= t.max_steps, 'min_steps must not exceed max_steps');
+export type InvestigationType = z.infer<typeof InvestigationTypeSchema>;
+export const TypesFileSchema = z.object({ types: z.record(z.string().regex(/^[a-z_]+$/), InvestigationTypeSchema) }).strict();
+
+/** Whether the investigation pauses before the next step: by its type, or as the input asks when the type leaves it to the input. */
+export const pausesBetweenSteps = (type: InvestigationType, requested: boolean) => type.pauses === 'always' || (type.pauses === 'on_request' && requested);
+
+/** What the planning step proposed (its outputs; the model may leave some out). */
+export const PlanProposal = z.object({ proposed_total_steps: z.number().int().optional(), proposed_steps: z.string().optional() });
+
+/**
+ * Bound the planner's proposal (seed 004's "AI manager"): the total within the type's
+ * [min_steps, max_steps] and the budget, every clip recorded. A derived plan (countable work) is
+ * kept as counted (capped by the budget); no usable proposal falls back to the estimate.
+ */
+export function boundPlan(estimate: Plan, proposal: z.infer<typeof PlanProposal>, type: InvestigationType, budget: number): Plan & { clipped: string[]; proposed_total_steps: number | null } {
+  const proposed = proposal.proposed_total_steps ?? null;
+  if (estimate.plan_basis === 'derived') return { ...estimate, clipped: [], proposed_total_steps: proposed };
+  const clipped: string[] = [];
+  const max = Math.min(type.max_steps, budget);
+  let total = proposed !== null && proposed > 0 ? proposed : estimate.total_steps;
+  if (proposed === null || proposed <= 0) clipped.push(`no usable proposal: the estimate (${estimate.total_steps}) is planned`);
+  if (total > max) {
+    clipped.push(`proposed ${total} steps, clipped to ${max} (${max === budget ? 'the step budget' : "the type's max_steps"})`);
+    total = max;
+  }
+  if (total < type.min_steps) {
+    clipped.push(`proposed ${total} steps, raised to the type's min_steps ${type.min_steps}`);
+    total = type.min_steps;
+  }
+  return { ...estimate, total_steps: total, plan_basis: proposed !== null && proposed > 0 ? 'proposed' : 'estimated', clipped, proposed_total_steps: proposed };
 }
 
 export interface Plan {
   total_steps: number;
-  /** `derived`: counted from the work (one step per model or file); `estimated`: from the request's complexity. */
-  plan_basis: 'derived' | 'estimated';
+  /** `derived`: counted from the work (one step per model or file); `proposed`: the planning model's, bounded; `estimated`: from the request's complexity. */
+  plan_basis: 'derived' | 'proposed' | 'estimated';
   /** The countable work, one item per step, when derived. */
   work_items: string[];
   complexity: 'simple' | 'moderate' | 'complex';
@@ -39,7 +82,7 @@ export interface Plan {
  * material, how many files) gives the estimate, which steps may raise later. Both are capped by
  * the budget.
  */
-export function planSteps(input: InvestigationInput, budget: number): Plan {
+export function planSteps(input: Pick<InvestigationInput, 'material' | 'consult' | 'document'> & Record<string, unknown>, budget: number): Plan {
   const cap = (n: number) => Math.max(1, Math.min(n, budget));
   if (input.consult?.length) return { total_steps: cap(input.consult.length), plan_basis: 'derived', work_items: input.consult, complexity: 'moderate' };
   if (input.document?.length)

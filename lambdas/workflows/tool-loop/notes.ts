@@ -40,3 +40,34 @@ export function sessionOf(ctx: Pick<ToolContext, 'input'>): string {
   if (typeof session !== 'string' || !session) throw new InvalidInputError('notes need a sessionId in the execution input');
   return session;
 }
+
+/**
+ * The session's last turn output (the seed's `previousResponse`), kept by the workflow itself
+ * under `sk = TURN#last`, beside the notes but out of the note tools' reach (they read `NOTE#`).
+ */
+export interface TurnMemory {
+  get(session: string): Promise<unknown>;
+  put(session: string, previous: unknown, at: Date): Promise<void>;
+}
+
+export function dynamoTurnMemory(client: DynamoDBClient, tableName: string): TurnMemory {
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const Key = (session: string) => ({ pk: `SESSION#${session}`, sk: 'TURN#last' });
+  return {
+    async get(session) {
+      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: Key(session), ConsistentRead: true }));
+      return Item?.previous;
+    },
+    async put(session, previous, at) {
+      await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key(session), previous, updatedAt: at.toISOString() } }));
+    },
+  };
+}
+
+export function memoryTurnMemory(): TurnMemory {
+  const items = new Map<string, unknown>();
+  return {
+    get: async (session) => structuredClone(items.get(session)),
+    put: async (session, previous) => void items.set(session, structuredClone(previous)),
+  };
+}

@@ -39,15 +39,41 @@ export const LoopDataSchema = z.looseObject({
 });
 export type LoopData = z.infer<typeof LoopDataSchema>;
 
+/** What a turn leaves for the next one (the seed's `previousResponse`): kept by the session, or passed by the caller. */
+export const PreviousResponseSchema = z.looseObject({
+  groupId: z.string().optional(),
+  turnId: z.string().optional(),
+  branch: z.enum(['done', 'ask', 'limit', 'failed']).optional(),
+  originalQuery: z.string().optional(),
+  reminders: z.array(ReminderSchema).optional(),
+  response: z.string().optional(),
+  stateSummary: z.string().optional(),
+});
+export type PreviousResponse = z.infer<typeof PreviousResponseSchema>;
+
 /** The execution input (already checked against the manifest's JSON Schema). */
 export const TurnInputSchema = z.looseObject({
   query: z.string().min(1),
   sessionId: z.string().optional(),
   turnId: z.string().optional(),
-  previousResponse: z
-    .looseObject({ groupId: z.string().optional(), branch: z.enum(['done', 'ask', 'limit']).optional(), originalQuery: z.string().optional(), reminders: z.array(ReminderSchema).optional() })
-    .optional(),
+  previousResponse: PreviousResponseSchema.optional(),
 });
+
+/**
+ * The seed's `stateSummary`: the working state of the turn's group in one line (group, iterations,
+ * tools run, what is left, reminders), for the caller and the next turn.
+ */
+export function stateSummary(data: Partial<LoopData>, iteration: number | undefined, maxIterations: number): string {
+  const events = data.groupToolResults ?? [];
+  const tools = events.map((e) => `${e.toolName} ${e.success ? 'ok' : 'failed'}`).join(', ');
+  return [
+    `group ${data.groupId ?? '(none)'}`,
+    `iteration ${iteration ?? events.length} of ${maxIterations}`,
+    `tools: ${tools || 'none'}`,
+    ...(data.action === 'continue' && data.remainingQuery ? [`remaining: ${data.remainingQuery}`] : []),
+    ...(data.reminders?.length ? [`reminders: ${data.reminders.map((r) => r.reason).join(' | ')}`] : []),
+  ].join('; ');
+}
 
 /** One line per successful tool event: what the group has achieved (the partial summary at the iteration cap). */
 export const groupSummary = (events: readonly ToolEvent[]): string =>

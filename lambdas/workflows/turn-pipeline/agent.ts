@@ -87,12 +87,46 @@ export const ProfileFieldSchema = z
   })
   .strict();
 
+/** One step of the profile schema: what changes for a stored profile of version `to - 1`. */
+export const ProfileMigrationSchema = z
+  .object({
+    to: z.number().int().min(2).describe('The schema version this migration produces (from the one before it).'),
+    rename: z.record(z.string(), z.string().regex(/^[a-z][a-z0-9_]*$/)).default({}).describe('Old field name → new field name.'),
+    drop: z.array(z.string()).default([]).describe('Fields no longer kept.'),
+  })
+  .strict();
+
+/** `profile-fields.yaml`: the fields, the schema version they make, and how older stored profiles migrate. */
+const ProfileFileSchema = z
+  .object({
+    schema_version: z.number().int().min(1).default(1).describe('Bump when the fields change; stored sessions migrate on their next turn.'),
+    profile_fields: z.array(ProfileFieldSchema),
+    migrations: z.array(ProfileMigrationSchema).default([]),
+  })
+  .strict()
+  .superRefine((f, ctx) => {
+    const expected = Array.from({ length: f.schema_version - 1 }, (_, i) => i + 2);
+    const got = f.migrations.map((m) => m.to);
+    if (JSON.stringify(got) !== JSON.stringify(expected))
+      ctx.addIssue({ code: 'custom', path: ['migrations'], message: `one migration per version up to schema_version, in order: to ${expected.join(', ') || '(none)'} (got ${got.join(', ') || 'none'})` });
+  });
+
 export const EnforcementConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
     max_retries: z.number().int().min(0).max(3).default(1),
     deterministic_enabled: z.boolean().default(true),
     llm_judge_enabled: z.boolean().default(true),
+    judge_combine: z
+      .enum(['all', 'majority', 'any'])
+      .default('all')
+      .describe('How the verdicts of several judge models (08-judge `models`) combine per rule: every judge passes it, more than half, or at least one.'),
+    missing_verdict: z
+      .enum(['fail', 'pass'])
+      .default('fail')
+      .describe('A judged rule with no verdict, or one that does not parse as { passed: boolean }: `fail` (a violation: regenerate, then the fallback) or `pass` (recorded, not a violation).'),
+    grounding_check_enabled: z.boolean().default(true).describe('The judge also checks that every factual claim of the response is backed by tool results or retrieved guidance (check `grounding`).'),
+    grounding_threshold: z.number().min(0).max(1).default(0.75).describe('A grounding verdict with a `score` passes at this score or above.'),
     always_enforce_global: z.boolean().default(true),
     relevance_check_enabled: z.boolean().default(true),
     relevance_threshold: z.number().min(0).max(1).default(0.05),
@@ -117,7 +151,17 @@ export const ScenarioFilterConfigSchema = z
       .default(0.7)
       .describe('A scenario\'s score is the intent confidence when the extraction named its intent_label, else its best entry-example similarity times this: examples alone do not make a confident exit.'),
     min_entry_score: z.number().min(0).max(1).default(0.35).describe('A scenario is entered from none only at this score or above.'),
+    min_intent_confidence: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.25)
+      .describe('The ambiguity exit, enforced by code: a turn whose intent confidence is below this (or flagged ambiguous) is asked to clarify, whatever route the extraction chose.'),
     rule_match_threshold: z.number().min(0).max(1).default(0.3).describe('Similarity at which a rule\'s condition_text matches the turn.'),
+    llm_rule_filter: z
+      .boolean()
+      .default(true)
+      .describe('The seed\'s rule filter: after matching, a model call (05a-rule-filter) decides which matched rules truly apply; off, every matched rule applies. GLOBAL hard constraints stay enforced either way.'),
     clarification_prefix: z.string().min(1).default("Sorry, I didn't quite catch that."),
     escalation_message: z.string().min(1).default("I'm handing this conversation to a colleague who can help further; they will reply here shortly."),
   })
@@ -126,6 +170,7 @@ export const ScenarioFilterConfigSchema = z
 export type Rule = z.infer<typeof RuleSchema>;
 export type Scenario = z.infer<typeof ScenarioSchema>;
 export type ProfileField = z.infer<typeof ProfileFieldSchema>;
+export type ProfileMigration = z.infer<typeof ProfileMigrationSchema>;
 export type EnforcementConfig = z.infer<typeof EnforcementConfigSchema>;
 export type ScenarioFilterConfig = z.infer<typeof ScenarioFilterConfigSchema>;
 
@@ -133,6 +178,9 @@ export interface Agent {
   rules: Rule[];
   scenarios: Scenario[];
   profileFields: ProfileField[];
+  /** The profile schema version of `profileFields`; `profileMigrations` lead stored profiles to it. */
+  profileSchemaVersion: number;
+  profileMigrations: ProfileMigration[];
   enforcement: EnforcementConfig;
   scenarioFilter: ScenarioFilterConfig;
 }
@@ -140,7 +188,7 @@ export interface Agent {
 const FILES = {
   rules: ['rules.yaml', z.object({ rules: z.array(RuleSchema) }).strict()],
   scenarios: ['scenarios.yaml', z.object({ scenarios: z.array(ScenarioSchema) }).strict()],
-  profileFields: ['profile-fields.yaml', z.object({ profile_fields: z.array(ProfileFieldSchema) }).strict()],
+  profileFields: ['profile-fields.yaml', ProfileFileSchema],
   enforcement: ['enforcement.yaml', EnforcementConfigSchema],
   scenarioFilter: ['scenario-filter.yaml', ScenarioFilterConfigSchema],
 } as const;
@@ -161,10 +209,13 @@ const cache = new Map<string, Agent>();
 export function loadAgent(dir: string, tools: readonly string[]): Agent {
   const hit = cache.get(dir);
   if (hit) return hit;
+  const profile = read(dir, FILES.profileFields[0], FILES.profileFields[1]);
   const agent: Agent = {
     rules: read(dir, FILES.rules[0], FILES.rules[1]).rules,
     scenarios: read(dir, FILES.scenarios[0], FILES.scenarios[1]).scenarios,
-    profileFields: read(dir, FILES.profileFields[0], FILES.profileFields[1]).profile_fields,
+    profileFields: profile.profile_fields,
+    profileSchemaVersion: profile.schema_version,
+    profileMigrations: profile.migrations,
     enforcement: read(dir, FILES.enforcement[0], FILES.enforcement[1]),
     scenarioFilter: read(dir, FILES.scenarioFilter[0], FILES.scenarioFilter[1]),
   };

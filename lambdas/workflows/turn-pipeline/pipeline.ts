@@ -5,7 +5,8 @@
  */
 import type { GuardVerdict } from 'stepwise';
 import { compileExpression, lookup, responseFacts } from 'stepwise';
-import type { Agent, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
+import * as z from 'zod';
+import type { Agent, EnforcementConfig, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
 import type { Session } from './session.ts';
 import type { SimilarityModel } from './similarity.ts';
 
@@ -16,6 +17,16 @@ export interface TurnContext {
   intentConfidence: number;
   isAmbiguous: boolean;
   ambiguityReason?: string;
+}
+
+/**
+ * The ambiguity exit (seed decision 4), decided by code: why the turn must be clarified (flagged
+ * ambiguous, or an intent confidence below `minConfidence`), or undefined when it may go on.
+ */
+export function ambiguity(ctx: TurnContext, minConfidence: number): string | undefined {
+  if (ctx.isAmbiguous) return 'the message is flagged ambiguous';
+  if (ctx.intentConfidence < minConfidence) return `intent confidence ${ctx.intentConfidence} is below ${minConfidence}`;
+  return undefined;
 }
 
 export interface ScoredRule {
@@ -51,23 +62,21 @@ const intentScore = (intents: readonly string[], ctx: TurnContext) => (ctx.detec
  */
 export async function retrieve(agent: Agent, session: Session, message: string, ctx: TurnContext, similarity: SimilarityModel): Promise<Retrieval> {
   const cfg = agent.scenarioFilter;
-  const scenarios = await Promise.all(
-    agent.scenarios.map(async (s) => {
-      const named = intentScore([s.intent_label], ctx);
-      return { id: s.id, score: round(named > 0 ? named : cfg.example_weight * Math.max(...(await similarity.similarity(message, s.entry_examples)))) };
-    }),
-  );
   const step = activeStep(agent, session);
-  const transitions = step
-    ? await Promise.all(step.transitions.map(async (t) => ({ to: t.to, score: round(Math.max(intentScore(t.intents, ctx), ...(await similarity.similarity(message, t.examples)), 0)) })))
-    : [];
+  // One similarity call for every text the turn is compared with (one embedding of the turn).
+  const texts = [...new Set([...agent.scenarios.flatMap((s) => s.entry_examples), ...(step?.transitions.flatMap((t) => t.examples) ?? []), ...agent.rules.filter((r) => r.enabled).map((r) => r.condition_text)])];
+  const scores = new Map((await similarity.similarity(message, texts)).map((score, i) => [texts[i]!, score]));
+  const best = (of: readonly string[]) => Math.max(0, ...of.map((t) => scores.get(t) ?? 0));
+  const scenarios = agent.scenarios.map((s) => {
+    const named = intentScore([s.intent_label], ctx);
+    return { id: s.id, score: round(named > 0 ? named : cfg.example_weight * best(s.entry_examples)) };
+  });
+  const transitions = step ? step.transitions.map((t) => ({ to: t.to, score: round(Math.max(intentScore(t.intents, ctx), best(t.examples))) })) : [];
   const candidates = new Set(scenarios.filter((s) => s.score >= cfg.min_entry_score).map((s) => s.id));
   const live = agent.rules.filter(
     (r) => r.enabled && (inScope(r, session.activeScenario, session.activeStep) || (r.scope === 'SCENARIO' && candidates.has(r.scope_id!)) || (r.scope === 'STEP' && candidates.has(r.scope_id!.split('/')[0]!))),
   );
-  const rules = await Promise.all(
-    live.map(async (r) => ({ id: r.id, score: round(Math.max(intentScore(r.intents, ctx), ...(await similarity.similarity(message, [r.condition_text])))) })),
-  );
+  const rules = live.map((r) => ({ id: r.id, score: round(Math.max(intentScore(r.intents, ctx), best([r.condition_text]))) }));
   return { rules, scenarios, transitions };
 }
 
@@ -162,6 +171,18 @@ export function selectRules(agent: Agent, session: Session, retrieval: Retrieval
   return { matched: matched.map((r) => r.id), enforce: [...enforce], suppressed };
 }
 
+/**
+ * The LLM rule filter's decision applied (stage 3): matched rules it says do not apply are dropped
+ * from what generation follows and what runs tools. A rule it says nothing about stays (the filter
+ * narrows, it never adds), and enforcement is unchanged: GLOBAL hard constraints are enforced
+ * whatever the filter says.
+ */
+export function applyRuleFilter(selection: RuleSelection, applies: unknown): { selection: RuleSelection; dropped: string[] } {
+  const said = applies !== null && typeof applies === 'object' ? (applies as Record<string, unknown>) : {};
+  const dropped = selection.matched.filter((id) => said[id] === false);
+  return { selection: { ...selection, matched: selection.matched.filter((id) => !dropped.includes(id)) }, dropped };
+}
+
 /** One verdict of enforcement: the guard's shape plus the variables lane 1 read. */
 export interface EnforcementVerdict extends GuardVerdict {
   variables?: Record<string, unknown>;
@@ -176,24 +197,66 @@ export function enforcementVariables(profile: Record<string, unknown>, sessionVa
   return { profile, session: sessionVars, response: { text: response, text_lower: response.toLowerCase(), ...responseFacts(response) } };
 }
 
+/** One judge model's report (step 08; one per model of its `models`): verdicts by rule id, as the model wrote them. */
+export interface JudgeReport {
+  model: string;
+  verdicts: unknown;
+}
+
+/** The check id of the grounding verdict (the judge lane checks it like a rule). */
+export const GROUNDING = 'grounding';
+
 export interface EnforcementInput {
   agent: Agent;
   enforce: readonly string[];
   message: string;
   response: string;
   variables: Record<string, unknown>;
-  /** Lane 2: the judge's verdicts by rule id (step 08). */
-  judged: Record<string, { passed: boolean; reason?: string }>;
+  /** Lane 2: every judge's report (an empty list when the judge step gave none). */
+  judges: readonly JudgeReport[];
   /** Query ↔ response similarity (the relevance check); null when the query has no content words to compare ("hi"): not judged. */
   relevance: number | null;
 }
 
 const isRefusal = (phrases: readonly string[], text: string) => phrases.some((p) => text.toLowerCase().replace(/[’]/g, "'").includes(p));
 
+const VerdictSchema = z.object({ passed: z.boolean(), reason: z.string().optional(), score: z.number().min(0).max(1).optional() });
+
+/** One judge on one check: passed, failed (with why), or no usable verdict (missing, or not `{ passed: boolean }`). */
+type JudgeOutcome = { model: string; passed: boolean; reason?: string } | { model: string; missing: string };
+
+function judgeOutcome(report: JudgeReport, check: string, threshold: number | undefined): JudgeOutcome {
+  const raw = report.verdicts !== null && typeof report.verdicts === 'object' ? (report.verdicts as Record<string, unknown>)[check] : undefined;
+  if (raw === undefined) return { model: report.model, missing: 'no verdict' };
+  const parsed = VerdictSchema.safeParse(raw);
+  if (!parsed.success) return { model: report.model, missing: 'an unparsable verdict' };
+  const passed = threshold !== undefined && parsed.data.score !== undefined ? parsed.data.score >= threshold : parsed.data.passed;
+  return { model: report.model, passed, ...(parsed.data.reason && { reason: parsed.data.reason }) };
+}
+
+/**
+ * Lane 2 for one check: each judge's verdict, then the agent's `judge_combine` rule over them. A
+ * judge with no usable verdict counts as `missing_verdict` says (by default a failure: the judge
+ * fails closed); with no judge report at all, every judged check is missing.
+ */
+export function judgeVerdict(cfg: EnforcementConfig, judges: readonly JudgeReport[], check: string, action: string): EnforcementVerdict {
+  const threshold = check === GROUNDING ? cfg.grounding_threshold : undefined;
+  const outcomes = judges.length ? judges.map((j) => judgeOutcome(j, check, threshold)) : [{ model: '(none)', missing: 'no judge report' } as JudgeOutcome];
+  const passes = outcomes.map((o) => ('missing' in o ? cfg.missing_verdict === 'pass' : o.passed));
+  const yes = passes.filter(Boolean).length;
+  const passed = cfg.judge_combine === 'all' ? yes === passes.length : cfg.judge_combine === 'any' ? yes > 0 : yes * 2 > passes.length;
+  const missing = outcomes.flatMap((o) => ('missing' in o ? [`${o.model}: ${o.missing}`] : []));
+  const reasons = outcomes.flatMap((o) => (!('missing' in o) && !o.passed ? [o.reason ?? action] : []));
+  const judged = judges.length > 1 ? { judges: outcomes.map((o) => ('missing' in o ? `${o.model}: ${o.missing}` : `${o.model}: ${o.passed ? 'passed' : 'failed'}`)) } : {};
+  const message = [...reasons, ...missing.map((m) => `${m} from the judge (missing_verdict: ${cfg.missing_verdict})`)].join('; ');
+  return { check, lane: 'judge', passed, ...(judges.length > 1 && { variables: judged }), ...((!passed || missing.length) && { message: message || action }) };
+}
+
 /**
  * Enforcement (stage 6): lane 1 evaluates each enforced rule's `enforcement_expression`, lane 2
- * reads the judge's verdict for enforced rules without one; the relevance check passes refusals
- * when `relevance_refusal_bypass` is on. Every verdict is returned, passed or not.
+ * reads the judges' verdicts for enforced rules without one (and the grounding check); the
+ * relevance check passes refusals when `relevance_refusal_bypass` is on. Every verdict is
+ * returned, passed or not.
  */
 export function enforce(input: EnforcementInput): EnforcementVerdict[] {
   const cfg = input.agent.enforcement;
@@ -210,12 +273,9 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
       const outcome = expr.test(input.variables);
       const passed = 'value' in outcome && outcome.value;
       verdicts.push({ check: id, lane: 'deterministic', passed, variables, ...(passed ? {} : { message: 'value' in outcome ? rule.action_text : `${rule.action_text} (${outcome.problem})` }) });
-    } else if (cfg.llm_judge_enabled) {
-      const judged = input.judged[id];
-      // No verdict (the judge skipped the rule, or the offline stand-in cannot judge): recorded, not a violation.
-      verdicts.push(judged ? { check: id, lane: 'judge', passed: judged.passed, ...(judged.passed ? {} : { message: judged.reason ?? rule.action_text }) } : { check: id, lane: 'judge', passed: true, message: 'no verdict from the judge' });
-    }
+    } else if (cfg.llm_judge_enabled) verdicts.push(judgeVerdict(cfg, input.judges, id, rule.action_text));
   }
+  if (cfg.llm_judge_enabled && cfg.grounding_check_enabled) verdicts.push(judgeVerdict(cfg, input.judges, GROUNDING, GROUNDING_ACTION));
   if (cfg.relevance_check_enabled) {
     const refusal = cfg.relevance_refusal_bypass && isRefusal(cfg.refusal_phrases, input.response);
     const passed = refusal || input.relevance === null || input.relevance >= cfg.relevance_threshold;
@@ -229,5 +289,9 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
   }
   return verdicts;
 }
+
+/** What the judge checks for grounding (step 05 puts it in `guidance.judge`). */
+export const GROUNDING_ACTION =
+  'Every factual claim of the reply (order status, amounts, dates, items, policies) is backed by data.variables (tool results) or data.guidance (the scenario step and the rules); a refusal or a question needs no backing.';
 
 export { stepKey };

@@ -37,6 +37,8 @@ export const SessionSchema = z
     clarifications: z.record(z.string(), z.number().int().nonnegative()),
     history: z.array(z.object({ role: z.enum(['user', 'agent']), text: z.string() }).strict()),
     escalated: z.boolean(),
+    /** The profile schema version `profile` follows; sessions saved before versioning are version 1. */
+    profileSchemaVersion: z.number().int().min(1).default(1),
   })
   .strict();
 export type Session = z.infer<typeof SessionSchema>;
@@ -56,6 +58,7 @@ export const newSession = (sessionId: string): Session => ({
   clarifications: {},
   history: [],
   escalated: false,
+  profileSchemaVersion: 1,
 });
 
 /** The session store port; every adapter passes test/turn-pipeline/session-store-conformance.ts. */

@@ -1,39 +1,76 @@
 /**
- * How alike two texts are, 0..1: the port retrieval and navigation score with. The default is
- * lexical (cosine over content words, so it runs offline and deterministically); an embedding
- * model fits the same port (`similarity` may call one and cache vectors).
+ * How alike two texts are, 0..1: the port retrieval, navigation and the relevance check score
+ * with, over the embeddings port (lambdas/models/embeddings.ts). Known texts (rule conditions,
+ * scenario and transition examples) have vectors computed before deployment (`agent/vectors.yaml`,
+ * `stepwise agent-vectors`), so a turn embeds only its own text.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as z from 'zod';
+import { contentWords, cosine, type EmbeddingModel, lexicalEmbeddings, readDefinitionYaml, StepFailedError } from 'stepwise';
+import type { CallContext, Toolbox, ToolCallRecord } from 'stepwise';
+import type { Agent } from './agent.ts';
+
+export { contentWords };
+
 export interface SimilarityModel {
   /** The similarity of `query` to each of `texts`, in order. */
   similarity(query: string, texts: readonly string[]): Promise<number[]>;
 }
 
-const STOP = new Set(
-  'a an the i me my we our you your it its is are was were be been am do does did to of in on at for with and or but if so this that these those there here what whats how can could would should will just please about from as by have has had not no yes im id ive thats'.split(' '),
-);
+const round = (n: number) => Math.round(n * 1000) / 1000;
 
-/** Content words, lowercased, with a crude suffix strip so "refunds"/"refunded"/"refunding" meet "refund". */
-export function contentWords(text: string): string[] {
-  return (text.toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? [])
-    .filter((w) => !STOP.has(w))
-    .map((w) => (w.length > 4 ? w.replace(/(?:ing|ed|(?<!s)s)$/, '') : w));
+/** Similarity by cosine of embeddings; texts with a precomputed vector are not embedded again. */
+export function embeddingSimilarity(model: EmbeddingModel, precomputed: ReadonlyMap<string, number[]> = new Map()): SimilarityModel {
+  return {
+    async similarity(query, texts) {
+      const missing = [...new Set(texts.filter((t) => !precomputed.has(t)))];
+      const vectors = await model.embed([query, ...missing]);
+      const known = new Map([...precomputed, ...missing.map((t, i) => [t, vectors[i + 1]!] as const)]);
+      return texts.map((t) => round(Math.max(0, cosine(vectors[0]!, known.get(t)!))));
+    },
+  };
 }
 
-function cosine(a: string[], b: string[]): number {
-  if (a.length === 0 || b.length === 0) return 0;
-  const count = (ws: string[]) => ws.reduce((m, w) => m.set(w, (m.get(w) ?? 0) + 1), new Map<string, number>());
-  const ca = count(a);
-  const cb = count(b);
-  let dot = 0;
-  for (const [w, n] of ca) dot += n * (cb.get(w) ?? 0);
-  const norm = (m: Map<string, number>) => Math.sqrt([...m.values()].reduce((s, n) => s + n * n, 0));
-  return dot / (norm(ca) * norm(cb));
+/** Cosine over content words (the offline adapter): no model, no I/O. */
+export const lexicalSimilarity: SimilarityModel = embeddingSimilarity(lexicalEmbeddings());
+
+/** The texts of an agent that have vectors before deployment: what retrieval compares turns with. */
+export function agentTexts(agent: Agent): string[] {
+  const texts = [
+    ...agent.scenarios.flatMap((s) => [...s.entry_examples, ...s.steps.flatMap((st) => st.transitions.flatMap((t) => t.examples))]),
+    ...agent.rules.map((r) => r.condition_text),
+  ];
+  return [...new Set(texts)].sort();
 }
 
-/** Cosine similarity over content words: no model, no I/O. */
-export const lexicalSimilarity: SimilarityModel = {
-  async similarity(query, texts) {
-    const q = contentWords(query);
-    return texts.map((t) => Math.round(cosine(q, contentWords(t)) * 1000) / 1000);
-  },
-};
+/** `agent/vectors.yaml`: per embedding model (its `name`), text → vector. */
+export const VectorsFileSchema = z.object({ models: z.record(z.string(), z.record(z.string(), z.array(z.number()))) }).strict();
+export const VECTORS_FILE = 'vectors.yaml';
+
+/** The precomputed vectors of `model` in an agent folder (none when the file or the model is absent). */
+export function precomputedVectors(agentFolder: string, model: string): Map<string, number[]> {
+  const file = join(agentFolder, VECTORS_FILE);
+  if (process.env.STEPWISE_LAMBDA_BUNDLE === undefined && !existsSync(file)) return new Map();
+  try {
+    return new Map(Object.entries(VectorsFileSchema.parse(readDefinitionYaml(file)).models[model] ?? {}));
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * A step's similarity through the `similarity` tool (its embedding model and permissions are the
+ * tool's): every call is recorded in `calls`; a failed one fails the step.
+ */
+export function toolSimilarity(toolbox: Toolbox, ctx: CallContext, calls: ToolCallRecord[]): SimilarityModel {
+  return {
+    async similarity(query, texts) {
+      if (texts.length === 0) return [];
+      const call = await toolbox.execute('similarity', { query, texts: [...texts] }, ctx);
+      calls.push(call);
+      if (call.error !== undefined) throw new StepFailedError(`similarity: ${call.error}`);
+      return (call.result as { scores: number[] }).scores;
+    },
+  };
+}

@@ -3,7 +3,7 @@
  * the user message, and what earlier steps of this turn produced (each under its own `data` key).
  */
 import type { StepInput, WorkflowDefinition } from 'stepwise';
-import { agentDir, loadAgent, type Agent, type ProfileField } from './agent.ts';
+import { agentDir, loadAgent, type Agent, type ProfileField, type ProfileMigration } from './agent.ts';
 import type { Navigation, Retrieval, RuleSelection, TurnContext } from './pipeline.ts';
 import { SessionSchema, type Session } from './session.ts';
 
@@ -54,4 +54,38 @@ export function profileUpdate(fields: readonly ProfileField[], entities: Record<
     else if (f.field_type === 'string') out[f.field_name] = String(value);
   }
   return out;
+}
+
+/** What migrating a stored profile did (recorded in the load step's output). */
+export interface ProfileMigrated {
+  from: number;
+  to: number;
+  renamed: string[];
+  dropped: string[];
+}
+
+/**
+ * Bring a stored profile of schema version `from` to `to` with the migrations in between (each
+ * renames and drops fields). A profile already at `to`, or newer (the agent was rolled back), is
+ * left as it is: its fields are kept, never guessed back.
+ */
+export function migrateProfile(profile: Record<string, unknown>, from: number, to: number, migrations: readonly ProfileMigration[]): { profile: Record<string, unknown>; migrated?: ProfileMigrated } {
+  if (from >= to) return { profile };
+  const out = { ...profile };
+  const renamed: string[] = [];
+  const dropped: string[] = [];
+  for (const m of migrations.filter((x) => x.to > from && x.to <= to).sort((a, b) => a.to - b.to)) {
+    for (const [old, name] of Object.entries(m.rename))
+      if (Object.hasOwn(out, old)) {
+        out[name] = out[old];
+        delete out[old];
+        renamed.push(`${old}→${name}`);
+      }
+    for (const field of m.drop)
+      if (Object.hasOwn(out, field)) {
+        delete out[field];
+        dropped.push(field);
+      }
+  }
+  return { profile: out, migrated: { from, to, renamed, dropped } };
 }

@@ -57,7 +57,8 @@ const realEvents = () => dynamoEventLog(session.dynamo.client, session.tables.EV
 
 let session: WorkflowSession;
 beforeAll(async () => {
-  session = await WorkflowSession.start({ workflow: 'warranty-email', historyDir: false, logLevel: 'SILENT', retryDelayMs: 0, services: { model, events } });
+  // Fast paths off: step 01 is the scripted model's in every case (a short claim without a serial would skip it).
+  session = await WorkflowSession.start({ workflow: 'warranty-email', historyDir: false, logLevel: 'SILENT', retryDelayMs: 0, services: { model, events }, localEnv: { FAST_PATHS: 'off' } });
 });
 afterAll(async () => session?.close());
 beforeEach(() => {

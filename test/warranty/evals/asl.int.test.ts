@@ -109,11 +109,12 @@ describe('model guards in the synthesized ASL', () => {
         return offline.converse(request);
       },
     };
-    const { execution, trail } = await execute(byId('missing_info_001'), 'throttled-then-ok');
+    // Out of scope: step 01's model decides it (a short claim without a serial would take the fast path, no model call).
+    const { execution, trail } = await execute(byId('out_of_scope_001'), 'throttled-then-ok');
     expect(execution.status).toBe('SUCCEEDED');
     expect(trail.map((s) => [s.name, s.retries])).toEqual([
       ['01-extract-serial', 2],
-      ['03d-request-serial', 0],
+      ['04-out-of-scope', 0],
     ]);
   });
 
@@ -124,7 +125,7 @@ describe('model guards in the synthesized ASL', () => {
         throw new ModelThrottledError('Bedrock Converse failed: ThrottlingException (HTTP 429)');
       },
     };
-    const { trail, steps } = await execute(byId('missing_info_001'), 'throttled-always');
+    const { trail, steps } = await execute(byId('out_of_scope_002'), 'throttled-always');
     expect(trail[0]).toMatchObject({ name: '01-extract-serial', retries: def.manifest.retry.maxAttempts, error: { error: 'ModelThrottledError' } });
     expect(steps.at(-1)).toMatchObject({ step: '04-out-of-scope', next: 'DONE' });
   });

@@ -15,7 +15,7 @@ const fnId = id(ingress.function);
 const bucketId = id(ingress.bucket);
 const queueId = id(ingress.failedDeliveries);
 const tableId = (prefix: string) => Object.keys(template.findResources('AWS::DynamoDB::Table')).find((t) => t.startsWith(prefix))!;
-const machineId = Object.keys(template.findResources('AWS::StepFunctions::StateMachine'))[0]!;
+const machineId = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).find(([, m]) => m.Metadata?.['stepwise:workflow'])![0];
 const statements = statementsOfFunction(template, fnId);
 
 describe('EmailIngress', () => {
@@ -71,9 +71,12 @@ describe('EmailIngress', () => {
     });
   });
 
-  it('grants the function exactly: read raw mail, write emails and events, start the one workflow', () => {
+  it('grants the function exactly: read raw mail, write emails and events, start the workflow or (AC7) its single-prompt agent, read the switch', () => {
     const granted = (action: string) => statements.filter((s) => actionsOf(s).includes(action)).map((s) => JSON.stringify(s.Resource));
-    expect(granted('states:StartExecution')).toEqual([JSON.stringify({ Ref: machineId })]);
+    const singlePromptId = Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).find((m) => m !== machineId)!;
+    expect(granted('states:StartExecution')).toEqual([JSON.stringify({ Ref: machineId }), JSON.stringify({ Ref: singlePromptId })]);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('ssm:'))).toEqual(expect.arrayContaining(['ssm:GetParameter']));
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('ssm:') && !/^ssm:(GetParameter|GetParameters|DescribeParameters|GetParameterHistory)$/.test(a))).toEqual([]);
     expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
     expect(granted('s3:GetObject')).toEqual([JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${INBOUND_PREFIX}*`]] })]);
     const tablesWritten = statements

@@ -1,5 +1,6 @@
 import { CHECKPOINT_DATA_KEY, defineCodeStep, NO_USAGE, StepFailedError } from 'stepwise';
-import { StepReport, recordStep, stepBudget, type HistoryEntry, type Plan } from '../rules.ts';
+import { InvestigationInput, StepReport, pausesBetweenSteps, recordStep, stepBudget, type HistoryEntry, type Plan } from '../rules.ts';
+import { investigationType } from '../types.ts';
 
 /**
  * `03-record`: append the step's report to the history and decide: another step (through the
@@ -25,7 +26,8 @@ export default defineCodeStep(async ({ def, input }) => {
   });
   const { entry } = recorded;
   const status = `step ${entry.step_number}/${recorded.total_steps} (${entry.confidence})`;
-  const checkpoints = (input.input as { checkpoints?: unknown }).checkpoints === true;
+  const request = InvestigationInput.parse(input.input);
+  const checkpoints = pausesBetweenSteps(investigationType(def, request.type), request.checkpoints);
   return {
     next: recorded.continue ? '02-investigate' : '05-synthesize',
     reason: recorded.continue ? `${status}: another step needed` : `${status}: ${recorded.outcome}`,

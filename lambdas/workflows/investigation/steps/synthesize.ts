@@ -1,4 +1,4 @@
-import { defineCodeStep, DONE, NO_USAGE } from 'stepwise';
+import { NO_USAGE, defineCodeStep } from 'stepwise';
 import { synthesize, type HistoryEntry, type Outcome } from '../rules.ts';
 
 /** `05-synthesize`: the conclusion from the history, with the outcome that ended the investigation. */
@@ -7,7 +7,7 @@ export default defineCodeStep(async ({ input }) => {
   const history = data.history ?? [];
   const synthesis = synthesize(history, data.outcome ?? 'complete', data.tracked_total_steps ?? history.length);
   return {
-    next: DONE,
+    next: '06-expert-analysis',
     reason: `Investigation ${synthesis.outcome} after ${synthesis.steps_taken} of ${synthesis.total_steps} steps`,
     decidedBy: 'code',
     fields: { synthesis },

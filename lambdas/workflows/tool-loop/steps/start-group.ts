@@ -1,5 +1,5 @@
 import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { TurnInputSchema } from '../state.ts';
+import { TurnInputSchema, type PreviousResponse } from '../state.ts';
 
 /**
  * A turn (one user query) starts a new iteration group: entering this step resets the `iteration`
@@ -7,9 +7,11 @@ import { TurnInputSchema } from '../state.ts';
  * `04-reflect` rewrites; an answer to the previous turn's question is read together with the
  * query it clarifies; reminders of the session carry forward.
  */
-export default defineCodeStep(async ({ input }) => {
+export default defineCodeStep(async ({ input, toolbox, tool }) => {
   const turn = TurnInputSchema.parse(input.input);
-  const previous = turn.previousResponse;
+  // The session keeps the previous turn's output itself; one the caller passes takes precedence.
+  const read = turn.previousResponse === undefined && turn.sessionId !== undefined ? await toolbox.execute('turn_memory', { op: 'read' }, tool) : undefined;
+  const previous = turn.previousResponse ?? (read?.result as { previous?: PreviousResponse } | undefined)?.previous;
   const turnId = turn.turnId ?? input.execution.name;
   const answersQuestion = previous?.branch === 'ask' && previous.originalQuery !== undefined;
   const originalQuery = answersQuestion ? `${previous!.originalQuery} (clarified: ${turn.query})` : turn.query;
@@ -25,7 +27,7 @@ export default defineCodeStep(async ({ input }) => {
       groupToolResults: [],
       reminders: previous?.reminders ?? [],
     },
-    toolCalls: [],
+    toolCalls: read ? [read] : [],
     usage: NO_USAGE,
   };
 });

@@ -1,7 +1,19 @@
 import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { enforce, enforcementVariables } from '../pipeline.ts';
-import { contentWords, lexicalSimilarity } from '../similarity.ts';
+import { enforce, enforcementVariables, type JudgeReport } from '../pipeline.ts';
+import type { ToolCallRecord } from 'stepwise';
+import { contentWords, toolSimilarity } from '../similarity.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
+
+/**
+ * The judge step's reports, from its own fields only (never a stale `data.verdicts` of an earlier
+ * attempt): one per model of its panel (`models`), else the one `verdicts` it gave, else none.
+ */
+function judgeReports(previous: { step: string | null; fields: Record<string, unknown> }): JudgeReport[] {
+  if (previous.step !== '08-judge') return [];
+  const panel = previous.fields.panel as { model: string; fields: Record<string, unknown> }[] | undefined;
+  if (panel) return panel.map((p) => ({ model: p.model, verdicts: p.fields.verdicts }));
+  return previous.fields.verdicts === undefined ? [] : [{ model: 'judge', verdicts: previous.fields.verdicts }];
+}
 
 /**
  * 09: two-lane enforcement of the response step 07 wrote (lane 2's verdicts come from step 08).
@@ -9,7 +21,7 @@ import { profileUpdate, readTurn } from '../turn.ts';
  * `max_retries` times; then the fallback template is sent. Every attempt's verdicts are kept in
  * `enforcement` (and so in the event log).
  */
-export default defineCodeStep(async ({ def, input }) => {
+export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const turn = readTurn(def, input);
   const { agent } = turn;
   const response = String(turn.data.response ?? '');
@@ -19,20 +31,21 @@ export default defineCodeStep(async ({ def, input }) => {
   // A short answer ("yes please") is relevant to the question it answers: the query includes the agent's last message.
   const asked = turn.session.history.filter((h) => h.role === 'agent').at(-1)?.text ?? '';
   const query = `${asked}\n${turn.message}`;
-  const relevance = contentWords(query).length ? (await lexicalSimilarity.similarity(query, [response]))[0]! : null;
+  const calls: ToolCallRecord[] = [];
+  const relevance = contentWords(query).length ? (await toolSimilarity(toolbox, tool, calls).similarity(query, [response]))[0]! : null;
   const verdicts = enforce({
     agent,
     enforce: turn.selection!.enforce,
     message: turn.message,
     response,
     variables,
-    judged: (turn.data.verdicts as Record<string, { passed: boolean; reason?: string }> | undefined) ?? {},
+    judges: judgeReports(input.previous),
     relevance,
   });
   const failed = verdicts.filter((v) => !v.passed);
   const history = [...((turn.data.enforcement as { attempts?: unknown[] } | undefined)?.attempts ?? []), { attempt, verdicts }];
   const enforcement = { attempts: history };
-  const base = { decidedBy: 'code' as const, toolCalls: [], usage: NO_USAGE };
+  const base = { decidedBy: 'code' as const, toolCalls: calls, usage: NO_USAGE };
   if (failed.length === 0) return { ...base, next: '10-persist', reason: `passed ${verdicts.length} check(s)`, fields: { enforcement, reply: response, outcome: 'answered' } };
   const broken = failed.map((v) => `${v.check} (${v.lane})`).join(', ');
   if (attempt < agent.enforcement.max_retries)

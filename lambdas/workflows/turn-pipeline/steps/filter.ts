@@ -1,5 +1,5 @@
 import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { navigate, selectRules } from '../pipeline.ts';
+import { GROUNDING, GROUNDING_ACTION, navigate, selectRules } from '../pipeline.ts';
 import { readTurn } from '../turn.ts';
 
 /**
@@ -24,11 +24,17 @@ export default defineCodeStep(async ({ def, input }) => {
     instruction: step?.instruction ?? null,
     say: step?.say ?? null,
     rules: selection.matched.map((id) => ({ id, action: rule(id).action_text })),
-    judge: agent.enforcement.llm_judge_enabled ? selection.enforce.filter((id) => !rule(id).enforcement_expression).map((id) => ({ id, action: rule(id).action_text })) : [],
+    judge: agent.enforcement.llm_judge_enabled
+      ? [
+          ...selection.enforce.filter((id) => !rule(id).enforcement_expression).map((id) => ({ id, action: rule(id).action_text })),
+          ...(agent.enforcement.grounding_check_enabled ? [{ id: GROUNDING, action: GROUNDING_ACTION }] : []),
+        ]
+      : [],
   };
   return {
     ...base,
-    next: '06-run-tools',
+    // The LLM rule filter decides among matched rules; with none matched there is nothing to decide.
+    next: agent.scenarioFilter.llm_rule_filter && selection.matched.length ? '05a-rule-filter' : '06-run-tools',
     reason: `${navigation.reason}; ${selection.matched.length} rule(s) apply${selection.suppressed.length ? `, ${selection.suppressed.map((s) => s.id).join(', ')} held back` : ''}`,
     fields: { navigation, selection, guidance },
   };

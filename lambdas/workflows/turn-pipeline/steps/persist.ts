@@ -37,7 +37,7 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
     next: 'DONE',
     reason: `Turn ${number} saved (${outcome}; scenario ${next.activeScenario ?? 'none'}${next.activeStep ? `/${next.activeStep}` : ''})`,
     decidedBy: 'code',
-    fields: { reply, outcome, scenario: next.activeScenario, scenarioStep: next.activeStep, turn: number },
+    fields: { reply, outcome, scenario: next.activeScenario, scenarioStep: next.activeStep, turn: number, intent: turn.context.detectedIntent ?? 'none', profileSchemaVersion: next.profileSchemaVersion },
     toolCalls: [call],
     usage: NO_USAGE,
   };

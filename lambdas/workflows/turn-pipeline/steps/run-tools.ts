@@ -1,5 +1,6 @@
 import type { ToolCallRecord } from 'stepwise';
 import { NO_USAGE, defineCodeStep } from 'stepwise';
+import { applyRuleFilter } from '../pipeline.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
 
 /**
@@ -9,7 +10,11 @@ import { profileUpdate, readTurn } from '../turn.ts';
  */
 export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const turn = readTurn(def, input);
-  const tools = [...new Set(turn.selection!.matched.flatMap((id) => turn.agent.rules.find((r) => r.id === id)!.attached_tool_ids))];
+  // After 05a-rule-filter: only the rules it kept run their tools and guide generation.
+  const filtered = input.previous.step === '05a-rule-filter' ? applyRuleFilter(turn.selection!, turn.data.applies) : { selection: turn.selection!, dropped: [] };
+  const { selection } = filtered;
+  const guidance = turn.data.guidance as { rules: { id: string }[] } & Record<string, unknown>;
+  const tools = [...new Set(selection.matched.flatMap((id) => turn.agent.rules.find((r) => r.id === id)!.attached_tool_ids))];
   const known: Record<string, unknown> = { ...turn.session.profile, ...profileUpdate(turn.agent.profileFields, turn.context.entities), ...turn.session.variables, ...turn.context.entities };
   const variables = { ...turn.session.variables };
   const calls: ToolCallRecord[] = [];
@@ -29,9 +34,12 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const ran = calls.map((c) => `${c.tool}${c.error === undefined ? '' : ' (failed)'}`);
   return {
     next: '07-generate',
-    reason: `${ran.length ? `ran ${ran.join(', ')}` : 'no tools to run'}${skipped.length ? `; skipped ${skipped.join(', ')} (arguments unknown)` : ''}`,
+    reason: `${ran.length ? `ran ${ran.join(', ')}` : 'no tools to run'}${skipped.length ? `; skipped ${skipped.join(', ')} (arguments unknown)` : ''}${filtered.dropped.length ? `; the rule filter dropped ${filtered.dropped.join(', ')}` : ''}`,
     decidedBy: 'code',
-    fields: { variables },
+    fields: {
+      variables,
+      ...(filtered.dropped.length && { selection, guidance: { ...guidance, rules: guidance.rules.filter((r) => !filtered.dropped.includes(r.id)) } }),
+    },
     toolCalls: calls,
     usage: NO_USAGE,
   };

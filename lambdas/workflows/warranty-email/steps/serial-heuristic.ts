@@ -21,29 +21,43 @@ const OTHER_BUSINESS = words([
   'sponsorship', 'job', 'career', 'vacancy', 'unsubscribe', 'newsletter', 'webinar', 'password', 'extended warranty',
   'buy', 'purchase', 'refund', 'order number',
 ]);
+/** Seed AC3's "short email": a claim this short with no serial has nothing more for the model to read. */
+export const SHORT_EMAIL_WORDS = 80;
+/** A run of digits could be a serial written without its prefix, or an order number: the model tells. */
+const DIGIT_RUN = /\d{4,}/;
+
 /** Text that tries to steer the workflow: always the model (with its injection rules), never a shortcut. */
 const STEERING = /NEXT_STEP|\broute\b|\bsystem\b|\binstruction|\bignore\b|\bassistant\b|\bprompt\b/i;
 
 /**
  * Step 01's fast path (seed AC3: heuristic routing, the model for ambiguous cases). It decides only
- * the clear claim: exactly one well-formed serial number, a fault or warranty request, nothing else
- * asked for and no text addressed to the workflow; then it routes to the warranty check. Any other
- * email (no serial, several, other business, instructions in the mail) is left to the model.
+ * two clear cases, each a fault or warranty request with nothing else asked for and no text
+ * addressed to the workflow: exactly one well-formed serial number routes to the warranty check;
+ * a short email (at most SHORT_EMAIL_WORDS words) with no serial and no digit run that could be one
+ * routes to 03d, which asks for it (and still writes its reply with the model). Any other email
+ * (several serials, a longer one without, other business, instructions in the mail) is left to the
+ * model.
  */
 export default defineFastPath(({ untrusted }) => {
   const email = (untrusted?.email ?? {}) as { subject?: unknown; body?: unknown };
   const text = `${typeof email.subject === 'string' ? email.subject : ''}\n${typeof email.body === 'string' ? email.body : ''}`;
   const serials = new Set([...text.matchAll(WRITTEN_SERIAL)].map((m) => normalizeSerial(`SN${m[1]}`)));
-  if (serials.size !== 1 || MALFORMED_SERIAL.test(text) || STEERING.test(text) || OTHER_BUSINESS.test(text)) return null;
+  if (serials.size > 1 || MALFORMED_SERIAL.test(text) || STEERING.test(text) || OTHER_BUSINESS.test(text)) return null;
   const claim = [...new Set([...text.matchAll(CLAIM)].map((m) => m[0].toLowerCase()))];
   if (!claim.length) return null;
+  // Only the matched keywords: no text copied from the email, so no personal data.
+  const issueSummary = `Customer reports: ${claim.join(', ')}.`;
+  if (serials.size === 0) {
+    const words = text.split(/\s+/).filter(Boolean).length;
+    if (words > SHORT_EMAIL_WORDS || DIGIT_RUN.test(text)) return null;
+    return { next: '03d-request-serial', reason: `a short warranty claim (${words} words) with no serial number`, fields: { issueSummary } };
+  }
   return {
     next: '02-check-warranty',
     reason: 'one serial number and a warranty claim, nothing else asked',
     fields: {
       serialNumber: [...serials][0]!,
-      // Only the matched keywords: no text copied from the email, so no personal data.
-      issueSummary: `Customer reports: ${claim.join(', ')}.`,
+      issueSummary,
     },
   };
 });

@@ -1,0 +1,25 @@
+import * as z from 'zod';
+import { defineTool, embeddingsFromEnv, loadWorkflow } from 'stepwise';
+import { agentDir } from '../agent.ts';
+import { embeddingSimilarity, lexicalSimilarity, precomputedVectors } from '../similarity.ts';
+
+/**
+ * How alike the turn is to known texts (rule conditions, scenario and transition examples) or to
+ * the reply: cosine of embeddings from the environment's model (Titan Text Embeddings V2 on AWS,
+ * the lexical adapter offline), with the agent's vectors computed before deployment.
+ */
+export default defineTool({
+  name: 'similarity',
+  description: 'Score how alike a query is to each of some texts (0 to 1), by embeddings.',
+  input: z.strictObject({ query: z.string().max(8000), texts: z.array(z.string().max(2000)).min(1).max(300) }),
+  personal: ['query'],
+  resources: { embeddings: true },
+  connect: (env, aws) => {
+    const model = embeddingsFromEnv(env, aws.traced);
+    return { model: model.name, similarity: embeddingSimilarity(model, precomputedVectors(agentDir(loadWorkflow('turn-pipeline').dir), model.name)) };
+  },
+  evalPorts: () => ({ model: 'lexical', similarity: lexicalSimilarity }),
+  async run({ query, texts }, _ctx, port) {
+    return { model: port.model, scores: await port.similarity.similarity(query, texts) };
+  },
+});
