@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { InvalidInputError, LocalServiceError } from '../../lambdas/lib/errors.ts';
+import { causeMessage, InvalidInputError, LocalServiceError } from '../../lambdas/lib/errors.ts';
 import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
 import { REPLAY_SOURCE, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
 import type { TimerRequest } from '../../lambdas/lifecycle/timers.ts';
@@ -485,3 +485,57 @@ async function tableExists(dynamo: DynamoDbLocal, TableName: string): Promise<bo
     throw e;
   }
 }
+
+/**
+ * Something the replay could not do: an event that was not applied (the state machine
+ * dead-lettered it with its reason, or the execution failed without a dead letter), an event from
+ * a source the lifecycle does not apply (its catch-all rule queued it), or a listener delivery,
+ * outbox batch or timer that failed.
+ */
+export type ReplayFailure =
+  | { kind: 'event'; entityId?: string; eventId?: string; error: string }
+  | { kind: 'unrouted'; source: string; eventType: string; error: string }
+  | { kind: 'listener'; rule: string; eventType: string; error: string }
+  | { kind: 'outbox'; records: number; error: string }
+  | { kind: 'timer'; name: string; entityId: string; error: string };
+
+/** The envelope id of an execution's input, or of a dead letter's body: both are the EventBridge event. */
+const envelopeId = (value: unknown): unknown => (value as { id?: unknown } | null)?.id;
+
+/**
+ * Every event the session did not apply or record as a duplicate: each failed execution (with the
+ * reason its dead letter carries, or the execution's own error when it failed without one), each
+ * event queued by the catch-all rule, and every listener, outbox and timer failure.
+ */
+export function failuresOf(session: LifecycleSession): ReplayFailure[] {
+  const { key } = session.definition.entity;
+  const events = session.failedExecutions.map((execution): ReplayFailure => {
+    const input = execution.input as { detail?: Record<string, unknown> } | null;
+    const deadLetter = session.sentDeadLetters.find((d) => envelopeId(d.body) === envelopeId(input))?.body as { error?: { Error?: string; Cause?: string }; detail?: { Error?: string; Cause?: string } } | undefined;
+    // An oversize event's refusal stands in place of its detail (see LifecycleWorkflow).
+    const reason = deadLetter?.error ?? deadLetter?.detail ?? { Error: execution.error?.Error ?? execution.status, Cause: `${execution.error?.Cause ?? ''} (not dead-lettered)` };
+    const entityId = input?.detail?.[key];
+    const eventId = input?.detail?.eventId ?? envelopeId(input);
+    return {
+      kind: 'event',
+      ...(typeof entityId === 'string' && { entityId }),
+      ...(typeof eventId === 'string' && { eventId }),
+      error: [reason.Error, causeMessage(reason.Cause)].filter(Boolean).join(': '),
+    };
+  });
+  const unrouted = session.queuedEvents.map(
+    (q): ReplayFailure => ({ kind: 'unrouted', source: q.event.source, eventType: q.event['detail-type'], error: `no rule of ${session.definition.name} applies events from this source` }),
+  );
+  const listeners = session.listenerDeadLetters.map(
+    (d): ReplayFailure => ({ kind: 'listener', rule: d.ruleLogicalId, eventType: d.event['detail-type'], error: d.error.message }),
+  );
+  const { outbox, timers } = session.publishDeadLetters;
+  return [
+    ...events,
+    ...unrouted,
+    ...listeners,
+    ...outbox.map((d): ReplayFailure => ({ kind: 'outbox', records: d.records.length, error: d.error })),
+    ...timers.map((d): ReplayFailure => ({ kind: 'timer', name: d.request.name, entityId: d.request.entityId, error: d.error })),
+  ];
+}
+

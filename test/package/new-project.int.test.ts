@@ -6,7 +6,7 @@
  * of this repository, and a workflow's Lambda bundle holds that workflow only.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { basename, join, relative } from 'node:path';
@@ -87,6 +87,25 @@ describe('a project made by stepwise new, with the packed package installed', ()
     const test = ok(await run(project, 'npm', 'test'));
     expect(stripVTControlCharacters(test.out)).toMatch(/Tests\s+2 passed \(2\)/);
     process.stderr.write(`stepwise new → green npm test: ${((Date.now() - started.at) / 1000).toFixed(0)} s (npm install included)\n`);
+  });
+
+  it.each([
+    ['email', 'inbox', 'AWS::SES::ReceiptRule'],
+    ['lifecycle', 'orders', 'AWS::Events::Rule'],
+  ])('makes a %s project (%s) that validates, passes its own npm test and synthesizes', async (template, name, resource) => {
+    const other = join(work, `${template}-project`);
+    ok(await stepwise('new', other, '--template', template, '--stepwise', `file:${tarball}`));
+    // The same dependencies as the first project: its node_modules serve this one too.
+    symlinkSync(join(project, 'node_modules'), join(other, 'node_modules'));
+    const inOther = (...args: string[]) => run(other, process.execPath, join(other, 'node_modules', '.bin', 'stepwise'), ...args);
+    expect(ok(await inOther('validate')).out).toContain(`✓ ${name}`);
+    expect(stripVTControlCharacters(ok(await run(other, 'npm', 'test')).out)).toMatch(/Tests\s+\d+ passed/);
+    ok(await run(other, 'npx', 'cdk', 'synth', '-c', 'env=dev', '-q'));
+    const stackName = `Stepwise-${name[0]!.toUpperCase()}${name.slice(1)}-dev`;
+    const template_ = JSON.parse(readFileSync(join(other, 'cdk.out', `${stackName}.template.json`), 'utf8'));
+    const types = Object.values(template_.Resources as Record<string, { Type: string }>).map((r) => r.Type);
+    expect(types).toContain('AWS::StepFunctions::StateMachine');
+    expect(types).toContain(resource);
   });
 
   it('synthesizes with cdk synth -c env=dev --all: a state machine per workflow, each bundle holding its own workflow only', async () => {

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failuresOf } from '../../bin/cli/commands/lifecycle.ts';
+import { failuresOf } from '../../infra/local/lifecycle-session.ts';
 import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
 import { MAX_PUT_EVENTS_BYTES } from '../../infra/local/eventbridge/bus.ts';
