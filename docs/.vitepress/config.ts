@@ -16,6 +16,8 @@ export default withMermaid(
     title: 'Stepwise',
     description: 'LLM agents as explicit, step-by-step state machines on AWS Step Functions.',
     srcExclude: ['schemas/**'],
+    // Option help names local endpoints (Ollama's http://localhost:11434/v1); those are not pages.
+    ignoreDeadLinks: 'localhostLinks',
     // Mermaid is one large chunk, loaded only on pages with a diagram.
     vite: { build: { chunkSizeWarningLimit: 4096 } },
     markdown: {
