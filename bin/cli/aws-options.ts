@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 
-/** `--env NAME`: the deployment environment of infra/config.ts (default dev). */
+/** `--env NAME`: the deployment environment of stepwise.config.ts (default dev). */
 export const envOption = (what: string) => new Option('--env <name>', `deployment environment (${what}; as cdk synth -c env=NAME)`).default('dev');
 
 /**

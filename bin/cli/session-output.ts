@@ -121,6 +121,8 @@ const indent = (text: string, prefix: string) =>
 function formatResult(result: RunResult, width = 0): string {
   const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED' || result.status === 'PAUSED';
   const lines = [`${basename(result.file).padEnd(width)}  ${paintStatus(result.status.padEnd(9))}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
+  // The name history, replay and Studio take.
+  if (ran && result.executionName) lines.push(`  execution: ${result.executionName}`);
   if (ran && result.reason) lines.push(`  reason: ${result.reason}`);
   for (const step of result.steps.filter((s) => s.error)) lines.push(`  ${step.name} failed: ${step.error}`);
   for (const call of result.toolCalls.filter((c) => c.error !== undefined)) lines.push(`  ${call.step}: ${call.tool} not completed: ${call.error}`);

@@ -60,6 +60,7 @@ export default withMermaid(
         {
           text: 'Guides',
           items: pages('guides', [
+            ['Your own project', 'project'],
             ['Tools', 'tools'],
             ['Code steps', 'code-steps'],
             ['Evals', 'evals'],
@@ -67,6 +68,8 @@ export default withMermaid(
             ['Deploying per environment', 'deploying'],
             ['Operating', 'operating'],
             ['Debugging', 'debugging'],
+            ['Studio', 'studio'],
+            ['Real models', 'real-models'],
           ]),
         },
         {

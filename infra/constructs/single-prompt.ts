@@ -143,7 +143,7 @@ export class SinglePromptAgent extends Construct {
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${manifest.name} (${config.name}): more than ${failureRatePercent}% of step-workflow executions fell back or failed over ${windowMinutes} min: inbound mail was switched to the single-prompt agent (${this.parameter.parameterName}). Runbook: docs/operations.md.`,
+      alarmDescription: `${manifest.name} (${config.name}): more than ${failureRatePercent}% of step-workflow executions fell back or failed over ${windowMinutes} min: inbound mail was switched to the single-prompt agent (${this.parameter.parameterName}). Runbook: docs/guides/operating.md#rolling-back-to-the-single-prompt-agent.`,
     });
     this.rollbackAlarm.addAlarmAction(new LambdaAction(this.rollbackFunction));
     if (props.alarmTopic) this.rollbackAlarm.addAlarmAction(new SnsAction(props.alarmTopic));

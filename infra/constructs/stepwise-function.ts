@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -7,6 +8,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
 import { CLI_ONLY_FOLDERS } from '../../lambdas/lib/definition-file.ts';
+import { ConfigError } from '../../lambdas/lib/errors.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
 import { PROJECT_ROOT, STATE_DIR, STEPWISE_VERSION } from '../../lambdas/lib/project.ts';
 import type { EnvConfig } from '../config.ts';
@@ -115,6 +117,20 @@ function bundleEntry(scope: IConstruct, entry: string, workflowDir: string | und
   return file;
 }
 
+/** The lock files NodejsFunction knows (npm, pnpm, yarn, bun), in the order it looks for them. */
+const LOCK_FILES = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb', 'bun.lock'];
+
+/**
+ * The project's lock file: NodejsFunction needs one to pick the package manager and to hash the
+ * dependencies into the asset.
+ * @throws ConfigError naming the files looked for, when the project has none (not installed yet).
+ */
+export function lockFile(root: string): string {
+  const found = LOCK_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
+  if (!found) throw new ConfigError(`${root}: no lock file (${LOCK_FILES.join(', ')}): install the project's dependencies first (npm install)`);
+  return found;
+}
+
 /**
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
  * the local esbuild (minified, source maps when the environment asks, {@link bundleSettings}), X-Ray active tracing, its own log group with the
@@ -148,7 +164,7 @@ export class StepwiseFunction extends NodejsFunction {
     super(scope, id, {
       entry: bundleEntry(scope, props.entry, workflowDir),
       projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      depsLockFilePath: lockFile(PROJECT_ROOT),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,

@@ -40,7 +40,7 @@ import type { CfnTemplate } from './tokens.ts';
 export interface LifecycleSessionOptions {
   /** The lifecycle: the folder of its `statechart.yaml` under `statemachines/`. */
   lifecycle: string;
-  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent (`lifecycles.<name>.agent` in infra/config.ts), else none */
+  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent (`lifecycles.<name>.agent` in stepwise.config.ts), else none */
   agentConfig?: AgentConfig;
   /** The environment whose stack is synthesized. @default 'dev' */
   env?: string;

@@ -58,7 +58,7 @@ export class LocalServiceError extends StepwiseError {}
 /** An EventBridge event pattern is malformed. The message names the path inside the pattern. */
 export class InvalidEventPatternError extends StepwiseError {}
 
-/** A deployment environment name is unknown or its config is invalid (infra/config.ts). Raised at synth time. */
+/** A deployment environment name is unknown or its config is invalid (stepwise.config.ts). Raised at synth time. */
 export class ConfigError extends StepwiseError {}
 
 /** The model provider rejected the request (validation, access denied, unknown model). Permanent: retrying sends the same request. */

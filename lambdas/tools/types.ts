@@ -37,7 +37,7 @@ export interface ToolResources {
   /** EventBridge buses the tool puts events on (`events:PutEvents`), by name; the name is in `<NAME>_BUS`. */
   readonly buses?: readonly string[];
   /**
-   * The environment's embedding model (`embeddings` in infra/config.ts): `EMBEDDINGS_PROVIDER` and
+   * The environment's embedding model (`embeddings` in stepwise.config.ts): `EMBEDDINGS_PROVIDER` and
    * `EMBEDDINGS_MODEL_ID` are set, and `bedrock:InvokeModel` on that model granted (see `embeddingsFromEnv`).
    */
   readonly embeddings?: boolean;

@@ -604,7 +604,7 @@ async function orchestration(bench: BenchRun): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // 7. Cost per 1,000 executions from measured counts: fast path on (as deployed) and off (model path)
 
-/** The model the cost is computed for: the id the environment config pins (see infra/config.ts). */
+/** The model the cost is computed for: the id the environment config pins (see stepwise.config.ts). */
 const COST_MODEL_ID = exampleEnv(ENV).modelId ?? loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email')).manifest.model.id;
 
 /** Configured memory of each step's function and of the email ingress, from the synthesized template. */

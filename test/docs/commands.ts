@@ -35,9 +35,12 @@ export function docCommands(files: readonly string[] = markdownFiles()): DocComm
 export function notRun(command: string): string | undefined {
   if (/^aws /.test(command) || /\bcdk (bootstrap|deploy)\b/.test(command) || /--aws\b|--model bedrock|\bregistry import\b|\bagent-vectors\b/.test(command))
     return 'needs an AWS account';
+  if (/--model openai\b/.test(command)) return 'needs an OpenAI-compatible model server';
+  if (/--replay\b|--compare runs\//.test(command)) return 'needs the recordings and runs that the real-model commands before it make';
+  if (/--prompt \S+=/.test(command)) return "needs the step file's git history (the copy the tests run in has none)";
   if (/^npm (test|run (test:\S+|bench|load))\b/.test(command)) return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
   if (/^(npx )?stepwise studio\b/.test(command)) return 'serves until stopped (the Studio tests start it: test/studio/)';
-  if (/^npm (pack|publish)\b|--install\b/.test(command)) return 'packs or installs the package (the package test does: test/package/)';
+  if (/^npm (pack|publish)\b|--install\b|\.tgz\b|&& npm install\b/.test(command)) return 'packs or installs the package (the package test does: test/package/)';
   return undefined;
 }
 

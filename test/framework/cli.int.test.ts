@@ -36,7 +36,7 @@ describe('the stepwise CLI', () => {
     expect(typo.err).toBe('stepwise: unknown command "valdate" (did you mean "stepwise validate"?)\n');
     const bogus = await cli('bogus');
     expect(bogus.code).toBe(2);
-    expect(bogus.err).toMatch(/^stepwise: unknown command "bogus" \(commands: demo, eval, .*validate.*\)\n$/);
+    expect(bogus.err).toMatch(/^stepwise: unknown command "bogus" \(commands: agent-vectors, demo, eval, .*, new, .*, studio, synth, validate\)\n$/);
   });
 
   it('colours its output on a terminal only, and never with NO_COLOR', async () => {

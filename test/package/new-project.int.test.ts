@@ -6,7 +6,7 @@
  * of this repository, and a workflow's Lambda bundle holds that workflow only.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { basename, join, relative } from 'node:path';
@@ -97,6 +97,7 @@ describe('a project made by stepwise new, with the packed package installed', ()
     ok(await stepwise('new', other, '--template', template, '--stepwise', `file:${tarball}`));
     // The same dependencies as the first project: its node_modules serve this one too.
     symlinkSync(join(project, 'node_modules'), join(other, 'node_modules'));
+    copyFileSync(join(project, 'package-lock.json'), join(other, 'package-lock.json'));
     const inOther = (...args: string[]) => run(other, process.execPath, join(other, 'node_modules', '.bin', 'stepwise'), ...args);
     expect(ok(await inOther('validate')).out).toContain(`✓ ${name}`);
     expect(stripVTControlCharacters(ok(await run(other, 'npm', 'test')).out)).toMatch(/Tests\s+\d+ passed/);

@@ -116,6 +116,20 @@ describe('stepwise replay', () => {
     expect(readStoredExecution(out.fork.executionName).parent).toMatchObject({ execution: run!.executionName });
   });
 
+  it('forks from the --print-state output saved as it was printed, for --state and --tools alike', async () => {
+    expect(await cli('run', 'warranty-email', '--email', SAMPLE, '--json')).toBe(0);
+    const [run] = JSON.parse(io.out) as { executionName: string }[];
+    io.out = '';
+    expect(await cli('replay', run!.executionName, '--from', '02-check-warranty', '--print-state')).toBe(0);
+    const printed = JSON.parse(io.out);
+    printed.toolResults['02-check-warranty'].check_warranty.status = 'expired';
+    const saved = join(root, 'fork.json');
+    writeFileSync(saved, JSON.stringify(printed));
+    io.out = '';
+    expect(await cli('replay', run!.executionName, '--from', '02-check-warranty', '--state', saved, '--tools', saved, '--json')).toBe(0);
+    expect(JSON.parse(io.out).fork.steps.map((s: { name: string }) => s.name)).toEqual(['01-extract-serial', '02-check-warranty', '03c-expired-warranty']);
+  });
+
   it('says in one line why it cannot fork', async () => {
     expect(await cli('replay', 'no-such-execution', '--from', '02-check-warranty')).toBe(1);
     expect(io.err).toMatch(/^stepwise: .*no local execution "no-such-execution".*\n$/);

@@ -198,7 +198,7 @@ async function exportChart(def: LifecycleDefinition, opts: { xstate?: boolean; o
 function sessionOptions(command: Command, name: string): Command {
   return command
     .option('--config <file>', 'agent config as JSON: { "goal": null | C, "stopFollowUpsOn": [C, ...] }')
-    .option('--agent <name>', `a shipped agent config (statemachines/${name}/agents/<name>.json); default: the environment's agent (lifecycles.${name}.agent in infra/config.ts)`)
+    .option('--agent <name>', `a shipped agent config (statemachines/${name}/agents/<name>.json); default: the environment's agent (lifecycles.${name}.agent in stepwise.config.ts)`)
     .option('--in-memory', 'keep the event store in memory instead of DynamoDB Local (no Java needed)')
     .addOption(envOption('whose stack runs locally'))
     .option('--clock', "play the timers (follow-ups, cold, renewals) on an emulated clock driven by the events' times; clock lines { \"clock\": ISO } in the file do the same")

@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .option('--install', 'run npm install in the new project')
     .option('--json', 'print { dir, template, files } as JSON')
     .addHelpText('after', `\nTemplates:\n${templates().map((t) => `  ${t.name.padEnd(10)} ${t.title}`).join('\n')}\n`);
-  withExamples(command, ['stepwise new my-agents', 'stepwise new my-inbox --template email', 'stepwise new my-agents --stepwise file:../stepwise-0.2.0.tgz --json']);
+  withExamples(command, ['stepwise new my-agents', 'stepwise new my-inbox --template email', 'stepwise new orders --template lifecycle --stepwise file:../stepwise-0.2.0.tgz --json']);
   command.action(
       action((dir: string, flags: NewFlags) => {
         const root = resolve(dir);

@@ -51,7 +51,7 @@ export function register(program: Command): void {
     )
     .argument('<execution>', 'the execution to fork (a name from stepwise history / Studio)')
     .requiredOption('--from <step>', 'the step to re-run from: its name (first run), <step>@<n> (its n-th run) or its position in the trail (0 = the entry step)')
-    .option('--state <file>', "the step's input at that step, edited: a JSON object with its input, previous, error (and counters) as --print-state prints them")
+    .option('--state <file>', "the step's input at that step, edited: what --print-state prints (or its stepInput: input, previous, error and counters)")
     .option('--tools <file>', 'tool results to answer with instead of running the tools: JSON { "<step>": { "<tool>": { ...result } } } ({ "error": "..." } fails the call)')
     .option('--prompt <step=commit>', "run a step with its prompt as committed in git (repeatable; see the step file's history)", repeatable)
     .option('--print-state', 'print { stepInput, toolResults } at that step (to edit and pass to --state / --tools), run nothing')
@@ -75,10 +75,11 @@ export function register(program: Command): void {
           const stepInput = editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, { id: parent.executionArn, name: parent.name }));
           return printJson({ step: point.step, index: point.index, stepInput, toolResults: { [point.step]: recordedToolResults(parent, def, point) } });
         }
-        const stepInput = flags.state === undefined ? undefined : jsonFile('--state', flags.state);
+        // The whole --print-state output is accepted as it was printed, as well as its stepInput / toolResults alone.
+        const stepInput = flags.state === undefined ? undefined : printedPart(jsonFile('--state', flags.state), 'stepInput');
         if (stepInput !== undefined && (typeof stepInput !== 'object' || stepInput === null || Array.isArray(stepInput)))
           throw new InvalidInputError(`--state ${flags.state}: the step input must be a JSON object`);
-        const pins = flags.tools === undefined ? undefined : ToolPinsSchema.safeParse(jsonFile('--tools', flags.tools));
+        const pins = flags.tools === undefined ? undefined : ToolPinsSchema.safeParse(printedPart(jsonFile('--tools', flags.tools), 'toolResults'));
         if (pins && !pins.success) throw new InvalidInputError(`--tools ${flags.tools}: ${pins.error.issues[0]!.path.join('.') || '(root)'}: ${pins.error.issues[0]!.message}`);
         const ran = await withCleanStdout(() =>
           replay({
@@ -102,4 +103,10 @@ export function register(program: Command): void {
         process.exitCode = runExitCode([ran.fork]);
       }),
   );
+}
+
+/** `part` of a file holding the whole `--print-state` output (it has `step` and `part`), else the file as it is. */
+function printedPart(value: unknown, part: 'stepInput' | 'toolResults'): unknown {
+  const printed = value !== null && typeof value === 'object' && !Array.isArray(value) && 'step' in value && part in value;
+  return printed ? (value as Record<string, unknown>)[part] : value;
 }

@@ -4,7 +4,7 @@
  * (`steps` | `single-prompt`). An alarm on the step workflow's fallback-and-failure rate invokes the
  * rollback function, which flips the parameter to `single-prompt`; the ingress reads the parameter
  * with a short cache, so mail follows within its TTL. Putting `steps` back is a person's decision
- * (docs/operations.md, "Rolling back to the single-prompt agent").
+ * (docs/guides/operating.md, "Rolling back to the single-prompt agent").
  */
 import { GetParameterCommand, PutParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import * as z from 'zod';
