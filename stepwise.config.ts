@@ -12,6 +12,12 @@ const HAIKU_4_5 = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 
 const MiB = 1024 * 1024;
 
+/** The warranty inbox on `domain`: one address receives claims and sends the replies. */
+const claimsInbox = (domain: string) => ({ receivingDomain: domain, recipients: [`claims@${domain}`], mailFrom: `claims@${domain}`, maxEmailBytes: 10 * MiB });
+
+/** The lead lifecycle books meetings and syncs every state change to the CRM at `crmHost`. */
+const leads = (crmHost: string) => ({ 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: `https://${crmHost}/stepwise/lead-state` } });
+
 export default defineConfig({
   environments: {
     dev: {
@@ -21,13 +27,8 @@ export default defineConfig({
       executionDataInLogs: true,
       removalPolicy: 'destroy',
       alarms: { failedExecutionsThreshold: 5, evaluationPeriods: 1 },
-      email: {
-        receivingDomain: 'dev.warranty.example.com',
-        recipients: ['claims@dev.warranty.example.com'],
-        mailFrom: 'claims@dev.warranty.example.com',
-        maxEmailBytes: 10 * MiB,
-      },
-      lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.dev.example.com/stepwise/lead-state' } },
+      email: claimsInbox('dev.warranty.example.com'),
+      lifecycles: leads('crm.dev.example.com'),
       tags: { project: 'stepwise', environment: 'dev' },
     },
     staging: {
@@ -36,13 +37,8 @@ export default defineConfig({
       executionDataInLogs: true,
       removalPolicy: 'retain',
       alarms: { failedExecutionsThreshold: 3, evaluationPeriods: 1 },
-      email: {
-        receivingDomain: 'staging.warranty.example.com',
-        recipients: ['claims@staging.warranty.example.com'],
-        mailFrom: 'claims@staging.warranty.example.com',
-        maxEmailBytes: 10 * MiB,
-      },
-      lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.staging.example.com/stepwise/lead-state' } },
+      email: claimsInbox('staging.warranty.example.com'),
+      lifecycles: leads('crm.staging.example.com'),
       tags: { project: 'stepwise', environment: 'staging' },
     },
     prod: {
@@ -52,15 +48,8 @@ export default defineConfig({
       removalPolicy: 'retain',
       terminationProtection: true,
       alarms: { failedExecutionsThreshold: 1, evaluationPeriods: 1, email: 'stepwise-alerts@example.com' },
-      email: {
-        receivingDomain: 'warranty.example.com',
-        recipients: ['claims@warranty.example.com'],
-        mailFrom: 'claims@warranty.example.com',
-        maxEmailBytes: 10 * MiB,
-        requireAuthenticatedSender: true,
-        accessLogs: true,
-      },
-      lifecycles: { 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: 'https://crm.example.com/stepwise/lead-state' } },
+      email: { ...claimsInbox('warranty.example.com'), requireAuthenticatedSender: true, accessLogs: true },
+      lifecycles: leads('crm.example.com'),
       tags: { project: 'stepwise', environment: 'prod' },
     },
   },

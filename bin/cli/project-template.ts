@@ -1,8 +1,9 @@
 /**
  * The projects `stepwise new` creates and the workflow `stepwise init` adds, from the file trees in
  * `templates/`: `_project/` is every project's skeleton (package.json, tsconfig.json, cdk.json,
- * infra/app.ts, the eval test, .gitignore), and each other folder a template laid over it (its
- * stepwise.config.ts, README.md, workflow or lifecycle). Nothing in a created project names a path
+ * infra/app.ts, stepwise.config.ts, the eval test, .gitignore), and each other folder a template
+ * laid over it (README.md, its workflow or lifecycle, and a stepwise.config.ts of its own when it
+ * needs settings the skeleton's has not, such as the email template's domain). Nothing in a created project names a path
  * of the package: it depends on the package and imports its entry points.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -3,7 +3,15 @@
  * usage, description, arguments, options and examples, as `stepwise <command> --help` shows them.
  */
 import type { Argument, Command, Help, Option } from 'commander';
+import { relative, sep } from 'node:path';
+import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
 import { examplesOf } from '../cli/help.ts';
+
+/** A default as the page shows it: a path in the project relative to it, so the page is the same on every machine. */
+const shown = (value: unknown) => {
+  const text = String(value);
+  return text.startsWith(PROJECT_ROOT + sep) ? relative(PROJECT_ROOT, text) : text;
+};
 
 /** Text for markdown: `<name>` outside code would be read as an HTML tag. */
 const escape = (text: string) => text.replaceAll('<', '&lt;').replaceAll('>', '&gt;');
@@ -11,7 +19,7 @@ const cell = (text: string) => escape(text).replaceAll('|', '\\|').replaceAll('\
 
 function optionRow(help: Help, option: Option): string {
   const choices = option.argChoices ? ` One of: ${option.argChoices.map((c) => `\`${c}\``).join(', ')}.` : '';
-  const fallback = option.defaultValue !== undefined && typeof option.defaultValue !== 'object' ? `\`${String(option.defaultValue)}\`` : '';
+  const fallback = option.defaultValue !== undefined && typeof option.defaultValue !== 'object' ? `\`${shown(option.defaultValue)}\`` : '';
   return `| \`${help.optionTerm(option)}\` | ${cell(option.description)}${choices} | ${fallback} |`;
 }
 

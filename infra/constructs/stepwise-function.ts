@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,7 +12,7 @@ import { ConfigError } from '../../lambdas/lib/errors.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../lambdas/lib/observability.ts';
 import { PROJECT_ROOT, STATE_DIR, STEPWISE_VERSION } from '../../lambdas/lib/project.ts';
 import type { EnvConfig } from '../config.ts';
-import { engineEntry, generateLambdaEntry } from './lambda-entry.ts';
+import { generateEngineEntry, generateLambdaEntry } from './lambda-entry.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR, WORKFLOW_DIR_METADATA } from './metadata.ts';
 import { INFERENCE_PROFILE } from '../../lambdas/models/model-ids.ts';
 
@@ -106,14 +106,13 @@ const ENTRIES_DIR = join(STATE_DIR, 'entries');
 /** Per app, the entry generated for each (handler, workflow folder): the step functions of a workflow share one. */
 const entriesPerApp = new WeakMap<IConstruct, Map<string, string>>();
 
-/** The file esbuild bundles for `entry`: the engine module itself, or the entry generated for the workflow folder (once per app). */
+/** The file esbuild bundles for `entry`: the entry generated for it with its workflow folder, or alone (once per app). */
 function bundleEntry(scope: IConstruct, entry: string, workflowDir: string | undefined): string {
-  if (workflowDir === undefined) return engineEntry(entry);
   let known = entriesPerApp.get(scope.node.root);
   if (!known) entriesPerApp.set(scope.node.root, (known = new Map()));
-  const key = `${entry}\0${workflowDir}`;
+  const key = `${entry}\0${workflowDir ?? ''}`;
   let file = known.get(key);
-  if (!file) known.set(key, (file = generateLambdaEntry(entry, workflowDir, ENTRIES_DIR)));
+  if (!file) known.set(key, (file = workflowDir === undefined ? generateEngineEntry(entry, ENTRIES_DIR) : generateLambdaEntry(entry, workflowDir, ENTRIES_DIR)));
   return file;
 }
 
@@ -121,14 +120,27 @@ function bundleEntry(scope: IConstruct, entry: string, workflowDir: string | und
 const LOCK_FILES = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb', 'bun.lock'];
 
 /**
- * The project's lock file: NodejsFunction needs one to pick the package manager and to hash the
- * dependencies into the asset.
- * @throws ConfigError naming the files looked for, when the project has none (not installed yet).
+ * The project's lock file, or its workspace's (a monorepo has one, at its root): NodejsFunction
+ * needs one to pick the package manager.
+ * @throws ConfigError naming the files looked for, when there is none (not installed yet).
  */
 export function lockFile(root: string): string {
-  const found = LOCK_FILES.map((f) => join(root, f)).find((f) => existsSync(f));
-  if (!found) throw new ConfigError(`${root}: no lock file (${LOCK_FILES.join(', ')}): install the project's dependencies first (npm install)`);
-  return found;
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    const found = LOCK_FILES.map((f) => join(dir, f)).find((f) => existsSync(f));
+    if (found) return found;
+    if (dirname(dir) === dir) throw new ConfigError(`${root}: no lock file (${LOCK_FILES.join(', ')}): install the project's dependencies first (npm install)`);
+  }
+}
+
+/**
+ * The folder NodejsFunction bundles from: it must hold the entries (generated in the project) and
+ * the lock file, which a workspace keeps at its root, above the project.
+ */
+export function bundlingRoot(paths: readonly string[]): string {
+  const [first, ...rest] = paths.map((p) => resolve(p).split(sep));
+  let shared = 0;
+  while (shared < first!.length && rest.every((parts) => parts[shared] === first![shared])) shared++;
+  return first!.slice(0, shared).join(sep) || sep;
 }
 
 /**
@@ -161,10 +173,12 @@ export class StepwiseFunction extends NodejsFunction {
     // Evals, samples and conversations are for the CLI and tests; they reach a bundle only when the environment asks.
     const excluded = shipEvalsAndSamples ? [] : [...CLI_ONLY_FOLDERS];
 
+    const entry = bundleEntry(scope, props.entry, workflowDir);
+    const depsLockFilePath = lockFile(PROJECT_ROOT);
     super(scope, id, {
-      entry: bundleEntry(scope, props.entry, workflowDir),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: lockFile(PROJECT_ROOT),
+      entry,
+      projectRoot: bundlingRoot([PROJECT_ROOT, dirname(depsLockFilePath)]),
+      depsLockFilePath,
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockFile } from '../../infra/constructs/stepwise-function.ts';
+import { bundlingRoot, lockFile } from '../../infra/constructs/stepwise-function.ts';
 import { ConfigError } from '../../lambdas/lib/errors.ts';
 
 describe("a project's lock file, which the Lambda bundles are built from", () => {
@@ -22,9 +22,26 @@ describe("a project's lock file, which the Lambda bundles are built from", () =>
     expect(lockFile(project('bun.lock'))).toMatch(/bun\.lock$/);
   });
 
+  it("is the workspace's when the project sits in a monorepo without one of its own", () => {
+    const workspace = project('package-lock.json');
+    const agents = join(workspace, 'packages', 'agents');
+    mkdirSync(agents, { recursive: true });
+    expect(lockFile(agents)).toBe(join(workspace, 'package-lock.json'));
+  });
+
   it('is a one-line error saying to install first when the project has none', () => {
     const dir = project();
     expect(() => lockFile(dir)).toThrow(ConfigError);
     expect(() => lockFile(dir)).toThrow(`${dir}: no lock file (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lockb, bun.lock): install the project's dependencies first (npm install)`);
   });
 });
+
+describe('the folder the Lambda bundles are built from', () => {
+  it('holds the project, its lock file and the engine, wherever npm installed the engine', () => {
+    expect(bundlingRoot(['/work/agents', '/work/agents', '/work/agents/node_modules/stepwise/dist/lambdas/handlers/step.js'])).toBe('/work/agents');
+    // A workspace: the lock file and the hoisted package are at its root.
+    expect(bundlingRoot(['/repo/packages/agents', '/repo', '/repo/node_modules/stepwise/dist/lambdas/handlers/step.js'])).toBe('/repo');
+    expect(bundlingRoot(['/a/project', '/a/project', '/b/linked/stepwise/dist/x.js'])).toBe('/');
+  });
+});
+
