@@ -66,12 +66,13 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 // ISO 4217 codes that are also English words in capitals (`ALL 3 devices`) are left out.
 const WORD_CODES = new Set(['ALL', 'BOB', 'CUP', 'MAD', 'MOP', 'PEN', 'SOS', 'TOP', 'TRY']);
 // Any other ISO 4217 code in capitals (`EUR 500`, `500 CHF`), the common ones in any case, currency words, and every currency symbol (`\p{Sc}`).
+// A code and number inside an id (`TKT-HRK039RS0Y9J`, `TKT-EUR1234`) are not an amount: one is whole words only.
 const CODES = `${Intl.supportedValuesOf('currency').filter((c) => !WORD_CODES.has(c)).join('|')}|[Uu][Ss][Dd]|[Ee][Uu][Rr]|[Gg][Bb][Pp]`;
 const WORDS = '[Dd]ollars?|[Ee]uros?|[Pp]ounds?|[Ff]rancs?|[Yy]en|[Bb]ucks';
 // 1,500.00 / 1.500,00 / 1 500 / 1'500 / 75.5 / 500
 const NUMBER = String.raw`(\d{1,3}(?:[,.' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?)`;
 const AMOUNT = new RegExp(
-  String.raw`(?<![\p{L}\p{N}])(?:\p{Sc}|${CODES})\s?${NUMBER}(?![\p{N}])|(?<![\p{L}\p{N}.,])${NUMBER}\s?(?:\p{Sc}|(?:${CODES}|${WORDS})(?![\p{L}\p{N}]))`,
+  String.raw`(?<![\p{L}\p{N}]|[\p{L}\p{N}]-)(?:\p{Sc}|${CODES})\s?${NUMBER}(?![\p{L}\p{N}])|(?<![\p{L}\p{N}.,])${NUMBER}\s?(?:\p{Sc}|(?:${CODES}|${WORDS})(?![\p{L}\p{N}]))`,
   'gu',
 );
 

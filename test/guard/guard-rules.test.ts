@@ -72,6 +72,8 @@ describe('response facts', () => {
     expect(responseFacts('Refund EUR 500, 500$, 1.500,00 €, USD1,250.50, £20, ¥3000, 75 CHF, ٥٠٠ EUR, 20 euros').amounts).toEqual([500, 500, 1500, 1250.5, 20, 3000, 75, 500, 20]);
     // Not money: version numbers, counts, serials, dates, ticket ids, and codes that are also words.
     expect(responseFacts('Version 2.5, 3 devices, 14 days, SN100001, 2027-01-15, TKT-7K2M9QXA4HPD, ALL 3 units, TOP 5.').amounts).toEqual([]);
+    // Random ticket ids that hold a currency code and digits (HRK is the kuna's, EUR the euro's).
+    expect(responseFacts('Your tickets TKT-HRK039RS0Y9J, TKT-EUR123456 and TKT-X9USD12Q are open.').amounts).toEqual([]);
   });
 
   it('reads the text NFKC-normalised, without invisible characters, with every dash a hyphen and every digit ASCII', () => {

@@ -4,12 +4,14 @@
  * leaked instructions, a ticket id no tool returned, a money amount) is refused before
  * `send_email` runs; a clean rewrite is sent; a second violation sends the templated fallback.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getStep } from '../../lambdas/lib/workflow/loader.ts';
 import { checkText } from '../../lambdas/steps/guard.ts';
 import { loadGuardRules } from '../../lambdas/lib/workflow/guard-schema.ts';
 import { runReplyStep, stepStateData, warrantyPlugin as plugin } from './support.ts';
 import { stepCompletedEvent } from '../../lambdas/lib/event-log.ts';
+import { ticketIdFor } from '../../lambdas/workflows/warranty-email/tickets.ts';
 
 const def = plugin.def;
 const REPLY_STEPS = ['03b-device-not-found', '03c-expired-warranty', '03d-request-serial', '05-send-confirmation'];
@@ -87,6 +89,21 @@ describe('the warranty reply guard', () => {
         const verdicts = checkText(text, rules, { step, internalNames: [...def.steps.map((s) => s.name), ...def.manifest.tools], scope, args: { body: text } });
         expect(verdicts.filter((v) => !v.passed)).toEqual([]);
       }
+  });
+
+  it('passes the confirmation whatever ticket id the tool made (an id is never read as money, a phone or a link)', () => {
+    const step = getStep(def, '05-send-confirmation');
+    const rules = loadGuardRules(def, step)!;
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 40 }), (execution) => {
+        const ticketId = ticketIdFor('warranty-email', execution, '03a-valid-warranty');
+        const text = `Your UltraBook 14 (serial number SN100001) is covered by its warranty, and we have opened repair ticket ${ticketId} for it. Please quote ${ticketId} in any message about this repair.`;
+        const scope = { data: { ...stepStateData, ticketId }, input: {} };
+        const verdicts = checkText(text, rules, { step, internalNames: [...def.steps.map((s) => s.name), ...def.manifest.tools], scope, args: { body: text } });
+        expect(verdicts.filter((v) => !v.passed)).toEqual([]);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('records every verdict in the event log without the offending text', async () => {
