@@ -40,7 +40,7 @@ const STATE_MACHINE_NAME_MAX = 80;
 
 /**
  * The `StateMachineName` of a workflow's state machine: `<stack>-<workflow>`, so the console lists
- * `Stepwise-WarrantyEmail-dev-warranty-email` instead of `WorkflowStateMachine8F1B1C15-<random>`. A name
+ * `Stepwise-SupportDesk-dev-support-desk` instead of `WorkflowStateMachine8F1B1C15-<random>`. A name
  * past the 80-character limit keeps its first 71 characters and a digest of the whole, so two long
  * names never collide.
  */

@@ -43,7 +43,7 @@ export interface FunctionAlarms {
 /**
  * Alarms on a function's `Errors` and `Throttles` (sums per 5 minutes, thresholds from
  * `config.alarms`), created beside the function with ids `<id>ErrorsAlarm` and `<id>ThrottlesAlarm`.
- * @param what Names the function in the notification (`warranty-email step 01-extract-serial`).
+ * @param what Names the function in the notification (`support-desk step 01-understand`).
  */
 export function functionAlarms(scope: Construct, id: string, fn: lambda.IFunction, config: EnvConfig, what: string, topic?: sns.ITopic): FunctionAlarms {
   const { functionErrorsThreshold, throttlesThreshold, evaluationPeriods } = config.alarms;

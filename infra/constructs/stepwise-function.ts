@@ -133,17 +133,6 @@ export function lockFile(root: string): string {
 }
 
 /**
- * The folder NodejsFunction bundles from: it must hold the entries (generated in the project) and
- * the lock file, which a workspace keeps at its root, above the project.
- */
-export function bundlingRoot(paths: readonly string[]): string {
-  const [first, ...rest] = paths.map((p) => resolve(p).split(sep));
-  let shared = 0;
-  while (shared < first!.length && rest.every((parts) => parts[shared] === first![shared])) shared++;
-  return first!.slice(0, shared).join(sep) || sep;
-}
-
-/**
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
  * the local esbuild (minified, source maps when the environment asks, {@link bundleSettings}), X-Ray active tracing, its own log group with the
  * environment's retention and removal policy, its own role (no managed policies; it may only write
@@ -174,11 +163,10 @@ export class StepwiseFunction extends NodejsFunction {
     const excluded = shipEvalsAndSamples ? [] : [...CLI_ONLY_FOLDERS];
 
     const entry = bundleEntry(scope, props.entry, workflowDir);
-    const depsLockFilePath = lockFile(PROJECT_ROOT);
     super(scope, id, {
       entry,
-      projectRoot: bundlingRoot([PROJECT_ROOT, dirname(depsLockFilePath)]),
-      depsLockFilePath,
+      // The project root defaults to the lock file's folder: the project's, or its workspace's above it.
+      depsLockFilePath: lockFile(PROJECT_ROOT),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bundlingRoot, lockFile } from '../../infra/constructs/stepwise-function.ts';
+import { lockFile } from '../../infra/constructs/stepwise-function.ts';
 import { ConfigError } from '../../lambdas/lib/errors.ts';
 
 describe("a project's lock file, which the Lambda bundles are built from", () => {
@@ -35,13 +35,3 @@ describe("a project's lock file, which the Lambda bundles are built from", () =>
     expect(() => lockFile(dir)).toThrow(`${dir}: no lock file (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lockb, bun.lock): install the project's dependencies first (npm install)`);
   });
 });
-
-describe('the folder the Lambda bundles are built from', () => {
-  it('holds the project, its lock file and the engine, wherever npm installed the engine', () => {
-    expect(bundlingRoot(['/work/agents', '/work/agents', '/work/agents/node_modules/stepwise/dist/lambdas/handlers/step.js'])).toBe('/work/agents');
-    // A workspace: the lock file and the hoisted package are at its root.
-    expect(bundlingRoot(['/repo/packages/agents', '/repo', '/repo/node_modules/stepwise/dist/lambdas/handlers/step.js'])).toBe('/repo');
-    expect(bundlingRoot(['/a/project', '/a/project', '/b/linked/stepwise/dist/x.js'])).toBe('/');
-  });
-});
-
