@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The package build (`npm run build`, run by `npm pack`): the engine compiled to dist/ with its
+// The package build (`npm run build`, run by `npm pack`): the engine (src/) compiled to dist/ with its
 // declarations, the files it reads at run time beside it, Studio's browser bundle, and the CLI's
 // command index (so `stepwise --help` loads no command).
 import { execFileSync } from 'node:child_process';
@@ -12,11 +12,11 @@ const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 // Data the engine reads by path (not imported, so tsc does not copy it).
-cpSync(join(root, 'infra/cost/prices.json'), join(dist, 'infra/cost/prices.json'));
+cpSync(join(root, 'src/evals/prices.json'), join(dist, 'evals/prices.json'));
 // Studio's browser bundle, prebuilt beside its compiled server (the package ships no UI sources).
 const { register } = await import('tsx/esm/api');
 register();
-const { writeUiBundle } = await import(join(root, 'bin/cli/studio/assets.ts'));
-await writeUiBundle(join(dist, 'bin/cli/studio/dist'));
-const { commandIndex, COMMAND_INDEX_FILE } = await import(join(dist, 'bin/cli/program.js'));
-writeFileSync(join(dist, 'bin/cli', COMMAND_INDEX_FILE), JSON.stringify(await commandIndex(), null, 2));
+const { writeUiBundle } = await import(join(root, 'src/cli/studio/assets.ts'));
+await writeUiBundle(join(dist, 'cli/studio/dist'));
+const { commandIndex, COMMAND_INDEX_FILE } = await import(join(dist, 'cli/program.js'));
+writeFileSync(join(dist, 'cli', COMMAND_INDEX_FILE), JSON.stringify(await commandIndex(), null, 2));

@@ -5,11 +5,11 @@ import { existsSync } from 'node:fs';
 
 // The AWS SDK warns on every client creation under Node 20 (multi-line, on stderr); the CLI promises one-line errors.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const source = new URL('./cli/main.ts', import.meta.url);
+const source = new URL('../src/cli/main.ts', import.meta.url);
 if (existsSync(source)) {
   const { register } = await import('tsx/esm/api');
   register();
   await import(source.href);
 } else {
-  await import('../dist/bin/cli/main.js');
+  await import('../dist/cli/main.js');
 }

@@ -1,4 +1,4 @@
-import { ensureDynamoDbLocal } from '../infra/local/dynamodb-local.ts';
+import { ensureDynamoDbLocal } from '../src/local/dynamodb-local.ts';
 
 /** Fetch the DynamoDB Local jar once, before test files start emulators in parallel. */
 export default async function setup(): Promise<void> {

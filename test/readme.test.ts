@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createProgram } from '../bin/cli/program.ts';
-import { PROJECT_ROOT } from '../lambdas/lib/project.ts';
+import { createProgram } from '../src/cli/program.ts';
+import { PROJECT_ROOT } from '../src/core/paths.ts';
 import { codeBlocks, markdownFiles, readMarkdown } from './docs/markdown.ts';
 
 const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../src/core/paths.ts';
 
 // vitest strips types without checking them; the project is strict TypeScript, so check it here too.
 describe('TypeScript', () => {

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import { GENERATED_PARTS, schemaFiles, withPart } from './generated.ts';
+import { GENERATED_PARTS, schemaFiles, withPart } from '../../docs/generate/generated.ts';
 
 const only = process.argv[2];
 for (const { file, text } of schemaFiles()) {

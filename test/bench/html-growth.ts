@@ -5,9 +5,9 @@
  * 100; a ratio over 40 fails. Best of five runs per size, after a JIT warm-up. A benchmark, not a
  * test: timing on a shared machine is for measuring, never for asserting in the test suite.
  */
-import { DEFAULT_POLICY, isRejection, parseInbound } from '../../lambdas/triggers/email/checks.ts';
-import { htmlToText } from '../../lambdas/triggers/email/html.ts';
-import { HOSTILE_HTML } from '../warranty/ingress/hostile-html.ts';
+import { DEFAULT_POLICY, isRejection, parseInbound } from '../../src/runtime/triggers/email/checks.ts';
+import { htmlToText } from '../../src/runtime/triggers/email/html.ts';
+import { HOSTILE_HTML } from '../runtime/triggers/email/hostile-html.ts';
 
 const LIMIT = 40;
 

@@ -9,16 +9,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
-import { stepTrail } from '../../infra/local/history.ts';
-import type { LocalRuntime } from '../../infra/local/runtime.ts';
-import type { WorkflowSession } from '../../infra/local/workflow-session.ts';
-import { DONE, type StepInput, type StepOutput, type StepState, type TokenUsage } from '../../lambdas/lib/contracts.ts';
-import { dynamoEventLog } from '../../lambdas/lib/event-log.ts';
-import type { WorkflowDefinition } from '../../lambdas/lib/workflow/schema.ts';
-import { DEFAULT_POLICY, localSesMessageId } from '../../lambdas/triggers/email/checks.ts';
-import { ingest } from '../../lambdas/triggers/email/ingest.ts';
-import type { WorkflowInput } from '../../lambdas/triggers/email/starter.ts';
-import { dynamoEmailStore } from '../../lambdas/triggers/email/store.ts';
+import { stepTrail } from '../../src/local/history.ts';
+import type { LocalRuntime } from '../../src/local/runtime.ts';
+import type { WorkflowSession } from '../../src/local/workflow-session.ts';
+import { type StepInput, type StepOutput, type StepState, type TokenUsage } from '../../src/runtime/contracts.ts';
+import { DONE } from '../../src/definitions/workflow/schema.ts';
+import { dynamoEventLog } from '../../src/runtime/event-log.ts';
+import type { WorkflowDefinition } from '../../src/definitions/workflow/schema.ts';
+import { DEFAULT_POLICY, localSesMessageId } from '../../src/runtime/triggers/email/checks.ts';
+import { ingest } from '../../src/runtime/triggers/email/ingest.ts';
+import type { WorkflowInput } from '../../src/runtime/triggers/email/starter.ts';
+import { dynamoEmailStore } from '../../src/runtime/triggers/email/store.ts';
 import { withMessageId } from './workloads.ts';
 
 /** One run of one input: the steps it took and what they used. */

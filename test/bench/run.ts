@@ -19,30 +19,30 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { loadProject } from '../../infra/project.ts';
-import { addStepwiseStacks } from '../../infra/stepwise-app.ts';
-import { compilePattern, matches } from '../../infra/local/eventbridge/pattern.ts';
-import { startDynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
-import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
-import { synthesize, synthProject } from '../../infra/local/synth.ts';
-import { executionUsage, WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import { stateTransitions, stepTrail } from '../../infra/local/history.ts';
-import type { StepOutput } from '../../lambdas/lib/contracts.ts';
-import { lifecycleBusName, lifecycleStackName } from '../../infra/stacks/lifecycle-stack.ts';
-import { loadWorkflowFrom } from '../../lambdas/lib/workflow/loader.ts';
-import { PROJECT_ROOT, STATEMACHINES_DIR, STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
-import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
+import { loadProject } from '../../src/project/project.ts';
+import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
+import { compilePattern, matches } from '../../src/local/eventbridge/pattern.ts';
+import { startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
+import { synthesize, synthProject } from '../../src/local/synth.ts';
+import { executionUsage, WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
+import { stateTransitions, stepTrail } from '../../src/local/history.ts';
+import type { StepOutput } from '../../src/runtime/contracts.ts';
+import { lifecycleBusName, lifecycleStackName } from '../../src/cdk/stacks/lifecycle-stack.ts';
+import { loadWorkflowFrom } from '../../src/definitions/workflow/loader.ts';
+import { PROJECT_ROOT, STATEMACHINES_DIR, STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
+import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import { BenchRun, gcExposed } from './harness.ts';
-import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../infra/cost/model.ts';
-import { OfflineModel } from '../../lambdas/models/offline.ts';
-import { monolithicStep } from '../../lambdas/evals/monolithic.ts';
-import { loadPlugin } from '../../lambdas/lib/workflow/plugin.ts';
-import { routeToolSpec, systemPrompt, toolSpecs } from '../../lambdas/steps/prompt.ts';
+import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../src/evals/cost.ts';
+import { OfflineModel } from '../../src/runtime/offline-model.ts';
+import { monolithicStep } from '../../src/runtime/steps/single-prompt.ts';
+import { loadPlugin } from '../../src/runtime/plugin.ts';
+import { routeToolSpec, systemPrompt, toolSpecs } from '../../src/runtime/steps/prompt.ts';
 import { countDynamoRequests, estimatingModel } from './usage.ts';
-import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../infra/constructs/metadata.ts';
-import { createTable } from '../warranty/tools/fixtures.ts';
-import { largeAttachment, MIME_BOMBS } from '../warranty/ingress/mime-bombs.ts';
-import { DEFAULT_POLICY, isRejection, parseInbound } from '../../lambdas/triggers/email/checks.ts';
+import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../src/cdk/metadata.ts';
+import { createTable } from '../runtime/tools/fixtures.ts';
+import { largeAttachment, MIME_BOMBS } from '../runtime/triggers/email/mime-bombs.ts';
+import { DEFAULT_POLICY, isRejection, parseInbound } from '../../src/runtime/triggers/email/checks.ts';
 import { measureBundles, type BundleFigure, type LambdaBuild } from './bundles.ts';
 import { benchMarkdown } from './markdown.ts';
 import { startup } from './startup.ts';
@@ -695,7 +695,7 @@ async function cost(bench: BenchRun): Promise<void> {
   );
   bench.figures.cost = {
     modelId: COST_MODEL_ID,
-    prices: { file: 'infra/cost/prices.json', checked: prices.checked, region: prices.region },
+    prices: { file: 'evals/prices.json', checked: prices.checked, region: prices.region },
     workload: `mean over the ${FLOW_SAMPLES.length} flow samples, each an execution of the local runtime with its ingress; tokens estimated at 4 characters per token (the offline stand-in reports none); Lambda GB-seconds from the handlers' measured time, which with the offline model contains no model latency`,
     ...modes,
     monolithic: {

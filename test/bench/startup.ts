@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import type { BenchRun } from './harness.ts';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 7);

@@ -5,16 +5,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalEventBus, type EventEnvelope } from '../../infra/local/eventbridge/bus.ts';
-import { parseReplayFile, type ReplayLine } from '../../infra/local/lifecycle-session.ts';
-import type { CfnTemplate } from '../../infra/local/tokens.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
-import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { LIFECYCLE_SOURCE, REPLAY_SOURCE, stateChangedType, toPutEventsEntry } from '../../lambdas/lifecycle/envelope.ts';
-import { loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
-import { stateChangeOf } from '../../lambdas/lifecycle/state-changes.ts';
-import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
+import { LocalEventBus, type EventEnvelope } from '../../src/local/eventbridge/bus.ts';
+import { parseReplayFile, type ReplayLine } from '../../src/local/lifecycle-session.ts';
+import type { CfnTemplate } from '../../src/local/tokens.ts';
+import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
+import type { AgentConfig } from '../../src/definitions/lifecycle/agent-config.ts';
+import { stateChangedType, toPutEventsEntry } from '../../src/runtime/lifecycle/envelope.ts';
+import { LIFECYCLE_SOURCE, REPLAY_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
+import { loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
+import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../src/definitions/lifecycle/schema.ts';
+import { stateChangeOf } from '../../src/runtime/lifecycle/state-changes.ts';
+import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
 
 /** The agent whose samples the lifecycle benchmarks replay (the stack's default agent). */
 export const BENCH_AGENT = 'book-meeting';

@@ -6,8 +6,8 @@
  */
 import type { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { examplesOf } from '../../bin/cli/help.ts';
-import { createProgram } from '../../bin/cli/program.ts';
+import { examplesOf } from '../../src/cli/help.ts';
+import { createProgram } from '../../src/cli/program.ts';
 
 let commands: Map<string, Command>;
 

@@ -1,12 +1,12 @@
 /** `stepwise history` and `stepwise executions` as a person reads them: short runs in ms, paused ones PAUSED, actions as text. */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as executions from '../../bin/cli/commands/executions.ts';
-import * as history from '../../bin/cli/commands/history.ts';
-import { pauseLines } from '../../bin/cli/session-output.ts';
-import type { ExecutionRecord } from '../../infra/local/history.ts';
-import { WorkflowSession, type PauseSummary } from '../../infra/local/workflow-session.ts';
-import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
+import * as executions from '../../src/cli/commands/executions.ts';
+import * as history from '../../src/cli/commands/history.ts';
+import { pauseLines } from '../../src/cli/session-output.ts';
+import type { ExecutionRecord } from '../../src/local/history.ts';
+import { WorkflowSession, type PauseSummary } from '../../src/local/workflow-session.ts';
+import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
 import { useTempDirs } from '../support/tmp.ts';
 

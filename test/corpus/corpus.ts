@@ -7,9 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { checkDefinition, parseDefinitionYaml } from '../../lambdas/lib/definition-file.ts';
-import { DefinitionError } from '../../lambdas/lib/errors.ts';
-import { REJECT_REASONS, type RejectReason } from '../../lambdas/triggers/email/checks.ts';
+import { checkDefinition, parseDefinitionYaml } from '../../src/definitions/definition-file.ts';
+import { DefinitionError } from '../../src/core/errors.ts';
+import { REJECT_REASONS, type RejectReason } from '../../src/runtime/triggers/email/checks.ts';
 
 export const CORPUS_DIR = dirname(fileURLToPath(import.meta.url));
 

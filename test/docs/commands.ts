@@ -39,7 +39,7 @@ export function notRun(command: string): string | undefined {
   if (/--replay\b|--compare runs\//.test(command)) return 'needs the recordings and runs that the real-model commands before it make';
   if (/--prompt \S+=/.test(command)) return "needs the step file's git history (the copy the tests run in has none)";
   if (/^npm (test|run (test:\S+|bench|load))\b/.test(command)) return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
-  if (/^(npx )?stepwise studio\b/.test(command)) return 'serves until stopped (the Studio tests start it: test/studio/)';
+  if (/^(npx )?stepwise studio\b/.test(command)) return 'serves until stopped (the Studio tests start it: test/cli/studio/)';
   if (/^npm (pack|publish)\b|--install\b|\.tgz\b|&& npm install\b/.test(command)) return 'packs or installs the package (the package test does: test/package/)';
   return undefined;
 }

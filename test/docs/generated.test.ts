@@ -5,9 +5,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { currentPart, GENERATED_PARTS, schemaFiles } from '../../bin/docs/generated.ts';
-import { DEFINITION_KINDS, definitionJsonSchema } from '../../lambdas/lib/definition-schemas.ts';
-import { referenceTable } from '../../lambdas/lib/workflow/reference.ts';
+import { currentPart, GENERATED_PARTS, schemaFiles } from '../../docs/generate/generated.ts';
+import { DEFINITION_KINDS, definitionJsonSchema } from '../../src/definitions/kinds.ts';
+import { referenceTable } from '../../src/definitions/reference.ts';
 
 const HINT = '(run npm run docs:generate)';
 

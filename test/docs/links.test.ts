@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { links, markdownFiles, readMarkdown } from './markdown.ts';
 

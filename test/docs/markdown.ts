@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import type { Code, Link, Root } from 'mdast';
 import { remark } from 'remark';
 import { visit } from 'unist-util-visit';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
 /** README.md and docs/**\/*.md (the site's build output and cache aside), relative to the project root. */
 export function markdownFiles(): string[] {

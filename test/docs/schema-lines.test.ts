@@ -6,9 +6,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectFiles, workflowFiles } from '../../bin/cli/project-template.ts';
-import { schemaFileName, SCHEMAS_DIR } from '../../lambdas/lib/definition-schemas.ts';
-import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
+import { projectFiles, workflowFiles } from '../../src/cli/project-template.ts';
+import { schemaFileName, SCHEMAS_DIR } from '../../src/definitions/kinds.ts';
+import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../src/core/paths.ts';
 
 /** The kind of a definition file by its place in a workflow or lifecycle folder, or undefined. */
 function kindOf(path: string): string | undefined {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareEvalRuns, comparisonText } from '../../lambdas/evals/compare.ts';
-import { junitXml } from '../../lambdas/evals/junit.ts';
-import type { EvalReport } from '../../lambdas/evals/runner.ts';
+import { compareEvalRuns, comparisonText } from '../../src/evals/compare.ts';
+import { junitXml } from '../../src/evals/junit.ts';
+import type { EvalReport } from '../../src/evals/runner.ts';
 
 const usage = (input: number, output: number) => ({ modelCalls: 1, inputTokens: input, outputTokens: output, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
 const report = (model: string, second: { passed: boolean; next: string; tokens: number }): EvalReport => ({

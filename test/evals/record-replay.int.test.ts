@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyProject, stepwise } from '../support/project-copy.ts';
-import { ChatServer, toolCallReply } from '../models/chat-server.ts';
+import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
 
 /**
  * A scripted model: it always finishes the step, routing to the last declared edge, with every

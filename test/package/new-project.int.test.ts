@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { stripVTControlCharacters } from 'node:util';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { run, type Ran } from '../support/project-copy.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stepwise-package-'));

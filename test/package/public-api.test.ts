@@ -8,7 +8,7 @@ import { builtinModules } from 'node:module';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
 const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string | { types: string; default: string }> };
 const tsconfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
@@ -42,7 +42,7 @@ function problem(file: string, specifier: string, home: string): string | undefi
 /** The files a user's project would own, each with the folder its relative imports must stay in. */
 function userFiles(): { file: string; home: string }[] {
   const workflows = join(PROJECT_ROOT, 'lambdas', 'workflows');
-  const templates = join(PROJECT_ROOT, 'bin', 'cli', 'templates');
+  const templates = join(PROJECT_ROOT, 'src', 'cli', 'templates');
   return [
     ...readdirSync(workflows).flatMap((w) => sources(join(workflows, w)).map((file) => ({ file, home: join(workflows, w) }))),
     { file: join(PROJECT_ROOT, 'stepwise.config.ts'), home: join(PROJECT_ROOT, 'stepwise.config.ts') },
@@ -58,7 +58,7 @@ describe('the public API', () => {
     for (const key of Object.keys(pkg.exports).filter((k) => k !== './package.json')) {
       const target = pkg.exports[key] as { types: string; default: string };
       expect(target.types.replace(/\.d\.ts$/, '.js'), key).toBe(target.default);
-      const source = target.default.replace(/^\.\/dist\//, './').replace(/\.js$/, '.ts');
+      const source = target.default.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts');
       expect(tsconfig.compilerOptions.paths[pkg.name + key.slice(1)], key).toEqual([source]);
     }
   });
@@ -78,7 +78,7 @@ describe('the public API', () => {
     const file = join(PROJECT_ROOT, 'lambdas/workflows/warranty-email/tools/create-ticket.ts');
     const home = join(PROJECT_ROOT, 'lambdas/workflows/warranty-email');
     expect(problem(file, '../../../lib/errors.ts', home)).toMatch(/^reaches outside lambdas\/workflows\/warranty-email/);
-    expect(problem(file, 'stepwise/dist/lambdas/lib/errors.js', home)).toMatch(/^not an entry point/);
+    expect(problem(file, 'stepwise/dist/core/errors.js', home)).toMatch(/^not an entry point/);
     expect(problem(file, '../tickets.ts', home)).toBeUndefined();
     expect(problem(file, 'stepwise', home)).toBeUndefined();
   });

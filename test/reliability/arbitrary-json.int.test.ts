@@ -8,14 +8,14 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb-local.ts';
-import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
-import { dynamoEventLog, type StepCompletedEvent } from '../../lambdas/lib/event-log.ts';
-import { dynamoLifecycleStore } from '../../lambdas/lifecycle/store.ts';
-import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
+import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
+import { dynamoEventLog, type StepCompletedEvent } from '../../src/runtime/event-log.ts';
+import { dynamoLifecycleStore } from '../../src/runtime/lifecycle/store.ts';
+import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
 import { dynamoSessionStore, newSession } from '../../lambdas/workflows/turn-pipeline/session.ts';
-import { lifecycleApp } from '../lifecycle-aws/support.ts';
-import { createTable } from '../warranty/tools/fixtures.ts';
+import { lifecycleApp } from '../local/lifecycle/support.ts';
+import { createTable } from '../runtime/tools/fixtures.ts';
 
 /** Keys that break naive code: prototype names, the offload marker, the empty key. */
 const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '$offloaded', ''), fc.string({ maxLength: 12 }));
@@ -56,7 +56,7 @@ let n = 0;
 describe('arbitrary JSON', () => {
   it('the lifecycle store logs any detail and reads back exactly what was sent', async () => {
     const store = dynamoLifecycleStore(ddb.client, lifecycleTable);
-    const def = lifecycleApp() && (await import('../../lambdas/lifecycle/loader.ts')).loadLifecycle('lead-lifecycle');
+    const def = lifecycleApp() && (await import('../../src/definitions/lifecycle/loader.ts')).loadLifecycle('lead-lifecycle');
     await fc.assert(
       fc.asyncProperty(jsonObject, async (detail) => {
         const entityId = `json-${++n}`;

@@ -6,10 +6,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PauseStore } from '../../infra/local/pauses.ts';
-import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import { ExecutionClaimedError } from '../../lambdas/lib/errors.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PauseStore } from '../../src/local/pauses.ts';
+import { WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
+import { ExecutionClaimedError } from '../../src/core/errors.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { recordFigure } from './figures.ts';

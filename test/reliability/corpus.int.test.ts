@@ -16,13 +16,13 @@ import { join } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
-import { DEFAULT_POLICY, isRejection, parseInbound } from '../../lambdas/triggers/email/checks.ts';
-import { readOutbox } from '../../lambdas/triggers/email/mail.ts';
+import { WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
+import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+import { DEFAULT_POLICY, isRejection, parseInbound } from '../../src/runtime/triggers/email/checks.ts';
+import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { loadCorpus, type Attack, type CorpusEmail } from '../corpus/corpus.ts';
 import { recordFigure } from './figures.ts';
-import { stateMachineOf, synthApp } from '../infra/template.ts';
+import { stateMachineOf, synthApp } from '../cdk/template.ts';
 import { HISTORY_EVENT_LIMIT, worstCaseHistoryEvents } from './history.ts';
 import { HostileModel } from './hostile-model.ts';
 

@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkflowSession, type WorkflowSessionOptions } from '../../infra/local/workflow-session.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
-import { readOutbox } from '../../lambdas/triggers/email/mail.ts';
+import { WorkflowSession, type WorkflowSessionOptions } from '../../src/local/workflow-session.ts';
+import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
+import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { recordFigure } from './figures.ts';
 
 const VALID = readFileSync(join(STATEMACHINES_DIR, 'warranty-email/samples/valid-warranty.eml'), 'utf8');

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
+import { STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
 
 export const FIGURES_FILE = join(STEPWISE_DIR, 'reliability', 'figures.jsonl');
 

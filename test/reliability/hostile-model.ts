@@ -5,8 +5,8 @@
  * header injection). What it tries is what a fully jailbroken LLM could try; what gets through is
  * what the framework's structure lets through.
  */
-import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../lambdas/models/port.ts';
-import { ROUTE_TOOL, readStepContext } from '../../lambdas/steps/prompt.ts';
+import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../src/runtime/models/port.ts';
+import { ROUTE_TOOL, readStepContext } from '../../src/runtime/steps/prompt.ts';
 import type { Attack } from '../corpus/corpus.ts';
 
 export interface HostileModelOptions {

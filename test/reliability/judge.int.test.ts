@@ -5,11 +5,11 @@
  * regenerates once (max_retries 1) and then sends the fallback template, never the unjudged reply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import { loadWorkflow } from '../../lambdas/lib/workflow/loader.ts';
-import { OfflineModel } from '../../lambdas/models/offline.ts';
-import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../lambdas/models/port.ts';
-import { ROUTE_TOOL, readStepContext } from '../../lambdas/steps/prompt.ts';
+import { WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
+import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+import { OfflineModel } from '../../src/runtime/offline-model.ts';
+import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../src/runtime/models/port.ts';
+import { ROUTE_TOOL, readStepContext } from '../../src/runtime/steps/prompt.ts';
 import { agentDir, loadAgent } from '../../lambdas/workflows/turn-pipeline/agent.ts';
 import { recordFigure } from './figures.ts';
 

@@ -6,10 +6,10 @@
  * (never asserted: timing depends on the machine).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
-import { loadAgentConfig } from '../../lambdas/lifecycle/loader.ts';
-import { WorkflowSession } from '../../infra/local/workflow-session.ts';
-import { readOutbox } from '../../lambdas/triggers/email/mail.ts';
+import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
+import { loadAgentConfig } from '../../src/definitions/lifecycle/loader.ts';
+import { WorkflowSession } from '../../src/local/workflow-session.ts';
+import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { recordFigure } from './figures.ts';
 import { formatLeadLoad, formatLoad, leadEvents, loadEmails, percentile, runEmailLoad, runLeadLoad } from './load.ts';
 

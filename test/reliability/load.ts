@@ -10,13 +10,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { LifecycleSession } from '../../infra/local/lifecycle-session.ts';
-import { WorkflowSession, type RunResult } from '../../infra/local/workflow-session.ts';
-import type { AgentConfig } from '../../lambdas/lifecycle/conditions.ts';
-import { loadAgentConfig, loadLifecycle } from '../../lambdas/lifecycle/loader.ts';
-import type { LifecycleEvent, LoggedEvent } from '../../lambdas/lifecycle/schema.ts';
-import { applyEvent, initialSnapshot } from '../../lambdas/lifecycle/transition.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
+import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
+import { WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
+import type { AgentConfig } from '../../src/definitions/lifecycle/agent-config.ts';
+import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
+import type { LifecycleEvent, LoggedEvent } from '../../src/definitions/lifecycle/schema.ts';
+import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
+import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
 
 const SAMPLES = join(STATEMACHINES_DIR, 'warranty-email/samples');
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatReport, readFigures, RELIABILITY_TESTS } from './report.ts';
 import { existsSync } from 'node:fs';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
 describe('the reliability report', () => {
   it('prints one line per guarantee, the last figure of each, and names a missing headline figure', () => {

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { FIGURES_FILE } from './figures.ts';
 
 /**
@@ -24,18 +24,20 @@ import { FIGURES_FILE } from './figures.ts';
 export const RELIABILITY_TESTS = [
   'test/reliability/',
   'test/corpus/',
-  'test/framework/binding.int.test.ts',
-  'test/framework/least-privilege.test.ts',
-  'test/framework/step-output.test.ts',
-  'test/framework/step-toolbox.test.ts',
+  'test/runtime/tools/binding.int.test.ts',
+  'test/cdk/least-privilege.test.ts',
+  'test/runtime/steps/step-output.test.ts',
+  'test/runtime/steps/step-toolbox.test.ts',
   'test/local/eventbridge/pattern.test.ts',
   'test/local/runtime/limits.int.test.ts',
-  'test/warranty/ingress/ingest.test.ts',
-  'test/warranty/ingress/mime-budget.test.ts',
-  'test/guard/',
-  'test/warranty/e2e/safety.int.test.ts',
-  'test/lifecycle-aws/properties.int.test.ts',
-  'test/infra/operations.test.ts',
+  'test/runtime/triggers/email/ingest.test.ts',
+  'test/runtime/triggers/email/mime-budget.test.ts',
+  'test/runtime/steps/guard-rules.test.ts',
+  'test/runtime/steps/guard-quoting.test.ts',
+  'test/examples/warranty-email/reply-guard.test.ts',
+  'test/examples/warranty-email/safety.int.test.ts',
+  'test/local/lifecycle/properties.int.test.ts',
+  'test/cdk/operations.test.ts',
 ] as const;
 
 /** Figures every full run must print. */

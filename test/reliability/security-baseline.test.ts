@@ -16,7 +16,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { allStacks, synthApp, type Json } from '../infra/template.ts';
+import { allStacks, synthApp, type Json } from '../cdk/template.ts';
 import { recordFigure } from './figures.ts';
 
 const refersTo = (value: unknown, logicalId: string) => JSON.stringify(value ?? null).includes(`"${logicalId}"`);

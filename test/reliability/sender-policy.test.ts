@@ -6,13 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
-import { STATEMACHINES_DIR } from '../../lambdas/lib/project.ts';
-import { DEFAULT_POLICY, localSesMessageId, senderAuthenticated, type SesReceipt } from '../../lambdas/triggers/email/checks.ts';
-import { ingest } from '../../lambdas/triggers/email/ingest.ts';
-import type { WorkflowInput } from '../../lambdas/triggers/email/starter.ts';
-import { memoryEmailStore } from '../../lambdas/triggers/email/store.ts';
-import { synthApp } from '../infra/template.ts';
+import { memoryEventLog } from '../../src/runtime/event-log.ts';
+import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
+import { DEFAULT_POLICY, localSesMessageId, senderAuthenticated, type SesReceipt } from '../../src/runtime/triggers/email/checks.ts';
+import { ingest } from '../../src/runtime/triggers/email/ingest.ts';
+import type { WorkflowInput } from '../../src/runtime/triggers/email/starter.ts';
+import { memoryEmailStore } from '../../src/runtime/triggers/email/store.ts';
+import { synthApp } from '../cdk/template.ts';
 import { exampleEnv } from '../support/config.ts';
 
 const gray: SesReceipt = { spamVerdict: { status: 'PASS' }, virusVerdict: { status: 'PASS' }, spfVerdict: { status: 'PASS' }, dkimVerdict: { status: 'GRAY' }, dmarcVerdict: { status: 'GRAY' } };

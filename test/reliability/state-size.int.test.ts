@@ -7,8 +7,8 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STATE_BUDGET_BYTES } from '../../lambdas/lib/offload.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { STATE_BUDGET_BYTES } from '../../src/runtime/offload.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { copyProject, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { recordFigure } from './figures.ts';

@@ -1,14 +1,14 @@
 /** The state-size guard's pieces: offloading past the budget, resolving pointers, and the step handler between them. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../../lambdas/handlers/step.ts';
-import type { StepInput, StepOutput } from '../../lambdas/lib/contracts.ts';
-import { StateTooLargeError } from '../../lambdas/lib/errors.ts';
-import { memoryEventLog } from '../../lambdas/lib/event-log.ts';
-import { isOffloaded, memoryValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, type Offloaded } from '../../lambdas/lib/offload.ts';
-import type { ConverseRequest, ModelProvider } from '../../lambdas/models/port.ts';
-import { readStepContext } from '../../lambdas/steps/prompt.ts';
-import type { Toolbox } from '../../lambdas/tools/types.ts';
+import { createHandler } from '../../src/runtime/step-handler/handler.ts';
+import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
+import { StateTooLargeError } from '../../src/core/errors.ts';
+import { memoryEventLog } from '../../src/runtime/event-log.ts';
+import { isOffloaded, memoryValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, type Offloaded } from '../../src/runtime/offload.ts';
+import type { ConverseRequest, ModelProvider } from '../../src/runtime/models/port.ts';
+import { readStepContext } from '../../src/runtime/steps/prompt.ts';
+import type { Toolbox } from '../../src/runtime/tools/types.ts';
 import sendEmail from '../../lambdas/workflows/warranty-email/tools/send-email.ts';
 
 const usage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };

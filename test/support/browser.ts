@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
+import { STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
 
 // The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
 declare const document: any, window: any, MutationObserver: any;

@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { engineEntry, generateLambdaEntry } from '../../infra/constructs/lambda-entry.ts';
-import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../infra/constructs/stepwise-function.ts';
-import { PROJECT_ROOT, STATE_DIR as STEPWISE_DIR } from '../../lambdas/lib/project.ts';
+import { engineEntry, generateLambdaEntry } from '../../src/cdk/constructs/lambda-entry.ts';
+import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../src/cdk/constructs/stepwise-function.ts';
+import { PROJECT_ROOT, STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
 
 /** A function's bundle: what decides its content besides its entry. */
 export interface LambdaBundleOptions extends BundleOptions {

@@ -40,7 +40,7 @@ export function useCliCapture(): CliOutput {
   return io;
 }
 
-/** A CLI command module (`bin/cli/commands/*.ts`). */
+/** A CLI command module (`src/cli/commands/*.ts`). */
 export interface CliCommand {
   register(program: Command): void;
 }

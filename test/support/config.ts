@@ -1,4 +1,4 @@
-import { resolveEnvironment, type EnvConfig } from '../../infra/config.ts';
+import { resolveEnvironment, type EnvConfig } from '../../src/project/config.ts';
 import projectConfig from '../../stepwise.config.ts';
 
 /** An environment of this repository's own config (the example project's), placeholders accepted: tests deploy nothing. */

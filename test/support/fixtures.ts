@@ -1,9 +1,9 @@
 /** Recorded executions the Studio and fork tests read: local ones (test/fixtures/executions) and a deployed one (test/fixtures/aws). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLocalExecution, type ExecutionRecord } from '../../infra/local/history.ts';
-import { executionFromHistory } from '../../infra/local/import.ts';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { readLocalExecution, type ExecutionRecord } from '../../src/local/history.ts';
+import { executionFromHistory } from '../../src/local/import.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
 /** `aws stepfunctions get-execution-history` of a deployed warranty-email execution (see make-warranty-history.ts). */
 export const AWS_FIXTURE = join(PROJECT_ROOT, 'test/fixtures/aws/warranty-execution-history.json');

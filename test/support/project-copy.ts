@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PROJECT_ROOT } from '../../lambdas/lib/project.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
 const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage']);
 

@@ -61,7 +61,7 @@ export const newSession = (sessionId: string): Session => ({
   profileSchemaVersion: 1,
 });
 
-/** The session store port; every adapter passes test/turn-pipeline/session-store-conformance.ts. */
+/** The session store port; every adapter passes test/examples/turn-pipeline/session-store-conformance.ts. */
 export interface SessionStore {
   /** Read the session (a new one when there is none) and take its lease for `execution`. @throws SessionBusyError */
   begin(sessionId: string, execution: string, now: Date): Promise<Session>;
@@ -110,7 +110,7 @@ export function memorySessionStore(leaseMs = DEFAULT_LEASE_MS): SessionStore {
 
 /**
  * SessionsTable adapter: one item per session (`pk = SESSION#<id>`, `sk = SESSION`) holding the
- * session (as JSON text: its variables are whatever the model extracted, see lambdas/lib/dynamo-json.ts),
+ * session (as JSON text: its variables are whatever the model extracted, see src/core/dynamo-json.ts),
  * its `version` and the lease (`leaseExecution`, `leaseUntil`). Taking the lease and committing are
  * conditional writes, so two turns never both proceed.
  */

@@ -1,6 +1,6 @@
 /**
  * How alike two texts are, 0..1: the port retrieval, navigation and the relevance check score
- * with, over the embeddings port (lambdas/models/embeddings.ts). Known texts (rule conditions,
+ * with, over the embeddings port (src/runtime/models/embeddings.ts). Known texts (rule conditions,
  * scenario and transition examples) have vectors computed before deployment (`agent/vectors.yaml`,
  * `stepwise agent-vectors`), so a turn embeds only its own text.
  */

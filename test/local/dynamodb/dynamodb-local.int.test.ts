@@ -22,8 +22,8 @@ import {
   startDynamoDbLocal,
   DYNAMODB_LOCAL_PACKAGE_VERSION,
   type DynamoDbLocal,
-} from '../../../infra/local/dynamodb-local.ts';
-import type { CfnTemplate } from '../../../infra/local/tokens.ts';
+} from '../../../src/local/dynamodb-local.ts';
+import type { CfnTemplate } from '../../../src/local/tokens.ts';
 
 /** Tables the way the project's stacks declare them: string pk/sk, a GSI, an LSI, TTL, a stream, a fixed name, and a TableV2. */
 function synthesize(): CfnTemplate {

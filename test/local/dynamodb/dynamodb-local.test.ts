@@ -3,9 +3,9 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DefinitionError, JavaNotFoundError } from '../../../lambdas/lib/errors.ts';
-import { createTablesFromTemplate, findJava, parseJavaMajorVersion, startDynamoDbLocal } from '../../../infra/local/dynamodb-local.ts';
-import { localTableName } from '../../../infra/local/tokens.ts';
+import { DefinitionError, JavaNotFoundError } from '../../../src/core/errors.ts';
+import { createTablesFromTemplate, findJava, parseJavaMajorVersion, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { localTableName } from '../../../src/local/tokens.ts';
 
 describe('Java detection', () => {
   let dir: string;

@@ -5,8 +5,8 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEventBus, type HttpEndpoint } from '../../../infra/local/eventbridge/bus.ts';
-import { arnToLogicalId, type CfnTemplate } from '../../../infra/local/tokens.ts';
+import { LocalEventBus, type HttpEndpoint } from '../../../src/local/eventbridge/bus.ts';
+import { arnToLogicalId, type CfnTemplate } from '../../../src/local/tokens.ts';
 
 /** A stack shaped like the lifecycle's: a custom bus, a listener Lambda with a DLQ and an input transformer, a default-bus rule. */
 function synthesize(): CfnTemplate {

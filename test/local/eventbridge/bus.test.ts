@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DefinitionError, InvalidInputError } from '../../../lambdas/lib/errors.ts';
-import { entrySize, LocalEventBus, MAX_PUT_EVENTS_BYTES, type DeliveryContext, type PutEventsEntry } from '../../../infra/local/eventbridge/bus.ts';
-import type { CfnTemplate } from '../../../infra/local/tokens.ts';
+import { DefinitionError, InvalidInputError } from '../../../src/core/errors.ts';
+import { entrySize, LocalEventBus, MAX_PUT_EVENTS_BYTES, type DeliveryContext, type PutEventsEntry } from '../../../src/local/eventbridge/bus.ts';
+import type { CfnTemplate } from '../../../src/local/tokens.ts';
 
 const ACCOUNT = '123456789012';
 const fnArn = (id: string) => `arn:aws:lambda:us-east-1:${ACCOUNT}:function:${id}`;

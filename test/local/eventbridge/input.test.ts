@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DefinitionError } from '../../../lambdas/lib/errors.ts';
-import { compileTargetInput } from '../../../infra/local/eventbridge/input.ts';
+import { DefinitionError } from '../../../src/core/errors.ts';
+import { compileTargetInput } from '../../../src/local/eventbridge/input.ts';
 
 const event = {
   version: '0',

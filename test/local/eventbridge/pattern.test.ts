@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidEventPatternError } from '../../../lambdas/lib/errors.ts';
-import { compilePattern, matches } from '../../../infra/local/eventbridge/pattern.ts';
+import { InvalidEventPatternError } from '../../../src/core/errors.ts';
+import { compilePattern, matches } from '../../../src/local/eventbridge/pattern.ts';
 
 /**
  * Examples and expected results from the EventBridge user guide:

@@ -5,13 +5,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as graph from '../../../bin/cli/commands/graph.ts';
-import * as history from '../../../bin/cli/commands/history.ts';
-import * as synth from '../../../bin/cli/commands/synth.ts';
-import { summarizeExecution, writeLocalExecution } from '../../../infra/local/history.ts';
-import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
-import { PROJECT_ROOT } from '../../../lambdas/lib/project.ts';
-import { workflowToMermaid } from '../../../lambdas/lib/workflow/mermaid.ts';
+import * as graph from '../../../src/cli/commands/graph.ts';
+import * as history from '../../../src/cli/commands/history.ts';
+import * as synth from '../../../src/cli/commands/synth.ts';
+import { summarizeExecution, writeLocalExecution } from '../../../src/local/history.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { PROJECT_ROOT } from '../../../src/core/paths.ts';
+import { workflowToMermaid } from '../../../src/definitions/workflow/mermaid.ts';
 import { expectOneLine, runCli, useCliCapture } from '../../support/cli.ts';
 import { useTempDirs } from '../../support/tmp.ts';
 

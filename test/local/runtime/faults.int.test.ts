@@ -7,10 +7,10 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { describe, expect, it } from 'vitest';
-import { stepTrail } from '../../../infra/local/history.ts';
-import { LocalRuntimeFault } from '../../../infra/local/lambda.ts';
-import { LocalRuntime, type LocalRuntimeOptions } from '../../../infra/local/runtime.ts';
-import { synthesize } from '../../../infra/local/synth.ts';
+import { stepTrail } from '../../../src/local/history.ts';
+import { LocalRuntimeFault } from '../../../src/local/lambda.ts';
+import { LocalRuntime, type LocalRuntimeOptions } from '../../../src/local/runtime.ts';
+import { synthesize } from '../../../src/local/synth.ts';
 import { calls } from '../../fixtures/handlers/recorder.ts';
 import { invokeByArn, machine, recorderFunction, recorderPayload } from './fixture-app.ts';
 

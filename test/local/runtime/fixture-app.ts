@@ -5,7 +5,7 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import { StepwiseFunction } from '../../../infra/constructs/stepwise-function.ts';
+import { StepwiseFunction } from '../../../src/cdk/constructs/stepwise-function.ts';
 import { exampleEnv } from '../../support/config.ts';
 
 export const RECORDER_ENTRY = 'test/fixtures/handlers/recorder.ts';

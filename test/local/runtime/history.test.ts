@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ExecutionDoesNotExist, GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../lambdas/lib/errors.ts';
+import { InvalidInputError } from '../../../src/core/errors.ts';
 import {
   parseExecutionArn,
   readAwsExecution,
@@ -12,7 +12,7 @@ import {
   stepTrail,
   summarizeExecution,
   writeLocalExecution,
-} from '../../../infra/local/history.ts';
+} from '../../../src/local/history.ts';
 import { useTempDirs } from '../../support/tmp.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:111122223333:execution:WarrantyEmail:msg-1';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { JSONPath } from 'jsonpath-plus';
 import { describe, expect, it } from 'vitest';
-import { allStates, interpreterDefinition, NOT_A_REFERENCE, referenceValue } from '../../../infra/local/interpreter.ts';
-import { PAYLOAD_LIMIT_BYTES, textBytes, StateDataLimitExceededError, checkStatePayload } from '../../../infra/local/limits.ts';
+import { allStates, interpreterDefinition, NOT_A_REFERENCE, referenceValue } from '../../../src/local/interpreter.ts';
+import { PAYLOAD_LIMIT_BYTES, textBytes, StateDataLimitExceededError, checkStatePayload } from '../../../src/local/limits.ts';
 
 const task = (extra: object = {}) => ({ Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:1:function:f', End: true, ...extra });
 const definition = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { invokeLikeLambda, LambdaFunctionError, LocalRuntimeFault, type LocalFunction } from '../../../infra/local/lambda.ts';
-import { ModelTimeoutError } from '../../../lambdas/lib/errors.ts';
+import { invokeLikeLambda, LambdaFunctionError, LocalRuntimeFault, type LocalFunction } from '../../../src/local/lambda.ts';
+import { ModelTimeoutError } from '../../../src/core/errors.ts';
 
 const fn: LocalFunction = { name: 'StepFn', arn: 'arn:aws:lambda:us-east-1:123456789012:function:StepFn', timeoutSeconds: 30, memoryMB: 512 };
 

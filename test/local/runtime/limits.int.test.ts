@@ -6,12 +6,12 @@
 import { Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PAYLOAD_LIMIT_BYTES, textBytes } from '../../../infra/local/limits.ts';
+import { PAYLOAD_LIMIT_BYTES, textBytes } from '../../../src/local/limits.ts';
 
 /** The size Step Functions counts. */
 const payloadBytes = (value: unknown) => textBytes(JSON.stringify(value));
-import { LocalRuntime } from '../../../infra/local/runtime.ts';
-import { synthesize } from '../../../infra/local/synth.ts';
+import { LocalRuntime } from '../../../src/local/runtime.ts';
+import { synthesize } from '../../../src/local/synth.ts';
 import { calls } from '../../fixtures/handlers/recorder.ts';
 import { invokeByArn, machine, recorderFunction, recorderPayload } from './fixture-app.ts';
 

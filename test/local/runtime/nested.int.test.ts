@@ -10,9 +10,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { stepTrail } from '../../../infra/local/history.ts';
-import { LocalRuntime } from '../../../infra/local/runtime.ts';
-import { synthesize } from '../../../infra/local/synth.ts';
+import { stepTrail } from '../../../src/local/history.ts';
+import { LocalRuntime } from '../../../src/local/runtime.ts';
+import { synthesize } from '../../../src/local/synth.ts';
 import { concurrency } from '../../fixtures/handlers/recorder.ts';
 import { invokeByArn, invokeIntegration, machine, recorderFunction, recorderPayload } from './fixture-app.ts';
 

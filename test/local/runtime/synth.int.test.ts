@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
-import { LocalRuntime } from '../../../infra/local/runtime.ts';
-import { fromTemplates, synthesize, synthProject } from '../../../infra/local/synth.ts';
-import { memoryLifecycleStore } from '../../../lambdas/lifecycle/store.ts';
-import { DefinitionError } from '../../../lambdas/lib/errors.ts';
+import { AgentWorkflow } from '../../../src/cdk/constructs/agent-workflow.ts';
+import { LocalRuntime } from '../../../src/local/runtime.ts';
+import { fromTemplates, synthesize, synthProject } from '../../../src/local/synth.ts';
+import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
+import { DefinitionError } from '../../../src/core/errors.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 import { exampleEnv } from '../../support/config.ts';
 

@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutionAlreadyExists, InvalidName, StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../lambdas/lib/project.ts';
-import { readLocalExecution } from '../../../infra/local/history.ts';
-import { LocalRuntime } from '../../../infra/local/runtime.ts';
-import { fromTemplates } from '../../../infra/local/synth.ts';
-import type { CfnTemplate } from '../../../infra/local/tokens.ts';
+import { PROJECT_ROOT } from '../../../src/core/paths.ts';
+import { readLocalExecution } from '../../../src/local/history.ts';
+import { LocalRuntime } from '../../../src/local/runtime.ts';
+import { fromTemplates } from '../../../src/local/synth.ts';
+import type { CfnTemplate } from '../../../src/local/tokens.ts';
 import * as echo from '../../fixtures/handlers/echo.ts';
 
 const fnArn = { 'Fn::GetAtt': ['EchoFn', 'Arn'] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DefinitionError } from '../../../lambdas/lib/errors.ts';
-import { arnToLogicalId, resolveTokens, type CfnTemplate } from '../../../infra/local/tokens.ts';
+import { DefinitionError } from '../../../src/core/errors.ts';
+import { arnToLogicalId, resolveTokens, type CfnTemplate } from '../../../src/local/tokens.ts';
 
 const template: CfnTemplate = {
   Parameters: { Stage: { Default: 'dev' }, NoDefault: {} },

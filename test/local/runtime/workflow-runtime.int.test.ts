@@ -12,13 +12,14 @@ import { join } from 'node:path';
 import { ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
 import { Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentWorkflow } from '../../../infra/constructs/agent-workflow.ts';
-import { readLocalExecution, stateTransitions, stepTrail } from '../../../infra/local/history.ts';
-import { LocalRuntime, type LocalExecution, type TaskHandler } from '../../../infra/local/runtime.ts';
-import { synthesize, synthProject } from '../../../infra/local/synth.ts';
-import { DONE, type StepInput, type StepOutput } from '../../../lambdas/lib/contracts.ts';
-import * as errors from '../../../lambdas/lib/errors.ts';
-import { loadWorkflow } from '../../../lambdas/lib/workflow/loader.ts';
+import { AgentWorkflow } from '../../../src/cdk/constructs/agent-workflow.ts';
+import { readLocalExecution, stateTransitions, stepTrail } from '../../../src/local/history.ts';
+import { LocalRuntime, type LocalExecution, type TaskHandler } from '../../../src/local/runtime.ts';
+import { synthesize, synthProject } from '../../../src/local/synth.ts';
+import { type StepInput, type StepOutput } from '../../../src/runtime/contracts.ts';
+import { DONE } from '../../../src/definitions/workflow/schema.ts';
+import * as errors from '../../../src/core/errors.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 import { exampleEnv } from '../../support/config.ts';
 
@@ -36,7 +37,7 @@ const { maxSteps, fallback } = triage.manifest;
 interface Script {
   /** Per step, the route of its 1st, 2nd, ... visit (the last one repeats). */
   routes: Record<string, string[]>;
-  /** Per step, an error (a class of lambdas/lib/errors.ts) thrown on its first `times` attempts. */
+  /** Per step, an error (a class of src/core/errors.ts) thrown on its first `times` attempts. */
   failures?: Record<string, { error: keyof typeof errors; times: number }>;
 }
 

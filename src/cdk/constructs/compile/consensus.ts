@@ -1,0 +1,113 @@
+/**
+ * Compiles a step's `consensus` option (src/runtime/steps/consensus.ts) into states, all invoking the
+ * step's own Lambda:
+ *
+ * `<step>.consensus` (Pass: the sample plan at `$.result.consensus`, so the step's own result
+ * replaces it and nothing of the vote stays in the state) → `<step>.wave-1` (inline Map, one
+ * iteration per sample, `MaxConcurrency` bounded; its Task `<step>.wave-1.sample` gets the item's
+ * temperature, a failed sample becomes `{ error }` and is discarded by the vote) →
+ * `<step>.wave-1.tally` (Task: decided yet?) → `<step>.wave-1.decided` (Choice: yes → the step,
+ * no → `<step>.wave-2`) … → `<step>` (the Task named as the step: the final vote, recorded and
+ * routed like any step's result).
+ */
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+import type { StepDefinition } from '../../../definitions/workflow/schema.ts';
+import { consensusPlan } from '../../../definitions/workflow/consensus.ts';
+import type { StepwiseFunction } from '../stepwise-function.ts';
+
+/** What the compiler shares with this module: the step payload and its retries. */
+export interface StepTaskKit {
+  /** Whether the state has `$.counters` (the manifest declares counters). */
+  counters: boolean;
+  /** The step's `StepInput` payload plus `extra` (read from `$.input`, `$.result`, `$.error`, `$.counters`). */
+  payload(extra: Record<string, unknown>): sfn.TaskInput;
+  /** Add the step's Retry rules (transient errors with backoff, Lambda service errors). */
+  retry(task: tasks.LambdaInvoke): void;
+}
+
+export const consensusPlanStateName = (step: string): string => `${step}.consensus`;
+export const waveStateName = (step: string, wave: number): string => `${step}.wave-${wave}`;
+
+/**
+ * The states before a consensus step's Task; returns the first. `vote` is the step's Task (its
+ * payload carries the votes); `onError` catches what fails outside a sample (the fallback).
+ */
+export function consensusStates(
+  scope: Construct,
+  step: StepDefinition,
+  fn: StepwiseFunction,
+  kit: StepTaskKit,
+  vote: sfn.State & sfn.INextable,
+  onError: (state: sfn.TaskStateBase | sfn.Map) => void,
+): sfn.IChainable {
+  const consensus = step.consensus!;
+  const waves = consensusPlan(consensus);
+  const key = (i: number) => `w${i + 1}`;
+  const plan = new sfn.Pass(scope, consensusPlanStateName(step.name), {
+    comment: `Consensus of ${step.name}: ${consensus.samples} samples in ${waves.length} wave(s); the sample plan goes to $.result.consensus.`,
+    result: sfn.Result.fromObject({ waves: Object.fromEntries(waves.map((items, i) => [key(i), items])), votes: {} }),
+    resultPath: '$.result.consensus',
+  });
+  const votes = { votes: sfn.JsonPath.objectAt('$.result.consensus.votes') };
+  let next: sfn.IChainable = vote;
+  // Built from the last wave back, so each tally knows the wave after it.
+  for (let i = waves.length - 1; i >= 0; i--) {
+    const name = waveStateName(step.name, i + 1);
+    const sample = new tasks.LambdaInvoke(scope, `${name}.sample`, {
+      comment: `One consensus sample of ${step.name} at the item's temperature: its route and outputs are a vote.`,
+      lambdaFunction: fn,
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: false,
+      payload: kit.payload({ sample: sfn.JsonPath.objectAt('$.sample') }),
+    });
+    kit.retry(sample);
+    // A sample that fails is a discarded vote, not a failed step.
+    sample.addCatch(
+      new sfn.Pass(scope, `${name}.failed`, {
+        comment: 'A sample that failed: kept as { error }, discarded by the vote.',
+        parameters: { sample: sfn.JsonPath.numberAt('$.sample.sample'), temperature: sfn.JsonPath.numberAt('$.sample.temperature'), error: sfn.JsonPath.stringAt('$.caught.Error') },
+      }),
+      { errors: [sfn.Errors.ALL], resultPath: '$.caught' },
+    );
+    const map = new sfn.Map(scope, name, {
+      comment: `Wave ${i + 1} of ${step.name}'s consensus: ${waves[i]!.length} sample(s), at most ${consensus.maxConcurrency} at a time; the votes go to $.result.consensus.votes.${key(i)}.`,
+      itemsPath: `$.result.consensus.waves.${key(i)}`,
+      maxConcurrency: consensus.maxConcurrency,
+      // The same keys as the state, so the sample's payload reads the same paths as the step's.
+      itemSelector: {
+        sample: sfn.JsonPath.objectAt('$$.Map.Item.Value'),
+        input: sfn.JsonPath.objectAt('$.input'),
+        result: sfn.JsonPath.objectAt('$.result'),
+        error: sfn.JsonPath.objectAt('$.error'),
+        ...(kit.counters && { counters: sfn.JsonPath.objectAt('$.counters') }),
+      },
+      resultPath: `$.result.consensus.votes.${key(i)}`,
+    }).itemProcessor(sample);
+    onError(map);
+    if (i === waves.length - 1) {
+      map.next(next);
+    } else {
+      const tally = new tasks.LambdaInvoke(scope, `${name}.tally`, {
+        comment: `Counts the votes of ${step.name} so far: decided when the winner can no longer be overtaken.`,
+        lambdaFunction: fn,
+        payloadResponseOnly: true,
+        retryOnServiceExceptions: false,
+        payload: kit.payload({ consensus: { ...votes, final: false } }),
+        resultSelector: { decided: sfn.JsonPath.stringAt('$.decided') },
+        resultPath: '$.result.consensus.tally',
+      });
+      kit.retry(tally);
+      onError(tally);
+      map.next(tally).next(
+        new sfn.Choice(scope, `${name}.decided`, { comment: `Decided after wave ${i + 1}: the final vote of ${step.name}; otherwise wave ${i + 2}.` }).when(sfn.Condition.booleanEquals('$.result.consensus.tally.decided', true), vote).otherwise(next),
+      );
+    }
+    next = map;
+  }
+  return plan.next(next);
+}
+
+/** The extra payload of the step's own Task when it runs the final vote. */
+export const finalVotePayload = { consensus: { votes: sfn.JsonPath.objectAt('$.result.consensus.votes'), final: true } };

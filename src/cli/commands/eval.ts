@@ -1,0 +1,172 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { compareEvalRuns, comparisonText } from '../../evals/compare.ts';
+import { junitXml } from '../../evals/junit.ts';
+import { runMonolithicEvalCases } from '../../evals/monolithic.ts';
+import { runEvalCases, type EvalCaseResult, type EvalReport } from '../../evals/runner.ts';
+import { projectEnvironment } from '../../project/project.ts';
+import { recordEvalRun } from '../../evals/eval-runs.ts';
+import { BedrockModel } from '../../runtime/models/bedrock.ts';
+import { OpenAiModel } from '../../runtime/models/openai.ts';
+import { loadEvalCases, loadEvalCasesFrom } from '../../definitions/eval-cases.ts';
+import type { EvalFailure } from '../../evals/validator.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { validateWorkflow } from '../../project/validate.ts';
+import { awsOptions, envOption } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
+import { action, paintStatus, printJson } from '../output.ts';
+import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
+import {
+  logLevelFor,
+  modelLabel,
+  modelOption,
+  openAiEndpoint,
+  openAiOptions,
+  progressLine,
+  trailText,
+  verboseOption,
+  withCleanStdout,
+  type SessionFlags,
+} from '../session-output.ts';
+
+interface EvalFlags extends SessionFlags {
+  env: string;
+  watch?: boolean;
+  cases?: string;
+  json?: boolean;
+  mode: 'step' | 'monolithic' | 'ab';
+  record?: boolean;
+  replay?: boolean;
+  compare?: string[];
+  junit?: string;
+}
+
+/** A saved `stepwise eval --json` report (the `--compare` inputs). */
+function readReport(file: string): EvalReport {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new InvalidInputError(`--compare: ${file}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const report = parsed as Partial<EvalReport>;
+  if (!Array.isArray(report.cases) || typeof report.total !== 'number') throw new InvalidInputError(`--compare: ${file} is not a report of stepwise eval --json`);
+  return report as EvalReport;
+}
+
+const indented = (label: string, text: string) => {
+  const [first = '', ...rest] = text.split('\n');
+  return [`      ${label}${first}`, ...rest.map((line) => `      ${' '.repeat(label.length)}${line}`)].join('\n');
+};
+
+function failureText(f: EvalFailure): string {
+  const where = f.index === null ? 'execution' : `step ${f.index + 1} (${f.step})`;
+  return [`    ${where}: ${f.why}`, indented('expected: ', f.expected), indented('actual:   ', f.actual)].join('\n');
+}
+
+function caseText(c: EvalCaseResult, width: number): string {
+  const line = `${paintStatus(c.passed ? '✓' : '✗')} ${c.id.padEnd(width)}  ${trailText(c.steps)}`;
+  return [line, ...c.failures.map(failureText)].join('\n');
+}
+
+function reportText(report: EvalReport, flags: EvalFlags): string {
+  const width = Math.max(0, ...report.cases.map((c) => c.id.length));
+  const summary = `${report.passed} passed, ${report.failed} failed, ${report.total} total; model: ${flags.replay ? `replay of ${report.run?.provider ?? 'recordings'}` : modelLabel(flags.model, flags)}`;
+  return `${[...report.cases.map((c) => caseText(c, width)), summary].join('\n')}\n`;
+}
+
+export function register(program: Command): void {
+  const command = program
+    .command('eval')
+    .description(
+      'Run a workflow’s eval cases through the local runtime (the real synthesized ASL, the real email ingress for email ' +
+        'cases, the case’s mocked tool answers) and check each outcome and step sequence. Progress on stderr; exit code 1 ' +
+        'when any case fails.',
+    )
+    .argument('<workflow>', 'the workflow whose evals/ to run')
+    .option('--cases <dir>', 'run the *.yaml cases of this folder instead of the workflow’s evals/')
+    .addOption(modelOption())
+    .addOption(openAiOptions()[0]!)
+    .addOption(openAiOptions()[1]!)
+    .option('--record', "keep each model request and response (keyed by a hash of the request) in the workflow's recordings/ folder (with --model bedrock or openai)")
+    .option('--replay', 'answer every model call from the recordings, offline; fails with one line naming the step when a request was never recorded (a changed prompt)')
+    .option('--compare <reports...>', 'put two saved runs (files written from --json) side by side: pass rate, tokens, cost, latency, per-case differences; runs nothing')
+    .option('--junit <file>', 'also write the result as JUnit XML to this file, for CI')
+    .addOption(
+      new Option('--mode <mode>', 'step: the state machine; monolithic: one LLM call with the whole instruction set and every tool, no state machine (needs --model bedrock); ab: both, side by side (pass rate, model calls)')
+        .choices(['step', 'monolithic', 'ab'])
+        .default('step'),
+    )
+    .option('--json', 'print { passed, failed, total, cases: [{ id, passed, failures, steps }] } (with --mode ab: { step, monolithic, comparison }), nothing else on stdout')
+    .addOption(envOption('whose stack runs locally; its model id with --model bedrock'))
+    .addOption(verboseOption())
+    .addOption(watchOption());
+  awsOptions(command, 'for --model bedrock');
+  withExamples(command, ['stepwise eval tool-loop', 'stepwise eval investigation --json']);
+  command.action(
+      action(async (workflow: string, flags: EvalFlags) => {
+        if (flags.compare) {
+          if (flags.compare.length !== 2) throw new InvalidInputError(`--compare takes two reports (files written from stepwise eval --json), got ${flags.compare.length}`);
+          const [a, b] = flags.compare.map(readReport) as [EvalReport, EvalReport];
+          const comparison = compareEvalRuns(a, b);
+          if (flags.json) printJson(comparison);
+          else process.stdout.write(comparisonText(comparison));
+          return;
+        }
+        if (flags.record && flags.replay) throw new InvalidInputError('--record and --replay exclude each other');
+        const { plugin } = await validateWorkflow(workflow);
+        const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
+        if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
+        if (flags.watch) return watchAndRerun([...workflowFolders(plugin.def), ...(flags.cases ? [flags.cases] : [])]);
+        process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${flags.replay ? 'replay of the recordings' : modelLabel(flags.model, flags)}\n`);
+        const progress = progressLine();
+        const monolithic = async () => {
+          const endpoint = openAiEndpoint(flags);
+          const maxTokens = plugin.def.manifest.model.maxTokens;
+          const model =
+            flags.model === 'openai' && endpoint
+              ? new OpenAiModel({ ...endpoint, maxTokens, apiKey: process.env.OPENAI_API_KEY })
+              : flags.model === 'bedrock'
+                ? new BedrockModel({ modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id, maxTokens, region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION })
+                : ({ name: 'offline', converse: () => Promise.reject(new Error('offline')) } as const);
+          return runMonolithicEvalCases(plugin, cases, model);
+        };
+        if (flags.mode !== 'step') {
+          const legacy = await monolithic();
+          if (flags.mode === 'monolithic') {
+            if (flags.json) printJson(legacy);
+            else process.stdout.write(reportText(legacy, flags));
+            process.exitCode = legacy.failed > 0 ? 1 : 0;
+            return;
+          }
+          const stepMode = await withCleanStdout(() => runEvalCases(workflow, cases, { model: flags.model, env: flags.env, session: { logLevel: logLevelFor(flags) } }));
+          const comparison = compareEvalRuns(stepMode, legacy);
+          if (flags.json) printJson({ step: stepMode, monolithic: legacy, comparison });
+          else
+            process.stdout.write(
+              `step mode:       ${stepMode.passed}/${stepMode.total} passed, ${comparison.modelCalls.a.toFixed(2)} model calls per case\n` +
+                `monolithic mode: ${legacy.passed}/${legacy.total} passed, ${comparison.modelCalls.b.toFixed(2)} model calls per case\n`,
+            );
+          process.exitCode = stepMode.failed + legacy.failed > 0 ? 1 : 0;
+          return;
+        }
+        const report = await withCleanStdout(() =>
+          runEvalCases(workflow, cases, {
+            model: flags.model,
+            env: flags.env,
+            openai: openAiEndpoint(flags),
+            ...((flags.record || flags.replay) && { recordings: flags.record ? 'record' : 'replay' }),
+            session: { logLevel: logLevelFor(flags) },
+            onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
+          }).finally(() => progress.clear()),
+        );
+        // Kept for Studio's Evals view (the latest runs, the diff between two).
+        recordEvalRun(workflow, report, cases, flags.model);
+        if (flags.junit) writeFileSync(flags.junit, junitXml(report, workflow));
+        if (flags.json) printJson(report);
+        else process.stdout.write(reportText(report, flags));
+        process.exitCode = report.failed > 0 ? 1 : 0;
+      }),
+    );
+}

@@ -1,0 +1,86 @@
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { expandInputPaths, WorkflowSession } from '../../local/workflow-session.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { isEmailWorkflow } from '../../definitions/workflow/input.ts';
+import { validateWorkflow } from '../../project/validate.ts';
+import { awsOptions, envOption } from '../aws-options.ts';
+import { withExamples } from '../help.ts';
+import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
+import { action, printJson } from '../output.ts';
+import {
+  formatResults,
+  localEnvOption,
+  logLevelFor,
+  modelLabel,
+  modelOption,
+  openAiEndpoint,
+  openAiOptions,
+  progressLine,
+  repeatable,
+  runExitCode,
+  verboseOption,
+  withCleanStdout,
+  type SessionFlags,
+} from '../session-output.ts';
+
+interface RunFlags extends SessionFlags {
+  env: string;
+  input?: string[];
+  email?: string[];
+  localEnv?: Record<string, string>;
+  json?: boolean;
+  watch?: boolean;
+}
+
+export function register(program: Command): void {
+  const command = program
+    .command('run')
+    .description(
+      'Run a workflow locally, in one session (one DynamoDB Local), through the synthesized ASL: each --input is started ' +
+        'directly (checked against the workflow’s input schema), each --email goes through the real email ingress (a ' +
+        'repeated Message-ID is a DUPLICATE). Prints each input’s step trail and what it sent; --json prints one array, an ' +
+        'object per input in order, with usage (model calls and tokens) per input and per step. Exit code 1 when an ' +
+        'execution FAILED or an input is missing; REJECTED, DUPLICATE and PAUSED (waiting at a checkpoint for ' +
+        'stepwise resume) are normal outcomes (exit 0).',
+    )
+    .argument('<workflow>', 'a workflow of statemachines/')
+    .option('--input <file-or-dir>', 'a .json input (one object) or .jsonl (one per line), or a directory of them, sorted (repeatable)', repeatable)
+    .option('--email <file-or-dir>', 'email workflows: an .eml file, or a directory: every *.eml in it, sorted (repeatable)', repeatable)
+    .addOption(localEnvOption())
+    .addOption(modelOption())
+    .addOption(envOption('whose stack runs locally'))
+    .addOption(openAiOptions()[0]!)
+    .addOption(openAiOptions()[1]!)
+    .option('--json', 'print the results as one JSON array, nothing else on stdout')
+    .addOption(verboseOption())
+    .addOption(watchOption());
+  awsOptions(command, 'for --model bedrock');
+  withExamples(command, [
+    'stepwise run tool-loop --input statemachines/tool-loop/samples/convert.json',
+    'stepwise run warranty-email --email statemachines/warranty-email/samples',
+  ]);
+  command.action(
+      action(async (workflow: string, flags: RunFlags) => {
+        const { plugin } = await validateWorkflow(workflow);
+        const files = [...expandInputPaths(flags.input ?? []), ...expandInputPaths(flags.email ?? [], ['.eml'])];
+        if (files.length === 0)
+          throw new InvalidInputError(`give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`);
+        if (flags.watch) return watchAndRerun(workflowFolders(plugin.def));
+        process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}\n`);
+        const results = await withCleanStdout(async () => {
+          const session = await WorkflowSession.start({ workflow, env: flags.env, model: flags.model, openai: openAiEndpoint(flags), localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
+          const progress = progressLine();
+          try {
+            return await session.runFiles(files, (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));
+          } finally {
+            progress.clear();
+            await session.close();
+          }
+        });
+        if (flags.json) printJson(results);
+        else process.stdout.write(formatResults(results));
+        process.exitCode = runExitCode(results);
+      }),
+    );
+}

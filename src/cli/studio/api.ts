@@ -1,0 +1,436 @@
+/**
+ * Studio's JSON API: each route reads the records through the modules the CLI uses (history,
+ * pauses, step stats, eval runs, imports) and the compiled definitions through the local runtime's
+ * in-process synth, and changes state only the way the CLI does (`run`, `replay`, `resume`,
+ * import). See server.ts for how requests reach it and what protects the changes.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
+import * as z from 'zod';
+import { loadPrices, type Prices } from '../../evals/cost.ts';
+import { diffEvalRuns, listEvalRuns, readEvalRun } from '../../evals/eval-runs.ts';
+import { checkForkInput, diffExecutions, editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor, ToolPinsSchema } from '../../local/fork.ts';
+import { readLocalExecution, readStoredExecution, recordFile, type ExecutionRecord } from '../../local/history.ts';
+import { executionFromHistory, importFromAws, listDeployedExecutions, storeImported } from '../../local/import.ts';
+import { PauseStore } from '../../local/pauses.ts';
+import { promptVersions } from '../../local/prompt-versions.ts';
+import { replay } from '../../local/replay.ts';
+import { SAFE_RECORD_NAME, type StateDirs } from '../../local/state-dirs.ts';
+import { readLocalExecutions, stepStats, type WorkflowStats } from '../../local/step-stats.ts';
+import type { SynthesizedApp, SynthesizedStateMachine } from '../../local/synth.ts';
+import { pauseSummary, resumePaused, WorkflowSession, type ModelChoice, type RunResult } from '../../local/workflow-session.ts';
+import { DefinitionError, InvalidInputError, MissingCredentialsError } from '../../core/errors.ts';
+import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
+import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import { executionSummary, executionView, graphLayout, withFigures, type ExecutionSummary, type WorkflowGraph } from './views.ts';
+
+/** An error with the HTTP status it answers with. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A request as the API sees it: `/api/<segments...>`, decoded. */
+export interface Route {
+  method: 'GET' | 'POST';
+  segments: string[];
+  query: URLSearchParams;
+  body?: unknown;
+}
+
+const ModelSchema = z.enum(['offline', 'bedrock']).default('offline');
+const ForkBody = z.strictObject({
+  from: z.union([z.number().int().nonnegative(), z.string().min(1)]),
+  stepInput: z.record(z.string(), z.unknown()).optional(),
+  toolResults: ToolPinsSchema.optional(),
+  model: ModelSchema,
+  /** The forked step's prompt: `current` or a commit of its file. */
+  prompt: z.string().regex(/^(current|[0-9a-f]{7,40})$/).optional(),
+});
+const CheckBody = z.strictObject({ from: z.union([z.number().int().nonnegative(), z.string().min(1)]), stepInput: z.unknown() });
+const ResumeBody = z.union([
+  z.strictObject({ output: z.unknown() }),
+  z.strictObject({ fail: z.string().min(1), error: z.string().min(1).default('CheckpointRejected') }),
+]);
+const RunBody = z.strictObject({ workflow: z.string().min(1), sample: z.string().min(1), model: ModelSchema });
+const ImportBody = z.strictObject({ history: z.unknown(), executionArn: z.string().min(1).optional() });
+const AwsImportBody = z.strictObject({ executionArn: z.string().startsWith('arn:') });
+
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new HttpError(400, `${issue.path.join('.') || 'body'}: ${issue.message}`);
+}
+
+/** A name from the URL that must be a record name. */
+function name(value: string | undefined, what: string): string {
+  if (value === undefined || !SAFE_RECORD_NAME.test(value)) throw new HttpError(400, `not ${what}: ${JSON.stringify(String(value).slice(0, 80))}`);
+  return value;
+}
+
+/** A run, fork or resume Studio started: until its execution starts, and how it ended when it failed to. */
+interface Job {
+  status: 'running' | 'done' | 'failed';
+  error?: string;
+  result?: RunResult;
+}
+
+export interface StudioApiOptions {
+  dirs: StateDirs;
+  aws?: SFNClient;
+  logLevel: string;
+  /** The project's app as synthesized (`synthProject()`): the compiled definitions Studio draws and forks. */
+  app: SynthesizedApp;
+}
+
+export class StudioApi {
+  private readonly prices: Prices = loadPrices();
+  private readonly summaries = new Map<string, { stamp: string; summary: ExecutionSummary }>();
+  /** Layouts by workflow: the compiled definition does not change while Studio runs (the synth is once per process). */
+  private readonly layouts = new Map<string, WorkflowGraph>();
+  /** Step statistics by workflow, with the stamp of the executions folder they were computed from. */
+  private readonly stats = new Map<string, { stamp: string; stats: WorkflowStats }>();
+  private readonly jobs = new Map<string, Job>();
+  private readonly running = new Set<Promise<unknown>>();
+
+  constructor(private readonly options: StudioApiOptions) {}
+
+  /** The HTTP status of an error thrown by a route. */
+  statusOf(e: unknown): number {
+    if (e instanceof ExecutionDoesNotExist) return 404;
+    if (e instanceof InvalidInputError || e instanceof DefinitionError || e instanceof MissingCredentialsError) return 400;
+    return 500;
+  }
+
+  /** Wait for the runs, forks and resumes still going (closing Studio). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+
+  async handle(route: Route): Promise<unknown> {
+    const [head, a, b, c] = route.segments;
+    const get = route.method === 'GET';
+    if (get && head === 'overview' && !a) return this.overview();
+    if (get && head === 'workflows' && a && !b) return this.workflow(a);
+    if (get && head === 'executions' && !a) return this.executions(route.query);
+    if (get && head === 'executions' && a && !b) return this.execution(name(a, 'an execution name'));
+    if (get && head === 'executions' && a && b === 'events' && !c) return this.record(name(a, 'an execution name')).record.events;
+    if (get && head === 'executions' && a && b === 'fork' && !c) return this.forkForm(name(a, 'an execution name'), route.query.get('from') ?? '0');
+    if (!get && head === 'executions' && a && b === 'fork' && c === 'check') return this.checkFork(name(a, 'an execution name'), route.body);
+    if (!get && head === 'executions' && a && b === 'fork' && !c) return this.fork(name(a, 'an execution name'), route.body);
+    if (get && head === 'jobs' && a && !b) return this.job(name(a, 'an execution name'));
+    if (get && head === 'diff' && !a) return this.diff(name(route.query.get('a') ?? undefined, 'an execution name'), name(route.query.get('b') ?? undefined, 'an execution name'));
+    if (get && head === 'pauses' && !a) return this.pauses();
+    if (!get && head === 'pauses' && a && b === 'resume' && !c) return this.resume(name(a, 'an execution name'), route.body);
+    if (!get && head === 'runs' && !a) return this.run(route.body);
+    if (!get && head === 'imports' && !a) return this.importFile(route.body);
+    if (get && head === 'aws' && a === 'executions' && !b) return this.awsExecutions();
+    if (!get && head === 'aws' && a === 'imports' && !b) return this.awsImport(route.body);
+    if (get && head === 'evals' && !a) return this.evals();
+    if (get && head === 'evals' && a && b === 'diff' && !c) return this.evalDiff(name(a, 'a workflow'), route.query);
+    if (get && head === 'evals' && a && b && !c) return readEvalRun(name(a, 'a workflow'), name(b, 'an eval run'), this.options.dirs.evals);
+    throw new HttpError(404, `no such API: ${route.method} /api/${route.segments.join('/')}`);
+  }
+
+  private machine(workflow: string): SynthesizedStateMachine {
+    const machine = this.options.app.stateMachines.find((m) => m.workflowName === workflow);
+    if (!machine) throw new HttpError(404, `no compiled workflow ${workflow}`);
+    return machine;
+  }
+
+  /** A workflow of the project, by a name from the URL (no other folder is ever read). */
+  private def(workflow: string): WorkflowDefinition {
+    if (!listWorkflows().includes(workflow)) throw new HttpError(404, `no workflow ${JSON.stringify(workflow.slice(0, 80))} (known: ${listWorkflows().join(', ')})`);
+    return loadWorkflow(workflow);
+  }
+
+  private samples(def: WorkflowDefinition): string[] {
+    const dir = join(def.dir, 'samples');
+    return existsSync(dir) ? readdirSync(dir).filter((f) => ['.json', '.jsonl', '.eml'].includes(extname(f))).sort() : [];
+  }
+
+  private overview() {
+    return {
+      project: this.options.dirs.root,
+      aws: Boolean(this.options.aws),
+      workflows: listWorkflows().map((w) => {
+        const def = loadWorkflow(w);
+        return { name: w, description: def.manifest.description, version: def.manifest.version, steps: def.steps.length, samples: this.samples(def) };
+      }),
+    };
+  }
+
+  private workflow(workflow: string) {
+    const def = this.def(workflow);
+    const stats = this.workflowStats(workflow);
+    let layout = this.layouts.get(workflow);
+    if (!layout) this.layouts.set(workflow, (layout = graphLayout(def, this.machine(workflow).definition)));
+    const graph = withFigures(layout, stats);
+    const { manifest } = def;
+    return {
+      name: manifest.name,
+      description: manifest.description,
+      version: manifest.version,
+      entry: manifest.entry,
+      fallback: manifest.fallback,
+      maxSteps: manifest.maxSteps,
+      model: manifest.model.id,
+      stateMachine: this.machine(workflow).name,
+      counters: manifest.counters,
+      steps: def.steps.map((s) => ({
+        name: s.name,
+        kind: s.kind,
+        description: s.description,
+        version: s.version,
+        next: s.next,
+        tools: s.tools,
+        ...(s.consensus && { consensus: { samples: s.consensus.samples, maxConcurrency: s.consensus.maxConcurrency } }),
+        ...(s.pause && { pause: { timeoutSeconds: s.pause.timeoutSeconds, onTimeout: s.pause.onTimeout } }),
+      })),
+      samples: this.samples(def),
+      stats,
+      graph,
+    };
+  }
+
+  /** `stepwise stats <workflow>` over the local executions, computed again only when the folder changed. */
+  private workflowStats(workflow: string): WorkflowStats {
+    const dir = this.options.dirs.executions;
+    const stamp = existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .map((f) => `${f}:${statSync(join(dir, f)).mtimeMs}`)
+          .join('|')
+      : '';
+    const cached = this.stats.get(workflow);
+    if (cached?.stamp === stamp) return cached.stats;
+    const stats = stepStats(readLocalExecutions(workflow, dir).records);
+    this.stats.set(workflow, { stamp, stats });
+    return stats;
+  }
+
+  /** Every stored execution (local and imported), newest first, filtered. Summaries are cached by file modification. */
+  private executions(query: URLSearchParams) {
+    const paused = new Set(new PauseStore(this.options.dirs.pauses).list().map((p) => p.name));
+    const all: ExecutionSummary[] = [];
+    let unreadable = 0;
+    for (const [source, dir] of [['local', this.options.dirs.executions], ['imported', this.options.dirs.imports]] as const) {
+      if (!existsSync(dir)) continue;
+      for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+        const path = join(dir, file);
+        const { mtimeMs, size } = statSync(path);
+        const stamp = `${mtimeMs}|${size}|${paused.has(file.slice(0, -5))}`;
+        const cached = this.summaries.get(path);
+        if (cached?.stamp === stamp) {
+          all.push(cached.summary);
+          continue;
+        }
+        try {
+          const record = readLocalExecution(file.slice(0, -5), dir);
+          const steps = record.workflow && listWorkflows().includes(record.workflow) ? new Set(loadWorkflow(record.workflow).steps.map((s) => s.name)) : undefined;
+          const summary = executionSummary(record, source, steps, paused.has(record.name));
+          this.summaries.set(path, { stamp, summary });
+          all.push(summary);
+        } catch {
+          unreadable++;
+        }
+      }
+    }
+    const filters = (['workflow', 'status', 'outcome', 'source'] as const).flatMap((key) => (query.get(key) ? [[key, query.get(key)!] as const] : []));
+    const shown = all.filter((s) => filters.every(([key, value]) => s[key] === value)).sort((x, y) => y.startDate.localeCompare(x.startDate));
+    return {
+      executions: shown,
+      unreadable,
+      workflows: [...new Set(all.flatMap((s) => (s.workflow ? [s.workflow] : [])))].sort(),
+      statuses: [...new Set(all.map((s) => s.status))].sort(),
+      outcomes: [...new Set(all.flatMap((s) => (s.outcome ? [s.outcome] : [])))].sort(),
+    };
+  }
+
+  private record(execution: string): { record: ExecutionRecord; source: 'local' | 'imported' } {
+    const record = readStoredExecution(execution, this.options.dirs);
+    return { record, source: existsSync(recordFile(execution, this.options.dirs.executions)) ? 'local' : 'imported' };
+  }
+
+  private known(workflow: string | undefined): WorkflowDefinition | undefined {
+    return workflow && listWorkflows().includes(workflow) ? loadWorkflow(workflow) : undefined;
+  }
+
+  private execution(execution: string) {
+    let found: ReturnType<StudioApi['record']>;
+    try {
+      found = this.record(execution);
+    } catch (e) {
+      const job = this.jobs.get(execution);
+      if (e instanceof ExecutionDoesNotExist && job) throw new HttpError(job.status === 'failed' ? 400 : 404, job.error ?? `${execution} has not started yet`);
+      throw e;
+    }
+    const { record, source } = found;
+    const def = this.known(record.workflow);
+    const view = executionView(record, def, def && this.machine(def.manifest.name).definition, this.prices, source);
+    const paused = new PauseStore(this.options.dirs.pauses).get(execution);
+    const forks = this.executions(new URLSearchParams()).executions.filter((s) => s.parent?.execution === execution).map((s) => ({ name: s.name, step: s.parent!.step, status: s.status }));
+    return { ...view, ...(paused && { pause: pauseSummary(paused) }), forks };
+  }
+
+  private forkContext(execution: string, from: string | number) {
+    const { record } = this.record(execution);
+    const def = this.known(record.workflow);
+    if (!def) throw new HttpError(400, `${execution} did not run a workflow of this project: it cannot be forked`);
+    const definition = this.machine(def.manifest.name).definition;
+    const point = forkPoint(forkPoints(record, def), from);
+    return { record, def, definition, point, ids: { id: record.executionArn, name: record.name } };
+  }
+
+  /** What the fork form shows: the step input at that step to edit, the tool results it got, the prompt versions, the models. */
+  private async forkForm(execution: string, from: string) {
+    const { record, def, definition, point, ids } = this.forkContext(execution, from);
+    const step = def.steps.find((s) => s.name === point.step)!;
+    return {
+      execution,
+      point: { index: point.index, step: point.step, entryState: point.entryState },
+      kind: step.kind,
+      stepInput: editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, ids)),
+      toolResults: recordedToolResults(record, def, point),
+      prompts: step.kind === 'llm' ? promptVersions(def, point.step) : [],
+      models: ['offline', 'bedrock'],
+    };
+  }
+
+  private async checkFork(execution: string, body: unknown) {
+    const { from, stepInput } = parseBody(CheckBody, body);
+    const { def, definition, point, ids } = this.forkContext(execution, from);
+    const { problems } = await checkForkInput(def, definition, point, stepInput, ids);
+    return { problems };
+  }
+
+  /**
+   * Start a job that reports its execution's name through `onStart`: answer as soon as it started
+   * (the UI opens its live view) or when it ended without starting (refused, failed to start).
+   */
+  private start(run: (onStart: (name: string) => void) => Promise<RunResult>): Promise<{ name: string } | { result: RunResult }> {
+    return new Promise((resolve, reject) => {
+      let started: string | undefined;
+      const job = run((name) => {
+        started = name;
+        this.jobs.set(name, { status: 'running' });
+        resolve({ name });
+      }).then(
+        (result) => {
+          if (started) this.jobs.set(started, { status: 'done', result });
+          else resolve({ result });
+        },
+        (e: unknown) => {
+          if (started) this.jobs.set(started, { status: 'failed', error: `${(e as Error).name}: ${(e as Error).message}` });
+          else reject(e);
+        },
+      );
+      this.running.add(job);
+      void job.finally(() => this.running.delete(job));
+    });
+  }
+
+  private job(execution: string): Job {
+    const job = this.jobs.get(execution);
+    if (!job) throw new HttpError(404, `no run, fork or resume of ${execution} was started here`);
+    return job;
+  }
+
+  private async fork(execution: string, body: unknown) {
+    const request = parseBody(ForkBody, body);
+    const { record, point } = this.forkContext(execution, request.from);
+    const { dirs, logLevel } = this.options;
+    return this.start(async (onStart) => {
+      const ran = await replay({
+        parent: record,
+        from: point.index,
+        ...(request.stepInput && { stepInput: request.stepInput }),
+        ...(request.toolResults && { toolResults: request.toolResults }),
+        model: request.model as ModelChoice,
+        ...(request.prompt && { prompts: { [point.step]: request.prompt } }),
+        dirs,
+        logLevel,
+        onStart,
+      });
+      return ran.fork;
+    });
+  }
+
+  private diff(a: string, b: string) {
+    const [ra, rb] = [this.record(a).record, this.record(b).record];
+    const def = this.known(ra.workflow);
+    if (!def || ra.workflow !== rb.workflow) throw new HttpError(400, `${a} and ${b} are not runs of the same workflow of this project`);
+    return diffExecutions(ra, rb, def);
+  }
+
+  private pauses() {
+    return new PauseStore(this.options.dirs.pauses).list().map((p) => ({ ...pauseSummary(p), fields: (p.request as { fields?: unknown } | undefined)?.fields ?? null }));
+  }
+
+  private async resume(execution: string, body: unknown) {
+    const how = parseBody(ResumeBody, body);
+    if (!new PauseStore(this.options.dirs.pauses).get(execution)) throw new HttpError(404, `no paused local execution "${execution}"`);
+    const resolution = 'output' in how ? { output: how.output } : { error: how.error, cause: how.fail };
+    const { dirs, logLevel } = this.options;
+    return this.start((onStart) => resumePaused(execution, resolution, { pausesDir: dirs.pauses, historyDir: dirs.executions, emailsDir: dirs.emails, logLevel, onStart }));
+  }
+
+  /** Run one sample of a workflow, as `stepwise run` does. */
+  private async run(body: unknown) {
+    const { workflow, sample, model } = parseBody(RunBody, body);
+    const def = this.def(workflow);
+    // Only a sample the folder lists: the name never becomes a path of its own.
+    if (!this.samples(def).includes(sample)) throw new HttpError(404, `${workflow} has no sample ${JSON.stringify(sample.slice(0, 80))}`);
+    const file = join(def.dir, 'samples', sample);
+    const { dirs, logLevel } = this.options;
+    return this.start(async (onStart) => {
+      const session = await WorkflowSession.start({ workflow, model: model as ModelChoice, historyDir: dirs.executions, pausesDir: dirs.pauses, emailsDir: dirs.emails, logLevel, onStart });
+      try {
+        const [result] = await session.runFiles([file]);
+        return result!;
+      } finally {
+        await session.close();
+      }
+    });
+  }
+
+  private importFile(body: unknown) {
+    const { history, executionArn } = parseBody(ImportBody, body);
+    const record = storeImported(executionFromHistory(history, executionArn), this.options.dirs.imports, 'file');
+    return { name: record.name, workflow: record.workflow ?? null, status: record.status };
+  }
+
+  private aws(): SFNClient {
+    if (!this.options.aws) throw new HttpError(400, 'start Studio with --aws to read deployed executions');
+    return this.options.aws;
+  }
+
+  private async awsExecutions() {
+    return { executions: await listDeployedExecutions(this.aws()) };
+  }
+
+  private async awsImport(body: unknown) {
+    const { executionArn } = parseBody(AwsImportBody, body);
+    const record = await importFromAws(executionArn, this.aws(), this.options.dirs.imports);
+    return { name: record.name, workflow: record.workflow ?? null, status: record.status };
+  }
+
+  private evals() {
+    return listWorkflows().map((workflow) => ({
+      workflow,
+      runs: listEvalRuns(workflow, this.options.dirs.evals, 10).map(({ id, at, model, passed, failed, total }) => ({ id, at, model, passed, failed, total })),
+    }));
+  }
+
+  private evalDiff(workflow: string, query: URLSearchParams) {
+    const [a, b] = [name(query.get('a') ?? undefined, 'an eval run'), name(query.get('b') ?? undefined, 'an eval run')];
+    return diffEvalRuns(readEvalRun(workflow, a, this.options.dirs.evals), readEvalRun(workflow, b, this.options.dirs.evals));
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * The eval runner (seed AC5/AC6), for any workflow: every case runs on the synthesized ASL with
+ * the real step handlers in one local session. An email case becomes a real `.eml` delivered
+ * through the email ingress; a `payload` case is the execution input, started directly. The
+ * case's `mock_function_responses` answer its tool calls (argument-checked against the workflow's
+ * real tool definitions by `mockToolbox`); the step trail and tool calls come back from the
+ * execution history and are judged by the step validator.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TrailStep } from '../local/history.ts';
+import type { Resolution } from '../local/pauses.ts';
+import { WorkflowSession, workflowTrail, type ModelChoice, type OpenAiEndpoint, type RunResult, type RunStep, type WorkflowSessionOptions } from '../local/workflow-session.ts';
+import { projectEnvironment } from '../project/project.ts';
+import type { StepServices } from '../runtime/step-handler/handler.ts';
+import { relPath } from '../definitions/definition-file.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import type { ModelProvider } from '../runtime/models/port.ts';
+import { RECORDINGS_DIR, ReplayMissError, ReplayModel, recordedModels, recordingModel, replayMissMessage } from './recordings.ts';
+import type { StepOutput, ToolCallRecord } from '../runtime/contracts.ts';
+import { loadPlugin } from '../runtime/plugin.ts';
+import type { CallContext, Toolbox } from '../runtime/tools/types.ts';
+import { mockToolbox } from '../local/mock-toolbox.ts';
+import type { EvalCase } from '../definitions/eval-cases.ts';
+import { validateCase, type ActualStep, type EvalFailure } from './validator.ts';
+
+/** One case's outcome (`stepwise eval --json` → `cases[]`). */
+export interface EvalCaseResult {
+  id: string;
+  passed: boolean;
+  /** Wall-clock time of the case (all its turns), ms. */
+  durationMs?: number;
+  /** The first diverging step's failed assertions, then whole-execution failures. */
+  failures: EvalFailure[];
+  /** The steps that ran, as `stepwise run` reports them. */
+  steps: RunStep[];
+}
+
+/** `stepwise eval --json`. */
+export interface EvalReport {
+  /** What the run used: the provider (`replay`: from recordings), the model, the mode. */
+  run?: EvalRunInfo;
+  passed: number;
+  failed: number;
+  total: number;
+  cases: EvalCaseResult[];
+}
+
+/** The label of a run, for `--compare` and JUnit. */
+export interface EvalRunInfo {
+  workflow: string;
+  provider: string;
+  model: string | null;
+  mode: 'step' | 'monolithic';
+}
+
+export interface EvalRunOptions {
+  /** @default 'offline' */
+  model?: ModelChoice;
+  /** `model: 'openai'`: the endpoint. */
+  openai?: OpenAiEndpoint;
+  /**
+   * `record`: keep every model request and response in the workflow's `recordings/` (with a real
+   * model); `replay`: answer every model call from there, offline, and fail on the first request
+   * that was never recorded. @default neither
+   */
+  recordings?: 'record' | 'replay';
+  /** Deployment environment to synthesize. @default 'dev' */
+  env?: string;
+  /** Called as each case finishes (progress display). */
+  onCase?: (result: EvalCaseResult, index: number, total: number) => void;
+  /** Session settings: the CLI silences logs. Histories are not stored unless `historyDir` is given. */
+  session?: Partial<Pick<WorkflowSessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs' | 'localEnv'>>;
+}
+
+/** The Message-ID of a case's email: it names the case inside the session. */
+const messageIdOf = (evalCase: EvalCase) => `<${evalCase.scenario_id}@eval.stepwise.local>`;
+
+/** A header value as RFC 2047 UTF-8 encoded-word when it is not plain ASCII. */
+const headerText = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text, 'utf8').toString('base64')}?=`);
+
+/**
+ * The case's email as raw MIME: From (with the display name), To the session's inbox, Subject,
+ * a Message-ID derived from the scenario id, the case's extra headers, and a UTF-8 text body.
+ */
+export function evalEmail(evalCase: EvalCase, to: string, date: Date = new Date()): string {
+  const { from, from_name, subject, body, headers = {} } = evalCase.input.email!;
+  const sender = from_name ? `${/^[\x20-\x7e]*$/.test(from_name) ? `"${from_name.replace(/["\\]/g, '\\$&')}"` : headerText(from_name)} <${from}>` : from;
+  return [
+    `From: ${sender}`,
+    `To: ${to}`,
+    `Subject: ${headerText(subject)}`,
+    `Date: ${date.toUTCString()}`,
+    `Message-ID: ${messageIdOf(evalCase)}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=UTF-8',
+    'Content-Transfer-Encoding: 8bit',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** A tool call the case's mocks answered, with where it was made. */
+interface MadeCall {
+  execution: string;
+  step: string;
+  call: ToolCallRecord;
+}
+
+const sameCall = (a: ToolCallRecord, b: ToolCallRecord) => a.tool === b.tool && JSON.stringify(a.args) === JSON.stringify(b.args);
+
+/**
+ * What the validator judges: each step's output. A step that failed is kept, with its error as
+ * the reason (`reported` is the same trail as `stepwise run` shows it) and the tool calls it made
+ * before it failed: a failed step returns no output, so they come from the calls the case's mocks
+ * answered (`made`) that no successful step reported.
+ */
+function actualSteps(trail: TrailStep[], reported: RunStep[], made: MadeCall[]): ActualStep[] {
+  const unreported = [...made];
+  const outputs = trail.map((step) => {
+    const out = step.output as StepOutput | undefined;
+    return out && typeof out === 'object' && Array.isArray(out.toolCalls) ? out : undefined;
+  });
+  for (const [i, out] of outputs.entries())
+    for (const call of out?.toolCalls ?? []) {
+      const at = unreported.findIndex((m) => m.step === trail[i]!.name && sameCall(m.call, call));
+      if (at >= 0) unreported.splice(at, 1);
+    }
+  return trail.map((step, i) => {
+    const out = outputs[i];
+    if (out) {
+      const { next, reason, fields, toolCalls, reply } = out;
+      return { step: step.name, next, reason, fields, toolCalls, ...(reply !== undefined && { reply }) };
+    }
+    const toolCalls = unreported.filter((m) => m.step === step.name).map((m) => m.call);
+    unreported.splice(0, unreported.length, ...unreported.filter((m) => m.step !== step.name));
+    return { step: step.name, next: '(failed)', reason: `the step failed: ${reported[i]?.error ?? 'no output'}`, fields: {}, toolCalls };
+  });
+}
+
+/** Failures of the whole run of a case: nothing started, or the execution ended otherwise than expected. */
+export function outcomeFailures(evalCase: EvalCase, result: RunResult): EvalFailure[] {
+  const { status, error } = evalCase.expected_output;
+  const actual = `${result.status}${result.reason ? ` (${result.reason})` : ''}`;
+  const at = { index: null, step: null, actual };
+  if (result.status === 'REJECTED' || result.status === 'DUPLICATE')
+    return [{ ...at, expected: 'an execution starts', why: `the case did not start: ${result.reason}` }];
+  if (result.status === 'PAUSED' && status !== 'PAUSED') return [{ ...at, expected: status, why: 'the execution is still paused at a checkpoint (resume it with input.checkpoints)' }];
+  if (result.status !== status) return [{ ...at, expected: status, why: status === 'SUCCEEDED' ? `the execution failed: ${result.reason}` : `the execution ${result.status.toLowerCase()}` }];
+  // A failure reason starts with the execution's error name (`MaxStepsExceeded: ...`).
+  if (error && !(result.reason ?? '').startsWith(error)) return [{ ...at, expected: `FAILED with ${error}`, why: `the execution failed with another error` }];
+  const { outcome } = evalCase.expected_output;
+  if (outcome !== undefined && result.outcome !== outcome)
+    return [{ ...at, actual: `${result.status} in ${result.outcome ?? 'Done'}`, expected: `SUCCEEDED in ${outcome}`, why: `the execution ended in ${result.outcome ?? 'Done'}` }];
+  return [];
+}
+
+/** Resume each checkpoint the case's execution pauses at, in order, as the case says; a checkpoint left over fails the case (it stays PAUSED). */
+async function resumeCheckpoints(session: WorkflowSession, evalCase: EvalCase, result: RunResult): Promise<RunResult> {
+  for (const checkpoint of evalCase.input.checkpoints) {
+    if (result.status !== 'PAUSED' || result.executionName === null) break;
+    const resolution: Resolution =
+      'output' in checkpoint ? { output: checkpoint.output ?? null } : 'fail' in checkpoint ? { error: checkpoint.error, cause: checkpoint.fail } : { timeout: true };
+    result = { ...(await session.resume(result.executionName, resolution)), file: result.file };
+  }
+  return result;
+}
+
+/**
+ * Run a workflow's eval cases in one local session, one after the other, and validate each.
+ * @throws MissingCredentialsError for `model: 'bedrock'` without AWS credentials (before anything starts).
+ * @example
+ * const report = await runEvalCases('support-desk', loadEvalCases(loadWorkflow('support-desk').dir), { onCase: (r) => console.error(r.id, r.passed) });
+ */
+export async function runEvalCases(workflow: string, cases: readonly EvalCase[], options: EvalRunOptions = {}): Promise<EvalReport> {
+  const { tools, def } = await loadPlugin(workflow);
+  // Each case's tool calls are answered by its own mocks, found by the execution's name (an email case: by its Message-ID).
+  const byCase = new Map<string, Toolbox>();
+  const made: MadeCall[] = [];
+  const caseOf = (ctx: CallContext) => byCase.get(ctx.execution.name) ?? byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
+  const toolbox: Toolbox = {
+    spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
+    execute: async (name, args, ctx) => {
+      const call = (await caseOf(ctx)?.execute(name, args, ctx)) ?? { tool: name, args: {}, error: `no eval case runs as execution ${ctx.execution.name}` };
+      made.push({ execution: ctx.execution.name, step: ctx.step, call });
+      return call;
+    },
+  };
+  const model = options.model ?? 'offline';
+  const dir = join(def.dir, RECORDINGS_DIR);
+  if (options.recordings === 'record' && model === 'offline')
+    throw new InvalidInputError('--record keeps a real model\'s answers: choose one with --model bedrock or --model openai (the offline stand-in is deterministic already)');
+  if (options.recordings === 'replay' && !existsSync(dir)) throw new InvalidInputError(`--replay: ${workflow} has no recordings (${relPath(dir)}): make them with --record`);
+  const replay = options.recordings === 'replay' ? new ReplayModel(dir) : undefined;
+  const services: StepServices = {
+    toolbox,
+    ...(replay && { model: replay }),
+    ...(options.recordings === 'record' && { wrapModel: (m: ModelProvider) => recordingModel(m, dir) }),
+  };
+  const session = await WorkflowSession.start({
+    historyDir: false,
+    ...options.session,
+    workflow,
+    env: options.env,
+    model: replay ? 'offline' : model,
+    ...(options.openai && { openai: options.openai }),
+    services,
+    // Recorded requests must be the same on every run: the receipt time of a case's email is fixed.
+    ...(options.recordings && { clock: () => RECORDED_CLOCK }),
+  });
+  const results: EvalCaseResult[] = [];
+  try {
+    for (const [i, evalCase] of cases.entries()) {
+      const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
+      const label = `${evalCase.scenario_id}${evalCase.input.email ? '.eml' : '.json'}`;
+      const started = Date.now();
+      let delivered: RunResult;
+      const turnFailures: EvalFailure[] = [];
+      if (evalCase.input.email) {
+        byCase.set(messageIdOf(evalCase), mocks);
+        delivered = await session.deliverEmail(evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local', options.recordings ? RECORDED_CLOCK : undefined), label);
+      } else {
+        // A conversation runs its turns in order with the same mocks (and tool ports); the last turn is the one judged.
+        const inputs = evalCase.input.turns ?? [evalCase.input.payload!];
+        const run = (payload: Record<string, unknown>, t: number) => {
+          // Named by the case (and turn), so a turn's prompt, which may show its execution's name, is the same on every run.
+          const name = `${evalCase.scenario_id}${inputs.length > 1 ? `-t${t + 1}` : ''}`;
+          byCase.set(name, mocks);
+          return session.runInput(payload, inputs.length > 1 ? `${label}:${t + 1}` : label, name);
+        };
+        for (const [t, payload] of inputs.slice(0, -1).entries()) {
+          const earlier = await run(payload, t);
+          if (earlier.status !== 'SUCCEEDED')
+            turnFailures.push({ index: null, step: null, expected: 'SUCCEEDED', actual: earlier.status, why: `turn ${t + 1} of ${inputs.length} did not succeed: ${earlier.reason ?? ''}` });
+        }
+        delivered = await run(inputs.at(-1)!, inputs.length - 1);
+      }
+      delivered = await resumeCheckpoints(session, evalCase, delivered);
+      const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
+      // Checkpoint Tasks (`<step>.pause`) are in the trail but are no steps: the case judges steps.
+      const isStep = (name: string) => session.workflow.steps.some((s) => s.name === name);
+      delivered = { ...delivered, steps: delivered.steps.filter((s) => isStep(s.name)) };
+      const calls = made.filter((m) => m.execution === delivered.executionName);
+      const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps, calls) : [];
+      const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
+      if (replay?.misses.length) throw new ReplayMissError(replayMissMessage(replay.misses[0]!));
+      const result = { id: evalCase.scenario_id, passed: failures.length === 0, durationMs: Date.now() - started, failures, steps: delivered.steps };
+      results.push(result);
+      options.onCase?.(result, i, cases.length);
+    }
+  } finally {
+    await session.close();
+  }
+  const passed = results.filter((r) => r.passed).length;
+  const run: EvalRunInfo = {
+    workflow,
+    provider: replay ? `replay (${recordedModels(dir).join(', ') || 'no recordings'})` : model,
+    model: model === 'openai' ? (options.openai?.model ?? null) : model === 'bedrock' ? ((await projectEnvironment(options.env ?? 'dev', { allowPlaceholders: true })).modelId ?? def.manifest.model.id) : null,
+    mode: 'step',
+  };
+  return { run, passed, failed: results.length - passed, total: results.length, cases: results };
+}
+
+/** The receipt time of every email case when recording or replaying. */
+const RECORDED_CLOCK = new Date('2026-01-01T09:00:00Z');

@@ -1,0 +1,149 @@
+import type { StepOutput } from '../runtime/contracts.ts';
+import { ROUTE_TOOL } from '../runtime/steps/prompt.ts';
+import { NEXT_STEP_LABEL, REASON_LABEL, fieldLabel, renderStepText, resolveFieldLabel } from '../runtime/steps/text-protocol.ts';
+import type { EvalCase, ExpectedFunctionCall, ExpectedStep } from '../definitions/eval-cases.ts';
+
+/**
+ * The step-sequence validator (seed AC5): compares the steps an execution ran with a case's
+ * `expected_steps` and reports the FIRST step that diverged and why. Later steps are not judged:
+ * once an execution took a wrong turn, everything after it is a consequence.
+ */
+
+/** One executed step, as the step handler returned it (the execution history or the event log). */
+export type ActualStep = Pick<StepOutput, 'step' | 'next' | 'reason' | 'fields' | 'toolCalls'> & { reply?: string };
+
+export interface EvalFailure {
+  /** Position in the step sequence (0 = entry step); null for whole-execution checks. */
+  index: number | null;
+  /** The expected step at that position (or the actual one, for an unexpected extra step); null for whole-execution checks. */
+  step: string | null;
+  expected: string;
+  actual: string;
+  why: string;
+}
+
+export interface ValidationResult {
+  passed: boolean;
+  failures: EvalFailure[];
+}
+
+const calls = (step: ActualStep) => step.toolCalls.filter((c) => c.tool !== ROUTE_TOOL);
+
+/** Deep equality of JSON values. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => same((a as any)[k], (b as any)[k]));
+}
+
+/** Every expected argument is present with the same value. */
+const hasArgs = (args: Record<string, unknown>, expected: Record<string, unknown>) => Object.entries(expected).every(([k, v]) => same(args[k], v));
+
+/**
+ * Rewrite `LABEL: value` expectations whose label is a shortened field label (the seed's `SERIAL:`)
+ * to the label the step's text form uses (`SERIAL_NUMBER:`).
+ */
+function canonical(expected: string, step: ActualStep): string {
+  const m = /^([A-Z][A-Z0-9_]*):(.*)$/s.exec(expected);
+  if (!m || m[1] === NEXT_STEP_LABEL || m[1] === REASON_LABEL) return expected;
+  const field = resolveFieldLabel(m[1]!, Object.keys(step.fields));
+  return field ? `${fieldLabel(field)}:${m[2]}` : expected;
+}
+
+const quote = (text: string) => JSON.stringify(text);
+
+function checkStep(index: number, expected: ExpectedStep, actual: ActualStep, previous: ActualStep | undefined): EvalFailure[] {
+  const at = { index, step: expected.step_name };
+  if (actual.step !== expected.step_name) {
+    const cause = previous
+      ? `${previous.step} routed to ${previous.next} (reason: ${previous.reason})`
+      : `the execution started at ${actual.step}`;
+    return [{ ...at, expected: expected.step_name, actual: actual.step, why: `wrong step: ${cause}` }];
+  }
+  const failures: EvalFailure[] = [];
+  const text = renderStepText(actual);
+  for (const wanted of expected.output_contains) {
+    if (!text.includes(canonical(wanted, actual)))
+      failures.push({ ...at, expected: `output contains ${quote(wanted)}`, actual: text, why: `the step's output does not contain ${quote(wanted)}` });
+  }
+  if (expected.function_call) {
+    const made = calls(actual);
+    const named = made.filter((c) => c.tool === expected.function_call);
+    const list = made.map((c) => c.tool).join(', ') || 'none';
+    if (named.length === 0)
+      failures.push({ ...at, expected: `calls ${expected.function_call}`, actual: `calls: ${list}`, why: `${expected.function_call} was not called in this step` });
+    else if (expected.function_args && !named.some((c) => hasArgs(c.args, expected.function_args!)))
+      failures.push({
+        ...at,
+        expected: `${expected.function_call} ${JSON.stringify(expected.function_args)}`,
+        actual: named.map((c) => `${c.tool} ${JSON.stringify(c.args)}`).join('; '),
+        why: `${expected.function_call} was called with other arguments`,
+      });
+  }
+  return failures;
+}
+
+/**
+ * Compare executed steps with expected ones, in order, and report the first diverging step: a
+ * different step, a missing or extra step, missing output text, or a missing or different tool
+ * call. All failed assertions of that one step are reported.
+ */
+export function validateStepSequence(expected: ExpectedStep[], actual: ActualStep[]): ValidationResult {
+  for (let i = 0; i < Math.max(expected.length, actual.length); i++) {
+    const want = expected[i];
+    const got = actual[i];
+    const failures: EvalFailure[] = [];
+    if (want && !got) {
+      const last = actual.at(-1);
+      const ended = last ? `the execution ended after ${last.step} (next: ${last.next}, reason: ${last.reason})` : 'no step ran';
+      failures.push({ index: i, step: want.step_name, expected: want.step_name, actual: '(none)', why: `missing step: ${ended}` });
+    } else if (got && !want) {
+      const before = actual[i - 1];
+      failures.push({
+        index: i,
+        step: got.step,
+        expected: '(end)',
+        actual: got.step,
+        why: `unexpected extra step${before ? `: ${before.step} routed to ${before.next} (reason: ${before.reason})` : ''}`,
+      });
+    } else failures.push(...checkStep(i, want!, got!, actual[i - 1]));
+    if (failures.length) return { passed: false, failures };
+  }
+  return { passed: true, failures: [] };
+}
+
+/** The execution's tool calls (all steps, in order, without `route`) against `expected_function_calls`. */
+export function validateFunctionCalls(expected: ExpectedFunctionCall[], actual: ActualStep[]): ValidationResult {
+  const made = actual.flatMap((step) => calls(step).map((call) => ({ ...call, step: step.step })));
+  const shown = made.map((c) => `${c.tool} (${c.step})`).join(', ') || 'none';
+  const wanted = expected.map((e) => e.function_name).join(', ') || 'none';
+  for (let i = 0; i < Math.max(expected.length, made.length); i++) {
+    const want = expected[i];
+    const got = made[i];
+    const failed = got !== undefined && got.error !== undefined;
+    if (!want || !got || want.function_name !== got.tool || (want.arguments && !hasArgs(got.args, want.arguments)) || (want.failed !== undefined && want.failed !== failed)) {
+      const why = !got
+        ? `missing call ${want!.function_name}`
+        : !want
+          ? `unexpected call ${got.tool} in ${got.step}`
+          : want.function_name !== got.tool
+            ? `call ${i + 1} is ${got.tool} in ${got.step}, expected ${want.function_name}`
+            : want.failed !== undefined && want.failed !== failed
+              ? `${got.tool} in ${got.step} ${failed ? `failed (${got.error})` : 'succeeded'}, expected it to ${want.failed ? 'fail' : 'succeed'}`
+              : `${got.tool} in ${got.step} was called with ${JSON.stringify(got.args)}, expected ${JSON.stringify(want.arguments)}`;
+      return { passed: false, failures: [{ index: null, step: null, expected: wanted, actual: shown, why }] };
+    }
+  }
+  return { passed: true, failures: [] };
+}
+
+/** Validate an execution against a case: the step sequence (when given), then the overall tool calls (when given). */
+export function validateCase(evalCase: EvalCase, actual: ActualStep[]): ValidationResult {
+  const { expected_steps, expected_function_calls } = evalCase.expected_output;
+  const failures = [
+    ...(expected_steps ? validateStepSequence(expected_steps, actual).failures : []),
+    ...(expected_function_calls ? validateFunctionCalls(expected_function_calls, actual).failures : []),
+  ];
+  return { passed: failures.length === 0, failures };
+}

@@ -1,0 +1,542 @@
+/**
+ * A lifecycle running locally, deployed exactly as on AWS: its `LifecycleStack` template is
+ * synthesized in-process, its bus rules drive an in-process EventBridge (`LocalEventBus`), its
+ * Express state machine runs in the local runtime with every Task mapped to its handler module,
+ * and the event store is DynamoDB Local (or, without Java, an in-memory store with the same
+ * semantics). The state machine's `sqs:sendMessage` (dead letters) and what rules send to a queue
+ * (events from unknown sources) are recorded; the outbox pipe (src/local/outbox-pipe.ts)
+ * publishes committed changes from the table's stream to the bus; timers run on the emulated
+ * EventBridge Scheduler (src/local/scheduler.ts), whose clock moves only when told
+ * (`advanceClock`, `replay(..., { clock: true })`); listeners write to recording adapters.
+ *
+ * Used by `stepwise lifecycle <name> replay|show|report` and the lifecycle integration tests.
+ */
+import { randomUUID } from 'node:crypto';
+import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
+import * as z from 'zod';
+import { causeMessage, InvalidInputError, LocalServiceError } from '../core/errors.ts';
+import type { AgentConfig } from '../definitions/lifecycle/agent-config.ts';
+import { toPutEventsEntry } from '../runtime/lifecycle/envelope.ts';
+import { REPLAY_SOURCE } from '../definitions/lifecycle/schema.ts';
+import type { TimerRequest } from '../runtime/lifecycle/timers.ts';
+import type { LifecycleServices } from '../runtime/lifecycle/handlers/services.ts';
+import { loadAgentConfig, loadLifecycle, NO_AGENT } from '../definitions/lifecycle/loader.ts';
+import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../runtime/lifecycle/ports.ts';
+import { JsonObjectSchema } from '../core/dynamo-json.ts';
+import type { LifecycleDefinition, LifecycleEvent } from '../definitions/lifecycle/schema.ts';
+import { dynamoLifecycleStore, memoryLifecycleStore, type LifecycleStore } from '../runtime/lifecycle/store.ts';
+import type { EnvConfig } from '../project/config.ts';
+import { projectEnvironment } from '../project/project.ts';
+import { LIFECYCLE_STATES } from '../cdk/constructs/lifecycle-workflow.ts';
+import { LifecycleStack, lifecycleBusName, lifecycleStackName } from '../cdk/stacks/lifecycle-stack.ts';
+import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { localTableName } from './tokens.ts';
+import { entrySize, LocalEventBus, MAX_PUT_EVENTS_BYTES, type DeadLetter, type EventEnvelope, type PutEventsEntry } from './eventbridge/bus.ts';
+import { dynamoDbStreamSource, LocalPipe, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
+import { LocalRuntime, type LocalExecution } from './runtime.ts';
+import { LocalScheduler } from './scheduler.ts';
+import { synthesize, type SynthesizedApp } from './synth.ts';
+import type { CfnTemplate } from './tokens.ts';
+
+export interface LifecycleSessionOptions {
+  /** The lifecycle: the folder of its `statechart.yaml` under `statemachines/`. */
+  lifecycle: string;
+  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent (`lifecycles.<name>.agent` in stepwise.config.ts), else none */
+  agentConfig?: AgentConfig;
+  /** The environment whose stack is synthesized. @default 'dev' */
+  env?: string;
+  /**
+   * `dynamodb-local`: the event store is the stack's table in DynamoDB Local (Java 17+);
+   * `memory`: an in-memory store with the same semantics, for machines without Java.
+   * @default 'dynamodb-local'
+   */
+  store?: 'dynamodb-local' | 'memory';
+  /** A running emulator to create the table in and use (left running by `stop()`). @default a new one, stopped by `stop()` */
+  dynamo?: DynamoDbLocal;
+  /** Where executions are stored, for `stepwise history`. @default false (not stored) */
+  historyDir?: string | false;
+}
+
+/** A message the state machine's `Dead letter` Task sent (an event it could not apply, with the reason). */
+export interface SentDeadLetter {
+  queueUrl: string;
+  body: unknown;
+}
+
+/** An event a rule sent to a queue (the events from sources the lifecycle does not apply). */
+export interface QueuedEvent {
+  queueArn: string;
+  ruleLogicalId: string;
+  event: EventEnvelope;
+}
+
+/** A line of a replay file that is an event. */
+export interface ReplayLine {
+  line: number;
+  event: LifecycleEvent;
+}
+
+/** A line of a replay file that moves the clock: `{ "clock": "<ISO time>" }`. */
+export interface ClockLine {
+  line: number;
+  clock: string;
+}
+
+/** What a JSON Lines replay file holds: its events, its clock lines, and every non-blank line that is neither. */
+export interface ParsedReplayFile {
+  events: ReplayLine[];
+  /** Events and clock lines in file order. */
+  timeline: (ReplayLine | ClockLine)[];
+  malformed: { line: number; error: string }[];
+  /** Non-blank lines: `timeline.length + malformed.length`. */
+  lines: number;
+}
+
+const ClockLineSchema = z.object({ clock: z.iso.datetime({ offset: true }) }).strict();
+
+const SQS_SEND_MESSAGE_INTEGRATION = 'arn:aws:states:::sqs:sendMessage';
+/** PutEvents takes at most this many entries. */
+const PUT_EVENTS_BATCH = 10;
+
+/**
+ * Parse a JSON Lines file of lifecycle events (`{ "id", "<entity key>", "type", "time", "detail"? }`
+ * per line, the entity key being the statechart's `entity.key`: `leadId` for the lead lifecycle)
+ * and clock lines (`{ "clock": "<ISO time>" }`: the emulated clock moves there, firing the timers
+ * due on the way). Blank lines are skipped; any other line that is not such an event (or one
+ * EventBridge would refuse, 256 KiB or more) is reported with its (1-based) line number, never dropped silently.
+ */
+export function parseReplayFile(text: string, def: LifecycleDefinition): ParsedReplayFile {
+  const parsed: ParsedReplayFile = { events: [], timeline: [], malformed: [], lines: 0 };
+  const lineSchema = z.object({
+    id: z.string().min(1),
+    [def.entity.key]: z.string().min(1),
+    type: z.string().min(1),
+    time: z.iso.datetime({ offset: true }),
+    detail: JsonObjectSchema.optional(),
+  });
+  text.split(/\r?\n/).forEach((raw, i) => {
+    if (!raw.trim()) return;
+    parsed.lines++;
+    const line = i + 1;
+    try {
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch (e) {
+        throw new InvalidInputError(`not JSON: ${(e as Error).message}`);
+      }
+      const tick = ClockLineSchema.safeParse(value);
+      if (tick.success) return void parsed.timeline.push({ line, clock: tick.data.clock });
+      const result = lineSchema.safeParse(value);
+      if (!result.success) {
+        const issue = result.error.issues[0]!;
+        throw new InvalidInputError(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      }
+      const { id, type, time, detail } = result.data as { id: string; type: string; time: string; detail?: Record<string, unknown> };
+      const event: LifecycleEvent = { id, entityId: result.data[def.entity.key] as string, type, time, ...(detail && { detail }) };
+      // The envelope mapping has its own rules (reserved detail keys), and EventBridge its size limit: check them now, not on the bus.
+      const bytes = entrySize(toPutEventsEntry(def, event, 'check', REPLAY_SOURCE));
+      if (bytes >= MAX_PUT_EVENTS_BYTES) throw new InvalidInputError(`the event is ${bytes} bytes as a PutEvents entry; EventBridge takes entries under ${MAX_PUT_EVENTS_BYTES}`);
+      parsed.events.push({ line, event });
+      parsed.timeline.push({ line, event });
+    } catch (e) {
+      parsed.malformed.push({ line, error: (e as Error).message });
+    }
+  });
+  return parsed;
+}
+
+/** Consecutive events with the same time, in file order: each group may be sent concurrently. */
+export function groupByTime<T extends { event: LifecycleEvent }>(lines: readonly T[]): T[][] {
+  const groups: T[][] = [];
+  for (const line of lines) {
+    const last = groups.at(-1);
+    if (last && Date.parse(last[0]!.event.time) === Date.parse(line.event.time)) last.push(line);
+    else groups.push([line]);
+  }
+  return groups;
+}
+
+const synthesized = new Map<string, SynthesizedApp>();
+
+/** The stack of one lifecycle in `config`'s environment, synthesized once per process. */
+function synthLifecycleStack(def: LifecycleDefinition, config: EnvConfig): SynthesizedApp {
+  const key = `${def.name}|${config.name}`;
+  let app = synthesized.get(key);
+  if (!app) {
+    app = synthesize((a) => new LifecycleStack(a, lifecycleStackName(def.name, config.name), { config, lifecycle: def }), { env: config.name });
+    synthesized.set(key, app);
+  }
+  return app;
+}
+
+/** The listeners' local adapters: they record what they were asked to do. */
+interface RecordingAdapters {
+  crm: ReturnType<typeof recordingCrm>;
+  notifier: ReturnType<typeof recordingNotifier>;
+  followUpChannel: ReturnType<typeof recordingFollowUpChannel>;
+}
+
+interface SessionParts {
+  definition: LifecycleDefinition;
+  runtime: LocalRuntime;
+  bus: LocalEventBus;
+  store: LifecycleStore;
+  tableName: string | undefined;
+  busName: string;
+  adapters: RecordingAdapters;
+  executions: LocalExecution[];
+  sentDeadLetters: SentDeadLetter[];
+  queuedEvents: QueuedEvent[];
+  ownedDynamo: DynamoDbLocal | undefined;
+  scheduler: LocalScheduler;
+  pipe: LocalPipe;
+}
+
+/** Options of {@link LifecycleSession.replay}. */
+export interface ReplayOptions {
+  /** @default stepwise.replay */
+  source?: string;
+  /**
+   * Drive the emulated scheduler: before each group of events the clock moves to their time
+   * (firing every timer due at or before it first), clock lines move it explicitly, and at the end
+   * it moves to `until` when given. Without it timers are set but never fire.
+   */
+  clock?: boolean;
+  /** With `clock`: where the clock ends (ISO time). @default the last line's time */
+  until?: string;
+}
+
+/**
+ * A running local lifecycle. Always `stop()` it.
+ *
+ * @example
+ * const session = await LifecycleSession.start({ lifecycle: 'order-lifecycle' });
+ * try {
+ *   await session.replay(parseReplayFile(text, session.definition).events);
+ *   console.log(await session.store.getEntity('order-1'));
+ * } finally {
+ *   await session.stop();
+ * }
+ */
+export class LifecycleSession {
+  readonly definition: LifecycleDefinition;
+  readonly runtime: LocalRuntime;
+  readonly bus: LocalEventBus;
+  /** The bus name the stack gives its rules. */
+  readonly busName: string;
+  /** The event store the state machine's Tasks write (read it for results). */
+  readonly store: LifecycleStore;
+  /** The store's table in DynamoDB Local (what `--table` names on AWS); undefined for the in-memory store. */
+  readonly tableName: string | undefined;
+  /** What the listeners sent. */
+  readonly crm: RecordingAdapters['crm'];
+  readonly notifier: RecordingAdapters['notifier'];
+  /** Follow-ups the follow-up sender sent through the agent's channel. */
+  readonly followUpChannel: RecordingAdapters['followUpChannel'];
+  /** The emulated EventBridge Scheduler holding the entity timers; its clock moves only with `advanceClock`. */
+  readonly scheduler: LocalScheduler;
+  /** The outbox pipe from the table's stream to the bus. */
+  readonly pipe: LocalPipe;
+  /** Every lifecycle execution, in the order they finished. */
+  readonly executions: LocalExecution[];
+  /** Events the state machine could not apply (its `Dead letter` Task's messages). */
+  readonly sentDeadLetters: SentDeadLetter[];
+  /** Events from sources the lifecycle does not apply, as its catch-all rule queued them. */
+  readonly queuedEvents: QueuedEvent[];
+  private readonly ownedDynamo: DynamoDbLocal | undefined;
+
+  private constructor(parts: SessionParts) {
+    this.definition = parts.definition;
+    this.runtime = parts.runtime;
+    this.bus = parts.bus;
+    this.store = parts.store;
+    this.tableName = parts.tableName;
+    this.busName = parts.busName;
+    this.crm = parts.adapters.crm;
+    this.notifier = parts.adapters.notifier;
+    this.followUpChannel = parts.adapters.followUpChannel;
+    this.scheduler = parts.scheduler;
+    this.pipe = parts.pipe;
+    this.executions = parts.executions;
+    this.sentDeadLetters = parts.sentDeadLetters;
+    this.queuedEvents = parts.queuedEvents;
+    this.ownedDynamo = parts.ownedDynamo;
+  }
+
+  /**
+   * Synthesize the stack (once per process), prepare the store and wire the bus, the runtime and the adapters.
+   * @throws JavaNotFoundError when the store is `dynamodb-local` and Java 17+ is missing.
+   */
+  static async start(options: LifecycleSessionOptions): Promise<LifecycleSession> {
+    const env = options.env ?? 'dev';
+    const config = await projectEnvironment(env, { allowPlaceholders: true });
+    const definition = loadLifecycle(options.lifecycle);
+    const app = synthLifecycleStack(definition, config);
+    const template = app.templates[lifecycleStackName(definition.name, env)]!;
+    const agent = Object.hasOwn(config.lifecycles, definition.name) ? config.lifecycles[definition.name]!.agent : undefined;
+    const agentConfig = options.agentConfig ?? (agent ? loadAgentConfig(agent, definition.name) : NO_AGENT);
+
+    const memory = options.store === 'memory';
+    const ownedDynamo = memory || options.dynamo ? undefined : await startDynamoDbLocal();
+    const dynamo = memory ? undefined : (options.dynamo ?? ownedDynamo);
+    const tableName = dynamo && tableNameOf(template);
+    let store: LifecycleStore;
+    let stream: StreamSource;
+    try {
+      if (dynamo) {
+        store = await prepareTable(dynamo, template, tableName!);
+        stream = await dynamoDbStreamSource(dynamo.client, dynamo.endpoint, tableName!);
+      } else {
+        const memoryStore = memoryLifecycleStore();
+        store = memoryStore;
+        stream = memoryStreamSource(memoryStore);
+      }
+    } catch (e) {
+      await ownedDynamo?.stop();
+      throw e;
+    }
+
+    const adapters = { crm: recordingCrm(), notifier: recordingNotifier(), followUpChannel: recordingFollowUpChannel() };
+    const executions: LocalExecution[] = [];
+    const sentDeadLetters: SentDeadLetter[] = [];
+    const queuedEvents: QueuedEvent[] = [];
+    const busName = lifecycleBusName(definition.name, env);
+    // The runtime publishes to the bus and the bus delivers to the runtime; no execution starts before both exist.
+    let bus: LocalEventBus | undefined;
+    const putOnBus = async (entries: PutEventsEntry[]) => {
+      const result = await bus!.putEvents(entries);
+      const failed = result.Entries.find((e) => e.ErrorCode);
+      if (failed) throw new LocalServiceError(`the local bus refused an entry: ${failed.ErrorMessage}`);
+      return result;
+    };
+    // What EventBridge Scheduler does when a timer is due: put its delivery on the bus, at the due time.
+    const scheduler = new LocalScheduler({
+      deliver: async (t: TimerRequest) => {
+        await putOnBus([{ EventBusName: busName, Source: t.delivery.source, DetailType: t.delivery.detailType, Detail: JSON.stringify({ ...t.delivery.detail, timer: t.stamp }), Time: new Date(t.dueAt) }]);
+      },
+    });
+    const runtime = await LocalRuntime.create({
+      app,
+      services: {
+        ...(memory && { store }),
+        ...adapters,
+        timers: scheduler,
+        now: scheduler.now,
+        putEvents: async (entries) => void (await putOnBus(entries.map((e) => ({ ...e, EventBusName: e.EventBusName ?? busName })) as PutEventsEntry[])),
+      } satisfies LifecycleServices,
+      historyDir: options.historyDir ?? false,
+      ...(dynamo && { dynamo: { endpoint: dynamo.endpoint } }),
+      extraEnv: { AGENT_CONFIG: JSON.stringify(agentConfig) },
+      serviceIntegrations: {
+        [SQS_SEND_MESSAGE_INTEGRATION]: (input: { QueueUrl: string; MessageBody: unknown }) => {
+          sentDeadLetters.push({ queueUrl: input.QueueUrl, body: input.MessageBody });
+          return { MessageId: randomUUID() };
+        },
+      },
+    });
+    bus = new LocalEventBus(template, {
+      // The state machine runs to its end (it dead-letters its own failures); listeners are invoked like Lambda.
+      deliver: async (arn, input, context) => {
+        const service = arn.split(':')[2];
+        if (service === 'states') executions.push(await runtime.startExecution(arn, input));
+        else if (service === 'lambda') await runtime.invokeFunction(arn, input);
+        else if (service === 'sqs') queuedEvents.push({ queueArn: arn, ruleLogicalId: context.ruleLogicalId, event: context.event });
+        else throw new LocalServiceError(`the local lifecycle cannot deliver to ${arn}`);
+      },
+    });
+    const pipe = LocalPipe.fromTemplate(template, { source: stream, invoke: (arn, payload) => runtime.invokeFunction(arn, payload), put: (entries) => bus!.putEvents(entries) });
+    return new LifecycleSession({ definition, runtime, bus, store, tableName, busName, adapters, executions, sentDeadLetters, queuedEvents, ownedDynamo, scheduler, pipe });
+  }
+
+  /**
+   * Put lifecycle events on the lifecycle's bus, in PutEvents requests of at most 10 entries and
+   * 256 KiB (as a producer must), and return once the bus accepted them; deliveries run in the
+   * background (`drain()` waits for them).
+   * @throws LocalServiceError when the bus refuses an entry or a request (an event over 256 KiB alone).
+   */
+  async put(events: readonly LifecycleEvent[], source: string = REPLAY_SOURCE): Promise<void> {
+    const entries = events.map((e) => toPutEventsEntry(this.definition, e, this.busName, source));
+    let batch: number[] = [];
+    let bytes = 0;
+    const send = async () => {
+      if (!batch.length) return;
+      const sent = batch;
+      batch = [];
+      bytes = 0;
+      let result;
+      try {
+        result = await this.bus.putEvents(sent.map((i) => entries[i]!));
+      } catch (e) {
+        throw new LocalServiceError(`the local bus refused event ${events[sent[0]!]!.id}: ${(e as Error).message}`, { cause: e });
+      }
+      const failed = result.Entries.findIndex((e) => e.ErrorCode);
+      if (failed >= 0) throw new LocalServiceError(`the local bus refused event ${events[sent[failed]!]!.id}: ${result.Entries[failed]!.ErrorMessage}`);
+    };
+    for (const [i, entry] of entries.entries()) {
+      const size = entrySize(entry);
+      if (batch.length === PUT_EVENTS_BATCH || bytes + size >= MAX_PUT_EVENTS_BYTES) await send();
+      batch.push(i);
+      bytes += size;
+    }
+    await send();
+  }
+
+  /**
+   * Wait until every delivery is done: state machine executions, what the outbox pipe publishes
+   * from the stream, listeners, and what they publish in turn.
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.bus.drain();
+      if ((await this.pipe.pump()) === 0) return;
+    }
+  }
+
+  /** Move the emulated clock to `time`, firing (and fully processing) every timer due on the way. */
+  async advanceClock(time: string | number): Promise<void> {
+    await this.drain();
+    await this.scheduler.advanceTo(time, () => this.drain());
+  }
+
+  /**
+   * Put events in order: each group of consecutive events with the same time is put at once (its
+   * events are applied concurrently, in any order), and fully processed before the next group.
+   * Clock lines only count with `clock` (see {@link ReplayOptions}).
+   */
+  async replay(lines: readonly (ReplayLine | ClockLine)[], options: ReplayOptions = {}): Promise<void> {
+    const { source = REPLAY_SOURCE, clock = false, until } = options;
+    const steps: (ReplayLine[] | ClockLine)[] = [];
+    let run: ReplayLine[] = [];
+    const flush = () => {
+      steps.push(...groupByTime(run));
+      run = [];
+    };
+    for (const line of lines) {
+      if (!('clock' in line)) run.push(line);
+      else {
+        flush();
+        steps.push(line);
+      }
+    }
+    flush();
+    for (const step of steps) {
+      if (!Array.isArray(step)) {
+        if (clock) await this.advanceClock(step.clock);
+        continue;
+      }
+      if (clock) await this.advanceClock(step[0]!.event.time);
+      await this.put(
+        step.map((l) => l.event),
+        source,
+      );
+      await this.drain();
+    }
+    if (clock && until !== undefined) await this.advanceClock(until);
+  }
+
+  /** Outbox batches the pipe gave up on, and timers Scheduler could not deliver (their dead-letter queues). */
+  get publishDeadLetters(): { outbox: LocalPipe['deadLetters']; timers: LocalScheduler['deadLetters'] } {
+    return { outbox: this.pipe.deadLetters, timers: this.scheduler.deadLetters };
+  }
+
+  /** Listener deliveries that failed every attempt (the bus's dead letters). */
+  get listenerDeadLetters(): readonly DeadLetter[] {
+    return this.bus.deadLetters;
+  }
+
+  /** How many executions found their event already in the log (redeliveries): nothing was applied for them. */
+  get duplicates(): number {
+    return this.executions.filter((e) => e.events.some((h) => h.stateEnteredEventDetails?.name === LIFECYCLE_STATES.duplicate)).length;
+  }
+
+  /** Executions that did not succeed. */
+  get failedExecutions(): LocalExecution[] {
+    return this.executions.filter((e) => e.status !== 'SUCCEEDED');
+  }
+
+  /** Wait for pending deliveries, then stop the emulator this session started (its data is gone). */
+  async stop(): Promise<void> {
+    try {
+      await this.drain();
+    } finally {
+      await this.ownedDynamo?.stop();
+    }
+  }
+}
+
+/** The local name of the stack's (only) table. */
+function tableNameOf(template: CfnTemplate): string {
+  const [tableId, table] = Object.entries(template.Resources ?? {}).find(([, r]) => r.Type === 'AWS::DynamoDB::Table')!;
+  return localTableName(tableId, table);
+}
+
+/** The stack's table in the emulator (created unless a session on the same emulator already did), as the store. */
+async function prepareTable(dynamo: DynamoDbLocal, template: CfnTemplate, tableName: string): Promise<LifecycleStore> {
+  if (!(await tableExists(dynamo, tableName))) await createTablesFromTemplate(dynamo.client, template);
+  return dynamoLifecycleStore(dynamo.client, tableName);
+}
+
+async function tableExists(dynamo: DynamoDbLocal, TableName: string): Promise<boolean> {
+  try {
+    await dynamo.client.send(new DescribeTableCommand({ TableName }));
+    return true;
+  } catch (e) {
+    if (e instanceof ResourceNotFoundException) return false;
+    throw e;
+  }
+}
+
+/**
+ * Something the replay could not do: an event that was not applied (the state machine
+ * dead-lettered it with its reason, or the execution failed without a dead letter), an event from
+ * a source the lifecycle does not apply (its catch-all rule queued it), or a listener delivery,
+ * outbox batch or timer that failed.
+ */
+export type ReplayFailure =
+  | { kind: 'event'; entityId?: string; eventId?: string; error: string }
+  | { kind: 'unrouted'; source: string; eventType: string; error: string }
+  | { kind: 'listener'; rule: string; eventType: string; error: string }
+  | { kind: 'outbox'; records: number; error: string }
+  | { kind: 'timer'; name: string; entityId: string; error: string };
+
+/** The envelope id of an execution's input, or of a dead letter's body: both are the EventBridge event. */
+const envelopeId = (value: unknown): unknown => (value as { id?: unknown } | null)?.id;
+
+/**
+ * Every event the session did not apply or record as a duplicate: each failed execution (with the
+ * reason its dead letter carries, or the execution's own error when it failed without one), each
+ * event queued by the catch-all rule, and every listener, outbox and timer failure.
+ */
+export function failuresOf(session: LifecycleSession): ReplayFailure[] {
+  const { key } = session.definition.entity;
+  const events = session.failedExecutions.map((execution): ReplayFailure => {
+    const input = execution.input as { detail?: Record<string, unknown> } | null;
+    const deadLetter = session.sentDeadLetters.find((d) => envelopeId(d.body) === envelopeId(input))?.body as { error?: { Error?: string; Cause?: string }; detail?: { Error?: string; Cause?: string } } | undefined;
+    // An oversize event's refusal stands in place of its detail (see LifecycleWorkflow).
+    const reason = deadLetter?.error ?? deadLetter?.detail ?? { Error: execution.error?.Error ?? execution.status, Cause: `${execution.error?.Cause ?? ''} (not dead-lettered)` };
+    const entityId = input?.detail?.[key];
+    const eventId = input?.detail?.eventId ?? envelopeId(input);
+    return {
+      kind: 'event',
+      ...(typeof entityId === 'string' && { entityId }),
+      ...(typeof eventId === 'string' && { eventId }),
+      error: [reason.Error, causeMessage(reason.Cause)].filter(Boolean).join(': '),
+    };
+  });
+  const unrouted = session.queuedEvents.map(
+    (q): ReplayFailure => ({ kind: 'unrouted', source: q.event.source, eventType: q.event['detail-type'], error: `no rule of ${session.definition.name} applies events from this source` }),
+  );
+  const listeners = session.listenerDeadLetters.map(
+    (d): ReplayFailure => ({ kind: 'listener', rule: d.ruleLogicalId, eventType: d.event['detail-type'], error: d.error.message }),
+  );
+  const { outbox, timers } = session.publishDeadLetters;
+  return [
+    ...events,
+    ...unrouted,
+    ...listeners,
+    ...outbox.map((d): ReplayFailure => ({ kind: 'outbox', records: d.records.length, error: d.error })),
+    ...timers.map((d): ReplayFailure => ({ kind: 'timer', name: d.request.name, entityId: d.request.entityId, error: d.error })),
+  ];
+}
+

@@ -1,0 +1,40 @@
+/**
+ * The bodies of the emails a local session's email ingress received, kept as files (one per email
+ * id) beside the execution records: a fork of an email execution runs in a new session whose
+ * DynamoDB Local is empty, and its LLM steps read the body by the id in the execution input.
+ * The ingress already caps a body at its `maxBodyChars`, so each file stays small.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import * as z from 'zod';
+import { InboundEmailSchema } from '../definitions/workflow/inbound-email.ts';
+import type { EmailStore, StoredEmail } from '../runtime/triggers/email/store.ts';
+import { readRecordFile, recordFile } from './history.ts';
+
+const RecordedEmail = z.object({ email: InboundEmailSchema, body: z.string() });
+
+/** The email files under `dir`: `put` writes one once (the first delivery wins, as in the store), `get` reads it back. */
+export function recordedEmails(dir: string): Pick<EmailStore, 'put' | 'get'> {
+  return {
+    async put(email, body) {
+      const file = recordFile(email.id, dir);
+      if (existsSync(file)) return;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(file, JSON.stringify({ email, body } satisfies StoredEmail) + '\n');
+    },
+    async get(id) {
+      const file = recordFile(id, dir);
+      return existsSync(file) ? readRecordFile(file, RecordedEmail) : undefined;
+    },
+  };
+}
+
+/** `store` whose every `put` is also recorded in `copy`. */
+export function recordingPuts(store: EmailStore, copy: Pick<EmailStore, 'put'>): EmailStore {
+  return {
+    ...store,
+    async put(email, body) {
+      await store.put(email, body);
+      await copy.put(email, body);
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * Listener on `<entity>.state_changed` (the `crmSync` feature): writes the entity's state back to
+ * the CRM through the CRM port (`CRM_WEBHOOK_URL` on AWS).
+ */
+import type { Env } from '../../../core/env.ts';
+import { observability } from '../../observability.ts';
+import { httpCrm } from '../ports.ts';
+import { crmUpdateOf, parseStateChanged, type CrmEntityState } from '../state-changes.ts';
+import { lazy, lifecycleFromEnv, need, type LifecycleServices } from './services.ts';
+
+export function createHandler(env: Env, services: LifecycleServices = {}) {
+  // Creating the tracer is enough: on Lambda it records every fetch (the webhook call) as an X-Ray subsegment.
+  observability(env, env.LIFECYCLE ?? 'lifecycle');
+  const crm = lazy(() => services.crm ?? httpCrm(need(env, 'CRM_WEBHOOK_URL'), lifecycleFromEnv(env).entity.key));
+  return async (event: unknown): Promise<CrmEntityState> => {
+    const update = crmUpdateOf(parseStateChanged(event));
+    await crm().syncEntityState(update);
+    return update;
+  };
+}
+
+export const handler = createHandler(process.env);

@@ -1,0 +1,34 @@
+/**
+ * Listener on `<entity>.state_changed` (the `followUps` and `renewals` features): sets and cancels
+ * the entity's timers (timers.ts) through the scheduler port (EventBridge Scheduler on AWS).
+ * Idempotent: names are per (kind, entity) and a timer never replaces a newer one, so redelivered
+ * or reordered changes leave the newest timers.
+ */
+import type { Env } from '../../../core/env.ts';
+import { observability } from '../../observability.ts';
+import { parseStateChanged } from '../state-changes.ts';
+import { restampTimer, timersForChange, type TimerPlan } from '../timers.ts';
+import { schedulerFromEnv } from './scheduler-from-env.ts';
+import { lazy, lifecycleFromEnv, timersFromEnv, type LifecycleServices } from './services.ts';
+
+export function createHandler(env: Env, services: LifecycleServices = {}) {
+  const { tracer, logger } = observability(env, env.LIFECYCLE ?? 'lifecycle');
+  const def = lazy(() => lifecycleFromEnv(env));
+  const timers = lazy(() => timersFromEnv(env));
+  const scheduler = lazy(() => services.timers ?? schedulerFromEnv(env, def().entity.key, tracer, services.now));
+  return async (event: unknown): Promise<TimerPlan & { kept: string[] }> => {
+    const change = parseStateChanged(event);
+    const plan = timersForChange(def(), timers(), change);
+    const kept: string[] = [];
+    for (const name of plan.cancel) await scheduler().cancel(name);
+    for (const request of plan.set) if ((await scheduler().set(request)) === 'kept') kept.push(request.name);
+    for (const { name, version } of plan.restamp) {
+      const pending = await scheduler().get(name);
+      if (pending && pending.stamp.version < version) await scheduler().set(restampTimer(pending, version));
+    }
+    if (kept.length) logger.info('kept newer timers', { changeId: change.changeId, kept });
+    return { ...plan, kept };
+  };
+}
+
+export const handler = createHandler(process.env);

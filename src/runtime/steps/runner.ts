@@ -1,0 +1,198 @@
+import type * as z from 'zod';
+import type { StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
+import { DefinitionError, InvalidModelOutputError, ModelTimeoutError } from '../../core/errors.ts';
+import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
+import type { Toolbox, ToolSpec } from '../tools/types.ts';
+import { ROUTE_TOOL, contextMessage, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
+import { parseStepText } from './text-protocol.ts';
+import { boundedTranscript, type ModelCallRecord } from '../models/transcript.ts';
+import { NO_USAGE, sentReply, toolContext, type StepResult } from './types.ts';
+
+export interface RunLlmStepArgs {
+  def: WorkflowDefinition;
+  step: StepDefinition;
+  input: StepInput;
+  /** The execution input's untrusted fields (`untrustedFields`), as the trigger expands them; undefined when the step does not read them. */
+  untrusted: Record<string, unknown> | undefined;
+  untrustedFields: readonly string[];
+  model: ModelProvider;
+  /** The step's toolbox: restricted to its allow-list, its bound arguments applied. */
+  toolbox: Toolbox;
+  /** Model calls allowed for one step. @default 6 */
+  maxTurns?: number;
+  /** Time left in the Lambda; bounds the lock a side-effecting tool call holds. */
+  remainingTimeMs?: () => number;
+  /** A consensus sample's temperature. @default the step's `temperature` */
+  temperature?: number;
+}
+
+const DEFAULT_MAX_TURNS = 6;
+/** Kept free at the end of the Lambda for the event log, metrics and the response. */
+const FINISH_RESERVE_MS = 5_000;
+
+/**
+ * One model call, bounded by the Lambda's remaining time: a call that would outlast the function
+ * is aborted as `ModelTimeoutError` (which the ASL retries) instead of the Lambda timing out
+ * (`Sandbox.Timedout`, which is not retried).
+ */
+async function converseWithin(model: ModelProvider, request: ConverseRequest, remainingTimeMs: (() => number) | undefined, step: string): Promise<ConverseResponse> {
+  if (!remainingTimeMs) return model.converse(request);
+  const budget = remainingTimeMs() - FINISH_RESERVE_MS;
+  if (budget <= 0) throw new ModelTimeoutError(`${step}: no time left in the Lambda for another model call (${remainingTimeMs()} ms remaining)`);
+  return model.converse(request, { signal: AbortSignal.timeout(budget) });
+}
+
+type RouteDecision = { next: string; reason: string } & Record<string, unknown>;
+
+function addUsage(total: TokenUsage, usage: ConverseResponse['usage']): TokenUsage {
+  return {
+    modelCalls: total.modelCalls + 1,
+    inputTokens: total.inputTokens + usage.inputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    cacheReadInputTokens: total.cacheReadInputTokens + (usage.cacheReadInputTokens ?? 0),
+    cacheWriteInputTokens: total.cacheWriteInputTokens + (usage.cacheWriteInputTokens ?? 0),
+  };
+}
+
+/** Why a candidate route fails the step's route schema, in words the model (and the console) can act on. */
+function routeProblem(step: StepDefinition, schema: z.ZodType<RouteDecision>, candidate: unknown): { decision?: RouteDecision; problem?: string } {
+  const parsed = schema.safeParse(candidate);
+  if (parsed.success) return { decision: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join('.');
+  const next = (candidate as { next?: unknown } | null)?.next;
+  const problem =
+    field === 'next'
+      ? `route ${JSON.stringify(next)} is not a declared edge of ${step.name} (declared: ${step.next.join(', ')})`
+      : `route input ${field || '(root)'}: ${issue.message}`;
+  return { problem };
+}
+
+const errorResult = (toolUseId: string, text: string): ContentBlock => ({ toolResult: { toolUseId, content: [{ text }], status: 'error' } });
+const okResult = (toolUseId: string, result: unknown): ContentBlock => ({
+  toolResult: { toolUseId, content: [{ text: JSON.stringify(result ?? null) }], status: 'success' },
+});
+
+function resolveSpecs(step: StepDefinition, toolbox: Toolbox): ToolSpec[] {
+  return step.tools.map((name, i) => {
+    const spec = toolbox.spec(name);
+    if (!spec) throw new DefinitionError(step.file, `tools.${i}`, `the toolbox has no tool "${name}"`);
+    return spec;
+  });
+}
+
+/**
+ * Whether a single-edge step is finished after a turn without a route: every tool it `requires`
+ * (without `requires`: every call of the turn, at least one) succeeded, and no declared output
+ * waits for the model (each comes `from` a tool). Then asking the model only to call `route`
+ * would be a wasted model call.
+ */
+function finishedWithoutRoute(step: StepDefinition, turn: ToolCallRecord[], all: ToolCallRecord[]): boolean {
+  if (step.next.length !== 1 || Object.values(step.outputs).some((o) => o.from === undefined)) return false;
+  const succeeded = (calls: ToolCallRecord[], tool?: string) => calls.some((c) => c.error === undefined && (tool === undefined || c.tool === tool));
+  if (step.requires.length) return step.requires.every((tool) => succeeded(all, tool));
+  return turn.length > 0 && turn.every((c) => c.error === undefined);
+}
+
+/**
+ * Run one LLM step: the step instruction as system prompt (cached), the step context as the
+ * first user message, the step's allowed tools plus `route`, and the tool-use loop until the
+ * model routes.
+ *
+ * Routing decisions are validated with zod against the step's declared edges. An invalid route
+ * (undeclared edge, bad outputs, `route` mixed with other tool calls, or no route at all) is
+ * answered once with an error that names the declared edges; a second one throws
+ * `InvalidModelOutputError`, so the runner never returns an undeclared route: the ASL Catch takes
+ * the execution to the workflow fallback with the reason in `$.error`. Rejected routes are kept in
+ * `toolCalls` (tool `route`, with the error) so the console shows them.
+ *
+ * A text answer with `NEXT_STEP:` lines is accepted as a fallback parse (decidedBy `model-text`).
+ * Tools outside the allow-list are refused, recorded with an error, and never executed. A step
+ * with a single edge routes without a `route` call once its tools did their job
+ * (see `finishedWithoutRoute`).
+ */
+export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
+  const { def, step, input, model, toolbox, maxTurns = DEFAULT_MAX_TURNS } = args;
+  const schema = routeSchema(step) as unknown as z.ZodType<RouteDecision>;
+  const system = systemPrompt(step);
+  const tools = [...toolSpecs(resolveSpecs(step, toolbox)), routeToolSpec(step)].map((toolSpec) => ({ toolSpec }));
+  const messages: Message[] = [contextMessage(input, args.untrustedFields, args.untrusted)];
+  const request = (): ConverseRequest => ({
+    system,
+    messages: [...messages],
+    toolConfig: { tools },
+    inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: args.temperature ?? step.temperature },
+  });
+  const tool = toolContext(input, args.remainingTimeMs);
+  const toolCalls: ToolCallRecord[] = [];
+  let usage = NO_USAGE;
+  let rejections = 0;
+  const calls: ModelCallRecord[] = [];
+
+  const finish = (decision: RouteDecision, via: 'tool' | 'text'): StepResult => {
+    const { next, reason, ...fields } = decision;
+    const decidedBy = model.name === 'offline' ? 'offline' : via === 'tool' ? 'model' : 'model-text';
+    const { system: sent, toolConfig, inferenceConfig } = request();
+    const transcript = boundedTranscript({ provider: model.name, stepVersion: step.version, system: sent, toolConfig, inferenceConfig, messages: [...messages], calls });
+    return { next, reason, decidedBy, fields, reply: sentReply(toolCalls, (name) => toolbox.spec(name)), toolCalls, usage, transcript };
+  };
+
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const sentAt = Date.now();
+    const response = await converseWithin(model, request(), args.remainingTimeMs, step.name);
+    calls.push({ messages: messages.length, stopReason: response.stopReason, usage: response.usage, durationMs: Date.now() - sentAt });
+    usage = addUsage(usage, response.usage);
+    const message = response.output.message;
+    if (message.content.length === 0)
+      throw new InvalidModelOutputError(`${step.name}: the model returned no content (stop reason ${response.stopReason})`);
+    messages.push(message);
+
+    // Every rejected route is recorded; a turn with one counts once, and only one such turn is forgiven.
+    let rejected: string | undefined;
+    const reject = (problem: string, routeArgs: Record<string, unknown>): string => {
+      toolCalls.push({ tool: ROUTE_TOOL, args: routeArgs, error: `rejected: ${problem}` });
+      rejected ??= problem;
+      return `Rejected: ${problem}. Call ${ROUTE_TOOL} again with next set to one of: ${step.next.join(', ')}.`;
+    };
+    const reply: ContentBlock[] = [];
+    let decision: RouteDecision | undefined;
+    const uses = message.content.flatMap((block) => ('toolUse' in block ? [block.toolUse] : []));
+    const via = uses.length === 0 ? 'text' : 'tool';
+
+    if (via === 'text') {
+      const text = message.content.map((block) => ('text' in block ? block.text : '')).join('\n');
+      const parsed = parseStepText(text, step);
+      const candidate = { ...parsed.fields, next: parsed.next, reason: parsed.reason ?? 'no reason given' };
+      const checked =
+        parsed.next !== undefined
+          ? routeProblem(step, schema, candidate)
+          : { problem: response.stopReason === 'max_tokens' ? 'the answer was cut off before a route was chosen' : 'the answer ended without a route' };
+      if (checked.decision) decision = checked.decision;
+      else reply.push({ text: reject(checked.problem!, parsed.next !== undefined ? candidate : {}) });
+    }
+    const turnCalls: ToolCallRecord[] = [];
+    for (const use of uses) {
+      const useArgs = (use.input ?? {}) as Record<string, unknown>;
+      if (use.name === ROUTE_TOOL) {
+        // A route chosen in the same turn as other calls was chosen without their results (e.g. a guessed ticket id).
+        const checked =
+          uses.length > 1 ? { problem: `${ROUTE_TOOL} must be called alone, after the other tool results are read` } : routeProblem(step, schema, use.input);
+        if (checked.decision) decision = checked.decision;
+        else reply.push(errorResult(use.toolUseId, reject(checked.problem!, useArgs)));
+        continue;
+      }
+      const record = await toolbox.execute(use.name, use.input, tool);
+      toolCalls.push(record);
+      turnCalls.push(record);
+      reply.push(record.error !== undefined ? errorResult(use.toolUseId, `Error: ${record.error}`) : okResult(use.toolUseId, record.result));
+    }
+    if (decision) return finish(decision, via);
+    if (rejected === undefined && finishedWithoutRoute(step, turnCalls, toolCalls))
+      return finish({ next: step.next[0]!, reason: `Done: ${[...new Set(turnCalls.map((c) => c.tool))].join(', ')} succeeded (single edge, no route call needed)` }, 'tool');
+    if (rejected !== undefined && ++rejections > 1)
+      throw new InvalidModelOutputError(`${step.name}: ${rejected} (repeated after the model was told the declared edges)`);
+    messages.push({ role: 'user', content: reply });
+  }
+  throw new InvalidModelOutputError(`${step.name}: no valid route after ${maxTurns} model turns`);
+}

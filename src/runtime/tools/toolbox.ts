@@ -1,0 +1,127 @@
+/**
+ * The toolbox: validates a tool call, runs the workflow's tool module, and makes side-effecting
+ * tools idempotent in the scope their definition declares: per (workflow, execution, step, tool)
+ * or per (workflow, execution, tool).
+ *
+ * Idempotency uses Powertools' `makeIdempotent` with its DynamoDB persistence layer: it does
+ * exactly the conditional-put / in-progress / stored-result protocol this needs, and it deletes
+ * the record when the call throws, so a failed call is retried for real (by a retry or by the
+ * fallback) while a completed one is replayed. The key is built from the ToolContext (never from
+ * the arguments): a retried step whose model words a mail differently still gets the first
+ * result and sends nothing. A replayed result carries `replayed: true`.
+ */
+import type { Context } from 'aws-lambda';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { ToolCallRecord } from '../contracts.ts';
+import type { Env } from '../../core/env.ts';
+import { InvalidInputError, ToolInputError, ToolNotAllowedError } from '../../core/errors.ts';
+import type { ClientTracer } from '../observability.ts';
+import { asUnavailable } from './aws-errors.ts';
+import { refusedArgs } from './refusals.ts';
+import type { AwsClients, Toolbox, ToolContext, ToolDefinition } from './types.ts';
+
+export interface ToolboxOptions {
+  /** The function's environment: tools build their adapters from it (`connect`), idempotency uses `IDEMPOTENCY_TABLE`. @default {} */
+  env?: Env;
+  /** Wraps the SDK clients, so each call is an X-Ray subsegment. @default untraced clients */
+  tracer?: ClientTracer;
+  /** Where side-effecting calls remember their result. @default DynamoDB `IDEMPOTENCY_TABLE` */
+  idempotency?: BasePersistenceLayer;
+  /** `ToolContext.now`. @default () => new Date() */
+  clock?: () => Date;
+  /** How long a side-effecting call's result is remembered (IdempotencyTable TTL `expiresAt`). @default 86400 (one day; steps retry within minutes) */
+  rememberSeconds?: number;
+  /** Lock held by a running side-effecting call when the caller gives no `remainingTimeMs`. @default 60000 */
+  lockMs?: number;
+}
+
+/** The idempotency persistence layer on IdempotencyTable (`pk = IDEMPOTENCY`, `sk = tool#<hash of the key>`, TTL `expiresAt`). */
+export function dynamoIdempotencyStore(client: DynamoDBClient, tableName: string): DynamoDBPersistenceLayer {
+  return new DynamoDBPersistenceLayer({
+    tableName,
+    keyAttr: 'pk',
+    sortKeyAttr: 'sk',
+    staticPkValue: 'IDEMPOTENCY',
+    expiryAttr: 'expiresAt',
+    awsSdkV3Client: client,
+  });
+}
+
+/** What a side-effecting call is remembered by (hashed): never its arguments. `step` only for per-step tools. */
+type IdempotencyKey = { workflow: string; execution: string; tool: string; step?: string };
+
+const lazy = <T>(build: () => T) => {
+  let value: T | undefined;
+  return () => (value ??= build());
+};
+
+/** The SDK clients of one function, built on first use (a tool that needs no AWS resource builds none). */
+export function awsClients(env: Env, tracer?: ClientTracer): AwsClients {
+  const traced = <C extends object>(client: C): C => tracer?.captureAWSv3Client(client) ?? client;
+  return {
+    dynamo: lazy(() => traced(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }))),
+    traced,
+    region: env.AWS_REGION,
+  };
+}
+
+/** A required environment variable of a tool's adapter, with a message that names the tool's resources. */
+export function requireEnv(env: Env, name: string, tool: string): string {
+  const value = env[name];
+  if (!value) throw new InvalidInputError(`tool ${tool}: this function's environment has no ${name} (is the tool on the step's allow-list, and its resources declared?)`);
+  return value;
+}
+
+/**
+ * Build the toolbox over a workflow's tools. A tool's adapters (`connect`) are built on its first
+ * call, so a step only needs the environment of the tools it calls.
+ */
+export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOptions = {}): Toolbox {
+  const env = opts.env ?? {};
+  const clock = opts.clock ?? (() => new Date());
+  const rememberSeconds = opts.rememberSeconds ?? 86_400;
+  const lockMs = opts.lockMs ?? 60_000;
+  const aws = awsClients(env, opts.tracer);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const ports = new Map<string, () => unknown>(tools.map((tool) => [tool.name, lazy(() => tool.connect?.(env, aws))]));
+  const idempotency = lazy(() => opts.idempotency ?? dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')));
+
+  const run = (tool: ToolDefinition, args: unknown, ctx: ToolContext) => tool.run(args as never, ctx, ports.get(tool.name)!());
+
+  const runOnce = (tool: ToolDefinition, scope: NonNullable<ToolDefinition['idempotency']>, args: unknown, ctx: ToolContext) => {
+    // One config per call: it carries this call's remaining time, which bounds the in-progress lock.
+    const config = new IdempotencyConfig({
+      expiresAfterSeconds: rememberSeconds,
+      responseHook: (stored) => ({ ...(stored as Record<string, unknown>), replayed: true }),
+    });
+    config.registerLambdaContext({ getRemainingTimeInMillis: ctx.remainingTimeMs ?? (() => lockMs) } as Context);
+    const once = makeIdempotent((_key: IdempotencyKey) => run(tool, args, ctx), { persistenceStore: idempotency(), config, keyPrefix: 'tool' });
+    const key: IdempotencyKey = { workflow: ctx.workflow, execution: ctx.execution.name, tool: tool.name };
+    return once(scope === 'step' ? { ...key, step: ctx.step } : key);
+  };
+
+  return {
+    spec: (name) => byName.get(name),
+    async execute(name, args, given): Promise<ToolCallRecord> {
+      const ctx: ToolContext = { ...given, now: clock };
+      const tool = byName.get(name);
+      if (!tool) return { tool: name, args: refusedArgs(args), error: `${ToolNotAllowedError.name}: unknown tool "${name}"` };
+      const parsed = tool.input.safeParse(args);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        return { tool: name, args: refusedArgs(args), error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}` };
+      }
+      try {
+        const result = await (tool.idempotency ? runOnce(tool, tool.idempotency, parsed.data, ctx) : run(tool, parsed.data, ctx));
+        return { tool: name, args: parsed.data, result };
+      } catch (e) {
+        const unavailable = asUnavailable(name, e);
+        if (unavailable) throw unavailable;
+        return { tool: name, args: parsed.data, error: `${(e as Error).name}: ${(e as Error).message}` };
+      }
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import type { EmailStore } from './store.ts';
+import type { EventLog } from '../../event-log.ts';
+import {
+  executionNameFor,
+  isRejection,
+  parseInbound,
+  screen,
+  sesReceiptFromHeaders,
+  type IngressPolicy,
+  type RejectReason,
+  type SesReceipt,
+  senderAuthenticated,
+} from './checks.ts';
+import type { ExecutionStarter } from './starter.ts';
+
+export interface IngestDeps {
+  emails: EmailStore;
+  starter: ExecutionStarter;
+  events: EventLog;
+  policy: IngressPolicy;
+  clock: () => Date;
+}
+
+/** `executionName` is always the execution that handles (or handled) the mail. */
+export type IngestResult =
+  | { status: 'STARTED'; executionName: string }
+  | {
+      status: 'DUPLICATE';
+      executionName: string;
+      /** A re-sent mail (same sender and Message-ID, new SES id): the execution name its own `IngressRejected` event is recorded under. */
+      recordedAs?: string;
+    }
+  | { status: 'REJECTED'; executionName: string; reason: RejectReason; detail: string };
+
+/** Whose Message-ID: scoped by sender, so nobody can pre-empt another sender's mail by reusing its id. */
+const messageIdClaim = (from: string, messageId: string) => createHash('sha256').update(`${from}\n${messageId}`).digest('hex');
+
+/**
+ * The ingress use case: screen one inbound mail and, if it passes, store its body and start the
+ * workflow under a name derived from the SES message id. Both runtimes run this same code; only
+ * the SES message id differs (SES's own, or `localSesMessageId` locally).
+ *
+ * - Refused mail gets an `IngressRejected` event with the reason code and no reply.
+ * - Accepted mail: body stored (cut to `policy.maxBodyChars` with a size note), execution started
+ *   with `{ email }`, then `IngressAccepted` recorded.
+ * - Duplicates are caught twice, on what each party controls:
+ *   - the same delivery again (what SES controls: the SES message id): Step Functions refuses the
+ *     reused execution name (`DUPLICATE`). For a Standard workflow still running with the *same*
+ *     input, StartExecution succeeds without starting anything; the already-recorded
+ *     `IngressAccepted` event tells that case apart.
+ *   - the same mail sent again (what the sender controls: From + Message-ID, claimed with a
+ *     conditional write): SES gives it a new id, so nothing else would stop a second run. It is
+ *     recorded as `IngressRejected` (`duplicate_message_id`, naming the first execution) under its
+ *     own execution name, and starts nothing (`DUPLICATE`).
+ *
+ * @param receipt The SES receipt verdicts; `undefined` reads them from the headers SES adds to
+ *   stored mail (the local path, see `sesReceiptFromHeaders`).
+ * @param sesMessageId The SES message id (locally `localSesMessageId(raw)`).
+ */
+export async function ingest(
+  raw: Uint8Array | string,
+  receipt: SesReceipt | undefined,
+  sesMessageId: string,
+  deps: IngestDeps,
+): Promise<IngestResult> {
+  const executionName = executionNameFor(sesMessageId);
+  const at = deps.clock().toISOString();
+  const parsed = await parseInbound(raw, deps.policy);
+  const verdicts = isRejection(parsed) ? undefined : (receipt ?? sesReceiptFromHeaders(parsed.headers, parsed.from?.address));
+  const screening = isRejection(parsed) ? parsed : screen(parsed, verdicts!, deps.policy, { id: sesMessageId, receivedAt: at });
+  const from = isRejection(parsed) ? undefined : parsed.from?.address;
+  const reject = (reason: RejectReason, detail: string) =>
+    deps.events.append({
+      type: 'IngressRejected',
+      executionName,
+      at,
+      emailId: sesMessageId,
+      reason,
+      detail,
+      personal: from === undefined ? {} : { from },
+    });
+
+  if (isRejection(screening)) {
+    await reject(screening.rejected, screening.detail);
+    return { status: 'REJECTED', executionName, reason: screening.rejected, detail: screening.detail };
+  }
+
+  const { accepted: email, body } = screening;
+  // The stricter sender policy: an unauthenticated From gets no automatic reply; the mail is stored for a person.
+  if (deps.policy.requireAuthenticatedSender && !isRejection(parsed) && !senderAuthenticated(parsed.headers, verdicts!, email.from)) {
+    await deps.emails.put(email, body);
+    const detail = 'held for a person: neither a DMARC pass nor an SPF or DKIM pass aligned with the From domain; no automatic reply';
+    await reject('unauthenticated_sender', detail);
+    return { status: 'REJECTED', executionName, reason: 'unauthenticated_sender', detail };
+  }
+  if (email.messageId) {
+    const holder = await deps.emails.claimMessageId(messageIdClaim(email.from, email.messageId), email.id);
+    if (holder !== email.id) {
+      const original = executionNameFor(holder);
+      await reject('duplicate_message_id', `this Message-ID was already delivered as ${original}; nothing new started`);
+      return { status: 'DUPLICATE', executionName: original, recordedAs: executionName };
+    }
+  }
+  await deps.emails.put(email, body);
+  const started = await deps.starter.start(executionName, { email });
+  // Recorded after the start, so a delivery that failed in between still gets its event on redelivery.
+  const first = await deps.events.append({
+    type: 'IngressAccepted',
+    executionName,
+    at,
+    emailId: email.id,
+    bodyChars: email.bodyChars,
+    personal: { from: email.from, subject: email.subject },
+  });
+  // A concurrent redelivery may record the event first: then a definitive starter still knows who started.
+  return { status: started === 'STARTED' && (first || deps.starter.definitive) ? 'STARTED' : 'DUPLICATE', executionName };
+}

@@ -1,0 +1,64 @@
+/**
+ * The console reads like Studio: every compiled workflow's state machine has a readable
+ * `StateMachineName` (`<stack>-<workflow>`), and every state of its ASL carries a `Comment`.
+ */
+import { describe, expect, it } from 'vitest';
+import { stepComment, workflowStateMachineName } from '../../src/cdk/constructs/agent-workflow.ts';
+import { allStates } from '../../src/local/interpreter.ts';
+import { synthProject } from '../../src/local/synth.ts';
+import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+
+const app = await synthProject('dev');
+// Compiled agent workflows (the lead lifecycle's state machine is named and commented by its own construct).
+const machines = app.stateMachines.filter((m) => listWorkflows().includes(m.workflowName!));
+
+describe('readable state machine names', () => {
+  it('names every workflow state machine <stack>-<workflow>, and the local runtime knows it by that name', () => {
+    expect(machines.map((m) => m.workflowName).sort()).toEqual(listWorkflows());
+    expect(listWorkflows().length).toBeGreaterThan(3);
+    for (const m of machines) {
+      expect(m.name).toBe(`${m.stack}-${m.workflowName}`);
+      expect(app.templates[m.stack]!.Resources![m.logicalId]!.Properties!.StateMachineName).toBe(m.name);
+    }
+    expect(machines.find((m) => m.workflowName === 'warranty-email')!.name).toBe('Stepwise-WarrantyEmail-dev-warranty-email');
+  });
+
+  it('keeps a name past 80 characters within the limit, distinct from a name that shares its start', () => {
+    const stack = `Stepwise-${'VeryLong'.repeat(8)}-dev`;
+    const a = workflowStateMachineName(stack, 'a-workflow-with-a-long-name');
+    const b = workflowStateMachineName(stack, 'a-workflow-with-a-long-name-too');
+    expect(a).toHaveLength(80);
+    expect(b).toHaveLength(80);
+    expect(a).not.toBe(b);
+    expect(a.startsWith(stack.slice(0, 60))).toBe(true);
+    expect(a).toMatch(/^[A-Za-z0-9-]+$/);
+    expect(workflowStateMachineName('Stepwise-Short-dev', 'x')).toBe('Stepwise-Short-dev-x');
+  });
+});
+
+describe('a Comment on every state', () => {
+  it.each(machines.map((m) => [m.workflowName!, m] as const))('%s: every state at any depth has a Comment; a step says what it does and its kind', (workflow, m) => {
+    const def = loadWorkflow(workflow);
+    const states = [...allStates(m.definition)];
+    const missing = states.filter(([, s]) => typeof s.Comment !== 'string' || !s.Comment.trim()).map(([name]) => name);
+    expect(missing).toEqual([]);
+    for (const step of def.steps) {
+      const task = states.find(([name]) => name === step.name)![1];
+      expect(task.Comment).toBe(stepComment(step));
+      expect(task.Comment).toContain(step.description);
+      expect(task.Comment).toContain(step.kind === 'llm' ? 'LLM step' : 'code step');
+    }
+  });
+
+  it('says what the generated states do: the route Choice its edges, consensus waves, counters and pauses theirs', () => {
+    const comment = (workflow: string, state: string) =>
+      [...allStates(machines.find((m) => m.workflowName === workflow)!.definition)].find(([name]) => name === state)?.[1].Comment as string;
+    expect(comment('warranty-email', '02-check-warranty.route')).toMatch(/03a-valid-warranty, 03b-device-not-found, 03c-expired-warranty, 04-out-of-scope.*the fallback 04-out-of-scope/);
+    expect(comment('tool-loop', '02-select-tool.wave-1')).toMatch(/^Wave 1 of 02-select-tool's consensus/);
+    expect(comment('investigation', '03-record.pause')).toMatch(/^Checkpoint after 03-record/);
+    const counter = machines
+      .flatMap((m) => [...allStates(m.definition)])
+      .find(([name, s]) => name.endsWith('.counters') && s.Type === 'Pass');
+    expect(counter?.[1].Comment).toMatch(/^Entering .*\$\.counters/);
+  });
+});

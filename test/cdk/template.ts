@@ -1,0 +1,65 @@
+/** Helpers shared by the infra tests: synthesize the app without bundling and read the template back. */
+import { App, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { loadProject } from '../../src/project/project.ts';
+import { addStepwiseStacks, type StepwiseStacks } from '../../src/cdk/stepwise-app.ts';
+import { exampleEnv } from '../support/config.ts';
+
+const project = await loadProject();
+
+export type Json = Record<string, any>;
+
+/** The app of one environment, synthesized once, bundling skipped (the asset hashes stay fake). */
+export function synthApp(env = 'dev'): { app: App; stacks: StepwiseStacks; template: Template } {
+  const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
+  const stacks = addStepwiseStacks(app, exampleEnv(env), project);
+  return { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
+}
+
+/** Every stack of the app by name: one per workflow and one per lifecycle (by their folder names). */
+export function allStacks(stacks: StepwiseStacks): Record<string, Stack> {
+  return { ...stacks.workflows, ...stacks.lifecycles };
+}
+
+/** A placeholder function ARN for the `Fn::GetAtt [<logicalId>, Arn]` in a definition. */
+export const functionArn = (logicalId: string): string => `arn:aws:lambda:us-east-1:123456789012:function:${logicalId}`;
+
+/** The workflow's state machine of a template: its resource, the raw `DefinitionString`, and the ASL with function ARNs filled in. */
+export function stateMachineOf(template: Template): { resource: Json; raw: unknown; asl: Json } {
+  // A workflow's compiled state machine carries its name (the single-prompt agent beside it does not).
+  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine')).filter((m) => m.Metadata?.['stepwise:workflow']);
+  if (machines.length !== 1) throw new Error(`expected one workflow state machine, found ${machines.length}`);
+  const resource = machines[0]!;
+  const raw = resource.Properties.DefinitionString;
+  const parts: unknown[] = typeof raw === 'string' ? [raw] : raw['Fn::Join'][1];
+  const text = parts
+    .map((p) => {
+      if (typeof p === 'string') return p;
+      const [logicalId, attribute] = (p as Json)['Fn::GetAtt'] ?? [];
+      if (attribute !== 'Arn') throw new Error(`unexpected token in the definition: ${JSON.stringify(p)}`);
+      return functionArn(logicalId);
+    })
+    .join('');
+  return { resource, raw, asl: JSON.parse(text) };
+}
+
+/** Logical id of the function whose environment says `STEP: step`. */
+export function functionOfStep(template: Template, step: string): string {
+  const ids = Object.entries(template.findResources('AWS::Lambda::Function'))
+    .filter(([, r]) => r.Properties.Environment?.Variables?.STEP === step)
+    .map(([id]) => id);
+  if (ids.length !== 1) throw new Error(`expected one function for step ${step}, found ${ids.length}`);
+  return ids[0]!;
+}
+
+/** Every IAM statement attached to a function's role (all its policies). */
+export function statementsOfFunction(template: Template, functionLogicalId: string): Json[] {
+  const fn = template.findResources('AWS::Lambda::Function')[functionLogicalId]!;
+  const roleId: string = fn.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p) => (p.Properties.Roles as Json[]).some((r) => r.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
+}
+
+/** Statement actions as a flat list. */
+export const actionsOf = (statement: Json): string[] => [statement.Action].flat();

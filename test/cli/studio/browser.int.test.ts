@@ -1,0 +1,292 @@
+/**
+ * Stepwise Studio in a real Chromium (Debian's package, driven by playwright-core): open Studio
+ * on this repository, see the warranty graph, run the valid-warranty sample and read step 03a's
+ * model request, tokens and create_ticket call, fork from 02-check-warranty with the registry
+ * saying `expired` and see the fork take 03c, approve a paused investigation and see it finish,
+ * import a deployed execution's history and fork it locally. Every view passes axe-core with no
+ * serious or critical finding, and every action of every view is reached with Tab alone. The
+ * screenshots stay in `.stepwise/screenshots/`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStudio, type Studio } from '../../../src/cli/studio/server.ts';
+import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
+import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { keyboardReach, launchChromium, screenshot, seriousAxeFindings, tabTo } from '../../support/browser.ts';
+import { AWS_ARN, AWS_FIXTURE } from '../../support/fixtures.ts';
+
+// The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
+declare const document: any, window: any, MutationObserver: any;
+
+
+let root: string;
+let studio: Studio;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'stepwise-browser-'));
+  const dirs = stateDirs(root);
+  const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 3);
+  const steps = [{ name: '01-extract-serial', next: '02-check-warranty', decidedBy: 'offline' as const, fields: {} }];
+  for (const [at, verdicts] of [['2025-03-14T10:00:00Z', [true, true, true]], ['2025-03-14T11:00:00Z', [true, false, true]]] as const)
+    recordEvalRun(
+      'warranty-email',
+      { passed: verdicts.filter(Boolean).length, failed: verdicts.filter((v) => !v).length, total: 3, cases: cases.map((c, i) => ({ id: c.scenario_id, passed: verdicts[i]!, failures: [], steps })) },
+      cases,
+      'offline',
+      dirs.evals,
+      new Date(at),
+    );
+  studio = await startStudio({ port: 0, dirs });
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(studio.url);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** axe-core on the view as shown: no serious or critical finding; and Tab reaches every action of it. */
+async function accessible(view: string): Promise<void> {
+  const findings = await seriousAxeFindings(page);
+  expect(findings.map((f) => `${f.id} (${f.impact}): ${f.help} at ${f.targets.join(', ')}`), `axe on ${view}`).toEqual([]);
+  const { actions, missed } = await keyboardReach(page);
+  expect(actions.length, `actions of ${view}`).toBeGreaterThan(0);
+  expect(missed, `actions of ${view} that Tab does not reach`).toEqual([]);
+}
+
+const statusBadge = () => page.locator('h1 .status');
+
+/** Wait until the open execution shows `status`, recording the statuses it showed on the way; the page is never reloaded. */
+async function untilStatus(status: string, timeout = 90_000): Promise<string[]> {
+  await page.evaluate(() => {
+    const w = window as unknown as { seenStatuses?: string[]; observer?: any };
+    w.seenStatuses = [document.querySelector('h1 .status')?.textContent ?? '(none)'];
+    w.observer?.disconnect();
+    w.observer = new MutationObserver(() => {
+      const now = document.querySelector('h1 .status')?.textContent ?? '(none)';
+      if (w.seenStatuses!.at(-1) !== now) w.seenStatuses!.push(now);
+    });
+    w.observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await expect.poll(() => statusBadge().textContent().catch(() => null), { timeout }).toBe(status);
+  return page.evaluate(() => (window as unknown as { seenStatuses: string[] }).seenStatuses);
+}
+
+/** The steps list of the open execution (not the graph's nodes). */
+const stepButtons = () => page.locator('ol.steps button');
+/** A link of the navigation. */
+const nav = (name: string) => page.getByRole('navigation', { name: 'Studio' }).getByRole('link', { name, exact: true });
+
+const executionName = () => decodeURIComponent(page.url().split('#/executions/')[1]!.split(/[?/]/)[0]!);
+
+describe('Stepwise Studio in Chromium', () => {
+  let valid: string;
+
+  it('opens on this repository and shows the warranty graph, with Start, every step and its route, accessible', async () => {
+    await expect.poll(() => page.getByRole('link', { name: 'warranty-email' }).count()).toBe(1);
+    await accessible('the workflows');
+    await screenshot(page, 'workflows');
+    await page.getByRole('link', { name: 'warranty-email' }).click();
+    const graph = page.getByRole('group', { name: /warranty-email: the compiled state machine/ });
+    await graph.waitFor();
+    for (const state of ['Start', '01-extract-serial', '02-check-warranty', '02-check-warranty.route', '03a-valid-warranty', '03c-expired-warranty', '04-out-of-scope', 'Done'])
+      expect(await graph.locator(`[data-state="${state}"]`).count(), state).toBe(1);
+    await accessible('a workflow');
+    await screenshot(page, 'workflow-graph');
+  });
+
+  it('runs the valid-warranty sample and opens its execution, which updates live', async () => {
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    await page.getByRole('button', { name: 'Run sample valid-warranty.eml' }).click();
+    await page.waitForURL(/#\/executions\/email-/);
+    valid = executionName();
+    await untilStatus('SUCCEEDED');
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await stepButtons().allTextContents()).toEqual([
+      '01-extract-serial → 02-check-warranty',
+      '02-check-warranty → 03a-valid-warranty',
+      '03a-valid-warranty → 05-send-confirmation',
+      '05-send-confirmation → DONE',
+    ]);
+  });
+
+  it("reads step 03a's model request, its tokens and its create_ticket call", async () => {
+    await stepButtons().filter({ hasText: /^03a-valid-warranty → / }).click();
+    const panel = page.getByRole('article', { name: /03a-valid-warranty/ });
+    await panel.getByRole('heading', { name: 'Model request and response' }).waitFor();
+    await expect.poll(() => panel.locator('details', { hasText: 'System prompt' }).locator('pre').first().textContent()).toContain('You are the ticketing step');
+    expect(await panel.getByText(/^Call 1: tool_use/).count()).toBeGreaterThan(0);
+    expect(await panel.locator('[data-testid="step-tokens"]').textContent()).toMatch(/^\d+ in \/ \d+ out, cache \d+ read \/ \d+ written, [1-9]\d* model calls$/);
+    const ticket = panel.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'create_ticket' }) });
+    expect(await ticket.count()).toBe(1);
+    expect(await ticket.textContent()).toMatch(/"ticketId": "TKT-[A-Z0-9]+"/);
+    expect(await ticket.textContent()).toContain('"serialNumber": "SN48213"');
+    await screenshot(page, 'execution-03a');
+    await accessible('an execution');
+  });
+
+  it('forks from 02-check-warranty with the registry saying expired: the fork takes 03c, linked to its parent and compared side by side', async () => {
+    await stepButtons().filter({ hasText: /^02-check-warranty → / }).click();
+    await page.getByRole('link', { name: 'Fork from 02-check-warranty' }).click();
+    const tools = page.getByLabel(/^Tool results of 02-check-warranty/);
+    await expect.poll(() => tools.inputValue()).toContain('"status": "valid"');
+    await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
+    // An invalid edit is caught against the step's input schema before anything runs.
+    const input = page.getByLabel(/^Step input of 02-check-warranty/);
+    const recorded = await input.inputValue();
+    await input.fill(recorded.replace(/"count": \d+/, '"count": "one"'));
+    await expect.poll(() => page.locator('#fork-input-check').textContent()).toMatch(/^previous\.count: /);
+    expect(await page.getByRole('button', { name: 'Run the fork' }).isDisabled()).toBe(true);
+    await input.fill(recorded);
+    await tools.fill((await tools.inputValue()).replace('"status": "valid"', '"status": "expired"'));
+    await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
+    await accessible('the fork form');
+    await screenshot(page, 'fork-form');
+    await page.getByRole('button', { name: 'Run the fork' }).click();
+    await page.waitForURL(/-fork-/);
+    await untilStatus('SUCCEEDED');
+    expect(await stepButtons().allTextContents()).toEqual([
+      '01-extract-serial → 02-check-warranty',
+      '02-check-warranty → 03c-expired-warranty',
+      '03c-expired-warranty → DONE',
+    ]);
+    expect(await page.locator('[data-state="03c-expired-warranty"]').getAttribute('class')).toContain('visited');
+    expect(await page.locator('[data-state="03a-valid-warranty"]').getAttribute('class')).not.toContain('visited');
+    await page.getByRole('link', { name: valid }).first().waitFor();
+    await screenshot(page, 'fork-execution');
+    await page.getByRole('link', { name: 'compare with its parent' }).click();
+    await expect.poll(() => page.getByText(/The paths part at step 2\./).count()).toBe(1);
+    await accessible('the diff');
+    await screenshot(page, 'fork-diff');
+  });
+
+  it('approves a paused investigation from the UI and sees it finish, live', async () => {
+    await nav('Workflows').click();
+    await page.getByRole('link', { name: 'investigation' }).click();
+    await page.getByRole('button', { name: 'Run sample latency-checkpoint.json' }).click();
+    await page.waitForURL(/#\/executions\//);
+    const investigation = executionName();
+    await untilStatus('PAUSED');
+    const jobStatus = () => page.evaluate(async (name) => ((await (await fetch(`/api/jobs/${encodeURIComponent(name)}`)).json()) as { status?: string }).status, investigation);
+    // With checkpoints on, the investigation may pause again after a resume: approve until it finishes.
+    let seen: string[] = [];
+    for (let round = 1; round <= 4 && (await statusBadge().textContent()) !== 'SUCCEEDED'; round++) {
+      await nav('Pauses').click();
+      const card = page.getByRole('article', { name: investigation });
+      await card.getByRole('heading', { name: 'Required actions' }).waitFor();
+      if (round === 1) {
+        await accessible('the pauses');
+        await screenshot(page, 'pauses');
+      }
+      await card.getByLabel(/^Output/).fill(JSON.stringify({ notes: `Checked by the on-call engineer (round ${round}).` }));
+      await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+      await card.getByRole('button', { name: `Approve ${investigation}` }).click();
+      await page.waitForURL(new RegExp(`#/executions/${investigation}$`));
+      await statusBadge().waitFor();
+      const watching = untilStatus('SUCCEEDED', 120_000).catch(() => undefined);
+      await expect.poll(jobStatus, { timeout: 120_000 }).toBe('done');
+      await expect.poll(() => statusBadge().textContent()).toMatch(/^(SUCCEEDED|PAUSED)$/);
+      if ((await statusBadge().textContent()) === 'SUCCEEDED') seen = (await watching) ?? [];
+    }
+    expect(await statusBadge().textContent()).toBe('SUCCEEDED');
+    // It went from paused to succeeded in the open page, without a reload.
+    expect(seen[0]).toBe('PAUSED');
+    expect(seen.at(-1)).toBe('SUCCEEDED');
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(await stepButtons().filter({ hasText: /^03-record\.pause/ }).count()).toBeGreaterThan(0);
+    await screenshot(page, 'investigation-approved');
+  });
+
+  it('opens an imported AWS execution history and forks it locally', async () => {
+    await nav('Import').click();
+    await page.getByLabel('History file (GetExecutionHistory JSON)').setInputFiles(AWS_FIXTURE);
+    await expect.poll(() => page.getByLabel('or paste it').inputValue()).toContain('"ExecutionStarted"');
+    await page.getByLabel(/^Execution ARN/).fill(AWS_ARN);
+    await accessible('the import');
+    await page.getByRole('button', { name: 'Import and open' }).click();
+    await page.waitForURL(/#\/executions\/email-c2a9f0d8/);
+    await untilStatus('SUCCEEDED');
+    expect(await page.getByText(/imported from a file/).count()).toBe(1);
+    await stepButtons().filter({ hasText: /^03a-valid-warranty → / }).click();
+    expect(await page.locator('[data-testid="step-tokens"]').textContent()).toMatch(/^[1-9]\d* in \/ [1-9]\d* out/);
+    await screenshot(page, 'imported-execution');
+    await stepButtons().filter({ hasText: /^02-check-warranty → / }).click();
+    await page.getByRole('link', { name: 'Fork from 02-check-warranty' }).click();
+    await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
+    await page.getByRole('button', { name: 'Run the fork' }).click();
+    await page.waitForURL(/-fork-/);
+    await untilStatus('SUCCEEDED');
+    expect(await page.getByText(/· local ·/).count()).toBe(1);
+    expect(await stepButtons().allTextContents()).toEqual([
+      '01-extract-serial → 02-check-warranty',
+      '02-check-warranty → 03a-valid-warranty',
+      '03a-valid-warranty → 05-send-confirmation',
+      '05-send-confirmation → DONE',
+    ]);
+    await screenshot(page, 'imported-fork');
+  });
+
+  it('lists the executions with filters, and the eval runs with a diff, accessibly', async () => {
+    await nav('Executions').click();
+    await page.getByRole('table').waitFor();
+    await page.getByLabel('workflow').selectOption('investigation');
+    await expect.poll(() => page.getByRole('table').getByRole('row').count()).toBe(2);
+    await accessible('the executions');
+    await screenshot(page, 'executions');
+    await nav('Evals').click();
+    await page.getByRole('button', { name: 'Compare the two runs of warranty-email' }).click();
+    await page.getByRole('heading', { name: 'Verdicts that changed' }).waitFor();
+    await accessible('an eval diff');
+    await nav('Evals').click();
+    await page.getByRole('link', { name: '2025-03-14 11:00:00' }).click();
+    await page.getByRole('table').waitFor();
+    await accessible('an eval run');
+    await screenshot(page, 'eval-run');
+  });
+
+  it('lets a keyboard-only user run a sample, read a step and start a fork', async () => {
+    await page.goto(`${studio.url}#/workflows`);
+    await tabTo(page, /^a:Workflows$/);
+    await tabTo(page, /^a:.*warranty-email/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'warranty-email', level: 1 }).waitFor();
+    await tabTo(page, /^button:Run sample valid-warranty\.eml$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#\/executions\/email-/);
+    await untilStatus('SUCCEEDED');
+    await tabTo(page, /^button:03a-valid-warranty/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('article', { name: /03a-valid-warranty/ }).waitFor();
+    await tabTo(page, /^g\[button\]:02-check-warranty .*, code step/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('article', { name: /02-check-warranty/ }).waitFor();
+    await tabTo(page, /^a:Fork from 02-check-warranty$/);
+    await page.keyboard.press('Enter');
+    await tabTo(page, /^textarea:fork-tools$/);
+    await expect.poll(() => page.getByLabel(/^Tool results of/).inputValue()).toContain('"valid"');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(JSON.stringify({ check_warranty: { serialNumber: 'SN48213', status: 'not_found' } }));
+    await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
+    await tabTo(page, /^button:Run the fork$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/-fork-/);
+    await untilStatus('SUCCEEDED');
+    expect(await stepButtons().filter({ hasText: /^02-check-warranty → / }).textContent()).toBe('02-check-warranty → 03b-device-not-found');
+  });
+
+  it('threw no error in the page', () => {
+    expect(errors).toEqual([]);
+  });
+});

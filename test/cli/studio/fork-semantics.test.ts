@@ -1,0 +1,179 @@
+/**
+ * Fork semantics, pure: for recorded executions (an email workflow, consensus waves and a counter,
+ * a checkpoint paused and resumed, a deployed execution's GetExecutionHistory), the state rebuilt for every step gives exactly what the step
+ * received, and an edited step input turns back into the state that makes the step receive it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import { consensusPlanStateName } from '../../../src/cdk/constructs/compile/consensus.ts';
+import {
+  diffExecutions,
+  editableStepInput,
+  emailBodyFromTranscripts,
+  forkHistory,
+  forkName,
+  forkPoint,
+  forkPoints,
+  recordedToolResults,
+  stateFromStepInput,
+  stepInputFor,
+  checkForkInput,
+} from '../../../src/local/fork.ts';
+import { synthProject } from '../../../src/local/synth.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { recordedExecution as record } from '../../support/fixtures.ts';
+const app = await synthProject();
+const definitionOf = (workflow: string) => app.stateMachines.find((m) => m.workflowName === workflow)!.definition;
+
+/** What each attempt of a step's Task was invoked with: the first attempt's input, per run of the Task, in order. */
+function received(events: HistoryEvent[], step: string): unknown[] {
+  return events.flatMap((e, i) => {
+    if (e.type !== 'TaskStateEntered' || e.stateEnteredEventDetails?.name !== step) return [];
+    const scheduled = events.slice(i + 1).find((x) => x.type === 'LambdaFunctionScheduled' || x.type === 'TaskScheduled')!;
+    return [JSON.parse(scheduled.lambdaFunctionScheduledEventDetails?.input ?? scheduled.taskScheduledEventDetails!.parameters!)];
+  });
+}
+
+/** The state a step's own Task was entered with (for a consensus step: after its samples voted). */
+const taskEntryStates = (events: HistoryEvent[], step: string) =>
+  events.filter((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === step).map((e) => JSON.parse(e.stateEnteredEventDetails!.input!));
+
+const RECORDED = ['warranty-valid', 'tool-loop-consensus', 'investigation-resumed', 'aws-warranty'];
+
+describe.each(RECORDED)('%s', (name) => {
+  const parent = record(name);
+  const def = loadWorkflow(parent.workflow!);
+  const definition = definitionOf(parent.workflow!);
+  const points = forkPoints(parent, def);
+  const execution = { id: parent.executionArn, name: parent.name };
+
+  it('offers every step the execution ran as a fork point, in order', () => {
+    const ran = parent.events.filter((e) => e.type === 'TaskStateEntered' && def.steps.some((s) => s.name === e.stateEnteredEventDetails?.name));
+    expect(points.map((p) => p.step)).toEqual(ran.map((e) => e.stateEnteredEventDetails!.name));
+    expect(points.map((p) => p.index)).toEqual(points.map((_, i) => i));
+  });
+
+  it('rebuilds, for every step N, exactly the step input step N received', async () => {
+    const seen = new Map<string, number>();
+    for (const point of points) {
+      const n = seen.get(point.step) ?? 0;
+      seen.set(point.step, n + 1);
+      const state = taskEntryStates(parent.events, point.step)[n];
+      const rebuilt = await stepInputFor(definition, point.step, state, execution);
+      expect(rebuilt, `${point.step} #${n + 1}`).toEqual(received(parent.events, point.step)[n]);
+      if (point.entryState === point.step) expect(point.state).toEqual(state);
+    }
+  });
+
+  it('turns a step input back into the state that gives it: unedited, the recorded state', async () => {
+    for (const point of points.filter((p) => p.entryState === p.step)) {
+      const stepInput = await stepInputFor(definition, point.step, point.state, execution);
+      const edited = editableStepInput(definition, point.step, stepInput);
+      expect(Object.keys(edited).sort()).toEqual(expect.arrayContaining(['error', 'input', 'previous']));
+      expect(stateFromStepInput(definition, point.step, edited, point.state)).toEqual(point.state);
+      const changed = { ...edited, previous: { ...(edited.previous as object), data: { marker: 'edited' } } };
+      const rebuilt = await stepInputFor(definition, point.step, stateFromStepInput(definition, point.step, changed, point.state), execution);
+      expect(rebuilt.previous).toMatchObject({ data: { marker: 'edited' } });
+    }
+  });
+
+  it('keeps the parent history before the fork point', () => {
+    const last = points.at(-1)!;
+    const kept = forkHistory(parent, last);
+    expect(kept.at(-1)!.id).toBe(parent.events[last.eventIndex - 1]!.id);
+    expect(kept.some((e) => e.stateEnteredEventDetails?.name === last.entryState && e.id === parent.events[last.eventIndex]!.id)).toBe(false);
+  });
+});
+
+describe('fork points of special steps', () => {
+  it('a consensus step is forked at its sample plan, with the state before its waves: the fork samples again', async () => {
+    const parent = record('tool-loop-consensus');
+    const point = forkPoints(parent, loadWorkflow('tool-loop')).find((p) => p.step === '02-select-tool')!;
+    expect(point.entryState).toBe(consensusPlanStateName('02-select-tool'));
+    const [afterVote] = taskEntryStates(parent.events, '02-select-tool');
+    const { consensus, ...result } = afterVote.result;
+    expect(consensus.votes).toBeDefined();
+    expect(point.state).toEqual({ ...afterVote, result });
+  });
+
+  it('a step after a resumed checkpoint is forked with the resumer output in its data', async () => {
+    const parent = record('investigation-resumed');
+    const def = loadWorkflow('investigation');
+    const points = forkPoints(parent, def);
+    const afterPause = points.find((p) => (p.state as { result: { data: Record<string, unknown> } }).result.data.checkpoint !== undefined)!;
+    expect(afterPause).toBeDefined();
+    const received = await stepInputFor(definitionOf('investigation'), afterPause.step, afterPause.state, { id: parent.executionArn, name: parent.name });
+    expect((received.previous as { data: { checkpoint: unknown } }).data.checkpoint).toEqual({ notes: 'Rolled back the 14:01 deploy; latency is back to normal.' });
+  });
+
+  it('names a fork point by position, step name, or n-th run, and refuses a step that did not run', () => {
+    const points = forkPoints(record('investigation-resumed'), loadWorkflow('investigation'));
+    expect(forkPoint(points, '02-investigate').index).toBe(1);
+    expect(forkPoint(points, '02-investigate@2').index).toBe(3);
+    expect(forkPoint(points, 0).step).toBe('01-plan');
+    expect(() => forkPoint(points, '04-escalate')).toThrow(/did not run 04-escalate \(the steps that ran: 0:01-plan, 1:02-investigate/);
+  });
+});
+
+describe('an edited step input is checked against the step input schema', () => {
+  const parent = record('warranty-valid');
+  const def = loadWorkflow('warranty-email');
+  const definition = definitionOf('warranty-email');
+  const point = forkPoints(parent, def).find((p) => p.step === '02-check-warranty')!;
+  const execution = { id: parent.executionArn, name: parent.name };
+
+  it('accepts the recorded input and an edited one, and gives the state that makes the step receive it', async () => {
+    const edited = editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, execution));
+    (edited.previous as { data: Record<string, unknown> }).data.serialNumber = 'SN99999';
+    const checked = await checkForkInput(def, definition, point, edited, execution);
+    expect(checked.problems).toEqual([]);
+    expect((checked.state!.result as { data: Record<string, unknown> }).data.serialNumber).toBe('SN99999');
+  });
+
+  it.each([
+    ['a count that is not a number', (e: any) => ({ ...e, previous: { ...e.previous, count: 'two' } }), 'previous.count'],
+    ['an unknown decidedBy', (e: any) => ({ ...e, previous: { ...e.previous, decidedBy: 'oracle' } }), 'previous.decidedBy'],
+    ['an input that is no email input', (e: any) => ({ ...e, input: { email: { id: 'x' } } }), 'input.email'],
+    ['no object at all', () => [1, 2], '(root)'],
+  ])('refuses %s, naming where', async (_, edit, path) => {
+    const edited = editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, execution));
+    const { problems } = await checkForkInput(def, definition, point, edit(edited), execution);
+    expect(problems[0]!.path).toContain(path);
+  });
+});
+
+describe('what a fork reuses from its parent', () => {
+  const parent = record('warranty-valid');
+  const def = loadWorkflow('warranty-email');
+
+  it('pins the tool results the forked step got, by default', () => {
+    const point = forkPoints(parent, def).find((p) => p.step === '02-check-warranty')!;
+    expect(recordedToolResults(parent, def, point)).toEqual({ check_warranty: { serialNumber: 'SN48213', status: 'valid', product: 'Lumen X2 wireless headphones', warrantyEnd: '2099-12-31' } });
+  });
+
+  it('finds the email body its LLM steps were shown in their recorded model requests', () => {
+    expect(emailBodyFromTranscripts(parent, def)).toContain('Lumen X2');
+  });
+
+  it('names a fork after its parent within the 80 characters of an execution name', () => {
+    expect(forkName('a'.repeat(100), 'abcd1234')).toHaveLength(80);
+    expect(forkName('email-1', 'abcd1234')).toBe('email-1-fork-abcd1234');
+  });
+});
+
+describe('diffExecutions', () => {
+  it('puts two runs side by side: where the path diverges, outputs, replies and tokens', () => {
+    const a = record('warranty-valid');
+    const def = loadWorkflow('warranty-email');
+    const b = structuredClone(a);
+    const scheduled = b.events.filter((e) => e.type === 'LambdaFunctionSucceeded');
+    const second = JSON.parse(scheduled[1]!.lambdaFunctionSucceededEventDetails!.output!);
+    scheduled[1]!.lambdaFunctionSucceededEventDetails!.output = JSON.stringify({ ...second, next: '03c-expired-warranty', fields: { warranty: { status: 'expired' } } });
+    const diff = diffExecutions(a, b, def);
+    expect(diff.divergesAt).toBe(1);
+    expect(diff.steps[0]!.differs).toEqual([]);
+    expect(diff.steps[1]!.differs).toEqual(['next', 'fields']);
+    expect(diff.a.path).toEqual(['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation']);
+    expect(diffExecutions(a, a, def).divergesAt).toBeNull();
+  });
+});

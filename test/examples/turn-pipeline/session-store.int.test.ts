@@ -1,0 +1,14 @@
+import { afterAll, beforeAll } from 'vitest';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { dynamoSessionStore } from '../../../lambdas/workflows/turn-pipeline/session.ts';
+import { createTable } from '../../runtime/tools/fixtures.ts';
+import { sessionStoreConformance } from './session-store-conformance.ts';
+
+let ddb: DynamoDbLocal;
+beforeAll(async () => {
+  ddb = await startDynamoDbLocal();
+  await createTable(ddb.client, 'Sessions');
+});
+afterAll(async () => ddb?.stop());
+
+sessionStoreConformance('dynamodb', (leaseMs) => dynamoSessionStore(ddb.client, 'Sessions', leaseMs));

@@ -1,0 +1,94 @@
+/** Shared test doubles for the warranty step tests (runner, code steps, handler, evals). */
+import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
+import type { StepInput, StepState, ToolCallRecord } from '../../../src/runtime/contracts.ts';
+import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../../src/runtime/models/port.ts';
+import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
+import type { CallContext, Toolbox } from '../../../src/runtime/tools/types.ts';
+import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
+
+export const WORKFLOW = 'warranty-email';
+
+export function inboundEmail(overrides: Partial<InboundEmail> = {}): InboundEmail {
+  return {
+    id: 'email-1',
+    messageId: '<m1@example.com>',
+    from: 'anna.berg@example.com',
+    fromName: 'Anna Berg',
+    to: ['warranty@example.com'],
+    subject: 'Laptop will not charge',
+    receivedAt: '2026-02-02T10:00:00.000Z',
+    bodyChars: 60,
+    ...overrides,
+  };
+}
+
+export function storedEmail(body: string, overrides: Partial<InboundEmail> = {}): StoredEmail {
+  return { email: inboundEmail({ bodyChars: body.length, ...overrides }), body };
+}
+
+export function previousState(overrides: Partial<StepState> = {}): StepState {
+  return { step: null, next: '01-extract-serial', reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0, ...overrides };
+}
+
+export function stepInput(step: string, overrides: Partial<StepInput> = {}): StepInput {
+  const previous = overrides.previous ?? previousState({ next: step });
+  return {
+    workflow: WORKFLOW,
+    step,
+    input: { email: inboundEmail() },
+    previous,
+    error: null,
+    count: previous.count + 1,
+    execution: { id: 'arn:aws:states:us-east-1:123456789012:execution:wf:exec-1', name: 'exec-1' },
+    ...overrides,
+  };
+}
+
+/** A toolbox double over the warranty workflow's real tool definitions: answers from `results` and records every executed call. */
+export function fakeToolbox(results: Record<string, ToolCallRecord['result'] | { error: string }> = {}) {
+  const executed: { name: string; args: unknown; ctx: CallContext }[] = [];
+  const toolbox: Toolbox = {
+    spec: (name) => (Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined),
+    async execute(name, args, ctx) {
+      executed.push({ name, args, ctx });
+      const given = args as Record<string, unknown>;
+      const answer = results[name];
+      if (answer && typeof answer === 'object' && 'error' in answer) return { tool: name, args: given, error: String(answer.error) };
+      return { tool: name, args: given, result: answer ?? { ok: true } };
+    },
+  };
+  return { toolbox, executed };
+}
+
+export const toolUse = (name: string, input: unknown, id = `tu-${name}`): ContentBlock => ({ toolUse: { toolUseId: id, name, input } });
+export const text = (value: string): ContentBlock => ({ text: value });
+
+/**
+ * A model double that plays a script: each turn is the content of one assistant message (or a
+ * function of the request). It records every request it receives.
+ */
+export function scriptedModel(turns: (ContentBlock[] | ((request: ConverseRequest) => ContentBlock[]))[], stopReason?: ConverseResponse['stopReason']) {
+  const requests: ConverseRequest[] = [];
+  const model: ModelProvider = {
+    name: 'bedrock',
+    async converse(request) {
+      requests.push(structuredClone(request));
+      const turn = turns[requests.length - 1];
+      if (!turn) throw new Error(`the script has no turn ${requests.length}`);
+      const content = typeof turn === 'function' ? turn(request) : turn;
+      return {
+        output: { message: { role: 'assistant', content } },
+        stopReason: stopReason ?? (content.some((b) => 'toolUse' in b) ? 'tool_use' : 'end_turn'),
+        usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
+      };
+    },
+  };
+  return { model, requests };
+}
+
+/** A Powertools-shaped logger double that keeps every line. */
+export function captureLogger() {
+  const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
+  const at = (level: string) => (message: string, extra?: Record<string, unknown>) => void lines.push({ level, message, extra });
+  return { logger: { info: at('INFO'), warn: at('WARN'), debug: at('DEBUG'), error: at('ERROR') }, lines };
+}

@@ -1,4 +1,0 @@
-import { memoryEmailStore } from '../../../lambdas/triggers/email/store.ts';
-import { emailStoreConformance } from './email-store-conformance.ts';
-
-emailStoreConformance('memory', memoryEmailStore);
