@@ -1,7 +1,7 @@
 /**
- * Reports over the immutable event log (the seed's reporting table), as a statechart declares them
- * under `reports`. Pure functions over `LoggedEvent`s of any number of entities, in any order: each
- * entity's events are read in `seq` order.
+ * Reports over the immutable event log, as a statechart declares them under `reports`. Pure
+ * functions over `LoggedEvent`s of any number of entities, in any order: each entity's events are
+ * read in `seq` order.
  */
 import type { LifecycleDefinition, LoggedEvent, ReportFile } from '../../definitions/lifecycle/schema.ts';
 

@@ -30,7 +30,15 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, paginateScan, TransactWriteCommand, type BatchGetCommandInput, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateScan,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { Env } from '../../core/env.ts';
 import { documentClient, fromStoredJson, toStoredJson } from '../../core/dynamo-json.ts';
 import { InvalidInputError, VersionConflictError } from '../../core/errors.ts';
@@ -283,25 +291,11 @@ export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string):
     for await (const page of pages) items.push(...(page.Items ?? []));
     return items;
   };
-  const put = (Item: Item, condition: Item = { ConditionExpression: 'attribute_not_exists(pk)' }) => ({ Put: { TableName: tableName, Item, ...condition } });
-  /** `Keys` read consistently in one BatchGetItem; keys DynamoDB leaves unprocessed (throttling) are asked again after a backoff. */
-  const batchGet = async (Keys: Item[]): Promise<Item[]> => {
-    const items: Item[] = [];
-    let request: BatchGetCommandInput['RequestItems'] = { [tableName]: { Keys, ConsistentRead: true } };
-    for (let attempt = 1; ; attempt++) {
-      const { Responses, UnprocessedKeys }: BatchGetCommandOutput = await doc.send(new BatchGetCommand({ RequestItems: request }));
-      items.push(...(Responses?.[tableName] ?? []));
-      if (!UnprocessedKeys?.[tableName]?.Keys?.length) return items;
-      if (attempt === BATCH_GET_ATTEMPTS) throw new Error(`${tableName}: keys still unprocessed after ${attempt} BatchGetItem requests`);
-      request = UnprocessedKeys;
-      await sleep(conflictBackoffMs(attempt));
-    }
-  };
 
   return {
     // One request for both items: the projection and the event id's marker, read consistently.
     async load(entityId, eventId) {
-      const items = await batchGet([
+      const items = await batchGet(doc, tableName, [
         { pk: entityPk(entityId), sk: STATE_SK },
         { pk: entityPk(entityId), sk: idSk(eventId) },
       ]);
@@ -311,34 +305,13 @@ export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string):
 
     async append(entityId, expectedEventCount, result, requestId) {
       checkContinues(entityId, expectedEventCount, result);
-      const pk = entityPk(entityId);
-      const trigger = result.events[0]!;
-      const TransactItems = [
-        put(
-          { pk, sk: STATE_SK, entityId, ...result.snapshot, lastEventTime: result.events.at(-1)!.time },
-          expectedEventCount === 0
-            ? undefined
-            : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } },
-        ),
-        put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
-        ...result.events.map((e) => put(eventItem(entityId, e))),
-        ...(result.stateChanged ? [put(outboxItem(entityId, result.stateChanged, Date.now()))] : []),
-      ];
+      const TransactItems = appendTransaction(tableName, entityId, expectedEventCount, result);
       try {
-        const token = transactionToken(entityId, trigger.id, expectedEventCount, requestId);
+        const token = transactionToken(entityId, result.events[0]!.id, expectedEventCount, requestId);
         await doc.send(new TransactWriteCommand({ TransactItems, ClientRequestToken: token }));
         return 'APPENDED';
       } catch (e) {
-        // Another transaction on these items, or a retry of this call while its first attempt still runs: re-read and see.
-        if (['TransactionConflictException', 'TransactionInProgressException'].includes((e as Error).name))
-          throw new VersionConflictError(`${entityId}: ${(e as Error).name}`, { cause: e });
-        if (!(e instanceof TransactionCanceledException)) throw e;
-        const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
-        if (codes[MARKER] === 'ConditionalCheckFailed') return 'DUPLICATE';
-        // A failed projection condition, or a concurrent transaction on the same items: someone else appended.
-        if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict'))
-          throw new VersionConflictError(`${entityId}: eventCount is no longer ${expectedEventCount} (${codes[PROJECTION] ?? 'no reason'})`, { cause: e });
-        throw e;
+        return failedAppend(e, entityId, expectedEventCount);
       }
     },
 
@@ -361,6 +334,68 @@ export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string):
       return events.sort((a, b) => compare(a.entityId, b.entityId) || a.seq - b.seq);
     },
   };
+}
+
+/**
+ * `Keys` read consistently in one BatchGetItem; keys DynamoDB leaves unprocessed (throttling) are
+ * asked again after a backoff.
+ */
+async function batchGet(doc: DynamoDBDocumentClient, tableName: string, Keys: Item[]): Promise<Item[]> {
+  const items: Item[] = [];
+  let request: BatchGetCommandInput['RequestItems'] = { [tableName]: { Keys, ConsistentRead: true } };
+  for (let attempt = 1; ; attempt++) {
+    const response: BatchGetCommandOutput = await doc.send(new BatchGetCommand({ RequestItems: request }));
+    const { Responses, UnprocessedKeys } = response;
+    items.push(...(Responses?.[tableName] ?? []));
+    if (!UnprocessedKeys?.[tableName]?.Keys?.length) return items;
+    if (attempt === BATCH_GET_ATTEMPTS)
+      throw new Error(`${tableName}: keys still unprocessed after ${attempt} BatchGetItem requests`);
+    request = UnprocessedKeys;
+    await sleep(conflictBackoffMs(attempt));
+  }
+}
+
+/**
+ * The writes of one append, in transaction order: the projection (conditioned on the expected
+ * `eventCount`, or on absence for a new entity), the trigger's id marker, every event, and the
+ * outbox item of a state change (each conditioned on absence).
+ */
+function appendTransaction(tableName: string, entityId: string, expectedEventCount: number, result: AppendInput) {
+  const put = (Item: Item, condition: Item = { ConditionExpression: 'attribute_not_exists(pk)' }) => ({
+    Put: { TableName: tableName, Item, ...condition },
+  });
+  const pk = entityPk(entityId);
+  const trigger = result.events[0]!;
+  const expected =
+    expectedEventCount === 0
+      ? undefined
+      : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } };
+  return [
+    put({ pk, sk: STATE_SK, entityId, ...result.snapshot, lastEventTime: result.events.at(-1)!.time }, expected),
+    put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
+    ...result.events.map((e) => put(eventItem(entityId, e))),
+    ...(result.stateChanged ? [put(outboxItem(entityId, result.stateChanged, Date.now()))] : []),
+  ];
+}
+
+/**
+ * What a failed append transaction means: `DUPLICATE` when the trigger's id marker already exists.
+ * @throws VersionConflictError when another append got there first (re-read and re-apply).
+ * @throws the error itself for any other failure.
+ */
+function failedAppend(e: unknown, entityId: string, expectedEventCount: number): 'DUPLICATE' {
+  // Another transaction on these items, or a retry of this call while its first attempt still runs: re-read and see.
+  if (['TransactionConflictException', 'TransactionInProgressException'].includes((e as Error).name))
+    throw new VersionConflictError(`${entityId}: ${(e as Error).name}`, { cause: e });
+  if (!(e instanceof TransactionCanceledException)) throw e;
+  const codes = (e.CancellationReasons ?? []).map((r) => r.Code);
+  if (codes[MARKER] === 'ConditionalCheckFailed') return 'DUPLICATE';
+  // A failed projection condition, or a concurrent transaction on the same items: someone else appended.
+  if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict')) {
+    const reason = codes[PROJECTION] ?? 'no reason';
+    throw new VersionConflictError(`${entityId}: eventCount is no longer ${expectedEventCount} (${reason})`, { cause: e });
+  }
+  throw e;
 }
 
 /**

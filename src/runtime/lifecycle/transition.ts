@@ -36,7 +36,7 @@ export function initialSnapshot(def: LifecycleDefinition): EntitySnapshot {
   return { state: def.initial, context: initialContext(def), version: 0, conversation: 1, eventCount: 0, progress: { matched: [] } };
 }
 
-/** Whether the follow-up sender may message the entity now (the seed's `can_receive_follow_up`): in a follow-up state, follow-ups not stopped. */
+/** Whether the follow-up sender may message the entity now: in a follow-up state, follow-ups not stopped. */
 export function canReceiveFollowUp(def: LifecycleDefinition, snapshot: EntitySnapshot): boolean {
   return (def.features.followUps?.states.includes(snapshot.state) ?? false) && !snapshot.context.followUpsStopped;
 }

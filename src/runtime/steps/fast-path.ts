@@ -1,8 +1,8 @@
 /**
  * Fast paths (manifest `fastPaths`): a deterministic check tried before an LLM step's model. It
  * either decides the step (no model call) or abstains, and then the model decides as usual. For
- * the cases a rule can settle without doubt (the seed's AC3 heuristic routing: a serial number
- * found by pattern); every other case keeps the model.
+ * the cases a rule can settle without doubt (heuristic routing: a serial number found by
+ * pattern); every other case keeps the model.
  */
 import type * as z from 'zod';
 import { StepFailedError } from '../../core/errors.ts';

@@ -1,8 +1,8 @@
 /**
  * What an outgoing text commits to, found deterministically: links, email addresses, phone
  * numbers and money amounts. The guard checks these against allow-lists and the turn pipeline's
- * enforcement lane reads them as the variables extracted from the response (seed 003, decision 7:
- * the third extraction stage). Pure functions: no model, no I/O.
+ * enforcement lane reads them as the variables extracted from the response (its third extraction
+ * stage). Pure functions: no model, no I/O.
  *
  * Everything is read from `normalizeForChecks(text)`, so a fullwidth `＠`, a non-ASCII hyphen, a
  * zero-width character or Arabic-Indic digits do not hide a fact. Links and addresses are found by

@@ -3,7 +3,7 @@ import type { StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
 import { DefinitionError, InvalidModelOutputError, ModelTimeoutError } from '../../core/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
-import type { Toolbox, ToolSpec } from '../tools/types.ts';
+import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
 import { ROUTE_TOOL, contextMessage, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
 import { parseStepText } from './text-protocol.ts';
 import { boundedTranscript, type ModelCallRecord } from '../models/transcript.ts';
@@ -113,7 +113,44 @@ function finishedWithoutRoute(step: StepDefinition, turn: ToolCallRecord[], all:
  * (see `finishedWithoutRoute`).
  */
 export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
-  const { def, step, input, model, toolbox, maxTurns = DEFAULT_MAX_TURNS } = args;
+  const { step, maxTurns = DEFAULT_MAX_TURNS } = args;
+  const talk = startConversation(args);
+  let rejections = 0;
+  for (let turn = 1; turn <= maxTurns; turn++) {
+    const response = await askModel(args, talk);
+    const { decision, via, rejected, reply, turnCalls } = await answerTurn(args, talk, response);
+    if (decision) return finish(args, talk, decision, via);
+    if (rejected === undefined && finishedWithoutRoute(step, turnCalls, talk.toolCalls)) {
+      const tools = [...new Set(turnCalls.map((c) => c.tool))].join(', ');
+      const reason = `Done: ${tools} succeeded (single edge, no route call needed)`;
+      return finish(args, talk, { next: step.next[0]!, reason }, 'tool');
+    }
+    if (rejected !== undefined && ++rejections > 1) {
+      const repeated = `${rejected} (repeated after the model was told the declared edges)`;
+      throw new InvalidModelOutputError(`${step.name}: ${repeated}`);
+    }
+    talk.messages.push({ role: 'user', content: reply });
+  }
+  throw new InvalidModelOutputError(`${step.name}: no valid route after ${maxTurns} model turns`);
+}
+
+/** An LLM step's exchange with the model so far, and what it needs to go on. */
+interface Conversation {
+  /** The step's route schema: its declared edges and outputs. */
+  schema: z.ZodType<RouteDecision>;
+  messages: Message[];
+  /** The next request: the cached system prompt and tools, and the messages so far. */
+  request: () => ConverseRequest;
+  /** The context every tool call of the step gets. */
+  tool: CallContext;
+  calls: ModelCallRecord[];
+  toolCalls: ToolCallRecord[];
+  usage: TokenUsage;
+}
+
+/** The conversation before the first model call: the step context as its first message. */
+function startConversation(args: RunLlmStepArgs): Conversation {
+  const { def, step, input, toolbox } = args;
   const schema = routeSchema(step) as unknown as z.ZodType<RouteDecision>;
   const system = systemPrompt(step);
   const tools = [...toolSpecs(resolveSpecs(step, toolbox)), routeToolSpec(step)].map((toolSpec) => ({ toolSpec }));
@@ -125,74 +162,124 @@ export async function runLlmStep(args: RunLlmStepArgs): Promise<StepResult> {
     inferenceConfig: { maxTokens: def.manifest.model.maxTokens, temperature: args.temperature ?? step.temperature },
   });
   const tool = toolContext(input, args.remainingTimeMs);
-  const toolCalls: ToolCallRecord[] = [];
-  let usage = NO_USAGE;
-  let rejections = 0;
-  const calls: ModelCallRecord[] = [];
+  return { schema, messages, request, tool, calls: [], toolCalls: [], usage: NO_USAGE };
+}
 
-  const finish = (decision: RouteDecision, via: 'tool' | 'text'): StepResult => {
-    const { next, reason, ...fields } = decision;
-    const decidedBy = model.name === 'offline' ? 'offline' : via === 'tool' ? 'model' : 'model-text';
-    const { system: sent, toolConfig, inferenceConfig } = request();
-    const transcript = boundedTranscript({ provider: model.name, stepVersion: step.version, system: sent, toolConfig, inferenceConfig, messages: [...messages], calls });
-    return { next, reason, decidedBy, fields, reply: sentReply(toolCalls, (name) => toolbox.spec(name)), toolCalls, usage, transcript };
+/** One model call, recorded with its usage; the message it returns joins the conversation. */
+async function askModel(
+  { model, step, remainingTimeMs }: RunLlmStepArgs,
+  talk: Conversation,
+): Promise<ConverseResponse> {
+  const sentAt = Date.now();
+  const response = await converseWithin(model, talk.request(), remainingTimeMs, step.name);
+  const { stopReason, usage } = response;
+  talk.calls.push({ messages: talk.messages.length, stopReason, usage, durationMs: Date.now() - sentAt });
+  talk.usage = addUsage(talk.usage, usage);
+  const message = response.output.message;
+  if (message.content.length === 0)
+    throw new InvalidModelOutputError(`${step.name}: the model returned no content (stop reason ${stopReason})`);
+  talk.messages.push(message);
+  return response;
+}
+
+/** What a model turn came to. */
+interface TurnOutcome {
+  /** The valid route the turn chose, if any. */
+  decision?: RouteDecision;
+  /** Whether the route came as a `route` call or as `NEXT_STEP:` text. */
+  via: 'tool' | 'text';
+  /** The problem of the turn's first rejected route. */
+  rejected?: string;
+  /** The tool results and rejections the model reads next. */
+  reply: ContentBlock[];
+  /** The calls of the step's tools this turn ran. */
+  turnCalls: ToolCallRecord[];
+}
+
+/**
+ * Answer the model's turn: check the route it chose (as text or as a `route` call) and run the
+ * other tools it called, recording every call and every rejected route.
+ */
+async function answerTurn(
+  { step, toolbox }: RunLlmStepArgs,
+  talk: Conversation,
+  response: ConverseResponse,
+): Promise<TurnOutcome> {
+  const uses = response.output.message.content.flatMap((block) => ('toolUse' in block ? [block.toolUse] : []));
+  const turn: TurnOutcome = { via: uses.length === 0 ? 'text' : 'tool', reply: [], turnCalls: [] };
+  // Every rejected route is recorded; a turn with one counts once, and only one such turn is forgiven.
+  const reject = (problem: string, routeArgs: Record<string, unknown>): string => {
+    talk.toolCalls.push({ tool: ROUTE_TOOL, args: routeArgs, error: `rejected: ${problem}` });
+    turn.rejected ??= problem;
+    return `Rejected: ${problem}. Call ${ROUTE_TOOL} again with next set to one of: ${step.next.join(', ')}.`;
   };
 
-  for (let turn = 1; turn <= maxTurns; turn++) {
-    const sentAt = Date.now();
-    const response = await converseWithin(model, request(), args.remainingTimeMs, step.name);
-    calls.push({ messages: messages.length, stopReason: response.stopReason, usage: response.usage, durationMs: Date.now() - sentAt });
-    usage = addUsage(usage, response.usage);
-    const message = response.output.message;
-    if (message.content.length === 0)
-      throw new InvalidModelOutputError(`${step.name}: the model returned no content (stop reason ${response.stopReason})`);
-    messages.push(message);
-
-    // Every rejected route is recorded; a turn with one counts once, and only one such turn is forgiven.
-    let rejected: string | undefined;
-    const reject = (problem: string, routeArgs: Record<string, unknown>): string => {
-      toolCalls.push({ tool: ROUTE_TOOL, args: routeArgs, error: `rejected: ${problem}` });
-      rejected ??= problem;
-      return `Rejected: ${problem}. Call ${ROUTE_TOOL} again with next set to one of: ${step.next.join(', ')}.`;
-    };
-    const reply: ContentBlock[] = [];
-    let decision: RouteDecision | undefined;
-    const uses = message.content.flatMap((block) => ('toolUse' in block ? [block.toolUse] : []));
-    const via = uses.length === 0 ? 'text' : 'tool';
-
-    if (via === 'text') {
-      const text = message.content.map((block) => ('text' in block ? block.text : '')).join('\n');
-      const parsed = parseStepText(text, step);
-      const candidate = { ...parsed.fields, next: parsed.next, reason: parsed.reason ?? 'no reason given' };
-      const checked =
-        parsed.next !== undefined
-          ? routeProblem(step, schema, candidate)
-          : { problem: response.stopReason === 'max_tokens' ? 'the answer was cut off before a route was chosen' : 'the answer ended without a route' };
-      if (checked.decision) decision = checked.decision;
-      else reply.push({ text: reject(checked.problem!, parsed.next !== undefined ? candidate : {}) });
-    }
-    const turnCalls: ToolCallRecord[] = [];
-    for (const use of uses) {
-      const useArgs = (use.input ?? {}) as Record<string, unknown>;
-      if (use.name === ROUTE_TOOL) {
-        // A route chosen in the same turn as other calls was chosen without their results (e.g. a guessed ticket id).
-        const checked =
-          uses.length > 1 ? { problem: `${ROUTE_TOOL} must be called alone, after the other tool results are read` } : routeProblem(step, schema, use.input);
-        if (checked.decision) decision = checked.decision;
-        else reply.push(errorResult(use.toolUseId, reject(checked.problem!, useArgs)));
-        continue;
-      }
-      const record = await toolbox.execute(use.name, use.input, tool);
-      toolCalls.push(record);
-      turnCalls.push(record);
-      reply.push(record.error !== undefined ? errorResult(use.toolUseId, `Error: ${record.error}`) : okResult(use.toolUseId, record.result));
-    }
-    if (decision) return finish(decision, via);
-    if (rejected === undefined && finishedWithoutRoute(step, turnCalls, toolCalls))
-      return finish({ next: step.next[0]!, reason: `Done: ${[...new Set(turnCalls.map((c) => c.tool))].join(', ')} succeeded (single edge, no route call needed)` }, 'tool');
-    if (rejected !== undefined && ++rejections > 1)
-      throw new InvalidModelOutputError(`${step.name}: ${rejected} (repeated after the model was told the declared edges)`);
-    messages.push({ role: 'user', content: reply });
+  if (turn.via === 'text') {
+    const { decision, problem, candidate } = textRoute(step, talk.schema, response);
+    if (decision) turn.decision = decision;
+    else turn.reply.push({ text: reject(problem!, candidate ?? {}) });
   }
-  throw new InvalidModelOutputError(`${step.name}: no valid route after ${maxTurns} model turns`);
+  for (const use of uses) {
+    const useArgs = (use.input ?? {}) as Record<string, unknown>;
+    if (use.name === ROUTE_TOOL) {
+      // A route chosen in the same turn as other calls was chosen without their results (e.g. a guessed ticket id).
+      const checked =
+        uses.length > 1
+          ? { problem: `${ROUTE_TOOL} must be called alone, after the other tool results are read` }
+          : routeProblem(step, talk.schema, use.input);
+      if (checked.decision) turn.decision = checked.decision;
+      else turn.reply.push(errorResult(use.toolUseId, reject(checked.problem!, useArgs)));
+      continue;
+    }
+    const record = await toolbox.execute(use.name, use.input, talk.tool);
+    talk.toolCalls.push(record);
+    turn.turnCalls.push(record);
+    turn.reply.push(
+      record.error !== undefined
+        ? errorResult(use.toolUseId, `Error: ${record.error}`)
+        : okResult(use.toolUseId, record.result),
+    );
+  }
+  return turn;
+}
+
+/** The route a text answer names in its `NEXT_STEP:` lines, checked like a `route` call. */
+function textRoute(
+  step: StepDefinition,
+  schema: z.ZodType<RouteDecision>,
+  response: ConverseResponse,
+): { decision?: RouteDecision; problem?: string; candidate?: Record<string, unknown> } {
+  const text = response.output.message.content.map((block) => ('text' in block ? block.text : '')).join('\n');
+  const parsed = parseStepText(text, step);
+  if (parsed.next === undefined) {
+    const cutOff = response.stopReason === 'max_tokens';
+    const problem = cutOff ? 'the answer was cut off before a route was chosen' : 'the answer ended without a route';
+    return { problem };
+  }
+  const candidate = { ...parsed.fields, next: parsed.next, reason: parsed.reason ?? 'no reason given' };
+  return { ...routeProblem(step, schema, candidate), candidate };
+}
+
+/** The step's result once a route is chosen, with the bounded transcript of the conversation. */
+function finish(
+  { model, step, toolbox }: RunLlmStepArgs,
+  talk: Conversation,
+  decision: RouteDecision,
+  via: 'tool' | 'text',
+): StepResult {
+  const { next, reason, ...fields } = decision;
+  const decidedBy = model.name === 'offline' ? 'offline' : via === 'tool' ? 'model' : 'model-text';
+  const { system, toolConfig, inferenceConfig } = talk.request();
+  const transcript = boundedTranscript({
+    provider: model.name,
+    stepVersion: step.version,
+    system,
+    toolConfig,
+    inferenceConfig,
+    messages: [...talk.messages],
+    calls: talk.calls,
+  });
+  const { toolCalls, usage } = talk;
+  const reply = sentReply(toolCalls, (name) => toolbox.spec(name));
+  return { next, reason, decidedBy, fields, reply, toolCalls, usage, transcript };
 }

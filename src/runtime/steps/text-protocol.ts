@@ -13,7 +13,7 @@ import type { StepDefinition } from '../../definitions/workflow/schema.ts';
  * A model that answers in text instead of calling `route` is parsed with it (the fallback parse),
  * and evals assert on it (`output_contains`). A field's label is its output name in UPPER_SNAKE
  * case; a label may be shortened to its leading words when that names one field only, so the
- * seed's `SERIAL:` means `serialNumber` in a step whose outputs are serialNumber and issueSummary.
+ * `SERIAL:` means `serialNumber` in a step whose outputs are serialNumber and issueSummary.
  */
 
 export const NEXT_STEP_LABEL = 'NEXT_STEP';
