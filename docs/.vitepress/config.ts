@@ -100,6 +100,7 @@ export default withMermaid(
           text: 'Internals',
           items: [
             ...pages('internals', [
+              ['Architecture', 'architecture'],
               ['Local-runtime fidelity', 'local-runtime'],
               ['Compilation', 'compilation'],
               ['Benchmarks', 'benchmarks'],

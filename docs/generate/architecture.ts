@@ -64,6 +64,16 @@ export function layerOf(file: string): string | undefined {
 
 const rank = (layer: string) => LAYERS.findIndex((l) => l.name === layer);
 
+/** Every folder that holds one of `files`, its parent folders included (`a/b/c.ts` → `a`, `a/b`). */
+function foldersOf(files: readonly string[]): Set<string> {
+  const folders = new Set<string>();
+  for (const file of files) {
+    const parts = file.split('/');
+    for (let depth = 1; depth < parts.length; depth++) folders.add(parts.slice(0, depth).join('/'));
+  }
+  return folders;
+}
+
 /** Groups of nodes that import each other, directly or through others (Tarjan's strongly connected components). */
 function circles(nodes: Iterable<string>, edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   let counter = 0;
@@ -131,7 +141,7 @@ export function layerProblems(graph: ImportGraph): string[] {
   }
   const fileEdges = new Map(Object.entries(graph).map(([file, imports]) => [file, new Set(imports)]));
   for (const circle of circles(Object.keys(graph), fileEdges)) problems.push(`import circle: ${circle.join(' → ')}`);
-  const folders = new Set(Object.keys(graph).flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+  const folders = foldersOf(Object.keys(graph));
   for (const folder of ['', ...[...folders].sort()]) {
     const edges = childEdges(graph, folder);
     for (const circle of circles(edges.keys(), edges)) {
@@ -165,6 +175,26 @@ export function layersMermaid(graph: ImportGraph): string {
   for (const layer of [...LAYERS].reverse())
     for (const [to, count] of [...(arrows.get(layer.name) ?? [])].sort((a, b) => rank(b[0]) - rank(a[0]))) lines.push(`  ${layer.name} -->|${count}| ${to}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The figures of the import graph, as a markdown table: files, folders, imports, arrows between layers, problems. */
+export function layerFigures(graph: ImportGraph): string {
+  const files = Object.keys(graph);
+  const folders = foldersOf(files);
+  const imports = Object.values(graph).reduce((sum, list) => sum + list.length, 0);
+  const between = [...layerArrows(graph).values()].flatMap((row) => [...row.values()]);
+  const problems = layerProblems(graph);
+  const count = (pattern: RegExp) => problems.filter((p) => pattern.test(p)).length;
+  const rows: [string, number][] = [
+    ['TypeScript files (the Studio UI included, the templates `stepwise new` copies aside)', files.length],
+    ['folders that hold them', folders.size],
+    ['imports between them', imports],
+    ['imports from one layer into another', between.reduce((sum, n) => sum + n, 0)],
+    ['arrows between layers (pairs of layers with at least one import)', between.length],
+    ['arrows from a lower layer to a higher one', count(/a lower layer imports a higher one/)],
+    ['import circles (between files, or between the folders of any one folder)', count(/^(import|folder) circle/)],
+  ];
+  return ['| Figure | Count |', '| --- | ---: |', ...rows.map(([what, n]) => `| ${what} | ${n} |`), ''].join('\n');
 }
 
 /** The engine's source folder. */

@@ -5,7 +5,8 @@
  * - docs/schemas/<kind>.schema.json, from the zod schemas;
  * - the field tables of docs/reference/<kind>.md, from the same schemas;
  * - docs/reference/cli.md, from the commander program;
- * - the graph of each docs/examples/<example>.md, as `stepwise graph` draws it.
+ * - the graph of each docs/examples/<example>.md, as `stepwise graph` draws it;
+ * - the layer diagram and the figures of docs/internals/architecture.md, from the imports of src/.
  * A generated part of a page sits between `<!-- generated:ID -->` and `<!-- end generated:ID -->`.
  */
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { workflowToMermaid } from '../../src/definitions/workflow/mermaid.ts';
 import { referenceTable } from '../../src/definitions/reference.ts';
 import { createProgram } from '../../src/cli/program.ts';
+import { importGraph, layerFigures, layersMermaid, SRC_DIR } from './architecture.ts';
 import { cliReference } from './cli-reference.ts';
 
 export const DOCS_DIR = join(PROJECT_ROOT, 'docs');
@@ -35,6 +37,8 @@ export const GENERATED_PARTS: readonly GeneratedPart[] = [
   { file: join(DOCS_DIR, 'reference', 'cli.md'), id: 'cli', text: async () => cliReference(await createProgram()) },
   ...listWorkflows().map((name) => ({ file: join(DOCS_DIR, 'examples', `${name}.md`), id: 'graph', text: () => mermaid(workflowToMermaid(loadWorkflow(name))) })),
   ...listLifecycles().map((name) => ({ file: join(DOCS_DIR, 'examples', `${name}.md`), id: 'graph', text: () => mermaid(lifecycleToMermaid(loadLifecycle(name))) })),
+  { file: join(DOCS_DIR, 'internals', 'architecture.md'), id: 'layers', text: () => mermaid(layersMermaid(importGraph(SRC_DIR))) },
+  { file: join(DOCS_DIR, 'internals', 'architecture.md'), id: 'figures', text: () => layerFigures(importGraph(SRC_DIR)) },
 ];
 
 /** The JSON Schema files: path and content. */

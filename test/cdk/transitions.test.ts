@@ -13,7 +13,7 @@ const { asl } = stateMachineOf(synthApp('dev').template);
 const machine = new StateMachine(asl as never, { validationOptions: { checkArn: false } });
 const taskNames = Object.keys(asl.States).filter((name) => asl.States[name].Type === 'Task');
 
-/** The five flows of the warranty agent (seed 000), as the routes each step takes. */
+/** The five flows of the warranty agent, as the routes each step takes. */
 const FLOWS: Record<string, string[]> = {
   'valid warranty': ['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation'],
   'expired warranty': ['01-extract-serial', '02-check-warranty', '03c-expired-warranty'],

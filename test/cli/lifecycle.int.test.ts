@@ -110,7 +110,7 @@ describe('stepwise lead show and report', () => {
     expect(io.err).toBe('stepwise: give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)\n');
   });
 
-  it('report gives the seed reports over every lead of the file', async () => {
+  it('report gives the statechart\'s reports over every lead of the file', async () => {
     const all = file(
       'all.jsonl',
       ['sparky-revival', 'no-show-rebooking', 'meeting-booked-as-goal'].map((s) => readFileSync(join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples', `${s}.jsonl`), 'utf8')).join(''),

@@ -1,7 +1,8 @@
 /**
  * The generated parts of the docs equal what their sources generate now: the JSON Schemas and the
  * reference tables (the zod schemas), the CLI reference (the commander program), the example graphs
- * (`stepwise graph`). `npm run docs:generate` rewrites them.
+ * (`stepwise graph`), the layers of the architecture page (the imports of src/). `npm run docs:generate`
+ * rewrites them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

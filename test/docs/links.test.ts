@@ -1,5 +1,5 @@
 /**
- * The README and the docs link only to what exists: pages, files and headings (anchors as GitHub
+ * The README, CONTRIBUTING.md and the docs link only to what exists: pages, files and headings (anchors as GitHub
  * and the site make them: remark-validate-links, offline), and external links are well-formed
  * URLs (CI is offline, so they are not fetched). `npm run docs:build` also fails on a dead page link.
  */
@@ -19,8 +19,8 @@ const check = (cwd: string, paths: string[]) =>
 const tempDir = useTempDirs('stepwise-links-');
 
 describe('docs links', () => {
-  it('every link to a page, a file or a heading of the README and docs/ resolves', { timeout: 60_000 }, async () => {
-    const outcome = await check(PROJECT_ROOT, ['README.md', 'docs']).then(
+  it('every link to a page, a file or a heading of the README, CONTRIBUTING.md and docs/ resolves', { timeout: 60_000 }, async () => {
+    const outcome = await check(PROJECT_ROOT, ['README.md', 'CONTRIBUTING.md', 'docs']).then(
       (r) => ({ code: 0, out: r.stderr }),
       (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr }),
     );
@@ -38,7 +38,7 @@ describe('docs links', () => {
   });
 
   it('every external link is a well-formed http(s) or mailto URL', () => {
-    for (const file of markdownFiles())
+    for (const file of [...markdownFiles(), 'CONTRIBUTING.md'])
       for (const url of links(readMarkdown(file)).filter((u) => /^[a-z][a-z0-9+.-]*:/i.test(u))) {
         expect(URL.canParse(url), `${file}: ${url}`).toBe(true);
         expect(new URL(url).protocol, `${file}: ${url}`).toMatch(/^(https?|mailto):$/);

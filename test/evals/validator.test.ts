@@ -45,7 +45,7 @@ const VALID = [
 ];
 
 describe('validateStepSequence', () => {
-  it('passes a matching execution (the seed SERIAL: label means serialNumber)', () => {
+  it('passes a matching execution (the shortened label SERIAL: means serialNumber)', () => {
     expect(validateStepSequence(VALID, [s01, s02, s03a, s05])).toEqual({ passed: true, failures: [] });
   });
 
@@ -141,7 +141,7 @@ expected_output:
 `;
 
 describe('eval case schema', () => {
-  it('parses the seed format, including the string shorthand for calls', () => {
+  it('parses an eval case, including the string shorthand for calls', () => {
     const c = parseEvalCase('demo.yaml', CASE);
     expect(c.expected_output.expected_function_calls).toEqual([{ function_name: 'check_warranty' }, { function_name: 'send_email' }]);
     expect(c.expected_output.expected_steps![0]).toEqual({ step_name: '01-extract-serial', output_contains: ['SERIAL: SN12345'] });

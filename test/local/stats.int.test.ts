@@ -33,7 +33,7 @@ describe('step statistics', () => {
       runs: 3,
       failures: 0,
       routes: { '02-check-warranty': 1, '03d-request-serial': 1, '04-out-of-scope': 1 },
-      // The clear claim and the short one without a serial by the fast path (AC3), the out-of-scope mail by the model.
+      // The clear claim and the short one without a serial by the fast path, the out-of-scope mail by the model.
       decidedBy: { 'fast-path': 2, offline: 1 },
       modelCalls: 1,
     });

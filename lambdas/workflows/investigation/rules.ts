@@ -45,7 +45,7 @@ export const pausesBetweenSteps = (type: InvestigationType, requested: boolean) 
 export const PlanProposal = z.object({ proposed_total_steps: z.number().int().optional(), proposed_steps: z.string().optional() });
 
 /**
- * Bound the planner's proposal (seed 004's "AI manager"): the total within the type's
+ * Bound the planner's proposal: the total within the type's
  * [min_steps, max_steps] and the budget, every clip recorded. A derived plan (countable work) is
  * kept as counted (capped by the budget); no usable proposal falls back to the estimate.
  */
@@ -207,7 +207,7 @@ export function recordStep(report: StepReport, ctx: RecordContext): Recorded {
 }
 
 /**
- * What must be investigated before the next step, by confidence (the seed's required actions):
+ * What must be investigated before the next step, by confidence (the required actions):
  * broad discovery while exploring, verification as confidence grows.
  */
 export function requiredActions(entry: HistoryEntry, total_steps: number, nextItem?: string): string[] {

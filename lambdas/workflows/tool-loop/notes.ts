@@ -42,7 +42,7 @@ export function sessionOf(ctx: Pick<ToolContext, 'input'>): string {
 }
 
 /**
- * The session's last turn output (the seed's `previousResponse`), kept by the workflow itself
+ * The session's last turn output (`previousResponse`), kept by the workflow itself
  * under `sk = TURN#last`, beside the notes but out of the note tools' reach (they read `NOTE#`).
  */
 export interface TurnMemory {

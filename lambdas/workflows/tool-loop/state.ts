@@ -1,10 +1,10 @@
 /**
- * The tool loop's working state (seed 001's TurnWorkingState), as it travels in the step data.
+ * The tool loop's working state, as it travels in the step data.
  * Code steps read it with these schemas: the data was written by earlier steps, partly by a model.
  */
 import * as z from 'zod';
 
-/** One tool run of a group (the seed's ToolEvent). */
+/** One tool run of a group. */
 export const ToolEventSchema = z.object({
   id: z.string(),
   toolName: z.string(),
@@ -18,7 +18,7 @@ export const ToolEventSchema = z.object({
 });
 export type ToolEvent = z.infer<typeof ToolEventSchema>;
 
-/** A prerequisite or caveat a tool result asks later iterations (and turns) to keep in mind (the seed's Reminder). */
+/** A prerequisite or caveat a tool result asks later iterations (and turns) to keep in mind. */
 export const ReminderSchema = z.object({ toolName: z.string(), reason: z.string(), sourceToolEventId: z.string() });
 export type Reminder = z.infer<typeof ReminderSchema>;
 
@@ -39,7 +39,7 @@ export const LoopDataSchema = z.looseObject({
 });
 export type LoopData = z.infer<typeof LoopDataSchema>;
 
-/** What a turn leaves for the next one (the seed's `previousResponse`): kept by the session, or passed by the caller. */
+/** What a turn leaves for the next one (`previousResponse`): kept by the session, or passed by the caller. */
 export const PreviousResponseSchema = z.looseObject({
   groupId: z.string().optional(),
   turnId: z.string().optional(),
@@ -60,7 +60,7 @@ export const TurnInputSchema = z.looseObject({
 });
 
 /**
- * The seed's `stateSummary`: the working state of the turn's group in one line (group, iterations,
+ * The turn's `stateSummary`: the working state of the turn's group in one line (group, iterations,
  * tools run, what is left, reminders), for the caller and the next turn.
  */
 export function stateSummary(data: Partial<LoopData>, iteration: number | undefined, maxIterations: number): string {

@@ -1,7 +1,7 @@
 /**
- * The turn pipeline's agent definition (seed 003): rules, scenarios, profile fields, enforcement
+ * The turn pipeline's agent definition: rules, scenarios, profile fields, enforcement
  * and scenario-filter config, each a YAML file of `statemachines/turn-pipeline/agent/` checked
- * against the schemas below. Field names follow the seed's data model.
+ * against the schemas below. Field names are snake_case, as the agent's YAML files write them.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -161,7 +161,7 @@ export const ScenarioFilterConfigSchema = z
     llm_rule_filter: z
       .boolean()
       .default(true)
-      .describe('The seed\'s rule filter: after matching, a model call (05a-rule-filter) decides which matched rules truly apply; off, every matched rule applies. GLOBAL hard constraints stay enforced either way.'),
+      .describe('The LLM rule filter: after matching, a model call (05a-rule-filter) decides which matched rules truly apply; off, every matched rule applies. GLOBAL hard constraints stay enforced either way.'),
     clarification_prefix: z.string().min(1).default("Sorry, I didn't quite catch that."),
     escalation_message: z.string().min(1).default("I'm handing this conversation to a colleague who can help further; they will reply here shortly."),
   })

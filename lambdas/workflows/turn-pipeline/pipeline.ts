@@ -1,5 +1,5 @@
 /**
- * The pure core of the turn pipeline (seed 003): retrieval by scope, scenario navigation with
+ * The pure core of the turn pipeline: retrieval by scope, scenario navigation with
  * stickiness, rule filtering with fire limits and cooldowns, and two-lane enforcement. No I/O:
  * the code steps in `steps/` read state, call these, and route on the result.
  */
@@ -10,7 +10,7 @@ import type { Agent, EnforcementConfig, Rule, Scenario, ScenarioFilterConfig } f
 import type { Session } from './session.ts';
 import type { SimilarityModel } from './similarity.ts';
 
-/** What step 02 extracted from the user message (one model call; seed decision 1). */
+/** What step 02 extracted from the user message (one model call for entities, intent and ambiguity). */
 export interface TurnContext {
   entities: Record<string, unknown>;
   detectedIntent: string | null;
@@ -20,7 +20,7 @@ export interface TurnContext {
 }
 
 /**
- * The ambiguity exit (seed decision 4), decided by code: why the turn must be clarified (flagged
+ * The ambiguity exit, decided by code (whatever route the model chose): why the turn must be clarified (flagged
  * ambiguous, or an intent confidence below `minConfidence`), or undefined when it may go on.
  */
 export function ambiguity(ctx: TurnContext, minConfidence: number): string | undefined {
@@ -96,7 +96,7 @@ export interface Navigation {
 }
 
 /**
- * Scenario navigation with stickiness (stage 3, seed decision 5): the active scenario's score gets
+ * Scenario navigation with stickiness (stage 3): the active scenario's score gets
  * `stickiness_boost`; another scenario takes over only at `exit_intent_threshold` or above and
  * above the boosted score. Inside the scenario, the best transition at `min_transition_score` or
  * above is taken. A turn that takes no transition at a step that waits for one, and that relates
@@ -144,7 +144,7 @@ export interface RuleSelection {
 /**
  * Rule filtering (stage 3): the retrieved rules whose scope is live after navigation and whose
  * score reaches `rule_match_threshold`, less those at `max_fires_per_session` or within
- * `cooldown_turns` of their last fire; then what enforcement checks (seed decision 8).
+ * `cooldown_turns` of their last fire; then what enforcement checks.
  */
 export function selectRules(agent: Agent, session: Session, retrieval: Retrieval, nav: Pick<Navigation, 'scenario' | 'step'>, alwaysEnforceGlobal: boolean): RuleSelection {
   const byId = new Map(agent.rules.map((r) => [r.id, r]));
@@ -189,7 +189,7 @@ export interface EnforcementVerdict extends GuardVerdict {
 }
 
 /**
- * The variables lane 1 evaluates over (seed decision 7, three-stage extraction): `profile` (from
+ * The variables lane 1 evaluates over (three-stage extraction): `profile` (from
  * the user's messages), `session` (tool outputs and earlier turns) and `response` (what the
  * response commits to: amounts, links, phones, its text).
  */

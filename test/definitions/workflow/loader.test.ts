@@ -205,7 +205,7 @@ describe('the project definitions', () => {
     for (const name of names) expect(() => loadWorkflow(name)).not.toThrow();
   });
 
-  it('warranty-email has the eight steps of the seed, entry 01 and a max of 10 steps', () => {
+  it('warranty-email has its eight steps (01 to 05), entry 01 and a max of 10 steps', () => {
     const def = loadWorkflow('warranty-email');
     expect(def.steps.map((s) => s.name.split('-')[0])).toEqual(['01', '02', '03a', '03b', '03c', '03d', '04', '05']);
     expect(def.manifest.entry).toBe('01-extract-serial');

@@ -1,11 +1,11 @@
-/** Every tool-loop eval case (the seed's format) passes through the synthesized ASL, the offline stand-in and the real step handlers. */
+/** Every tool-loop eval case passes through the synthesized ASL, the offline stand-in and the real step handlers. */
 import { describe, expect, it } from 'vitest';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { runEvalCases } from '../../../src/evals/runner.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 
 describe('tool-loop evals', () => {
-  it('covers the seed\'s cases, and all pass', async () => {
+  it('covers every category (one tool, several, ask, iteration limit, new group, notes, tie), and all pass', async () => {
     const cases = loadEvalCases(loadWorkflow('tool-loop').dir);
     expect(cases.map((c) => c.category).sort()).toEqual(['ask', 'iteration_limit', 'multi_tool', 'new_group', 'notes', 'one_tool', 'tie']);
     const report = await runEvalCases('tool-loop', cases, { session: { logLevel: 'SILENT' } });

@@ -1,5 +1,5 @@
 /**
- * The seed's rules, proven on the synthesized ASL in the local runtime (DynamoDB Local, the real
+ * The tool loop's rules, proven on the synthesized ASL in the local runtime (DynamoDB Local, the real
  * step handlers and tools, the offline stand-in behind a recording model): the loop stops at 6
  * iterations per group in the named `IterationLimit` outcome and a new query starts again at
  * iteration 1 in a new group; `originalQuery` never changes; `groupToolResults` holds only the

@@ -114,7 +114,7 @@ describe('the loop\'s code steps', () => {
     expect(failed.fields).toMatchObject({ response: 'Sorry, I could not finish this request (InvalidModelOutputError). So far: 1 + 1 = 2.', branch: 'failed' });
   });
 
-  it('05-respond gives the seed\'s TurnOutput: at IterationLimit the partial summary is the response, with a stateSummary', async () => {
+  it('05-respond gives the turn\'s output: at IterationLimit the partial summary is the response, with a stateSummary', async () => {
     const limited = await runCode(
       '05-respond',
       stepInput('05-respond', { ...group, action: 'continue', remainingQuery: 'the rest', groupSummary: '1 + 1 = 2' }, { error: { Error: 'IterationLimit', Cause: 'counter iteration reached its cap of 6' } }),

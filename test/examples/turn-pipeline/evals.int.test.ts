@@ -11,7 +11,7 @@ import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 const cases = loadEvalCases(loadWorkflow('turn-pipeline').dir);
 
 describe('turn-pipeline evals', () => {
-  it('has at least 8 cases in the seed format, multi-turn ones included, and every one passes', async () => {
+  it('has at least 8 eval cases, multi-turn ones included, and every one passes', async () => {
     expect(cases.length).toBeGreaterThanOrEqual(8);
     expect(cases.filter((c) => (c.input.turns?.length ?? 0) > 1).length).toBeGreaterThanOrEqual(4);
     const report = await runEvalCases('turn-pipeline', cases, { session: { logLevel: 'SILENT' } });

@@ -1,5 +1,5 @@
 /**
- * The seed-003 rules on the turn pipeline's pure core, over the example agent's own data files:
+ * The turn pipeline's rules on its pure core, over the example agent's own data files:
  * stickiness and exits, the stuck user, rule fire limits and cooldowns across turns, GLOBAL hard
  * constraints on off-topic turns, both enforcement lanes, relevance with refusal bypass.
  */

@@ -21,7 +21,7 @@ const EXPECTED: Record<string, { status: 'SUCCEEDED' } & { trail: [string, strin
   'auto-reply.eml': { status: 'REJECTED', reason: 'auto_submitted' },
   // A clear claim (one serial, a fault) is routed by step 01's fast path: `code`, no model call.
   'expired-warranty.eml': { status: 'SUCCEEDED', trail: [[S01, 'code'], [S02, 'code'], ['03c-expired-warranty', 'offline']] },
-  // A short claim with no serial (AC3) too: 03d still writes the reply with the model.
+  // A short claim with no serial too: 03d still writes the reply with the model.
   'missing-serial.eml': { status: 'SUCCEEDED', trail: [[S01, 'code'], ['03d-request-serial', 'offline']] },
   'out-of-scope.eml': { status: 'SUCCEEDED', trail: [[S01, 'offline'], ['04-out-of-scope', 'code']] },
   'spam.eml': { status: 'REJECTED', reason: 'spam' },

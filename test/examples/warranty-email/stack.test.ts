@@ -56,7 +56,7 @@ describe('WorkflowStack (warranty-email)', () => {
   });
 
   it('has one function per step, each with stepwise:entry metadata, WORKFLOW and STEP', () => {
-    // The single-prompt agent (manifest singlePrompt, seed AC7) runs the handler too, as step `monolithic`.
+    // The single-prompt agent (manifest singlePrompt, dual mode) runs the handler too, as step `monolithic`.
     const stepFunctions = Object.values(functions).filter((fn) => fn.Properties.Environment.Variables.WORKFLOW === manifest.name && fn.Properties.Environment.Variables.STEP !== 'monolithic');
     expect(stepFunctions.map((fn) => fn.Properties.Environment.Variables.STEP).sort()).toEqual(steps.map((s) => s.name).sort());
     for (const step of steps) {

@@ -51,7 +51,7 @@ beforeAll(async () => {
   });
 });
 
-/** Put the lead in `snapshot` with one seed event (the store only appends continuing logs). */
+/** Put the lead in `snapshot` with one first event (the store only appends continuing logs). */
 async function seed(leadId: string, snapshot: EntitySnapshot): Promise<EntitySnapshot> {
   const seeded = { ...snapshot, eventCount: 1 };
   const event: LoggedEvent = { id: `${leadId}-seed`, entityId: leadId, seq: 1, type: 'crm.state_set', time: '2025-01-01T00:00:00Z', conversation: snapshot.conversation, stateBefore: def.initial, stateAfter: snapshot.state, actions: [] };

@@ -1,5 +1,5 @@
 /**
- * Acceptance: every lead flow of seed 002, replayed from its sample file through the local leads
+ * Every lead flow of the lead lifecycle, replayed from its sample file through the local leads
  * bus, the generated Express state machine and DynamoDB Local — the same path as on AWS — with
  * the final state, context, event log and listener effects asserted.
  */
@@ -48,7 +48,7 @@ async function replaySample(sample: string, agent: string, leadId: string): Prom
 /** `type stateBefore>stateAfter` per logged event. */
 const trail = (lead: EntityHistory) => lead.events.map((e) => `${e.type} ${e.stateBefore}>${e.stateAfter}`);
 
-describe('seed flows over the local bus and DynamoDB Local', () => {
+describe('the lead flows over the local bus and DynamoDB Local', () => {
   it('meeting booked as goal: outreach, reply (delivered twice, logged once), booked, goal hit', async () => {
     const { lead, session } = await replaySample('meeting-booked-as-goal.jsonl', 'book-meeting', 'lead-meeting-goal');
     expect(lead).toMatchObject({ state: 'goal_hit', path: 'goal_hit', context: { followUpsStopped: false }, version: 4, conversation: 1, eventCount: 4 });

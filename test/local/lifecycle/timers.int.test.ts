@@ -99,7 +99,7 @@ describe('lead timers on the emulated scheduler', () => {
     );
   });
 
-  it("seed example with timers: the hand-off-cold agent's lead goes cold after its follow-ups and the conversation is stopped", async () => {
+  it("with timers: the hand-off-cold agent's lead goes cold after its follow-ups and the conversation is stopped", async () => {
     const text = JSON.stringify({ id: 'h1', leadId: 'lead-handoff', type: 'agent.message_sent', time: '2025-02-03T09:00:00Z' });
     const session = await play(text, loadAgentConfig('hand-off-cold', 'lead-lifecycle'), '2025-03-01T00:00:00Z');
     const lead = (await entityHistory(session.store, session.definition, 'lead-handoff'))!;

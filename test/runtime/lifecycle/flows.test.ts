@@ -1,4 +1,4 @@
-/** Every lead flow of seed 002, as a pure sequence through applyEvent with the shipped agent configs. */
+/** Every lead flow of the lead lifecycle, as a pure sequence through applyEvent with the shipped agent configs. */
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import { InvalidInputError } from '../../../src/core/errors.ts';
@@ -6,7 +6,7 @@ import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.t
 import { canReceiveFollowUp, initialSnapshot, entityStatus, transition } from '../../../src/runtime/lifecycle/transition.ts';
 import { NO_GOAL, def, scriptedLead } from './support.ts';
 
-describe('seed flows', () => {
+describe('the lead flows', () => {
   it('meeting booked as goal: outreach, engaged, booked, goal hit', () => {
     const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
     lead.send('agent.message_sent');

@@ -80,7 +80,7 @@ describe('reporting', () => {
     expect(Object.keys((shuffled.reports.meetingsBooked as { perEntity: object }).perEntity)).toEqual(['a-rebooked', 'b-sparky', 'c-inbound', 'd-silent']);
   });
 
-  it('buildReport puts the seed table together, as the statechart declares it', () => {
+  it('buildReport puts the reports table together (entities, events, states, each report), as the statechart declares it', () => {
     const events = logs();
     const report = buildReport(def, events);
     expect(report).toEqual({

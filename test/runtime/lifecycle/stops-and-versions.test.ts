@@ -1,5 +1,5 @@
 /**
- * Configured conversation stops (the seed's "lead goes cold and no Sparky enabled"), versioned CRM
+ * Configured conversation stops ("a lead that goes cold with no Sparky is handed off"), versioned CRM
  * sets (a late CRM echo never moves a lead back) and stale time-based events (`expectedVersion`).
  */
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ const handOffCold = AgentConfigSchema.parse({ goal: { event: 'meeting.booked' },
 const withSparky = { ...handOffCold, sparky: true };
 
 describe('configured conversation stops', () => {
-  it('seed example: a lead that goes cold with no Sparky is handed off (conversation.stopped, raised once)', () => {
+  it('a lead that goes cold with no Sparky is handed off (conversation.stopped, raised once)', () => {
     const lead = scriptedLead(handOffCold);
     lead.send('agent.message_sent');
     const cold = lead.send('follow_ups.exhausted');
@@ -45,7 +45,7 @@ describe('configured conversation stops', () => {
     expect(lead.snapshot.state).toBe('goal_hit');
   });
 
-  it('the shipped hand-off-cold agent declares the seed example, and condition states must exist', () => {
+  it('the shipped hand-off-cold agent declares that stop (cold, no Sparky), and condition states must exist', () => {
     expect(loadAgentConfig('hand-off-cold', 'lead-lifecycle').stopConversationOn).toEqual([{ state: 'cold', sparky: false }]);
     const typo = AgentConfigSchema.parse({ stopConversationOn: [{ anyOf: [{ state: 'colt' }] }] });
     expect(() => checkAgentConfig(typo, def, 'agent x')).toThrow(DefinitionError);

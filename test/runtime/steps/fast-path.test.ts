@@ -39,7 +39,7 @@ const ctx = (subject: string, body: string): FastPathContext => ({
 });
 const decide = (subject: string, body: string) => serialHeuristic(ctx(subject, body)) as ReturnType<typeof serialHeuristic> & { fields?: Record<string, unknown> } | null;
 
-describe('the serial heuristic (seed AC3) before step 01', () => {
+describe('the serial heuristic before step 01: rules for the clear cases, the model for the doubtful ones', () => {
   it('decides a clear claim: one serial however written, a fault, nothing else', () => {
     expect(decide('Laptop broken', 'My laptop stopped working. Serial: sn-0456712')).toMatchObject({
       next: '02-check-warranty',
@@ -59,7 +59,7 @@ describe('the serial heuristic (seed AC3) before step 01', () => {
     expect(decide('Broken', 'It is broken, the number is SN123.')).toBeNull(); // a malformed serial
   });
 
-  it('sends a short claim with no serial straight to 03d (AC3: no model call at step 01)', () => {
+  it('sends a short claim with no serial straight to 03d (no model call at step 01)', () => {
     expect(decide('Broken headphones', 'Hi, the left ear cup of my headphones has gone silent. Covered by the warranty? Sam')).toEqual({
       next: '03d-request-serial',
       reason: 'a short warranty claim (18 words) with no serial number',

@@ -62,7 +62,7 @@ describe('step handler', () => {
     expect(event!.type === 'StepCompleted' && event.personal.fields).toEqual({ serialNumber: 'SN12345' });
   });
 
-  it('logs AC8 lines: timing, output summary and transition at INFO without customer data; the data at DEBUG', async () => {
+  it('logs each step: timing, output summary and transition at INFO without customer data; the data at DEBUG', async () => {
     const { handler, lines } = setup();
     await handler('01-extract-serial')(stepInput('01-extract-serial'));
     const infos = info(lines);

@@ -3,7 +3,7 @@ import { boundPlan, InvestigationInput, planSteps, PlanProposal, stepBudget } fr
 import { investigationType } from '../types.ts';
 
 /**
- * `01-plan`: bound what `00-propose-plan` proposed (seed 004's AI manager) by the type's min and
+ * `01-plan`: bound what `00-propose-plan` proposed (the planner) by the type's min and
  * max steps and the budget, recording every clip; countable work stays derived (one step per item).
  */
 export default defineCodeStep(async ({ def, input }) => {

@@ -2,7 +2,7 @@ import { defineCodeStep, DONE, NO_USAGE, type ToolCallRecord } from 'stepwise';
 import { LoopDataSchema, stateSummary, type PreviousResponse } from '../state.ts';
 
 /**
- * The turn's answer (the seed's TurnOutput: `response`, `stateSummary`, `branch`): the reflection's
+ * The turn's answer (`response`, `stateSummary`, `branch`): the reflection's
  * summary or question; at the iteration cap (the counter's outcome passes `$.error` to this step)
  * the partial summary of what the group found; as the fallback (a caught error or an undeclared
  * route) an apology with what the group achieved so far. Works without a model. With a

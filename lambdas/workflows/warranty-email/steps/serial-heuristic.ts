@@ -21,7 +21,7 @@ const OTHER_BUSINESS = words([
   'sponsorship', 'job', 'career', 'vacancy', 'unsubscribe', 'newsletter', 'webinar', 'password', 'extended warranty',
   'buy', 'purchase', 'refund', 'order number',
 ]);
-/** Seed AC3's "short email": a claim this short with no serial has nothing more for the model to read. */
+/** A "short email": a claim this short with no serial has nothing more for the model to read. */
 export const SHORT_EMAIL_WORDS = 80;
 /** A run of digits could be a serial written without its prefix, or an order number: the model tells. */
 const DIGIT_RUN = /\d{4,}/;
@@ -30,7 +30,7 @@ const DIGIT_RUN = /\d{4,}/;
 const STEERING = /NEXT_STEP|\broute\b|\bsystem\b|\binstruction|\bignore\b|\bassistant\b|\bprompt\b/i;
 
 /**
- * Step 01's fast path (seed AC3: heuristic routing, the model for ambiguous cases). It decides only
+ * Step 01's fast path (heuristic routing, the model for ambiguous cases). It decides only
  * two clear cases, each a fault or warranty request with nothing else asked for and no text
  * addressed to the workflow: exactly one well-formed serial number routes to the warranty check;
  * a short email (at most SHORT_EMAIL_WORDS words) with no serial and no digit run that could be one

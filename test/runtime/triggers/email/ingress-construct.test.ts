@@ -71,7 +71,7 @@ describe('EmailIngress', () => {
     });
   });
 
-  it('grants the function exactly: read raw mail, write emails and events, start the workflow or (AC7) its single-prompt agent, read the switch', () => {
+  it('grants the function exactly: read raw mail, write emails and events, start the workflow or (dual mode) its single-prompt agent, read the switch', () => {
     const granted = (action: string) => statements.filter((s) => actionsOf(s).includes(action)).map((s) => JSON.stringify(s.Resource));
     const singlePromptId = Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).find((m) => m !== machineId)!;
     expect(granted('states:StartExecution')).toEqual([JSON.stringify({ Ref: machineId }), JSON.stringify({ Ref: singlePromptId })]);

@@ -1,5 +1,5 @@
 /**
- * Seed 000 AC7, dual mode: the synthesized switch (an SSM parameter the ingress reads, the
+ * Dual mode for an email workflow with a single-prompt agent: the synthesized switch (an SSM parameter the ingress reads, the
  * single-prompt agent deployed beside the step workflow) and its rollback (an alarm on the step
  * workflow's fallback and failure rate whose action flips the switch), then a local simulation:
  * mail routed by the parameter, the alarm's event handled by the rollback function, the next mail
@@ -27,7 +27,7 @@ const synth = (orchestration?: unknown) => {
 };
 const PARAMETER = '/stepwise/dev/warranty-email/orchestration';
 
-describe('AC7 in the synthesized template', () => {
+describe('dual mode in the synthesized template', () => {
   const template = synth();
   const functions = template.findResources('AWS::Lambda::Function');
   const fnWith = (key: string, value: string) => Object.entries(functions).find(([, f]) => f.Properties.Environment?.Variables?.[key] === value)!;
@@ -59,7 +59,7 @@ describe('AC7 in the synthesized template', () => {
   });
 });
 
-describe('AC7 simulated locally: switch and rollback', () => {
+describe('dual mode simulated locally: switch and rollback', () => {
   const ssm = mockClient(SSMClient);
   afterEach(() => ssm.reset());
 

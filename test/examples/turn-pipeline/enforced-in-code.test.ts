@@ -1,5 +1,5 @@
 /**
- * Seed 003 items the pipeline enforces in code: the ambiguity exit whatever the extraction routed,
+ * What the turn pipeline decides in code, not by the model: the ambiguity exit whatever the extraction routed,
  * profile schema versions with migration of stored profiles, profile-field definitions in the
  * extraction prompt, and the intent of every turn as an EMF metric.
  */
