@@ -12,7 +12,7 @@ import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { stepTrail } from '../../src/local/history.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import type { WorkflowSession } from '../../src/local/workflow-session.ts';
-import { type StepInput, type StepOutput, type StepState, type TokenUsage } from '../../src/runtime/contracts.ts';
+import type { StepInput, StepOutput, StepState, TokenUsage } from '../../src/runtime/contracts.ts';
 import { DONE } from '../../src/definitions/workflow/schema.ts';
 import { dynamoEventLog } from '../../src/runtime/event-log.ts';
 import type { WorkflowDefinition } from '../../src/definitions/workflow/schema.ts';
@@ -184,7 +184,7 @@ export function emailIngestor(session: WorkflowSession): (file: string, tag: str
   };
 }
 
-/** The samples of the five flows of the seed (valid, expired, unknown serial, missing serial, out of scope). */
+/** The samples of the warranty workflow's five flows (valid, expired, unknown serial, missing serial, out of scope). */
 export const FLOW_SAMPLES = ['valid-warranty', 'expired-warranty', 'unknown-serial', 'missing-serial', 'out-of-scope'] as const;
 export const flowSample = (dir: string, flow: string) => join(dir, 'samples', `${flow}.eml`);
 

@@ -93,7 +93,7 @@ function requestUnits(kind: string, input: Record<string, any>): { reads: number
  * client included); `stop()` restores it.
  */
 export function countDynamoRequests(): { reads: number; writes: number; requests: Record<string, number>; transactWrites: Record<string, any>[]; stop: () => void } {
-  const counter = { reads: 0, writes: 0, requests: {} as Record<string, number>, transactWrites: [] as Record<string, any>[], stop: () => undefined as void };
+  const counter = { reads: 0, writes: 0, requests: {} as Record<string, number>, transactWrites: [] as Record<string, any>[], stop: (): void => undefined };
   const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...a: unknown[]) => unknown };
   const original = base.send;
   base.send = function (this: object, command: { constructor: { name: string }; input?: Record<string, any> }, ...rest: unknown[]) {

@@ -50,6 +50,9 @@ export const when = (iso?: string) => (iso ? iso.replace('T', ' ').replace(/\.\d
 
 export const ms = (n?: number) => (n === undefined ? '' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(2)} s`);
 
+/** What a step or state of this kind is called on the page. */
+export const kindName = (kind: string) => (kind === 'llm' ? 'LLM step' : kind === 'code' ? 'code step' : kind);
+
 export const usd = (n?: number) => (n === undefined ? '' : n === 0 ? '$0' : n < 0.01 ? `$${n.toFixed(6)}` : `$${n.toFixed(4)}`);
 
 export function Section({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {

@@ -1,10 +1,14 @@
 /** The workflow graph as SVG: nodes placed by the server (dagre), the execution's path highlighted, steps selectable by keyboard. */
-import type { GraphNode, WorkflowGraph } from '../views.ts';
+import { kindName } from './common.tsx';
+import type { GraphEdge, GraphNode, WorkflowGraph } from '../views.ts';
+
+/** An execution's path through the graph. */
+type Path = { states: Record<string, number>; edges: [string, string][] };
 
 export interface GraphProps {
   graph: WorkflowGraph;
   /** Entered states (how often), and the transitions taken. */
-  path?: { states: Record<string, number>; edges: [string, string][] };
+  path?: Path;
   /** Called when a node is chosen (click, Enter or Space): steps and their generated states. */
   onSelect?: (node: GraphNode) => void;
   selected?: string;
@@ -18,92 +22,149 @@ export function Graph({ graph, path, onSelect, selected, label }: GraphProps) {
   return (
     <figure class="graph" tabIndex={0} aria-label={`${label} (scrolls)`}>
       <svg viewBox={`0 0 ${Math.ceil(graph.width)} ${Math.ceil(graph.height)}`} width={Math.ceil(graph.width)} role="group" aria-label={label}>
-        <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#5b6270" />
-          </marker>
-          <marker id="arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-            <path d="M0,0 L10,5 L0,10 z" fill="#0b5cad" />
-          </marker>
-        </defs>
-        {graph.edges.map((e) => {
-          const on = taken.has(`${e.from}|${e.to}`);
-          return (
-            <g class={`edge edge-${e.kind}${on ? ' taken' : ''}`} key={`${e.from}|${e.to}|${e.kind}`}>
-              <path d={line(e.points)} marker-end={on ? 'url(#arrow-taken)' : 'url(#arrow)'} />
-              {e.label && e.points.length > 1 && (
-                <text x={e.points[Math.floor(e.points.length / 2)]!.x + 4} y={e.points[Math.floor(e.points.length / 2)]!.y - 3}>
-                  {e.label}
-                </text>
-              )}
-            </g>
-          );
-        })}
-        {graph.nodes.map((n) => {
-          const visits = path?.states[n.id];
-          const interactive = Boolean(onSelect);
-          const figures = n.stats && `${n.stats.runs} runs · ${Math.round(n.stats.meanDurationMs)} ms · ${n.stats.inputTokens + n.stats.outputTokens} tok`;
-          const shown = visits && visits > 1 ? `×${visits}` : undefined;
-          // The accessible name starts with every text the node shows, then says what it is.
-          const describe = [[n.label, figures, shown].filter(Boolean).join(' '), n.kind === 'llm' ? 'LLM step' : n.kind === 'code' ? 'code step' : n.kind, n.role, visits ? `entered ${visits}×` : path ? 'not entered' : undefined, n.comment]
-            .filter(Boolean)
-            .join(', ');
-          const choose = () => onSelect?.(n);
-          return (
-            <g
-              key={n.id}
-              class={`node node-${n.kind}${visits ? ' visited' : ''}${selected === n.id ? ' selected' : ''}${n.role ? ` node-${n.role}` : ''}`}
-              transform={`translate(${n.x.toFixed(1)},${n.y.toFixed(1)})`}
-              data-state={n.id}
-              {...(interactive && {
-                role: 'button',
-                // Lower case: SVG attributes are case-sensitive.
-                tabindex: 0,
-                'aria-label': describe,
-                onClick: choose,
-                onKeyDown: (e: KeyboardEvent) => {
-                  if (e.key === 'Enter' || e.key === ' ') {
-                    e.preventDefault();
-                    choose();
-                  }
-                },
-              })}
-            >
-              {/* A tooltip for the pointer; a selectable node has the same words as its name already. */}
-              {!interactive && <title>{describe}</title>}
-              <rect width={n.width} height={n.height} rx={n.kind === 'choice' ? 16 : n.kind === 'succeed' || n.kind === 'fail' ? 17 : 6} />
-              {/* One text element, words apart, so the visible text reads as the accessible name starts. */}
-              <text text-anchor="middle" class="label">
-                <tspan x={n.width / 2} y={n.stats ? 20 : n.height / 2 + 4}>
-                  {n.label}
-                </tspan>
-                {figures && ' '}
-                {figures && (
-                  <tspan x={n.width / 2} y={40} class="figures">
-                    {figures}
-                  </tspan>
-                )}
-                {shown && ' '}
-                {shown && (
-                  <tspan x={n.width - 6} y={12} text-anchor="end" class="visits">
-                    {shown}
-                  </tspan>
-                )}
-              </text>
-            </g>
-          );
-        })}
-      </svg>
-      <figcaption>
-        <span class="legend legend-llm">LLM step</span> <span class="legend legend-code">code step</span> <span class="legend legend-choice">Choice (routing)</span>{' '}
-        <span class="legend legend-pause">checkpoint</span> {path && <span class="legend legend-taken">path taken</span>}
-        {graph.notes.map((note) => (
-          <span class="note" key={note}>
-            {' '}
-            {note}
-          </span>
+        <Arrowheads />
+        {graph.edges.map((e) => (
+          <Edge key={`${e.from}|${e.to}|${e.kind}`} edge={e} taken={taken.has(`${e.from}|${e.to}`)} />
         ))}
-      </figcaption>
+        {graph.nodes.map((n) => (
+          <StateNode key={n.id} node={n} path={path} onSelect={onSelect} selected={selected === n.id} />
+        ))}
+      </svg>
+      <Legend path={path} notes={graph.notes} />
     </figure>
+  );
+}
+
+/** The arrowheads the edges end with: grey, and blue on the path taken. */
+function Arrowheads() {
+  return (
+    <defs>
+      <Arrowhead id="arrow" fill="#5b6270" />
+      <Arrowhead id="arrow-taken" fill="#0b5cad" />
+    </defs>
+  );
+}
+
+function Arrowhead({ id, fill }: { id: string; fill: string }) {
+  return (
+    <marker id={id} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+      <path d="M0,0 L10,5 L0,10 z" fill={fill} />
+    </marker>
+  );
+}
+
+function Edge({ edge: e, taken }: { edge: GraphEdge; taken: boolean }) {
+  const middle = e.points[Math.floor(e.points.length / 2)];
+  return (
+    <g class={`edge edge-${e.kind}${taken ? ' taken' : ''}`}>
+      <path d={line(e.points)} marker-end={taken ? 'url(#arrow-taken)' : 'url(#arrow)'} />
+      {e.label && e.points.length > 1 && (
+        <text x={middle!.x + 4} y={middle!.y - 3}>
+          {e.label}
+        </text>
+      )}
+    </g>
+  );
+}
+
+/** The accessible name starts with every text the node shows, then says what it is. */
+function describeNode(n: GraphNode, shownTexts: (string | undefined)[], visits: number | undefined, path?: Path) {
+  const entered = visits ? `entered ${visits}×` : path ? 'not entered' : undefined;
+  return [shownTexts.filter(Boolean).join(' '), kindName(n.kind), n.role, entered, n.comment]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** What makes a node a button: its name, and choosing it by click, Enter or Space. */
+function selectable(describe: string, choose: () => void) {
+  return {
+    role: 'button' as const,
+    // Lower case: SVG attributes are case-sensitive.
+    tabindex: 0,
+    'aria-label': describe,
+    onClick: choose,
+    onKeyDown: (e: KeyboardEvent) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        choose();
+      }
+    },
+  };
+}
+
+/** The figures of the local executions a node shows under its name. */
+const statsText = (s: NonNullable<GraphNode['stats']>) =>
+  `${s.runs} runs · ${Math.round(s.meanDurationMs)} ms · ${s.inputTokens + s.outputTokens} tok`;
+
+const stateClass = (n: GraphNode, visited: boolean, selected: boolean) =>
+  `node node-${n.kind}${visited ? ' visited' : ''}${selected ? ' selected' : ''}${n.role ? ` node-${n.role}` : ''}`;
+
+const cornerRadius = (kind: GraphNode['kind']) =>
+  kind === 'choice' ? 16 : kind === 'succeed' || kind === 'fail' ? 17 : 6;
+
+interface StateNodeProps {
+  node: GraphNode;
+  path?: Path;
+  onSelect?: (node: GraphNode) => void;
+  selected: boolean;
+}
+
+function StateNode({ node: n, path, onSelect, selected }: StateNodeProps) {
+  const visits = path?.states[n.id];
+  const interactive = Boolean(onSelect);
+  const figures = n.stats && statsText(n.stats);
+  const shown = visits && visits > 1 ? `×${visits}` : undefined;
+  const describe = describeNode(n, [n.label, figures, shown], visits, path);
+  return (
+    <g
+      class={stateClass(n, Boolean(visits), selected)}
+      transform={`translate(${n.x.toFixed(1)},${n.y.toFixed(1)})`}
+      data-state={n.id}
+      {...(interactive && selectable(describe, () => onSelect?.(n)))}
+    >
+      {/* A tooltip for the pointer; a selectable node has the same words as its name already. */}
+      {!interactive && <title>{describe}</title>}
+      <rect width={n.width} height={n.height} rx={cornerRadius(n.kind)} />
+      <StateLabel node={n} figures={figures} shown={shown} />
+    </g>
+  );
+}
+
+/** One text element, words apart, so the visible text reads as the accessible name starts. */
+function StateLabel({ node: n, figures, shown }: { node: GraphNode; figures?: string; shown?: string }) {
+  return (
+    <text text-anchor="middle" class="label">
+      <tspan x={n.width / 2} y={n.stats ? 20 : n.height / 2 + 4}>
+        {n.label}
+      </tspan>
+      {figures && ' '}
+      {figures && (
+        <tspan x={n.width / 2} y={40} class="figures">
+          {figures}
+        </tspan>
+      )}
+      {shown && ' '}
+      {shown && (
+        <tspan x={n.width - 6} y={12} text-anchor="end" class="visits">
+          {shown}
+        </tspan>
+      )}
+    </text>
+  );
+}
+
+function Legend({ path, notes }: { path?: Path; notes: string[] }) {
+  return (
+    <figcaption>
+      <span class="legend legend-llm">LLM step</span> <span class="legend legend-code">code step</span>{' '}
+      <span class="legend legend-choice">Choice (routing)</span>{' '}
+      <span class="legend legend-pause">checkpoint</span> {path && <span class="legend legend-taken">path taken</span>}
+      {notes.map((note) => (
+        <span class="note" key={note}>
+          {' '}
+          {note}
+        </span>
+      ))}
+    </figcaption>
   );
 }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
 import { path, post } from '../api.ts';
 import { Loading, Problem } from '../common.tsx';
 import { useData, useStart } from '../hooks.ts';
@@ -14,7 +15,7 @@ interface ForkForm {
   models: string[];
 }
 
-interface Problem {
+interface InputProblem {
   path: string;
   message: string;
 }
@@ -27,38 +28,24 @@ const parse = (text: string): { value?: unknown; error?: string } => {
   }
 };
 
-/** Re-run an execution from one step: the step input at that step (checked against the step's input schema as you type), pinned tool results, the model and the prompt version. */
+/**
+ * Re-run an execution from one step: the step input at that step (checked against the step's input schema as you
+ * type), pinned tool results, the model and the prompt version.
+ */
 export function Fork({ execution, from }: { execution: string; from: string }) {
   const { data, error } = useData<ForkForm>(`${path('executions', execution, 'fork')}?from=${encodeURIComponent(from)}`);
   const [input, setInput] = useState('');
   const [tools, setTools] = useState('');
   const [model, setModel] = useState('offline');
   const [prompt, setPrompt] = useState('current');
-  const [problems, setProblems] = useState<Problem[]>([]);
-  const [toolProblem, setToolProblem] = useState<string>();
   const { busy, problem: submitError, start } = useStart();
   useEffect(() => {
     if (!data) return;
     setInput(JSON.stringify(data.stepInput, null, 2));
     setTools(JSON.stringify(data.toolResults, null, 2));
   }, [data]);
-  // Checked against the step's input schema on the server (the one the step handler uses), a moment after each edit.
-  useEffect(() => {
-    if (!data || !input) return;
-    const parsed = parse(input);
-    if (parsed.error) return setProblems([{ path: '(root)', message: parsed.error }]);
-    const timer = setTimeout(() => {
-      post<{ problems: Problem[] }>(`${path('executions', execution, 'fork', 'check')}`, { from: data.point.index, stepInput: parsed.value }).then(
-        (r) => setProblems(r.problems),
-        (e: Error) => setProblems([{ path: '(root)', message: e.message }]),
-      );
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [input, data]);
-  useEffect(() => {
-    const parsed = parse(tools || '{}');
-    setToolProblem(parsed.error ?? (parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? undefined : 'tool results must be a JSON object: { "tool": { ...result } }'));
-  }, [tools]);
+  const problems = useStepInputProblems(execution, data, input);
+  const toolProblem = useToolResultsProblem(tools);
   if (!data) return <>{error ? <Problem message={error} /> : <Loading what="the fork" />}</>;
   const submit = (e: Event) => {
     e.preventDefault();
@@ -73,48 +60,43 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
     });
   };
   const blocked = problems.length > 0 || toolProblem !== undefined || busy;
+  const { step } = data.point;
   return (
     <>
       <h1>
-        Fork {execution} from {data.point.step}
+        Fork {execution} from {step}
       </h1>
       <p>
-        A new local execution runs the same compiled state machine from <strong>{data.point.entryState}</strong> (step {data.point.index + 1}), with the step input below. Everything before it is kept
+        A new local execution runs the same compiled state machine
+        from <strong>{data.point.entryState}</strong> (step {data.point.index + 1}), with the step input below.
+        Everything before it is kept
         from <a href={`#/executions/${encodeURIComponent(execution)}`}>{execution}</a>, and the fork is linked to it.
       </p>
       <form onSubmit={submit} class="fork">
-        <label for="fork-input">Step input of {data.point.step} (its input, previous result, error): checked against the step's input schema</label>
-        <textarea id="fork-input" rows={18} spellcheck={false} value={input} onInput={(e) => setInput((e.target as HTMLTextAreaElement).value)} aria-describedby="fork-input-check" aria-invalid={problems.length > 0} />
-        <div id="fork-input-check" aria-live="polite" class={problems.length ? 'problem' : 'ok'}>
-          {problems.length ? problems.map((p) => <div key={p.path + p.message}>{`${p.path}: ${p.message}`}</div>) : 'Matches the step input schema.'}
-        </div>
-        <label for="fork-tools">Tool results of {data.point.step} (answered instead of running the tool; remove one to run it for real)</label>
-        <textarea id="fork-tools" rows={8} spellcheck={false} value={tools} onInput={(e) => setTools((e.target as HTMLTextAreaElement).value)} aria-describedby="fork-tools-check" aria-invalid={toolProblem !== undefined} />
-        <div id="fork-tools-check" aria-live="polite" class={toolProblem ? 'problem' : 'ok'}>
+        <JsonField
+          id="fork-input"
+          label={<>Step input of {step} (its input, previous result, error): checked against the step's input schema</>}
+          rows={18}
+          value={input}
+          onInput={setInput}
+          invalid={problems.length > 0}
+        >
+          {schemaCheck(problems)}
+        </JsonField>
+        <JsonField
+          id="fork-tools"
+          label={<>Tool results of {step} (answered instead of running the tool; remove one to run it for real)</>}
+          rows={8}
+          value={tools}
+          onInput={setTools}
+          invalid={toolProblem !== undefined}
+        >
           {toolProblem ?? 'Valid JSON.'}
-        </div>
+        </JsonField>
         <div class="row">
-          <label>
-            Model provider
-            <select value={model} onChange={(e) => setModel((e.target as HTMLSelectElement).value)}>
-              {data.models.map((m) => (
-                <option key={m} value={m}>
-                  {m === 'offline' ? 'offline stand-in (not an LLM)' : 'Bedrock (needs AWS credentials)'}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ModelChoice models={data.models} value={model} onChange={setModel} />
           {data.kind === 'llm' && (
-            <label>
-              Prompt version of {data.point.step}
-              <select value={prompt} onChange={(e) => setPrompt((e.target as HTMLSelectElement).value)}>
-                {data.prompts.map((p) => (
-                  <option key={p.ref} value={p.ref}>
-                    {p.ref === 'current' ? `v${p.version} (current)` : `v${p.version}, ${p.ref.slice(0, 8)} ${p.date?.slice(0, 10) ?? ''} ${p.subject ?? ''}`}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <PromptChoice step={step} prompts={data.prompts} value={prompt} onChange={setPrompt} />
           )}
         </div>
         <Problem message={submitError} />
@@ -123,5 +105,114 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
         </button>
       </form>
     </>
+  );
+}
+
+/** The step input's problems: not JSON, or what the step's input schema says of it, a moment after each edit. */
+function useStepInputProblems(execution: string, data: ForkForm | undefined, input: string): InputProblem[] {
+  const [problems, setProblems] = useState<InputProblem[]>([]);
+  // Checked on the server, against the schema the step handler uses.
+  useEffect(() => {
+    if (!data || !input) return;
+    const parsed = parse(input);
+    if (parsed.error) return setProblems([{ path: '(root)', message: parsed.error }]);
+    const timer = setTimeout(() => {
+      const check = { from: data.point.index, stepInput: parsed.value };
+      post<{ problems: InputProblem[] }>(`${path('executions', execution, 'fork', 'check')}`, check).then(
+        (r) => setProblems(r.problems),
+        (e: Error) => setProblems([{ path: '(root)', message: e.message }]),
+      );
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [input, data]);
+  return problems;
+}
+
+const NOT_AN_OBJECT = 'tool results must be a JSON object: { "tool": { ...result } }';
+
+/** Why the pinned tool results cannot be sent, if they cannot. */
+function useToolResultsProblem(tools: string): string | undefined {
+  const [toolProblem, setToolProblem] = useState<string>();
+  useEffect(() => {
+    const parsed = parse(tools || '{}');
+    const isObject = parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value);
+    setToolProblem(parsed.error ?? (isObject ? undefined : NOT_AN_OBJECT));
+  }, [tools]);
+  return toolProblem;
+}
+
+const schemaCheck = (problems: InputProblem[]) =>
+  problems.length
+    ? problems.map((p) => <div key={p.path + p.message}>{`${p.path}: ${p.message}`}</div>)
+    : 'Matches the step input schema.';
+
+interface JsonFieldProps {
+  id: string;
+  label: ComponentChildren;
+  rows: number;
+  value: string;
+  onInput: (text: string) => void;
+  invalid: boolean;
+  /** What checking the text found, announced as it changes. */
+  children: ComponentChildren;
+}
+
+function JsonField({ id, label, rows, value, onInput, invalid, children }: JsonFieldProps) {
+  return (
+    <>
+      <label for={id}>{label}</label>
+      <textarea
+        id={id}
+        rows={rows}
+        spellcheck={false}
+        value={value}
+        onInput={(e) => onInput((e.target as HTMLTextAreaElement).value)}
+        aria-describedby={`${id}-check`}
+        aria-invalid={invalid}
+      />
+      <div id={`${id}-check`} aria-live="polite" class={invalid ? 'problem' : 'ok'}>
+        {children}
+      </div>
+    </>
+  );
+}
+
+interface ChoiceProps {
+  value: string;
+  onChange: (value: string) => void;
+}
+
+function ModelChoice({ models, value, onChange }: ChoiceProps & { models: string[] }) {
+  return (
+    <label>
+      Model provider
+      <select value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        {models.map((m) => (
+          <option key={m} value={m}>
+            {m === 'offline' ? 'offline stand-in (not an LLM)' : 'Bedrock (needs AWS credentials)'}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+const promptName = (p: PromptVersion) =>
+  p.ref === 'current'
+    ? `v${p.version} (current)`
+    : `v${p.version}, ${p.ref.slice(0, 8)} ${p.date?.slice(0, 10) ?? ''} ${p.subject ?? ''}`;
+
+function PromptChoice({ step, prompts, value, onChange }: ChoiceProps & { step: string; prompts: PromptVersion[] }) {
+  return (
+    <label>
+      Prompt version of {step}
+      <select value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        {prompts.map((p) => (
+          <option key={p.ref} value={p.ref}>
+            {promptName(p)}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

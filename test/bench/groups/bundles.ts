@@ -1,0 +1,34 @@
+/** Lambda bundles: minified size and module initialisation per entry of the app. */
+import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../../src/cdk/metadata.ts';
+import { synthProject } from '../../../src/local/synth.ts';
+import { exampleEnv } from '../../support/config.ts';
+import { measureBundles, type BundleFigure, type LambdaBuild } from '../bundles.ts';
+import type { BenchRun } from '../harness.ts';
+import { ENV } from './shared.ts';
+
+export async function bundles(bench: BenchRun): Promise<void> {
+  const app = await synthProject(ENV);
+  const { sdkTraces, bundleAwsSdk } = exampleEnv(ENV);
+  // One bundle per entry and workflow folder: the functions of one workflow's steps share it.
+  const builds = new Map<string, LambdaBuild>();
+  for (const t of Object.values(app.templates))
+    for (const r of Object.values(t.Resources ?? {})) {
+      const entry = r.Metadata?.[ENTRY_METADATA];
+      if (r.Type !== 'AWS::Lambda::Function' || typeof entry !== 'string') continue;
+      const workflowDir = r.Metadata?.[WORKFLOW_DIR_METADATA] as string | undefined;
+      builds.set(`${entry} ${workflowDir ?? ''}`, { entry, sdkTraces, bundleAwsSdk, ...(workflowDir && { workflowDir }) });
+    }
+  const figures = await measureBundles([...builds.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, b]) => b));
+  const show = (f: BundleFigure) =>
+    `${f.entry}${f.workflowDir ? ` (${f.workflowDir})` : ''}${f.sdkTraces ? ', sdkTraces' : ''}${f.bundleAwsSdk ? ', bundleAwsSdk' : ''}: ${f.minifiedKB} KB, init ${f.initMs} ms`;
+  for (const f of figures) process.stderr.write(`  ✓ bundle ${show(f)}\n`);
+  // What the environment options trade: the largest bundle again with the X-Ray SDK, then with the AWS SDK inside.
+  const largest = figures.reduce((a, b) => (b.minifiedKB > a.minifiedKB ? b : a));
+  const options = await measureBundles([
+    { ...largest, sdkTraces: !sdkTraces },
+    { ...largest, bundleAwsSdk: !bundleAwsSdk },
+  ]);
+  for (const f of options) process.stderr.write(`  ✓ bundle ${show(f)}\n`);
+  bench.figures.bundles = { sdkTraces, bundleAwsSdk, builds: figures, largestWithOtherOptions: options };
+  bench.target('bundles.largestMinifiedKB', `the largest Lambda bundle, minified, KB (every bundle ≤ 300 KB; the ${ENV} config: sdkTraces ${sdkTraces}, bundleAwsSdk ${bundleAwsSdk})`, largest.minifiedKB, { max: 300 });
+}
