@@ -1,5 +1,5 @@
 /**
- * The seed's legacy mode (AC7), for the A/B against step mode: one LLM call with the workflow's
+ * The legacy monolithic mode, for the A/B against step mode: one LLM call with the workflow's
  * whole instruction set and every tool, no state machine, no per-step allow-lists or bound
  * arguments. It runs the eval cases with the same mocked tool answers and judges what a monolithic
  * run can be judged on: it ends, and its tool calls (`expected_function_calls`). Step sequences

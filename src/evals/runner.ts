@@ -1,5 +1,5 @@
 /**
- * The eval runner (seed AC5/AC6), for any workflow: every case runs on the synthesized ASL with
+ * The eval runner, for any workflow: every case runs on the synthesized ASL with
  * the real step handlers in one local session. An email case becomes a real `.eml` delivered
  * through the email ingress; a `payload` case is the execution input, started directly. The
  * case's `mock_function_responses` answer its tool calls (argument-checked against the workflow's
@@ -18,7 +18,7 @@ import { InvalidInputError } from '../core/errors.ts';
 import type { ModelProvider } from '../runtime/models/port.ts';
 import { RECORDINGS_DIR, ReplayMissError, ReplayModel, recordedModels, recordingModel, replayMissMessage } from './recordings.ts';
 import type { StepOutput, ToolCallRecord } from '../runtime/contracts.ts';
-import { loadPlugin } from '../runtime/plugin.ts';
+import { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
 import type { CallContext, Toolbox } from '../runtime/tools/types.ts';
 import { mockToolbox } from '../local/mock-toolbox.ts';
 import type { EvalCase } from '../definitions/eval-cases.ts';
@@ -175,26 +175,12 @@ async function resumeCheckpoints(session: WorkflowSession, evalCase: EvalCase, r
  */
 export async function runEvalCases(workflow: string, cases: readonly EvalCase[], options: EvalRunOptions = {}): Promise<EvalReport> {
   const { tools, def } = await loadPlugin(workflow);
-  // Each case's tool calls are answered by its own mocks, found by the execution's name (an email case: by its Message-ID).
-  const byCase = new Map<string, Toolbox>();
-  const made: MadeCall[] = [];
-  const caseOf = (ctx: CallContext) => byCase.get(ctx.execution.name) ?? byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
-  const toolbox: Toolbox = {
-    spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
-    execute: async (name, args, ctx) => {
-      const call = (await caseOf(ctx)?.execute(name, args, ctx)) ?? { tool: name, args: {}, error: `no eval case runs as execution ${ctx.execution.name}` };
-      made.push({ execution: ctx.execution.name, step: ctx.step, call });
-      return call;
-    },
-  };
+  const routing = caseRouting(tools);
   const model = options.model ?? 'offline';
   const dir = join(def.dir, RECORDINGS_DIR);
-  if (options.recordings === 'record' && model === 'offline')
-    throw new InvalidInputError('--record keeps a real model\'s answers: choose one with --model bedrock or --model openai (the offline stand-in is deterministic already)');
-  if (options.recordings === 'replay' && !existsSync(dir)) throw new InvalidInputError(`--replay: ${workflow} has no recordings (${relPath(dir)}): make them with --record`);
-  const replay = options.recordings === 'replay' ? new ReplayModel(dir) : undefined;
+  const replay = replayModel(workflow, model, dir, options.recordings);
   const services: StepServices = {
-    toolbox,
+    toolbox: routing.toolbox,
     ...(replay && { model: replay }),
     ...(options.recordings === 'record' && { wrapModel: (m: ModelProvider) => recordingModel(m, dir) }),
   };
@@ -213,39 +199,8 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
   try {
     for (const [i, evalCase] of cases.entries()) {
       const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
-      const label = `${evalCase.scenario_id}${evalCase.input.email ? '.eml' : '.json'}`;
-      const started = Date.now();
-      let delivered: RunResult;
-      const turnFailures: EvalFailure[] = [];
-      if (evalCase.input.email) {
-        byCase.set(messageIdOf(evalCase), mocks);
-        delivered = await session.deliverEmail(evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local', options.recordings ? RECORDED_CLOCK : undefined), label);
-      } else {
-        // A conversation runs its turns in order with the same mocks (and tool ports); the last turn is the one judged.
-        const inputs = evalCase.input.turns ?? [evalCase.input.payload!];
-        const run = (payload: Record<string, unknown>, t: number) => {
-          // Named by the case (and turn), so a turn's prompt, which may show its execution's name, is the same on every run.
-          const name = `${evalCase.scenario_id}${inputs.length > 1 ? `-t${t + 1}` : ''}`;
-          byCase.set(name, mocks);
-          return session.runInput(payload, inputs.length > 1 ? `${label}:${t + 1}` : label, name);
-        };
-        for (const [t, payload] of inputs.slice(0, -1).entries()) {
-          const earlier = await run(payload, t);
-          if (earlier.status !== 'SUCCEEDED')
-            turnFailures.push({ index: null, step: null, expected: 'SUCCEEDED', actual: earlier.status, why: `turn ${t + 1} of ${inputs.length} did not succeed: ${earlier.reason ?? ''}` });
-        }
-        delivered = await run(inputs.at(-1)!, inputs.length - 1);
-      }
-      delivered = await resumeCheckpoints(session, evalCase, delivered);
-      const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
-      // Checkpoint Tasks (`<step>.pause`) are in the trail but are no steps: the case judges steps.
-      const isStep = (name: string) => session.workflow.steps.some((s) => s.name === name);
-      delivered = { ...delivered, steps: delivered.steps.filter((s) => isStep(s.name)) };
-      const calls = made.filter((m) => m.execution === delivered.executionName);
-      const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps, calls) : [];
-      const failures = [...turnFailures, ...outcomeFailures(evalCase, delivered), ...(execution ? validateCase(evalCase, steps).failures : [])];
+      const result = await runCase(session, evalCase, { routing, mocks, recorded: Boolean(options.recordings) });
       if (replay?.misses.length) throw new ReplayMissError(replayMissMessage(replay.misses[0]!));
-      const result = { id: evalCase.scenario_id, passed: failures.length === 0, durationMs: Date.now() - started, failures, steps: delivered.steps };
       results.push(result);
       options.onCase?.(result, i, cases.length);
     }
@@ -260,6 +215,115 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
     mode: 'step',
   };
   return { run, passed, failed: results.length - passed, total: results.length, cases: results };
+}
+
+/** How the session's tool calls reach the mocks of the case that made them. */
+interface CaseRouting {
+  /** The session's toolbox: it answers each call with the mocks of the case its execution runs. */
+  toolbox: Toolbox;
+  /** The mocks of each case, by execution name (an email case: by its Message-ID). */
+  byCase: Map<string, Toolbox>;
+  /** Every call the mocks answered, in order. */
+  made: MadeCall[];
+}
+
+/** Each case's tool calls go to its own mocks, found by the execution's name (an email case: its Message-ID). */
+function caseRouting(tools: WorkflowPlugin['tools']): CaseRouting {
+  const byCase = new Map<string, Toolbox>();
+  const made: MadeCall[] = [];
+  const caseOf = (ctx: CallContext) => byCase.get(ctx.execution.name) ?? byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
+  const toolbox: Toolbox = {
+    spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
+    execute: async (name, args, ctx) => {
+      const call = (await caseOf(ctx)?.execute(name, args, ctx)) ?? { tool: name, args: {}, error: `no eval case runs as execution ${ctx.execution.name}` };
+      made.push({ execution: ctx.execution.name, step: ctx.step, call });
+      return call;
+    },
+  };
+  return { toolbox, byCase, made };
+}
+
+/**
+ * The model that answers from the recordings `dir` with `replay`.
+ * @throws InvalidInputError for a recording run without a real model, or a replay without recordings.
+ */
+function replayModel(
+  workflow: string,
+  model: ModelChoice,
+  dir: string,
+  recordings: EvalRunOptions['recordings'],
+): ReplayModel | undefined {
+  if (recordings === 'record' && model === 'offline')
+    throw new InvalidInputError('--record keeps a real model\'s answers: choose one with --model bedrock or --model openai (the offline stand-in is deterministic already)');
+  if (recordings === 'replay' && !existsSync(dir))
+    throw new InvalidInputError(`--replay: ${workflow} has no recordings (${relPath(dir)}): make them with --record`);
+  return recordings === 'replay' ? new ReplayModel(dir) : undefined;
+}
+
+/** What one case runs with: the routing of the session's tool calls, its own mocks, whether the clock is fixed. */
+interface CaseRun {
+  routing: CaseRouting;
+  mocks: Toolbox;
+  recorded: boolean;
+}
+
+/** Run one case to its end (its turns, its checkpoints) and judge its outcome and steps. */
+async function runCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRun): Promise<EvalCaseResult> {
+  const started = Date.now();
+  const turns = evalCase.input.email
+    ? { last: await deliverCase(session, evalCase, run), failures: [] }
+    : await runTurns(session, evalCase, run);
+  let delivered = await resumeCheckpoints(session, evalCase, turns.last);
+  const execution = delivered.executionName !== null ? session.execution(delivered.executionName) : undefined;
+  // Checkpoint Tasks (`<step>.pause`) are in the trail but are no steps: the case judges steps.
+  const isStep = (name: string) => session.workflow.steps.some((s) => s.name === name);
+  delivered = { ...delivered, steps: delivered.steps.filter((s) => isStep(s.name)) };
+  const calls = run.routing.made.filter((m) => m.execution === delivered.executionName);
+  const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps, calls) : [];
+  const failures = [
+    ...turns.failures,
+    ...outcomeFailures(evalCase, delivered),
+    ...(execution ? validateCase(evalCase, steps).failures : []),
+  ];
+  const durationMs = Date.now() - started;
+  return { id: evalCase.scenario_id, passed: failures.length === 0, durationMs, failures, steps: delivered.steps };
+}
+
+/** The name a case's input shows in the session (`<scenario>.eml` or `.json`). */
+const caseLabel = (evalCase: EvalCase) => `${evalCase.scenario_id}${evalCase.input.email ? '.eml' : '.json'}`;
+
+/** An email case: its mail delivered through the email ingress. */
+function deliverCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRun): Promise<RunResult> {
+  run.routing.byCase.set(messageIdOf(evalCase), run.mocks);
+  const email = evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local', run.recorded ? RECORDED_CLOCK : undefined);
+  return session.deliverEmail(email, caseLabel(evalCase));
+}
+
+/**
+ * A payload case: a conversation runs its turns in order with the same mocks (and tool ports); the
+ * last turn is the one judged, an earlier turn that did not succeed is a failure of the case.
+ */
+async function runTurns(
+  session: WorkflowSession,
+  evalCase: EvalCase,
+  run: CaseRun,
+): Promise<{ last: RunResult; failures: EvalFailure[] }> {
+  const failures: EvalFailure[] = [];
+  const inputs = evalCase.input.turns ?? [evalCase.input.payload!];
+  const label = caseLabel(evalCase);
+  const runTurn = (payload: Record<string, unknown>, t: number) => {
+    // Named by the case (and turn), so a turn's prompt, which may show its execution's name, is the same on every run.
+    const name = `${evalCase.scenario_id}${inputs.length > 1 ? `-t${t + 1}` : ''}`;
+    run.routing.byCase.set(name, run.mocks);
+    return session.runInput(payload, inputs.length > 1 ? `${label}:${t + 1}` : label, name);
+  };
+  for (const [t, payload] of inputs.slice(0, -1).entries()) {
+    const earlier = await runTurn(payload, t);
+    if (earlier.status === 'SUCCEEDED') continue;
+    const why = `turn ${t + 1} of ${inputs.length} did not succeed: ${earlier.reason ?? ''}`;
+    failures.push({ index: null, step: null, expected: 'SUCCEEDED', actual: earlier.status, why });
+  }
+  return { last: await runTurn(inputs.at(-1)!, inputs.length - 1), failures };
 }
 
 /** The receipt time of every email case when recording or replaying. */

@@ -4,7 +4,7 @@ import { NEXT_STEP_LABEL, REASON_LABEL, fieldLabel, renderStepText, resolveField
 import type { EvalCase, ExpectedFunctionCall, ExpectedStep } from '../definitions/eval-cases.ts';
 
 /**
- * The step-sequence validator (seed AC5): compares the steps an execution ran with a case's
+ * The step-sequence validator: compares the steps an execution ran with a case's
  * `expected_steps` and reports the FIRST step that diverged and why. Later steps are not judged:
  * once an execution took a wrong turn, everything after it is a consequence.
  */
@@ -41,8 +41,8 @@ function same(a: unknown, b: unknown): boolean {
 const hasArgs = (args: Record<string, unknown>, expected: Record<string, unknown>) => Object.entries(expected).every(([k, v]) => same(args[k], v));
 
 /**
- * Rewrite `LABEL: value` expectations whose label is a shortened field label (the seed's `SERIAL:`)
- * to the label the step's text form uses (`SERIAL_NUMBER:`).
+ * Rewrite `LABEL: value` expectations whose label is a shortened field label (`SERIAL:`) to the
+ * label the step's text form uses (`SERIAL_NUMBER:`).
  */
 function canonical(expected: string, step: ActualStep): string {
   const m = /^([A-Z][A-Z0-9_]*):(.*)$/s.exec(expected);

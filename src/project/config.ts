@@ -185,7 +185,7 @@ export const EnvConfigSchema = z
      */
     lifecycles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lifecycle name'), LifecycleSettingsSchema).default({}),
     /**
-     * Seed 000 AC7, for workflows with `singlePrompt`: where inbound mail goes (`useStepOrchestrator`:
+     * For workflows with `singlePrompt`: where inbound mail goes (`useStepOrchestrator`:
      * the step workflow, else the single-prompt agent; both are deployed), written to an SSM
      * parameter the ingress reads, and the rollback: when fallbacks and failed executions of the
      * step workflow exceed `failureRatePercent` of its executions over `windowMinutes` (with at least

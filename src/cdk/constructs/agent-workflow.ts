@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -18,6 +17,7 @@ import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/c
 import { CounterGates, startCounters } from './compile/counters.ts';
 import { ALARM_PERIOD, countAlarm, functionAlarms, type FunctionAlarms } from './alarms.ts';
 import { pauseStates, resumePolicy } from './pause.ts';
+import { failedExecutionsAlarm } from './resources.ts';
 import { WORKFLOW_METADATA } from '../metadata.ts';
 import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
 
@@ -126,20 +126,69 @@ export class AgentWorkflow extends Construct {
 
   constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
     super(scope, id);
-    const { config } = props;
+    const { config, alarmTopic: topic } = props;
     const workflow = props.plugin.def;
     const { manifest } = workflow;
     this.workflow = workflow;
     this.modelId = config.modelId ?? manifest.model.id;
 
+    this.functions = this.createStepFunctions(props);
+    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
+    this.stateMachine = this.createStateMachine(config);
+    if (workflow.steps.some((s) => s.pause)) this.resumePolicy = resumePolicy(this, this.stateMachine);
+
+    this.failedExecutionsAlarm = failedExecutionsAlarm(
+      this,
+      this.stateMachine,
+      config,
+      `${manifest.name} (${config.name}): executions failed - MaxStepsExceeded, FallbackFailed, RouteRejected or a runtime error.`,
+      topic,
+    );
+    this.handoffsAlarm = this.createHandoffsAlarm(config, topic);
+    this.timedOutExecutionsAlarm = countAlarm(this, 'ExecutionsTimedOutAlarm', {
+      metric: this.stateMachine.metricTimedOut({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: config.alarms.failedExecutionsThreshold,
+      evaluationPeriods: config.alarms.evaluationPeriods,
+      description: `${manifest.name} (${config.name}): executions timed out - a step or a checkpoint waited past its timeout; nobody was answered.`,
+      topic,
+    });
+    const alarmScope = new Construct(this, 'StepAlarms');
+    this.functionAlarms = Object.fromEntries(
+      Object.entries(this.functions).map(([step, fn]) => [
+        step,
+        functionAlarms(alarmScope, step, fn, config, `${manifest.name} step ${step}`, topic),
+      ]),
+    );
+    if (config.modelProvider === 'bedrock' && workflow.steps.some((s) => s.kind === 'llm')) {
+      this.modelThrottledAlarm = this.createModelThrottledAlarm(config, topic);
+    }
+  }
+
+  /** Allow `grantee` to start executions of this workflow (a trigger, or a caller of the `api` trigger). */
+  grantStartExecution(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantStartExecution(grantee);
+  }
+
+  /** Allow `grantee` to resume this workflow's checkpoints (`SendTaskSuccess`, `SendTaskFailure`, `SendTaskHeartbeat`). */
+  grantResume(grantee: iam.IGrantable): iam.Grant {
+    return this.stateMachine.grantTaskResponse(grantee);
+  }
+
+  /** One function per step under `Steps`, with an LLM step's model grant and the step's tool grants (`bindStep`). */
+  private createStepFunctions(props: AgentWorkflowProps): Record<string, StepwiseFunction> {
+    const { config } = props;
+    const { manifest } = this.workflow;
     const stepScope = new Construct(this, 'Steps');
     const functions: Record<string, StepwiseFunction> = {};
-    for (const step of workflow.steps) {
+    for (const step of this.workflow.steps) {
       const fn = new StepwiseFunction(stepScope, step.name, {
         entry: STEP_ENTRY,
         config,
         serviceName: manifest.name,
-        workflowDir: workflow.dir,
+        workflowDir: this.workflow.dir,
         description: `${manifest.name} / ${step.name} (${step.kind}): ${step.description}`.slice(0, 256),
         timeout: step.kind === 'llm' ? LLM_STEP_TIMEOUT : CODE_STEP_TIMEOUT,
         environment: {
@@ -156,34 +205,31 @@ export class AgentWorkflow extends Construct {
       props.bindStep?.(step, fn);
       functions[step.name] = fn;
     }
-    this.functions = functions;
+    return functions;
+  }
 
-    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
-      retention: config.logRetention,
-      removalPolicy: config.removalPolicy,
-    });
-    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
-      definitionBody: sfn.DefinitionBody.fromChainable(compileStates(new Construct(this, 'States'), workflow, functions)),
+  /** The Standard state machine compiled from the step graph, named after the stack and the workflow. */
+  private createStateMachine(config: EnvConfig): sfn.StateMachine {
+    const { manifest } = this.workflow;
+    const stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      definitionBody: sfn.DefinitionBody.fromChainable(
+        compileStates(new Construct(this, 'States'), this.workflow, this.functions),
+      ),
       stateMachineName: workflowStateMachineName(Stack.of(this).stackName, manifest.name),
       comment: `${manifest.name} v${manifest.version}: ${manifest.description}`,
       stateMachineType: sfn.StateMachineType.STANDARD,
       tracingEnabled: true,
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: config.executionDataInLogs },
     });
-    (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, manifest.name);
-    this.acknowledgeStateMachineRole(Object.values(functions));
-    if (workflow.steps.some((s) => s.pause)) this.resumePolicy = resumePolicy(this, this.stateMachine);
+    (stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, manifest.name);
+    this.acknowledgeStateMachineRole(stateMachine, Object.values(this.functions));
+    return stateMachine;
+  }
 
-    this.failedExecutionsAlarm = new cloudwatch.Alarm(this, 'ExecutionsFailedAlarm', {
-      metric: this.stateMachine.metricFailed({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
-      threshold: config.alarms.failedExecutionsThreshold,
-      evaluationPeriods: config.alarms.evaluationPeriods,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${manifest.name} (${config.name}): executions failed - MaxStepsExceeded, FallbackFailed, RouteRejected or a runtime error.`,
-    });
-    // The step handler emits FallbackHandoff from the fallback step, with the dimensions of its step metrics.
-    this.handoffsAlarm = new cloudwatch.Alarm(this, 'HandoffsAlarm', {
+  /** Raised on `FallbackHandoff`, which the fallback step emits with the dimensions of its step metrics. */
+  private createHandoffsAlarm(config: EnvConfig, topic?: sns.ITopic): cloudwatch.Alarm {
+    const { manifest } = this.workflow;
+    return countAlarm(this, 'HandoffsAlarm', {
       metric: new cloudwatch.Metric({
         namespace: metricsNamespace(config),
         metricName: 'FallbackHandoff',
@@ -193,59 +239,38 @@ export class AgentWorkflow extends Construct {
       }),
       threshold: config.alarms.handoffsThreshold,
       evaluationPeriods: config.alarms.evaluationPeriods,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${manifest.name} (${config.name}): the fallback ${manifest.fallback} handed executions to a person - a step keeps failing or misrouting (model down or misconfigured?).`,
-    });
-    for (const alarm of [this.failedExecutionsAlarm, this.handoffsAlarm]) if (props.alarmTopic) alarm.addAlarmAction(new SnsAction(props.alarmTopic));
-    const topic = props.alarmTopic;
-    this.timedOutExecutionsAlarm = countAlarm(this, 'ExecutionsTimedOutAlarm', {
-      metric: this.stateMachine.metricTimedOut({ period: ALARM_PERIOD, statistic: cloudwatch.Stats.SUM }),
-      threshold: config.alarms.failedExecutionsThreshold,
-      evaluationPeriods: config.alarms.evaluationPeriods,
-      description: `${manifest.name} (${config.name}): executions timed out - a step or a checkpoint waited past its timeout; nobody was answered.`,
+      description: `${manifest.name} (${config.name}): the fallback ${manifest.fallback} handed executions to a person - a step keeps failing or misrouting (model down or misconfigured?).`,
       topic,
     });
-    const alarmScope = new Construct(this, 'StepAlarms');
-    this.functionAlarms = Object.fromEntries(
-      Object.entries(functions).map(([step, fn]) => [step, functionAlarms(alarmScope, step, fn, config, `${manifest.name} step ${step}`, topic)]),
-    );
-    if (config.modelProvider === 'bedrock' && workflow.steps.some((s) => s.kind === 'llm')) {
-      this.modelThrottledAlarm = countAlarm(this, 'ModelThrottledAlarm', {
-        metric: new cloudwatch.Metric({
-          namespace: metricsNamespace(config),
-          metricName: 'ModelThrottled',
-          dimensionsMap: { service: manifest.name, workflow: manifest.name },
-          period: ALARM_PERIOD,
-          statistic: cloudwatch.Stats.SUM,
-        }),
-        threshold: config.alarms.throttlesThreshold,
-        evaluationPeriods: config.alarms.evaluationPeriods,
-        description: `${manifest.name} (${config.name}): Bedrock throttled model calls of ${this.modelId} - the steps retry with backoff, then hand off; raise the model's quota or lower the load.`,
-        topic,
-      });
-    }
   }
 
-  /** Allow `grantee` to start executions of this workflow (a trigger, or a caller of the `api` trigger). */
-  grantStartExecution(grantee: iam.IGrantable): iam.Grant {
-    return this.stateMachine.grantStartExecution(grantee);
+  /** Raised on `ModelThrottled`, which the step handler emits when Bedrock throttles a model call. */
+  private createModelThrottledAlarm(config: EnvConfig, topic?: sns.ITopic): cloudwatch.Alarm {
+    const { manifest } = this.workflow;
+    return countAlarm(this, 'ModelThrottledAlarm', {
+      metric: new cloudwatch.Metric({
+        namespace: metricsNamespace(config),
+        metricName: 'ModelThrottled',
+        dimensionsMap: { service: manifest.name, workflow: manifest.name },
+        period: ALARM_PERIOD,
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      threshold: config.alarms.throttlesThreshold,
+      evaluationPeriods: config.alarms.evaluationPeriods,
+      description: `${manifest.name} (${config.name}): Bedrock throttled model calls of ${this.modelId} - the steps retry with backoff, then hand off; raise the model's quota or lower the load.`,
+      topic,
+    });
   }
 
-  /** Allow `grantee` to resume this workflow's checkpoints (`SendTaskSuccess`, `SendTaskFailure`, `SendTaskHeartbeat`). */
-  grantResume(grantee: iam.IGrantable): iam.Grant {
-    return this.stateMachine.grantTaskResponse(grantee);
-  }
-
-  private acknowledgeStateMachineRole(functions: StepwiseFunction[]): void {
-    const role = Validations.of(this.stateMachine.role);
+  private acknowledgeStateMachineRole(stateMachine: sfn.StateMachine, functions: StepwiseFunction[]): void {
+    const role = Validations.of(stateMachine.role);
     role.acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
     });
     // LambdaInvoke also grants `<function arn>:*`: the function's versions and aliases.
     for (const fn of functions) {
-      const logicalId = this.stateMachine.stack.getLogicalId(fn.node.defaultChild as lambda.CfnFunction);
+      const logicalId = stateMachine.stack.getLogicalId(fn.node.defaultChild as lambda.CfnFunction);
       role.acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
         reason: 'lambda:InvokeFunction on the step function and its versions only.',

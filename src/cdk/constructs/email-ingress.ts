@@ -1,6 +1,5 @@
 import { CfnOutput, Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
@@ -39,7 +38,10 @@ export interface EmailIngressProps {
   readonly eventsTable: ITable;
   /** Notified when a delivery could not be processed. @default the alarm notifies nobody */
   readonly alarmTopic?: sns.ITopic;
-  /** Dual mode (seed AC7): the single-prompt agent mail may go to instead, as the parameter says. @default the step workflow only */
+  /**
+   * With a single-prompt agent deployed beside the workflow: where mail may go instead, as the parameter says.
+   * @default the step workflow only
+   */
   readonly singlePrompt?: { readonly stateMachine: sfn.IStateMachine; readonly parameter: ssm.IStringParameter };
   /** How long the raw MIME is kept. @default Duration.days(30) */
   readonly rawMailRetention?: Duration;
@@ -73,45 +75,73 @@ export class EmailIngress extends Construct {
 
   constructor(scope: Construct, id: string, props: EmailIngressProps) {
     super(scope, id);
-    const { config } = props;
+    const { config, alarmTopic: topic } = props;
     const email = emailSettings(config, `workflow ${props.workflowName} (it has an email trigger)`);
     // Access logs are delivered under a bucket policy (logging.s3.amazonaws.com, this bucket only), not
     // the legacy log-delivery ACL, which buckets with ACLs disabled (BUCKET_OWNER_ENFORCED) refuse.
     this.node.setContext(cxapi.S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
 
-    if (email.accessLogs) {
-      // SSE-S3: S3 cannot deliver access logs into a bucket encrypted with a KMS key.
-      this.accessLogsBucket = new s3.Bucket(this, 'RawMailAccessLogs', {
-        encryption: s3.BucketEncryption.S3_MANAGED,
-        blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-        objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-        enforceSSL: true,
-        lifecycleRules: [{ expiration: Duration.days(365) }],
-        removalPolicy: config.removalPolicy,
-      });
-      Validations.of(this.accessLogsBucket).acknowledge({
-        id: 'AwsSolutions-S1',
-        reason: 'This bucket receives the access logs of the raw-mail bucket; logging its own access would log the log deliveries.',
-      });
-    }
-    this.bucket = new s3.Bucket(this, 'RawMail', {
+    if (email.accessLogs) this.accessLogsBucket = this.createAccessLogsBucket(config);
+    this.bucket = this.createRawMailBucket(config, props.rawMailRetention);
+    this.function = this.createFunction(props, email);
+    this.grantIngress(props);
+    this.failedDeliveries = this.createFailedDeliveries();
+
+    this.failedDeliveriesAlarm = countAlarm(this, 'FailedDeliveriesAlarm', {
+      metric: this.failedDeliveries.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 1,
+      description: `Inbound mail (${config.name}) could not be processed: see the FailedDeliveries queue.`,
+      topic,
+    });
+    if (email.requireAuthenticatedSender) this.heldMailAlarm = this.createHeldMailAlarm(config, topic);
+    const what = `Inbound mail for ${props.workflowName}`;
+    this.functionAlarms = functionAlarms(this, 'Function', this.function, config, what, topic);
+    this.unreadMailAlarm = this.createUnreadMailAlarm(config, topic);
+
+    this.ruleSet = this.createRuleSet(email.recipients);
+  }
+
+  /** Where S3 writes the raw-mail bucket's access logs (SSE-S3: S3 cannot deliver them into a KMS-encrypted bucket). */
+  private createAccessLogsBucket(config: EnvConfig): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'RawMailAccessLogs', {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
-      lifecycleRules: [{ prefix: INBOUND_PREFIX, expiration: props.rawMailRetention ?? Duration.days(30) }],
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+      removalPolicy: config.removalPolicy,
+    });
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This bucket receives the access logs of the raw-mail bucket; logging its own access would log the log deliveries.',
+    });
+    return bucket;
+  }
+
+  /** The encrypted bucket SES stores the raw MIME in, under `inbound/`, expired after `retention`. */
+  private createRawMailBucket(config: EnvConfig, retention = Duration.days(30)): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'RawMail', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      lifecycleRules: [{ prefix: INBOUND_PREFIX, expiration: retention }],
       removalPolicy: config.removalPolicy,
       ...(this.accessLogsBucket && { serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'raw-mail/' }),
     });
     if (!this.accessLogsBucket)
-      Validations.of(this.bucket).acknowledge({
+      Validations.of(bucket).acknowledge({
         id: 'AwsSolutions-S1',
         reason: 'Only SES writes and only the ingress function reads this bucket; every delivery is recorded in the event log (access logs: email.accessLogs, on in prod).',
       });
+    return bucket;
+  }
 
-    this.function = new StepwiseFunction(this, 'Function', {
+  /** The ingress function: it reads the stored MIME, screens the mail and starts the workflow. */
+  private createFunction(props: EmailIngressProps, email: NonNullable<EnvConfig['email']>): StepwiseFunction {
+    return new StepwiseFunction(this, 'Function', {
       entry: EMAIL_INGRESS_ENTRY,
-      config,
+      config: props.config,
       serviceName: INGRESS_SERVICE,
       description: `Stepwise SES ingress: screens inbound mail and starts ${props.workflowName}`,
       timeout: Duration.seconds(60),
@@ -125,6 +155,10 @@ export class EmailIngress extends Construct {
         REQUIRE_AUTHENTICATED_SENDER: String(email.requireAuthenticatedSender),
       },
     });
+  }
+
+  /** Let the ingress function put into the two tables, read the stored mail and start the workflow (or the agent). */
+  private grantIngress(props: EmailIngressProps): void {
     // Conditional puts only: the ingress never updates or deletes a stored body or an event.
     for (const [table, env] of [[props.emailsTable, 'EMAILS_TABLE'], [props.eventsTable, 'EVENTS_TABLE']] as const) {
       table.grant(this.function, 'dynamodb:PutItem');
@@ -144,54 +178,51 @@ export class EmailIngress extends Construct {
       this.function.addEnvironment('SINGLE_PROMPT_STATE_MACHINE_ARN', props.singlePrompt.stateMachine.stateMachineArn);
       this.function.addEnvironment('ORCHESTRATION_PARAMETER', props.singlePrompt.parameter.parameterName);
     }
+  }
 
-    this.failedDeliveries = new sqs.Queue(this, 'FailedDeliveries', {
+  /** The encrypted queue the function's asynchronous invocations land in when they fail after Lambda's retries. */
+  private createFailedDeliveries(): sqs.Queue {
+    const queue = new sqs.Queue(this, 'FailedDeliveries', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    Validations.of(this.failedDeliveries).acknowledge({
+    Validations.of(queue).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: "This queue is itself the dead-letter destination of the ingress function's asynchronous invocations.",
     });
     this.function.configureAsyncInvoke({
       retryAttempts: 2,
       maxEventAge: Duration.hours(6),
-      onFailure: new SqsDestination(this.failedDeliveries),
+      onFailure: new SqsDestination(queue),
     });
-    this.failedDeliveriesAlarm = new cloudwatch.Alarm(this, 'FailedDeliveriesAlarm', {
-      metric: this.failedDeliveries.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `Inbound mail (${config.name}) could not be processed: see the FailedDeliveries queue.`,
-    });
-    if (props.alarmTopic) this.failedDeliveriesAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
-    if (email.requireAuthenticatedSender) {
-      // The ingress emits EmailRejected with its reason as a dimension (one EMF line per mail).
-      this.heldMailAlarm = new cloudwatch.Alarm(this, 'HeldMailAlarm', {
-        metric: new cloudwatch.Metric({
-          namespace: metricsNamespace(config),
-          metricName: 'EmailRejected',
-          dimensionsMap: { service: INGRESS_SERVICE, reason: 'unauthenticated_sender' },
-          period: Duration.minutes(5),
-          statistic: cloudwatch.Stats.SUM,
-        }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: `Inbound mail (${config.name}) from an unauthenticated sender was held for a person (IngressRejected unauthenticated_sender in the events table): nobody was answered.`,
-      });
-      if (props.alarmTopic) this.heldMailAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
-    }
+    return queue;
+  }
 
-    this.functionAlarms = functionAlarms(this, 'Function', this.function, config, `Inbound mail for ${props.workflowName}`, props.alarmTopic);
-    // Refused before anyone or any model read it: SES's size limit, the MIME budget, unparseable MIME. The
-    // sender gets no reply, so a person looks at the IngressRejected records (the reason is a dimension of EmailRejected).
+  /** Raised on mail held for a person: the ingress emits EmailRejected with its reason as a dimension. */
+  private createHeldMailAlarm(config: EnvConfig, topic?: sns.ITopic): cloudwatch.Alarm {
+    return countAlarm(this, 'HeldMailAlarm', {
+      metric: new cloudwatch.Metric({
+        namespace: metricsNamespace(config),
+        metricName: 'EmailRejected',
+        dimensionsMap: { service: INGRESS_SERVICE, reason: 'unauthenticated_sender' },
+        period: Duration.minutes(5),
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      threshold: 1,
+      description: `Inbound mail (${config.name}) from an unauthenticated sender was held for a person (IngressRejected unauthenticated_sender in the events table): nobody was answered.`,
+      topic,
+    });
+  }
+
+  /**
+   * Raised on mail refused before anyone or any model read it: SES's size limit, the MIME budget,
+   * unparseable MIME. The sender gets no reply, so a person looks at the IngressRejected records
+   * (the reason is a dimension of EmailRejected).
+   */
+  private createUnreadMailAlarm(config: EnvConfig, topic?: sns.ITopic): cloudwatch.Alarm {
     const unread = ['too_large', 'mime_budget', 'malformed_mime', 'parse_budget'] as const;
-    this.unreadMailAlarm = countAlarm(this, 'UnreadMailAlarm', {
+    return countAlarm(this, 'UnreadMailAlarm', {
       metric: new cloudwatch.MathExpression({
         expression: unread.map((_, i) => `r${i}`).join(' + '),
         usingMetrics: Object.fromEntries(
@@ -205,13 +236,16 @@ export class EmailIngress extends Construct {
       }),
       threshold: 1,
       description: `Inbound mail (${config.name}) was refused unread (${unread.join(', ')}): the sender got no reply; the IngressRejected records in the events table say which mail and why.`,
-      topic: props.alarmTopic,
+      topic,
     });
+  }
 
-    this.ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet', {
+  /** The receipt rule set (store, then invoke the function) and the output with the command that activates it. */
+  private createRuleSet(recipients: string[]): ses.ReceiptRuleSet {
+    const ruleSet = new ses.ReceiptRuleSet(this, 'RuleSet', {
       rules: [
         {
-          recipients: email.recipients,
+          recipients,
           // Spam and virus verdicts exist only when scanning is on; the ingress refuses on them.
           scanEnabled: true,
           // Claims carry personal data: accept them over TLS only.
@@ -225,7 +259,8 @@ export class EmailIngress extends Construct {
     });
     new CfnOutput(this, 'ActivateReceiptRuleSet', {
       description: 'SES receives with one active rule set per region, which CloudFormation cannot select',
-      value: `aws ses set-active-receipt-rule-set --rule-set-name ${this.ruleSet.receiptRuleSetName}`,
+      value: `aws ses set-active-receipt-rule-set --rule-set-name ${ruleSet.receiptRuleSetName}`,
     });
+    return ruleSet;
   }
 }

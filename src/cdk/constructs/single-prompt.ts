@@ -32,7 +32,7 @@ export interface SinglePromptAgentProps {
 }
 
 /**
- * Seed 000 AC7's dual mode for an email workflow with manifest `singlePrompt`: the single-prompt
+ * The dual mode of an email workflow with manifest `singlePrompt`: the single-prompt
  * agent (a state machine of one Task: the whole workflow as one LLM step, every tool), the SSM
  * parameter the ingress reads to choose between it and the step workflow (`steps` |
  * `single-prompt`, from the config's `orchestration.useStepOrchestrator`), and the rollback: an
@@ -55,10 +55,34 @@ export class SinglePromptAgent extends Construct {
 
   constructor(scope: Construct, id: string, props: SinglePromptAgentProps) {
     super(scope, id);
-    const { plugin, config } = props;
+    const { plugin, config, alarmTopic: topic } = props;
+    const { manifest } = plugin.def;
+    this.function = this.createFunction(props);
+    this.stateMachine = this.createStateMachine(manifest.name, config);
+    const failed = `${manifest.name} (${config.name}): executions of the single-prompt agent failed.`;
+    this.failedExecutionsAlarm = failedExecutionsAlarm(this, this.stateMachine, config, failed, topic);
+
+    this.parameter = new ssm.StringParameter(this, 'Mode', {
+      parameterName: `/stepwise/${config.name}/${manifest.name}/orchestration`,
+      stringValue: config.orchestration.useStepOrchestrator ? 'steps' : 'single-prompt',
+      description: `${manifest.name}: where inbound mail goes - steps (the step workflow) or single-prompt (the legacy agent); the rollback alarm sets single-prompt`,
+    });
+    this.rollbackFunction = this.createRollbackFunction(manifest.name, config);
+    this.rollbackAlarm = this.createRollbackAlarm(props);
+    const agent = `${manifest.name} single-prompt agent`;
+    const rollback = `${manifest.name} orchestration rollback`;
+    this.functionAlarms = {
+      singlePrompt: functionAlarms(this, 'Function', this.function, config, agent, topic),
+      // A rollback that fails leaves mail on the failing step workflow: someone must know.
+      rollback: functionAlarms(this, 'Rollback', this.rollbackFunction, config, rollback, topic),
+    };
+  }
+
+  /** The function that runs the whole workflow as one LLM step, granted the model and every tool of the manifest. */
+  private createFunction({ plugin, config, bindStep }: SinglePromptAgentProps): StepwiseFunction {
     const { manifest } = plugin.def;
     const modelId = config.modelId ?? manifest.model.id;
-    this.function = new StepwiseFunction(this, 'Function', {
+    const fn = new StepwiseFunction(this, 'Function', {
       entry: STEP_ENTRY,
       config,
       serviceName: manifest.name,
@@ -67,14 +91,18 @@ export class SinglePromptAgent extends Construct {
       timeout: Duration.minutes(5),
       environment: { WORKFLOW: manifest.name, STEP: MONOLITHIC_STEP, MODEL_ID: modelId, MODEL_PROVIDER: config.modelProvider, STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary' },
     });
-    if (config.modelProvider === 'bedrock') this.function.grantInvokeModel(modelId);
-    props.bindStep(monolithicStep(plugin.def), this.function);
+    if (config.modelProvider === 'bedrock') fn.grantInvokeModel(modelId);
+    bindStep(monolithicStep(plugin.def), fn);
+    return fn;
+  }
 
+  /** A state machine of one Task (the function, retried on transient errors): `Done`, or `SinglePromptFailed`. */
+  private createStateMachine(workflow: string, config: EnvConfig): sfn.StateMachine {
     const task = new tasks.LambdaInvoke(this, MONOLITHIC_STEP, {
       lambdaFunction: this.function,
       payloadResponseOnly: true,
       payload: sfn.TaskInput.fromObject({
-        workflow: manifest.name,
+        workflow,
         step: MONOLITHIC_STEP,
         input: sfn.JsonPath.objectAt('$'),
         previous: { step: null, next: MONOLITHIC_STEP, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
@@ -86,46 +114,47 @@ export class SinglePromptAgent extends Construct {
     });
     task.addRetry({ errors: ['ModelThrottledError', 'ModelTimeoutError', 'ToolUnavailableError'], interval: Duration.seconds(2), maxAttempts: 3, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
     const logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: config.logRetention, removalPolicy: config.removalPolicy });
-    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+    const stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       definitionBody: sfn.DefinitionBody.fromChainable(task.addCatch(new sfn.Fail(this, 'SinglePromptFailed', { error: 'SinglePromptFailed' })).next(new sfn.Succeed(this, 'Done'))),
       stateMachineType: sfn.StateMachineType.STANDARD,
       tracingEnabled: true,
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: config.executionDataInLogs },
     });
-
-    const role = Validations.of(this.stateMachine.role);
+    const role = Validations.of(stateMachine.role);
     role.acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'CloudWatch Logs delivery and X-Ray support no resource-level permissions.' });
     role.acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.function.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
       reason: 'lambda:InvokeFunction on the single-prompt function and its versions only.',
     });
-    this.failedExecutionsAlarm = failedExecutionsAlarm(this, this.stateMachine, config, `${manifest.name} (${config.name}): executions of the single-prompt agent failed.`, props.alarmTopic);
+    return stateMachine;
+  }
 
-    this.parameter = new ssm.StringParameter(this, 'Mode', {
-      parameterName: `/stepwise/${config.name}/${manifest.name}/orchestration`,
-      stringValue: config.orchestration.useStepOrchestrator ? 'steps' : 'single-prompt',
-      description: `${manifest.name}: where inbound mail goes - steps (the step workflow) or single-prompt (the legacy agent); the rollback alarm sets single-prompt`,
-    });
-
-    this.rollbackFunction = new StepwiseFunction(this, 'Rollback', {
+  /** The function the rollback alarm invokes: it sets the orchestration parameter to `single-prompt`. */
+  private createRollbackFunction(workflow: string, config: EnvConfig): StepwiseFunction {
+    const fn = new StepwiseFunction(this, 'Rollback', {
       entry: ROLLBACK_ENTRY,
       config,
       serviceName: 'stepwise-rollback',
-      description: `${manifest.name}: flips inbound mail to the single-prompt agent when the step workflow's failure rate alarms`,
+      description: `${workflow}: flips inbound mail to the single-prompt agent when the step workflow's failure rate alarms`,
       timeout: Duration.seconds(30),
       environment: { ORCHESTRATION_PARAMETER: this.parameter.parameterName },
     });
-    this.parameter.grantRead(this.rollbackFunction);
-    this.parameter.grantWrite(this.rollbackFunction);
+    this.parameter.grantRead(fn);
+    this.parameter.grantWrite(fn);
+    return fn;
+  }
 
+  /** Raised when (fallback hand-offs + failed executions) / executions started of the step workflow pass the rate. */
+  private createRollbackAlarm({ plugin, config, stepWorkflow, alarmTopic }: SinglePromptAgentProps): cloudwatch.Alarm {
+    const { manifest } = plugin.def;
     const { failureRatePercent, windowMinutes, minExecutions } = config.orchestration.rollback;
     const period = Duration.minutes(windowMinutes);
     const rate = new cloudwatch.MathExpression({
       // Below minExecutions a few failures are not a rate: 0.
       expression: `IF(started >= ${minExecutions}, 100 * (failed + handoffs) / started, 0)`,
       usingMetrics: {
-        started: props.stepWorkflow.metricStarted({ period, statistic: cloudwatch.Stats.SUM }),
-        failed: props.stepWorkflow.metricFailed({ period, statistic: cloudwatch.Stats.SUM }),
+        started: stepWorkflow.metricStarted({ period, statistic: cloudwatch.Stats.SUM }),
+        failed: stepWorkflow.metricFailed({ period, statistic: cloudwatch.Stats.SUM }),
         handoffs: new cloudwatch.Metric({
           namespace: metricsNamespace(config),
           metricName: 'FallbackHandoff',
@@ -137,7 +166,7 @@ export class SinglePromptAgent extends Construct {
       period,
       label: 'step workflow fallback and failure rate, %',
     });
-    this.rollbackAlarm = new cloudwatch.Alarm(this, 'RollbackAlarm', {
+    const alarm = new cloudwatch.Alarm(this, 'RollbackAlarm', {
       metric: rate,
       threshold: failureRatePercent,
       evaluationPeriods: 1,
@@ -145,12 +174,8 @@ export class SinglePromptAgent extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: `${manifest.name} (${config.name}): more than ${failureRatePercent}% of step-workflow executions fell back or failed over ${windowMinutes} min: inbound mail was switched to the single-prompt agent (${this.parameter.parameterName}). Runbook: docs/guides/operating.md#rolling-back-to-the-single-prompt-agent.`,
     });
-    this.rollbackAlarm.addAlarmAction(new LambdaAction(this.rollbackFunction));
-    if (props.alarmTopic) this.rollbackAlarm.addAlarmAction(new SnsAction(props.alarmTopic));
-    this.functionAlarms = {
-      singlePrompt: functionAlarms(this, 'Function', this.function, config, `${manifest.name} single-prompt agent`, props.alarmTopic),
-      // A rollback that fails leaves mail on the failing step workflow: someone must know.
-      rollback: functionAlarms(this, 'Rollback', this.rollbackFunction, config, `${manifest.name} orchestration rollback`, props.alarmTopic),
-    };
+    alarm.addAlarmAction(new LambdaAction(this.rollbackFunction));
+    if (alarmTopic) alarm.addAlarmAction(new SnsAction(alarmTopic));
+    return alarm;
   }
 }

@@ -15,8 +15,8 @@ export interface WorkflowDashboardProps {
 }
 
 /**
- * One CloudWatch dashboard per workflow (seed 000's follow-up: which steps run most, where failures
- * and hand-offs occur, duration and tokens per step), built only from the metrics the step handler
+ * One CloudWatch dashboard per workflow (which steps run most, where failures and hand-offs
+ * occur, duration and tokens per step), built only from the metrics the step handler
  * already emits (dimensions `service`, `workflow`, `step`) and the state machine's own metrics.
  */
 export class WorkflowDashboard extends Construct {

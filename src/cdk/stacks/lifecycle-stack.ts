@@ -1,7 +1,6 @@
 import { dirname } from 'node:path';
 import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
@@ -21,6 +20,7 @@ import { loadAgentConfig, NO_AGENT } from '../../definitions/lifecycle/loader.ts
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
 import { EXPIRES_AT_ATTRIBUTE, OUTBOX_SK_PREFIX } from '../../runtime/lifecycle/store.ts';
 import { emailSettings, type EnvConfig, type LifecycleSettings } from '../../project/config.ts';
+import { countAlarm } from '../constructs/alarms.ts';
 import { LifecycleDashboard } from '../constructs/lifecycle-dashboard.ts';
 import { LifecycleWorkflow } from '../constructs/lifecycle-workflow.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
@@ -94,7 +94,7 @@ function settingsFor(config: EnvConfig, def: LifecycleDefinition): LifecycleSett
 }
 
 /**
- * One lifecycle on AWS (seed 002), from its `statemachines/<name>/statechart.yaml`: the event store
+ * One lifecycle on AWS, from its `statemachines/<name>/statechart.yaml`: the event store
  * table, the lifecycle's own EventBridge bus, the Express state machine compiled from the
  * statechart, the outbox pipe, and what the statechart's features add (timers, listeners).
  *
@@ -149,14 +149,12 @@ export class LifecycleStack extends Stack {
     const agentConfig = props.agentConfig ?? (settings.agent ? loadAgentConfig(settings.agent, def.name) : NO_AGENT);
     // Named after the entity: `OrdersTable`, `OrdersBus`, `IncomingOrderEvents` for an order lifecycle.
     const entities = pascalCase(def.entity.plural);
-    const entity = pascalCase(def.entity.name);
 
     this.table = stepwiseTable(this, `${entities}Table`, config, { timeToLiveAttribute: EXPIRES_AT_ATTRIBUTE });
     // The outbox is read from the stream; NEW_IMAGE is all the publisher needs.
     (this.table.node.defaultChild as dynamodb.CfnTable).streamSpecification = { streamViewType: 'NEW_IMAGE' };
     this.eventBus = new events.EventBus(this, `${entities}Bus`, { eventBusName: lifecycleBusName(def.name, config.name) });
     this.incomingDeadLetters = this.deadLetterQueue('IncomingDeadLetters', `${def.entity.name} events that were not applied (the message carries the reason)`);
-
     this.lifecycle = new LifecycleWorkflow(this, 'Lifecycle', {
       lifecycle: def,
       agentConfig,
@@ -165,7 +163,19 @@ export class LifecycleStack extends Stack {
       deadLetterQueue: this.incomingDeadLetters,
       alarmTopic: this.alarmTopic,
     });
-    this.incomingRule = new events.Rule(this, `Incoming${entity}Events`, {
+    this.incomingRule = this.createIncomingRule();
+    this.unknownSourceEvents = this.createUnknownSourceEvents();
+
+    this.outbox = this.createOutbox();
+    if (def.features.followUps || def.features.renewals) this.timers = this.createTimers();
+    this.listeners = this.createListeners(settings, agentConfig);
+    this.dashboard = this.createDashboard();
+  }
+
+  /** Rule `Incoming<Entity>Events`: every event from the lifecycle's sources → its state machine. */
+  private createIncomingRule(): events.Rule {
+    const def = this.definition;
+    return new events.Rule(this, `Incoming${pascalCase(def.entity.name)}Events`, {
       eventBus: this.eventBus,
       description: `Events from ${def.sources.join(', ')} -> the ${def.name} state machine (one without detail.${def.entity.key} is refused there, with its reason)`,
       eventPattern: { source: [...def.sources] },
@@ -177,17 +187,37 @@ export class LifecycleStack extends Stack {
         }),
       ],
     });
-    this.unknownSourceEvents = this.deadLetterQueue('UnknownSourceEvents', `events on the ${def.name} bus from a source it does not apply (${def.sources.join(', ')})`);
+  }
+
+  /** The queue of events from a source the lifecycle neither applies nor publishes, fed by rule `UnknownSources`. */
+  private createUnknownSourceEvents(): sqs.Queue {
+    const def = this.definition;
+    const queue = this.deadLetterQueue(
+      'UnknownSourceEvents',
+      `events on the ${def.name} bus from a source it does not apply (${def.sources.join(', ')})`,
+    );
     new events.Rule(this, 'UnknownSources', {
       eventBus: this.eventBus,
       description: `Events from any other source than ${def.sources.join(', ')} and ${LIFECYCLE_SOURCE} -> a queue, so none vanishes`,
       eventPattern: { source: events.Match.anythingBut(...def.sources, LIFECYCLE_SOURCE) },
-      targets: [new targets.SqsQueue(this.unknownSourceEvents, { deadLetterQueue: this.incomingDeadLetters, retryAttempts: 8, maxEventAge: Duration.hours(24) })],
+      targets: [
+        new targets.SqsQueue(queue, {
+          deadLetterQueue: this.incomingDeadLetters,
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(24),
+        }),
+      ],
     });
+    return queue;
+  }
 
-    this.outbox = this.createOutbox();
-    const { followUps, renewals, crmSync, notify } = def.features;
-    if (followUps || renewals) this.timers = this.createTimers();
+  /** The listeners the statechart's features ask for, each with the settings and grants it needs. */
+  private createListeners(
+    settings: LifecycleSettings,
+    agentConfig: AgentConfig,
+  ): Partial<Record<ListenerName, Listener>> {
+    const def = this.definition;
+    const { followUps, crmSync, notify } = def.features;
     const agentEnv = { AGENT_CONFIG: JSON.stringify(agentConfig) };
     const timerEnv = this.timers && {
       SCHEDULE_GROUP: this.timers.group.scheduleGroupName,
@@ -199,7 +229,7 @@ export class LifecycleStack extends Stack {
     const listeners: Partial<Record<ListenerName, Listener>> = {};
     if (crmSync) listeners.crmSync = this.listener('crmSync', `writes ${def.entity.name} state changes back to the CRM`, changed, {}, { CRM_WEBHOOK_URL: settings.crmWebhookUrl! });
     if (notify) {
-      const { mailFrom } = emailSettings(config, `the ${def.name} lifecycle's notifier`);
+      const { mailFrom } = emailSettings(this.config, `the ${def.name} lifecycle's notifier`);
       listeners.notifier = this.listener('notifier', `emails the client's team about notable ${def.entity.name} state changes`, changed, { to: [...notify.states] }, {
         NOTIFY_TO: settings.notifyEmail ?? mailFrom,
       });
@@ -220,15 +250,29 @@ export class LifecycleStack extends Stack {
       listeners.followUpSender.function.bindTable(this.table, 'read', 'LIFECYCLE_TABLE');
       this.eventBus.grantPutEventsTo(listeners.followUpSender.function);
     }
-    this.listeners = listeners;
+    return listeners;
+  }
 
-    const functions = [...Object.values(this.lifecycle.functions), this.outbox.publisher, ...Object.values(listeners).map((l) => l.function)];
-    this.dashboard = new LifecycleDashboard(this, 'Dashboard', {
-      lifecycle: def,
-      config,
+  /** The dashboard of every function and dead-letter queue of the stack, with the state machine's executions. */
+  private createDashboard(): cloudwatch.Dashboard {
+    const listeners = Object.values(this.listeners);
+    const functions = [
+      ...Object.values(this.lifecycle.functions),
+      this.outbox.publisher,
+      ...listeners.map((l) => l.function),
+    ];
+    return new LifecycleDashboard(this, 'Dashboard', {
+      lifecycle: this.definition,
+      config: this.config,
       stateMachine: this.lifecycle.stateMachine,
       functions,
-      queues: [this.incomingDeadLetters, this.unknownSourceEvents, this.outbox.deadLetterQueue, ...Object.values(listeners).map((l) => l.deadLetterQueue), ...(this.timers ? [this.timers.deadLetterQueue] : [])],
+      queues: [
+        this.incomingDeadLetters,
+        this.unknownSourceEvents,
+        this.outbox.deadLetterQueue,
+        ...listeners.map((l) => l.deadLetterQueue),
+        ...(this.timers ? [this.timers.deadLetterQueue] : []),
+      ],
       alarmTopic: this.alarmTopic,
     }).dashboard;
   }
@@ -237,15 +281,12 @@ export class LifecycleStack extends Stack {
   private deadLetterQueue(id: string, what: string): sqs.Queue {
     const queue = new sqs.Queue(this, id, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue.' });
-    const alarm = new cloudwatch.Alarm(this, `${id}Alarm`, {
+    countAlarm(this, `${id}Alarm`, {
       metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
       threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: `${this.definition.name} (${this.config.name}): ${what} - see the ${id} queue.`,
+      description: `${this.definition.name} (${this.config.name}): ${what} - see the ${id} queue.`,
+      topic: this.alarmTopic,
     });
-    if (this.alarmTopic) alarm.addAlarmAction(new SnsAction(this.alarmTopic));
     return queue;
   }
 

@@ -17,7 +17,7 @@ import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 import type { StepwiseFunction } from '../constructs/stepwise-function.ts';
 import { WorkflowDashboard } from '../constructs/workflow-dashboard.ts';
 
-/** `warranty-email` → `WarrantyEmail`: stack names and table logical ids. */
+/** `order-check` → `OrderCheck`: stack names and table logical ids. */
 export const pascalCase = (name: string): string =>
   name
     .split(/[-_]/)
@@ -59,7 +59,7 @@ export class WorkflowStack extends Stack {
   /** Every alarm of this stack notifies it; only when the config names an alarm email or topic. */
   readonly alarmTopic?: sns.ITopic;
   readonly workflow: AgentWorkflow;
-  /** Email workflows with manifest `singlePrompt`: the single-prompt agent, the orchestration parameter and its rollback (seed AC7). */
+  /** Email workflows with manifest `singlePrompt`: the single-prompt agent, the mode parameter and its rollback. */
   readonly singlePrompt?: SinglePromptAgent;
   /** Email workflows: SES inbound, the raw mail bucket and the ingress function that starts the workflow. */
   readonly ingress?: EmailIngress;

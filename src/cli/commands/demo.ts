@@ -20,7 +20,7 @@ const SAMPLE_FILES = ['.eml', '.json', '.jsonl'];
 /** A workflow's sample inputs: every `.eml`, `.json` and `.jsonl` file of its `samples/` folder. */
 const samplesOf = (workflow: string) => join(loadWorkflow(workflow).dir, 'samples');
 
-/** `3 workflows: investigation (5 inputs), tool-loop (2), warranty-email (7)`: exactly what the demo is about to run. */
+/** `2 workflows: order-check (3 input files), refund-desk (1)`: exactly what the demo is about to run. */
 function plan(inputs: ReadonlyMap<string, string[]>): string {
   const parts = [...inputs].map(([w, files], i) => `${w} (${files.length}${i === 0 ? ` input file${files.length === 1 ? '' : 's'}` : ''})`);
   return `${inputs.size} workflow${inputs.size === 1 ? '' : 's'}: ${parts.join(', ')}`;

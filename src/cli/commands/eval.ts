@@ -9,7 +9,8 @@ import { projectEnvironment } from '../../project/project.ts';
 import { recordEvalRun } from '../../evals/eval-runs.ts';
 import { BedrockModel } from '../../runtime/models/bedrock.ts';
 import { OpenAiModel } from '../../runtime/models/openai.ts';
-import { loadEvalCases, loadEvalCasesFrom } from '../../definitions/eval-cases.ts';
+import type { WorkflowPlugin } from '../../runtime/plugin.ts';
+import { loadEvalCases, loadEvalCasesFrom, type EvalCase } from '../../definitions/eval-cases.ts';
 import type { EvalFailure } from '../../evals/validator.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import { validateWorkflow } from '../../project/validate.ts';
@@ -104,69 +105,88 @@ export function register(program: Command): void {
     .addOption(watchOption());
   awsOptions(command, 'for --model bedrock');
   withExamples(command, ['stepwise eval tool-loop', 'stepwise eval investigation --json']);
-  command.action(
-      action(async (workflow: string, flags: EvalFlags) => {
-        if (flags.compare) {
-          if (flags.compare.length !== 2) throw new InvalidInputError(`--compare takes two reports (files written from stepwise eval --json), got ${flags.compare.length}`);
-          const [a, b] = flags.compare.map(readReport) as [EvalReport, EvalReport];
-          const comparison = compareEvalRuns(a, b);
-          if (flags.json) printJson(comparison);
-          else process.stdout.write(comparisonText(comparison));
-          return;
-        }
-        if (flags.record && flags.replay) throw new InvalidInputError('--record and --replay exclude each other');
-        const { plugin } = await validateWorkflow(workflow);
-        const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
-        if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
-        if (flags.watch) return watchAndRerun([...workflowFolders(plugin.def), ...(flags.cases ? [flags.cases] : [])]);
-        process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${flags.replay ? 'replay of the recordings' : modelLabel(flags.model, flags)}\n`);
-        const progress = progressLine();
-        const monolithic = async () => {
-          const endpoint = openAiEndpoint(flags);
-          const maxTokens = plugin.def.manifest.model.maxTokens;
-          const model =
-            flags.model === 'openai' && endpoint
-              ? new OpenAiModel({ ...endpoint, maxTokens, apiKey: process.env.OPENAI_API_KEY })
-              : flags.model === 'bedrock'
-                ? new BedrockModel({ modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id, maxTokens, region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION })
-                : ({ name: 'offline', converse: () => Promise.reject(new Error('offline')) } as const);
-          return runMonolithicEvalCases(plugin, cases, model);
-        };
-        if (flags.mode !== 'step') {
-          const legacy = await monolithic();
-          if (flags.mode === 'monolithic') {
-            if (flags.json) printJson(legacy);
-            else process.stdout.write(reportText(legacy, flags));
-            process.exitCode = legacy.failed > 0 ? 1 : 0;
-            return;
-          }
-          const stepMode = await withCleanStdout(() => runEvalCases(workflow, cases, { model: flags.model, env: flags.env, session: { logLevel: logLevelFor(flags) } }));
-          const comparison = compareEvalRuns(stepMode, legacy);
-          if (flags.json) printJson({ step: stepMode, monolithic: legacy, comparison });
-          else
-            process.stdout.write(
-              `step mode:       ${stepMode.passed}/${stepMode.total} passed, ${comparison.modelCalls.a.toFixed(2)} model calls per case\n` +
-                `monolithic mode: ${legacy.passed}/${legacy.total} passed, ${comparison.modelCalls.b.toFixed(2)} model calls per case\n`,
-            );
-          process.exitCode = stepMode.failed + legacy.failed > 0 ? 1 : 0;
-          return;
-        }
-        const report = await withCleanStdout(() =>
-          runEvalCases(workflow, cases, {
-            model: flags.model,
-            env: flags.env,
-            openai: openAiEndpoint(flags),
-            ...((flags.record || flags.replay) && { recordings: flags.record ? 'record' : 'replay' }),
-            session: { logLevel: logLevelFor(flags) },
-            onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
-          }).finally(() => progress.clear()),
-        );
-        // Kept for Studio's Evals view (the latest runs, the diff between two).
-        recordEvalRun(workflow, report, cases, flags.model);
-        if (flags.junit) writeFileSync(flags.junit, junitXml(report, workflow));
-        if (flags.json) printJson(report);
-        else process.stdout.write(reportText(report, flags));
-        process.exitCode = report.failed > 0 ? 1 : 0;
-      }),
+  command.action(action(evalCommand));
+}
+
+/** `stepwise eval <workflow>`: compare two saved reports, or run the workflow's cases in the chosen mode. */
+async function evalCommand(workflow: string, flags: EvalFlags): Promise<void> {
+  if (flags.compare) return compareReports(flags.compare, flags);
+  if (flags.record && flags.replay) throw new InvalidInputError('--record and --replay exclude each other');
+  const { plugin } = await validateWorkflow(workflow);
+  const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
+  if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
+  if (flags.watch) return watchAndRerun([...workflowFolders(plugin.def), ...(flags.cases ? [flags.cases] : [])]);
+  process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${flags.replay ? 'replay of the recordings' : modelLabel(flags.model, flags)}\n`);
+  if (flags.mode === 'monolithic') return runMonolithicMode(plugin, cases, flags);
+  if (flags.mode === 'ab') return runAbMode(workflow, plugin, cases, flags);
+  return runStepMode(workflow, cases, flags);
+}
+
+/** `--compare`: two saved runs side by side; runs nothing. */
+function compareReports(files: string[], flags: EvalFlags): void {
+  if (files.length !== 2) {
+    throw new InvalidInputError(
+      `--compare takes two reports (files written from stepwise eval --json), got ${files.length}`,
     );
+  }
+  const [a, b] = files.map(readReport) as [EvalReport, EvalReport];
+  const comparison = compareEvalRuns(a, b);
+  if (flags.json) printJson(comparison);
+  else process.stdout.write(comparisonText(comparison));
+}
+
+/** The cases as one LLM call each with the whole instruction set (the model of `--model`; offline fails every case). */
+async function runMonolithic(plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<EvalReport> {
+  const endpoint = openAiEndpoint(flags);
+  const maxTokens = plugin.def.manifest.model.maxTokens;
+  const model =
+    flags.model === 'openai' && endpoint
+      ? new OpenAiModel({ ...endpoint, maxTokens, apiKey: process.env.OPENAI_API_KEY })
+      : flags.model === 'bedrock'
+        ? new BedrockModel({ modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id, maxTokens, region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION })
+        : ({ name: 'offline', converse: () => Promise.reject(new Error('offline')) } as const);
+  return runMonolithicEvalCases(plugin, cases, model);
+}
+
+/** `--mode monolithic`: the report of the monolithic run alone. */
+async function runMonolithicMode(plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<void> {
+  const legacy = await runMonolithic(plugin, cases, flags);
+  if (flags.json) printJson(legacy);
+  else process.stdout.write(reportText(legacy, flags));
+  process.exitCode = legacy.failed > 0 ? 1 : 0;
+}
+
+/** `--mode ab`: the monolithic run, then the step run, compared by pass rate and model calls. */
+async function runAbMode(workflow: string, plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<void> {
+  const legacy = await runMonolithic(plugin, cases, flags);
+  const stepMode = await withCleanStdout(() => runEvalCases(workflow, cases, { model: flags.model, env: flags.env, session: { logLevel: logLevelFor(flags) } }));
+  const comparison = compareEvalRuns(stepMode, legacy);
+  if (flags.json) printJson({ step: stepMode, monolithic: legacy, comparison });
+  else
+    process.stdout.write(
+      `step mode:       ${stepMode.passed}/${stepMode.total} passed, ${comparison.modelCalls.a.toFixed(2)} model calls per case\n` +
+        `monolithic mode: ${legacy.passed}/${legacy.total} passed, ${comparison.modelCalls.b.toFixed(2)} model calls per case\n`,
+    );
+  process.exitCode = stepMode.failed + legacy.failed > 0 ? 1 : 0;
+}
+
+/** `--mode step`: the cases on the state machine, with progress, recordings, the kept run and JUnit when asked. */
+async function runStepMode(workflow: string, cases: EvalCase[], flags: EvalFlags): Promise<void> {
+  const progress = progressLine();
+  const report = await withCleanStdout(() =>
+    runEvalCases(workflow, cases, {
+      model: flags.model,
+      env: flags.env,
+      openai: openAiEndpoint(flags),
+      ...((flags.record || flags.replay) && { recordings: flags.record ? 'record' : 'replay' }),
+      session: { logLevel: logLevelFor(flags) },
+      onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
+    }).finally(() => progress.clear()),
+  );
+  // Kept for Studio's Evals view (the latest runs, the diff between two).
+  recordEvalRun(workflow, report, cases, flags.model);
+  if (flags.junit) writeFileSync(flags.junit, junitXml(report, workflow));
+  if (flags.json) printJson(report);
+  else process.stdout.write(reportText(report, flags));
+  process.exitCode = report.failed > 0 ? 1 : 0;
 }

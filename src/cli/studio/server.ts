@@ -92,79 +92,10 @@ export async function startStudio(options: StudioOptions = {}): Promise<Studio> 
   const loaded = options.assets ? { assets: options.assets, prebuilt: false } : await loadAssets();
   const token = randomBytes(24).toString('base64url');
   const api = new StudioApi({ dirs, aws: options.aws, logLevel: options.logLevel ?? 'SILENT', app: await synthProject() });
-  const clients = new Set<ServerResponse>();
   let port = 0;
-  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-  const allowedOrigins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
-
-  const checkChange = (req: IncomingMessage) => {
-    const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins().has(origin)) throw new HttpError(403, 'cross-site request refused');
-    const site = req.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new HttpError(403, 'cross-site request refused');
-    const sent = Buffer.from(String(req.headers['x-stepwise-token'] ?? ''));
-    const expected = Buffer.from(token);
-    if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new HttpError(403, 'missing or wrong X-Stepwise-Token');
-  };
-
-  const live = (req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
-    res.write('retry: 1000\n\n');
-    clients.add(res);
-    req.on('close', () => clients.delete(res));
-  };
-
-  const server = createServer((req, res) => {
-    void (async () => {
-      try {
-        if (!allowedHosts().has(req.headers.host ?? '')) throw new HttpError(421, 'this server answers only to 127.0.0.1 and localhost');
-        const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
-        const path = url.pathname;
-        if (req.method === 'GET' && (path === '/' || path === '/index.html')) return send(res, 200, indexHtml(token, basename(PROJECT_ROOT)), 'text/html; charset=utf-8');
-        if (req.method === 'GET' && path.startsWith('/assets/')) {
-          const asset = loaded.assets.get(path.slice('/assets/'.length));
-          if (!asset) throw new HttpError(404, 'no such asset');
-          return send(res, 200, asset.body, asset.type);
-        }
-        if (req.method === 'GET' && path === '/favicon.ico') return send(res, 204, '', 'image/x-icon');
-        if (req.method === 'GET' && path === '/api/live') return live(req, res);
-        if (!path.startsWith('/api/')) throw new HttpError(404, 'not found');
-        if (req.method !== 'GET' && req.method !== 'POST') throw new HttpError(405, 'GET or POST only');
-        const route: Route = { method: req.method, segments: path.slice('/api/'.length).split('/').map(decodeSegment), query: url.searchParams };
-        if (req.method === 'POST') {
-          checkChange(req);
-          route.body = await readBody(req);
-        }
-        sendJson(res, 200, await api.handle(route));
-      } catch (e) {
-        const status = e instanceof HttpError ? e.status : api.statusOf(e);
-        if (!res.headersSent) sendJson(res, status, { error: { type: (e as Error).name, message: (e as Error).message.split('\n')[0] } });
-        else res.end();
-      }
-    })();
-  });
-
-  const watchers: FSWatcher[] = [];
-  let pending: NodeJS.Timeout | undefined;
-  const changed = new Map<string, Set<string>>();
-  const broadcast = () => {
-    pending = undefined;
-    const message = JSON.stringify(Object.fromEntries([...changed].map(([kind, names]) => [kind, [...names]])));
-    changed.clear();
-    for (const client of clients) client.write(`event: change\ndata: ${message}\n\n`);
-  };
-  for (const [kind, dir] of [['executions', dirs.executions], ['pauses', dirs.pauses], ['imports', dirs.imports], ['evals', dirs.evals]] as const) {
-    watchers.push(
-      watch(dir, { recursive: kind === 'evals' }, (_, file) => {
-        const name = file ? basename(String(file)).replace(/\.json$/, '') : '';
-        changed.set(kind, (changed.get(kind) ?? new Set()).add(name));
-        pending ??= setTimeout(broadcast, 100);
-      }),
-    );
-  }
-  const heartbeat = setInterval(() => {
-    for (const client of clients) client.write(': keep-alive\n\n');
-  }, 15_000);
+  const live = liveStream(dirs);
+  const site: Site = { api, assets: loaded.assets, token, live, port: () => port };
+  const server = createServer((req, res) => void answer(req, res, site));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -177,13 +108,121 @@ export async function startStudio(options: StudioOptions = {}): Promise<Studio> 
     token,
     prebuilt: loaded.prebuilt,
     async close() {
+      live.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await api.settle();
+    },
+  };
+}
+
+/** What requests are answered from: the API, the UI's assets, the live stream and the page's token. */
+interface Site {
+  api: StudioApi;
+  assets: Assets;
+  token: string;
+  live: LiveStream;
+  /** The port the server listens on, known once it listens. */
+  port: () => number;
+}
+
+/** Answer one request: the page, an asset, the live stream, or the API (a change only past {@link checkChange}). */
+async function answer(req: IncomingMessage, res: ServerResponse, site: Site): Promise<void> {
+  const { api, token } = site;
+  try {
+    const port = site.port();
+    if (!allowedHosts(port).has(req.headers.host ?? ''))
+      throw new HttpError(421, 'this server answers only to 127.0.0.1 and localhost');
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    const path = url.pathname;
+    if (req.method === 'GET' && (path === '/' || path === '/index.html')) return send(res, 200, indexHtml(token, basename(PROJECT_ROOT)), 'text/html; charset=utf-8');
+    if (req.method === 'GET' && path.startsWith('/assets/')) {
+      const asset = site.assets.get(path.slice('/assets/'.length));
+      if (!asset) throw new HttpError(404, 'no such asset');
+      return send(res, 200, asset.body, asset.type);
+    }
+    if (req.method === 'GET' && path === '/favicon.ico') return send(res, 204, '', 'image/x-icon');
+    if (req.method === 'GET' && path === '/api/live') return site.live.subscribe(req, res);
+    if (!path.startsWith('/api/')) throw new HttpError(404, 'not found');
+    if (req.method !== 'GET' && req.method !== 'POST') throw new HttpError(405, 'GET or POST only');
+    const route: Route = { method: req.method, segments: path.slice('/api/'.length).split('/').map(decodeSegment), query: url.searchParams };
+    if (req.method === 'POST') {
+      checkChange(req, token, port);
+      route.body = await readBody(req);
+    }
+    sendJson(res, 200, await api.handle(route));
+  } catch (e) {
+    const status = e instanceof HttpError ? e.status : api.statusOf(e);
+    if (!res.headersSent) sendJson(res, status, { error: { type: (e as Error).name, message: (e as Error).message.split('\n')[0] } });
+    else res.end();
+  }
+}
+
+/** The `Host` values answered: a DNS-rebound name is refused. */
+const allowedHosts = (port: number) => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+const allowedOrigins = (port: number) => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+
+/** Refuse a change sent cross-site or without the page's token. */
+function checkChange(req: IncomingMessage, token: string, port: number): void {
+  const origin = req.headers.origin;
+  if (origin !== undefined && !allowedOrigins(port).has(origin)) throw new HttpError(403, 'cross-site request refused');
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new HttpError(403, 'cross-site request refused');
+  const sent = Buffer.from(String(req.headers['x-stepwise-token'] ?? ''));
+  const expected = Buffer.from(token);
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new HttpError(403, 'missing or wrong X-Stepwise-Token');
+}
+
+/** The server-sent event stream of the live view. */
+interface LiveStream {
+  /** Keep `res` open as an event stream until the client goes away. */
+  subscribe(req: IncomingMessage, res: ServerResponse): void;
+  /** Stop watching and end every stream. */
+  close(): void;
+}
+
+/**
+ * Watch the state folders and tell every subscriber what changed: one `change` event per 100 ms
+ * burst, with the changed record names by kind, and a comment every 15 s so proxies keep it open.
+ */
+function liveStream(dirs: StateDirs): LiveStream {
+  const clients = new Set<ServerResponse>();
+  const changed = new Map<string, Set<string>>();
+  let pending: NodeJS.Timeout | undefined;
+  const broadcast = () => {
+    pending = undefined;
+    const message = JSON.stringify(Object.fromEntries([...changed].map(([kind, names]) => [kind, [...names]])));
+    changed.clear();
+    for (const client of clients) client.write(`event: change\ndata: ${message}\n\n`);
+  };
+  const kinds = [
+    ['executions', dirs.executions],
+    ['pauses', dirs.pauses],
+    ['imports', dirs.imports],
+    ['evals', dirs.evals],
+  ] as const;
+  const watchers: FSWatcher[] = kinds.map(([kind, dir]) =>
+    watch(dir, { recursive: kind === 'evals' }, (_, file) => {
+      const name = file ? basename(String(file)).replace(/\.json$/, '') : '';
+      changed.set(kind, (changed.get(kind) ?? new Set()).add(name));
+      pending ??= setTimeout(broadcast, 100);
+    }),
+  );
+  const heartbeat = setInterval(() => {
+    for (const client of clients) client.write(': keep-alive\n\n');
+  }, 15_000);
+  return {
+    subscribe(req, res) {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+      res.write('retry: 1000\n\n');
+      clients.add(res);
+      req.on('close', () => clients.delete(res));
+    },
+    close() {
       clearInterval(heartbeat);
       clearTimeout(pending);
       for (const w of watchers) w.close();
       for (const client of clients) client.end();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await api.settle();
     },
   };
 }

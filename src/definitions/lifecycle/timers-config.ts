@@ -1,7 +1,7 @@
 /**
  * The per-agent timer config (`timers` in `agents/<agent>.json`): what raises the time-based
- * events the seed leaves to "time passes". Kept apart from conditions.ts so the timer planner and
- * the config schema share it without a cycle.
+ * events (follow-ups, going cold, renewals), which no producer sends. Kept apart from conditions.ts
+ * so the timer planner and the config schema share it without a cycle.
  */
 import * as z from 'zod';
 
