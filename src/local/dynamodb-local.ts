@@ -22,7 +22,7 @@ import {
 import * as z from 'zod';
 import { DefinitionError, JavaNotFoundError, LocalServiceError } from '../core/errors.ts';
 import { cacheDir } from '../core/paths.ts';
-import { localTableName, type CfnResource, type CfnTemplate } from './tokens.ts';
+import { localTableName, type CfnTemplate } from './tokens.ts';
 
 const run = promisify(execFile);
 

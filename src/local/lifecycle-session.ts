@@ -31,7 +31,15 @@ import { LIFECYCLE_STATES } from '../cdk/constructs/lifecycle-workflow.ts';
 import { LifecycleStack, lifecycleBusName, lifecycleStackName } from '../cdk/stacks/lifecycle-stack.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { localTableName } from './tokens.ts';
-import { entrySize, LocalEventBus, MAX_PUT_EVENTS_BYTES, type DeadLetter, type EventEnvelope, type PutEventsEntry } from './eventbridge/bus.ts';
+import {
+  entrySize,
+  LocalEventBus,
+  MAX_PUT_EVENTS_BYTES,
+  type DeadLetter,
+  type EventEnvelope,
+  type PutEventsEntry,
+  type PutEventsResult,
+} from './eventbridge/bus.ts';
 import { dynamoDbStreamSource, LocalPipe, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
 import { LocalRuntime, type LocalExecution } from './runtime.ts';
 import { LocalScheduler } from './scheduler.ts';
@@ -364,7 +372,7 @@ export class LifecycleSession {
       const sent = batch;
       batch = [];
       bytes = 0;
-      let result;
+      let result: PutEventsResult;
       try {
         result = await this.bus.putEvents(sent.map((i) => entries[i]!));
       } catch (e) {

@@ -1,7 +1,7 @@
 /**
- * Step statistics over stored executions (seed 000's follow-up: which steps run most, where
- * failures and hand-offs occur, duration and tokens per step). Pure over execution records; the
- * CLI (`stepwise stats`) reads them from the local history folder.
+ * Step statistics over stored executions: which steps run most, where failures and hand-offs
+ * occur, duration and tokens per step. Pure over execution records; the CLI (`stepwise stats`)
+ * reads them from the local history folder.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { basename } from 'node:path';

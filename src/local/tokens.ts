@@ -41,6 +41,9 @@ export const LOCAL_ACCOUNT = '123456789012';
 /** `Ref: AWS::NoValue` removes the property (or list element) that holds it. */
 const NO_VALUE = Symbol('AWS::NoValue');
 
+/** The UUID of every placeholder `AWS::StackId`. */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
 /** How each resource type's placeholder ARN is shaped (`{id}` is the logical id). Others: `arn:aws:<service>:<region>:<account>:<type>/{id}`. */
 const ARN_SHAPES: Record<string, string> = {
   'AWS::Lambda::Function': 'lambda:{region}:{account}:function:{id}',
@@ -98,6 +101,177 @@ export function arnToLogicalId(arn: string): string {
 
 type Path = string;
 
+/** One intrinsic function: its argument (unresolved) and the path of the intrinsic inside the value. */
+type Intrinsic = (resolver: TokenResolver, arg: any, path: Path) => unknown;
+
+/** The intrinsics `resolveTokens` knows, by key. */
+const INTRINSICS: Record<string, Intrinsic> = {
+  Ref: (r, name, p) => r.ref(name, p),
+  Condition: (r, name, p) => r.condition(name, p),
+  'Fn::GetAtt': (r, arg, p) => {
+    const [id, attribute] = typeof arg === 'string' ? [arg.slice(0, arg.indexOf('.')), arg.slice(arg.indexOf('.') + 1)] : arg;
+    return r.getAtt(id, r.resolve(attribute, p) as string, p);
+  },
+  'Fn::Join': (r, [sep, list], p) => (r.resolve(list, p) as unknown[]).map(String).join(sep),
+  'Fn::Sub': (r, arg, p) => (typeof arg === 'string' ? r.sub(arg, {}, p) : r.sub(arg[0], arg[1] ?? {}, p)),
+  'Fn::Select': (r, arg, p) => {
+    const [index, list] = r.resolve(arg, p) as [number | string, unknown[]];
+    const item = list[Number(index)];
+    return item === undefined ? r.fail(p, `index ${index} out of range (${list.length} items)`) : item;
+  },
+  'Fn::Split': (r, arg, p) => {
+    const [sep, text] = r.resolve(arg, p) as [string, string];
+    return text.split(sep);
+  },
+  'Fn::ImportValue': (r, arg, p) => r.importValue(r.resolve(arg, p) as string, p),
+  'Fn::FindInMap': (r, arg, p) => {
+    const [map, top, second] = r.resolve(arg, p) as string[];
+    const found = r.template.Mappings?.[map!]?.[top!]?.[second!];
+    return found === undefined ? r.fail(p, `no mapping ${map}.${top}.${second}`) : found;
+  },
+  'Fn::If': (r, [name, whenTrue, whenFalse], p) =>
+    r.condition(name, p) ? r.resolve(whenTrue, `${p}[1]`) : r.resolve(whenFalse, `${p}[2]`),
+  'Fn::Equals': (r, arg, p) => {
+    const [a, b] = r.resolve(arg, p) as unknown[];
+    return JSON.stringify(a) === JSON.stringify(b);
+  },
+  'Fn::Not': (r, arg, p) => !(r.resolve(arg, p) as boolean[])[0],
+  'Fn::And': (r, arg, p) => (r.resolve(arg, p) as boolean[]).every(Boolean),
+  'Fn::Or': (r, arg, p) => (r.resolve(arg, p) as boolean[]).some(Boolean),
+  'Fn::GetAZs': (r) => ['a', 'b', 'c'].map((z) => `${r.region}${z}`),
+  'Fn::Base64': (r, arg, p) => Buffer.from(String(r.resolve(arg, p))).toString('base64'),
+};
+
+/** Resolves the intrinsics of one template, "deployed" where its context says. */
+class TokenResolver {
+  private readonly stackName: string;
+  readonly region: string;
+  private readonly account: string;
+  private readonly resources: Record<string, CfnResource>;
+  private readonly pseudo: Record<string, unknown>;
+
+  constructor(
+    readonly template: CfnTemplate,
+    private readonly ctx: TokenContext,
+  ) {
+    this.stackName = ctx.stackName ?? 'Stack';
+    this.region = ctx.region ?? LOCAL_REGION;
+    this.account = ctx.accountId ?? LOCAL_ACCOUNT;
+    this.resources = template.Resources ?? {};
+    this.pseudo = {
+      'AWS::Region': this.region,
+      'AWS::AccountId': this.account,
+      'AWS::Partition': 'aws',
+      'AWS::URLSuffix': 'amazonaws.com',
+      'AWS::StackName': this.stackName,
+      'AWS::StackId': `arn:aws:cloudformation:${this.region}:${this.account}:stack/${this.stackName}/${NIL_UUID}`,
+      'AWS::NotificationARNs': [],
+      'AWS::NoValue': NO_VALUE,
+    };
+  }
+
+  fail(path: Path, detail: string): never {
+    throw new DefinitionError(`template ${this.stackName}`, path || '(root)', detail);
+  }
+
+  /** `v` with every intrinsic in it resolved; `NO_VALUE` for an `AWS::NoValue` reference. */
+  resolve(v: unknown, path: Path): unknown {
+    if (Array.isArray(v)) {
+      return v.map((item, i) => this.resolve(item, `${path}[${i}]`)).filter((item) => item !== NO_VALUE);
+    }
+    if (v === null || typeof v !== 'object') return v;
+    const keys = Object.keys(v);
+    const [first] = keys;
+    // `{ Condition: name }` is a reference only inside condition functions; elsewhere it may be a plain property.
+    const isCondition = first === 'Condition' && path.includes('Fn::');
+    if (keys.length === 1 && (first === 'Ref' || first!.startsWith('Fn::') || isCondition)) {
+      return this.intrinsic(first!, (v as Record<string, unknown>)[first!], path);
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of keys) {
+      const resolved = this.resolve((v as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
+      if (resolved !== NO_VALUE) out[key] = resolved;
+    }
+    return out;
+  }
+
+  private intrinsic(fn: string, arg: unknown, path: Path): unknown {
+    const apply = Object.hasOwn(INTRINSICS, fn) ? INTRINSICS[fn] : undefined;
+    return apply ? apply(this, arg, `${path}.${fn}`) : this.fail(path, `unsupported intrinsic ${fn}`);
+  }
+
+  ref(name: string, path: Path): unknown {
+    if (name in this.pseudo) return this.pseudo[name];
+    const param = this.template.Parameters?.[name];
+    if (param) return param.Default ?? this.fail(path, `parameter "${name}" has no Default`);
+    const res = this.resource(name, path);
+    if (REF_IS_ARN.has(res.Type)) return this.arnOf(name, res);
+    if (res.Type === 'AWS::SQS::Queue') {
+      return `https://sqs.${this.region}.amazonaws.com/${this.account}/${this.nameOf(name, res, path)}`;
+    }
+    return this.nameOf(name, res, path);
+  }
+
+  getAtt(id: string, attribute: string, path: Path): unknown {
+    const res = this.resource(id, path);
+    const type = res.Type.split('::')[2];
+    if (attribute === 'Arn' || attribute === `${type}Arn`) return this.arnOf(id, res);
+    if (attribute === 'StreamArn') return `${this.arnOf(id, res)}/stream/1970-01-01T00:00:00.000`;
+    if (attribute === 'Name' || attribute === `${type}Name`) return this.nameOf(id, res, path);
+    if (attribute === 'QueueUrl') return this.ref(id, path);
+    if (attribute === 'DomainName') return `${this.nameOf(id, res, path)}.s3.amazonaws.com`;
+    if (attribute === 'RegionalDomainName') return `${this.nameOf(id, res, path)}.s3.${this.region}.amazonaws.com`;
+    if (attribute === 'RoleId' || attribute === 'KeyId') return id;
+    return this.fail(path, `unsupported attribute Fn::GetAtt ${id}.${attribute} (${res.Type})`);
+  }
+
+  sub(text: string, vars: Record<string, unknown>, path: Path): string {
+    return text.replace(/\$\{([^}]+)\}/g, (_, expr: string) => {
+      if (expr.startsWith('!')) return `\${${expr.slice(1)}}`;
+      if (expr in vars) return String(this.resolve(vars[expr], `${path}.${expr}`));
+      const dot = expr.indexOf('.');
+      if (dot > 0 && !expr.startsWith('AWS::')) {
+        return String(this.getAtt(expr.slice(0, dot), expr.slice(dot + 1), path));
+      }
+      return String(this.ref(expr, path));
+    });
+  }
+
+  condition(name: string, path: Path): boolean {
+    const def = this.template.Conditions?.[name] ?? this.fail(path, `unknown condition "${name}"`);
+    return Boolean(this.resolve(def, `Conditions.${name}`));
+  }
+
+  /** The value another stack of the app exports under `name`. */
+  importValue(name: string, path: Path): unknown {
+    for (const [otherStack, other] of Object.entries(this.ctx.templates ?? {})) {
+      const otherCtx = { ...this.ctx, stackName: otherStack };
+      for (const output of Object.values(other.Outputs ?? {})) {
+        const exported = output.Export && resolveTokens(output.Export.Name, other, otherCtx) === name;
+        if (exported) return resolveTokens(output.Value, other, otherCtx);
+      }
+    }
+    return this.fail(path, `no stack exports "${name}" (Fn::ImportValue)`);
+  }
+
+  private resource(id: string, path: Path): CfnResource {
+    return this.resources[id] ?? this.fail(path, `unknown resource "${id}"`);
+  }
+
+  private arnOf(id: string, res: CfnResource): string {
+    const [, service = 'unknown', type = 'resource'] = res.Type.split('::');
+    const shape = ARN_SHAPES[res.Type] ?? `${service.toLowerCase()}:{region}:{account}:${type.toLowerCase()}/{id}`;
+    return `arn:aws:${shape.replace('{region}', this.region).replace('{account}', this.account).replace('{id}', id)}`;
+  }
+
+  private nameOf(id: string, res: CfnResource, path: Path): string {
+    if (res.Type === 'AWS::DynamoDB::Table' || res.Type === 'AWS::DynamoDB::GlobalTable') return localTableName(id, res);
+    const prop = NAME_PROPERTY[res.Type];
+    const name = prop === undefined ? undefined : res.Properties?.[prop];
+    return name === undefined ? id : String(this.resolve(name, `${path}<${id}.${prop}>`));
+  }
+}
+
 /**
  * Replace every intrinsic in `value` (`Ref`, `Fn::GetAtt`, `Fn::Join`, `Fn::Sub`, `Fn::Select`,
  * `Fn::Split`, `Fn::ImportValue`, `Fn::FindInMap`, `Fn::If` with its conditions, `Fn::GetAZs`,
@@ -109,162 +283,7 @@ type Path = string;
  * // 'arn:aws:lambda:us-east-1:123456789012:function:StepFn1'
  */
 export function resolveTokens<T = unknown>(value: unknown, template: CfnTemplate, ctx: TokenContext = {}): T {
-  const stackName = ctx.stackName ?? 'Stack';
-  const region = ctx.region ?? LOCAL_REGION;
-  const account = ctx.accountId ?? LOCAL_ACCOUNT;
-  const resources = template.Resources ?? {};
-  const fail = (path: Path, detail: string): never => {
-    throw new DefinitionError(`template ${stackName}`, path || '(root)', detail);
-  };
-
-  const pseudo: Record<string, unknown> = {
-    'AWS::Region': region,
-    'AWS::AccountId': account,
-    'AWS::Partition': 'aws',
-    'AWS::URLSuffix': 'amazonaws.com',
-    'AWS::StackName': stackName,
-    'AWS::StackId': `arn:aws:cloudformation:${region}:${account}:stack/${stackName}/00000000-0000-0000-0000-000000000000`,
-    'AWS::NotificationARNs': [],
-    'AWS::NoValue': NO_VALUE,
-  };
-
-  function resource(id: string, path: Path): CfnResource {
-    return resources[id] ?? fail(path, `unknown resource "${id}"`);
-  }
-
-  function arnOf(id: string, res: CfnResource): string {
-    const [, service = 'unknown', type = 'resource'] = res.Type.split('::');
-    const shape = ARN_SHAPES[res.Type] ?? `${service.toLowerCase()}:{region}:{account}:${type.toLowerCase()}/{id}`;
-    return `arn:aws:${shape.replace('{region}', region).replace('{account}', account).replace('{id}', id)}`;
-  }
-
-  function nameOf(id: string, res: CfnResource, path: Path): string {
-    if (res.Type === 'AWS::DynamoDB::Table' || res.Type === 'AWS::DynamoDB::GlobalTable') return localTableName(id, res);
-    const prop = NAME_PROPERTY[res.Type];
-    const name = prop === undefined ? undefined : res.Properties?.[prop];
-    return name === undefined ? id : String(resolve(name, `${path}<${id}.${prop}>`));
-  }
-
-  function ref(name: string, path: Path): unknown {
-    if (name in pseudo) return pseudo[name];
-    const param = template.Parameters?.[name];
-    if (param) return param.Default ?? fail(path, `parameter "${name}" has no Default`);
-    const res = resource(name, path);
-    if (REF_IS_ARN.has(res.Type)) return arnOf(name, res);
-    if (res.Type === 'AWS::SQS::Queue') return `https://sqs.${region}.amazonaws.com/${account}/${nameOf(name, res, path)}`;
-    return nameOf(name, res, path);
-  }
-
-  function getAtt(id: string, attribute: string, path: Path): unknown {
-    const res = resource(id, path);
-    if (attribute === 'Arn' || attribute === `${res.Type.split('::')[2]}Arn`) return arnOf(id, res);
-    if (attribute === 'StreamArn') return `${arnOf(id, res)}/stream/1970-01-01T00:00:00.000`;
-    if (attribute === 'Name' || attribute === `${res.Type.split('::')[2]}Name`) return nameOf(id, res, path);
-    if (attribute === 'QueueUrl') return ref(id, path);
-    if (attribute === 'DomainName') return `${nameOf(id, res, path)}.s3.amazonaws.com`;
-    if (attribute === 'RegionalDomainName') return `${nameOf(id, res, path)}.s3.${region}.amazonaws.com`;
-    if (attribute === 'RoleId' || attribute === 'KeyId') return id;
-    return fail(path, `unsupported attribute Fn::GetAtt ${id}.${attribute} (${res.Type})`);
-  }
-
-  function sub(text: string, vars: Record<string, unknown>, path: Path): string {
-    return text.replace(/\$\{([^}]+)\}/g, (_, expr: string) => {
-      if (expr.startsWith('!')) return `\${${expr.slice(1)}}`;
-      if (expr in vars) return String(resolve(vars[expr], `${path}.${expr}`));
-      const dot = expr.indexOf('.');
-      if (dot > 0 && !expr.startsWith('AWS::')) return String(getAtt(expr.slice(0, dot), expr.slice(dot + 1), path));
-      return String(ref(expr, path));
-    });
-  }
-
-  function condition(name: string, path: Path): boolean {
-    const def = template.Conditions?.[name] ?? fail(path, `unknown condition "${name}"`);
-    return Boolean(resolve(def, `Conditions.${name}`));
-  }
-
-  function intrinsic(fn: string, arg: any, path: Path): unknown {
-    const p = `${path}.${fn}`;
-    switch (fn) {
-      case 'Ref':
-        return ref(arg, p);
-      case 'Condition':
-        return condition(arg, p);
-      case 'Fn::GetAtt': {
-        const [id, attribute] = typeof arg === 'string' ? [arg.slice(0, arg.indexOf('.')), arg.slice(arg.indexOf('.') + 1)] : arg;
-        return getAtt(id, resolve(attribute, p) as string, p);
-      }
-      case 'Fn::Join': {
-        const [sep, list] = arg;
-        return (resolve(list, p) as unknown[]).map(String).join(sep);
-      }
-      case 'Fn::Sub':
-        return typeof arg === 'string' ? sub(arg, {}, p) : sub(arg[0], arg[1] ?? {}, p);
-      case 'Fn::Select': {
-        const [index, list] = resolve(arg, p) as [number | string, unknown[]];
-        const item = list[Number(index)];
-        return item === undefined ? fail(p, `index ${index} out of range (${list.length} items)`) : item;
-      }
-      case 'Fn::Split': {
-        const [sep, text] = resolve(arg, p) as [string, string];
-        return text.split(sep);
-      }
-      case 'Fn::ImportValue':
-        return importValue(resolve(arg, p) as string, p);
-      case 'Fn::FindInMap': {
-        const [map, top, second] = resolve(arg, p) as string[];
-        const found = template.Mappings?.[map!]?.[top!]?.[second!];
-        return found === undefined ? fail(p, `no mapping ${map}.${top}.${second}`) : found;
-      }
-      case 'Fn::If': {
-        const [name, whenTrue, whenFalse] = arg;
-        return condition(name, p) ? resolve(whenTrue, `${p}[1]`) : resolve(whenFalse, `${p}[2]`);
-      }
-      case 'Fn::Equals': {
-        const [a, b] = resolve(arg, p) as unknown[];
-        return JSON.stringify(a) === JSON.stringify(b);
-      }
-      case 'Fn::Not':
-        return !(resolve(arg, p) as boolean[])[0];
-      case 'Fn::And':
-        return (resolve(arg, p) as boolean[]).every(Boolean);
-      case 'Fn::Or':
-        return (resolve(arg, p) as boolean[]).some(Boolean);
-      case 'Fn::GetAZs':
-        return ['a', 'b', 'c'].map((z) => `${region}${z}`);
-      case 'Fn::Base64':
-        return Buffer.from(String(resolve(arg, p))).toString('base64');
-      default:
-        return fail(path, `unsupported intrinsic ${fn}`);
-    }
-  }
-
-  function importValue(name: string, path: Path): unknown {
-    for (const [otherStack, other] of Object.entries(ctx.templates ?? {})) {
-      for (const output of Object.values(other.Outputs ?? {})) {
-        if (output.Export && resolveTokens(output.Export.Name, other, { ...ctx, stackName: otherStack }) === name) {
-          return resolveTokens(output.Value, other, { ...ctx, stackName: otherStack });
-        }
-      }
-    }
-    return fail(path, `no stack exports "${name}" (Fn::ImportValue)`);
-  }
-
-  function resolve(v: unknown, path: Path): unknown {
-    if (Array.isArray(v)) return v.map((item, i) => resolve(item, `${path}[${i}]`)).filter((item) => item !== NO_VALUE);
-    if (v === null || typeof v !== 'object') return v;
-    const keys = Object.keys(v);
-    // `{ Condition: name }` is a reference only inside condition functions; elsewhere it may be a plain property.
-    if (keys.length === 1 && (keys[0] === 'Ref' || keys[0]!.startsWith('Fn::') || (keys[0] === 'Condition' && path.includes('Fn::'))))
-      return intrinsic(keys[0]!, (v as Record<string, unknown>)[keys[0]!], path);
-    const out: Record<string, unknown> = {};
-    for (const key of keys) {
-      const resolved = resolve((v as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
-      if (resolved !== NO_VALUE) out[key] = resolved;
-    }
-    return out;
-  }
-
-  const result = resolve(value, '');
+  const result = new TokenResolver(template, ctx).resolve(value, '');
   return (result === NO_VALUE ? undefined : result) as T;
 }
 

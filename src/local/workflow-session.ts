@@ -3,9 +3,9 @@
  * synthesized stack, and the local runtime running its synthesized ASL. Inputs start executions
  * the way the workflow's triggers do: a JSON input is checked against the workflow's input schema
  * and started directly (StartExecution); an `.eml` file of an email workflow goes through the REAL
- * email ingress (`ingest` + `localStarter`), so screening, duplicate detection and the step
+ * email ingress (`ingestParsed` + `localStarter`), so screening, duplicate detection and the step
  * handlers are exactly what runs in AWS. Results are read back from the execution history and the
- * outbox. Nothing of any workflow is implemented here.
+ * outbox (see run-result.ts). Nothing of any workflow is implemented here.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -14,14 +14,20 @@ import { extname, join } from 'node:path';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import type { StepServices } from '../runtime/step-handler/handler.ts';
-import type { DecidedBy, StepOutput, TokenUsage } from '../runtime/contracts.ts';
-import { InvalidInputError, LocalServiceError, MissingCredentialsError, causeMessage } from '../core/errors.ts';
+import { InvalidInputError, LocalServiceError, MissingCredentialsError } from '../core/errors.ts';
 import { dynamoEventLog, type EventLog, type StepwiseEvent } from '../runtime/event-log.ts';
 import { checkInput, isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
-import { DEFAULT_POLICY, isRejection, localSesMessageId, parseInbound } from '../runtime/triggers/email/checks.ts';
-import { ingest, type IngestDeps } from '../runtime/triggers/email/ingest.ts';
+import {
+  DEFAULT_POLICY,
+  isRejection,
+  localSesMessageId,
+  parseInbound,
+  type ParsedMail,
+  type Rejection,
+} from '../runtime/triggers/email/checks.ts';
+import { ingestParsed, type IngestDeps, type IngestResult } from '../runtime/triggers/email/ingest.ts';
 import { readOutbox } from '../runtime/triggers/email/mail.ts';
 import { localStarter } from '../runtime/triggers/email/starter.ts';
 import { dynamoEmailStore } from '../runtime/triggers/email/store.ts';
@@ -30,15 +36,27 @@ import { projectEnvironment } from '../project/project.ts';
 import { ENTRY_METADATA } from '../cdk/metadata.ts';
 import { EMAIL_INGRESS_ENTRY } from '../cdk/constructs/email-ingress.ts';
 import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
-import { stepTrail, type ExecutionRecord, type TrailStep } from './history.ts';
+import type { ExecutionRecord } from './history.ts';
 import { forkHistory, type ForkPoint } from './fork.ts';
 import { recordedEmails, recordingPuts } from './recorded-emails.ts';
 import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
-import { deadline, PauseStore, type PausedTask, type Resolution } from './pauses.ts';
-import { pauseStateName, requiredActions, type CheckpointRequest } from '../definitions/workflow/pause.ts';
+import { PauseStore, type Resolution } from './pauses.ts';
 import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
+import { describeError, executionResult, pauseSummary, type PauseSummary, type RunResult } from './run-result.ts';
 import { synthProject } from './synth.ts';
 import { resolveTokens } from './tokens.ts';
+
+export {
+  executionUsage,
+  pauseSummary,
+  workflowTrail,
+  type OutboxMail,
+  type PauseSummary,
+  type RunResult,
+  type RunStatus,
+  type RunStep,
+  type RunToolCall,
+} from './run-result.ts';
 
 export type ModelChoice = 'offline' | 'bedrock' | 'openai';
 
@@ -85,100 +103,6 @@ export interface WorkflowSessionOptions {
   readonly onStart?: (name: string) => void;
 }
 
-/**
- * - `SUCCEEDED` / `FAILED`: the execution's status (timed out and aborted count as failed).
- * - `REJECTED`: the input was refused before anything ran (the email ingress refused the mail, or
- *   the input does not match the workflow's input schema); `reason` says why.
- * - `DUPLICATE`: a mail with the same Message-ID was already delivered in this session; nothing ran.
- * - `PAUSED`: the execution waits at a checkpoint (a step's `pause`) for `stepwise resume`; see `pause`.
- */
-export type RunStatus = 'SUCCEEDED' | 'FAILED' | 'REJECTED' | 'DUPLICATE' | 'PAUSED';
-
-/** One step of an execution's trail. */
-export interface RunStep {
-  name: string;
-  /** The route the step chose; `null` when it failed. */
-  next: string | null;
-  decidedBy: DecidedBy | null;
-  fields: Record<string, unknown>;
-  /** Model calls and tokens of the step (zero for code steps); absent when it failed. */
-  usage?: TokenUsage;
-  /** Why the step failed (`<error name>: <message>`), when it did: the ASL caught it (to the fallback) or the execution ended. */
-  error?: string;
-  /** ASL retries of the step (attempts after the first), when there were any. */
-  retries?: number;
-}
-
-export interface RunToolCall {
-  step: string;
-  tool: string;
-  args: Record<string, unknown>;
-  /** `null` when the call was refused or failed. */
-  result: unknown;
-  /** Why the call was refused (not allowed, bad arguments) or failed. */
-  error?: string;
-}
-
-export interface OutboxMail {
-  to: string;
-  subject: string;
-  body: string;
-}
-
-/** What happened to one input: the `stepwise run --json` contract (one object per input). */
-export interface RunResult {
-  file: string;
-  /** Email inputs: the Message-ID header; `null` when the mail has none or could not be read. */
-  messageId?: string | null;
-  /** The execution; for a duplicate mail, the earlier one. `null` when nothing was started. */
-  executionName: string | null;
-  status: RunStatus;
-  reason?: string;
-  steps: RunStep[];
-  /** The named outcome a succeeded execution ended in instead of `Done` (a manifest counter's, e.g. `IterationLimit`). */
-  outcome?: string;
-  toolCalls: RunToolCall[];
-  /** Messages this execution sent (for an email workflow: to the verified sender only). */
-  outbox: OutboxMail[];
-  /** Model calls and tokens of the whole execution; present when it ran. */
-  usage?: TokenUsage;
-  /** The execution's output, when it succeeded. */
-  output?: unknown;
-  /** A `PAUSED` execution's checkpoint: what the resumer must do, and until when. */
-  pause?: PauseSummary;
-}
-
-/** What `run`, `resume` and `executions` show of a paused execution. */
-export function pauseSummary(task: PausedTask): PauseSummary {
-  const request = (task.request ?? {}) as Partial<CheckpointRequest>;
-  const due = deadline(task);
-  return {
-    execution: task.name,
-    workflow: task.workflow ?? request.workflow ?? null,
-    state: task.state,
-    ...(typeof request.step === 'string' && { step: request.step }),
-    ...(typeof request.next === 'string' && { next: request.next }),
-    requiredActions: requiredActions(request),
-    pausedAt: task.pausedAt,
-    deadline: due?.at.toISOString() ?? null,
-    resume: `stepwise resume ${task.name} --output '<JSON>'   (or --fail REASON)`,
-  };
-}
-
-export interface PauseSummary {
-  execution: string;
-  workflow: string | null;
-  /** The paused Task state (`<step>.pause`). */
-  state: string;
-  step?: string;
-  next?: string;
-  requiredActions: unknown;
-  pausedAt: string;
-  /** When it times out (the earlier of the timeout and the next heartbeat due), if it can. */
-  deadline: string | null;
-  resume: string;
-}
-
 /** The input file kinds `run --input` reads: one JSON object per `.json` file, one per line of a `.jsonl` file. */
 const INPUT_EXTENSIONS = ['.json', '.jsonl'];
 
@@ -199,79 +123,6 @@ export function expandInputPaths(paths: readonly string[], extensions: readonly 
     if (files.length === 0) throw new InvalidInputError(`no inputs in ${path} (looked for ${extensions.map((e) => `*${e}`).join(', ')})`);
     return files;
   });
-}
-
-const describeError = (error: string, cause: string | undefined) => {
-  const message = causeMessage(cause)?.split('\n')[0];
-  return message ? `${error}: ${message}` : error;
-};
-
-/** A step Lambda's output, when the trail step has one. */
-const stepOutput = (step: TrailStep): StepOutput | undefined =>
-  step.output && typeof step.output === 'object' && 'toolCalls' in step.output ? (step.output as StepOutput) : undefined;
-
-function runSteps(trail: TrailStep[]): RunStep[] {
-  return trail.map((step) => {
-    const out = stepOutput(step);
-    return {
-      name: step.name,
-      next: out?.next ?? null,
-      decidedBy: out?.decidedBy ?? null,
-      fields: out?.fields ?? {},
-      ...(out?.usage && { usage: out.usage }),
-      ...(step.error && { error: describeError(step.error.error, step.error.cause) }),
-      ...(step.retries > 0 && { retries: step.retries }),
-    };
-  });
-}
-
-function runToolCalls(trail: TrailStep[]): RunToolCall[] {
-  return trail.flatMap((step) =>
-    (stepOutput(step)?.toolCalls ?? []).map((call) => ({
-      step: step.name,
-      tool: call.tool,
-      args: call.args,
-      result: call.result ?? null,
-      ...(call.error !== undefined && { error: call.error }),
-    })),
-  );
-}
-
-/**
- * The trail of a workflow's steps: Task states named as a step. A consensus step's samples and
- * tallies (Tasks inside its Map states, named `<step>.wave-N…`) are not steps: the step's own
- * Task records the vote and the samples' model use. A step's checkpoint (`<step>.pause`) stays in
- * the trail, so a paused or resumed run shows where it waited.
- */
-export function workflowTrail(def: WorkflowDefinition, history: LocalExecution['history']): TrailStep[] {
-  const shown = new Set(def.steps.flatMap((s) => (s.pause ? [s.name, pauseStateName(s.name)] : [s.name])));
-  return stepTrail(history).filter((s) => shown.has(s.name));
-}
-
-/**
- * The named outcome a succeeded execution reached, when it is not `Done`: the terminal state it
- * ended in (a counter's outcome, e.g. `IterationLimit`), or a counter outcome it passed through on
- * its way to the step that answers it (counter `then`).
- */
-function outcomeOf(def: WorkflowDefinition, history: LocalExecution['history']): string | undefined {
-  const name = history.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
-  if (name !== undefined && name !== 'Done') return name;
-  const answered = new Set(Object.values(def.manifest.counters).flatMap((c) => (c.then ? [c.outcome] : [])));
-  return history.findLast((e) => e.type === 'PassStateEntered' && answered.has(e.stateEnteredEventDetails?.name ?? ''))?.stateEnteredEventDetails?.name;
-}
-
-/** The model use of an execution: every step's, added up. */
-export function executionUsage(steps: readonly RunStep[]): TokenUsage {
-  const total: TokenUsage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
-  for (const { usage } of steps) if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
-  return total;
-}
-
-/** Why an execution failed: its error, and the failing step's message when the terminal state has none. */
-function failureReason(execution: LocalExecution, trail: TrailStep[]): string {
-  const error = execution.error?.Error ?? execution.status;
-  const cause = execution.error?.Cause ?? trail.findLast((s) => s.error)?.error?.cause;
-  return describeError(error, cause);
 }
 
 /**
@@ -324,9 +175,14 @@ function readInputs(file: string): { label: string; value?: unknown; problem?: s
     .map(({ line, label }) => parse(line, label));
 }
 
+/** The Message-ID of a parsed mail; `null` when it has none or could not be parsed. */
+const messageIdIn = (parsed: ParsedMail | Rejection): string | null =>
+  (!isRejection(parsed) && parsed.messageId) || null;
+
 /** The email trigger's local ingress: configured from the ingress function's environment in the template. */
 interface EmailIngressWiring {
-  deps: IngestDeps;
+  /** The ingress's stores, policy and clock; each delivery gets its own starter (see `ingest`). */
+  deps: Omit<IngestDeps, 'starter'>;
   /** The address mail is sent to (the environment's first receiving address). */
   inbox: string;
 }
@@ -346,8 +202,6 @@ export class WorkflowSession {
   /** Table names by the environment variable the functions read them from (`EVENTS_TABLE`, `TICKETS_TABLE`, ...). */
   readonly tables: Readonly<Record<string, string>>;
   private readonly finished = new Map<string, LocalExecution>();
-  /** Executions the email ingress started, until they end. */
-  private readonly running = new Map<string, Promise<LocalExecution>>();
   private readonly email?: EmailIngressWiring;
   private readonly eventLog?: EventLog;
   private readonly onStart?: (name: string) => void;
@@ -374,10 +228,6 @@ export class WorkflowSession {
             ? recordingPuts(dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE), recordedEmails(wiring.emailsDir))
             : dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
           events: dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
-          starter: localStarter(runtime, workflow.manifest.name, (name, execution) => {
-            this.running.set(name, execution);
-            wiring.onStart?.(name);
-          }),
           policy: {
             maxBytes: Number(ingress.MAX_MESSAGE_BYTES ?? DEFAULT_POLICY.maxBytes),
             maxBodyChars: Number(ingress.MAX_BODY_CHARS ?? DEFAULT_POLICY.maxBodyChars),
@@ -527,52 +377,55 @@ export class WorkflowSession {
    * @param file how the result names the mail.
    */
   async deliverEmail(raw: Uint8Array | string, file: string): Promise<RunResult> {
-    const parsed = await parseInbound(raw, { maxBytes: Number.MAX_SAFE_INTEGER });
-    const messageId = (!isRejection(parsed) && parsed.messageId) || null;
     const none = { steps: [], toolCalls: [], outbox: [] };
     if (!this.email) {
-      return { file, messageId, executionName: null, status: 'REJECTED', reason: `${this.workflow.manifest.name} has no email trigger: give JSON inputs`, ...none };
+      const messageId = messageIdIn(await parseInbound(raw, { maxBytes: Number.MAX_SAFE_INTEGER }));
+      const reason = `${this.workflow.manifest.name} has no email trigger: give JSON inputs`;
+      return { file, messageId, executionName: null, status: 'REJECTED', reason, ...none };
     }
+    // Parsed as the ingress parses it: the one parse gives the ingress its mail and the result its Message-ID.
+    const parsed = await parseInbound(raw, this.email.deps.policy);
+    const messageId = messageIdIn(parsed);
     let executionName: string | null = null;
     try {
-      const ingested = await ingest(raw, undefined, await localSesMessageId(raw), this.email.deps);
+      const { ingested, execution } = await this.ingest(raw, parsed, this.email);
       executionName = ingested.executionName;
       const base = { file, messageId, executionName };
       if (ingested.status === 'REJECTED') return { ...base, status: 'REJECTED', reason: `${ingested.reason}: ${ingested.detail}`, ...none };
       if (ingested.status === 'DUPLICATE')
         return { ...base, status: 'DUPLICATE', reason: `the same mail (Message-ID) was already delivered as ${executionName}; nothing new ran`, ...none };
-      const started = this.running.get(executionName);
-      if (!started) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
-      const execution = await started;
-      this.finished.set(execution.name, execution);
-      return this.report(file, execution, messageId);
+      if (!execution) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
+      const finished = await execution;
+      this.finished.set(finished.name, finished);
+      return this.report(file, finished, messageId);
     } catch (e) {
       // A fault of the local setup (DynamoDB Local gone, a broken handler module): report it on this input and go on.
       return { file, messageId, executionName, status: 'FAILED', reason: describeError((e as Error).name, (e as Error).message), ...none };
     }
   }
 
+  /**
+   * Run the email trigger's ingress on one parsed mail, received now. Its starter is this
+   * delivery's own, so the execution it starts comes back here with the ingress's answer.
+   */
+  private async ingest(
+    raw: Uint8Array | string,
+    parsed: ParsedMail | Rejection,
+    email: EmailIngressWiring,
+  ): Promise<{ ingested: IngestResult; execution?: Promise<LocalExecution> }> {
+    let execution: Promise<LocalExecution> | undefined;
+    const starter = localStarter(this.runtime, this.workflow.manifest.name, (name, started) => {
+      execution = started;
+      this.onStart?.(name);
+    });
+    const envelope = { id: await localSesMessageId(raw), receivedAt: email.deps.clock().toISOString() };
+    const ingested = await ingestParsed(parsed, undefined, envelope, { ...email.deps, starter });
+    return { ingested, execution };
+  }
+
   private report(file: string, execution: LocalExecution, messageId?: string | null): RunResult {
-    const trail = workflowTrail(this.workflow, execution.history);
-    const outbox = readOutbox(this.outboxFile)
-      .filter((mail) => mail.execution === execution.name)
-      .map(({ to, subject, body }) => ({ to, subject, body }));
-    const succeeded = execution.status === 'SUCCEEDED';
-    const steps = runSteps(trail);
-    const paused = execution.status === 'RUNNING' && execution.pause;
-    return {
-      file,
-      ...(messageId !== undefined && { messageId }),
-      executionName: execution.name,
-      status: paused ? 'PAUSED' : succeeded ? 'SUCCEEDED' : 'FAILED',
-      ...(paused ? { pause: pauseSummary(paused) } : !succeeded && { reason: failureReason(execution, trail) }),
-      steps,
-      toolCalls: runToolCalls(trail),
-      outbox,
-      usage: executionUsage(steps),
-      ...(succeeded && outcomeOf(this.workflow, execution.history) !== undefined && { outcome: outcomeOf(this.workflow, execution.history) }),
-      ...(succeeded && execution.output !== undefined && { output: execution.output }),
-    };
+    const sent = readOutbox(this.outboxFile).filter((mail) => mail.execution === execution.name);
+    return executionResult(this.workflow, { file, execution, sent, messageId });
   }
 
   /**

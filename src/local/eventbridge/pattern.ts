@@ -199,8 +199,7 @@ function anythingButTest(v: unknown, path: string, wildcards: string[]): ValueTe
     const at = `${path}.${op}`;
     // Each takes one string or a list of them: `{"anything-but": {"prefix": ["a", "b"]}}` excludes both prefixes.
     const nonEmpty = (texts: string[]) => {
-      const empty = texts.findIndex((t) => t === '');
-      if (empty >= 0) invalid(at, `anything-but ${op} must not be empty (EventBridge refuses a null prefix/suffix)`);
+      if (texts.includes('')) invalid(at, `anything-but ${op} must not be empty (EventBridge refuses a null prefix/suffix)`);
       return texts;
     };
     if (op === 'prefix') excluded = anyOf(nonEmpty(requireStrings(arg, at)).map((t) => prefixTest(t, at)));

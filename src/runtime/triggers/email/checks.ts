@@ -3,7 +3,7 @@
  * whether a mail may start a workflow. No I/O here; `ingest.ts` applies the decision.
  */
 import { createHash } from 'node:crypto';
-import PostalMime, { addressParser, type Address, type Mailbox } from 'postal-mime';
+import PostalMime, { addressParser, type Address, type Email, type Mailbox } from 'postal-mime';
 import * as z from 'zod';
 import type { InboundEmail } from '../../../definitions/workflow/inbound-email.ts';
 import { headerText, messageIdOf } from './headers.ts';
@@ -221,7 +221,7 @@ export async function parseInbound(raw: Uint8Array | string, opts: ParseOptions)
   if (shape.lines > maxMimeLines) return { rejected: 'mime_budget', detail: `more than ${maxMimeLines} lines: not parsed` };
   if (shape.delimiters > maxMimeParts) return { rejected: 'mime_budget', detail: `more than ${maxMimeParts} MIME part delimiters: not parsed` };
   const started = now();
-  let mail;
+  let mail: Email;
   try {
     mail = await new LinearTextParser(maxHtmlChars).parse(bytes);
   } catch (e) {

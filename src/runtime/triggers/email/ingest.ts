@@ -7,8 +7,11 @@ import {
   parseInbound,
   screen,
   sesReceiptFromHeaders,
+  type Envelope,
   type IngressPolicy,
+  type ParsedMail,
   type RejectReason,
+  type Rejection,
   type SesReceipt,
   senderAuthenticated,
 } from './checks.ts';
@@ -64,18 +67,32 @@ export async function ingest(
   sesMessageId: string,
   deps: IngestDeps,
 ): Promise<IngestResult> {
-  const executionName = executionNameFor(sesMessageId);
-  const at = deps.clock().toISOString();
-  const parsed = await parseInbound(raw, deps.policy);
+  const envelope: Envelope = { id: sesMessageId, receivedAt: deps.clock().toISOString() };
+  return ingestParsed(await parseInbound(raw, deps.policy), receipt, envelope, deps);
+}
+
+/**
+ * {@link ingest} of a mail its caller has already parsed (`parseInbound` with `deps.policy`, a
+ * refusal included) and received as `envelope` says (`id`: the SES message id), so that a caller
+ * that reads the mail too (the local session reports its Message-ID) parses it only once.
+ */
+export async function ingestParsed(
+  parsed: ParsedMail | Rejection,
+  receipt: SesReceipt | undefined,
+  envelope: Envelope,
+  deps: Omit<IngestDeps, 'clock'>,
+): Promise<IngestResult> {
+  const executionName = executionNameFor(envelope.id);
+  const at = envelope.receivedAt;
   const verdicts = isRejection(parsed) ? undefined : (receipt ?? sesReceiptFromHeaders(parsed.headers, parsed.from?.address));
-  const screening = isRejection(parsed) ? parsed : screen(parsed, verdicts!, deps.policy, { id: sesMessageId, receivedAt: at });
+  const screening = isRejection(parsed) ? parsed : screen(parsed, verdicts!, deps.policy, envelope);
   const from = isRejection(parsed) ? undefined : parsed.from?.address;
   const reject = (reason: RejectReason, detail: string) =>
     deps.events.append({
       type: 'IngressRejected',
       executionName,
       at,
-      emailId: sesMessageId,
+      emailId: envelope.id,
       reason,
       detail,
       personal: from === undefined ? {} : { from },

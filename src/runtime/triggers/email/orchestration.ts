@@ -1,5 +1,5 @@
 /**
- * Seed 000 AC7, dual mode: inbound mail goes to the step workflow or to the single-prompt agent
+ * Dual mode: inbound mail goes to the step workflow or to the single-prompt agent
  * (the workflow as one LLM call, manifest `singlePrompt`), as the environment's SSM parameter says
  * (`steps` | `single-prompt`). An alarm on the step workflow's fallback-and-failure rate invokes the
  * rollback function, which flips the parameter to `single-prompt`; the ingress reads the parameter
@@ -66,9 +66,10 @@ const AlarmEvent = z.object({
 });
 
 /**
- * The rollback (seed AC7: "if >5% of production emails fail, revert"): on the alarm's ALARM state,
- * put the mode to `single-prompt`. Any other state changes nothing (recovery back to `steps` is a
- * person's call, after fixing the cause). Returns what it did, for the log.
+ * The rollback: on the ALARM state of the alarm on the step workflow's fallback-and-failure rate
+ * (over `orchestration.rollback.failureRatePercent`, 5% by default), put the mode to
+ * `single-prompt`. Any other state changes nothing (recovery back to `steps` is a person's call,
+ * after fixing the cause). Returns what it did, for the log.
  */
 export async function rollback(event: unknown, store: ModeStore): Promise<{ flipped: boolean; from?: OrchestrationMode; why: string }> {
   const parsed = AlarmEvent.safeParse(event);
