@@ -7,14 +7,22 @@
  * runtime imports the handler and the workflow's modules from their files.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { compileDefinitions } from '../../definitions/definition-file.ts';
-import { engineModule } from '../../core/paths.ts';
+import { engineModule, PACKAGE_ROOT } from '../../core/paths.ts';
 import { folderModules } from '../../core/project-modules.ts';
 
-/** The engine module of an entry given as its path under the engine root (`src/runtime/step-handler/handler.ts`). */
-export const engineEntry = (entry: string): string => engineModule(entry.replace(/\.[cm]?[jt]s$/, ''));
+/**
+ * The module of an entry given as its path under the engine root (`runtime/step-handler/handler.ts`).
+ * The package's own tests name their handler fixtures by their path in the package
+ * (`test/fixtures/handlers/echo.ts`): a path that is no engine module but a file of the package is that file.
+ */
+export function engineEntry(entry: string): string {
+  const engine = engineModule(entry.replace(/\.[cm]?[jt]s$/, ''));
+  const packaged = join(PACKAGE_ROOT, entry);
+  return !existsSync(engine) && existsSync(packaged) ? packaged : engine;
+}
 
 /** The text of the registration module: the compiled definitions and the workflow's modules. */
 export function registrationModule(folder: string, definitionsFile: string, steps: Record<string, string>, tools: Record<string, string>): string {
@@ -38,7 +46,7 @@ export function registrationModule(folder: string, definitionsFile: string, step
   return `${lines.join('\n')}\n`;
 }
 
-/** The generated entry's file name for an engine handler: `src/runtime/step-handler/handler.ts` → `lambdas-handlers-step.mjs`. */
+/** The generated entry's file name for an engine handler: `runtime/step-handler/handler.ts` → `runtime-step-handler-handler.mjs`. */
 const entryFileName = (entry: string) => `${entry.replace(/\.[cm]?[jt]s$/, '').replaceAll(/[^A-Za-z0-9]+/g, '-')}.mjs`;
 
 /** Write `text` to `file` atomically: synths in parallel processes (tests) write the same entries. */
