@@ -13,10 +13,17 @@ const HAIKU_4_5 = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 const MiB = 1024 * 1024;
 
 /** The warranty inbox on `domain`: one address receives claims and sends the replies. */
-const claimsInbox = (domain: string) => ({ receivingDomain: domain, recipients: [`claims@${domain}`], mailFrom: `claims@${domain}`, maxEmailBytes: 10 * MiB });
+const claimsInbox = (domain: string) => ({
+  receivingDomain: domain,
+  recipients: [`claims@${domain}`],
+  mailFrom: `claims@${domain}`,
+  maxEmailBytes: 10 * MiB,
+});
 
 /** The lead lifecycle books meetings and syncs every state change to the CRM at `crmHost`. */
-const leads = (crmHost: string) => ({ 'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: `https://${crmHost}/stepwise/lead-state` } });
+const leads = (crmHost: string) => ({
+  'lead-lifecycle': { agent: 'book-meeting', crmWebhookUrl: `https://${crmHost}/stepwise/lead-state` },
+});
 
 export default defineConfig({
   environments: {

@@ -6,4 +6,6 @@ import { relative } from 'node:path';
 import { DIST_DIR, writeUiBundle } from '../src/cli/studio/assets.ts';
 
 const files = await writeUiBundle();
-process.stdout.write(`Studio UI bundled: ${files.map((f) => relative(process.cwd(), `${DIST_DIR}/${f}`)).join(', ')}\n`);
+process.stdout.write(
+  `Studio UI bundled: ${files.map((f) => relative(process.cwd(), `${DIST_DIR}/${f}`)).join(', ')}\n`,
+);

@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 // Data the engine reads by path (not imported, so tsc does not copy it).
 cpSync(join(root, 'src/evals/prices.json'), join(dist, 'evals/prices.json'));
 // Studio's browser bundle, prebuilt beside its compiled server (the package ships no UI sources).

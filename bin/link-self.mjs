@@ -1,6 +1,6 @@
 // `npx stepwise` resolves bins from node_modules/.bin; npm does not link a project's own bin there.
-import { mkdirSync, symlinkSync, rmSync, existsSync, chmodSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

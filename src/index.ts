@@ -15,41 +15,12 @@
  * });
  */
 
-// Tools.
-export { defineTool, type AwsClients, type CallContext, type TableAccess, type Toolbox, type ToolContext, type ToolDefinition, type ToolResources } from './runtime/tools/types.ts';
-export { requireEnv } from './runtime/tools/toolbox.ts';
-export { sendEmail } from './runtime/triggers/email/send-email.ts';
-
-// Code steps and fast paths.
-export { defineCodeStep, isReplay, NO_USAGE, sentReply, type CodeStep, type StepContext, type StepResult } from './runtime/steps/types.ts';
-export { defineFastPath, type FastPath, type FastPathContext, type FastPathDecision } from './runtime/steps/fast-path.ts';
-export { lookup, renderTemplate, type RenderOptions } from './core/template.ts';
-
-// The embeddings port (a tool resource): Bedrock's Titan Text Embeddings V2 on AWS, a lexical stand-in offline.
-export { contentWords, cosine, embeddingsFromEnv, lexicalEmbeddings, TITAN_V2, type EmbeddingModel } from './runtime/models/embeddings.ts';
-
-// What crosses between steps.
-export { type DecidedBy, type GuardVerdict, type StepInput, type StepOutput, type TokenUsage, type ToolCallRecord } from './runtime/contracts.ts';
-export { type Env } from './core/env.ts';
-export { DONE } from './definitions/workflow/schema.ts';
-export type { StepDefinition, WorkflowDefinition } from './definitions/workflow/schema.ts';
-export { EmailInputSchema } from './definitions/workflow/input.ts';
-export { CHECKPOINT_DATA_KEY } from './definitions/workflow/pause.ts';
-
-// A workflow's own definition files (agent settings, data beside its steps).
-export { checkDefinition, readDefinitionYaml, relPath } from './definitions/definition-file.ts';
-export { loadWorkflow } from './definitions/workflow/loader.ts';
-export { statemachinesDir } from './core/paths.ts';
-
 // Free-form JSON in DynamoDB (any keys, numbers and depth): a tool's own store writes it as text.
 export { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from './core/dynamo-json.ts';
-
-// Helpers.
-export { compileExpression, ExpressionError, type CompiledExpression } from './core/expressions.ts';
-export { responseFacts, type ResponseFacts } from './runtime/steps/response-facts.ts';
-
+export { type Env } from './core/env.ts';
 // Typed errors: Lambda reports the class name as `errorType`, which Retry/Catch `ErrorEquals` match.
 export {
+  causeMessage,
   DefinitionError,
   InvalidInputError,
   InvalidModelOutputError,
@@ -60,5 +31,63 @@ export {
   ToolInputError,
   ToolNotAllowedError,
   ToolUnavailableError,
-  causeMessage,
 } from './core/errors.ts';
+// Helpers.
+export { type CompiledExpression, compileExpression, ExpressionError } from './core/expressions.ts';
+export { statemachinesDir } from './core/paths.ts';
+export { lookup, type RenderOptions, renderTemplate } from './core/template.ts';
+// A workflow's own definition files (agent settings, data beside its steps).
+export { checkDefinition, readDefinitionYaml, relPath } from './definitions/definition-file.ts';
+export { EmailInputSchema } from './definitions/workflow/input.ts';
+export { loadWorkflow } from './definitions/workflow/loader.ts';
+export { CHECKPOINT_DATA_KEY } from './definitions/workflow/pause.ts';
+export type { StepDefinition, WorkflowDefinition } from './definitions/workflow/schema.ts';
+export { DONE } from './definitions/workflow/schema.ts';
+// What crosses between steps.
+export {
+  type DecidedBy,
+  type GuardVerdict,
+  type StepInput,
+  type StepOutput,
+  type TokenUsage,
+  type ToolCallRecord,
+} from './runtime/contracts.ts';
+// The embeddings port (a tool resource): Bedrock's Titan Text Embeddings V2 on AWS, a lexical stand-in offline.
+export {
+  contentWords,
+  cosine,
+  type EmbeddingModel,
+  embeddingsFromEnv,
+  lexicalEmbeddings,
+  TITAN_V2,
+} from './runtime/models/embeddings.ts';
+export {
+  defineFastPath,
+  type FastPath,
+  type FastPathContext,
+  type FastPathDecision,
+} from './runtime/steps/fast-path.ts';
+export { type ResponseFacts, responseFacts } from './runtime/steps/response-facts.ts';
+// Code steps and fast paths.
+export {
+  type CodeStep,
+  defineCodeStep,
+  isReplay,
+  NO_USAGE,
+  type StepContext,
+  type StepResult,
+  sentReply,
+} from './runtime/steps/types.ts';
+export { requireEnv } from './runtime/tools/toolbox.ts';
+// Tools.
+export {
+  type AwsClients,
+  type CallContext,
+  defineTool,
+  type TableAccess,
+  type Toolbox,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResources,
+} from './runtime/tools/types.ts';
+export { sendEmail } from './runtime/triggers/email/send-email.ts';

@@ -13,21 +13,35 @@
  * });
  */
 import { readFileSync } from 'node:fs';
+import { STATEMACHINES_DIR } from './core/paths.ts';
 import { loadEvalCases } from './definitions/eval-cases.ts';
+import { listWorkflows as listWorkflowsIn, loadWorkflow } from './definitions/workflow/loader.ts';
+import { type EvalReport, type EvalRunOptions, runEvalCases } from './evals/runner.ts';
+import {
+  failuresOf,
+  LifecycleSession,
+  type LifecycleSessionOptions,
+  parseReplayFile,
+  type ReplayFailure,
+} from './local/lifecycle-session.ts';
 import { entityStatuses } from './runtime/lifecycle/queries.ts';
 import type { EntityStatus } from './runtime/lifecycle/transition.ts';
-import { failuresOf, LifecycleSession, parseReplayFile, type LifecycleSessionOptions, type ReplayFailure } from './local/lifecycle-session.ts';
-import { runEvalCases, type EvalReport, type EvalRunOptions } from './evals/runner.ts';
-import { STATEMACHINES_DIR } from './core/paths.ts';
-import { listWorkflows as listWorkflowsIn, loadWorkflow } from './definitions/workflow/loader.ts';
 
-export { runEvalCases, type EvalCaseResult, type EvalReport, type EvalRunOptions } from './evals/runner.ts';
-export { loadEvalCases, loadEvalCasesFrom, parseEvalCase, type EvalCase } from './definitions/eval-cases.ts';
-export { WorkflowSession, type ModelChoice, type RunResult, type RunStep, type RunToolCall, type WorkflowSessionOptions, type OutboxMail } from './local/workflow-session.ts';
-export { LifecycleSession, failuresOf, parseReplayFile, type LifecycleSessionOptions, type ReplayFailure };
+export { type EvalCase, loadEvalCases, loadEvalCasesFrom, parseEvalCase } from './definitions/eval-cases.ts';
 export { listLifecycles } from './definitions/lifecycle/loader.ts';
-export { synthProject, synthesize, type SynthesizedApp } from './local/synth.ts';
+export { type EvalCaseResult, type EvalReport, type EvalRunOptions, runEvalCases } from './evals/runner.ts';
+export { type SynthesizedApp, synthesize, synthProject } from './local/synth.ts';
+export {
+  type ModelChoice,
+  type OutboxMail,
+  type RunResult,
+  type RunStep,
+  type RunToolCall,
+  WorkflowSession,
+  type WorkflowSessionOptions,
+} from './local/workflow-session.ts';
 export type { ModelProvider } from './runtime/models/port.ts';
+export { failuresOf, LifecycleSession, type LifecycleSessionOptions, parseReplayFile, type ReplayFailure };
 
 /** The project's workflows (folders of `statemachines/` with a `workflow.yaml`). */
 export const listWorkflows = (): string[] => listWorkflowsIn(STATEMACHINES_DIR);
@@ -37,7 +51,10 @@ export const listWorkflows = (): string[] => listWorkflowsIn(STATEMACHINES_DIR);
  * @default options.model 'offline'
  */
 export function evalWorkflow(workflow: string, options: EvalRunOptions = {}): Promise<EvalReport> {
-  return runEvalCases(workflow, loadEvalCases(loadWorkflow(workflow).dir), { session: { logLevel: 'SILENT' }, ...options });
+  return runEvalCases(workflow, loadEvalCases(loadWorkflow(workflow).dir), {
+    session: { logLevel: 'SILENT' },
+    ...options,
+  });
 }
 
 /** What {@link replayLifecycle} read back. */
@@ -57,12 +74,20 @@ export interface LifecycleReplay {
  * @example
  * const { entities, failures } = await replayLifecycle('orders', 'statemachines/orders/samples/orders.jsonl', { store: 'memory' });
  */
-export async function replayLifecycle(lifecycle: string, file: string, options: Omit<LifecycleSessionOptions, 'lifecycle'> = {}): Promise<LifecycleReplay> {
+export async function replayLifecycle(
+  lifecycle: string,
+  file: string,
+  options: Omit<LifecycleSessionOptions, 'lifecycle'> = {},
+): Promise<LifecycleReplay> {
   const session = await LifecycleSession.start({ ...options, lifecycle });
   try {
     const parsed = parseReplayFile(readFileSync(file, 'utf8'), session.definition);
     await session.replay(parsed.timeline, { clock: parsed.timeline.length > parsed.events.length });
-    return { entities: await entityStatuses(session.store, session.definition), failures: failuresOf(session), malformed: parsed.malformed };
+    return {
+      entities: await entityStatuses(session.store, session.definition),
+      failures: failuresOf(session),
+      malformed: parsed.malformed,
+    };
   } finally {
     await session.stop();
   }

@@ -6,7 +6,11 @@ import { PROJECT_ROOT } from '../src/core/paths.ts';
 // vitest strips types without checking them; the project is strict TypeScript, so check it here too.
 describe('TypeScript', () => {
   it('the whole project type-checks (tsc --noEmit, strict)', async () => {
-    const run = promisify(execFile)(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json'], { cwd: PROJECT_ROOT });
+    const run = promisify(execFile)(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json'],
+      { cwd: PROJECT_ROOT },
+    );
     const result = await run.then(
       ({ stdout }) => ({ code: 0, stdout }),
       (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),

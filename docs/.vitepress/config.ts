@@ -4,7 +4,8 @@ import { slug } from 'github-slugger';
 import { defineConfig } from 'vitepress';
 import { withMermaid } from 'vitepress-plugin-mermaid';
 
-const pages = (dir: string, items: [string, string][]) => items.map(([text, page]) => ({ text, link: `/${dir}/${page}` }));
+const pages = (dir: string, items: [string, string][]) =>
+  items.map(([text, page]) => ({ text, link: `/${dir}/${page}` }));
 
 /**
  * The docs site: the markdown of docs/, built offline with `npm run docs:build`. Headings get
@@ -31,7 +32,8 @@ export default withMermaid(
       },
     },
     // The JSON Schemas are served beside the pages that link them.
-    buildEnd: ({ outDir }) => cpSync(join(import.meta.dirname, '..', 'schemas'), join(outDir, 'schemas'), { recursive: true }),
+    buildEnd: ({ outDir }) =>
+      cpSync(join(import.meta.dirname, '..', 'schemas'), join(outDir, 'schemas'), { recursive: true }),
     themeConfig: {
       search: { provider: 'local' },
       nav: [
@@ -40,7 +42,13 @@ export default withMermaid(
         { text: 'Examples', link: '/examples/warranty-email' },
       ],
       sidebar: [
-        { text: 'Getting started', items: [{ text: 'Install and demo', link: '/getting-started' }, { text: 'Your first workflow', link: '/guides/first-workflow' }] },
+        {
+          text: 'Getting started',
+          items: [
+            { text: 'Install and demo', link: '/getting-started' },
+            { text: 'Your first workflow', link: '/guides/first-workflow' },
+          ],
+        },
         {
           text: 'Concepts',
           items: pages('concepts', [

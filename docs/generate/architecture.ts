@@ -11,7 +11,10 @@ import ts from 'typescript';
 
 /** The layers, lowest first: a file may import its own layer and the ones before it. */
 export const LAYERS = [
-  { name: 'core', what: 'errors, paths, the handler convention, project modules, DynamoDB JSON, expressions, templates' },
+  {
+    name: 'core',
+    what: 'errors, paths, the handler convention, project modules, DynamoDB JSON, expressions, templates',
+  },
   { name: 'definitions', what: 'the files of a project: schemas, loaders, checks, Mermaid and XState views' },
   { name: 'runtime', what: 'what a Lambda runs: step handler, steps, models, tools, email trigger, lifecycle' },
   { name: 'project', what: 'a whole project: its settings, workflows with their code, lifecycles, validate' },
@@ -110,7 +113,8 @@ function circles(nodes: Iterable<string>, edges: ReadonlyMap<string, ReadonlySet
 /** The arrows between the children (files and folders) of `folder`. */
 function childEdges(graph: ImportGraph, folder: string): Map<string, Set<string>> {
   const prefix = folder === '' ? '' : `${folder}/`;
-  const child = (file: string) => (file.startsWith(prefix) ? prefix + file.slice(prefix.length).split('/')[0] : undefined);
+  const child = (file: string) =>
+    file.startsWith(prefix) ? prefix + file.slice(prefix.length).split('/')[0] : undefined;
   const edges = new Map<string, Set<string>>();
   for (const [file, imports] of Object.entries(graph)) {
     const from = child(file);
@@ -136,7 +140,8 @@ export function layerProblems(graph: ImportGraph): string[] {
     for (const target of imports) {
       const to = layerOf(target);
       if (!(target in graph)) problems.push(`${file} imports ${target}, which is not a source file of the tree`);
-      else if (from && to && rank(to) > rank(from)) problems.push(`${file} (${from}) imports ${target} (${to}): a lower layer imports a higher one`);
+      else if (from && to && rank(to) > rank(from))
+        problems.push(`${file} (${from}) imports ${target} (${to}): a lower layer imports a higher one`);
     }
   }
   const fileEdges = new Map(Object.entries(graph).map(([file, imports]) => [file, new Set(imports)]));
@@ -173,7 +178,8 @@ export function layersMermaid(graph: ImportGraph): string {
   const lines = ['flowchart TD'];
   for (const layer of [...LAYERS].reverse()) lines.push(`  ${layer.name}["src/${layer.name}/<br/>${layer.what}"]`);
   for (const layer of [...LAYERS].reverse())
-    for (const to of [...(arrows.get(layer.name)?.keys() ?? [])].sort((a, b) => rank(b) - rank(a))) lines.push(`  ${layer.name} --> ${to}`);
+    for (const to of [...(arrows.get(layer.name)?.keys() ?? [])].sort((a, b) => rank(b) - rank(a)))
+      lines.push(`  ${layer.name} --> ${to}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -2,10 +2,11 @@
  * The CLI reference (docs/reference/cli.md) from the commander program itself: every command's
  * usage, description, arguments, options and examples, as `stepwise <command> --help` shows them.
  */
-import type { Argument, Command, Help, Option } from 'commander';
+
 import { relative, sep } from 'node:path';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import type { Argument, Command, Help, Option } from 'commander';
 import { examplesOf } from '../../src/cli/help.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
 /** A default as the page shows it: a path in the project relative to it, so the page is the same on every machine. */
 const shown = (value: unknown) => {
@@ -19,11 +20,15 @@ const cell = (text: string) => escape(text).replaceAll('|', '\\|').replaceAll('\
 
 function optionRow(help: Help, option: Option): string {
   const choices = option.argChoices ? ` One of: ${option.argChoices.map((c) => `\`${c}\``).join(', ')}.` : '';
-  const fallback = option.defaultValue !== undefined && typeof option.defaultValue !== 'object' ? `\`${shown(option.defaultValue)}\`` : '';
+  const fallback =
+    option.defaultValue !== undefined && typeof option.defaultValue !== 'object'
+      ? `\`${shown(option.defaultValue)}\``
+      : '';
   return `| \`${help.optionTerm(option)}\` | ${cell(option.description)}${choices} | ${fallback} |`;
 }
 
-const argumentRow = (help: Help, argument: Argument) => `| \`${help.argumentTerm(argument)}\` | ${cell(argument.description)} |`;
+const argumentRow = (help: Help, argument: Argument) =>
+  `| \`${help.argumentTerm(argument)}\` | ${cell(argument.description)} |`;
 
 /** Every command with subcommands flattened: `lead replay`, `registry import`. */
 function leaves(command: Command, prefix: string[] = []): { path: string[]; command: Command }[] {
@@ -45,8 +50,12 @@ function commandSection(help: Help, path: string[], command: Command): string {
     '```',
     '',
     escape(command.description()),
-    ...(args.length ? ['', '| Argument | Description |', '| --- | --- |', ...args.map((a) => argumentRow(help, a))] : []),
-    ...(options.length ? ['', '| Option | Description | Default |', '| --- | --- | --- |', ...options.map((o) => optionRow(help, o))] : []),
+    ...(args.length
+      ? ['', '| Argument | Description |', '| --- | --- |', ...args.map((a) => argumentRow(help, a))]
+      : []),
+    ...(options.length
+      ? ['', '| Option | Description | Default |', '| --- | --- | --- |', ...options.map((o) => optionRow(help, o))]
+      : []),
     ...(examples.length ? ['', 'Examples:', '', '```bash', ...examples, '```'] : []),
     '',
   ].join('\n');

@@ -10,14 +10,14 @@
  * A generated part of a page sits between `<!-- generated:ID -->` and `<!-- end generated:ID -->`.
  */
 import { join } from 'node:path';
-import { DEFINITION_KINDS, definitionJsonSchema, schemaFileName, SCHEMAS_DIR } from '../../src/definitions/kinds.ts';
-import { lifecycleToMermaid } from '../../src/definitions/lifecycle/mermaid.ts';
-import { listLifecycles, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
-import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { workflowToMermaid } from '../../src/definitions/workflow/mermaid.ts';
-import { referenceTable } from '../../src/definitions/reference.ts';
 import { createProgram } from '../../src/cli/program.ts';
+import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { DEFINITION_KINDS, definitionJsonSchema, SCHEMAS_DIR, schemaFileName } from '../../src/definitions/kinds.ts';
+import { listLifecycles, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
+import { lifecycleToMermaid } from '../../src/definitions/lifecycle/mermaid.ts';
+import { referenceTable } from '../../src/definitions/reference.ts';
+import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+import { workflowToMermaid } from '../../src/definitions/workflow/mermaid.ts';
 import { importGraph, layerFigures, layersMermaid, SRC_DIR } from './architecture.ts';
 import { cliReference } from './cli-reference.ts';
 
@@ -33,17 +33,40 @@ export interface GeneratedPart {
 const mermaid = (text: string) => `\`\`\`mermaid\n${text}\`\`\`\n`;
 
 export const GENERATED_PARTS: readonly GeneratedPart[] = [
-  ...DEFINITION_KINDS.map((kind) => ({ file: join(DOCS_DIR, 'reference', `${kind.name}.md`), id: 'fields', text: () => referenceTable(kind) })),
+  ...DEFINITION_KINDS.map((kind) => ({
+    file: join(DOCS_DIR, 'reference', `${kind.name}.md`),
+    id: 'fields',
+    text: () => referenceTable(kind),
+  })),
   { file: join(DOCS_DIR, 'reference', 'cli.md'), id: 'cli', text: async () => cliReference(await createProgram()) },
-  ...listWorkflows().map((name) => ({ file: join(DOCS_DIR, 'examples', `${name}.md`), id: 'graph', text: () => mermaid(workflowToMermaid(loadWorkflow(name))) })),
-  ...listLifecycles().map((name) => ({ file: join(DOCS_DIR, 'examples', `${name}.md`), id: 'graph', text: () => mermaid(lifecycleToMermaid(loadLifecycle(name))) })),
-  { file: join(DOCS_DIR, 'internals', 'architecture.md'), id: 'layers', text: () => mermaid(layersMermaid(importGraph(SRC_DIR))) },
-  { file: join(DOCS_DIR, 'internals', 'architecture.md'), id: 'figures', text: () => layerFigures(importGraph(SRC_DIR)) },
+  ...listWorkflows().map((name) => ({
+    file: join(DOCS_DIR, 'examples', `${name}.md`),
+    id: 'graph',
+    text: () => mermaid(workflowToMermaid(loadWorkflow(name))),
+  })),
+  ...listLifecycles().map((name) => ({
+    file: join(DOCS_DIR, 'examples', `${name}.md`),
+    id: 'graph',
+    text: () => mermaid(lifecycleToMermaid(loadLifecycle(name))),
+  })),
+  {
+    file: join(DOCS_DIR, 'internals', 'architecture.md'),
+    id: 'layers',
+    text: () => mermaid(layersMermaid(importGraph(SRC_DIR))),
+  },
+  {
+    file: join(DOCS_DIR, 'internals', 'architecture.md'),
+    id: 'figures',
+    text: () => layerFigures(importGraph(SRC_DIR)),
+  },
 ];
 
 /** The JSON Schema files: path and content. */
 export const schemaFiles = (): { file: string; text: string }[] =>
-  DEFINITION_KINDS.map((kind) => ({ file: join(SCHEMAS_DIR, schemaFileName(kind.name)), text: `${JSON.stringify(definitionJsonSchema(kind), null, 2)}\n` }));
+  DEFINITION_KINDS.map((kind) => ({
+    file: join(SCHEMAS_DIR, schemaFileName(kind.name)),
+    text: `${JSON.stringify(definitionJsonSchema(kind), null, 2)}\n`,
+  }));
 
 const markers = (id: string) => [`<!-- generated:${id} -->\n`, `<!-- end generated:${id} -->`] as const;
 

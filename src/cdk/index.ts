@@ -3,14 +3,24 @@
  * stack per workflow and lifecycle; the L3 constructs and stacks are for teams that compose their
  * own; `defineConfig` types the project's `stepwise.config.ts`.
  */
-export { StepwiseApp, addStepwiseStacks, type StepwiseAppProps, type StepwiseStacks } from './stepwise-app.ts';
-export { defineConfig, resolveEnvironment, loadProjectConfig, EnvConfigSchema, type EnvConfig, type EnvironmentSettings, type ResolveOptions, type StepwiseConfig } from '../project/config.ts';
+
+export {
+  defineConfig,
+  type EnvConfig,
+  EnvConfigSchema,
+  type EnvironmentSettings,
+  loadProjectConfig,
+  type ResolveOptions,
+  resolveEnvironment,
+  type StepwiseConfig,
+} from '../project/config.ts';
 export { loadProject, type Project } from '../project/project.ts';
-export { WorkflowStack, workflowStackName, type WorkflowStackProps } from './stacks/workflow-stack.ts';
-export { LifecycleStack, type LifecycleStackProps } from './stacks/lifecycle-stack.ts';
+export { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
 export { AgentWorkflow, type AgentWorkflowProps } from './constructs/agent-workflow.ts';
-export { LifecycleWorkflow, type LifecycleWorkflowProps } from './constructs/lifecycle-workflow.ts';
 export { EmailIngress, type EmailIngressProps } from './constructs/email-ingress.ts';
+export { LifecycleWorkflow, type LifecycleWorkflowProps } from './constructs/lifecycle-workflow.ts';
 export { StepwiseFunction, type StepwiseFunctionProps } from './constructs/stepwise-function.ts';
 export { WorkflowDashboard, type WorkflowDashboardProps } from './constructs/workflow-dashboard.ts';
-export { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
+export { LifecycleStack, type LifecycleStackProps } from './stacks/lifecycle-stack.ts';
+export { WorkflowStack, type WorkflowStackProps, workflowStackName } from './stacks/workflow-stack.ts';
+export { addStepwiseStacks, StepwiseApp, type StepwiseAppProps, type StepwiseStacks } from './stepwise-app.ts';

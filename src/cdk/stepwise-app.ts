@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { App, Tags, Validations, type AppProps, type Stack } from 'aws-cdk-lib';
+import { App, type AppProps, type Stack, Tags, Validations } from 'aws-cdk-lib';
 import type { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { ConfigError, StepwiseError } from '../core/errors.ts';
 import { loadLifecycle } from '../definitions/lifecycle/loader.ts';
-import { resolveEnvironment, type EnvConfig, type ResolveOptions, type StepwiseConfig } from '../project/config.ts';
+import { type EnvConfig, type ResolveOptions, resolveEnvironment, type StepwiseConfig } from '../project/config.ts';
 import { loadProject, type Project } from '../project/project.ts';
 import { LifecycleStack, lifecycleStackName } from './stacks/lifecycle-stack.ts';
 import { WorkflowStack, workflowStackName } from './stacks/workflow-stack.ts';
@@ -24,7 +24,11 @@ export interface StepwiseStacks {
  * the environment name: `Stepwise-<Workflow>-<env>`. Adding a workflow folder adds a stack; no
  * file here names one.
  */
-export function addStepwiseStacks(scope: Construct, config: EnvConfig, project: Pick<Project, 'root' | 'workflows' | 'lifecycles'>): StepwiseStacks {
+export function addStepwiseStacks(
+  scope: Construct,
+  config: EnvConfig,
+  project: Pick<Project, 'root' | 'workflows' | 'lifecycles'>,
+): StepwiseStacks {
   const env = config.account || config.region ? { env: { account: config.account, region: config.region } } : {};
   const workflows: Record<string, WorkflowStack> = {};
   for (const plugin of project.workflows) {
@@ -38,14 +42,21 @@ export function addStepwiseStacks(scope: Construct, config: EnvConfig, project: 
   }
   const lifecycles: Record<string, LifecycleStack> = {};
   const unknown = Object.keys(config.lifecycles).find((name) => !project.lifecycles.includes(name));
-  if (unknown) throw new ConfigError(`environment "${config.name}": lifecycles.${unknown}: no lifecycle "${unknown}" (known: ${project.lifecycles.join(', ') || 'none'})`);
+  if (unknown)
+    throw new ConfigError(
+      `environment "${config.name}": lifecycles.${unknown}: no lifecycle "${unknown}" (known: ${project.lifecycles.join(', ') || 'none'})`,
+    );
   for (const name of project.lifecycles) {
     const lifecycle = loadLifecycle(name, join(project.root, 'statemachines'));
     lifecycles[name] = new LifecycleStack(scope, lifecycleStackName(name, config.name), {
       ...env,
       config,
       lifecycle,
-      description: `Stepwise (${config.name}): ${name} lifecycle - event store, bus, state machine, outbox and listeners - ${lifecycle.description}`.slice(0, 1024),
+      description:
+        `Stepwise (${config.name}): ${name} lifecycle - event store, bus, state machine, outbox and listeners - ${lifecycle.description}`.slice(
+          0,
+          1024,
+        ),
     });
   }
   const all: Stack[] = [...Object.values(workflows), ...Object.values(lifecycles)];
@@ -80,9 +91,17 @@ export class StepwiseApp extends App {
   readonly environment: EnvConfig;
   readonly stacks: StepwiseStacks;
 
-  private constructor(props: StepwiseAppProps, project: Project, nag: ((scope: App) => AwsSolutionsChecks) | undefined) {
+  private constructor(
+    props: StepwiseAppProps,
+    project: Project,
+    nag: ((scope: App) => AwsSolutionsChecks) | undefined,
+  ) {
     super(props);
-    this.environment = resolveEnvironment(props.config, props.environment ?? String(this.node.tryGetContext('env') ?? 'dev'), props);
+    this.environment = resolveEnvironment(
+      props.config,
+      props.environment ?? String(this.node.tryGetContext('env') ?? 'dev'),
+      props,
+    );
     this.stacks = addStepwiseStacks(this, this.environment, project);
     if (nag) Validations.of(this).addPlugins(nag(this));
   }

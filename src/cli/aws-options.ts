@@ -4,10 +4,11 @@
  * `--region REGION` (the AWS CLI's). Profile and region are applied to the process before the
  * command runs, so every AWS SDK client of the command (and of its local step handlers) uses them.
  */
-import { Option, type Command } from 'commander';
+import { type Command, Option } from 'commander';
 
 /** `--env NAME`: the deployment environment of stepwise.config.ts (default dev). */
-export const envOption = (what: string) => new Option('--env <name>', `deployment environment (${what}; as cdk synth -c env=NAME)`).default('dev');
+export const envOption = (what: string) =>
+  new Option('--env <name>', `deployment environment (${what}; as cdk synth -c env=NAME)`).default('dev');
 
 /**
  * `--profile NAME` and `--region REGION` on `command`, applied before its action.

@@ -11,7 +11,8 @@
  *   program.command('tickets').option('--json').action(action(async (opts) => printJson({ tickets: [] })));
  * }
  */
-export { action, printJson } from './output.ts';
+
 export { awsOptions, envOption } from './aws-options.ts';
-export { withExamples } from './help.ts';
 export { registerLifecycle } from './commands/lifecycle.ts';
+export { withExamples } from './help.ts';
+export { action, printJson } from './output.ts';

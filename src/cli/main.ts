@@ -10,23 +10,33 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CommanderError, type Command } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { StepwiseError } from '../core/errors.ts';
 import { fail } from './output.ts';
-import { baseProgram, COMMAND_INDEX_FILE, createProgram, extensionModules, registerCommandFile, type CommandIndex } from './program.ts';
+import {
+  baseProgram,
+  COMMAND_INDEX_FILE,
+  type CommandIndex,
+  createProgram,
+  extensionModules,
+  registerCommandFile,
+} from './program.ts';
 
 /** A command line commander refused (unknown command or option, missing argument): exit code 2. */
 class UsageError extends StepwiseError {}
 
 const INDEX_FILE = join(dirname(fileURLToPath(import.meta.url)), COMMAND_INDEX_FILE);
-const index: CommandIndex | undefined = existsSync(INDEX_FILE) ? JSON.parse(readFileSync(INDEX_FILE, 'utf8')) : undefined;
+const index: CommandIndex | undefined = existsSync(INDEX_FILE)
+  ? JSON.parse(readFileSync(INDEX_FILE, 'utf8'))
+  : undefined;
 
 /** The edit distance of two words (for "did you mean"). */
 function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;
@@ -49,7 +59,10 @@ function unknownCommand(program: Command, argv: readonly string[]): UsageError {
   const name = String(argv[i]);
   const names = group.commands.flatMap((c) => [c.name(), ...c.aliases()]).filter((n) => n !== 'help');
   const nearest = names.map((n) => ({ n, d: distance(name, n) })).sort((a, b) => a.d - b.d)[0];
-  const hint = nearest && nearest.d <= Math.max(2, Math.floor(name.length / 3)) ? `did you mean "${path} ${nearest.n}"?` : `commands: ${names.sort().join(', ')}`;
+  const hint =
+    nearest && nearest.d <= Math.max(2, Math.floor(name.length / 3))
+      ? `did you mean "${path} ${nearest.n}"?`
+      : `commands: ${names.sort().join(', ')}`;
   return new UsageError(`unknown command "${name}" (${hint})`);
 }
 
@@ -85,4 +98,3 @@ try {
   const command = argv[0] && !argv[0].startsWith('-') ? `${argv[0]} ` : '';
   fail(new UsageError(`${e.message.replace(/^error: /, '').split('\n')[0]} (see stepwise ${command}--help)`), 2);
 }
-

@@ -5,7 +5,10 @@ import { DefinitionError, StepwiseError } from '../core/errors.ts';
  * Whether to colour what goes to `stream`: a terminal, unless `NO_COLOR` is set (no-color.org) or
  * `TERM` is `dumb`; a non-empty `FORCE_COLOR` other than `0` colours anything.
  */
-export function colorEnabled(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+export function colorEnabled(
+  stream: { isTTY?: boolean } = process.stdout,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0';
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
@@ -14,7 +17,8 @@ export function colorEnabled(stream: { isTTY?: boolean } = process.stdout, env: 
 type Style = 'red' | 'green' | 'yellow' | 'bold' | 'dim';
 
 /** `text` in `style` when {@link colorEnabled} for `stream`, as it is otherwise. */
-export const paint = (style: Style, text: string, stream: { isTTY?: boolean } = process.stdout): string => (colorEnabled(stream) ? styleText(style, text) : text);
+export const paint = (style: Style, text: string, stream: { isTTY?: boolean } = process.stdout): string =>
+  colorEnabled(stream) ? styleText(style, text) : text;
 
 /** A run or case status in its colour: green when it went well, red when it failed, yellow when it waits or was refused. */
 export function paintStatus(status: string, stream?: { isTTY?: boolean }): string {

@@ -52,7 +52,11 @@ export async function registerCommandFile(program: Command, file: string): Promi
 export function extensionModules(): string[] {
   if (!existsSync(WORKFLOW_CODE_DIR)) return [];
   return readdirSync(WORKFLOW_CODE_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && ['.ts', '.mts', '.js', '.mjs'].some((ext) => existsSync(join(WORKFLOW_CODE_DIR, d.name, `cli${ext}`))))
+    .filter(
+      (d) =>
+        d.isDirectory() &&
+        ['.ts', '.mts', '.js', '.mjs'].some((ext) => existsSync(join(WORKFLOW_CODE_DIR, d.name, `cli${ext}`))),
+    )
     .map((d) => join(WORKFLOW_CODE_DIR, d.name, 'cli'));
 }
 
@@ -60,7 +64,8 @@ export function extensionModules(): string[] {
 export async function createProgram(): Promise<Command> {
   const program = baseProgram();
   for (const file of Object.values(builtInCommandFiles())) await registerCommandFile(program, file);
-  for (const extension of extensionModules()) ((await importProjectModule<CommandModule>(extension, PROJECT_ROOT))!).register(program);
+  for (const extension of extensionModules())
+    (await importProjectModule<CommandModule>(extension, PROJECT_ROOT))!.register(program);
   return program;
 }
 
@@ -82,7 +87,8 @@ export async function commandIndex(): Promise<CommandIndex> {
   for (const [name, file] of Object.entries(builtInCommandFiles())) {
     const before = program.commands.length;
     await registerCommandFile(program, file);
-    for (const command of program.commands.slice(before)) for (const alias of [command.name(), ...command.aliases()]) commands[alias] = `${name}${ENGINE_MODULE_EXTENSION}`;
+    for (const command of program.commands.slice(before))
+      for (const alias of [command.name(), ...command.aliases()]) commands[alias] = `${name}${ENGINE_MODULE_EXTENSION}`;
   }
   return { commands, help: program.helpInformation() };
 }

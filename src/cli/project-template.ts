@@ -9,8 +9,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { InvalidInputError } from '../core/errors.ts';
-import { SCHEMAS_DIR } from '../definitions/kinds.ts';
 import { PACKAGE_ROOT } from '../core/paths.ts';
+import { SCHEMAS_DIR } from '../definitions/kinds.ts';
 import { VERSION } from './program.ts';
 
 /** Where the templates are: in the package, beside the CLI's source (they are not compiled). */
@@ -25,7 +25,12 @@ export function templates(): { name: string; title: string }[] {
   return readdirSync(TEMPLATES_DIR)
     .filter((d) => d !== SKELETON && statSync(join(TEMPLATES_DIR, d)).isDirectory())
     .sort()
-    .map((name) => ({ name, title: readFileSync(join(TEMPLATES_DIR, name, 'README.md'), 'utf8').split('\n')[0]!.replace(/^#\s*/, '') }));
+    .map((name) => ({
+      name,
+      title: readFileSync(join(TEMPLATES_DIR, name, 'README.md'), 'utf8')
+        .split('\n')[0]!
+        .replace(/^#\s*/, ''),
+    }));
 }
 
 /** Every file under `dir`, by path relative to it. npm leaves `.gitignore` files out of packages: `gitignore` is written as `.gitignore`. */
@@ -42,13 +47,22 @@ function readTree(dir: string): Files {
 
 /** The package's own version ranges, which a new project depends on (so it gets what this version was tested with). */
 function dependencyRanges(stepwise: string): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as Record<
+    string,
+    Record<string, string> | undefined
+  >;
   const range = (name: string) => {
     const found = pkg.peerDependencies?.[name] ?? pkg.dependencies?.[name] ?? pkg.devDependencies?.[name];
     if (!found) throw new Error(`the package declares no version of ${name}`);
     return /^\d/.test(found) ? `^${found}` : found;
   };
-  return Object.fromEntries([['stepwise', stepwise], ...['aws-cdk-lib', 'constructs', 'zod', '@types/node', 'aws-cdk', 'tsx', 'typescript', 'vitest'].map((n) => [n, range(n)])]);
+  return Object.fromEntries([
+    ['stepwise', stepwise],
+    ...['aws-cdk-lib', 'constructs', 'zod', '@types/node', 'aws-cdk', 'tsx', 'typescript', 'vitest'].map((n) => [
+      n,
+      range(n),
+    ]),
+  ]);
 }
 
 export interface NewProjectOptions {
@@ -64,10 +78,16 @@ export interface NewProjectOptions {
 export function projectFiles(options: NewProjectOptions): Files {
   const template = options.template ?? 'api';
   const known = templates().map((t) => t.name);
-  if (!known.includes(template)) throw new InvalidInputError(`unknown template "${template}" (templates: ${known.join(', ')})`);
+  if (!known.includes(template))
+    throw new InvalidInputError(`unknown template "${template}" (templates: ${known.join(', ')})`);
   const tokens: Record<string, string> = { name: options.name, ...dependencyRanges(options.stepwise ?? `^${VERSION}`) };
   const files = { ...readTree(join(TEMPLATES_DIR, SKELETON)), ...readTree(join(TEMPLATES_DIR, template)) };
-  return Object.fromEntries(Object.entries(files).map(([path, text]) => [path, text.replaceAll(/\{\{([@\w/.-]+)\}\}/g, (token, key: string) => tokens[key] ?? token)]));
+  return Object.fromEntries(
+    Object.entries(files).map(([path, text]) => [
+      path,
+      text.replaceAll(/\{\{([@\w/.-]+)\}\}/g, (token, key: string) => tokens[key] ?? token),
+    ]),
+  );
 }
 
 /** A template's editor schema line (`# yaml-language-server: $schema=...`), its path group 1 and the schema file group 2. */
@@ -83,8 +103,12 @@ export function workflowFiles(name: string, root: string): Files {
   for (const folder of ['statemachines', 'lambdas/workflows'])
     for (const [path, text] of Object.entries(readTree(join(base, folder, 'support-desk')))) {
       const file = `${folder}/${name}/${path}`;
-      const schemas = relative(dirname(join(root, file)), SCHEMAS_DIR).split('\\').join('/');
-      files[file] = text.replaceAll('support-desk', name).replace(SCHEMA_LINE, (_, line: string, _path: string, schema: string) => `${line}${schemas}/${schema}`);
+      const schemas = relative(dirname(join(root, file)), SCHEMAS_DIR)
+        .split('\\')
+        .join('/');
+      files[file] = text
+        .replaceAll('support-desk', name)
+        .replace(SCHEMA_LINE, (_, line: string, _path: string, schema: string) => `${line}${schemas}/${schema}`);
     }
   return files;
 }

@@ -4,7 +4,14 @@
  */
 import { basename } from 'node:path';
 import { InvalidArgumentError, Option } from 'commander';
-import type { ModelChoice, OpenAiEndpoint, PauseSummary, RunResult, RunStatus, RunStep } from '../local/workflow-session.ts';
+import type {
+  ModelChoice,
+  OpenAiEndpoint,
+  PauseSummary,
+  RunResult,
+  RunStatus,
+  RunStep,
+} from '../local/workflow-session.ts';
 import { paintStatus } from './output.ts';
 
 export interface SessionFlags {
@@ -25,28 +32,37 @@ export const modelOption = () =>
 
 /** `--openai-base-url` and `--openai-model` (defaults: OPENAI_BASE_URL, OPENAI_MODEL; the key: OPENAI_API_KEY). */
 export const openAiOptions = () => [
-  new Option('--openai-base-url <url>', 'with --model openai: the API root, e.g. http://localhost:11434/v1 (Ollama)').env('OPENAI_BASE_URL'),
-  new Option('--openai-model <name>', 'with --model openai: the model name the endpoint serves, e.g. llama3.1:8b').env('OPENAI_MODEL'),
+  new Option(
+    '--openai-base-url <url>',
+    'with --model openai: the API root, e.g. http://localhost:11434/v1 (Ollama)',
+  ).env('OPENAI_BASE_URL'),
+  new Option('--openai-model <name>', 'with --model openai: the model name the endpoint serves, e.g. llama3.1:8b').env(
+    'OPENAI_MODEL',
+  ),
 ];
 
 /** The endpoint of `--model openai`, when both its options are given. */
 export const openAiEndpoint = (flags: SessionFlags): OpenAiEndpoint | undefined =>
-  flags.model === 'openai' && flags.openaiBaseUrl && flags.openaiModel ? { baseUrl: flags.openaiBaseUrl, model: flags.openaiModel } : undefined;
+  flags.model === 'openai' && flags.openaiBaseUrl && flags.openaiModel
+    ? { baseUrl: flags.openaiBaseUrl, model: flags.openaiModel }
+    : undefined;
 
 /** Commander collector for a repeatable option. */
 export const repeatable = (value: string, all: string[] = []) => [...all, value];
 
 /** `--local-env NAME=VALUE` (repeatable): added to every function's environment in the local session, after the manifest's `local.env`. */
 export const localEnvOption = () =>
-  new Option('--local-env <name=value>', "set an environment variable of the workflow's functions for this local run (repeatable), e.g. A_DATA_FILE=my-data.json").argParser(
-    (pair: string, all: Record<string, string> = {}) => {
-      const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(pair);
-      if (!m) throw new InvalidArgumentError(`expected NAME=VALUE with an UPPER_SNAKE_CASE name, got "${pair}"`);
-      return { ...all, [m[1]!]: m[2]! };
-    },
-  );
+  new Option(
+    '--local-env <name=value>',
+    "set an environment variable of the workflow's functions for this local run (repeatable), e.g. A_DATA_FILE=my-data.json",
+  ).argParser((pair: string, all: Record<string, string> = {}) => {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(pair);
+    if (!m) throw new InvalidArgumentError(`expected NAME=VALUE with an UPPER_SNAKE_CASE name, got "${pair}"`);
+    return { ...all, [m[1]!]: m[2]! };
+  });
 
-export const verboseOption = () => new Option('--verbose', "show the step handlers' Powertools logs (on stderr), at the template's log level");
+export const verboseOption = () =>
+  new Option('--verbose', "show the step handlers' Powertools logs (on stderr), at the template's log level");
 
 /** Powertools log level for the session: silent unless `--verbose`, so the output stays readable. */
 export const logLevelFor = (flags: SessionFlags) => (flags.verbose ? undefined : 'SILENT');
@@ -120,15 +136,19 @@ const indent = (text: string, prefix: string) =>
  */
 function formatResult(result: RunResult, width = 0): string {
   const ran = result.status === 'SUCCEEDED' || result.status === 'FAILED' || result.status === 'PAUSED';
-  const lines = [`${basename(result.file).padEnd(width)}  ${paintStatus(result.status.padEnd(9))}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`];
+  const lines = [
+    `${basename(result.file).padEnd(width)}  ${paintStatus(result.status.padEnd(9))}  ${ran ? trailText(result.steps) : (result.reason ?? '')}`,
+  ];
   // The name history, replay and Studio take.
   if (ran && result.executionName) lines.push(`  execution: ${result.executionName}`);
   if (ran && result.reason) lines.push(`  reason: ${result.reason}`);
   for (const step of result.steps.filter((s) => s.error)) lines.push(`  ${step.name} failed: ${step.error}`);
-  for (const call of result.toolCalls.filter((c) => c.error !== undefined)) lines.push(`  ${call.step}: ${call.tool} not completed: ${call.error}`);
+  for (const call of result.toolCalls.filter((c) => c.error !== undefined))
+    lines.push(`  ${call.step}: ${call.tool} not completed: ${call.error}`);
   for (const mail of result.outbox) lines.push(`  reply to ${mail.to}: ${mail.subject}`, indent(mail.body, '  │ '));
   if (result.pause) lines.push(...pauseLines(result.pause));
-  if (result.output !== undefined && result.outbox.length === 0) lines.push(indent(JSON.stringify(result.output, null, 2), '  │ '));
+  if (result.output !== undefined && result.outbox.length === 0)
+    lines.push(indent(JSON.stringify(result.output, null, 2), '  │ '));
   return lines.join('\n') + '\n';
 }
 
@@ -136,8 +156,10 @@ function formatResult(result: RunResult, width = 0): string {
 export function plainLines(value: unknown): string[] {
   if (value === null || value === undefined) return [];
   if (typeof value === 'string') return value.split('\n').filter((l) => l.trim());
-  if (Array.isArray(value)) return value.flatMap((v) => (typeof v === 'object' && v !== null ? [JSON.stringify(v)] : plainLines(v)));
-  if (typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  if (Array.isArray(value))
+    return value.flatMap((v) => (typeof v === 'object' && v !== null ? [JSON.stringify(v)] : plainLines(v)));
+  if (typeof value === 'object')
+    return Object.entries(value).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
   return [String(value)];
 }
 

@@ -3,14 +3,18 @@
  * changed definitions: the loader, the plugin imports and the in-process synth are cached per
  * process), and runs again after a file under the workflow's folders changes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Option } from 'commander';
 import { PACKAGE_ROOT, WORKFLOW_CODE_DIR } from '../core/paths.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 
-export const watchOption = () => new Option('--watch', "run again whenever a file of the workflow's definitions (statemachines/<workflow>/) or code changes; Ctrl-C stops");
+export const watchOption = () =>
+  new Option(
+    '--watch',
+    "run again whenever a file of the workflow's definitions (statemachines/<workflow>/) or code changes; Ctrl-C stops",
+  );
 
 /** A workflow's definitions (`statemachines/<workflow>/`) and code (`lambdas/workflows/<workflow>/`). */
 export const workflowFolders = (def: WorkflowDefinition) => [def.dir, join(WORKFLOW_CODE_DIR, def.manifest.name)];
@@ -33,7 +37,9 @@ export function watchAndRerun(dirs: readonly string[]): Promise<never> {
     child = spawn(process.execPath, [entry, ...args], { stdio: 'inherit' });
     child.on('exit', () => {
       child = undefined;
-      process.stderr.write(`stepwise: watching ${dirs.map((d) => relative(process.cwd(), d) || '.').join(', ')} for changes (Ctrl-C stops)\n`);
+      process.stderr.write(
+        `stepwise: watching ${dirs.map((d) => relative(process.cwd(), d) || '.').join(', ')} for changes (Ctrl-C stops)\n`,
+      );
       if (again) start();
     });
   };
@@ -41,7 +47,9 @@ export function watchAndRerun(dirs: readonly string[]): Promise<never> {
     watch(dir, { recursive: true }, (_event, file) => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        process.stderr.write(`stepwise: ${file ? join(relative(process.cwd(), dir), String(file)) : relative(process.cwd(), dir)} changed, running again\n`);
+        process.stderr.write(
+          `stepwise: ${file ? join(relative(process.cwd(), dir), String(file)) : relative(process.cwd(), dir)} changed, running again\n`,
+        );
         if (child) again = true;
         else start();
       }, SETTLE_MS);

@@ -17,7 +17,10 @@ import * as z from 'zod';
  * A free-form JSON object, kept exactly as it came. zod's object and record schemas copy their
  * input and drop an own `__proto__` key; this one checks the shape and copies nothing.
  */
-export const JsonObjectSchema = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'expected an object');
+export const JsonObjectSchema = z.custom<Record<string, unknown>>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  'expected an object',
+);
 
 /** What a store writes for a free-form value: its JSON text. */
 export function toStoredJson(value: unknown): string {

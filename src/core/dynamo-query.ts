@@ -1,8 +1,13 @@
 /** Reading a partition of a project-shaped table (string `pk`/`sk`) through the document client. */
-import { paginateQuery, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 
 /** Every item under partition key `pk` whose sort key starts with `prefix`, in key order, read consistently across all pages. */
-export async function queryPrefix(doc: DynamoDBDocumentClient, tableName: string, pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+export async function queryPrefix(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  pk: string,
+  prefix: string,
+): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   const pages = paginateQuery(
     { client: doc },

@@ -45,11 +45,7 @@ export class VersionConflictError extends StepwiseError {}
 export class EventTooLargeError extends StepwiseError {}
 
 /** Error names the compiled ASL retries with backoff and jitter. */
-export const TRANSIENT_ERRORS = [
-  ModelThrottledError.name,
-  ModelTimeoutError.name,
-  ToolUnavailableError.name,
-] as const;
+export const TRANSIENT_ERRORS = [ModelThrottledError.name, ModelTimeoutError.name, ToolUnavailableError.name] as const;
 
 /** Java (>= 17) is missing or too old for DynamoDB Local. The message says how to install it. */
 export class JavaNotFoundError extends StepwiseError {}

@@ -4,7 +4,7 @@
  * language. Expressions are parsed, never executed as JavaScript (no `eval`, no `Function`), so a
  * rule file can be edited by people who may not ship code.
  */
-import { parse, type ASTNode } from '@marcbachmann/cel-js';
+import { type ASTNode, parse } from '@marcbachmann/cel-js';
 import { StepwiseError } from './errors.ts';
 
 /** A rule expression does not parse. Permanent: the definition file is wrong. */
@@ -67,7 +67,9 @@ export function compileExpression(source: string): CompiledExpression {
     test(variables) {
       try {
         const value: unknown = program(variables);
-        return typeof value === 'boolean' ? { value } : { problem: `the expression gave ${typeof value}, not a boolean` };
+        return typeof value === 'boolean'
+          ? { value }
+          : { problem: `the expression gave ${typeof value}, not a boolean` };
       } catch (e) {
         return { problem: (e as Error).message.split('\n')[0]! };
       }

@@ -23,7 +23,9 @@ export const PACKAGE_ROOT = dirname(ENGINE_ROOT);
  * defines `STEPWISE_VERSION` there.
  */
 export const STEPWISE_VERSION: string =
-  process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version : (process.env.STEPWISE_VERSION ?? 'unknown');
+  process.env.STEPWISE_LAMBDA_BUNDLE === undefined
+    ? (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version
+    : (process.env.STEPWISE_VERSION ?? 'unknown');
 
 /** `.ts` when the engine runs from its TypeScript source, `.js` when it runs compiled. */
 export const ENGINE_MODULE_EXTENSION = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
@@ -33,7 +35,10 @@ export const engineModule = (path: string): string => join(ENGINE_ROOT, `${path}
 
 /** A folder is a Stepwise project when it has a `package.json` and a `statemachines/` folder or a `stepwise.config.ts`. */
 export function isProjectRoot(dir: string): boolean {
-  return existsSync(join(dir, 'package.json')) && (existsSync(join(dir, 'statemachines')) || existsSync(join(dir, 'stepwise.config.ts')));
+  return (
+    existsSync(join(dir, 'package.json')) &&
+    (existsSync(join(dir, 'statemachines')) || existsSync(join(dir, 'stepwise.config.ts')))
+  );
 }
 
 /**
@@ -57,7 +62,8 @@ export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
  * (set on Lambda, where the folder is shipped with the code), else the project's.
  * @example join(statemachinesDir(env), 'turn-pipeline', 'agent', 'orders.json')
  */
-export const statemachinesDir = (env: Readonly<Record<string, string | undefined>> = process.env): string => env.STATEMACHINES_DIR ?? STATEMACHINES_DIR;
+export const statemachinesDir = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
+  env.STATEMACHINES_DIR ?? STATEMACHINES_DIR;
 /** The project's workflow code: `lambdas/workflows/<workflow>/{steps,tools}/`. */
 export const WORKFLOW_CODE_DIR = join(PROJECT_ROOT, 'lambdas', 'workflows');
 /** The project's local state (executions, pauses, eval runs): git-ignored. */

@@ -28,7 +28,11 @@ export function projectModuleFile(pathWithoutExtension: string): string {
 /** The modules of a folder (`lambdas/workflows/<name>/tools`), by name without extension. */
 export function folderModules(dir: string): Record<string, string> {
   if (!existsSync(dir)) return {};
-  const names = new Set(readdirSync(dir).filter((f) => /\.m?[jt]s$/.test(f) && !f.endsWith('.d.ts')).map((f) => f.replace(/\.m?[jt]s$/, '')));
+  const names = new Set(
+    readdirSync(dir)
+      .filter((f) => /\.m?[jt]s$/.test(f) && !f.endsWith('.d.ts'))
+      .map((f) => f.replace(/\.m?[jt]s$/, '')),
+  );
   return Object.fromEntries([...names].sort().map((name) => [name, projectModuleFile(join(dir, name))]));
 }
 
@@ -37,7 +41,9 @@ const inputsRead = new Set<string>();
 
 /** The files of `root` (relative, outside `node_modules`) that this process's bundles of project modules read. */
 export function bundledInputs(root: string): string[] {
-  return [...inputsRead].map((f) => relative(root, f)).filter((f) => !f.startsWith('..') && !f.split(/[\\/]/).includes('node_modules'));
+  return [...inputsRead]
+    .map((f) => relative(root, f))
+    .filter((f) => !f.startsWith('..') && !f.split(/[\\/]/).includes('node_modules'));
 }
 
 // A ternary on the constant a Lambda bundle defines: the bundle leaves esbuild out.
@@ -55,7 +61,9 @@ interface BundleIndex {
 function builtBefore(indexFile: string, root: string): BundleIndex | undefined {
   if (!existsSync(indexFile)) return undefined;
   const index = JSON.parse(readFileSync(indexFile, 'utf8')) as BundleIndex;
-  const unchanged = Object.entries(index.inputs).every(([path, hash]) => existsSync(join(root, path)) && sha256(readFileSync(join(root, path))) === hash);
+  const unchanged = Object.entries(index.inputs).every(
+    ([path, hash]) => existsSync(join(root, path)) && sha256(readFileSync(join(root, path))) === hash,
+  );
   return unchanged && existsSync(join(dirname(indexFile), index.output)) ? index : undefined;
 }
 
@@ -93,7 +101,12 @@ async function importBundled(files: Record<string, string>, root: string): Promi
     const text = result.outputFiles[0]!.text;
     const inputs = Object.keys(result.metafile.inputs).filter((input) => input !== ENTRY_NAME);
     // Named by content: a changed module is a new file (Node caches modules by URL), an unchanged one is reused.
-    index = { inputs: Object.fromEntries(inputs.map((input) => [relative(root, resolve(root, input)), sha256(readFileSync(resolve(root, input)))])), output: `${sha256(text).slice(0, 16)}.mjs` };
+    index = {
+      inputs: Object.fromEntries(
+        inputs.map((input) => [relative(root, resolve(root, input)), sha256(readFileSync(resolve(root, input)))]),
+      ),
+      output: `${sha256(text).slice(0, 16)}.mjs`,
+    };
     mkdirSync(dir, { recursive: true });
     if (!existsSync(join(dir, index.output))) writeAtomically(join(dir, index.output), text);
     writeAtomically(indexFile, JSON.stringify(index));
@@ -110,12 +123,16 @@ const ENTRY_NAME = 'stepwise-project-modules.js';
  * Import project modules together (one module graph), by name; a name whose file does not exist is
  * left out. `root` is the project root (its `node_modules` resolve the packages they import).
  */
-export async function importProjectModules(files: Record<string, string>, root: string): Promise<Record<string, ProjectModule>> {
+export async function importProjectModules(
+  files: Record<string, string>,
+  root: string,
+): Promise<Record<string, ProjectModule>> {
   const present = Object.fromEntries(Object.entries(files).filter(([, file]) => existsSync(file)));
   if (Object.keys(present).length === 0) return {};
   if (ENGINE_MODULE_EXTENSION === '.ts' || !importEsbuild) {
     const modules: Record<string, ProjectModule> = {};
-    for (const [name, file] of Object.entries(present)) modules[name] = (await import(pathToFileURL(file).href)) as ProjectModule;
+    for (const [name, file] of Object.entries(present))
+      modules[name] = (await import(pathToFileURL(file).href)) as ProjectModule;
     return modules;
   }
   return importBundled(present, root);
@@ -125,6 +142,11 @@ export async function importProjectModules(files: Record<string, string>, root: 
  * Import one project module by its path without extension (`<root>/stepwise.config`).
  * @returns the module, or undefined when no such file exists.
  */
-export async function importProjectModule<T = ProjectModule>(pathWithoutExtension: string, root: string): Promise<T | undefined> {
-  return (await importProjectModules({ module: projectModuleFile(pathWithoutExtension) }, root)).module as T | undefined;
+export async function importProjectModule<T = ProjectModule>(
+  pathWithoutExtension: string,
+  root: string,
+): Promise<T | undefined> {
+  return (await importProjectModules({ module: projectModuleFile(pathWithoutExtension) }, root)).module as
+    | T
+    | undefined;
 }

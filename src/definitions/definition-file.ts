@@ -13,7 +13,8 @@ export function relPath(file: string): string {
 function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
   const issue = issues[0]!;
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-    const branch = issue.errors.find((b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0)) ?? issue.errors[0]!;
+    const branch =
+      issue.errors.find((b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0)) ?? issue.errors[0]!;
     const inner = firstIssue(branch);
     return { ...inner, path: [...issue.path, ...inner.path] };
   }
@@ -31,7 +32,11 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
   const issue = firstIssue(parsed.error.issues);
   if (issue.code === 'unrecognized_keys') {
     const kind = (schema.meta()?.title as string | undefined) ?? 'this file';
-    throw new DefinitionError(file, [...issue.path, issue.keys[0]!].map(String).join('.'), `not a field of ${kind} in stepwise ${STEPWISE_VERSION} (a newer Stepwise?)`);
+    throw new DefinitionError(
+      file,
+      [...issue.path, issue.keys[0]!].map(String).join('.'),
+      `not a field of ${kind} in stepwise ${STEPWISE_VERSION} (a newer Stepwise?)`,
+    );
   }
   throw new DefinitionError(file, issue.path.map(String).join('.') || '(root)', issue.message);
 }
@@ -47,7 +52,12 @@ const yaml = process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? await import('ya
  * the file itself (`firstLine`: where `text` starts in it, e.g. 2 for frontmatter after `---`).
  */
 export function parseDefinitionYaml(text: string, file: string, firstLine = 1): unknown {
-  if (!yaml) throw new DefinitionError(file, '(yaml)', 'a Lambda bundle parses no YAML: its definitions are compiled at build time');
+  if (!yaml)
+    throw new DefinitionError(
+      file,
+      '(yaml)',
+      'a Lambda bundle parses no YAML: its definitions are compiled at build time',
+    );
   try {
     return yaml.parse(text);
   } catch (e) {
@@ -94,7 +104,8 @@ function compiled(file: string): unknown {
   const parts = file.split(/[\\/]/);
   const at = bundled ? parts.lastIndexOf(bundled.folder) : -1;
   const key = at < 0 ? '' : compiledKey(parts[at]!, parts.slice(at + 1).join('/'));
-  if (!bundled || !Object.hasOwn(bundled.table, key)) throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
+  if (!bundled || !Object.hasOwn(bundled.table, key))
+    throw new DefinitionError(relPath(file), '(file)', 'not in the definitions compiled into this bundle');
   return bundled.table[key];
 }
 

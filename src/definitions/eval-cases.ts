@@ -1,8 +1,8 @@
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { checkDefinition, parseDefinitionYaml, relPath } from './definition-file.ts';
 import { DefinitionError } from '../core/errors.ts';
+import { checkDefinition, parseDefinitionYaml, relPath } from './definition-file.ts';
 import { StepName } from './workflow/schema.ts';
 
 /**
@@ -33,15 +33,21 @@ const ToolName = z.string().regex(/^[a-z][a-z0-9_]*$/);
 const Args = z.record(z.string(), z.unknown());
 
 /** What a mocked tool answers. `{ error: "..." }` (that key alone) makes the call fail with that error. */
-export const MockResponseSchema = z.union([z.strictObject({ error: z.string().min(1).describe('The call fails with this error.') }), Args]);
+export const MockResponseSchema = z.union([
+  z.strictObject({ error: z.string().min(1).describe('The call fails with this error.') }),
+  Args,
+]);
 
 export const EvalEmailSchema = z
   .object({
-    from: z.email().describe('The sender\'s address.'),
-    from_name: z.string().optional().describe('The sender\'s display name.'),
+    from: z.email().describe("The sender's address."),
+    from_name: z.string().optional().describe("The sender's display name."),
     subject: z.string().describe('The subject line.'),
     body: z.string().describe('The plain-text body.'),
-    headers: z.record(z.string(), z.string()).optional().describe('Extra headers (`Auto-Submitted`, `X-SES-Spam-Verdict`, ...).'),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Extra headers (`Auto-Submitted`, `X-SES-Spam-Verdict`, ...).'),
   })
   .strict();
 
@@ -51,21 +57,31 @@ export const ExpectedStepSchema = z
     output_contains: z
       .array(z.string().min(1))
       .default([])
-      .describe('Substrings of the step\'s text form: `NEXT_STEP: x`, `SERIAL: SN…`, a ticket id, reply text.'),
+      .describe("Substrings of the step's text form: `NEXT_STEP: x`, `SERIAL: SN…`, a ticket id, reply text."),
     function_call: ToolName.optional().describe('A tool the step must have called.'),
     function_args: Args.optional().describe('Arguments that call must have had (a subset; values compared exactly).'),
   })
   .strict()
-  .refine((s) => !s.function_args || s.function_call, { message: 'function_args needs function_call', path: ['function_args'] });
+  .refine((s) => !s.function_args || s.function_call, {
+    message: 'function_args needs function_call',
+    path: ['function_args'],
+  });
 
 /** An overall tool call: the bare name, or the name with a subset of its arguments. */
 export const ExpectedFunctionCallSchema = z.union([
-  ToolName.transform((function_name): { function_name: string; arguments?: Record<string, unknown>; failed?: boolean } => ({ function_name })),
+  ToolName.transform(
+    (function_name): { function_name: string; arguments?: Record<string, unknown>; failed?: boolean } => ({
+      function_name,
+    }),
+  ),
   z
     .object({
       function_name: ToolName.describe('The tool.'),
       arguments: Args.optional().describe('A subset of its arguments, compared exactly.'),
-      failed: z.boolean().optional().describe('`true`: the call must have failed (an `{ error }` mock); `false`: it must have succeeded.'),
+      failed: z
+        .boolean()
+        .optional()
+        .describe('`true`: the call must have failed (an `{ error }` mock); `false`: it must have succeeded.'),
     })
     .strict(),
 ]);
@@ -77,47 +93,69 @@ export const CheckpointResolutionSchema = z.union([
     fail: z.string().min(1).describe('`SendTaskFailure` with this cause: caught to the fallback.'),
     error: z.string().min(1).default('CheckpointRejected').describe('The error name of `fail`.'),
   }),
-  z.strictObject({ timeout: z.literal(true).describe('Let the checkpoint time out: the execution takes `pause.onTimeout`.') }),
+  z.strictObject({
+    timeout: z.literal(true).describe('Let the checkpoint time out: the execution takes `pause.onTimeout`.'),
+  }),
 ]);
 
 export const EvalCaseSchema = z
   .object({
-    scenario_id: z.string().regex(/^[a-z0-9_-]+$/, 'lowercase letters, digits, _ and -').describe('The case id, unique in the folder.'),
+    scenario_id: z
+      .string()
+      .regex(/^[a-z0-9_-]+$/, 'lowercase letters, digits, _ and -')
+      .describe('The case id, unique in the folder.'),
     description: z.string().min(1).describe('What the case checks.'),
     category: z.string().min(1).describe('A label to group cases by.'),
     input: z
       .object({
-        email: EvalEmailSchema.optional().describe('For an email workflow: the mail, delivered through the real email ingress.'),
+        email: EvalEmailSchema.optional().describe(
+          'For an email workflow: the mail, delivered through the real email ingress.',
+        ),
         payload: z
           .record(z.string(), z.unknown())
           .optional()
-          .describe('For any other workflow: the execution input, checked against the workflow\'s input schema.'),
+          .describe("For any other workflow: the execution input, checked against the workflow's input schema."),
         turns: z
           .array(z.record(z.string(), z.unknown()))
           .min(1)
           .optional()
-          .describe('A conversation: each item one execution input, run in order; `expected_output` judges the last, the others must succeed.'),
+          .describe(
+            'A conversation: each item one execution input, run in order; `expected_output` judges the last, the others must succeed.',
+          ),
         mock_function_responses: z
           .record(ToolName, MockResponseSchema)
           .default({})
-          .describe('Each tool\'s answer (`{ error: ... }` fails the call); arguments are checked against the real tool. A tool without a mock runs on its `evalPorts` or fails.'),
+          .describe(
+            "Each tool's answer (`{ error: ... }` fails the call); arguments are checked against the real tool. A tool without a mock runs on its `evalPorts` or fails.",
+          ),
         checkpoints: z
           .array(CheckpointResolutionSchema)
           .default([])
           .describe('The checkpoints the execution pauses at, resumed in order: `output`, `fail`, or `timeout: true`.'),
       })
       .strict()
-      .refine((i) => [i.email, i.payload, i.turns].filter((x) => x !== undefined).length === 1, { message: 'give exactly one of email and payload (or turns: a conversation)' })
+      .refine((i) => [i.email, i.payload, i.turns].filter((x) => x !== undefined).length === 1, {
+        message: 'give exactly one of email and payload (or turns: a conversation)',
+      })
       .describe('What the case runs: exactly one of `email`, `payload` and `turns`, with its mocks.'),
     expected_output: z
       .object({
-        status: z.enum(['SUCCEEDED', 'FAILED', 'PAUSED']).default('SUCCEEDED').describe('How the execution ends; `PAUSED`: left at a checkpoint.'),
-        error: z.string().min(1).optional().describe('For a FAILED execution: its error, e.g. the terminal state `MaxStepsExceeded`.'),
+        status: z
+          .enum(['SUCCEEDED', 'FAILED', 'PAUSED'])
+          .default('SUCCEEDED')
+          .describe('How the execution ends; `PAUSED`: left at a checkpoint.'),
+        error: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('For a FAILED execution: its error, e.g. the terminal state `MaxStepsExceeded`.'),
         outcome: z
           .string()
           .min(1)
           .optional()
-          .describe('For a SUCCEEDED execution: the named outcome it ended in instead of `Done` (a manifest counter\'s, e.g. `IterationLimit`).'),
+          .describe(
+            "For a SUCCEEDED execution: the named outcome it ended in instead of `Done` (a manifest counter's, e.g. `IterationLimit`).",
+          ),
         expected_steps: z
           .array(ExpectedStepSchema)
           .min(1)
@@ -126,9 +164,15 @@ export const EvalCaseSchema = z
         expected_function_calls: z
           .array(ExpectedFunctionCallSchema)
           .optional()
-          .describe('Every tool call of the execution, in order, failed ones included (`failed: true`). Omitted: not checked.'),
+          .describe(
+            'Every tool call of the execution, in order, failed ones included (`failed: true`). Omitted: not checked.',
+          ),
         scenario_instruction_used: z.string().optional().describe('Legacy field of the monolithic format, ignored.'),
-        processing_time_ms: z.number().positive().optional().describe('Legacy field of the monolithic format, ignored.'),
+        processing_time_ms: z
+          .number()
+          .positive()
+          .optional()
+          .describe('Legacy field of the monolithic format, ignored.'),
       })
       .strict()
       .describe('What the execution must do.'),

@@ -5,12 +5,12 @@
  */
 import { join } from 'node:path';
 import * as z from 'zod';
+import { PACKAGE_ROOT } from '../core/paths.ts';
 import { EvalCaseSchema } from './eval-cases.ts';
 import { AgentConfigSchema } from './lifecycle/agent-config.ts';
 import { StatechartFileSchema } from './lifecycle/schema.ts';
 import { OfflineRulesSchema } from './offline-model.ts';
 import { GuardRulesSchema } from './workflow/guard.ts';
-import { PACKAGE_ROOT } from '../core/paths.ts';
 import { ManifestSchema, StepFrontmatterSchema } from './workflow/schema.ts';
 
 /** Where the generated JSON Schemas are kept, in this package. */
@@ -26,7 +26,11 @@ export interface DefinitionKind {
 
 export const DEFINITION_KINDS = [
   { name: 'workflow', path: 'statemachines/<workflow>/workflow.yaml', schema: ManifestSchema },
-  { name: 'step', path: 'statemachines/<workflow>/steps/<step>.md (the YAML frontmatter)', schema: StepFrontmatterSchema },
+  {
+    name: 'step',
+    path: 'statemachines/<workflow>/steps/<step>.md (the YAML frontmatter)',
+    schema: StepFrontmatterSchema,
+  },
   { name: 'offline-model', path: 'statemachines/<workflow>/offline-model.yaml', schema: OfflineRulesSchema },
   { name: 'eval-case', path: 'statemachines/<workflow>/evals/<case>.yaml', schema: EvalCaseSchema },
   { name: 'guard-rules', path: 'statemachines/<workflow>/guards/<rules>.yaml', schema: GuardRulesSchema },
@@ -43,6 +47,9 @@ export const schemaFileName = (name: string) => `${name}.schema.json`;
  * definition file, as the file is written: defaults make fields optional.
  */
 export function definitionJsonSchema(kind: DefinitionKind): Record<string, unknown> {
-  const json = z.toJSONSchema(kind.schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(kind.schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return { ...json, $comment: `${kind.path}. Generated from the zod schema by npm run schemas; do not edit.` };
 }

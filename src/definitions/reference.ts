@@ -3,7 +3,7 @@
  * (themselves generated from the zod schemas and their `.describe()` texts), so the documentation
  * cannot drift from what the loaders accept.
  */
-import { DEFINITION_KINDS, definitionJsonSchema, type DefinitionKind } from './kinds.ts';
+import { DEFINITION_KINDS, type DefinitionKind, definitionJsonSchema } from './kinds.ts';
 
 type Json = Record<string, any>;
 
@@ -36,10 +36,12 @@ class Walker {
 
   typeOf(raw: Json): string {
     const s = this.deref(raw);
-    if (s.def && s.properties) return this.expanded.has(s.def) ? `${s.def} object (as \`${this.expanded.get(s.def)}\`)` : `${s.def} object`;
+    if (s.def && s.properties)
+      return this.expanded.has(s.def) ? `${s.def} object (as \`${this.expanded.get(s.def)}\`)` : `${s.def} object`;
     if (s.const !== undefined) return code(String(s.const));
     if (s.enum) return s.enum.map((v: unknown) => code(String(v))).join(' \\| ');
-    if (s.anyOf || s.oneOf) return [...new Set<string>((s.anyOf ?? s.oneOf).map((v: Json) => this.typeOf(v)))].join(' \\| ');
+    if (s.anyOf || s.oneOf)
+      return [...new Set<string>((s.anyOf ?? s.oneOf).map((v: Json) => this.typeOf(v)))].join(' \\| ');
     if (s.type === 'array') {
       const item = this.typeOf(s.items ?? {});
       return item.includes('|') ? `(${item})[]` : `${item}[]`;
@@ -50,7 +52,8 @@ class Walker {
       const range = min !== undefined || max !== undefined ? ` ${min ?? ''}..${max ?? ''}` : '';
       return `${s.type}${range}`;
     }
-    if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object' && !s.properties) return `map of ${this.typeOf(s.additionalProperties)}`;
+    if (s.type === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object' && !s.properties)
+      return `map of ${this.typeOf(s.additionalProperties)}`;
     if (s.type === 'object' && s.properties) return 'object';
     if (Array.isArray(s.type)) return s.type.join(' \\| ');
     return s.type ?? 'any';
@@ -67,7 +70,10 @@ class Walker {
       const tagged = items ? this.objects(items).filter((v) => v.properties?.type?.const !== undefined) : [];
       out.push({
         field: code(field) + (required.has(key) || s.default !== undefined ? '' : ' (optional)'),
-        type: tagged.length > 1 ? `${tagged.map((v) => this.typeOf(v.properties.type)).join(' \\| ')} objects[]` : this.typeOf(value),
+        type:
+          tagged.length > 1
+            ? `${tagged.map((v) => this.typeOf(v.properties.type)).join(' \\| ')} objects[]`
+            : this.typeOf(value),
         ...(s.default !== undefined && { default: code(JSON.stringify(s.default)) }),
         description: value.description ?? s.description ?? '',
       });
@@ -114,7 +120,8 @@ class Walker {
 export function referenceTable(kind: DefinitionKind): string {
   const json = definitionJsonSchema(kind);
   const lines = ['| Field | Type | Default | Description |', '| --- | --- | --- | --- |'];
-  for (const r of new Walker(json).rows(json, '')) lines.push(`| ${r.field} | ${r.type} | ${r.default ?? ''} | ${r.description.replaceAll('|', '\\|')} |`);
+  for (const r of new Walker(json).rows(json, ''))
+    lines.push(`| ${r.field} | ${r.type} | ${r.default ?? ''} | ${r.description.replaceAll('|', '\\|')} |`);
   return `${lines.join('\n')}\n`;
 }
 

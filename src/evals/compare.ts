@@ -4,8 +4,9 @@
  * model calls, the model cost of 1,000 cases (src/evals/cost.ts, when the model has list prices)
  * and latency; per case: what differs (pass/fail, route, tokens).
  */
-import { costPer1000, loadPrices, type ExecutionCounts } from './cost.ts';
+
 import type { TokenUsage } from '../runtime/contracts.ts';
+import { costPer1000, type ExecutionCounts, loadPrices } from './cost.ts';
 import type { EvalCaseResult, EvalReport } from './runner.ts';
 
 /** One case whose two runs took different routes. */
@@ -53,11 +54,19 @@ export interface EvalComparison {
   cases: CaseDifference[];
 }
 
-const routeOf = (c: EvalCaseResult | undefined) => c?.steps.map((s) => `${s.name}→${s.next ?? '(failed)'}`).join(' ') ?? '(not run)';
+const routeOf = (c: EvalCaseResult | undefined) =>
+  c?.steps.map((s) => `${s.name}→${s.next ?? '(failed)'}`).join(' ') ?? '(not run)';
 
 const usageOf = (c: EvalCaseResult | undefined): TokenUsage => {
-  const total: TokenUsage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
-  for (const s of c?.steps ?? []) if (s.usage) for (const k of Object.keys(total) as (keyof TokenUsage)[]) total[k] += s.usage[k];
+  const total: TokenUsage = {
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheWriteInputTokens: 0,
+  };
+  for (const s of c?.steps ?? [])
+    if (s.usage) for (const k of Object.keys(total) as (keyof TokenUsage)[]) total[k] += s.usage[k];
   return total;
 };
 
@@ -72,7 +81,14 @@ const median = (xs: number[]) => {
 function modelCost(model: string | null | undefined, usage: TokenUsage): number | null {
   const prices = loadPrices();
   if (!model || !prices.models[model]) return null;
-  const counts: ExecutionCounts = { stateTransitions: 0, lambdaInvocations: 0, lambdaGbSeconds: 0, dynamoReadUnits: 0, dynamoWriteUnits: 0, ...usage };
+  const counts: ExecutionCounts = {
+    stateTransitions: 0,
+    lambdaInvocations: 0,
+    lambdaGbSeconds: 0,
+    dynamoReadUnits: 0,
+    dynamoWriteUnits: 0,
+    ...usage,
+  };
   const cost = costPer1000(counts, prices, model);
   return cost.modelInput + cost.modelOutput + cost.modelCacheRead + cost.modelCacheWrite;
 }
@@ -81,7 +97,9 @@ function modelCost(model: string | null | undefined, usage: TokenUsage): number 
 export function runFigures(report: EvalReport, label?: string): RunFigures {
   const usages = report.cases.map(usageOf);
   const meanUsage = Object.fromEntries(
-    (['modelCalls', 'inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheWriteInputTokens'] as const).map((k) => [k, mean(usages.map((u) => u[k]))]),
+    (['modelCalls', 'inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheWriteInputTokens'] as const).map(
+      (k) => [k, mean(usages.map((u) => u[k]))],
+    ),
   ) as unknown as TokenUsage;
   const times = report.cases.flatMap((c) => (c.durationMs === undefined ? [] : [c.durationMs]));
   const run = report.run;
@@ -105,7 +123,11 @@ export function compareEvalRuns(a: EvalReport, b: EvalReport, labels: { a?: stri
   const ids = [...new Set([...a.cases.map((c) => c.id), ...b.cases.map((c) => c.id)])];
   const cases = ids.flatMap((id) => {
     const [ca, cb] = [a.cases.find((c) => c.id === id), b.cases.find((c) => c.id === id)];
-    const side = (c: EvalCaseResult | undefined) => ({ passed: c?.passed ?? null, route: routeOf(c), tokens: usageOf(c).inputTokens + usageOf(c).outputTokens });
+    const side = (c: EvalCaseResult | undefined) => ({
+      passed: c?.passed ?? null,
+      route: routeOf(c),
+      tokens: usageOf(c).inputTokens + usageOf(c).outputTokens,
+    });
     const [sa, sb] = [side(ca), side(cb)];
     const differs = [
       ...(sa.passed !== sb.passed ? ['passed'] : []),
@@ -119,22 +141,33 @@ export function compareEvalRuns(a: EvalReport, b: EvalReport, labels: { a?: stri
     b: fb,
     passRate: { a: fa.passRate, b: fb.passRate },
     modelCalls: { a: fa.modelCalls, b: fb.modelCalls },
-    routeDifferences: cases.filter((c) => c.differs.includes('route')).map((c) => ({ id: c.id, a: c.a.route, b: c.b.route })),
+    routeDifferences: cases
+      .filter((c) => c.differs.includes('route'))
+      .map((c) => ({ id: c.id, a: c.a.route, b: c.b.route })),
     cases,
   };
 }
 
 const usd = (n: number | null) => (n === null ? 'n/a (no list price)' : `$${n.toFixed(4)}`);
-const ms = (l: RunFigures['latencyMs']) => (l ? `${Math.round(l.mean)} ms mean, ${Math.round(l.median)} ms median` : 'n/a');
+const ms = (l: RunFigures['latencyMs']) =>
+  l ? `${Math.round(l.mean)} ms mean, ${Math.round(l.median)} ms median` : 'n/a';
 
 /** The comparison as text: both runs' figures, then each case that differs. */
 export function comparisonText(c: EvalComparison): string {
   const row = (name: string, f: RunFigures) =>
     `${name}: ${f.label}\n   pass rate ${f.passed}/${f.total} (${(100 * f.passRate).toFixed(0)}%), ${f.modelCalls.toFixed(2)} model calls and ${Math.round(f.inputTokens)} in / ${Math.round(f.outputTokens)} out tokens per case, model cost per 1,000 cases ${usd(f.modelCostPer1000)}, latency ${ms(f.latencyMs)}`;
-  const lines = [row('A', c.a), row('B', c.b), c.cases.length ? `${c.cases.length} case(s) differ:` : 'No case differs (pass/fail, route, tokens).'];
+  const lines = [
+    row('A', c.a),
+    row('B', c.b),
+    c.cases.length ? `${c.cases.length} case(s) differ:` : 'No case differs (pass/fail, route, tokens).',
+  ];
   for (const d of c.cases) {
     const pass = (p: boolean | null) => (p === null ? 'not run' : p ? 'passed' : 'failed');
-    lines.push(`  ${d.id} (${d.differs.join(', ')})`, `    A ${pass(d.a.passed)}, ${d.a.tokens} tokens: ${d.a.route}`, `    B ${pass(d.b.passed)}, ${d.b.tokens} tokens: ${d.b.route}`);
+    lines.push(
+      `  ${d.id} (${d.differs.join(', ')})`,
+      `    A ${pass(d.a.passed)}, ${d.a.tokens} tokens: ${d.a.route}`,
+      `    B ${pass(d.b.passed)}, ${d.b.tokens} tokens: ${d.b.route}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

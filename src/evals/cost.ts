@@ -88,7 +88,10 @@ export function costPer1000(counts: ExecutionCounts, prices: Prices, modelId: st
     stepFunctions: n * counts.stateTransitions * prices.stepFunctions.standardPerStateTransition,
     lambdaRequests: n * counts.lambdaInvocations * prices.lambda.perRequest,
     lambdaCompute: n * counts.lambdaGbSeconds * prices.lambda.perGbSecondArm64,
-    dynamodb: n * (counts.dynamoReadUnits * prices.dynamodb.perReadRequestUnit + counts.dynamoWriteUnits * prices.dynamodb.perWriteRequestUnit),
+    dynamodb:
+      n *
+      (counts.dynamoReadUnits * prices.dynamodb.perReadRequestUnit +
+        counts.dynamoWriteUnits * prices.dynamodb.perWriteRequestUnit),
     modelInput: n * model.input,
     modelOutput: n * model.output,
     modelCacheRead: n * model.cacheRead,
@@ -98,7 +101,10 @@ export function costPer1000(counts: ExecutionCounts, prices: Prices, modelId: st
 }
 
 /** Token counts as a model call (or a step, or an execution) reports them. */
-export type TokenCounts = Pick<ExecutionCounts, 'inputTokens' | 'outputTokens' | 'cacheReadInputTokens' | 'cacheWriteInputTokens'>;
+export type TokenCounts = Pick<
+  ExecutionCounts,
+  'inputTokens' | 'outputTokens' | 'cacheReadInputTokens' | 'cacheWriteInputTokens'
+>;
 
 /** USD of these tokens at a model's list prices, by what is billed. */
 export interface ModelCost {
@@ -115,7 +121,8 @@ export interface ModelCost {
  */
 export function modelCost(tokens: TokenCounts, prices: Prices, modelId: string): ModelCost {
   const model = prices.models[modelId];
-  if (!model) throw new Error(`no prices for model ${modelId} in prices.json (known: ${Object.keys(prices.models).join(', ')})`);
+  if (!model)
+    throw new Error(`no prices for model ${modelId} in prices.json (known: ${Object.keys(prices.models).join(', ')})`);
   const perToken = (perMillion: number) => perMillion / 1_000_000;
   const parts = {
     input: tokens.inputTokens * perToken(model.inputPerMillion),
@@ -129,5 +136,7 @@ export function modelCost(tokens: TokenCounts, prices: Prices, modelId: string):
 /** The element-wise mean of several executions' counts. */
 export function meanCounts(all: readonly ExecutionCounts[]): ExecutionCounts {
   const keys = Object.keys(all[0] ?? {}) as (keyof ExecutionCounts)[];
-  return Object.fromEntries(keys.map((k) => [k, all.reduce((sum, c) => sum + c[k], 0) / all.length])) as unknown as ExecutionCounts;
+  return Object.fromEntries(
+    keys.map((k) => [k, all.reduce((sum, c) => sum + c[k], 0) / all.length]),
+  ) as unknown as ExecutionCounts;
 }

@@ -6,12 +6,12 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { compareEvalRuns, type EvalComparison } from './compare.ts';
-import type { EvalReport } from './runner.ts';
+import { InvalidInputError } from '../core/errors.ts';
 import type { EvalCase } from '../definitions/eval-cases.ts';
 import { readRecordFile, recordFile } from '../local/history.ts';
 import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME } from '../local/state-dirs.ts';
-import { InvalidInputError } from '../core/errors.ts';
+import { compareEvalRuns, type EvalComparison } from './compare.ts';
+import type { EvalReport } from './runner.ts';
 
 /** One stored eval run. */
 export interface EvalRun extends EvalReport {
@@ -32,12 +32,26 @@ const EvalRunSchema = z.looseObject({
   passed: z.number(),
   failed: z.number(),
   total: z.number(),
-  cases: z.array(z.looseObject({ id: z.string(), passed: z.boolean(), failures: z.array(z.unknown()), steps: z.array(z.looseObject({ name: z.string() })) })),
+  cases: z.array(
+    z.looseObject({
+      id: z.string(),
+      passed: z.boolean(),
+      failures: z.array(z.unknown()),
+      steps: z.array(z.looseObject({ name: z.string() })),
+    }),
+  ),
   expected: z.record(z.string(), z.array(z.string())),
 });
 
 /** Keep an eval run of `workflow` (in `dir`/<workflow>/). */
-export function recordEvalRun(workflow: string, report: EvalReport, cases: readonly EvalCase[], model: string, dir: string = DEFAULT_STATE_DIRS.evals, now: Date = new Date()): EvalRun {
+export function recordEvalRun(
+  workflow: string,
+  report: EvalReport,
+  cases: readonly EvalCase[],
+  model: string,
+  dir: string = DEFAULT_STATE_DIRS.evals,
+  now: Date = new Date(),
+): EvalRun {
   const at = now.toISOString();
   const run: EvalRun = {
     id: at.replace(/:/g, '-'),
@@ -45,7 +59,13 @@ export function recordEvalRun(workflow: string, report: EvalReport, cases: reado
     at,
     model,
     ...report,
-    expected: Object.fromEntries(cases.flatMap((c) => (c.expected_output.expected_steps ? [[c.scenario_id, c.expected_output.expected_steps.map((s) => s.step_name)]] : []))),
+    expected: Object.fromEntries(
+      cases.flatMap((c) =>
+        c.expected_output.expected_steps
+          ? [[c.scenario_id, c.expected_output.expected_steps.map((s) => s.step_name)]]
+          : [],
+      ),
+    ),
   };
   const folder = evalFolder(workflow, dir);
   mkdirSync(folder, { recursive: true });
@@ -72,7 +92,8 @@ export function readEvalRun(workflow: string, id: string, dir: string = DEFAULT_
 
 /** A workflow's folder of runs. @throws InvalidInputError for a name that could point outside `dir`. */
 function evalFolder(workflow: string, dir: string): string {
-  if (!SAFE_RECORD_NAME.test(workflow)) throw new InvalidInputError(`not a workflow name: ${JSON.stringify(workflow.slice(0, 100))}`);
+  if (!SAFE_RECORD_NAME.test(workflow))
+    throw new InvalidInputError(`not a workflow name: ${JSON.stringify(workflow.slice(0, 100))}`);
   return join(dir, workflow);
 }
 
@@ -85,5 +106,10 @@ export function diffEvalRuns(a: EvalRun, b: EvalRun): EvalRunDiff {
   const verdicts = (run: EvalRun) => new Map(run.cases.map((c) => [c.id, c.passed]));
   const [va, vb] = [verdicts(a), verdicts(b)];
   const ids = [...new Set([...va.keys(), ...vb.keys()])].sort();
-  return { ...compareEvalRuns(a, b), changed: ids.filter((id) => va.get(id) !== vb.get(id)).map((id) => ({ id, a: va.get(id) ?? null, b: vb.get(id) ?? null })) };
+  return {
+    ...compareEvalRuns(a, b),
+    changed: ids
+      .filter((id) => va.get(id) !== vb.get(id))
+      .map((id) => ({ id, a: va.get(id) ?? null, b: vb.get(id) ?? null })),
+  };
 }

@@ -7,9 +7,11 @@ import type { EvalFailure } from './validator.ts';
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 // XML 1.0 allows no control characters but tab, newline and carriage return.
-const xml = (text: string) => text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+const xml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
-const failureText = (f: EvalFailure) => `${f.index === null ? 'execution' : `step ${f.index + 1} (${f.step})`}: ${f.why}\n  expected: ${f.expected}\n  actual:   ${f.actual}`;
+const failureText = (f: EvalFailure) =>
+  `${f.index === null ? 'execution' : `step ${f.index + 1} (${f.step})`}: ${f.why}\n  expected: ${f.expected}\n  actual:   ${f.actual}`;
 
 /** The report as a JUnit XML document. */
 export function junitXml(report: EvalReport, workflow: string): string {

@@ -5,36 +5,57 @@
  * run can be judged on: it ends, and its tool calls (`expected_function_calls`). Step sequences
  * do not apply.
  */
-import type { StepInput, TokenUsage } from '../runtime/contracts.ts';
+
 import { InvalidInputError } from '../core/errors.ts';
-import type { WorkflowPlugin } from '../runtime/plugin.ts';
+import type { EvalCase } from '../definitions/eval-cases.ts';
+import { mockToolbox } from '../local/mock-toolbox.ts';
+import type { StepInput, TokenUsage } from '../runtime/contracts.ts';
 import type { ModelProvider } from '../runtime/models/port.ts';
+import type { WorkflowPlugin } from '../runtime/plugin.ts';
 import { runLlmStep } from '../runtime/steps/runner.ts';
 import { monolithicStep } from '../runtime/steps/single-prompt.ts';
 import { toolContext } from '../runtime/steps/types.ts';
-import { mockToolbox } from '../local/mock-toolbox.ts';
 import type { EvalCaseResult, EvalReport } from './runner.ts';
-import type { EvalCase } from '../definitions/eval-cases.ts';
 import { validateFunctionCalls } from './validator.ts';
 
 /** Model calls one monolithic run may make: one per tool round trip of the longest flow, and some. */
 const MAX_TURNS = 10;
 
 /** The execution input and untrusted fields a case's email becomes (what the ingress would hand the workflow). */
-function caseInput(evalCase: EvalCase): { input: Record<string, unknown>; untrusted: Record<string, unknown> | undefined } {
+function caseInput(evalCase: EvalCase): {
+  input: Record<string, unknown>;
+  untrusted: Record<string, unknown> | undefined;
+} {
   const email = evalCase.input.email;
   if (!email) return { input: evalCase.input.payload as Record<string, unknown>, untrusted: undefined };
   const receivedAt = new Date().toISOString();
-  const record = { id: evalCase.scenario_id, messageId: `<${evalCase.scenario_id}@eval.stepwise.local>`, from: email.from, fromName: email.from_name ?? '', subject: email.subject, receivedAt };
-  return { input: { email: record }, untrusted: { email: { fromName: email.from_name ?? '', subject: email.subject, receivedAt, body: email.body } } };
+  const record = {
+    id: evalCase.scenario_id,
+    messageId: `<${evalCase.scenario_id}@eval.stepwise.local>`,
+    from: email.from,
+    fromName: email.from_name ?? '',
+    subject: email.subject,
+    receivedAt,
+  };
+  return {
+    input: { email: record },
+    untrusted: { email: { fromName: email.from_name ?? '', subject: email.subject, receivedAt, body: email.body } },
+  };
 }
 
 /**
  * Run the eval cases in legacy mode, each as one monolithic LLM step over the case's mocks.
  * @throws InvalidInputError for the offline stand-in: it has rules per step, none for the whole set.
  */
-export async function runMonolithicEvalCases(plugin: WorkflowPlugin, cases: readonly EvalCase[], model: ModelProvider): Promise<EvalReport> {
-  if (model.name === 'offline') throw new InvalidInputError('--mode monolithic needs a model (--model bedrock or openai): the offline stand-in has rules per step, none for one call with the whole instruction set');
+export async function runMonolithicEvalCases(
+  plugin: WorkflowPlugin,
+  cases: readonly EvalCase[],
+  model: ModelProvider,
+): Promise<EvalReport> {
+  if (model.name === 'offline')
+    throw new InvalidInputError(
+      '--mode monolithic needs a model (--model bedrock or openai): the offline stand-in has rules per step, none for one call with the whole instruction set',
+    );
   const def = plugin.def;
   const step = monolithicStep(def);
   const results: EvalCaseResult[] = [];
@@ -55,19 +76,49 @@ export async function runMonolithicEvalCases(plugin: WorkflowPlugin, cases: read
     let next: string | null = null;
     let error: string | undefined;
     try {
-      const result = await runLlmStep({ def, step, input: stepInput, untrusted, untrustedFields: Object.keys(untrusted ?? {}), model, toolbox, maxTurns: MAX_TURNS });
+      const result = await runLlmStep({
+        def,
+        step,
+        input: stepInput,
+        untrusted,
+        untrustedFields: Object.keys(untrusted ?? {}),
+        model,
+        toolbox,
+        maxTurns: MAX_TURNS,
+      });
       usage = result.usage;
       next = result.next;
       const expected = evalCase.expected_output.expected_function_calls;
-      if (expected) failures = validateFunctionCalls(expected, [{ step: step.name, next: result.next, reason: result.reason, fields: result.fields, toolCalls: result.toolCalls }]).failures;
+      if (expected)
+        failures = validateFunctionCalls(expected, [
+          {
+            step: step.name,
+            next: result.next,
+            reason: result.reason,
+            fields: result.fields,
+            toolCalls: result.toolCalls,
+          },
+        ]).failures;
     } catch (e) {
       error = `${(e as Error).name}: ${(e as Error).message}`;
-      failures = [{ index: null, step: null, expected: 'the run ends', actual: error, why: 'the monolithic run failed' }];
+      failures = [
+        { index: null, step: null, expected: 'the run ends', actual: error, why: 'the monolithic run failed' },
+      ];
     }
     const decidedBy = usage ? 'model' : null;
-    results.push({ id: evalCase.scenario_id, passed: failures.length === 0, failures, steps: [{ name: step.name, next, decidedBy, fields: {}, ...(usage && { usage }), ...(error && { error }) }] });
+    results.push({
+      id: evalCase.scenario_id,
+      passed: failures.length === 0,
+      failures,
+      steps: [{ name: step.name, next, decidedBy, fields: {}, ...(usage && { usage }), ...(error && { error }) }],
+    });
   }
   const passed = results.filter((r) => r.passed).length;
-  const run = { workflow: def.manifest.name, provider: model.name, model: model.modelId ?? null, mode: 'monolithic' as const };
+  const run = {
+    workflow: def.manifest.name,
+    provider: model.name,
+    model: model.modelId ?? null,
+    mode: 'monolithic' as const,
+  };
   return { run, passed, failed: results.length - passed, total: results.length, cases: results };
 }

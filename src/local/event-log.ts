@@ -4,10 +4,12 @@
  */
 import type { HistoryEvent, HistoryEventType } from '@aws-sdk/client-sfn';
 import type { StateMachine } from 'aws-local-stepfunctions';
-import { SCOPE, TEXT, type TaskTimeouts } from './interpreter.ts';
+import { SCOPE, type TaskTimeouts, TEXT } from './interpreter.ts';
 
 /** One event of the interpreter's `eventLogs` (the library does not export the type), with the scope the runtime's hooks tag it with. */
-export type InterpreterEvent = (ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E> ? E : never) & { [SCOPE]?: number; [TEXT]?: string };
+export type InterpreterEvent = (ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E>
+  ? E
+  : never) & { [SCOPE]?: number; [TEXT]?: string };
 
 /** One attempt of a Task state's resource, recorded by the local runtime as it invokes it. */
 export interface TaskInvocation {
@@ -43,12 +45,16 @@ const data = { truncated: false };
 
 /** `arn:aws:states:::lambda:invoke` → `{ resourceType: 'lambda', resource: 'invoke' }`, `…:::aws-sdk:dynamodb:putItem` → `aws-sdk:dynamodb` / `putItem` (as the history names integrations). */
 export function integration(arn: string) {
-  const segments = arn.replace(/\.(sync|waitForTaskToken)(:\d+)?$/, '').split(':').slice(5);
+  const segments = arn
+    .replace(/\.(sync|waitForTaskToken)(:\d+)?$/, '')
+    .split(':')
+    .slice(5);
   const action = segments.pop() ?? arn;
   return { resourceType: segments.join(':') || arn, resource: action };
 }
 
-const causeText = (cause: unknown) => (cause === undefined ? undefined : typeof cause === 'string' ? cause : JSON.stringify(cause));
+const causeText = (cause: unknown) =>
+  cause === undefined ? undefined : typeof cause === 'string' ? cause : JSON.stringify(cause);
 
 /** State types that run nested executions, and the history's name for them. */
 const NESTING = { Map: 'MapState', Parallel: 'ParallelState' } as const;
@@ -287,7 +293,11 @@ class HistoryBuilder {
  * latest, as Step Functions chains concurrent iterations. Task attempts are matched to their state
  * by scope, so concurrent iterations of one state never swap inputs or outputs.
  */
-export function toHistoryEvents(log: InterpreterEvent[], invocations: TaskInvocation[], ctx: HistoryContext): HistoryEvent[] {
+export function toHistoryEvents(
+  log: InterpreterEvent[],
+  invocations: TaskInvocation[],
+  ctx: HistoryContext,
+): HistoryEvent[] {
   const history = new HistoryBuilder(invocations, ctx);
   for (const e of log) history.add(e);
   return history.events;

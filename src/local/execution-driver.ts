@@ -12,28 +12,28 @@ import {
   ExecutionTimeoutError,
   type StateMachine,
 } from 'aws-local-stepfunctions';
-import { integration, toHistoryEvents, type InterpreterEvent, type TaskInvocation } from './event-log.ts';
-import { withFault, type TaskFault } from './faults.ts';
+import { type InterpreterEvent, integration, type TaskInvocation, toHistoryEvents } from './event-log.ts';
+import { type TaskFault, withFault } from './faults.ts';
 import type { FunctionHandler, FunctionRegistry } from './function-registry.ts';
 import {
   DEFAULT_HISTORY_DIR,
-  summarizeExecution,
-  writeLocalExecution,
   type ExecutionRecord,
   type ForkParent,
+  summarizeExecution,
+  writeLocalExecution,
 } from './history.ts';
-import { EXECUTION, HOOKS, type ExecutionHooks, type HookedRunOptions, type TaskHandler } from './interpreter.ts';
-import { invokeJsonCopy, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
-import { checkStatePayload, PAYLOAD_LIMIT_BYTES, textBytes, TaskResultTooLargeError } from './limits.ts';
+import { EXECUTION, type ExecutionHooks, HOOKS, type HookedRunOptions, type TaskHandler } from './interpreter.ts';
+import { invokeJsonCopy, type LocalFunction, LocalRuntimeFault } from './lambda.ts';
+import { checkStatePayload, PAYLOAD_LIMIT_BYTES, TaskResultTooLargeError, textBytes } from './limits.ts';
 import {
   appendContinued,
   appendResumed,
-  requestOf,
-  suspendedHistory,
-  WAIT_FOR_TASK_TOKEN,
   type PausedTask,
   type PauseStore,
   type Resolution,
+  requestOf,
+  suspendedHistory,
+  WAIT_FOR_TASK_TOKEN,
 } from './pauses.ts';
 import { LAMBDA_INVOKE, type LoadedStateMachine, type TaskTarget } from './state-machines.ts';
 
@@ -204,7 +204,8 @@ export class ExecutionDriver {
       // Every name the interpreter asks for gets a handler, so it never falls back to calling AWS Lambda.
       handlers: (scope) =>
         new Proxy({} as Record<string, TaskHandler>, {
-          get: (_, state) => (typeof state === 'string' ? (event: unknown) => this.invoke(state, event, run, scope) : undefined),
+          get: (_, state) =>
+            typeof state === 'string' ? (event: unknown) => this.invoke(state, event, run, scope) : undefined,
         }),
       entered: (state, input, text) => {
         checkStatePayload(state, 'input', text);
@@ -345,7 +346,13 @@ export class ExecutionDriver {
    * thrown error typed by name for Retry/Catch); otherwise the run is suspended (aborted, and
    * persisted by `drive`).
    */
-  private async waitForTaskToken(state: string, event: unknown, run: ExecutionRun, scope: number, invocation: TaskInvocation): Promise<unknown> {
+  private async waitForTaskToken(
+    state: string,
+    event: unknown,
+    run: ExecutionRun,
+    scope: number,
+    invocation: TaskInvocation,
+  ): Promise<unknown> {
     if (run.resume?.state === state) {
       const { resolution } = run.resume;
       run.resume = undefined;
@@ -353,10 +360,16 @@ export class ExecutionDriver {
         invocation.output = resolution.output;
         return resolution.output;
       }
-      const [name, cause] = 'timeout' in resolution ? ['States.Timeout', `${state}: timed out`] : [resolution.error, resolution.cause ?? ''];
+      const [name, cause] =
+        'timeout' in resolution
+          ? ['States.Timeout', `${state}: timed out`]
+          : [resolution.error, resolution.cause ?? ''];
       throw Object.assign(new Error(cause), { name });
     }
-    if (scope !== 0) throw new LocalRuntimeFault(`Task "${state}": a .waitForTaskToken Task inside a Map iteration or Parallel branch cannot pause locally`);
+    if (scope !== 0)
+      throw new LocalRuntimeFault(
+        `Task "${state}": a .waitForTaskToken Task inside a Map iteration or Parallel branch cannot pause locally`,
+      );
     run.suspended = { state, parameters: event };
     // Abort once the interpreter has logged this attempt, then settle it: the interpreter clears its
     // Task timer only when the attempt settles, and runs no further state of an aborted execution.
@@ -395,7 +408,10 @@ async function ended(result: Promise<unknown>, run: ExecutionRun, progress?: { s
 }
 
 /** Drain the interpreter's event log (Array.fromAsync needs Node 22), telling `onEvent` the log so far after each event. */
-async function collect(events: AsyncGenerator<InterpreterEvent>, onEvent?: (log: InterpreterEvent[]) => void): Promise<InterpreterEvent[]> {
+async function collect(
+  events: AsyncGenerator<InterpreterEvent>,
+  onEvent?: (log: InterpreterEvent[]) => void,
+): Promise<InterpreterEvent[]> {
   const all: InterpreterEvent[] = [];
   for await (const e of events) {
     all.push(e);
@@ -408,7 +424,10 @@ async function collect(events: AsyncGenerator<InterpreterEvent>, onEvent?: (log:
  * Calls `write` with the latest log at most every {@link PROGRESS_WRITE_MS} (the first at once),
  * until `stop`: the final record is written after it, and nothing overwrites it.
  */
-function progressWriter(write: (log: InterpreterEvent[]) => void): { update: (log: InterpreterEvent[]) => void; stop: () => void } {
+function progressWriter(write: (log: InterpreterEvent[]) => void): {
+  update: (log: InterpreterEvent[]) => void;
+  stop: () => void;
+} {
   let timer: NodeJS.Timeout | undefined;
   let latest: InterpreterEvent[] | undefined;
   let last = 0;

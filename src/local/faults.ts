@@ -57,10 +57,14 @@ export function validateFault(state: string, fault: TaskFault, canTimeOut: boole
   }
   if (fault.timeout && fault.error) throw new LocalRuntimeFault(`${where}: choose error or timeout, not both`);
   if (fault.timeout && !canTimeOut) {
-    throw new LocalRuntimeFault(`${where}: Task "${state}" has no function Timeout, TimeoutSeconds or HeartbeatSeconds, so the attempt would never end`);
+    throw new LocalRuntimeFault(
+      `${where}: Task "${state}" has no function Timeout, TimeoutSeconds or HeartbeatSeconds, so the attempt would never end`,
+    );
   }
-  if (fault.times !== undefined && !(Number.isInteger(fault.times) && fault.times >= 1)) throw new LocalRuntimeFault(`${where}.times must be a positive integer`);
-  if (fault.latencyMs !== undefined && !(fault.latencyMs >= 0)) throw new LocalRuntimeFault(`${where}.latencyMs must be >= 0`);
+  if (fault.times !== undefined && !(Number.isInteger(fault.times) && fault.times >= 1))
+    throw new LocalRuntimeFault(`${where}.times must be a positive integer`);
+  if (fault.latencyMs !== undefined && !(fault.latencyMs >= 0))
+    throw new LocalRuntimeFault(`${where}.latencyMs must be >= 0`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,7 +75,11 @@ export function withFault(handler: Handler, fault: TaskFault): Handler {
     // Left pending: the function's or the Task's timeout ends the attempt.
     if (fault.timeout) return new Promise<never>(() => {});
     const name = fault.error?.name ?? CRASH;
-    const message = fault.error?.message ?? (fault.error ? `injected ${name}` : `RequestId: ${context.awsRequestId} Error: Runtime exited with error: exit status 1`);
+    const message =
+      fault.error?.message ??
+      (fault.error
+        ? `injected ${name}`
+        : `RequestId: ${context.awsRequestId} Error: Runtime exited with error: exit status 1`);
     return Promise.reject(new InjectedFaultError(name, message));
   };
   return async (event, context) => {

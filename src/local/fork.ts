@@ -9,16 +9,16 @@
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import * as z from 'zod';
-import { StepInputSchema } from '../runtime/step-handler/handler.ts';
-import type { StepOutput, TokenUsage } from '../runtime/contracts.ts';
+import { consensusPlanStateName } from '../cdk/constructs/compile/consensus.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { checkInput } from '../definitions/workflow/input.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
-import { mockToolbox } from './mock-toolbox.ts';
+import type { StepOutput, TokenUsage } from '../runtime/contracts.ts';
+import { StepInputSchema } from '../runtime/step-handler/handler.ts';
 import { readStepContext } from '../runtime/steps/prompt.ts';
 import type { Toolbox, ToolDefinition } from '../runtime/tools/types.ts';
-import { consensusPlanStateName } from '../cdk/constructs/compile/consensus.ts';
-import { stepTrail, type ExecutionRecord } from './history.ts';
+import { type ExecutionRecord, stepTrail } from './history.ts';
+import { mockToolbox } from './mock-toolbox.ts';
 
 /** A step of a recorded execution, as a place to fork from. */
 export interface ForkPoint {
@@ -55,7 +55,13 @@ export function forkPoints(record: Pick<ExecutionRecord, 'events'>, def: Workflo
     if (!step) return;
     const plan = step.consensus ? planEntered.get(consensusPlanStateName(step.name)) : undefined;
     const eventIndex = plan ?? i;
-    points.push({ index: points.length, step: step.name, entryState: plan === undefined ? step.name : consensusPlanStateName(step.name), eventIndex, state: parse(record.events[eventIndex]!.stateEnteredEventDetails?.input) });
+    points.push({
+      index: points.length,
+      step: step.name,
+      entryState: plan === undefined ? step.name : consensusPlanStateName(step.name),
+      eventIndex,
+      state: parse(record.events[eventIndex]!.stateEnteredEventDetails?.input),
+    });
   });
   return points;
 }
@@ -80,25 +86,44 @@ export function forkPoint(points: readonly ForkPoint[], from: string | number): 
 
 /** The payload template of a step's Task (`Parameters`, or `Parameters.Payload` through `lambda:invoke`). */
 function payloadTemplate(definition: Pick<StateMachineDefinition, 'States'>, step: string): Record<string, unknown> {
-  const task = definition.States[step] as { Type?: string; Resource?: string; Parameters?: Record<string, unknown> } | undefined;
-  if (task?.Type !== 'Task' || !task.Parameters) throw new InvalidInputError(`"${step}" is not a Task of the state machine`);
-  return /:states:::lambda:invoke$/.test(task.Resource ?? '') ? (task.Parameters.Payload as Record<string, unknown>) : task.Parameters;
+  const task = definition.States[step] as
+    | { Type?: string; Resource?: string; Parameters?: Record<string, unknown> }
+    | undefined;
+  if (task?.Type !== 'Task' || !task.Parameters)
+    throw new InvalidInputError(`"${step}" is not a Task of the state machine`);
+  return /:states:::lambda:invoke$/.test(task.Resource ?? '')
+    ? (task.Parameters.Payload as Record<string, unknown>)
+    : task.Parameters;
 }
 
 /**
  * What the step's Task sends for `state`: its `Parameters` applied by the interpreter the local
  * runtime runs (JSONPath, intrinsics, `$$.Execution`), in a Pass state with the same template.
  */
-export async function stepInputFor(definition: Pick<StateMachineDefinition, 'States'>, step: string, state: unknown, execution: { id: string; name: string }): Promise<Record<string, unknown>> {
-  const machine = new StateMachine({ StartAt: 'StepInput', States: { StepInput: { Type: 'Pass', Parameters: payloadTemplate(definition, step), End: true } } } as StateMachineDefinition, {
-    validationOptions: { noValidate: true },
-  });
+export async function stepInputFor(
+  definition: Pick<StateMachineDefinition, 'States'>,
+  step: string,
+  state: unknown,
+  execution: { id: string; name: string },
+): Promise<Record<string, unknown>> {
+  const machine = new StateMachine(
+    {
+      StartAt: 'StepInput',
+      States: { StepInput: { Type: 'Pass', Parameters: payloadTemplate(definition, step), End: true } },
+    } as StateMachineDefinition,
+    {
+      validationOptions: { noValidate: true },
+    },
+  );
   const run = machine.run(state as never, { context: { Execution: { Id: execution.id, Name: execution.name } } });
   return (await run.result) as Record<string, unknown>;
 }
 
 /** The step-input keys read straight from a key of the state (`"previous.$": "$.result"` → previous ← result). */
-function stateKeys(definition: Pick<StateMachineDefinition, 'States'>, step: string): [inputKey: string, stateKey: string][] {
+function stateKeys(
+  definition: Pick<StateMachineDefinition, 'States'>,
+  step: string,
+): [inputKey: string, stateKey: string][] {
   return Object.entries(payloadTemplate(definition, step)).flatMap(([key, value]) => {
     const path = typeof value === 'string' && key.endsWith('.$') ? /^\$\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(value) : null;
     return path ? [[key.slice(0, -2), path[1]!] as [string, string]] : [];
@@ -106,14 +131,28 @@ function stateKeys(definition: Pick<StateMachineDefinition, 'States'>, step: str
 }
 
 /** The part of a step input a person may edit: the keys that come straight from the state (`input`, `previous`, `error`, `counters`). */
-export function editableStepInput(definition: Pick<StateMachineDefinition, 'States'>, step: string, stepInput: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(stateKeys(definition, step).flatMap(([key]) => (Object.hasOwn(stepInput, key) ? [[key, stepInput[key]]] : [])));
+export function editableStepInput(
+  definition: Pick<StateMachineDefinition, 'States'>,
+  step: string,
+  stepInput: Record<string, unknown>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    stateKeys(definition, step).flatMap(([key]) => (Object.hasOwn(stepInput, key) ? [[key, stepInput[key]]] : [])),
+  );
 }
 
 /** The state that makes the step receive `edited` (the inverse of the Task's plain references), over `base` (the recorded state). */
-export function stateFromStepInput(definition: Pick<StateMachineDefinition, 'States'>, step: string, edited: Record<string, unknown>, base: unknown): Record<string, unknown> {
-  const state: Record<string, unknown> = { ...(base && typeof base === 'object' ? (base as Record<string, unknown>) : {}) };
-  for (const [key, stateKey] of stateKeys(definition, step)) if (Object.hasOwn(edited, key)) state[stateKey] = edited[key];
+export function stateFromStepInput(
+  definition: Pick<StateMachineDefinition, 'States'>,
+  step: string,
+  edited: Record<string, unknown>,
+  base: unknown,
+): Record<string, unknown> {
+  const state: Record<string, unknown> = {
+    ...(base && typeof base === 'object' ? (base as Record<string, unknown>) : {}),
+  };
+  for (const [key, stateKey] of stateKeys(definition, step))
+    if (Object.hasOwn(edited, key)) state[stateKey] = edited[key];
   return state;
 }
 
@@ -135,24 +174,34 @@ export async function checkForkInput(
   edited: unknown,
   execution: { id: string; name: string },
 ): Promise<{ problems: ForkProblem[]; state?: Record<string, unknown> }> {
-  if (!edited || typeof edited !== 'object' || Array.isArray(edited)) return { problems: [{ path: '(root)', message: 'the step input must be a JSON object' }] };
+  if (!edited || typeof edited !== 'object' || Array.isArray(edited))
+    return { problems: [{ path: '(root)', message: 'the step input must be a JSON object' }] };
   // The edited keys first, on their own: the Parameters (States.MathAdd on previous.count) fail on some bad values without saying where.
-  const keys = Object.fromEntries(stateKeys(definition, point.step).flatMap(([key]) => (key in StepInputSchema.shape ? [[key, true as const]] : []))) as Partial<
-    Record<keyof typeof StepInputSchema.shape, true>
-  >;
+  const keys = Object.fromEntries(
+    stateKeys(definition, point.step).flatMap(([key]) => (key in StepInputSchema.shape ? [[key, true as const]] : [])),
+  ) as Partial<Record<keyof typeof StepInputSchema.shape, true>>;
   const own = StepInputSchema.pick(keys).safeParse(edited);
-  if (!own.success) return { problems: own.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })) };
+  if (!own.success)
+    return { problems: own.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })) };
   const state = stateFromStepInput(definition, point.step, edited as Record<string, unknown>, point.state);
   let received: Record<string, unknown>;
   try {
     received = await stepInputFor(definition, point.step, state, execution);
   } catch (e) {
-    return { problems: [{ path: '(root)', message: `the step's Parameters cannot be applied: ${(e as Error).message}` }] };
+    return {
+      problems: [{ path: '(root)', message: `the step's Parameters cannot be applied: ${(e as Error).message}` }],
+    };
   }
   const parsed = StepInputSchema.safeParse(received);
-  if (!parsed.success) return { problems: parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })) };
+  if (!parsed.success)
+    return { problems: parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })) };
   const checked = checkInput(def, parsed.data.input);
-  if (checked.problem) return { problems: [{ path: `input.${checked.problem.split(': ')[0]}`, message: checked.problem.split(': ').slice(1).join(': ') }] };
+  if (checked.problem)
+    return {
+      problems: [
+        { path: `input.${checked.problem.split(': ')[0]}`, message: checked.problem.split(': ').slice(1).join(': ') },
+      ],
+    };
   return { problems: [], state };
 }
 
@@ -164,18 +213,29 @@ export type ToolPins = z.infer<typeof ToolPinsSchema>;
  * The toolbox of a fork: a pinned tool of a step answers with its pinned result (its arguments
  * still checked against the tool's schema, as an eval mock is); every other call runs for real.
  */
-export function pinnedToolbox(inner: Toolbox, tools: Readonly<Record<string, ToolDefinition>>, pins: ToolPins): Toolbox {
+export function pinnedToolbox(
+  inner: Toolbox,
+  tools: Readonly<Record<string, ToolDefinition>>,
+  pins: ToolPins,
+): Toolbox {
   const mocks = new Map(Object.entries(pins).map(([step, results]) => [step, mockToolbox(tools, results)]));
   return {
     spec: (name) => inner.spec(name),
-    execute: (name, args, ctx) => (pins[ctx.step]?.[name] !== undefined ? mocks.get(ctx.step)!.execute(name, args, ctx) : inner.execute(name, args, ctx)),
+    execute: (name, args, ctx) =>
+      pins[ctx.step]?.[name] !== undefined
+        ? mocks.get(ctx.step)!.execute(name, args, ctx)
+        : inner.execute(name, args, ctx),
   };
 }
 
-const isStepOutput = (value: unknown): value is StepOutput => typeof value === 'object' && value !== null && 'next' in value && 'toolCalls' in value;
+const isStepOutput = (value: unknown): value is StepOutput =>
+  typeof value === 'object' && value !== null && 'next' in value && 'toolCalls' in value;
 
 /** The step outputs of an execution, in trail order (Task states named as a step). */
-function stepOutputs(record: Pick<ExecutionRecord, 'events'>, def: WorkflowDefinition): { step: string; output?: StepOutput; error?: string }[] {
+function stepOutputs(
+  record: Pick<ExecutionRecord, 'events'>,
+  def: WorkflowDefinition,
+): { step: string; output?: StepOutput; error?: string }[] {
   const names = new Set(def.steps.map((s) => s.name));
   return stepTrail(record.events)
     .filter((s) => names.has(s.name))
@@ -187,17 +247,29 @@ function stepOutputs(record: Pick<ExecutionRecord, 'events'>, def: WorkflowDefin
 }
 
 /** The tool results a step's recorded run got: what a fork of it pins by default. */
-export function recordedToolResults(record: Pick<ExecutionRecord, 'events'>, def: WorkflowDefinition, point: ForkPoint): Record<string, Record<string, unknown>> {
+export function recordedToolResults(
+  record: Pick<ExecutionRecord, 'events'>,
+  def: WorkflowDefinition,
+  point: ForkPoint,
+): Record<string, Record<string, unknown>> {
   const output = stepOutputs(record, def)[point.index]?.output;
   const results: Record<string, Record<string, unknown>> = {};
   for (const call of output?.toolCalls ?? [])
-    if (call.error === undefined && call.result && typeof call.result === 'object' && !(call.result as { summarized?: unknown }).summarized)
+    if (
+      call.error === undefined &&
+      call.result &&
+      typeof call.result === 'object' &&
+      !(call.result as { summarized?: unknown }).summarized
+    )
       results[call.tool] = call.result as Record<string, unknown>;
   return results;
 }
 
 /** The body of the untrusted email the execution's LLM steps were shown, from their recorded model requests. */
-export function emailBodyFromTranscripts(record: Pick<ExecutionRecord, 'events'>, def: WorkflowDefinition): string | undefined {
+export function emailBodyFromTranscripts(
+  record: Pick<ExecutionRecord, 'events'>,
+  def: WorkflowDefinition,
+): string | undefined {
   for (const { output } of stepOutputs(record, def)) {
     const messages = output?.transcript?.messages;
     const context = messages && readStepContext({ system: [], messages });
@@ -235,15 +307,33 @@ export interface ExecutionDiff {
   divergesAt: number | null;
 }
 
-const ZERO: TokenUsage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
+const ZERO: TokenUsage = {
+  modelCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadInputTokens: 0,
+  cacheWriteInputTokens: 0,
+};
 const addUsage = (a: TokenUsage, b: TokenUsage | undefined): TokenUsage =>
-  b ? (Object.fromEntries(Object.keys(a).map((k) => [k, a[k as keyof TokenUsage] + b[k as keyof TokenUsage]])) as unknown as TokenUsage) : a;
+  b
+    ? (Object.fromEntries(
+        Object.keys(a).map((k) => [k, a[k as keyof TokenUsage] + b[k as keyof TokenUsage]]),
+      ) as unknown as TokenUsage)
+    : a;
 
 function side(s: ReturnType<typeof stepOutputs>[number]): StepSide {
   const out = s.output;
   return {
     step: s.step,
-    ...(out ? { next: out.next, reason: out.reason, fields: out.fields, usage: out.usage, ...(out.reply !== undefined && { reply: out.reply }) } : {}),
+    ...(out
+      ? {
+          next: out.next,
+          reason: out.reason,
+          fields: out.fields,
+          usage: out.usage,
+          ...(out.reply !== undefined && { reply: out.reply }),
+        }
+      : {}),
     ...(s.error && { error: s.error }),
   };
 }
@@ -254,7 +344,8 @@ export function diffExecutions(a: ExecutionRecord, b: ExecutionRecord, def: Work
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
   const steps: StepDiff[] = Array.from({ length: Math.max(sa.length, sb.length) }, (_, index) => {
     const [x, y] = [sa[index], sb[index]];
-    const differs = !x || !y ? ['step'] : (['step', 'next', 'fields', 'reply', 'error'] as const).filter((k) => !same(x[k], y[k]));
+    const differs =
+      !x || !y ? ['step'] : (['step', 'next', 'fields', 'reply', 'error'] as const).filter((k) => !same(x[k], y[k]));
     if (x && y && !same(x.usage, y.usage)) differs.push('tokens');
     return { index, ...(x && { a: x }), ...(y && { b: y }), differs };
   });
@@ -275,4 +366,5 @@ export function forkName(parent: string, random: string): string {
 }
 
 /** The events of the parent a fork keeps: everything before its start state was entered. */
-export const forkHistory = (record: Pick<ExecutionRecord, 'events'>, point: ForkPoint): HistoryEvent[] => record.events.slice(0, point.eventIndex);
+export const forkHistory = (record: Pick<ExecutionRecord, 'events'>, point: ForkPoint): HistoryEvent[] =>
+  record.events.slice(0, point.eventIndex);

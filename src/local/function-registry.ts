@@ -5,11 +5,11 @@
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { HandlerFactory } from '../core/env.ts';
-import { STATEMACHINES_DIR } from '../core/paths.ts';
 import { engineEntry } from '../cdk/constructs/lambda-entry.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR } from '../cdk/metadata.ts';
-import { invokeLikeLambda, LocalRuntimeFault, type LocalFunction } from './lambda.ts';
+import type { HandlerFactory } from '../core/env.ts';
+import { STATEMACHINES_DIR } from '../core/paths.ts';
+import { invokeLikeLambda, type LocalFunction, LocalRuntimeFault } from './lambda.ts';
 import type { SynthesizedApp } from './synth.ts';
 import { arnToLogicalId, LOCAL_REGION, resolveTokens, type TokenContext } from './tokens.ts';
 

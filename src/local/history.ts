@@ -2,9 +2,14 @@
  * Execution history for local and deployed executions in one shape: the Step Functions
  * `HistoryEvent`s, a summary record, and the step trail derived from them.
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
+import {
+  ExecutionDoesNotExist,
+  GetExecutionHistoryCommand,
+  type HistoryEvent,
+  type SFNClient,
+} from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { InvalidInputError } from '../core/errors.ts';
 import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME, type StateDirs } from './state-dirs.ts';
@@ -102,7 +107,14 @@ export function stepTrail(events: HistoryEvent[]): TrailStep[] {
   events.forEach((e, i) => {
     if (e.type === 'TaskStateEntered') {
       const d = e.stateEnteredEventDetails;
-      const step: OpenStep = { name: d?.name ?? '?', type: 'Task', enteredAt: new Date(e.timestamp!), input: parse(d?.input), retries: 0, attempts: 0 };
+      const step: OpenStep = {
+        name: d?.name ?? '?',
+        type: 'Task',
+        enteredAt: new Date(e.timestamp!),
+        input: parse(d?.input),
+        retries: 0,
+        attempts: 0,
+      };
       steps.push(step);
       open.set(e.id!, step);
       return;
@@ -151,8 +163,15 @@ function firstTaskInput(events: HistoryEvent[]): unknown {
   if (i < 0) return undefined;
   const entered = events[i]!;
   // Its own attempt, not a concurrent iteration's: chained to it (an event with no previous event id follows the one before it).
-  const scheduled = events.find((e, j) => j > i && SCHEDULED.has(e.type!) && (e.previousEventId ? e.previousEventId : events[j - 1]!.id) === entered.id);
-  return parse(scheduled ? (scheduled.lambdaFunctionScheduledEventDetails?.input ?? scheduled.taskScheduledEventDetails?.parameters) : entered.stateEnteredEventDetails?.input);
+  const scheduled = events.find(
+    (e, j) =>
+      j > i && SCHEDULED.has(e.type!) && (e.previousEventId ? e.previousEventId : events[j - 1]!.id) === entered.id,
+  );
+  return parse(
+    scheduled
+      ? (scheduled.lambdaFunctionScheduledEventDetails?.input ?? scheduled.taskScheduledEventDetails?.parameters)
+      : entered.stateEnteredEventDetails?.input,
+  );
 }
 
 const TERMINAL: Record<string, ExecutionStatus> = {
@@ -166,7 +185,13 @@ const TERMINAL: Record<string, ExecutionStatus> = {
 export function parseExecutionArn(arn: string): { stateMachine: string; name: string } {
   const parts = arn.split(':');
   const kind = parts[5];
-  if (parts[0] !== 'arn' || parts[2] !== 'states' || (kind !== 'execution' && kind !== 'express') || !parts[6] || !parts[7]) {
+  if (
+    parts[0] !== 'arn' ||
+    parts[2] !== 'states' ||
+    (kind !== 'execution' && kind !== 'express') ||
+    !parts[6] ||
+    !parts[7]
+  ) {
     throw new InvalidInputError(`not a Step Functions execution ARN: ${arn}`);
   }
   return { stateMachine: [...parts.slice(0, 5), 'stateMachine', parts[6]].join(':'), name: parts[7] };
@@ -189,7 +214,9 @@ export function summarizeExecution(executionArn: string, events: HistoryEvent[])
     ...(end && { stopDate: new Date(end.timestamp!) }),
     input: parse(started?.executionStartedEventDetails?.input),
     ...(end?.type === 'ExecutionSucceeded' && { output: parse(end.executionSucceededEventDetails?.output) }),
-    ...(failure && { error: { Error: failure.error ?? end!.type!, ...(failure.cause !== undefined && { Cause: failure.cause }) } }),
+    ...(failure && {
+      error: { Error: failure.error ?? end!.type!, ...(failure.cause !== undefined && { Cause: failure.cause }) },
+    }),
     events,
   };
 }
@@ -235,7 +262,8 @@ export function readRecordFile<S extends z.ZodType>(file: string, schema: S): z.
  * @throws InvalidInputError for a name that could point outside `dir` (a separator, `..`, a control character).
  */
 export function recordFile(name: string, dir: string): string {
-  if (!SAFE_RECORD_NAME.test(name)) throw new InvalidInputError(`not a record name: ${JSON.stringify(name.slice(0, 100))}`);
+  if (!SAFE_RECORD_NAME.test(name))
+    throw new InvalidInputError(`not a record name: ${JSON.stringify(name.slice(0, 100))}`);
   return join(resolve(dir), `${name}.json`);
 }
 
@@ -271,7 +299,10 @@ export function readLocalExecution(nameOrArn: string, dir: string = DEFAULT_HIST
  * Read an execution the local state keeps: a local one, else an imported deployed one.
  * @throws ExecutionDoesNotExist when neither folder has it.
  */
-export function readStoredExecution(name: string, dirs: Pick<StateDirs, 'executions' | 'imports'> = DEFAULT_STATE_DIRS): ExecutionRecord {
+export function readStoredExecution(
+  name: string,
+  dirs: Pick<StateDirs, 'executions' | 'imports'> = DEFAULT_STATE_DIRS,
+): ExecutionRecord {
   try {
     return readLocalExecution(name, dirs.executions);
   } catch (e) {

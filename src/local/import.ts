@@ -6,14 +6,26 @@
  * `ListExecutions`), with the caller's credentials.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { ListExecutionsCommand, ListStateMachinesCommand, type HistoryEvent, type SFNClient } from '@aws-sdk/client-sfn';
+import {
+  type HistoryEvent,
+  ListExecutionsCommand,
+  ListStateMachinesCommand,
+  type SFNClient,
+} from '@aws-sdk/client-sfn';
 import * as z from 'zod';
+import { workflowStateMachineName } from '../cdk/constructs/agent-workflow.ts';
+import { workflowStackName } from '../cdk/stacks/workflow-stack.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { listWorkflows } from '../definitions/workflow/loader.ts';
 import { loadProjectConfig } from '../project/config.ts';
-import { workflowStateMachineName } from '../cdk/constructs/agent-workflow.ts';
-import { workflowStackName } from '../cdk/stacks/workflow-stack.ts';
-import { parseExecutionArn, readAwsExecution, recordFile, summarizeExecution, type ExecutionRecord, type ExecutionStatus } from './history.ts';
+import {
+  type ExecutionRecord,
+  type ExecutionStatus,
+  parseExecutionArn,
+  readAwsExecution,
+  recordFile,
+  summarizeExecution,
+} from './history.ts';
 
 /**
  * A timestamp as the API and the CLI print it: an ISO string (CLI v2), epoch seconds (CLI v1,
@@ -28,7 +40,14 @@ const Timestamp = z.union([
 export const ExecutionHistoryFileSchema = z.object({
   executionArn: z.string().optional(),
   events: z
-    .array(z.looseObject({ id: z.number().int().positive(), previousEventId: z.number().int().nonnegative().optional(), type: z.string().min(1), timestamp: Timestamp }))
+    .array(
+      z.looseObject({
+        id: z.number().int().positive(),
+        previousEventId: z.number().int().nonnegative().optional(),
+        type: z.string().min(1),
+        timestamp: Timestamp,
+      }),
+    )
     .min(1, 'no events'),
   nextToken: z.string().optional(),
 });
@@ -42,17 +61,31 @@ export function executionFromHistory(json: unknown, executionArn?: string): Exec
   const parsed = ExecutionHistoryFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new InvalidInputError(`not a GetExecutionHistory response: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new InvalidInputError(
+      `not a GetExecutionHistory response: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
   }
   const arn = executionArn || parsed.data.executionArn;
-  if (!arn) throw new InvalidInputError('the execution ARN is missing: GetExecutionHistory does not return it, give it with the file');
-  if (parsed.data.nextToken) throw new InvalidInputError('the history has more pages (nextToken): fetch them all (the AWS CLI does unless --max-items is given)');
-  if (!parsed.data.events.some((e) => e.type === 'ExecutionStarted')) throw new InvalidInputError('not a whole history: no ExecutionStarted event');
+  if (!arn)
+    throw new InvalidInputError(
+      'the execution ARN is missing: GetExecutionHistory does not return it, give it with the file',
+    );
+  if (parsed.data.nextToken)
+    throw new InvalidInputError(
+      'the history has more pages (nextToken): fetch them all (the AWS CLI does unless --max-items is given)',
+    );
+  if (!parsed.data.events.some((e) => e.type === 'ExecutionStarted'))
+    throw new InvalidInputError('not a whole history: no ExecutionStarted event');
   return summarizeExecution(arn, parsed.data.events as HistoryEvent[]);
 }
 
 /** Store an imported execution in `dir` (imports); returns the stored record. */
-export function storeImported(record: ExecutionRecord, dir: string, from: 'file' | 'aws', now: Date = new Date()): ExecutionRecord {
+export function storeImported(
+  record: ExecutionRecord,
+  dir: string,
+  from: 'file' | 'aws',
+  now: Date = new Date(),
+): ExecutionRecord {
   const stored = { ...record, imported: { from, at: now.toISOString() } };
   mkdirSync(dir, { recursive: true });
   writeFileSync(recordFile(record.name, dir), JSON.stringify(stored, null, 2) + '\n');
@@ -78,7 +111,11 @@ export interface DeployedExecution {
 
 /** The deployed state machine names of `workflows` in the environments `envs`: `<stack>-<workflow>`. */
 export function deployedStateMachineNames(workflows: readonly string[], envs: readonly string[]): Map<string, string> {
-  return new Map(workflows.flatMap((workflow) => envs.map((env) => [workflowStateMachineName(workflowStackName(workflow, env), workflow), workflow] as const)));
+  return new Map(
+    workflows.flatMap((workflow) =>
+      envs.map((env) => [workflowStateMachineName(workflowStackName(workflow, env), workflow), workflow] as const),
+    ),
+  );
 }
 
 /**
@@ -91,12 +128,15 @@ export async function listDeployedExecutions(client: SFNClient, perStateMachine 
   let nextToken: string | undefined;
   do {
     const page = await client.send(new ListStateMachinesCommand({ nextToken, maxResults: 1000 }));
-    for (const m of page.stateMachines ?? []) if (m.name && m.stateMachineArn && names.has(m.name)) machines.push({ arn: m.stateMachineArn, name: m.name });
+    for (const m of page.stateMachines ?? [])
+      if (m.name && m.stateMachineArn && names.has(m.name)) machines.push({ arn: m.stateMachineArn, name: m.name });
     nextToken = page.nextToken;
   } while (nextToken);
   const all: DeployedExecution[] = [];
   for (const machine of machines) {
-    const page = await client.send(new ListExecutionsCommand({ stateMachineArn: machine.arn, maxResults: perStateMachine }));
+    const page = await client.send(
+      new ListExecutionsCommand({ stateMachineArn: machine.arn, maxResults: perStateMachine }),
+    );
     for (const e of page.executions ?? [])
       all.push({
         executionArn: e.executionArn!,

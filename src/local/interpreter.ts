@@ -16,7 +16,7 @@
  * runtime starts (their run options carry {@link HOOKS}); the JSONPath changes apply to every path
  * the process evaluates, and give Step Functions' results.
  */
-import { StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { type RunOptions, StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 // The JSONPath engine aws-local-stepfunctions runs (hoisted: the same module instance the library imports).
 import { JSONPath } from 'jsonpath-plus';
 
@@ -164,7 +164,14 @@ function instrument(options: ExecuteOptions, hooks: ExecutionHooks): void {
 }
 
 /** A logged event as the hooks tag it. */
-type LoggedEvent = { type: string; input?: unknown; output?: unknown; state?: { input?: unknown; output?: unknown }; [SCOPE]?: number; [TEXT]?: string };
+type LoggedEvent = {
+  type: string;
+  input?: unknown;
+  output?: unknown;
+  state?: { input?: unknown; output?: unknown };
+  [SCOPE]?: number;
+  [TEXT]?: string;
+};
 
 /** The payload the history shows for an event of the root execution (`root`) or a nested one, if it shows one. */
 function payloadOf(event: LoggedEvent, root: boolean): { value: unknown } | undefined {
@@ -215,7 +222,8 @@ const REFERENCE_PATH = /^\$(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 /** The names of each reference path seen (`null`: not one); paths come from definitions, so this stays small. */
 const referenceNames = new Map<string, string[] | null>();
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The value at a reference path `path` in `json`, as jsonpath-plus finds it with `wrap: false`
@@ -226,7 +234,8 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  */
 export function referenceValue(json: unknown, path: string): unknown {
   let names = referenceNames.get(path);
-  if (names === undefined) referenceNames.set(path, (names = REFERENCE_PATH.test(path) ? path.split('.').slice(1) : null));
+  if (names === undefined)
+    referenceNames.set(path, (names = REFERENCE_PATH.test(path) ? path.split('.').slice(1) : null));
   if (names === null) return NOT_A_REFERENCE;
   let value = json;
   for (const name of names) {
@@ -252,9 +261,11 @@ function patchJsonPath(prototype: { evaluate: JsonPathEvaluate }): void {
     let query = expr as { path?: unknown; json?: unknown; wrap?: boolean };
     const { path } = query;
     const wrap = Object.hasOwn(query, 'wrap') ? query.wrap : this.wrap;
-    if (typeof path === 'string' && path.trim() === '$' && isFalsyJson(query.json)) return wrap ? [query.json] : query.json;
+    if (typeof path === 'string' && path.trim() === '$' && isFalsyJson(query.json))
+      return wrap ? [query.json] : query.json;
     const execution = (query.json as ContextObject | undefined)?.Execution;
-    if (execution?.[EXECUTION]) query = { ...query, json: { ...(query.json as object), Execution: { ...execution, ...execution[EXECUTION] } } };
+    if (execution?.[EXECUTION])
+      query = { ...query, json: { ...(query.json as object), Execution: { ...execution, ...execution[EXECUTION] } } };
     // The options the interpreter uses (jsonPathQuery); anything else goes to jsonpath-plus.
     const plain = Object.keys(query).every((key) => key === 'path' || key === 'json' || key === 'wrap');
     if (plain && wrap === false && this.resultType === 'value' && !this.callback && typeof path === 'string') {

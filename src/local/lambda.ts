@@ -104,7 +104,11 @@ function json(value: unknown): { value: unknown; text: string } {
  * the handler itself cannot be stopped and runs on in the background, as it would in Lambda until
  * the sandbox is torn down).
  */
-export async function invokeLikeLambda(handler: (event: any, context: Context) => unknown, event: unknown, fn: LocalFunction): Promise<unknown> {
+export async function invokeLikeLambda(
+  handler: (event: any, context: Context) => unknown,
+  event: unknown,
+  fn: LocalFunction,
+): Promise<unknown> {
   return (await invokeJsonCopy(handler, json(event).value, fn)).value;
 }
 
@@ -125,7 +129,13 @@ export async function invokeJsonCopy(
       const seconds = fn.timeoutSeconds;
       const timedOut = new Promise<never>((_, reject) => {
         timer = setTimeout(
-          () => reject(new LambdaFunctionError({ errorType: LAMBDA_TIMEOUT_ERROR, errorMessage: `RequestId: ${context.awsRequestId} Error: Task timed out after ${seconds.toFixed(2)} seconds` })),
+          () =>
+            reject(
+              new LambdaFunctionError({
+                errorType: LAMBDA_TIMEOUT_ERROR,
+                errorMessage: `RequestId: ${context.awsRequestId} Error: Task timed out after ${seconds.toFixed(2)} seconds`,
+              }),
+            ),
           seconds * 1000,
         );
       });

@@ -14,37 +14,37 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { causeMessage, InvalidInputError, LocalServiceError } from '../core/errors.ts';
-import type { AgentConfig } from '../definitions/lifecycle/agent-config.ts';
-import { toPutEventsEntry } from '../runtime/lifecycle/envelope.ts';
-import { REPLAY_SOURCE } from '../definitions/lifecycle/schema.ts';
-import type { TimerRequest } from '../runtime/lifecycle/timers.ts';
-import type { LifecycleServices } from '../runtime/lifecycle/handlers/services.ts';
-import { loadAgentConfig, loadLifecycle, NO_AGENT } from '../definitions/lifecycle/loader.ts';
-import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../runtime/lifecycle/ports.ts';
-import { JsonObjectSchema } from '../core/dynamo-json.ts';
-import type { LifecycleDefinition, LifecycleEvent } from '../definitions/lifecycle/schema.ts';
-import { dynamoLifecycleStore, memoryLifecycleStore, type LifecycleStore } from '../runtime/lifecycle/store.ts';
-import type { EnvConfig } from '../project/config.ts';
-import { projectEnvironment } from '../project/project.ts';
 import { LIFECYCLE_STATES } from '../cdk/constructs/lifecycle-workflow.ts';
 import { LifecycleStack, lifecycleBusName, lifecycleStackName } from '../cdk/stacks/lifecycle-stack.ts';
-import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
-import { localTableName } from './tokens.ts';
+import { JsonObjectSchema } from '../core/dynamo-json.ts';
+import { causeMessage, InvalidInputError, LocalServiceError } from '../core/errors.ts';
+import type { AgentConfig } from '../definitions/lifecycle/agent-config.ts';
+import { loadAgentConfig, loadLifecycle, NO_AGENT } from '../definitions/lifecycle/loader.ts';
+import type { LifecycleDefinition, LifecycleEvent } from '../definitions/lifecycle/schema.ts';
+import { REPLAY_SOURCE } from '../definitions/lifecycle/schema.ts';
+import type { EnvConfig } from '../project/config.ts';
+import { projectEnvironment } from '../project/project.ts';
+import { toPutEventsEntry } from '../runtime/lifecycle/envelope.ts';
+import type { LifecycleServices } from '../runtime/lifecycle/handlers/services.ts';
+import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../runtime/lifecycle/ports.ts';
+import { dynamoLifecycleStore, type LifecycleStore, memoryLifecycleStore } from '../runtime/lifecycle/store.ts';
+import type { TimerRequest } from '../runtime/lifecycle/timers.ts';
+import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import {
+  type DeadLetter,
+  type EventEnvelope,
   entrySize,
   LocalEventBus,
   MAX_PUT_EVENTS_BYTES,
-  type DeadLetter,
-  type EventEnvelope,
   type PutEventsEntry,
   type PutEventsResult,
 } from './eventbridge/bus.ts';
 import { dynamoDbStreamSource, LocalPipe, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
-import { LocalRuntime, type LocalExecution } from './runtime.ts';
+import { type LocalExecution, LocalRuntime } from './runtime.ts';
 import { LocalScheduler } from './scheduler.ts';
-import { synthesize, type SynthesizedApp } from './synth.ts';
+import { type SynthesizedApp, synthesize } from './synth.ts';
 import type { CfnTemplate } from './tokens.ts';
+import { localTableName } from './tokens.ts';
 
 export interface LifecycleSessionOptions {
   /** The lifecycle: the folder of its `statechart.yaml` under `statemachines/`. */
@@ -140,11 +140,25 @@ export function parseReplayFile(text: string, def: LifecycleDefinition): ParsedR
         const issue = result.error.issues[0]!;
         throw new InvalidInputError(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
       }
-      const { id, type, time, detail } = result.data as { id: string; type: string; time: string; detail?: Record<string, unknown> };
-      const event: LifecycleEvent = { id, entityId: result.data[def.entity.key] as string, type, time, ...(detail && { detail }) };
+      const { id, type, time, detail } = result.data as {
+        id: string;
+        type: string;
+        time: string;
+        detail?: Record<string, unknown>;
+      };
+      const event: LifecycleEvent = {
+        id,
+        entityId: result.data[def.entity.key] as string,
+        type,
+        time,
+        ...(detail && { detail }),
+      };
       // The envelope mapping has its own rules (reserved detail keys), and EventBridge its size limit: check them now, not on the bus.
       const bytes = entrySize(toPutEventsEntry(def, event, 'check', REPLAY_SOURCE));
-      if (bytes >= MAX_PUT_EVENTS_BYTES) throw new InvalidInputError(`the event is ${bytes} bytes as a PutEvents entry; EventBridge takes entries under ${MAX_PUT_EVENTS_BYTES}`);
+      if (bytes >= MAX_PUT_EVENTS_BYTES)
+        throw new InvalidInputError(
+          `the event is ${bytes} bytes as a PutEvents entry; EventBridge takes entries under ${MAX_PUT_EVENTS_BYTES}`,
+        );
       parsed.events.push({ line, event });
       parsed.timeline.push({ line, event });
     } catch (e) {
@@ -172,7 +186,10 @@ function synthLifecycleStack(def: LifecycleDefinition, config: EnvConfig): Synth
   const key = `${def.name}|${config.name}`;
   let app = synthesized.get(key);
   if (!app) {
-    app = synthesize((a) => new LifecycleStack(a, lifecycleStackName(def.name, config.name), { config, lifecycle: def }), { env: config.name });
+    app = synthesize(
+      (a) => new LifecycleStack(a, lifecycleStackName(def.name, config.name), { config, lifecycle: def }),
+      { env: config.name },
+    );
     synthesized.set(key, app);
   }
   return app;
@@ -282,7 +299,9 @@ export class LifecycleSession {
     const definition = loadLifecycle(options.lifecycle);
     const app = synthLifecycleStack(definition, config);
     const template = app.templates[lifecycleStackName(definition.name, env)]!;
-    const agent = Object.hasOwn(config.lifecycles, definition.name) ? config.lifecycles[definition.name]!.agent : undefined;
+    const agent = Object.hasOwn(config.lifecycles, definition.name)
+      ? config.lifecycles[definition.name]!.agent
+      : undefined;
     const agentConfig = options.agentConfig ?? (agent ? loadAgentConfig(agent, definition.name) : NO_AGENT);
 
     const memory = options.store === 'memory';
@@ -305,7 +324,11 @@ export class LifecycleSession {
       throw e;
     }
 
-    const adapters = { crm: recordingCrm(), notifier: recordingNotifier(), followUpChannel: recordingFollowUpChannel() };
+    const adapters = {
+      crm: recordingCrm(),
+      notifier: recordingNotifier(),
+      followUpChannel: recordingFollowUpChannel(),
+    };
     const executions: LocalExecution[] = [];
     const sentDeadLetters: SentDeadLetter[] = [];
     const queuedEvents: QueuedEvent[] = [];
@@ -321,7 +344,15 @@ export class LifecycleSession {
     // What EventBridge Scheduler does when a timer is due: put its delivery on the bus, at the due time.
     const scheduler = new LocalScheduler({
       deliver: async (t: TimerRequest) => {
-        await putOnBus([{ EventBusName: busName, Source: t.delivery.source, DetailType: t.delivery.detailType, Detail: JSON.stringify({ ...t.delivery.detail, timer: t.stamp }), Time: new Date(t.dueAt) }]);
+        await putOnBus([
+          {
+            EventBusName: busName,
+            Source: t.delivery.source,
+            DetailType: t.delivery.detailType,
+            Detail: JSON.stringify({ ...t.delivery.detail, timer: t.stamp }),
+            Time: new Date(t.dueAt),
+          },
+        ]);
       },
     });
     const runtime = await LocalRuntime.create({
@@ -331,7 +362,10 @@ export class LifecycleSession {
         ...adapters,
         timers: scheduler,
         now: scheduler.now,
-        putEvents: async (entries) => void (await putOnBus(entries.map((e) => ({ ...e, EventBusName: e.EventBusName ?? busName })) as PutEventsEntry[])),
+        putEvents: async (entries) =>
+          void (await putOnBus(
+            entries.map((e) => ({ ...e, EventBusName: e.EventBusName ?? busName })) as PutEventsEntry[],
+          )),
       } satisfies LifecycleServices,
       historyDir: options.historyDir ?? false,
       ...(dynamo && { dynamo: { endpoint: dynamo.endpoint } }),
@@ -349,12 +383,31 @@ export class LifecycleSession {
         const service = arn.split(':')[2];
         if (service === 'states') executions.push(await runtime.startExecution(arn, input));
         else if (service === 'lambda') await runtime.invokeFunction(arn, input);
-        else if (service === 'sqs') queuedEvents.push({ queueArn: arn, ruleLogicalId: context.ruleLogicalId, event: context.event });
+        else if (service === 'sqs')
+          queuedEvents.push({ queueArn: arn, ruleLogicalId: context.ruleLogicalId, event: context.event });
         else throw new LocalServiceError(`the local lifecycle cannot deliver to ${arn}`);
       },
     });
-    const pipe = LocalPipe.fromTemplate(template, { source: stream, invoke: (arn, payload) => runtime.invokeFunction(arn, payload), put: (entries) => bus!.putEvents(entries) });
-    return new LifecycleSession({ definition, runtime, bus, store, tableName, busName, adapters, executions, sentDeadLetters, queuedEvents, ownedDynamo, scheduler, pipe });
+    const pipe = LocalPipe.fromTemplate(template, {
+      source: stream,
+      invoke: (arn, payload) => runtime.invokeFunction(arn, payload),
+      put: (entries) => bus!.putEvents(entries),
+    });
+    return new LifecycleSession({
+      definition,
+      runtime,
+      bus,
+      store,
+      tableName,
+      busName,
+      adapters,
+      executions,
+      sentDeadLetters,
+      queuedEvents,
+      ownedDynamo,
+      scheduler,
+      pipe,
+    });
   }
 
   /**
@@ -376,10 +429,15 @@ export class LifecycleSession {
       try {
         result = await this.bus.putEvents(sent.map((i) => entries[i]!));
       } catch (e) {
-        throw new LocalServiceError(`the local bus refused event ${events[sent[0]!]!.id}: ${(e as Error).message}`, { cause: e });
+        throw new LocalServiceError(`the local bus refused event ${events[sent[0]!]!.id}: ${(e as Error).message}`, {
+          cause: e,
+        });
       }
       const failed = result.Entries.findIndex((e) => e.ErrorCode);
-      if (failed >= 0) throw new LocalServiceError(`the local bus refused event ${events[sent[failed]!]!.id}: ${result.Entries[failed]!.ErrorMessage}`);
+      if (failed >= 0)
+        throw new LocalServiceError(
+          `the local bus refused event ${events[sent[failed]!]!.id}: ${result.Entries[failed]!.ErrorMessage}`,
+        );
     };
     for (const [i, entry] of entries.entries()) {
       const size = entrySize(entry);
@@ -455,7 +513,9 @@ export class LifecycleSession {
 
   /** How many executions found their event already in the log (redeliveries): nothing was applied for them. */
   get duplicates(): number {
-    return this.executions.filter((e) => e.events.some((h) => h.stateEnteredEventDetails?.name === LIFECYCLE_STATES.duplicate)).length;
+    return this.executions.filter((e) =>
+      e.events.some((h) => h.stateEnteredEventDetails?.name === LIFECYCLE_STATES.duplicate),
+    ).length;
   }
 
   /** Executions that did not succeed. */
@@ -520,9 +580,15 @@ export function failuresOf(session: LifecycleSession): ReplayFailure[] {
   const { key } = session.definition.entity;
   const events = session.failedExecutions.map((execution): ReplayFailure => {
     const input = execution.input as { detail?: Record<string, unknown> } | null;
-    const deadLetter = session.sentDeadLetters.find((d) => envelopeId(d.body) === envelopeId(input))?.body as { error?: { Error?: string; Cause?: string }; detail?: { Error?: string; Cause?: string } } | undefined;
+    const deadLetter = session.sentDeadLetters.find((d) => envelopeId(d.body) === envelopeId(input))?.body as
+      | { error?: { Error?: string; Cause?: string }; detail?: { Error?: string; Cause?: string } }
+      | undefined;
     // An oversize event's refusal stands in place of its detail (see LifecycleWorkflow).
-    const reason = deadLetter?.error ?? deadLetter?.detail ?? { Error: execution.error?.Error ?? execution.status, Cause: `${execution.error?.Cause ?? ''} (not dead-lettered)` };
+    const reason = deadLetter?.error ??
+      deadLetter?.detail ?? {
+        Error: execution.error?.Error ?? execution.status,
+        Cause: `${execution.error?.Cause ?? ''} (not dead-lettered)`,
+      };
     const entityId = input?.detail?.[key];
     const eventId = input?.detail?.eventId ?? envelopeId(input);
     return {
@@ -533,10 +599,20 @@ export function failuresOf(session: LifecycleSession): ReplayFailure[] {
     };
   });
   const unrouted = session.queuedEvents.map(
-    (q): ReplayFailure => ({ kind: 'unrouted', source: q.event.source, eventType: q.event['detail-type'], error: `no rule of ${session.definition.name} applies events from this source` }),
+    (q): ReplayFailure => ({
+      kind: 'unrouted',
+      source: q.event.source,
+      eventType: q.event['detail-type'],
+      error: `no rule of ${session.definition.name} applies events from this source`,
+    }),
   );
   const listeners = session.listenerDeadLetters.map(
-    (d): ReplayFailure => ({ kind: 'listener', rule: d.ruleLogicalId, eventType: d.event['detail-type'], error: d.error.message }),
+    (d): ReplayFailure => ({
+      kind: 'listener',
+      rule: d.ruleLogicalId,
+      eventType: d.event['detail-type'],
+      error: d.error.message,
+    }),
   );
   const { outbox, timers } = session.publishDeadLetters;
   return [
@@ -544,7 +620,8 @@ export function failuresOf(session: LifecycleSession): ReplayFailure[] {
     ...unrouted,
     ...listeners,
     ...outbox.map((d): ReplayFailure => ({ kind: 'outbox', records: d.records.length, error: d.error })),
-    ...timers.map((d): ReplayFailure => ({ kind: 'timer', name: d.request.name, entityId: d.request.entityId, error: d.error })),
+    ...timers.map(
+      (d): ReplayFailure => ({ kind: 'timer', name: d.request.name, entityId: d.request.entityId, error: d.error }),
+    ),
   ];
 }
-

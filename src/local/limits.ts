@@ -21,7 +21,9 @@ const DATA_LIMIT_EXCEEDED = 'States.DataLimitExceeded';
 /** A Task's result over the quota. `resource` is what AWS names: the function ARN, or the integration (`lambda`). */
 export class TaskResultTooLargeError extends Error {
   constructor(resource: string) {
-    super(`The state/task '${resource}' returned a result with a size exceeding the maximum number of bytes service limit.`);
+    super(
+      `The state/task '${resource}' returned a result with a size exceeding the maximum number of bytes service limit.`,
+    );
     this.name = DATA_LIMIT_EXCEEDED;
   }
 }

@@ -9,13 +9,18 @@
  * back: the records wait in the stream, as they do for 24 hours on AWS.
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
 import * as z from 'zod';
 import { DefinitionError, LocalServiceError } from '../core/errors.ts';
 import type { MemoryLifecycleStore, StreamRecord } from '../runtime/lifecycle/store.ts';
-import { compilePattern, type EventMatcher } from './eventbridge/pattern.ts';
 import type { PutEventsEntry, PutEventsResult } from './eventbridge/bus.ts';
-import { resolveTokens, type CfnTemplate, type TokenContext } from './tokens.ts';
+import { compilePattern, type EventMatcher } from './eventbridge/pattern.ts';
+import { type CfnTemplate, resolveTokens, type TokenContext } from './tokens.ts';
 
 /** New records of a stream since the last read, in order. */
 export interface StreamSource {
@@ -38,12 +43,24 @@ export function memoryStreamSource(store: MemoryLifecycleStore): StreamSource {
  * A table's stream in DynamoDB Local, read shard by shard. `skipExisting` starts after what is in
  * the stream now (a session on a shared emulator does not republish another session's changes).
  */
-export async function dynamoDbStreamSource(client: DynamoDBClient, endpoint: string, tableName: string, skipExisting = true): Promise<StreamSource> {
+export async function dynamoDbStreamSource(
+  client: DynamoDBClient,
+  endpoint: string,
+  tableName: string,
+  skipExisting = true,
+): Promise<StreamSource> {
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table?.LatestStreamArn;
-  if (!streamArn) throw new LocalServiceError(`table ${tableName} has no stream: the stack's StreamSpecification did not reach DynamoDB Local`);
+  if (!streamArn)
+    throw new LocalServiceError(
+      `table ${tableName} has no stream: the stack's StreamSpecification did not reach DynamoDB Local`,
+    );
   // The emulator runs with -sharedDb and accepts any key; the table's client has the dummy ones.
-  const streams = new DynamoDBStreamsClient({ endpoint, region: await client.config.region(), credentials: client.config.credentials });
+  const streams = new DynamoDBStreamsClient({
+    endpoint,
+    region: await client.config.region(),
+    credentials: client.config.credentials,
+  });
   /** Shard id → where to read next; `undefined` once the shard is closed and read to its end. */
   const iterators = new Map<string, string | undefined>();
   // New shards appear only when one closes (its children): describe the stream first and after a shard ends, not on every read.
@@ -54,7 +71,9 @@ export async function dynamoDbStreamSource(client: DynamoDBClient, endpoint: str
     for (const shard of StreamDescription?.Shards ?? []) {
       const id = shard.ShardId!;
       if (iterators.has(id)) continue;
-      const { ShardIterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }));
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
+      );
       iterators.set(id, ShardIterator);
     }
   };
@@ -78,7 +97,9 @@ export async function dynamoDbStreamSource(client: DynamoDBClient, endpoint: str
                 Keys: r.dynamodb?.Keys ?? {},
                 ...(r.dynamodb?.NewImage && { NewImage: r.dynamodb.NewImage }),
                 SequenceNumber: r.dynamodb?.SequenceNumber ?? '',
-                ...(r.dynamodb?.ApproximateCreationDateTime && { ApproximateCreationDateTime: Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000) }),
+                ...(r.dynamodb?.ApproximateCreationDateTime && {
+                  ApproximateCreationDateTime: Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000),
+                }),
               },
             });
           }
@@ -100,10 +121,17 @@ const PipeProperties = z.object({
   SourceParameters: z
     .object({
       FilterCriteria: z.object({ Filters: z.array(z.object({ Pattern: z.string() })) }).optional(),
-      DynamoDBStreamParameters: z.object({ BatchSize: z.number().int().min(1).optional(), MaximumRetryAttempts: z.number().int().min(-1).optional() }).optional(),
+      DynamoDBStreamParameters: z
+        .object({
+          BatchSize: z.number().int().min(1).optional(),
+          MaximumRetryAttempts: z.number().int().min(-1).optional(),
+        })
+        .optional(),
     })
     .optional(),
-  TargetParameters: z.object({ EventBridgeEventBusParameters: z.object({ DetailType: z.string(), Source: z.string() }) }),
+  TargetParameters: z.object({
+    EventBridgeEventBusParameters: z.object({ DetailType: z.string(), Source: z.string() }),
+  }),
 });
 
 /** A batch the pipe gave up on (its dead-letter queue). */
@@ -135,7 +163,15 @@ export class LocalPipe {
 
   private constructor(
     private readonly options: LocalPipeOptions,
-    private readonly config: { enrichment?: string; busName: string; detailType: string; source: string; filters: EventMatcher[]; batchSize: number; attempts: number },
+    private readonly config: {
+      enrichment?: string;
+      busName: string;
+      detailType: string;
+      source: string;
+      filters: EventMatcher[];
+      batchSize: number;
+      attempts: number;
+    },
   ) {}
 
   /**
@@ -144,7 +180,8 @@ export class LocalPipe {
    */
   static fromTemplate(template: CfnTemplate, options: LocalPipeOptions): LocalPipe {
     const found = Object.entries(template.Resources ?? {}).filter(([, r]) => r.Type === 'AWS::Pipes::Pipe');
-    if (found.length !== 1) throw new DefinitionError('template', 'Resources', `expected one AWS::Pipes::Pipe, found ${found.length}`);
+    if (found.length !== 1)
+      throw new DefinitionError('template', 'Resources', `expected one AWS::Pipes::Pipe, found ${found.length}`);
     const [logicalId, resource] = found[0]!;
     const parsed = PipeProperties.safeParse(resource.Properties ?? {});
     if (!parsed.success) {
@@ -204,7 +241,12 @@ export class LocalPipe {
             this.failingPuts--;
             throw new LocalServiceError('the bus refused the put (injected)');
           }
-          const entries = details.slice(i, i + PUT_BATCH).map((d) => ({ EventBusName: this.config.busName, Source: this.config.source, DetailType: this.config.detailType, Detail: JSON.stringify(d) }));
+          const entries = details.slice(i, i + PUT_BATCH).map((d) => ({
+            EventBusName: this.config.busName,
+            Source: this.config.source,
+            DetailType: this.config.detailType,
+            Detail: JSON.stringify(d),
+          }));
           const result = await this.options.put(entries);
           const failed = result.Entries.find((e) => e.ErrorCode);
           if (failed) throw new LocalServiceError(`the bus refused an entry: ${failed.ErrorMessage}`);

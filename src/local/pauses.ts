@@ -21,13 +21,23 @@
  * per run, and the resumed run's `$$.Execution.Input`/`StartTime` are the original execution's.
  * Only what is in the state survives: DynamoDB Local data of the first process does not.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ExecutionDoesNotExist, InvalidName, TaskTimedOut, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { ExecutionDoesNotExist, type HistoryEvent, InvalidName, TaskTimedOut } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
-import { readRecordFile } from './history.ts';
 import { ExecutionClaimedError } from '../core/errors.ts';
+import { readRecordFile } from './history.ts';
 import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
 
 /** Where paused local executions are kept, one JSON file each (`.stepwise/` is git-ignored). */
@@ -75,7 +85,13 @@ const PausedTaskSchema = z.object({
   heartbeatSeconds: z.number().positive().optional(),
   executionInput: z.unknown(),
   startTime: Timestamp,
-  events: z.array(z.looseObject({ id: z.number(), type: z.string(), timestamp: z.union([z.string(), z.number()]).transform((v) => new Date(v)) })),
+  events: z.array(
+    z.looseObject({
+      id: z.number(),
+      type: z.string(),
+      timestamp: z.union([z.string(), z.number()]).transform((v) => new Date(v)),
+    }),
+  ),
 });
 
 /** A suspended execution, as persisted in `<pausesDir>/<name>.json`. */
@@ -96,10 +112,18 @@ export function requestOf(parameters: unknown): unknown {
 }
 
 /** When the paused Task times out: its `TimeoutSeconds` after the pause, or `HeartbeatSeconds` after the last heartbeat, whichever is first. */
-export function deadline(task: Pick<PausedTask, 'pausedAt' | 'lastHeartbeatAt' | 'timeoutSeconds' | 'heartbeatSeconds'>): { at: Date; heartbeat: boolean } | undefined {
+export function deadline(
+  task: Pick<PausedTask, 'pausedAt' | 'lastHeartbeatAt' | 'timeoutSeconds' | 'heartbeatSeconds'>,
+): { at: Date; heartbeat: boolean } | undefined {
   const candidates = [
-    task.timeoutSeconds !== undefined && { at: Date.parse(task.pausedAt) + task.timeoutSeconds * 1000, heartbeat: false },
-    task.heartbeatSeconds !== undefined && { at: Date.parse(task.lastHeartbeatAt) + task.heartbeatSeconds * 1000, heartbeat: true },
+    task.timeoutSeconds !== undefined && {
+      at: Date.parse(task.pausedAt) + task.timeoutSeconds * 1000,
+      heartbeat: false,
+    },
+    task.heartbeatSeconds !== undefined && {
+      at: Date.parse(task.lastHeartbeatAt) + task.heartbeatSeconds * 1000,
+      heartbeat: true,
+    },
   ].filter((c): c is { at: number; heartbeat: boolean } => Boolean(c));
   if (!candidates.length) return undefined;
   const first = candidates.reduce((a, b) => (b.at < a.at ? b : a));
@@ -110,7 +134,9 @@ export function deadline(task: Pick<PausedTask, 'pausedAt' | 'lastHeartbeatAt' |
 export function expiredAt(task: PausedTask, now: Date): { error: string; cause: string } | undefined {
   const due = deadline(task);
   if (!due || now.getTime() < due.at.getTime()) return undefined;
-  const what = due.heartbeat ? `no heartbeat within HeartbeatSeconds (${task.heartbeatSeconds})` : `not resumed within TimeoutSeconds (${task.timeoutSeconds})`;
+  const what = due.heartbeat
+    ? `no heartbeat within HeartbeatSeconds (${task.heartbeatSeconds})`
+    : `not resumed within TimeoutSeconds (${task.timeoutSeconds})`;
   return { error: 'States.Timeout', cause: `${task.state}: ${what}; timed out at ${due.at.toISOString()}` };
 }
 
@@ -119,7 +145,9 @@ export function expiredAt(task: PausedTask, now: Date): { error: string; cause: 
  * interpreter's `ExecutionAborted` is how the runtime stopped it, not an event of the execution).
  */
 export function suspendedHistory(events: HistoryEvent[], state: string): HistoryEvent[] {
-  const entered = events.findLastIndex((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === state);
+  const entered = events.findLastIndex(
+    (e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === state,
+  );
   const started = events.findIndex((e, i) => i > entered && e.type === 'TaskStarted');
   return events.slice(0, (started < 0 ? entered : started) + 1);
 }
@@ -141,7 +169,10 @@ export function appendResumed(before: HistoryEvent[], resumed: HistoryEvent[]): 
 export function appendContinued(before: HistoryEvent[], after: HistoryEvent[], dropped: number): HistoryEvent[] {
   const base = before.at(-1)?.id ?? 0;
   const renumber = (id: number | undefined) => (id === undefined || id <= dropped ? base : id - dropped + base);
-  return [...before, ...after.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) }))];
+  return [
+    ...before,
+    ...after.slice(dropped).map((e) => ({ ...e, id: renumber(e.id), previousEventId: renumber(e.previousEventId) })),
+  ];
 }
 
 const ClaimSchema = z.object({ pid: z.number().int(), host: z.string(), at: Timestamp });
@@ -192,7 +223,10 @@ export class PauseStore {
    */
   claim(name: string): () => void {
     checkExecutionName(name);
-    const refused = (by: string) => new ExecutionClaimedError(`execution "${name}" is already being resumed (${by}); its task token can be used once`);
+    const refused = (by: string) =>
+      new ExecutionClaimedError(
+        `execution "${name}" is already being resumed (${by}); its task token can be used once`,
+      );
     if (this.dir === false) {
       if (this.claimed.has(name)) throw refused('by another call in this process');
       this.claimed.add(name);
@@ -217,7 +251,13 @@ export class PauseStore {
 
   /** Every paused execution, oldest pause first. */
   list(): PausedTask[] {
-    const names = this.dir === false || !existsSync(this.dir) ? [...this.memory.keys()] : readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter(isExecutionName);
+    const names =
+      this.dir === false || !existsSync(this.dir)
+        ? [...this.memory.keys()]
+        : readdirSync(this.dir)
+            .filter((f) => f.endsWith('.json'))
+            .map((f) => f.slice(0, -5))
+            .filter(isExecutionName);
     return names
       .map((n) => this.get(n))
       .filter((t): t is PausedTask => t !== undefined)
@@ -233,9 +273,14 @@ export class PauseStore {
     const release = this.claim(name);
     try {
       const paused = this.get(name);
-      if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${name}" (stepwise executions lists them)` });
+      if (!paused)
+        throw new ExecutionDoesNotExist({
+          $metadata: {},
+          message: `no paused local execution "${name}" (stepwise executions lists them)`,
+        });
       const expired = expiredAt(paused, now);
-      if (expired) throw new TaskTimedOut({ $metadata: {}, message: `${expired.cause}: resume it to run the timeout path` });
+      if (expired)
+        throw new TaskTimedOut({ $metadata: {}, message: `${expired.cause}: resume it to run the timeout path` });
       const beat = { ...paused, lastHeartbeatAt: now.toISOString() };
       this.save(beat);
       return beat;

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { InvalidInputError } from '../core/errors.ts';
-import { loadWorkflowFrom, parseStepFile } from '../definitions/workflow/loader.ts';
 import { PROJECT_ROOT } from '../core/paths.ts';
+import { loadWorkflowFrom, parseStepFile } from '../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 
 /** One version of a step's prompt. */
@@ -28,10 +28,19 @@ export interface PromptVersion {
 
 const MAX_COMMITS = 20;
 
-const git = (args: string[]) => execFileSync('git', args, { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 4 * 1024 * 1024 });
+const git = (args: string[]) =>
+  execFileSync('git', args, {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 4 * 1024 * 1024,
+  });
 
 /** The file of `step` relative to the project root (git paths). */
-const stepPath = (def: WorkflowDefinition, step: string) => relative(PROJECT_ROOT, join(def.dir, 'steps', `${step}.md`)).split('\\').join('/');
+const stepPath = (def: WorkflowDefinition, step: string) =>
+  relative(PROJECT_ROOT, join(def.dir, 'steps', `${step}.md`))
+    .split('\\')
+    .join('/');
 
 /** The step file as committed in `ref`. @throws InvalidInputError when git has no such file there. */
 function committedStepFile(def: WorkflowDefinition, step: string, ref: string): string {
@@ -78,22 +87,35 @@ export function promptVersions(def: WorkflowDefinition, step: string): PromptVer
  * has its prompt from that commit (`current` keeps it); `cleanup` removes it.
  * @throws InvalidInputError when a version routes, calls tools or outputs otherwise than the compiled step.
  */
-export function workflowWithPrompts(def: WorkflowDefinition, refs: Record<string, string>): { statemachinesDir: string; cleanup: () => void } {
+export function workflowWithPrompts(
+  def: WorkflowDefinition,
+  refs: Record<string, string>,
+): { statemachinesDir: string; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'stepwise-prompts-'));
   try {
     const dir = join(root, def.manifest.name);
     cpSync(def.dir, dir, { recursive: true });
     for (const [step, ref] of Object.entries(refs)) {
       if (ref === 'current') continue;
-      if (!def.steps.some((s) => s.name === step)) throw new InvalidInputError(`${def.manifest.name} has no step ${step}`);
+      if (!def.steps.some((s) => s.name === step))
+        throw new InvalidInputError(`${def.manifest.name} has no step ${step}`);
       writeFileSync(join(dir, 'steps', `${step}.md`), committedStepFile(def, step, ref));
     }
     const changed = loadWorkflowFrom(dir);
     for (const step of changed.steps) {
       const now = def.steps.find((s) => s.name === step.name)!;
-      const shape = (s: typeof step) => ({ kind: s.kind, next: s.next, tools: s.tools, outputs: s.outputs, pause: s.pause, consensus: s.consensus });
+      const shape = (s: typeof step) => ({
+        kind: s.kind,
+        next: s.next,
+        tools: s.tools,
+        outputs: s.outputs,
+        pause: s.pause,
+        consensus: s.consensus,
+      });
       if (!isDeepStrictEqual(shape(step), shape(now)))
-        throw new InvalidInputError(`${step.name} at ${refs[step.name]} routes, calls tools or outputs otherwise than the compiled step: only its prompt can change in a fork`);
+        throw new InvalidInputError(
+          `${step.name} at ${refs[step.name]} routes, calls tools or outputs otherwise than the compiled step: only its prompt can change in a fork`,
+        );
     }
     return { statemachinesDir: root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
   } catch (e) {

@@ -9,13 +9,22 @@ import { InvalidInputError } from '../core/errors.ts';
 import { EmailInputSchema, isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadPlugin } from '../runtime/plugin.ts';
 import type { EmailStore } from '../runtime/triggers/email/store.ts';
+import {
+  checkForkInput,
+  emailBodyFromTranscripts,
+  type ForkPoint,
+  forkName,
+  forkPoint,
+  forkPoints,
+  pinnedToolbox,
+  type ToolPins,
+} from './fork.ts';
 import type { ExecutionRecord } from './history.ts';
-import { checkForkInput, emailBodyFromTranscripts, forkName, forkPoint, forkPoints, pinnedToolbox, type ForkPoint, type ToolPins } from './fork.ts';
 import { workflowWithPrompts } from './prompt-versions.ts';
 import { recordedEmails } from './recorded-emails.ts';
 import { DEFAULT_STATE_DIRS, type StateDirs } from './state-dirs.ts';
 import { synthProject } from './synth.ts';
-import { WorkflowSession, type ModelChoice, type RunResult } from './workflow-session.ts';
+import { type ModelChoice, type RunResult, WorkflowSession } from './workflow-session.ts';
 
 export interface ReplayOptions {
   /** The execution to fork (a local record, or an imported deployed one). */
@@ -51,7 +60,11 @@ export interface ReplayResult {
  * The email store of a fork of an email execution: the parent's email with its body as the local
  * ingress recorded it, else as its LLM steps were shown it (the recorded model requests).
  */
-function forkEmails(parent: ExecutionRecord, emailsDir: string, body: () => string | undefined): Pick<EmailStore, 'get'> {
+function forkEmails(
+  parent: ExecutionRecord,
+  emailsDir: string,
+  body: () => string | undefined,
+): Pick<EmailStore, 'get'> {
   const recorded = recordedEmails(emailsDir);
   const email = EmailInputSchema.safeParse(parent.input).data?.email;
   return {
@@ -79,14 +92,23 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
   const point = forkPoint(forkPoints(parent, def), options.from);
   let state = point.state;
   if (options.stepInput) {
-    const checked = await checkForkInput(def, machine.definition, point, options.stepInput, { id: parent.executionArn, name: parent.name });
+    const checked = await checkForkInput(def, machine.definition, point, options.stepInput, {
+      id: parent.executionArn,
+      name: parent.name,
+    });
     const problem = checked.problems[0];
-    if (problem) throw new InvalidInputError(`the step input does not match ${point.step}'s input schema: ${problem.path}: ${problem.message}`);
+    if (problem)
+      throw new InvalidInputError(
+        `the step input does not match ${point.step}'s input schema: ${problem.path}: ${problem.message}`,
+      );
     state = checked.state;
   }
   const dirs = options.dirs ?? DEFAULT_STATE_DIRS;
   const name = options.name ?? forkName(parent.name, randomUUID().slice(0, 8));
-  const prompts = options.prompts && Object.values(options.prompts).some((ref) => ref !== 'current') ? workflowWithPrompts(def, options.prompts) : undefined;
+  const prompts =
+    options.prompts && Object.values(options.prompts).some((ref) => ref !== 'current')
+      ? workflowWithPrompts(def, options.prompts)
+      : undefined;
   try {
     const session = await WorkflowSession.start({
       workflow: def.manifest.name,
@@ -98,8 +120,12 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       onStart: options.onStart,
       ...(prompts && { localEnv: { STATEMACHINES_DIR: prompts.statemachinesDir } }),
       services: {
-        ...(isEmailWorkflow(def) && { emails: forkEmails(parent, dirs.emails, () => emailBodyFromTranscripts(parent, def)) }),
-        ...(options.toolResults && { wrapToolbox: (toolbox) => pinnedToolbox(toolbox, plugin.tools, options.toolResults!) }),
+        ...(isEmailWorkflow(def) && {
+          emails: forkEmails(parent, dirs.emails, () => emailBodyFromTranscripts(parent, def)),
+        }),
+        ...(options.toolResults && {
+          wrapToolbox: (toolbox) => pinnedToolbox(toolbox, plugin.tools, options.toolResults!),
+        }),
       },
     });
     try {

@@ -3,10 +3,11 @@
  * execution's history turned into its steps (route, decider, fields, model use, errors), tool
  * calls, sent mail, outcome and output, or the checkpoint it paused at.
  */
-import type { DecidedBy, StepOutput, TokenUsage } from '../runtime/contracts.ts';
+
 import { causeMessage } from '../core/errors.ts';
+import { type CheckpointRequest, pauseStateName, requiredActions } from '../definitions/workflow/pause.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
-import { pauseStateName, requiredActions, type CheckpointRequest } from '../definitions/workflow/pause.ts';
+import type { DecidedBy, StepOutput, TokenUsage } from '../runtime/contracts.ts';
 import { stepTrail, type TrailStep } from './history.ts';
 import { deadline, type PausedTask } from './pauses.ts';
 import type { LocalExecution } from './runtime.ts';
@@ -113,7 +114,9 @@ export const describeError = (error: string, cause: string | undefined): string 
 
 /** A step Lambda's output, when the trail step has one. */
 const stepOutput = (step: TrailStep): StepOutput | undefined =>
-  step.output && typeof step.output === 'object' && 'toolCalls' in step.output ? (step.output as StepOutput) : undefined;
+  step.output && typeof step.output === 'object' && 'toolCalls' in step.output
+    ? (step.output as StepOutput)
+    : undefined;
 
 function runSteps(trail: TrailStep[]): RunStep[] {
   return trail.map((step) => {
@@ -162,13 +165,21 @@ function outcomeOf(def: WorkflowDefinition, history: LocalExecution['history']):
   const name = history.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
   if (name !== undefined && name !== 'Done') return name;
   const answered = new Set(Object.values(def.manifest.counters).flatMap((c) => (c.then ? [c.outcome] : [])));
-  return history.findLast((e) => e.type === 'PassStateEntered' && answered.has(e.stateEnteredEventDetails?.name ?? ''))?.stateEnteredEventDetails?.name;
+  return history.findLast((e) => e.type === 'PassStateEntered' && answered.has(e.stateEnteredEventDetails?.name ?? ''))
+    ?.stateEnteredEventDetails?.name;
 }
 
 /** The model use of an execution: every step's, added up. */
 export function executionUsage(steps: readonly RunStep[]): TokenUsage {
-  const total: TokenUsage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
-  for (const { usage } of steps) if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
+  const total: TokenUsage = {
+    modelCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheWriteInputTokens: 0,
+  };
+  for (const { usage } of steps)
+    if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
   return total;
 }
 

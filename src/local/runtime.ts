@@ -36,19 +36,24 @@
 // aws-local-stepfunctions needs Promise.withResolvers (Node 22); load the polyfill before it runs anything.
 import './polyfills.ts';
 import { randomUUID } from 'node:crypto';
+import {
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  type HistoryEvent,
+  StateMachineDoesNotExist,
+} from '@aws-sdk/client-sfn';
 import type { App } from 'aws-cdk-lib';
-import { ExecutionAlreadyExists, ExecutionDoesNotExist, StateMachineDoesNotExist, type HistoryEvent } from '@aws-sdk/client-sfn';
 import { ExecutionDriver, type ExecutionDriverOptions, type LocalExecution } from './execution-driver.ts';
 import { FunctionRegistry, type FunctionRegistryOptions } from './function-registry.ts';
-import { parseExecutionArn, type ForkParent } from './history.ts';
+import { type ForkParent, parseExecutionArn } from './history.ts';
 import { installInterpreterHooks } from './interpreter.ts';
 import { LocalRuntimeFault } from './lambda.ts';
 import {
   checkExecutionName,
   DEFAULT_PAUSES_DIR,
   expiredAt,
-  PauseStore,
   type PausedTask,
+  PauseStore,
   type Resolution,
 } from './pauses.ts';
 import {
@@ -57,14 +62,14 @@ import {
   findStateMachine,
   interpreterFor,
   interpreterFrom,
-  loadStateMachine,
   type LoadedStateMachine,
+  loadStateMachine,
 } from './state-machines.ts';
-import { synthesize, synthProject, type SynthesizedApp, type SynthesizedStateMachine } from './synth.ts';
+import { type SynthesizedApp, type SynthesizedStateMachine, synthesize, synthProject } from './synth.ts';
 
 export type { LocalExecution } from './execution-driver.ts';
-export type { TaskHandler } from './interpreter.ts';
 export type { TaskFault } from './faults.ts';
+export type { TaskHandler } from './interpreter.ts';
 
 export interface LocalRuntimeOptions extends FunctionRegistryOptions, ExecutionDriverOptions {
   /** Project environment to synthesize (`buildStepwiseApp` with `getEnvConfig(env)`), when `app` is not given. @default 'dev' */
@@ -140,7 +145,12 @@ export class LocalRuntime {
   static async create(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
     installInterpreterHooks();
     const app = options.app;
-    const synthesized = app === undefined ? await synthProject(options.env) : typeof app === 'function' ? synthesize(app, { env: options.env }) : app;
+    const synthesized =
+      app === undefined
+        ? await synthProject(options.env)
+        : typeof app === 'function'
+          ? synthesize(app, { env: options.env })
+          : app;
     if (options.dynamo && !process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE) {
       // Handlers build SDK clients with the default credential chain; DynamoDB Local accepts any key.
       process.env.AWS_ACCESS_KEY_ID = 'local';
@@ -164,7 +174,11 @@ export class LocalRuntime {
    * @throws InvalidName for a name Step Functions would refuse.
    * @throws LocalRuntimeFault when the state machine has a distributed Map state.
    */
-  async startExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
+  async startExecution(
+    stateMachine: string,
+    input: unknown = {},
+    options: StartExecutionOptions = {},
+  ): Promise<LocalExecution> {
     const sm = findStateMachine(this.machines, stateMachine);
     if (sm.distributedMaps.length) {
       const states = sm.distributedMaps.join('", "');
@@ -203,7 +217,11 @@ export class LocalRuntime {
    * @throws ExecutionClaimedError while another resumer runs it.
    * @throws InvalidName for a name that is not an execution name, before any file is read.
    */
-  async resumeExecution(nameOrArn: string, resolution: Resolution, options: { now?: Date } = {}): Promise<LocalExecution> {
+  async resumeExecution(
+    nameOrArn: string,
+    resolution: Resolution,
+    options: { now?: Date } = {},
+  ): Promise<LocalExecution> {
     const release = this.pauses.claim(this.pausedName(nameOrArn));
     try {
       // Read under the claim: a resumer that finished first has deleted it.
@@ -268,7 +286,11 @@ export class LocalRuntime {
 
   private paused(nameOrArn: string): PausedTask {
     const paused = this.pauses.get(this.pausedName(nameOrArn));
-    if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${nameOrArn}" (stepwise executions lists them)` });
+    if (!paused)
+      throw new ExecutionDoesNotExist({
+        $metadata: {},
+        message: `no paused local execution "${nameOrArn}" (stepwise executions lists them)`,
+      });
     return paused;
   }
 
@@ -285,7 +307,11 @@ export class LocalRuntime {
   }
 
   /** `StartSyncExecution` for Express state machines: the same as {@link startExecution}. */
-  startSyncExecution(stateMachine: string, input: unknown = {}, options: StartExecutionOptions = {}): Promise<LocalExecution> {
+  startSyncExecution(
+    stateMachine: string,
+    input: unknown = {},
+    options: StartExecutionOptions = {},
+  ): Promise<LocalExecution> {
     return this.startExecution(stateMachine, input, options);
   }
 

@@ -102,7 +102,13 @@ export class LocalScheduler implements TimerScheduler {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         await this.options.deliver(request);
-        this.fired.push({ name: request.name, kind: request.kind, entityId: request.entityId, dueAt: request.dueAt, detailType: request.delivery.detailType });
+        this.fired.push({
+          name: request.name,
+          kind: request.kind,
+          entityId: request.entityId,
+          dueAt: request.dueAt,
+          detailType: request.delivery.detailType,
+        });
         return;
       } catch (e) {
         error = e;

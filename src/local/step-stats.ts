@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { StepInput, StepOutput } from '../runtime/contracts.ts';
 import { FAST_PATH_REASON } from '../runtime/steps/fast-path.ts';
-import { DEFAULT_HISTORY_DIR, readLocalExecution, stepTrail, type ExecutionRecord } from './history.ts';
+import { DEFAULT_HISTORY_DIR, type ExecutionRecord, readLocalExecution, stepTrail } from './history.ts';
 
 /** One step across executions. */
 export interface StepStats {
@@ -93,7 +93,9 @@ export function stepStats(records: readonly ExecutionRecord[]): WorkflowStats {
       if (trail.error) s.failures++;
       const input = trail.input as Partial<StepInput> | undefined;
       const out = trail.output as StepOutput | undefined;
-      const caught = input?.error != null || (input?.previous !== undefined && input.previous.next !== trail.name && input.previous.step !== null);
+      const caught =
+        input?.error != null ||
+        (input?.previous !== undefined && input.previous.next !== trail.name && input.previous.step !== null);
       if (caught || out?.fields?.handoff === true) s.handoffs++;
       if (!out || typeof out !== 'object' || !out.usage) continue;
       bump(s.decidedBy, out.reason?.startsWith(FAST_PATH_REASON) ? 'fast-path' : (out.decidedBy ?? 'unknown'));
@@ -110,12 +112,22 @@ export function stepStats(records: readonly ExecutionRecord[]): WorkflowStats {
       s.cacheWriteInputTokens += out.usage.cacheWriteInputTokens;
     }
   }
-  const list = [...steps.values()].map(({ totalMs, timed, ...s }) => ({ ...s, meanDurationMs: timed ? totalMs / timed : 0 }));
-  return { executions: records.length, byStatus, steps: list.sort((a, b) => b.runs - a.runs || a.step.localeCompare(b.step)) };
+  const list = [...steps.values()].map(({ totalMs, timed, ...s }) => ({
+    ...s,
+    meanDurationMs: timed ? totalMs / timed : 0,
+  }));
+  return {
+    executions: records.length,
+    byStatus,
+    steps: list.sort((a, b) => b.runs - a.runs || a.step.localeCompare(b.step)),
+  };
 }
 
 /** The stored local executions of a workflow (all workflows without one); unreadable files are skipped and counted. */
-export function readLocalExecutions(workflow: string | undefined, dir: string = DEFAULT_HISTORY_DIR): { records: ExecutionRecord[]; unreadable: number } {
+export function readLocalExecutions(
+  workflow: string | undefined,
+  dir: string = DEFAULT_HISTORY_DIR,
+): { records: ExecutionRecord[]; unreadable: number } {
   if (!existsSync(dir)) return { records: [], unreadable: 0 };
   const records: ExecutionRecord[] = [];
   let unreadable = 0;

@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as z from 'zod';
-import { bundledInputs } from '../core/project-modules.ts';
 import { ENGINE_MODULE_EXTENSION, PACKAGE_ROOT } from '../core/paths.ts';
+import { bundledInputs } from '../core/project-modules.ts';
 import type { CfnTemplate } from './tokens.ts';
 
 /** A stack's concrete region/account, when it has one (environment-agnostic stacks use the local placeholders). */
@@ -33,7 +33,10 @@ const Entry = z.object({
   engine: z.string(),
   /** Input file (relative to the project root) → sha256 of its content. */
   inputs: z.record(z.string(), z.string()),
-  output: z.object({ templates: z.record(z.string(), z.any()), environments: z.record(z.string(), z.object({ region: z.string().optional(), accountId: z.string().optional() })) }),
+  output: z.object({
+    templates: z.record(z.string(), z.any()),
+    environments: z.record(z.string(), z.object({ region: z.string().optional(), accountId: z.string().optional() })),
+  }),
 });
 
 /** The engine an entry was made by: its version and where it is installed (a reinstall is another engine). */
@@ -42,7 +45,8 @@ function engineId(): string {
   return `${createHash('sha256').update(pkg).update(PACKAGE_ROOT).digest('hex').slice(0, 16)}`;
 }
 
-const hashFile = (file: string): string => (existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'missing');
+const hashFile = (file: string): string =>
+  existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'missing';
 
 /** Every file under `dir`, relative to `root`. */
 function filesUnder(root: string, dir: string): string[] {
@@ -54,12 +58,17 @@ function filesUnder(root: string, dir: string): string[] {
 }
 
 /** The inputs every synth of `root` reads besides its modules: the definitions and the lockfile. */
-const baseInputs = (root: string): string[] => [...filesUnder(root, join(root, 'statemachines')), 'package-lock.json', 'package.json'];
+const baseInputs = (root: string): string[] => [
+  ...filesUnder(root, join(root, 'statemachines')),
+  'package-lock.json',
+  'package.json',
+];
 
 const entryFile = (root: string, env: string) => join(root, '.stepwise', 'cache', `synth-${env}.json`);
 
 /** Whether entries are kept at all: for the installed (compiled) engine only. */
-export const synthCacheEnabled = (): boolean => ENGINE_MODULE_EXTENSION === '.js' && process.env.STEPWISE_SYNTH_CACHE !== 'off';
+export const synthCacheEnabled = (): boolean =>
+  ENGINE_MODULE_EXTENSION === '.js' && process.env.STEPWISE_SYNTH_CACHE !== 'off';
 
 /** The stored output for `env`, when every input it was made from is unchanged. */
 export function readSynthCache(root: string, env: string): SynthOutput | undefined {
@@ -78,7 +87,11 @@ export function readSynthCache(root: string, env: string): SynthOutput | undefin
 export function writeSynthCache(root: string, env: string, output: SynthOutput): void {
   if (!synthCacheEnabled()) return;
   const paths = [...new Set([...baseInputs(root), ...bundledInputs(root)])].sort();
-  const entry = { engine: engineId(), inputs: Object.fromEntries(paths.map((p) => [p, hashFile(join(root, p))])), output };
+  const entry = {
+    engine: engineId(),
+    inputs: Object.fromEntries(paths.map((p) => [p, hashFile(join(root, p))])),
+    output,
+  };
   const file = entryFile(root, env);
   mkdirSync(join(root, '.stepwise', 'cache'), { recursive: true });
   const temporary = `${file}.${process.pid}`;

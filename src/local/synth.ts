@@ -3,18 +3,18 @@
  * runs: every stack's template and every state machine's definition with its tokens resolved.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import type { App } from 'aws-cdk-lib';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
+import { WORKFLOW_METADATA } from '../cdk/metadata.ts';
 import { DefinitionError } from '../core/errors.ts';
+import { PROJECT_ROOT } from '../core/paths.ts';
 import { resolveEnvironment } from '../project/config.ts';
 import { loadProject } from '../project/project.ts';
-import { readSynthCache, writeSynthCache, type StackEnvironment, type SynthOutput } from './synth-cache.ts';
-import { PROJECT_ROOT } from '../core/paths.ts';
-import { WORKFLOW_METADATA } from '../cdk/metadata.ts';
-import { resolveTokens, type CfnTemplate, type TokenContext } from './tokens.ts';
+import { readSynthCache, type StackEnvironment, type SynthOutput, writeSynthCache } from './synth-cache.ts';
+import { type CfnTemplate, resolveTokens, type TokenContext } from './tokens.ts';
 
 /** A state machine of the synthesized app, as the local runtime runs it. */
 export interface SynthesizedStateMachine {
@@ -66,7 +66,11 @@ function stateMachinesOf(stack: string, template: CfnTemplate, ctx: TokenContext
         }
       }
       if (!definition || typeof definition !== 'object') {
-        throw new DefinitionError(`template ${stack}`, where, 'no inline Definition or DefinitionString (S3 definitions are not supported locally)');
+        throw new DefinitionError(
+          `template ${stack}`,
+          where,
+          'no inline Definition or DefinitionString (S3 definitions are not supported locally)',
+        );
       }
       const workflowName = resource.Metadata?.[WORKFLOW_METADATA];
       return {
@@ -85,10 +89,15 @@ function stateMachinesOf(stack: string, template: CfnTemplate, ctx: TokenContext
  * Read already synthesized templates (by stack name): the way to run a hand-written or
  * `cdk synth`-produced template locally.
  */
-export function fromTemplates(templates: Record<string, CfnTemplate>, environments: Record<string, StackEnvironment> = {}): SynthesizedApp {
+export function fromTemplates(
+  templates: Record<string, CfnTemplate>,
+  environments: Record<string, StackEnvironment> = {},
+): SynthesizedApp {
   const contexts: Record<string, TokenContext> = {};
   for (const stack of Object.keys(templates)) contexts[stack] = { stackName: stack, ...environments[stack], templates };
-  const stateMachines = Object.entries(templates).flatMap(([stack, template]) => stateMachinesOf(stack, template, contexts[stack]!));
+  const stateMachines = Object.entries(templates).flatMap(([stack, template]) =>
+    stateMachinesOf(stack, template, contexts[stack]!),
+  );
   return { templates, contexts, stateMachines };
 }
 

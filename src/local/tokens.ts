@@ -109,7 +109,8 @@ const INTRINSICS: Record<string, Intrinsic> = {
   Ref: (r, name, p) => r.ref(name, p),
   Condition: (r, name, p) => r.condition(name, p),
   'Fn::GetAtt': (r, arg, p) => {
-    const [id, attribute] = typeof arg === 'string' ? [arg.slice(0, arg.indexOf('.')), arg.slice(arg.indexOf('.') + 1)] : arg;
+    const [id, attribute] =
+      typeof arg === 'string' ? [arg.slice(0, arg.indexOf('.')), arg.slice(arg.indexOf('.') + 1)] : arg;
     return r.getAtt(id, r.resolve(attribute, p) as string, p);
   },
   'Fn::Join': (r, [sep, list], p) => (r.resolve(list, p) as unknown[]).map(String).join(sep),
@@ -265,7 +266,8 @@ class TokenResolver {
   }
 
   private nameOf(id: string, res: CfnResource, path: Path): string {
-    if (res.Type === 'AWS::DynamoDB::Table' || res.Type === 'AWS::DynamoDB::GlobalTable') return localTableName(id, res);
+    if (res.Type === 'AWS::DynamoDB::Table' || res.Type === 'AWS::DynamoDB::GlobalTable')
+      return localTableName(id, res);
     const prop = NAME_PROPERTY[res.Type];
     const name = prop === undefined ? undefined : res.Properties?.[prop];
     return name === undefined ? id : String(this.resolve(name, `${path}<${id}.${prop}>`));

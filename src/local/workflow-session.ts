@@ -13,49 +13,49 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
-import type { StepServices } from '../runtime/step-handler/handler.ts';
+import { EMAIL_INGRESS_ENTRY } from '../cdk/constructs/email-ingress.ts';
+import { ENTRY_METADATA } from '../cdk/metadata.ts';
 import { InvalidInputError, LocalServiceError, MissingCredentialsError } from '../core/errors.ts';
-import { dynamoEventLog, type EventLog, type StepwiseEvent } from '../runtime/event-log.ts';
 import { checkInput, isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
+import type { EnvConfig } from '../project/config.ts';
+import { projectEnvironment } from '../project/project.ts';
+import { dynamoEventLog, type EventLog, type StepwiseEvent } from '../runtime/event-log.ts';
+import type { StepServices } from '../runtime/step-handler/handler.ts';
 import {
   DEFAULT_POLICY,
   isRejection,
   localSesMessageId,
-  parseInbound,
   type ParsedMail,
+  parseInbound,
   type Rejection,
 } from '../runtime/triggers/email/checks.ts';
-import { ingestParsed, type IngestDeps, type IngestResult } from '../runtime/triggers/email/ingest.ts';
+import { type IngestDeps, type IngestResult, ingestParsed } from '../runtime/triggers/email/ingest.ts';
 import { readOutbox } from '../runtime/triggers/email/mail.ts';
 import { localStarter } from '../runtime/triggers/email/starter.ts';
 import { dynamoEmailStore } from '../runtime/triggers/email/store.ts';
-import type { EnvConfig } from '../project/config.ts';
-import { projectEnvironment } from '../project/project.ts';
-import { ENTRY_METADATA } from '../cdk/metadata.ts';
-import { EMAIL_INGRESS_ENTRY } from '../cdk/constructs/email-ingress.ts';
-import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { type ForkPoint, forkHistory } from './fork.ts';
 import type { ExecutionRecord } from './history.ts';
-import { forkHistory, type ForkPoint } from './fork.ts';
-import { recordedEmails, recordingPuts } from './recorded-emails.ts';
-import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
 import { PauseStore, type Resolution } from './pauses.ts';
-import { LocalRuntime, type LocalExecution, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
-import { describeError, executionResult, pauseSummary, type PauseSummary, type RunResult } from './run-result.ts';
+import { recordedEmails, recordingPuts } from './recorded-emails.ts';
+import { describeError, executionResult, type PauseSummary, pauseSummary, type RunResult } from './run-result.ts';
+import { type LocalExecution, LocalRuntime, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
+import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
 import { synthProject } from './synth.ts';
 import { resolveTokens } from './tokens.ts';
 
 export {
   executionUsage,
-  pauseSummary,
-  workflowTrail,
   type OutboxMail,
   type PauseSummary,
+  pauseSummary,
   type RunResult,
   type RunStatus,
   type RunStep,
   type RunToolCall,
+  workflowTrail,
 } from './run-result.ts';
 
 export type ModelChoice = 'offline' | 'bedrock' | 'openai';
@@ -120,7 +120,8 @@ export function expandInputPaths(paths: readonly string[], extensions: readonly 
       .filter((name) => extensions.includes(extname(name).toLowerCase()))
       .sort()
       .map((name) => join(path, name));
-    if (files.length === 0) throw new InvalidInputError(`no inputs in ${path} (looked for ${extensions.map((e) => `*${e}`).join(', ')})`);
+    if (files.length === 0)
+      throw new InvalidInputError(`no inputs in ${path} (looked for ${extensions.map((e) => `*${e}`).join(', ')})`);
     return files;
   });
 }
@@ -131,7 +132,8 @@ export function expandInputPaths(paths: readonly string[], extensions: readonly 
  */
 async function assertBedrockAccess(): Promise<void> {
   const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-  if (!region) throw new MissingCredentialsError('--model bedrock needs an AWS region: set AWS_REGION (e.g. us-east-1)');
+  if (!region)
+    throw new MissingCredentialsError('--model bedrock needs an AWS region: set AWS_REGION (e.g. us-east-1)');
   const client = new BedrockRuntimeClient({ region });
   try {
     await client.config.credentials();
@@ -148,7 +150,10 @@ async function assertBedrockAccess(): Promise<void> {
 /** The manifest's `local.env`: a value that names a file of the workflow folder becomes its path. */
 function manifestLocalEnv(def: WorkflowDefinition): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(def.manifest.local.env).map(([name, value]) => [name, existsSync(join(def.dir, value)) ? join(def.dir, value) : value]),
+    Object.entries(def.manifest.local.env).map(([name, value]) => [
+      name,
+      existsSync(join(def.dir, value)) ? join(def.dir, value) : value,
+    ]),
   );
 }
 
@@ -213,7 +218,14 @@ export class WorkflowSession {
     readonly dynamo: DynamoDbLocal,
     readonly outboxFile: string,
     private readonly tempDir: string | undefined,
-    wiring: { tables: Record<string, string>; ingress?: Record<string, string>; email?: EnvConfig['email']; clock: () => Date; emailsDir: string | false; onStart?: (name: string) => void },
+    wiring: {
+      tables: Record<string, string>;
+      ingress?: Record<string, string>;
+      email?: EnvConfig['email'];
+      clock: () => Date;
+      emailsDir: string | false;
+      onStart?: (name: string) => void;
+    },
   ) {
     this.tables = wiring.tables;
     this.onStart = wiring.onStart;
@@ -252,7 +264,10 @@ export class WorkflowSession {
     const model = options.model ?? 'offline';
     const def = loadWorkflow(options.workflow);
     if (model === 'bedrock') await assertBedrockAccess();
-    if (model === 'openai' && !options.openai) throw new InvalidInputError('--model openai needs the endpoint: --openai-base-url URL --openai-model NAME (or OPENAI_BASE_URL and OPENAI_MODEL)');
+    if (model === 'openai' && !options.openai)
+      throw new InvalidInputError(
+        '--model openai needs the endpoint: --openai-base-url URL --openai-model NAME (or OPENAI_BASE_URL and OPENAI_MODEL)',
+      );
     const apiKey = options.openai?.apiKey ?? process.env.OPENAI_API_KEY;
 
     const app = await synthProject(env);
@@ -265,11 +280,18 @@ export class WorkflowSession {
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => ({
         entry: r.Metadata?.[ENTRY_METADATA],
-        variables: resolveTokens<Record<string, string>>((r.Properties?.Environment as { Variables?: unknown })?.Variables ?? {}, template, ctx),
+        variables: resolveTokens<Record<string, string>>(
+          (r.Properties?.Environment as { Variables?: unknown })?.Variables ?? {},
+          template,
+          ctx,
+        ),
       }));
-    const tables = Object.fromEntries(environments.flatMap((f) => Object.entries(f.variables).filter(([k]) => k.endsWith('_TABLE'))));
+    const tables = Object.fromEntries(
+      environments.flatMap((f) => Object.entries(f.variables).filter(([k]) => k.endsWith('_TABLE'))),
+    );
     const ingress = environments.find((f) => f.entry === EMAIL_INGRESS_ENTRY)?.variables;
-    if (isEmailWorkflow(def) && !ingress) throw new LocalServiceError(`stack ${machine.stack} has no email ingress function (${EMAIL_INGRESS_ENTRY})`);
+    if (isEmailWorkflow(def) && !ingress)
+      throw new LocalServiceError(`stack ${machine.stack} has no email ingress function (${EMAIL_INGRESS_ENTRY})`);
 
     const tempDir = options.outboxFile ? undefined : mkdtempSync(join(tmpdir(), 'stepwise-session-'));
     const outboxFile = options.outboxFile ?? join(tempDir!, 'outbox.jsonl');
@@ -293,14 +315,27 @@ export class WorkflowSession {
           AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
           ...manifestLocalEnv(def),
           ...options.localEnv,
-          ...(model === 'bedrock' ? { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! } : { EMBEDDINGS_PROVIDER: 'lexical' }),
-          ...(model === 'openai' && { OPENAI_BASE_URL: options.openai!.baseUrl, OPENAI_MODEL: options.openai!.model, ...(apiKey && { OPENAI_API_KEY: apiKey }) }),
+          ...(model === 'bedrock'
+            ? { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! }
+            : { EMBEDDINGS_PROVIDER: 'lexical' }),
+          ...(model === 'openai' && {
+            OPENAI_BASE_URL: options.openai!.baseUrl,
+            OPENAI_MODEL: options.openai!.model,
+            ...(apiKey && { OPENAI_API_KEY: apiKey }),
+          }),
           ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
         },
       });
       const emailsDir = options.emailsDir ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.emails);
       const { email } = await projectEnvironment(env, { allowPlaceholders: true });
-      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, { tables, ingress, email, clock: options.clock ?? (() => new Date()), emailsDir, onStart: options.onStart });
+      return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, {
+        tables,
+        ingress,
+        email,
+        clock: options.clock ?? (() => new Date()),
+        emailsDir,
+        onStart: options.onStart,
+      });
     } catch (e) {
       await dynamo?.stop();
       if (tempDir) rmSync(tempDir, { recursive: true, force: true });
@@ -319,9 +354,14 @@ export class WorkflowSession {
    * unreadable or invalid one is `REJECTED`, an unexpected error `FAILED`, each with a reason.
    * @param onResult called as each input finishes (progress display).
    */
-  async runFiles(files: readonly string[], onResult?: (result: RunResult, index: number, total: number) => void): Promise<RunResult[]> {
+  async runFiles(
+    files: readonly string[],
+    onResult?: (result: RunResult, index: number, total: number) => void,
+  ): Promise<RunResult[]> {
     const jobs = files.flatMap((file) =>
-      extname(file).toLowerCase() === '.eml' ? [() => this.deliverFile(file)] : readInputs(file).map((input) => () => this.runParsed(input)),
+      extname(file).toLowerCase() === '.eml'
+        ? [() => this.deliverFile(file)]
+        : readInputs(file).map((input) => () => this.runParsed(input)),
     );
     const results: RunResult[] = [];
     for (const [i, job] of jobs.entries()) {
@@ -341,14 +381,28 @@ export class WorkflowSession {
     return this.runParsed({ label, value: input }, name);
   }
 
-  private async runParsed({ label, value, problem }: { label: string; value?: unknown; problem?: string }, name: string = randomUUID()): Promise<RunResult> {
+  private async runParsed(
+    { label, value, problem }: { label: string; value?: unknown; problem?: string },
+    name: string = randomUUID(),
+  ): Promise<RunResult> {
     const none = { executionName: null, steps: [], toolCalls: [], outbox: [] };
     if (problem) return { file: label, status: 'REJECTED', reason: problem, ...none };
     if (isEmailWorkflow(this.workflow)) {
-      return { file: label, status: 'REJECTED', reason: `${this.workflow.manifest.name} starts from email: give .eml files`, ...none };
+      return {
+        file: label,
+        status: 'REJECTED',
+        reason: `${this.workflow.manifest.name} starts from email: give .eml files`,
+        ...none,
+      };
     }
     const checked = checkInput(this.workflow, value);
-    if (checked.problem) return { file: label, status: 'REJECTED', reason: `input does not match the workflow's input schema: ${checked.problem}`, ...none };
+    if (checked.problem)
+      return {
+        file: label,
+        status: 'REJECTED',
+        reason: `input does not match the workflow's input schema: ${checked.problem}`,
+        ...none,
+      };
     try {
       const started = this.runtime.startExecution(this.workflow.manifest.name, checked.input, { name });
       this.onStart?.(name);
@@ -356,7 +410,13 @@ export class WorkflowSession {
       this.finished.set(execution.name, execution);
       return this.report(label, execution);
     } catch (e) {
-      return { file: label, status: 'FAILED', reason: describeError((e as Error).name, (e as Error).message), ...none, executionName: name };
+      return {
+        file: label,
+        status: 'FAILED',
+        reason: describeError((e as Error).name, (e as Error).message),
+        ...none,
+        executionName: name,
+      };
     }
   }
 
@@ -366,7 +426,16 @@ export class WorkflowSession {
     try {
       raw = readFileSync(file);
     } catch (e) {
-      return { file, messageId: null, executionName: null, status: 'REJECTED', reason: `unreadable: ${(e as Error).message}`, steps: [], toolCalls: [], outbox: [] };
+      return {
+        file,
+        messageId: null,
+        executionName: null,
+        status: 'REJECTED',
+        reason: `unreadable: ${(e as Error).message}`,
+        steps: [],
+        toolCalls: [],
+        outbox: [],
+      };
     }
     return this.deliverEmail(new Uint8Array(raw), file);
   }
@@ -391,16 +460,29 @@ export class WorkflowSession {
       const { ingested, execution } = await this.ingest(raw, parsed, this.email);
       executionName = ingested.executionName;
       const base = { file, messageId, executionName };
-      if (ingested.status === 'REJECTED') return { ...base, status: 'REJECTED', reason: `${ingested.reason}: ${ingested.detail}`, ...none };
+      if (ingested.status === 'REJECTED')
+        return { ...base, status: 'REJECTED', reason: `${ingested.reason}: ${ingested.detail}`, ...none };
       if (ingested.status === 'DUPLICATE')
-        return { ...base, status: 'DUPLICATE', reason: `the same mail (Message-ID) was already delivered as ${executionName}; nothing new ran`, ...none };
+        return {
+          ...base,
+          status: 'DUPLICATE',
+          reason: `the same mail (Message-ID) was already delivered as ${executionName}; nothing new ran`,
+          ...none,
+        };
       if (!execution) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
       const finished = await execution;
       this.finished.set(finished.name, finished);
       return this.report(file, finished, messageId);
     } catch (e) {
       // A fault of the local setup (DynamoDB Local gone, a broken handler module): report it on this input and go on.
-      return { file, messageId, executionName, status: 'FAILED', reason: describeError((e as Error).name, (e as Error).message), ...none };
+      return {
+        file,
+        messageId,
+        executionName,
+        status: 'FAILED',
+        reason: describeError((e as Error).name, (e as Error).message),
+        ...none,
+      };
     }
   }
 
@@ -440,7 +522,12 @@ export class WorkflowSession {
     this.finished.set(resumed.name, resumed);
     const result = this.report(resumed.name, resumed);
     const late = resumed.resumedWith === 'timeout' && !('timeout' in resolution);
-    return late ? { ...result, reason: `the checkpoint had timed out: the ${'output' in resolution ? 'output' : 'failure'} was not accepted and the timeout path ran` } : result;
+    return late
+      ? {
+          ...result,
+          reason: `the checkpoint had timed out: the ${'output' in resolution ? 'output' : 'failure'} was not accepted and the timeout path ran`,
+        }
+      : result;
   }
 
   /**
@@ -494,10 +581,16 @@ export class WorkflowSession {
 export async function resumePaused(
   execution: string,
   resolution: Resolution,
-  options: Pick<WorkflowSessionOptions, 'env' | 'model' | 'logLevel' | 'historyDir' | 'emailsDir' | 'onStart'> & { pausesDir?: string } = {},
+  options: Pick<WorkflowSessionOptions, 'env' | 'model' | 'logLevel' | 'historyDir' | 'emailsDir' | 'onStart'> & {
+    pausesDir?: string;
+  } = {},
 ): Promise<RunResult> {
   const paused = new PauseStore(options.pausesDir).get(execution);
-  if (!paused) throw new ExecutionDoesNotExist({ $metadata: {}, message: `no paused local execution "${execution}" (stepwise executions lists them)` });
+  if (!paused)
+    throw new ExecutionDoesNotExist({
+      $metadata: {},
+      message: `no paused local execution "${execution}" (stepwise executions lists them)`,
+    });
   if (!paused.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
   const session = await WorkflowSession.start({ ...options, workflow: paused.workflow });
   try {

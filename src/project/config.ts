@@ -10,7 +10,10 @@ import { importProjectModule } from '../core/project-modules.ts';
 export const LifecycleSettingsSchema = z
   .object({
     /** The agent config the lifecycle applies: `statemachines/<lifecycle>/agents/<agent>.json`. @default none: no goal, no stops, no timers */
-    agent: z.string().regex(/^[a-z0-9-]+$/, 'an agent config name').optional(),
+    agent: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, 'an agent config name')
+      .optional(),
     /** The `crmSync` feature: where the CRM sync POSTs each state change. */
     crmWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
     /** The `followUps` feature: where the follow-up sender POSTs a due follow-up for the agent's channel. @default `/stepwise/follow-up` on the CRM webhook's host */
@@ -32,16 +35,24 @@ export type LifecycleSettings = z.infer<typeof LifecycleSettingsSchema>;
  * The retention periods CloudWatch Logs accepts, in days (`RetentionDays`; 9999 keeps logs forever).
  * Written out so that reading a config does not load the CDK; a test keeps them equal.
  */
-export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653, 9999] as const;
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653, 9999,
+] as const;
 
 export const EnvConfigSchema = z
   .object({
     /** The environment's name (the key in `environments`): stack, bus and metric names carry it. */
     name: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'lower-case letters, digits and -, at most 20 characters'),
     /** The AWS account the stacks deploy to. Required outside `dev`, where stacks are environment-agnostic without it. */
-    account: z.string().regex(/^\d{12}$/, 'a 12-digit AWS account id').optional(),
+    account: z
+      .string()
+      .regex(/^\d{12}$/, 'a 12-digit AWS account id')
+      .optional(),
     /** The AWS region the stacks deploy to. @default the CLI's region at deploy time */
-    region: z.string().regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, 'an AWS region such as eu-west-1').optional(),
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-gov)?-[a-z]+-\d$/, 'an AWS region such as eu-west-1')
+      .optional(),
     /** Overrides the pinned Bedrock model id of every workflow manifest. @default the manifest's `model.id` */
     modelId: z.string().min(1).optional(),
     /**
@@ -60,7 +71,10 @@ export const EnvConfigSchema = z
       .object({
         baseUrl: z.url({ protocol: /^https?$/ }),
         model: z.string().min(1),
-        apiKeyParameter: z.string().regex(/^\/[A-Za-z0-9_.\-/]+$/, 'an SSM parameter name starting with /').optional(),
+        apiKeyParameter: z
+          .string()
+          .regex(/^\/[A-Za-z0-9_.\-/]+$/, 'an SSM parameter name starting with /')
+          .optional(),
       })
       .strict()
       .optional(),
@@ -70,7 +84,10 @@ export const EnvConfigSchema = z
      * (word overlap, no model). Local runs without `--model bedrock` use the lexical adapter.
      */
     embeddings: z
-      .object({ provider: z.enum(['bedrock', 'lexical']).default('bedrock'), modelId: z.string().min(1).default('amazon.titan-embed-text-v2:0') })
+      .object({
+        provider: z.enum(['bedrock', 'lexical']).default('bedrock'),
+        modelId: z.string().min(1).default('amazon.titan-embed-text-v2:0'),
+      })
       .strict()
       .default({ provider: 'bedrock', modelId: 'amazon.titan-embed-text-v2:0' }),
     /** Powertools log level. Customer data is only logged at DEBUG. */
@@ -147,8 +164,17 @@ export const EnvConfigSchema = z
           .optional(),
       })
       .strict()
-      .refine((a) => !(a.email && a.topicArn), { message: 'give email or topicArn, not both: with a topic of your own, subscribe the address to it', path: ['topicArn'] })
-      .default({ failedExecutionsThreshold: 1, handoffsThreshold: 5, functionErrorsThreshold: 1, throttlesThreshold: 1, evaluationPeriods: 1 }),
+      .refine((a) => !(a.email && a.topicArn), {
+        message: 'give email or topicArn, not both: with a topic of your own, subscribe the address to it',
+        path: ['topicArn'],
+      })
+      .default({
+        failedExecutionsThreshold: 1,
+        handoffsThreshold: 5,
+        functionErrorsThreshold: 1,
+        throttlesThreshold: 1,
+        evaluationPeriods: 1,
+      }),
     email: z
       .object({
         /** Domain whose MX points at SES inbound; the receipt rule accepts mail for `recipients`. */
@@ -157,7 +183,11 @@ export const EnvConfigSchema = z
         /** The verified SES identity replies are sent from; `send_email` is only allowed to use this address. */
         mailFrom: z.email(),
         /** Larger inbound mail is refused by the ingress. */
-        maxEmailBytes: z.number().int().min(1024).max(40 * 1024 * 1024),
+        maxEmailBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(40 * 1024 * 1024),
         /**
          * The stricter sender policy: answer only mail whose From is authenticated (DMARC pass, or
          * an SPF or DKIM pass aligned with the From domain); anything else is stored and held for a
@@ -183,7 +213,9 @@ export const EnvConfigSchema = z
      * features its statechart opts into need in this environment. A lifecycle without an entry
      * runs with no agent and no feature endpoints. @default {}
      */
-    lifecycles: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lifecycle name'), LifecycleSettingsSchema).default({}),
+    lifecycles: z
+      .record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a lifecycle name'), LifecycleSettingsSchema)
+      .default({}),
     /**
      * For workflows with `singlePrompt`: where inbound mail goes (`useStepOrchestrator`:
      * the step workflow, else the single-prompt agent; both are deployed), written to an SSM
@@ -204,12 +236,18 @@ export const EnvConfigSchema = z
           .default({ failureRatePercent: 5, windowMinutes: 60, minExecutions: 20 }),
       })
       .strict()
-      .default({ useStepOrchestrator: true, rollback: { failureRatePercent: 5, windowMinutes: 60, minExecutions: 20 } }),
+      .default({
+        useStepOrchestrator: true,
+        rollback: { failureRatePercent: 5, windowMinutes: 60, minExecutions: 20 },
+      }),
     /** Applied to every stack (and so to every taggable resource). */
     tags: z.record(z.string(), z.string()).default({}),
   })
   .strict()
-  .refine((c) => c.modelProvider !== 'openai' || c.openai !== undefined, { message: 'modelProvider openai needs the openai endpoint (baseUrl, model)', path: ['openai'] });
+  .refine((c) => c.modelProvider !== 'openai' || c.openai !== undefined, {
+    message: 'modelProvider openai needs the openai endpoint (baseUrl, model)',
+    path: ['openai'],
+  });
 
 /** A validated environment config. */
 export type EnvConfig = z.infer<typeof EnvConfigSchema>;
@@ -251,7 +289,10 @@ export async function loadProjectConfig(root: string = PROJECT_ROOT): Promise<St
   const mod = await importProjectModule<{ default?: unknown }>(join(root, 'stepwise.config'), root);
   if (!mod) return NO_CONFIG;
   const parsed = StepwiseConfigSchema.safeParse(mod.default);
-  if (!parsed.success) throw new ConfigError(`${CONFIG_FILE}: the default export must be defineConfig({ environments: { <name>: {...} } }) (${parsed.error.issues[0]!.message})`);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${CONFIG_FILE}: the default export must be defineConfig({ environments: { <name>: {...} } }) (${parsed.error.issues[0]!.message})`,
+    );
   return parsed.data as StepwiseConfig;
 }
 
@@ -283,7 +324,9 @@ export interface ResolveOptions {
 export function resolveEnvironment(config: StepwiseConfig, name: string, options: ResolveOptions = {}): EnvConfig {
   const known = Object.keys(config.environments);
   if (!Object.hasOwn(config.environments, name)) {
-    throw new ConfigError(`unknown environment "${name}" (${CONFIG_FILE} defines: ${known.join(', ') || 'none'}); select one with -c env=NAME`);
+    throw new ConfigError(
+      `unknown environment "${name}" (${CONFIG_FILE} defines: ${known.join(', ') || 'none'}); select one with -c env=NAME`,
+    );
   }
   const settings = config.environments[name]!;
   const parsed = EnvConfigSchema.safeParse({ name, ...settings });
@@ -293,8 +336,14 @@ export function resolveEnvironment(config: StepwiseConfig, name: string, options
   }
   if (name !== 'dev' && !options.allowPlaceholders) {
     const placeholder = firstPlaceholder(settings);
-    if (placeholder) throw new ConfigError(`environment "${name}": ${placeholder.path}: "${placeholder.value}" is a placeholder: set the real value in ${CONFIG_FILE}`);
-    if (!parsed.data.account) throw new ConfigError(`environment "${name}": account: required outside dev (the 12-digit AWS account to deploy to), in ${CONFIG_FILE}`);
+    if (placeholder)
+      throw new ConfigError(
+        `environment "${name}": ${placeholder.path}: "${placeholder.value}" is a placeholder: set the real value in ${CONFIG_FILE}`,
+      );
+    if (!parsed.data.account)
+      throw new ConfigError(
+        `environment "${name}": account: required outside dev (the 12-digit AWS account to deploy to), in ${CONFIG_FILE}`,
+      );
   }
   return parsed.data;
 }
@@ -305,6 +354,9 @@ export function resolveEnvironment(config: StepwiseConfig, name: string, options
  * @throws ConfigError naming the field and who needs it.
  */
 export function emailSettings(config: EnvConfig, neededBy: string): NonNullable<EnvConfig['email']> {
-  if (!config.email) throw new ConfigError(`environment "${config.name}": email: required by ${neededBy} (receivingDomain, recipients, mailFrom, maxEmailBytes), in ${CONFIG_FILE}`);
+  if (!config.email)
+    throw new ConfigError(
+      `environment "${config.name}": email: required by ${neededBy} (receivingDomain, recipients, mailFrom, maxEmailBytes), in ${CONFIG_FILE}`,
+    );
   return config.email;
 }

@@ -4,11 +4,17 @@
  * once per process. Found from the project root, never from the engine's location.
  */
 import { join } from 'node:path';
+import { PROJECT_ROOT } from '../core/paths.ts';
+import { listLifecycles } from '../definitions/lifecycle/loader.ts';
 import { listWorkflows } from '../definitions/workflow/loader.ts';
 import { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
-import { listLifecycles } from '../definitions/lifecycle/loader.ts';
-import { PROJECT_ROOT } from '../core/paths.ts';
-import { loadProjectConfig, resolveEnvironment, type EnvConfig, type ResolveOptions, type StepwiseConfig } from './config.ts';
+import {
+  type EnvConfig,
+  loadProjectConfig,
+  type ResolveOptions,
+  resolveEnvironment,
+  type StepwiseConfig,
+} from './config.ts';
 
 export interface Project {
   /** The project root (where `statemachines/` and `stepwise.config.ts` are). */
@@ -43,6 +49,9 @@ export function loadProject(root: string = PROJECT_ROOT): Promise<Project> {
 }
 
 /** One environment of the project's config. @throws ConfigError (one line naming the field). */
-export async function projectEnvironment(name: string, options: ResolveOptions & { root?: string } = {}): Promise<EnvConfig> {
+export async function projectEnvironment(
+  name: string,
+  options: ResolveOptions & { root?: string } = {},
+): Promise<EnvConfig> {
   return resolveEnvironment(await loadProjectConfig(options.root), name, options);
 }

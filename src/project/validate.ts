@@ -5,19 +5,20 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DefinitionError } from '../core/errors.ts';
+import { STATEMACHINES_DIR } from '../core/paths.ts';
+import { relPath } from '../definitions/definition-file.ts';
 import { loadEvalCases } from '../definitions/eval-cases.ts';
 import { modelIdProblem } from '../definitions/model-ids.ts';
-import { OfflineModel } from '../runtime/offline-model.ts';
 import { loadOfflineRules, OFFLINE_RULES_FILE } from '../definitions/offline-model.ts';
-import { relPath } from '../definitions/definition-file.ts';
-import { DefinitionError } from '../core/errors.ts';
 import { loadGuardRules } from '../definitions/workflow/guard.ts';
 import { isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
-import { STATEMACHINES_DIR } from '../core/paths.ts';
+import { OfflineModel } from '../runtime/offline-model.ts';
 
 /** The project's config file, which names an environment's model. */
 const CONFIG_FILE = 'stepwise.config.ts';
+
 import { resolvePlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
 
 export interface Validated {
@@ -36,13 +37,24 @@ function checkEvalCases(plugin: WorkflowPlugin): number {
   const stepNames = new Set(def.steps.map((s) => s.name));
   for (const c of cases) {
     const where = file(c.scenario_id);
-    if (isEmailWorkflow(def) && !c.input.email) throw new DefinitionError(where, 'input.email', `${def.manifest.name} starts from email: a case gives input.email`);
+    if (isEmailWorkflow(def) && !c.input.email)
+      throw new DefinitionError(
+        where,
+        'input.email',
+        `${def.manifest.name} starts from email: a case gives input.email`,
+      );
     if (!isEmailWorkflow(def) && !c.input.payload && !c.input.turns)
-      throw new DefinitionError(where, 'input.payload', `${def.manifest.name} has no email trigger: a case gives input.payload (or input.turns)`);
+      throw new DefinitionError(
+        where,
+        'input.payload',
+        `${def.manifest.name} has no email trigger: a case gives input.payload (or input.turns)`,
+      );
     for (const tool of Object.keys(c.input.mock_function_responses))
-      if (!plugin.tools[tool]) throw new DefinitionError(where, `input.mock_function_responses.${tool}`, `not a tool of ${def.manifest.name}`);
+      if (!plugin.tools[tool])
+        throw new DefinitionError(where, `input.mock_function_responses.${tool}`, `not a tool of ${def.manifest.name}`);
     c.expected_output.expected_steps?.forEach((s, i) => {
-      if (!stepNames.has(s.step_name)) throw new DefinitionError(where, `expected_output.expected_steps.${i}.step_name`, `no step "${s.step_name}"`);
+      if (!stepNames.has(s.step_name))
+        throw new DefinitionError(where, `expected_output.expected_steps.${i}.step_name`, `no step "${s.step_name}"`);
     });
   }
   return cases.length;
@@ -56,11 +68,19 @@ function checkModel(def: WorkflowPlugin['def'], environment: ValidateOptions['en
   const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
   const problem = modelIdProblem(def.manifest.model.id);
   if (problem) throw new DefinitionError(manifestFile, 'model.id', problem);
-  if (!environment || environment.modelProvider !== 'bedrock' || environment.modelId === undefined || environment.modelId === def.manifest.model.id) return [];
+  if (
+    !environment ||
+    environment.modelProvider !== 'bedrock' ||
+    environment.modelId === undefined ||
+    environment.modelId === def.manifest.model.id
+  )
+    return [];
   const { name, modelId } = environment;
   const configProblem = modelIdProblem(modelId);
   if (configProblem) throw new DefinitionError(CONFIG_FILE, `environments.${name}.modelId`, configProblem);
-  return [`${CONFIG_FILE}: environments.${name}.modelId: ${modelId} replaces ${manifestFile}'s model.id ${def.manifest.model.id} in env ${name}`];
+  return [
+    `${CONFIG_FILE}: environments.${name}.modelId: ${modelId} replaces ${manifestFile}'s model.id ${def.manifest.model.id} in env ${name}`,
+  ];
 }
 
 export interface ValidateOptions {
@@ -75,7 +95,11 @@ export interface ValidateOptions {
  * eval cases parse and fit.
  * @throws DefinitionError for the first problem.
  */
-export async function validateWorkflow(name: string, root: string = STATEMACHINES_DIR, options: ValidateOptions = {}): Promise<Validated> {
+export async function validateWorkflow(
+  name: string,
+  root: string = STATEMACHINES_DIR,
+  options: ValidateOptions = {},
+): Promise<Validated> {
   const def = loadWorkflow(name, root);
   const plugin = await resolvePlugin(def);
   const warnings: string[] = [];
@@ -86,9 +110,15 @@ export async function validateWorkflow(name: string, root: string = STATEMACHINE
     const rules = loadOfflineRules(def);
     new OfflineModel(rules); // checks the patterns and keyword lists the rules name
     offlineRules = Object.values(rules.steps).flat().length;
-  }
-  else if (llmSteps) warnings.push(`${relPath(join(def.dir, OFFLINE_RULES_FILE))}: missing: --model offline cannot run the ${llmSteps} LLM step(s)`);
+  } else if (llmSteps)
+    warnings.push(
+      `${relPath(join(def.dir, OFFLINE_RULES_FILE))}: missing: --model offline cannot run the ${llmSteps} LLM step(s)`,
+    );
   for (const step of def.steps) loadGuardRules(def, step);
   const evalCases = checkEvalCases(plugin);
-  return { plugin, counts: { steps: def.steps.length, tools: Object.keys(plugin.tools).length, offlineRules, evalCases }, warnings };
+  return {
+    plugin,
+    counts: { steps: def.steps.length, tools: Object.keys(plugin.tools).length, offlineRules, evalCases },
+    warnings,
+  };
 }

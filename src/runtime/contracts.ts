@@ -86,5 +86,10 @@ export interface StepOutput extends StepState {
    */
   transcript?: ModelTranscript;
   /** Consensus steps: how the samples voted (see src/runtime/steps/consensus.ts). */
-  consensus?: { samples: number; discarded: { sample: number; why: string }[]; votes: { next: string; value: unknown; count: number }[]; earlyExit: boolean };
+  consensus?: {
+    samples: number;
+    discarded: { sample: number; why: string }[];
+    votes: { next: string; value: unknown; count: number }[];
+    earlyExit: boolean;
+  };
 }

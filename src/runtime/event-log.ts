@@ -8,11 +8,11 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from '../core/dynamo-json.ts';
 import { queryPrefix } from '../core/dynamo-query.ts';
-import * as z from 'zod';
-import type { StepOutput } from './contracts.ts';
 import type { StepFrontmatter } from '../definitions/workflow/schema.ts';
+import type { StepOutput } from './contracts.ts';
 
 const Base = {
   executionName: z.string().min(1),
@@ -38,7 +38,9 @@ const ToolCallSummary = z
     /** Only the arguments of the tool's schema that it does not declare personal (`ToolDefinition.personal`). */
     args: JsonObjectSchema.optional(),
     /** The output guard's verdicts on the call: rule, lane, pass/fail (what broke a rule stays in `error`). */
-    guard: z.array(z.object({ check: z.string(), lane: z.enum(['deterministic', 'judge']), passed: z.boolean() }).strict()).optional(),
+    guard: z
+      .array(z.object({ check: z.string(), lane: z.enum(['deterministic', 'judge']), passed: z.boolean() }).strict())
+      .optional(),
   })
   .strict();
 
@@ -87,7 +89,11 @@ export const StepCompletedEvent = z
   })
   .strict();
 
-export const StepwiseEvent = z.discriminatedUnion('type', [IngressAcceptedEvent, IngressRejectedEvent, StepCompletedEvent]);
+export const StepwiseEvent = z.discriminatedUnion('type', [
+  IngressAcceptedEvent,
+  IngressRejectedEvent,
+  StepCompletedEvent,
+]);
 export type IngressAcceptedEvent = z.infer<typeof IngressAcceptedEvent>;
 export type IngressRejectedEvent = z.infer<typeof IngressRejectedEvent>;
 export type StepCompletedEvent = z.infer<typeof StepCompletedEvent>;
@@ -127,7 +133,11 @@ const FREE_FORM = ['fields', 'personal', 'toolCalls'] as const;
 export function dynamoEventLog(client: DynamoDBClient, tableName: string): EventLog {
   const doc = documentClient(client);
   const toItem = (event: StepwiseEvent): Record<string, unknown> => {
-    const item: Record<string, unknown> = { pk: eventPartitionKey(event.executionName), sk: eventSortKey(event), ...event };
+    const item: Record<string, unknown> = {
+      pk: eventPartitionKey(event.executionName),
+      sk: eventSortKey(event),
+      ...event,
+    };
     for (const key of FREE_FORM) if (item[key] !== undefined) item[key] = toStoredJson(item[key]);
     return item;
   };

@@ -19,7 +19,9 @@ import type { Env } from '../core/env.ts';
 // its environment sets `sdkTraces` (StepwiseFunction defines STEPWISE_SDK_TRACES; esbuild drops the
 // import otherwise). Run from source, it is loaded only on Lambda: the local runtime never traces.
 const powertoolsTracer = (
-  process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? process.env.AWS_EXECUTION_ENV !== undefined : process.env.STEPWISE_SDK_TRACES === 'on'
+  process.env.STEPWISE_LAMBDA_BUNDLE === undefined
+    ? process.env.AWS_EXECUTION_ENV !== undefined
+    : process.env.STEPWISE_SDK_TRACES === 'on'
 )
   ? await import('@aws-lambda-powertools/tracer')
   : undefined;
@@ -97,9 +99,16 @@ function metricsEnabled(env: Env): boolean {
  */
 export function observability(env: Env, serviceName: string, options: ObservabilityOptions = {}): Observability {
   const service = env.POWERTOOLS_SERVICE_NAME || serviceName;
-  const logger = options.logger ?? new Logger({ serviceName: service, logLevel: env.POWERTOOLS_LOG_LEVEL as LogLevel | undefined });
-  const tracer: HandlerTracer = powertoolsTracer ? new powertoolsTracer.Tracer({ serviceName: service, enabled: tracingEnabled(env) }) : NO_TRACER;
-  const metrics = new Metrics({ namespace: env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE, serviceName: service, logger });
+  const logger =
+    options.logger ?? new Logger({ serviceName: service, logLevel: env.POWERTOOLS_LOG_LEVEL as LogLevel | undefined });
+  const tracer: HandlerTracer = powertoolsTracer
+    ? new powertoolsTracer.Tracer({ serviceName: service, enabled: tracingEnabled(env) })
+    : NO_TRACER;
+  const metrics = new Metrics({
+    namespace: env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE,
+    serviceName: service,
+    logger,
+  });
   const enabled = metricsEnabled(env);
 
   const publish = () => {

@@ -7,7 +7,12 @@
  */
 import { DefinitionError, InvalidModelOutputError } from '../core/errors.ts';
 import { lookup, renderTemplate } from '../core/template.ts';
-import { loadOfflineRules, OFFLINE_RULES_FILE, type OfflineRule, type OfflineRules } from '../definitions/offline-model.ts';
+import {
+  loadOfflineRules,
+  OFFLINE_RULES_FILE,
+  type OfflineRule,
+  type OfflineRules,
+} from '../definitions/offline-model.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from './models/port.ts';
 import { ROUTE_TOOL, readStepContext, type StepPromptContext } from './steps/prompt.ts';
@@ -33,7 +38,11 @@ function parseResult(text: string): unknown {
 
 /** Every string in a value, depth first, in key order. */
 const strings = (value: unknown): string[] =>
-  typeof value === 'string' ? [value] : value !== null && typeof value === 'object' ? Object.values(value).flatMap(strings) : [];
+  typeof value === 'string'
+    ? [value]
+    : value !== null && typeof value === 'object'
+      ? Object.values(value).flatMap(strings)
+      : [];
 
 /**
  * What patterns and keywords are matched against: the untrusted input the step reads (an email's
@@ -90,9 +99,11 @@ export class OfflineModel implements ModelProvider {
     for (const [step, stepRules] of Object.entries(rules.steps)) {
       stepRules.forEach(({ when }, i) => {
         const where = `steps.${step}.${i}.when`;
-        if (when.found && !this.patterns.has(when.found)) throw new DefinitionError(OFFLINE_RULES_FILE, `${where}.found`, `no pattern "${when.found}"`);
+        if (when.found && !this.patterns.has(when.found))
+          throw new DefinitionError(OFFLINE_RULES_FILE, `${where}.found`, `no pattern "${when.found}"`);
         for (const list of [...(when.anyKeyword ?? []), ...(when.noKeyword ?? [])])
-          if (!this.keywords.has(list)) throw new DefinitionError(OFFLINE_RULES_FILE, where, `no keyword list "${list}"`);
+          if (!this.keywords.has(list))
+            throw new DefinitionError(OFFLINE_RULES_FILE, where, `no keyword list "${list}"`);
       });
     }
   }
@@ -104,20 +115,33 @@ export class OfflineModel implements ModelProvider {
 
   async converse(request: ConverseRequest): Promise<ConverseResponse> {
     const context = readStepContext(request);
-    if (!context) throw new InvalidModelOutputError('offline stand-in: the request carries no step context (it only answers the step runner)');
+    if (!context)
+      throw new InvalidModelOutputError(
+        'offline stand-in: the request carries no step context (it only answers the step runner)',
+      );
     const stepRules = this.rules.steps[context.step];
-    if (!stepRules) throw new InvalidModelOutputError(`offline stand-in: no rules for step ${context.step} in ${OFFLINE_RULES_FILE}`);
+    if (!stepRules)
+      throw new InvalidModelOutputError(`offline stand-in: no rules for step ${context.step} in ${OFFLINE_RULES_FILE}`);
 
     const inputText = normalize(matchedText(context));
     const calls = conversationCalls(request);
     const tool: Record<string, unknown> = {};
     for (const call of calls) if (call.error === undefined) tool[call.tool] = call.result;
     // Untrusted fields also at the top level, so a rule reads `email.fromName` as the prompt shows it.
-    const base = { ...context.untrusted, input: context.input, untrusted: context.untrusted, data: context.data, error: context.error, counters: context.counters, tool };
+    const base = {
+      ...context.untrusted,
+      input: context.input,
+      untrusted: context.untrusted,
+      data: context.data,
+      error: context.error,
+      counters: context.counters,
+      tool,
+    };
     const temperature = request.inferenceConfig?.temperature ?? 0;
     // What a rule's patterns and keywords read, and what they found there (`found.*` of its templates).
     const read = (rule: OfflineRule) => {
-      const text = rule.when.text === undefined ? inputText : normalize(strings(lookup(base, rule.when.text)).join('\n'));
+      const text =
+        rule.when.text === undefined ? inputText : normalize(strings(lookup(base, rule.when.text)).join('\n'));
       const found: Record<string, string> = {};
       for (const [name, pattern] of this.patterns) {
         const m = pattern.exec(text);
@@ -130,13 +154,24 @@ export class OfflineModel implements ModelProvider {
       const { text, scope } = read(rule);
       return this.holds(rule, text, calls, scope, temperature);
     });
-    if (index < 0) throw new InvalidModelOutputError(`offline stand-in: no rule of step ${context.step} applies (add a last rule without conditions)`);
+    if (index < 0)
+      throw new InvalidModelOutputError(
+        `offline stand-in: no rule of step ${context.step} applies (add a last rule without conditions)`,
+      );
     const rule = stepRules[index]!;
     const { scope } = read(rule);
     const pending = rule.calls.find((call) => !calls.some((seen) => seen.tool === call.tool));
     const [name, input] = pending
       ? [pending.tool, this.render(pending.args, scope, context, index)]
-      : [ROUTE_TOOL, this.render({ ...rule.route.fields, next: rule.route.next, reason: rule.route.reason }, scope, context, index)];
+      : [
+          ROUTE_TOOL,
+          this.render(
+            { ...rule.route.fields, next: rule.route.next, reason: rule.route.reason },
+            scope,
+            context,
+            index,
+          ),
+        ];
 
     const turn = request.messages.filter((m) => m.role === 'assistant').length + 1;
     const content: ContentBlock[] = [
@@ -144,13 +179,25 @@ export class OfflineModel implements ModelProvider {
       { toolUse: { toolUseId: `offline-${turn}`, name, input } },
     ];
     // No tokens: nothing was generated by a model.
-    return { output: { message: { role: 'assistant', content } }, stopReason: 'tool_use', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+    return {
+      output: { message: { role: 'assistant', content } },
+      stopReason: 'tool_use',
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    };
   }
 
-  private holds(rule: OfflineRule, text: string, calls: SeenCall[], scope: Record<string, unknown>, temperature: number): boolean {
+  private holds(
+    rule: OfflineRule,
+    text: string,
+    calls: SeenCall[],
+    scope: Record<string, unknown>,
+    temperature: number,
+  ): boolean {
     const { found, anyKeyword, noKeyword, failed, absent } = rule.when;
-    if (rule.when.temperature && !(temperature >= rule.when.temperature.min && temperature < rule.when.temperature.max)) return false;
-    const mentions = (lists: string[]) => lists.some((list) => this.keywords.get(list)!.some((word) => word.test(text)));
+    if (rule.when.temperature && !(temperature >= rule.when.temperature.min && temperature < rule.when.temperature.max))
+      return false;
+    const mentions = (lists: string[]) =>
+      lists.some((list) => this.keywords.get(list)!.some((word) => word.test(text)));
     if (found && !this.patterns.get(found)!.test(text)) return false;
     if (anyKeyword && !mentions(anyKeyword)) return false;
     if (noKeyword && mentions(noKeyword)) return false;
@@ -159,10 +206,17 @@ export class OfflineModel implements ModelProvider {
     return true;
   }
 
-  private render(template: Record<string, unknown>, scope: unknown, context: StepPromptContext, index: number): Record<string, unknown> {
+  private render(
+    template: Record<string, unknown>,
+    scope: unknown,
+    context: StepPromptContext,
+    index: number,
+  ): Record<string, unknown> {
     const { value, problems } = renderTemplate(template, scope);
     if (problems.length)
-      throw new InvalidModelOutputError(`offline stand-in: rule ${index + 1} of step ${context.step}: ${problems.join('; ')}`);
+      throw new InvalidModelOutputError(
+        `offline stand-in: rule ${index + 1} of step ${context.step}: ${problems.join('; ')}`,
+      );
     return value as Record<string, unknown>;
   }
 }

@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { StepOutput } from './contracts.ts';
-import { StateTooLargeError } from '../core/errors.ts';
 import { queryPrefix } from '../core/dynamo-query.ts';
+import { StateTooLargeError } from '../core/errors.ts';
+import type { StepOutput } from './contracts.ts';
 import { eventPartitionKey } from './event-log.ts';
 
 /**
@@ -28,7 +28,16 @@ const CHUNK_BYTES = 300 * 1024;
 
 /** Where an offloaded value lives: its sort-key prefix in the execution's partition, how many chunks, and its digest. */
 export const OffloadedSchema = z
-  .object({ $offloaded: z.object({ key: z.string().startsWith('VAL#'), chunks: z.number().int().positive(), bytes: z.number().int().nonnegative(), sha256: z.string().length(64) }).strict() })
+  .object({
+    $offloaded: z
+      .object({
+        key: z.string().startsWith('VAL#'),
+        chunks: z.number().int().positive(),
+        bytes: z.number().int().nonnegative(),
+        sha256: z.string().length(64),
+      })
+      .strict(),
+  })
   .strict();
 export type Offloaded = z.infer<typeof OffloadedSchema>;
 
@@ -83,7 +92,10 @@ export function memoryValueStore(): ValueStore & { items: Map<string, Uint8Array
     },
     async get(execution, key) {
       const prefix = `${execution}|${key}#`;
-      return [...items.entries()].filter(([id]) => id.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([, chunk]) => chunk);
+      return [...items.entries()]
+        .filter(([id]) => id.startsWith(prefix))
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([, chunk]) => chunk);
     },
   };
 }
@@ -132,7 +144,9 @@ export async function offloadLargeFields(
   const guarded = { ...output, fields, data };
   const size = measure(guarded);
   if (size > budget)
-    throw new StateTooLargeError(`${output.step}: its output is ${size} bytes with ${moved.length ? moved.join(', ') : 'no field'} offloaded (budget ${budget}); the tool calls or reply are too large`);
+    throw new StateTooLargeError(
+      `${output.step}: its output is ${size} bytes with ${moved.length ? moved.join(', ') : 'no field'} offloaded (budget ${budget}); the tool calls or reply are too large`,
+    );
   return { output: guarded, moved };
 }
 
@@ -141,7 +155,11 @@ export async function offloadLargeFields(
  * from `store`; an object without pointers is returned as is, with no read.
  * @throws StateTooLargeError when a pointed-to value is missing or does not match its digest.
  */
-export async function resolveOffloaded(state: Record<string, unknown>, store: () => ValueStore, execution: string): Promise<Record<string, unknown>> {
+export async function resolveOffloaded(
+  state: Record<string, unknown>,
+  store: () => ValueStore,
+  execution: string,
+): Promise<Record<string, unknown>> {
   const pointers = Object.entries(state).filter((entry): entry is [string, Offloaded] => isOffloaded(entry[1]));
   if (pointers.length === 0) return state;
   const resolved = { ...state };
@@ -149,7 +167,9 @@ export async function resolveOffloaded(state: Record<string, unknown>, store: ()
     const chunks = await store().get(execution, ref.key);
     const bytes = Buffer.concat(chunks);
     if (chunks.length !== ref.chunks || createHash('sha256').update(bytes).digest('hex') !== ref.sha256)
-      throw new StateTooLargeError(`offloaded value ${name} (${ref.key}) is missing or altered: ${chunks.length}/${ref.chunks} chunks`);
+      throw new StateTooLargeError(
+        `offloaded value ${name} (${ref.key}) is missing or altered: ${chunks.length}/${ref.chunks} chunks`,
+      );
     resolved[name] = JSON.parse(bytes.toString('utf8')) as unknown;
   }
   return resolved;

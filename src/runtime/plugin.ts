@@ -9,16 +9,16 @@
  */
 import { dirname, join } from 'node:path';
 import type { ZodObject } from 'zod';
-import { checkConsensusTools } from '../definitions/workflow/consensus.ts';
-import type { FastPath } from './steps/fast-path.ts';
-import type { CodeStep } from './steps/types.ts';
-import { toolModuleName, type ToolDefinition } from './tools/types.ts';
 import { DefinitionError } from '../core/errors.ts';
-import { relPath } from '../definitions/definition-file.ts';
-import { folderModules, importProjectModules, projectModuleFile } from '../core/project-modules.ts';
 import { STATEMACHINES_DIR } from '../core/paths.ts';
+import { folderModules, importProjectModules, projectModuleFile } from '../core/project-modules.ts';
+import { relPath } from '../definitions/definition-file.ts';
+import { checkConsensusTools } from '../definitions/workflow/consensus.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
+import type { FastPath } from './steps/fast-path.ts';
+import type { CodeStep } from './steps/types.ts';
+import { type ToolDefinition, toolModuleName } from './tools/types.ts';
 
 /** A workflow with its code: what the compiler, the step handler and the local session need. */
 export interface WorkflowPlugin {
@@ -41,11 +41,14 @@ export interface WorkflowModules {
 }
 
 /** The folder of a workflow's code, beside the `statemachines/` folder its definitions are in. */
-export const workflowCodeDir = (def: Pick<WorkflowDefinition, 'dir'>): string => join(dirname(dirname(def.dir)), 'lambdas', 'workflows', def.dir.split(/[\\/]/).pop()!);
+export const workflowCodeDir = (def: Pick<WorkflowDefinition, 'dir'>): string =>
+  join(dirname(dirname(def.dir)), 'lambdas', 'workflows', def.dir.split(/[\\/]/).pop()!);
 
 /** A workflow's code module as users see it in messages: `lambdas/workflows/<workflow>/steps/<handler>.ts`. */
-export const codeStepModule = (def: Pick<WorkflowDefinition, 'dir'>, handler: string) => relPath(projectModuleFile(join(workflowCodeDir(def), 'steps', handler)));
-export const toolModule = (def: Pick<WorkflowDefinition, 'dir'>, tool: string) => relPath(projectModuleFile(join(workflowCodeDir(def), 'tools', toolModuleName(tool))));
+export const codeStepModule = (def: Pick<WorkflowDefinition, 'dir'>, handler: string) =>
+  relPath(projectModuleFile(join(workflowCodeDir(def), 'steps', handler)));
+export const toolModule = (def: Pick<WorkflowDefinition, 'dir'>, tool: string) =>
+  relPath(projectModuleFile(join(workflowCodeDir(def), 'tools', toolModuleName(tool))));
 
 /** A workflow's modules read from the project's files: every code step and tool, imported together on first use. */
 export function projectWorkflowModules(def: Pick<WorkflowDefinition, 'dir'>): WorkflowModules {
@@ -55,23 +58,42 @@ export function projectWorkflowModules(def: Pick<WorkflowDefinition, 'dir'>): Wo
     (loaded ??= (async () => {
       const steps = folderModules(join(dir, 'steps'));
       const tools = folderModules(join(dir, 'tools'));
-      const modules = await importProjectModules({ ...prefixed('step:', steps), ...prefixed('tool:', tools) }, dirname(dirname(def.dir)));
-      const pick = (prefix: string) => Object.fromEntries(Object.entries(modules).filter(([k]) => k.startsWith(prefix)).map(([k, m]) => [k.slice(prefix.length), m]));
+      const modules = await importProjectModules(
+        { ...prefixed('step:', steps), ...prefixed('tool:', tools) },
+        dirname(dirname(def.dir)),
+      );
+      const pick = (prefix: string) =>
+        Object.fromEntries(
+          Object.entries(modules)
+            .filter(([k]) => k.startsWith(prefix))
+            .map(([k, m]) => [k.slice(prefix.length), m]),
+        );
       return { codeSteps: pick('step:'), tools: pick('tool:') };
     })());
-  return { codeStep: async (handler) => staticWorkflowModules(await load()).codeStep(handler), tool: async (file) => staticWorkflowModules(await load()).tool(file) };
+  return {
+    codeStep: async (handler) => staticWorkflowModules(await load()).codeStep(handler),
+    tool: async (file) => staticWorkflowModules(await load()).tool(file),
+  };
 }
 
-const prefixed = (prefix: string, table: Record<string, string>) => Object.fromEntries(Object.entries(table).map(([k, v]) => [prefix + k, v]));
+const prefixed = (prefix: string, table: Record<string, string>) =>
+  Object.fromEntries(Object.entries(table).map(([k, v]) => [prefix + k, v]));
 
 /** A workflow's modules as a generated bundle entry imports them statically. */
-export function staticWorkflowModules(modules: { codeSteps: Record<string, WorkflowModule>; tools: Record<string, WorkflowModule> }): WorkflowModules {
-  const pick = (table: Record<string, WorkflowModule>, key: string) => Promise.resolve(Object.hasOwn(table, key) ? table[key] : undefined);
+export function staticWorkflowModules(modules: {
+  codeSteps: Record<string, WorkflowModule>;
+  tools: Record<string, WorkflowModule>;
+}): WorkflowModules {
+  const pick = (table: Record<string, WorkflowModule>, key: string) =>
+    Promise.resolve(Object.hasOwn(table, key) ? table[key] : undefined);
   return { codeStep: (handler) => pick(modules.codeSteps, handler), tool: (file) => pick(modules.tools, file) };
 }
 
 /** The default export of a workflow module, or why there is none (for a DefinitionError). */
-async function defaultExport(path: string, load: () => Promise<WorkflowModule | undefined>): Promise<{ value?: unknown; problem?: string }> {
+async function defaultExport(
+  path: string,
+  load: () => Promise<WorkflowModule | undefined>,
+): Promise<{ value?: unknown; problem?: string }> {
   let mod: WorkflowModule | undefined;
   try {
     mod = await load();
@@ -83,11 +105,19 @@ async function defaultExport(path: string, load: () => Promise<WorkflowModule | 
 }
 
 /** The code step (or fast path) `handler` of the workflow, checked to be a function. */
-async function loadCodeStep<T = CodeStep>(def: WorkflowDefinition, modules: WorkflowModules, handler: string, file: string, field = 'handler'): Promise<T> {
+async function loadCodeStep<T = CodeStep>(
+  def: WorkflowDefinition,
+  modules: WorkflowModules,
+  handler: string,
+  file: string,
+  field = 'handler',
+): Promise<T> {
   const path = codeStepModule(def, handler);
   const found = await defaultExport(path, () => modules.codeStep(handler));
-  if (found.problem) throw new DefinitionError(file, field, `${found.problem} (a code step module default-exports its handler)`);
-  if (typeof found.value !== 'function') throw new DefinitionError(file, field, `${path}: the default export is not a function`);
+  if (found.problem)
+    throw new DefinitionError(file, field, `${found.problem} (a code step module default-exports its handler)`);
+  if (typeof found.value !== 'function')
+    throw new DefinitionError(file, field, `${path}: the default export is not a function`);
   return found.value as T;
 }
 
@@ -98,18 +128,33 @@ async function loadFastPaths(def: WorkflowDefinition, modules: WorkflowModules):
   for (const [stepName, handler] of Object.entries(def.manifest.fastPaths)) {
     const field = `fastPaths.${stepName}`;
     const step = def.steps.find((s) => s.name === stepName);
-    if (step?.kind !== 'llm') throw new DefinitionError(manifestFile, field, step ? 'a fast path goes before an LLM step; this is a code step' : `no step "${stepName}"`);
+    if (step?.kind !== 'llm')
+      throw new DefinitionError(
+        manifestFile,
+        field,
+        step ? 'a fast path goes before an LLM step; this is a code step' : `no step "${stepName}"`,
+      );
     fastPaths[stepName] = await loadCodeStep<FastPath>(def, modules, handler, manifestFile, field);
   }
   return fastPaths;
 }
 
 /** The tool `name` of the workflow, checked to be a `defineTool` definition of that name. */
-async function loadTool(def: WorkflowDefinition, modules: WorkflowModules, name: string, field: string): Promise<ToolDefinition> {
+async function loadTool(
+  def: WorkflowDefinition,
+  modules: WorkflowModules,
+  name: string,
+  field: string,
+): Promise<ToolDefinition> {
   const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
   const path = toolModule(def, name);
   const found = await defaultExport(path, () => modules.tool(toolModuleName(name)));
-  if (found.problem) throw new DefinitionError(manifestFile, field, `${found.problem} (a tool module default-exports defineTool({...}))`);
+  if (found.problem)
+    throw new DefinitionError(
+      manifestFile,
+      field,
+      `${found.problem} (a tool module default-exports defineTool({...}))`,
+    );
   const tool = found.value as Partial<ToolDefinition>;
   const problem =
     typeof tool !== 'object' || tool === null
@@ -137,7 +182,11 @@ function checkBindings(plugin: WorkflowPlugin): void {
       const shape = plugin.tools[tool]!.input.shape;
       for (const arg of Object.keys(args))
         if (!Object.hasOwn(shape, arg))
-          throw new DefinitionError(step.file, `bind.${tool}.${arg}`, `"${arg}" is not an argument of ${tool} (${Object.keys(shape).join(', ')})`);
+          throw new DefinitionError(
+            step.file,
+            `bind.${tool}.${arg}`,
+            `"${arg}" is not an argument of ${tool} (${Object.keys(shape).join(', ')})`,
+          );
     }
     checkConsensusTools(step, (tool) => plugin.tools[tool]?.idempotency !== undefined);
   }
@@ -147,11 +196,15 @@ function checkBindings(plugin: WorkflowPlugin): void {
  * Import and check a loaded workflow's code: its tools (manifest `tools`) and code steps.
  * @throws DefinitionError naming the file and field of the first problem.
  */
-export async function resolvePlugin(def: WorkflowDefinition, modules: WorkflowModules = bundled.get(def.manifest.name) ?? projectWorkflowModules(def)): Promise<WorkflowPlugin> {
+export async function resolvePlugin(
+  def: WorkflowDefinition,
+  modules: WorkflowModules = bundled.get(def.manifest.name) ?? projectWorkflowModules(def),
+): Promise<WorkflowPlugin> {
   const tools: Record<string, ToolDefinition> = {};
   for (const [i, name] of def.manifest.tools.entries()) tools[name] = await loadTool(def, modules, name, `tools.${i}`);
   const codeSteps: Record<string, CodeStep> = {};
-  for (const step of def.steps) if (step.kind === 'code') codeSteps[step.handler!] ??= await loadCodeStep(def, modules, step.handler!, step.file);
+  for (const step of def.steps)
+    if (step.kind === 'code') codeSteps[step.handler!] ??= await loadCodeStep(def, modules, step.handler!, step.file);
   const plugin = { def, tools, codeSteps, fastPaths: await loadFastPaths(def, modules) };
   checkBindings(plugin);
   return plugin;

@@ -7,13 +7,29 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importGraph, type ImportGraph, layerOf, layerProblems, LAYERS, SRC_DIR } from '../../docs/generate/architecture.ts';
+import {
+  type ImportGraph,
+  importGraph,
+  LAYERS,
+  layerOf,
+  layerProblems,
+  SRC_DIR,
+} from '../../docs/generate/architecture.ts';
 
 const graph = importGraph(SRC_DIR);
 
 describe('the layers of src/', () => {
   it('put every file of src/ in a layer, lowest first: core, definitions, runtime, project, cdk, local, evals, cli', () => {
-    expect(LAYERS.map((l) => l.name)).toEqual(['core', 'definitions', 'runtime', 'project', 'cdk', 'local', 'evals', 'cli']);
+    expect(LAYERS.map((l) => l.name)).toEqual([
+      'core',
+      'definitions',
+      'runtime',
+      'project',
+      'cdk',
+      'local',
+      'evals',
+      'cli',
+    ]);
     expect(Object.keys(graph).filter((file) => !layerOf(file))).toEqual([]);
     expect(Object.keys(graph).length).toBeGreaterThan(180);
   });
@@ -24,7 +40,9 @@ describe('the layers of src/', () => {
 
   it('keep what a Lambda bundles apart from the CDK, the emulator, the evals and the CLI', () => {
     const bundled = Object.entries(graph).filter(([file]) => layerOf(file) === 'runtime');
-    const reached = bundled.flatMap(([file, imports]) => imports.filter((t) => !['core', 'definitions', 'runtime'].includes(layerOf(t)!)).map((t) => `${file} → ${t}`));
+    const reached = bundled.flatMap(([file, imports]) =>
+      imports.filter((t) => !['core', 'definitions', 'runtime'].includes(layerOf(t)!)).map((t) => `${file} → ${t}`),
+    );
     expect(bundled.length).toBeGreaterThan(60);
     expect(reached).toEqual([]);
   });
@@ -52,19 +70,31 @@ describe('the layer check (it can fail)', () => {
 
   it('names a runtime file that imports the CDK, the emulator or the CLI', () => {
     for (const target of ['cdk/constructs/agent.ts', 'local/runtime.ts', 'cli/main.ts']) {
-      const problems = layerProblems(fixture({ 'cli/main.ts': [], 'runtime/steps/runner.ts': ['core/errors.ts', target] }));
+      const problems = layerProblems(
+        fixture({ 'cli/main.ts': [], 'runtime/steps/runner.ts': ['core/errors.ts', target] }),
+      );
       expect(problems.some((p) => p.startsWith(`runtime/steps/runner.ts (runtime) imports ${target}`))).toBe(true);
     }
   });
 
   it('names a circle of files, a type-only import included', () => {
-    const problems = layerProblems(fixture({ 'runtime/steps/a.ts': ['runtime/steps/b.ts'], 'runtime/steps/b.ts': ['runtime/steps/a.ts'] }));
+    const problems = layerProblems(
+      fixture({ 'runtime/steps/a.ts': ['runtime/steps/b.ts'], 'runtime/steps/b.ts': ['runtime/steps/a.ts'] }),
+    );
     expect(problems).toContain('import circle: runtime/steps/a.ts → runtime/steps/b.ts');
-    expect(importGraphOf({ 'a.ts': "import type { B } from './b.ts';", 'b.ts': "import { a } from './a.ts';" })).toEqual({ 'a.ts': ['b.ts'], 'b.ts': ['a.ts'] });
+    expect(
+      importGraphOf({ 'a.ts': "import type { B } from './b.ts';", 'b.ts': "import { a } from './a.ts';" }),
+    ).toEqual({ 'a.ts': ['b.ts'], 'b.ts': ['a.ts'] });
   });
 
   it('names two folders that import each other through different files', () => {
-    const problems = layerProblems(fixture({ 'runtime/models/offline.ts': ['runtime/steps/runner.ts'], 'runtime/steps/prompt.ts': ['runtime/models/port.ts'], 'runtime/models/port.ts': [] }));
+    const problems = layerProblems(
+      fixture({
+        'runtime/models/offline.ts': ['runtime/steps/runner.ts'],
+        'runtime/steps/prompt.ts': ['runtime/models/port.ts'],
+        'runtime/models/port.ts': [],
+      }),
+    );
     expect(problems).toContain('folder circle in runtime: runtime/models ⇄ runtime/steps');
   });
 });

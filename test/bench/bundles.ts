@@ -40,7 +40,8 @@ export async function measureBundles(builds: readonly LambdaBuild[]): Promise<Bu
       const metafile = await bundleLikeLambda(build.entry, outfile, build);
       const bytes: Record<string, number> = {};
       for (const output of Object.values(metafile.outputs))
-        for (const [path, input] of Object.entries(output.inputs)) bytes[packageOf(path)] = (bytes[packageOf(path)] ?? 0) + input.bytesInOutput;
+        for (const [path, input] of Object.entries(output.inputs))
+          bytes[packageOf(path)] = (bytes[packageOf(path)] ?? 0) + input.bytesInOutput;
       const largest = Object.fromEntries(
         Object.entries(bytes)
           .sort((a, b) => b[1] - a[1])
@@ -48,11 +49,26 @@ export async function measureBundles(builds: readonly LambdaBuild[]): Promise<Bu
           .map(([k, v]) => [k, Math.round(v / 102.4) / 10]),
       );
       const probe = join(out, 'probe.mjs');
-      writeFileSync(probe, `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(outfile).href)}); process.stdout.write(String(performance.now() - t));`);
+      writeFileSync(
+        probe,
+        `const t = performance.now(); await import(${JSON.stringify(pathToFileURL(outfile).href)}); process.stdout.write(String(performance.now() - t));`,
+      );
       // The median of a few cold imports: one process start on a shared machine is mostly noise.
-      const samples = Array.from({ length: INIT_SAMPLES }, () => Number(execFileSync(process.execPath, [probe], { encoding: 'utf8', env: { ...process.env, AWS_REGION: 'us-east-1' } })));
+      const samples = Array.from({ length: INIT_SAMPLES }, () =>
+        Number(
+          execFileSync(process.execPath, [probe], {
+            encoding: 'utf8',
+            env: { ...process.env, AWS_REGION: 'us-east-1' },
+          }),
+        ),
+      );
       const initMs = samples.sort((a, b) => a - b)[Math.floor(INIT_SAMPLES / 2)]!;
-      figures.push({ ...build, minifiedKB: Math.round(statSync(outfile).size / 102.4) / 10, largest, initMs: Math.round(initMs * 10) / 10 });
+      figures.push({
+        ...build,
+        minifiedKB: Math.round(statSync(outfile).size / 102.4) / 10,
+        largest,
+        initMs: Math.round(initMs * 10) / 10,
+      });
     }
     return figures;
   } finally {

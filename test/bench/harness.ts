@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, platform, arch } from 'node:os';
+import { arch, availableParallelism, cpus, platform } from 'node:os';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Bench } from 'tinybench';
@@ -135,14 +135,22 @@ export class BenchRun {
   async repeated(c: RepeatedCase): Promise<CaseResult | undefined> {
     return this.record(c.name, async () => {
       // time: 0 makes the iteration counts the only stopping rule.
-      const bench = new Bench({ now: () => performance.now(), time: 0, iterations: c.iterations, warmupTime: 0, warmupIterations: c.warmupIterations, throws: true });
+      const bench = new Bench({
+        now: () => performance.now(),
+        time: 0,
+        iterations: c.iterations,
+        warmupTime: 0,
+        warmupIterations: c.warmupIterations,
+        throws: true,
+      });
       bench.add(c.name, c.fn);
       await bench.warmup();
       const before = markMemory();
       const [task] = await bench.run();
       const memory = memoryDelta(before);
       const samples = task!.result!.samples;
-      if (samples.length !== c.iterations) throw new Error(`tinybench ran ${samples.length} iterations, expected ${c.iterations}`);
+      if (samples.length !== c.iterations)
+        throw new Error(`tinybench ran ${samples.length} iterations, expected ${c.iterations}`);
       const opsPerIteration = c.opsPerIteration ?? 1;
       return {
         name: c.name,
@@ -247,7 +255,8 @@ export class BenchRun {
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     // Names and units read left-aligned, numbers right-aligned.
     const leftAligned = new Set([0]);
-    const line = (cells: string[]) => cells.map((cell, i) => (leftAligned.has(i) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+    const line = (cells: string[]) =>
+      cells.map((cell, i) => (leftAligned.has(i) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
     return [line(header), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
   }
 
@@ -285,8 +294,15 @@ export class BenchRun {
 /** The commit measured, with `-dirty` for uncommitted changes; `null` outside a git checkout. */
 function gitCommit(): string | null {
   try {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    const dirty =
+      execFileSync('git', ['status', '--porcelain'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
     return dirty ? `${commit}-dirty` : commit;
   } catch {
     return null;

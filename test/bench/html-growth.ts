@@ -25,7 +25,8 @@ async function growth(run: (n: number) => unknown, n: number): Promise<number> {
   return (await best(10 * n)) / (await best(n));
 }
 
-const htmlOnly = (html: string) => `From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n${html}\r\n`;
+const htmlOnly = (html: string) =>
+  `From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n${html}\r\n`;
 const policy = { ...DEFAULT_POLICY, maxHtmlChars: Infinity };
 
 let failed = 0;
@@ -37,6 +38,8 @@ for (const [name, unit] of HOSTILE_HTML) {
   }, 10_000);
   const worst = Math.max(direct, parsed);
   if (worst >= LIMIT) failed++;
-  console.log(`${name.padEnd(22)} htmlToText ×${direct.toFixed(1)}  parseInbound ×${parsed.toFixed(1)}  ${worst < LIMIT ? 'linear' : `OVER ${LIMIT}`}`);
+  console.log(
+    `${name.padEnd(22)} htmlToText ×${direct.toFixed(1)}  parseInbound ×${parsed.toFixed(1)}  ${worst < LIMIT ? 'linear' : `OVER ${LIMIT}`}`,
+  );
 }
 process.exitCode = failed ? 1 : 0;

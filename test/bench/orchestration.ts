@@ -9,13 +9,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import type { WorkflowDefinition } from '../../src/definitions/workflow/schema.ts';
+import { DONE } from '../../src/definitions/workflow/schema.ts';
 import { stepTrail } from '../../src/local/history.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import type { WorkflowSession } from '../../src/local/workflow-session.ts';
 import type { StepInput, StepOutput, StepState, TokenUsage } from '../../src/runtime/contracts.ts';
-import { DONE } from '../../src/definitions/workflow/schema.ts';
 import { dynamoEventLog } from '../../src/runtime/event-log.ts';
-import type { WorkflowDefinition } from '../../src/definitions/workflow/schema.ts';
 import { DEFAULT_POLICY, localSesMessageId } from '../../src/runtime/triggers/email/checks.ts';
 import { ingest } from '../../src/runtime/triggers/email/ingest.ts';
 import type { WorkflowInput } from '../../src/runtime/triggers/email/starter.ts';
@@ -33,7 +33,13 @@ export interface FlowRun {
 /** Runs an ingested email's execution input to its end under one orchestration. */
 export type Orchestration = (input: WorkflowInput, executionName: string) => Promise<FlowRun>;
 
-const ZERO: TokenUsage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
+const ZERO: TokenUsage = {
+  modelCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadInputTokens: 0,
+  cacheWriteInputTokens: 0,
+};
 
 function addRun(run: FlowRun, out: StepOutput): void {
   run.trail.push(out.step);
@@ -42,7 +48,14 @@ function addRun(run: FlowRun, out: StepOutput): void {
 }
 
 /** The compiled Task's `Parameters`: the StepInput the handler gets. */
-const stepInput = (def: WorkflowDefinition, step: string, input: WorkflowInput, previous: StepState, error: StepInput['error'], name: string): StepInput => ({
+const stepInput = (
+  def: WorkflowDefinition,
+  step: string,
+  input: WorkflowInput,
+  previous: StepState,
+  error: StepInput['error'],
+  name: string,
+): StepInput => ({
   workflow: def.manifest.name,
   step,
   input: input as unknown as Record<string, unknown>,
@@ -53,10 +66,26 @@ const stepInput = (def: WorkflowDefinition, step: string, input: WorkflowInput, 
 });
 
 /** The compiled Task's `ResultSelector`. */
-const selected = ({ step, next, reason, decidedBy, fields, data, count }: StepOutput): StepState => ({ step, next, reason, decidedBy, fields, data, count });
+const selected = ({ step, next, reason, decidedBy, fields, data, count }: StepOutput): StepState => ({
+  step,
+  next,
+  reason,
+  decidedBy,
+  fields,
+  data,
+  count,
+});
 
 /** The compiled `Start` Pass state's result. */
-const startState = (def: WorkflowDefinition): StepState => ({ step: null, next: def.manifest.entry, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 });
+const startState = (def: WorkflowDefinition): StepState => ({
+  step: null,
+  next: def.manifest.entry,
+  reason: 'start',
+  decidedBy: null,
+  fields: {},
+  data: {},
+  count: 0,
+});
 
 type TaskFunction = (payload: unknown) => Promise<unknown>;
 
@@ -133,7 +162,9 @@ export function langGraphOrchestration(session: WorkflowSession): Orchestration 
   for (const step of def.steps) {
     graph.addNode(step.name, async (s) => {
       try {
-        const out = (await fns[step.name]!(stepInput(def, step.name, s.input, s.result, s.error, s.name))) as StepOutput;
+        const out = (await fns[step.name]!(
+          stepInput(def, step.name, s.input, s.result, s.error, s.name),
+        )) as StepOutput;
         return { result: selected(out), failed: false, outputs: [out] };
       } catch (e) {
         if (step.name === def.manifest.fallback) throw e;
@@ -141,12 +172,19 @@ export function langGraphOrchestration(session: WorkflowSession): Orchestration 
       }
     });
     const targets = [...new Set([...step.next.filter((n) => n !== DONE), def.manifest.fallback])];
-    graph.addConditionalEdges(step.name, (s) => (s.failed ? def.manifest.fallback : s.result.next === DONE ? END : nextOf(def, step.name, s.result)), [...targets, END]);
+    graph.addConditionalEdges(
+      step.name,
+      (s) => (s.failed ? def.manifest.fallback : s.result.next === DONE ? END : nextOf(def, step.name, s.result)),
+      [...targets, END],
+    );
   }
   graph.addEdge(START, def.manifest.entry);
   const app = graph.compile();
   return async (input, name) => {
-    const final = await app.invoke({ input, name, result: startState(def), error: null, failed: false }, { recursionLimit: def.manifest.maxSteps * 2 + 2 });
+    const final = await app.invoke(
+      { input, name, result: startState(def), error: null, failed: false },
+      { recursionLimit: def.manifest.maxSteps * 2 + 2 },
+    );
     const run: FlowRun = { trail: [], usage: { ...ZERO }, handlerMs: 0 };
     for (const out of final.outputs) addRun(run, out);
     return run;
@@ -157,10 +195,13 @@ export function langGraphOrchestration(session: WorkflowSession): Orchestration 
  * Put a sample mail through the real ingress checks and store (untimed), without starting
  * anything: the execution input and name every orchestration then runs.
  */
-export function emailIngestor(session: WorkflowSession): (file: string, tag: string) => Promise<{ input: WorkflowInput; name: string }> {
+export function emailIngestor(
+  session: WorkflowSession,
+): (file: string, tag: string) => Promise<{ input: WorkflowInput; name: string }> {
   const client = session.dynamo.client;
   const { EMAILS_TABLE, EVENTS_TABLE } = session.tables;
-  if (!EMAILS_TABLE || !EVENTS_TABLE) throw new Error(`${session.workflow.manifest.name} has no emails/events table: not an email workflow`);
+  if (!EMAILS_TABLE || !EVENTS_TABLE)
+    throw new Error(`${session.workflow.manifest.name} has no emails/events table: not an email workflow`);
   let captured: { input: WorkflowInput; name: string } | undefined;
   const deps = {
     emails: dynamoEmailStore(client, EMAILS_TABLE),
@@ -179,13 +220,20 @@ export function emailIngestor(session: WorkflowSession): (file: string, tag: str
     const raw = withMessageId(readFileSync(file, 'utf8'), tag);
     captured = undefined;
     const result = await ingest(raw, undefined, await localSesMessageId(raw), deps);
-    if (result.status !== 'STARTED' || !captured) throw new Error(`${file}: the ingress did not start it (${result.status})`);
+    if (result.status !== 'STARTED' || !captured)
+      throw new Error(`${file}: the ingress did not start it (${result.status})`);
     return captured;
   };
 }
 
 /** The samples of the warranty workflow's five flows (valid, expired, unknown serial, missing serial, out of scope). */
-export const FLOW_SAMPLES = ['valid-warranty', 'expired-warranty', 'unknown-serial', 'missing-serial', 'out-of-scope'] as const;
+export const FLOW_SAMPLES = [
+  'valid-warranty',
+  'expired-warranty',
+  'unknown-serial',
+  'missing-serial',
+  'out-of-scope',
+] as const;
 export const flowSample = (dir: string, flow: string) => join(dir, 'samples', `${flow}.eml`);
 
 /** Time `fn` once. */

@@ -18,10 +18,6 @@
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
-import { BenchRun, gcExposed } from './harness.ts';
-import { benchMarkdown } from './markdown.ts';
-import { startup } from './startup.ts';
-import { studioOpen } from './studio.ts';
 import { bundles } from './groups/bundles.ts';
 import { cost } from './groups/cost.ts';
 import { eventBridge } from './groups/eventbridge.ts';
@@ -33,6 +29,10 @@ import { orchestration } from './groups/orchestration.ts';
 import { synth } from './groups/synth.ts';
 import { warrantySession } from './groups/warranty-session.ts';
 import { workflowLoading } from './groups/workflow.ts';
+import { BenchRun, gcExposed } from './harness.ts';
+import { benchMarkdown } from './markdown.ts';
+import { startup } from './startup.ts';
+import { studioOpen } from './studio.ts';
 
 const RESULTS_FILE = join(STEPWISE_DIR, 'bench', 'results.json');
 
@@ -67,10 +67,15 @@ async function main(): Promise<number> {
   const filter = args.filter((a) => a !== '--json' && a !== '--markdown');
   const groups = filter.length ? GROUPS.filter((g) => filter.some((word) => g.name.includes(word))) : GROUPS;
   if (!groups.length) {
-    process.stderr.write(`bench: no group matches ${filter.join(' ')} (groups: ${GROUPS.map((g) => g.name).join(', ')})\n`);
+    process.stderr.write(
+      `bench: no group matches ${filter.join(' ')} (groups: ${GROUPS.map((g) => g.name).join(', ')})\n`,
+    );
     return 2;
   }
-  if (!gcExposed) process.stderr.write('bench: run with --expose-gc (npm run bench does) for heap deltas without uncollected garbage\n');
+  if (!gcExposed)
+    process.stderr.write(
+      'bench: run with --expose-gc (npm run bench does) for heap deltas without uncollected garbage\n',
+    );
 
   const bench = new BenchRun();
   const started = performance.now();
@@ -90,7 +95,9 @@ async function main(): Promise<number> {
 
   process.stdout.write(`\n${bench.table()}\n\n`);
   for (const f of bench.failures) process.stdout.write(`FAILED ${f.name}: ${f.error}\n`);
-  process.stdout.write(`${bench.results.length} cases in ${((performance.now() - started) / 1000).toFixed(1)} s → ${RESULTS_FILE}\n`);
+  process.stdout.write(
+    `${bench.results.length} cases in ${((performance.now() - started) / 1000).toFixed(1)} s → ${RESULTS_FILE}\n`,
+  );
   return bench.failures.length ? 1 : 0;
 }
 

@@ -12,15 +12,30 @@ import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import type { BenchRun } from './harness.ts';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 7);
-const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+const env = {
+  PATH: process.env.PATH!,
+  HOME: process.env.HOME!,
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
 
 /** A project made by the packed package's `stepwise new`, with the tarball installed. */
 function installedProject(work: string): string {
-  execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
-  execFileSync('npx', ['--yes', '--package', tarball, 'stepwise', 'new', 'startup', '--stepwise', `file:${tarball}`], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'], env });
+  execFileSync('npx', ['--yes', '--package', tarball, 'stepwise', 'new', 'startup', '--stepwise', `file:${tarball}`], {
+    cwd: work,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
   const project = join(work, 'startup');
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'], env });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: project,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
   return project;
 }
 
@@ -45,7 +60,13 @@ export async function startup(bench: BenchRun): Promise<void> {
       synth: [bin, 'synth', 'support-desk'],
       synthCold: [bin, 'synth', 'support-desk'],
     } as const;
-    const samples: Record<keyof typeof commands, number[]> = { node: [], version: [], help: [], synth: [], synthCold: [] };
+    const samples: Record<keyof typeof commands, number[]> = {
+      node: [],
+      version: [],
+      help: [],
+      synth: [],
+      synthCold: [],
+    };
     for (let round = 0; round < ROUNDS; round++)
       for (const [name, args] of Object.entries(commands)) {
         // Cold: as after a change to the project, with neither the synth cache nor the bundled project modules.
@@ -57,14 +78,37 @@ export async function startup(bench: BenchRun): Promise<void> {
       node: 'node -e 0: a bare Node.js start, for scale',
       version: 'stepwise --version from the installed package, a fresh process',
       help: 'stepwise --help from the installed package, a fresh process',
-      synth: 'stepwise synth support-desk from the installed package, nothing changed since the previous run (its synth cache)',
-      synthCold: 'stepwise synth support-desk from the installed package after a change: bundle the project modules, build and synthesize its stack, print the ASL',
+      synth:
+        'stepwise synth support-desk from the installed package, nothing changed since the previous run (its synth cache)',
+      synthCold:
+        'stepwise synth support-desk from the installed package after a change: bundle the project modules, build and synthesize its stack, print the ASL',
     };
     for (const name of Object.keys(commands) as (keyof typeof commands)[])
-      bench.samples({ name: `startup.${name}`, description: what[name], warmupIterations: 0, samples: samples[name].map((s) => s * 1000), unit: 'runs' });
-    bench.figures.startup = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { medianSeconds: Math.round(median(v) * 1000) / 1000, rounds: ROUNDS }]));
-    bench.target('startup.helpSeconds', 'stepwise --help from the installed package in a fresh process, median seconds', median(samples.help), { max: 0.3 });
-    bench.target('startup.synthSeconds', 'stepwise synth <workflow> from the installed package in a fresh process, nothing changed since the previous run, median seconds', median(samples.synth), { max: 1 });
+      bench.samples({
+        name: `startup.${name}`,
+        description: what[name],
+        warmupIterations: 0,
+        samples: samples[name].map((s) => s * 1000),
+        unit: 'runs',
+      });
+    bench.figures.startup = Object.fromEntries(
+      Object.entries(samples).map(([k, v]) => [
+        k,
+        { medianSeconds: Math.round(median(v) * 1000) / 1000, rounds: ROUNDS },
+      ]),
+    );
+    bench.target(
+      'startup.helpSeconds',
+      'stepwise --help from the installed package in a fresh process, median seconds',
+      median(samples.help),
+      { max: 0.3 },
+    );
+    bench.target(
+      'startup.synthSeconds',
+      'stepwise synth <workflow> from the installed package in a fresh process, nothing changed since the previous run, median seconds',
+      median(samples.synth),
+      { max: 1 },
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { startStudio } from '../../src/cli/studio/server.ts';
-import { writeLocalExecution, type ExecutionRecord } from '../../src/local/history.ts';
+import { type ExecutionRecord, writeLocalExecution } from '../../src/local/history.ts';
 import { stateDirs } from '../../src/local/state-dirs.ts';
 import { CHROMIUM, launchChromium } from '../support/browser.ts';
 import { recordedExecution } from '../support/fixtures.ts';
@@ -17,7 +17,6 @@ import type { BenchRun } from './harness.ts';
 
 // The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
 declare const document: any;
-
 
 /**
  * A warranty execution with about `events` history events: the recorded valid-warranty run's four
@@ -27,15 +26,27 @@ export function largeExecution(events = 1000): ExecutionRecord {
   const base = recordedExecution('warranty-valid');
   const first = base.events.findIndex((e) => e.type === 'TaskStateEntered');
   const last = base.events.findLastIndex((e) => e.type === 'ChoiceStateExited');
-  const [head, segment, tail] = [base.events.slice(0, first), base.events.slice(first, last + 1), base.events.slice(last + 1)];
+  const [head, segment, tail] = [
+    base.events.slice(0, first),
+    base.events.slice(first, last + 1),
+    base.events.slice(last + 1),
+  ];
   const repeats = Math.max(1, Math.round((events - head.length - tail.length) / segment.length));
-  const all: HistoryEvent[] = [...head, ...Array.from({ length: repeats }, () => segment).flat(), ...tail].map((e, i) => ({
-    ...e,
-    id: i + 1,
-    previousEventId: i,
-    timestamp: new Date(base.startDate.getTime() + i * 7),
-  }));
-  return { ...base, name: `bench-${all.length}-events`, executionArn: base.executionArn.replace(base.name, `bench-${all.length}-events`), events: all, stopDate: all.at(-1)!.timestamp };
+  const all: HistoryEvent[] = [...head, ...Array.from({ length: repeats }, () => segment).flat(), ...tail].map(
+    (e, i) => ({
+      ...e,
+      id: i + 1,
+      previousEventId: i,
+      timestamp: new Date(base.startDate.getTime() + i * 7),
+    }),
+  );
+  return {
+    ...base,
+    name: `bench-${all.length}-events`,
+    executionArn: base.executionArn.replace(base.name, `bench-${all.length}-events`),
+    events: all,
+    stopDate: all.at(-1)!.timestamp,
+  };
 }
 
 export async function studioOpen(bench: BenchRun): Promise<void> {
@@ -47,9 +58,15 @@ export async function studioOpen(bench: BenchRun): Promise<void> {
   const steps = record.events.filter((e) => e.type === 'TaskStateEntered').length;
   try {
     const open = () =>
-      Promise.all([fetch(`${studio.url}api/executions/${record.name}`), fetch(`${studio.url}api/workflows/${record.workflow}`)].map((r) => r.then((res) => res.json())));
+      Promise.all(
+        [
+          fetch(`${studio.url}api/executions/${record.name}`),
+          fetch(`${studio.url}api/workflows/${record.workflow}`),
+        ].map((r) => r.then((res) => res.json())),
+      );
     const [view] = (await open()) as [{ eventCount: number; steps: unknown[] }];
-    if (view.eventCount !== record.events.length || view.steps.length !== steps) throw new Error(`the view has ${view.eventCount} events and ${view.steps.length} steps`);
+    if (view.eventCount !== record.events.length || view.steps.length !== steps)
+      throw new Error(`the view has ${view.eventCount} events and ${view.steps.length} steps`);
     const api = await bench.repeated({
       name: 'studio.execution.open.api',
       description: `GET the execution (${record.events.length} history events, ${steps} steps) and its workflow's graph with step statistics, through the Studio server: read, check and lay out`,
@@ -74,7 +91,13 @@ export async function studioOpen(bench: BenchRun): Promise<void> {
           unit: 'opens',
           fn: async () => {
             await page.goto(`${studio.url}?${n++}#/executions/${record.name}`);
-            await page.waitForFunction((count) => document.querySelectorAll('ol.steps button').length === count && document.querySelector('svg [data-state="Done"]') !== null, steps, { timeout: 30_000, polling: 'raf' });
+            await page.waitForFunction(
+              (count) =>
+                document.querySelectorAll('ol.steps button').length === count &&
+                document.querySelector('svg [data-state="Done"]') !== null,
+              steps,
+              { timeout: 30_000, polling: 'raf' },
+            );
           },
         });
         browserMs = result?.p95Ms;
@@ -82,7 +105,12 @@ export async function studioOpen(bench: BenchRun): Promise<void> {
         await chromium.close();
       }
     }
-    bench.figures.studio = { events: record.events.length, steps, apiMeanMs: api?.meanMs, browserP95Ms: browserMs ?? null };
+    bench.figures.studio = {
+      events: record.events.length,
+      steps,
+      apiMeanMs: api?.meanMs,
+      browserP95Ms: browserMs ?? null,
+    };
     bench.target(
       'studio.openExecution1000',
       `an execution with ${record.events.length} history events opens in Studio, p95 ms (${browserMs === undefined ? 'server only: no Chromium here' : 'in Chromium, navigation to rendered steps and graph'})`,

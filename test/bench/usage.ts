@@ -11,7 +11,8 @@ import type { ConverseRequest, ModelProvider } from '../../src/runtime/models/po
 
 const CHARS_PER_TOKEN = 4;
 const CACHE_TTL_MS = 5 * 60_000;
-const tokens = (value: unknown) => Math.ceil((typeof value === 'string' ? value : JSON.stringify(value ?? '')).length / CHARS_PER_TOKEN);
+const tokens = (value: unknown) =>
+  Math.ceil((typeof value === 'string' ? value : JSON.stringify(value ?? '')).length / CHARS_PER_TOKEN);
 
 /** The cacheable prefix of a request (tools, then the system blocks before the cache point), or undefined without a cache point. */
 function cachedPrefix(request: ConverseRequest): string | undefined {
@@ -24,7 +25,11 @@ function cachedPrefix(request: ConverseRequest): string | undefined {
  * Wrap a provider so its responses carry estimated usage, with Bedrock's cache rule for a model
  * whose checkpoint minimum is `minCacheTokens`. Its name stays the inner provider's.
  */
-export function estimatingModel(inner: ModelProvider, minCacheTokens: number, now: () => number = Date.now): ModelProvider & { largestPrefixTokens: number } {
+export function estimatingModel(
+  inner: ModelProvider,
+  minCacheTokens: number,
+  now: () => number = Date.now,
+): ModelProvider & { largestPrefixTokens: number } {
   const written = new Map<string, number>();
   const wrapper = {
     name: inner.name,
@@ -61,7 +66,10 @@ export function estimatingModel(inner: ModelProvider, minCacheTokens: number, no
 
 /** Request units per command, DynamoDB client and document client names alike (items of up to 1 KB written, 4 KB read). */
 function requestUnits(kind: string, input: Record<string, any>): { reads: number; writes: number } {
-  const name = kind.replace(/Command$/, '').replace(/Item$/, '').replace(/Items$/, '');
+  const name = kind
+    .replace(/Command$/, '')
+    .replace(/Item$/, '')
+    .replace(/Items$/, '');
   const count = (table: Record<string, unknown[] | { Keys?: unknown[] }> | undefined) =>
     Object.values(table ?? {}).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : (v.Keys?.length ?? 0)), 0);
   switch (name) {
@@ -92,11 +100,27 @@ function requestUnits(kind: string, input: Record<string, any>): { reads: number
  * every `TransactWriteItems` (every SDK client shares the smithy `Client.prototype.send`, the document
  * client included); `stop()` restores it.
  */
-export function countDynamoRequests(): { reads: number; writes: number; requests: Record<string, number>; transactWrites: Record<string, any>[]; stop: () => void } {
-  const counter = { reads: 0, writes: 0, requests: {} as Record<string, number>, transactWrites: [] as Record<string, any>[], stop: (): void => undefined };
+export function countDynamoRequests(): {
+  reads: number;
+  writes: number;
+  requests: Record<string, number>;
+  transactWrites: Record<string, any>[];
+  stop: () => void;
+} {
+  const counter = {
+    reads: 0,
+    writes: 0,
+    requests: {} as Record<string, number>,
+    transactWrites: [] as Record<string, any>[],
+    stop: (): void => undefined,
+  };
   const base = Object.getPrototypeOf(DynamoDBClient.prototype) as { send: (...a: unknown[]) => unknown };
   const original = base.send;
-  base.send = function (this: object, command: { constructor: { name: string }; input?: Record<string, any> }, ...rest: unknown[]) {
+  base.send = function (
+    this: object,
+    command: { constructor: { name: string }; input?: Record<string, any> },
+    ...rest: unknown[]
+  ) {
     if (this instanceof DynamoDBClient || this.constructor.name === 'DynamoDBDocumentClient') {
       const units = requestUnits(command.constructor.name, command.input ?? {});
       counter.reads += units.reads;

@@ -5,15 +5,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalEventBus, type EventEnvelope } from '../../src/local/eventbridge/bus.ts';
-import { parseReplayFile, type ReplayLine } from '../../src/local/lifecycle-session.ts';
-import type { CfnTemplate } from '../../src/local/tokens.ts';
 import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import type { AgentConfig } from '../../src/definitions/lifecycle/agent-config.ts';
-import { stateChangedType, toPutEventsEntry } from '../../src/runtime/lifecycle/envelope.ts';
-import { LIFECYCLE_SOURCE, REPLAY_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
 import { loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
-import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent, LoggedEvent } from '../../src/definitions/lifecycle/schema.ts';
+import type {
+  EntitySnapshot,
+  LifecycleDefinition,
+  LifecycleEvent,
+  LoggedEvent,
+} from '../../src/definitions/lifecycle/schema.ts';
+import { LIFECYCLE_SOURCE, REPLAY_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
+import { type EventEnvelope, LocalEventBus } from '../../src/local/eventbridge/bus.ts';
+import { parseReplayFile, type ReplayLine } from '../../src/local/lifecycle-session.ts';
+import type { CfnTemplate } from '../../src/local/tokens.ts';
+import { stateChangedType, toPutEventsEntry } from '../../src/runtime/lifecycle/envelope.ts';
 import { stateChangeOf } from '../../src/runtime/lifecycle/state-changes.ts';
 import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
 
@@ -46,8 +51,12 @@ export interface LeadLog {
 /** The `book-meeting` samples, parsed with the CLI's replay parser. */
 export function bookMeetingLogs(): LeadLog[] {
   return BOOK_MEETING_SAMPLES.map((sample) => {
-    const parsed = parseReplayFile(readFileSync(join(LIFECYCLE_SAMPLES_DIR, sample), 'utf8'), loadLifecycle('lead-lifecycle'));
-    if (parsed.malformed.length) throw new Error(`${sample}: malformed lines ${parsed.malformed.map((m) => m.line).join(', ')}`);
+    const parsed = parseReplayFile(
+      readFileSync(join(LIFECYCLE_SAMPLES_DIR, sample), 'utf8'),
+      loadLifecycle('lead-lifecycle'),
+    );
+    if (parsed.malformed.length)
+      throw new Error(`${sample}: malformed lines ${parsed.malformed.map((m) => m.line).join(', ')}`);
     const leadIds = new Set(parsed.events.map((l) => l.event.entityId));
     if (leadIds.size !== 1) throw new Error(`${sample}: expected one lead, found ${leadIds.size}`);
     return { sample, leadId: [...leadIds][0]!, lines: parsed.events };
@@ -59,7 +68,11 @@ export function bookMeetingLogs(): LeadLog[] {
  * every iteration against one session needs fresh ones to do the same work again.
  */
 export function renamed(log: LeadLog, tag: string): LeadLog {
-  const rename = (event: LifecycleEvent): LifecycleEvent => ({ ...event, id: `${event.id}~${tag}`, entityId: `${event.entityId}~${tag}` });
+  const rename = (event: LifecycleEvent): LifecycleEvent => ({
+    ...event,
+    id: `${event.id}~${tag}`,
+    entityId: `${event.entityId}~${tag}`,
+  });
   return { ...log, leadId: `${log.leadId}~${tag}`, lines: log.lines.map((l) => ({ ...l, event: rename(l.event) })) };
 }
 
@@ -69,7 +82,9 @@ export function renamed(log: LeadLog, tag: string): LeadLog {
  * k-th events of all lanes make a wave of exactly `lanes` events of distinct leads.
  */
 export function leadLanes(logs: readonly LeadLog[], lanes: number, tag: string): LeadLog[][] {
-  return Array.from({ length: lanes }, (_, j) => logs.map((_, i) => renamed(logs[(i + j) % logs.length]!, `${tag}-${j}`)));
+  return Array.from({ length: lanes }, (_, j) =>
+    logs.map((_, i) => renamed(logs[(i + j) % logs.length]!, `${tag}-${j}`)),
+  );
 }
 
 /** A log's events without redeliveries: what the event store hands `applyEvent` (it dedups on the event id). */
@@ -79,14 +94,22 @@ export function appliedEvents(log: LeadLog): LifecycleEvent[] {
 }
 
 /** Apply a lead's events from a new snapshot: the pure core of what the lifecycle state machine does per event. */
-export function applyAll(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): EntitySnapshot {
+export function applyAll(
+  def: LifecycleDefinition,
+  config: AgentConfig,
+  events: readonly LifecycleEvent[],
+): EntitySnapshot {
   let snapshot = initialSnapshot(def);
   for (const event of events) snapshot = applyEvent(def, snapshot, event, config).snapshot;
   return snapshot;
 }
 
 /** The final snapshot and the whole log (triggers and the events they raised) of applying `events` in order. */
-export function replayLog(def: LifecycleDefinition, config: AgentConfig, events: readonly LifecycleEvent[]): { snapshot: EntitySnapshot; log: LoggedEvent[] } {
+export function replayLog(
+  def: LifecycleDefinition,
+  config: AgentConfig,
+  events: readonly LifecycleEvent[],
+): { snapshot: EntitySnapshot; log: LoggedEvent[] } {
   let snapshot = initialSnapshot(def);
   const log: LoggedEvent[] = [];
   for (const event of events) {
@@ -118,7 +141,13 @@ export async function leadBusEnvelopes(
       const change = stateChangeOf(def, snapshot, result);
       snapshot = result.snapshot;
       const entries = [toPutEventsEntry(def, event, busName, REPLAY_SOURCE)];
-      if (change) entries.push({ EventBusName: busName, Source: LIFECYCLE_SOURCE, DetailType: stateChangedType(def), Detail: JSON.stringify(change) });
+      if (change)
+        entries.push({
+          EventBusName: busName,
+          Source: LIFECYCLE_SOURCE,
+          DetailType: stateChangedType(def),
+          Detail: JSON.stringify(change),
+        });
       const put = await bus.putEvents(entries);
       const failed = put.Entries.find((e) => e.ErrorCode);
       if (failed) throw new Error(`the local bus refused an entry: ${failed.ErrorCode} ${failed.ErrorMessage}`);

@@ -9,17 +9,17 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EnvConfigSchema, type EnvConfig } from '../../src/project/config.ts';
+import * as z from 'zod';
 import { AgentWorkflow } from '../../src/cdk/constructs/agent-workflow.ts';
 import { StepwiseFunction } from '../../src/cdk/constructs/stepwise-function.ts';
 import { WorkflowStack, workflowStackName } from '../../src/cdk/stacks/workflow-stack.ts';
-import * as z from 'zod';
-import type { WorkflowPlugin } from '../../src/runtime/plugin.ts';
-import { defineTool } from '../../src/runtime/tools/types.ts';
 import { loadWorkflowFrom } from '../../src/definitions/workflow/loader.ts';
 import type { StepDefinition } from '../../src/definitions/workflow/schema.ts';
-import { actionsOf, functionOfStep, stateMachineOf, statementsOfFunction, type Json } from './template.ts';
+import { type EnvConfig, EnvConfigSchema } from '../../src/project/config.ts';
+import type { WorkflowPlugin } from '../../src/runtime/plugin.ts';
+import { defineTool } from '../../src/runtime/tools/types.ts';
 import { exampleEnv } from '../support/config.ts';
+import { actionsOf, functionOfStep, type Json, stateMachineOf, statementsOfFunction } from './template.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'stepwise-infra-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -34,7 +34,10 @@ function writeWorkflow(name: string, tools: string[]): string {
       `model: { id: base-model-v1 }\nretry: { maxAttempts: 5, intervalSeconds: 1, backoffRate: 1.5, maxDelaySeconds: 8 }\ntools: [${tools.join(', ')}]\n`,
   );
   const step = (file: string, fm: string, body = 'Decide.') =>
-    writeFileSync(join(dir, 'steps', `${file}.md`), `---\nname: ${file}\ndescription: Step ${file}.\nversion: 1.0.0\n${fm}---\n${body}\n`);
+    writeFileSync(
+      join(dir, 'steps', `${file}.md`),
+      `---\nname: ${file}\ndescription: Step ${file}.\nversion: 1.0.0\n${fm}---\n${body}\n`,
+    );
   step('a-plan', 'kind: llm\nnext: [b-act, z-fallback]\n');
   step('b-act', `kind: code\nhandler: act\nnext: [a-plan, DONE]\ntools: [${tools.join(', ')}]\n`);
   step('z-fallback', 'kind: code\nhandler: fallback\nnext: [DONE]\n');
@@ -45,7 +48,14 @@ const loop = loadWorkflowFrom(writeWorkflow('loop', ['lookup']));
 /** The workflow with its code: a tool without AWS resources, no code step modules (the compiler needs none). */
 const loopPlugin: WorkflowPlugin = {
   def: loop,
-  tools: { lookup: defineTool({ name: 'lookup', description: 'Look a record up.', input: z.strictObject({ id: z.string() }), run: async () => ({}) }) },
+  tools: {
+    lookup: defineTool({
+      name: 'lookup',
+      description: 'Look a record up.',
+      input: z.strictObject({ id: z.string() }),
+      run: async () => ({}),
+    }),
+  },
   codeSteps: {},
 };
 const dev = exampleEnv('dev');
@@ -82,8 +92,17 @@ describe('AgentWorkflow', () => {
 
   it('compiles the manifest limits: maxSteps in every breaker, the retry policy in every Task', () => {
     for (const step of loop.steps) {
-      expect(asl.States[`${step.name}.route`].Choices[0].And[0]).toEqual({ Variable: '$.result.count', NumericGreaterThanEquals: 4 });
-      expect(asl.States[step.name].Retry[0]).toMatchObject({ MaxAttempts: 5, IntervalSeconds: 1, BackoffRate: 1.5, MaxDelaySeconds: 8, JitterStrategy: 'FULL' });
+      expect(asl.States[`${step.name}.route`].Choices[0].And[0]).toEqual({
+        Variable: '$.result.count',
+        NumericGreaterThanEquals: 4,
+      });
+      expect(asl.States[step.name].Retry[0]).toMatchObject({
+        MaxAttempts: 5,
+        IntervalSeconds: 1,
+        BackoffRate: 1.5,
+        MaxDelaySeconds: 8,
+        JitterStrategy: 'FULL',
+      });
     }
   });
 
@@ -104,33 +123,61 @@ describe('AgentWorkflow', () => {
     const resources = JSON.stringify(bedrock[0]!.Resource);
     expect(resources).toContain(':inference-profile/us.vendor.big-model-v2:0');
     expect(resources).toContain(':bedrock:*::foundation-model/vendor.big-model-v2:0');
-    const env = profile.template.findResources('AWS::Lambda::Function')[functionOfStep(profile.template, 'b-act')]!.Properties.Environment.Variables;
-    expect(env).toMatchObject({ WORKFLOW: 'loop', STEP: 'b-act', MODEL_ID: 'us.vendor.big-model-v2:0', MODEL_PROVIDER: 'bedrock' });
+    const env =
+      profile.template.findResources('AWS::Lambda::Function')[functionOfStep(profile.template, 'b-act')]!.Properties
+        .Environment.Variables;
+    expect(env).toMatchObject({
+      WORKFLOW: 'loop',
+      STEP: 'b-act',
+      MODEL_ID: 'us.vendor.big-model-v2:0',
+      MODEL_PROVIDER: 'bedrock',
+    });
   });
 
   it('grants no Bedrock permission when the environment deploys the offline stand-in', () => {
     const offline = synth({ ...dev, modelProvider: 'offline' });
-    const all = Object.values(offline.template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
+    const all = Object.values(offline.template.findResources('AWS::IAM::Policy')).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as Json[],
+    );
     expect(all.flatMap(actionsOf).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
   });
 
   it('an OpenAI-compatible endpoint: LLM steps get its base URL and model in their environment, the key only as an SSM parameter they may read', () => {
-    const openai = synth({ ...dev, modelProvider: 'openai', openai: { baseUrl: 'https://llm.internal.example.com/v1', model: 'qwen2.5-7b-instruct', apiKeyParameter: '/stepwise/dev/openai-api-key' } });
+    const openai = synth({
+      ...dev,
+      modelProvider: 'openai',
+      openai: {
+        baseUrl: 'https://llm.internal.example.com/v1',
+        model: 'qwen2.5-7b-instruct',
+        apiKeyParameter: '/stepwise/dev/openai-api-key',
+      },
+    });
     const functions = openai.template.findResources('AWS::Lambda::Function');
     const envOf = (step: string) => functions[functionOfStep(openai.template, step)]!.Properties.Environment.Variables;
-    expect(envOf('a-plan')).toMatchObject({ MODEL_PROVIDER: 'openai', OPENAI_BASE_URL: 'https://llm.internal.example.com/v1', OPENAI_MODEL: 'qwen2.5-7b-instruct', OPENAI_API_KEY_PARAMETER: '/stepwise/dev/openai-api-key' });
+    expect(envOf('a-plan')).toMatchObject({
+      MODEL_PROVIDER: 'openai',
+      OPENAI_BASE_URL: 'https://llm.internal.example.com/v1',
+      OPENAI_MODEL: 'qwen2.5-7b-instruct',
+      OPENAI_API_KEY_PARAMETER: '/stepwise/dev/openai-api-key',
+    });
     expect(envOf('a-plan')).not.toHaveProperty('OPENAI_API_KEY');
     expect(envOf('b-act')).not.toHaveProperty('OPENAI_BASE_URL');
     const statements = statementsOfFunction(openai.template, functionOfStep(openai.template, 'a-plan'));
     const ssm = statements.filter((st) => actionsOf(st).includes('ssm:GetParameter'));
     expect(JSON.stringify(ssm)).toContain(':parameter/stepwise/dev/openai-api-key');
-    const all = Object.values(openai.template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
+    const all = Object.values(openai.template.findResources('AWS::IAM::Policy')).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as Json[],
+    );
     expect(all.flatMap(actionsOf).filter((a) => a.startsWith('bedrock:'))).toEqual([]);
-    expect(statementsOfFunction(openai.template, functionOfStep(openai.template, 'b-act')).flatMap(actionsOf)).not.toContain('ssm:GetParameter');
+    expect(
+      statementsOfFunction(openai.template, functionOfStep(openai.template, 'b-act')).flatMap(actionsOf),
+    ).not.toContain('ssm:GetParameter');
   });
 
   it('refuses modelProvider openai without the endpoint', () => {
-    expect(() => EnvConfigSchema.parse({ ...dev, modelProvider: 'openai' })).toThrow(/modelProvider openai needs the openai endpoint/);
+    expect(() => EnvConfigSchema.parse({ ...dev, modelProvider: 'openai' })).toThrow(
+      /modelProvider openai needs the openai endpoint/,
+    );
   });
 
   it('notifies the alarm topic and grants StartExecution on its state machine only', () => {
@@ -156,18 +203,31 @@ describe('AgentWorkflow', () => {
 describe('StepwiseFunction', () => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Fn');
-  const table = new dynamodb.Table(stack, 'Things', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
-  const fn = new StepwiseFunction(stack, 'Handler', { entry: 'runtime/step-handler/handler.ts', config: dev, serviceName: 'things' });
+  const table = new dynamodb.Table(stack, 'Things', {
+    partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+  });
+  const fn = new StepwiseFunction(stack, 'Handler', {
+    entry: 'runtime/step-handler/handler.ts',
+    config: dev,
+    serviceName: 'things',
+  });
   fn.bindTable(table, 'readWrite', 'THINGS_TABLE');
   const template = Template.fromStack(stack);
   const [fnId, resource] = Object.entries(template.findResources('AWS::Lambda::Function'))[0]!;
 
   it('sets the env var with the grant, and ships no workflow unless asked', () => {
     const env = resource.Properties.Environment.Variables;
-    expect(env).toMatchObject({ THINGS_TABLE: { Ref: Object.keys(template.findResources('AWS::DynamoDB::Table'))[0] }, POWERTOOLS_SERVICE_NAME: 'things' });
+    expect(env).toMatchObject({
+      THINGS_TABLE: { Ref: Object.keys(template.findResources('AWS::DynamoDB::Table'))[0] },
+      POWERTOOLS_SERVICE_NAME: 'things',
+    });
     expect(env.STATEMACHINES_DIR).toBeUndefined();
-    const dynamo = statementsOfFunction(template, fnId).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
-    expect(dynamo.flatMap(actionsOf)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']));
+    const dynamo = statementsOfFunction(template, fnId).filter((s) =>
+      actionsOf(s).some((a) => a.startsWith('dynamodb:')),
+    );
+    expect(dynamo.flatMap(actionsOf)).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']),
+    );
     expect(resource.Metadata['stepwise:entry']).toBe('runtime/step-handler/handler.ts');
   });
 
@@ -189,7 +249,13 @@ describe('StepwiseFunction', () => {
 describe('WorkflowStack on a workflow of plain tools', () => {
   const nothing = async () => ({});
   /** `lookup` reads a table; `record` writes another once per execution. */
-  const lookup = defineTool({ name: 'lookup', description: 'Look a record up.', input: z.strictObject({ id: z.string() }), resources: { tables: { records: 'read' } }, run: nothing });
+  const lookup = defineTool({
+    name: 'lookup',
+    description: 'Look a record up.',
+    input: z.strictObject({ id: z.string() }),
+    resources: { tables: { records: 'read' } },
+    run: nothing,
+  });
   const record = defineTool({
     name: 'record',
     description: 'Record an outcome.',
@@ -204,7 +270,10 @@ describe('WorkflowStack on a workflow of plain tools', () => {
     return { stack, template: Template.fromStack(stack) };
   };
   const readOnly = stackOf({ def: loop, tools: { lookup }, codeSteps: {} });
-  const tableIds = (template: Template) => Object.keys(template.findResources('AWS::DynamoDB::Table')).map((id) => id.replace(/[0-9A-F]{8}$/, '')).sort();
+  const tableIds = (template: Template) =>
+    Object.keys(template.findResources('AWS::DynamoDB::Table'))
+      .map((id) => id.replace(/[0-9A-F]{8}$/, ''))
+      .sort();
 
   it('is named Stepwise-<Workflow>-<env>', () => {
     expect(readOnly.stack.stackName).toBe('Stepwise-Loop-dev');
@@ -221,11 +290,15 @@ describe('WorkflowStack on a workflow of plain tools', () => {
 
   it('grants a tool table only to the steps that have the tool, with the declared access', () => {
     const { template } = readOnly;
-    const records = Object.keys(template.findResources('AWS::DynamoDB::Table')).find((id) => id.startsWith('RecordsTable'))!;
+    const records = Object.keys(template.findResources('AWS::DynamoDB::Table')).find((id) =>
+      id.startsWith('RecordsTable'),
+    )!;
     for (const step of loop.steps) {
       const fnId = functionOfStep(template, step.name);
       const env = template.findResources('AWS::Lambda::Function')[fnId]!.Properties.Environment.Variables;
-      const onRecords = statementsOfFunction(template, fnId).filter((s) => JSON.stringify(s.Resource).includes(records)).flatMap(actionsOf);
+      const onRecords = statementsOfFunction(template, fnId)
+        .filter((s) => JSON.stringify(s.Resource).includes(records))
+        .flatMap(actionsOf);
       if (step.tools.includes('lookup')) {
         expect(env.RECORDS_TABLE).toEqual({ Ref: records });
         expect(onRecords).toContain('dynamodb:GetItem');
@@ -242,10 +315,16 @@ describe('WorkflowStack on a workflow of plain tools', () => {
     const withRecord = loadWorkflowFrom(writeWorkflow('audited', ['lookup', 'record']));
     const { template } = stackOf({ def: withRecord, tools: { lookup, record }, codeSteps: {} });
     expect(tableIds(template)).toEqual(['AuditLogTable', 'EventsTable', 'IdempotencyTable', 'RecordsTable']);
-    const idempotency = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(([id]) => id.startsWith('IdempotencyTable'))!;
+    const idempotency = Object.entries(template.findResources('AWS::DynamoDB::Table')).find(([id]) =>
+      id.startsWith('IdempotencyTable'),
+    )!;
     expect(idempotency[1].Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
-    const env = (step: string) => template.findResources('AWS::Lambda::Function')[functionOfStep(template, step)]!.Properties.Environment.Variables;
-    expect(env('b-act')).toMatchObject({ IDEMPOTENCY_TABLE: { Ref: idempotency[0] }, AUDIT_LOG_TABLE: expect.anything() });
+    const env = (step: string) =>
+      template.findResources('AWS::Lambda::Function')[functionOfStep(template, step)]!.Properties.Environment.Variables;
+    expect(env('b-act')).toMatchObject({
+      IDEMPOTENCY_TABLE: { Ref: idempotency[0] },
+      AUDIT_LOG_TABLE: expect.anything(),
+    });
     expect(env('a-plan').IDEMPOTENCY_TABLE).toBeUndefined();
   });
 });

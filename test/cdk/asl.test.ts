@@ -1,16 +1,17 @@
 /** The warranty-email workflow compiles exactly to the ASL contract (docs of the contract: the brief's asl.md, mirrored in agent-workflow.ts). */
 import { createRequire } from 'node:module';
-import { describe, expect, it } from 'vitest';
 import { Template } from 'aws-cdk-lib/assertions';
-import { MAX_STEPS_HANDOFF, TERMINAL_STATES, routeStateName } from '../../src/cdk/constructs/agent-workflow.ts';
-import { DONE } from '../../src/definitions/workflow/schema.ts';
+import { describe, expect, it } from 'vitest';
+import { MAX_STEPS_HANDOFF, routeStateName, TERMINAL_STATES } from '../../src/cdk/constructs/agent-workflow.ts';
 import { TRANSIENT_ERRORS } from '../../src/core/errors.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+import { DONE } from '../../src/definitions/workflow/schema.ts';
 import { allStacks, functionArn, functionOfStep, stateMachineOf, synthApp } from './template.ts';
 
-const validateAsl = createRequire(import.meta.url)('asl-validator') as (
-  definition: unknown,
-) => { isValid: boolean; errorsText: (separator?: string) => string };
+const validateAsl = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
+  isValid: boolean;
+  errorsText: (separator?: string) => string;
+};
 
 const workflow = loadWorkflow('warranty-email');
 const { manifest, steps } = workflow;
@@ -48,30 +49,33 @@ describe('warranty-email compiles to the ASL contract', () => {
     });
   });
 
-  it.each(steps.map((s) => [s.name]))('Task %s invokes its own function with the StepInput and keeps exactly the StepState', (name) => {
-    const task = states[name];
-    expect(task.Resource).toBe(functionArn(functionOfStep(template, name)));
-    expect(task.Parameters).toEqual({
-      workflow: manifest.name,
-      step: name,
-      'input.$': '$.input',
-      'previous.$': '$.result',
-      'error.$': '$.error',
-      'count.$': 'States.MathAdd($.result.count, 1)',
-      execution: { 'id.$': '$$.Execution.Id', 'name.$': '$$.Execution.Name' },
-    });
-    expect(task.ResultSelector).toEqual({
-      'step.$': '$.step',
-      'next.$': '$.next',
-      'reason.$': '$.reason',
-      'decidedBy.$': '$.decidedBy',
-      'fields.$': '$.fields',
-      'data.$': '$.data',
-      'count.$': '$.count',
-    });
-    expect(task.ResultPath).toBe('$.result');
-    expect(task.Next).toBe(routeStateName(name));
-  });
+  it.each(steps.map((s) => [s.name]))(
+    'Task %s invokes its own function with the StepInput and keeps exactly the StepState',
+    (name) => {
+      const task = states[name];
+      expect(task.Resource).toBe(functionArn(functionOfStep(template, name)));
+      expect(task.Parameters).toEqual({
+        workflow: manifest.name,
+        step: name,
+        'input.$': '$.input',
+        'previous.$': '$.result',
+        'error.$': '$.error',
+        'count.$': 'States.MathAdd($.result.count, 1)',
+        execution: { 'id.$': '$$.Execution.Id', 'name.$': '$$.Execution.Name' },
+      });
+      expect(task.ResultSelector).toEqual({
+        'step.$': '$.step',
+        'next.$': '$.next',
+        'reason.$': '$.reason',
+        'decidedBy.$': '$.decidedBy',
+        'fields.$': '$.fields',
+        'data.$': '$.data',
+        'count.$': '$.count',
+      });
+      expect(task.ResultPath).toBe('$.result');
+      expect(task.Next).toBe(routeStateName(name));
+    },
+  );
 
   it('retries transient errors first, with the manifest backoff and full jitter, then Lambda service errors', () => {
     const { retry } = manifest;
@@ -86,7 +90,13 @@ describe('warranty-email compiles to the ASL contract', () => {
           JitterStrategy: 'FULL',
         },
         {
-          ErrorEquals: ['Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException', 'Lambda.TooManyRequestsException', 'Lambda.ClientExecutionTimeoutException'],
+          ErrorEquals: [
+            'Lambda.ServiceException',
+            'Lambda.AWSLambdaException',
+            'Lambda.SdkClientException',
+            'Lambda.TooManyRequestsException',
+            'Lambda.ClientExecutionTimeoutException',
+          ],
           IntervalSeconds: 2,
           MaxAttempts: 6,
           BackoffRate: 2,
@@ -103,22 +113,29 @@ describe('warranty-email compiles to the ASL contract', () => {
     }
   });
 
-  it.each(steps.map((s) => [s.name]))('%s.route: circuit breaker first, then exactly the declared edges, Default to the fallback', (name) => {
-    const step = steps.find((s) => s.name === name)!;
-    const route = states[routeStateName(name)];
-    expect(route.Choices[0]).toEqual({
-      And: [
-        { Variable: '$.result.count', NumericGreaterThanEquals: manifest.maxSteps },
-        { Not: { Variable: '$.result.next', StringEquals: DONE } },
-      ],
-      // The fallback answers even a tripped breaker; only the fallback's own breaker is terminal.
-      Next: name === manifest.fallback ? TERMINAL_STATES.maxStepsExceeded : MAX_STEPS_HANDOFF,
-    });
-    expect(route.Choices.slice(1)).toEqual(
-      step.next.map((edge) => ({ Variable: '$.result.next', StringEquals: edge, Next: edge === DONE ? TERMINAL_STATES.done : edge })),
-    );
-    expect(route.Default).toBe(name === manifest.fallback ? TERMINAL_STATES.routeRejected : manifest.fallback);
-  });
+  it.each(steps.map((s) => [s.name]))(
+    '%s.route: circuit breaker first, then exactly the declared edges, Default to the fallback',
+    (name) => {
+      const step = steps.find((s) => s.name === name)!;
+      const route = states[routeStateName(name)];
+      expect(route.Choices[0]).toEqual({
+        And: [
+          { Variable: '$.result.count', NumericGreaterThanEquals: manifest.maxSteps },
+          { Not: { Variable: '$.result.next', StringEquals: DONE } },
+        ],
+        // The fallback answers even a tripped breaker; only the fallback's own breaker is terminal.
+        Next: name === manifest.fallback ? TERMINAL_STATES.maxStepsExceeded : MAX_STEPS_HANDOFF,
+      });
+      expect(route.Choices.slice(1)).toEqual(
+        step.next.map((edge) => ({
+          Variable: '$.result.next',
+          StringEquals: edge,
+          Next: edge === DONE ? TERMINAL_STATES.done : edge,
+        })),
+      );
+      expect(route.Default).toBe(name === manifest.fallback ? TERMINAL_STATES.routeRejected : manifest.fallback);
+    },
+  );
 
   it('hands a tripped breaker to the fallback with the reason at $.error', () => {
     expect(states[MAX_STEPS_HANDOFF]).toMatchObject({
@@ -140,7 +157,9 @@ describe('warranty-email compiles to the ASL contract', () => {
     expect(resource.Properties.StateMachineType).toBe('STANDARD');
     expect(resource.Properties.TracingConfiguration).toEqual({ Enabled: true });
     expect(resource.Properties.LoggingConfiguration).toMatchObject({ Level: 'ALL', IncludeExecutionData: true });
-    expect(resource.Properties.LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][1]).toBe('Arn');
+    expect(
+      resource.Properties.LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][1],
+    ).toBe('Arn');
     expect(resource.Metadata['stepwise:workflow']).toBe('warranty-email');
   });
 

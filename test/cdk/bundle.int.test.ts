@@ -11,10 +11,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
 import * as source from '../../src/core/errors.ts';
-import { memoryEventLog } from '../../src/runtime/event-log.ts';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
+import { memoryEventLog } from '../../src/runtime/event-log.ts';
 import { bundleLikeLambda, bundleOutDir, type LambdaBundleOptions } from '../support/bundle.ts';
 
 const out = bundleOutDir('bundle-test');
@@ -44,13 +44,19 @@ describe('bundled with the production esbuild options', () => {
 
   it('the step handler bundle throws errors by their names', async () => {
     const { module } = await bundle('runtime/step-handler/handler.ts', 'step', WARRANTY);
-    const error = await module.createHandler({ WORKFLOW: 'warranty-email', STEP: '01-extract-serial' })({ not: 'a step input' }).catch((e: Error) => e);
+    const error = await module
+      .createHandler({ WORKFLOW: 'warranty-email', STEP: '01-extract-serial' })({ not: 'a step input' })
+      .catch((e: Error) => e);
     expect(error.name).toBe('InvalidInputError');
   });
 
   it('the lifecycle Persist bundle throws errors by their names', async () => {
-    const { module } = await bundle('runtime/lifecycle/handlers/persist.ts', 'persist', { workflowDir: 'statemachines/lead-lifecycle' });
-    const error = await module.createHandler({ LIFECYCLE_TABLE: 'Leads' })({ not: 'a persist input' }).catch((e: Error) => e);
+    const { module } = await bundle('runtime/lifecycle/handlers/persist.ts', 'persist', {
+      workflowDir: 'statemachines/lead-lifecycle',
+    });
+    const error = await module
+      .createHandler({ LIFECYCLE_TABLE: 'Leads' })({ not: 'a persist input' })
+      .catch((e: Error) => e);
     expect(error.name).toBe('InvalidInputError');
   });
 });
@@ -59,7 +65,8 @@ describe('a step bundle', () => {
   it('holds its workflow code only, no YAML parser, and leaves the AWS SDK to the runtime and the X-Ray SDK out', async () => {
     const { has } = await bundle('runtime/step-handler/handler.ts', 'warranty-contents', WARRANTY);
     expect(has('lambdas/workflows/warranty-email/')).toBe(true);
-    for (const other of ['tool-loop', 'turn-pipeline', 'investigation']) expect(has(`lambdas/workflows/${other}/`), other).toBe(false);
+    for (const other of ['tool-loop', 'turn-pipeline', 'investigation'])
+      expect(has(`lambdas/workflows/${other}/`), other).toBe(false);
     expect(has('node_modules/yaml/')).toBe(false);
     expect(has('node_modules/@aws-sdk/')).toBe(false);
     expect(has('node_modules/aws-xray-sdk-core/')).toBe(false);
@@ -67,29 +74,71 @@ describe('a step bundle', () => {
   });
 
   it('takes the X-Ray SDK with sdkTraces and the AWS SDK with bundleAwsSdk', async () => {
-    const traced = await bundle('runtime/step-handler/handler.ts', 'warranty-traced', { ...WARRANTY, sdkTraces: true, bundleAwsSdk: true });
+    const traced = await bundle('runtime/step-handler/handler.ts', 'warranty-traced', {
+      ...WARRANTY,
+      sdkTraces: true,
+      bundleAwsSdk: true,
+    });
     expect(traced.has('node_modules/aws-xray-sdk-core/')).toBe(true);
     expect(traced.has('node_modules/@aws-sdk/client-dynamodb/')).toBe(true);
   });
 
   it('runs a step from its compiled definitions (instructions, offline rules) and refuses another workflow', async () => {
     const { module } = await bundle('runtime/step-handler/handler.ts', 'warranty-run', WARRANTY);
-    const email = { id: 'e1', messageId: '<m1@x>', from: 'anna@example.com', fromName: 'Anna', to: ['claims@x'], subject: 'Broken laptop', receivedAt: '2026-02-02T10:00:00.000Z', bodyChars: 60 };
+    const email = {
+      id: 'e1',
+      messageId: '<m1@x>',
+      from: 'anna@example.com',
+      fromName: 'Anna',
+      to: ['claims@x'],
+      subject: 'Broken laptop',
+      receivedAt: '2026-02-02T10:00:00.000Z',
+      bodyChars: 60,
+    };
     const input: StepInput = {
       workflow: 'warranty-email',
       step: '01-extract-serial',
       input: { email },
-      previous: { step: null, next: '01-extract-serial', reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
+      previous: {
+        step: null,
+        next: '01-extract-serial',
+        reason: 'start',
+        decidedBy: null,
+        fields: {},
+        data: {},
+        count: 0,
+      },
       error: null,
       count: 1,
       execution: { id: 'arn', name: 'exec-1' },
     };
-    const env = { MODEL_PROVIDER: 'offline', FAST_PATHS: 'off', STATEMACHINES_DIR: join(PROJECT_ROOT, 'statemachines'), POWERTOOLS_LOG_LEVEL: 'SILENT' };
-    const services = { events: memoryEventLog(), emails: { get: async () => ({ email, body: 'My laptop SN12345 does not turn on since yesterday. It is under warranty.' }) } };
+    const env = {
+      MODEL_PROVIDER: 'offline',
+      FAST_PATHS: 'off',
+      STATEMACHINES_DIR: join(PROJECT_ROOT, 'statemachines'),
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+    };
+    const services = {
+      events: memoryEventLog(),
+      emails: {
+        get: async () => ({ email, body: 'My laptop SN12345 does not turn on since yesterday. It is under warranty.' }),
+      },
+    };
     const output = (await module.createHandler(env, services)(input)) as StepOutput;
-    expect(output).toMatchObject({ next: '02-check-warranty', decidedBy: 'offline', fields: { serialNumber: 'SN12345' } });
+    expect(output).toMatchObject({
+      next: '02-check-warranty',
+      decidedBy: 'offline',
+      fields: { serialNumber: 'SN12345' },
+    });
 
-    const elsewhere = await module.createHandler(env, services)({ ...input, workflow: 'tool-loop', step: '01-plan' }).catch((e: Error) => e);
-    expect(elsewhere.message).toMatch(/statemachines\/tool-loop\/workflow.yaml: \(file\): not in the definitions compiled into this bundle/);
+    const elsewhere = await module
+      .createHandler(
+        env,
+        services,
+      )({ ...input, workflow: 'tool-loop', step: '01-plan' })
+      .catch((e: Error) => e);
+    expect(elsewhere.message).toMatch(
+      /statemachines\/tool-loop\/workflow.yaml: \(file\): not in the definitions compiled into this bundle/,
+    );
   });
 });

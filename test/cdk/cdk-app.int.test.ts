@@ -19,7 +19,11 @@ function synth(context: Record<string, unknown>) {
   const child = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
     cwd: PROJECT_ROOT,
     encoding: 'utf8',
-    env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [], ...context }) },
+    env: {
+      ...process.env,
+      CDK_OUTDIR: outdir,
+      CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [], ...context }),
+    },
   });
   return { ...child, outdir };
 }
@@ -31,20 +35,28 @@ describe('infra/app.ts', () => {
     expect(status).toBe(0);
     const template = JSON.parse(readFileSync(join(outdir, 'Stepwise-WarrantyEmail-dev.template.json'), 'utf8'));
     // The step workflow and (manifest singlePrompt) the single-prompt agent beside it.
-    expect(Object.values(template.Resources).filter((r: any) => r.Type === 'AWS::StepFunctions::StateMachine').map((r: any) => r.Metadata?.['stepwise:workflow'] ?? null)).toEqual(['warranty-email', null]);
+    expect(
+      Object.values(template.Resources)
+        .filter((r: any) => r.Type === 'AWS::StepFunctions::StateMachine')
+        .map((r: any) => r.Metadata?.['stepwise:workflow'] ?? null),
+    ).toEqual(['warranty-email', null]);
     expect(existsSync(join(outdir, 'Stepwise-WarrantyEmail-prod.template.json'))).toBe(false);
   });
 
   it('refuses prod while it has placeholder values: one line naming the field, no stack trace', () => {
     const { status, stderr, outdir } = synth({ env: 'prod' });
     expect(status).toBe(1);
-    expect(stderr.trim()).toBe('stepwise: environment "prod": alarms.email: "stepwise-alerts@example.com" is a placeholder: set the real value in stepwise.config.ts');
+    expect(stderr.trim()).toBe(
+      'stepwise: environment "prod": alarms.email: "stepwise-alerts@example.com" is a placeholder: set the real value in stepwise.config.ts',
+    );
     expect(existsSync(join(outdir, 'Stepwise-WarrantyEmail-prod.template.json'))).toBe(false);
   });
 
   it('fails in one line with the known environment names for an unknown one', () => {
     const { status, stderr } = synth({ env: 'qa' });
     expect(status).toBe(1);
-    expect(stderr.trim()).toBe('stepwise: unknown environment "qa" (stepwise.config.ts defines: dev, staging, prod); select one with -c env=NAME');
+    expect(stderr.trim()).toBe(
+      'stepwise: unknown environment "qa" (stepwise.config.ts defines: dev, staging, prod); select one with -c env=NAME',
+    );
   });
 });

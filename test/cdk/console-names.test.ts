@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { stepComment, workflowStateMachineName } from '../../src/cdk/constructs/agent-workflow.ts';
+import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { allStates } from '../../src/local/interpreter.ts';
 import { synthProject } from '../../src/local/synth.ts';
-import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 
 const app = await synthProject('dev');
 // Compiled agent workflows (the lead lifecycle's state machine is named and commented by its own construct).
@@ -20,7 +20,9 @@ describe('readable state machine names', () => {
       expect(m.name).toBe(`${m.stack}-${m.workflowName}`);
       expect(app.templates[m.stack]!.Resources![m.logicalId]!.Properties!.StateMachineName).toBe(m.name);
     }
-    expect(machines.find((m) => m.workflowName === 'warranty-email')!.name).toBe('Stepwise-WarrantyEmail-dev-warranty-email');
+    expect(machines.find((m) => m.workflowName === 'warranty-email')!.name).toBe(
+      'Stepwise-WarrantyEmail-dev-warranty-email',
+    );
   });
 
   it('keeps a name past 80 characters within the limit, distinct from a name that shares its start', () => {
@@ -37,23 +39,32 @@ describe('readable state machine names', () => {
 });
 
 describe('a Comment on every state', () => {
-  it.each(machines.map((m) => [m.workflowName!, m] as const))('%s: every state at any depth has a Comment; a step says what it does and its kind', (workflow, m) => {
-    const def = loadWorkflow(workflow);
-    const states = [...allStates(m.definition)];
-    const missing = states.filter(([, s]) => typeof s.Comment !== 'string' || !s.Comment.trim()).map(([name]) => name);
-    expect(missing).toEqual([]);
-    for (const step of def.steps) {
-      const task = states.find(([name]) => name === step.name)![1];
-      expect(task.Comment).toBe(stepComment(step));
-      expect(task.Comment).toContain(step.description);
-      expect(task.Comment).toContain(step.kind === 'llm' ? 'LLM step' : 'code step');
-    }
-  });
+  it.each(machines.map((m) => [m.workflowName!, m] as const))(
+    '%s: every state at any depth has a Comment; a step says what it does and its kind',
+    (workflow, m) => {
+      const def = loadWorkflow(workflow);
+      const states = [...allStates(m.definition)];
+      const missing = states
+        .filter(([, s]) => typeof s.Comment !== 'string' || !s.Comment.trim())
+        .map(([name]) => name);
+      expect(missing).toEqual([]);
+      for (const step of def.steps) {
+        const task = states.find(([name]) => name === step.name)![1];
+        expect(task.Comment).toBe(stepComment(step));
+        expect(task.Comment).toContain(step.description);
+        expect(task.Comment).toContain(step.kind === 'llm' ? 'LLM step' : 'code step');
+      }
+    },
+  );
 
   it('says what the generated states do: the route Choice its edges, consensus waves, counters and pauses theirs', () => {
     const comment = (workflow: string, state: string) =>
-      [...allStates(machines.find((m) => m.workflowName === workflow)!.definition)].find(([name]) => name === state)?.[1].Comment as string;
-    expect(comment('warranty-email', '02-check-warranty.route')).toMatch(/03a-valid-warranty, 03b-device-not-found, 03c-expired-warranty, 04-out-of-scope.*the fallback 04-out-of-scope/);
+      [...allStates(machines.find((m) => m.workflowName === workflow)!.definition)].find(
+        ([name]) => name === state,
+      )?.[1].Comment as string;
+    expect(comment('warranty-email', '02-check-warranty.route')).toMatch(
+      /03a-valid-warranty, 03b-device-not-found, 03c-expired-warranty, 04-out-of-scope.*the fallback 04-out-of-scope/,
+    );
     expect(comment('tool-loop', '02-select-tool.wave-1')).toMatch(/^Wave 1 of 02-select-tool's consensus/);
     expect(comment('investigation', '03-record.pause')).toMatch(/^Checkpoint after 03-record/);
     const counter = machines

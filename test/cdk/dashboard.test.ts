@@ -1,22 +1,38 @@
 /** Every workflow stack has its dashboard, built from the metrics the step handler emits. */
-import { describe, expect, it } from 'vitest';
+
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { synthProject } from '../../src/local/synth.ts';
+import { describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
+import { synthProject } from '../../src/local/synth.ts';
 
 const app = await synthProject('dev');
 /** Step workflows (a `workflow.yaml`), not lifecycles. */
-const workflows = new Set(readdirSync(STATEMACHINES_DIR).filter((d) => existsSync(join(STATEMACHINES_DIR, d, 'workflow.yaml'))));
+const workflows = new Set(
+  readdirSync(STATEMACHINES_DIR).filter((d) => existsSync(join(STATEMACHINES_DIR, d, 'workflow.yaml'))),
+);
 
 describe('workflow dashboards', () => {
-  it.each(app.stateMachines.filter((m) => m.workflowName && workflows.has(m.workflowName)).map((m) => [m.workflowName!, m.stack] as const))('%s: one dashboard with per-step runs, hand-offs, duration and tokens', (workflow, stack) => {
+  it.each(
+    app.stateMachines
+      .filter((m) => m.workflowName && workflows.has(m.workflowName))
+      .map((m) => [m.workflowName!, m.stack] as const),
+  )('%s: one dashboard with per-step runs, hand-offs, duration and tokens', (workflow, stack) => {
     const resources = Object.values(app.templates[stack]!.Resources ?? {});
     const dashboards = resources.filter((r) => r.Type === 'AWS::CloudWatch::Dashboard');
     expect(dashboards).toHaveLength(1);
     const body = JSON.stringify(dashboards[0]!.Properties?.DashboardBody);
     expect(dashboards[0]!.Properties?.DashboardName).toBe(`stepwise-${workflow}-dev`);
-    for (const metric of ['StepCompleted', 'StepDurationMs', 'FallbackHandoff', 'ToolCallRefused', 'ModelCalls', 'ModelInputTokens', 'ModelCacheReadTokens', 'ModelCacheWriteTokens'])
+    for (const metric of [
+      'StepCompleted',
+      'StepDurationMs',
+      'FallbackHandoff',
+      'ToolCallRefused',
+      'ModelCalls',
+      'ModelInputTokens',
+      'ModelCacheReadTokens',
+      'ModelCacheWriteTokens',
+    ])
       expect(body, metric).toContain(metric);
     // The handler's dimensions, so the widgets show what it emits.
     expect(body).toContain(`\\"workflow\\",\\"${workflow}\\"`);

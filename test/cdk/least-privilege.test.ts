@@ -42,17 +42,20 @@ describe('the warranty stack grants', () => {
   });
 
   it('ticket writes to the ticket step only', () => {
-    for (const [name, prefix] of Object.entries(STEPS)) expect(allowed(prefix, 'dynamodb:PutItem', 'TicketsTable'), name).toBe(name === 'ticket');
+    for (const [name, prefix] of Object.entries(STEPS))
+      expect(allowed(prefix, 'dynamodb:PutItem', 'TicketsTable'), name).toBe(name === 'ticket');
   });
 
   it('mail sending to the steps whose tools send mail only', () => {
-    for (const [name, prefix] of Object.entries(STEPS)) expect(allowed(prefix, 'ses:SendEmail'), name).toBe(['notFound', 'fallback', 'confirm'].includes(name));
+    for (const [name, prefix] of Object.entries(STEPS))
+      expect(allowed(prefix, 'ses:SendEmail'), name).toBe(['notFound', 'fallback', 'confirm'].includes(name));
   });
 
   it('no step a Scan of the emails table, or an update or delete in the append-only events table', () => {
     for (const prefix of Object.values(STEPS)) {
       expect(allowed(prefix, 'dynamodb:Scan', 'EmailsTable')).toBe(false);
-      for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) expect(allowed(prefix, action, 'EventsTable')).toBe(false);
+      for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+        expect(allowed(prefix, action, 'EventsTable')).toBe(false);
       expect(allowed(prefix, 'dynamodb:PutItem', 'EventsTable')).toBe(true);
     }
   });
@@ -65,7 +68,10 @@ describe('the warranty stack grants', () => {
   it('code steps no model access; the ingress only conditional puts and no mail', () => {
     for (const prefix of [STEPS.check, STEPS.fallback]) expect(allowed(prefix, 'bedrock:InvokeModel')).toBe(false);
     const ingress = grants('EmailIngressFunction');
-    expect(ingress.filter((g) => g.action.startsWith('dynamodb:')).map((g) => g.action)).toEqual(['dynamodb:PutItem', 'dynamodb:PutItem']);
+    expect(ingress.filter((g) => g.action.startsWith('dynamodb:')).map((g) => g.action)).toEqual([
+      'dynamodb:PutItem',
+      'dynamodb:PutItem',
+    ]);
     expect(ingress.some((g) => g.action.startsWith('ses:'))).toBe(false);
   });
 });

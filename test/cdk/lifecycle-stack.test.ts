@@ -4,35 +4,43 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { loadProject } from '../../src/project/project.ts';
-import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
-import { LIFECYCLE_STATES as S, loadStateName } from '../../src/cdk/constructs/lifecycle-workflow.ts';
-import { FOLLOW_UP_DUE, stateChangedType } from '../../src/runtime/lifecycle/envelope.ts';
-import { LIFECYCLE_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
-import { OUTBOX_SK_PREFIX } from '../../src/runtime/lifecycle/store.ts';
+import { loadStateName, LIFECYCLE_STATES as S } from '../../src/cdk/constructs/lifecycle-workflow.ts';
 import { OUTBOX_FILTER } from '../../src/cdk/stacks/lifecycle-stack.ts';
+import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
 import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import { routeOf, UNKNOWN_EVENT } from '../../src/definitions/lifecycle/routes.ts';
-import { lifecycleApp, lifecycleStack, type Json } from '../local/lifecycle/support.ts';
+import { LIFECYCLE_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
+import { loadProject } from '../../src/project/project.ts';
+import { FOLLOW_UP_DUE, stateChangedType } from '../../src/runtime/lifecycle/envelope.ts';
+import { OUTBOX_SK_PREFIX } from '../../src/runtime/lifecycle/store.ts';
+import { type Json, lifecycleApp, lifecycleStack } from '../local/lifecycle/support.ts';
 import { exampleEnv } from '../support/config.ts';
 
 const project = await loadProject();
 
-const validateAsl = createRequire(import.meta.url)('asl-validator') as (d: unknown, o?: { checkArn?: boolean; checkPaths?: boolean }) => { isValid: boolean; errorsText: () => string };
+const validateAsl = createRequire(import.meta.url)('asl-validator') as (
+  d: unknown,
+  o?: { checkArn?: boolean; checkPaths?: boolean },
+) => { isValid: boolean; errorsText: () => string };
 
 const def = loadLifecycle('lead-lifecycle');
 const LOAD = loadStateName(def);
 const STATE_CHANGED = stateChangedType(def);
 const { app, stack } = lifecycleStack();
 const template = Template.fromStack(stack);
-const asl = lifecycleApp().app.stateMachines.find((m) => m.workflowName === 'lead-lifecycle')!.definition as unknown as { StartAt: string; States: Record<string, Json> };
-const logicalId = (construct: { node: { defaultChild?: unknown } }) => stack.getLogicalId(construct.node.defaultChild as never);
+const asl = lifecycleApp().app.stateMachines.find((m) => m.workflowName === 'lead-lifecycle')!
+  .definition as unknown as { StartAt: string; States: Record<string, Json> };
+const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(construct.node.defaultChild as never);
 
 /** Evaluate a Choice rule (the operators the compiler emits) against the state the routing Choice sees. */
 function holds(rule: Json, input: Json): boolean {
   if (rule.And) return rule.And.every((r: Json) => holds(r, input));
   if (rule.Or) return rule.Or.some((r: Json) => holds(r, input));
-  const value = (rule.Variable as string).split('.').slice(1).reduce((v: any, k) => v?.[k], input);
+  const value = (rule.Variable as string)
+    .split('.')
+    .slice(1)
+    .reduce((v: any, k) => v?.[k], input);
   if ('StringEquals' in rule) return value === rule.StringEquals;
   if ('BooleanEquals' in rule) return value === rule.BooleanEquals;
   throw new Error(`unexpected Choice rule ${JSON.stringify(rule)}`);
@@ -45,7 +53,9 @@ function routed(type: string, duplicate = false): string {
   while (asl.States[name]!.Type === 'Choice') {
     const choice = asl.States[name]!;
     const matching = (choice.Choices as Json[]).filter((r) => holds(r, input));
-    expect(matching.length, `${type} matches ${matching.length} rules of ${name}`).toBeLessThanOrEqual(duplicate ? 2 : 1);
+    expect(matching.length, `${type} matches ${matching.length} rules of ${name}`).toBeLessThanOrEqual(
+      duplicate ? 2 : 1,
+    );
     name = matching[0]?.Next ?? choice.Default;
   }
   return name;
@@ -53,7 +63,9 @@ function routed(type: string, duplicate = false): string {
 
 describe('the lifecycle state machine', () => {
   it('is an Express state machine with full logging and X-Ray, tagged with its lifecycle', () => {
-    const [resource] = Object.values(template.findResources('AWS::StepFunctions::StateMachine', { Properties: { StateMachineType: 'EXPRESS' } }));
+    const [resource] = Object.values(
+      template.findResources('AWS::StepFunctions::StateMachine', { Properties: { StateMachineType: 'EXPRESS' } }),
+    );
     expect(resource!.Metadata).toEqual({ 'stepwise:workflow': 'lead-lifecycle' });
     expect(resource!.Properties).toMatchObject({
       TracingConfiguration: { Enabled: true },
@@ -85,9 +97,15 @@ describe('the lifecycle state machine', () => {
     expect(resource!.Properties.StateMachineName).toBe('Stepwise-LeadLifecycle-dev-lead-lifecycle');
     // One Task per event type (17), Unknown event, and 9 others: 27 states, where the per-declaration graph had 59.
     expect(Object.keys(asl.States)).toHaveLength(def.events.length + 10);
-    expect(Object.keys(asl.States).filter((name) => asl.States[name]!.Type === 'Choice').sort()).toEqual([S.afterPersist, S.retryConflict, S.route].sort());
+    expect(
+      Object.keys(asl.States)
+        .filter((name) => asl.States[name]!.Type === 'Choice')
+        .sort(),
+    ).toEqual([S.afterPersist, S.retryConflict, S.route].sort());
     for (const [name, state] of Object.entries(asl.States)) expect(state.Comment, name).toMatch(/\w/);
-    expect(asl.States['meeting.missed']!.Comment).toBe('Applies meeting.missed: meeting_booked → no_show; elsewhere logged only.');
+    expect(asl.States['meeting.missed']!.Comment).toBe(
+      'Applies meeting.missed: meeting_booked → no_show; elsewhere logged only.',
+    );
     expect(asl.States[LOAD]!.Comment).toMatch(/Refuses an event over 240 KiB or without detail\.leadId/);
   });
 
@@ -97,7 +115,13 @@ describe('the lifecycle state machine', () => {
       if (!name || reached.has(name)) return;
       reached.add(name);
       const state = asl.States[name]!;
-      for (const next of [state.Next, state.Default, ...(state.Choices ?? []).map((r: Json) => r.Next), ...(state.Catch ?? []).map((c: Json) => c.Next)]) visit(next);
+      for (const next of [
+        state.Next,
+        state.Default,
+        ...(state.Choices ?? []).map((r: Json) => r.Next),
+        ...(state.Catch ?? []).map((c: Json) => c.Next),
+      ])
+        visit(next);
     };
     visit(asl.StartAt);
     expect([...reached].sort()).toEqual(Object.keys(asl.States).sort());
@@ -109,8 +133,16 @@ describe('the lifecycle state machine', () => {
     expect(tasks.map(([name]) => name).sort()).toEqual([...def.events, UNKNOWN_EVENT].sort());
     for (const [name, state] of tasks) {
       // The event is read from the execution input: the state never holds its detail twice.
-      expect(state.Parameters).toEqual({ route: name, 'envelope.$': '$$.Execution.Input', 'entity.$': '$.loaded.entity' });
-      expect(state).toMatchObject({ ResultPath: '$.applied', Next: S.persist, Catch: [{ ErrorEquals: ['States.ALL'], Next: S.deadLetter, ResultPath: '$.error' }] });
+      expect(state.Parameters).toEqual({
+        route: name,
+        'envelope.$': '$$.Execution.Input',
+        'entity.$': '$.loaded.entity',
+      });
+      expect(state).toMatchObject({
+        ResultPath: '$.applied',
+        Next: S.persist,
+        Catch: [{ ErrorEquals: ['States.ALL'], Next: S.deadLetter, ResultPath: '$.error' }],
+      });
       expect(name.length).toBeLessThanOrEqual(80);
     }
   });
@@ -128,17 +160,36 @@ describe('the lifecycle state machine', () => {
       { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.deadLetter },
     ]);
     // The execution id makes a retried Persist the same store request (answered as committed, so the change is published).
-    expect(asl.States[S.persist]!.Parameters).toMatchObject({ 'requestId.$': '$$.Execution.Id', 'envelope.$': '$$.Execution.Input' });
-    expect(asl.States[S.retryConflict]).toMatchObject({ Choices: [{ Variable: '$.loaded.attempt', NumericLessThan: 10, Next: LOAD }], Default: S.deadLetter });
-    expect(asl.States[S.deadLetter]).toMatchObject({ Resource: 'arn:aws:states:::sqs:sendMessage', Parameters: { 'MessageBody.$': '$' }, Next: S.failed });
-    for (const [name, state] of Object.entries(asl.States).filter(([, s]) => s.Type === 'Task' && s.Resource !== 'arn:aws:states:::sqs:sendMessage')) {
-      expect(state.Catch?.at(-1), name).toEqual({ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: S.deadLetter });
+    expect(asl.States[S.persist]!.Parameters).toMatchObject({
+      'requestId.$': '$$.Execution.Id',
+      'envelope.$': '$$.Execution.Input',
+    });
+    expect(asl.States[S.retryConflict]).toMatchObject({
+      Choices: [{ Variable: '$.loaded.attempt', NumericLessThan: 10, Next: LOAD }],
+      Default: S.deadLetter,
+    });
+    expect(asl.States[S.deadLetter]).toMatchObject({
+      Resource: 'arn:aws:states:::sqs:sendMessage',
+      Parameters: { 'MessageBody.$': '$' },
+      Next: S.failed,
+    });
+    for (const [name, state] of Object.entries(asl.States).filter(
+      ([, s]) => s.Type === 'Task' && s.Resource !== 'arn:aws:states:::sqs:sendMessage',
+    )) {
+      expect(state.Catch?.at(-1), name).toEqual({
+        ErrorEquals: ['States.ALL'],
+        ResultPath: '$.error',
+        Next: S.deadLetter,
+      });
     }
   });
 
   it('publishes nothing itself: Persist writes lead.state_changed to the outbox in the same transaction', () => {
     expect(asl.States[S.persist]!.Parameters).toMatchObject({ 'stateChanged.$': '$.applied.stateChanged' });
-    expect(asl.States[S.afterPersist]).toMatchObject({ Choices: [{ Variable: '$.persisted.status', StringEquals: 'DUPLICATE', Next: S.duplicate }], Default: S.done });
+    expect(asl.States[S.afterPersist]).toMatchObject({
+      Choices: [{ Variable: '$.persisted.status', StringEquals: 'DUPLICATE', Next: S.duplicate }],
+      Default: S.done,
+    });
     expect(Object.values(asl.States).filter((st) => st.Resource === 'arn:aws:states:::events:putEvents')).toEqual([]);
   });
 
@@ -152,12 +203,19 @@ describe('the lifecycle state machine', () => {
     };
     const { load, apply, persist } = stack.lifecycle.functions;
     expect(statementsOf(logicalId(apply)).filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))).toEqual([]);
-    expect(statementsOf(logicalId(load))).toEqual(expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']));
+    expect(statementsOf(logicalId(load))).toEqual(
+      expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']),
+    );
     expect(statementsOf(logicalId(load))).not.toContain('dynamodb:PutItem');
     expect(statementsOf(logicalId(persist))).toEqual(expect.arrayContaining(['dynamodb:PutItem']));
     expect(statementsOf(logicalId(persist))).not.toContain('dynamodb:GetItem');
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ LIFECYCLE: 'lead-lifecycle', AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting', 'lead-lifecycle')) }) },
+      Environment: {
+        Variables: Match.objectLike({
+          LIFECYCLE: 'lead-lifecycle',
+          AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting', 'lead-lifecycle')),
+        }),
+      },
     });
   });
 });
@@ -175,13 +233,20 @@ describe('the lifecycle bus and its rules', () => {
     expect(def.sources).toEqual(['stepwise.crm', 'stepwise.agent', 'stepwise.replay', 'stepwise.scheduler']);
     expect(ruleOf(stack.incomingRule)).toMatchObject({
       EventPattern: { source: def.sources },
-      Targets: [{ Arn: { Ref: logicalId(stack.lifecycle.stateMachine) }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 } }],
+      Targets: [
+        {
+          Arn: { Ref: logicalId(stack.lifecycle.stateMachine) },
+          RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 86400 },
+        },
+      ],
     });
     expect(def.sources).not.toContain(LIFECYCLE_SOURCE); // what the lifecycle publishes never loops back into it
   });
 
   it('queues, with an alarm, every event from any other source than its own and the lifecycle itself', () => {
-    const unknown = Object.values(rules).find((r) => r.Properties.Targets[0].Arn['Fn::GetAtt']?.[0] === logicalId(stack.unknownSourceEvents))!.Properties;
+    const unknown = Object.values(rules).find(
+      (r) => r.Properties.Targets[0].Arn['Fn::GetAtt']?.[0] === logicalId(stack.unknownSourceEvents),
+    )!.Properties;
     expect(unknown.EventPattern).toEqual({ source: [{ 'anything-but': [...def.sources, LIFECYCLE_SOURCE] }] });
   });
 
@@ -192,9 +257,14 @@ describe('the lifecycle bus and its rules', () => {
     expect(ruleOf(crmSync!.rule).EventPattern).toEqual(pattern);
     expect(ruleOf(timers!.rule).EventPattern).toEqual(pattern);
     expect(ruleOf(notifier!.rule).EventPattern).toEqual({ ...pattern, detail: { to: def.features.notify!.states } });
-    expect(ruleOf(followUpSender!.rule).EventPattern).toEqual({ source: [LIFECYCLE_SOURCE], 'detail-type': [FOLLOW_UP_DUE] });
+    expect(ruleOf(followUpSender!.rule).EventPattern).toEqual({
+      source: [LIFECYCLE_SOURCE],
+      'detail-type': [FOLLOW_UP_DUE],
+    });
     for (const listener of [crmSync!, notifier!, timers!, followUpSender!]) {
-      expect(ruleOf(listener.rule).Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(listener.function), 'Arn'] } })]);
+      expect(ruleOf(listener.rule).Targets).toEqual([
+        expect.objectContaining({ Arn: { 'Fn::GetAtt': [logicalId(listener.function), 'Arn'] } }),
+      ]);
     }
   });
 
@@ -208,7 +278,9 @@ describe('the lifecycle bus and its rules', () => {
     for (const listener of Object.values(stack.listeners)) {
       template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
         FunctionName: { Ref: logicalId(listener.function) },
-        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(listener.deadLetterQueue), 'Arn'] } } },
+        DestinationConfig: {
+          OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(listener.deadLetterQueue), 'Arn'] } },
+        },
       });
     }
   });
@@ -244,7 +316,9 @@ describe('the transactional outbox', () => {
     expect(p.Source).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'StreamArn'] });
     expect(p.Enrichment).toEqual({ 'Fn::GetAtt': [logicalId(stack.outbox.publisher), 'Arn'] });
     expect(p.Target).toEqual({ 'Fn::GetAtt': [logicalId(stack.eventBus), 'Arn'] });
-    expect(p.TargetParameters).toEqual({ EventBridgeEventBusParameters: { DetailType: STATE_CHANGED, Source: LIFECYCLE_SOURCE } });
+    expect(p.TargetParameters).toEqual({
+      EventBridgeEventBusParameters: { DetailType: STATE_CHANGED, Source: LIFECYCLE_SOURCE },
+    });
     expect(p.SourceParameters.DynamoDBStreamParameters).toEqual({
       StartingPosition: 'TRIM_HORIZON',
       BatchSize: 10,
@@ -259,13 +333,25 @@ describe('the transactional outbox', () => {
 
   it("lets the pipe's role read the stream, invoke the publisher, put on the bus and dead-letter, nothing else", () => {
     const roleId = logicalId(stack.outbox.role);
-    expect(resources[roleId]!.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'pipes.amazonaws.com' });
+    expect(resources[roleId]!.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({
+      Service: 'pipes.amazonaws.com',
+    });
     const actions = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((pol) => pol.Properties.Roles.some((r: Json) => r.Ref === roleId))
       .flatMap((pol) => pol.Properties.PolicyDocument.Statement as Json[])
       .flatMap((st) => [st.Action].flat() as string[]);
     expect(new Set(actions)).toEqual(
-      new Set(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams', 'lambda:InvokeFunction', 'events:PutEvents', 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']),
+      new Set([
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:ListStreams',
+        'lambda:InvokeFunction',
+        'events:PutEvents',
+        'sqs:SendMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+      ]),
     );
   });
 });
@@ -282,14 +368,19 @@ describe('the timers on EventBridge Scheduler (the followUps and renewals featur
     const role = resources[logicalId(stack.timers!.role)]!.Properties;
     expect(role.AssumeRolePolicyDocument.Statement[0]).toMatchObject({
       Principal: { Service: 'scheduler.amazonaws.com' },
-      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': expect.anything() } },
+      Condition: {
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+        ArnLike: { 'aws:SourceArn': expect.anything() },
+      },
     });
     expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain(':schedule/stepwise-dev-lead-lifecycle-timers/*');
     const actions = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((pol) => pol.Properties.Roles.some((r: Json) => r.Ref === logicalId(stack.timers!.role)))
       .flatMap((pol) => pol.Properties.PolicyDocument.Statement as Json[])
       .flatMap((st) => [st.Action].flat() as string[]);
-    expect(new Set(actions)).toEqual(new Set(['events:PutEvents', 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']));
+    expect(new Set(actions)).toEqual(
+      new Set(['events:PutEvents', 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']),
+    );
   });
 
   it('lets the timers listener and the follow-up sender manage schedules in the group and pass the delivery role, with the agent timers in their environment', () => {
@@ -307,9 +398,20 @@ describe('the timers on EventBridge Scheduler (the followUps and renewals featur
         .filter((pol) => pol.Properties.Roles.some((r: Json) => r.Ref === roleId))
         .flatMap((pol) => pol.Properties.PolicyDocument.Statement as Json[])
         .flatMap((st) => [st.Action].flat() as string[]);
-      expect(actions).toEqual(expect.arrayContaining(['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule', 'iam:PassRole']));
+      expect(actions).toEqual(
+        expect.arrayContaining([
+          'scheduler:CreateSchedule',
+          'scheduler:UpdateSchedule',
+          'scheduler:DeleteSchedule',
+          'scheduler:GetSchedule',
+          'iam:PassRole',
+        ]),
+      );
     }
-    expect(JSON.parse(resources[logicalId(stack.listeners.timers!.function)]!.Properties.Environment.Variables.AGENT_CONFIG).timers).toEqual({
+    expect(
+      JSON.parse(resources[logicalId(stack.listeners.timers!.function)]!.Properties.Environment.Variables.AGENT_CONFIG)
+        .timers,
+    ).toEqual({
       followUpHours: [48, 72, 120],
       coldAfterDays: 7,
       renewalAfterDays: null,
@@ -321,15 +423,29 @@ describe('operations', () => {
   it('has a dashboard of executions, events, dead letters and functions, and alarms on every function, timed-out and failed executions', () => {
     template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'stepwise-lead-lifecycle-dev' });
     const body = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
-    for (const title of ['Executions', 'lead events', 'Dead-letter queues', 'Function errors', 'Function throttles', 'Alarms']) expect(body).toContain(title);
+    for (const title of [
+      'Executions',
+      'lead events',
+      'Dead-letter queues',
+      'Function errors',
+      'Function throttles',
+      'Alarms',
+    ])
+      expect(body).toContain(title);
     const functions = Object.keys(template.findResources('AWS::Lambda::Function'));
     expect(functions).toHaveLength(8); // load, apply, persist, outbox publisher, 4 listeners
     for (const fn of functions) {
       for (const metric of ['Errors', 'Throttles']) {
-        template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Namespace: 'AWS/Lambda', Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn } }], Threshold: 1 });
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: metric,
+          Namespace: 'AWS/Lambda',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn } }],
+          Threshold: 1,
+        });
       }
     }
-    for (const metric of ['ExecutionsTimedOut', 'ExecutionsFailed']) template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Namespace: 'AWS/States' });
+    for (const metric of ['ExecutionsTimedOut', 'ExecutionsFailed'])
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metric, Namespace: 'AWS/States' });
   });
 });
 
@@ -342,7 +458,9 @@ describe('the app', () => {
       expect(lead.stackName).toBe(`Stepwise-LeadLifecycle-${env}`);
       const findings = new AwsSolutionsChecks()
         .validateScope(lead)
-        .violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`));
+        .violations.flatMap((v) =>
+          v.violatingResources.map((r) => `${v.severity} ${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`),
+        );
       expect(findings).toEqual([]);
     }
   });
@@ -360,10 +478,21 @@ describe('the app', () => {
 
   it('refuses, in one line naming the field, settings a feature needs and does not get, and settings for no lifecycle', () => {
     const dev = exampleEnv('dev');
-    const build = (lifecycles: typeof dev.lifecycles) => () => addStepwiseStacks(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), { ...dev, lifecycles }, { ...project, workflows: [] });
-    expect(build({})).toThrow(/^environment "dev": lifecycles\.lead-lifecycle\.crmWebhookUrl: required by features\.crmSync of statemachines\/lead-lifecycle\/statechart\.yaml$/);
-    expect(build({ ...dev.lifecycles, 'lead-lifecycel': {} })).toThrow(/^environment "dev": lifecycles\.lead-lifecycel: no lifecycle "lead-lifecycel" \(known: lead-lifecycle\)$/);
-    expect(build({ 'lead-lifecycle': { ...dev.lifecycles['lead-lifecycle'], agent: 'nobody' } })).toThrow(/unknown agent "nobody"/);
+    const build = (lifecycles: typeof dev.lifecycles) => () =>
+      addStepwiseStacks(
+        new App({ context: { 'aws:cdk:bundling-stacks': [] } }),
+        { ...dev, lifecycles },
+        { ...project, workflows: [] },
+      );
+    expect(build({})).toThrow(
+      /^environment "dev": lifecycles\.lead-lifecycle\.crmWebhookUrl: required by features\.crmSync of statemachines\/lead-lifecycle\/statechart\.yaml$/,
+    );
+    expect(build({ ...dev.lifecycles, 'lead-lifecycel': {} })).toThrow(
+      /^environment "dev": lifecycles\.lead-lifecycel: no lifecycle "lead-lifecycel" \(known: lead-lifecycle\)$/,
+    );
+    expect(build({ 'lead-lifecycle': { ...dev.lifecycles['lead-lifecycle'], agent: 'nobody' } })).toThrow(
+      /unknown agent "nobody"/,
+    );
   });
 
   it('the dev stack alone is cdk-nag clean', () => {

@@ -32,6 +32,8 @@ describe("a project's lock file, which the Lambda bundles are built from", () =>
   it('is a one-line error saying to install first when the project has none', () => {
     const dir = project();
     expect(() => lockFile(dir)).toThrow(ConfigError);
-    expect(() => lockFile(dir)).toThrow(`${dir}: no lock file (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lockb, bun.lock): install the project's dependencies first (npm install)`);
+    expect(() => lockFile(dir)).toThrow(
+      `${dir}: no lock file (package-lock.json, pnpm-lock.yaml, yarn.lock, bun.lockb, bun.lock): install the project's dependencies first (npm install)`,
+    );
   });
 });

@@ -7,14 +7,19 @@ import { allStacks, synthApp } from './template.ts';
 const { stacks } = synthApp('dev');
 
 describe.each(Object.entries(allStacks(stacks)))('%s stack', (_, stack) => {
-  const functions = Object.entries(Template.fromStack(stack).findResources('AWS::Lambda::Function')).filter(([, fn]) => fn.Metadata?.[ENTRY_METADATA]);
+  const functions = Object.entries(Template.fromStack(stack).findResources('AWS::Lambda::Function')).filter(
+    ([, fn]) => fn.Metadata?.[ENTRY_METADATA],
+  );
 
   it('has Stepwise functions', () => {
     expect(functions.length).toBeGreaterThan(0);
   });
 
-  it.each(functions.map(([id, fn]) => [id, fn] as const))('%s: X-Ray active tracing, POWERTOOLS_METRICS_NAMESPACE=Stepwise/dev', (_id, fn) => {
-    expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
-    expect(fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('Stepwise/dev');
-  });
+  it.each(functions.map(([id, fn]) => [id, fn] as const))(
+    '%s: X-Ray active tracing, POWERTOOLS_METRICS_NAMESPACE=Stepwise/dev',
+    (_id, fn) => {
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE).toBe('Stepwise/dev');
+    },
+  );
 });

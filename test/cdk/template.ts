@@ -1,8 +1,8 @@
 /** Helpers shared by the infra tests: synthesize the app without bundling and read the template back. */
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { loadProject } from '../../src/project/project.ts';
 import { addStepwiseStacks, type StepwiseStacks } from '../../src/cdk/stepwise-app.ts';
+import { loadProject } from '../../src/project/project.ts';
 import { exampleEnv } from '../support/config.ts';
 
 const project = await loadProject();
@@ -27,7 +27,9 @@ export const functionArn = (logicalId: string): string => `arn:aws:lambda:us-eas
 /** The workflow's state machine of a template: its resource, the raw `DefinitionString`, and the ASL with function ARNs filled in. */
 export function stateMachineOf(template: Template): { resource: Json; raw: unknown; asl: Json } {
   // A workflow's compiled state machine carries its name (the single-prompt agent beside it does not).
-  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine')).filter((m) => m.Metadata?.['stepwise:workflow']);
+  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine')).filter(
+    (m) => m.Metadata?.['stepwise:workflow'],
+  );
   if (machines.length !== 1) throw new Error(`expected one workflow state machine, found ${machines.length}`);
   const resource = machines[0]!;
   const raw = resource.Properties.DefinitionString;

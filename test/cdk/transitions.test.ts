@@ -5,8 +5,8 @@
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import { describe, expect, it } from 'vitest';
-import { type StepInput, type StepOutput } from '../../src/runtime/contracts.ts';
 import { DONE } from '../../src/definitions/workflow/schema.ts';
+import { type StepInput, type StepOutput } from '../../src/runtime/contracts.ts';
 import { stateMachineOf, synthApp } from './template.ts';
 
 const { asl } = stateMachineOf(synthApp('dev').template);
@@ -62,11 +62,23 @@ describe('state transitions of the compiled warranty-email workflow', () => {
     expect(entered).toEqual(['Start', ...path.flatMap((s) => [s, `${s}.route`]), 'Done']);
     expect(entered).toHaveLength(2 * path.length + 2);
     expect(output).toMatchObject({ result: { step: path.at(-1), next: DONE, count: path.length } });
-    console.log(`[transitions] ${flow}: ${path.length} steps x 2 (Task + Choice) + 2 (Start + Done) = ${entered.length} state transitions`);
+    console.log(
+      `[transitions] ${flow}: ${path.length} steps x 2 (Task + Choice) + 2 (Start + Done) = ${entered.length} state transitions`,
+    );
   });
 
   it('an undeclared route costs the fallback step on top', async () => {
-    const { entered } = await run(['01-extract-serial'], { '01-extract-serial': '05-send-confirmation', '04-out-of-scope': DONE });
-    expect(entered).toEqual(['Start', '01-extract-serial', '01-extract-serial.route', '04-out-of-scope', '04-out-of-scope.route', 'Done']);
+    const { entered } = await run(['01-extract-serial'], {
+      '01-extract-serial': '05-send-confirmation',
+      '04-out-of-scope': DONE,
+    });
+    expect(entered).toEqual([
+      'Start',
+      '01-extract-serial',
+      '01-extract-serial.route',
+      '04-out-of-scope',
+      '04-out-of-scope.route',
+      'Done',
+    ]);
   });
 });

@@ -18,13 +18,17 @@ describe('the stepwise CLI', () => {
     expect(plain.err).toBe("stepwise: missing required argument 'workflow' (see stepwise run --help)\n");
     const json = await cli('eval', '--bogus', '--json');
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.out)).toEqual({ error: { type: 'UsageError', message: expect.stringContaining("unknown option '--bogus'") } });
+    expect(JSON.parse(json.out)).toEqual({
+      error: { type: 'UsageError', message: expect.stringContaining("unknown option '--bogus'") },
+    });
   });
 
   it('refuses a missing input file or an empty folder with exit 1 before anything runs', async () => {
     const missing = await cli('run', 'warranty-email', '--email', 'no-such.eml', '--json');
     expect(missing.code).toBe(1);
-    expect(JSON.parse(missing.out)).toEqual({ error: { type: 'InvalidInputError', message: 'input not found: no-such.eml' } });
+    expect(JSON.parse(missing.out)).toEqual({
+      error: { type: 'InvalidInputError', message: 'input not found: no-such.eml' },
+    });
     const empty = await cli('run', 'warranty-email', '--email', 'src/core');
     expect(empty.code).toBe(1);
     expect(empty.err).toBe('stepwise: no inputs in src/core (looked for *.eml)\n');
@@ -36,13 +40,32 @@ describe('the stepwise CLI', () => {
     expect(typo.err).toBe('stepwise: unknown command "valdate" (did you mean "stepwise validate"?)\n');
     const bogus = await cli('bogus');
     expect(bogus.code).toBe(2);
-    expect(bogus.err).toMatch(/^stepwise: unknown command "bogus" \(commands: agent-vectors, demo, eval, .*, new, .*, studio, synth, validate\)\n$/);
+    expect(bogus.err).toMatch(
+      /^stepwise: unknown command "bogus" \(commands: agent-vectors, demo, eval, .*, new, .*, studio, synth, validate\)\n$/,
+    );
   });
 
   it('colours its output on a terminal only, and never with NO_COLOR', async () => {
-    const colored = await run(PROJECT_ROOT, 'env', 'FORCE_COLOR=1', process.execPath, 'bin/stepwise.mjs', 'validate', 'nope');
+    const colored = await run(
+      PROJECT_ROOT,
+      'env',
+      'FORCE_COLOR=1',
+      process.execPath,
+      'bin/stepwise.mjs',
+      'validate',
+      'nope',
+    );
     expect(colored.err.startsWith('\u001b[31mstepwise:\u001b[39m ')).toBe(true);
-    const plain = await run(PROJECT_ROOT, 'env', 'FORCE_COLOR=1', 'NO_COLOR=1', process.execPath, 'bin/stepwise.mjs', 'validate', 'nope');
+    const plain = await run(
+      PROJECT_ROOT,
+      'env',
+      'FORCE_COLOR=1',
+      'NO_COLOR=1',
+      process.execPath,
+      'bin/stepwise.mjs',
+      'validate',
+      'nope',
+    );
     expect(plain.err.startsWith('stepwise: ')).toBe(true);
     // Not a terminal (a pipe, as here): no colour.
     expect((await cli('validate', 'nope')).err.startsWith('stepwise: ')).toBe(true);
@@ -51,6 +74,8 @@ describe('the stepwise CLI', () => {
   it('refuses an unknown workflow in one line, naming the known ones', async () => {
     const { code, err } = await cli('validate', 'nope');
     expect(code).toBe(1);
-    expect(err).toMatch(/^stepwise: statemachines\/nope: \(folder\): unknown workflow "nope" \(known: .*warranty-email.*\)\n$/);
+    expect(err).toMatch(
+      /^stepwise: statemachines\/nope: \(folder\): unknown workflow "nope" \(known: .*warranty-email.*\)\n$/,
+    );
   });
 });

@@ -14,7 +14,11 @@ let commands: Map<string, Command>;
 beforeAll(async () => {
   const program = await createProgram();
   const leaves = (c: Command, prefix: string[] = []): [string, Command][] =>
-    c.commands.flatMap((sub) => (sub.commands.length ? leaves(sub, [...prefix, sub.name()]) : [[[...prefix, sub.name()].join(' '), sub] as [string, Command]]));
+    c.commands.flatMap((sub) =>
+      sub.commands.length
+        ? leaves(sub, [...prefix, sub.name()])
+        : [[[...prefix, sub.name()].join(' '), sub] as [string, Command]],
+    );
   commands = new Map(leaves(program));
 });
 

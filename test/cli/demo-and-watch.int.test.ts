@@ -17,7 +17,9 @@ beforeAll(() => {
 });
 
 describe('stepwise demo', () => {
-  it('says exactly what it runs, prints one line per input, and keeps no paused execution', { timeout: 180_000 }, async () => {
+  it('says exactly what it runs, prints one line per input, and keeps no paused execution', {
+    timeout: 180_000,
+  }, async () => {
     const demo = await stepwise(dir, 'demo', 'investigation');
     expect(demo.code, demo.err).toBe(0);
     const lines = demo.out.trimEnd().split('\n');
@@ -45,14 +47,18 @@ describe('stepwise demo', () => {
 
 /** Start `stepwise <args>` in the copy and collect its output until `stop()`. */
 function watch(...args: string[]) {
-  const child = spawn(process.execPath, ['bin/stepwise.mjs', ...args], { cwd: dir, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+  const child = spawn(process.execPath, ['bin/stepwise.mjs', ...args], {
+    cwd: dir,
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
   const until = async (check: () => boolean, what: string) => {
     for (let waited = 0; !check(); waited += 200) {
-      if (waited > 150_000) throw new Error(`timed out waiting for ${what}; stdout: ${out.slice(-500)} stderr: ${err.slice(-500)}`);
+      if (waited > 150_000)
+        throw new Error(`timed out waiting for ${what}; stdout: ${out.slice(-500)} stderr: ${err.slice(-500)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   };
@@ -65,15 +71,19 @@ describe('--watch', () => {
   it.each([
     ['run', ['run', 'tool-loop', '--input', 'statemachines/tool-loop/samples/convert.json'], '1 input: 1 SUCCEEDED'],
     ['eval', ['eval', 'tool-loop'], '7 passed, 0 failed, 7 total'],
-  ])('%s runs again when a definition under the workflow folder changes', { timeout: 360_000 }, async (_name, args, done) => {
-    const w = watch(...args, '--watch');
-    try {
-      await w.until(() => count(w.output(), done) === 1 && w.errors().includes('watching'), 'the first run');
-      appendFileSync(join(dir, 'statemachines/tool-loop/steps/04-reflect.md'), '\nWork carefully.\n');
-      await w.until(() => count(w.output(), done) === 2, 'the run after the change');
-      expect(w.errors()).toMatch(/stepwise: statemachines\/tool-loop\/steps\/04-reflect\.md changed, running again/);
-    } finally {
-      w.stop();
-    }
-  });
+  ])(
+    '%s runs again when a definition under the workflow folder changes',
+    { timeout: 360_000 },
+    async (_name, args, done) => {
+      const w = watch(...args, '--watch');
+      try {
+        await w.until(() => count(w.output(), done) === 1 && w.errors().includes('watching'), 'the first run');
+        appendFileSync(join(dir, 'statemachines/tool-loop/steps/04-reflect.md'), '\nWork carefully.\n');
+        await w.until(() => count(w.output(), done) === 2, 'the run after the change');
+        expect(w.errors()).toMatch(/stepwise: statemachines\/tool-loop\/steps\/04-reflect\.md changed, running again/);
+      } finally {
+        w.stop();
+      }
+    },
+  );
 });

@@ -4,9 +4,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as executions from '../../src/cli/commands/executions.ts';
 import * as history from '../../src/cli/commands/history.ts';
 import { pauseLines } from '../../src/cli/session-output.ts';
-import type { ExecutionRecord } from '../../src/local/history.ts';
-import { WorkflowSession, type PauseSummary } from '../../src/local/workflow-session.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+import type { ExecutionRecord } from '../../src/local/history.ts';
+import { type PauseSummary, WorkflowSession } from '../../src/local/workflow-session.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
@@ -25,8 +25,12 @@ describe('stepwise history', () => {
       input: {},
       events: [],
     });
-    expect(history.formatExecution(record(49)).split('\n')[0]).toBe('e1 SUCCEEDED in 49 ms: 0 steps, 0 state transitions');
-    expect(history.formatExecution(record(2345)).split('\n')[0]).toBe('e1 SUCCEEDED in 2.3 s: 0 steps, 0 state transitions');
+    expect(history.formatExecution(record(49)).split('\n')[0]).toBe(
+      'e1 SUCCEEDED in 49 ms: 0 steps, 0 state transitions',
+    );
+    expect(history.formatExecution(record(2345)).split('\n')[0]).toBe(
+      'e1 SUCCEEDED in 2.3 s: 0 steps, 0 state transitions',
+    );
   });
 
   describe('of a paused execution', () => {
@@ -34,9 +38,16 @@ describe('stepwise history', () => {
     const pausesDir = tempDir();
     let name = '';
     beforeAll(async () => {
-      const session = await WorkflowSession.start({ workflow: 'investigation', logLevel: 'SILENT', historyDir, pausesDir });
+      const session = await WorkflowSession.start({
+        workflow: 'investigation',
+        logLevel: 'SILENT',
+        historyDir,
+        pausesDir,
+      });
       try {
-        const [result] = await session.runFiles([join(loadWorkflow('investigation').dir, 'samples', 'latency-checkpoint.json')]);
+        const [result] = await session.runFiles([
+          join(loadWorkflow('investigation').dir, 'samples', 'latency-checkpoint.json'),
+        ]);
         expect(result!.status).toBe('PAUSED');
         name = result!.executionName!;
       } finally {
@@ -46,7 +57,9 @@ describe('stepwise history', () => {
 
     it('is PAUSED at its checkpoint, not RUNNING', async () => {
       expect(await runCli([history], 'history', name, '--dir', historyDir, '--pauses', pausesDir)).toBe(0);
-      expect(io.out.split('\n')[0]).toMatch(new RegExp(`^${name} \\(investigation\\) PAUSED at 03-record\\.pause: \\d+ steps`));
+      expect(io.out.split('\n')[0]).toMatch(
+        new RegExp(`^${name} \\(investigation\\) PAUSED at 03-record\\.pause: \\d+ steps`),
+      );
       io.out = '';
       expect(await runCli([history], 'history', name, '--dir', historyDir, '--pauses', pausesDir, '--json')).toBe(0);
       expect(JSON.parse(io.out).status).toBe('PAUSED');
@@ -62,7 +75,15 @@ describe('stepwise history', () => {
 });
 
 describe('required actions', () => {
-  const pause = (requiredActions: unknown): PauseSummary => ({ execution: 'e1', workflow: 'w', state: 's.pause', requiredActions, pausedAt: '', deadline: null, resume: 'stepwise resume e1' });
+  const pause = (requiredActions: unknown): PauseSummary => ({
+    execution: 'e1',
+    workflow: 'w',
+    state: 's.pause',
+    requiredActions,
+    pausedAt: '',
+    deadline: null,
+    resume: 'stepwise resume e1',
+  });
   it.each([
     ['a list of texts', ['Read the logs', 'Call the owner'], ['  - Read the logs', '  - Call the owner']],
     ['one text', 'Read the logs', ['  - Read the logs']],

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
-import { startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
-import { LifecycleSession, parseReplayFile } from '../../src/local/lifecycle-session.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
+import { startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { LifecycleSession, parseReplayFile } from '../../src/local/lifecycle-session.ts';
 import { lifecycleReport } from '../../src/runtime/lifecycle/queries.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
 import { useTempDirs } from '../support/tmp.ts';
@@ -56,7 +56,14 @@ describe('stepwise lead replay', () => {
           conversation: 1,
           eventCount: 4, // e1, e2 (once), e5, and the follow_up.stopped it raised
         },
-        'lead-b': { state: 'engaged', path: 'active.lead_qualification.engaged', context: { followUpsStopped: false }, version: 1, conversation: 1, eventCount: 1 },
+        'lead-b': {
+          state: 'engaged',
+          path: 'active.lead_qualification.engaged',
+          context: { followUpsStopped: false },
+          version: 1,
+          conversation: 1,
+          eventCount: 1,
+        },
       },
     });
     expect(io.err).toContain(`${replayFile}: 7 lines, 5 events sent (1 already logged), 2 malformed`);
@@ -79,7 +86,9 @@ describe('stepwise lead replay', () => {
     io.err = '';
     const bad = file('bad-config.json', JSON.stringify({ goal: { event: 'goal.hit' }, stopFollowUpsOn: [] }));
     expect(await cli('replay', replayFile, '--config', bad, '--in-memory')).toBe(1);
-    expect(io.err).toBe(`stepwise: ${bad}: goal.event: goal.hit and follow_up.stopped are raised by conditions, they cannot be one\n`);
+    expect(io.err).toBe(
+      `stepwise: ${bad}: goal.event: goal.hit and follow_up.stopped are raised by conditions, they cannot be one\n`,
+    );
     io.err = '';
     expect(await cli('replay', replayFile, '--config', attendMeeting, '--agent', 'nurture')).toBe(1);
     expect(io.err).toBe('stepwise: give --config FILE or --agent NAME, not both\n');
@@ -90,16 +99,40 @@ describe('stepwise lead show and report', () => {
   const sample = join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples', 'no-show-rebooking.jsonl');
 
   it('show prints the state and the whole history of one lead', async () => {
-    expect(await cli('show', 'lead-no-show', '--from', sample, '--agent', 'attend-meeting', '--json', '--in-memory')).toBe(0);
+    expect(
+      await cli('show', 'lead-no-show', '--from', sample, '--agent', 'attend-meeting', '--json', '--in-memory'),
+    ).toBe(0);
     const history = JSON.parse(io.out);
-    expect(history).toMatchObject({ leadId: 'lead-no-show', state: 'goal_hit', path: 'goal_hit', version: 10, conversation: 1, eventCount: 10 });
-    expect(history.events.map((e: { id: string }) => e.id)).toEqual(['ns-1', 'ns-2', 'ns-3', 'ns-3:follow_up.stopped', 'ns-4', 'ns-5', 'ns-6', 'ns-6:follow_up.stopped', 'ns-7', 'ns-7:goal.hit']);
+    expect(history).toMatchObject({
+      leadId: 'lead-no-show',
+      state: 'goal_hit',
+      path: 'goal_hit',
+      version: 10,
+      conversation: 1,
+      eventCount: 10,
+    });
+    expect(history.events.map((e: { id: string }) => e.id)).toEqual([
+      'ns-1',
+      'ns-2',
+      'ns-3',
+      'ns-3:follow_up.stopped',
+      'ns-4',
+      'ns-5',
+      'ns-6',
+      'ns-6:follow_up.stopped',
+      'ns-7',
+      'ns-7:goal.hit',
+    ]);
     io.out = '';
     expect(await cli('show', 'lead-no-show', '--from', sample, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
     const lines = io.out.trimEnd().split('\n');
-    expect(lines[0]).toBe('lead-no-show: goal_hit (goal_hit), version 10, conversation 1, 10 events, follow-ups stopped');
+    expect(lines[0]).toBe(
+      'lead-no-show: goal_hit (goal_hit), version 10, conversation 1, 10 events, follow-ups stopped',
+    );
     expect(lines[5]).toBe('     5  2025-01-09T15:30:00Z  c1  meeting.missed        meeting_booked -> no_show  (ns-4)');
-    expect(lines[10]).toBe('    10  2025-01-13T15:00:00Z  c1  goal.hit              meeting_attended -> goal_hit  (ns-7:goal.hit)');
+    expect(lines[10]).toBe(
+      '    10  2025-01-13T15:00:00Z  c1  goal.hit              meeting_attended -> goal_hit  (ns-7:goal.hit)',
+    );
   });
 
   it('show fails for a lead with no events, and needs exactly one source', async () => {
@@ -107,13 +140,17 @@ describe('stepwise lead show and report', () => {
     expect(io.err).toBe(`stepwise: no events for lead "nobody" in ${sample}\n`);
     io.err = '';
     expect(await cli('show', 'nobody')).toBe(1);
-    expect(io.err).toBe('stepwise: give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)\n');
+    expect(io.err).toBe(
+      'stepwise: give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)\n',
+    );
   });
 
-  it('report gives the statechart\'s reports over every lead of the file', async () => {
+  it("report gives the statechart's reports over every lead of the file", async () => {
     const all = file(
       'all.jsonl',
-      ['sparky-revival', 'no-show-rebooking', 'meeting-booked-as-goal'].map((s) => readFileSync(join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples', `${s}.jsonl`), 'utf8')).join(''),
+      ['sparky-revival', 'no-show-rebooking', 'meeting-booked-as-goal']
+        .map((s) => readFileSync(join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples', `${s}.jsonl`), 'utf8'))
+        .join(''),
     );
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--json', '--in-memory')).toBe(0);
     const report = JSON.parse(io.out);
@@ -146,17 +183,41 @@ describe('stepwise lead replay with the clock', () => {
   it('a clock line plays the timers: follow-ups, then cold a week after the last one (same JSON shape)', async () => {
     expect(await cli('replay', timed, '--agent', 'book-meeting', '--json', '--in-memory')).toBe(0);
     expect(JSON.parse(io.out)).toEqual({
-      leads: { 'lead-t': { state: 'cold', path: 'active.lead_qualification.cold', context: { followUpsStopped: false }, version: 2, conversation: 1, eventCount: 5 } },
+      leads: {
+        'lead-t': {
+          state: 'cold',
+          path: 'active.lead_qualification.cold',
+          context: { followUpsStopped: false },
+          version: 2,
+          conversation: 1,
+          eventCount: 5,
+        },
+      },
     });
     expect(io.err).toContain('clock at 2026-02-01T00:00:00.000Z, 4 timers fired, 0 pending');
   });
 
   it('without a clock line or --clock nothing fires; --clock --until plays to the given time', async () => {
-    const plain = file('plain.jsonl', '{"id":"t1","leadId":"lead-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}');
+    const plain = file(
+      'plain.jsonl',
+      '{"id":"t1","leadId":"lead-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}',
+    );
     expect(await cli('replay', plain, '--agent', 'book-meeting', '--json', '--in-memory')).toBe(0);
     expect(JSON.parse(io.out).leads['lead-t']).toMatchObject({ state: 'outreach', eventCount: 1 });
     io.out = '';
-    expect(await cli('replay', plain, '--agent', 'book-meeting', '--json', '--in-memory', '--clock', '--until', '2026-01-08T10:00:00Z')).toBe(0);
+    expect(
+      await cli(
+        'replay',
+        plain,
+        '--agent',
+        'book-meeting',
+        '--json',
+        '--in-memory',
+        '--clock',
+        '--until',
+        '2026-01-08T10:00:00Z',
+      ),
+    ).toBe(0);
     expect(JSON.parse(io.out).leads['lead-t']).toMatchObject({ state: 'outreach', eventCount: 2 }); // follow-up 1 after 48 h
     io.err = '';
     expect(await cli('replay', plain, '--in-memory', '--clock', '--until', 'next week')).toBe(1);
@@ -181,7 +242,11 @@ describe('stepwise lead export', () => {
 
 describe('stepwise lead on DynamoDB', () => {
   it('npx stepwise lead replay --json runs on DynamoDB Local by default', async () => {
-    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'stepwise', 'lead', 'replay', replayFile, '--json'], { cwd: PROJECT_ROOT });
+    const { stdout } = await promisify(execFile)(
+      'npx',
+      ['--no-install', 'stepwise', 'lead', 'replay', replayFile, '--json'],
+      { cwd: PROJECT_ROOT },
+    );
     expect(JSON.parse(stdout).leads['lead-a']).toEqual({
       state: 'goal_hit',
       path: 'goal_hit',
@@ -194,12 +259,20 @@ describe('stepwise lead on DynamoDB', () => {
 
   it('show and report read a deployed event store with --table', async () => {
     const ddb = await startDynamoDbLocal();
-    const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
+    const session = await LifecycleSession.start({
+      lifecycle: 'lead-lifecycle',
+      dynamo: ddb,
+      agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle'),
+    });
     const env = { ...process.env };
     try {
       await session.replay(parseReplayFile(REPLAY, loadLifecycle('lead-lifecycle')).events);
       const table = session.tableName!;
-      Object.assign(process.env, { AWS_ENDPOINT_URL_DYNAMODB: ddb.endpoint, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+      Object.assign(process.env, {
+        AWS_ENDPOINT_URL_DYNAMODB: ddb.endpoint,
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+      });
       expect(await cli('report', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
       expect(JSON.parse(io.out)).toEqual(await lifecycleReport(session.store, session.definition));
       io.out = '';

@@ -20,7 +20,13 @@ describe('Bedrock model ids', () => {
     'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3',
   ])('accepts %s', (id) => expect(modelIdProblem(id)).toBeUndefined());
 
-  it.each(['gpt-4o-mini', 'claude-3-5-haiku', 'Anthropic.Claude', 'anthropic.claude-3-5-haiku-20241022-v1:0 ', 'arn:aws:s3:::bucket/model'])('refuses %j in one line', (id) => {
+  it.each([
+    'gpt-4o-mini',
+    'claude-3-5-haiku',
+    'Anthropic.Claude',
+    'anthropic.claude-3-5-haiku-20241022-v1:0 ',
+    'arn:aws:s3:::bucket/model',
+  ])('refuses %j in one line', (id) => {
     expect(modelIdProblem(id)).toMatch(/^"[^\n]*" is not a Bedrock model id or inference profile \(e\.g\. [^\n]+\)$/);
   });
 });
@@ -31,6 +37,8 @@ describe('validate and the environment config', () => {
     const configured = exampleEnv('staging').modelId!;
     expect(configured).not.toBe(manifest);
     const { warnings } = await validateWorkflow('tool-loop', undefined, { environment: exampleEnv('staging') });
-    expect(warnings).toContain(`stepwise.config.ts: environments.staging.modelId: ${configured} replaces statemachines/tool-loop/workflow.yaml's model.id ${manifest} in env staging`);
+    expect(warnings).toContain(
+      `stepwise.config.ts: environments.staging.modelId: ${configured} replaces statemachines/tool-loop/workflow.yaml's model.id ${manifest} in env staging`,
+    );
   });
 });

@@ -33,14 +33,22 @@ export function docCommands(files: readonly string[] = markdownFiles()): DocComm
 
 /** Why a command is not run by the tests (undefined: it is run). */
 export function notRun(command: string): string | undefined {
-  if (/^aws /.test(command) || /\bcdk (bootstrap|deploy)\b/.test(command) || /--aws\b|--model bedrock|\bregistry import\b|\bagent-vectors\b/.test(command))
+  if (
+    /^aws /.test(command) ||
+    /\bcdk (bootstrap|deploy)\b/.test(command) ||
+    /--aws\b|--model bedrock|\bregistry import\b|\bagent-vectors\b/.test(command)
+  )
     return 'needs an AWS account';
   if (/--model openai\b/.test(command)) return 'needs an OpenAI-compatible model server';
-  if (/--replay\b|--compare runs\//.test(command)) return 'needs the recordings and runs that the real-model commands before it make';
+  if (/--replay\b|--compare runs\//.test(command))
+    return 'needs the recordings and runs that the real-model commands before it make';
   if (/--prompt \S+=/.test(command)) return "needs the step file's git history (the copy the tests run in has none)";
-  if (/^npm (test|run (test:\S+|bench|load))\b/.test(command)) return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
-  if (/^(npx )?stepwise studio\b/.test(command)) return 'serves until stopped (the Studio tests start it: test/cli/studio/)';
-  if (/^npm (pack|publish)\b|--install\b|\.tgz\b|&& npm install\b/.test(command)) return 'packs or installs the package (the package test does: test/package/)';
+  if (/^npm (test|run (test:\S+|bench|load))\b/.test(command))
+    return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
+  if (/^(npx )?stepwise studio\b/.test(command))
+    return 'serves until stopped (the Studio tests start it: test/cli/studio/)';
+  if (/^npm (pack|publish)\b|--install\b|\.tgz\b|&& npm install\b/.test(command))
+    return 'packs or installs the package (the package test does: test/package/)';
   return undefined;
 }
 
@@ -54,10 +62,16 @@ export function runnable(command: string, dir: string): string {
   const newest = (folder: string) => {
     const path = join(dir, '.stepwise', folder);
     const files = existsSync(path) ? readdirSync(path).filter((f) => f.endsWith('.json')) : [];
-    return files.sort((a, b) => statSync(join(path, b)).mtimeMs - statSync(join(path, a)).mtimeMs)[0]?.slice(0, -'.json'.length) ?? 'EXECUTION';
+    return (
+      files
+        .sort((a, b) => statSync(join(path, b)).mtimeMs - statSync(join(path, a)).mtimeMs)[0]
+        ?.slice(0, -'.json'.length) ?? 'EXECUTION'
+    );
   };
   return command
     .replace(/^npm install && /, '')
     .replace(/^(npx )?stepwise /, 'node bin/stepwise.mjs ')
-    .replace(/\bEXECUTION\b/, () => newest(command.includes(' resume ') || command.startsWith('stepwise resume') ? 'pauses' : 'executions'));
+    .replace(/\bEXECUTION\b/, () =>
+      newest(command.includes(' resume ') || command.startsWith('stepwise resume') ? 'pauses' : 'executions'),
+    );
 }

@@ -14,12 +14,26 @@ import { links, markdownFiles, readMarkdown } from './markdown.ts';
 
 /** remark-validate-links over `paths` in `cwd`; rejects (exit 1) on any problem, which it prints on stderr. */
 const check = (cwd: string, paths: string[]) =>
-  promisify(execFile)(join(PROJECT_ROOT, 'node_modules/.bin/remark'), ['--use', `${join(PROJECT_ROOT, 'node_modules/remark-validate-links/index.js')}=repository:false`, '--frail', '--quiet', '--no-stdout', '--no-color', ...paths], { cwd });
+  promisify(execFile)(
+    join(PROJECT_ROOT, 'node_modules/.bin/remark'),
+    [
+      '--use',
+      `${join(PROJECT_ROOT, 'node_modules/remark-validate-links/index.js')}=repository:false`,
+      '--frail',
+      '--quiet',
+      '--no-stdout',
+      '--no-color',
+      ...paths,
+    ],
+    { cwd },
+  );
 
 const tempDir = useTempDirs('stepwise-links-');
 
 describe('docs links', () => {
-  it('every link to a page, a file or a heading of the README, CONTRIBUTING.md and docs/ resolves', { timeout: 60_000 }, async () => {
+  it('every link to a page, a file or a heading of the README, CONTRIBUTING.md and docs/ resolves', {
+    timeout: 60_000,
+  }, async () => {
     const outcome = await check(PROJECT_ROOT, ['README.md', 'CONTRIBUTING.md', 'docs']).then(
       (r) => ({ code: 0, out: r.stderr }),
       (e: { code: number; stderr: string }) => ({ code: e.code, out: e.stderr }),
@@ -32,7 +46,10 @@ describe('docs links', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a.md'), '# A\n\n[b](b.md#no-such-heading)\n');
     writeFileSync(join(dir, 'b.md'), '# B\n');
-    const e = await check(dir, ['.']).then(() => undefined, (error: { code: number; stderr: string }) => error);
+    const e = await check(dir, ['.']).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(e?.code).toBe(1);
     expect(e?.stderr).toMatch(/no-such-heading/);
   });

@@ -1,16 +1,21 @@
 /** Runs the docs' commands of some pages in a copy of the project and checks what matters of each output. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, run, type Ran } from '../support/project-copy.ts';
+import { copyProject, type Ran, run } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { docCommands, notRun, runnable } from './commands.ts';
 
 /** What a command's output must show, beyond exit code 0: JSON where `--json` is asked for, and the lines the docs quote. */
 function checkOutput(command: string, { out }: Ran): void {
-  if (/--json\b/.test(command) && !/--out\b/.test(command)) expect(() => JSON.parse(out), `${command}: stdout is JSON`).not.toThrow();
-  if (/ validate support-desk$/.test(command)) expect(out).toBe('✓ support-desk: 4 steps, 1 tools, 4 offline rules, 1 eval cases\n');
+  if (/--json\b/.test(command) && !/--out\b/.test(command))
+    expect(() => JSON.parse(out), `${command}: stdout is JSON`).not.toThrow();
+  if (/ validate support-desk$/.test(command))
+    expect(out).toBe('✓ support-desk: 4 steps, 1 tools, 4 offline rules, 1 eval cases\n');
   if (/ graph \S+$/.test(command)) expect(out).toMatch(/^stateDiagram-v2\n/);
   if (/ eval \S+$/.test(command)) expect(out).toMatch(/\n\d+ passed, 0 failed, \d+ total; model: offline/);
-  if (/^npm run demo$/.test(command)) expect(out).toMatch(/^Stepwise demo: the sample inputs of 3 workflows: investigation \(5 input files\), tool-loop \(2\), warranty-email \(7\)/);
+  if (/^npm run demo$/.test(command))
+    expect(out).toMatch(
+      /^Stepwise demo: the sample inputs of 3 workflows: investigation \(5 input files\), tool-loop \(2\), warranty-email \(7\)/,
+    );
   if (/ lead replay /.test(command) && !/--json/.test(command)) expect(out).toMatch(/^lead-[a-z-]+: \S+ \(/m);
 }
 

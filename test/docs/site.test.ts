@@ -12,7 +12,9 @@ async function siteErrors(text: string): Promise<string[]> {
 }
 
 describe('docs site', () => {
-  it('every page compiles as the site builds it (a <word> outside code is an unclosed element)', { timeout: 60_000 }, async () => {
+  it('every page compiles as the site builds it (a <word> outside code is an unclosed element)', {
+    timeout: 60_000,
+  }, async () => {
     const broken: string[] = [];
     for (const file of markdownFiles().filter((f) => f.startsWith('docs/'))) {
       for (const error of await siteErrors(readMarkdown(file))) broken.push(`${file}: ${error}`);

@@ -38,11 +38,19 @@ describe('failed mocked tool calls in evals', () => {
     expect(init.code, init.err).toBe(0);
     const step = join(dir, 'lambdas/workflows/support-desk/steps/look-up.ts');
     // The step gives up with an error of its own when the lookup fails: the fallback takes over.
-    writeFileSync(step, readFileSync(step, 'utf8').replace("  const account = call.result", "  if (call.error !== undefined) throw new Error(`lookup failed: ${call.error}`);\n  const account = call.result"));
+    writeFileSync(
+      step,
+      readFileSync(step, 'utf8').replace(
+        '  const account = call.result',
+        '  if (call.error !== undefined) throw new Error(`lookup failed: ${call.error}`);\n  const account = call.result',
+      ),
+    );
     writeFileSync(join(dir, 'statemachines/support-desk/evals/lookup_down_001.yaml'), CASE);
   }, 120_000);
 
-  it('are recorded in the step that made them, even when that step failed, and can be expected to fail', { timeout: 240_000 }, async () => {
+  it('are recorded in the step that made them, even when that step failed, and can be expected to fail', {
+    timeout: 240_000,
+  }, async () => {
     const ran = await stepwise(dir, 'eval', 'support-desk', '--json');
     const report = JSON.parse(ran.out);
     const down = report.cases.find((c: { id: string }) => c.id === 'lookup_down_001');
@@ -56,7 +64,9 @@ describe('failed mocked tool calls in evals', () => {
     writeFileSync(file, CASE.replace('failed: true', 'failed: false'));
     const ran = await stepwise(dir, 'eval', 'support-desk', '--json');
     const down = JSON.parse(ran.out).cases.find((c: { id: string }) => c.id === 'lookup_down_001');
-    expect(down.failures.map((f: { why: string }) => f.why)).toEqual(['lookup_account in 02-look-up failed (ToolUnavailableError: the account system is down), expected it to succeed']);
+    expect(down.failures.map((f: { why: string }) => f.why)).toEqual([
+      'lookup_account in 02-look-up failed (ToolUnavailableError: the account system is down), expected it to succeed',
+    ]);
     expect(ran.code).toBe(1);
   });
 });

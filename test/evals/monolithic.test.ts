@@ -3,11 +3,11 @@
  * on the same eval cases by their tool calls. A scripted model stands in for Bedrock.
  */
 import { describe, expect, it } from 'vitest';
-import { runMonolithicEvalCases } from '../../src/evals/monolithic.ts';
-import { MONOLITHIC_STEP, monolithicStep } from '../../src/runtime/steps/single-prompt.ts';
 import { loadEvalCases } from '../../src/definitions/eval-cases.ts';
-import { loadPlugin } from '../../src/runtime/plugin.ts';
+import { runMonolithicEvalCases } from '../../src/evals/monolithic.ts';
 import type { ContentBlock, ConverseRequest, ModelProvider } from '../../src/runtime/models/port.ts';
+import { loadPlugin } from '../../src/runtime/plugin.ts';
+import { MONOLITHIC_STEP, monolithicStep } from '../../src/runtime/steps/single-prompt.ts';
 
 const plugin = await loadPlugin('warranty-email');
 const valid = loadEvalCases(plugin.def.dir).find((c) => c.scenario_id === 'valid_warranty_001')!;
@@ -19,7 +19,11 @@ function scripted(turns: ContentBlock[][]) {
     async converse(request) {
       requests.push(request);
       const content = turns[requests.length - 1] ?? [{ text: 'NEXT_STEP: DONE' }];
-      return { output: { message: { role: 'assistant', content } }, stopReason: 'tool_use', usage: { inputTokens: 5000, outputTokens: 50, totalTokens: 5050 } };
+      return {
+        output: { message: { role: 'assistant', content } },
+        stopReason: 'tool_use',
+        usage: { inputTokens: 5000, outputTokens: 50, totalTokens: 5050 },
+      };
     },
   };
   return { model, requests };
@@ -29,7 +33,13 @@ const use = (name: string, input: unknown): ContentBlock => ({ toolUse: { toolUs
 describe('monolithic mode', () => {
   it('is one step holding every step instruction and every tool', () => {
     const step = monolithicStep(plugin.def);
-    expect(step).toMatchObject({ name: MONOLITHIC_STEP, kind: 'llm', next: ['DONE'], tools: plugin.def.manifest.tools, bind: {} });
+    expect(step).toMatchObject({
+      name: MONOLITHIC_STEP,
+      kind: 'llm',
+      next: ['DONE'],
+      tools: plugin.def.manifest.tools,
+      bind: {},
+    });
     for (const s of plugin.def.steps) expect(step.instruction).toContain(`## Part ${s.name}`);
   });
 
@@ -42,20 +52,40 @@ describe('monolithic mode', () => {
     ]);
     const report = await runMonolithicEvalCases(plugin, [valid], model);
     expect(report).toMatchObject({ passed: 1, total: 1 });
-    expect(report.cases[0]!.steps).toEqual([expect.objectContaining({ name: MONOLITHIC_STEP, next: 'DONE', usage: expect.objectContaining({ modelCalls: 4, inputTokens: 20_000 }) })]);
+    expect(report.cases[0]!.steps).toEqual([
+      expect.objectContaining({
+        name: MONOLITHIC_STEP,
+        next: 'DONE',
+        usage: expect.objectContaining({ modelCalls: 4, inputTokens: 20_000 }),
+      }),
+    ]);
     // The whole instruction set and every tool go out with every call.
-    expect(requests[0]!.toolConfig!.tools.map((t) => t.toolSpec.name).sort()).toEqual(['check_warranty', 'create_ticket', 'route', 'send_email']);
+    expect(requests[0]!.toolConfig!.tools.map((t) => t.toolSpec.name).sort()).toEqual([
+      'check_warranty',
+      'create_ticket',
+      'route',
+      'send_email',
+    ]);
     expect(JSON.stringify(requests[3]!.system)).toContain('Part 05-send-confirmation');
   });
 
   it('fails a case whose tool calls differ', async () => {
-    const { model } = scripted([[use('check_warranty', { serialNumber: 'SN12345' })], [use('send_email', { body: 'Hello.' })], [use('route', { next: 'DONE', reason: 'x' })]]);
+    const { model } = scripted([
+      [use('check_warranty', { serialNumber: 'SN12345' })],
+      [use('send_email', { body: 'Hello.' })],
+      [use('route', { next: 'DONE', reason: 'x' })],
+    ]);
     const report = await runMonolithicEvalCases(plugin, [valid], model);
     expect(report.passed).toBe(0);
     expect(report.cases[0]!.failures.length).toBeGreaterThan(0);
   });
 
   it('refuses the offline stand-in, which has no rules for one call with everything', async () => {
-    await expect(runMonolithicEvalCases(plugin, [valid], { name: 'offline', converse: async () => Promise.reject(new Error('unused')) })).rejects.toThrow(/--model bedrock/);
+    await expect(
+      runMonolithicEvalCases(plugin, [valid], {
+        name: 'offline',
+        converse: async () => Promise.reject(new Error('unused')),
+      }),
+    ).rejects.toThrow(/--model bedrock/);
   });
 });

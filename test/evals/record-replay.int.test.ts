@@ -9,20 +9,31 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, stepwise } from '../support/project-copy.ts';
 import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
+import { copyProject, stepwise } from '../support/project-copy.ts';
 
 /**
  * A scripted model: it always finishes the step, routing to the last declared edge, with every
  * declared output filled by type. Deterministic, so the recording is.
  */
-function scriptedAnswer(body: { tools?: { function: { name: string; parameters: { properties: Record<string, { type?: string; enum?: string[] }> } } }[] }) {
+function scriptedAnswer(body: {
+  tools?: {
+    function: { name: string; parameters: { properties: Record<string, { type?: string; enum?: string[] }> } };
+  }[];
+}) {
   const route = body.tools?.find((t) => t.function.name === 'route');
   const props = route?.function.parameters.properties ?? {};
   const args: Record<string, unknown> = { next: props.next?.enum?.at(-1), reason: 'scripted' };
   for (const [name, p] of Object.entries(props)) {
     if (name === 'next' || name === 'reason') continue;
-    args[name] = p.type === 'number' ? 0.9 : p.type === 'boolean' ? false : p.type === 'object' ? {} : 'Thanks for your message about your order.';
+    args[name] =
+      p.type === 'number'
+        ? 0.9
+        : p.type === 'boolean'
+          ? false
+          : p.type === 'object'
+            ? {}
+            : 'Thanks for your message about your order.';
   }
   return toolCallReply('route', args, { prompt_tokens: 200, completion_tokens: 20, total_tokens: 220 });
 }
@@ -56,23 +67,41 @@ const evalArgs = ['eval', 'turn-pipeline', '--cases', 'cases', '--json'];
 
 describe('stepwise eval --record / --replay / --compare / --junit', () => {
   it('records against the chat-completions server, replays offline to the same result, and fails a changed prompt naming the step', async () => {
-
-    const recorded = await stepwise(dir, ...evalArgs, '--model', 'openai', '--openai-base-url', baseUrl, '--openai-model', 'scripted-8b', '--record', '--junit', 'recorded.xml');
+    const recorded = await stepwise(
+      dir,
+      ...evalArgs,
+      '--model',
+      'openai',
+      '--openai-base-url',
+      baseUrl,
+      '--openai-model',
+      'scripted-8b',
+      '--record',
+      '--junit',
+      'recorded.xml',
+    );
     const a = JSON.parse(recorded.out);
     expect(server.calls.length).toBeGreaterThan(0);
     // The judge panel (08-judge `models`) asks its own models through the same endpoint.
-    expect(new Set(server.calls.map((c) => c.body.model))).toEqual(new Set(['scripted-8b', 'us.anthropic.claude-haiku-4-5-20251001-v1:0', 'us.amazon.nova-lite-v1:0']));
+    expect(new Set(server.calls.map((c) => c.body.model))).toEqual(
+      new Set(['scripted-8b', 'us.anthropic.claude-haiku-4-5-20251001-v1:0', 'us.amazon.nova-lite-v1:0']),
+    );
     const recordings = join(dir, 'statemachines/turn-pipeline/recordings');
-    expect(readdirSync(recordings).sort()).toEqual(expect.arrayContaining(['02-extract-context', '07-generate', '08-judge']));
+    expect(readdirSync(recordings).sort()).toEqual(
+      expect.arrayContaining(['02-extract-context', '07-generate', '08-judge']),
+    );
     writeFileSync(join(dir, 'a.json'), recorded.out);
-    expect(readFileSync(join(dir, 'recorded.xml'), 'utf8')).toMatch(/<testsuite name="turn-pipeline" tests="1" failures="[01]"/);
+    expect(readFileSync(join(dir, 'recorded.xml'), 'utf8')).toMatch(
+      /<testsuite name="turn-pipeline" tests="1" failures="[01]"/,
+    );
 
     const calls = server.calls.length;
     await server.stop();
     const replayed = await stepwise(dir, ...evalArgs, '--replay');
     const b = JSON.parse(replayed.out);
     expect(server.calls.length).toBe(calls);
-    const strip = (r: { cases: { id: string; passed: boolean; failures: unknown; steps: unknown }[] }) => r.cases.map(({ id, passed, failures, steps }) => ({ id, passed, failures, steps }));
+    const strip = (r: { cases: { id: string; passed: boolean; failures: unknown; steps: unknown }[] }) =>
+      r.cases.map(({ id, passed, failures, steps }) => ({ id, passed, failures, steps }));
     expect(strip(b)).toEqual(strip(a));
     expect(b.run.provider).toMatch(/^replay \(openai scripted-8b, /);
     writeFileSync(join(dir, 'b.json'), replayed.out);
@@ -87,6 +116,8 @@ describe('stepwise eval --record / --replay / --compare / --junit', () => {
     const changed = await stepwise(dir, ...evalArgs, '--replay');
     expect(changed.code).toBe(1);
     const lines = changed.err.trim().split('\n');
-    expect(lines.at(-1)).toMatch(/replay: step 07-generate sent a request that was never recorded \([0-9a-f]{12}\): its prompt or input changed since the recording; record again with --record/);
+    expect(lines.at(-1)).toMatch(
+      /replay: step 07-generate sent a request that was never recorded \([0-9a-f]{12}\): its prompt or input changed since the recording; record again with --record/,
+    );
   }, 300_000);
 });

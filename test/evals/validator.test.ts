@@ -1,15 +1,26 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mockToolbox } from '../../src/local/mock-toolbox.ts';
-import { EvalCaseSchema, loadEvalCases, parseEvalCase, type ExpectedStep } from '../../src/definitions/eval-cases.ts';
-import { validateCase, validateFunctionCalls, validateStepSequence, type ActualStep } from '../../src/evals/validator.ts';
 import { DefinitionError } from '../../src/core/errors.ts';
+import { EvalCaseSchema, type ExpectedStep, loadEvalCases, parseEvalCase } from '../../src/definitions/eval-cases.ts';
+import {
+  type ActualStep,
+  validateCase,
+  validateFunctionCalls,
+  validateStepSequence,
+} from '../../src/evals/validator.ts';
+import { mockToolbox } from '../../src/local/mock-toolbox.ts';
 import { inboundEmail } from '../runtime/steps/fixtures.ts';
 import { WARRANTY_TOOLS } from '../runtime/tools/fixtures.ts';
 
-const s01: ActualStep = { step: '01-extract-serial', next: '02-check-warranty', reason: 'Serial found', fields: { serialNumber: 'SN12345', issueSummary: 'Does not charge' }, toolCalls: [] };
+const s01: ActualStep = {
+  step: '01-extract-serial',
+  next: '02-check-warranty',
+  reason: 'Serial found',
+  fields: { serialNumber: 'SN12345', issueSummary: 'Does not charge' },
+  toolCalls: [],
+};
 const s02: ActualStep = {
   step: '02-check-warranty',
   next: '03a-valid-warranty',
@@ -36,10 +47,18 @@ const s05: ActualStep = {
   reply: 'Ticket TKT-12345 is open.',
 };
 
-const step = (step_name: string, extra: Partial<ExpectedStep> = {}): ExpectedStep => ({ step_name, output_contains: [], ...extra });
+const step = (step_name: string, extra: Partial<ExpectedStep> = {}): ExpectedStep => ({
+  step_name,
+  output_contains: [],
+  ...extra,
+});
 const VALID = [
   step('01-extract-serial', { output_contains: ['NEXT_STEP: 02-check-warranty', 'SERIAL: SN12345'] }),
-  step('02-check-warranty', { function_call: 'check_warranty', function_args: { serialNumber: 'SN12345' }, output_contains: ['NEXT_STEP: 03a-valid-warranty'] }),
+  step('02-check-warranty', {
+    function_call: 'check_warranty',
+    function_args: { serialNumber: 'SN12345' },
+    output_contains: ['NEXT_STEP: 03a-valid-warranty'],
+  }),
   step('03a-valid-warranty', { function_call: 'create_ticket', output_contains: ['TICKET_ID: TKT-12345'] }),
   step('05-send-confirmation', { function_call: 'send_email', output_contains: ['TKT-12345'] }),
 ];
@@ -75,18 +94,41 @@ describe('validateStepSequence', () => {
 
   it('reports a missing step and an unexpected extra step', () => {
     expect(validateStepSequence(VALID, [s01, s02]).failures).toEqual([
-      { index: 2, step: '03a-valid-warranty', expected: '03a-valid-warranty', actual: '(none)', why: 'missing step: the execution ended after 02-check-warranty (next: 03a-valid-warranty, reason: Warranty status: valid)' },
+      {
+        index: 2,
+        step: '03a-valid-warranty',
+        expected: '03a-valid-warranty',
+        actual: '(none)',
+        why: 'missing step: the execution ended after 02-check-warranty (next: 03a-valid-warranty, reason: Warranty status: valid)',
+      },
     ]);
     expect(validateStepSequence(VALID.slice(0, 2), [s01, s02, s03a]).failures).toEqual([
-      { index: 2, step: '03a-valid-warranty', expected: '(end)', actual: '03a-valid-warranty', why: 'unexpected extra step: 02-check-warranty routed to 03a-valid-warranty (reason: Warranty status: valid)' },
+      {
+        index: 2,
+        step: '03a-valid-warranty',
+        expected: '(end)',
+        actual: '03a-valid-warranty',
+        why: 'unexpected extra step: 02-check-warranty routed to 03a-valid-warranty (reason: Warranty status: valid)',
+      },
     ]);
     expect(validateStepSequence(VALID, []).failures[0]!.why).toBe('missing step: no step ran');
   });
 
   it('reports a tool the step did not call, and a call with other arguments', () => {
     const noCall = validateStepSequence(VALID.slice(0, 2), [s01, { ...s02, toolCalls: [] }]);
-    expect(noCall.failures).toEqual([{ index: 1, step: '02-check-warranty', expected: 'calls check_warranty', actual: 'calls: none', why: 'check_warranty was not called in this step' }]);
-    const otherArgs = validateStepSequence(VALID.slice(0, 2), [s01, { ...s02, toolCalls: [{ ...s02.toolCalls[0]!, args: { serialNumber: 'SN99999' } }] }]);
+    expect(noCall.failures).toEqual([
+      {
+        index: 1,
+        step: '02-check-warranty',
+        expected: 'calls check_warranty',
+        actual: 'calls: none',
+        why: 'check_warranty was not called in this step',
+      },
+    ]);
+    const otherArgs = validateStepSequence(VALID.slice(0, 2), [
+      s01,
+      { ...s02, toolCalls: [{ ...s02.toolCalls[0]!, args: { serialNumber: 'SN99999' } }] },
+    ]);
     expect(otherArgs.failures[0]).toMatchObject({
       expected: 'check_warranty {"serialNumber":"SN12345"}',
       actual: 'check_warranty {"serialNumber":"SN99999"}',
@@ -96,7 +138,9 @@ describe('validateStepSequence', () => {
 
   it('does not count rejected route attempts as tool calls', () => {
     const onlyRoute = { ...s03a, toolCalls: [s03a.toolCalls[0]!] };
-    expect(validateStepSequence(VALID.slice(0, 3), [s01, s02, onlyRoute]).failures[0]!.why).toBe('create_ticket was not called in this step');
+    expect(validateStepSequence(VALID.slice(0, 3), [s01, s02, onlyRoute]).failures[0]!.why).toBe(
+      'create_ticket was not called in this step',
+    );
   });
 });
 
@@ -105,22 +149,48 @@ describe('validateFunctionCalls', () => {
   const expected = (...names: string[]) => names.map((function_name) => ({ function_name }));
 
   it('passes the calls of the whole execution in order, ignoring route', () => {
-    expect(validateFunctionCalls([{ function_name: 'check_warranty', arguments: { serialNumber: 'SN12345' } }, ...expected('create_ticket', 'send_email')], all).passed).toBe(true);
+    expect(
+      validateFunctionCalls(
+        [
+          { function_name: 'check_warranty', arguments: { serialNumber: 'SN12345' } },
+          ...expected('create_ticket', 'send_email'),
+        ],
+        all,
+      ).passed,
+    ).toBe(true);
   });
 
   it.each([
     [['check_warranty', 'create_ticket'], 'unexpected call send_email in 05-send-confirmation'],
     [['check_warranty', 'create_ticket', 'send_email', 'send_email'], 'missing call send_email'],
-    [['check_warranty', 'send_email', 'create_ticket'], 'call 2 is create_ticket in 03a-valid-warranty, expected send_email'],
+    [
+      ['check_warranty', 'send_email', 'create_ticket'],
+      'call 2 is create_ticket in 03a-valid-warranty, expected send_email',
+    ],
   ])('reports %j: %s', (names, why) => {
     expect(validateFunctionCalls(expected(...names), all).failures).toEqual([
-      { index: null, step: null, expected: names.join(', '), actual: 'check_warranty (02-check-warranty), create_ticket (03a-valid-warranty), send_email (05-send-confirmation)', why },
+      {
+        index: null,
+        step: null,
+        expected: names.join(', '),
+        actual:
+          'check_warranty (02-check-warranty), create_ticket (03a-valid-warranty), send_email (05-send-confirmation)',
+        why,
+      },
     ]);
   });
 
   it('reports other arguments', () => {
-    const [failure] = validateFunctionCalls([{ function_name: 'check_warranty', arguments: { serialNumber: 'SN1' } }, ...expected('create_ticket', 'send_email')], all).failures;
-    expect(failure!.why).toBe('check_warranty in 02-check-warranty was called with {"serialNumber":"SN12345"}, expected {"serialNumber":"SN1"}');
+    const [failure] = validateFunctionCalls(
+      [
+        { function_name: 'check_warranty', arguments: { serialNumber: 'SN1' } },
+        ...expected('create_ticket', 'send_email'),
+      ],
+      all,
+    ).failures;
+    expect(failure!.why).toBe(
+      'check_warranty in 02-check-warranty was called with {"serialNumber":"SN12345"}, expected {"serialNumber":"SN1"}',
+    );
   });
 });
 
@@ -143,41 +213,74 @@ expected_output:
 describe('eval case schema', () => {
   it('parses an eval case, including the string shorthand for calls', () => {
     const c = parseEvalCase('demo.yaml', CASE);
-    expect(c.expected_output.expected_function_calls).toEqual([{ function_name: 'check_warranty' }, { function_name: 'send_email' }]);
-    expect(c.expected_output.expected_steps![0]).toEqual({ step_name: '01-extract-serial', output_contains: ['SERIAL: SN12345'] });
+    expect(c.expected_output.expected_function_calls).toEqual([
+      { function_name: 'check_warranty' },
+      { function_name: 'send_email' },
+    ]);
+    expect(c.expected_output.expected_steps![0]).toEqual({
+      step_name: '01-extract-serial',
+      output_contains: ['SERIAL: SN12345'],
+    });
     // A case expects a successful execution unless it says otherwise.
     expect(c.expected_output.status).toBe('SUCCEEDED');
     expect(c.expected_output.error).toBeUndefined();
   });
 
   it('takes exactly one of input.email (email workflows) and input.payload (any other workflow)', () => {
-    const payload = parseEvalCase('p.yaml', CASE.replace('email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }', 'payload: { ticket: 42 }'));
+    const payload = parseEvalCase(
+      'p.yaml',
+      CASE.replace(
+        'email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }',
+        'payload: { ticket: 42 }',
+      ),
+    );
     expect(payload.input).toMatchObject({ payload: { ticket: 42 } });
     expect(payload.input.email).toBeUndefined();
-    expect(() => parseEvalCase('both.yaml', CASE.replace('  mock_function_responses:', '  payload: { ticket: 42 }\n  mock_function_responses:'))).toThrow(
-      /both\.yaml: input.*exactly one of email and payload/,
-    );
-    expect(() => parseEvalCase('none.yaml', CASE.replace('  email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }\n', ''))).toThrow(/exactly one of email and payload/);
+    expect(() =>
+      parseEvalCase(
+        'both.yaml',
+        CASE.replace('  mock_function_responses:', '  payload: { ticket: 42 }\n  mock_function_responses:'),
+      ),
+    ).toThrow(/both\.yaml: input.*exactly one of email and payload/);
+    expect(() =>
+      parseEvalCase(
+        'none.yaml',
+        CASE.replace('  email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }\n', ''),
+      ),
+    ).toThrow(/exactly one of email and payload/);
   });
 
   it('may expect a failed execution with its error', () => {
-    const failed = parseEvalCase('f.yaml', CASE.replace('expected_output:\n', 'expected_output:\n  status: FAILED\n  error: MaxStepsExceeded\n'));
+    const failed = parseEvalCase(
+      'f.yaml',
+      CASE.replace('expected_output:\n', 'expected_output:\n  status: FAILED\n  error: MaxStepsExceeded\n'),
+    );
     expect(failed.expected_output).toMatchObject({ status: 'FAILED', error: 'MaxStepsExceeded' });
-    expect(() => parseEvalCase('f.yaml', CASE.replace('expected_output:\n', 'expected_output:\n  status: TIMED_OUT\n'))).toThrow(/f\.yaml: expected_output\.status/);
+    expect(() =>
+      parseEvalCase('f.yaml', CASE.replace('expected_output:\n', 'expected_output:\n  status: TIMED_OUT\n')),
+    ).toThrow(/f\.yaml: expected_output\.status/);
   });
 
   it('names the file and field of an invalid case', () => {
-    expect(() => parseEvalCase('bad.yaml', CASE.replace('step_name: 01-extract-serial', 'step_name: 01-extract-serial\n      function_args: { a: 1 }'))).toThrow(
-      'bad.yaml: expected_output.expected_steps.0.function_args: function_args needs function_call',
-    );
+    expect(() =>
+      parseEvalCase(
+        'bad.yaml',
+        CASE.replace('step_name: 01-extract-serial', 'step_name: 01-extract-serial\n      function_args: { a: 1 }'),
+      ),
+    ).toThrow('bad.yaml: expected_output.expected_steps.0.function_args: function_args needs function_call');
     expect(() => parseEvalCase('bad.yaml', CASE.replace('category', 'categroy'))).toThrow(DefinitionError);
     expect(() => parseEvalCase('bad.yaml', 'scenario_id: [')).toThrow(/bad\.yaml: \(yaml\)/);
   });
 
   it('validates legacy cases without expected_steps on their function calls only', () => {
-    const legacy = EvalCaseSchema.parse({ ...parseEvalCase('d.yaml', CASE), expected_output: { scenario_instruction_used: 'valid-warranty', expected_function_calls: ['send_email'] } });
+    const legacy = EvalCaseSchema.parse({
+      ...parseEvalCase('d.yaml', CASE),
+      expected_output: { scenario_instruction_used: 'valid-warranty', expected_function_calls: ['send_email'] },
+    });
     expect(validateCase(legacy, [s05]).passed).toBe(true);
-    expect(validateCase(legacy, [s02]).failures.map((f) => f.why)).toEqual(['call 1 is check_warranty in 02-check-warranty, expected send_email']);
+    expect(validateCase(legacy, [s02]).failures.map((f) => f.why)).toEqual([
+      'call 1 is check_warranty in 02-check-warranty, expected send_email',
+    ]);
   });
 
   const dirs: string[] = [];
@@ -197,13 +300,25 @@ describe('mockToolbox', () => {
   const toolbox = mockToolbox(WARRANTY_TOOLS, parseEvalCase('d.yaml', CASE).input.mock_function_responses);
 
   it('answers with the mock, fails with { error }, and says when a mock is missing', async () => {
-    expect(await toolbox.execute('check_warranty', { serialNumber: 'SN12345' }, ctx)).toEqual({ tool: 'check_warranty', args: { serialNumber: 'SN12345' }, result: { status: 'valid' } });
-    expect(await toolbox.execute('send_email', { body: 'hi' }, ctx)).toEqual({ tool: 'send_email', args: { body: 'hi' }, error: 'MailError: down' });
-    expect((await toolbox.execute('create_ticket', { serialNumber: 'SN1', issueSummary: 'x' }, ctx)).error).toBe('the eval case has no mock response for create_ticket');
+    expect(await toolbox.execute('check_warranty', { serialNumber: 'SN12345' }, ctx)).toEqual({
+      tool: 'check_warranty',
+      args: { serialNumber: 'SN12345' },
+      result: { status: 'valid' },
+    });
+    expect(await toolbox.execute('send_email', { body: 'hi' }, ctx)).toEqual({
+      tool: 'send_email',
+      args: { body: 'hi' },
+      error: 'MailError: down',
+    });
+    expect((await toolbox.execute('create_ticket', { serialNumber: 'SN1', issueSummary: 'x' }, ctx)).error).toBe(
+      'the eval case has no mock response for create_ticket',
+    );
   });
 
   it('validates arguments against the real tool definitions', async () => {
-    expect((await toolbox.execute('send_email', { body: 'hi', to: 'attacker@example.com' }, ctx)).error).toMatch(/^ToolInputError: /);
+    expect((await toolbox.execute('send_email', { body: 'hi', to: 'attacker@example.com' }, ctx)).error).toMatch(
+      /^ToolInputError: /,
+    );
     expect((await toolbox.execute('delete_everything', {}, ctx)).error).toBe('unknown tool "delete_everything"');
     expect(toolbox.spec('create_ticket')).toBe(WARRANTY_TOOLS.create_ticket);
   });

@@ -33,14 +33,21 @@ describe('local runtime observability', () => {
     vi.stubEnv('POWERTOOLS_TRACER_CAPTURE_HTTPS_REQUESTS', 'false');
     const runtime = await LocalRuntime.create({ app: fromTemplates({ Probe: template }), historyDir: false });
     const result = await runtime.invokeFunction('ProbeFn', {});
-    expect(result).toEqual({ tracing: false, env: { POWERTOOLS_TRACE_ENABLED: 'false', POWERTOOLS_METRICS_DISABLED: 'true' } });
+    expect(result).toEqual({
+      tracing: false,
+      env: { POWERTOOLS_TRACE_ENABLED: 'false', POWERTOOLS_METRICS_DISABLED: 'true' },
+    });
     expect(emf.lines()).toEqual([]);
     expect(emf.other()).toEqual([]);
   });
 
-  it('lets extraEnv switch metrics back on (to see a local run\'s EMF)', async () => {
+  it("lets extraEnv switch metrics back on (to see a local run's EMF)", async () => {
     const emf = captureEmf();
-    const runtime = await LocalRuntime.create({ app: fromTemplates({ Probe: template }), historyDir: false, extraEnv: { POWERTOOLS_METRICS_DISABLED: 'false' } });
+    const runtime = await LocalRuntime.create({
+      app: fromTemplates({ Probe: template }),
+      historyDir: false,
+      extraEnv: { POWERTOOLS_METRICS_DISABLED: 'false' },
+    });
     await runtime.invokeFunction('ProbeFn', {});
     expect(emf.lines().map((l) => l.Probe)).toEqual([1]);
   });

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { readLocalExecutions, stepStats } from '../../src/local/step-stats.ts';
 import { WorkflowSession } from '../../src/local/workflow-session.ts';
-import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwise-stats-'));
 const samples = join(loadWorkflow('warranty-email').dir, 'samples');
@@ -14,7 +14,8 @@ describe('step statistics', () => {
   beforeAll(async () => {
     const session = await WorkflowSession.start({ workflow: 'warranty-email', logLevel: 'SILENT', historyDir: dir });
     try {
-      for (const sample of ['valid-warranty', 'missing-serial', 'out-of-scope']) await session.deliverFile(join(samples, `${sample}.eml`));
+      for (const sample of ['valid-warranty', 'missing-serial', 'out-of-scope'])
+        await session.deliverFile(join(samples, `${sample}.eml`));
     } finally {
       await session.close();
     }
@@ -63,7 +64,13 @@ describe('step statistics of a consensus step', () => {
 
   it('counts samples as samples of their step (not as steps or hand-offs), with no NaN and each model call once', () => {
     const stats = stepStats(readLocalExecutions('tool-loop', toolLoop).records);
-    expect(stats.steps.map((s) => s.step).sort()).toEqual(['01-start-group', '02-select-tool', '03-execute', '04-reflect', '05-respond']);
+    expect(stats.steps.map((s) => s.step).sort()).toEqual([
+      '01-start-group',
+      '02-select-tool',
+      '03-execute',
+      '04-reflect',
+      '05-respond',
+    ]);
     const select = stats.steps.find((s) => s.step === '02-select-tool')!;
     expect(select).toMatchObject({ runs: 1, handoffs: 0 });
     expect(select.samples).toBeGreaterThanOrEqual(4);

@@ -6,13 +6,23 @@
  * of this repository, and a workflow's Lambda bundle holds that workflow only.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { stripVTControlCharacters } from 'node:util';
 import { basename, join, relative } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { run, type Ran } from '../support/project-copy.ts';
+import { type Ran, run } from '../support/project-copy.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stepwise-package-'));
 const project = join(work, 'helpdesk');
@@ -21,21 +31,39 @@ let tarball = '';
 const started = { at: 0 };
 
 /** `stepwise <args>` as the installed package runs it in the new project. */
-const stepwise = (...args: string[]) => run(project, process.execPath, join(project, 'node_modules', '.bin', 'stepwise'), ...args);
+const stepwise = (...args: string[]) =>
+  run(project, process.execPath, join(project, 'node_modules', '.bin', 'stepwise'), ...args);
 const ok = (ran: Ran) => {
   if (ran.code !== 0) throw new Error(`exit ${ran.code}\n${ran.err}\n${ran.out}`.slice(0, 4000));
   return ran;
 };
 // A clean environment: nothing of this repository's (tsx's loader, vitest's variables) leaks into the project's commands.
-const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', CI: 'true' };
+const env = {
+  PATH: process.env.PATH!,
+  HOME: process.env.HOME!,
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  CI: 'true',
+};
 
 beforeAll(async () => {
-  execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: PROJECT_ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...env } });
+  execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
+    cwd: PROJECT_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
   started.at = Date.now();
   // The documented form for a tarball: npx installs it (and its dependencies) in its cache and runs its CLI.
-  execFileSync('npx', ['--yes', '--package', tarball, 'stepwise', 'new', 'helpdesk', '--stepwise', `file:${tarball}`], { cwd: work, stdio: ['ignore', 'ignore', 'inherit'], env });
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, stdio: ['ignore', 'ignore', 'inherit'], env });
+  execFileSync('npx', ['--yes', '--package', tarball, 'stepwise', 'new', 'helpdesk', '--stepwise', `file:${tarball}`], {
+    cwd: work,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: project,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
   // A second workflow, added the way a user adds one: its code must not reach the first one's bundle.
   ok(await stepwise('init', 'billing-desk'));
 }, 900_000);
@@ -44,13 +72,33 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('a project made by stepwise new, with the packed package installed', () => {
   it('has the layout of this repository and names no path of it', () => {
-    for (const path of ['package.json', 'tsconfig.json', 'cdk.json', 'infra/app.ts', 'stepwise.config.ts', 'statemachines/support-desk/workflow.yaml', 'lambdas/workflows/support-desk', 'test', 'README.md', '.gitignore'])
+    for (const path of [
+      'package.json',
+      'tsconfig.json',
+      'cdk.json',
+      'infra/app.ts',
+      'stepwise.config.ts',
+      'statemachines/support-desk/workflow.yaml',
+      'lambdas/workflows/support-desk',
+      'test',
+      'README.md',
+      '.gitignore',
+    ])
       expect(existsSync(join(project, path)), path).toBe(true);
     const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((f) => (['node_modules', '.stepwise', 'cdk.out'].includes(f) ? [] : statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
-    for (const file of files(project)) expect(readFileSync(file, 'utf8'), relative(project, file)).not.toContain(PROJECT_ROOT);
+      readdirSync(dir).flatMap((f) =>
+        ['node_modules', '.stepwise', 'cdk.out'].includes(f)
+          ? []
+          : statSync(join(dir, f)).isDirectory()
+            ? files(join(dir, f))
+            : [join(dir, f)],
+      );
+    for (const file of files(project))
+      expect(readFileSync(file, 'utf8'), relative(project, file)).not.toContain(PROJECT_ROOT);
     // A file: dependency is relative to the project, as npm writes them.
-    expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies.stepwise).toBe(`file:../${basename(tarball)}`);
+    expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies.stepwise).toBe(
+      `file:../${basename(tarball)}`,
+    );
   });
 
   it('imports only the entry points the package exports', () => {
@@ -62,9 +110,14 @@ describe('a project made by stepwise new, with the packed package installed', ()
 
   it('validates, runs its sample and passes its evals with the installed CLI', async () => {
     expect(ok(await stepwise('validate')).out).toContain('✓ support-desk');
-    const ran = JSON.parse(ok(await stepwise('run', 'support-desk', '--input', 'statemachines/support-desk/samples', '--json')).out);
+    const ran = JSON.parse(
+      ok(await stepwise('run', 'support-desk', '--input', 'statemachines/support-desk/samples', '--json')).out,
+    );
     expect(ran.map((r: { status: string }) => r.status)).toEqual(['SUCCEEDED']);
-    expect(JSON.parse(ok(await stepwise('eval', 'support-desk', '--json')).out)).toMatchObject({ failed: 0, passed: 1 });
+    expect(JSON.parse(ok(await stepwise('eval', 'support-desk', '--json')).out)).toMatchObject({
+      failed: 0,
+      passed: 1,
+    });
   });
 
   it('synthesizes a workflow from a cache between processes, and again as soon as a definition changes', async () => {
@@ -86,39 +139,58 @@ describe('a project made by stepwise new, with the packed package installed', ()
   it('passes its own npm test: every workflow’s evals through stepwise/testing', async () => {
     const test = ok(await run(project, 'npm', 'test'));
     expect(stripVTControlCharacters(test.out)).toMatch(/Tests\s+2 passed \(2\)/);
-    process.stderr.write(`stepwise new → green npm test: ${((Date.now() - started.at) / 1000).toFixed(0)} s (npm install included)\n`);
+    process.stderr.write(
+      `stepwise new → green npm test: ${((Date.now() - started.at) / 1000).toFixed(0)} s (npm install included)\n`,
+    );
   });
 
   it.each([
     ['email', 'inbox', 'AWS::SES::ReceiptRule'],
     ['lifecycle', 'orders', 'AWS::Events::Rule'],
-  ])('makes a %s project (%s) that validates, passes its own npm test and synthesizes', async (template, name, resource) => {
-    const other = join(work, `${template}-project`);
-    ok(await stepwise('new', other, '--template', template, '--stepwise', `file:${tarball}`));
-    // The same dependencies as the first project: its node_modules serve this one too.
-    symlinkSync(join(project, 'node_modules'), join(other, 'node_modules'));
-    copyFileSync(join(project, 'package-lock.json'), join(other, 'package-lock.json'));
-    const inOther = (...args: string[]) => run(other, process.execPath, join(other, 'node_modules', '.bin', 'stepwise'), ...args);
-    expect(ok(await inOther('validate')).out).toContain(`✓ ${name}`);
-    expect(stripVTControlCharacters(ok(await run(other, 'npm', 'test')).out)).toMatch(/Tests\s+\d+ passed/);
-    ok(await run(other, 'npx', 'cdk', 'synth', '-c', 'env=dev', '-q'));
-    const stackName = `Stepwise-${name[0]!.toUpperCase()}${name.slice(1)}-dev`;
-    const template_ = JSON.parse(readFileSync(join(other, 'cdk.out', `${stackName}.template.json`), 'utf8'));
-    const types = Object.values(template_.Resources as Record<string, { Type: string }>).map((r) => r.Type);
-    expect(types).toContain('AWS::StepFunctions::StateMachine');
-    expect(types).toContain(resource);
-  });
+  ])(
+    'makes a %s project (%s) that validates, passes its own npm test and synthesizes',
+    async (template, name, resource) => {
+      const other = join(work, `${template}-project`);
+      ok(await stepwise('new', other, '--template', template, '--stepwise', `file:${tarball}`));
+      // The same dependencies as the first project: its node_modules serve this one too.
+      symlinkSync(join(project, 'node_modules'), join(other, 'node_modules'));
+      copyFileSync(join(project, 'package-lock.json'), join(other, 'package-lock.json'));
+      const inOther = (...args: string[]) =>
+        run(other, process.execPath, join(other, 'node_modules', '.bin', 'stepwise'), ...args);
+      expect(ok(await inOther('validate')).out).toContain(`✓ ${name}`);
+      expect(stripVTControlCharacters(ok(await run(other, 'npm', 'test')).out)).toMatch(/Tests\s+\d+ passed/);
+      ok(await run(other, 'npx', 'cdk', 'synth', '-c', 'env=dev', '-q'));
+      const stackName = `Stepwise-${name[0]!.toUpperCase()}${name.slice(1)}-dev`;
+      const template_ = JSON.parse(readFileSync(join(other, 'cdk.out', `${stackName}.template.json`), 'utf8'));
+      const types = Object.values(template_.Resources as Record<string, { Type: string }>).map((r) => r.Type);
+      expect(types).toContain('AWS::StepFunctions::StateMachine');
+      expect(types).toContain(resource);
+    },
+  );
 
   it('synthesizes with cdk synth -c env=dev --all: a state machine per workflow, each bundle holding its own workflow only', async () => {
     ok(await run(project, 'npx', 'cdk', 'synth', '-c', 'env=dev', '--all', '-q'));
     const template = JSON.parse(readFileSync(join(project, 'cdk.out/Stepwise-SupportDesk-dev.template.json'), 'utf8'));
-    const machines = Object.values(template.Resources as Record<string, { Type: string }>).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
+    const machines = Object.values(template.Resources as Record<string, { Type: string }>).filter(
+      (r) => r.Type === 'AWS::StepFunctions::StateMachine',
+    );
     expect(machines).toHaveLength(1);
-    const steps = Object.values(template.Resources as Record<string, { Type: string; Metadata?: Record<string, string>; Properties: { Environment?: { Variables?: Record<string, string> } } }>).filter(
+    const steps = Object.values(
+      template.Resources as Record<
+        string,
+        {
+          Type: string;
+          Metadata?: Record<string, string>;
+          Properties: { Environment?: { Variables?: Record<string, string> } };
+        }
+      >,
+    ).filter(
       (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.WORKFLOW === 'support-desk',
     );
     expect(steps.length).toBe(4);
-    const assets = readdirSync(join(project, 'cdk.out')).filter((d) => d.startsWith('asset.') && existsSync(join(project, 'cdk.out', d, 'index.mjs')));
+    const assets = readdirSync(join(project, 'cdk.out')).filter(
+      (d) => d.startsWith('asset.') && existsSync(join(project, 'cdk.out', d, 'index.mjs')),
+    );
     const supportDesk = assets.filter((d) => existsSync(join(project, 'cdk.out', d, 'statemachines/support-desk')));
     expect(supportDesk.length).toBeGreaterThan(0);
     for (const asset of supportDesk) {
@@ -129,7 +201,11 @@ describe('a project made by stepwise new, with the packed package installed', ()
       expect(bundle).not.toContain('billing-desk');
       expect(bundle).not.toContain('billing_001');
       expect(readdirSync(join(dir, 'statemachines'))).toEqual(['support-desk']);
-      expect(readdirSync(join(dir, 'statemachines/support-desk')).sort()).toEqual(['offline-model.yaml', 'steps', 'workflow.yaml']);
+      expect(readdirSync(join(dir, 'statemachines/support-desk')).sort()).toEqual([
+        'offline-model.yaml',
+        'steps',
+        'workflow.yaml',
+      ]);
     }
   });
 });

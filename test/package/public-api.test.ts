@@ -4,15 +4,23 @@
  * only those, exactly as a user's project does. A deep import into the engine would work here and
  * break in every installed project.
  */
-import { builtinModules } from 'node:module';
+
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
-const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string | { types: string; default: string }> };
-const tsconfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
-const entryPoints = Object.keys(pkg.exports).filter((k) => k !== './package.json').map((k) => pkg.name + k.slice(1));
+const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  exports: Record<string, string | { types: string; default: string }>;
+};
+const tsconfig = JSON.parse(readFileSync(join(PROJECT_ROOT, 'tsconfig.json'), 'utf8')) as {
+  compilerOptions: { paths: Record<string, string[]> };
+};
+const entryPoints = Object.keys(pkg.exports)
+  .filter((k) => k !== './package.json')
+  .map((k) => pkg.name + k.slice(1));
 
 /** Every TypeScript file under `dir`. */
 const sources = (dir: string): string[] =>
@@ -23,7 +31,9 @@ const sources = (dir: string): string[] =>
 
 /** The module specifiers a file imports or re-exports (static and dynamic). */
 const specifiers = (file: string): string[] =>
-  [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+  [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)['"]([^'"]+)['"]/gm)].map(
+    (m) => m[1]!,
+  );
 
 /**
  * Why `specifier` in `file` is not allowed, or undefined: a relative import must stay inside
@@ -32,10 +42,13 @@ const specifiers = (file: string): string[] =>
 function problem(file: string, specifier: string, home: string): string | undefined {
   if (specifier.startsWith('.')) {
     const target = resolve(dirname(file), specifier);
-    return target.startsWith(`${home}/`) || target === home ? undefined : `reaches outside ${relative(PROJECT_ROOT, home) || '.'}: ${specifier}`;
+    return target.startsWith(`${home}/`) || target === home
+      ? undefined
+      : `reaches outside ${relative(PROJECT_ROOT, home) || '.'}: ${specifier}`;
   }
   if (specifier.startsWith('node:') || builtinModules.includes(specifier)) return undefined;
-  if (specifier === pkg.name || specifier.startsWith(`${pkg.name}/`)) return entryPoints.includes(specifier) ? undefined : `not an entry point of ${pkg.name}: ${specifier}`;
+  if (specifier === pkg.name || specifier.startsWith(`${pkg.name}/`))
+    return entryPoints.includes(specifier) ? undefined : `not an entry point of ${pkg.name}: ${specifier}`;
   return undefined;
 }
 
@@ -44,11 +57,15 @@ function userFiles(): { file: string; home: string }[] {
   const workflows = join(PROJECT_ROOT, 'lambdas', 'workflows');
   const templates = join(PROJECT_ROOT, 'src', 'cli', 'templates');
   return [
-    ...readdirSync(workflows).flatMap((w) => sources(join(workflows, w)).map((file) => ({ file, home: join(workflows, w) }))),
+    ...readdirSync(workflows).flatMap((w) =>
+      sources(join(workflows, w)).map((file) => ({ file, home: join(workflows, w) })),
+    ),
     { file: join(PROJECT_ROOT, 'stepwise.config.ts'), home: join(PROJECT_ROOT, 'stepwise.config.ts') },
     // The CDK app imports the project's config, which sits at the project root.
     { file: join(PROJECT_ROOT, 'infra', 'app.ts'), home: join(PROJECT_ROOT, 'stepwise.config.ts') },
-    ...readdirSync(templates).flatMap((t) => sources(join(templates, t)).map((file) => ({ file, home: join(templates, t) }))),
+    ...readdirSync(templates).flatMap((t) =>
+      sources(join(templates, t)).map((file) => ({ file, home: join(templates, t) })),
+    ),
   ];
 }
 
@@ -77,7 +94,9 @@ describe('the public API', () => {
   it('catches a deep import (the check can fail)', () => {
     const file = join(PROJECT_ROOT, 'lambdas/workflows/warranty-email/tools/create-ticket.ts');
     const home = join(PROJECT_ROOT, 'lambdas/workflows/warranty-email');
-    expect(problem(file, '../../../lib/errors.ts', home)).toMatch(/^reaches outside lambdas\/workflows\/warranty-email/);
+    expect(problem(file, '../../../lib/errors.ts', home)).toMatch(
+      /^reaches outside lambdas\/workflows\/warranty-email/,
+    );
     expect(problem(file, 'stepwise/dist/core/errors.js', home)).toMatch(/^not an entry point/);
     expect(problem(file, '../tickets.ts', home)).toBeUndefined();
     expect(problem(file, 'stepwise', home)).toBeUndefined();

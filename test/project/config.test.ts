@@ -1,21 +1,29 @@
 /** Per-environment config: the project's, validated, selected by name, and what prod changes in the synthesized stack. */
 import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { EnvConfigSchema, LOG_RETENTION_DAYS, resolveEnvironment, type StepwiseConfig } from '../../src/project/config.ts';
 import { ConfigError } from '../../src/core/errors.ts';
+import {
+  EnvConfigSchema,
+  LOG_RETENTION_DAYS,
+  resolveEnvironment,
+  type StepwiseConfig,
+} from '../../src/project/config.ts';
 import projectConfig from '../../stepwise.config.ts';
-import { exampleEnv } from '../support/config.ts';
 import { synthApp } from '../cdk/template.ts';
+import { exampleEnv } from '../support/config.ts';
 
 describe('resolveEnvironment', () => {
-  it.each(Object.keys(projectConfig.environments).map((n) => [n]))('returns the validated %s config of the example project', (name) => {
-    const config = exampleEnv(name);
-    expect(config.name).toBe(name);
-    expect(config.modelProvider).toBe('bedrock');
-    expect(config.email!.recipients.every((r) => r.endsWith(`@${config.email!.receivingDomain}`))).toBe(true);
-  });
+  it.each(Object.keys(projectConfig.environments).map((n) => [n]))(
+    'returns the validated %s config of the example project',
+    (name) => {
+      const config = exampleEnv(name);
+      expect(config.name).toBe(name);
+      expect(config.modelProvider).toBe('bedrock');
+      expect(config.email!.recipients.every((r) => r.endsWith(`@${config.email!.receivingDomain}`))).toBe(true);
+    },
+  );
 
   it('destroys data with the stack in dev and retains it in prod', () => {
     expect(exampleEnv('dev').removalPolicy).toBe(RemovalPolicy.DESTROY);
@@ -25,7 +33,9 @@ describe('resolveEnvironment', () => {
 
   it('rejects an unknown environment in one line naming the known ones', () => {
     expect(() => resolveEnvironment(projectConfig, 'production')).toThrow(ConfigError);
-    expect(() => resolveEnvironment(projectConfig, 'production')).toThrow(/^unknown environment "production" \(stepwise.config.ts defines: dev, staging, prod\); select one with -c env=NAME$/);
+    expect(() => resolveEnvironment(projectConfig, 'production')).toThrow(
+      /^unknown environment "production" \(stepwise.config.ts defines: dev, staging, prod\); select one with -c env=NAME$/,
+    );
     expect(() => resolveEnvironment(projectConfig, 'toString')).toThrow(ConfigError);
   });
 
@@ -34,32 +44,69 @@ describe('resolveEnvironment', () => {
       /^environment "prod": alarms\.email: "stepwise-alerts@example\.com" is a placeholder: set the real value in stepwise\.config\.ts$/,
     );
     const real: StepwiseConfig = {
-      environments: { prod: { account: '123456789012', region: 'eu-west-1', email: { receivingDomain: 'mail.acme.io', recipients: ['claims@mail.acme.io'], mailFrom: 'claims@mail.acme.io', maxEmailBytes: 1 << 20 } } },
+      environments: {
+        prod: {
+          account: '123456789012',
+          region: 'eu-west-1',
+          email: {
+            receivingDomain: 'mail.acme.io',
+            recipients: ['claims@mail.acme.io'],
+            mailFrom: 'claims@mail.acme.io',
+            maxEmailBytes: 1 << 20,
+          },
+        },
+      },
     };
     expect(resolveEnvironment(real, 'prod').account).toBe('123456789012');
-    const placeholderUrl: StepwiseConfig = { environments: { prod: { account: '123456789012', lifecycles: { orders: { crmWebhookUrl: 'https://crm.example.com/hook' } } } } };
-    expect(() => resolveEnvironment(placeholderUrl, 'prod')).toThrow(/^environment "prod": lifecycles\.orders\.crmWebhookUrl: "https:\/\/crm\.example\.com\/hook" is a placeholder/);
-    expect(() => resolveEnvironment({ environments: { staging: {} } }, 'staging')).toThrow(/^environment "staging": account: required outside dev/);
+    const placeholderUrl: StepwiseConfig = {
+      environments: {
+        prod: { account: '123456789012', lifecycles: { orders: { crmWebhookUrl: 'https://crm.example.com/hook' } } },
+      },
+    };
+    expect(() => resolveEnvironment(placeholderUrl, 'prod')).toThrow(
+      /^environment "prod": lifecycles\.orders\.crmWebhookUrl: "https:\/\/crm\.example\.com\/hook" is a placeholder/,
+    );
+    expect(() => resolveEnvironment({ environments: { staging: {} } }, 'staging')).toThrow(
+      /^environment "staging": account: required outside dev/,
+    );
     // dev runs locally with placeholders and no account.
     expect(resolveEnvironment(projectConfig, 'dev').email!.receivingDomain).toBe('dev.warranty.example.com');
   });
 
   it('accepts exactly the log retention periods CloudWatch Logs does', () => {
     expect([...LOG_RETENTION_DAYS]).toEqual(Object.values(RetentionDays).filter((v) => typeof v === 'number'));
-    expect(() => resolveEnvironment({ environments: { dev: { logRetention: 10 as 14 } } }, 'dev')).toThrow(/^environment "dev": logRetention: /);
+    expect(() => resolveEnvironment({ environments: { dev: { logRetention: 10 as 14 } } }, 'dev')).toThrow(
+      /^environment "dev": logRetention: /,
+    );
   });
 
   it('needs nothing but a name: every other setting has a default', () => {
-    expect(resolveEnvironment({ environments: { dev: {} } }, 'dev')).toMatchObject({ name: 'dev', removalPolicy: RemovalPolicy.RETAIN, executionDataInLogs: false, sourceMaps: false });
+    expect(resolveEnvironment({ environments: { dev: {} } }, 'dev')).toMatchObject({
+      name: 'dev',
+      removalPolicy: RemovalPolicy.RETAIN,
+      executionDataInLogs: false,
+      sourceMaps: false,
+    });
   });
 
   it('rejects a recipient outside the receiving domain and an invalid sender', () => {
     const dev = exampleEnv('dev');
-    const outside = EnvConfigSchema.safeParse({ ...dev, removalPolicy: 'destroy', email: { ...dev.email, recipients: ['claims@elsewhere.example.org'] } });
+    const outside = EnvConfigSchema.safeParse({
+      ...dev,
+      removalPolicy: 'destroy',
+      email: { ...dev.email, recipients: ['claims@elsewhere.example.org'] },
+    });
     expect(outside.success).toBe(false);
     expect(outside.error!.issues[0]!.path).toEqual(['email', 'recipients']);
-    expect(() => resolveEnvironment({ environments: { dev: { email: { ...dev.email!, mailFrom: 'not-an-address' } } } }, 'dev')).toThrow(/^environment "dev": email\.mailFrom: /);
-    expect(() => resolveEnvironment({ environments: { dev: { alarms: { failedExecutionsThreshold: 0, evaluationPeriods: 1 } } } }, 'dev')).toThrow(/alarms\.failedExecutionsThreshold/);
+    expect(() =>
+      resolveEnvironment({ environments: { dev: { email: { ...dev.email!, mailFrom: 'not-an-address' } } } }, 'dev'),
+    ).toThrow(/^environment "dev": email\.mailFrom: /);
+    expect(() =>
+      resolveEnvironment(
+        { environments: { dev: { alarms: { failedExecutionsThreshold: 0, evaluationPeriods: 1 } } } },
+        'dev',
+      ),
+    ).toThrow(/alarms\.failedExecutionsThreshold/);
   });
 });
 
@@ -71,7 +118,8 @@ describe('the prod stack', () => {
     expect(stacks.workflows['warranty-email']!.stackName).toBe('Stepwise-WarrantyEmail-prod');
     expect(stacks.workflows['warranty-email']!.terminationProtection).toBe(true);
     for (const type of ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup']) {
-      for (const resource of Object.values(template.findResources(type))) expect(resource.DeletionPolicy, type).toBe('Retain');
+      for (const resource of Object.values(template.findResources(type)))
+        expect(resource.DeletionPolicy, type).toBe('Retain');
     }
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: prod.logRetention });
   });
@@ -81,13 +129,26 @@ describe('the prod stack', () => {
     const keyId = Object.keys(template.findResources('AWS::KMS::Key'))[0]!;
     template.resourceCountIs('AWS::KMS::Key', 1);
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] } });
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: prod.alarms.email, TopicArn: { Ref: topicId } });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ExecutionsFailed', Threshold: prod.alarms.failedExecutionsThreshold, AlarmActions: [{ Ref: topicId }] });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: prod.alarms.email,
+      TopicArn: { Ref: topicId },
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ExecutionsFailed',
+      Threshold: prod.alarms.failedExecutionsThreshold,
+      AlarmActions: [{ Ref: topicId }],
+    });
     template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
   });
 
   it('tags every stack with the config tags', () => {
-    template.hasResourceProperties('AWS::DynamoDB::Table', { Tags: [{ Key: 'environment', Value: 'prod' }, { Key: 'project', Value: 'stepwise' }] });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      Tags: [
+        { Key: 'environment', Value: 'prod' },
+        { Key: 'project', Value: 'stepwise' },
+      ],
+    });
   });
 
   it('passes cdk-nag AwsSolutions with no unacknowledged finding', () => {

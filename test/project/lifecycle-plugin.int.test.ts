@@ -20,16 +20,23 @@ describe('a second lifecycle (orders) added to a project', () => {
   beforeAll(() => {
     dir = copyProject(tempDir());
     before = snapshotFiles(dir);
-    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-lifecycle'), dir, { recursive: true, filter: (src) => !src.endsWith('README.md') });
+    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-lifecycle'), dir, {
+      recursive: true,
+      filter: (src) => !src.endsWith('README.md'),
+    });
   });
 
   it('takes nothing but its own folder', () => {
     const after = snapshotFiles(dir);
-    expect([...after.keys()].filter((f) => !before.has(f)).every((f) => f.startsWith('statemachines/order-lifecycle/'))).toBe(true);
+    expect(
+      [...after.keys()].filter((f) => !before.has(f)).every((f) => f.startsWith('statemachines/order-lifecycle/')),
+    ).toBe(true);
     expect([...before].filter(([f, text]) => after.get(f) !== text)).toEqual([]);
   });
 
-  it('replays its events through the local bus, its Express state machine and DynamoDB Local', { timeout: 180_000 }, async () => {
+  it('replays its events through the local bus, its Express state machine and DynamoDB Local', {
+    timeout: 180_000,
+  }, async () => {
     const replay = await stepwise(dir, 'lifecycle', 'order-lifecycle', 'replay', SAMPLE, '--json');
     expect(replay.code, replay.err).toBe(0);
     expect(json(replay.out)).toEqual({
@@ -41,7 +48,17 @@ describe('a second lifecycle (orders) added to a project', () => {
     });
     expect(replay.err).toContain(`${SAMPLE}: 9 lines, 9 events sent (1 already logged), 0 malformed`);
 
-    const show = await stepwise(dir, 'lifecycle', 'order-lifecycle', 'show', 'order-1', '--from', SAMPLE, '--json', '--in-memory');
+    const show = await stepwise(
+      dir,
+      'lifecycle',
+      'order-lifecycle',
+      'show',
+      'order-1',
+      '--from',
+      SAMPLE,
+      '--json',
+      '--in-memory',
+    );
     expect(show.code, show.err).toBe(0);
     const history = json(show.out);
     expect(history).toMatchObject({ orderId: 'order-1', state: 'delivered' });
@@ -68,27 +85,46 @@ describe('a second lifecycle (orders) added to a project', () => {
     );
   });
 
-  it('synthesizes its own stack: the event store, its bus with the rule for its sources, and its named Express state machine', { timeout: 300_000 }, async () => {
+  it('synthesizes its own stack: the event store, its bus with the rule for its sources, and its named Express state machine', {
+    timeout: 300_000,
+  }, async () => {
     const stack = 'Stepwise-OrderLifecycle-dev';
-    const synth = await run(dir, process.execPath, 'node_modules/aws-cdk/bin/cdk', 'synth', '-c', 'env=dev', '-q', '-o', 'cdk.out.test', stack);
+    const synth = await run(
+      dir,
+      process.execPath,
+      'node_modules/aws-cdk/bin/cdk',
+      'synth',
+      '-c',
+      'env=dev',
+      '-q',
+      '-o',
+      'cdk.out.test',
+      stack,
+    );
     expect(synth.code, synth.err).toBe(0);
     const template = json(readFileSync(join(dir, 'cdk.out.test', `${stack}.template.json`), 'utf8'));
-    const of = (type: string) => Object.entries(template.Resources).filter(([, r]: any) => r.Type === type) as [string, any][];
+    const of = (type: string) =>
+      Object.entries(template.Resources).filter(([, r]: any) => r.Type === type) as [string, any][];
     expect(of('AWS::DynamoDB::Table').map(([id]) => id)).toEqual([expect.stringMatching(/^OrdersTable/)]);
     expect(of('AWS::Events::EventBus').map(([, r]) => r.Properties.Name)).toEqual(['stepwise-dev-order-lifecycle']);
     const [[, machine]] = of('AWS::StepFunctions::StateMachine') as [[string, any]];
     expect(machine.Metadata['stepwise:workflow']).toBe('order-lifecycle');
-    expect(machine.Properties).toMatchObject({ StateMachineName: 'Stepwise-OrderLifecycle-dev-order-lifecycle', StateMachineType: 'EXPRESS' });
+    expect(machine.Properties).toMatchObject({
+      StateMachineName: 'Stepwise-OrderLifecycle-dev-order-lifecycle',
+      StateMachineType: 'EXPRESS',
+    });
     const incoming = of('AWS::Events::Rule').find(([id]) => id.startsWith('IncomingOrderEvents'))![1];
     expect(incoming.Properties.EventPattern).toEqual({ source: ['shop.orders', 'stepwise.replay'] });
     expect(incoming.Properties.Targets[0].Arn).toEqual({ Ref: of('AWS::StepFunctions::StateMachine')[0]![0] });
     // No feature: no listener, no timers; the state machine's three functions and the outbox publisher.
     expect(of('AWS::Lambda::Function')).toHaveLength(4);
     expect(of('AWS::Scheduler::ScheduleGroup')).toEqual([]);
-    expect(of('AWS::CloudWatch::Dashboard').map(([, r]) => r.Properties.DashboardName)).toEqual(['stepwise-order-lifecycle-dev']);
+    expect(of('AWS::CloudWatch::Dashboard').map(([, r]) => r.Properties.DashboardName)).toEqual([
+      'stepwise-order-lifecycle-dev',
+    ]);
   });
 
-  it('keeps the lead example\'s own alias', { timeout: 120_000 }, async () => {
+  it("keeps the lead example's own alias", { timeout: 120_000 }, async () => {
     const help = await stepwise(dir, 'lead', '--help');
     expect(help.code).toBe(0);
     expect(help.out).toContain('stepwise lifecycle lead-lifecycle');

@@ -3,7 +3,7 @@
  * pick it up with no engine edit. Each test works on a throwaway copy of the project and runs the
  * real CLI and `cdk synth` there, as a user would.
  */
-import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
@@ -15,13 +15,26 @@ const json = (text: string) => JSON.parse(text) as any;
 
 /** `cdk synth` of the copy (bundling included): the template of `stack`. */
 async function cdkSynth(dir: string, stack: string): Promise<any> {
-  const synth = await run(dir, process.execPath, 'node_modules/aws-cdk/bin/cdk', 'synth', '-c', 'env=dev', '-q', '-o', 'cdk.out.test', stack);
+  const synth = await run(
+    dir,
+    process.execPath,
+    'node_modules/aws-cdk/bin/cdk',
+    'synth',
+    '-c',
+    'env=dev',
+    '-q',
+    '-o',
+    'cdk.out.test',
+    stack,
+  );
   expect(synth.code, synth.err).toBe(0);
   return json(readFileSync(join(dir, 'cdk.out.test', `${stack}.template.json`), 'utf8'));
 }
 
 const stateMachineOf = (template: any, workflow: string) =>
-  Object.values(template.Resources).find((r: any) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Metadata?.['stepwise:workflow'] === workflow);
+  Object.values(template.Resources).find(
+    (r: any) => r.Type === 'AWS::StepFunctions::StateMachine' && r.Metadata?.['stepwise:workflow'] === workflow,
+  );
 
 describe('stepwise init', () => {
   let dir: string;
@@ -31,12 +44,18 @@ describe('stepwise init', () => {
     before = snapshotFiles(dir);
   });
 
-  it('scaffolds a workflow that validates, graphs, synthesizes, runs, evaluates and deploys at once, touching no other file', { timeout: 240_000 }, async () => {
+  it('scaffolds a workflow that validates, graphs, synthesizes, runs, evaluates and deploys at once, touching no other file', {
+    timeout: 240_000,
+  }, async () => {
     const init = await stepwise(dir, 'init', 'support-desk');
     expect(init.code, init.err).toBe(0);
     const after = snapshotFiles(dir);
     const added = [...after.keys()].filter((f) => !before.has(f));
-    expect(added.every((f) => f.startsWith('statemachines/support-desk/') || f.startsWith('lambdas/workflows/support-desk/'))).toBe(true);
+    expect(
+      added.every(
+        (f) => f.startsWith('statemachines/support-desk/') || f.startsWith('lambdas/workflows/support-desk/'),
+      ),
+    ).toBe(true);
     expect([...before].filter(([f, text]) => after.get(f) !== text)).toEqual([]);
 
     const validate = await stepwise(dir, 'validate', 'support-desk');
@@ -49,7 +68,9 @@ describe('stepwise init', () => {
 
     const synth = await stepwise(dir, 'synth', 'support-desk');
     expect(synth.code, synth.err).toBe(0);
-    expect(Object.keys(json(synth.out).States)).toEqual(expect.arrayContaining(['01-understand', '02-look-up', '03-answer', '04-hand-off']));
+    expect(Object.keys(json(synth.out).States)).toEqual(
+      expect.arrayContaining(['01-understand', '02-look-up', '03-answer', '04-hand-off']),
+    );
 
     const ran = await stepwise(dir, 'run', 'support-desk', '--input', 'statemachines/support-desk/samples', '--json');
     expect(ran.code, ran.err).toBe(0);
@@ -79,11 +100,23 @@ describe('a workflow plugin with a non-email input, an EventBridge trigger and a
   let dir: string;
   beforeAll(() => {
     dir = copyProject(tempDir());
-    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-check'), dir, { recursive: true, filter: (src) => !src.endsWith('README.md') });
+    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-check'), dir, {
+      recursive: true,
+      filter: (src) => !src.endsWith('README.md'),
+    });
   });
 
-  it('runs end to end through the synthesized ASL, with bound tool arguments from the input', { timeout: 120_000 }, async () => {
-    const ran = await stepwise(dir, 'run', 'order-check', '--input', 'statemachines/order-check/samples/small-order.json', '--json');
+  it('runs end to end through the synthesized ASL, with bound tool arguments from the input', {
+    timeout: 120_000,
+  }, async () => {
+    const ran = await stepwise(
+      dir,
+      'run',
+      'order-check',
+      '--input',
+      'statemachines/order-check/samples/small-order.json',
+      '--json',
+    );
     expect(ran.code, ran.err).toBe(0);
     const [result] = json(ran.out);
     // Two edges: the model routes after reading the score (two calls); the bound arguments come from the input.
@@ -92,10 +125,19 @@ describe('a workflow plugin with a non-email input, an EventBridge trigger and a
       ['01-assess', '02-approve'],
       ['02-approve', 'DONE'],
     ]);
-    expect(result.toolCalls).toEqual([{ step: '01-assess', tool: 'score_order', args: { orderId: 'O-1001', amount: 40 }, result: { orderId: 'O-1001', risk: 4 } }]);
+    expect(result.toolCalls).toEqual([
+      {
+        step: '01-assess',
+        tool: 'score_order',
+        args: { orderId: 'O-1001', amount: 40 },
+        result: { orderId: 'O-1001', risk: 4 },
+      },
+    ]);
   });
 
-  it('refuses an input that does not match the manifest schema before anything runs', { timeout: 120_000 }, async () => {
+  it('refuses an input that does not match the manifest schema before anything runs', {
+    timeout: 120_000,
+  }, async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ orderId: 'nope', amount: 3 }));
     const ran = await stepwise(dir, 'run', 'order-check', '--input', bad, '--json');
@@ -104,7 +146,9 @@ describe('a workflow plugin with a non-email input, an EventBridge trigger and a
     expect(json(ran.out)[0].reason).toMatch(/^input does not match the workflow's input schema: orderId: /);
   });
 
-  it('passes its evals and deploys with its EventBridge rule and nothing granted for the tool', { timeout: 240_000 }, async () => {
+  it('passes its evals and deploys with its EventBridge rule and nothing granted for the tool', {
+    timeout: 240_000,
+  }, async () => {
     const evaluated = await stepwise(dir, 'eval', 'order-check', '--json');
     expect(evaluated.code, evaluated.err).toBe(0);
     expect(json(evaluated.out)).toMatchObject({ passed: 2, failed: 0, total: 2 });
@@ -116,7 +160,9 @@ describe('a workflow plugin with a non-email input, an EventBridge trigger and a
     expect(rules[0].Properties.EventPattern).toEqual({ source: ['shop.orders'], 'detail-type': ['OrderPlaced'] });
     expect(rules[0].Properties.Targets[0].InputPath).toBe('$.detail');
     // No tool declares a table: the stack has only the event log.
-    const tables = Object.entries(template.Resources).filter(([, r]: any) => r.Type === 'AWS::DynamoDB::Table').map(([id]) => id);
+    const tables = Object.entries(template.Resources)
+      .filter(([, r]: any) => r.Type === 'AWS::DynamoDB::Table')
+      .map(([id]) => id);
     expect(tables).toEqual([expect.stringMatching(/^EventsTable/)]);
     expect(readdirSync(join(dir, 'cdk.out.test')).some((f) => f.startsWith('Stepwise-WarrantyEmail-dev'))).toBe(true);
   });

@@ -8,20 +8,26 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { dynamoSessionStore, newSession } from '../../lambdas/workflows/turn-pipeline/session.ts';
+import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
 import { dynamoEventLog, type StepCompletedEvent } from '../../src/runtime/event-log.ts';
 import { dynamoLifecycleStore } from '../../src/runtime/lifecycle/store.ts';
 import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
-import { dynamoSessionStore, newSession } from '../../lambdas/workflows/turn-pipeline/session.ts';
 import { lifecycleApp } from '../local/lifecycle/support.ts';
 import { createTable } from '../runtime/tools/fixtures.ts';
 
 /** Keys that break naive code: prototype names, the offload marker, the empty key. */
-const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '$offloaded', ''), fc.string({ maxLength: 12 }));
+const key = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '$offloaded', ''),
+  fc.string({ maxLength: 12 }),
+);
 /** Own enumerable properties only, `__proto__` included (an assignment would set the prototype instead). */
 const objectOf = (entries: [string, unknown][]) =>
-  entries.reduce<Record<string, unknown>>((o, [k, v]) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true }), {});
+  entries.reduce<Record<string, unknown>>(
+    (o, [k, v]) => Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true }),
+    {},
+  );
 const number = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom(2 ** 53 + 2, -(2 ** 60), 1e300, -1e-300, Number.MAX_VALUE, 123456789012345678901234567890),
@@ -29,14 +35,29 @@ const number = fc.oneof(
 );
 const leaf = fc.oneof(number, fc.string({ maxLength: 20 }), fc.boolean(), fc.constant(null));
 const { value } = fc.letrec<{ value: unknown }>((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('value'), { maxLength: 3 }), fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map(objectOf)),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map(objectOf),
+  ),
 }));
 /** Nested past DynamoDB's 32 levels. */
-const deep = fc.integer({ min: 33, max: 60 }).map((depth) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ constructor: inner }), 'bottom'));
+const deep = fc
+  .integer({ min: 33, max: 60 })
+  .map((depth) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ constructor: inner }), 'bottom'));
 /** Long enough to count; five of them still fit a DynamoDB item, and an EventBridge event (the oversize ones have their own tests). */
 const large = fc.integer({ min: 10_000, max: 45_000 }).map((n) => 'x'.repeat(n));
 /** A JSON object as a producer sends it: any keys, big numbers, deep nesting, large strings. */
-const jsonObject = fc.array(fc.tuple(key, fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: deep }, { weight: 1, arbitrary: large })), { minLength: 1, maxLength: 5 }).map(objectOf);
+const jsonObject = fc
+  .array(
+    fc.tuple(
+      key,
+      fc.oneof({ weight: 6, arbitrary: value }, { weight: 1, arbitrary: deep }, { weight: 1, arbitrary: large }),
+    ),
+    { minLength: 1, maxLength: 5 },
+  )
+  .map(objectOf);
 
 /** The same JSON (what crosses every Lambda and Step Functions boundary), keys in order. */
 const text = (v: unknown) => JSON.stringify(v);
@@ -56,11 +77,17 @@ let n = 0;
 describe('arbitrary JSON', () => {
   it('the lifecycle store logs any detail and reads back exactly what was sent', async () => {
     const store = dynamoLifecycleStore(ddb.client, lifecycleTable);
-    const def = lifecycleApp() && (await import('../../src/definitions/lifecycle/loader.ts')).loadLifecycle('lead-lifecycle');
+    const def =
+      lifecycleApp() && (await import('../../src/definitions/lifecycle/loader.ts')).loadLifecycle('lead-lifecycle');
     await fc.assert(
       fc.asyncProperty(jsonObject, async (detail) => {
         const entityId = `json-${++n}`;
-        const result = applyEvent(def, initialSnapshot(def), { id: `${entityId}-1`, entityId, type: 'link.clicked', time: '2026-01-01T00:00:00Z', detail }, { goal: null, stopFollowUpsOn: [] });
+        const result = applyEvent(
+          def,
+          initialSnapshot(def),
+          { id: `${entityId}-1`, entityId, type: 'link.clicked', time: '2026-01-01T00:00:00Z', detail },
+          { goal: null, stopFollowUpsOn: [] },
+        );
         expect(await store.append(entityId, 0, result)).toBe('APPENDED');
         const [logged] = await store.listEvents(entityId);
         expect(text(logged!.detail)).toBe(text(detail));
@@ -114,13 +141,21 @@ describe('arbitrary JSON', () => {
     );
   });
 
-  it('through the lifecycle state machine: every event with any detail is applied or a duplicate, none dead-lettered, no handler fails', { timeout: 300_000 }, async () => {
+  it('through the lifecycle state machine: every event with any detail is applied or a duplicate, none dead-lettered, no handler fails', {
+    timeout: 300_000,
+  }, async () => {
     const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb });
     try {
       await fc.assert(
         fc.asyncProperty(fc.array(jsonObject, { minLength: 1, maxLength: 4 }), async (details) => {
           const entityId = `flow-${++n}`;
-          const events = details.map((detail, i) => ({ id: `${entityId}-${i}`, entityId, type: i % 2 ? 'lead.message_sent' : 'agent.message_sent', time: `2026-01-01T00:0${i}:00Z`, detail }));
+          const events = details.map((detail, i) => ({
+            id: `${entityId}-${i}`,
+            entityId,
+            type: i % 2 ? 'lead.message_sent' : 'agent.message_sent',
+            time: `2026-01-01T00:0${i}:00Z`,
+            detail,
+          }));
           for (const event of events) {
             await session.put([event, event]); // and its redelivery
             await session.drain();

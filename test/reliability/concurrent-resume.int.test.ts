@@ -6,16 +6,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PauseStore } from '../../src/local/pauses.ts';
-import { WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
 import { ExecutionClaimedError } from '../../src/core/errors.ts';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { PauseStore } from '../../src/local/pauses.ts';
+import { type RunResult, WorkflowSession } from '../../src/local/workflow-session.ts';
 import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { recordFigure } from './figures.ts';
 
 const tempDir = useTempDirs('stepwise-resume-');
-const sample = JSON.parse(readFileSync(join(PROJECT_ROOT, 'statemachines/investigation/samples/latency-checkpoint.json'), 'utf8'));
+const sample = JSON.parse(
+  readFileSync(join(PROJECT_ROOT, 'statemachines/investigation/samples/latency-checkpoint.json'), 'utf8'),
+);
 const RESUMERS = 3;
 
 const sessions: WorkflowSession[] = [];
@@ -24,7 +26,12 @@ afterAll(() => Promise.all(sessions.map((s) => s.close())));
 /** A session of the investigation workflow keeping its pauses and histories in fresh folders, and one execution paused at its checkpoint. */
 async function pausedExecution(): Promise<{ session: WorkflowSession; pausesDir: string; name: string }> {
   const pausesDir = tempDir();
-  const session = await WorkflowSession.start({ workflow: 'investigation', logLevel: 'SILENT', pausesDir, historyDir: tempDir() });
+  const session = await WorkflowSession.start({
+    workflow: 'investigation',
+    logLevel: 'SILENT',
+    pausesDir,
+    historyDir: tempDir(),
+  });
   sessions.push(session);
   const paused: RunResult = await session.runInput(sample, 'latency-checkpoint.json');
   expect(paused.status).toBe('PAUSED');
@@ -34,7 +41,9 @@ async function pausedExecution(): Promise<{ session: WorkflowSession; pausesDir:
 describe('concurrent resumes of one paused execution', () => {
   it('in one process: exactly one call runs it on, the others are refused while it runs', async () => {
     const { session, pausesDir, name } = await pausedExecution();
-    const outcomes = await Promise.allSettled(Array.from({ length: RESUMERS }, (_, i) => session.resume(name, { output: { notes: `resumer ${i}` } })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: RESUMERS }, (_, i) => session.resume(name, { output: { notes: `resumer ${i}` } })),
+    );
     const ran = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     expect(ran).toHaveLength(1);
     expect(ran[0]!.status).toBe('SUCCEEDED');
@@ -51,7 +60,18 @@ describe('concurrent resumes of one paused execution', () => {
   it(`in ${RESUMERS} processes (stepwise resume): exactly one runs it on, the others exit 1 with one line`, async () => {
     const { pausesDir, name } = await pausedExecution();
     const runs = await Promise.all(
-      Array.from({ length: RESUMERS }, (_, i) => stepwise(PROJECT_ROOT, 'resume', name, '--output', JSON.stringify({ notes: `resumer ${i}` }), '--dir', pausesDir, '--json')),
+      Array.from({ length: RESUMERS }, (_, i) =>
+        stepwise(
+          PROJECT_ROOT,
+          'resume',
+          name,
+          '--output',
+          JSON.stringify({ notes: `resumer ${i}` }),
+          '--dir',
+          pausesDir,
+          '--json',
+        ),
+      ),
     );
     const ran = runs.filter((r) => r.code === 0);
     recordFigure('concurrent resumes', `${ran.length} of ${RESUMERS} ran`);
@@ -59,7 +79,11 @@ describe('concurrent resumes of one paused execution', () => {
     expect(JSON.parse(ran[0]!.out)).toMatchObject({ status: 'SUCCEEDED', executionName: name });
     for (const refused of runs.filter((r) => r.code !== 0)) {
       // Refused while the winner ran, or after it finished (then nothing is paused any more).
-      expect(refused.err.trim()).toMatch(new RegExp(`^stepwise: (execution "${name}" is already being resumed|ExecutionDoesNotExist: no paused local execution "${name}")[^\\n]*$`));
+      expect(refused.err.trim()).toMatch(
+        new RegExp(
+          `^stepwise: (execution "${name}" is already being resumed|ExecutionDoesNotExist: no paused local execution "${name}")[^\\n]*$`,
+        ),
+      );
     }
     expect(existsSync(join(pausesDir, `${name}.json`))).toBe(false);
   }, 300_000);
@@ -72,13 +96,22 @@ describe('execution names', () => {
     // A file outside the pauses folder that `../outside` would name.
     writeFileSync(join(dir, 'outside.json'), '{"not": "a pause"}');
     const names = ['../outside', '..', 'a/b', 'a\\b', 'x y'];
-    const runs = await Promise.all(names.map((name) => stepwise(PROJECT_ROOT, 'resume', name, '--output', '{}', '--dir', pausesDir)));
+    const runs = await Promise.all(
+      names.map((name) => stepwise(PROJECT_ROOT, 'resume', name, '--output', '{}', '--dir', pausesDir)),
+    );
     runs.forEach((run, i) => {
       expect(run.code, names[i]).toBe(1);
-      expect(run.err.trim(), names[i]).toBe(`stepwise: "${names[i]}" is not an execution name (stepwise executions lists the paused ones)`);
+      expect(run.err.trim(), names[i]).toBe(
+        `stepwise: "${names[i]}" is not an execution name (stepwise executions lists the paused ones)`,
+      );
     });
     const store = new PauseStore(pausesDir);
-    for (const call of [() => store.get('../outside'), () => store.claim('..'), () => store.heartbeat('a/b'), () => store.delete('../outside')])
+    for (const call of [
+      () => store.get('../outside'),
+      () => store.claim('..'),
+      () => store.heartbeat('a/b'),
+      () => store.delete('../outside'),
+    ])
       expect(call).toThrow(/^Invalid Execution Name/);
     expect(existsSync(join(dir, 'outside.json'))).toBe(true);
   }, 120_000);

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkflowSession, type WorkflowSessionOptions } from '../../src/local/workflow-session.ts';
 import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
+import { WorkflowSession, type WorkflowSessionOptions } from '../../src/local/workflow-session.ts';
 import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { recordFigure } from './figures.ts';
 
@@ -21,19 +21,33 @@ let session: WorkflowSession | undefined;
 afterEach(() => session?.close());
 
 const start = async (options: Partial<WorkflowSessionOptions>) =>
-  (session = await WorkflowSession.start({ workflow: 'warranty-email', historyDir: false, logLevel: 'SILENT', retryDelayMs: 0, ...options }));
+  (session = await WorkflowSession.start({
+    workflow: 'warranty-email',
+    historyDir: false,
+    logLevel: 'SILENT',
+    retryDelayMs: 0,
+    ...options,
+  }));
 
 async function tickets(s: WorkflowSession): Promise<Record<string, unknown>[]> {
-  const out = await DynamoDBDocumentClient.from(s.dynamo.client).send(new ScanCommand({ TableName: s.tables.TICKETS_TABLE }));
+  const out = await DynamoDBDocumentClient.from(s.dynamo.client).send(
+    new ScanCommand({ TableName: s.tables.TICKETS_TABLE }),
+  );
   return out.Items ?? [];
 }
 
 describe('fault injection', () => {
   it('retries a throttled model with backoff, then hands the email to the fallback (one hand-off reply)', async () => {
-    const s = await start({ faults: { '01-extract-serial': { error: { name: 'ModelThrottledError', message: 'Rate exceeded' } } } });
+    const s = await start({
+      faults: { '01-extract-serial': { error: { name: 'ModelThrottledError', message: 'Rate exceeded' } } },
+    });
     const result = await s.deliverEmail(claim('throttled'), 'throttled.eml');
     expect(result.status).toBe('SUCCEEDED');
-    expect(result.steps[0]).toMatchObject({ name: '01-extract-serial', retries: 3, error: expect.stringMatching(/^ModelThrottledError/) });
+    expect(result.steps[0]).toMatchObject({
+      name: '01-extract-serial',
+      retries: 3,
+      error: expect.stringMatching(/^ModelThrottledError/),
+    });
     expect(result.steps.at(-1)!.name).toBe('04-out-of-scope');
     expect(result.outbox).toHaveLength(1);
     expect(result.outbox[0]!.body).toContain('a member of our support team will review it');
@@ -41,10 +55,23 @@ describe('fault injection', () => {
   });
 
   it('retries a step that crashed after opening the ticket: still one ticket and one confirmation', async () => {
-    const s = await start({ faults: { '03a-valid-warranty': { crashAfterSideEffect: true, error: { name: 'ToolUnavailableError', message: 'crashed' }, times: 1 } } });
+    const s = await start({
+      faults: {
+        '03a-valid-warranty': {
+          crashAfterSideEffect: true,
+          error: { name: 'ToolUnavailableError', message: 'crashed' },
+          times: 1,
+        },
+      },
+    });
     const result = await s.deliverEmail(claim('crash-ticket'), 'crash-ticket.eml');
     expect(result.status).toBe('SUCCEEDED');
-    expect(result.steps.map((x) => x.name)).toEqual(['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation']);
+    expect(result.steps.map((x) => x.name)).toEqual([
+      '01-extract-serial',
+      '02-check-warranty',
+      '03a-valid-warranty',
+      '05-send-confirmation',
+    ]);
     expect(result.steps[2]).toMatchObject({ retries: 1 });
     const opened = await tickets(s);
     expect(opened).toHaveLength(1);
@@ -54,7 +81,11 @@ describe('fault injection', () => {
   });
 
   it('retries a step that crashed after sending the reply: still one mail', async () => {
-    const s = await start({ faults: { '05-send-confirmation': { crashAfterSideEffect: true, error: { name: 'Lambda.ServiceException' }, times: 2 } } });
+    const s = await start({
+      faults: {
+        '05-send-confirmation': { crashAfterSideEffect: true, error: { name: 'Lambda.ServiceException' }, times: 2 },
+      },
+    });
     const result = await s.deliverEmail(claim('crash-mail'), 'crash-mail.eml');
     expect(result.status).toBe('SUCCEEDED');
     expect(result.steps.at(-1)).toMatchObject({ name: '05-send-confirmation', retries: 2 });

@@ -1,26 +1,37 @@
 /** State under 256 KiB is the state-size guard's (state-size tests); history under 25,000 events is this bound's. */
 import { describe, expect, it } from 'vitest';
-import { synthProject } from '../../src/local/synth.ts';
 import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+import { synthProject } from '../../src/local/synth.ts';
 import { recordFigure } from './figures.ts';
 import { HISTORY_EVENT_LIMIT, worstCaseHistoryEvents } from './history.ts';
 
 const app = await synthProject('prod');
 
 describe('execution history', () => {
-  it.each(listWorkflows())('%s: the worst case (every retry exhausted at every step up to the breaker) stays under 25,000 events', (workflow) => {
-    const { definition } = app.stateMachines.find((m) => m.workflowName === workflow)!;
-    const def = loadWorkflow(workflow);
-    const samples = Math.max(0, ...def.steps.map((s) => s.consensus?.samples ?? 0));
-    const bound = worstCaseHistoryEvents(definition, def.manifest.maxSteps, samples);
-    expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
-    recordFigure(`history bound (${workflow})`, `at most ${bound} events per execution (limit ${HISTORY_EVENT_LIMIT})`);
-  });
+  it.each(listWorkflows())(
+    '%s: the worst case (every retry exhausted at every step up to the breaker) stays under 25,000 events',
+    (workflow) => {
+      const { definition } = app.stateMachines.find((m) => m.workflowName === workflow)!;
+      const def = loadWorkflow(workflow);
+      const samples = Math.max(0, ...def.steps.map((s) => s.consensus?.samples ?? 0));
+      const bound = worstCaseHistoryEvents(definition, def.manifest.maxSteps, samples);
+      expect(bound).toBeLessThan(HISTORY_EVENT_LIMIT);
+      recordFigure(
+        `history bound (${workflow})`,
+        `at most ${bound} events per execution (limit ${HISTORY_EVENT_LIMIT})`,
+      );
+    },
+  );
 
   it('counts retries, visits and the states the bound cannot cover', () => {
     const task = (retries: number[]) => ({ Type: 'Task', Retry: retries.map((MaxAttempts) => ({ MaxAttempts })) });
     // Two visits, each charged the Task (2 + 3 * 1 attempt) and the Pass and Choice (2 each).
-    expect(worstCaseHistoryEvents({ States: { S: { Type: 'Pass' }, A: task([]), R: { Type: 'Choice' }, D: { Type: 'Succeed' } } }, 1)).toBe(2 + 2 * (5 + 4) + 2);
+    expect(
+      worstCaseHistoryEvents(
+        { States: { S: { Type: 'Pass' }, A: task([]), R: { Type: 'Choice' }, D: { Type: 'Succeed' } } },
+        1,
+      ),
+    ).toBe(2 + 2 * (5 + 4) + 2);
     // Eleven visits of a Task with 1 + 3 + 6 attempts.
     expect(worstCaseHistoryEvents({ States: { A: task([3, 6]) } }, 10)).toBe(2 + 11 * (2 + 30) + 2);
     expect(() => worstCaseHistoryEvents({ States: { M: { Type: 'Map' } } }, 10)).toThrow(/Map/);

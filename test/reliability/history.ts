@@ -27,8 +27,12 @@ export function worstCaseHistoryEvents(asl: Json, maxSteps: number, mapItems = 0
   let perItem = 0;
   for (const map of maps) {
     const inner = Object.values<Json>((map.ItemProcessor ?? map.Iterator)?.States ?? {});
-    if (inner.some((s) => !['Task', 'Pass', 'Succeed', 'Fail'].includes(s.Type))) throw new Error('the history bound does not cover nested control flow in a Map');
-    perItem = Math.max(perItem, 2 /* iteration started, succeeded */ + inner.reduce((n, s) => n + (s.Type === 'Task' ? taskEvents(s) : 2), 0));
+    if (inner.some((s) => !['Task', 'Pass', 'Succeed', 'Fail'].includes(s.Type)))
+      throw new Error('the history bound does not cover nested control flow in a Map');
+    perItem = Math.max(
+      perItem,
+      2 /* iteration started, succeeded */ + inner.reduce((n, s) => n + (s.Type === 'Task' ? taskEvents(s) : 2), 0),
+    );
   }
   if (maps.length && !mapItems) throw new Error('a definition with Map states needs its item count');
   const busiestTask = Math.max(...states.filter((s) => s.Type === 'Task').map(taskEvents));

@@ -5,12 +5,12 @@
  * regenerates once (max_retries 1) and then sends the fallback template, never the unjudged reply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
-import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import { OfflineModel } from '../../src/runtime/offline-model.ts';
-import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../src/runtime/models/port.ts';
-import { ROUTE_TOOL, readStepContext } from '../../src/runtime/steps/prompt.ts';
 import { agentDir, loadAgent } from '../../lambdas/workflows/turn-pipeline/agent.ts';
+import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
+import { type RunResult, WorkflowSession } from '../../src/local/workflow-session.ts';
+import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../src/runtime/models/port.ts';
+import { OfflineModel } from '../../src/runtime/offline-model.ts';
+import { ROUTE_TOOL, readStepContext } from '../../src/runtime/steps/prompt.ts';
 import { recordFigure } from './figures.ts';
 
 const def = loadWorkflow('turn-pipeline');
@@ -21,7 +21,14 @@ const [FIRST, SECOND] = def.steps.find((s) => s.name === '08-judge')!.models!;
 let answers: Record<string, unknown> = {};
 
 const route = (verdicts: unknown): ConverseResponse => ({
-  output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 'j1', name: ROUTE_TOOL, input: { next: '09-enforce', reason: 'judged', verdicts } } }] } },
+  output: {
+    message: {
+      role: 'assistant',
+      content: [
+        { toolUse: { toolUseId: 'j1', name: ROUTE_TOOL, input: { next: '09-enforce', reason: 'judged', verdicts } } },
+      ],
+    },
+  },
   stopReason: 'tool_use',
   usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
 });
@@ -40,7 +47,12 @@ function scripted(modelId?: string): ModelProvider {
 
 let session: WorkflowSession;
 beforeAll(async () => {
-  session = await WorkflowSession.start({ workflow: 'turn-pipeline', historyDir: false, logLevel: 'SILENT', services: { model: scripted() } });
+  session = await WorkflowSession.start({
+    workflow: 'turn-pipeline',
+    historyDir: false,
+    logLevel: 'SILENT',
+    services: { model: scripted() },
+  });
 }, 120_000);
 afterAll(async () => session?.close());
 
@@ -52,18 +64,40 @@ const fallback = loadAgent(agentDir(def.dir), def.manifest.tools).enforcement.fa
 describe('a judge without a verdict (missing_verdict: fail, the default)', () => {
   it('regenerates once, then sends the fallback template when a judge gives no verdict', async () => {
     answers = { [FIRST!]: ok, [SECOND!]: {} };
-    const run = await session.runInput({ sessionId: 'judge-missing', message: 'I want a refund for order A-10234' }, 'missing.json');
+    const run = await session.runInput(
+      { sessionId: 'judge-missing', message: 'I want a refund for order A-10234' },
+      'missing.json',
+    );
     expect(run.status).toBe('SUCCEEDED');
     const from = names(run).indexOf('07-generate');
-    expect(names(run).slice(from)).toEqual(['07-generate', '08-judge', '09-enforce', '07-generate', '08-judge', '09-enforce', '10-persist']);
-    expect(run.steps[from + 2]).toMatchObject({ next: '07-generate', fields: { attempt: 1, violations: expect.arrayContaining([expect.stringContaining(`${SECOND}: no verdict from the judge (missing_verdict: fail)`)]) } });
+    expect(names(run).slice(from)).toEqual([
+      '07-generate',
+      '08-judge',
+      '09-enforce',
+      '07-generate',
+      '08-judge',
+      '09-enforce',
+      '10-persist',
+    ]);
+    expect(run.steps[from + 2]).toMatchObject({
+      next: '07-generate',
+      fields: {
+        attempt: 1,
+        violations: expect.arrayContaining([
+          expect.stringContaining(`${SECOND}: no verdict from the judge (missing_verdict: fail)`),
+        ]),
+      },
+    });
     expect(last(run)).toMatchObject({ outcome: 'fallback', reply: fallback });
     recordFigure('judge without a verdict', 'refused');
   }, 120_000);
 
   it('treats an unparsable verdict the same way', async () => {
     answers = { [FIRST!]: { 'stay-polite': 'looks fine to me', grounding: { passed: 'yes' } }, [SECOND!]: ok };
-    const run = await session.runInput({ sessionId: 'judge-garbled', message: 'I want a refund for order A-10234' }, 'garbled.json');
+    const run = await session.runInput(
+      { sessionId: 'judge-garbled', message: 'I want a refund for order A-10234' },
+      'garbled.json',
+    );
     expect(names(run).filter((n) => n === '07-generate')).toHaveLength(2);
     expect(run.steps.find((s) => s.name === '09-enforce')!.fields.violations).toEqual(
       expect.arrayContaining([expect.stringContaining(`${FIRST}: an unparsable verdict from the judge`)]),
@@ -73,7 +107,10 @@ describe('a judge without a verdict (missing_verdict: fail, the default)', () =>
 
   it('answers when every judge of the panel gives a passing verdict', async () => {
     answers = { [FIRST!]: ok, [SECOND!]: ok };
-    const run = await session.runInput({ sessionId: 'judge-ok', message: 'I want a refund for order A-10234' }, 'ok.json');
+    const run = await session.runInput(
+      { sessionId: 'judge-ok', message: 'I want a refund for order A-10234' },
+      'ok.json',
+    );
     expect(names(run).filter((n) => n === '08-judge')).toHaveLength(1);
     expect(run.steps.find((s) => s.name === '08-judge')!.usage!.modelCalls).toBe(2);
     expect(last(run).outcome).toBe('answered');

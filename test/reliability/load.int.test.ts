@@ -6,8 +6,8 @@
  * (never asserted: timing depends on the machine).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
 import { loadAgentConfig } from '../../src/definitions/lifecycle/loader.ts';
+import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
 import { WorkflowSession } from '../../src/local/workflow-session.ts';
 import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { recordFigure } from './figures.ts';
@@ -18,7 +18,9 @@ describe('load helpers', () => {
     const mails = loadEmails(20);
     expect(new Set(mails.map((m) => /^Message-ID: (.*)$/im.exec(m.raw)![1])).size).toBe(20);
     const values = Array.from({ length: 100 }, (_, i) => i + 1);
-    expect([percentile(values, 50), percentile(values, 95), percentile(values, 99), percentile([], 50)]).toEqual([50, 95, 99, 0]);
+    expect([percentile(values, 50), percentile(values, 95), percentile(values, 99), percentile([], 50)]).toEqual([
+      50, 95, 99, 0,
+    ]);
   });
 });
 
@@ -48,7 +50,9 @@ describe('lead load', () => {
     expect(events[3]!.time > events[0]!.time).toBe(true);
   });
 
-  it('applies 2,000 lead events put 100 at a time: none lost, every lead equal to a sequential replay of its log', { timeout: 600_000 }, async () => {
+  it('applies 2,000 lead events put 100 at a time: none lost, every lead equal to a sequential replay of its log', {
+    timeout: 600_000,
+  }, async () => {
     const agentConfig = loadAgentConfig('attend-meeting', 'lead-lifecycle');
     session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', agentConfig });
     const report = await runLeadLoad(session, leadEvents(2000, 100), agentConfig);

@@ -10,13 +10,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
-import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
-import { WorkflowSession, type RunResult } from '../../src/local/workflow-session.ts';
+import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import type { AgentConfig } from '../../src/definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent, LoggedEvent } from '../../src/definitions/lifecycle/schema.ts';
+import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
+import { type RunResult, WorkflowSession } from '../../src/local/workflow-session.ts';
 import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
-import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
 
 const SAMPLES = join(STATEMACHINES_DIR, 'warranty-email/samples');
 
@@ -52,7 +52,11 @@ export interface LoadReport {
 }
 
 /** Deliver `count` emails, at most `concurrency` at a time, and account for every one. */
-export async function runEmailLoad(session: WorkflowSession, count: number, concurrency: number = count): Promise<LoadReport> {
+export async function runEmailLoad(
+  session: WorkflowSession,
+  count: number,
+  concurrency: number = count,
+): Promise<LoadReport> {
   const emails = loadEmails(count);
   const latencies: number[] = [];
   const results: RunResult[] = new Array(count);
@@ -91,7 +95,9 @@ export async function runEmailLoad(session: WorkflowSession, count: number, conc
 
 /** One line: `300 emails, 0 unaccounted (SUCCEEDED 258, REJECTED 42), 12.3/s, p50 …`. */
 export function formatLoad(r: LoadReport): string {
-  const statuses = Object.entries(r.statuses).map(([s, n]) => `${s} ${n}`).join(', ');
+  const statuses = Object.entries(r.statuses)
+    .map(([s, n]) => `${s} ${n}`)
+    .join(', ');
   return `${r.emails} emails, ${r.unaccounted.length} unaccounted (${statuses}), ${r.perSecond}/s, p50 ${r.p50Ms} ms, p95 ${r.p95Ms} ms, p99 ${r.p99Ms} ms`;
 }
 
@@ -110,7 +116,11 @@ export interface LeadLoadReport {
 }
 
 /** `count` lead events over `leads` leads, types in a fixed rotation (some refused in most states: those must be logged too). */
-export function leadEvents(count: number, leads: number, t0: number = Date.parse('2026-11-21T09:00:00Z')): LifecycleEvent[] {
+export function leadEvents(
+  count: number,
+  leads: number,
+  t0: number = Date.parse('2026-11-21T09:00:00Z'),
+): LifecycleEvent[] {
   const types = loadLifecycle('lead-lifecycle').events.filter((t) => t !== 'crm.state_set');
   return Array.from({ length: count }, (_, i) => ({
     id: `load-${i}`,
@@ -120,14 +130,20 @@ export function leadEvents(count: number, leads: number, t0: number = Date.parse
   }));
 }
 
-const isRaised = (e: LoggedEvent) => e.detail?.triggeredBy !== undefined && e.id === `${String(e.detail.triggeredBy)}:${e.type}`;
+const isRaised = (e: LoggedEvent) =>
+  e.detail?.triggeredBy !== undefined && e.id === `${String(e.detail.triggeredBy)}:${e.type}`;
 
 /**
  * Put the events on the bus `concurrency` at a time (each wave delivered concurrently, as EventBridge
  * would), wait for every delivery, and check each lead against a sequential replay of its log.
  * @param config the agent config the session applies (the replay needs the same)
  */
-export async function runLeadLoad(session: LifecycleSession, events: readonly LifecycleEvent[], config: AgentConfig, concurrency = 100): Promise<LeadLoadReport> {
+export async function runLeadLoad(
+  session: LifecycleSession,
+  events: readonly LifecycleEvent[],
+  config: AgentConfig,
+  concurrency = 100,
+): Promise<LeadLoadReport> {
   const before = session.executions.length;
   const started = performance.now();
   for (let i = 0; i < events.length; i += concurrency) {
@@ -136,7 +152,9 @@ export async function runLeadLoad(session: LifecycleSession, events: readonly Li
   }
   const wallMs = performance.now() - started;
   const executions = session.executions.slice(before);
-  const durations = executions.map((e) => (e.stopDate?.getTime() ?? e.startDate.getTime()) - e.startDate.getTime()).sort((a, b) => a - b);
+  const durations = executions
+    .map((e) => (e.stopDate?.getTime() ?? e.startDate.getTime()) - e.startDate.getTime())
+    .sort((a, b) => a - b);
   const unaccounted: string[] = [];
   const byLead = new Map<string, Set<string>>();
   for (const e of events) (byLead.get(e.entityId) ?? byLead.set(e.entityId, new Set()).get(e.entityId)!).add(e.id);
@@ -149,10 +167,15 @@ export async function runLeadLoad(session: LifecycleSession, events: readonly Li
     for (const id of sent) if (!logged.has(id)) unaccounted.push(`${entityId}: event ${id} not in the log`);
     if (triggers.length !== logged.size) unaccounted.push(`${entityId}: an event logged twice`);
     let replayed = initialSnapshot(def);
-    for (const { id, type, time, detail } of triggers) replayed = applyEvent(def, replayed, { id, entityId, type, time, ...(detail && { detail }) }, config).snapshot;
-    if (JSON.stringify(replayed) !== JSON.stringify(snapshot)) unaccounted.push(`${entityId}: the final state differs from a sequential replay of its log`);
+    for (const { id, type, time, detail } of triggers)
+      replayed = applyEvent(def, replayed, { id, entityId, type, time, ...(detail && { detail }) }, config).snapshot;
+    if (JSON.stringify(replayed) !== JSON.stringify(snapshot))
+      unaccounted.push(`${entityId}: the final state differs from a sequential replay of its log`);
   }
-  for (const failed of executions.filter((e) => e.status !== 'SUCCEEDED').slice(0, 5)) unaccounted.push(`execution ${failed.name}: ${failed.error?.Error ?? failed.status}: ${failed.error?.Cause?.slice(0, 200) ?? ''}`);
+  for (const failed of executions.filter((e) => e.status !== 'SUCCEEDED').slice(0, 5))
+    unaccounted.push(
+      `execution ${failed.name}: ${failed.error?.Error ?? failed.status}: ${failed.error?.Cause?.slice(0, 200) ?? ''}`,
+    );
   return {
     events: events.length,
     leads: byLead.size,
@@ -179,10 +202,17 @@ const positive = (value: string) => {
 
 async function main(argv: string[]): Promise<number> {
   const opts = new Command('load')
-    .description('Deliver many warranty emails concurrently through one local session and print throughput and latency.')
+    .description(
+      'Deliver many warranty emails concurrently through one local session and print throughput and latency.',
+    )
     .option('--emails <n>', 'how many emails', positive, 2000)
     .option('--concurrency <n>', 'deliveries in flight at once', positive, 200)
-    .option('--lead-events <n>', 'lead events put on the leads bus at once (0: none)', (v) => (v === '0' ? 0 : positive(v)), 0)
+    .option(
+      '--lead-events <n>',
+      'lead events put on the leads bus at once (0: none)',
+      (v) => (v === '0' ? 0 : positive(v)),
+      0,
+    )
     .option('--leads <n>', 'leads the lead events are spread over', positive, 100)
     .parse(argv, { from: 'user' })
     .opts<{ emails: number; concurrency: number; leadEvents: number; leads: number }>();
@@ -211,4 +241,5 @@ async function main(argv: string[]): Promise<number> {
   return failed ? 1 : 0;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) process.exitCode = await main(process.argv.slice(2));
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href)
+  process.exitCode = await main(process.argv.slice(2));

@@ -1,21 +1,39 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatReport, readFigures, RELIABILITY_TESTS } from './report.ts';
-import { existsSync } from 'node:fs';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { formatReport, RELIABILITY_TESTS, readFigures } from './report.ts';
 
 describe('the reliability report', () => {
   it('prints one line per guarantee, the last figure of each, and names a missing headline figure', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'figures-')), 'figures.jsonl');
     writeFileSync(
       file,
-      ['{"guarantee":"injection","figure":"1/116 escaped"}', '{"guarantee":"load","figure":"300 emails"}', '{"guarantee":"injection","figure":"0/116 escaped"}', ''].join('\n'),
+      [
+        '{"guarantee":"injection","figure":"1/116 escaped"}',
+        '{"guarantee":"load","figure":"300 emails"}',
+        '{"guarantee":"injection","figure":"0/116 escaped"}',
+        '',
+      ].join('\n'),
     );
     expect(formatReport(readFigures(file))).toEqual({
-      lines: ['load: 300 emails', 'injection: 0/116 escaped', 'hostile-model: not measured', 'hostile replies quoting the sender: not measured', 'concurrent resumes: not measured', 'oversize lead events: not measured', 'judge without a verdict: not measured'],
-      missing: ['hostile-model', 'hostile replies quoting the sender', 'concurrent resumes', 'oversize lead events', 'judge without a verdict'],
+      lines: [
+        'load: 300 emails',
+        'injection: 0/116 escaped',
+        'hostile-model: not measured',
+        'hostile replies quoting the sender: not measured',
+        'concurrent resumes: not measured',
+        'oversize lead events: not measured',
+        'judge without a verdict: not measured',
+      ],
+      missing: [
+        'hostile-model',
+        'hostile replies quoting the sender',
+        'concurrent resumes',
+        'oversize lead events',
+        'judge without a verdict',
+      ],
     });
   });
 
@@ -33,10 +51,21 @@ describe('the reliability report', () => {
 
 describe('docs/guarantees.md', () => {
   const doc = readFileSync(join(PROJECT_ROOT, 'docs/guarantees.md'), 'utf8');
-  const rows = [...doc.matchAll(/^\| `(test\/[^`]+)`[^|]*\| (.+) \|$/gm)].map(([, file, name]) => ({ file: file!, name: name! }));
+  const rows = [...doc.matchAll(/^\| `(test\/[^`]+)`[^|]*\| (.+) \|$/gm)].map(([, file, name]) => ({
+    file: file!,
+    name: name!,
+  }));
 
   it('names every guarantee of the issue, and the figures lines', () => {
-    for (const heading of ['Exactly one effect per inbound email and per CRM event', 'No lost lead update', 'No silent event loss', 'Routing never leaves the declared graph', 'Tool arguments that matter come from state', 'State under 256 KB and history under 25,000 events', 'Every refusal recorded with a reason'])
+    for (const heading of [
+      'Exactly one effect per inbound email and per CRM event',
+      'No lost lead update',
+      'No silent event loss',
+      'Routing never leaves the declared graph',
+      'Tool arguments that matter come from state',
+      'State under 256 KB and history under 25,000 events',
+      'Every refusal recorded with a reason',
+    ])
       expect(doc).toContain(heading);
     expect(doc).toContain('`injection: E/N escaped`');
     expect(doc).toContain('`hostile-model: E/N escaped`');
@@ -50,7 +79,10 @@ describe('docs/guarantees.md', () => {
     for (const { file, name } of rows) {
       const text = readFileSync(join(PROJECT_ROOT, file), 'utf8');
       // A trailing "(...)" says what the test shows; "/" and ";" separate several tests; `<x>` stands for a parameter.
-      const parts = name.replace(/ \([^()]*\)$/, '').split(/ \/ |; /).filter((p) => !p.includes('<'));
+      const parts = name
+        .replace(/ \([^()]*\)$/, '')
+        .split(/ \/ |; /)
+        .filter((p) => !p.includes('<'));
       for (const part of parts) expect(text, `${file}: "${part}"`).toContain(part);
     }
   });

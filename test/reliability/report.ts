@@ -41,7 +41,14 @@ export const RELIABILITY_TESTS = [
 ] as const;
 
 /** Figures every full run must print. */
-export const HEADLINE_FIGURES = ['injection', 'hostile-model', 'hostile replies quoting the sender', 'concurrent resumes', 'oversize lead events', 'judge without a verdict'] as const;
+export const HEADLINE_FIGURES = [
+  'injection',
+  'hostile-model',
+  'hostile replies quoting the sender',
+  'concurrent resumes',
+  'oversize lead events',
+  'judge without a verdict',
+] as const;
 
 const Figure = z.object({ guarantee: z.string().min(1), figure: z.string() });
 
@@ -58,7 +65,10 @@ export function readFigures(file: string = FIGURES_FILE): Map<string, string> {
 }
 
 /** One line per guarantee (`injection: 0/116 escaped`), and the headline figures that are missing. */
-export function formatReport(figures: Map<string, string>, headline: readonly string[] = HEADLINE_FIGURES): { lines: string[]; missing: string[] } {
+export function formatReport(
+  figures: Map<string, string>,
+  headline: readonly string[] = HEADLINE_FIGURES,
+): { lines: string[]; missing: string[] } {
   const missing = headline.filter((g) => !figures.has(g));
   const lines = [...figures].map(([guarantee, figure]) => `${guarantee}: ${figure}`);
   return { lines: [...lines, ...missing.map((g) => `${g}: not measured`)], missing };
@@ -66,11 +76,15 @@ export function formatReport(figures: Map<string, string>, headline: readonly st
 
 function main(args: string[]): number {
   rmSync(FIGURES_FILE, { force: true });
-  const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...RELIABILITY_TESTS, ...args], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...RELIABILITY_TESTS, ...args], {
+    cwd: PROJECT_ROOT,
+    stdio: 'inherit',
+  });
   const { lines, missing } = formatReport(readFigures());
   console.log(['', 'Reliability figures (docs/guarantees.md):', ...lines.map((l) => `  ${l}`)].join('\n'));
   // A filtered run (`-- -t ...`) measures only part: then a missing headline figure is expected.
   return run.status !== 0 ? (run.status ?? 1) : missing.length && args.length === 0 ? 1 : 0;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) process.exitCode = main(process.argv.slice(2));
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href)
+  process.exitCode = main(process.argv.slice(2));

@@ -12,11 +12,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { allStacks, synthApp, type Json } from '../cdk/template.ts';
+import { allStacks, type Json, synthApp } from '../cdk/template.ts';
 import { recordFigure } from './figures.ts';
 
 const refersTo = (value: unknown, logicalId: string) => JSON.stringify(value ?? null).includes(`"${logicalId}"`);
@@ -27,29 +27,42 @@ export function baselineProblems(template: Json): string[] {
   const of = (type: string) => resources.filter(([, r]) => r.Type === type);
   const problems: string[] = [];
   for (const [id, table] of of('AWS::DynamoDB::Table')) {
-    if (table.Properties?.SSESpecification?.SSEEnabled !== true) problems.push(`${id}: table without server-side encryption with KMS (SSESpecification)`);
-    if (table.Properties?.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled !== true) problems.push(`${id}: table without point-in-time recovery`);
+    if (table.Properties?.SSESpecification?.SSEEnabled !== true)
+      problems.push(`${id}: table without server-side encryption with KMS (SSESpecification)`);
+    if (table.Properties?.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled !== true)
+      problems.push(`${id}: table without point-in-time recovery`);
   }
   for (const [id, bucket] of of('AWS::S3::Bucket')) {
     const block = bucket.Properties?.PublicAccessBlockConfiguration ?? {};
-    if (!['BlockPublicAcls', 'BlockPublicPolicy', 'IgnorePublicAcls', 'RestrictPublicBuckets'].every((k) => block[k] === true)) problems.push(`${id}: bucket does not block public access`);
+    if (
+      !['BlockPublicAcls', 'BlockPublicPolicy', 'IgnorePublicAcls', 'RestrictPublicBuckets'].every(
+        (k) => block[k] === true,
+      )
+    )
+      problems.push(`${id}: bucket does not block public access`);
     const tlsOnly = of('AWS::S3::BucketPolicy').some(
       ([, p]) =>
         refersTo(p.Properties?.Bucket, id) &&
-        (p.Properties?.PolicyDocument?.Statement ?? []).some((s: Json) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false'),
+        (p.Properties?.PolicyDocument?.Statement ?? []).some(
+          (s: Json) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
+        ),
     );
     if (!tlsOnly) problems.push(`${id}: bucket accepts requests without TLS`);
   }
-  for (const [id, group] of of('AWS::Logs::LogGroup')) if (group.Properties?.RetentionInDays === undefined) problems.push(`${id}: log group kept forever`);
+  for (const [id, group] of of('AWS::Logs::LogGroup'))
+    if (group.Properties?.RetentionInDays === undefined) problems.push(`${id}: log group kept forever`);
   for (const [id, fn] of of('AWS::Lambda::Function')) {
     const group = fn.Properties?.LoggingConfig?.LogGroup;
-    if (!group || !of('AWS::Logs::LogGroup').some(([gid]) => refersTo(group, gid))) problems.push(`${id}: function logs to an implicit log group (no retention)`);
+    if (!group || !of('AWS::Logs::LogGroup').some(([gid]) => refersTo(group, gid)))
+      problems.push(`${id}: function logs to an implicit log group (no retention)`);
   }
   const alarms = of('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties ?? {});
   for (const [id] of of('AWS::StepFunctions::StateMachine'))
-    if (!alarms.some((a) => a.MetricName === 'ExecutionsFailed' && refersTo(a.Dimensions, id))) problems.push(`${id}: no alarm on failed executions`);
+    if (!alarms.some((a) => a.MetricName === 'ExecutionsFailed' && refersTo(a.Dimensions, id)))
+      problems.push(`${id}: no alarm on failed executions`);
   for (const [id] of of('AWS::SQS::Queue'))
-    if (!alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && refersTo(a.Dimensions, id))) problems.push(`${id}: no alarm on the queue's depth`);
+    if (!alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && refersTo(a.Dimensions, id)))
+      problems.push(`${id}: no alarm on the queue's depth`);
   return problems;
 }
 
@@ -65,25 +78,34 @@ describe.each(['dev', 'prod'])('the %s app', (env) => {
     const stack = all.find(([n]) => n === name)![1];
     const findings = new AwsSolutionsChecks()
       .validateScope(stack)
-      .violations.flatMap((v) => v.violatingResources.map((r) => `${v.severity} ${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`));
+      .violations.flatMap((v) =>
+        v.violatingResources.map((r) => `${v.severity} ${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`),
+      );
     expect(findings).toEqual([]);
   });
 
   it.each(all.map(([name]) => name))('%s: encryption, PITR, public access, TLS, log retention and alarms', (name) => {
     const template = Template.fromStack(all.find(([n]) => n === name)![1]).toJSON();
     expect(baselineProblems(template)).toEqual([]);
-    if (env === 'prod') recordFigure(`security baseline (${name})`, `${Object.keys(template.Resources).length} resources, 0 findings`);
+    if (env === 'prod')
+      recordFigure(`security baseline (${name})`, `${Object.keys(template.Resources).length} resources, 0 findings`);
   });
 });
 
 describe('baselineProblems', () => {
   it('names every omission of a stack that ignores the baseline', () => {
     const stack = new Stack(new App(), 'Careless');
-    new dynamodb.CfnTable(stack, 'Table', { keySchema: [{ attributeName: 'pk', keyType: 'HASH' }], attributeDefinitions: [{ attributeName: 'pk', attributeType: 'S' }], billingMode: 'PAY_PER_REQUEST' });
+    new dynamodb.CfnTable(stack, 'Table', {
+      keySchema: [{ attributeName: 'pk', keyType: 'HASH' }],
+      attributeDefinitions: [{ attributeName: 'pk', attributeType: 'S' }],
+      billingMode: 'PAY_PER_REQUEST',
+    });
     new s3.Bucket(stack, 'Bucket', { blockPublicAccess: s3.BlockPublicAccess.BLOCK_ACLS });
     new logs.LogGroup(stack, 'Logs', { retention: logs.RetentionDays.INFINITE });
     new sqs.Queue(stack, 'DeadLetters');
-    new sfn.StateMachine(stack, 'Machine', { definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'P')) });
+    new sfn.StateMachine(stack, 'Machine', {
+      definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'P')),
+    });
     const problems = baselineProblems(Template.fromStack(stack).toJSON());
     expect(problems.map((p) => p.replace(/^\w+: /, ''))).toEqual([
       'table without server-side encryption with KMS (SSESpecification)',

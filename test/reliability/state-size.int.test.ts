@@ -7,8 +7,8 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STATE_BUDGET_BYTES } from '../../src/runtime/offload.ts';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { STATE_BUDGET_BYTES } from '../../src/runtime/offload.ts';
 import { copyProject, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { recordFigure } from './figures.ts';
@@ -19,19 +19,38 @@ describe('the state-size guard', () => {
   let dir: string;
   beforeAll(() => {
     dir = copyProject(tempDir());
-    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/big-output'), dir, { recursive: true, filter: (src) => !src.endsWith('README.md') });
+    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/big-output'), dir, {
+      recursive: true,
+      filter: (src) => !src.endsWith('README.md'),
+    });
   });
 
-  it('completes a step that returns 1 MiB: the state holds a pointer, the next step reads the value', { timeout: 240_000 }, async () => {
+  it('completes a step that returns 1 MiB: the state holds a pointer, the next step reads the value', {
+    timeout: 240_000,
+  }, async () => {
     writeFileSync(join(dir, 'inputs.jsonl'), `${JSON.stringify({ kib: 1024 })}\n${JSON.stringify({ kib: 8 })}\n`);
     const ran = await stepwise(dir, 'run', 'big-output', '--input', 'inputs.jsonl', '--json');
     expect(ran.code, ran.err).toBe(0);
-    const [big, small] = JSON.parse(ran.out) as { status: string; steps: { name: string; fields: Record<string, any> }[]; output: any }[];
+    const [big, small] = JSON.parse(ran.out) as {
+      status: string;
+      steps: { name: string; fields: Record<string, any> }[];
+      output: any;
+    }[];
 
     expect(big!.status).toBe('SUCCEEDED');
     expect(big!.steps.map((s) => s.name)).toEqual(['01-produce', '02-consume']);
     const [produce, consume] = big!.steps;
-    expect(produce!.fields).toEqual({ report: { $offloaded: { key: expect.stringMatching(/^VAL#0001#01-produce#report#/), chunks: 4, bytes: 1024 * 1024 + 1024 * 16 + 2 /* JSON: quotes and an escaped newline per line */, sha256: expect.any(String) } }, label: 'inline' });
+    expect(produce!.fields).toEqual({
+      report: {
+        $offloaded: {
+          key: expect.stringMatching(/^VAL#0001#01-produce#report#/),
+          chunks: 4,
+          bytes: 1024 * 1024 + 1024 * 16 + 2 /* JSON: quotes and an escaped newline per line */,
+          sha256: expect.any(String),
+        },
+      },
+      label: 'inline',
+    });
     expect(consume!.fields).toEqual({ reportChars: 1024 * 1024, reportEnd: `line 00016383 ${'x'.repeat(49)}\n` });
     // The final state carries the pointer, not the megabyte.
     const stateBytes = Buffer.byteLength(JSON.stringify(big!.output), 'utf8');
@@ -41,6 +60,9 @@ describe('the state-size guard', () => {
     expect(small!.status).toBe('SUCCEEDED');
     expect(small!.steps[0]!.fields.report).toHaveLength(8 * 1024);
     expect(small!.steps[1]!.fields.reportChars).toBe(8 * 1024);
-    recordFigure('state size', `a 1 MiB step output completed with a ${stateBytes}-byte final state (budget ${STATE_BUDGET_BYTES} bytes, limit 262144)`);
+    recordFigure(
+      'state size',
+      `a 1 MiB step output completed with a ${stateBytes}-byte final state (budget ${STATE_BUDGET_BYTES} bytes, limit 262144)`,
+    );
   });
 });

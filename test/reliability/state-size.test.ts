@@ -1,15 +1,22 @@
 /** The state-size guard's pieces: offloading past the budget, resolving pointers, and the step handler between them. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../../src/runtime/step-handler/handler.ts';
-import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
+import sendEmail from '../../lambdas/workflows/warranty-email/tools/send-email.ts';
 import { StateTooLargeError } from '../../src/core/errors.ts';
+import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
-import { isOffloaded, memoryValueStore, offloadLargeFields, payloadBytes, resolveOffloaded, type Offloaded } from '../../src/runtime/offload.ts';
 import type { ConverseRequest, ModelProvider } from '../../src/runtime/models/port.ts';
+import {
+  isOffloaded,
+  memoryValueStore,
+  type Offloaded,
+  offloadLargeFields,
+  payloadBytes,
+  resolveOffloaded,
+} from '../../src/runtime/offload.ts';
+import { createHandler } from '../../src/runtime/step-handler/handler.ts';
 import { readStepContext } from '../../src/runtime/steps/prompt.ts';
 import type { Toolbox } from '../../src/runtime/tools/types.ts';
-import sendEmail from '../../lambdas/workflows/warranty-email/tools/send-email.ts';
 
 const usage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
 const output = (fields: Record<string, unknown>, earlier: Record<string, unknown> = {}): StepOutput => ({
@@ -50,7 +57,11 @@ describe('offloadLargeFields', () => {
     // `old` was never stored in this store: a pointer without its value is an error, not a silent undefined.
     expect(resolved).toBeInstanceOf(StateTooLargeError);
     const { old: _, ...mine } = guarded.data;
-    expect(await resolveOffloaded(mine, () => store, 'exec-1')).toEqual({ huge: big.fields.huge, medium: big.fields.medium, tiny: 't' });
+    expect(await resolveOffloaded(mine, () => store, 'exec-1')).toEqual({
+      huge: big.fields.huge,
+      medium: big.fields.medium,
+      tiny: 't',
+    });
   });
 
   it('writes the same items when a step is retried with the same output', async () => {
@@ -70,12 +81,19 @@ describe('offloadLargeFields', () => {
   it('measures what the handler returns: tool results its summary drops (prod) do not count', async () => {
     const big = { ...output({}), toolCalls: [{ tool: 't', args: {}, result: 'r'.repeat(100 * 1024) }] };
     const summary = (o: StepOutput) => payloadBytes({ ...o, toolCalls: o.toolCalls.map(({ tool }) => ({ tool })) });
-    expect(await offloadLargeFields(big, () => memoryValueStore(), 'exec-1', 64 * 1024, summary)).toEqual({ output: big, moved: [] });
+    expect(await offloadLargeFields(big, () => memoryValueStore(), 'exec-1', 64 * 1024, summary)).toEqual({
+      output: big,
+      moved: [],
+    });
   });
 
   it('detects an altered value', async () => {
     const store = memoryValueStore();
-    const { output: guarded } = await offloadLargeFields(output({ huge: 'h'.repeat(100 * 1024) }), () => store, 'exec-1');
+    const { output: guarded } = await offloadLargeFields(
+      output({ huge: 'h'.repeat(100 * 1024) }),
+      () => store,
+      'exec-1',
+    );
     const [id, chunk] = [...store.items][0]!;
     store.items.set(id, new Uint8Array(chunk).fill(65, 5, 6));
     await expect(resolveOffloaded(guarded.fields, () => store, 'exec-1')).rejects.toThrow(/missing or altered/);
@@ -89,13 +107,32 @@ describe('the step handler', () => {
     const bytes = Buffer.from(ticket);
     const key = 'VAL#0003#03a-valid-warranty#ticketId#0123456789abcdef';
     await values.put('exec-1', key, [bytes]);
-    const pointer = { $offloaded: { key, chunks: 1, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } };
-    const email = { id: 'e1', messageId: '<m1@x>', from: 'anna@example.com', fromName: 'Anna', to: ['claims@x'], subject: 'Broken', receivedAt: '2026-02-02T10:00:00.000Z', bodyChars: 5 };
+    const pointer = {
+      $offloaded: { key, chunks: 1, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
+    };
+    const email = {
+      id: 'e1',
+      messageId: '<m1@x>',
+      from: 'anna@example.com',
+      fromName: 'Anna',
+      to: ['claims@x'],
+      subject: 'Broken',
+      receivedAt: '2026-02-02T10:00:00.000Z',
+      bodyChars: 5,
+    };
     const input: StepInput = {
       workflow: 'warranty-email',
       step: '05-send-confirmation',
       input: { email },
-      previous: { step: '03a-valid-warranty', next: '05-send-confirmation', reason: 'ok', decidedBy: 'model', fields: { ticketId: pointer }, data: { ticketId: pointer }, count: 3 },
+      previous: {
+        step: '03a-valid-warranty',
+        next: '05-send-confirmation',
+        reason: 'ok',
+        decidedBy: 'model',
+        fields: { ticketId: pointer },
+        data: { ticketId: pointer },
+        count: 3,
+      },
       error: null,
       count: 4,
       execution: { id: 'arn', name: 'exec-1' },
@@ -106,7 +143,14 @@ describe('the step handler', () => {
       converse: async (request: ConverseRequest) => {
         seen = readStepContext(request)?.data.ticketId;
         return {
-          output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: 'send_email', input: { body: `Ticket ${String(seen)}.` } } }] } },
+          output: {
+            message: {
+              role: 'assistant',
+              content: [
+                { toolUse: { toolUseId: 't1', name: 'send_email', input: { body: `Ticket ${String(seen)}.` } } },
+              ],
+            },
+          },
           stopReason: 'tool_use',
           usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
         };
@@ -114,7 +158,11 @@ describe('the step handler', () => {
     };
     const toolbox: Toolbox = {
       spec: (name) => (name === 'send_email' ? sendEmail : undefined),
-      execute: async (name, args) => ({ tool: name, args: args as Record<string, unknown>, result: { sent: true, to: 'anna@example.com', messageId: '<r1>' } }),
+      execute: async (name, args) => ({
+        tool: name,
+        args: args as Record<string, unknown>,
+        result: { sent: true, to: 'anna@example.com', messageId: '<r1>' },
+      }),
     };
     const handler = createHandler(
       { WORKFLOW: 'warranty-email', STEP: '05-send-confirmation', POWERTOOLS_LOG_LEVEL: 'SILENT' },

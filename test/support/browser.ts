@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
 
 // The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
@@ -19,13 +19,30 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Where the browser tests leave their screenshots (git-ignored). */
 export const SCREENSHOTS_DIR = join(STEPWISE_DIR, 'screenshots');
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Launch Chromium with a fresh profile; `close` also deletes the profile. */
 export async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as .ci/run does`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium), as .ci/run does`,
+    );
   const profile = mkdtempSync(join(tmpdir(), 'stepwise-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1440, height: 1000 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1440, height: 1000 },
+  });
   return {
     context,
     close: async () => {
@@ -61,10 +78,26 @@ export interface AxeFinding {
 export async function seriousAxeFindings(page: Page): Promise<AxeFinding[]> {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, {
+    const result = await (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            opts: unknown,
+          ) => Promise<{
+            violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+          }>;
+        };
+      }
+    ).axe.run(document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
     });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')),
+    }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
@@ -96,9 +129,16 @@ export async function tabTo(page: Page, wanted: RegExp, limit = 400): Promise<vo
  */
 export async function keyboardReach(page: Page): Promise<{ actions: string[]; missed: string[] }> {
   const actions: string[] = await page.evaluate(() => {
-    const all = [...document.querySelectorAll('a[href], button, select, textarea, input, summary, [role="button"][tabindex]')];
+    const all = [
+      ...document.querySelectorAll('a[href], button, select, textarea, input, summary, [role="button"][tabindex]'),
+    ];
     return all
-      .filter((el) => !(el as HTMLButtonElement).disabled && el.getClientRects().length > 0 && !el.closest('details:not([open]) > :not(summary)'))
+      .filter(
+        (el) =>
+          !(el as HTMLButtonElement).disabled &&
+          el.getClientRects().length > 0 &&
+          !el.closest('details:not([open]) > :not(summary)'),
+      )
       .map((el, i) => {
         el.dataset.reach = String(i);
         return String(i);
@@ -115,7 +155,12 @@ export async function keyboardReach(page: Page): Promise<{ actions: string[]; mi
     reached.add(id);
   }
   const missed = await page.evaluate(
-    (ids: string[]) => ids.map((id) => document.querySelector(`[data-reach="${id}"]`)!).map((el) => `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 60)}`),
+    (ids: string[]) =>
+      ids
+        .map((id) => document.querySelector(`[data-reach="${id}"]`)!)
+        .map(
+          (el) => `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 60)}`,
+        ),
     actions.filter((id) => !reached.has(id)),
   );
   return { actions, missed };

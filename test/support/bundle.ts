@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { engineEntry, generateLambdaEntry } from '../../src/cdk/constructs/lambda-entry.ts';
-import { ESBUILD_DEFAULTS, bundleSettings, type BundleOptions } from '../../src/cdk/constructs/stepwise-function.ts';
+import { type BundleOptions, bundleSettings, ESBUILD_DEFAULTS } from '../../src/cdk/constructs/stepwise-function.ts';
 import { PROJECT_ROOT, STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
 
 /** A function's bundle: what decides its content besides its entry. */
@@ -16,9 +16,15 @@ export interface LambdaBundleOptions extends BundleOptions {
  * {@link bundleSettings} of `options`, and for a workflow folder the entry generated for it),
  * without source maps.
  */
-export async function bundleLikeLambda(entry: string, outfile: string, options: LambdaBundleOptions = {}): Promise<Metafile> {
+export async function bundleLikeLambda(
+  entry: string,
+  outfile: string,
+  options: LambdaBundleOptions = {},
+): Promise<Metafile> {
   const { define, external } = bundleSettings(options);
-  const entryPoint = options.workflowDir ? generateLambdaEntry(entry, join(PROJECT_ROOT, options.workflowDir), join(dirname(outfile), 'entries')) : engineEntry(entry);
+  const entryPoint = options.workflowDir
+    ? generateLambdaEntry(entry, join(PROJECT_ROOT, options.workflowDir), join(dirname(outfile), 'entries'))
+    : engineEntry(entry);
   const result = await build({
     entryPoints: [entryPoint],
     outfile,

@@ -45,7 +45,10 @@ export interface Ran {
 /** Run a command in `cwd` to its end (no shell), e.g. `run(dir, 'node', 'bin/stepwise.mjs', 'validate')`. */
 export function run(cwd: string, command: string, ...args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -1,5 +1,5 @@
-import { ToolInputError } from 'stepwise';
 import type { ToolContext } from 'stepwise';
+import { ToolInputError } from 'stepwise';
 import { InvestigationInput } from './rules.ts';
 
 /** The files of the material the execution was started with (untrusted: logs, code, configs as given). */
@@ -11,6 +11,9 @@ export function materialOf(ctx: ToolContext): { path: string; content: string }[
 export function fileOf(ctx: ToolContext, path: string): { path: string; content: string } {
   const files = materialOf(ctx);
   const file = files.find((f) => f.path === path);
-  if (!file) throw new ToolInputError(`no file "${path}" in the material (files: ${files.map((f) => f.path).join(', ') || 'none'})`);
+  if (!file)
+    throw new ToolInputError(
+      `no file "${path}" in the material (files: ${files.map((f) => f.path).join(', ') || 'none'})`,
+    );
   return file;
 }

@@ -36,35 +36,55 @@ export const InvestigationTypeSchema = z
   .strict()
   .refine((t) => t.min_steps <= t.max_steps, 'min_steps must not exceed max_steps');
 export type InvestigationType = z.infer<typeof InvestigationTypeSchema>;
-export const TypesFileSchema = z.object({ types: z.record(z.string().regex(/^[a-z_]+$/), InvestigationTypeSchema) }).strict();
+export const TypesFileSchema = z
+  .object({ types: z.record(z.string().regex(/^[a-z_]+$/), InvestigationTypeSchema) })
+  .strict();
 
 /** Whether the investigation pauses before the next step: by its type, or as the input asks when the type leaves it to the input. */
-export const pausesBetweenSteps = (type: InvestigationType, requested: boolean) => type.pauses === 'always' || (type.pauses === 'on_request' && requested);
+export const pausesBetweenSteps = (type: InvestigationType, requested: boolean) =>
+  type.pauses === 'always' || (type.pauses === 'on_request' && requested);
 
 /** What the planning step proposed (its outputs; the model may leave some out). */
-export const PlanProposal = z.object({ proposed_total_steps: z.number().int().optional(), proposed_steps: z.string().optional() });
+export const PlanProposal = z.object({
+  proposed_total_steps: z.number().int().optional(),
+  proposed_steps: z.string().optional(),
+});
 
 /**
  * Bound the planner's proposal: the total within the type's
  * [min_steps, max_steps] and the budget, every clip recorded. A derived plan (countable work) is
  * kept as counted (capped by the budget); no usable proposal falls back to the estimate.
  */
-export function boundPlan(estimate: Plan, proposal: z.infer<typeof PlanProposal>, type: InvestigationType, budget: number): Plan & { clipped: string[]; proposed_total_steps: number | null } {
+export function boundPlan(
+  estimate: Plan,
+  proposal: z.infer<typeof PlanProposal>,
+  type: InvestigationType,
+  budget: number,
+): Plan & { clipped: string[]; proposed_total_steps: number | null } {
   const proposed = proposal.proposed_total_steps ?? null;
   if (estimate.plan_basis === 'derived') return { ...estimate, clipped: [], proposed_total_steps: proposed };
   const clipped: string[] = [];
   const max = Math.min(type.max_steps, budget);
   let total = proposed !== null && proposed > 0 ? proposed : estimate.total_steps;
-  if (proposed === null || proposed <= 0) clipped.push(`no usable proposal: the estimate (${estimate.total_steps}) is planned`);
+  if (proposed === null || proposed <= 0)
+    clipped.push(`no usable proposal: the estimate (${estimate.total_steps}) is planned`);
   if (total > max) {
-    clipped.push(`proposed ${total} steps, clipped to ${max} (${max === budget ? 'the step budget' : "the type's max_steps"})`);
+    clipped.push(
+      `proposed ${total} steps, clipped to ${max} (${max === budget ? 'the step budget' : "the type's max_steps"})`,
+    );
     total = max;
   }
   if (total < type.min_steps) {
     clipped.push(`proposed ${total} steps, raised to the type's min_steps ${type.min_steps}`);
     total = type.min_steps;
   }
-  return { ...estimate, total_steps: total, plan_basis: proposed !== null && proposed > 0 ? 'proposed' : 'estimated', clipped, proposed_total_steps: proposed };
+  return {
+    ...estimate,
+    total_steps: total,
+    plan_basis: proposed !== null && proposed > 0 ? 'proposed' : 'estimated',
+    clipped,
+    proposed_total_steps: proposed,
+  };
 }
 
 export interface Plan {
@@ -82,15 +102,34 @@ export interface Plan {
  * material, how many files) gives the estimate, which steps may raise later. Both are capped by
  * the budget.
  */
-export function planSteps(input: Pick<InvestigationInput, 'material' | 'consult' | 'document'> & Record<string, unknown>, budget: number): Plan {
+export function planSteps(
+  input: Pick<InvestigationInput, 'material' | 'consult' | 'document'> & Record<string, unknown>,
+  budget: number,
+): Plan {
   const cap = (n: number) => Math.max(1, Math.min(n, budget));
-  if (input.consult?.length) return { total_steps: cap(input.consult.length), plan_basis: 'derived', work_items: input.consult, complexity: 'moderate' };
+  if (input.consult?.length)
+    return {
+      total_steps: cap(input.consult.length),
+      plan_basis: 'derived',
+      work_items: input.consult,
+      complexity: 'moderate',
+    };
   if (input.document?.length)
-    return { total_steps: cap(1 + input.document.length), plan_basis: 'derived', work_items: ['discovery', ...input.document], complexity: 'moderate' };
+    return {
+      total_steps: cap(1 + input.document.length),
+      plan_basis: 'derived',
+      work_items: ['discovery', ...input.document],
+      complexity: 'moderate',
+    };
   const lines = input.material.reduce((n, f) => n + f.content.split('\n').length, 0);
   const files = input.material.length;
   const complexity = files <= 1 && lines <= 40 ? 'simple' : files <= 3 && lines <= 200 ? 'moderate' : 'complex';
-  return { total_steps: cap({ simple: 2, moderate: 3, complex: 5 }[complexity]), plan_basis: 'estimated', work_items: [], complexity };
+  return {
+    total_steps: cap({ simple: 2, moderate: 3, complex: 5 }[complexity]),
+    plan_basis: 'estimated',
+    work_items: [],
+    complexity,
+  };
 }
 
 /** What `02-investigate` reports (its outputs; the model may leave some out). */
@@ -141,7 +180,11 @@ export interface Recorded {
   required_actions: string[];
 }
 
-const list = (text: string | undefined) => (text ?? '').split(/[,\n]/).map((s) => s.trim()).filter(Boolean);
+const list = (text: string | undefined) =>
+  (text ?? '')
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export interface RecordContext {
   history: readonly HistoryEntry[];
@@ -163,16 +206,22 @@ export interface RecordContext {
 export function recordStep(report: StepReport, ctx: RecordContext): Recorded {
   const step_number = ctx.history.length + 1;
   const adjustments: string[] = [];
-  if (report.step_number !== step_number) adjustments.push(`step_number ${report.step_number} reported, ${step_number} recorded`);
+  if (report.step_number !== step_number)
+    adjustments.push(`step_number ${report.step_number} reported, ${step_number} recorded`);
   let total_steps = ctx.plan.plan_basis === 'derived' ? ctx.total_steps : report.total_steps;
-  if (ctx.plan.plan_basis === 'derived' && report.total_steps !== ctx.total_steps) adjustments.push(`total_steps ${report.total_steps} reported, derived ${ctx.total_steps} kept`);
+  if (ctx.plan.plan_basis === 'derived' && report.total_steps !== ctx.total_steps)
+    adjustments.push(`total_steps ${report.total_steps} reported, derived ${ctx.total_steps} kept`);
   if (step_number > total_steps) {
     adjustments.push(`total_steps raised from ${total_steps} to ${step_number}`);
     total_steps = step_number;
   }
   const backtrack = report.backtrack_from_step;
-  if (backtrack !== undefined && backtrack >= step_number) adjustments.push(`backtrack_from_step ${backtrack} ignored: not an earlier step`);
-  const revises = backtrack !== undefined && backtrack < step_number ? Array.from({ length: step_number - backtrack }, (_, i) => backtrack + i) : undefined;
+  if (backtrack !== undefined && backtrack >= step_number)
+    adjustments.push(`backtrack_from_step ${backtrack} ignored: not an earlier step`);
+  const revises =
+    backtrack !== undefined && backtrack < step_number
+      ? Array.from({ length: step_number - backtrack }, (_, i) => backtrack + i)
+      : undefined;
   const item = ctx.plan.work_items[step_number - 1];
   const entry: HistoryEntry = {
     step_number,
@@ -216,10 +265,18 @@ export function requiredActions(entry: HistoryEntry, total_steps: number, nextIt
   switch (entry.confidence) {
     case 'exploring':
     case 'low':
-      return [`${next}: read the material not yet checked`, 'List the symptoms and the timeline', 'Form a first hypothesis and what would refute it'];
+      return [
+        `${next}: read the material not yet checked`,
+        'List the symptoms and the timeline',
+        'Form a first hypothesis and what would refute it',
+      ];
     case 'medium':
     case 'high':
-      return [`${next}: verify the hypothesis against the material`, 'Look for evidence that contradicts it', 'Note the exact files and lines'];
+      return [
+        `${next}: verify the hypothesis against the material`,
+        'Look for evidence that contradicts it',
+        'Note the exact files and lines',
+      ];
     default:
       return [`${next}: confirm the root cause with the remaining evidence`, 'Check nothing contradicts it'];
   }

@@ -7,7 +7,11 @@ import { registerLifecycle } from 'stepwise/cli';
 
 export function register(program: Command): void {
   registerLifecycle(
-    program.command('lead').description('The lead lifecycle: replay events through the local bus and state machine, show leads, report. Same as `stepwise lifecycle lead-lifecycle`.'),
+    program
+      .command('lead')
+      .description(
+        'The lead lifecycle: replay events through the local bus and state machine, show leads, report. Same as `stepwise lifecycle lead-lifecycle`.',
+      ),
     'lead-lifecycle',
   );
 }

@@ -5,9 +5,9 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
-import { InvalidInputError } from 'stepwise';
 import type { ToolContext } from 'stepwise';
+import { InvalidInputError } from 'stepwise';
+import * as z from 'zod';
 
 export interface NotesStore {
   get(session: string, key: string): Promise<string | undefined>;
@@ -29,7 +29,9 @@ export function dynamoNotes(client: DynamoDBClient, tableName: string): NotesSto
     },
     async put(session, key, value, at) {
       // Overwriting the same key with the same value is harmless: a retried call needs no idempotency record.
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key(session, key), value, updatedAt: at.toISOString() } }));
+      await doc.send(
+        new PutCommand({ TableName: tableName, Item: { ...Key(session, key), value, updatedAt: at.toISOString() } }),
+      );
     },
   };
 }
@@ -37,7 +39,8 @@ export function dynamoNotes(client: DynamoDBClient, tableName: string): NotesSto
 /** The calling execution's session (its input `sessionId`). */
 export function sessionOf(ctx: Pick<ToolContext, 'input'>): string {
   const session = ctx.input.sessionId;
-  if (typeof session !== 'string' || !session) throw new InvalidInputError('notes need a sessionId in the execution input');
+  if (typeof session !== 'string' || !session)
+    throw new InvalidInputError('notes need a sessionId in the execution input');
   return session;
 }
 
@@ -55,11 +58,15 @@ export function dynamoTurnMemory(client: DynamoDBClient, tableName: string): Tur
   const Key = (session: string) => ({ pk: `SESSION#${session}`, sk: 'TURN#last' });
   return {
     async get(session) {
-      const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: Key(session), ConsistentRead: true }));
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: tableName, Key: Key(session), ConsistentRead: true }),
+      );
       return Item?.previous;
     },
     async put(session, previous, at) {
-      await doc.send(new PutCommand({ TableName: tableName, Item: { ...Key(session), previous, updatedAt: at.toISOString() } }));
+      await doc.send(
+        new PutCommand({ TableName: tableName, Item: { ...Key(session), previous, updatedAt: at.toISOString() } }),
+      );
     },
   };
 }

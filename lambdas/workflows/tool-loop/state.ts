@@ -77,4 +77,10 @@ export function stateSummary(data: Partial<LoopData>, iteration: number | undefi
 
 /** One line per successful tool event: what the group has achieved (the partial summary at the iteration cap). */
 export const groupSummary = (events: readonly ToolEvent[]): string =>
-  events.flatMap((e) => (e.success && typeof (e.result as { text?: unknown })?.text === 'string' ? [(e.result as { text: string }).text] : [])).join('; ');
+  events
+    .flatMap((e) =>
+      e.success && typeof (e.result as { text?: unknown })?.text === 'string'
+        ? [(e.result as { text: string }).text]
+        : [],
+    )
+    .join('; ');

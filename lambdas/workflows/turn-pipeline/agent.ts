@@ -5,8 +5,15 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  checkDefinition,
+  compileExpression,
+  DefinitionError,
+  ExpressionError,
+  readDefinitionYaml,
+  relPath,
+} from 'stepwise';
 import * as z from 'zod';
-import { checkDefinition, compileExpression, DefinitionError, ExpressionError, readDefinitionYaml, relPath } from 'stepwise';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and -');
 
@@ -14,24 +21,53 @@ const Id = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits,
 export const RuleSchema = z
   .object({
     id: Id,
-    condition_text: z.string().min(1).describe('When the rule applies, in words (matched by similarity against the turn).'),
-    action_text: z.string().min(1).describe('What the agent must do or not do; in the generation prompt, and judged by lane 2 when there is no expression.'),
+    condition_text: z
+      .string()
+      .min(1)
+      .describe('When the rule applies, in words (matched by similarity against the turn).'),
+    action_text: z
+      .string()
+      .min(1)
+      .describe(
+        'What the agent must do or not do; in the generation prompt, and judged by lane 2 when there is no expression.',
+      ),
     scope: z.enum(['GLOBAL', 'SCENARIO', 'STEP']),
-    scope_id: z.string().regex(/^[a-z0-9_-]+(\/[a-z0-9_-]+)?$/).optional().describe('SCENARIO: the scenario id; STEP: `<scenario>/<step>`.'),
+    scope_id: z
+      .string()
+      .regex(/^[a-z0-9_-]+(\/[a-z0-9_-]+)?$/)
+      .optional()
+      .describe('SCENARIO: the scenario id; STEP: `<scenario>/<step>`.'),
     is_hard_constraint: z.boolean().default(false),
-    enforcement_expression: z.string().min(1).optional().describe('CEL over { profile, session, response }: must hold for the response to go out (lane 1).'),
+    enforcement_expression: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('CEL over { profile, session, response }: must hold for the response to go out (lane 1).'),
     attached_tool_ids: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).default([]),
     priority: z.number().int().default(0),
     enabled: z.boolean().default(true),
     max_fires_per_session: z.number().int().min(0).default(0).describe('0: unlimited.'),
-    cooldown_turns: z.number().int().min(0).default(0).describe('Turns after a fire during which the rule does not fire again.'),
-    intents: z.array(z.string()).default([]).describe('Detected intents that match the rule outright (besides similarity).'),
+    cooldown_turns: z
+      .number()
+      .int()
+      .min(0)
+      .default(0)
+      .describe('Turns after a fire during which the rule does not fire again.'),
+    intents: z
+      .array(z.string())
+      .default([])
+      .describe('Detected intents that match the rule outright (besides similarity).'),
   })
   .strict()
   .superRefine((rule, ctx) => {
     if ((rule.scope === 'GLOBAL') !== (rule.scope_id === undefined))
-      ctx.addIssue({ code: 'custom', path: ['scope_id'], message: rule.scope === 'GLOBAL' ? 'a GLOBAL rule has no scope_id' : `a ${rule.scope} rule needs a scope_id` });
-    if (rule.scope === 'STEP' && !rule.scope_id?.includes('/')) ctx.addIssue({ code: 'custom', path: ['scope_id'], message: 'a STEP rule names <scenario>/<step>' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scope_id'],
+        message: rule.scope === 'GLOBAL' ? 'a GLOBAL rule has no scope_id' : `a ${rule.scope} rule needs a scope_id`,
+      });
+    if (rule.scope === 'STEP' && !rule.scope_id?.includes('/'))
+      ctx.addIssue({ code: 'custom', path: ['scope_id'], message: 'a STEP rule names <scenario>/<step>' });
     if (rule.enforcement_expression) {
       try {
         compileExpression(rule.enforcement_expression);
@@ -45,7 +81,10 @@ export const RuleSchema = z
 const TransitionSchema = z
   .object({
     to: z.union([Id, z.literal('END')]).describe('A step of the same scenario, or `END` (the scenario is complete).'),
-    intents: z.array(z.string()).default([]).describe('Detected intents that take this transition (score = intent confidence).'),
+    intents: z
+      .array(z.string())
+      .default([])
+      .describe('Detected intents that take this transition (score = intent confidence).'),
     examples: z.array(z.string().min(1)).default([]).describe('Phrases that take it (score = similarity).'),
   })
   .strict();
@@ -54,7 +93,12 @@ const ScenarioStepSchema = z
   .object({
     id: Id,
     instruction: z.string().min(1).describe('What the agent does at this step (in the generation prompt).'),
-    say: z.string().min(1).describe('What the agent says at this step in its simplest form (a model rephrases it; the offline stand-in says it as is).'),
+    say: z
+      .string()
+      .min(1)
+      .describe(
+        'What the agent says at this step in its simplest form (a model rephrases it; the offline stand-in says it as is).',
+      ),
     transitions: z.array(TransitionSchema).default([]),
   })
   .strict();
@@ -62,7 +106,10 @@ const ScenarioStepSchema = z
 export const ScenarioSchema = z
   .object({
     id: Id,
-    intent_label: z.string().min(1).describe('The business label of the scenario\'s intent (observability, and intent matching).'),
+    intent_label: z
+      .string()
+      .min(1)
+      .describe("The business label of the scenario's intent (observability, and intent matching)."),
     entry_examples: z.array(z.string().min(1)).min(1),
     entry_step: Id,
     steps: z.array(ScenarioStepSchema).min(1),
@@ -70,10 +117,12 @@ export const ScenarioSchema = z
   .strict()
   .superRefine((s, ctx) => {
     const ids = new Set(s.steps.map((st) => st.id));
-    if (!ids.has(s.entry_step)) ctx.addIssue({ code: 'custom', path: ['entry_step'], message: `no step "${s.entry_step}"` });
+    if (!ids.has(s.entry_step))
+      ctx.addIssue({ code: 'custom', path: ['entry_step'], message: `no step "${s.entry_step}"` });
     s.steps.forEach((st, i) =>
       st.transitions.forEach((t, j) => {
-        if (t.to !== 'END' && !ids.has(t.to)) ctx.addIssue({ code: 'custom', path: ['steps', i, 'transitions', j, 'to'], message: `no step "${t.to}"` });
+        if (t.to !== 'END' && !ids.has(t.to))
+          ctx.addIssue({ code: 'custom', path: ['steps', i, 'transitions', j, 'to'], message: `no step "${t.to}"` });
       }),
     );
   });
@@ -91,7 +140,10 @@ export const ProfileFieldSchema = z
 export const ProfileMigrationSchema = z
   .object({
     to: z.number().int().min(2).describe('The schema version this migration produces (from the one before it).'),
-    rename: z.record(z.string(), z.string().regex(/^[a-z][a-z0-9_]*$/)).default({}).describe('Old field name → new field name.'),
+    rename: z
+      .record(z.string(), z.string().regex(/^[a-z][a-z0-9_]*$/))
+      .default({})
+      .describe('Old field name → new field name.'),
     drop: z.array(z.string()).default([]).describe('Fields no longer kept.'),
   })
   .strict();
@@ -99,7 +151,12 @@ export const ProfileMigrationSchema = z
 /** `profile-fields.yaml`: the fields, the schema version they make, and how older stored profiles migrate. */
 const ProfileFileSchema = z
   .object({
-    schema_version: z.number().int().min(1).default(1).describe('Bump when the fields change; stored sessions migrate on their next turn.'),
+    schema_version: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe('Bump when the fields change; stored sessions migrate on their next turn.'),
     profile_fields: z.array(ProfileFieldSchema),
     migrations: z.array(ProfileMigrationSchema).default([]),
   })
@@ -108,7 +165,11 @@ const ProfileFileSchema = z
     const expected = Array.from({ length: f.schema_version - 1 }, (_, i) => i + 2);
     const got = f.migrations.map((m) => m.to);
     if (JSON.stringify(got) !== JSON.stringify(expected))
-      ctx.addIssue({ code: 'custom', path: ['migrations'], message: `one migration per version up to schema_version, in order: to ${expected.join(', ') || '(none)'} (got ${got.join(', ') || 'none'})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['migrations'],
+        message: `one migration per version up to schema_version, in order: to ${expected.join(', ') || '(none)'} (got ${got.join(', ') || 'none'})`,
+      });
   });
 
 export const EnforcementConfigSchema = z
@@ -120,19 +181,45 @@ export const EnforcementConfigSchema = z
     judge_combine: z
       .enum(['all', 'majority', 'any'])
       .default('all')
-      .describe('How the verdicts of several judge models (08-judge `models`) combine per rule: every judge passes it, more than half, or at least one.'),
+      .describe(
+        'How the verdicts of several judge models (08-judge `models`) combine per rule: every judge passes it, more than half, or at least one.',
+      ),
     missing_verdict: z
       .enum(['fail', 'pass'])
       .default('fail')
-      .describe('A judged rule with no verdict, or one that does not parse as { passed: boolean }: `fail` (a violation: regenerate, then the fallback) or `pass` (recorded, not a violation).'),
-    grounding_check_enabled: z.boolean().default(true).describe('The judge also checks that every factual claim of the response is backed by tool results or retrieved guidance (check `grounding`).'),
-    grounding_threshold: z.number().min(0).max(1).default(0.75).describe('A grounding verdict with a `score` passes at this score or above.'),
+      .describe(
+        'A judged rule with no verdict, or one that does not parse as { passed: boolean }: `fail` (a violation: regenerate, then the fallback) or `pass` (recorded, not a violation).',
+      ),
+    grounding_check_enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'The judge also checks that every factual claim of the response is backed by tool results or retrieved guidance (check `grounding`).',
+      ),
+    grounding_threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.75)
+      .describe('A grounding verdict with a `score` passes at this score or above.'),
     always_enforce_global: z.boolean().default(true),
     relevance_check_enabled: z.boolean().default(true),
     relevance_threshold: z.number().min(0).max(1).default(0.05),
     relevance_refusal_bypass: z.boolean().default(true),
-    refusal_phrases: z.array(z.string().min(1)).default(["i don't know", 'i cannot answer', "i'm not able to", 'outside my capabilities', "i don't have that information", "i can't help with"]),
-    fallback_template: z.string().min(1).describe('Sent when no response passes enforcement after max_retries regenerations.'),
+    refusal_phrases: z
+      .array(z.string().min(1))
+      .default([
+        "i don't know",
+        'i cannot answer',
+        "i'm not able to",
+        'outside my capabilities',
+        "i don't have that information",
+        "i can't help with",
+      ]),
+    fallback_template: z
+      .string()
+      .min(1)
+      .describe('Sent when no response passes enforcement after max_retries regenerations.'),
   })
   .strict();
 
@@ -149,21 +236,40 @@ export const ScenarioFilterConfigSchema = z
       .min(0)
       .max(1)
       .default(0.7)
-      .describe('A scenario\'s score is the intent confidence when the extraction named its intent_label, else its best entry-example similarity times this: examples alone do not make a confident exit.'),
-    min_entry_score: z.number().min(0).max(1).default(0.35).describe('A scenario is entered from none only at this score or above.'),
+      .describe(
+        "A scenario's score is the intent confidence when the extraction named its intent_label, else its best entry-example similarity times this: examples alone do not make a confident exit.",
+      ),
+    min_entry_score: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.35)
+      .describe('A scenario is entered from none only at this score or above.'),
     min_intent_confidence: z
       .number()
       .min(0)
       .max(1)
       .default(0.25)
-      .describe('The ambiguity exit, enforced by code: a turn whose intent confidence is below this (or flagged ambiguous) is asked to clarify, whatever route the extraction chose.'),
-    rule_match_threshold: z.number().min(0).max(1).default(0.3).describe('Similarity at which a rule\'s condition_text matches the turn.'),
+      .describe(
+        'The ambiguity exit, enforced by code: a turn whose intent confidence is below this (or flagged ambiguous) is asked to clarify, whatever route the extraction chose.',
+      ),
+    rule_match_threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.3)
+      .describe("Similarity at which a rule's condition_text matches the turn."),
     llm_rule_filter: z
       .boolean()
       .default(true)
-      .describe('The LLM rule filter: after matching, a model call (05a-rule-filter) decides which matched rules truly apply; off, every matched rule applies. GLOBAL hard constraints stay enforced either way.'),
+      .describe(
+        'The LLM rule filter: after matching, a model call (05a-rule-filter) decides which matched rules truly apply; off, every matched rule applies. GLOBAL hard constraints stay enforced either way.',
+      ),
     clarification_prefix: z.string().min(1).default("Sorry, I didn't quite catch that."),
-    escalation_message: z.string().min(1).default("I'm handing this conversation to a colleague who can help further; they will reply here shortly."),
+    escalation_message: z
+      .string()
+      .min(1)
+      .default("I'm handing this conversation to a colleague who can help further; they will reply here shortly."),
   })
   .strict();
 
@@ -226,10 +332,17 @@ export function loadAgent(dir: string, tools: readonly string[]): Agent {
     seen.add(rule.id);
     const [scenario, step] = (rule.scope_id ?? '').split('/');
     const s = agent.scenarios.find((x) => x.id === scenario);
-    if (rule.scope !== 'GLOBAL' && !s) throw new DefinitionError(rulesFile, `rules.${i}.scope_id`, `no scenario "${scenario}"`);
-    if (rule.scope === 'STEP' && !s!.steps.some((x) => x.id === step)) throw new DefinitionError(rulesFile, `rules.${i}.scope_id`, `scenario "${scenario}" has no step "${step}"`);
+    if (rule.scope !== 'GLOBAL' && !s)
+      throw new DefinitionError(rulesFile, `rules.${i}.scope_id`, `no scenario "${scenario}"`);
+    if (rule.scope === 'STEP' && !s!.steps.some((x) => x.id === step))
+      throw new DefinitionError(rulesFile, `rules.${i}.scope_id`, `scenario "${scenario}" has no step "${step}"`);
     rule.attached_tool_ids.forEach((t, j) => {
-      if (!tools.includes(t)) throw new DefinitionError(rulesFile, `rules.${i}.attached_tool_ids.${j}`, `not a tool of the workflow (${tools.join(', ')})`);
+      if (!tools.includes(t))
+        throw new DefinitionError(
+          rulesFile,
+          `rules.${i}.attached_tool_ids.${j}`,
+          `not a tool of the workflow (${tools.join(', ')})`,
+        );
     });
   });
   cache.set(dir, agent);

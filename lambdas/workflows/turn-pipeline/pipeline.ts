@@ -25,7 +25,8 @@ export interface TurnContext {
  */
 export function ambiguity(ctx: TurnContext, minConfidence: number): string | undefined {
   if (ctx.isAmbiguous) return 'the message is flagged ambiguous';
-  if (ctx.intentConfidence < minConfidence) return `intent confidence ${ctx.intentConfidence} is below ${minConfidence}`;
+  if (ctx.intentConfidence < minConfidence)
+    return `intent confidence ${ctx.intentConfidence} is below ${minConfidence}`;
   return undefined;
 }
 
@@ -52,7 +53,8 @@ export function inScope(rule: Rule, scenario: string | null, step: string | null
   return scenario !== null && step !== null && rule.scope_id === `${scenario}/${step}`;
 }
 
-const intentScore = (intents: readonly string[], ctx: TurnContext) => (ctx.detectedIntent !== null && intents.includes(ctx.detectedIntent) ? ctx.intentConfidence : 0);
+const intentScore = (intents: readonly string[], ctx: TurnContext) =>
+  ctx.detectedIntent !== null && intents.includes(ctx.detectedIntent) ? ctx.intentConfidence : 0;
 
 /**
  * Retrieval (pipeline stage 2): scenario candidates by their intent label (scored with the
@@ -60,23 +62,44 @@ const intentScore = (intents: readonly string[], ctx: TurnContext) => (ctx.detec
  * the active step's transitions, and the rules whose scope is live now or would be in a
  * candidate scenario, each scored against the turn.
  */
-export async function retrieve(agent: Agent, session: Session, message: string, ctx: TurnContext, similarity: SimilarityModel): Promise<Retrieval> {
+export async function retrieve(
+  agent: Agent,
+  session: Session,
+  message: string,
+  ctx: TurnContext,
+  similarity: SimilarityModel,
+): Promise<Retrieval> {
   const cfg = agent.scenarioFilter;
   const step = activeStep(agent, session);
   // One similarity call for every text the turn is compared with (one embedding of the turn).
-  const texts = [...new Set([...agent.scenarios.flatMap((s) => s.entry_examples), ...(step?.transitions.flatMap((t) => t.examples) ?? []), ...agent.rules.filter((r) => r.enabled).map((r) => r.condition_text)])];
+  const texts = [
+    ...new Set([
+      ...agent.scenarios.flatMap((s) => s.entry_examples),
+      ...(step?.transitions.flatMap((t) => t.examples) ?? []),
+      ...agent.rules.filter((r) => r.enabled).map((r) => r.condition_text),
+    ]),
+  ];
   const scores = new Map((await similarity.similarity(message, texts)).map((score, i) => [texts[i]!, score]));
   const best = (of: readonly string[]) => Math.max(0, ...of.map((t) => scores.get(t) ?? 0));
   const scenarios = agent.scenarios.map((s) => {
     const named = intentScore([s.intent_label], ctx);
     return { id: s.id, score: round(named > 0 ? named : cfg.example_weight * best(s.entry_examples)) };
   });
-  const transitions = step ? step.transitions.map((t) => ({ to: t.to, score: round(Math.max(intentScore(t.intents, ctx), best(t.examples))) })) : [];
+  const transitions = step
+    ? step.transitions.map((t) => ({ to: t.to, score: round(Math.max(intentScore(t.intents, ctx), best(t.examples))) }))
+    : [];
   const candidates = new Set(scenarios.filter((s) => s.score >= cfg.min_entry_score).map((s) => s.id));
   const live = agent.rules.filter(
-    (r) => r.enabled && (inScope(r, session.activeScenario, session.activeStep) || (r.scope === 'SCENARIO' && candidates.has(r.scope_id!)) || (r.scope === 'STEP' && candidates.has(r.scope_id!.split('/')[0]!))),
+    (r) =>
+      r.enabled &&
+      (inScope(r, session.activeScenario, session.activeStep) ||
+        (r.scope === 'SCENARIO' && candidates.has(r.scope_id!)) ||
+        (r.scope === 'STEP' && candidates.has(r.scope_id!.split('/')[0]!))),
   );
-  const rules = live.map((r) => ({ id: r.id, score: round(Math.max(intentScore(r.intents, ctx), best([r.condition_text]))) }));
+  const rules = live.map((r) => ({
+    id: r.id,
+    score: round(Math.max(intentScore(r.intents, ctx), best([r.condition_text]))),
+  }));
   return { rules, scenarios, transitions };
 }
 
@@ -103,33 +126,83 @@ export interface Navigation {
  * to no scenario (a "maybe" at a yes/no step), gets `fallback_behavior`: `clarify` until
  * `max_clarifications_per_step`, then escalate. A tangent that relates to another scenario stays.
  */
-export function navigate(cfg: ScenarioFilterConfig, scenarios: readonly Scenario[], session: Session, retrieval: Retrieval): Navigation {
+export function navigate(
+  cfg: ScenarioFilterConfig,
+  scenarios: readonly Scenario[],
+  session: Session,
+  retrieval: Retrieval,
+): Navigation {
   const current = { scenario: session.activeScenario, step: session.activeStep };
   const asked = session.clarifications[stepKey(current.scenario, current.step)] ?? 0;
-  const stay = (reason: string): Navigation => ({ action: current.scenario ? 'stay' : 'none', ...current, reason, clarifications: asked });
+  const stay = (reason: string): Navigation => ({
+    action: current.scenario ? 'stay' : 'none',
+    ...current,
+    reason,
+    clarifications: asked,
+  });
   if (!cfg.enabled) return stay('scenario navigation is off');
   const ranked = [...retrieval.scenarios].sort((a, b) => b.score - a.score);
   const entry = (id: string) => scenarios.find((s) => s.id === id)!.entry_step;
   if (!current.scenario) {
     const best = ranked[0];
-    if (best && best.score >= cfg.min_entry_score) return { action: 'enter', scenario: best.id, step: entry(best.id), reason: `entered ${best.id} (score ${best.score})`, clarifications: 0 };
+    if (best && best.score >= cfg.min_entry_score)
+      return {
+        action: 'enter',
+        scenario: best.id,
+        step: entry(best.id),
+        reason: `entered ${best.id} (score ${best.score})`,
+        clarifications: 0,
+      };
     return stay(`no scenario scores ${cfg.min_entry_score} or more`);
   }
   const own = round((retrieval.scenarios.find((s) => s.id === current.scenario)?.score ?? 0) + cfg.stickiness_boost);
   const other = ranked.find((s) => s.id !== current.scenario);
   if (other && other.score >= cfg.exit_intent_threshold && other.score > own)
-    return { action: 'exit', scenario: other.id, step: entry(other.id), reason: `left ${current.scenario} for ${other.id} (score ${other.score} >= ${cfg.exit_intent_threshold}, ${current.scenario} ${own} with stickiness)`, clarifications: 0 };
+    return {
+      action: 'exit',
+      scenario: other.id,
+      step: entry(other.id),
+      reason: `left ${current.scenario} for ${other.id} (score ${other.score} >= ${cfg.exit_intent_threshold}, ${current.scenario} ${own} with stickiness)`,
+      clarifications: 0,
+    };
   const best = [...retrieval.transitions].sort((a, b) => b.score - a.score)[0];
   if (best && best.score >= cfg.min_transition_score) {
-    if (best.to === 'END') return { action: 'complete', scenario: null, step: null, reason: `completed ${current.scenario} (score ${best.score})`, clarifications: 0 };
-    return { action: 'transition', scenario: current.scenario, step: best.to, reason: `${current.step} → ${best.to} (score ${best.score})`, clarifications: 0 };
+    if (best.to === 'END')
+      return {
+        action: 'complete',
+        scenario: null,
+        step: null,
+        reason: `completed ${current.scenario} (score ${best.score})`,
+        clarifications: 0,
+      };
+    return {
+      action: 'transition',
+      scenario: current.scenario,
+      step: best.to,
+      reason: `${current.step} → ${best.to} (score ${best.score})`,
+      clarifications: 0,
+    };
   }
   const tangent = other && other.score >= cfg.min_entry_score;
   if (retrieval.transitions.length === 0 || tangent || cfg.fallback_behavior === 'stay')
-    return stay(tangent ? `stayed in ${current.scenario}: ${other.id} scored ${other.score}, below ${cfg.exit_intent_threshold} (stickiness)` : `stayed at ${current.step}`);
+    return stay(
+      tangent
+        ? `stayed in ${current.scenario}: ${other.id} scored ${other.score}, below ${cfg.exit_intent_threshold} (stickiness)`
+        : `stayed at ${current.step}`,
+    );
   if (cfg.fallback_behavior === 'clarify' && asked < cfg.max_clarifications_per_step)
-    return { action: 'clarify', ...current, reason: `no transition of ${current.step} matched: clarification ${asked + 1} of ${cfg.max_clarifications_per_step}`, clarifications: asked + 1 };
-  return { action: 'escalate', ...current, reason: `no transition of ${current.step} matched after ${asked} clarification(s): escalated`, clarifications: asked };
+    return {
+      action: 'clarify',
+      ...current,
+      reason: `no transition of ${current.step} matched: clarification ${asked + 1} of ${cfg.max_clarifications_per_step}`,
+      clarifications: asked + 1,
+    };
+  return {
+    action: 'escalate',
+    ...current,
+    reason: `no transition of ${current.step} matched after ${asked} clarification(s): escalated`,
+    clarifications: asked,
+  };
 }
 
 export interface RuleSelection {
@@ -146,12 +219,20 @@ export interface RuleSelection {
  * score reaches `rule_match_threshold`, less those at `max_fires_per_session` or within
  * `cooldown_turns` of their last fire; then what enforcement checks.
  */
-export function selectRules(agent: Agent, session: Session, retrieval: Retrieval, nav: Pick<Navigation, 'scenario' | 'step'>, alwaysEnforceGlobal: boolean): RuleSelection {
+export function selectRules(
+  agent: Agent,
+  session: Session,
+  retrieval: Retrieval,
+  nav: Pick<Navigation, 'scenario' | 'step'>,
+  alwaysEnforceGlobal: boolean,
+): RuleSelection {
   const byId = new Map(agent.rules.map((r) => [r.id, r]));
   const turn = session.turn + 1;
   const suppressed: RuleSelection['suppressed'] = [];
   const matched = retrieval.rules
-    .filter((s) => s.score >= agent.scenarioFilter.rule_match_threshold && inScope(byId.get(s.id)!, nav.scenario, nav.step))
+    .filter(
+      (s) => s.score >= agent.scenarioFilter.rule_match_threshold && inScope(byId.get(s.id)!, nav.scenario, nav.step),
+    )
     .map((s) => byId.get(s.id)!)
     .filter((rule) => {
       const fires = session.ruleFires[rule.id];
@@ -160,14 +241,18 @@ export function selectRules(agent: Agent, session: Session, retrieval: Retrieval
         return false;
       }
       if (fires && rule.cooldown_turns > 0 && turn - fires.lastTurn <= rule.cooldown_turns) {
-        suppressed.push({ id: rule.id, why: `cooling down: fired at turn ${fires.lastTurn}, ${rule.cooldown_turns} turn(s) of cooldown` });
+        suppressed.push({
+          id: rule.id,
+          why: `cooling down: fired at turn ${fires.lastTurn}, ${rule.cooldown_turns} turn(s) of cooldown`,
+        });
         return false;
       }
       return true;
     })
     .sort((a, b) => b.priority - a.priority);
   const enforce = new Set(matched.filter((r) => r.is_hard_constraint).map((r) => r.id));
-  if (alwaysEnforceGlobal) for (const r of agent.rules) if (r.enabled && r.scope === 'GLOBAL' && r.is_hard_constraint) enforce.add(r.id);
+  if (alwaysEnforceGlobal)
+    for (const r of agent.rules) if (r.enabled && r.scope === 'GLOBAL' && r.is_hard_constraint) enforce.add(r.id);
   return { matched: matched.map((r) => r.id), enforce: [...enforce], suppressed };
 }
 
@@ -177,7 +262,10 @@ export function selectRules(agent: Agent, session: Session, retrieval: Retrieval
  * narrows, it never adds), and enforcement is unchanged: GLOBAL hard constraints are enforced
  * whatever the filter says.
  */
-export function applyRuleFilter(selection: RuleSelection, applies: unknown): { selection: RuleSelection; dropped: string[] } {
+export function applyRuleFilter(
+  selection: RuleSelection,
+  applies: unknown,
+): { selection: RuleSelection; dropped: string[] } {
   const said = applies !== null && typeof applies === 'object' ? (applies as Record<string, unknown>) : {};
   const dropped = selection.matched.filter((id) => said[id] === false);
   return { selection: { ...selection, matched: selection.matched.filter((id) => !dropped.includes(id)) }, dropped };
@@ -193,8 +281,16 @@ export interface EnforcementVerdict extends GuardVerdict {
  * the user's messages), `session` (tool outputs and earlier turns) and `response` (what the
  * response commits to: amounts, links, phones, its text).
  */
-export function enforcementVariables(profile: Record<string, unknown>, sessionVars: Record<string, unknown>, response: string): Record<string, unknown> {
-  return { profile, session: sessionVars, response: { text: response, text_lower: response.toLowerCase(), ...responseFacts(response) } };
+export function enforcementVariables(
+  profile: Record<string, unknown>,
+  sessionVars: Record<string, unknown>,
+  response: string,
+): Record<string, unknown> {
+  return {
+    profile,
+    session: sessionVars,
+    response: { text: response, text_lower: response.toLowerCase(), ...responseFacts(response) },
+  };
 }
 
 /** One judge model's report (step 08; one per model of its `models`): verdicts by rule id, as the model wrote them. */
@@ -218,19 +314,28 @@ export interface EnforcementInput {
   relevance: number | null;
 }
 
-const isRefusal = (phrases: readonly string[], text: string) => phrases.some((p) => text.toLowerCase().replace(/[’]/g, "'").includes(p));
+const isRefusal = (phrases: readonly string[], text: string) =>
+  phrases.some((p) => text.toLowerCase().replace(/[’]/g, "'").includes(p));
 
-const VerdictSchema = z.object({ passed: z.boolean(), reason: z.string().optional(), score: z.number().min(0).max(1).optional() });
+const VerdictSchema = z.object({
+  passed: z.boolean(),
+  reason: z.string().optional(),
+  score: z.number().min(0).max(1).optional(),
+});
 
 /** One judge on one check: passed, failed (with why), or no usable verdict (missing, or not `{ passed: boolean }`). */
 type JudgeOutcome = { model: string; passed: boolean; reason?: string } | { model: string; missing: string };
 
 function judgeOutcome(report: JudgeReport, check: string, threshold: number | undefined): JudgeOutcome {
-  const raw = report.verdicts !== null && typeof report.verdicts === 'object' ? (report.verdicts as Record<string, unknown>)[check] : undefined;
+  const raw =
+    report.verdicts !== null && typeof report.verdicts === 'object'
+      ? (report.verdicts as Record<string, unknown>)[check]
+      : undefined;
   if (raw === undefined) return { model: report.model, missing: 'no verdict' };
   const parsed = VerdictSchema.safeParse(raw);
   if (!parsed.success) return { model: report.model, missing: 'an unparsable verdict' };
-  const passed = threshold !== undefined && parsed.data.score !== undefined ? parsed.data.score >= threshold : parsed.data.passed;
+  const passed =
+    threshold !== undefined && parsed.data.score !== undefined ? parsed.data.score >= threshold : parsed.data.passed;
   return { model: report.model, passed, ...(parsed.data.reason && { reason: parsed.data.reason }) };
 }
 
@@ -239,17 +344,45 @@ function judgeOutcome(report: JudgeReport, check: string, threshold: number | un
  * judge with no usable verdict counts as `missing_verdict` says (by default a failure: the judge
  * fails closed); with no judge report at all, every judged check is missing.
  */
-export function judgeVerdict(cfg: EnforcementConfig, judges: readonly JudgeReport[], check: string, action: string): EnforcementVerdict {
+export function judgeVerdict(
+  cfg: EnforcementConfig,
+  judges: readonly JudgeReport[],
+  check: string,
+  action: string,
+): EnforcementVerdict {
   const threshold = check === GROUNDING ? cfg.grounding_threshold : undefined;
-  const outcomes = judges.length ? judges.map((j) => judgeOutcome(j, check, threshold)) : [{ model: '(none)', missing: 'no judge report' } as JudgeOutcome];
+  const outcomes = judges.length
+    ? judges.map((j) => judgeOutcome(j, check, threshold))
+    : [{ model: '(none)', missing: 'no judge report' } as JudgeOutcome];
   const passes = outcomes.map((o) => ('missing' in o ? cfg.missing_verdict === 'pass' : o.passed));
   const yes = passes.filter(Boolean).length;
-  const passed = cfg.judge_combine === 'all' ? yes === passes.length : cfg.judge_combine === 'any' ? yes > 0 : yes * 2 > passes.length;
+  const passed =
+    cfg.judge_combine === 'all'
+      ? yes === passes.length
+      : cfg.judge_combine === 'any'
+        ? yes > 0
+        : yes * 2 > passes.length;
   const missing = outcomes.flatMap((o) => ('missing' in o ? [`${o.model}: ${o.missing}`] : []));
   const reasons = outcomes.flatMap((o) => (!('missing' in o) && !o.passed ? [o.reason ?? action] : []));
-  const judged = judges.length > 1 ? { judges: outcomes.map((o) => ('missing' in o ? `${o.model}: ${o.missing}` : `${o.model}: ${o.passed ? 'passed' : 'failed'}`)) } : {};
-  const message = [...reasons, ...missing.map((m) => `${m} from the judge (missing_verdict: ${cfg.missing_verdict})`)].join('; ');
-  return { check, lane: 'judge', passed, ...(judges.length > 1 && { variables: judged }), ...((!passed || missing.length) && { message: message || action }) };
+  const judged =
+    judges.length > 1
+      ? {
+          judges: outcomes.map((o) =>
+            'missing' in o ? `${o.model}: ${o.missing}` : `${o.model}: ${o.passed ? 'passed' : 'failed'}`,
+          ),
+        }
+      : {};
+  const message = [
+    ...reasons,
+    ...missing.map((m) => `${m} from the judge (missing_verdict: ${cfg.missing_verdict})`),
+  ].join('; ');
+  return {
+    check,
+    lane: 'judge',
+    passed,
+    ...(judges.length > 1 && { variables: judged }),
+    ...((!passed || missing.length) && { message: message || action }),
+  };
 }
 
 /**
@@ -272,10 +405,19 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
       const variables = Object.fromEntries(read.map((p) => [p, lookup(input.variables, p) ?? null]));
       const outcome = expr.test(input.variables);
       const passed = 'value' in outcome && outcome.value;
-      verdicts.push({ check: id, lane: 'deterministic', passed, variables, ...(passed ? {} : { message: 'value' in outcome ? rule.action_text : `${rule.action_text} (${outcome.problem})` }) });
+      verdicts.push({
+        check: id,
+        lane: 'deterministic',
+        passed,
+        variables,
+        ...(passed
+          ? {}
+          : { message: 'value' in outcome ? rule.action_text : `${rule.action_text} (${outcome.problem})` }),
+      });
     } else if (cfg.llm_judge_enabled) verdicts.push(judgeVerdict(cfg, input.judges, id, rule.action_text));
   }
-  if (cfg.llm_judge_enabled && cfg.grounding_check_enabled) verdicts.push(judgeVerdict(cfg, input.judges, GROUNDING, GROUNDING_ACTION));
+  if (cfg.llm_judge_enabled && cfg.grounding_check_enabled)
+    verdicts.push(judgeVerdict(cfg, input.judges, GROUNDING, GROUNDING_ACTION));
   if (cfg.relevance_check_enabled) {
     const refusal = cfg.relevance_refusal_bypass && isRefusal(cfg.refusal_phrases, input.response);
     const passed = refusal || input.relevance === null || input.relevance >= cfg.relevance_threshold;
@@ -284,7 +426,7 @@ export function enforce(input: EnforcementInput): EnforcementVerdict[] {
       lane: 'deterministic',
       passed,
       variables: { relevance: input.relevance, threshold: cfg.relevance_threshold, refusal },
-      ...(passed ? {} : { message: 'the response does not address the user\'s message' }),
+      ...(passed ? {} : { message: "the response does not address the user's message" }),
     });
   }
   return verdicts;

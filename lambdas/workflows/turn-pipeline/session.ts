@@ -10,8 +10,8 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { documentClient, fromStoredJson, JsonObjectSchema, StepwiseError, toStoredJson } from 'stepwise';
+import * as z from 'zod';
 
 /** Another turn of the session holds its lease. Permanent for this turn: resend it later. */
 export class SessionBusyError extends StepwiseError {}
@@ -80,7 +80,9 @@ interface Lease {
 }
 
 const busy = (sessionId: string, lease: Lease) =>
-  new SessionBusyError(`session ${sessionId} is busy: turn ${lease.execution} is still running (until ${new Date(lease.until).toISOString()}); resend this turn when it has finished`);
+  new SessionBusyError(
+    `session ${sessionId} is busy: turn ${lease.execution} is still running (until ${new Date(lease.until).toISOString()}); resend this turn when it has finished`,
+  );
 
 /** In-memory adapter: tests, and the tool's ports in evals (one store per case). */
 export function memorySessionStore(leaseMs = DEFAULT_LEASE_MS): SessionStore {
@@ -88,7 +90,8 @@ export function memorySessionStore(leaseMs = DEFAULT_LEASE_MS): SessionStore {
   return {
     async begin(sessionId, execution, now) {
       const item = items.get(sessionId) ?? { session: newSession(sessionId) };
-      if (item.lease && item.lease.execution !== execution && item.lease.until > now.getTime()) throw busy(sessionId, item.lease);
+      if (item.lease && item.lease.execution !== execution && item.lease.until > now.getTime())
+        throw busy(sessionId, item.lease);
       items.set(sessionId, { session: item.session, lease: { execution, until: now.getTime() + leaseMs } });
       return structuredClone(item.session);
     },
@@ -96,7 +99,9 @@ export function memorySessionStore(leaseMs = DEFAULT_LEASE_MS): SessionStore {
       const item = items.get(session.sessionId);
       const stored = item?.session.version ?? 0;
       if (stored !== session.version || item?.lease?.execution !== execution)
-        throw new SessionConflictError(`session ${session.sessionId} changed since turn ${execution} read it (version ${stored}, read ${session.version})`);
+        throw new SessionConflictError(
+          `session ${session.sessionId} changed since turn ${execution} read it (version ${stored}, read ${session.version})`,
+        );
       const saved = { ...structuredClone(session), version: session.version + 1 };
       items.set(session.sessionId, { session: saved });
       return structuredClone(saved);
@@ -114,7 +119,11 @@ export function memorySessionStore(leaseMs = DEFAULT_LEASE_MS): SessionStore {
  * its `version` and the lease (`leaseExecution`, `leaseUntil`). Taking the lease and committing are
  * conditional writes, so two turns never both proceed.
  */
-export function dynamoSessionStore(client: DynamoDBClient, tableName: string, leaseMs = DEFAULT_LEASE_MS): SessionStore {
+export function dynamoSessionStore(
+  client: DynamoDBClient,
+  tableName: string,
+  leaseMs = DEFAULT_LEASE_MS,
+): SessionStore {
   const doc = documentClient(client);
   const key = (sessionId: string) => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' });
   return {
@@ -134,7 +143,9 @@ export function dynamoSessionStore(client: DynamoDBClient, tableName: string, le
         return item.session ? SessionSchema.parse(fromStoredJson(item.session)) : newSession(sessionId);
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
-        const held = await doc.send(new GetCommand({ TableName: tableName, Key: key(sessionId), ConsistentRead: true }));
+        const held = await doc.send(
+          new GetCommand({ TableName: tableName, Key: key(sessionId), ConsistentRead: true }),
+        );
         throw busy(sessionId, { execution: String(held.Item?.leaseExecution), until: Number(held.Item?.leaseUntil) });
       }
     },
@@ -151,7 +162,9 @@ export function dynamoSessionStore(client: DynamoDBClient, tableName: string, le
         );
       } catch (e) {
         if (!(e instanceof ConditionalCheckFailedException)) throw e;
-        throw new SessionConflictError(`session ${session.sessionId} changed since turn ${execution} read it (read version ${session.version})`);
+        throw new SessionConflictError(
+          `session ${session.sessionId} changed since turn ${execution} read it (read version ${session.version})`,
+        );
       }
       return saved;
     },

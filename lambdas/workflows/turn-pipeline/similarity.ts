@@ -6,9 +6,16 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
-import { contentWords, cosine, type EmbeddingModel, lexicalEmbeddings, readDefinitionYaml, StepFailedError } from 'stepwise';
 import type { CallContext, Toolbox, ToolCallRecord } from 'stepwise';
+import {
+  contentWords,
+  cosine,
+  type EmbeddingModel,
+  lexicalEmbeddings,
+  readDefinitionYaml,
+  StepFailedError,
+} from 'stepwise';
+import * as z from 'zod';
 import type { Agent } from './agent.ts';
 
 export { contentWords };
@@ -21,7 +28,10 @@ export interface SimilarityModel {
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** Similarity by cosine of embeddings; texts with a precomputed vector are not embedded again. */
-export function embeddingSimilarity(model: EmbeddingModel, precomputed: ReadonlyMap<string, number[]> = new Map()): SimilarityModel {
+export function embeddingSimilarity(
+  model: EmbeddingModel,
+  precomputed: ReadonlyMap<string, number[]> = new Map(),
+): SimilarityModel {
   return {
     async similarity(query, texts) {
       const missing = [...new Set(texts.filter((t) => !precomputed.has(t)))];
@@ -38,14 +48,19 @@ export const lexicalSimilarity: SimilarityModel = embeddingSimilarity(lexicalEmb
 /** The texts of an agent that have vectors before deployment: what retrieval compares turns with. */
 export function agentTexts(agent: Agent): string[] {
   const texts = [
-    ...agent.scenarios.flatMap((s) => [...s.entry_examples, ...s.steps.flatMap((st) => st.transitions.flatMap((t) => t.examples))]),
+    ...agent.scenarios.flatMap((s) => [
+      ...s.entry_examples,
+      ...s.steps.flatMap((st) => st.transitions.flatMap((t) => t.examples)),
+    ]),
     ...agent.rules.map((r) => r.condition_text),
   ];
   return [...new Set(texts)].sort();
 }
 
 /** `agent/vectors.yaml`: per embedding model (its `name`), text → vector. */
-export const VectorsFileSchema = z.object({ models: z.record(z.string(), z.record(z.string(), z.array(z.number()))) }).strict();
+export const VectorsFileSchema = z
+  .object({ models: z.record(z.string(), z.record(z.string(), z.array(z.number()))) })
+  .strict();
 export const VECTORS_FILE = 'vectors.yaml';
 
 /** The precomputed vectors of `model` in an agent folder (none when the file or the model is absent). */

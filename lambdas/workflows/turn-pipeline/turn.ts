@@ -3,9 +3,9 @@
  * the user message, and what earlier steps of this turn produced (each under its own `data` key).
  */
 import type { StepInput, WorkflowDefinition } from 'stepwise';
-import { agentDir, loadAgent, type Agent, type ProfileField, type ProfileMigration } from './agent.ts';
+import { type Agent, agentDir, loadAgent, type ProfileField, type ProfileMigration } from './agent.ts';
 import type { Navigation, Retrieval, RuleSelection, TurnContext } from './pipeline.ts';
-import { SessionSchema, type Session } from './session.ts';
+import { type Session, SessionSchema } from './session.ts';
 
 export interface Turn {
   agent: Agent;
@@ -30,7 +30,8 @@ export function readTurn(def: WorkflowDefinition, input: StepInput): Turn {
     message: String(input.input.message),
     context: {
       entities: (data.entities as Record<string, unknown> | undefined) ?? {},
-      detectedIntent: typeof data.detectedIntent === 'string' && data.detectedIntent !== '' ? data.detectedIntent : null,
+      detectedIntent:
+        typeof data.detectedIntent === 'string' && data.detectedIntent !== '' ? data.detectedIntent : null,
       intentConfidence: typeof data.intentConfidence === 'number' ? data.intentConfidence : 0,
       isAmbiguous: data.isAmbiguous === true,
       ...(typeof data.ambiguityReason === 'string' && { ambiguityReason: data.ambiguityReason }),
@@ -44,7 +45,10 @@ export function readTurn(def: WorkflowDefinition, input: StepInput): Turn {
 }
 
 /** Profile fields the turn's entities fill (first extraction stage), typed as their definitions say. */
-export function profileUpdate(fields: readonly ProfileField[], entities: Record<string, unknown>): Record<string, unknown> {
+export function profileUpdate(
+  fields: readonly ProfileField[],
+  entities: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     const value = entities[f.field_name];
@@ -69,7 +73,12 @@ export interface ProfileMigrated {
  * renames and drops fields). A profile already at `to`, or newer (the agent was rolled back), is
  * left as it is: its fields are kept, never guessed back.
  */
-export function migrateProfile(profile: Record<string, unknown>, from: number, to: number, migrations: readonly ProfileMigration[]): { profile: Record<string, unknown>; migrated?: ProfileMigrated } {
+export function migrateProfile(
+  profile: Record<string, unknown>,
+  from: number,
+  to: number,
+  migrations: readonly ProfileMigration[],
+): { profile: Record<string, unknown>; migrated?: ProfileMigrated } {
   if (from >= to) return { profile };
   const out = { ...profile };
   const renamed: string[] = [];

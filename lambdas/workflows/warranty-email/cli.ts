@@ -1,15 +1,17 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Command } from 'commander';
-import { importRegistry, readRegistryFile } from './registry.ts';
 import { InvalidInputError } from 'stepwise';
 import { action, awsOptions, printJson, withExamples } from 'stepwise/cli';
+import { importRegistry, readRegistryFile } from './registry.ts';
 
 /** The client's region, or one line saying how to give it (the SDK's own error is a bare "Region is missing"). */
 async function requireRegion(client: DynamoDBClient): Promise<void> {
   try {
     await client.config.region();
   } catch {
-    throw new InvalidInputError('no AWS region for the WarrantyTable: give --region REGION, set AWS_REGION, or use a --profile that names one');
+    throw new InvalidInputError(
+      'no AWS region for the WarrantyTable: give --region REGION, set AWS_REGION, or use a --profile that names one',
+    );
   }
 }
 
@@ -26,7 +28,9 @@ export function register(program: Command): void {
     .option('--endpoint <url>', 'a DynamoDB endpoint (e.g. DynamoDB Local)')
     .option('--json', 'print { imported, table } as JSON');
   awsOptions(command, 'of the table');
-  withExamples(command, ['stepwise registry import statemachines/warranty-email/registry.json --table WARRANTY_TABLE --region us-east-1 --profile dev']);
+  withExamples(command, [
+    'stepwise registry import statemachines/warranty-email/registry.json --table WARRANTY_TABLE --region us-east-1 --profile dev',
+  ]);
   command.action(
     action(async (file: string, opts: { table: string; region?: string; endpoint?: string; json?: boolean }) => {
       const entries = readRegistryFile(file);

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { InvalidInputError } from 'stepwise';
+import * as z from 'zod';
 
 /**
  * The serial-number format of the warranty agent: `SN` followed by 5 to 8 digits (`SN12345`),
@@ -69,7 +69,12 @@ const registryKey = (serial: string) => ({ pk: `SERIAL#${normalizeSerial(serial)
 
 /** The WarrantyTable item of a registry entry (`pk = SERIAL#<serial>`, `sk = WARRANTY`): what a registry import writes. */
 export function registryItem(entry: RegistryEntry): Record<string, string> {
-  return { ...registryKey(entry.serial), serial: normalizeSerial(entry.serial), product: entry.product, warrantyEnd: entry.warrantyEnd };
+  return {
+    ...registryKey(entry.serial),
+    serial: normalizeSerial(entry.serial),
+    product: entry.product,
+    warrantyEnd: entry.warrantyEnd,
+  };
 }
 
 /** AWS adapter: WarrantyTable, items as written by `registryItem`. */
@@ -89,7 +94,11 @@ export function dynamoRegistry(client: DynamoDBClient, tableName: string): Warra
  * Load registry entries into the WarrantyTable (25 items per BatchWriteItem, the API's limit;
  * unprocessed items are written again until none are left). Returns how many were written.
  */
-export async function importRegistry(client: DynamoDBClient, tableName: string, entries: RegistryEntry[]): Promise<number> {
+export async function importRegistry(
+  client: DynamoDBClient,
+  tableName: string,
+  entries: RegistryEntry[],
+): Promise<number> {
   const doc = DynamoDBDocumentClient.from(client);
   for (let i = 0; i < entries.length; i += 25) {
     let requests: { PutRequest: { Item: Record<string, string> } }[] | undefined = entries

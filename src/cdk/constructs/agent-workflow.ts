@@ -8,18 +8,18 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { DONE } from '../../definitions/workflow/schema.ts';
 import { TRANSIENT_ERRORS } from '../../core/errors.ts';
-import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import { DONE } from '../../definitions/workflow/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
+import type { WorkflowPlugin } from '../../runtime/plugin.ts';
+import { WORKFLOW_METADATA } from '../metadata.ts';
+import { ALARM_PERIOD, countAlarm, type FunctionAlarms, functionAlarms } from './alarms.ts';
 import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/consensus.ts';
 import { CounterGates, startCounters } from './compile/counters.ts';
-import { ALARM_PERIOD, countAlarm, functionAlarms, type FunctionAlarms } from './alarms.ts';
 import { pauseStates, resumePolicy } from './pause.ts';
 import { failedExecutionsAlarm } from './resources.ts';
-import { WORKFLOW_METADATA } from '../metadata.ts';
-import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
+import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';
 
 /** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
 export const STEP_ENTRY = 'runtime/step-handler/handler.ts';
@@ -200,8 +200,10 @@ export class AgentWorkflow extends Construct {
           ...(step.kind === 'llm' && config.modelProvider === 'openai' && openAiEnvironment(config)),
         },
       });
-      if (step.kind === 'llm' && config.modelProvider === 'openai' && config.openai?.apiKeyParameter) grantReadParameter(fn, config.openai.apiKeyParameter);
-      if (step.kind === 'llm' && config.modelProvider === 'bedrock') for (const id of step.models ?? [this.modelId]) fn.grantInvokeModel(id);
+      if (step.kind === 'llm' && config.modelProvider === 'openai' && config.openai?.apiKeyParameter)
+        grantReadParameter(fn, config.openai.apiKeyParameter);
+      if (step.kind === 'llm' && config.modelProvider === 'bedrock')
+        for (const id of step.models ?? [this.modelId]) fn.grantInvokeModel(id);
       props.bindStep?.(step, fn);
       functions[step.name] = fn;
     }
@@ -266,7 +268,8 @@ export class AgentWorkflow extends Construct {
     const role = Validations.of(stateMachine.role);
     role.acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
+      reason:
+        'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
     });
     // LambdaInvoke also grants `<function arn>:*`: the function's versions and aliases.
     for (const fn of functions) {
@@ -282,13 +285,21 @@ export class AgentWorkflow extends Construct {
 /** An LLM step's view of the OpenAI-compatible endpoint: where and which model; the key only by its parameter's name. */
 function openAiEnvironment(config: EnvConfig): Record<string, string> {
   const { baseUrl, model, apiKeyParameter } = config.openai!;
-  return { OPENAI_BASE_URL: baseUrl, OPENAI_MODEL: model, ...(apiKeyParameter && { OPENAI_API_KEY_PARAMETER: apiKeyParameter }) };
+  return {
+    OPENAI_BASE_URL: baseUrl,
+    OPENAI_MODEL: model,
+    ...(apiKeyParameter && { OPENAI_API_KEY_PARAMETER: apiKeyParameter }),
+  };
 }
 
 /** `ssm:GetParameter` on one parameter (a SecureString under the account's `aws/ssm` key needs no KMS grant). */
 function grantReadParameter(fn: StepwiseFunction, name: string): void {
   const stack = Stack.of(fn);
-  iam.Grant.addToPrincipal({ grantee: fn, actions: ['ssm:GetParameter'], resourceArns: [stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.replace(/^\//, '') })] });
+  iam.Grant.addToPrincipal({
+    grantee: fn,
+    actions: ['ssm:GetParameter'],
+    resourceArns: [stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name.replace(/^\//, '') })],
+  });
 }
 
 /** The initial state: the execution input at `$.input`, an empty StepState at `$.result`, no error. */
@@ -309,7 +320,11 @@ function startState(scope: Construct, entry: string, counters?: Record<string, n
 }
 
 /** The `StepInput` payload of a step's Task (and of its consensus states, with `extra`). */
-function stepPayload(step: StepDefinition, workflow: WorkflowDefinition, extra: Record<string, unknown> = {}): sfn.TaskInput {
+function stepPayload(
+  step: StepDefinition,
+  workflow: WorkflowDefinition,
+  extra: Record<string, unknown> = {},
+): sfn.TaskInput {
   return sfn.TaskInput.fromObject({
     workflow: workflow.manifest.name,
     step: step.name,
@@ -337,7 +352,12 @@ function addStepRetries(task: tasks.LambdaInvoke, workflow: WorkflowDefinition):
   task.addRetry({ errors: LAMBDA_SERVICE_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2 });
 }
 
-function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, workflow: WorkflowDefinition): tasks.LambdaInvoke {
+function stepTask(
+  scope: Construct,
+  step: StepDefinition,
+  fn: StepwiseFunction,
+  workflow: WorkflowDefinition,
+): tasks.LambdaInvoke {
   const task = new tasks.LambdaInvoke(scope, step.name, {
     comment: stepComment(step),
     lambdaFunction: fn,
@@ -362,18 +382,32 @@ function stepTask(scope: Construct, step: StepDefinition, fn: StepwiseFunction, 
 }
 
 /** Compile the step graph into states under `scope`; returns the start state. */
-function compileStates(scope: Construct, workflow: WorkflowDefinition, functions: Record<string, StepwiseFunction>): sfn.IChainable {
+function compileStates(
+  scope: Construct,
+  workflow: WorkflowDefinition,
+  functions: Record<string, StepwiseFunction>,
+): sfn.IChainable {
   const { manifest } = workflow;
-  const done = new sfn.Succeed(scope, TERMINAL_STATES.done, { comment: 'The workflow finished: a step routed to DONE.' });
+  const done = new sfn.Succeed(scope, TERMINAL_STATES.done, {
+    comment: 'The workflow finished: a step routed to DONE.',
+  });
   const failState = (name: string, comment: string) => new sfn.Fail(scope, name, { error: name, comment });
   const maxStepsExceeded = failState(
     TERMINAL_STATES.maxStepsExceeded,
     `The fallback ${manifest.fallback} itself routed on after ${manifest.maxSteps} steps (maxSteps): the execution fails.`,
   );
-  const fallbackFailed = failState(TERMINAL_STATES.fallbackFailed, `The fallback ${manifest.fallback} failed: nobody was answered, the execution fails.`);
-  const routeRejected = failState(TERMINAL_STATES.routeRejected, `The fallback ${manifest.fallback} chose a route it does not declare: the execution fails.`);
+  const fallbackFailed = failState(
+    TERMINAL_STATES.fallbackFailed,
+    `The fallback ${manifest.fallback} failed: nobody was answered, the execution fails.`,
+  );
+  const routeRejected = failState(
+    TERMINAL_STATES.routeRejected,
+    `The fallback ${manifest.fallback} chose a route it does not declare: the execution fails.`,
+  );
 
-  const taskOf = new Map(workflow.steps.map((step) => [step.name, stepTask(scope, step, functions[step.name]!, workflow)]));
+  const taskOf = new Map(
+    workflow.steps.map((step) => [step.name, stepTask(scope, step, functions[step.name]!, workflow)]),
+  );
   const task = (name: string) => taskOf.get(name)!;
   const fallback = task(manifest.fallback);
   // A step that ran maxSteps steps and still wants to continue is stopped (count includes this step).
@@ -386,7 +420,10 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
   // in $.error; only a fallback that itself routes on past the limit ends in MaxStepsExceeded.
   const maxStepsHandoff = new sfn.Pass(scope, MAX_STEPS_HANDOFF, {
     comment: `Circuit breaker: ${manifest.maxSteps} steps ran (maxSteps) without finishing; the reason goes to $.error and the fallback ${manifest.fallback} hands the case over.`,
-    result: sfn.Result.fromObject({ Error: TERMINAL_STATES.maxStepsExceeded, Cause: `the workflow ran ${manifest.maxSteps} steps (maxSteps) without finishing` }),
+    result: sfn.Result.fromObject({
+      Error: TERMINAL_STATES.maxStepsExceeded,
+      Cause: `the workflow ran ${manifest.maxSteps} steps (maxSteps) without finishing`,
+    }),
     resultPath: '$.error',
   }).next(fallback);
 
@@ -402,23 +439,28 @@ function compileStates(scope: Construct, workflow: WorkflowDefinition, functions
   for (const step of workflow.steps.filter((s) => s.consensus))
     sampling.set(
       step.name,
-      consensusStates(scope, step, functions[step.name]!, kit(step), task(step.name), (s) => s.addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' })),
+      consensusStates(scope, step, functions[step.name]!, kit(step), task(step.name), (s) =>
+        s.addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' }),
+      ),
     );
   const entryOf = (name: string) => gates.gate(name, sampling.get(name) ?? task(name));
 
   for (const step of workflow.steps) {
     const isFallback = step.name === manifest.fallback;
     task(step.name).addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' });
-    const route = new sfn.Choice(scope, routeStateName(step.name), { comment: routeComment(step, manifest, isFallback) }).when(
-      circuitBreaker,
-      isFallback ? maxStepsExceeded : maxStepsHandoff,
-    );
+    const route = new sfn.Choice(scope, routeStateName(step.name), {
+      comment: routeComment(step, manifest, isFallback),
+    }).when(circuitBreaker, isFallback ? maxStepsExceeded : maxStepsHandoff);
     for (const edge of step.next) {
       route.when(sfn.Condition.stringEquals('$.result.next', edge), edge === DONE ? done : entryOf(edge));
     }
     // A route outside the declared edges is never taken.
     route.otherwise(isFallback ? routeRejected : fallback);
-    task(step.name).next(step.pause ? pauseStates(scope, { step, workflow, route, onTimeout: task(step.pause.onTimeout), fallback }) : route);
+    task(step.name).next(
+      step.pause
+        ? pauseStates(scope, { step, workflow, route, onTimeout: task(step.pause.onTimeout), fallback })
+        : route,
+    );
   }
   return startState(scope, manifest.entry, startCounters(manifest)).next(entryOf(manifest.entry));
 }

@@ -45,7 +45,14 @@ export interface FunctionAlarms {
  * `config.alarms`), created beside the function with ids `<id>ErrorsAlarm` and `<id>ThrottlesAlarm`.
  * @param what Names the function in the notification (`support-desk step 01-understand`).
  */
-export function functionAlarms(scope: Construct, id: string, fn: lambda.IFunction, config: EnvConfig, what: string, topic?: sns.ITopic): FunctionAlarms {
+export function functionAlarms(
+  scope: Construct,
+  id: string,
+  fn: lambda.IFunction,
+  config: EnvConfig,
+  what: string,
+  topic?: sns.ITopic,
+): FunctionAlarms {
   const { functionErrorsThreshold, throttlesThreshold, evaluationPeriods } = config.alarms;
   return {
     errors: countAlarm(scope, `${id}ErrorsAlarm`, {

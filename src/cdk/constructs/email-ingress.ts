@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { type CfnElement, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -8,13 +8,13 @@ import * as ses from 'aws-cdk-lib/aws-ses';
 import * as actions from 'aws-cdk-lib/aws-ses-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as cxapi from 'aws-cdk-lib/cx-api';
 import type * as ssm from 'aws-cdk-lib/aws-ssm';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { emailSettings, type EnvConfig } from '../../project/config.ts';
-import { ALARM_PERIOD, countAlarm, functionAlarms, type FunctionAlarms } from './alarms.ts';
-import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
+import { type EnvConfig, emailSettings } from '../../project/config.ts';
+import { ALARM_PERIOD, countAlarm, type FunctionAlarms, functionAlarms } from './alarms.ts';
+import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';
 
 /** The ingress function's `service` (logs, traces and the metrics' dimension). */
 const INGRESS_SERVICE = 'stepwise-ingress';
@@ -88,7 +88,10 @@ export class EmailIngress extends Construct {
     this.failedDeliveries = this.createFailedDeliveries();
 
     this.failedDeliveriesAlarm = countAlarm(this, 'FailedDeliveriesAlarm', {
-      metric: this.failedDeliveries.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      metric: this.failedDeliveries.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
       threshold: 1,
       description: `Inbound mail (${config.name}) could not be processed: see the FailedDeliveries queue.`,
       topic,
@@ -113,7 +116,8 @@ export class EmailIngress extends Construct {
     });
     Validations.of(bucket).acknowledge({
       id: 'AwsSolutions-S1',
-      reason: 'This bucket receives the access logs of the raw-mail bucket; logging its own access would log the log deliveries.',
+      reason:
+        'This bucket receives the access logs of the raw-mail bucket; logging its own access would log the log deliveries.',
     });
     return bucket;
   }
@@ -127,12 +131,16 @@ export class EmailIngress extends Construct {
       enforceSSL: true,
       lifecycleRules: [{ prefix: INBOUND_PREFIX, expiration: retention }],
       removalPolicy: config.removalPolicy,
-      ...(this.accessLogsBucket && { serverAccessLogsBucket: this.accessLogsBucket, serverAccessLogsPrefix: 'raw-mail/' }),
+      ...(this.accessLogsBucket && {
+        serverAccessLogsBucket: this.accessLogsBucket,
+        serverAccessLogsPrefix: 'raw-mail/',
+      }),
     });
     if (!this.accessLogsBucket)
       Validations.of(bucket).acknowledge({
         id: 'AwsSolutions-S1',
-        reason: 'Only SES writes and only the ingress function reads this bucket; every delivery is recorded in the event log (access logs: email.accessLogs, on in prod).',
+        reason:
+          'Only SES writes and only the ingress function reads this bucket; every delivery is recorded in the event log (access logs: email.accessLogs, on in prod).',
       });
     return bucket;
   }
@@ -160,16 +168,24 @@ export class EmailIngress extends Construct {
   /** Let the ingress function put into the two tables, read the stored mail and start the workflow (or the agent). */
   private grantIngress(props: EmailIngressProps): void {
     // Conditional puts only: the ingress never updates or deletes a stored body or an event.
-    for (const [table, env] of [[props.emailsTable, 'EMAILS_TABLE'], [props.eventsTable, 'EVENTS_TABLE']] as const) {
+    for (const [table, env] of [
+      [props.emailsTable, 'EMAILS_TABLE'],
+      [props.eventsTable, 'EVENTS_TABLE'],
+    ] as const) {
       table.grant(this.function, 'dynamodb:PutItem');
       this.function.addEnvironment(env, table.tableName);
     }
     // GetObject only (grantRead would add List*/GetBucket*): the function reads one known key per delivery.
-    iam.Grant.addToPrincipal({ grantee: this.function, actions: ['s3:GetObject'], resourceArns: [this.bucket.arnForObjects(`${INBOUND_PREFIX}*`)] });
+    iam.Grant.addToPrincipal({
+      grantee: this.function,
+      actions: ['s3:GetObject'],
+      resourceArns: [this.bucket.arnForObjects(`${INBOUND_PREFIX}*`)],
+    });
     const bucketLogicalId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnElement);
     Validations.of(this.function.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/${INBOUND_PREFIX}*]`,
-      reason: 'Object keys are SES message ids, known only when a mail arrives; the grant is GetObject under the inbound/ prefix only.',
+      reason:
+        'Object keys are SES message ids, known only when a mail arrives; the grant is GetObject under the inbound/ prefix only.',
     });
     props.stateMachine.grantStartExecution(this.function);
     if (props.singlePrompt) {
@@ -228,7 +244,12 @@ export class EmailIngress extends Construct {
         usingMetrics: Object.fromEntries(
           unread.map((reason, i) => [
             `r${i}`,
-            new cloudwatch.Metric({ namespace: metricsNamespace(config), metricName: 'EmailRejected', dimensionsMap: { service: INGRESS_SERVICE, reason }, statistic: cloudwatch.Stats.SUM }),
+            new cloudwatch.Metric({
+              namespace: metricsNamespace(config),
+              metricName: 'EmailRejected',
+              dimensionsMap: { service: INGRESS_SERVICE, reason },
+              statistic: cloudwatch.Stats.SUM,
+            }),
           ]),
         ),
         period: ALARM_PERIOD,

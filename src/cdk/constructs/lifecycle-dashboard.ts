@@ -54,17 +54,38 @@ export class LifecycleDashboard extends Construct {
     };
     const nodeIdOf = (fn: lambda.IFunction) => fn.node.id;
     this.alarms = [
-      alarm('ExecutionsTimedOutAlarm', stateMachine.metricTimedOut({ period, statistic: cloudwatch.Stats.SUM }), 'executions timed out: their events were not applied.'),
+      alarm(
+        'ExecutionsTimedOutAlarm',
+        stateMachine.metricTimedOut({ period, statistic: cloudwatch.Stats.SUM }),
+        'executions timed out: their events were not applied.',
+      ),
       ...functions.flatMap((fn) => [
-        alarm(`${nodeIdOf(fn)}ErrorsAlarm`, fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM }), `${nodeIdOf(fn)} failed (Lambda errors).`),
-        alarm(`${nodeIdOf(fn)}ThrottlesAlarm`, fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }), `${nodeIdOf(fn)} was throttled.`),
+        alarm(
+          `${nodeIdOf(fn)}ErrorsAlarm`,
+          fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM }),
+          `${nodeIdOf(fn)} failed (Lambda errors).`,
+        ),
+        alarm(
+          `${nodeIdOf(fn)}ThrottlesAlarm`,
+          fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }),
+          `${nodeIdOf(fn)} was throttled.`,
+        ),
       ]),
     ];
 
     const handlerMetric = (metricName: string) =>
-      new cloudwatch.Metric({ namespace: metricsNamespace(config), metricName, dimensionsMap: { service: name }, period, statistic: cloudwatch.Stats.SUM, label: metricName });
-    const graph = (title: string, metrics: cloudwatch.IMetric[], width = 8) => new cloudwatch.GraphWidget({ title, left: metrics, width, height: 6 });
-    const perFunction = (metric: (fn: lambda.IFunction) => cloudwatch.Metric) => functions.map((fn) => metric(fn).with({ label: nodeIdOf(fn) }));
+      new cloudwatch.Metric({
+        namespace: metricsNamespace(config),
+        metricName,
+        dimensionsMap: { service: name },
+        period,
+        statistic: cloudwatch.Stats.SUM,
+        label: metricName,
+      });
+    const graph = (title: string, metrics: cloudwatch.IMetric[], width = 8) =>
+      new cloudwatch.GraphWidget({ title, left: metrics, width, height: 6 });
+    const perFunction = (metric: (fn: lambda.IFunction) => cloudwatch.Metric) =>
+      functions.map((fn) => metric(fn).with({ label: nodeIdOf(fn) }));
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: `stepwise-${name}-${config.name}`,
       defaultInterval: Duration.days(1),
@@ -76,16 +97,34 @@ export class LifecycleDashboard extends Construct {
             stateMachine.metricFailed({ period }),
             stateMachine.metricTimedOut({ period }),
           ]),
-          graph(`${lifecycle.entity.name} events`, ['EventApplied', 'DuplicateEvent', 'VersionConflict'].map(handlerMetric)),
+          graph(
+            `${lifecycle.entity.name} events`,
+            ['EventApplied', 'DuplicateEvent', 'VersionConflict'].map(handlerMetric),
+          ),
           graph(
             'Dead-letter queues (messages visible)',
-            props.queues.map((q) => q.metricApproximateNumberOfMessagesVisible({ period, statistic: cloudwatch.Stats.MAXIMUM, label: q.node.id })),
+            props.queues.map((q) =>
+              q.metricApproximateNumberOfMessagesVisible({
+                period,
+                statistic: cloudwatch.Stats.MAXIMUM,
+                label: q.node.id,
+              }),
+            ),
           ),
         ],
         [
-          graph('Function errors', perFunction((fn) => fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM }))),
-          graph('Function throttles', perFunction((fn) => fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM }))),
-          graph('Function duration p90 (ms)', perFunction((fn) => fn.metricDuration({ period, statistic: cloudwatch.Stats.p(90) }))),
+          graph(
+            'Function errors',
+            perFunction((fn) => fn.metricErrors({ period, statistic: cloudwatch.Stats.SUM })),
+          ),
+          graph(
+            'Function throttles',
+            perFunction((fn) => fn.metricThrottles({ period, statistic: cloudwatch.Stats.SUM })),
+          ),
+          graph(
+            'Function duration p90 (ms)',
+            perFunction((fn) => fn.metricDuration({ period, statistic: cloudwatch.Stats.p(90) })),
+          ),
         ],
         [new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...this.alarms], width: 24, height: 4 })],
       ],

@@ -9,14 +9,14 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { failedExecutionsAlarm } from './resources.ts';
 import { EventTooLargeError, VersionConflictError } from '../../core/errors.ts';
 import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
-import { MAX_EVENT_BYTES } from '../../runtime/lifecycle/envelope.ts';
 import { describeTransitions, UNKNOWN_EVENT } from '../../definitions/lifecycle/routes.ts';
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
+import { MAX_EVENT_BYTES } from '../../runtime/lifecycle/envelope.ts';
 import { WORKFLOW_METADATA } from '../metadata.ts';
+import { failedExecutionsAlarm } from './resources.ts';
 import { StepwiseFunction } from './stepwise-function.ts';
 
 /** The handler modules of the lifecycle's Tasks. */
@@ -46,7 +46,8 @@ export const loadStateName = (def: LifecycleDefinition): string => `Load ${def.e
 const MAX_STATE_MACHINE_NAME = 80;
 
 /** `<stack name>-<lifecycle name>`, cut to the 80 characters Step Functions allows: what the console lists. */
-export const lifecycleStateMachineName = (stackName: string, lifecycle: string): string => `${stackName}-${lifecycle}`.slice(0, MAX_STATE_MACHINE_NAME);
+export const lifecycleStateMachineName = (stackName: string, lifecycle: string): string =>
+  `${stackName}-${lifecycle}`.slice(0, MAX_STATE_MACHINE_NAME);
 
 export interface LifecycleWorkflowProps {
   /** The loaded statechart (`loadLifecycle(name)`); one transition Task per event type of its vocabulary. */
@@ -90,7 +91,11 @@ export interface LifecycleWorkflowProps {
  */
 export class LifecycleWorkflow extends Construct {
   readonly stateMachine: sfn.StateMachine;
-  readonly functions: { readonly load: StepwiseFunction; readonly apply: StepwiseFunction; readonly persist: StepwiseFunction };
+  readonly functions: {
+    readonly load: StepwiseFunction;
+    readonly apply: StepwiseFunction;
+    readonly persist: StepwiseFunction;
+  };
   /** Execution log group (level ALL, execution data included). */
   readonly logGroup: logs.LogGroup;
   readonly failedExecutionsAlarm: cloudwatch.Alarm;
@@ -111,12 +116,25 @@ export class LifecycleWorkflow extends Construct {
       });
     const entity = lifecycle.entity.name;
     this.functions = {
-      load: fn('LoadEntity', LIFECYCLE_ENTRIES.load, `reads a ${entity} and checks the event id`).bindTable(props.table, 'read', 'LIFECYCLE_TABLE'),
-      apply: fn('ApplyEvent', LIFECYCLE_ENTRIES.apply, `applies an event to a ${entity} (pure)`, { AGENT_CONFIG: JSON.stringify(props.agentConfig) }),
-      persist: fn('Persist', LIFECYCLE_ENTRIES.persist, 'appends events and the snapshot in one write').bindTable(props.table, 'write', 'LIFECYCLE_TABLE'),
+      load: fn('LoadEntity', LIFECYCLE_ENTRIES.load, `reads a ${entity} and checks the event id`).bindTable(
+        props.table,
+        'read',
+        'LIFECYCLE_TABLE',
+      ),
+      apply: fn('ApplyEvent', LIFECYCLE_ENTRIES.apply, `applies an event to a ${entity} (pure)`, {
+        AGENT_CONFIG: JSON.stringify(props.agentConfig),
+      }),
+      persist: fn('Persist', LIFECYCLE_ENTRIES.persist, 'appends events and the snapshot in one write').bindTable(
+        props.table,
+        'write',
+        'LIFECYCLE_TABLE',
+      ),
     };
 
-    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: config.logRetention, removalPolicy: config.removalPolicy });
+    this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineName: lifecycleStateMachineName(Stack.of(this).stackName, lifecycle.name),
       comment: `${lifecycle.name} ${lifecycle.version}: ${lifecycle.description}`,
@@ -128,7 +146,13 @@ export class LifecycleWorkflow extends Construct {
     (this.stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, lifecycle.name);
     this.acknowledgeStateMachineRole();
 
-    this.failedExecutionsAlarm = failedExecutionsAlarm(this, this.stateMachine, config, `${lifecycle.name} (${config.name}): ${entity} events not applied - see the incoming dead-letter queue.`, props.alarmTopic);
+    this.failedExecutionsAlarm = failedExecutionsAlarm(
+      this,
+      this.stateMachine,
+      config,
+      `${lifecycle.name} (${config.name}): ${entity} events not applied - see the incoming dead-letter queue.`,
+      props.alarmTopic,
+    );
   }
 
   private compile(scope: Construct, props: LifecycleWorkflowProps): sfn.IChainable {
@@ -136,14 +160,25 @@ export class LifecycleWorkflow extends Construct {
     const S = LIFECYCLE_STATES;
     const entity = def.entity.name;
     const maxRetries = props.maxConflictRetries ?? 10;
-    const done = new sfn.Succeed(scope, S.done, { comment: 'The event is applied: logged, and the snapshot (with any state change for the outbox) written.' });
-    const duplicate = new sfn.Succeed(scope, S.duplicate, { comment: `The event id is already in the ${entity}'s log: nothing was applied.` });
+    const done = new sfn.Succeed(scope, S.done, {
+      comment: 'The event is applied: logged, and the snapshot (with any state change for the outbox) written.',
+    });
+    const duplicate = new sfn.Succeed(scope, S.duplicate, {
+      comment: `The event id is already in the ${entity}'s log: nothing was applied.`,
+    });
     const deadLetter = new tasks.SqsSendMessage(scope, S.deadLetter, {
-      comment: 'Sends the execution state, the event and the error that stopped it, to the incoming dead-letter queue (its alarm fires).',
+      comment:
+        'Sends the execution state, the event and the error that stopped it, to the incoming dead-letter queue (its alarm fires).',
       queue: props.deadLetterQueue,
       messageBody: sfn.TaskInput.fromJsonPathAt('$'),
       resultPath: sfn.JsonPath.DISCARD,
-    }).next(new sfn.Fail(scope, S.failed, { comment: 'The event was not applied; it is in the dead-letter queue with its reason.', error: 'EventNotApplied', cause: 'The event was not applied; the execution state is in the dead-letter queue.' }));
+    }).next(
+      new sfn.Fail(scope, S.failed, {
+        comment: 'The event was not applied; it is in the dead-letter queue with its reason.',
+        error: 'EventNotApplied',
+        cause: 'The event was not applied; the execution state is in the dead-letter queue.',
+      }),
+    );
     const catchAll = <T extends sfn.TaskStateBase>(task: T): T => {
       task.addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
       return task;
@@ -176,7 +211,9 @@ export class LifecycleWorkflow extends Construct {
     });
     // Someone else appended first: read again and re-apply, a bounded number of times.
     persist.addCatch(
-      new sfn.Choice(scope, S.retryConflict, { comment: `Another event of this ${entity} was written first: read it again (at most ${maxRetries} times), else dead-letter.` })
+      new sfn.Choice(scope, S.retryConflict, {
+        comment: `Another event of this ${entity} was written first: read it again (at most ${maxRetries} times), else dead-letter.`,
+      })
         .when(sfn.Condition.numberLessThan('$.loaded.attempt', maxRetries), load)
         .otherwise(deadLetter),
       { errors: [VersionConflictError.name], resultPath: '$.error' },
@@ -186,7 +223,9 @@ export class LifecycleWorkflow extends Construct {
     // No publish here: Persist writes the change to the outbox in the same transaction, and the
     // table's stream publishes it, so a change can never be committed and lost.
     persist.next(
-      new sfn.Choice(scope, S.afterPersist, { comment: 'A redelivery that raced the first delivery past the load ends as a duplicate; anything else is done.' })
+      new sfn.Choice(scope, S.afterPersist, {
+        comment: 'A redelivery that raced the first delivery past the load ends as a duplicate; anything else is done.',
+      })
         .when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate)
         .otherwise(done),
     );
@@ -194,14 +233,30 @@ export class LifecycleWorkflow extends Construct {
     const route = new sfn.Choice(scope, S.route, {
       comment: `A duplicate ends here; every other event goes to the Task of its type, and a type ${def.name} does not know to "${S.unknown}".`,
     }).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), duplicate);
-    for (const type of def.events) route.when(sfn.Condition.stringEquals('$.loaded.event.type', type), this.transitionTask(scope, type, `Applies ${type}: ${describeTransitions(def, type)}.`, catchAll).next(persist));
-    route.otherwise(this.transitionTask(scope, S.unknown, `Logs an event of a type ${def.name} does not know, with a refusal.`, catchAll).next(persist));
+    for (const type of def.events)
+      route.when(
+        sfn.Condition.stringEquals('$.loaded.event.type', type),
+        this.transitionTask(scope, type, `Applies ${type}: ${describeTransitions(def, type)}.`, catchAll).next(persist),
+      );
+    route.otherwise(
+      this.transitionTask(
+        scope,
+        S.unknown,
+        `Logs an event of a type ${def.name} does not know, with a refusal.`,
+        catchAll,
+      ).next(persist),
+    );
 
     return load.next(route);
   }
 
   /** A Task that applies the event with the transition function; its name is the route, checked by the handler. */
-  private transitionTask(scope: Construct, name: string, comment: string, catchAll: <T extends sfn.TaskStateBase>(task: T) => T): tasks.LambdaInvoke {
+  private transitionTask(
+    scope: Construct,
+    name: string,
+    comment: string,
+    catchAll: <T extends sfn.TaskStateBase>(task: T) => T,
+  ): tasks.LambdaInvoke {
     return catchAll(
       new tasks.LambdaInvoke(scope, name, {
         comment,
@@ -221,12 +276,16 @@ export class LifecycleWorkflow extends Construct {
     const role = Validations.of(this.stateMachine.role);
     role.acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
+      reason:
+        'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
     });
     // LambdaInvoke also grants `<function arn>:*`: the function's versions and aliases.
     for (const fn of Object.values(this.functions)) {
       const logicalId = this.stateMachine.stack.getLogicalId(fn.node.defaultChild as lambda.CfnFunction);
-      role.acknowledge({ id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`, reason: 'lambda:InvokeFunction on the lifecycle function and its versions only.' });
+      role.acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>:*]`,
+        reason: 'lambda:InvokeFunction on the lifecycle function and its versions only.',
+      });
     }
   }
 }

@@ -16,11 +16,11 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import {
   CHECKPOINT_DATA_KEY,
+  checkpointStateName,
   PAUSE_EVENT_DETAIL_TYPE,
   PAUSE_EVENT_SOURCE,
-  checkpointStateName,
-  pauseStateName,
   pausedEdges,
+  pauseStateName,
 } from '../../definitions/workflow/pause.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 
@@ -73,11 +73,20 @@ export function pauseStates(scope: Construct, props: PauseStatesProps): sfn.ICha
   task.next(route);
   // The circuit breaker of the route Choice would stop the execution anyway: no checkpoint before it.
   const room = sfn.Condition.numberLessThan('$.result.count', workflow.manifest.maxSteps);
-  const asked = pause.when && sfn.Condition.and(sfn.Condition.isPresent(`$.result.fields.${pause.when}`), sfn.Condition.booleanEquals(`$.result.fields.${pause.when}`, true));
+  const asked =
+    pause.when &&
+    sfn.Condition.and(
+      sfn.Condition.isPresent(`$.result.fields.${pause.when}`),
+      sfn.Condition.booleanEquals(`$.result.fields.${pause.when}`, true),
+    );
   const checkpoint = new sfn.Choice(scope, checkpointStateName(step.name), {
     comment: `Whether ${step.name}'s route pauses: ${pausedEdges(step).join(', ')}${pause.when ? ` when fields.${pause.when} is true` : ''} wait at ${pauseStateName(step.name)}; every other route goes on.`,
   });
-  for (const edge of pausedEdges(step)) checkpoint.when(sfn.Condition.and(sfn.Condition.stringEquals('$.result.next', edge), room, ...(asked ? [asked] : [])), task);
+  for (const edge of pausedEdges(step))
+    checkpoint.when(
+      sfn.Condition.and(sfn.Condition.stringEquals('$.result.next', edge), room, ...(asked ? [asked] : [])),
+      task,
+    );
   return checkpoint.otherwise(route);
 }
 

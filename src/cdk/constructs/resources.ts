@@ -1,12 +1,12 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { EnvConfig } from '../../project/config.ts';
 
@@ -51,7 +51,13 @@ export function alarmTopic(stack: Stack, config: EnvConfig): sns.ITopic | undefi
 }
 
 /** The environment's alarm on a state machine's failed executions (5-minute sums), notifying `topic` when given. */
-export function failedExecutionsAlarm(scope: Construct, stateMachine: sfn.IStateMachine, config: EnvConfig, description: string, topic?: sns.ITopic): cloudwatch.Alarm {
+export function failedExecutionsAlarm(
+  scope: Construct,
+  stateMachine: sfn.IStateMachine,
+  config: EnvConfig,
+  description: string,
+  topic?: sns.ITopic,
+): cloudwatch.Alarm {
   const alarm = new cloudwatch.Alarm(scope, 'ExecutionsFailedAlarm', {
     metric: stateMachine.metricFailed({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
     threshold: config.alarms.failedExecutionsThreshold,

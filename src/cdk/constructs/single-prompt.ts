@@ -1,21 +1,21 @@
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { LambdaAction, SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { MONOLITHIC_STEP, monolithicStep } from '../../runtime/steps/single-prompt.ts';
-import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
+import type { WorkflowPlugin } from '../../runtime/plugin.ts';
+import { MONOLITHIC_STEP, monolithicStep } from '../../runtime/steps/single-prompt.ts';
 import { STEP_ENTRY } from './agent-workflow.ts';
+import { type FunctionAlarms, functionAlarms } from './alarms.ts';
 import { failedExecutionsAlarm } from './resources.ts';
-import { StepwiseFunction, metricsNamespace } from './stepwise-function.ts';
-import { functionAlarms, type FunctionAlarms } from './alarms.ts';
+import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';
 
 /** The rollback function's handler module. */
 export const ROLLBACK_ENTRY = 'runtime/triggers/email/rollback-handler.ts';
@@ -89,7 +89,13 @@ export class SinglePromptAgent extends Construct {
       workflowDir: plugin.def.dir,
       description: `${manifest.name}: the single-prompt agent (the whole workflow in one LLM step)`,
       timeout: Duration.minutes(5),
-      environment: { WORKFLOW: manifest.name, STEP: MONOLITHIC_STEP, MODEL_ID: modelId, MODEL_PROVIDER: config.modelProvider, STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary' },
+      environment: {
+        WORKFLOW: manifest.name,
+        STEP: MONOLITHIC_STEP,
+        MODEL_ID: modelId,
+        MODEL_PROVIDER: config.modelProvider,
+        STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary',
+      },
     });
     if (config.modelProvider === 'bedrock') fn.grantInvokeModel(modelId);
     bindStep(monolithicStep(plugin.def), fn);
@@ -105,23 +111,47 @@ export class SinglePromptAgent extends Construct {
         workflow,
         step: MONOLITHIC_STEP,
         input: sfn.JsonPath.objectAt('$'),
-        previous: { step: null, next: MONOLITHIC_STEP, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
+        previous: {
+          step: null,
+          next: MONOLITHIC_STEP,
+          reason: 'start',
+          decidedBy: null,
+          fields: {},
+          data: {},
+          count: 0,
+        },
         error: null,
         count: 1,
         execution: { id: sfn.JsonPath.executionId, name: sfn.JsonPath.executionName },
       }),
       resultSelector: { next: sfn.JsonPath.stringAt('$.next'), reason: sfn.JsonPath.stringAt('$.reason') },
     });
-    task.addRetry({ errors: ['ModelThrottledError', 'ModelTimeoutError', 'ToolUnavailableError'], interval: Duration.seconds(2), maxAttempts: 3, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
-    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: config.logRetention, removalPolicy: config.removalPolicy });
+    task.addRetry({
+      errors: ['ModelThrottledError', 'ModelTimeoutError', 'ToolUnavailableError'],
+      interval: Duration.seconds(2),
+      maxAttempts: 3,
+      backoffRate: 2,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      retention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+    });
     const stateMachine = new sfn.StateMachine(this, 'StateMachine', {
-      definitionBody: sfn.DefinitionBody.fromChainable(task.addCatch(new sfn.Fail(this, 'SinglePromptFailed', { error: 'SinglePromptFailed' })).next(new sfn.Succeed(this, 'Done'))),
+      definitionBody: sfn.DefinitionBody.fromChainable(
+        task
+          .addCatch(new sfn.Fail(this, 'SinglePromptFailed', { error: 'SinglePromptFailed' }))
+          .next(new sfn.Succeed(this, 'Done')),
+      ),
       stateMachineType: sfn.StateMachineType.STANDARD,
       tracingEnabled: true,
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: config.executionDataInLogs },
     });
     const role = Validations.of(stateMachine.role);
-    role.acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: 'CloudWatch Logs delivery and X-Ray support no resource-level permissions.' });
+    role.acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'CloudWatch Logs delivery and X-Ray support no resource-level permissions.',
+    });
     role.acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.function.node.defaultChild as lambda.CfnFunction)}.Arn>:*]`,
       reason: 'lambda:InvokeFunction on the single-prompt function and its versions only.',

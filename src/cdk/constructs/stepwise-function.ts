@@ -7,15 +7,14 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
-import { CLI_ONLY_FOLDERS } from '../../definitions/definition-file.ts';
 import { ConfigError } from '../../core/errors.ts';
-import { DEFAULT_METRICS_NAMESPACE } from '../../runtime/observability.ts';
 import { PROJECT_ROOT, STATE_DIR, STEPWISE_VERSION } from '../../core/paths.ts';
-import type { EnvConfig } from '../../project/config.ts';
-import { generateEngineEntry, generateLambdaEntry } from './lambda-entry.ts';
-import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR, WORKFLOW_DIR_METADATA } from '../metadata.ts';
+import { CLI_ONLY_FOLDERS } from '../../definitions/definition-file.ts';
 import { INFERENCE_PROFILE } from '../../definitions/model-ids.ts';
-
+import type { EnvConfig } from '../../project/config.ts';
+import { DEFAULT_METRICS_NAMESPACE } from '../../runtime/observability.ts';
+import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR, WORKFLOW_DIR_METADATA } from '../metadata.ts';
+import { generateEngineEntry, generateLambdaEntry } from './lambda-entry.ts';
 
 /** How a function may use a table; see {@link StepwiseFunction.bindTable}. */
 export type TableAccess = 'read' | 'write' | 'readWrite';
@@ -112,7 +111,14 @@ function bundleEntry(scope: IConstruct, entry: string, workflowDir: string | und
   if (!known) entriesPerApp.set(scope.node.root, (known = new Map()));
   const key = `${entry}\0${workflowDir ?? ''}`;
   let file = known.get(key);
-  if (!file) known.set(key, (file = workflowDir === undefined ? generateEngineEntry(entry, ENTRIES_DIR) : generateLambdaEntry(entry, workflowDir, ENTRIES_DIR)));
+  if (!file)
+    known.set(
+      key,
+      (file =
+        workflowDir === undefined
+          ? generateEngineEntry(entry, ENTRIES_DIR)
+          : generateLambdaEntry(entry, workflowDir, ENTRIES_DIR)),
+    );
   return file;
 }
 
@@ -128,7 +134,10 @@ export function lockFile(root: string): string {
   for (let dir = resolve(root); ; dir = dirname(dir)) {
     const found = LOCK_FILES.map((f) => join(dir, f)).find((f) => existsSync(f));
     if (found) return found;
-    if (dirname(dir) === dir) throw new ConfigError(`${root}: no lock file (${LOCK_FILES.join(', ')}): install the project's dependencies first (npm install)`);
+    if (dirname(dir) === dir)
+      throw new ConfigError(
+        `${root}: no lock file (${LOCK_FILES.join(', ')}): install the project's dependencies first (npm install)`,
+      );
   }
 }
 
@@ -206,11 +215,13 @@ export class StepwiseFunction extends NodejsFunction {
     logGroup.grantWrite(role);
     const cfn = this.node.defaultChild as lambda.CfnFunction;
     cfn.addMetadata(ENTRY_METADATA, props.entry);
-    if (workflowDir !== undefined) cfn.addMetadata(WORKFLOW_DIR_METADATA, relative(PROJECT_ROOT, workflowDir).split(sep).join('/'));
+    if (workflowDir !== undefined)
+      cfn.addMetadata(WORKFLOW_DIR_METADATA, relative(PROJECT_ROOT, workflowDir).split(sep).join('/'));
     this.enableActiveTracing(scope, id, role, cfn);
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Pinned to nodejs22.x, the LTS closest to the Node 20 the code is tested on locally; raise it with the local Node version.',
+      reason:
+        'Pinned to nodejs22.x, the LTS closest to the Node 20 the code is tested on locally; raise it with the local Node version.',
     });
   }
 
@@ -223,7 +234,9 @@ export class StepwiseFunction extends NodejsFunction {
     cfn.tracingConfig = { mode: lambda.Tracing.ACTIVE };
     const policy = new iam.Policy(scope, `${id}Tracing`, {
       roles: [role],
-      statements: [new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] })],
+      statements: [
+        new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] }),
+      ],
     });
     this.node.addDependency(policy);
     Validations.of(policy).acknowledge({
@@ -276,12 +289,16 @@ export class StepwiseFunction extends NodejsFunction {
       stack.formatArn({ service: 'bedrock', account: '', region, resource: 'foundation-model', resourceName: id });
     const profile = INFERENCE_PROFILE.exec(modelId);
     const resourceArns = profile
-      ? [stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }), foundationModel(profile[2]!, '*')]
+      ? [
+          stack.formatArn({ service: 'bedrock', resource: 'inference-profile', resourceName: modelId }),
+          foundationModel(profile[2]!, '*'),
+        ]
       : [foundationModel(modelId)];
     if (profile) {
       Validations.of(this.role!).acknowledge({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${profile[2]}]`,
-        reason: 'A cross-region inference profile routes to its foundation model in any of its regions; the model id is pinned.',
+        reason:
+          'A cross-region inference profile routes to its foundation model in any of its regions; the model id is pinned.',
       });
     }
     return iam.Grant.addToPrincipal({ grantee: this, actions: ['bedrock:InvokeModel'], resourceArns });

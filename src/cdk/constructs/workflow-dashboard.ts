@@ -2,8 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { EnvConfig } from '../../project/config.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import type { EnvConfig } from '../../project/config.ts';
 import { metricsNamespace } from './stepwise-function.ts';
 
 export interface WorkflowDashboardProps {
@@ -39,7 +39,8 @@ export class WorkflowDashboard extends Construct {
             label: step.name,
           }),
       );
-    const graph = (title: string, metrics: cloudwatch.IMetric[], width = 12) => new cloudwatch.GraphWidget({ title, left: metrics, width, height: 6 });
+    const graph = (title: string, metrics: cloudwatch.IMetric[], width = 12) =>
+      new cloudwatch.GraphWidget({ title, left: metrics, width, height: 6 });
     const llmSteps = workflow.steps.filter((s) => s.kind === 'llm');
     const tokens = (metricName: string) => perStep(metricName).filter((m) => llmSteps.some((s) => m.label === s.name));
 
@@ -48,19 +49,46 @@ export class WorkflowDashboard extends Construct {
       defaultInterval: Duration.days(1),
       widgets: [
         [
-          graph('Executions', [stateMachine.metricStarted({ period }), stateMachine.metricSucceeded({ period }), stateMachine.metricFailed({ period })], 8),
+          graph(
+            'Executions',
+            [
+              stateMachine.metricStarted({ period }),
+              stateMachine.metricSucceeded({ period }),
+              stateMachine.metricFailed({ period }),
+            ],
+            8,
+          ),
           graph('Steps run (which steps run most)', perStep('StepCompleted'), 8),
           graph(
             `Hand-offs to a person (${workflow.manifest.fallback})`,
-            [new cloudwatch.Metric({ namespace: metricsNamespace(config), metricName: 'FallbackHandoff', dimensionsMap: { service: name, workflow: name, step: workflow.manifest.fallback }, period, statistic: cloudwatch.Stats.SUM })],
+            [
+              new cloudwatch.Metric({
+                namespace: metricsNamespace(config),
+                metricName: 'FallbackHandoff',
+                dimensionsMap: { service: name, workflow: name, step: workflow.manifest.fallback },
+                period,
+                statistic: cloudwatch.Stats.SUM,
+              }),
+            ],
             8,
           ),
         ],
-        [graph('Step duration p90 (ms)', perStep('StepDurationMs', cloudwatch.Stats.p(90))), graph('Tool calls not completed (refused or failed)', perStep('ToolCallRefused'))],
         [
-          graph('Model calls per step', perStep('ModelCalls').filter((m) => llmSteps.some((s) => m.label === s.name)), 8),
+          graph('Step duration p90 (ms)', perStep('StepDurationMs', cloudwatch.Stats.p(90))),
+          graph('Tool calls not completed (refused or failed)', perStep('ToolCallRefused')),
+        ],
+        [
+          graph(
+            'Model calls per step',
+            perStep('ModelCalls').filter((m) => llmSteps.some((s) => m.label === s.name)),
+            8,
+          ),
           graph('Input tokens (full rate) per step', tokens('ModelInputTokens'), 8),
-          graph('Cache read / write tokens per step', [...tokens('ModelCacheReadTokens'), ...tokens('ModelCacheWriteTokens')], 8),
+          graph(
+            'Cache read / write tokens per step',
+            [...tokens('ModelCacheReadTokens'), ...tokens('ModelCacheWriteTokens')],
+            8,
+          ),
         ],
       ],
     });

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -14,12 +14,12 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ConfigError } from '../../core/errors.ts';
 import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
-import { FOLLOW_UP_DUE, stateChangedType } from '../../runtime/lifecycle/envelope.ts';
-import { LIFECYCLE_SOURCE } from '../../definitions/lifecycle/schema.ts';
 import { loadAgentConfig, NO_AGENT } from '../../definitions/lifecycle/loader.ts';
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
+import { LIFECYCLE_SOURCE } from '../../definitions/lifecycle/schema.ts';
+import { type EnvConfig, emailSettings, type LifecycleSettings } from '../../project/config.ts';
+import { FOLLOW_UP_DUE, stateChangedType } from '../../runtime/lifecycle/envelope.ts';
 import { EXPIRES_AT_ATTRIBUTE, OUTBOX_SK_PREFIX } from '../../runtime/lifecycle/store.ts';
-import { emailSettings, type EnvConfig, type LifecycleSettings } from '../../project/config.ts';
 import { countAlarm } from '../constructs/alarms.ts';
 import { LifecycleDashboard } from '../constructs/lifecycle-dashboard.ts';
 import { LifecycleWorkflow } from '../constructs/lifecycle-workflow.ts';
@@ -49,7 +49,10 @@ export const OUTBOX_ENTRY = 'runtime/lifecycle/handlers/outbox.ts';
  * The pipe's filter: new outbox items only (the stream also carries events, markers and
  * projections). Shared with the local pipe, which applies the same pattern.
  */
-export const OUTBOX_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { sk: { S: [{ prefix: OUTBOX_SK_PREFIX }] } } } } as const;
+export const OUTBOX_FILTER = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { sk: { S: [{ prefix: OUTBOX_SK_PREFIX }] } } },
+} as const;
 
 export interface LifecycleStackProps extends StackProps {
   readonly config: EnvConfig;
@@ -87,9 +90,12 @@ export interface LifecycleTimers {
 function settingsFor(config: EnvConfig, def: LifecycleDefinition): LifecycleSettings {
   const settings = Object.hasOwn(config.lifecycles, def.name) ? config.lifecycles[def.name]! : {};
   const missing = (field: keyof LifecycleSettings, feature: string) =>
-    new ConfigError(`environment "${config.name}": lifecycles.${def.name}.${field}: required by features.${feature} of ${def.file}`);
+    new ConfigError(
+      `environment "${config.name}": lifecycles.${def.name}.${field}: required by features.${feature} of ${def.file}`,
+    );
   if (def.features.crmSync && !settings.crmWebhookUrl) throw missing('crmWebhookUrl', 'crmSync');
-  if (def.features.followUps && !settings.followUpWebhookUrl && !settings.crmWebhookUrl) throw missing('followUpWebhookUrl', 'followUps');
+  if (def.features.followUps && !settings.followUpWebhookUrl && !settings.crmWebhookUrl)
+    throw missing('followUpWebhookUrl', 'followUps');
   return settings;
 }
 
@@ -153,8 +159,13 @@ export class LifecycleStack extends Stack {
     this.table = stepwiseTable(this, `${entities}Table`, config, { timeToLiveAttribute: EXPIRES_AT_ATTRIBUTE });
     // The outbox is read from the stream; NEW_IMAGE is all the publisher needs.
     (this.table.node.defaultChild as dynamodb.CfnTable).streamSpecification = { streamViewType: 'NEW_IMAGE' };
-    this.eventBus = new events.EventBus(this, `${entities}Bus`, { eventBusName: lifecycleBusName(def.name, config.name) });
-    this.incomingDeadLetters = this.deadLetterQueue('IncomingDeadLetters', `${def.entity.name} events that were not applied (the message carries the reason)`);
+    this.eventBus = new events.EventBus(this, `${entities}Bus`, {
+      eventBusName: lifecycleBusName(def.name, config.name),
+    });
+    this.incomingDeadLetters = this.deadLetterQueue(
+      'IncomingDeadLetters',
+      `${def.entity.name} events that were not applied (the message carries the reason)`,
+    );
     this.lifecycle = new LifecycleWorkflow(this, 'Lifecycle', {
       lifecycle: def,
       agentConfig,
@@ -227,25 +238,51 @@ export class LifecycleStack extends Stack {
     };
     const changed = stateChangedType(def);
     const listeners: Partial<Record<ListenerName, Listener>> = {};
-    if (crmSync) listeners.crmSync = this.listener('crmSync', `writes ${def.entity.name} state changes back to the CRM`, changed, {}, { CRM_WEBHOOK_URL: settings.crmWebhookUrl! });
+    if (crmSync)
+      listeners.crmSync = this.listener(
+        'crmSync',
+        `writes ${def.entity.name} state changes back to the CRM`,
+        changed,
+        {},
+        { CRM_WEBHOOK_URL: settings.crmWebhookUrl! },
+      );
     if (notify) {
       const { mailFrom } = emailSettings(this.config, `the ${def.name} lifecycle's notifier`);
-      listeners.notifier = this.listener('notifier', `emails the client's team about notable ${def.entity.name} state changes`, changed, { to: [...notify.states] }, {
-        NOTIFY_TO: settings.notifyEmail ?? mailFrom,
-      });
+      listeners.notifier = this.listener(
+        'notifier',
+        `emails the client's team about notable ${def.entity.name} state changes`,
+        changed,
+        { to: [...notify.states] },
+        {
+          NOTIFY_TO: settings.notifyEmail ?? mailFrom,
+        },
+      );
       listeners.notifier.function.bindEmailSender(mailFrom);
     }
     if (timerEnv) {
-      listeners.timers = this.listener('timers', `sets the ${def.entity.name}'s follow-up, cold and renewal timers`, changed, {}, { ...agentEnv, ...timerEnv });
+      listeners.timers = this.listener(
+        'timers',
+        `sets the ${def.entity.name}'s follow-up, cold and renewal timers`,
+        changed,
+        {},
+        { ...agentEnv, ...timerEnv },
+      );
       this.grantTimers(listeners.timers.function);
     }
     if (followUps && timerEnv) {
-      const followUpWebhookUrl = settings.followUpWebhookUrl ?? new URL('/stepwise/follow-up', settings.crmWebhookUrl).href;
-      listeners.followUpSender = this.listener('followUpSender', 'sends a due follow-up and sets the next one', FOLLOW_UP_DUE, {}, {
-        ...agentEnv,
-        ...timerEnv,
-        FOLLOW_UP_WEBHOOK_URL: followUpWebhookUrl,
-      });
+      const followUpWebhookUrl =
+        settings.followUpWebhookUrl ?? new URL('/stepwise/follow-up', settings.crmWebhookUrl).href;
+      listeners.followUpSender = this.listener(
+        'followUpSender',
+        'sends a due follow-up and sets the next one',
+        FOLLOW_UP_DUE,
+        {},
+        {
+          ...agentEnv,
+          ...timerEnv,
+          FOLLOW_UP_WEBHOOK_URL: followUpWebhookUrl,
+        },
+      );
       this.grantTimers(listeners.followUpSender.function);
       listeners.followUpSender.function.bindTable(this.table, 'read', 'LIFECYCLE_TABLE');
       this.eventBus.grantPutEventsTo(listeners.followUpSender.function);
@@ -279,10 +316,17 @@ export class LifecycleStack extends Stack {
 
   /** An encrypted queue that keeps what could not be delivered for 14 days, with an alarm as soon as anything lands in it. */
   private deadLetterQueue(id: string, what: string): sqs.Queue {
-    const queue = new sqs.Queue(this, id, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    const queue = new sqs.Queue(this, id, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
     Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself a dead-letter queue.' });
     countAlarm(this, `${id}Alarm`, {
-      metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MAXIMUM }),
+      metric: queue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
       threshold: 1,
       description: `${this.definition.name} (${this.config.name}): ${what} - see the ${id} queue.`,
       topic: this.alarmTopic,
@@ -291,7 +335,13 @@ export class LifecycleStack extends Stack {
   }
 
   /** A listener function on `detailType` from `stepwise.lifecycle` (narrowed by `detail` when given), with its rule and dead-letter queue. */
-  private listener(name: ListenerName, description: string, detailType: string, detail: Record<string, unknown>, environment: Record<string, string>): Listener {
+  private listener(
+    name: ListenerName,
+    description: string,
+    detailType: string,
+    detail: Record<string, unknown>,
+    environment: Record<string, string>,
+  ): Listener {
     const def = this.definition;
     const id = name.charAt(0).toUpperCase() + name.slice(1);
     const deadLetterQueue = this.deadLetterQueue(`${id}DeadLetters`, `${name} deliveries that failed`);
@@ -306,11 +356,19 @@ export class LifecycleStack extends Stack {
       environment: { LIFECYCLE: def.name, ...environment },
     });
     // Invocation errors after Lambda's own retries (the rule's dead-letter queue only sees delivery failures).
-    fn.configureAsyncInvoke({ retryAttempts: 2, maxEventAge: Duration.hours(6), onFailure: new SqsDestination(deadLetterQueue) });
+    fn.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new SqsDestination(deadLetterQueue),
+    });
     const rule = new events.Rule(this, `${id}Rule`, {
       eventBus: this.eventBus,
       description: `${detailType} -> ${name}`,
-      eventPattern: { source: [LIFECYCLE_SOURCE], detailType: [detailType], ...(Object.keys(detail).length > 0 && { detail }) },
+      eventPattern: {
+        source: [LIFECYCLE_SOURCE],
+        detailType: [detailType],
+        ...(Object.keys(detail).length > 0 && { detail }),
+      },
       targets: [new targets.LambdaFunction(fn, { deadLetterQueue, retryAttempts: 4, maxEventAge: Duration.hours(2) })],
     });
     return { function: fn, rule, deadLetterQueue };
@@ -322,7 +380,10 @@ export class LifecycleStack extends Stack {
    */
   private createOutbox(): Outbox {
     const def = this.definition;
-    const deadLetterQueue = this.deadLetterQueue('OutboxDeadLetters', 'state changes the outbox pipe could not publish');
+    const deadLetterQueue = this.deadLetterQueue(
+      'OutboxDeadLetters',
+      'state changes the outbox pipe could not publish',
+    );
     const publisher = new StepwiseFunction(this, 'OutboxPublisher', {
       entry: OUTBOX_ENTRY,
       config: this.config,
@@ -331,10 +392,19 @@ export class LifecycleStack extends Stack {
       timeout: Duration.seconds(30),
     });
     const table = this.table.node.defaultChild as dynamodb.CfnTable;
-    const role = new iam.Role(this, 'OutboxPipeRole', { assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', { conditions: { StringEquals: { 'aws:SourceAccount': this.account } } }) });
+    const role = new iam.Role(this, 'OutboxPipeRole', {
+      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    });
     role.addToPolicy(
       new iam.PolicyStatement({
-        actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        actions: [
+          'dynamodb:DescribeStream',
+          'dynamodb:GetRecords',
+          'dynamodb:GetShardIterator',
+          'dynamodb:ListStreams',
+        ],
         resources: [table.attrStreamArn],
       }),
     );
@@ -358,7 +428,9 @@ export class LifecycleStack extends Stack {
       },
       enrichment: publisher.functionArn,
       target: this.eventBus.eventBusArn,
-      targetParameters: { eventBridgeEventBusParameters: { detailType: stateChangedType(def), source: LIFECYCLE_SOURCE } },
+      targetParameters: {
+        eventBridgeEventBusParameters: { detailType: stateChangedType(def), source: LIFECYCLE_SOURCE },
+      },
     });
     pipe.node.addDependency(role);
     Validations.of(role).acknowledge({
@@ -373,14 +445,23 @@ export class LifecycleStack extends Stack {
     const def = this.definition;
     const groupName = timersGroupName(def.name, this.config.name);
     const group = new scheduler.ScheduleGroup(this, 'TimerGroup', { scheduleGroupName: groupName });
-    const deadLetterQueue = this.deadLetterQueue('TimerDeadLetters', `${def.entity.name} timers (follow-ups, renewals) EventBridge Scheduler could not deliver`);
+    const deadLetterQueue = this.deadLetterQueue(
+      'TimerDeadLetters',
+      `${def.entity.name} timers (follow-ups, renewals) EventBridge Scheduler could not deliver`,
+    );
     const role = new iam.Role(this, 'TimerDeliveryRole', {
       description: `EventBridge Scheduler delivers ${def.entity.name} timers to the ${def.name} bus with this role`,
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
         // Only schedules of this group (the confused-deputy guard Scheduler documents).
         conditions: {
           StringEquals: { 'aws:SourceAccount': this.account },
-          ArnLike: { 'aws:SourceArn': this.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${groupName}/*` }) },
+          ArnLike: {
+            'aws:SourceArn': this.formatArn({
+              service: 'scheduler',
+              resource: 'schedule',
+              resourceName: `${groupName}/*`,
+            }),
+          },
         },
       }),
     });

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -7,13 +7,13 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
-import { emailSettings, type EnvConfig } from '../../project/config.ts';
+import { type EnvConfig, emailSettings } from '../../project/config.ts';
+import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import { AgentWorkflow } from '../constructs/agent-workflow.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
-import { SinglePromptAgent } from '../constructs/single-prompt.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
+import { SinglePromptAgent } from '../constructs/single-prompt.ts';
 import type { StepwiseFunction } from '../constructs/stepwise-function.ts';
 import { WorkflowDashboard } from '../constructs/workflow-dashboard.ts';
 
@@ -76,8 +76,11 @@ export class WorkflowStack extends Stack {
     const tools = Object.values(plugin.tools);
     this.eventsTable = stepwiseTable(this, 'EventsTable', config);
     const tableNames = [...new Set(tools.flatMap((t) => Object.keys(t.resources?.tables ?? {})))].sort();
-    this.tables = Object.fromEntries(tableNames.map((name) => [name, stepwiseTable(this, `${pascalCase(name)}Table`, config)]));
-    if (tools.some((t) => t.idempotency)) this.idempotencyTable = stepwiseTable(this, 'IdempotencyTable', config, { timeToLiveAttribute: 'expiresAt' });
+    this.tables = Object.fromEntries(
+      tableNames.map((name) => [name, stepwiseTable(this, `${pascalCase(name)}Table`, config)]),
+    );
+    if (tools.some((t) => t.idempotency))
+      this.idempotencyTable = stepwiseTable(this, 'IdempotencyTable', config, { timeToLiveAttribute: 'expiresAt' });
     const triggers = manifest.triggers;
     if (triggers.some((t) => t.type === 'email')) this.emailsTable = stepwiseTable(this, 'EmailsTable', config);
     this.alarmTopic = alarmTopic(this, config);
@@ -101,7 +104,9 @@ export class WorkflowStack extends Stack {
     }
     if (this.emailsTable) {
       this.ingress = new EmailIngress(this, 'EmailIngress', {
-        ...(this.singlePrompt && { singlePrompt: { stateMachine: this.singlePrompt.stateMachine, parameter: this.singlePrompt.parameter } }),
+        ...(this.singlePrompt && {
+          singlePrompt: { stateMachine: this.singlePrompt.stateMachine, parameter: this.singlePrompt.parameter },
+        }),
         config,
         stateMachine,
         workflowName: manifest.name,
@@ -112,14 +117,25 @@ export class WorkflowStack extends Stack {
     }
     this.rules = triggers.flatMap((trigger, i) => {
       if (trigger.type !== 'eventbridge') return [];
-      const bus = trigger.bus === 'default' ? events.EventBus.fromEventBusName(this, `Bus${i}`, 'default') : events.EventBus.fromEventBusName(this, `Bus${i}`, trigger.bus);
-      const deadLetterQueue = new sqs.Queue(this, `Trigger${i}DeadLetters`, { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+      const bus =
+        trigger.bus === 'default'
+          ? events.EventBus.fromEventBusName(this, `Bus${i}`, 'default')
+          : events.EventBus.fromEventBusName(this, `Bus${i}`, trigger.bus);
+      const deadLetterQueue = new sqs.Queue(this, `Trigger${i}DeadLetters`, {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
       Validations.of(deadLetterQueue).acknowledge({
         id: 'AwsSolutions-SQS3',
-        reason: 'This queue is itself the dead-letter queue of the trigger rule: events EventBridge could not start an execution for.',
+        reason:
+          'This queue is itself the dead-letter queue of the trigger rule: events EventBridge could not start an execution for.',
       });
       const alarm = new cloudwatch.Alarm(this, `Trigger${i}DeadLettersAlarm`, {
-        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
         threshold: 1,
         evaluationPeriods: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -132,7 +148,12 @@ export class WorkflowStack extends Stack {
         eventPattern: trigger.pattern as events.EventPattern,
         description: `Starts ${manifest.name} with the event's detail as input`,
       });
-      rule.addTarget(new targets.SfnStateMachine(stateMachine, { input: events.RuleTargetInput.fromEventPath('$.detail'), deadLetterQueue }));
+      rule.addTarget(
+        new targets.SfnStateMachine(stateMachine, {
+          input: events.RuleTargetInput.fromEventPath('$.detail'),
+          deadLetterQueue,
+        }),
+      );
       return [rule];
     });
     if (this.workflow.resumePolicy) {
@@ -162,8 +183,12 @@ export class WorkflowStack extends Stack {
     }
     for (const name of step.tools) {
       const tool = plugin.tools[name]!;
-      for (const [table, access] of Object.entries(tool.resources?.tables ?? {})) fn.bindTable(this.tables[table]!, access, tableEnvName(table));
-      if (tool.resources?.sendEmail) fn.bindEmailSender(emailSettings(this.config, `tool ${name} of ${plugin.def.manifest.name} (it sends mail)`).mailFrom);
+      for (const [table, access] of Object.entries(tool.resources?.tables ?? {}))
+        fn.bindTable(this.tables[table]!, access, tableEnvName(table));
+      if (tool.resources?.sendEmail)
+        fn.bindEmailSender(
+          emailSettings(this.config, `tool ${name} of ${plugin.def.manifest.name} (it sends mail)`).mailFrom,
+        );
       for (const bus of tool.resources?.buses ?? []) {
         const target = events.EventBus.fromEventBusName(fn, `Bus-${bus}`, bus);
         target.grantPutEventsTo(fn);

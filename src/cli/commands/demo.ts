@@ -1,14 +1,24 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_HISTORY_DIR } from '../../local/history.ts';
-import { expandInputPaths, WorkflowSession, type RunResult } from '../../local/workflow-session.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
+import { DEFAULT_HISTORY_DIR } from '../../local/history.ts';
+import { expandInputPaths, type RunResult, WorkflowSession } from '../../local/workflow-session.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
-import { briefResults, logLevelFor, modelLabel, modelOption, progressLine, runExitCode, verboseOption, withCleanStdout, type SessionFlags } from '../session-output.ts';
+import {
+  briefResults,
+  logLevelFor,
+  modelLabel,
+  modelOption,
+  progressLine,
+  runExitCode,
+  type SessionFlags,
+  verboseOption,
+  withCleanStdout,
+} from '../session-output.ts';
 
 interface DemoFlags extends SessionFlags {
   env: string;
@@ -22,7 +32,9 @@ const samplesOf = (workflow: string) => join(loadWorkflow(workflow).dir, 'sample
 
 /** `2 workflows: order-check (3 input files), refund-desk (1)`: exactly what the demo is about to run. */
 function plan(inputs: ReadonlyMap<string, string[]>): string {
-  const parts = [...inputs].map(([w, files], i) => `${w} (${files.length}${i === 0 ? ` input file${files.length === 1 ? '' : 's'}` : ''})`);
+  const parts = [...inputs].map(
+    ([w, files], i) => `${w} (${files.length}${i === 0 ? ` input file${files.length === 1 ? '' : 's'}` : ''})`,
+  );
   return `${inputs.size} workflow${inputs.size === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
@@ -37,7 +49,10 @@ export function register(program: Command): void {
     .argument('[workflows...]', 'workflows to demo (default: every workflow with a samples/ folder)')
     .addOption(modelOption())
     .addOption(envOption('whose stacks run locally'))
-    .option('--json', 'print { workflows: [{ workflow, results }] } (results as stepwise run --json prints them), nothing else on stdout')
+    .option(
+      '--json',
+      'print { workflows: [{ workflow, results }] } (results as stepwise run --json prints them), nothing else on stdout',
+    )
     .addOption(verboseOption());
   awsOptions(command, 'for --model bedrock');
   withExamples(command, ['stepwise demo tool-loop', 'stepwise demo investigation --json']);
@@ -56,25 +71,39 @@ export function register(program: Command): void {
       for (const [workflow, files] of inputs) {
         const results = await withCleanStdout(async () => {
           // Paused executions stay in this process: the demo leaves nothing waiting behind.
-          const session = await WorkflowSession.start({ workflow, env: flags.env, model: flags.model, logLevel: logLevelFor(flags), pausesDir: false });
+          const session = await WorkflowSession.start({
+            workflow,
+            env: flags.env,
+            model: flags.model,
+            logLevel: logLevelFor(flags),
+            pausesDir: false,
+          });
           const progress = progressLine();
           try {
-            return await session.runFiles(files, (r, i, n) => progress.update(`${workflow} [${i + 1}/${n}] ${r.status}`));
+            return await session.runFiles(files, (r, i, n) =>
+              progress.update(`${workflow} [${i + 1}/${n}] ${r.status}`),
+            );
           } finally {
             progress.clear();
             await session.close();
           }
         });
         all.push({ workflow, results });
-        if (!flags.json) process.stdout.write(`\n${workflow} (statemachines/${workflow}/samples/)\n${briefResults(results)}\n`);
+        if (!flags.json)
+          process.stdout.write(`\n${workflow} (statemachines/${workflow}/samples/)\n${briefResults(results)}\n`);
       }
       const results = all.flatMap((w) => w.results);
       process.exitCode = runExitCode(results);
       if (flags.json) return printJson({ workflows: all });
       // Point at the longest trail: it shows the most of the history view.
-      const longest = results.filter((r) => r.executionName && r.steps.length).sort((a, b) => b.steps.length - a.steps.length)[0];
+      const longest = results
+        .filter((r) => r.executionName && r.steps.length)
+        .sort((a, b) => b.steps.length - a.steps.length)[0];
       const lines = [`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s: ${results.length} inputs.`];
-      if (longest) lines.push(`Step trails are kept in ${relative(process.cwd(), DEFAULT_HISTORY_DIR) || DEFAULT_HISTORY_DIR}/; show one with: npx stepwise history ${longest.executionName}`);
+      if (longest)
+        lines.push(
+          `Step trails are kept in ${relative(process.cwd(), DEFAULT_HISTORY_DIR) || DEFAULT_HISTORY_DIR}/; show one with: npx stepwise history ${longest.executionName}`,
+        );
       process.stdout.write(`${lines.join('\n')}\n`);
     }),
   );

@@ -1,23 +1,22 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { InvalidInputError } from '../../core/errors.ts';
+import { type EvalCase, loadEvalCases, loadEvalCasesFrom } from '../../definitions/eval-cases.ts';
 import { compareEvalRuns, comparisonText } from '../../evals/compare.ts';
+import { recordEvalRun } from '../../evals/eval-runs.ts';
 import { junitXml } from '../../evals/junit.ts';
 import { runMonolithicEvalCases } from '../../evals/monolithic.ts';
-import { runEvalCases, type EvalCaseResult, type EvalReport } from '../../evals/runner.ts';
+import { type EvalCaseResult, type EvalReport, runEvalCases } from '../../evals/runner.ts';
+import type { EvalFailure } from '../../evals/validator.ts';
 import { projectEnvironment } from '../../project/project.ts';
-import { recordEvalRun } from '../../evals/eval-runs.ts';
+import { validateWorkflow } from '../../project/validate.ts';
 import { BedrockModel } from '../../runtime/models/bedrock.ts';
 import { OpenAiModel } from '../../runtime/models/openai.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
-import { loadEvalCases, loadEvalCasesFrom, type EvalCase } from '../../definitions/eval-cases.ts';
-import type { EvalFailure } from '../../evals/validator.ts';
-import { InvalidInputError } from '../../core/errors.ts';
-import { validateWorkflow } from '../../project/validate.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, paintStatus, printJson } from '../output.ts';
-import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
 import {
   logLevelFor,
   modelLabel,
@@ -25,11 +24,12 @@ import {
   openAiEndpoint,
   openAiOptions,
   progressLine,
+  type SessionFlags,
   trailText,
   verboseOption,
   withCleanStdout,
-  type SessionFlags,
 } from '../session-output.ts';
+import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
 
 interface EvalFlags extends SessionFlags {
   env: string;
@@ -52,7 +52,8 @@ function readReport(file: string): EvalReport {
     throw new InvalidInputError(`--compare: ${file}: ${(e as Error).message.split('\n')[0]}`);
   }
   const report = parsed as Partial<EvalReport>;
-  if (!Array.isArray(report.cases) || typeof report.total !== 'number') throw new InvalidInputError(`--compare: ${file} is not a report of stepwise eval --json`);
+  if (!Array.isArray(report.cases) || typeof report.total !== 'number')
+    throw new InvalidInputError(`--compare: ${file} is not a report of stepwise eval --json`);
   return report as EvalReport;
 }
 
@@ -90,16 +91,31 @@ export function register(program: Command): void {
     .addOption(modelOption())
     .addOption(openAiOptions()[0]!)
     .addOption(openAiOptions()[1]!)
-    .option('--record', "keep each model request and response (keyed by a hash of the request) in the workflow's recordings/ folder (with --model bedrock or openai)")
-    .option('--replay', 'answer every model call from the recordings, offline; fails with one line naming the step when a request was never recorded (a changed prompt)')
-    .option('--compare <reports...>', 'put two saved runs (files written from --json) side by side: pass rate, tokens, cost, latency, per-case differences; runs nothing')
+    .option(
+      '--record',
+      "keep each model request and response (keyed by a hash of the request) in the workflow's recordings/ folder (with --model bedrock or openai)",
+    )
+    .option(
+      '--replay',
+      'answer every model call from the recordings, offline; fails with one line naming the step when a request was never recorded (a changed prompt)',
+    )
+    .option(
+      '--compare <reports...>',
+      'put two saved runs (files written from --json) side by side: pass rate, tokens, cost, latency, per-case differences; runs nothing',
+    )
     .option('--junit <file>', 'also write the result as JUnit XML to this file, for CI')
     .addOption(
-      new Option('--mode <mode>', 'step: the state machine; monolithic: one LLM call with the whole instruction set and every tool, no state machine (needs --model bedrock); ab: both, side by side (pass rate, model calls)')
+      new Option(
+        '--mode <mode>',
+        'step: the state machine; monolithic: one LLM call with the whole instruction set and every tool, no state machine (needs --model bedrock); ab: both, side by side (pass rate, model calls)',
+      )
         .choices(['step', 'monolithic', 'ab'])
         .default('step'),
     )
-    .option('--json', 'print { passed, failed, total, cases: [{ id, passed, failures, steps }] } (with --mode ab: { step, monolithic, comparison }), nothing else on stdout')
+    .option(
+      '--json',
+      'print { passed, failed, total, cases: [{ id, passed, failures, steps }] } (with --mode ab: { step, monolithic, comparison }), nothing else on stdout',
+    )
     .addOption(envOption('whose stack runs locally; its model id with --model bedrock'))
     .addOption(verboseOption())
     .addOption(watchOption());
@@ -114,9 +130,12 @@ async function evalCommand(workflow: string, flags: EvalFlags): Promise<void> {
   if (flags.record && flags.replay) throw new InvalidInputError('--record and --replay exclude each other');
   const { plugin } = await validateWorkflow(workflow);
   const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
-  if (cases.length === 0) throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
+  if (cases.length === 0)
+    throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
   if (flags.watch) return watchAndRerun([...workflowFolders(plugin.def), ...(flags.cases ? [flags.cases] : [])]);
-  process.stderr.write(`stepwise eval: ${cases.length} cases of ${workflow}, model: ${flags.replay ? 'replay of the recordings' : modelLabel(flags.model, flags)}\n`);
+  process.stderr.write(
+    `stepwise eval: ${cases.length} cases of ${workflow}, model: ${flags.replay ? 'replay of the recordings' : modelLabel(flags.model, flags)}\n`,
+  );
   if (flags.mode === 'monolithic') return runMonolithicMode(plugin, cases, flags);
   if (flags.mode === 'ab') return runAbMode(workflow, plugin, cases, flags);
   return runStepMode(workflow, cases, flags);
@@ -143,7 +162,11 @@ async function runMonolithic(plugin: WorkflowPlugin, cases: EvalCase[], flags: E
     flags.model === 'openai' && endpoint
       ? new OpenAiModel({ ...endpoint, maxTokens, apiKey: process.env.OPENAI_API_KEY })
       : flags.model === 'bedrock'
-        ? new BedrockModel({ modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id, maxTokens, region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION })
+        ? new BedrockModel({
+            modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id,
+            maxTokens,
+            region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
+          })
         : ({ name: 'offline', converse: () => Promise.reject(new Error('offline')) } as const);
   return runMonolithicEvalCases(plugin, cases, model);
 }
@@ -159,7 +182,9 @@ async function runMonolithicMode(plugin: WorkflowPlugin, cases: EvalCase[], flag
 /** `--mode ab`: the monolithic run, then the step run, compared by pass rate and model calls. */
 async function runAbMode(workflow: string, plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<void> {
   const legacy = await runMonolithic(plugin, cases, flags);
-  const stepMode = await withCleanStdout(() => runEvalCases(workflow, cases, { model: flags.model, env: flags.env, session: { logLevel: logLevelFor(flags) } }));
+  const stepMode = await withCleanStdout(() =>
+    runEvalCases(workflow, cases, { model: flags.model, env: flags.env, session: { logLevel: logLevelFor(flags) } }),
+  );
   const comparison = compareEvalRuns(stepMode, legacy);
   if (flags.json) printJson({ step: stepMode, monolithic: legacy, comparison });
   else

@@ -16,11 +16,14 @@ export function register(program: Command): void {
     .option('--json', 'print JSON');
   withExamples(command, ['stepwise executions', 'stepwise executions --json']);
   command.action(
-      action(async (flags: { dir: string; json?: boolean }) => {
-        const paused = new PauseStore(flags.dir).list().map(pauseSummary);
-        if (flags.json) return printJson(paused);
-        if (paused.length === 0) return void process.stdout.write('no paused executions\n');
-        for (const p of paused) process.stdout.write([`${p.execution} (${p.workflow ?? '?'}) PAUSED since ${p.pausedAt}`, ...pauseLines(p)].join('\n') + '\n\n');
-      }),
-    );
+    action(async (flags: { dir: string; json?: boolean }) => {
+      const paused = new PauseStore(flags.dir).list().map(pauseSummary);
+      if (flags.json) return printJson(paused);
+      if (paused.length === 0) return void process.stdout.write('no paused executions\n');
+      for (const p of paused)
+        process.stdout.write(
+          [`${p.execution} (${p.workflow ?? '?'}) PAUSED since ${p.pausedAt}`, ...pauseLines(p)].join('\n') + '\n\n',
+        );
+    }),
+  );
 }

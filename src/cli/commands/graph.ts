@@ -1,7 +1,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadWorkflowFrom } from '../../definitions/workflow/loader.ts';
 import { STATEMACHINES_DIR } from '../../core/paths.ts';
+import { loadWorkflowFrom } from '../../definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../definitions/workflow/mermaid.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { validateWorkflow } from '../../project/validate.ts';
@@ -24,16 +24,18 @@ async function loadWorkflowArg(nameOrPath: string): Promise<WorkflowDefinition> 
 export function register(program: Command): void {
   const command = program
     .command('graph')
-    .description('Validate a workflow and print it as a Mermaid state diagram: declared routes, LLM vs code steps, the fallback.')
+    .description(
+      'Validate a workflow and print it as a Mermaid state diagram: declared routes, LLM vs code steps, the fallback.',
+    )
     .argument('<workflow>', 'workflow name (a folder of statemachines/) or a path to a workflow folder')
     .option('--json', 'print { workflow, mermaid } as JSON');
   withExamples(command, ['stepwise graph warranty-email', 'stepwise graph tool-loop --json']);
   command.action(
-      action(async (workflow: string, opts: { json?: boolean }) => {
-        const def = await loadWorkflowArg(workflow);
-        const mermaid = workflowToMermaid(def);
-        if (opts.json) printJson({ workflow: def.manifest.name, mermaid });
-        else process.stdout.write(mermaid);
-      }),
-    );
+    action(async (workflow: string, opts: { json?: boolean }) => {
+      const def = await loadWorkflowArg(workflow);
+      const mermaid = workflowToMermaid(def);
+      if (opts.json) printJson({ workflow: def.manifest.name, mermaid });
+      else process.stdout.write(mermaid);
+    }),
+  );
 }

@@ -1,16 +1,16 @@
-import type { Command } from 'commander';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import type { Command } from 'commander';
+import { causeMessage, InvalidInputError } from '../../core/errors.ts';
 import {
   DEFAULT_HISTORY_DIR,
+  type ExecutionRecord,
   readAwsExecution,
   readLocalExecution,
   stateTransitions,
   stepTrail,
-  type ExecutionRecord,
   type TrailStep,
 } from '../../local/history.ts';
 import { DEFAULT_PAUSES_DIR, PauseStore } from '../../local/pauses.ts';
-import { InvalidInputError, causeMessage } from '../../core/errors.ts';
 import { awsOptions } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
@@ -68,7 +68,10 @@ async function readExecution(execution: string, opts: HistoryOptions): Promise<E
   } catch (e) {
     const error = e as Error;
     if (error.name === 'CredentialsProviderError') {
-      throw Object.assign(new Error(`no AWS credentials for --aws (set AWS_PROFILE or AWS_ACCESS_KEY_ID): ${error.message}`), { name: error.name });
+      throw Object.assign(
+        new Error(`no AWS credentials for --aws (set AWS_PROFILE or AWS_ACCESS_KEY_ID): ${error.message}`),
+        { name: error.name },
+      );
     }
     throw e;
   } finally {
@@ -86,14 +89,23 @@ export function register(program: Command): void {
     .option('--json', 'print the execution record, its step trail and its events as JSON')
     .option('--aws', 'read a deployed execution with GetExecutionHistory (needs AWS credentials)');
   awsOptions(command, 'for --aws', "the execution ARN's region");
-  withExamples(command, ['stepwise history EXECUTION', 'stepwise history --aws arn:aws:states:us-east-1:123456789012:execution:WarrantyEmail:email-0123 --profile prod']);
+  withExamples(command, [
+    'stepwise history EXECUTION',
+    'stepwise history --aws arn:aws:states:us-east-1:123456789012:execution:WarrantyEmail:email-0123 --profile prod',
+  ]);
   command.action(
-      action(async (execution: string, opts: HistoryOptions) => {
-        const record = await readExecution(execution, opts);
-        const paused = opts.aws || record.status !== 'RUNNING' ? undefined : new PauseStore(opts.pauses).get(record.name);
-        const status = paused ? 'PAUSED' : record.status;
-        if (opts.json) printJson({ ...record, status, trail: stepTrail(record.events), stateTransitions: stateTransitions(record.events) });
-        else process.stdout.write(formatExecution(record, paused?.state));
-      }),
-    );
+    action(async (execution: string, opts: HistoryOptions) => {
+      const record = await readExecution(execution, opts);
+      const paused = opts.aws || record.status !== 'RUNNING' ? undefined : new PauseStore(opts.pauses).get(record.name);
+      const status = paused ? 'PAUSED' : record.status;
+      if (opts.json)
+        printJson({
+          ...record,
+          status,
+          trail: stepTrail(record.events),
+          stateTransitions: stateTransitions(record.events),
+        });
+      else process.stdout.write(formatExecution(record, paused?.state));
+    }),
+  );
 }

@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
+import { workflowStackName } from '../../cdk/stacks/workflow-stack.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import { PROJECT_ROOT } from '../../core/paths.ts';
 import { StepName } from '../../definitions/workflow/schema.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import { workflowFiles } from '../project-template.ts';
-import { workflowStackName } from '../../cdk/stacks/workflow-stack.ts';
 
 export function register(program: Command): void {
   const command = program
@@ -21,20 +21,31 @@ export function register(program: Command): void {
     .option('--json', 'print { workflow, files } as JSON');
   withExamples(command, ['stepwise init support-desk']);
   command.action(
-      action((name: string, opts: { json?: boolean }) => {
-        if (!StepName.safeParse(name).success || !/^[a-z]/.test(name))
-          throw new InvalidInputError(`workflow name "${name}": lowercase letters, digits and dashes, starting with a letter`);
-        const files = workflowFiles(name, PROJECT_ROOT);
-        if (existsSync(join(PROJECT_ROOT, 'statemachines', name)) || existsSync(join(PROJECT_ROOT, 'lambdas/workflows', name)))
-          throw new InvalidInputError(`workflow "${name}" already exists (statemachines/${name} or lambdas/workflows/${name})`);
-        for (const [file, text] of Object.entries(files)) {
-          mkdirSync(dirname(join(PROJECT_ROOT, file)), { recursive: true });
-          writeFileSync(join(PROJECT_ROOT, file), text);
-        }
-        if (opts.json) return printJson({ workflow: name, files: Object.keys(files) });
-        process.stdout.write(`${Object.keys(files).map((f) => `  created ${f}`).join('\n')}\n\n${nextSteps(name)}\n`);
-      }),
-    );
+    action((name: string, opts: { json?: boolean }) => {
+      if (!StepName.safeParse(name).success || !/^[a-z]/.test(name))
+        throw new InvalidInputError(
+          `workflow name "${name}": lowercase letters, digits and dashes, starting with a letter`,
+        );
+      const files = workflowFiles(name, PROJECT_ROOT);
+      if (
+        existsSync(join(PROJECT_ROOT, 'statemachines', name)) ||
+        existsSync(join(PROJECT_ROOT, 'lambdas/workflows', name))
+      )
+        throw new InvalidInputError(
+          `workflow "${name}" already exists (statemachines/${name} or lambdas/workflows/${name})`,
+        );
+      for (const [file, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(PROJECT_ROOT, file)), { recursive: true });
+        writeFileSync(join(PROJECT_ROOT, file), text);
+      }
+      if (opts.json) return printJson({ workflow: name, files: Object.keys(files) });
+      process.stdout.write(
+        `${Object.keys(files)
+          .map((f) => `  created ${f}`)
+          .join('\n')}\n\n${nextSteps(name)}\n`,
+      );
+    }),
+  );
 }
 
 /** What to tell the user after `init`. */

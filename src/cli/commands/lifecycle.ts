@@ -2,16 +2,22 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
+import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../core/paths.ts';
 import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
-import { checkAgentConfig, listLifecycles, loadAgentConfig, loadLifecycle, parseAgentConfig } from '../../definitions/lifecycle/loader.ts';
-import { entityHistory, entityStatuses, lifecycleReport, type EntityHistory } from '../../runtime/lifecycle/queries.ts';
-import { formatReport } from '../../runtime/lifecycle/reporting.ts';
+import {
+  checkAgentConfig,
+  listLifecycles,
+  loadAgentConfig,
+  loadLifecycle,
+  parseAgentConfig,
+} from '../../definitions/lifecycle/loader.ts';
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
-import type { LifecycleStore } from '../../runtime/lifecycle/store.ts';
-import type { EntityStatus } from '../../runtime/lifecycle/transition.ts';
 import type { LifecycleSession, ParsedReplayFile, ReplayFailure } from '../../local/lifecycle-session.ts';
 import { failuresOf } from '../../local/lifecycle-session.ts';
-import { STATEMACHINES_DIR, PROJECT_ROOT } from '../../core/paths.ts';
+import { type EntityHistory, entityHistory, entityStatuses, lifecycleReport } from '../../runtime/lifecycle/queries.ts';
+import { formatReport } from '../../runtime/lifecycle/reporting.ts';
+import type { LifecycleStore } from '../../runtime/lifecycle/store.ts';
+import type { EntityStatus } from '../../runtime/lifecycle/transition.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
@@ -68,16 +74,27 @@ async function readReplayFile(def: LifecycleDefinition, file: string): Promise<P
     throw new InvalidInputError(`cannot read ${file}: ${(e as Error).message}`);
   }
   const parsed = parseReplayFile(text, def);
-  for (const m of parsed.malformed) process.stderr.write(`stepwise: ${file}:${m.line}: skipped malformed line: ${m.error}\n`);
+  for (const m of parsed.malformed)
+    process.stderr.write(`stepwise: ${file}:${m.line}: skipped malformed line: ${m.error}\n`);
   return parsed;
 }
 
 /** Run `use` with a local session of the lifecycle (DynamoDB Local unless --in-memory), stopped afterwards. */
-async function withSession<T>(def: LifecycleDefinition, opts: SessionOptions, agentConfig: AgentConfig | undefined, use: (session: LifecycleSession) => Promise<T>): Promise<T> {
+async function withSession<T>(
+  def: LifecycleDefinition,
+  opts: SessionOptions,
+  agentConfig: AgentConfig | undefined,
+  use: (session: LifecycleSession) => Promise<T>,
+): Promise<T> {
   // The SDK's multi-line Node 20 deprecation warning would drown the CLI's own messages.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { LifecycleSession } = await import('../../local/lifecycle-session.ts');
-  const session = await LifecycleSession.start({ lifecycle: def.name, env: opts.env, store: opts.inMemory ? 'memory' : 'dynamodb-local', ...(agentConfig && { agentConfig }) });
+  const session = await LifecycleSession.start({
+    lifecycle: def.name,
+    env: opts.env,
+    store: opts.inMemory ? 'memory' : 'dynamodb-local',
+    ...(agentConfig && { agentConfig }),
+  });
   try {
     return await use(session);
   } finally {
@@ -86,7 +103,10 @@ async function withSession<T>(def: LifecycleDefinition, opts: SessionOptions, ag
 }
 
 function statusLine(id: string, s: EntityStatus): string {
-  const followUps = s.context.followUpsStopped === undefined ? '' : `, follow-ups ${s.context.followUpsStopped ? 'stopped' : 'not stopped'}`;
+  const followUps =
+    s.context.followUpsStopped === undefined
+      ? ''
+      : `, follow-ups ${s.context.followUpsStopped ? 'stopped' : 'not stopped'}`;
   return `${id}: ${s.state} (${s.path}), version ${s.version}, conversation ${s.conversation}, ${s.eventCount} events${followUps}`;
 }
 
@@ -110,16 +130,25 @@ function printFailures(def: LifecycleDefinition, failed: ReplayFailure[]): void 
 async function replay(def: LifecycleDefinition, file: string, opts: SessionOptions): Promise<void> {
   const agentConfig = agentConfigOf(def, opts);
   const parsed = await readReplayFile(def, file);
-  if (opts.until !== undefined && Number.isNaN(Date.parse(opts.until))) throw new InvalidInputError(`--until ${opts.until} is not an ISO time`);
+  if (opts.until !== undefined && Number.isNaN(Date.parse(opts.until)))
+    throw new InvalidInputError(`--until ${opts.until} is not an ISO time`);
   // A clock line in the file is a request for the clock, like --clock.
   const clock = Boolean(opts.clock) || parsed.timeline.length > parsed.events.length;
   const output = await withSession(def, opts, agentConfig, async (session): Promise<ReplayOutput> => {
     await session.replay(parsed.timeline, { clock, ...(opts.until !== undefined && { until: opts.until }) });
-    if (clock) process.stderr.write(`${file}: clock at ${new Date(session.scheduler.now()).toISOString()}, ${session.scheduler.fired.length} timers fired, ${session.scheduler.pending.length} pending\n`);
+    if (clock)
+      process.stderr.write(
+        `${file}: clock at ${new Date(session.scheduler.now()).toISOString()}, ${session.scheduler.fired.length} timers fired, ${session.scheduler.pending.length} pending\n`,
+      );
     const ids = [...new Set(parsed.events.map((l) => l.event.entityId))];
     return {
       entities: await entityStatuses(session.store, session.definition, ids),
-      lines: { total: parsed.lines, sent: parsed.events.length, duplicates: session.duplicates, malformed: parsed.malformed },
+      lines: {
+        total: parsed.lines,
+        sent: parsed.events.length,
+        duplicates: session.duplicates,
+        malformed: parsed.malformed,
+      },
       failed: failuresOf(session),
     };
   });
@@ -137,11 +166,22 @@ async function replay(def: LifecycleDefinition, file: string, opts: SessionOptio
 }
 
 /** Read from a replayed file (local session) or from a deployed table. */
-async function withStore<T>(def: LifecycleDefinition, opts: SourceOptions, use: (store: LifecycleStore) => Promise<T>, onlyEntity?: string): Promise<T> {
-  if (Boolean(opts.from) === Boolean(opts.table)) throw new InvalidInputError('give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)');
+async function withStore<T>(
+  def: LifecycleDefinition,
+  opts: SourceOptions,
+  use: (store: LifecycleStore) => Promise<T>,
+  onlyEntity?: string,
+): Promise<T> {
+  if (Boolean(opts.from) === Boolean(opts.table))
+    throw new InvalidInputError(
+      'give exactly one of --from FILE (replay it locally) or --table NAME (a deployed event store)',
+    );
   if (opts.table) {
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-    const [{ DynamoDBClient }, { dynamoLifecycleStore }] = await Promise.all([import('@aws-sdk/client-dynamodb'), import('../../runtime/lifecycle/store.ts')]);
+    const [{ DynamoDBClient }, { dynamoLifecycleStore }] = await Promise.all([
+      import('@aws-sdk/client-dynamodb'),
+      import('../../runtime/lifecycle/store.ts'),
+    ]);
     // Credentials, region and endpoint (AWS_ENDPOINT_URL_DYNAMODB) from the usual SDK settings.
     const client = new DynamoDBClient({ region: opts.region });
     try {
@@ -152,7 +192,9 @@ async function withStore<T>(def: LifecycleDefinition, opts: SourceOptions, use: 
   }
   const agentConfig = agentConfigOf(def, opts);
   const parsed = await readReplayFile(def, opts.from!);
-  const lines = onlyEntity ? parsed.timeline.filter((l) => !('event' in l) || l.event.entityId === onlyEntity) : parsed.timeline;
+  const lines = onlyEntity
+    ? parsed.timeline.filter((l) => !('event' in l) || l.event.entityId === onlyEntity)
+    : parsed.timeline;
   const clock = Boolean(opts.clock) || parsed.timeline.length > parsed.events.length;
   return withSession(def, opts, agentConfig, async (session) => {
     await session.replay(lines, { clock, ...(opts.until !== undefined && { until: opts.until }) });
@@ -169,7 +211,8 @@ function eventLine(e: EntityHistory['events'][number]): string {
 
 async function show(def: LifecycleDefinition, id: string, opts: SourceOptions): Promise<void> {
   const history = await withStore(def, opts, (store) => entityHistory(store, def, id), id);
-  if (!history) throw new InvalidInputError(`no events for ${def.entity.name} "${id}" in ${opts.from ?? `table ${opts.table}`}`);
+  if (!history)
+    throw new InvalidInputError(`no events for ${def.entity.name} "${id}" in ${opts.from ?? `table ${opts.table}`}`);
   const { entityId, events, ...status } = history;
   if (opts.json) return printJson({ [def.entity.key]: entityId, ...status, events });
   process.stdout.write(`${statusLine(id, status)}\n${events.map(eventLine).join('\n')}\n`);
@@ -181,8 +224,14 @@ async function report(def: LifecycleDefinition, opts: SourceOptions): Promise<vo
   else process.stdout.write(`${formatReport(def, r)}\n`);
 }
 
-async function exportChart(def: LifecycleDefinition, opts: { xstate?: boolean; out?: string; json?: boolean }): Promise<void> {
-  if (!opts.xstate) throw new InvalidInputError('say which format: --xstate (an XState v5 machine config, which Stately\'s editor imports)');
+async function exportChart(
+  def: LifecycleDefinition,
+  opts: { xstate?: boolean; out?: string; json?: boolean },
+): Promise<void> {
+  if (!opts.xstate)
+    throw new InvalidInputError(
+      "say which format: --xstate (an XState v5 machine config, which Stately's editor imports)",
+    );
   const { toXStateConfig } = await import('../../definitions/lifecycle/xstate.ts');
   const text = `${JSON.stringify(toXStateConfig(def), null, 2)}\n`;
   if (!opts.out) return void process.stdout.write(text);
@@ -198,11 +247,20 @@ async function exportChart(def: LifecycleDefinition, opts: { xstate?: boolean; o
 function sessionOptions(command: Command, name: string): Command {
   return command
     .option('--config <file>', 'agent config as JSON: { "goal": null | C, "stopFollowUpsOn": [C, ...] }')
-    .option('--agent <name>', `a shipped agent config (statemachines/${name}/agents/<name>.json); default: the environment's agent (lifecycles.${name}.agent in stepwise.config.ts)`)
+    .option(
+      '--agent <name>',
+      `a shipped agent config (statemachines/${name}/agents/<name>.json); default: the environment's agent (lifecycles.${name}.agent in stepwise.config.ts)`,
+    )
     .option('--in-memory', 'keep the event store in memory instead of DynamoDB Local (no Java needed)')
     .addOption(envOption('whose stack runs locally'))
-    .option('--clock', "play the timers (follow-ups, cold, renewals) on an emulated clock driven by the events' times; clock lines { \"clock\": ISO } in the file do the same")
-    .option('--until <time>', 'with the clock: move it to this ISO time after the last line (e.g. a year on, for renewals)')
+    .option(
+      '--clock',
+      'play the timers (follow-ups, cold, renewals) on an emulated clock driven by the events\' times; clock lines { "clock": ISO } in the file do the same',
+    )
+    .option(
+      '--until <time>',
+      'with the clock: move it to this ISO time after the last line (e.g. a year on, for renewals)',
+    )
     .option('--json', 'print JSON');
 }
 
@@ -216,17 +274,27 @@ function sourceOptions(command: Command, name: string): Command {
 }
 
 /** The command line that reaches `command` (`stepwise lifecycle orders`, `stepwise lead`). */
-const commandPath = (command: Command): string => (command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name());
+const commandPath = (command: Command): string =>
+  command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
 
 /** The first sample replay file of the lifecycle and the first entity in it, for the help's examples. */
 function firstSample(name: string): { file: string; entity: string } | undefined {
   const dir = join(STATEMACHINES_DIR, name, 'samples');
-  const file = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()[0] : undefined;
+  const file = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .sort()[0]
+    : undefined;
   if (!file) return undefined;
   try {
     const { key } = loadLifecycle(name).entity;
-    const first = readFileSync(join(dir, file), 'utf8').split('\n').find((line) => line.includes(`"${key}"`));
-    return { file: relative(PROJECT_ROOT, join(dir, file)).split('\\').join('/'), entity: String((JSON.parse(first!) as Record<string, unknown>)[key]) };
+    const first = readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .find((line) => line.includes(`"${key}"`));
+    return {
+      file: relative(PROJECT_ROOT, join(dir, file)).split('\\').join('/'),
+      entity: String((JSON.parse(first!) as Record<string, unknown>)[key]),
+    };
   } catch {
     // A broken statechart or sample must not break the help: the examples then use placeholders.
     return undefined;
@@ -241,7 +309,10 @@ function firstSample(name: string): { file: string; entity: string } | undefined
 export function registerLifecycle(command: Command, name: string): Command {
   const def = () => loadLifecycle(name);
   const self = commandPath(command);
-  const { file: sample, entity } = firstSample(name) ?? { file: `statemachines/${name}/samples/events.jsonl`, entity: 'ID' };
+  const { file: sample, entity } = firstSample(name) ?? {
+    file: `statemachines/${name}/samples/events.jsonl`,
+    entity: 'ID',
+  };
   const replayCommand = sessionOptions(
     command
       .command('replay')
@@ -253,26 +324,51 @@ export function registerLifecycle(command: Command, name: string): Command {
       .argument('<file>', 'JSON Lines file of lifecycle events'),
     name,
   );
-  withExamples(replayCommand, [`${self} replay ${sample} --in-memory`, `${self} replay ${sample} --in-memory --clock --json`]).action(
-    action((file: string, opts: SessionOptions) => replay(def(), file, opts)),
+  withExamples(replayCommand, [
+    `${self} replay ${sample} --in-memory`,
+    `${self} replay ${sample} --in-memory --clock --json`,
+  ]).action(action((file: string, opts: SessionOptions) => replay(def(), file, opts)));
+  const showCommand = sourceOptions(
+    command.command('show').description("An entity's state and its event history.").argument('<id>', 'the entity id'),
+    name,
   );
-  const showCommand = sourceOptions(command.command('show').description("An entity's state and its event history.").argument('<id>', 'the entity id'), name);
-  withExamples(showCommand, [`${self} show ${entity} --from ${sample} --in-memory`]).action(action((id: string, opts: SourceOptions) => show(def(), id, opts)));
+  withExamples(showCommand, [`${self} show ${entity} --from ${sample} --in-memory`]).action(
+    action((id: string, opts: SourceOptions) => show(def(), id, opts)),
+  );
   const exportCommand = command
     .command('export')
-    .description("Write the statechart for other tools: --xstate prints an XState v5 machine config (JSON) that Stately's editor imports.")
+    .description(
+      "Write the statechart for other tools: --xstate prints an XState v5 machine config (JSON) that Stately's editor imports.",
+    )
     .option('--xstate', 'XState v5 machine config (JSON)')
     .option('--out <file>', 'write to this file instead of stdout')
-    .option('--json', 'with --out: print { file, format } as JSON (without --out the config itself is the JSON printed)');
-  withExamples(exportCommand, [`${self} export --xstate --out ${name}.xstate.json`]).action(action((opts: { xstate?: boolean; out?: string; json?: boolean }) => exportChart(def(), opts)));
-  const reportCommand = sourceOptions(command.command('report').description('Reports over the event log: entities, events, where the entities are, and the statechart\'s reports.'), name);
-  withExamples(reportCommand, [`${self} report --from ${sample} --in-memory --json`]).action(action((opts: SourceOptions) => report(def(), opts)));
+    .option(
+      '--json',
+      'with --out: print { file, format } as JSON (without --out the config itself is the JSON printed)',
+    );
+  withExamples(exportCommand, [`${self} export --xstate --out ${name}.xstate.json`]).action(
+    action((opts: { xstate?: boolean; out?: string; json?: boolean }) => exportChart(def(), opts)),
+  );
+  const reportCommand = sourceOptions(
+    command
+      .command('report')
+      .description(
+        "Reports over the event log: entities, events, where the entities are, and the statechart's reports.",
+      ),
+    name,
+  );
+  withExamples(reportCommand, [`${self} report --from ${sample} --in-memory --json`]).action(
+    action((opts: SourceOptions) => report(def(), opts)),
+  );
   return command;
 }
 
 export function register(program: Command): void {
   const lifecycle = program
     .command('lifecycle')
-    .description('A lifecycle (statemachines/<name>/statechart.yaml): replay events through the local bus and state machine, show entities, report, export.');
-  for (const name of listLifecycles()) registerLifecycle(lifecycle.command(name).description(`The ${name} lifecycle.`), name);
+    .description(
+      'A lifecycle (statemachines/<name>/statechart.yaml): replay events through the local bus and state machine, show entities, report, export.',
+    );
+  for (const name of listLifecycles())
+    registerLifecycle(lifecycle.command(name).description(`The ${name} lifecycle.`), name);
 }

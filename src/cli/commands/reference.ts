@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DEFINITION_KINDS, definitionJsonSchema } from '../../definitions/kinds.ts';
 import { InvalidInputError } from '../../core/errors.ts';
+import { DEFINITION_KINDS, definitionJsonSchema } from '../../definitions/kinds.ts';
 import { definitionReference } from '../../definitions/reference.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
@@ -18,7 +18,10 @@ export function register(program: Command): void {
   command.action(
     action((kind: string | undefined, opts: { json?: boolean }) => {
       const kinds = DEFINITION_KINDS.filter((k) => kind === undefined || k.name === kind);
-      if (kinds.length === 0) throw new InvalidInputError(`unknown kind "${kind}" (known: ${DEFINITION_KINDS.map((k) => k.name).join(', ')})`);
+      if (kinds.length === 0)
+        throw new InvalidInputError(
+          `unknown kind "${kind}" (known: ${DEFINITION_KINDS.map((k) => k.name).join(', ')})`,
+        );
       if (opts.json) printJson(Object.fromEntries(kinds.map((k) => [k.name, definitionJsonSchema(k)])));
       else process.stdout.write(definitionReference(kinds));
     }),

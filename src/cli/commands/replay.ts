@@ -3,7 +3,16 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
-import { formatResults, logLevelFor, modelOption, repeatable, runExitCode, verboseOption, withCleanStdout, type SessionFlags } from '../session-output.ts';
+import {
+  formatResults,
+  logLevelFor,
+  modelOption,
+  repeatable,
+  runExitCode,
+  type SessionFlags,
+  verboseOption,
+  withCleanStdout,
+} from '../session-output.ts';
 
 interface ReplayFlags extends SessionFlags {
   from: string;
@@ -50,63 +59,116 @@ export function register(program: Command): void {
         'differs from the parent; --print-state prints the step input and tool results to edit, and runs nothing.',
     )
     .argument('<execution>', 'the execution to fork (a name from stepwise history / Studio)')
-    .requiredOption('--from <step>', 'the step to re-run from: its name (first run), <step>@<n> (its n-th run) or its position in the trail (0 = the entry step)')
-    .option('--state <file>', "the step's input at that step, edited: what --print-state prints (or its stepInput: input, previous, error and counters)")
-    .option('--tools <file>', 'tool results to answer with instead of running the tools: JSON { "<step>": { "<tool>": { ...result } } } ({ "error": "..." } fails the call)')
-    .option('--prompt <step=commit>', "run a step with its prompt as committed in git (repeatable; see the step file's history)", repeatable)
-    .option('--print-state', 'print { stepInput, toolResults } at that step (to edit and pass to --state / --tools), run nothing')
+    .requiredOption(
+      '--from <step>',
+      'the step to re-run from: its name (first run), <step>@<n> (its n-th run) or its position in the trail (0 = the entry step)',
+    )
+    .option(
+      '--state <file>',
+      "the step's input at that step, edited: what --print-state prints (or its stepInput: input, previous, error and counters)",
+    )
+    .option(
+      '--tools <file>',
+      'tool results to answer with instead of running the tools: JSON { "<step>": { "<tool>": { ...result } } } ({ "error": "..." } fails the call)',
+    )
+    .option(
+      '--prompt <step=commit>',
+      "run a step with its prompt as committed in git (repeatable; see the step file's history)",
+      repeatable,
+    )
+    .option(
+      '--print-state',
+      'print { stepInput, toolResults } at that step (to edit and pass to --state / --tools), run nothing',
+    )
     .addOption(modelOption())
     .option('--json', 'print { fork, parent, from, diff } as JSON, nothing else on stdout')
     .addOption(verboseOption());
-  withExamples(command, ['stepwise replay EXECUTION --from 0 --print-state', 'stepwise replay EXECUTION --from 0 --json']);
+  withExamples(command, [
+    'stepwise replay EXECUTION --from 0 --print-state',
+    'stepwise replay EXECUTION --from 0 --json',
+  ]);
   command.action(
-      action(async (execution: string, flags: ReplayFlags) => {
-        const { readStoredExecution } = await import('../../local/history.ts');
-        const { editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor, diffExecutions, ToolPinsSchema } = await import('../../local/fork.ts');
-        const { replay } = await import('../../local/replay.ts');
-        const { loadWorkflow } = await import('../../definitions/workflow/loader.ts');
-        const parent = readStoredExecution(execution);
-        if (!parent.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
-        const def = loadWorkflow(parent.workflow);
-        if (flags.printState) {
-          const { synthProject } = await import('../../local/synth.ts');
-          const definition = (await synthProject()).stateMachines.find((m) => m.workflowName === def.manifest.name)!.definition;
-          const point = forkPoint(forkPoints(parent, def), flags.from);
-          const stepInput = editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, { id: parent.executionArn, name: parent.name }));
-          return printJson({ step: point.step, index: point.index, stepInput, toolResults: { [point.step]: recordedToolResults(parent, def, point) } });
-        }
-        // The whole --print-state output is accepted as it was printed, as well as its stepInput / toolResults alone.
-        const stepInput = flags.state === undefined ? undefined : printedPart(jsonFile('--state', flags.state), 'stepInput');
-        if (stepInput !== undefined && (typeof stepInput !== 'object' || stepInput === null || Array.isArray(stepInput)))
-          throw new InvalidInputError(`--state ${flags.state}: the step input must be a JSON object`);
-        const pins = flags.tools === undefined ? undefined : ToolPinsSchema.safeParse(printedPart(jsonFile('--tools', flags.tools), 'toolResults'));
-        if (pins && !pins.success) throw new InvalidInputError(`--tools ${flags.tools}: ${pins.error.issues[0]!.path.join('.') || '(root)'}: ${pins.error.issues[0]!.message}`);
-        const ran = await withCleanStdout(() =>
-          replay({
-            parent,
-            from: flags.from,
-            ...(stepInput !== undefined && { stepInput: stepInput as Record<string, unknown> }),
-            ...(pins && { toolResults: pins.data }),
-            prompts: prompts(flags.prompt),
-            model: flags.model,
-            logLevel: logLevelFor(flags),
-          }),
+    action(async (execution: string, flags: ReplayFlags) => {
+      const { readStoredExecution } = await import('../../local/history.ts');
+      const {
+        editableStepInput,
+        forkPoint,
+        forkPoints,
+        recordedToolResults,
+        stepInputFor,
+        diffExecutions,
+        ToolPinsSchema,
+      } = await import('../../local/fork.ts');
+      const { replay } = await import('../../local/replay.ts');
+      const { loadWorkflow } = await import('../../definitions/workflow/loader.ts');
+      const parent = readStoredExecution(execution);
+      if (!parent.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
+      const def = loadWorkflow(parent.workflow);
+      if (flags.printState) {
+        const { synthProject } = await import('../../local/synth.ts');
+        const definition = (await synthProject()).stateMachines.find(
+          (m) => m.workflowName === def.manifest.name,
+        )!.definition;
+        const point = forkPoint(forkPoints(parent, def), flags.from);
+        const stepInput = editableStepInput(
+          definition,
+          point.step,
+          await stepInputFor(definition, point.step, point.state, { id: parent.executionArn, name: parent.name }),
         );
-        const diff = ran.fork.executionName ? diffExecutions(parent, readStoredExecution(ran.fork.executionName), def) : undefined;
-        if (flags.json) printJson({ fork: ran.fork, parent: ran.parent, from: { index: ran.from.index, step: ran.from.step }, diff });
-        else {
-          const path = (p: string[]) => p.join(' → ');
-          const diverged = diff?.divergesAt == null ? 'the same path as its parent' : `a new path from step ${diff.divergesAt + 1}`;
-          process.stdout.write(formatResults([ran.fork]));
-          if (diff) process.stdout.write(`forked from ${ran.parent} at ${ran.from.step}: ${diverged}\n  parent: ${path(diff.a.path)}\n  fork:   ${path(diff.b.path)}\n`);
-        }
-        process.exitCode = runExitCode([ran.fork]);
-      }),
+        return printJson({
+          step: point.step,
+          index: point.index,
+          stepInput,
+          toolResults: { [point.step]: recordedToolResults(parent, def, point) },
+        });
+      }
+      // The whole --print-state output is accepted as it was printed, as well as its stepInput / toolResults alone.
+      const stepInput =
+        flags.state === undefined ? undefined : printedPart(jsonFile('--state', flags.state), 'stepInput');
+      if (stepInput !== undefined && (typeof stepInput !== 'object' || stepInput === null || Array.isArray(stepInput)))
+        throw new InvalidInputError(`--state ${flags.state}: the step input must be a JSON object`);
+      const pins =
+        flags.tools === undefined
+          ? undefined
+          : ToolPinsSchema.safeParse(printedPart(jsonFile('--tools', flags.tools), 'toolResults'));
+      if (pins && !pins.success)
+        throw new InvalidInputError(
+          `--tools ${flags.tools}: ${pins.error.issues[0]!.path.join('.') || '(root)'}: ${pins.error.issues[0]!.message}`,
+        );
+      const ran = await withCleanStdout(() =>
+        replay({
+          parent,
+          from: flags.from,
+          ...(stepInput !== undefined && { stepInput: stepInput as Record<string, unknown> }),
+          ...(pins && { toolResults: pins.data }),
+          prompts: prompts(flags.prompt),
+          model: flags.model,
+          logLevel: logLevelFor(flags),
+        }),
+      );
+      const diff = ran.fork.executionName
+        ? diffExecutions(parent, readStoredExecution(ran.fork.executionName), def)
+        : undefined;
+      if (flags.json)
+        printJson({ fork: ran.fork, parent: ran.parent, from: { index: ran.from.index, step: ran.from.step }, diff });
+      else {
+        const path = (p: string[]) => p.join(' → ');
+        const diverged =
+          diff?.divergesAt == null ? 'the same path as its parent' : `a new path from step ${diff.divergesAt + 1}`;
+        process.stdout.write(formatResults([ran.fork]));
+        if (diff)
+          process.stdout.write(
+            `forked from ${ran.parent} at ${ran.from.step}: ${diverged}\n  parent: ${path(diff.a.path)}\n  fork:   ${path(diff.b.path)}\n`,
+          );
+      }
+      process.exitCode = runExitCode([ran.fork]);
+    }),
   );
 }
 
 /** `part` of a file holding the whole `--print-state` output (it has `step` and `part`), else the file as it is. */
 function printedPart(value: unknown, part: 'stepInput' | 'toolResults'): unknown {
-  const printed = value !== null && typeof value === 'object' && !Array.isArray(value) && 'step' in value && part in value;
+  const printed =
+    value !== null && typeof value === 'object' && !Array.isArray(value) && 'step' in value && part in value;
   return printed ? (value as Record<string, unknown>)[part] : value;
 }

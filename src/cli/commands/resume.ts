@@ -1,12 +1,20 @@
 import type { Command } from 'commander';
 import * as z from 'zod';
-import { DEFAULT_PAUSES_DIR, PauseStore, isExecutionName, type Resolution } from '../../local/pauses.ts';
-import { pauseSummary, resumePaused } from '../../local/workflow-session.ts';
 import { InvalidInputError } from '../../core/errors.ts';
+import { DEFAULT_PAUSES_DIR, isExecutionName, PauseStore, type Resolution } from '../../local/pauses.ts';
+import { pauseSummary, resumePaused } from '../../local/workflow-session.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
-import { formatResults, logLevelFor, modelOption, runExitCode, verboseOption, withCleanStdout, type SessionFlags } from '../session-output.ts';
+import {
+  formatResults,
+  logLevelFor,
+  modelOption,
+  runExitCode,
+  type SessionFlags,
+  verboseOption,
+  withCleanStdout,
+} from '../session-output.ts';
 
 interface ResumeFlags extends SessionFlags {
   env: string;
@@ -60,20 +68,35 @@ export function register(program: Command): void {
     .option('--json', 'print the result as JSON')
     .addOption(verboseOption());
   awsOptions(command, 'for --model bedrock');
-  withExamples(command, ['stepwise resume EXECUTION --heartbeat', `stepwise resume EXECUTION --output '{"notes":"the 14:01 deploy disabled the CDN cache"}'`]);
+  withExamples(command, [
+    'stepwise resume EXECUTION --heartbeat',
+    `stepwise resume EXECUTION --output '{"notes":"the 14:01 deploy disabled the CDN cache"}'`,
+  ]);
   command.action(
-      action(async (execution: string, flags: ResumeFlags) => {
-        // Before any file is read: the name becomes a path under --dir.
-        if (!isExecutionName(execution)) throw new InvalidInputError(`"${execution}" is not an execution name (stepwise executions lists the paused ones)`);
-        const how = resolution(flags);
-        if (how === 'heartbeat') {
-          const summary = pauseSummary(new PauseStore(flags.dir).heartbeat(execution));
-          return flags.json ? printJson(summary) : void process.stdout.write(`${execution}: heartbeat recorded; times out at ${summary.deadline}\n`);
-        }
-        const result = await withCleanStdout(() => resumePaused(execution, how, { env: flags.env, model: flags.model, logLevel: logLevelFor(flags), pausesDir: flags.dir }));
-        if (flags.json) printJson(result);
-        else process.stdout.write(formatResults([result]));
-        process.exitCode = runExitCode([result]);
-      }),
-    );
+    action(async (execution: string, flags: ResumeFlags) => {
+      // Before any file is read: the name becomes a path under --dir.
+      if (!isExecutionName(execution))
+        throw new InvalidInputError(
+          `"${execution}" is not an execution name (stepwise executions lists the paused ones)`,
+        );
+      const how = resolution(flags);
+      if (how === 'heartbeat') {
+        const summary = pauseSummary(new PauseStore(flags.dir).heartbeat(execution));
+        return flags.json
+          ? printJson(summary)
+          : void process.stdout.write(`${execution}: heartbeat recorded; times out at ${summary.deadline}\n`);
+      }
+      const result = await withCleanStdout(() =>
+        resumePaused(execution, how, {
+          env: flags.env,
+          model: flags.model,
+          logLevel: logLevelFor(flags),
+          pausesDir: flags.dir,
+        }),
+      );
+      if (flags.json) printJson(result);
+      else process.stdout.write(formatResults([result]));
+      process.exitCode = runExitCode([result]);
+    }),
+  );
 }

@@ -1,12 +1,11 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { expandInputPaths, WorkflowSession } from '../../local/workflow-session.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import { isEmailWorkflow } from '../../definitions/workflow/input.ts';
+import { expandInputPaths, WorkflowSession } from '../../local/workflow-session.ts';
 import { validateWorkflow } from '../../project/validate.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
-import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
 import { action, printJson } from '../output.ts';
 import {
   formatResults,
@@ -19,10 +18,11 @@ import {
   progressLine,
   repeatable,
   runExitCode,
+  type SessionFlags,
   verboseOption,
   withCleanStdout,
-  type SessionFlags,
 } from '../session-output.ts';
+import { watchAndRerun, watchOption, workflowFolders } from '../watch.ts';
 
 interface RunFlags extends SessionFlags {
   env: string;
@@ -45,8 +45,16 @@ export function register(program: Command): void {
         'stepwise resume) are normal outcomes (exit 0).',
     )
     .argument('<workflow>', 'a workflow of statemachines/')
-    .option('--input <file-or-dir>', 'a .json input (one object) or .jsonl (one per line), or a directory of them, sorted (repeatable)', repeatable)
-    .option('--email <file-or-dir>', 'email workflows: an .eml file, or a directory: every *.eml in it, sorted (repeatable)', repeatable)
+    .option(
+      '--input <file-or-dir>',
+      'a .json input (one object) or .jsonl (one per line), or a directory of them, sorted (repeatable)',
+      repeatable,
+    )
+    .option(
+      '--email <file-or-dir>',
+      'email workflows: an .eml file, or a directory: every *.eml in it, sorted (repeatable)',
+      repeatable,
+    )
     .addOption(localEnvOption())
     .addOption(modelOption())
     .addOption(envOption('whose stack runs locally'))
@@ -61,26 +69,37 @@ export function register(program: Command): void {
     'stepwise run warranty-email --email statemachines/warranty-email/samples',
   ]);
   command.action(
-      action(async (workflow: string, flags: RunFlags) => {
-        const { plugin } = await validateWorkflow(workflow);
-        const files = [...expandInputPaths(flags.input ?? []), ...expandInputPaths(flags.email ?? [], ['.eml'])];
-        if (files.length === 0)
-          throw new InvalidInputError(`give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`);
-        if (flags.watch) return watchAndRerun(workflowFolders(plugin.def));
-        process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}\n`);
-        const results = await withCleanStdout(async () => {
-          const session = await WorkflowSession.start({ workflow, env: flags.env, model: flags.model, openai: openAiEndpoint(flags), localEnv: flags.localEnv, logLevel: logLevelFor(flags) });
-          const progress = progressLine();
-          try {
-            return await session.runFiles(files, (r, i, n) => progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`));
-          } finally {
-            progress.clear();
-            await session.close();
-          }
+    action(async (workflow: string, flags: RunFlags) => {
+      const { plugin } = await validateWorkflow(workflow);
+      const files = [...expandInputPaths(flags.input ?? []), ...expandInputPaths(flags.email ?? [], ['.eml'])];
+      if (files.length === 0)
+        throw new InvalidInputError(
+          `give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`,
+        );
+      if (flags.watch) return watchAndRerun(workflowFolders(plugin.def));
+      process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}\n`);
+      const results = await withCleanStdout(async () => {
+        const session = await WorkflowSession.start({
+          workflow,
+          env: flags.env,
+          model: flags.model,
+          openai: openAiEndpoint(flags),
+          localEnv: flags.localEnv,
+          logLevel: logLevelFor(flags),
         });
-        if (flags.json) printJson(results);
-        else process.stdout.write(formatResults(results));
-        process.exitCode = runExitCode(results);
-      }),
-    );
+        const progress = progressLine();
+        try {
+          return await session.runFiles(files, (r, i, n) =>
+            progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`),
+          );
+        } finally {
+          progress.clear();
+          await session.close();
+        }
+      });
+      if (flags.json) printJson(results);
+      else process.stdout.write(formatResults(results));
+      process.exitCode = runExitCode(results);
+    }),
+  );
 }

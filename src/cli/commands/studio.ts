@@ -33,20 +33,33 @@ export function register(program: Command): void {
     .option('--region <region>', 'the AWS region for --aws (default: the profile’s or AWS_REGION)')
     .option('--verbose', 'show the step handlers’ logs of runs, forks and resumes')
     .option('--json', 'print { url, prebuilt, aws } as one JSON line once Studio listens (for scripts that open it)');
-  withExamples(command, ['stepwise studio', 'stepwise studio --port 0 --json', 'stepwise studio --aws --profile prod-readonly --region eu-west-1']);
+  withExamples(command, [
+    'stepwise studio',
+    'stepwise studio --port 0 --json',
+    'stepwise studio --aws --profile prod-readonly --region eu-west-1',
+  ]);
   command.action(
-      action(async (flags: StudioFlags) => {
-        // The server, the UI bundler and the local runtime load only when Studio starts.
-        const { startStudio } = await import('../studio/server.ts');
-        const aws = flags.aws ? new (await import('@aws-sdk/client-sfn')).SFNClient({ ...(flags.region && { region: flags.region }), ...(flags.profile && { profile: flags.profile }) }) : undefined;
-        const studio = await startStudio({ port: flags.port, aws, logLevel: flags.verbose ? 'INFO' : 'SILENT' });
-        if (flags.json) process.stdout.write(`${JSON.stringify({ url: studio.url, prebuilt: studio.prebuilt, aws: Boolean(aws) })}\n`);
-        else process.stdout.write(`Stepwise Studio: ${studio.url}${studio.prebuilt ? '' : ' (UI bundled from source)'}${aws ? ', with deployed executions (--aws)' : ''}\n`);
-        await new Promise<void>((resolve) => {
-          const stop = () => void studio.close().then(resolve);
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
-      }),
+    action(async (flags: StudioFlags) => {
+      // The server, the UI bundler and the local runtime load only when Studio starts.
+      const { startStudio } = await import('../studio/server.ts');
+      const aws = flags.aws
+        ? new (await import('@aws-sdk/client-sfn')).SFNClient({
+            ...(flags.region && { region: flags.region }),
+            ...(flags.profile && { profile: flags.profile }),
+          })
+        : undefined;
+      const studio = await startStudio({ port: flags.port, aws, logLevel: flags.verbose ? 'INFO' : 'SILENT' });
+      if (flags.json)
+        process.stdout.write(`${JSON.stringify({ url: studio.url, prebuilt: studio.prebuilt, aws: Boolean(aws) })}\n`);
+      else
+        process.stdout.write(
+          `Stepwise Studio: ${studio.url}${studio.prebuilt ? '' : ' (UI bundled from source)'}${aws ? ', with deployed executions (--aws)' : ''}\n`,
+        );
+      await new Promise<void>((resolve) => {
+        const stop = () => void studio.close().then(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    }),
   );
 }

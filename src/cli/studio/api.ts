@@ -8,10 +8,22 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
+import { DefinitionError, InvalidInputError, MissingCredentialsError } from '../../core/errors.ts';
+import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
+import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { loadPrices, type Prices } from '../../evals/cost.ts';
 import { diffEvalRuns, listEvalRuns, readEvalRun } from '../../evals/eval-runs.ts';
-import { checkForkInput, diffExecutions, editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor, ToolPinsSchema } from '../../local/fork.ts';
-import { readLocalExecution, readStoredExecution, recordFile, type ExecutionRecord } from '../../local/history.ts';
+import {
+  checkForkInput,
+  diffExecutions,
+  editableStepInput,
+  forkPoint,
+  forkPoints,
+  recordedToolResults,
+  stepInputFor,
+  ToolPinsSchema,
+} from '../../local/fork.ts';
+import { type ExecutionRecord, readLocalExecution, readStoredExecution, recordFile } from '../../local/history.ts';
 import { executionFromHistory, importFromAws, listDeployedExecutions, storeImported } from '../../local/import.ts';
 import { PauseStore } from '../../local/pauses.ts';
 import { promptVersions } from '../../local/prompt-versions.ts';
@@ -19,11 +31,21 @@ import { replay } from '../../local/replay.ts';
 import { SAFE_RECORD_NAME, type StateDirs } from '../../local/state-dirs.ts';
 import { readLocalExecutions, stepStats, type WorkflowStats } from '../../local/step-stats.ts';
 import type { SynthesizedApp, SynthesizedStateMachine } from '../../local/synth.ts';
-import { pauseSummary, resumePaused, WorkflowSession, type ModelChoice, type RunResult } from '../../local/workflow-session.ts';
-import { DefinitionError, InvalidInputError, MissingCredentialsError } from '../../core/errors.ts';
-import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
-import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import { executionSummary, executionView, graphLayout, withFigures, type ExecutionSummary, type WorkflowGraph } from './views.ts';
+import {
+  type ModelChoice,
+  pauseSummary,
+  type RunResult,
+  resumePaused,
+  WorkflowSession,
+} from '../../local/workflow-session.ts';
+import {
+  type ExecutionSummary,
+  executionSummary,
+  executionView,
+  graphLayout,
+  type WorkflowGraph,
+  withFigures,
+} from './views.ts';
 
 /** An error with the HTTP status it answers with. */
 export class HttpError extends Error {
@@ -51,9 +73,15 @@ const ForkBody = z.strictObject({
   toolResults: ToolPinsSchema.optional(),
   model: ModelSchema,
   /** The forked step's prompt: `current` or a commit of its file. */
-  prompt: z.string().regex(/^(current|[0-9a-f]{7,40})$/).optional(),
+  prompt: z
+    .string()
+    .regex(/^(current|[0-9a-f]{7,40})$/)
+    .optional(),
 });
-const CheckBody = z.strictObject({ from: z.union([z.number().int().nonnegative(), z.string().min(1)]), stepInput: z.unknown() });
+const CheckBody = z.strictObject({
+  from: z.union([z.number().int().nonnegative(), z.string().min(1)]),
+  stepInput: z.unknown(),
+});
 const ResumeBody = z.union([
   z.strictObject({ output: z.unknown() }),
   z.strictObject({ fail: z.string().min(1), error: z.string().min(1).default('CheckpointRejected') }),
@@ -71,7 +99,8 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 
 /** A name from the URL that must be a record name. */
 function name(value: string | undefined, what: string): string {
-  if (value === undefined || !SAFE_RECORD_NAME.test(value)) throw new HttpError(400, `not ${what}: ${JSON.stringify(String(value).slice(0, 80))}`);
+  if (value === undefined || !SAFE_RECORD_NAME.test(value))
+    throw new HttpError(400, `not ${what}: ${JSON.stringify(String(value).slice(0, 80))}`);
   return value;
 }
 
@@ -105,7 +134,8 @@ export class StudioApi {
   /** The HTTP status of an error thrown by a route. */
   statusOf(e: unknown): number {
     if (e instanceof ExecutionDoesNotExist) return 404;
-    if (e instanceof InvalidInputError || e instanceof DefinitionError || e instanceof MissingCredentialsError) return 400;
+    if (e instanceof InvalidInputError || e instanceof DefinitionError || e instanceof MissingCredentialsError)
+      return 400;
     return 500;
   }
 
@@ -121,21 +151,31 @@ export class StudioApi {
     if (get && head === 'workflows' && a && !b) return this.workflow(a);
     if (get && head === 'executions' && !a) return this.executions(route.query);
     if (get && head === 'executions' && a && !b) return this.execution(name(a, 'an execution name'));
-    if (get && head === 'executions' && a && b === 'events' && !c) return this.record(name(a, 'an execution name')).record.events;
-    if (get && head === 'executions' && a && b === 'fork' && !c) return this.forkForm(name(a, 'an execution name'), route.query.get('from') ?? '0');
-    if (!get && head === 'executions' && a && b === 'fork' && c === 'check') return this.checkFork(name(a, 'an execution name'), route.body);
-    if (!get && head === 'executions' && a && b === 'fork' && !c) return this.fork(name(a, 'an execution name'), route.body);
+    if (get && head === 'executions' && a && b === 'events' && !c)
+      return this.record(name(a, 'an execution name')).record.events;
+    if (get && head === 'executions' && a && b === 'fork' && !c)
+      return this.forkForm(name(a, 'an execution name'), route.query.get('from') ?? '0');
+    if (!get && head === 'executions' && a && b === 'fork' && c === 'check')
+      return this.checkFork(name(a, 'an execution name'), route.body);
+    if (!get && head === 'executions' && a && b === 'fork' && !c)
+      return this.fork(name(a, 'an execution name'), route.body);
     if (get && head === 'jobs' && a && !b) return this.job(name(a, 'an execution name'));
-    if (get && head === 'diff' && !a) return this.diff(name(route.query.get('a') ?? undefined, 'an execution name'), name(route.query.get('b') ?? undefined, 'an execution name'));
+    if (get && head === 'diff' && !a)
+      return this.diff(
+        name(route.query.get('a') ?? undefined, 'an execution name'),
+        name(route.query.get('b') ?? undefined, 'an execution name'),
+      );
     if (get && head === 'pauses' && !a) return this.pauses();
-    if (!get && head === 'pauses' && a && b === 'resume' && !c) return this.resume(name(a, 'an execution name'), route.body);
+    if (!get && head === 'pauses' && a && b === 'resume' && !c)
+      return this.resume(name(a, 'an execution name'), route.body);
     if (!get && head === 'runs' && !a) return this.run(route.body);
     if (!get && head === 'imports' && !a) return this.importFile(route.body);
     if (get && head === 'aws' && a === 'executions' && !b) return this.awsExecutions();
     if (!get && head === 'aws' && a === 'imports' && !b) return this.awsImport(route.body);
     if (get && head === 'evals' && !a) return this.evals();
     if (get && head === 'evals' && a && b === 'diff' && !c) return this.evalDiff(name(a, 'a workflow'), route.query);
-    if (get && head === 'evals' && a && b && !c) return readEvalRun(name(a, 'a workflow'), name(b, 'an eval run'), this.options.dirs.evals);
+    if (get && head === 'evals' && a && b && !c)
+      return readEvalRun(name(a, 'a workflow'), name(b, 'an eval run'), this.options.dirs.evals);
     throw new HttpError(404, `no such API: ${route.method} /api/${route.segments.join('/')}`);
   }
 
@@ -147,13 +187,21 @@ export class StudioApi {
 
   /** A workflow of the project, by a name from the URL (no other folder is ever read). */
   private def(workflow: string): WorkflowDefinition {
-    if (!listWorkflows().includes(workflow)) throw new HttpError(404, `no workflow ${JSON.stringify(workflow.slice(0, 80))} (known: ${listWorkflows().join(', ')})`);
+    if (!listWorkflows().includes(workflow))
+      throw new HttpError(
+        404,
+        `no workflow ${JSON.stringify(workflow.slice(0, 80))} (known: ${listWorkflows().join(', ')})`,
+      );
     return loadWorkflow(workflow);
   }
 
   private samples(def: WorkflowDefinition): string[] {
     const dir = join(def.dir, 'samples');
-    return existsSync(dir) ? readdirSync(dir).filter((f) => ['.json', '.jsonl', '.eml'].includes(extname(f))).sort() : [];
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => ['.json', '.jsonl', '.eml'].includes(extname(f)))
+          .sort()
+      : [];
   }
 
   private overview() {
@@ -162,7 +210,13 @@ export class StudioApi {
       aws: Boolean(this.options.aws),
       workflows: listWorkflows().map((w) => {
         const def = loadWorkflow(w);
-        return { name: w, description: def.manifest.description, version: def.manifest.version, steps: def.steps.length, samples: this.samples(def) };
+        return {
+          name: w,
+          description: def.manifest.description,
+          version: def.manifest.version,
+          steps: def.steps.length,
+          samples: this.samples(def),
+        };
       }),
     };
   }
@@ -221,7 +275,10 @@ export class StudioApi {
     const paused = new Set(new PauseStore(this.options.dirs.pauses).list().map((p) => p.name));
     const all: ExecutionSummary[] = [];
     let unreadable = 0;
-    for (const [source, dir] of [['local', this.options.dirs.executions], ['imported', this.options.dirs.imports]] as const) {
+    for (const [source, dir] of [
+      ['local', this.options.dirs.executions],
+      ['imported', this.options.dirs.imports],
+    ] as const) {
       if (!existsSync(dir)) continue;
       for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
         const path = join(dir, file);
@@ -234,7 +291,10 @@ export class StudioApi {
         }
         try {
           const record = readLocalExecution(file.slice(0, -5), dir);
-          const steps = record.workflow && listWorkflows().includes(record.workflow) ? new Set(loadWorkflow(record.workflow).steps.map((s) => s.name)) : undefined;
+          const steps =
+            record.workflow && listWorkflows().includes(record.workflow)
+              ? new Set(loadWorkflow(record.workflow).steps.map((s) => s.name))
+              : undefined;
           const summary = executionSummary(record, source, steps, paused.has(record.name));
           this.summaries.set(path, { stamp, summary });
           all.push(summary);
@@ -243,8 +303,12 @@ export class StudioApi {
         }
       }
     }
-    const filters = (['workflow', 'status', 'outcome', 'source'] as const).flatMap((key) => (query.get(key) ? [[key, query.get(key)!] as const] : []));
-    const shown = all.filter((s) => filters.every(([key, value]) => s[key] === value)).sort((x, y) => y.startDate.localeCompare(x.startDate));
+    const filters = (['workflow', 'status', 'outcome', 'source'] as const).flatMap((key) =>
+      query.get(key) ? [[key, query.get(key)!] as const] : [],
+    );
+    const shown = all
+      .filter((s) => filters.every(([key, value]) => s[key] === value))
+      .sort((x, y) => y.startDate.localeCompare(x.startDate));
     return {
       executions: shown,
       unreadable,
@@ -269,14 +333,17 @@ export class StudioApi {
       found = this.record(execution);
     } catch (e) {
       const job = this.jobs.get(execution);
-      if (e instanceof ExecutionDoesNotExist && job) throw new HttpError(job.status === 'failed' ? 400 : 404, job.error ?? `${execution} has not started yet`);
+      if (e instanceof ExecutionDoesNotExist && job)
+        throw new HttpError(job.status === 'failed' ? 400 : 404, job.error ?? `${execution} has not started yet`);
       throw e;
     }
     const { record, source } = found;
     const def = this.known(record.workflow);
     const view = executionView(record, def, def && this.machine(def.manifest.name).definition, this.prices, source);
     const paused = new PauseStore(this.options.dirs.pauses).get(execution);
-    const forks = this.executions(new URLSearchParams()).executions.filter((s) => s.parent?.execution === execution).map((s) => ({ name: s.name, step: s.parent!.step, status: s.status }));
+    const forks = this.executions(new URLSearchParams())
+      .executions.filter((s) => s.parent?.execution === execution)
+      .map((s) => ({ name: s.name, step: s.parent!.step, status: s.status }));
     return { ...view, ...(paused && { pause: pauseSummary(paused) }), forks };
   }
 
@@ -297,7 +364,11 @@ export class StudioApi {
       execution,
       point: { index: point.index, step: point.step, entryState: point.entryState },
       kind: step.kind,
-      stepInput: editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, ids)),
+      stepInput: editableStepInput(
+        definition,
+        point.step,
+        await stepInputFor(definition, point.step, point.state, ids),
+      ),
       toolResults: recordedToolResults(record, def, point),
       prompts: step.kind === 'llm' ? promptVersions(def, point.step) : [],
       models: ['offline', 'bedrock'],
@@ -315,7 +386,9 @@ export class StudioApi {
    * Start a job that reports its execution's name through `onStart`: answer as soon as it started
    * (the UI opens its live view) or when it ended without starting (refused, failed to start).
    */
-  private start(run: (onStart: (name: string) => void) => Promise<RunResult>): Promise<{ name: string } | { result: RunResult }> {
+  private start(
+    run: (onStart: (name: string) => void) => Promise<RunResult>,
+  ): Promise<{ name: string } | { result: RunResult }> {
     return new Promise((resolve, reject) => {
       let started: string | undefined;
       const job = run((name) => {
@@ -328,7 +401,8 @@ export class StudioApi {
           else resolve({ result });
         },
         (e: unknown) => {
-          if (started) this.jobs.set(started, { status: 'failed', error: `${(e as Error).name}: ${(e as Error).message}` });
+          if (started)
+            this.jobs.set(started, { status: 'failed', error: `${(e as Error).name}: ${(e as Error).message}` });
           else reject(e);
         },
       );
@@ -366,20 +440,32 @@ export class StudioApi {
   private diff(a: string, b: string) {
     const [ra, rb] = [this.record(a).record, this.record(b).record];
     const def = this.known(ra.workflow);
-    if (!def || ra.workflow !== rb.workflow) throw new HttpError(400, `${a} and ${b} are not runs of the same workflow of this project`);
+    if (!def || ra.workflow !== rb.workflow)
+      throw new HttpError(400, `${a} and ${b} are not runs of the same workflow of this project`);
     return diffExecutions(ra, rb, def);
   }
 
   private pauses() {
-    return new PauseStore(this.options.dirs.pauses).list().map((p) => ({ ...pauseSummary(p), fields: (p.request as { fields?: unknown } | undefined)?.fields ?? null }));
+    return new PauseStore(this.options.dirs.pauses)
+      .list()
+      .map((p) => ({ ...pauseSummary(p), fields: (p.request as { fields?: unknown } | undefined)?.fields ?? null }));
   }
 
   private async resume(execution: string, body: unknown) {
     const how = parseBody(ResumeBody, body);
-    if (!new PauseStore(this.options.dirs.pauses).get(execution)) throw new HttpError(404, `no paused local execution "${execution}"`);
+    if (!new PauseStore(this.options.dirs.pauses).get(execution))
+      throw new HttpError(404, `no paused local execution "${execution}"`);
     const resolution = 'output' in how ? { output: how.output } : { error: how.error, cause: how.fail };
     const { dirs, logLevel } = this.options;
-    return this.start((onStart) => resumePaused(execution, resolution, { pausesDir: dirs.pauses, historyDir: dirs.executions, emailsDir: dirs.emails, logLevel, onStart }));
+    return this.start((onStart) =>
+      resumePaused(execution, resolution, {
+        pausesDir: dirs.pauses,
+        historyDir: dirs.executions,
+        emailsDir: dirs.emails,
+        logLevel,
+        onStart,
+      }),
+    );
   }
 
   /** Run one sample of a workflow, as `stepwise run` does. */
@@ -387,11 +473,20 @@ export class StudioApi {
     const { workflow, sample, model } = parseBody(RunBody, body);
     const def = this.def(workflow);
     // Only a sample the folder lists: the name never becomes a path of its own.
-    if (!this.samples(def).includes(sample)) throw new HttpError(404, `${workflow} has no sample ${JSON.stringify(sample.slice(0, 80))}`);
+    if (!this.samples(def).includes(sample))
+      throw new HttpError(404, `${workflow} has no sample ${JSON.stringify(sample.slice(0, 80))}`);
     const file = join(def.dir, 'samples', sample);
     const { dirs, logLevel } = this.options;
     return this.start(async (onStart) => {
-      const session = await WorkflowSession.start({ workflow, model: model as ModelChoice, historyDir: dirs.executions, pausesDir: dirs.pauses, emailsDir: dirs.emails, logLevel, onStart });
+      const session = await WorkflowSession.start({
+        workflow,
+        model: model as ModelChoice,
+        historyDir: dirs.executions,
+        pausesDir: dirs.pauses,
+        emailsDir: dirs.emails,
+        logLevel,
+        onStart,
+      });
       try {
         const [result] = await session.runFiles([file]);
         return result!;
@@ -425,12 +520,22 @@ export class StudioApi {
   private evals() {
     return listWorkflows().map((workflow) => ({
       workflow,
-      runs: listEvalRuns(workflow, this.options.dirs.evals, 10).map(({ id, at, model, passed, failed, total }) => ({ id, at, model, passed, failed, total })),
+      runs: listEvalRuns(workflow, this.options.dirs.evals, 10).map(({ id, at, model, passed, failed, total }) => ({
+        id,
+        at,
+        model,
+        passed,
+        failed,
+        total,
+      })),
     }));
   }
 
   private evalDiff(workflow: string, query: URLSearchParams) {
     const [a, b] = [name(query.get('a') ?? undefined, 'an eval run'), name(query.get('b') ?? undefined, 'an eval run')];
-    return diffEvalRuns(readEvalRun(workflow, a, this.options.dirs.evals), readEvalRun(workflow, b, this.options.dirs.evals));
+    return diffEvalRuns(
+      readEvalRun(workflow, a, this.options.dirs.evals),
+      readEvalRun(workflow, b, this.options.dirs.evals),
+    );
   }
 }

@@ -53,14 +53,24 @@ export async function writeUiBundle(outdir: string = DIST_DIR): Promise<string[]
 /** The newest modification time among the UI sources (0 without sources: an installed package). */
 function newestSource(dir: string = UI_DIR): number {
   if (!existsSync(dir)) return 0;
-  return Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newestSource(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
+  return Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory() ? newestSource(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+    ),
+  );
 }
 
 /** The prebuilt bundle, when it is there and not older than the sources; else a fresh bundle of the sources. */
 export async function loadAssets(): Promise<{ assets: Assets; prebuilt: boolean }> {
   const prebuilt = ['studio.js', 'studio.css'].map((f) => join(DIST_DIR, f));
   if (prebuilt.every(existsSync) && Math.min(...prebuilt.map((f) => statSync(f).mtimeMs)) >= newestSource()) {
-    return { assets: new Map(prebuilt.map((f) => [f.slice(f.lastIndexOf('/') + 1), { type: typeOf(f), body: readFileSync(f) }])), prebuilt: true };
+    return {
+      assets: new Map(
+        prebuilt.map((f) => [f.slice(f.lastIndexOf('/') + 1), { type: typeOf(f), body: readFileSync(f) }]),
+      ),
+      prebuilt: true,
+    };
   }
   const files = await bundleUi();
   return { assets: new Map([...files].map(([name, body]) => [name, { type: typeOf(name), body }])), prebuilt: false };

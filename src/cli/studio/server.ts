@@ -14,15 +14,15 @@
  *   page and its two assets are served from memory. No request reads any other file.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { watch, mkdirSync, type FSWatcher } from 'node:fs';
+import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { PROJECT_ROOT } from '../../core/paths.ts';
 import { DEFAULT_STATE_DIRS, type StateDirs } from '../../local/state-dirs.ts';
 import { synthProject } from '../../local/synth.ts';
-import { indexHtml, loadAssets, type Assets } from './assets.ts';
-import { StudioApi, HttpError, type Route } from './api.ts';
+import { HttpError, type Route, StudioApi } from './api.ts';
+import { type Assets, indexHtml, loadAssets } from './assets.ts';
 
 export interface StudioOptions {
   /** The port on 127.0.0.1; 0 picks a free one. @default 4319 */
@@ -51,7 +51,8 @@ export interface Studio {
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
@@ -59,15 +60,23 @@ const SECURITY_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-function send(res: ServerResponse, status: number, body: string | Buffer, type: string, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  type: string,
+  extra: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Cache-Control': 'no-store', ...extra });
   res.end(body);
 }
 
-const sendJson = (res: ServerResponse, status: number, value: unknown) => send(res, status, JSON.stringify(value), 'application/json; charset=utf-8');
+const sendJson = (res: ServerResponse, status: number, value: unknown) =>
+  send(res, status, JSON.stringify(value), 'application/json; charset=utf-8');
 
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send the body as application/json');
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    throw new HttpError(415, 'send the body as application/json');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -91,7 +100,12 @@ export async function startStudio(options: StudioOptions = {}): Promise<Studio> 
   for (const dir of [dirs.executions, dirs.pauses, dirs.imports, dirs.evals]) mkdirSync(dir, { recursive: true });
   const loaded = options.assets ? { assets: options.assets, prebuilt: false } : await loadAssets();
   const token = randomBytes(24).toString('base64url');
-  const api = new StudioApi({ dirs, aws: options.aws, logLevel: options.logLevel ?? 'SILENT', app: await synthProject() });
+  const api = new StudioApi({
+    dirs,
+    aws: options.aws,
+    logLevel: options.logLevel ?? 'SILENT',
+    app: await synthProject(),
+  });
   let port = 0;
   const live = liveStream(dirs);
   const site: Site = { api, assets: loaded.assets, token, live, port: () => port };
@@ -135,7 +149,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, site: Site): Pr
       throw new HttpError(421, 'this server answers only to 127.0.0.1 and localhost');
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
     const path = url.pathname;
-    if (req.method === 'GET' && (path === '/' || path === '/index.html')) return send(res, 200, indexHtml(token, basename(PROJECT_ROOT)), 'text/html; charset=utf-8');
+    if (req.method === 'GET' && (path === '/' || path === '/index.html'))
+      return send(res, 200, indexHtml(token, basename(PROJECT_ROOT)), 'text/html; charset=utf-8');
     if (req.method === 'GET' && path.startsWith('/assets/')) {
       const asset = site.assets.get(path.slice('/assets/'.length));
       if (!asset) throw new HttpError(404, 'no such asset');
@@ -145,7 +160,11 @@ async function answer(req: IncomingMessage, res: ServerResponse, site: Site): Pr
     if (req.method === 'GET' && path === '/api/live') return site.live.subscribe(req, res);
     if (!path.startsWith('/api/')) throw new HttpError(404, 'not found');
     if (req.method !== 'GET' && req.method !== 'POST') throw new HttpError(405, 'GET or POST only');
-    const route: Route = { method: req.method, segments: path.slice('/api/'.length).split('/').map(decodeSegment), query: url.searchParams };
+    const route: Route = {
+      method: req.method,
+      segments: path.slice('/api/'.length).split('/').map(decodeSegment),
+      query: url.searchParams,
+    };
     if (req.method === 'POST') {
       checkChange(req, token, port);
       route.body = await readBody(req);
@@ -153,7 +172,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, site: Site): Pr
     sendJson(res, 200, await api.handle(route));
   } catch (e) {
     const status = e instanceof HttpError ? e.status : api.statusOf(e);
-    if (!res.headersSent) sendJson(res, status, { error: { type: (e as Error).name, message: (e as Error).message.split('\n')[0] } });
+    if (!res.headersSent)
+      sendJson(res, status, { error: { type: (e as Error).name, message: (e as Error).message.split('\n')[0] } });
     else res.end();
   }
 }
@@ -167,10 +187,12 @@ function checkChange(req: IncomingMessage, token: string, port: number): void {
   const origin = req.headers.origin;
   if (origin !== undefined && !allowedOrigins(port).has(origin)) throw new HttpError(403, 'cross-site request refused');
   const site = req.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') throw new HttpError(403, 'cross-site request refused');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    throw new HttpError(403, 'cross-site request refused');
   const sent = Buffer.from(String(req.headers['x-stepwise-token'] ?? ''));
   const expected = Buffer.from(token);
-  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) throw new HttpError(403, 'missing or wrong X-Stepwise-Token');
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected))
+    throw new HttpError(403, 'missing or wrong X-Stepwise-Token');
 }
 
 /** The server-sent event stream of the live view. */
@@ -213,7 +235,12 @@ function liveStream(dirs: StateDirs): LiveStream {
   }, 15_000);
   return {
     subscribe(req, res) {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-store',
+        Connection: 'keep-alive',
+      });
       res.write('retry: 1000\n\n');
       clients.add(res);
       req.on('close', () => clients.delete(res));

@@ -4,15 +4,16 @@
  * execution step by step (decision, model request, tool calls, tokens and cost), and the path it
  * took on the graph. Pure: the server reads the files and passes them in.
  */
-import { Graph, layout } from '@dagrejs/dagre';
+
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import { Graph, layout } from '@dagrejs/dagre';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
-import { modelCost, type Prices } from '../../evals/cost.ts';
 import { MAX_STEPS_HANDOFF } from '../../cdk/constructs/agent-workflow.ts';
-import { stateTransitions, stepTrail, type ExecutionRecord } from '../../local/history.ts';
+import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import { modelCost, type Prices } from '../../evals/cost.ts';
+import { type ExecutionRecord, stateTransitions, stepTrail } from '../../local/history.ts';
 import type { StepStats, WorkflowStats } from '../../local/step-stats.ts';
 import type { StepOutput, TokenUsage } from '../../runtime/contracts.ts';
-import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 
 /** One state of the graph, placed. */
 export interface GraphNode {
@@ -31,7 +32,10 @@ export interface GraphNode {
   width: number;
   height: number;
   /** The per-step figures of `stepwise stats` (steps only). */
-  stats?: Pick<StepStats, 'runs' | 'failures' | 'retries' | 'handoffs' | 'meanDurationMs' | 'modelCalls' | 'inputTokens' | 'outputTokens'>;
+  stats?: Pick<
+    StepStats,
+    'runs' | 'failures' | 'retries' | 'handoffs' | 'meanDurationMs' | 'modelCalls' | 'inputTokens' | 'outputTokens'
+  >;
 }
 
 /** One transition of the graph: `next` (Next), `route` (a Choice rule), `default` (a Choice Default), `catch` (a Catch). */
@@ -52,9 +56,27 @@ export interface WorkflowGraph {
   notes: string[];
 }
 
-type AslState = { Type: string; Next?: string; Default?: string; Comment?: string; Choices?: { Next: string }[]; Catch?: { Next: string; ErrorEquals: string[] }[]; ItemProcessor?: { States: Record<string, AslState> }; Iterator?: { States: Record<string, AslState> }; Resource?: string };
+type AslState = {
+  Type: string;
+  Next?: string;
+  Default?: string;
+  Comment?: string;
+  Choices?: { Next: string }[];
+  Catch?: { Next: string; ErrorEquals: string[] }[];
+  ItemProcessor?: { States: Record<string, AslState> };
+  Iterator?: { States: Record<string, AslState> };
+  Resource?: string;
+};
 
-const KIND: Record<string, GraphNode['kind']> = { Choice: 'choice', Pass: 'pass', Map: 'map', Succeed: 'succeed', Fail: 'fail', Parallel: 'parallel', Wait: 'wait' };
+const KIND: Record<string, GraphNode['kind']> = {
+  Choice: 'choice',
+  Pass: 'pass',
+  Map: 'map',
+  Succeed: 'succeed',
+  Fail: 'fail',
+  Parallel: 'parallel',
+  Wait: 'wait',
+};
 
 /** The step a generated state belongs to: `<step>.<anything>` → `<step>`. */
 function ownerStep(state: string, steps: ReadonlySet<string>): string | undefined {
@@ -70,7 +92,11 @@ function ownerStep(state: string, steps: ReadonlySet<string>): string | undefine
  * `MaxStepsHandoff` and the Catch of every step to the fallback are not drawn (each step has them)
  * but named in `notes`.
  */
-export function workflowGraph(def: WorkflowDefinition, definition: Pick<StateMachineDefinition, 'States' | 'StartAt'>, stats?: WorkflowStats): WorkflowGraph {
+export function workflowGraph(
+  def: WorkflowDefinition,
+  definition: Pick<StateMachineDefinition, 'States' | 'StartAt'>,
+  stats?: WorkflowStats,
+): WorkflowGraph {
   const layout = graphLayout(def, definition);
   return stats ? withFigures(layout, stats) : layout;
 }
@@ -78,7 +104,14 @@ export function workflowGraph(def: WorkflowDefinition, definition: Pick<StateMac
 /** A laid-out graph with each step's figures from `stats`. */
 export function withFigures(layout: WorkflowGraph, stats: WorkflowStats): WorkflowGraph {
   const figures = new Map(stats.steps.map((s) => [s.step, s]));
-  return { ...layout, nodes: layout.nodes.map((n) => ((n.kind !== 'llm' && n.kind !== 'code') || !figures.has(n.id) ? n : { ...n, stats: stepFigures(figures.get(n.id)!) })) };
+  return {
+    ...layout,
+    nodes: layout.nodes.map((n) =>
+      (n.kind !== 'llm' && n.kind !== 'code') || !figures.has(n.id)
+        ? n
+        : { ...n, stats: stepFigures(figures.get(n.id)!) },
+    ),
+  };
 }
 
 /** The figures a step's node shows. */
@@ -97,7 +130,10 @@ const stepFigures = (s: StepStats): NonNullable<GraphNode['stats']> => ({
  * The layout of a compiled workflow's graph (see {@link workflowGraph}), without figures: it
  * depends only on the definition, so a caller may keep it.
  */
-export function graphLayout(def: WorkflowDefinition, definition: Pick<StateMachineDefinition, 'States' | 'StartAt'>): WorkflowGraph {
+export function graphLayout(
+  def: WorkflowDefinition,
+  definition: Pick<StateMachineDefinition, 'States' | 'StartAt'>,
+): WorkflowGraph {
   const steps = new Map(def.steps.map((s) => [s.name, s]));
   const names = new Set(steps.keys());
   const g = new Graph({ multigraph: true });
@@ -107,7 +143,13 @@ export function graphLayout(def: WorkflowDefinition, definition: Pick<StateMachi
   const nodes = new Map<string, Omit<GraphNode, 'x' | 'y'>>();
   for (const [id, state] of Object.entries(states)) {
     const step = steps.get(id);
-    const kind: GraphNode['kind'] = step ? step.kind : state.Type === 'Task' ? (/waitForTaskToken/.test(state.Resource ?? '') ? 'pause' : 'task') : (KIND[state.Type] ?? 'task');
+    const kind: GraphNode['kind'] = step
+      ? step.kind
+      : state.Type === 'Task'
+        ? /waitForTaskToken/.test(state.Resource ?? '')
+          ? 'pause'
+          : 'task'
+        : (KIND[state.Type] ?? 'task');
     const inner = state.Type === 'Map' ? Object.keys((state.ItemProcessor ?? state.Iterator)?.States ?? {}) : undefined;
     // Wide enough for the whole name at 12 px (about 7 px a character).
     const width = Math.max(step ? 190 : kind === 'choice' ? 150 : 160, Math.ceil(id.length * 7.2) + 24);
@@ -133,11 +175,14 @@ export function graphLayout(def: WorkflowDefinition, definition: Pick<StateMachi
     if (state.Next) edges.push({ from: id, to: state.Next, kind: 'next' });
     if (state.Type === 'Choice') {
       const isRoute = id.endsWith('.route');
-      for (const rule of state.Choices ?? []) if (!(isRoute && rule.Next === MAX_STEPS_HANDOFF)) edges.push({ from: id, to: rule.Next, kind: 'route' });
+      for (const rule of state.Choices ?? [])
+        if (!(isRoute && rule.Next === MAX_STEPS_HANDOFF)) edges.push({ from: id, to: rule.Next, kind: 'route' });
       if (state.Default) edges.push({ from: id, to: state.Default, kind: 'default', label: 'otherwise' });
     }
     // A pause's Catch (timeout → the escalation step, rejection → the fallback) is its own; every step's Catch to the fallback is not drawn.
-    if (state.Type === 'Task' && !names.has(id)) for (const c of state.Catch ?? []) edges.push({ from: id, to: c.Next, kind: 'catch', label: c.ErrorEquals.join(', ') });
+    if (state.Type === 'Task' && !names.has(id))
+      for (const c of state.Catch ?? [])
+        edges.push({ from: id, to: c.Next, kind: 'catch', label: c.ErrorEquals.join(', ') });
   }
   // Between two states, one edge of each kind.
   const seen = new Set<string>();
@@ -153,7 +198,12 @@ export function graphLayout(def: WorkflowDefinition, definition: Pick<StateMachi
     const { x, y } = g.node(n.id);
     return { ...n, x: x - n.width / 2, y: y - n.height / 2 };
   });
-  const laidEdges = unique.map((e, i) => ({ ...e, points: (g.edge({ v: e.from, w: e.to, name: String(i) })?.points ?? []).map(({ x, y }: { x: number; y: number }) => ({ x, y })) }));
+  const laidEdges = unique.map((e, i) => ({
+    ...e,
+    points: (g.edge({ v: e.from, w: e.to, name: String(i) })?.points ?? []).map(
+      ({ x, y }: { x: number; y: number }) => ({ x, y }),
+    ),
+  }));
   const { width = 0, height = 0 } = g.graph();
   const notes = [
     `Every step's route Choice sends a route past maxSteps (${def.manifest.maxSteps}) to ${MAX_STEPS_HANDOFF} → ${def.manifest.fallback}.`,
@@ -169,7 +219,10 @@ export interface ExecutionPath {
 }
 
 /** The top-level states an execution entered, in order, and each transition between consecutive ones. */
-export function executionPath(events: readonly HistoryEvent[], definition: Pick<StateMachineDefinition, 'States'>): ExecutionPath {
+export function executionPath(
+  events: readonly HistoryEvent[],
+  definition: Pick<StateMachineDefinition, 'States'>,
+): ExecutionPath {
   const states: Record<string, number> = {};
   const edges: [string, string][] = [];
   let previous: string | undefined;
@@ -200,11 +253,17 @@ export interface ExecutionSummary {
 
 /** The terminal state or the error an execution ended with. */
 export function outcomeOf(record: Pick<ExecutionRecord, 'status' | 'events' | 'error'>): string | undefined {
-  if (record.status === 'SUCCEEDED') return record.events.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
+  if (record.status === 'SUCCEEDED')
+    return record.events.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
   return record.error?.Error;
 }
 
-export function executionSummary(record: ExecutionRecord, source: ExecutionSummary['source'], steps: ReadonlySet<string> | undefined, paused: boolean): ExecutionSummary {
+export function executionSummary(
+  record: ExecutionRecord,
+  source: ExecutionSummary['source'],
+  steps: ReadonlySet<string> | undefined,
+  paused: boolean,
+): ExecutionSummary {
   const outcome = outcomeOf(record);
   return {
     name: record.name,
@@ -213,7 +272,9 @@ export function executionSummary(record: ExecutionRecord, source: ExecutionSumma
     ...(outcome && { outcome }),
     startDate: record.startDate.toISOString(),
     ...(record.stopDate && { stopDate: record.stopDate.toISOString() }),
-    steps: record.events.filter((e) => e.type === 'TaskStateEntered' && (!steps || steps.has(e.stateEnteredEventDetails?.name ?? ''))).length,
+    steps: record.events.filter(
+      (e) => e.type === 'TaskStateEntered' && (!steps || steps.has(e.stateEnteredEventDetails?.name ?? '')),
+    ).length,
     source,
     ...(record.parent && { parent: record.parent }),
     ...(paused && { paused }),
@@ -258,7 +319,12 @@ export interface StepView {
 }
 
 export interface ExecutionView {
-  record: Omit<ExecutionRecord, 'events' | 'startDate' | 'stopDate'> & { startDate: string; stopDate?: string; source: ExecutionSummary['source']; outcome?: string };
+  record: Omit<ExecutionRecord, 'events' | 'startDate' | 'stopDate'> & {
+    startDate: string;
+    stopDate?: string;
+    source: ExecutionSummary['source'];
+    outcome?: string;
+  };
   steps: StepView[];
   path: ExecutionPath;
   usage: TokenUsage;
@@ -268,16 +334,33 @@ export interface ExecutionView {
   eventCount: number;
 }
 
-const ZERO: TokenUsage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
+const ZERO: TokenUsage = {
+  modelCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadInputTokens: 0,
+  cacheWriteInputTokens: 0,
+};
 
-function costOf(usage: TokenUsage | undefined, modelId: string, provider: string | undefined, prices: Prices): CostView | undefined {
+function costOf(
+  usage: TokenUsage | undefined,
+  modelId: string,
+  provider: string | undefined,
+  prices: Prices,
+): CostView | undefined {
   if (!usage || usage.modelCalls === 0) return undefined;
-  if (!prices.models[modelId]) return { usd: 0, modelId, note: `no list prices for ${modelId} in src/evals/prices.json` };
+  if (!prices.models[modelId])
+    return { usd: 0, modelId, note: `no list prices for ${modelId} in src/evals/prices.json` };
   const usd = modelCost(usage, prices, modelId).total;
-  return { usd, modelId, ...(provider === 'offline' && { note: 'the offline stand-in: nothing was billed; at this model’s list prices' }) };
+  return {
+    usd,
+    modelId,
+    ...(provider === 'offline' && { note: 'the offline stand-in: nothing was billed; at this model’s list prices' }),
+  };
 }
 
-const isStepOutput = (value: unknown): value is StepOutput => typeof value === 'object' && value !== null && 'next' in value && 'toolCalls' in value;
+const isStepOutput = (value: unknown): value is StepOutput =>
+  typeof value === 'object' && value !== null && 'next' in value && 'toolCalls' in value;
 
 /**
  * One execution step by step: every step (and checkpoint) it ran with its input, output,
@@ -306,7 +389,9 @@ export function executionView(
     if (def && !step && !isPause) return;
     const at = entered[i]!;
     const first = record.events[at]!.id!;
-    const exit = record.events.findIndex((e, j) => j > at && e.type === 'TaskStateExited' && e.stateExitedEventDetails?.name === t.name);
+    const exit = record.events.findIndex(
+      (e, j) => j > at && e.type === 'TaskStateExited' && e.stateExitedEventDetails?.name === t.name,
+    );
     const last = record.events[exit < 0 ? record.events.length - 1 : exit]!.id!;
     const out = isStepOutput(t.output) ? t.output : undefined;
     const transcript = out?.transcript;
@@ -317,7 +402,10 @@ export function executionView(
       kind: step ? step.kind : isPause ? 'pause' : 'task',
       ...(step && { description: step.description }),
       enteredAt: t.enteredAt.toISOString(),
-      ...(t.exitedAt && { exitedAt: t.exitedAt.toISOString(), latencyMs: t.exitedAt.getTime() - t.enteredAt.getTime() }),
+      ...(t.exitedAt && {
+        exitedAt: t.exitedAt.toISOString(),
+        latencyMs: t.exitedAt.getTime() - t.enteredAt.getTime(),
+      }),
       ...(out && { durationMs: out.durationMs }),
       retries: t.retries,
       input: t.input,
@@ -333,13 +421,32 @@ export function executionView(
       events: [first, last],
     });
   });
-  const usage = views.reduce((sum, v) => (v.usage ? (Object.fromEntries(Object.keys(sum).map((k) => [k, sum[k as keyof TokenUsage] + v.usage![k as keyof TokenUsage]])) as unknown as TokenUsage) : sum), ZERO);
+  const usage = views.reduce(
+    (sum, v) =>
+      v.usage
+        ? (Object.fromEntries(
+            Object.keys(sum).map((k) => [k, sum[k as keyof TokenUsage] + v.usage![k as keyof TokenUsage]]),
+          ) as unknown as TokenUsage)
+        : sum,
+    ZERO,
+  );
   const provider = views.find((v) => v.transcript)?.transcript?.provider;
   const { events, startDate, stopDate, ...rest } = record;
   const outcome = outcomeOf(record);
-  const cost = costOf(usage, views.find((v) => v.transcript?.modelId)?.transcript?.modelId ?? modelId, provider, prices);
+  const cost = costOf(
+    usage,
+    views.find((v) => v.transcript?.modelId)?.transcript?.modelId ?? modelId,
+    provider,
+    prices,
+  );
   return {
-    record: { ...rest, startDate: startDate.toISOString(), ...(stopDate && { stopDate: stopDate.toISOString() }), source, ...(outcome && { outcome }) },
+    record: {
+      ...rest,
+      startDate: startDate.toISOString(),
+      ...(stopDate && { stopDate: stopDate.toISOString() }),
+      source,
+      ...(outcome && { outcome }),
+    },
     steps: views,
     path: definition ? executionPath(events, definition) : { states: {}, edges: [] },
     usage,

@@ -18,12 +18,20 @@ const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 /** Tests on one `detail` field; every operator given must hold. */
 const FieldTest = z
   .object({
-    eq: z.union([Scalar, z.null()]).describe('Strict equality (`null` matches an explicit null, never a missing field).'),
-    gt: z.number().describe('Greater than; a decimal string in the event (`"12000"`, `"-1.5"`) counts as its number, nothing else does.'),
+    eq: z
+      .union([Scalar, z.null()])
+      .describe('Strict equality (`null` matches an explicit null, never a missing field).'),
+    gt: z
+      .number()
+      .describe(
+        'Greater than; a decimal string in the event (`"12000"`, `"-1.5"`) counts as its number, nothing else does.',
+      ),
     gte: z.number().describe('Greater than or equal.'),
     lt: z.number().describe('Less than.'),
     lte: z.number().describe('Less than or equal.'),
-    contains: Scalar.describe('A string field: case-insensitive substring (phrase match). An array field: has an element equal to the value.'),
+    contains: Scalar.describe(
+      'A string field: case-insensitive substring (phrase match). An array field: has an element equal to the value.',
+    ),
   })
   .partial()
   .strict()
@@ -31,7 +39,10 @@ const FieldTest = z
 export type FieldTest = z.infer<typeof FieldTest>;
 
 /** An event type; whether the lifecycle knows it is checked against its vocabulary (`checkAgentConfig`). */
-const ConditionEventType = EventType.refine((t) => !isSystemEventType(t), 'goal.hit and follow_up.stopped are raised by conditions, they cannot be one');
+const ConditionEventType = EventType.refine(
+  (t) => !isSystemEventType(t),
+  'goal.hit and follow_up.stopped are raised by conditions, they cannot be one',
+);
 
 export interface EventCondition {
   event?: string;
@@ -53,36 +64,55 @@ export type Condition = EventCondition | AnyOfCondition | AllOfCondition;
  * One object schema with a refinement rather than a union, so that a mistake deep inside a nested
  * condition is reported at its own path instead of as "no union member matched".
  */
-export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
-  z
-    .object({
-      event: ConditionEventType.optional().describe('The event\'s type.'),
-      where: z.record(z.string().min(1), FieldTest).optional().describe('Tests on keys of the event\'s `detail`, beside `event`.'),
-      state: z.string().regex(/^[a-z][a-z0-9_]*$/, 'a state name').optional().describe('Where the event left the lead: a leaf, or a parent (any leaf inside it).'),
-      sparky: z.boolean().optional().describe('The agent\'s `sparky` switch must be this.'),
-      anyOf: z.array(ConditionSchema).min(1).optional().describe('Some member holds for the current event.'),
-      allOf: z.array(ConditionSchema).min(1).optional().describe('Every member held for some event of the current conversation.'),
-    })
-    .strict()
-    .superRefine((c, ctx) => {
-      const leaf = c.event !== undefined || c.state !== undefined;
-      const forms = [leaf || undefined, c.anyOf, c.allOf].filter((f) => f !== undefined).length;
-      if (forms !== 1)
-        ctx.addIssue({ code: 'custom', message: 'a condition is exactly one of { event?, where?, state?, sparky? }, { anyOf: [...] }, { allOf: [...] }' });
-      else if (c.where && !c.event) ctx.addIssue({ code: 'custom', path: ['where'], message: '`where` belongs beside `event`' });
-      else if (c.sparky !== undefined && !leaf) ctx.addIssue({ code: 'custom', path: ['sparky'], message: '`sparky` belongs beside `event` or `state`' });
-    })
-    .transform((c): Condition => {
-      if (c.anyOf) return { anyOf: c.anyOf };
-      if (c.allOf) return { allOf: c.allOf };
-      return {
-        ...(c.event !== undefined && { event: c.event }),
-        ...(c.where && { where: c.where }),
-        ...(c.state !== undefined && { state: c.state }),
-        ...(c.sparky !== undefined && { sparky: c.sparky }),
-      };
-    }),
-).meta({ id: 'condition' });
+export const ConditionSchema: z.ZodType<Condition> = z
+  .lazy(() =>
+    z
+      .object({
+        event: ConditionEventType.optional().describe("The event's type."),
+        where: z
+          .record(z.string().min(1), FieldTest)
+          .optional()
+          .describe("Tests on keys of the event's `detail`, beside `event`."),
+        state: z
+          .string()
+          .regex(/^[a-z][a-z0-9_]*$/, 'a state name')
+          .optional()
+          .describe('Where the event left the lead: a leaf, or a parent (any leaf inside it).'),
+        sparky: z.boolean().optional().describe("The agent's `sparky` switch must be this."),
+        anyOf: z.array(ConditionSchema).min(1).optional().describe('Some member holds for the current event.'),
+        allOf: z
+          .array(ConditionSchema)
+          .min(1)
+          .optional()
+          .describe('Every member held for some event of the current conversation.'),
+      })
+      .strict()
+      .superRefine((c, ctx) => {
+        const leaf = c.event !== undefined || c.state !== undefined;
+        const forms = [leaf || undefined, c.anyOf, c.allOf].filter((f) => f !== undefined).length;
+        if (forms !== 1)
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              'a condition is exactly one of { event?, where?, state?, sparky? }, { anyOf: [...] }, { allOf: [...] }',
+          });
+        else if (c.where && !c.event)
+          ctx.addIssue({ code: 'custom', path: ['where'], message: '`where` belongs beside `event`' });
+        else if (c.sparky !== undefined && !leaf)
+          ctx.addIssue({ code: 'custom', path: ['sparky'], message: '`sparky` belongs beside `event` or `state`' });
+      })
+      .transform((c): Condition => {
+        if (c.anyOf) return { anyOf: c.anyOf };
+        if (c.allOf) return { allOf: c.allOf };
+        return {
+          ...(c.event !== undefined && { event: c.event }),
+          ...(c.where && { where: c.where }),
+          ...(c.state !== undefined && { state: c.state }),
+          ...(c.sparky !== undefined && { sparky: c.sparky }),
+        };
+      }),
+  )
+  .meta({ id: 'condition' });
 
 /**
  * Per-agent lifecycle config, `statemachines/<lifecycle>/agents/<agent>.json`.
@@ -90,15 +120,32 @@ export const ConditionSchema: z.ZodType<Condition> = z.lazy(() =>
  */
 export const AgentConfigSchema = z
   .object({
-    $schema: z.string().optional().describe('The JSON Schema an editor checks the file with (`docs/schemas/agent-config.schema.json`); ignored by Stepwise.'),
+    $schema: z
+      .string()
+      .optional()
+      .describe(
+        'The JSON Schema an editor checks the file with (`docs/schemas/agent-config.schema.json`); ignored by Stepwise.',
+      ),
     description: z.string().min(1).optional().describe('What the agent does.'),
-    goal: ConditionSchema.nullable().default(null).describe("The agent's true endpoint (the lifecycle raises `goal.hit`); `null`: the agent works the entity indefinitely."),
-    stopFollowUpsOn: z.array(ConditionSchema).default([]).describe('Follow-ups stop (`follow_up.stopped`) when any of these holds.'),
+    goal: ConditionSchema.nullable()
+      .default(null)
+      .describe(
+        "The agent's true endpoint (the lifecycle raises `goal.hit`); `null`: the agent works the entity indefinitely.",
+      ),
+    stopFollowUpsOn: z
+      .array(ConditionSchema)
+      .default([])
+      .describe('Follow-ups stop (`follow_up.stopped`) when any of these holds.'),
     stopConversationOn: z
       .array(ConditionSchema)
       .default([])
-      .describe('The conversation ends without its goal (`conversation.stopped`) when any of these holds, e.g. `{ "state": "cold", "sparky": false }`.'),
-    sparky: z.boolean().default(false).describe('Sparky: the agent may revive cold entities. Conditions test it with `sparky`.'),
+      .describe(
+        'The conversation ends without its goal (`conversation.stopped`) when any of these holds, e.g. `{ "state": "cold", "sparky": false }`.',
+      ),
+    sparky: z
+      .boolean()
+      .default(false)
+      .describe('Sparky: the agent may revive cold entities. Conditions test it with `sparky`.'),
     timers: TimersSchema.default(NO_TIMERS).describe("What raises time-based events for this agent's entities."),
   })
   .strict()

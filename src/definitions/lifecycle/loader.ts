@@ -5,20 +5,21 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkDefinition, parseDefinitionYaml, readDefinitionYaml, relPath } from '../definition-file.ts';
 import { DefinitionError } from '../../core/errors.ts';
 import { STATEMACHINES_DIR } from '../../core/paths.ts';
-import { AgentConfigSchema, type AgentConfig, type Condition } from './agent-config.ts';
-import { REPLAY_SOURCE, SCHEDULER_SOURCE } from './schema.ts';
+import { checkDefinition, parseDefinitionYaml, readDefinitionYaml, relPath } from '../definition-file.ts';
+import { type AgentConfig, AgentConfigSchema, type Condition } from './agent-config.ts';
 import {
   CONVERSATION_STOPPED,
   FOLLOW_UP_STOPPED,
   GOAL_HIT,
-  StatechartFileSchema,
   handlerOf,
   type LifecycleDefinition,
+  REPLAY_SOURCE,
   type ResolvedTransition,
+  SCHEDULER_SOURCE,
   type StatechartFile,
+  StatechartFileSchema,
   type StateNode,
   type StateNodeFile,
   type Transition,
@@ -28,12 +29,19 @@ import {
 function normalise(spec: TransitionSpecFile, file: string, field: string): Transition | null {
   if (spec === null) return null;
   if (typeof spec === 'string') return { kind: 'goto', target: spec, actions: [] };
-  const forms = [spec.target !== undefined, spec.targetFromDetail !== undefined, spec.restart === true].filter(Boolean).length;
+  const forms = [spec.target !== undefined, spec.targetFromDetail !== undefined, spec.restart === true].filter(
+    Boolean,
+  ).length;
   if (forms > 1) throw new DefinitionError(file, field, 'give at most one of target, targetFromDetail, restart');
   if ((spec.versionFrom !== undefined || spec.timeFrom !== undefined) && spec.targetFromDetail === undefined)
     throw new DefinitionError(file, field, 'versionFrom and timeFrom belong beside targetFromDetail');
   if (spec.restart) {
-    if (spec.actions.length) throw new DefinitionError(file, field, 'a restart takes the initial state\'s transition; it has no actions of its own');
+    if (spec.actions.length)
+      throw new DefinitionError(
+        file,
+        field,
+        "a restart takes the initial state's transition; it has no actions of its own",
+      );
     return { kind: 'restart' };
   }
   if (spec.target !== undefined) return { kind: 'goto', target: spec.target, actions: spec.actions };
@@ -50,11 +58,20 @@ function normalise(spec: TransitionSpecFile, file: string, field: string): Trans
 }
 
 /** Declared transitions by event type; with a declared vocabulary, every event must be in it. */
-function normaliseOn(on: Record<string, TransitionSpecFile> | undefined, file: string, field: string, vocabulary: readonly string[] | undefined) {
+function normaliseOn(
+  on: Record<string, TransitionSpecFile> | undefined,
+  file: string,
+  field: string,
+  vocabulary: readonly string[] | undefined,
+) {
   const out: Record<string, Transition | null> = {};
   for (const [event, spec] of Object.entries(on ?? {})) {
     if (vocabulary && !vocabulary.includes(event))
-      throw new DefinitionError(file, `${field}.${event}`, `unknown event "${event}" (known: ${vocabulary.join(', ')})`);
+      throw new DefinitionError(
+        file,
+        `${field}.${event}`,
+        `unknown event "${event}" (known: ${vocabulary.join(', ')})`,
+      );
     out[event] = normalise(spec, file, `${field}.${event}`);
   }
   return out;
@@ -100,7 +117,9 @@ function resolveHandlers(def: Omit<LifecycleDefinition, 'handlers'>): LifecycleD
 function featureEvents({ features }: StatechartFile): string[] {
   return [
     ...(features.goals ? [GOAL_HIT, CONVERSATION_STOPPED] : []),
-    ...(features.followUps ? [FOLLOW_UP_STOPPED, features.followUps.sent, features.followUps.reply, features.followUps.exhausted] : []),
+    ...(features.followUps
+      ? [FOLLOW_UP_STOPPED, features.followUps.sent, features.followUps.reply, features.followUps.exhausted]
+      : []),
     ...(features.renewals ? [features.renewals.event] : []),
   ];
 }
@@ -125,34 +144,56 @@ function validate(def: LifecycleDefinition, chart: StatechartFile): void {
   const isLeaf = (s: string) => Object.hasOwn(states, s) && states[s]!.children.length === 0;
   const initial = Object.hasOwn(states, def.initial) ? states[def.initial] : undefined;
   if (!initial) throw new DefinitionError(file, 'initial', `unknown state "${def.initial}"`);
-  if (!isLeaf(def.initial)) throw new DefinitionError(file, 'initial', `"${def.initial}" is a parent state; the initial state must be a leaf`);
+  if (!isLeaf(def.initial))
+    throw new DefinitionError(file, 'initial', `"${def.initial}" is a parent state; the initial state must be a leaf`);
   if (initial.terminal) throw new DefinitionError(file, 'initial', 'the initial state cannot be terminal');
   if (initial.entry.length)
-    throw new DefinitionError(file, `${fieldOf(states, def.initial)}.entry`, 'the initial state has no entry actions: a conversation starts from the initial context');
+    throw new DefinitionError(
+      file,
+      `${fieldOf(states, def.initial)}.entry`,
+      'the initial state has no entry actions: a conversation starts from the initial context',
+    );
 
   const declarations: [string | null, Record<string, Transition | null>][] = [
     [null, def.on],
     ...Object.values(states).map((s): [string, StateNode['on']] => [s.name, s.on]),
   ];
-  const declared = declarations.flatMap(([owner, on]) => Object.entries(on).map(([event, t]) => ({ owner, event, t, field: `${where(owner)}.${event}` })));
+  const declared = declarations.flatMap(([owner, on]) =>
+    Object.entries(on).map(([event, t]) => ({ owner, event, t, field: `${where(owner)}.${event}` })),
+  );
   for (const { t, field } of declared) {
     if (t?.kind !== 'goto') continue;
     if (!Object.hasOwn(states, t.target)) throw new DefinitionError(file, field, `unknown state "${t.target}"`);
-    if (!isLeaf(t.target)) throw new DefinitionError(file, field, `"${t.target}" is a parent state; targets must be leaves`);
+    if (!isLeaf(t.target))
+      throw new DefinitionError(file, field, `"${t.target}" is a parent state; targets must be leaves`);
   }
   for (const { owner, event, t, field } of declared) {
     if (t?.kind !== 'restart') continue;
     if (!owner || !states[owner]!.terminal) throw new DefinitionError(file, field, 'only terminal states restart');
     const first = handlerOf(def, def.initial, event)?.transition;
     if (first?.kind !== 'goto' || states[first.target]!.terminal)
-      throw new DefinitionError(file, field, `a restart needs the initial state "${def.initial}" to handle ${event} with a target that is not terminal`);
+      throw new DefinitionError(
+        file,
+        field,
+        `a restart needs the initial state "${def.initial}" to handle ${event} with a target that is not terminal`,
+      );
   }
   // Context actions set `followUpsStopped`, which only the follow-ups feature has.
   if (!features.followUps) {
     const withActions = declared.find(({ t }) => t && t.kind !== 'restart' && t.actions.length);
-    if (withActions) throw new DefinitionError(file, withActions.field, 'context actions need the followUps feature (features.followUps)');
+    if (withActions)
+      throw new DefinitionError(
+        file,
+        withActions.field,
+        'context actions need the followUps feature (features.followUps)',
+      );
     const withEntry = Object.values(states).find((s) => s.entry.length);
-    if (withEntry) throw new DefinitionError(file, `${fieldOf(states, withEntry.name)}.entry`, 'context actions need the followUps feature (features.followUps)');
+    if (withEntry)
+      throw new DefinitionError(
+        file,
+        `${fieldOf(states, withEntry.name)}.entry`,
+        'context actions need the followUps feature (features.followUps)',
+      );
   }
   // The transition function raises the system events in any non-terminal state: each must be
   // handled there, and goal.hit must end the conversation (so a goal is hit once per conversation).
@@ -160,7 +201,12 @@ function validate(def: LifecycleDefinition, chart: StatechartFile): void {
   for (const leaf of def.leaves.filter((l) => !states[l]!.terminal)) {
     for (const event of raised) {
       const t = handlerOf(def, leaf, event)?.transition;
-      if (!t) throw new DefinitionError(file, fieldOf(states, leaf), `must handle ${event} (itself or through a parent): the lifecycle raises it in every non-terminal state`);
+      if (!t)
+        throw new DefinitionError(
+          file,
+          fieldOf(states, leaf),
+          `must handle ${event} (itself or through a parent): the lifecycle raises it in every non-terminal state`,
+        );
       if (event === GOAL_HIT && (t.kind !== 'goto' || !states[t.target]!.terminal))
         throw new DefinitionError(file, fieldOf(states, leaf), `${GOAL_HIT} must go to a terminal state`);
     }
@@ -172,24 +218,34 @@ function validate(def: LifecycleDefinition, chart: StatechartFile): void {
 function validateNames(def: LifecycleDefinition, chart: StatechartFile, isLeaf: (s: string) => boolean): void {
   const { file, features } = def;
   const leaf = (name: string, field: string) => {
-    if (!isLeaf(name)) throw new DefinitionError(file, field, Object.hasOwn(def.states, name) ? `"${name}" is a parent state; name a leaf` : `unknown state "${name}"`);
+    if (!isLeaf(name))
+      throw new DefinitionError(
+        file,
+        field,
+        Object.hasOwn(def.states, name) ? `"${name}" is a parent state; name a leaf` : `unknown state "${name}"`,
+      );
   };
   const state = (name: string, field: string) => {
     if (!Object.hasOwn(def.states, name)) throw new DefinitionError(file, field, `unknown state "${name}"`);
   };
   const event = (name: string, field: string) => {
-    if (!def.events.includes(name)) throw new DefinitionError(file, field, `unknown event "${name}" (known: ${def.events.join(', ')})`);
+    if (!def.events.includes(name))
+      throw new DefinitionError(file, field, `unknown event "${name}" (known: ${def.events.join(', ')})`);
   };
   features.followUps?.states.forEach((s, i) => leaf(s, `features.followUps.states.${i}`));
-  for (const key of ['sent', 'reply', 'exhausted'] as const) if (features.followUps) event(features.followUps[key], `features.followUps.${key}`);
+  for (const key of ['sent', 'reply', 'exhausted'] as const)
+    if (features.followUps) event(features.followUps[key], `features.followUps.${key}`);
   if (features.renewals) {
     leaf(features.renewals.state, 'features.renewals.state');
     event(features.renewals.event, 'features.renewals.event');
   }
   features.notify?.states.forEach((s, i) => leaf(s, `features.notify.states.${i}`));
-  if (chart.events) for (const e of featureEvents(chart)) if (!def.events.includes(e)) throw new DefinitionError(file, 'events', `"${e}" is missing: a feature uses it`);
+  if (chart.events)
+    for (const e of featureEvents(chart))
+      if (!def.events.includes(e)) throw new DefinitionError(file, 'events', `"${e}" is missing: a feature uses it`);
   for (const [key, report] of Object.entries(def.reports)) {
-    for (const field of ['count', 'rate', 'of', 'from', 'to', 'event'] as const) if (report[field] !== undefined) event(report[field], `reports.${key}.${field}`);
+    for (const field of ['count', 'rate', 'of', 'from', 'to', 'event'] as const)
+      if (report[field] !== undefined) event(report[field], `reports.${key}.${field}`);
     if (report.in !== undefined) state(report.in, `reports.${key}.in`);
   }
 }
@@ -229,10 +285,13 @@ function lifecycleFrom(value: unknown, file: string): LifecycleDefinition {
   const leaves: string[] = [];
   const visit = (name: string, node: StateNodeFile, parent: string | null) => {
     const field = parent ? `${fieldOf(states, parent)}.states.${name}` : `states.${name}`;
-    if (Object.hasOwn(states, name)) throw new DefinitionError(file, field, `duplicate state name "${name}" (also at ${fieldOf(states, name)})`);
+    if (Object.hasOwn(states, name))
+      throw new DefinitionError(file, field, `duplicate state name "${name}" (also at ${fieldOf(states, name)})`);
     const children = Object.keys(node.states ?? {});
-    if (node.states && children.length === 0) throw new DefinitionError(file, `${field}.states`, 'a parent state needs at least one child');
-    if (children.length && node.terminal) throw new DefinitionError(file, `${field}.terminal`, 'only leaves can be terminal');
+    if (node.states && children.length === 0)
+      throw new DefinitionError(file, `${field}.states`, 'a parent state needs at least one child');
+    if (children.length && node.terminal)
+      throw new DefinitionError(file, `${field}.terminal`, 'only leaves can be terminal');
     states[name] = {
       name,
       path: parent ? `${states[parent]!.path}.${name}` : name,
@@ -286,7 +345,11 @@ export function loadLifecycle(name: string, root: string = STATEMACHINES_DIR): L
   if (hit) return hit;
   if (!existsSync(path)) {
     const known = listLifecycles(root);
-    throw new DefinitionError(relPath(path), '(file)', `no statechart for lifecycle "${name}" (known: ${known.join(', ') || 'none'})`);
+    throw new DefinitionError(
+      relPath(path),
+      '(file)',
+      `no statechart for lifecycle "${name}" (known: ${known.join(', ') || 'none'})`,
+    );
   }
   const def = lifecycleFrom(readDefinitionYaml(path), relPath(path));
   if (def.name !== name) throw new DefinitionError(def.file, 'name', `must match the folder name "${name}"`);
@@ -334,7 +397,11 @@ export function loadAgentConfig(agent: string, lifecycle: string, root: string =
   const path = join(agentsDir(lifecycle, root), `${agent}.json`);
   if (!existsSync(path)) {
     const known = listAgentConfigs(lifecycle, root);
-    throw new DefinitionError(relPath(path), '(file)', `unknown agent "${agent}" (known: ${known.join(', ') || 'none'})`);
+    throw new DefinitionError(
+      relPath(path),
+      '(file)',
+      `unknown agent "${agent}" (known: ${known.join(', ') || 'none'})`,
+    );
   }
   let raw: unknown;
   try {
@@ -358,18 +425,31 @@ export function checkAgentConfig(config: AgentConfig, def: LifecycleDefinition, 
     if ('anyOf' in c) return c.anyOf.forEach((m, i) => visit(m, `${field}.anyOf.${i}`));
     if ('allOf' in c) return c.allOf.forEach((m, i) => visit(m, `${field}.allOf.${i}`));
     if (c.event !== undefined && !def.events.includes(c.event))
-      throw new DefinitionError(source, `${field}.event`, `unknown event "${c.event}" (known: ${def.events.join(', ')})`);
+      throw new DefinitionError(
+        source,
+        `${field}.event`,
+        `unknown event "${c.event}" (known: ${def.events.join(', ')})`,
+      );
     if (c.state !== undefined && !Object.hasOwn(def.states, c.state))
       throw new DefinitionError(source, `${field}.state`, `"${c.state}" is not a state of ${def.name}`);
   };
   const needs = (used: boolean, field: string, feature: string) => {
-    if (used) throw new DefinitionError(source, field, `${def.name} does not enable ${feature} (features.${feature} in ${def.file})`);
+    if (used)
+      throw new DefinitionError(
+        source,
+        field,
+        `${def.name} does not enable ${feature} (features.${feature} in ${def.file})`,
+      );
   };
   const { features } = def;
   needs(!features.goals && config.goal !== null, 'goal', 'goals');
   needs(!features.goals && Boolean(config.stopConversationOn?.length), 'stopConversationOn', 'goals');
   needs(!features.followUps && config.stopFollowUpsOn.length > 0, 'stopFollowUpsOn', 'followUps');
-  needs(!features.followUps && Boolean(config.timers?.followUpHours.length || config.timers?.coldAfterDays), 'timers', 'followUps');
+  needs(
+    !features.followUps && Boolean(config.timers?.followUpHours.length || config.timers?.coldAfterDays),
+    'timers',
+    'followUps',
+  );
   needs(!features.renewals && Boolean(config.timers?.renewalAfterDays), 'timers.renewalAfterDays', 'renewals');
   if (config.goal) visit(config.goal, 'goal');
   config.stopFollowUpsOn.forEach((c, i) => visit(c, `stopFollowUpsOn.${i}`));

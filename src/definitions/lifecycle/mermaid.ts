@@ -61,7 +61,10 @@ function edge(def: LifecycleDefinition, from: string | null, event: string, t: T
 export function lifecycleToMermaid(def: LifecycleDefinition): string {
   const lines = ['stateDiagram-v2', `${INDENT}[*] --> ${def.initial}`];
   for (const root of def.roots) declareState(def, def.states[root]!, 1, lines);
-  const declared: [string | null, StateNode['on']][] = [[null, def.on], ...Object.values(def.states).map((s): [string, StateNode['on']] => [s.name, s.on])];
+  const declared: [string | null, StateNode['on']][] = [
+    [null, def.on],
+    ...Object.values(def.states).map((s): [string, StateNode['on']] => [s.name, s.on]),
+  ];
   for (const [from, on] of declared) {
     for (const [event, t] of Object.entries(on)) lines.push(INDENT + edge(def, from, event, t));
   }

@@ -48,7 +48,11 @@ export function describeTransitions(def: LifecycleDefinition, type: string): str
   groups.delete('logged only');
   const running = def.leaves.filter((l) => !def.states[l]!.terminal);
   const who = (leaves: string[]) =>
-    leaves.length === def.leaves.length ? 'every state' : leaves.length > 1 && leaves.join() === running.join() ? 'every non-terminal state' : leaves.join(', ');
+    leaves.length === def.leaves.length
+      ? 'every state'
+      : leaves.length > 1 && leaves.join() === running.join()
+        ? 'every non-terminal state'
+        : leaves.join(', ');
   const parts = [...groups].map(([text, leaves]) => `${who(leaves)} ${text}`);
   if (logged) parts.push(parts.length ? 'elsewhere logged only' : 'logged only in every state');
   return parts.join('; ');

@@ -44,23 +44,37 @@ export type ContextAction = (typeof CONTEXT_ACTIONS)[number];
 /** State names: lowercase snake_case, usable as ASL state names and Mermaid ids. */
 export const StateName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and underscores');
 /** Event types: dotted lowercase words (`order.paid`), usable as EventBridge detail-types and ASL state names. */
-export const EventType = z.string().regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, 'dotted lowercase words, e.g. order.paid').max(64);
+export const EventType = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, 'dotted lowercase words, e.g. order.paid')
+  .max(64);
 
 const TransitionObject = z
   .object({
     target: StateName.optional().describe('The leaf to go to.'),
-    targetFromDetail: z.string().min(1).optional().describe("Go to the leaf named by this field of the event's `detail` (an external system placing the entity)."),
+    targetFromDetail: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Go to the leaf named by this field of the event's `detail` (an external system placing the entity)."),
     versionFrom: z
       .string()
       .min(1)
       .optional()
-      .describe("With `targetFromDetail`: the detail field holding the entity version the placement is based on; a placement older than the entity's version is refused (a late echo never moves it back)."),
+      .describe(
+        "With `targetFromDetail`: the detail field holding the entity version the placement is based on; a placement older than the entity's version is refused (a late echo never moves it back).",
+      ),
     timeFrom: z
       .string()
       .min(1)
       .optional()
-      .describe("With `targetFromDetail`: the detail field holding the external system's own ISO time of the placement; one older than the newest placement applied is refused (it arrived out of order)."),
-    restart: z.literal(true).optional().describe('Only in terminal states: start the next conversation and handle the event as the initial state does.'),
+      .describe(
+        "With `targetFromDetail`: the detail field holding the external system's own ISO time of the placement; one older than the newest placement applied is refused (it arrived out of order).",
+      ),
+    restart: z
+      .literal(true)
+      .optional()
+      .describe('Only in terminal states: start the next conversation and handle the event as the initial state does.'),
     actions: z.array(z.enum(CONTEXT_ACTIONS)).default([]).describe('Context actions run on the transition.'),
   })
   .strict();
@@ -80,23 +94,27 @@ export interface StateNodeFile {
   states?: Record<string, StateNodeFile>;
 }
 
-const StateNodeSchema: z.ZodType<StateNodeFile> = z.lazy(() =>
-  z
-    .object({
-      description: z.string().min(1).optional().describe('What the state means.'),
-      terminal: z.boolean().optional().describe('Ends the conversation.'),
-      entry: z.array(z.enum(CONTEXT_ACTIONS)).optional().describe('Context actions run when the state is entered.'),
-      on: z
-        .record(z.string(), TransitionSpec)
-        .optional()
-        .describe('Per event type: a target leaf, `{ target?, targetFromDetail?, versionFrom?, timeFrom?, restart?, actions? }`, or `null` (logged only, the parents are not consulted).'),
-      states: z
-        .record(StateName, StateNodeSchema)
-        .optional()
-        .describe('Children make this a parent (compound) state; an entity is always in exactly one leaf.'),
-    })
-    .strict(),
-).meta({ id: 'state' });
+const StateNodeSchema: z.ZodType<StateNodeFile> = z
+  .lazy(() =>
+    z
+      .object({
+        description: z.string().min(1).optional().describe('What the state means.'),
+        terminal: z.boolean().optional().describe('Ends the conversation.'),
+        entry: z.array(z.enum(CONTEXT_ACTIONS)).optional().describe('Context actions run when the state is entered.'),
+        on: z
+          .record(z.string(), TransitionSpec)
+          .optional()
+          .describe(
+            'Per event type: a target leaf, `{ target?, targetFromDetail?, versionFrom?, timeFrom?, restart?, actions? }`, or `null` (logged only, the parents are not consulted).',
+          ),
+        states: z
+          .record(StateName, StateNodeSchema)
+          .optional()
+          .describe('Children make this a parent (compound) state; an entity is always in exactly one leaf.'),
+      })
+      .strict(),
+  )
+  .meta({ id: 'state' });
 
 /** What the lifecycle's events are about. */
 const EntitySchema = z
@@ -104,14 +122,18 @@ const EntitySchema = z
     key: z
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9_]*$/, 'a field name: letters, digits and underscores')
-      .refine((k) => k !== 'eventId', '`eventId` is the envelope\'s own field')
+      .refine((k) => k !== 'eventId', "`eventId` is the envelope's own field")
       .default('entityId')
-      .describe('The `detail` field of an EventBridge event (and the field of a replay line) that holds the entity id.'),
+      .describe(
+        'The `detail` field of an EventBridge event (and the field of a replay line) that holds the entity id.',
+      ),
     name: z
       .string()
       .regex(/^[a-z][a-z0-9_]*$/, 'lowercase letters, digits and underscores')
       .optional()
-      .describe("What one entity is called: `<name>.state_changed` is what the lifecycle publishes, `<name>s` labels the CLI's output. Default: the key without its `Id` suffix (`leadId` → `lead`), else `entity`."),
+      .describe(
+        "What one entity is called: `<name>.state_changed` is what the lifecycle publishes, `<name>s` labels the CLI's output. Default: the key without its `Id` suffix (`leadId` → `lead`), else `entity`.",
+      ),
   })
   .strict();
 
@@ -121,7 +143,9 @@ const FeaturesSchema = z
     goals: z
       .boolean()
       .default(false)
-      .describe("Agent goals: the agent's `goal` and `stopConversationOn` are checked after every event; a met goal raises `goal.hit` (every non-terminal leaf must handle it, ending the conversation), a conversation stop raises `conversation.stopped`."),
+      .describe(
+        "Agent goals: the agent's `goal` and `stopConversationOn` are checked after every event; a met goal raises `goal.hit` (every non-terminal leaf must handle it, ending the conversation), a conversation stop raises `conversation.stopped`.",
+      ),
     followUps: z
       .object({
         states: z.array(StateName).min(1).describe('The states in which follow-ups go out.'),
@@ -131,18 +155,30 @@ const FeaturesSchema = z
       })
       .strict()
       .optional()
-      .describe("Follow-ups: the entity's context gets `followUpsStopped`, the context actions may be used, the agent's `stopFollowUpsOn` raises `follow_up.stopped` (every non-terminal leaf must handle it), and the agent's follow-up timers run."),
+      .describe(
+        "Follow-ups: the entity's context gets `followUpsStopped`, the context actions may be used, the agent's `stopFollowUpsOn` raises `follow_up.stopped` (every non-terminal leaf must handle it), and the agent's follow-up timers run.",
+      ),
     renewals: z
-      .object({ state: StateName.describe('Entering it sets the renewal timer.'), event: EventType.describe('The event the timer applies.') })
+      .object({
+        state: StateName.describe('Entering it sets the renewal timer.'),
+        event: EventType.describe('The event the timer applies.'),
+      })
       .strict()
       .optional()
       .describe("Renewals: entering `state` sets a timer that applies `event` after the agent's `renewalAfterDays`."),
-    crmSync: z.boolean().default(false).describe("A listener writes every state change to the environment's CRM webhook (`crmWebhookUrl` of the lifecycle's settings)."),
+    crmSync: z
+      .boolean()
+      .default(false)
+      .describe(
+        "A listener writes every state change to the environment's CRM webhook (`crmWebhookUrl` of the lifecycle's settings).",
+      ),
     notify: z
       .object({ states: z.array(StateName).min(1).describe('Entering one of these notifies the team.') })
       .strict()
       .optional()
-      .describe("A listener emails the team (`notifyEmail` of the lifecycle's settings) when an entity enters one of `states`."),
+      .describe(
+        "A listener emails the team (`notifyEmail` of the lifecycle's settings) when an entity enters one of `states`.",
+      ),
   })
   .strict();
 export type LifecycleFeatures = z.infer<typeof FeaturesSchema>;
@@ -157,7 +193,9 @@ const ReportSchema = z
   .object({
     label: z.string().min(1).describe("The report line's heading."),
     count: EventType.optional().describe('Count this event type, in total and per entity.'),
-    rate: EventType.optional().describe('With `of`: the share of entities with this event among those with the `of` event.'),
+    rate: EventType.optional().describe(
+      'With `of`: the share of entities with this event among those with the `of` event.',
+    ),
     of: EventType.optional().describe('With `rate`: the event the rate is over.'),
     from: EventType.optional().describe("With `to`: the time from an entity's first event of this type..."),
     to: EventType.optional().describe('...to its first event of this type after it.'),
@@ -166,27 +204,58 @@ const ReportSchema = z
   })
   .strict()
   .superRefine((r, ctx) => {
-    const forms = [r.count !== undefined, r.rate !== undefined || r.of !== undefined, r.from !== undefined || r.to !== undefined, r.event !== undefined || r.in !== undefined];
+    const forms = [
+      r.count !== undefined,
+      r.rate !== undefined || r.of !== undefined,
+      r.from !== undefined || r.to !== undefined,
+      r.event !== undefined || r.in !== undefined,
+    ];
     const form = 'a report is exactly one of { count }, { rate, of }, { from, to }, { event, in }';
     if (forms.filter(Boolean).length !== 1) return void ctx.addIssue({ code: 'custom', message: form });
-    const pairs: [unknown, unknown][] = [[r.rate, r.of], [r.from, r.to], [r.event, r.in]];
-    if (pairs.some(([a, b]) => (a === undefined) !== (b === undefined))) ctx.addIssue({ code: 'custom', message: form });
+    const pairs: [unknown, unknown][] = [
+      [r.rate, r.of],
+      [r.from, r.to],
+      [r.event, r.in],
+    ];
+    if (pairs.some(([a, b]) => (a === undefined) !== (b === undefined)))
+      ctx.addIssue({ code: 'custom', message: form });
   });
 export type ReportFile = z.infer<typeof ReportSchema>;
 
 /** `statemachines/<lifecycle>/statechart.yaml` */
 export const StatechartFileSchema = z
   .object({
-    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes').describe('The lifecycle name: equals the folder name.'),
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes')
+      .describe('The lifecycle name: equals the folder name.'),
     description: z.string().min(1).describe('What the lifecycle tracks.'),
     version: z.string().min(1).describe('The definition version.'),
-    entity: EntitySchema.default({ key: 'entityId' }).describe("What the lifecycle tracks: the `detail` field naming it (`key`) and the word for it (`name`, for messages and the published `<name>.state_changed`)."),
+    entity: EntitySchema.default({ key: 'entityId' }).describe(
+      'What the lifecycle tracks: the `detail` field naming it (`key`) and the word for it (`name`, for messages and the published `<name>.state_changed`).',
+    ),
     sources: z
-      .array(z.string().min(1).max(256).regex(/^(?!stepwise\.lifecycle$)/, 'stepwise.lifecycle is what the lifecycle publishes'))
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(256)
+          .regex(/^(?!stepwise\.lifecycle$)/, 'stepwise.lifecycle is what the lifecycle publishes'),
+      )
       .default([])
-      .describe('EventBridge sources whose events the lifecycle applies, besides `stepwise.replay` (the CLI) and, with timers, `stepwise.scheduler`.'),
-    events: z.array(EventType).min(1).optional().describe('The event types the lifecycle knows; any other is logged with a refusal. Default: every event a transition or a feature names.'),
-    features: FeaturesSchema.default({ goals: false, crmSync: false }).describe('What the lifecycle opts into: goals, follow-ups, renewals, CRM sync, notifications.'),
+      .describe(
+        'EventBridge sources whose events the lifecycle applies, besides `stepwise.replay` (the CLI) and, with timers, `stepwise.scheduler`.',
+      ),
+    events: z
+      .array(EventType)
+      .min(1)
+      .optional()
+      .describe(
+        'The event types the lifecycle knows; any other is logged with a refusal. Default: every event a transition or a feature names.',
+      ),
+    features: FeaturesSchema.default({ goals: false, crmSync: false }).describe(
+      'What the lifecycle opts into: goals, follow-ups, renewals, CRM sync, notifications.',
+    ),
     initial: StateName.describe('The leaf every conversation starts in.'),
     on: z
       .record(z.string(), TransitionSpec)
@@ -196,7 +265,9 @@ export const StatechartFileSchema = z
     reports: z
       .record(z.string().regex(/^[a-z][A-Za-z0-9]*$/, 'a camelCase key'), ReportSchema)
       .default({})
-      .describe('Reports over the event log, by the key they appear under in the report: a count, a rate, a time between two events, or the entities in a state.'),
+      .describe(
+        'Reports over the event log, by the key they appear under in the report: a count, a rate, a time between two events, or the entities in a state.',
+      ),
   })
   .strict()
   .meta({ title: 'statechart.yaml' });
@@ -283,7 +354,6 @@ export function knowsEvent(def: LifecycleDefinition, type: string): boolean {
 
 // ---------------------------------------------------------------------------------------------
 // Runtime records
-
 
 /**
  * An event about an entity, as the engine handles it (from the EventBridge envelope, a replay

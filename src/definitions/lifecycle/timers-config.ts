@@ -19,8 +19,15 @@ export const TimersSchema = z
       .positive()
       .nullable()
       .default(null)
-      .describe("Days after the last follow-up without a reply before the follow-ups feature's `exhausted` event. `null`: never."),
-    renewalAfterDays: z.number().positive().nullable().default(null).describe("Days from entering the renewals feature's state to its event. `null`: no renewals."),
+      .describe(
+        "Days after the last follow-up without a reply before the follow-ups feature's `exhausted` event. `null`: never.",
+      ),
+    renewalAfterDays: z
+      .number()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe("Days from entering the renewals feature's state to its event. `null`: no renewals."),
   })
   .strict();
 export type TimersConfig = z.infer<typeof TimersSchema>;

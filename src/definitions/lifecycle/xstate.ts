@@ -23,7 +23,7 @@
  *   agent config, and the version guards (`expectedVersion`, versioned placements) live outside the
  *   chart; the export knows the chart only. Raised events are ordinary events for XState.
  */
-import { handlerOf, type ContextAction, type LifecycleDefinition, type StateNode, type Transition } from './schema.ts';
+import { type ContextAction, handlerOf, type LifecycleDefinition, type StateNode, type Transition } from './schema.ts';
 
 /** The actions the export names; implementations are the caller's (`setup({ actions })`). */
 export const XSTATE_ACTIONS = ['clearFollowUpStop', 'stopFollowUps', 'startConversation'] as const;
@@ -54,7 +54,8 @@ export interface XStateMachineConfig extends XStateNodeConfig {
   version: string;
 }
 
-const actionsOf = (names: readonly (ContextAction | 'startConversation')[]) => (names.length ? { actions: names.map((type) => ({ type })) } : {});
+const actionsOf = (names: readonly (ContextAction | 'startConversation')[]) =>
+  names.length ? { actions: names.map((type) => ({ type })) } : {};
 
 /**
  * The XState v5 machine config of a lifecycle.
@@ -64,7 +65,10 @@ const actionsOf = (names: readonly (ContextAction | 'startConversation')[]) => (
  */
 export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
   const isTerminal = (s: string) => def.states[s]!.terminal;
-  const fromDetail = (source: string | null, t: Extract<Transition, { kind: 'fromDetail' }>): XStateTransitionConfig[] =>
+  const fromDetail = (
+    source: string | null,
+    t: Extract<Transition, { kind: 'fromDetail' }>,
+  ): XStateTransitionConfig[] =>
     def.leaves.map((leaf) => {
       const restart = source !== null && isTerminal(source) && !isTerminal(leaf);
       return {
@@ -78,12 +82,18 @@ export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
     switch (t.kind) {
       case 'goto': {
         const restart = source !== null && isTerminal(source) && !isTerminal(t.target);
-        return { target: `#${t.target}`, ...actionsOf([...(restart ? ['startConversation' as const] : []), ...t.actions]) };
+        return {
+          target: `#${t.target}`,
+          ...actionsOf([...(restart ? ['startConversation' as const] : []), ...t.actions]),
+        };
       }
       case 'stay':
         return actionsOf(t.actions);
       case 'restart': {
-        const first = handlerOf(def, def.initial, eventOfRestart(def, source!, t))!.transition as Extract<Transition, { kind: 'goto' }>;
+        const first = handlerOf(def, def.initial, eventOfRestart(def, source!, t))!.transition as Extract<
+          Transition,
+          { kind: 'goto' }
+        >;
         return { target: `#${first.target}`, ...actionsOf(['startConversation', ...first.actions]) };
       }
       case 'fromDetail':
@@ -101,9 +111,11 @@ export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
     if (!s.children.length) {
       for (const [event, resolved] of Object.entries(def.handlers[name]!)) {
         // A terminal leaf leaving through the machine-level placement starts the next conversation.
-        if (resolved.transition.kind === 'fromDetail' && s.terminal && !on[event]) on[event] = fromDetail(name, resolved.transition);
+        if (resolved.transition.kind === 'fromDetail' && s.terminal && !on[event])
+          on[event] = fromDetail(name, resolved.transition);
       }
-      for (const event of selfTargets(def, name)) on[event] ??= { description: 'a transition to the current leaf is no transition' };
+      for (const event of selfTargets(def, name))
+        on[event] ??= { description: 'a transition to the current leaf is no transition' };
     }
     return {
       id: name,
@@ -144,7 +156,12 @@ function selfTargets(def: LifecycleDefinition, leaf: string): string[] {
     }
   }
   for (const [event, t] of Object.entries(def.on)) {
-    if (t?.kind === 'goto' && t.target === leaf && !ancestorsBelow(def, leaf, null).some((a) => Object.hasOwn(def.states[a]!.on, event))) events.push(event);
+    if (
+      t?.kind === 'goto' &&
+      t.target === leaf &&
+      !ancestorsBelow(def, leaf, null).some((a) => Object.hasOwn(def.states[a]!.on, event))
+    )
+      events.push(event);
   }
   return events;
 }

@@ -42,11 +42,27 @@ export function consensusChoices(def: WorkflowDefinition, consensus: Consensus):
 export function validateConsensus(step: StepDefinition): void {
   const c = step.consensus;
   if (!c) return;
-  if (step.kind !== 'llm') throw new DefinitionError(step.file, 'consensus', 'only LLM steps are sampled (a code step decides the same way every time)');
-  if (c.vote !== undefined && !step.outputs[c.vote]) throw new DefinitionError(step.file, 'consensus.vote', `"${c.vote}" is not a declared output (${Object.keys(step.outputs).join(', ') || 'none'})`);
-  if (c.choices !== undefined && c.vote === undefined) throw new DefinitionError(step.file, 'consensus.choices', 'choices constrain the voted output: set vote too');
+  if (step.kind !== 'llm')
+    throw new DefinitionError(
+      step.file,
+      'consensus',
+      'only LLM steps are sampled (a code step decides the same way every time)',
+    );
+  if (c.vote !== undefined && !step.outputs[c.vote])
+    throw new DefinitionError(
+      step.file,
+      'consensus.vote',
+      `"${c.vote}" is not a declared output (${Object.keys(step.outputs).join(', ') || 'none'})`,
+    );
+  if (c.choices !== undefined && c.vote === undefined)
+    throw new DefinitionError(step.file, 'consensus.choices', 'choices constrain the voted output: set vote too');
   const total = waveSizes(c).reduce((a, b) => a + b, 0);
-  if (total !== c.samples) throw new DefinitionError(step.file, 'consensus.waves', `the waves take ${total} samples, not samples: ${c.samples}`);
+  if (total !== c.samples)
+    throw new DefinitionError(
+      step.file,
+      'consensus.waves',
+      `the waves take ${total} samples, not samples: ${c.samples}`,
+    );
 }
 
 /**
@@ -57,6 +73,11 @@ export function validateConsensus(step: StepDefinition): void {
 export function checkConsensusTools(step: StepDefinition, sideEffects: (tool: string) => boolean): void {
   if (!step.consensus) return;
   step.tools.forEach((tool, i) => {
-    if (sideEffects(tool)) throw new DefinitionError(step.file, `tools.${i}`, `"${tool}" has side effects: a consensus step runs once per sample (give the tool to a later step)`);
+    if (sideEffects(tool))
+      throw new DefinitionError(
+        step.file,
+        `tools.${i}`,
+        `"${tool}" has side effects: a consensus step runs once per sample (give the tool to a later step)`,
+      );
   });
 }

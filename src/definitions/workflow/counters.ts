@@ -6,8 +6,8 @@
  * (`src/cdk/constructs/compile/counters.ts`) turns it into states.
  */
 import { join } from 'node:path';
-import { relPath } from '../definition-file.ts';
 import { DefinitionError } from '../../core/errors.ts';
+import { relPath } from '../definition-file.ts';
 import type { Counter, Manifest, WorkflowDefinition } from './schema.ts';
 
 /** State names the compiler uses for its own terminal states; an outcome must not take one. */
@@ -47,12 +47,24 @@ export function validateCounters(def: WorkflowDefinition): void {
   for (const [name, counter] of Object.entries(def.manifest.counters)) {
     for (const field of ['increment', 'reset'] as const)
       counter[field].forEach((step, i) => {
-        if (!steps.has(step)) throw new DefinitionError(file, `counters.${name}.${field}.${i}`, `unknown step "${step}"`);
+        if (!steps.has(step))
+          throw new DefinitionError(file, `counters.${name}.${field}.${i}`, `unknown step "${step}"`);
       });
-    if (counter.then !== undefined && !steps.has(counter.then)) throw new DefinitionError(file, `counters.${name}.then`, `unknown step "${counter.then}"`);
-    if (RESERVED_OUTCOMES.has(counter.outcome)) throw new DefinitionError(file, `counters.${name}.outcome`, `"${counter.outcome}" is a state the compiler generates`);
+    if (counter.then !== undefined && !steps.has(counter.then))
+      throw new DefinitionError(file, `counters.${name}.then`, `unknown step "${counter.then}"`);
+    if (RESERVED_OUTCOMES.has(counter.outcome))
+      throw new DefinitionError(
+        file,
+        `counters.${name}.outcome`,
+        `"${counter.outcome}" is a state the compiler generates`,
+      );
     const twin = outcomes.get(counter.outcome);
-    if (twin) throw new DefinitionError(file, `counters.${name}.outcome`, `"${counter.outcome}" is also the outcome of counter ${twin}`);
+    if (twin)
+      throw new DefinitionError(
+        file,
+        `counters.${name}.outcome`,
+        `"${counter.outcome}" is also the outcome of counter ${twin}`,
+      );
     outcomes.set(counter.outcome, name);
   }
 }

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import * as z from 'zod';
-import { InboundEmailSchema } from './inbound-email.ts';
-import { relPath } from '../definition-file.ts';
 import { DefinitionError } from '../../core/errors.ts';
+import { relPath } from '../definition-file.ts';
+import { InboundEmailSchema } from './inbound-email.ts';
 import type { WorkflowDefinition } from './schema.ts';
 
 /** What an email workflow's executions start with: the verified ingress record (the body is stored, not carried). */
@@ -18,7 +18,10 @@ export const isEmailWorkflow = (def: WorkflowDefinition) => def.manifest.trigger
  * Schema (`input.schema`) converted to zod otherwise, else any JSON object.
  * @throws DefinitionError when the JSON Schema cannot be converted.
  */
-export function inputSchema(def: WorkflowDefinition, manifestFile = relPath(join(def.dir, 'workflow.yaml'))): z.ZodType<Record<string, unknown>> {
+export function inputSchema(
+  def: WorkflowDefinition,
+  manifestFile = relPath(join(def.dir, 'workflow.yaml')),
+): z.ZodType<Record<string, unknown>> {
   const known = schemas.get(def);
   if (known) return known;
   let schema: z.ZodType<Record<string, unknown>> = ANY_OBJECT;
@@ -26,9 +29,15 @@ export function inputSchema(def: WorkflowDefinition, manifestFile = relPath(join
   else if (def.manifest.input) {
     try {
       // The JSON Schema decides (additionalProperties included); the pipe only insists on an object.
-      schema = (z.fromJSONSchema(def.manifest.input.schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<unknown>).pipe(ANY_OBJECT);
+      schema = (
+        z.fromJSONSchema(def.manifest.input.schema as Parameters<typeof z.fromJSONSchema>[0]) as z.ZodType<unknown>
+      ).pipe(ANY_OBJECT);
     } catch (e) {
-      throw new DefinitionError(manifestFile, 'input.schema', `not a usable JSON Schema: ${(e as Error).message.split('\n')[0]}`);
+      throw new DefinitionError(
+        manifestFile,
+        'input.schema',
+        `not a usable JSON Schema: ${(e as Error).message.split('\n')[0]}`,
+      );
     }
   }
   schemas.set(def, schema);
@@ -41,7 +50,10 @@ export function untrustedFields(def: WorkflowDefinition): readonly string[] {
 }
 
 /** Check an execution input against the workflow's schema; the message names the first bad field. */
-export function checkInput(def: WorkflowDefinition, value: unknown): { input?: Record<string, unknown>; problem?: string } {
+export function checkInput(
+  def: WorkflowDefinition,
+  value: unknown,
+): { input?: Record<string, unknown>; problem?: string } {
   const parsed = inputSchema(def).safeParse(value);
   if (parsed.success) return { input: parsed.data };
   const issue = parsed.error.issues[0]!;

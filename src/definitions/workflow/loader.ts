@@ -1,19 +1,20 @@
-import { readdirSync, existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkDefinition, parseFrontmatter, readDefinitionYaml, readFrontmatterFile, relPath, type FrontmatterFile } from '../definition-file.ts';
 import { DefinitionError } from '../../core/errors.ts';
-import { DONE } from './schema.ts';
 import { STATEMACHINES_DIR } from '../../core/paths.ts';
+import {
+  checkDefinition,
+  type FrontmatterFile,
+  parseFrontmatter,
+  readDefinitionYaml,
+  readFrontmatterFile,
+  relPath,
+} from '../definition-file.ts';
 import { validateConsensus } from './consensus.ts';
 import { validateCounters } from './counters.ts';
 import { inputSchema } from './input.ts';
 import { CHECKPOINT_DATA_KEY } from './pause.ts';
-import {
-  ManifestSchema,
-  StepFrontmatterSchema,
-  type StepDefinition,
-  type WorkflowDefinition,
-} from './schema.ts';
+import { DONE, ManifestSchema, type StepDefinition, StepFrontmatterSchema, type WorkflowDefinition } from './schema.ts';
 
 /** Parse one step file: YAML frontmatter validated with zod, markdown body as instruction. */
 export function parseStepFile(file: string, text: string): StepDefinition {
@@ -22,10 +23,13 @@ export function parseStepFile(file: string, text: string): StepDefinition {
 
 function stepFromFile(file: string, { frontmatter, body }: FrontmatterFile): StepDefinition {
   const fm = checkDefinition(StepFrontmatterSchema, frontmatter, relPath(file));
-  if (fm.kind === 'code' && !fm.handler) throw new DefinitionError(relPath(file), 'handler', 'a code step needs a handler');
-  if (fm.kind === 'llm' && fm.handler) throw new DefinitionError(relPath(file), 'handler', 'only code steps have a handler');
+  if (fm.kind === 'code' && !fm.handler)
+    throw new DefinitionError(relPath(file), 'handler', 'a code step needs a handler');
+  if (fm.kind === 'llm' && fm.handler)
+    throw new DefinitionError(relPath(file), 'handler', 'only code steps have a handler');
   const instruction = body.trim();
-  if (fm.kind === 'llm' && !instruction) throw new DefinitionError(relPath(file), '(body)', 'an LLM step needs an instruction body');
+  if (fm.kind === 'llm' && !instruction)
+    throw new DefinitionError(relPath(file), '(body)', 'an LLM step needs an instruction body');
   return { ...fm, instruction, file: relPath(file) };
 }
 
@@ -35,7 +39,8 @@ function withPromptFiles(step: StepDefinition, dir: string): StepDefinition {
   if (step.kind !== 'llm') throw new DefinitionError(step.file, 'promptFiles', 'only LLM steps have a prompt');
   const sections = step.promptFiles.map((path, i) => {
     const file = join(dir, path);
-    if (process.env.STEPWISE_LAMBDA_BUNDLE === undefined && !existsSync(file)) throw new DefinitionError(step.file, `promptFiles.${i}`, `no file ${path} in the workflow folder`);
+    if (process.env.STEPWISE_LAMBDA_BUNDLE === undefined && !existsSync(file))
+      throw new DefinitionError(step.file, `promptFiles.${i}`, `no file ${path} in the workflow folder`);
     return `## Definitions: ${path}\n\n${JSON.stringify(readDefinitionYaml(file), null, 2)}`;
   });
   return { ...step, instruction: [step.instruction, ...sections].join('\n\n') };
@@ -52,28 +57,49 @@ export function validateGraph(def: WorkflowDefinition): void {
     byName.set(s.name, s);
   }
   if (!byName.has(manifest.entry)) throw new DefinitionError(manifestFile, 'entry', `unknown step "${manifest.entry}"`);
-  if (!byName.has(manifest.fallback)) throw new DefinitionError(manifestFile, 'fallback', `unknown step "${manifest.fallback}"`);
+  if (!byName.has(manifest.fallback))
+    throw new DefinitionError(manifestFile, 'fallback', `unknown step "${manifest.fallback}"`);
   for (const s of steps) {
     s.next.forEach((n, i) => {
       if (n !== DONE && !byName.has(n)) throw new DefinitionError(s.file, `next.${i}`, `unknown step "${n}"`);
     });
     s.requires.forEach((t, i) => {
-      if (!s.tools.includes(t)) throw new DefinitionError(s.file, `requires.${i}`, `"${t}" is not one of the step's tools`);
+      if (!s.tools.includes(t))
+        throw new DefinitionError(s.file, `requires.${i}`, `"${t}" is not one of the step's tools`);
     });
     for (const [name, field] of Object.entries(s.outputs)) {
-      if (field.metric && field.type !== 'string') throw new DefinitionError(s.file, `outputs.${name}.metric`, 'only a string output is counted by value');
+      if (field.metric && field.type !== 'string')
+        throw new DefinitionError(s.file, `outputs.${name}.metric`, 'only a string output is counted by value');
       const tool = field.from?.split('.')[0];
       if (tool !== undefined && !s.tools.includes(tool))
-        throw new DefinitionError(s.file, `outputs.${name}.from`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
+        throw new DefinitionError(
+          s.file,
+          `outputs.${name}.from`,
+          `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`,
+        );
     }
     checkPause(s, byName);
     for (const tool of Object.keys(s.bind)) {
-      if (s.kind === 'code') throw new DefinitionError(s.file, `bind.${tool}`, 'only LLM steps bind tool arguments (a code step passes its own)');
-      if (!s.tools.includes(tool)) throw new DefinitionError(s.file, `bind.${tool}`, `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`);
+      if (s.kind === 'code')
+        throw new DefinitionError(
+          s.file,
+          `bind.${tool}`,
+          'only LLM steps bind tool arguments (a code step passes its own)',
+        );
+      if (!s.tools.includes(tool))
+        throw new DefinitionError(
+          s.file,
+          `bind.${tool}`,
+          `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`,
+        );
     }
     s.tools.forEach((t, i) => {
       if (!manifest.tools.includes(t))
-        throw new DefinitionError(s.file, `tools.${i}`, `unknown tool "${t}" (the manifest declares: ${manifest.tools.join(', ') || 'none'})`);
+        throw new DefinitionError(
+          s.file,
+          `tools.${i}`,
+          `unknown tool "${t}" (the manifest declares: ${manifest.tools.join(', ') || 'none'})`,
+        );
     });
   }
   const reachable = new Set<string>([manifest.entry, manifest.fallback]);
@@ -88,7 +114,8 @@ export function validateGraph(def: WorkflowDefinition): void {
     }
   }
   for (const s of steps) {
-    if (!reachable.has(s.name)) throw new DefinitionError(s.file, 'name', `step "${s.name}" is unreachable from entry "${manifest.entry}"`);
+    if (!reachable.has(s.name))
+      throw new DefinitionError(s.file, 'name', `step "${s.name}" is unreachable from entry "${manifest.entry}"`);
   }
   // Fixpoint: a step ends if it routes to DONE or to a step that ends.
   const ends = new Set<string>();
@@ -112,14 +139,22 @@ function checkPause(s: StepDefinition, byName: ReadonlyMap<string, StepDefinitio
   const { onTimeout, edges = [], actions, timeoutSeconds, heartbeatSeconds } = s.pause;
   if (!byName.has(onTimeout)) throw new DefinitionError(s.file, 'pause.onTimeout', `unknown step "${onTimeout}"`);
   edges.forEach((edge, i) => {
-    if (!s.next.includes(edge)) throw new DefinitionError(s.file, `pause.edges.${i}`, `"${edge}" is not a declared edge (${s.next.join(', ')})`);
+    if (!s.next.includes(edge))
+      throw new DefinitionError(s.file, `pause.edges.${i}`, `"${edge}" is not a declared edge (${s.next.join(', ')})`);
   });
-  if (!s.pause.edges && s.next.every((n) => n === DONE)) throw new DefinitionError(s.file, 'pause', 'the step only ends the workflow: nothing to pause before');
+  if (!s.pause.edges && s.next.every((n) => n === DONE))
+    throw new DefinitionError(s.file, 'pause', 'the step only ends the workflow: nothing to pause before');
   for (const other of byName.values())
-    if (other.outputs[CHECKPOINT_DATA_KEY]) throw new DefinitionError(other.file, `outputs.${CHECKPOINT_DATA_KEY}`, `reserved: ${s.name} pauses and stores the resumer's output there`);
+    if (other.outputs[CHECKPOINT_DATA_KEY])
+      throw new DefinitionError(
+        other.file,
+        `outputs.${CHECKPOINT_DATA_KEY}`,
+        `reserved: ${s.name} pauses and stores the resumer's output there`,
+      );
   if (s.pause.when !== undefined && s.outputs[s.pause.when]?.type !== 'boolean')
     throw new DefinitionError(s.file, 'pause.when', `"${s.pause.when}" is not a boolean output of the step`);
-  if (actions !== undefined && !s.outputs[actions]) throw new DefinitionError(s.file, 'pause.actions', `"${actions}" is not one of the step's outputs`);
+  if (actions !== undefined && !s.outputs[actions])
+    throw new DefinitionError(s.file, 'pause.actions', `"${actions}" is not one of the step's outputs`);
   if (heartbeatSeconds !== undefined && heartbeatSeconds >= timeoutSeconds)
     throw new DefinitionError(s.file, 'pause.heartbeatSeconds', `must be less than timeoutSeconds (${timeoutSeconds})`);
 }
@@ -127,7 +162,8 @@ function checkPause(s: StepDefinition, byName: ReadonlyMap<string, StepDefinitio
 /** Load and validate a workflow folder (uncached). */
 export function loadWorkflowFrom(dir: string): WorkflowDefinition {
   const manifestFile = join(dir, 'workflow.yaml');
-  if (!existsSync(manifestFile)) throw new DefinitionError(relPath(manifestFile), '(file)', 'workflow manifest not found');
+  if (!existsSync(manifestFile))
+    throw new DefinitionError(relPath(manifestFile), '(file)', 'workflow manifest not found');
   const manifest = checkDefinition(ManifestSchema, readDefinitionYaml(manifestFile), relPath(manifestFile));
   const stepsDir = join(dir, 'steps');
   if (!existsSync(stepsDir)) throw new DefinitionError(relPath(stepsDir), '(folder)', 'steps folder not found');
@@ -137,7 +173,8 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
     .map((f) => {
       const file = join(stepsDir, f);
       const step = stepFromFile(file, readFrontmatterFile(file));
-      if (`${step.name}.md` !== f) throw new DefinitionError(step.file, 'name', `must match the file name (${f.replace(/\.md$/, '')})`);
+      if (`${step.name}.md` !== f)
+        throw new DefinitionError(step.file, 'name', `must match the file name (${f.replace(/\.md$/, '')})`);
       return step;
     });
   if (steps.length === 0) throw new DefinitionError(relPath(stepsDir), '(folder)', 'no step files (*.md)');
@@ -155,7 +192,11 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
 function checkManifestInput(def: WorkflowDefinition, manifestFile: string): void {
   const { input, triggers } = def.manifest;
   if (input && triggers.some((t) => t.type === 'email'))
-    throw new DefinitionError(manifestFile, 'input', 'an email workflow takes the email trigger\'s input ({ email }); remove input or the email trigger');
+    throw new DefinitionError(
+      manifestFile,
+      'input',
+      "an email workflow takes the email trigger's input ({ email }); remove input or the email trigger",
+    );
   if (input) inputSchema(def, manifestFile);
 }
 
@@ -171,7 +212,11 @@ export function loadWorkflow(name: string, root: string = STATEMACHINES_DIR): Wo
   if (hit) return hit;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     const known = listWorkflows(root);
-    throw new DefinitionError(relPath(dir), '(folder)', `unknown workflow "${name}" (known: ${known.join(', ') || 'none'})`);
+    throw new DefinitionError(
+      relPath(dir),
+      '(folder)',
+      `unknown workflow "${name}" (known: ${known.join(', ') || 'none'})`,
+    );
   }
   const def = loadWorkflowFrom(dir);
   cache.set(dir, def);

@@ -1,7 +1,7 @@
-import { DONE } from './schema.ts';
 import { consensusPlan } from './consensus.ts';
 import { pausedEdges } from './pause.ts';
 import type { StepDefinition, WorkflowDefinition } from './schema.ts';
+import { DONE } from './schema.ts';
 
 /**
  * Mermaid ids must not start with a digit or contain dashes; step names can do both. Step names
@@ -19,7 +19,8 @@ function label(step: StepDefinition, isFallback: boolean): string {
 /** A consensus step's Map states (`m_` ids: step ids start with `s_`), in wave order. */
 function waves(step: StepDefinition): { id: string; label: string }[] {
   if (!step.consensus) return [];
-  const range = (ts: number[]) => (Math.min(...ts) === Math.max(...ts) ? `${ts[0]}` : `${Math.min(...ts)}-${Math.max(...ts)}`);
+  const range = (ts: number[]) =>
+    Math.min(...ts) === Math.max(...ts) ? `${ts[0]}` : `${Math.min(...ts)}-${Math.max(...ts)}`;
   return consensusPlan(step.consensus).map((items, i) => ({
     id: `m_${step.name.replaceAll('-', '_')}_${i + 1}`,
     label: `${step.name}.wave-${i + 1} (Map: ${items.length} samples, temperature ${range(items.map((s) => s.temperature))})`,
@@ -27,12 +28,14 @@ function waves(step: StepDefinition): { id: string; label: string }[] {
 }
 
 /** The counters capped on entering a step (`increment` steps). */
-const cappedAt = (def: WorkflowDefinition, step: string) => Object.entries(def.manifest.counters).filter(([, c]) => c.increment.includes(step) && !c.reset.includes(step));
+const cappedAt = (def: WorkflowDefinition, step: string) =>
+  Object.entries(def.manifest.counters).filter(([, c]) => c.increment.includes(step) && !c.reset.includes(step));
 
 /** Where an arrow into a step points past its counter check: its first Map state when it is sampled. */
 const sampledEntryId = (step: StepDefinition) => waves(step)[0]?.id ?? nodeId(step.name);
 /** Where an arrow into a step points: the counter check (a choice, `c_` ids) when entering it is capped. */
-const entryId = (def: WorkflowDefinition, step: StepDefinition) => (cappedAt(def, step.name).length ? `c_${step.name.replaceAll('-', '_')}` : sampledEntryId(step));
+const entryId = (def: WorkflowDefinition, step: StepDefinition) =>
+  cappedAt(def, step.name).length ? `c_${step.name.replaceAll('-', '_')}` : sampledEntryId(step);
 
 /** Map states and the vote of consensus steps, counter outcomes and notes (nothing when the workflow uses neither). */
 function consensusAndCounterLines(def: WorkflowDefinition): { states: string[]; edges: string[]; notes: string[] } {
@@ -47,21 +50,28 @@ function consensusAndCounterLines(def: WorkflowDefinition): { states: string[]; 
       edges.push(`    ${map.id} --> ${nodeId(step.name)} : ${last ? 'vote' : 'vote (leader certain)'}`);
       if (!last) edges.push(`    ${map.id} --> ${maps[i + 1]!.id} : undecided`);
     });
-    if (maps.length) notes.push(`    note left of ${nodeId(step.name)} : majority of ${step.consensus!.samples} samples, ties to the coldest sample${step.consensus!.vote ? `, votes on ${step.consensus!.vote}` : ''}`);
+    if (maps.length)
+      notes.push(
+        `    note left of ${nodeId(step.name)} : majority of ${step.consensus!.samples} samples, ties to the coldest sample${step.consensus!.vote ? `, votes on ${step.consensus!.vote}` : ''}`,
+      );
   }
   for (const [name, counter] of Object.entries(def.manifest.counters)) {
     const outcome = `o_${counter.outcome}`;
     states.push(`    state "${counter.outcome} (${name} reached ${counter.max})" as ${outcome}`);
     edges.push(counter.then ? `    ${outcome} --> ${nodeId(counter.then)} : answers` : `    ${outcome} --> [*]`);
     for (const stepName of counter.increment)
-      notes.push(`    note right of ${nodeId(stepName)} : ${name} +1 on entry${counter.reset.length ? `, reset by ${counter.reset.join(', ')}` : ''}`);
+      notes.push(
+        `    note right of ${nodeId(stepName)} : ${name} +1 on entry${counter.reset.length ? `, reset by ${counter.reset.join(', ')}` : ''}`,
+      );
   }
   for (const step of def.steps) {
     const capped = cappedAt(def, step.name);
     if (!capped.length) continue;
     const choice = entryId(def, step);
     states.push(`    state ${choice} <<choice>>`);
-    edges.push(`    ${choice} --> ${sampledEntryId(step)} : ${capped.map(([name, c]) => `${name} < ${c.max}`).join(', ')}`);
+    edges.push(
+      `    ${choice} --> ${sampledEntryId(step)} : ${capped.map(([name, c]) => `${name} < ${c.max}`).join(', ')}`,
+    );
     for (const [name, c] of capped) edges.push(`    ${choice} --> o_${c.outcome} : ${name} = ${c.max}`);
   }
   return { states, edges, notes };
@@ -95,7 +105,10 @@ export function workflowToMermaid(def: WorkflowDefinition): string {
     const paused = pausedEdges(step);
     // A `when` output makes the checkpoint conditional: the route is taken with or without it.
     const checkpoint = step.pause?.when === undefined ? 'after checkpoint' : `after checkpoint if ${step.pause.when}`;
-    for (const next of step.next) lines.push(`    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : entry(next)}${paused.includes(next) ? ` : ${checkpoint}` : ''}`);
+    for (const next of step.next)
+      lines.push(
+        `    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : entry(next)}${paused.includes(next) ? ` : ${checkpoint}` : ''}`,
+      );
     if (step.pause) lines.push(`    ${nodeId(step.name)} --> ${entry(step.pause.onTimeout)} : checkpoint timeout`);
   }
   lines.push(...extra.edges);

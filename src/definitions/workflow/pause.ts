@@ -3,8 +3,9 @@
  * (src/cdk/constructs/pause.ts), the local runtime (src/local/pauses.ts) and the CLI: the state
  * names, the event that publishes the task token, and where the resumer's output lands.
  */
-import { DONE } from './schema.ts';
+
 import type { StepDefinition } from './schema.ts';
+import { DONE } from './schema.ts';
 
 /** The Choice that decides whether the step's route pauses. */
 export const checkpointStateName = (step: string): string => `${step}.checkpoint`;

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import * as z from 'zod';
 import { DefinitionError, InvalidEventPatternError, InvalidInputError, StepwiseError } from '../../core/errors.ts';
-import { LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens, type CfnTemplate } from '../tokens.ts';
+import { type CfnTemplate, LOCAL_ACCOUNT, LOCAL_REGION, resolveTokens } from '../tokens.ts';
 import { compileTargetInput, type InputBuilder } from './input.ts';
 import { compilePattern, type EventMatcher } from './pattern.ts';
 
@@ -131,7 +131,13 @@ export const MAX_PUT_EVENTS_BYTES = 256 * 1024;
  */
 export function entrySize(entry: PutEventsEntry): number {
   const utf8 = (text: string | undefined) => (text === undefined ? 0 : Buffer.byteLength(text, 'utf8'));
-  return (entry.Time === undefined ? 0 : 14) + utf8(entry.Source) + utf8(entry.DetailType) + utf8(entry.Detail) + (entry.Resources ?? []).reduce((n, r) => n + utf8(r), 0);
+  return (
+    (entry.Time === undefined ? 0 : 14) +
+    utf8(entry.Source) +
+    utf8(entry.DetailType) +
+    utf8(entry.Detail) +
+    (entry.Resources ?? []).reduce((n, r) => n + utf8(r), 0)
+  );
 }
 
 const Target = z.object({
@@ -139,7 +145,9 @@ const Target = z.object({
   Arn: z.unknown(),
   Input: z.string().optional(),
   InputPath: z.string().optional(),
-  InputTransformer: z.object({ InputPathsMap: z.record(z.string(), z.string()).optional(), InputTemplate: z.string() }).optional(),
+  InputTransformer: z
+    .object({ InputPathsMap: z.record(z.string(), z.string()).optional(), InputTemplate: z.string() })
+    .optional(),
   DeadLetterConfig: z.object({ Arn: z.unknown().optional() }).optional(),
   RetryPolicy: z.object({ MaximumRetryAttempts: z.number().int().min(0).optional() }).optional(),
 });
@@ -160,7 +168,10 @@ const PutEventsEntrySchema = z.object({
   Resources: z.array(z.string()).optional(),
   TraceHeader: z.string().optional(),
 });
-const PutEventsRequest = z.object({ Entries: z.array(PutEventsEntrySchema).min(1).max(MAX_ENTRIES), EndpointId: z.string().optional() });
+const PutEventsRequest = z.object({
+  Entries: z.array(PutEventsEntrySchema).min(1).max(MAX_ENTRIES),
+  EndpointId: z.string().optional(),
+});
 
 /** A rule's pattern, compiled; a malformed one names the rule in the template. */
 function compileRulePattern(pattern: unknown, where: string): EventMatcher {
@@ -214,12 +225,17 @@ export class LocalEventBus {
    */
   constructor(template: CfnTemplate, options: LocalEventBusOptions) {
     this.options = options;
-    const resolve = options.resolve ?? ((value: unknown) => String(resolveTokens(value, template, { region: this.region, accountId: this.account })));
+    const resolve =
+      options.resolve ??
+      ((value: unknown) => String(resolveTokens(value, template, { region: this.region, accountId: this.account })));
     const resources = Object.entries(template.Resources ?? {});
     // A bus is named as `Ref` resolves it and also known by its resolved ARN, so rules and
     // handlers (EVENT_BUS_NAME from a Ref or a GetAtt Arn) agree on which bus they mean.
     this.busAliases.set(DEFAULT_EVENT_BUS, DEFAULT_EVENT_BUS);
-    this.busAliases.set(`arn:aws:events:${this.region}:${this.account}:event-bus/${DEFAULT_EVENT_BUS}`, DEFAULT_EVENT_BUS);
+    this.busAliases.set(
+      `arn:aws:events:${this.region}:${this.account}:event-bus/${DEFAULT_EVENT_BUS}`,
+      DEFAULT_EVENT_BUS,
+    );
     for (const [id] of resources.filter(([, r]) => r.Type === 'AWS::Events::EventBus')) {
       const name = resolve({ Ref: id });
       this.busAliases.set(name, name);
@@ -264,7 +280,9 @@ export class LocalEventBus {
     const known = this.busAliases.get(nameOrArn);
     if (known !== undefined) return known;
     const marker = ':event-bus/';
-    return nameOrArn.startsWith('arn:') && nameOrArn.includes(marker) ? nameOrArn.slice(nameOrArn.indexOf(marker) + marker.length) : nameOrArn;
+    return nameOrArn.startsWith('arn:') && nameOrArn.includes(marker)
+      ? nameOrArn.slice(nameOrArn.indexOf(marker) + marker.length)
+      : nameOrArn;
   }
 
   private get account(): string {
@@ -285,14 +303,21 @@ export class LocalEventBus {
     if (entries.length === 0 || entries.length > MAX_ENTRIES)
       throw new InvalidInputError(`PutEvents takes 1 to ${MAX_ENTRIES} entries, got ${entries.length}`);
     const bytes = entries.reduce((n, e) => n + entrySize(e), 0);
-    if (bytes >= MAX_PUT_EVENTS_BYTES) throw new InvalidInputError(`Total size of the entries in the request is over the limit (${bytes} bytes, the limit is under ${MAX_PUT_EVENTS_BYTES})`);
+    if (bytes >= MAX_PUT_EVENTS_BYTES)
+      throw new InvalidInputError(
+        `Total size of the entries in the request is over the limit (${bytes} bytes, the limit is under ${MAX_PUT_EVENTS_BYTES})`,
+      );
     const results = entries.map((entry) => this.accept(entry));
     return { FailedEntryCount: results.filter((r) => r.ErrorCode).length, Entries: results };
   }
 
   private accept(entry: PutEventsEntry): PutEventsResultEntry {
     for (const field of ['Source', 'DetailType', 'Detail'] as const) {
-      if (!entry[field]) return entryError('InvalidArgument', `Parameter ${field} is not valid. Reason: ${field} is a required argument.`);
+      if (!entry[field])
+        return entryError(
+          'InvalidArgument',
+          `Parameter ${field} is not valid. Reason: ${field} is a required argument.`,
+        );
     }
     let detail: unknown;
     try {
@@ -300,11 +325,14 @@ export class LocalEventBus {
     } catch {
       return entryError('MalformedDetail', 'Detail is malformed.');
     }
-    if (detail === null || typeof detail !== 'object' || Array.isArray(detail)) return entryError('MalformedDetail', 'Detail is malformed.');
+    if (detail === null || typeof detail !== 'object' || Array.isArray(detail))
+      return entryError('MalformedDetail', 'Detail is malformed.');
     const eventBusName = this.busNamed(entry.EventBusName ?? DEFAULT_EVENT_BUS);
-    if (!this.eventBusNames.has(eventBusName)) return entryError('ResourceNotFoundException', `Event bus ${eventBusName} does not exist.`);
+    if (!this.eventBusNames.has(eventBusName))
+      return entryError('ResourceNotFoundException', `Event bus ${eventBusName} does not exist.`);
     const accepted = this.options.now?.() ?? new Date();
-    const time = entry.Time === undefined ? accepted : new Date(typeof entry.Time === 'number' ? entry.Time * 1000 : entry.Time);
+    const time =
+      entry.Time === undefined ? accepted : new Date(typeof entry.Time === 'number' ? entry.Time * 1000 : entry.Time);
     if (Number.isNaN(time.getTime())) return entryError('InvalidArgument', 'Parameter Time is not valid.');
     const event: EventEnvelope = {
       version: '0',
@@ -331,7 +359,12 @@ export class LocalEventBus {
     void delivery.finally(() => this.pending.delete(delivery));
   }
 
-  private async deliverWithRetries(rule: LocalRule, target: LocalTarget, event: EventEnvelope, ingestionTime: string): Promise<void> {
+  private async deliverWithRetries(
+    rule: LocalRule,
+    target: LocalTarget,
+    event: EventEnvelope,
+    ingestionTime: string,
+  ): Promise<void> {
     const context: DeliveryContext = { ruleLogicalId: rule.logicalId, ruleName: rule.name, targetId: target.id, event };
     let error: Error | undefined;
     let attempts = 0;
@@ -340,14 +373,26 @@ export class LocalEventBus {
       attempts++;
       try {
         // The input builder copies what it hands out: targets cannot change the event for each other.
-        const input = target.input(event as unknown as Record<string, unknown>, { ruleName: rule.name, ruleArn: rule.arn, ingestionTime });
+        const input = target.input(event as unknown as Record<string, unknown>, {
+          ruleName: rule.name,
+          ruleArn: rule.arn,
+          ingestionTime,
+        });
         await this.options.deliver(target.arn, input, context);
         return;
       } catch (e) {
         error = toError(e);
       }
     }
-    this.deadLetters.push({ targetArn: target.arn, deadLetterArn: target.deadLetterArn, ruleLogicalId: rule.logicalId, targetId: target.id, event, error: error!, attempts });
+    this.deadLetters.push({
+      targetArn: target.arn,
+      deadLetterArn: target.deadLetterArn,
+      ruleLogicalId: rule.logicalId,
+      targetId: target.id,
+      event,
+      error: error!,
+      attempts,
+    });
   }
 
   /** Resolves when no delivery is in flight, including deliveries of events put by targets meanwhile. */
@@ -389,7 +434,10 @@ export class LocalEventBus {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const target = req.headers['x-amz-target'];
       if (req.method !== 'POST' || target !== 'AWSEvents.PutEvents')
-        return clientError('UnknownOperationException', `the local EventBridge only serves AWSEvents.PutEvents, not ${String(target)}`);
+        return clientError(
+          'UnknownOperationException',
+          `the local EventBridge only serves AWSEvents.PutEvents, not ${String(target)}`,
+        );
       let body: unknown;
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -397,7 +445,11 @@ export class LocalEventBus {
         return clientError('SerializationException', 'the request body is not valid JSON');
       }
       const request = PutEventsRequest.safeParse(body);
-      if (!request.success) return clientError('ValidationException', request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      if (!request.success)
+        return clientError(
+          'ValidationException',
+          request.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+        );
       reply(200, await this.putEvents(request.data.Entries));
     } catch (e) {
       if (e instanceof StepwiseError) return clientError('ValidationException', e.message);

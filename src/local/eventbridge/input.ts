@@ -31,7 +31,11 @@ type Segment = string | number;
 /** JSONPath in the subset EventBridge uses for InputPath and InputPathsMap: `$`, `.name`, `['name']`, `[0]`. */
 function parseJsonPath(path: string, where: string): Segment[] {
   const fail = (): never => {
-    throw new DefinitionError('template', where, `unsupported JSONPath ${JSON.stringify(path)} (use $, $.a.b, $['a'] or $.a[0])`);
+    throw new DefinitionError(
+      'template',
+      where,
+      `unsupported JSONPath ${JSON.stringify(path)} (use $, $.a.b, $['a'] or $.a[0])`,
+    );
   };
   if (!path.startsWith('$')) fail();
   const segments: Segment[] = [];
@@ -97,7 +101,8 @@ function render(template: string, lookup: (name: string) => { found: boolean; va
       const { found, value } = name ? lookup(name) : { found: false, value: undefined };
       if (found) {
         if (!inString) out += value === undefined ? 'null' : JSON.stringify(value);
-        else if (value !== undefined) out += JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value)).slice(1, -1);
+        else if (value !== undefined)
+          out += JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value)).slice(1, -1);
         i = end;
         continue;
       }

@@ -191,7 +191,8 @@ function anythingButTest(v: unknown, path: string, wildcards: string[]): ValueTe
     if (v.length === 0) invalid(path, 'anything-but needs at least one value');
     const allStrings = v.every((x) => typeof x === 'string');
     const allNumbers = v.every((x) => typeof x === 'number' && Number.isFinite(x));
-    if (!allStrings && !allNumbers) invalid(path, `anything-but lists must hold only strings or only numbers, got ${describe(v)}`);
+    if (!allStrings && !allNumbers)
+      invalid(path, `anything-but lists must hold only strings or only numbers, got ${describe(v)}`);
     const set = new Set<Scalar>(v as Scalar[]);
     excluded = (x) => set.has(x);
   } else if (isPlainObject(v) && Object.keys(v).length === 1) {
@@ -199,16 +200,24 @@ function anythingButTest(v: unknown, path: string, wildcards: string[]): ValueTe
     const at = `${path}.${op}`;
     // Each takes one string or a list of them: `{"anything-but": {"prefix": ["a", "b"]}}` excludes both prefixes.
     const nonEmpty = (texts: string[]) => {
-      if (texts.includes('')) invalid(at, `anything-but ${op} must not be empty (EventBridge refuses a null prefix/suffix)`);
+      if (texts.includes(''))
+        invalid(at, `anything-but ${op} must not be empty (EventBridge refuses a null prefix/suffix)`);
       return texts;
     };
     if (op === 'prefix') excluded = anyOf(nonEmpty(requireStrings(arg, at)).map((t) => prefixTest(t, at)));
     else if (op === 'suffix') excluded = anyOf(nonEmpty(requireStrings(arg, at)).map((t) => suffixTest(t, at)));
     else if (op === 'equals-ignore-case') excluded = equalsIgnoreCaseTest(arg, at);
     else if (op === 'wildcard') excluded = wildcardTest(arg, at, wildcards);
-    else return invalid(at, `anything-but does not support ${describe(op)} (use prefix, suffix, equals-ignore-case or wildcard)`);
+    else
+      return invalid(
+        at,
+        `anything-but does not support ${describe(op)} (use prefix, suffix, equals-ignore-case or wildcard)`,
+      );
   } else {
-    return invalid(path, `anything-but takes a string, a number, a list, or one of prefix/suffix/equals-ignore-case/wildcard, got ${describe(v)}`);
+    return invalid(
+      path,
+      `anything-but takes a string, a number, a list, or one of prefix/suffix/equals-ignore-case/wildcard, got ${describe(v)}`,
+    );
   }
   return (x) => !excluded(x);
 }
@@ -244,7 +253,8 @@ function compileLeaf(values: unknown[], path: string, wildcards: string[]): Leaf
     if (keys.length !== 1) invalid(at, `an operator object has exactly one key, got ${describe(keys)}`);
     const op = keys[0]!;
     if (op === 'exists') {
-      if (typeof entry.exists !== 'boolean') invalid(`${at}.exists`, `expected true or false, got ${describe(entry.exists)}`);
+      if (typeof entry.exists !== 'boolean')
+        invalid(`${at}.exists`, `expected true or false, got ${describe(entry.exists)}`);
       if (entry.exists) existsTrue = true;
       else existsFalse = true;
       return;
@@ -269,7 +279,12 @@ function compileObject(pattern: unknown, path: string, field: string, wildcards:
  * (`"a.b": [1]` is `"a": {"b": [1]}`), so both spellings land on the same field.
  * @param field the flattened field name of this object (`''` at the root).
  */
-function compileEntries(entries: [string, unknown][], path: string, field: string, wildcards: WildcardsByField): ObjectNode {
+function compileEntries(
+  entries: [string, unknown][],
+  path: string,
+  field: string,
+  wildcards: WildcardsByField,
+): ObjectNode {
   if (entries.length === 0) invalid(path, 'empty objects are not allowed');
   const ors: ObjectNode[][] = [];
   // Per first name segment, in order: the leaf lists that end here and the entries nested below.
@@ -374,7 +389,8 @@ export function wildcardComplexity(globs: readonly string[], limit = MAX_WILDCAR
 /** Leaf values of an event field: arrays are flattened (any element may match), objects are not leaves. */
 function leafValues(value: unknown, out: Scalar[] = []): Scalar[] {
   if (Array.isArray(value)) for (const v of value) leafValues(v, out);
-  else if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.push(value);
+  else if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+    out.push(value);
   return out;
 }
 
@@ -410,12 +426,16 @@ function merge(target: Record<string, unknown>, key: string, value: unknown): vo
     return;
   }
   const existing = target[key];
-  if (isPlainObject(existing) && isPlainObject(value)) for (const [k, v] of Object.entries(value)) merge(existing, k, v);
-  else target[key] = [...(Array.isArray(existing) ? existing : [existing]), ...(Array.isArray(value) ? value : [value])];
+  if (isPlainObject(existing) && isPlainObject(value))
+    for (const [k, v] of Object.entries(value)) merge(existing, k, v);
+  else
+    target[key] = [...(Array.isArray(existing) ? existing : [existing]), ...(Array.isArray(value) ? value : [value])];
 }
 
 const hasDottedKey = (value: unknown): boolean =>
-  Array.isArray(value) ? value.some(hasDottedKey) : isPlainObject(value) && Object.entries(value).some(([k, v]) => k.includes('.') || hasDottedKey(v));
+  Array.isArray(value)
+    ? value.some(hasDottedKey)
+    : isPlainObject(value) && Object.entries(value).some(([k, v]) => k.includes('.') || hasDottedKey(v));
 
 function matchLeaf(node: LeafNode, value: unknown): boolean {
   const values = leafValues(value);
@@ -459,7 +479,10 @@ export function compilePattern(pattern: unknown): EventMatcher {
   const root = compileObject(parsed, '', '', wildcards);
   for (const [field, globs] of wildcards)
     if (wildcardComplexity(globs) > MAX_WILDCARD_COMPLEXITY)
-      invalid(field, 'rule is too complex - try using fewer wildcard characters or fewer repeating character sequences after a wildcard character');
+      invalid(
+        field,
+        'rule is too complex - try using fewer wildcard characters or fewer repeating character sequences after a wildcard character',
+      );
   // Most events have no dotted key; only those pay for the rewrite.
   return (event) => matchObject(root, hasDottedKey(event) ? expandDotted(event) : event);
 }

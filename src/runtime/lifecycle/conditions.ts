@@ -55,7 +55,11 @@ function fieldPasses(test: FieldTest, value: unknown): boolean {
  * Whether an `{ event?, where?, state?, sparky? }` condition matches one event. Without a
  * situation (no entity at hand) a `state` or `sparky` part never holds.
  */
-export function eventMatches(condition: EventCondition, event: ConditionEvent, situation?: ConditionSituation): boolean {
+export function eventMatches(
+  condition: EventCondition,
+  event: ConditionEvent,
+  situation?: ConditionSituation,
+): boolean {
   if (condition.event !== undefined && condition.event !== event.type) return false;
   if (condition.state !== undefined && !situation?.states.includes(condition.state)) return false;
   if (condition.sparky !== undefined && situation?.sparky !== condition.sparky) return false;
@@ -85,7 +89,8 @@ export function conditionMatches(
   path = 'c',
   situation?: ConditionSituation,
 ): ConditionResult {
-  if (!('anyOf' in condition) && !('allOf' in condition)) return { holds: eventMatches(condition, event, situation), matched: [...matched] };
+  if (!('anyOf' in condition) && !('allOf' in condition))
+    return { holds: eventMatches(condition, event, situation), matched: [...matched] };
   let seen = [...matched];
   const members = 'anyOf' in condition ? condition.anyOf : condition.allOf;
   // Every member is evaluated (no short-circuit) so each one's progress is recorded.
@@ -118,7 +123,12 @@ export interface ConfigEvaluation {
  * current conversation, with the entity where the event left it (`states`: its leaf and parents).
  * Progress paths are `goal...`, `stopFollowUpsOn.<i>...` and `stopConversationOn.<i>...`.
  */
-export function evaluateAgentConfig(config: AgentConfig, event: ConditionEvent, matched: readonly string[], states: readonly string[] = []): ConfigEvaluation {
+export function evaluateAgentConfig(
+  config: AgentConfig,
+  event: ConditionEvent,
+  matched: readonly string[],
+  states: readonly string[] = [],
+): ConfigEvaluation {
   const situation: ConditionSituation = { states, sparky: config.sparky ?? false };
   let seen = [...matched];
   let goalMet = false;

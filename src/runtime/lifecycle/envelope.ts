@@ -17,9 +17,13 @@
  */
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod';
-import { InvalidInputError } from '../../core/errors.ts';
 import { JsonObjectSchema } from '../../core/dynamo-json.ts';
-import { LifecycleEventSchema, type LifecycleDefinition, type LifecycleEvent } from '../../definitions/lifecycle/schema.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import {
+  type LifecycleDefinition,
+  type LifecycleEvent,
+  LifecycleEventSchema,
+} from '../../definitions/lifecycle/schema.ts';
 
 /** The detail-type of what the lifecycle publishes after every applied event that changed an entity's state or context: `<entity>.state_changed`. */
 export const STATE_CHANGED_SUFFIX = '.state_changed';
@@ -60,7 +64,9 @@ function invalid(what: string, error: z.ZodError): InvalidInputError {
 function detailString(detail: Record<string, unknown>, field: string): string | { problem: string } {
   if (!Object.hasOwn(detail, field)) return { problem: 'missing' };
   const value = detail[field];
-  return typeof value === 'string' && value.length > 0 ? value : { problem: `${JSON.stringify(value)?.slice(0, 40) ?? String(value)} is not a non-empty string` };
+  return typeof value === 'string' && value.length > 0
+    ? value
+    : { problem: `${JSON.stringify(value)?.slice(0, 40) ?? String(value)} is not a non-empty string` };
 }
 
 /**
@@ -77,8 +83,13 @@ export function eventFromEnvelope(def: LifecycleDefinition, envelope: unknown): 
   const { key } = def.entity;
   const { [key]: _entity, eventId: _eventId, ...detail } = parsed.data.detail;
   const entityId = detailString(parsed.data.detail, key);
-  if (typeof entityId !== 'string') throw new InvalidInputError(`EventBridge event: detail.${key}: ${entityId.problem}: the event names no ${def.entity.name}`);
-  const eventId = Object.hasOwn(parsed.data.detail, 'eventId') ? detailString(parsed.data.detail, 'eventId') : undefined;
+  if (typeof entityId !== 'string')
+    throw new InvalidInputError(
+      `EventBridge event: detail.${key}: ${entityId.problem}: the event names no ${def.entity.name}`,
+    );
+  const eventId = Object.hasOwn(parsed.data.detail, 'eventId')
+    ? detailString(parsed.data.detail, 'eventId')
+    : undefined;
   if (typeof eventId === 'object') throw new InvalidInputError(`EventBridge event: detail.eventId: ${eventId.problem}`);
   return {
     id: eventId ?? parsed.data.id,
@@ -93,12 +104,18 @@ export function eventFromEnvelope(def: LifecycleDefinition, envelope: unknown): 
  * The PutEvents entry that carries `event` (the inverse of {@link eventFromEnvelope}).
  * @throws InvalidInputError for an event that fails `LifecycleEventSchema` or whose detail uses a reserved key.
  */
-export function toPutEventsEntry(def: LifecycleDefinition, event: LifecycleEvent, eventBusName: string, source: string): PutEventsRequestEntry {
+export function toPutEventsEntry(
+  def: LifecycleDefinition,
+  event: LifecycleEvent,
+  eventBusName: string,
+  source: string,
+): PutEventsRequestEntry {
   const parsed = LifecycleEventSchema.safeParse(event);
   if (!parsed.success) throw invalid('lifecycle event', parsed.error);
   const { id, entityId, type, time, detail = {} } = parsed.data;
   const reserved = [def.entity.key, 'eventId'].find((key) => Object.hasOwn(detail, key));
-  if (reserved) throw new InvalidInputError(`lifecycle event: detail.${reserved} is reserved by the EventBridge envelope`);
+  if (reserved)
+    throw new InvalidInputError(`lifecycle event: detail.${reserved} is reserved by the EventBridge envelope`);
   return {
     EventBusName: eventBusName,
     Source: source,

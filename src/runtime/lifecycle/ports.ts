@@ -16,13 +16,13 @@ import {
   GetScheduleCommand,
   type GetScheduleCommandOutput,
   ResourceNotFoundException,
-  UpdateScheduleCommand,
   type SchedulerClient,
+  UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { CrmSyncError, StepwiseError } from '../../core/errors.ts';
 import type { CrmEntityState, EntityNotification } from './state-changes.ts';
-import { TimerStampSchema, supersedes, type TimerRequest, type TimerStamp } from './timers.ts';
+import { supersedes, type TimerRequest, type TimerStamp, TimerStampSchema } from './timers.ts';
 
 /** The agent's channel did not take a follow-up (network error, timeout, non-2xx). Transient: the delivery is retried, then dead-lettered. */
 export class FollowUpSendError extends StepwiseError {}
@@ -73,7 +73,10 @@ export function httpCrm(url: string, entityKey: string, fetchImpl: typeof fetch 
       } catch (e) {
         throw new CrmSyncError(`CRM webhook unreachable: ${(e as Error).message}`, { cause: e });
       }
-      if (!response.ok) throw new CrmSyncError(`CRM webhook answered ${response.status} for ${entityKey} ${entityId} v${update.version}`);
+      if (!response.ok)
+        throw new CrmSyncError(
+          `CRM webhook answered ${response.status} for ${entityKey} ${entityId} v${update.version}`,
+        );
     },
   };
 }
@@ -208,7 +211,14 @@ function timerOf(name: string, schedule: GetScheduleCommandOutput, entityKey: st
   const kind = name.startsWith('renewal-') ? 'renewal' : 'follow-up';
   // `follow_up.due` names the entity `entityId`; a renewal, being an incoming event, under the entity key.
   const entityId = String(kind === 'renewal' ? detail[entityKey] : detail.entityId);
-  return { name, kind, entityId, dueAt: `${at[1]}Z`, stamp, delivery: { source: params.Source, detailType: params.DetailType, detail } };
+  return {
+    name,
+    kind,
+    entityId,
+    dueAt: `${at[1]}Z`,
+    stamp,
+    delivery: { source: params.Source, detailType: params.DetailType, detail },
+  };
 }
 
 /** The stamp a schedule's input carries (`timer`), if it is one of ours. */
@@ -255,7 +265,10 @@ export function httpFollowUpChannel(url: string, entityKey: string, fetchImpl: t
       } catch (e) {
         throw new FollowUpSendError(`follow-up channel unreachable: ${(e as Error).message}`, { cause: e });
       }
-      if (!response.ok) throw new FollowUpSendError(`follow-up channel answered ${response.status} for ${message.entityId} follow-up ${message.followUp}`);
+      if (!response.ok)
+        throw new FollowUpSendError(
+          `follow-up channel answered ${response.status} for ${message.entityId} follow-up ${message.followUp}`,
+        );
     },
   };
 }

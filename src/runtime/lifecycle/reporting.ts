@@ -8,7 +8,9 @@ import type { LifecycleDefinition, LoggedEvent, ReportFile } from '../../definit
 /** Each entity's events in log order, entities sorted by id (so every per-entity record is deterministic). */
 function byEntity(events: readonly LoggedEvent[]): Map<string, LoggedEvent[]> {
   const entities = new Map<string, LoggedEvent[]>();
-  for (const e of [...events].sort((a, b) => (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : a.seq - b.seq))) {
+  for (const e of [...events].sort((a, b) =>
+    a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : a.seq - b.seq,
+  )) {
     const log = entities.get(e.entityId);
     if (log) log.push(e);
     else entities.set(e.entityId, [e]);
@@ -123,19 +125,33 @@ export function formatReport(def: LifecycleDefinition, r: Report): string {
   const { plural } = def.entity;
   const lines = [
     `${r.entities} ${plural}, ${r.events} events`,
-    `${plural} by state: ${Object.entries(r.states).map(([state, n]) => `${state}: ${n}`).join(', ') || 'none'}`,
+    `${plural} by state: ${
+      Object.entries(r.states)
+        .map(([state, n]) => `${state}: ${n}`)
+        .join(', ') || 'none'
+    }`,
   ];
   for (const [key, spec] of Object.entries(def.reports)) {
     const value = r.reports[key]!;
     if (spec.count !== undefined) {
       const { total, perEntity } = value as CountReport;
-      lines.push(`${spec.label}: ${total} (${Object.entries(perEntity).map(([e, n]) => `${e}: ${n}`).join(', ') || 'none'})`);
+      lines.push(
+        `${spec.label}: ${total} (${
+          Object.entries(perEntity)
+            .map(([e, n]) => `${e}: ${n}`)
+            .join(', ') || 'none'
+        })`,
+      );
     } else if (spec.rate !== undefined) {
       const { count: n, of, rate } = value as RateReport;
-      lines.push(`${spec.label}: ${rate === null ? 'n/a' : `${(rate * 100).toFixed(0)}%`} (${n} ${spec.rate} of ${of} ${spec.of})`);
+      lines.push(
+        `${spec.label}: ${rate === null ? 'n/a' : `${(rate * 100).toFixed(0)}%`} (${n} ${spec.rate} of ${of} ${spec.of})`,
+      );
     } else if (spec.from !== undefined) {
       const { perEntity, medianMs, meanMs } = value as TimeBetweenReport;
-      lines.push(`${spec.label}: median ${hours(medianMs)}, mean ${hours(meanMs)} over ${Object.keys(perEntity).length} ${plural}`);
+      lines.push(
+        `${spec.label}: median ${hours(medianMs)}, mean ${hours(meanMs)} over ${Object.keys(perEntity).length} ${plural}`,
+      );
     } else lines.push(`${spec.label}: ${(value as string[]).join(', ') || 'none'}`);
   }
   return lines.join('\n');

@@ -6,10 +6,15 @@
  */
 import * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
+import {
+  EntityContextSchema,
+  type EntitySnapshot,
+  LIFECYCLE_SOURCE,
+  type LifecycleDefinition,
+  StateName,
+} from '../../definitions/lifecycle/schema.ts';
 import { EventBridgeEnvelopeSchema, STATE_CHANGED_SUFFIX } from './envelope.ts';
-import { LIFECYCLE_SOURCE } from '../../definitions/lifecycle/schema.ts';
-import { EntityContextSchema, StateName, type EntitySnapshot, type LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
-import { canReceiveFollowUp, pathOf, type ApplyResult } from './transition.ts';
+import { type ApplyResult, canReceiveFollowUp, pathOf } from './transition.ts';
 
 /** The `detail` of `<entity>.state_changed`. */
 export const StateChangedDetailSchema = z
@@ -45,9 +50,15 @@ export type StateChangedDetail = z.infer<typeof StateChangedDetailSchema>;
  * The change `result` made to an entity that was `before`, or `undefined` when its state and
  * context are what they were (an event that was only logged, an external echo): nothing is published then.
  */
-export function stateChangeOf(def: LifecycleDefinition, before: EntitySnapshot, result: ApplyResult): StateChangedDetail | undefined {
+export function stateChangeOf(
+  def: LifecycleDefinition,
+  before: EntitySnapshot,
+  result: ApplyResult,
+): StateChangedDetail | undefined {
   const after = result.snapshot;
-  const sameContext = (Object.keys(after.context) as (keyof EntitySnapshot['context'])[]).every((k) => after.context[k] === before.context[k]);
+  const sameContext = (Object.keys(after.context) as (keyof EntitySnapshot['context'])[]).every(
+    (k) => after.context[k] === before.context[k],
+  );
   if (after.state === before.state && sameContext) return undefined;
   const [trigger, ...raised] = result.events;
   return {
@@ -131,7 +142,10 @@ export function notificationFor(def: LifecycleDefinition, change: StateChangedDe
   if (change.from === change.to || !def.features.notify?.states.includes(change.to)) return undefined;
   const raised = change.raised.length ? ` (raised: ${change.raised.join(', ')})` : '';
   const entity = def.entity.name.charAt(0).toUpperCase() + def.entity.name.slice(1).replaceAll('_', ' ');
-  const followUps = change.canReceiveFollowUp === undefined ? '' : `; follow-ups ${change.canReceiveFollowUp ? 'may run' : 'do not run'}`;
+  const followUps =
+    change.canReceiveFollowUp === undefined
+      ? ''
+      : `; follow-ups ${change.canReceiveFollowUp ? 'may run' : 'do not run'}`;
   return {
     entityId: change.entityId,
     key: `${change.entityId}:v${change.version}`,

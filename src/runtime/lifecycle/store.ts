@@ -39,13 +39,18 @@ import {
   paginateScan,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Env } from '../../core/env.ts';
-import { documentClient, fromStoredJson, toStoredJson } from '../../core/dynamo-json.ts';
-import { InvalidInputError, VersionConflictError } from '../../core/errors.ts';
-import { queryPrefix } from '../../core/dynamo-query.ts';
-import type { ClientTracer } from '../observability.ts';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { EntitySnapshotSchema, LoggedEventSchema, type EntitySnapshot, type LoggedEvent } from '../../definitions/lifecycle/schema.ts';
+import { documentClient, fromStoredJson, toStoredJson } from '../../core/dynamo-json.ts';
+import { queryPrefix } from '../../core/dynamo-query.ts';
+import type { Env } from '../../core/env.ts';
+import { InvalidInputError, VersionConflictError } from '../../core/errors.ts';
+import {
+  type EntitySnapshot,
+  EntitySnapshotSchema,
+  type LoggedEvent,
+  LoggedEventSchema,
+} from '../../definitions/lifecycle/schema.ts';
+import type { ClientTracer } from '../observability.ts';
 import type { StateChangedDetail } from './state-changes.ts';
 import type { ApplyResult } from './transition.ts';
 
@@ -67,7 +72,12 @@ export interface StreamRecord {
   eventID: string;
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
   eventSource: 'aws:dynamodb';
-  dynamodb: { Keys: Record<string, unknown>; NewImage?: Record<string, unknown>; SequenceNumber: string; ApproximateCreationDateTime?: number };
+  dynamodb: {
+    Keys: Record<string, unknown>;
+    NewImage?: Record<string, unknown>;
+    SequenceNumber: string;
+    ApproximateCreationDateTime?: number;
+  };
 }
 
 /** A entity as stored: its id and snapshot. */
@@ -128,14 +138,24 @@ export function conflictBackoffMs(attempt: number, random: () => number = Math.r
  * Check that `result` continues a log whose last `seq` is `expectedEventCount` with the trigger
  * first: the gap-free guarantee does not depend on callers being right.
  */
-function checkContinues(entityId: string, expectedEventCount: number, { events, snapshot, stateChanged }: AppendInput): void {
+function checkContinues(
+  entityId: string,
+  expectedEventCount: number,
+  { events, snapshot, stateChanged }: AppendInput,
+): void {
   const fail = (problem: string) => new InvalidInputError(`append to ${entityId}: ${problem}`);
   if (events.length === 0) throw fail('no events');
   if (events.some((e) => e.entityId !== entityId)) throw fail('an event of another entity');
-  if (events.some((e, i) => e.seq !== expectedEventCount + 1 + i)) throw fail(`seq ${events.map((e) => e.seq).join(',')} does not follow ${expectedEventCount}`);
+  if (events.some((e, i) => e.seq !== expectedEventCount + 1 + i))
+    throw fail(`seq ${events.map((e) => e.seq).join(',')} does not follow ${expectedEventCount}`);
   if (snapshot.eventCount !== expectedEventCount + events.length)
     throw fail(`snapshot eventCount ${snapshot.eventCount} is not ${expectedEventCount + events.length}`);
-  if (stateChanged && (stateChanged.entityId !== entityId || stateChanged.version !== snapshot.version || stateChanged.eventId !== events[0]!.id))
+  if (
+    stateChanged &&
+    (stateChanged.entityId !== entityId ||
+      stateChanged.version !== snapshot.version ||
+      stateChanged.eventId !== events[0]!.id)
+  )
     throw fail(`the state change (of ${stateChanged.entityId}, version ${stateChanged.version}) is not this append's`);
 }
 
@@ -144,8 +164,16 @@ function checkContinues(entityId: string, expectedEventCount: number, { events, 
  * expected eventCount) is the same transaction, which DynamoDB answers as committed for 10 minutes
  * (ClientRequestToken). Without a request id every append is its own request.
  */
-function transactionToken(entityId: string, triggerId: string, expectedEventCount: number, requestId: string = randomUUID()): string {
-  return createHash('sha256').update(`${entityId}|${triggerId}|${expectedEventCount}|${requestId}`).digest('hex').slice(0, 36);
+function transactionToken(
+  entityId: string,
+  triggerId: string,
+  expectedEventCount: number,
+  requestId: string = randomUUID(),
+): string {
+  return createHash('sha256')
+    .update(`${entityId}|${triggerId}|${expectedEventCount}|${requestId}`)
+    .digest('hex')
+    .slice(0, 36);
 }
 
 /** The outbox item of a change, keyed by the version it produced (unique per entity: each change bumps it). */
@@ -201,7 +229,8 @@ export function memoryLifecycleStore(now: () => number = Date.now): MemoryLifecy
       if (committed.has(token)) return 'APPENDED';
       if (entity?.ids.has(result.events[0]!.id)) return 'DUPLICATE';
       const current = entity?.snapshot.eventCount ?? 0;
-      if (current !== expectedEventCount) throw new VersionConflictError(`${entityId}: expected eventCount ${expectedEventCount}, found ${current}`);
+      if (current !== expectedEventCount)
+        throw new VersionConflictError(`${entityId}: expected eventCount ${expectedEventCount}, found ${current}`);
       const next = entity ?? { snapshot: result.snapshot, events: [], ids: new Set<string>() };
       next.snapshot = structuredClone(result.snapshot);
       next.events.push(...structuredClone(result.events));
@@ -246,13 +275,26 @@ type Item = Record<string, unknown>;
 
 function snapshotOf(item: Item): EntitySnapshot {
   const { state, context, version, conversation, eventCount, progress, crmUpdatedAt } = item;
-  return EntitySnapshotSchema.parse({ state, context, version, conversation, eventCount, progress, ...(crmUpdatedAt !== undefined && { crmUpdatedAt }) });
+  return EntitySnapshotSchema.parse({
+    state,
+    context,
+    version,
+    conversation,
+    eventCount,
+    progress,
+    ...(crmUpdatedAt !== undefined && { crmUpdatedAt }),
+  });
 }
 
 /** An event as its item holds it: the detail, which producers fill with any JSON, as its text (src/core/dynamo-json.ts). */
 function eventItem(entityId: string, e: LoggedEvent): Item {
   const { detail, ...event } = e;
-  return { pk: entityPk(entityId), sk: eventSk(e.seq), ...event, ...(detail !== undefined && { detail: toStoredJson(detail) }) };
+  return {
+    pk: entityPk(entityId),
+    sk: eventSk(e.seq),
+    ...event,
+    ...(detail !== undefined && { detail: toStoredJson(detail) }),
+  };
 }
 
 function eventOf(item: Item): LoggedEvent {
@@ -284,10 +326,14 @@ const MARKER = 1;
  */
 export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string): LifecycleStore {
   const doc = documentClient(client);
-  const get = (entityId: string, sk: string) => doc.send(new GetCommand({ TableName: tableName, Key: { pk: entityPk(entityId), sk }, ConsistentRead: true }));
+  const get = (entityId: string, sk: string) =>
+    doc.send(new GetCommand({ TableName: tableName, Key: { pk: entityPk(entityId), sk }, ConsistentRead: true }));
   const scan = async (FilterExpression: string, ExpressionAttributeValues: Item): Promise<Item[]> => {
     const items: Item[] = [];
-    const pages = paginateScan({ client: doc }, { TableName: tableName, FilterExpression, ExpressionAttributeValues, ConsistentRead: true });
+    const pages = paginateScan(
+      { client: doc },
+      { TableName: tableName, FilterExpression, ExpressionAttributeValues, ConsistentRead: true },
+    );
     for await (const page of pages) items.push(...(page.Items ?? []));
     return items;
   };
@@ -326,7 +372,9 @@ export function dynamoLifecycleStore(client: DynamoDBClient, tableName: string):
 
     async listEntities() {
       const items = await scan('sk = :sk', { ':sk': STATE_SK });
-      return items.map((item) => ({ entityId: String(item.entityId), snapshot: snapshotOf(item) })).sort((a, b) => compare(a.entityId, b.entityId));
+      return items
+        .map((item) => ({ entityId: String(item.entityId), snapshot: snapshotOf(item) }))
+        .sort((a, b) => compare(a.entityId, b.entityId));
     },
 
     async listAllEvents() {
@@ -369,7 +417,10 @@ function appendTransaction(tableName: string, entityId: string, expectedEventCou
   const expected =
     expectedEventCount === 0
       ? undefined
-      : { ConditionExpression: 'eventCount = :expected', ExpressionAttributeValues: { ':expected': expectedEventCount } };
+      : {
+          ConditionExpression: 'eventCount = :expected',
+          ExpressionAttributeValues: { ':expected': expectedEventCount },
+        };
   return [
     put({ pk, sk: STATE_SK, entityId, ...result.snapshot, lastEventTime: result.events.at(-1)!.time }, expected),
     put({ pk, sk: idSk(trigger.id), seq: trigger.seq }),
@@ -393,7 +444,9 @@ function failedAppend(e: unknown, entityId: string, expectedEventCount: number):
   // A failed projection condition, or a concurrent transaction on the same items: someone else appended.
   if (codes.some((c) => c === 'ConditionalCheckFailed' || c === 'TransactionConflict')) {
     const reason = codes[PROJECTION] ?? 'no reason';
-    throw new VersionConflictError(`${entityId}: eventCount is no longer ${expectedEventCount} (${reason})`, { cause: e });
+    throw new VersionConflictError(`${entityId}: eventCount is no longer ${expectedEventCount} (${reason})`, {
+      cause: e,
+    });
   }
   throw e;
 }
@@ -405,7 +458,10 @@ function failedAppend(e: unknown, entityId: string, expectedEventCount: number):
  */
 export function lifecycleStoreFromEnv(env: Env, tracer: ClientTracer): LifecycleStore {
   if (!env.LIFECYCLE_TABLE) throw new InvalidInputError('LIFECYCLE_TABLE is not set');
-  return dynamoLifecycleStore(tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION })), env.LIFECYCLE_TABLE);
+  return dynamoLifecycleStore(
+    tracer.captureAWSv3Client(new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION })),
+    env.LIFECYCLE_TABLE,
+  );
 }
 
 function compare(a: string, b: string): number {

@@ -17,11 +17,11 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { FOLLOW_UP_DUE } from './envelope.ts';
-import { LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from '../../definitions/lifecycle/schema.ts';
 import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent } from '../../definitions/lifecycle/schema.ts';
-import type { StateChangedDetail } from './state-changes.ts';
+import { LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from '../../definitions/lifecycle/schema.ts';
 import { NO_TIMERS, type TimersConfig } from '../../definitions/lifecycle/timers-config.ts';
+import { FOLLOW_UP_DUE } from './envelope.ts';
+import type { StateChangedDetail } from './state-changes.ts';
 import { canReceiveFollowUp } from './transition.ts';
 
 export type TimerKind = 'follow-up' | 'renewal';
@@ -96,13 +96,27 @@ function stepDelayMs(timers: TimersConfig, step: number): number | undefined {
 function followUpTimer(entityId: string, dueMs: number, stamp: TimerStamp): TimerRequest {
   const dueAt = at(dueMs);
   const detail: FollowUpDue = { entityId, dueAt, timer: stamp };
-  return { name: timerName('follow-up', entityId), kind: 'follow-up', entityId, dueAt, stamp, delivery: { source: LIFECYCLE_SOURCE, detailType: FOLLOW_UP_DUE, detail } };
+  return {
+    name: timerName('follow-up', entityId),
+    kind: 'follow-up',
+    entityId,
+    dueAt,
+    stamp,
+    delivery: { source: LIFECYCLE_SOURCE, detailType: FOLLOW_UP_DUE, detail },
+  };
 }
 
 /** The first step of a follow-up chain started at `setAtMs`, if the agent has one. */
-function chainStart(timers: TimersConfig, entityId: string, version: number, setAtMs: number): TimerRequest | undefined {
+function chainStart(
+  timers: TimersConfig,
+  entityId: string,
+  version: number,
+  setAtMs: number,
+): TimerRequest | undefined {
   const delay = stepDelayMs(timers, 1);
-  return delay === undefined ? undefined : followUpTimer(entityId, setAtMs + delay, { version, setAt: iso(setAtMs), step: 1 });
+  return delay === undefined
+    ? undefined
+    : followUpTimer(entityId, setAtMs + delay, { version, setAt: iso(setAtMs), step: 1 });
 }
 
 /** What a state change does to an entity's schedules. */
@@ -132,12 +146,18 @@ export function restampTimer(timer: TimerRequest, version: number): TimerRequest
  *   it left that state → cancelled; it stayed (a context-only change) → the pending renewal is
  *   re-armed for the new version.
  */
-export function timersForChange(def: LifecycleDefinition, timers: TimersConfig = NO_TIMERS, change: StateChangedDetail): TimerPlan {
+export function timersForChange(
+  def: LifecycleDefinition,
+  timers: TimersConfig = NO_TIMERS,
+  change: StateChangedDetail,
+): TimerPlan {
   const plan: TimerPlan = { set: [], cancel: [], restamp: [] };
   const changedAt = Date.parse(change.at);
   const { followUps, renewals } = def.features;
   if (followUps) {
-    const first = change.canReceiveFollowUp ? chainStart(timers, change.entityId, change.version, changedAt) : undefined;
+    const first = change.canReceiveFollowUp
+      ? chainStart(timers, change.entityId, change.version, changedAt)
+      : undefined;
     if (first) plan.set.push(first);
     else if (!change.canReceiveFollowUp) plan.cancel.push(timerName('follow-up', change.entityId));
   }
@@ -154,10 +174,19 @@ export function timersForChange(def: LifecycleDefinition, timers: TimersConfig =
       dueAt,
       stamp,
       // The event id is stable per timer, so a redelivered schedule is logged once.
-      delivery: { source: SCHEDULER_SOURCE, detailType: event, detail: { [def.entity.key]: change.entityId, eventId: `${name}:v${change.version}`, expectedVersion: change.version } },
+      delivery: {
+        source: SCHEDULER_SOURCE,
+        detailType: event,
+        detail: {
+          [def.entity.key]: change.entityId,
+          eventId: `${name}:v${change.version}`,
+          expectedVersion: change.version,
+        },
+      },
     });
   } else if (change.from === state && change.to !== state) plan.cancel.push(timerName('renewal', change.entityId));
-  else if (change.from === state && change.to === state) plan.restamp.push({ name: timerName('renewal', change.entityId), version: change.version });
+  else if (change.from === state && change.to === state)
+    plan.restamp.push({ name: timerName('renewal', change.entityId), version: change.version });
   return plan;
 }
 
@@ -189,19 +218,33 @@ export function decideFollowUp(
   const followUps = def.features.followUps;
   if (!followUps) return { outcome: 'not-eligible', reason: `${def.name} has no follow-ups` };
   if (!entity) return { outcome: 'stale', reason: `${def.entity.name} ${entityId} has no events` };
-  if (entity.version !== timer.version) return { outcome: 'stale', reason: `set at version ${timer.version}, the ${def.entity.name} is at version ${entity.version}` };
+  if (entity.version !== timer.version)
+    return {
+      outcome: 'stale',
+      reason: `set at version ${timer.version}, the ${def.entity.name} is at version ${entity.version}`,
+    };
   if (!canReceiveFollowUp(def, entity))
-    return { outcome: 'not-eligible', reason: `${def.entity.name} is ${entity.state}${entity.context.followUpsStopped ? ' with follow-ups stopped' : ''}` };
+    return {
+      outcome: 'not-eligible',
+      reason: `${def.entity.name} is ${entity.state}${entity.context.followUpsStopped ? ' with follow-ups stopped' : ''}`,
+    };
   if (lastReplyAt !== undefined && Date.parse(lastReplyAt) > Date.parse(timer.setAt))
     return { outcome: 'restarted', next: chainStart(timers, entityId, entity.version, Date.parse(lastReplyAt)) };
   const id = `${timerName('follow-up', entityId)}:v${timer.version}:${timer.setAt}:${timer.step}`;
   const dueMs = Date.parse(due.dueAt);
   if (timer.step > timers.followUpHours.length) {
-    const event = { id, entityId, type: followUps.exhausted, time: due.dueAt, detail: { expectedVersion: timer.version } };
+    const event = {
+      id,
+      entityId,
+      type: followUps.exhausted,
+      time: due.dueAt,
+      detail: { expectedVersion: timer.version },
+    };
     return { outcome: 'exhausted', event };
   }
   const delay = stepDelayMs(timers, timer.step + 1);
-  const next = delay === undefined ? undefined : followUpTimer(entityId, dueMs + delay, { ...timer, step: timer.step + 1 });
+  const next =
+    delay === undefined ? undefined : followUpTimer(entityId, dueMs + delay, { ...timer, step: timer.step + 1 });
   const event = { id, entityId, type: followUps.sent, time: due.dueAt, detail: { followUp: timer.step } };
   return { outcome: 'send', followUp: timer.step, event, next };
 }

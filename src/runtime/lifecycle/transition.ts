@@ -6,25 +6,25 @@
  */
 import * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
-import { STOP_PROGRESS_PREFIX, evaluateAgentConfig } from './conditions.ts';
 import { type AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
 import {
   CONVERSATION_STOPPED,
-  FOLLOW_UP_STOPPED,
-  GOAL_HIT,
-  LifecycleEventSchema,
-  handlerOf,
-  isSystemEventType,
-  knowsEvent,
   type ContextAction,
   type EntityContext,
   type EntitySnapshot,
+  FOLLOW_UP_STOPPED,
+  GOAL_HIT,
+  handlerOf,
+  isSystemEventType,
+  knowsEvent,
   type LifecycleAction,
   type LifecycleDefinition,
   type LifecycleEvent,
+  LifecycleEventSchema,
   type LoggedEvent,
   type Transition,
 } from '../../definitions/lifecycle/schema.ts';
+import { evaluateAgentConfig, STOP_PROGRESS_PREFIX } from './conditions.ts';
 
 /** The context a conversation starts with: `followUpsStopped` only with the follow-ups feature. */
 function initialContext(def: LifecycleDefinition): EntityContext {
@@ -33,7 +33,14 @@ function initialContext(def: LifecycleDefinition): EntityContext {
 
 /** A new entity: the definition's initial state, conversation 1, nothing logged yet. */
 export function initialSnapshot(def: LifecycleDefinition): EntitySnapshot {
-  return { state: def.initial, context: initialContext(def), version: 0, conversation: 1, eventCount: 0, progress: { matched: [] } };
+  return {
+    state: def.initial,
+    context: initialContext(def),
+    version: 0,
+    conversation: 1,
+    eventCount: 0,
+    progress: { matched: [] },
+  };
 }
 
 /** Whether the follow-up sender may message the entity now: in a follow-up state, follow-ups not stopped. */
@@ -101,7 +108,12 @@ function ancestorsOrSelf(def: LifecycleDefinition, state: string): string[] {
  * entry actions of every state entered, outermost first. Leaving a terminal state for a
  * non-terminal one starts the next conversation from the initial context, as if from the initial state.
  */
-function enter(def: LifecycleDefinition, s: EntitySnapshot, target: string, transitionActions: readonly ContextAction[]): Step {
+function enter(
+  def: LifecycleDefinition,
+  s: EntitySnapshot,
+  target: string,
+  transitionActions: readonly ContextAction[],
+): Step {
   const actions: LifecycleAction[] = [];
   let from = s.state;
   let next: EntitySnapshot = { ...s, version: s.version + 1 };
@@ -112,7 +124,8 @@ function enter(def: LifecycleDefinition, s: EntitySnapshot, target: string, tran
   }
   next = run(next, transitionActions, actions);
   const kept = new Set(ancestorsOrSelf(def, from));
-  for (const state of ancestorsOrSelf(def, target).filter((x) => !kept.has(x))) next = run(next, def.states[state]!.entry, actions);
+  for (const state of ancestorsOrSelf(def, target).filter((x) => !kept.has(x)))
+    next = run(next, def.states[state]!.entry, actions);
   return { snapshot: { ...next, state: target }, actions };
 }
 
@@ -133,7 +146,13 @@ function isLeaf(def: LifecycleDefinition, state: string): boolean {
 }
 
 /** Take `t`, the handler of the leaf `s` is in for an event of `type`. */
-function takeTransition(def: LifecycleDefinition, s: EntitySnapshot, t: Transition | undefined, type: string, detail: LifecycleEvent['detail']): Step {
+function takeTransition(
+  def: LifecycleDefinition,
+  s: EntitySnapshot,
+  t: Transition | undefined,
+  type: string,
+  detail: LifecycleEvent['detail'],
+): Step {
   if (!t) return { snapshot: s, actions: [] };
   switch (t.kind) {
     case 'stay':
@@ -148,7 +167,8 @@ function takeTransition(def: LifecycleDefinition, s: EntitySnapshot, t: Transiti
     case 'fromDetail': {
       const target = detail && Object.hasOwn(detail, t.field) ? detail[t.field] : undefined;
       if (typeof target !== 'string' || !isLeaf(def, target)) {
-        const problem = target === undefined ? 'is missing' : `${JSON.stringify(target)} is not a leaf state of ${def.name}`;
+        const problem =
+          target === undefined ? 'is missing' : `${JSON.stringify(target)} is not a leaf state of ${def.name}`;
         return { snapshot: s, actions: [{ type: 'refuse', reason: `${type}: detail.${t.field} ${problem}` }] };
       }
       return target === s.state ? stay(s, t.actions) : enter(def, s, target, t.actions);
@@ -157,7 +177,8 @@ function takeTransition(def: LifecycleDefinition, s: EntitySnapshot, t: Transiti
 }
 
 /** A field of an event's detail (own properties only: detail is data, never a prototype). */
-const detailField = (ev: LifecycleEvent, field: string): unknown => (ev.detail && Object.hasOwn(ev.detail, field) ? ev.detail[field] : undefined);
+const detailField = (ev: LifecycleEvent, field: string): unknown =>
+  ev.detail && Object.hasOwn(ev.detail, field) ? ev.detail[field] : undefined;
 
 /**
  * Why an event is refused as out of date, if it is:
@@ -170,21 +191,30 @@ const detailField = (ev: LifecycleEvent, field: string): unknown => (ev.detail &
  *   not echo our version); older than the newest placement applied means it arrived out of order.
  * A placement with neither is the external system's unconditional word. `t` is the handler of the entity's leaf for the event.
  */
-function staleness(def: LifecycleDefinition, s: EntitySnapshot, ev: LifecycleEvent, t: Transition | undefined): string | undefined {
+function staleness(
+  def: LifecycleDefinition,
+  s: EntitySnapshot,
+  ev: LifecycleEvent,
+  t: Transition | undefined,
+): string | undefined {
   const expected = detailField(ev, 'expectedVersion');
   if (expected !== undefined) {
     if (!Number.isSafeInteger(expected)) return `detail.expectedVersion ${JSON.stringify(expected)} is not a version`;
-    if (expected !== s.version) return `stale: expected version ${String(expected)}, the ${def.entity.name} is at version ${s.version}`;
+    if (expected !== s.version)
+      return `stale: expected version ${String(expected)}, the ${def.entity.name} is at version ${s.version}`;
   }
   if (t?.kind !== 'fromDetail') return undefined;
   const basedOn = t.versionFrom === undefined ? undefined : detailField(ev, t.versionFrom);
   if (basedOn !== undefined) {
-    if (!Number.isSafeInteger(basedOn) || (basedOn as number) < 0) return `${ev.type}: detail.${t.versionFrom} ${JSON.stringify(basedOn)} is not a version`;
-    if ((basedOn as number) < s.version) return `${ev.type}: based on version ${String(basedOn)}, older than the ${def.entity.name}'s version ${s.version}`;
+    if (!Number.isSafeInteger(basedOn) || (basedOn as number) < 0)
+      return `${ev.type}: detail.${t.versionFrom} ${JSON.stringify(basedOn)} is not a version`;
+    if ((basedOn as number) < s.version)
+      return `${ev.type}: based on version ${String(basedOn)}, older than the ${def.entity.name}'s version ${s.version}`;
   }
   const at = t.timeFrom === undefined ? undefined : detailField(ev, t.timeFrom);
   if (at !== undefined) {
-    if (typeof at !== 'string' || !ISO_TIME.safeParse(at).success) return `${ev.type}: detail.${t.timeFrom} ${JSON.stringify(at)} is not an ISO time`;
+    if (typeof at !== 'string' || !ISO_TIME.safeParse(at).success)
+      return `${ev.type}: detail.${t.timeFrom} ${JSON.stringify(at)} is not an ISO time`;
     if (s.placedAt !== undefined && Date.parse(at) < Date.parse(s.placedAt))
       return `${ev.type}: detail.${t.timeFrom} ${at} is older than the newest one applied (${s.placedAt})`;
   }
@@ -194,7 +224,13 @@ function staleness(def: LifecycleDefinition, s: EntitySnapshot, ev: LifecycleEve
 const ISO_TIME = z.iso.datetime({ offset: true });
 
 function systemEvent(trigger: LifecycleEvent, type: string): LifecycleEvent {
-  return { id: `${trigger.id}:${type}`, entityId: trigger.entityId, type, time: trigger.time, detail: { triggeredBy: trigger.id } };
+  return {
+    id: `${trigger.id}:${type}`,
+    entityId: trigger.entityId,
+    type,
+    time: trigger.time,
+    detail: { triggeredBy: trigger.id },
+  };
 }
 
 /** The result of applying one event. */
@@ -227,7 +263,12 @@ export interface TransitionResult {
  * @throws InvalidInputError when the event has no usable id, entity id or ISO time, or the snapshot's
  * state is not a leaf of the definition: such input cannot be logged.
  */
-export function transition(def: LifecycleDefinition, snapshot: EntitySnapshot, event: LifecycleEvent, config: AgentConfig): TransitionResult {
+export function transition(
+  def: LifecycleDefinition,
+  snapshot: EntitySnapshot,
+  event: LifecycleEvent,
+  config: AgentConfig,
+): TransitionResult {
   return step(def, snapshot, parseEvent(event), config);
 }
 
@@ -238,8 +279,14 @@ function parseEvent(event: unknown): LifecycleEvent {
   throw new InvalidInputError(`lifecycle event: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
-function step(def: LifecycleDefinition, snapshot: EntitySnapshot, ev: LifecycleEvent, config: AgentConfig): TransitionResult {
-  if (!isLeaf(def, snapshot.state)) throw new InvalidInputError(`snapshot state "${snapshot.state}" is not a leaf state of ${def.name}`);
+function step(
+  def: LifecycleDefinition,
+  snapshot: EntitySnapshot,
+  ev: LifecycleEvent,
+  config: AgentConfig,
+): TransitionResult {
+  if (!isLeaf(def, snapshot.state))
+    throw new InvalidInputError(`snapshot state "${snapshot.state}" is not a leaf state of ${def.name}`);
   const counted: EntitySnapshot = { ...snapshot, eventCount: snapshot.eventCount + 1 };
   if (!knowsEvent(def, ev.type))
     return { snapshot: counted, actions: [{ type: 'refuse', reason: `unknown event type "${ev.type}"` }], emitted: [] };
@@ -249,15 +296,24 @@ function step(def: LifecycleDefinition, snapshot: EntitySnapshot, ev: LifecycleE
   if (stale) return { snapshot: counted, actions: [{ type: 'refuse', reason: stale }], emitted: [] };
   let taken = takeTransition(def, counted, handler, ev.type, ev.detail);
   // Remember the external time of an applied placement, so that an older one arriving later is refused.
-  const placedAt = handler?.kind === 'fromDetail' && handler.timeFrom !== undefined && !taken.actions.some((a) => a.type === 'refuse') ? detailField(ev, handler.timeFrom) : undefined;
+  const placedAt =
+    handler?.kind === 'fromDetail' && handler.timeFrom !== undefined && !taken.actions.some((a) => a.type === 'refuse')
+      ? detailField(ev, handler.timeFrom)
+      : undefined;
   if (typeof placedAt === 'string') taken = { ...taken, snapshot: { ...taken.snapshot, placedAt } };
   if (isSystemEventType(ev.type) || def.states[taken.snapshot.state]!.terminal) return { ...taken, emitted: [] };
   const { goals, followUps } = def.features;
   if (!goals && !followUps) return { ...taken, emitted: [] };
   const states = ancestorsOrSelf(def, taken.snapshot.state);
-  const { goalMet, stopMatched, conversationStopMatched, matched } = evaluateAgentConfig(config, ev, taken.snapshot.progress.matched, states);
+  const { goalMet, stopMatched, conversationStopMatched, matched } = evaluateAgentConfig(
+    config,
+    ev,
+    taken.snapshot.progress.matched,
+    states,
+  );
   const emitted: LifecycleEvent[] = [];
-  if (followUps && stopMatched && !taken.snapshot.context.followUpsStopped) emitted.push(systemEvent(ev, FOLLOW_UP_STOPPED));
+  if (followUps && stopMatched && !taken.snapshot.context.followUpsStopped)
+    emitted.push(systemEvent(ev, FOLLOW_UP_STOPPED));
   if (goals && goalMet) emitted.push(systemEvent(ev, GOAL_HIT));
   // The goal wins: a conversation that met it is not also "stopped without its goal". Raised only
   // where the statechart ends the conversation on it, so a configured stop can never loop.
@@ -288,7 +344,12 @@ export interface ApplyResult {
  * r.snapshot.state; // 'paid'
  * r.events[0];      // { id: 'e1', seq: 1, stateBefore: 'placed', stateAfter: 'paid', conversation: 1, actions: [], ... }
  */
-export function applyEvent(def: LifecycleDefinition, snapshot: EntitySnapshot, event: LifecycleEvent, config: AgentConfig): ApplyResult {
+export function applyEvent(
+  def: LifecycleDefinition,
+  snapshot: EntitySnapshot,
+  event: LifecycleEvent,
+  config: AgentConfig,
+): ApplyResult {
   const events: LoggedEvent[] = [];
   const queue = [event];
   let current = snapshot;

@@ -1,12 +1,18 @@
 import {
   BedrockRuntimeClient,
-  ConverseCommand,
   type BedrockRuntimeClientConfig,
+  ConverseCommand,
   type ConverseCommandInput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ModelRequestError, ModelThrottledError, ModelTimeoutError } from '../../core/errors.ts';
 import type { ClientTracer } from '../observability.ts';
-import { parseConverseResponse, type ConverseOptions, type ConverseRequest, type ConverseResponse, type ModelProvider } from './port.ts';
+import {
+  type ConverseOptions,
+  type ConverseRequest,
+  type ConverseResponse,
+  type ModelProvider,
+  parseConverseResponse,
+} from './port.ts';
 
 export interface BedrockModelOptions {
   /** The pinned model (or inference profile) id, e.g. `anthropic.claude-3-5-haiku-20241022-v1:0`. */
@@ -38,7 +44,15 @@ const TRANSIENT_SERVICE_ERRORS = new Set([
 ]);
 /** Errors raised before any response arrived: the SDK's own timeouts and network failures. */
 const TRANSPORT_ERRORS = new Set(['TimeoutError', 'AbortError', 'RequestTimeout', 'RequestTimeoutException']);
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ERR_HTTP2_STREAM_ERROR']);
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ERR_HTTP2_STREAM_ERROR',
+]);
 
 /**
  * Map an SDK error to the typed errors the ASL matches: throttling → `ModelThrottledError`;
@@ -47,7 +61,12 @@ const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE
  * `ModelRequestError` (permanent, goes to the fallback).
  */
 export function classifyBedrockError(error: unknown): Error {
-  const e = (error ?? {}) as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const e = (error ?? {}) as {
+    name?: string;
+    message?: string;
+    code?: string;
+    $metadata?: { httpStatusCode?: number };
+  };
   const name = e.name ?? 'Error';
   const status = e.$metadata?.httpStatusCode;
   const message = `Bedrock Converse failed: ${name}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}`;
@@ -102,7 +121,10 @@ export class BedrockModel implements ModelProvider {
     } catch (error) {
       throw classifyBedrockError(error);
     }
-    return parseConverseResponse({ output: raw.output, stopReason: raw.stopReason, usage: raw.usage }, `bedrock ${this.options.modelId}`);
+    return parseConverseResponse(
+      { output: raw.output, stopReason: raw.stopReason, usage: raw.usage },
+      `bedrock ${this.options.modelId}`,
+    );
   }
 
   forModel(modelId: string): BedrockModel {

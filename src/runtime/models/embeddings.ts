@@ -19,12 +19,19 @@ export interface EmbeddingModel {
 export const TITAN_V2 = 'amazon.titan-embed-text-v2:0';
 
 const STOP = new Set(
-  'a an the i me my we our you your it its is are was were be been am do does did to of in on at for with and or but if so this that these those there here what whats how can could would should will just please about from as by have has had not no yes im id ive thats'.split(' '),
+  'a an the i me my we our you your it its is are was were be been am do does did to of in on at for with and or but if so this that these those there here what whats how can could would should will just please about from as by have has had not no yes im id ive thats'.split(
+    ' ',
+  ),
 );
 
 /** Content words, lowercased, with a crude suffix strip so "refunds"/"refunded"/"refunding" meet "refund". */
 export function contentWords(text: string): string[] {
-  return (text.toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+/gu) ?? [])
+  return (
+    text
+      .toLowerCase()
+      .replace(/['’]/g, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  )
     .filter((w) => !STOP.has(w))
     .map((w) => (w.length > 4 ? w.replace(/(?:ing|ed|(?<!s)s)$/, '') : w));
 }
@@ -78,7 +85,11 @@ export interface TitanEmbeddingsOptions {
 const TitanResponse = z.object({ embedding: z.array(z.number()).min(1) });
 
 /** Bedrock's Titan Text Embeddings V2: one InvokeModel per text (the model takes one), normalised vectors. */
-export function titanEmbeddings({ client, modelId = TITAN_V2, dimensions = 256 }: TitanEmbeddingsOptions): EmbeddingModel {
+export function titanEmbeddings({
+  client,
+  modelId = TITAN_V2,
+  dimensions = 256,
+}: TitanEmbeddingsOptions): EmbeddingModel {
   return {
     name: `bedrock ${modelId}`,
     async embed(texts) {
@@ -86,7 +97,12 @@ export function titanEmbeddings({ client, modelId = TITAN_V2, dimensions = 256 }
         texts.map(async (inputText) => {
           // SDK errors pass through: a tool's caller (the toolbox) tells transient from permanent.
           const raw = await client.send(
-            new InvokeModelCommand({ modelId, contentType: 'application/json', accept: 'application/json', body: JSON.stringify({ inputText, dimensions, normalize: true }) }),
+            new InvokeModelCommand({
+              modelId,
+              contentType: 'application/json',
+              accept: 'application/json',
+              body: JSON.stringify({ inputText, dimensions, normalize: true }),
+            }),
           );
           const parsed = TitanResponse.safeParse(JSON.parse(new TextDecoder().decode(raw.body)));
           if (!parsed.success) throw new InvalidModelOutputError(`bedrock ${modelId} returned no embedding`);
@@ -98,7 +114,13 @@ export function titanEmbeddings({ client, modelId = TITAN_V2, dimensions = 256 }
 }
 
 /** `EMBEDDINGS_PROVIDER` (`bedrock` | `lexical`, default lexical) and `EMBEDDINGS_MODEL_ID`, as the stack sets them. */
-export function embeddingsFromEnv(env: Readonly<Record<string, string | undefined>>, traced: <C extends object>(c: C) => C = (c) => c): EmbeddingModel {
+export function embeddingsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  traced: <C extends object>(c: C) => C = (c) => c,
+): EmbeddingModel {
   if (env.EMBEDDINGS_PROVIDER !== 'bedrock') return lexicalEmbeddings();
-  return titanEmbeddings({ client: traced(new BedrockRuntimeClient({ region: env.AWS_REGION, maxAttempts: 1 })), modelId: env.EMBEDDINGS_MODEL_ID ?? TITAN_V2 });
+  return titanEmbeddings({
+    client: traced(new BedrockRuntimeClient({ region: env.AWS_REGION, maxAttempts: 1 })),
+    modelId: env.EMBEDDINGS_MODEL_ID ?? TITAN_V2,
+  });
 }

@@ -8,15 +8,20 @@
  * catches, exactly as the Bedrock adapter's do.
  */
 import * as z from 'zod';
-import { InvalidModelOutputError, ModelRequestError, ModelThrottledError, ModelTimeoutError } from '../../core/errors.ts';
 import {
-  parseConverseResponse,
+  InvalidModelOutputError,
+  ModelRequestError,
+  ModelThrottledError,
+  ModelTimeoutError,
+} from '../../core/errors.ts';
+import {
   type ContentBlock,
   type ConverseOptions,
   type ConverseRequest,
   type ConverseResponse,
   type Message,
   type ModelProvider,
+  parseConverseResponse,
   type StopReason,
   type ToolChoice,
 } from './port.ts';
@@ -54,7 +59,15 @@ const ChatResponse = z.object({
         message: z.object({
           content: z.string().nullable().optional(),
           tool_calls: z
-            .array(z.object({ id: z.string().optional(), function: z.object({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]) }) }))
+            .array(
+              z.object({
+                id: z.string().optional(),
+                function: z.object({
+                  name: z.string(),
+                  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+                }),
+              }),
+            )
             .nullable()
             .optional(),
         }),
@@ -67,12 +80,21 @@ const ChatResponse = z.object({
       prompt_tokens: z.number().int().nonnegative(),
       completion_tokens: z.number().int().nonnegative(),
       total_tokens: z.number().int().nonnegative().optional(),
-      prompt_tokens_details: z.object({ cached_tokens: z.number().int().nonnegative().optional() }).nullable().optional(),
+      prompt_tokens_details: z
+        .object({ cached_tokens: z.number().int().nonnegative().optional() })
+        .nullable()
+        .optional(),
     })
     .optional(),
 });
 
-const STOP: Record<string, StopReason> = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'content_filtered' };
+const STOP: Record<string, StopReason> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'content_filtered',
+};
 
 const text = (blocks: ContentBlock[]) => blocks.flatMap((b) => ('text' in b ? [b.text] : [])).join('\n');
 
@@ -87,13 +109,27 @@ export function chatMessages(request: ConverseRequest): ChatMessage[] {
 function chatMessage(message: Message): ChatMessage[] {
   if (message.role === 'assistant') {
     const calls: ToolCall[] = message.content.flatMap((b) =>
-      'toolUse' in b ? [{ id: b.toolUse.toolUseId, type: 'function' as const, function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) } }] : [],
+      'toolUse' in b
+        ? [
+            {
+              id: b.toolUse.toolUseId,
+              type: 'function' as const,
+              function: { name: b.toolUse.name, arguments: JSON.stringify(b.toolUse.input ?? {}) },
+            },
+          ]
+        : [],
     );
     return [{ role: 'assistant', content: text(message.content) || null, ...(calls.length && { tool_calls: calls }) }];
   }
   const results: ChatMessage[] = message.content.flatMap((b) =>
     'toolResult' in b
-      ? [{ role: 'tool' as const, tool_call_id: b.toolResult.toolUseId, content: b.toolResult.content.map((c) => ('text' in c ? c.text : JSON.stringify(c.json))).join('\n') }]
+      ? [
+          {
+            role: 'tool' as const,
+            tool_call_id: b.toolResult.toolUseId,
+            content: b.toolResult.content.map((c) => ('text' in c ? c.text : JSON.stringify(c.json))).join('\n'),
+          },
+        ]
       : [],
   );
   const said = text(message.content);
@@ -132,7 +168,9 @@ function toolInput(args: string | Record<string, unknown>, provider: string): un
   try {
     return JSON.parse(args);
   } catch {
-    throw new InvalidModelOutputError(`${provider} returned tool call arguments that are not JSON: ${args.slice(0, 120)}`);
+    throw new InvalidModelOutputError(
+      `${provider} returned tool call arguments that are not JSON: ${args.slice(0, 120)}`,
+    );
   }
 }
 
@@ -141,15 +179,25 @@ export function converseResponse(raw: unknown, provider: string): ConverseRespon
   const parsed = ChatResponse.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new InvalidModelOutputError(`${provider} returned a malformed chat completion at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new InvalidModelOutputError(
+      `${provider} returned a malformed chat completion at ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
   }
   const { choices, usage } = parsed.data;
   const choice = choices[0]!;
   const content: ContentBlock[] = [];
   if (choice.message.content) content.push({ text: choice.message.content });
   for (const [i, call] of (choice.message.tool_calls ?? []).entries())
-    content.push({ toolUse: { toolUseId: call.id ?? `call-${i + 1}`, name: call.function.name, input: toolInput(call.function.arguments, provider) } });
-  const stopReason = content.some((b) => 'toolUse' in b) ? 'tool_use' : (STOP[choice.finish_reason ?? 'stop'] ?? 'end_turn');
+    content.push({
+      toolUse: {
+        toolUseId: call.id ?? `call-${i + 1}`,
+        name: call.function.name,
+        input: toolInput(call.function.arguments, provider),
+      },
+    });
+  const stopReason = content.some((b) => 'toolUse' in b)
+    ? 'tool_use'
+    : (STOP[choice.finish_reason ?? 'stop'] ?? 'end_turn');
   const input = usage?.prompt_tokens ?? 0;
   const output = usage?.completion_tokens ?? 0;
   const cached = usage?.prompt_tokens_details?.cached_tokens;
@@ -157,7 +205,12 @@ export function converseResponse(raw: unknown, provider: string): ConverseRespon
     {
       output: { message: { role: 'assistant', content } },
       stopReason,
-      usage: { inputTokens: input, outputTokens: output, totalTokens: usage?.total_tokens ?? input + output, ...(cached !== undefined && { cacheReadInputTokens: cached }) },
+      usage: {
+        inputTokens: input,
+        outputTokens: output,
+        totalTokens: usage?.total_tokens ?? input + output,
+        ...(cached !== undefined && { cacheReadInputTokens: cached }),
+      },
     },
     provider,
   );
@@ -227,18 +280,26 @@ export class OpenAiModel implements ModelProvider {
   }
 
   async converse(request: ConverseRequest, options: ConverseOptions = {}): Promise<ConverseResponse> {
-    const signals = [AbortSignal.timeout(this.options.timeoutMs ?? 60_000), ...(options.signal ? [options.signal] : [])];
+    const signals = [
+      AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+      ...(options.signal ? [options.signal] : []),
+    ];
     let response: Response;
     try {
       response = await (this.options.fetch ?? fetch)(`${this.options.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.options.apiKey && { authorization: `Bearer ${this.options.apiKey}` }) },
+        headers: {
+          'content-type': 'application/json',
+          ...(this.options.apiKey && { authorization: `Bearer ${this.options.apiKey}` }),
+        },
         body: JSON.stringify(chatRequest(request, this.options.model, this.options.maxTokens)),
         signal: AbortSignal.any(signals),
       });
     } catch (error) {
       // Aborted, timed out, refused or reset before an answer: transient.
-      throw new ModelTimeoutError(`${this.label} failed: ${(error as Error).name}: ${(error as Error).message}`, { cause: error });
+      throw new ModelTimeoutError(`${this.label} failed: ${(error as Error).name}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     const body = await response.text().catch((e: Error) => {
       throw new ModelTimeoutError(`${this.label} failed reading the answer: ${e.message}`, { cause: e });

@@ -104,7 +104,9 @@ const ToolResultContentSchema = z.union([z.object({ text: z.string() }), z.objec
 /** One content block. Block kinds steps never use (images, reasoning, citations) fail validation. */
 const ContentBlockSchema = z.union([
   z.object({ text: z.string() }).strict(),
-  z.object({ toolUse: z.object({ toolUseId: z.string().min(1), name: z.string().min(1), input: z.unknown() }) }).strict(),
+  z
+    .object({ toolUse: z.object({ toolUseId: z.string().min(1), name: z.string().min(1), input: z.unknown() }) })
+    .strict(),
   z
     .object({
       toolResult: z.object({

@@ -5,7 +5,15 @@
  * latency. The record is bounded ({@link boundedTranscript}): a step's output stays far below the
  * 256 KiB task result quota whatever the conversation held.
  */
-import type { ConverseUsage, InferenceConfiguration, Message, ProviderName, StopReason, SystemBlock, ToolConfiguration } from './port.ts';
+import type {
+  ConverseUsage,
+  InferenceConfiguration,
+  Message,
+  ProviderName,
+  StopReason,
+  SystemBlock,
+  ToolConfiguration,
+} from './port.ts';
 
 /** One model call: the request held `transcript.messages.slice(0, messages)`, the response is `transcript.messages[messages]`. */
 export interface ModelCallRecord {
@@ -42,9 +50,11 @@ const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8
 
 /** Every string of a JSON value cut to `limit` characters (the cut says how much went). */
 function cutStrings(value: unknown, limit: number): unknown {
-  if (typeof value === 'string') return value.length <= limit ? value : `${value.slice(0, limit)}… [${value.length - limit} characters cut]`;
+  if (typeof value === 'string')
+    return value.length <= limit ? value : `${value.slice(0, limit)}… [${value.length - limit} characters cut]`;
   if (Array.isArray(value)) return value.map((v) => cutStrings(v, limit));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, limit)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cutStrings(v, limit)]));
   return value;
 }
 
@@ -54,7 +64,10 @@ function cutStrings(value: unknown, limit: number): unknown {
  * conversation dropped (the first message, the step context, and the last four stay), with
  * `truncated` set. The call records always stay.
  */
-export function boundedTranscript(transcript: ModelTranscript, maxBytes: number = TRANSCRIPT_MAX_BYTES): ModelTranscript {
+export function boundedTranscript(
+  transcript: ModelTranscript,
+  maxBytes: number = TRANSCRIPT_MAX_BYTES,
+): ModelTranscript {
   if (bytes(transcript) <= maxBytes) return transcript;
   let cut = transcript;
   for (const limit of TEXT_LIMITS) {
@@ -62,9 +75,22 @@ export function boundedTranscript(transcript: ModelTranscript, maxBytes: number 
     if (bytes(cut) <= maxBytes) return cut;
   }
   if (cut.toolConfig) {
-    cut = { ...cut, toolConfig: { ...cut.toolConfig, tools: cut.toolConfig.tools.map(({ toolSpec }) => ({ toolSpec: { ...toolSpec, inputSchema: { json: {} } } })) } };
+    cut = {
+      ...cut,
+      toolConfig: {
+        ...cut.toolConfig,
+        tools: cut.toolConfig.tools.map(({ toolSpec }) => ({ toolSpec: { ...toolSpec, inputSchema: { json: {} } } })),
+      },
+    };
     if (bytes(cut) <= maxBytes) return cut;
   }
   if (cut.messages.length <= 5) return cut;
-  return { ...cut, messages: [...cut.messages.slice(0, 1), { role: 'user', content: [{ text: `[${cut.messages.length - 5} messages dropped]` }] }, ...cut.messages.slice(-4)] };
+  return {
+    ...cut,
+    messages: [
+      ...cut.messages.slice(0, 1),
+      { role: 'user', content: [{ text: `[${cut.messages.length - 5} messages dropped]` }] },
+      ...cut.messages.slice(-4),
+    ],
+  };
 }

@@ -10,8 +10,9 @@
  * of its own, `ModelThrottled` (dimension `workflow`) for every model call the provider throttled.
  * The phases of an invocation are in ./phases.ts.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { Env } from '../../core/env.ts';
 import { InvalidInputError } from '../../core/errors.ts';

@@ -1,14 +1,14 @@
 import { DefinitionError, StepFailedError } from '../../core/errors.ts';
-import { untrustedFields } from '../../definitions/workflow/input.ts';
-import type { WorkflowPlugin } from '../plugin.ts';
-import type { ModelProvider } from '../models/port.ts';
 import { loadGuardRules } from '../../definitions/workflow/guard.ts';
-import { withGuard } from '../steps/guard.ts';
+import { untrustedFields } from '../../definitions/workflow/input.ts';
+import type { TokenUsage } from '../contracts.ts';
+import type { ModelProvider } from '../models/port.ts';
+import type { WorkflowPlugin } from '../plugin.ts';
 import { tryFastPath } from '../steps/fast-path.ts';
+import { withGuard } from '../steps/guard.ts';
 import { runLlmStep } from '../steps/runner.ts';
 import { allowListed, withBoundArgs } from '../steps/step-toolbox.ts';
 import { NO_USAGE, type StepContext, type StepResult } from '../steps/types.ts';
-import type { TokenUsage } from '../contracts.ts';
 
 /** What running one step needs beyond the code-step context: the workflow's code, the model and the untrusted input, only for LLM steps. */
 export interface RunStepArgs extends Omit<StepContext, 'def'> {
@@ -31,13 +31,19 @@ async function runPanel(models: readonly string[], run: (modelId: string) => Pro
   const results: { model: string; result: StepResult }[] = [];
   for (const model of models) results.push({ model, result: await run(model) });
   const first = results[0]!.result;
-  const usage = results.reduce((total, { result }) => {
-    for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += result.usage[key];
-    return total;
-  }, { ...NO_USAGE });
+  const usage = results.reduce(
+    (total, { result }) => {
+      for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += result.usage[key];
+      return total;
+    },
+    { ...NO_USAGE },
+  );
   return {
     ...first,
-    fields: { ...first.fields, panel: results.map(({ model, result }) => ({ model, next: result.next, fields: result.fields })) },
+    fields: {
+      ...first.fields,
+      panel: results.map(({ model, result }) => ({ model, next: result.next, fields: result.fields })),
+    },
     toolCalls: results.flatMap(({ result }) => result.toolCalls),
     usage,
   };
@@ -63,7 +69,17 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
     const decided = fastPath && (await tryFastPath(fastPath, { def, step, input, toolbox, tool, untrusted }));
     if (decided) return decided;
     const run = (model: ModelProvider) =>
-      runLlmStep({ def, step, input, untrusted, untrustedFields: untrustedFields(def), model, toolbox, remainingTimeMs: tool.remainingTimeMs, temperature: args.temperature });
+      runLlmStep({
+        def,
+        step,
+        input,
+        untrusted,
+        untrustedFields: untrustedFields(def),
+        model,
+        toolbox,
+        remainingTimeMs: tool.remainingTimeMs,
+        temperature: args.temperature,
+      });
     if (!step.models) return run(args.model());
     return runPanel(step.models, (id) => run(args.model(id)));
   }
@@ -71,6 +87,8 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
   if (!run) throw new DefinitionError(step.file, 'handler', `no code step "${step.handler}" in the workflow's code`);
   const result = await run({ def, step, input, toolbox, tool });
   if (!step.next.includes(result.next))
-    throw new StepFailedError(`${step.name}: code step "${step.handler}" chose "${result.next}", not a declared edge (${step.next.join(', ')})`);
+    throw new StepFailedError(
+      `${step.name}: code step "${step.handler}" chose "${result.next}", not a declared edge (${step.next.join(', ')})`,
+    );
   return result;
 }

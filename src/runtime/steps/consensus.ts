@@ -18,10 +18,10 @@
  * the step itself (the final vote, recorded like any step).
  */
 import * as z from 'zod';
-import type { StepInput, TokenUsage } from '../contracts.ts';
 import { InvalidModelOutputError } from '../../core/errors.ts';
-import { consensusChoices, waveSizes, type SampleItem } from '../../definitions/workflow/consensus.ts';
+import { consensusChoices, type SampleItem, waveSizes } from '../../definitions/workflow/consensus.ts';
 import type { Consensus, StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import type { StepInput, TokenUsage } from '../contracts.ts';
 import { NO_USAGE, type StepResult } from './types.ts';
 
 /** What one sample returned (the Map keeps these), or why it failed. */
@@ -32,7 +32,15 @@ export const SampleResultSchema = z.object({
   reason: z.string().optional(),
   decidedBy: z.enum(['model', 'model-text', 'code', 'offline']).optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
-  usage: z.object({ modelCalls: z.number(), inputTokens: z.number(), outputTokens: z.number(), cacheReadInputTokens: z.number(), cacheWriteInputTokens: z.number() }).optional(),
+  usage: z
+    .object({
+      modelCalls: z.number(),
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      cacheReadInputTokens: z.number(),
+      cacheWriteInputTokens: z.number(),
+    })
+    .optional(),
   error: z.unknown().optional(),
 });
 export type SampleResult = z.infer<typeof SampleResultSchema>;
@@ -49,7 +57,10 @@ export const ConsensusInputShape = {
     })
     .optional(),
 };
-export type ConsensusInput = { sample?: SampleItem; consensus?: { votes: Record<string, SampleResult[]>; final: boolean } };
+export type ConsensusInput = {
+  sample?: SampleItem;
+  consensus?: { votes: Record<string, SampleResult[]>; final: boolean };
+};
 
 /** One voted value and its samples. */
 export interface Candidate {
@@ -85,7 +96,10 @@ export function tally(consensus: Consensus, samples: readonly SampleResult[], ch
     }
     const value = consensus.vote === undefined ? null : (s.fields?.[consensus.vote] ?? null);
     if (choices && value !== null && value !== '' && !choices.includes(String(value))) {
-      discarded.push({ sample: s.sample, why: `${consensus.vote} ${JSON.stringify(value)} is not one of ${choices.join(', ')}` });
+      discarded.push({
+        sample: s.sample,
+        why: `${consensus.vote} ${JSON.stringify(value)} is not one of ${choices.join(', ')}`,
+      });
       continue;
     }
     const key = JSON.stringify([s.next, value]);
@@ -99,7 +113,13 @@ export function tally(consensus: Consensus, samples: readonly SampleResult[], ch
   const remaining = Math.max(0, consensus.samples - samples.length);
   const [leader, runnerUp] = ranking;
   const decided = leader !== undefined && leader.count > (runnerUp?.count ?? 0) + remaining;
-  return { ranking, taken: samples.length, remaining, discarded, decided: decided || (remaining === 0 && leader !== undefined) };
+  return {
+    ranking,
+    taken: samples.length,
+    remaining,
+    discarded,
+    decided: decided || (remaining === 0 && leader !== undefined),
+  };
 }
 
 /** What a consensus step's output records of the vote (the execution history shows it; the state does not keep it). */
@@ -114,7 +134,8 @@ export interface ConsensusSummary {
 /** Every sample's model use: what the step cost. */
 function sumUsage(samples: readonly SampleResult[]): TokenUsage {
   const total = { ...NO_USAGE };
-  for (const { usage } of samples) if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
+  for (const { usage } of samples)
+    if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
   return total;
 }
 
@@ -148,9 +169,15 @@ export async function consensusPhase(
   };
   if (!input.consensus!.final) return { reply: { decided: counted.decided, ...summary } };
   const winner = counted.ranking[0];
-  if (!winner) throw new InvalidModelOutputError(`${step.name}: no valid sample among ${counted.taken} (${counted.discarded.map((d) => d.why).join('; ')})`);
+  if (!winner)
+    throw new InvalidModelOutputError(
+      `${step.name}: no valid sample among ${counted.taken} (${counted.discarded.map((d) => d.why).join('; ')})`,
+    );
   const { coldest } = winner;
-  const shown = consensus.vote === undefined || winner.value === null ? winner.next : `${winner.next} with ${consensus.vote} ${JSON.stringify(winner.value)}`;
+  const shown =
+    consensus.vote === undefined || winner.value === null
+      ? winner.next
+      : `${winner.next} with ${consensus.vote} ${JSON.stringify(winner.value)}`;
   const result: StepResult = {
     next: winner.next,
     reason: `${coldest.reason ?? 'no reason given'} (consensus: ${shown} by ${winner.count} of ${counted.taken} samples)`,

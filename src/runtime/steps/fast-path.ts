@@ -41,11 +41,15 @@ export const FAST_PATH_REASON = 'Fast path: ';
 export async function tryFastPath(fastPath: FastPath, ctx: FastPathContext): Promise<StepResult | undefined> {
   const decision = await fastPath(ctx);
   if (decision === null) return undefined;
-  const schema = routeSchema(ctx.step) as unknown as z.ZodType<{ next: string; reason: string } & Record<string, unknown>>;
+  const schema = routeSchema(ctx.step) as unknown as z.ZodType<
+    { next: string; reason: string } & Record<string, unknown>
+  >;
   const parsed = schema.safeParse({ ...decision.fields, next: decision.next, reason: decision.reason });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new StepFailedError(`${ctx.step.name}: the fast path's decision is invalid: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new StepFailedError(
+      `${ctx.step.name}: the fast path's decision is invalid: ${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
   }
   const { next, reason, ...fields } = parsed.data;
   return { next, reason: `${FAST_PATH_REASON}${reason}`, decidedBy: 'code', fields, toolCalls: [], usage: NO_USAGE };

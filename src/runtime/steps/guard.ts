@@ -10,16 +10,17 @@
  * it regenerates; after `maxRegenerations` refusals the rules file's fallback template is sent
  * instead. Every call's verdicts are kept on its record (`guard`), and so reach the event log.
  */
-import type { GuardVerdict, ToolCallRecord } from '../contracts.ts';
+
 import { StepwiseError } from '../../core/errors.ts';
 import { compileExpression } from '../../core/expressions.ts';
-import { linkHost, normalizeForChecks, phoneDigits, responseFacts } from './response-facts.ts';
+import { lookup, renderTemplate } from '../../core/template.ts';
 import type { GuardCheck, GuardRules } from '../../definitions/workflow/guard.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
+import type { GuardVerdict, ToolCallRecord } from '../contracts.ts';
 import { refusedArgs } from '../tools/refusals.ts';
 import type { Toolbox } from '../tools/types.ts';
+import { linkHost, normalizeForChecks, phoneDigits, responseFacts } from './response-facts.ts';
 import type { BindingScope } from './step-toolbox.ts';
-import { lookup, renderTemplate } from '../../core/template.ts';
 
 /** A guarded call broke a rule; the message names the checks. Recorded on the refused call, never thrown. */
 export class GuardViolationError extends StepwiseError {}
@@ -35,7 +36,10 @@ export interface GuardContext {
   untrusted?: Record<string, unknown>;
 }
 
-const words = (text: string): string[] => normalizeForChecks(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const words = (text: string): string[] =>
+  normalizeForChecks(text)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu) ?? [];
 
 function ngrams(list: string[], n: number): Set<string> {
   const out = new Set<string>();
@@ -59,13 +63,18 @@ function leakableInstruction(instruction: string, ignore: readonly string[]): st
 
 const STATE_PATH = /\b(?:data|input|untrusted)\.[A-Za-z_][\w.]*/g;
 
-function instructionLeaks(text: string, check: Extract<GuardCheck, { type: 'instructions' }>, ctx: GuardContext): string[] {
+function instructionLeaks(
+  text: string,
+  check: Extract<GuardCheck, { type: 'instructions' }>,
+  ctx: GuardContext,
+): string[] {
   const found: string[] = [];
   const source = ngrams(words(leakableInstruction(ctx.step.instruction, check.ignoreSections)), check.minWords);
   const echoed = [...ngrams(words(text), check.minWords)].find((g) => source.has(g));
   if (echoed) found.push(`"${echoed}"`);
   const lower = text.toLowerCase();
-  for (const name of ctx.internalNames) if (new RegExp(`(?<![\\w-])${name.replace(/[-]/g, '\\-')}(?![\\w-])`, 'i').test(lower)) found.push(name);
+  for (const name of ctx.internalNames)
+    if (new RegExp(`(?<![\\w-])${name.replace(/[-]/g, '\\-')}(?![\\w-])`, 'i').test(lower)) found.push(name);
   found.push(...(text.match(STATE_PATH) ?? []));
   return found;
 }
@@ -99,11 +108,21 @@ export interface OwnText {
  * Unicode look-alikes do not hide a copy). Each source string is read on its own, so a run never
  * spans two fields; what `own` covers is no copy (see `OwnText`). At most three runs.
  */
-export function quotedRuns(text: string, source: readonly string[], own: OwnText, minWords: number, minChars: number): string[] {
+export function quotedRuns(
+  text: string,
+  source: readonly string[],
+  own: OwnText,
+  minWords: number,
+  minChars: number,
+): string[] {
   const canonical = (t: string) => words(t).join(' ');
   // Values of one word ("valid") are not cut: the sender could sprinkle them to break up a copy.
   const values = own.values.map(canonical).filter((v) => v.includes(' '));
-  const segments = (t: string) => values.reduce((parts, v) => parts.flatMap((p) => ` ${p} `.split(` ${v} `)), [canonical(t)]).map((p) => p.trim()).filter(Boolean);
+  const segments = (t: string) =>
+    values
+      .reduce((parts, v) => parts.flatMap((p) => ` ${p} `.split(` ${v} `)), [canonical(t)])
+      .map((p) => p.trim())
+      .filter(Boolean);
   const ours = own.texts.map(canonical);
   const mine = segments(text);
   const byWords = new Set(mine.flatMap((m) => [...ngrams(m.split(' '), minWords)]));
@@ -142,7 +161,11 @@ const DEFAULT_MESSAGES: Record<GuardCheck['type'], string> = {
  * @example
  * checkText('Call +1 555 0100 999', rules, ctx) // [{ check: 'phones-allow-listed', passed: false, found: ['+15550100999'] }, ...]
  */
-export function checkText(written: string, rules: Pick<GuardRules, 'checks'> & Partial<Pick<GuardRules, 'fallback'>>, ctx: GuardContext): GuardVerdict[] {
+export function checkText(
+  written: string,
+  rules: Pick<GuardRules, 'checks'> & Partial<Pick<GuardRules, 'fallback'>>,
+  ctx: GuardContext,
+): GuardVerdict[] {
   const text = normalizeForChecks(written);
   const facts = responseFacts(text);
   return rules.checks.map((check): GuardVerdict => {
@@ -157,7 +180,12 @@ export function checkText(written: string, rules: Pick<GuardRules, 'checks'> & P
         found = instructionLeaks(text, check, ctx);
         break;
       case 'granted': {
-        const granted = new Set(check.from.map((p) => lookup(ctx.scope, p)).filter((v) => v !== undefined && v !== null).map(String));
+        const granted = new Set(
+          check.from
+            .map((p) => lookup(ctx.scope, p))
+            .filter((v) => v !== undefined && v !== null)
+            .map(String),
+        );
         found = [...new Set(text.match(new RegExp(check.pattern, 'gu')) ?? [])].filter((id) => !granted.has(id));
         break;
       }
@@ -167,12 +195,25 @@ export function checkText(written: string, rules: Pick<GuardRules, 'checks'> & P
       case 'quotes': {
         const paths = (list: readonly string[]) => list.flatMap((p) => strings(lookup(ctx.scope, p)));
         const own = { texts: [ctx.step.instruction, rules.fallback ?? ''], values: paths(check.trusted) };
-        found = quotedRuns(text, [...strings(ctx.untrusted), ...paths(check.from)], own, check.minWords, check.minChars);
+        found = quotedRuns(
+          text,
+          [...strings(ctx.untrusted), ...paths(check.from)],
+          own,
+          check.minWords,
+          check.minChars,
+        );
         break;
       }
       case 'expression': {
-        const outcome = compileExpression(check.expression).test({ text, ...facts, args: ctx.args, data: ctx.scope.data, input: ctx.scope.input });
-        found = 'value' in outcome ? (outcome.value ? [] : [check.expression]) : [`${check.expression} (${outcome.problem})`];
+        const outcome = compileExpression(check.expression).test({
+          text,
+          ...facts,
+          args: ctx.args,
+          data: ctx.scope.data,
+          input: ctx.scope.input,
+        });
+        found =
+          'value' in outcome ? (outcome.value ? [] : [check.expression]) : [`${check.expression} (${outcome.problem})`];
         break;
       }
     }
@@ -207,9 +248,17 @@ export function withGuard(toolbox: Toolbox, setup: GuardSetup): Toolbox {
     spec: (name) => toolbox.spec(name),
     async execute(name, args, callCtx): Promise<ToolCallRecord> {
       // A call the tool's schema refuses never runs anyway: the toolbox's refusal (ToolInputError) says more.
-      if (!guarded.has(name) || !toolbox.spec(name)?.input.safeParse(args).success) return toolbox.execute(name, args, callCtx);
-      const given = args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-      const ctx: GuardContext = { step: setup.step, internalNames: setup.internalNames, scope: setup.scope, args: given, untrusted: setup.untrusted };
+      if (!guarded.has(name) || !toolbox.spec(name)?.input.safeParse(args).success)
+        return toolbox.execute(name, args, callCtx);
+      const given =
+        args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+      const ctx: GuardContext = {
+        step: setup.step,
+        internalNames: setup.internalNames,
+        scope: setup.scope,
+        args: given,
+        untrusted: setup.untrusted,
+      };
       const verdicts = checkText(strings(given).join('\n'), setup.rules, ctx);
       const failed = verdicts.filter((v) => !v.passed);
       if (failed.length === 0) return { ...(await toolbox.execute(name, args, callCtx)), guard: verdicts };
@@ -217,13 +266,36 @@ export function withGuard(toolbox: Toolbox, setup: GuardSetup): Toolbox {
       const replyArg = toolbox.spec(name)?.replyArg;
       if (refusals < allowedRefusals || replyArg === undefined) {
         refusals++;
-        const fix = replyArg === undefined ? 'This call cannot be sent.' : `Write the ${replyArg} again without them; the rest of your instructions still hold.`;
-        return { tool: name, args: refusedArgs(args), error: `${GuardViolationError.name}: not sent, it contains ${summary}. ${fix}`, guard: verdicts };
+        const fix =
+          replyArg === undefined
+            ? 'This call cannot be sent.'
+            : `Write the ${replyArg} again without them; the rest of your instructions still hold.`;
+        return {
+          tool: name,
+          args: refusedArgs(args),
+          error: `${GuardViolationError.name}: not sent, it contains ${summary}. ${fix}`,
+          guard: verdicts,
+        };
       }
       // Out of regenerations: the templated fallback goes out instead, its text from trusted state only.
       const fallback = renderTemplate(setup.rules.fallback, setup.scope).value as string;
-      const sent = await toolbox.execute(name, { ...Object.fromEntries(Object.entries(given).filter(([, v]) => typeof v !== 'string')), [replyArg]: fallback }, callCtx);
-      return { ...sent, guard: [...verdicts, { check: 'fallback', lane: 'deterministic', passed: true, message: `fallback template sent instead (${summary})` }] };
+      const sent = await toolbox.execute(
+        name,
+        { ...Object.fromEntries(Object.entries(given).filter(([, v]) => typeof v !== 'string')), [replyArg]: fallback },
+        callCtx,
+      );
+      return {
+        ...sent,
+        guard: [
+          ...verdicts,
+          {
+            check: 'fallback',
+            lane: 'deterministic',
+            passed: true,
+            message: `fallback template sent instead (${summary})`,
+          },
+        ],
+      };
     },
   };
 }

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import type { StepInput } from '../contracts.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
+import type { StepInput } from '../contracts.ts';
 import type { ConverseRequest, Message, SystemBlock, ToolSpecification } from '../models/port.ts';
 import type { ToolSpec } from '../tools/types.ts';
-import { NEXT_STEP_LABEL, REASON_LABEL, fieldLabel } from './text-protocol.ts';
+import { fieldLabel, NEXT_STEP_LABEL, REASON_LABEL } from './text-protocol.ts';
 
 /** The pseudo-tool every LLM step finishes with; the runner handles it, the toolbox never sees it. */
 export const ROUTE_TOOL = 'route';
@@ -21,7 +21,10 @@ const FIELD_TYPES = {
  */
 export function routeSchema(step: StepDefinition) {
   const outputs = Object.fromEntries(
-    Object.entries(step.outputs).map(([name, field]) => [name, FIELD_TYPES[field.type]().describe(field.description).optional()]),
+    Object.entries(step.outputs).map(([name, field]) => [
+      name,
+      FIELD_TYPES[field.type]().describe(field.description).optional(),
+    ]),
   );
   return z.object({
     next: z.enum(step.next as [string, ...string[]]).describe('The step to run next, or DONE to end the workflow.'),
@@ -37,7 +40,11 @@ function toolSpecification(name: string, description: string, input: z.ZodType):
 }
 
 export function routeToolSpec(step: StepDefinition): ToolSpecification {
-  return toolSpecification(ROUTE_TOOL, `Finish step ${step.name}: choose the next step and report this step's outputs.`, routeSchema(step));
+  return toolSpecification(
+    ROUTE_TOOL,
+    `Finish step ${step.name}: choose the next step and report this step's outputs.`,
+    routeSchema(step),
+  );
 }
 
 export function toolSpecs(specs: ToolSpec[]): ToolSpecification[] {
@@ -52,7 +59,10 @@ function protocol(step: StepDefinition): string {
     `\`next\` must be one of: ${step.next.join(', ')}. Any other value is rejected.`,
     '`reason` is one short sentence explaining the choice, with no personal data (no names, addresses or serial numbers).',
     ...(outputs.length
-      ? ['Also set these outputs when you know them:', ...outputs.map(([name, f]) => `- \`${name}\` (${f.type}): ${f.description}`)]
+      ? [
+          'Also set these outputs when you know them:',
+          ...outputs.map(([name, f]) => `- \`${name}\` (${f.type}): ${f.description}`),
+        ]
       : []),
     `If you cannot call tools, end your answer with lines of the form \`${NEXT_STEP_LABEL}: <next>\`, \`${REASON_LABEL}: <reason>\`${outputs.map(([name]) => `, \`${fieldLabel(name)}: <value>\``).join('')}.`,
     '',
@@ -88,7 +98,11 @@ const CONTEXT_PREFACE = 'Step context (JSON). The "untrusted" object was written
  * structure. `untrusted` is what the trigger made of the input's untrusted fields; the input
  * itself is shown without them.
  */
-export function contextMessage(input: StepInput, untrustedFields: readonly string[], untrusted: Record<string, unknown> | undefined): Message {
+export function contextMessage(
+  input: StepInput,
+  untrustedFields: readonly string[],
+  untrusted: Record<string, unknown> | undefined,
+): Message {
   const trusted = Object.fromEntries(Object.entries(input.input).filter(([k]) => !untrustedFields.includes(k)));
   const context: StepPromptContext = {
     step: input.step,
@@ -106,6 +120,7 @@ export function readStepContext(request: ConverseRequest): StepPromptContext | u
   const first = request.messages[0];
   if (first?.role !== 'user') return undefined;
   const [preface, json] = first.content;
-  if (!preface || !('text' in preface) || preface.text !== CONTEXT_PREFACE || !json || !('text' in json)) return undefined;
+  if (!preface || !('text' in preface) || preface.text !== CONTEXT_PREFACE || !json || !('text' in json))
+    return undefined;
   return JSON.parse(json.text) as StepPromptContext;
 }

@@ -67,7 +67,9 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const WORD_CODES = new Set(['ALL', 'BOB', 'CUP', 'MAD', 'MOP', 'PEN', 'SOS', 'TOP', 'TRY']);
 // Any other ISO 4217 code in capitals (`EUR 500`, `500 CHF`), the common ones in any case, currency words, and every currency symbol (`\p{Sc}`).
 // A code and number inside an id (`TKT-HRK039RS0Y9J`, `TKT-EUR1234`) are not an amount: one is whole words only.
-const CODES = `${Intl.supportedValuesOf('currency').filter((c) => !WORD_CODES.has(c)).join('|')}|[Uu][Ss][Dd]|[Ee][Uu][Rr]|[Gg][Bb][Pp]`;
+const CODES = `${Intl.supportedValuesOf('currency')
+  .filter((c) => !WORD_CODES.has(c))
+  .join('|')}|[Uu][Ss][Dd]|[Ee][Uu][Rr]|[Gg][Bb][Pp]`;
 const WORDS = '[Dd]ollars?|[Ee]uros?|[Pp]ounds?|[Ff]rancs?|[Yy]en|[Bb]ucks';
 // 1,500.00 / 1.500,00 / 1 500 / 1'500 / 75.5 / 500
 const NUMBER = String.raw`(\d{1,3}(?:[,.' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?)`;
@@ -96,13 +98,17 @@ function hostOf(url: string, text: string): string {
 }
 
 /** The values in order of where they were found, without duplicates. */
-const inOrder = (found: Array<[at: number, value: string]>): string[] => [...new Set(found.sort(([a], [b]) => a - b).map(([, v]) => v))];
+const inOrder = (found: Array<[at: number, value: string]>): string[] => [
+  ...new Set(found.sort(([a], [b]) => a - b).map(([, v]) => v)),
+];
 
 /** The host names, email addresses, phone numbers and amounts in `text` (read from `normalizeForChecks(text)`). */
 export function responseFacts(text: string): ResponseFacts {
   const normalized = normalizeForChecks(text);
   const found = linkify.match(normalized) ?? [];
-  const emails = inOrder(found.filter((m) => m.schema === 'mailto:').map((m) => [m.index, m.url.replace(/^mailto:/i, '').toLowerCase()]));
+  const emails = inOrder(
+    found.filter((m) => m.schema === 'mailto:').map((m) => [m.index, m.url.replace(/^mailto:/i, '').toLowerCase()]),
+  );
   const links = inOrder([
     ...found.filter((m) => m.schema !== 'mailto:').map((m): [number, string] => [m.index, hostOf(m.url, m.text)]),
     ...[...normalized.matchAll(WWW_HOST)].map((m): [number, string] => [m.index, hostOf(`http://${m[1]}`, m[1]!)]),
@@ -124,4 +130,5 @@ export function responseFacts(text: string): ResponseFacts {
 export const linkHost = (domain: string): string => hostOf(`http://${domain.trim()}`, domain);
 
 /** A phone number as `responseFacts` reports it, for comparing allow-list entries. */
-export const phoneDigits = (phone: string): string => (phone.trim().startsWith('+') ? '+' : '') + phone.replace(/\D/g, '');
+export const phoneDigits = (phone: string): string =>
+  (phone.trim().startsWith('+') ? '+' : '') + phone.replace(/\D/g, '');

@@ -1,13 +1,13 @@
 import type * as z from 'zod';
-import type { StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
 import { DefinitionError, InvalidModelOutputError, ModelTimeoutError } from '../../core/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import type { StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
-import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
-import { ROUTE_TOOL, contextMessage, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
-import { parseStepText } from './text-protocol.ts';
 import { boundedTranscript, type ModelCallRecord } from '../models/transcript.ts';
-import { NO_USAGE, sentReply, toolContext, type StepResult } from './types.ts';
+import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
+import { contextMessage, ROUTE_TOOL, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
+import { parseStepText } from './text-protocol.ts';
+import { NO_USAGE, type StepResult, sentReply, toolContext } from './types.ts';
 
 export interface RunLlmStepArgs {
   def: WorkflowDefinition;
@@ -36,10 +36,18 @@ const FINISH_RESERVE_MS = 5_000;
  * is aborted as `ModelTimeoutError` (which the ASL retries) instead of the Lambda timing out
  * (`Sandbox.Timedout`, which is not retried).
  */
-async function converseWithin(model: ModelProvider, request: ConverseRequest, remainingTimeMs: (() => number) | undefined, step: string): Promise<ConverseResponse> {
+async function converseWithin(
+  model: ModelProvider,
+  request: ConverseRequest,
+  remainingTimeMs: (() => number) | undefined,
+  step: string,
+): Promise<ConverseResponse> {
   if (!remainingTimeMs) return model.converse(request);
   const budget = remainingTimeMs() - FINISH_RESERVE_MS;
-  if (budget <= 0) throw new ModelTimeoutError(`${step}: no time left in the Lambda for another model call (${remainingTimeMs()} ms remaining)`);
+  if (budget <= 0)
+    throw new ModelTimeoutError(
+      `${step}: no time left in the Lambda for another model call (${remainingTimeMs()} ms remaining)`,
+    );
   return model.converse(request, { signal: AbortSignal.timeout(budget) });
 }
 
@@ -56,7 +64,11 @@ function addUsage(total: TokenUsage, usage: ConverseResponse['usage']): TokenUsa
 }
 
 /** Why a candidate route fails the step's route schema, in words the model (and the console) can act on. */
-function routeProblem(step: StepDefinition, schema: z.ZodType<RouteDecision>, candidate: unknown): { decision?: RouteDecision; problem?: string } {
+function routeProblem(
+  step: StepDefinition,
+  schema: z.ZodType<RouteDecision>,
+  candidate: unknown,
+): { decision?: RouteDecision; problem?: string } {
   const parsed = schema.safeParse(candidate);
   if (parsed.success) return { decision: parsed.data };
   const issue = parsed.error.issues[0]!;
@@ -69,7 +81,9 @@ function routeProblem(step: StepDefinition, schema: z.ZodType<RouteDecision>, ca
   return { problem };
 }
 
-const errorResult = (toolUseId: string, text: string): ContentBlock => ({ toolResult: { toolUseId, content: [{ text }], status: 'error' } });
+const errorResult = (toolUseId: string, text: string): ContentBlock => ({
+  toolResult: { toolUseId, content: [{ text }], status: 'error' },
+});
 const okResult = (toolUseId: string, result: unknown): ContentBlock => ({
   toolResult: { toolUseId, content: [{ text: JSON.stringify(result ?? null) }], status: 'success' },
 });
@@ -90,7 +104,8 @@ function resolveSpecs(step: StepDefinition, toolbox: Toolbox): ToolSpec[] {
  */
 function finishedWithoutRoute(step: StepDefinition, turn: ToolCallRecord[], all: ToolCallRecord[]): boolean {
   if (step.next.length !== 1 || Object.values(step.outputs).some((o) => o.from === undefined)) return false;
-  const succeeded = (calls: ToolCallRecord[], tool?: string) => calls.some((c) => c.error === undefined && (tool === undefined || c.tool === tool));
+  const succeeded = (calls: ToolCallRecord[], tool?: string) =>
+    calls.some((c) => c.error === undefined && (tool === undefined || c.tool === tool));
   if (step.requires.length) return step.requires.every((tool) => succeeded(all, tool));
   return turn.length > 0 && turn.every((c) => c.error === undefined);
 }

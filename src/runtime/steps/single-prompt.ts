@@ -13,7 +13,10 @@ export const MONOLITHIC_STEP = 'monolithic';
  * and documentation) under its name, every tool of the manifest, one edge (`DONE`).
  */
 export function monolithicStep(def: WorkflowDefinition): StepDefinition {
-  const sections = def.steps.map((s) => `## Part ${s.name}${s.kind === 'code' ? ' (formerly a program: do it yourself)' : ''}\n\n${s.description}\n\n${s.instruction.trim()}`);
+  const sections = def.steps.map(
+    (s) =>
+      `## Part ${s.name}${s.kind === 'code' ? ' (formerly a program: do it yourself)' : ''}\n\n${s.description}\n\n${s.instruction.trim()}`,
+  );
   const instruction = [
     `# ${def.manifest.name}: the whole workflow in one conversation`,
     '',
@@ -23,7 +26,9 @@ export function monolithicStep(def: WorkflowDefinition): StepDefinition {
     '',
     ...sections,
   ].join('\n');
-  const outputs = Object.fromEntries(def.steps.flatMap((s) => Object.entries(s.outputs).map(([name, field]) => [name, { ...field, from: undefined }])));
+  const outputs = Object.fromEntries(
+    def.steps.flatMap((s) => Object.entries(s.outputs).map(([name, field]) => [name, { ...field, from: undefined }])),
+  );
   return {
     name: MONOLITHIC_STEP,
     description: `${def.manifest.name} in one LLM step (legacy mode)`,

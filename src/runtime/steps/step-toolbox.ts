@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ToolInputError, ToolNotAllowedError } from '../../core/errors.ts';
-import type { StepDefinition } from '../../definitions/workflow/schema.ts';
 import { lookup } from '../../core/template.ts';
+import type { StepDefinition } from '../../definitions/workflow/schema.ts';
 import { refusedArgs } from '../tools/refusals.ts';
 import type { Toolbox } from '../tools/types.ts';
 
@@ -36,27 +36,46 @@ export interface BindingScope {
  * anyway is refused, whatever the value. A bound path without a value refuses the call too: the
  * tool never runs on a guess.
  */
-export function withBoundArgs(toolbox: Toolbox, step: Pick<StepDefinition, 'name' | 'bind'>, scope: BindingScope): Toolbox {
-  const refuse = (name: string, args: unknown, why: string) => ({ tool: name, args: refusedArgs(args), error: `${ToolInputError.name}: ${why}` });
+export function withBoundArgs(
+  toolbox: Toolbox,
+  step: Pick<StepDefinition, 'name' | 'bind'>,
+  scope: BindingScope,
+): Toolbox {
+  const refuse = (name: string, args: unknown, why: string) => ({
+    tool: name,
+    args: refusedArgs(args),
+    error: `${ToolInputError.name}: ${why}`,
+  });
   return {
     spec(name) {
       const spec = toolbox.spec(name);
       const bound = step.bind[name];
       if (!spec || !bound) return spec;
-      return { ...spec, input: spec.input.omit(Object.fromEntries(Object.keys(bound).map((k) => [k, true])) as Record<string, true> & Record<number, never>) };
+      return {
+        ...spec,
+        input: spec.input.omit(
+          Object.fromEntries(Object.keys(bound).map((k) => [k, true])) as Record<string, true> & Record<number, never>,
+        ),
+      };
     },
     async execute(name, args, ctx) {
       const bound = step.bind[name];
       if (!bound) return toolbox.execute(name, args, ctx);
-      const given = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+      const given =
+        typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
       const filled: Record<string, unknown> = {};
       for (const [arg, path] of Object.entries(bound)) {
         const value = lookup(scope, path);
         if (Object.hasOwn(given, arg)) {
           const same = isDeepStrictEqual(given[arg], value) ? ' (not even to the same value)' : '';
-          return refuse(name, args, `argument "${arg}" is bound from ${path} in step ${step.name}: the caller may not set it${same}`);
+          return refuse(
+            name,
+            args,
+            `argument "${arg}" is bound from ${path} in step ${step.name}: the caller may not set it${same}`,
+          );
         }
-        if (value === undefined || value === null) return refuse(name, args, `bound argument "${arg}": ${path} has no value`);
+        if (value === undefined || value === null)
+          return refuse(name, args, `bound argument "${arg}": ${path} has no value`);
         filled[arg] = value;
       }
       return toolbox.execute(name, { ...given, ...filled }, ctx);

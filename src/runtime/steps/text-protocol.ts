@@ -1,5 +1,5 @@
-import type { ToolCallRecord } from '../contracts.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
+import type { ToolCallRecord } from '../contracts.ts';
 
 /**
  * The text form of a step's result, `LABEL: value` lines:

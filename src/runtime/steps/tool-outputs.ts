@@ -19,7 +19,10 @@ export interface OutputOverride {
  * value (a ticket id the email made up) cannot reach later steps. Without a successful call the
  * field is removed. Returns the corrected result and the reported values that were replaced.
  */
-export function withToolOutputs(step: StepDefinition, result: StepResult): { result: StepResult; overrides: OutputOverride[] } {
+export function withToolOutputs(
+  step: StepDefinition,
+  result: StepResult,
+): { result: StepResult; overrides: OutputOverride[] } {
   const fields = { ...result.fields };
   const overrides: OutputOverride[] = [];
   for (const [field, { from }] of Object.entries(step.outputs)) {
@@ -27,7 +30,10 @@ export function withToolOutputs(step: StepDefinition, result: StepResult): { res
     const [tool, key] = from.split('.') as [string, string];
     const call = result.toolCalls.filter((c) => c.tool === tool && c.error === undefined).at(-1);
     const answer = call?.result;
-    const kept = typeof answer === 'object' && answer !== null && Object.hasOwn(answer, key) ? (answer as Record<string, unknown>)[key] : undefined;
+    const kept =
+      typeof answer === 'object' && answer !== null && Object.hasOwn(answer, key)
+        ? (answer as Record<string, unknown>)[key]
+        : undefined;
     const reported = fields[field];
     if (reported !== undefined && !isDeepStrictEqual(reported, kept)) overrides.push({ field, from, reported, kept });
     if (kept === undefined) delete fields[field];

@@ -1,7 +1,7 @@
-import type { DecidedBy, StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
+import type { DecidedBy, StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
 import type { ModelTranscript } from '../models/transcript.ts';
+import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
 
 /** What a step decided: the runner's and every code step's result. The handler turns it into a `StepOutput`. */
 export interface StepResult {
@@ -52,7 +52,13 @@ export interface StepContext {
 
 /** The caller identity tools see: derived from the execution, never from model output. */
 export function toolContext(input: StepInput, remainingTimeMs?: () => number): CallContext {
-  return { workflow: input.workflow, step: input.step, execution: input.execution, input: input.input, ...(remainingTimeMs ? { remainingTimeMs } : {}) };
+  return {
+    workflow: input.workflow,
+    step: input.step,
+    execution: input.execution,
+    input: input.input,
+    ...(remainingTimeMs ? { remainingTimeMs } : {}),
+  };
 }
 
 /**
@@ -64,7 +70,13 @@ export type CodeStep = (ctx: StepContext) => Promise<StepResult>;
 /** Type helper for code step modules. */
 export const defineCodeStep = (step: CodeStep): CodeStep => step;
 
-export const NO_USAGE: TokenUsage = Object.freeze({ modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
+export const NO_USAGE: TokenUsage = Object.freeze({
+  modelCalls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadInputTokens: 0,
+  cacheWriteInputTokens: 0,
+});
 
 /** A side-effecting call that did nothing: the toolbox returned the result of an earlier call (see `ToolDefinition.idempotency`). */
 export function isReplay(call: ToolCallRecord): boolean {
@@ -75,8 +87,13 @@ export function isReplay(call: ToolCallRecord): boolean {
  * The text a step sent to the outside: the `replyArg` argument of its last successful call of a
  * tool that declares one (`send_email`'s `body`). A replayed call sent nothing, so it is no reply.
  */
-export function sentReply(toolCalls: ToolCallRecord[], spec: (name: string) => Pick<ToolSpec, 'replyArg'> | undefined): string | undefined {
-  const sent = toolCalls.filter((c) => c.error === undefined && !isReplay(c) && spec(c.tool)?.replyArg !== undefined).at(-1);
+export function sentReply(
+  toolCalls: ToolCallRecord[],
+  spec: (name: string) => Pick<ToolSpec, 'replyArg'> | undefined,
+): string | undefined {
+  const sent = toolCalls
+    .filter((c) => c.error === undefined && !isReplay(c) && spec(c.tool)?.replyArg !== undefined)
+    .at(-1);
   const text = sent && sent.args[spec(sent.tool)!.replyArg!];
   return typeof text === 'string' ? text : undefined;
 }

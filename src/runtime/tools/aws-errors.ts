@@ -27,7 +27,13 @@ export function isTransient(e: unknown): boolean {
     code?: string;
   };
   const status = $metadata?.httpStatusCode ?? 0;
-  return status === 429 || status >= 500 || Boolean($retryable) || TRANSIENT_NAMES.has(e.name) || NETWORK_CODES.has(code ?? '');
+  return (
+    status === 429 ||
+    status >= 500 ||
+    Boolean($retryable) ||
+    TRANSIENT_NAMES.has(e.name) ||
+    NETWORK_CODES.has(code ?? '')
+  );
 }
 
 /** The error to throw for a tool failure, or undefined when the failure is permanent (recorded, not thrown). */
@@ -36,7 +42,10 @@ export function asUnavailable(tool: string, e: unknown): ToolUnavailableError | 
   // Powertools wraps store failures; the cause says whether they are transient.
   const cause = e instanceof Error && e.name === 'IdempotencyPersistenceLayerError' ? e.cause : e;
   if (e instanceof Error && e.name === 'IdempotencyAlreadyInProgressError')
-    return new ToolUnavailableError(`${tool}: an earlier call (a crashed or parallel attempt) is still running it`, { cause: e });
-  if (isTransient(cause)) return new ToolUnavailableError(`${tool}: ${(cause as Error).name}: ${(cause as Error).message}`, { cause: e });
+    return new ToolUnavailableError(`${tool}: an earlier call (a crashed or parallel attempt) is still running it`, {
+      cause: e,
+    });
+  if (isTransient(cause))
+    return new ToolUnavailableError(`${tool}: ${(cause as Error).name}: ${(cause as Error).message}`, { cause: e });
   return undefined;
 }

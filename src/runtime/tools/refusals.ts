@@ -3,11 +3,14 @@ const MAX_KEYS = 12;
 const MAX_TEXT = 120;
 
 function clip(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT - 1)}…(${value.length} chars)` : value;
+  if (typeof value === 'string')
+    return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT - 1)}…(${value.length} chars)` : value;
   if (value === null || typeof value !== 'object') return value;
   if (depth >= 2) return Array.isArray(value) ? `[array of ${value.length}]` : '{…}';
   const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
-  const kept = Object.fromEntries(entries.slice(0, MAX_KEYS).map(([k, v]) => [k.slice(0, MAX_TEXT), clip(v, depth + 1)]));
+  const kept = Object.fromEntries(
+    entries.slice(0, MAX_KEYS).map(([k, v]) => [k.slice(0, MAX_TEXT), clip(v, depth + 1)]),
+  );
   if (entries.length > MAX_KEYS) kept['…'] = `${entries.length - MAX_KEYS} more`;
   return kept;
 }
@@ -19,5 +22,7 @@ function clip(value: unknown, depth: number): unknown {
  */
 export function refusedArgs(args: unknown): Record<string, unknown> {
   const value = clip(args, 0);
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : { value };
 }

@@ -10,14 +10,15 @@
  * the arguments): a retried step whose model words a mail differently still gets the first
  * result and sends nothing. A replayed result carries `replayed: true`.
  */
-import type { Context } from 'aws-lambda';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
-import type { ToolCallRecord } from '../contracts.ts';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
 import type { Env } from '../../core/env.ts';
 import { InvalidInputError, ToolInputError, ToolNotAllowedError } from '../../core/errors.ts';
+import type { ToolCallRecord } from '../contracts.ts';
 import type { ClientTracer } from '../observability.ts';
 import { asUnavailable } from './aws-errors.ts';
 import { refusedArgs } from './refusals.ts';
@@ -71,7 +72,10 @@ export function awsClients(env: Env, tracer?: ClientTracer): AwsClients {
 /** A required environment variable of a tool's adapter, with a message that names the tool's resources. */
 export function requireEnv(env: Env, name: string, tool: string): string {
   const value = env[name];
-  if (!value) throw new InvalidInputError(`tool ${tool}: this function's environment has no ${name} (is the tool on the step's allow-list, and its resources declared?)`);
+  if (!value)
+    throw new InvalidInputError(
+      `tool ${tool}: this function's environment has no ${name} (is the tool on the step's allow-list, and its resources declared?)`,
+    );
   return value;
 }
 
@@ -87,18 +91,30 @@ export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOpt
   const aws = awsClients(env, opts.tracer);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const ports = new Map<string, () => unknown>(tools.map((tool) => [tool.name, lazy(() => tool.connect?.(env, aws))]));
-  const idempotency = lazy(() => opts.idempotency ?? dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')));
+  const idempotency = lazy(
+    () => opts.idempotency ?? dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')),
+  );
 
-  const run = (tool: ToolDefinition, args: unknown, ctx: ToolContext) => tool.run(args as never, ctx, ports.get(tool.name)!());
+  const run = (tool: ToolDefinition, args: unknown, ctx: ToolContext) =>
+    tool.run(args as never, ctx, ports.get(tool.name)!());
 
-  const runOnce = (tool: ToolDefinition, scope: NonNullable<ToolDefinition['idempotency']>, args: unknown, ctx: ToolContext) => {
+  const runOnce = (
+    tool: ToolDefinition,
+    scope: NonNullable<ToolDefinition['idempotency']>,
+    args: unknown,
+    ctx: ToolContext,
+  ) => {
     // One config per call: it carries this call's remaining time, which bounds the in-progress lock.
     const config = new IdempotencyConfig({
       expiresAfterSeconds: rememberSeconds,
       responseHook: (stored) => ({ ...(stored as Record<string, unknown>), replayed: true }),
     });
     config.registerLambdaContext({ getRemainingTimeInMillis: ctx.remainingTimeMs ?? (() => lockMs) } as Context);
-    const once = makeIdempotent((_key: IdempotencyKey) => run(tool, args, ctx), { persistenceStore: idempotency(), config, keyPrefix: 'tool' });
+    const once = makeIdempotent((_key: IdempotencyKey) => run(tool, args, ctx), {
+      persistenceStore: idempotency(),
+      config,
+      keyPrefix: 'tool',
+    });
     const key: IdempotencyKey = { workflow: ctx.workflow, execution: ctx.execution.name, tool: tool.name };
     return once(scope === 'step' ? { ...key, step: ctx.step } : key);
   };
@@ -108,14 +124,21 @@ export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOpt
     async execute(name, args, given): Promise<ToolCallRecord> {
       const ctx: ToolContext = { ...given, now: clock };
       const tool = byName.get(name);
-      if (!tool) return { tool: name, args: refusedArgs(args), error: `${ToolNotAllowedError.name}: unknown tool "${name}"` };
+      if (!tool)
+        return { tool: name, args: refusedArgs(args), error: `${ToolNotAllowedError.name}: unknown tool "${name}"` };
       const parsed = tool.input.safeParse(args);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
-        return { tool: name, args: refusedArgs(args), error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}` };
+        return {
+          tool: name,
+          args: refusedArgs(args),
+          error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}`,
+        };
       }
       try {
-        const result = await (tool.idempotency ? runOnce(tool, tool.idempotency, parsed.data, ctx) : run(tool, parsed.data, ctx));
+        const result = await (tool.idempotency
+          ? runOnce(tool, tool.idempotency, parsed.data, ctx)
+          : run(tool, parsed.data, ctx));
         return { tool: name, args: parsed.data, result };
       } catch (e) {
         const unavailable = asUnavailable(name, e);

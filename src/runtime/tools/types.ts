@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type * as z from 'zod';
-import type { ToolCallRecord } from '../contracts.ts';
 import type { Env } from '../../core/env.ts';
+import type { ToolCallRecord } from '../contracts.ts';
 
 /** Who is calling a tool: tools derive idempotency keys and recipients from this, never from model output. */
 export interface ToolContext {
@@ -123,9 +123,14 @@ export interface Toolbox {
 }
 
 /** The arguments the event log may keep: those the tool's schema declares and does not mark personal (an unknown argument may carry anything). */
-export function loggableArgs(spec: Pick<ToolSpec, 'personal' | 'input'>, args: Record<string, unknown>): Record<string, unknown> {
+export function loggableArgs(
+  spec: Pick<ToolSpec, 'personal' | 'input'>,
+  args: Record<string, unknown>,
+): Record<string, unknown> {
   const personal = new Set(spec.personal ?? []);
-  return Object.fromEntries(Object.entries(args).filter(([k]) => Object.hasOwn(spec.input.shape, k) && !personal.has(k)));
+  return Object.fromEntries(
+    Object.entries(args).filter(([k]) => Object.hasOwn(spec.input.shape, k) && !personal.has(k)),
+  );
 }
 
 /** Tool names are snake_case; their modules are kebab-case files. */

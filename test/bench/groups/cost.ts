@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { loadWorkflowFrom } from '../../../src/definitions/workflow/loader.ts';
-import { costPer1000, gbSeconds, loadPrices, meanCounts, type ExecutionCounts } from '../../../src/evals/cost.ts';
+import { costPer1000, type ExecutionCounts, gbSeconds, loadPrices, meanCounts } from '../../../src/evals/cost.ts';
 import { stateTransitions, stepTrail } from '../../../src/local/history.ts';
 import { synthProject } from '../../../src/local/synth.ts';
 import { executionUsage, WorkflowSession } from '../../../src/local/workflow-session.ts';
@@ -18,21 +18,30 @@ import { countDynamoRequests, estimatingModel } from '../usage.ts';
 import { ENV } from './shared.ts';
 
 /** The model the cost is computed for: the id the environment config pins (see stepwise.config.ts). */
-const COST_MODEL_ID = exampleEnv(ENV).modelId ?? loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email')).manifest.model.id;
+const COST_MODEL_ID =
+  exampleEnv(ENV).modelId ?? loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email')).manifest.model.id;
 
 /** Configured memory of each step's function and of the email ingress, from the synthesized template. */
 async function functionMemory(workflow: string): Promise<{ steps: Record<string, number>; ingressMb: number }> {
   const app = await synthProject(ENV);
   const machine = app.stateMachines.find((m) => m.workflowName === workflow)!;
-  const resources = Object.values(app.templates[machine.stack]!.Resources ?? {}).filter((r) => r.Type === 'AWS::Lambda::Function');
-  const env = (r: (typeof resources)[number]) => ((r.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables ?? {});
+  const resources = Object.values(app.templates[machine.stack]!.Resources ?? {}).filter(
+    (r) => r.Type === 'AWS::Lambda::Function',
+  );
+  const env = (r: (typeof resources)[number]) =>
+    (r.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables ?? {};
   const memory = (r: (typeof resources)[number]) => Number(r.Properties?.MemorySize ?? 128);
-  const steps = Object.fromEntries(resources.filter((r) => typeof env(r).STEP === 'string').map((r) => [String(env(r).STEP), memory(r)]));
+  const steps = Object.fromEntries(
+    resources.filter((r) => typeof env(r).STEP === 'string').map((r) => [String(env(r).STEP), memory(r)]),
+  );
   const ingress = resources.find((r) => String(r.Metadata?.['stepwise:entry'] ?? '').includes('triggers/email'));
   return { steps, ingressMb: ingress ? memory(ingress) : 512 };
 }
 
-async function costOf(mode: 'fast path' | 'model path', rounds: number): Promise<{ perFlow: Record<string, ExecutionCounts>; largestPrefixTokens: number }> {
+async function costOf(
+  mode: 'fast path' | 'model path',
+  rounds: number,
+): Promise<{ perFlow: Record<string, ExecutionCounts>; largestPrefixTokens: number }> {
   const prices = loadPrices();
   const minCache = prices.models[COST_MODEL_ID]?.minCacheTokens ?? 4096;
   const def = loadWorkflowFrom(join(STATEMACHINES_DIR, 'warranty-email'));
@@ -55,7 +64,9 @@ async function costOf(mode: 'fast path' | 'model path', rounds: number): Promise
       for (const flow of FLOW_SAMPLES) {
         const dynamo = countDynamoRequests();
         try {
-          const ingested = await timed(() => ingestEmail(flowSample(def.dir, flow), `cost-${mode.replace(' ', '-')}-${n++}`));
+          const ingested = await timed(() =>
+            ingestEmail(flowSample(def.dir, flow), `cost-${mode.replace(' ', '-')}-${n++}`),
+          );
           const { input, name } = ingested.value;
           const execution = await session.runtime.startExecution(def.manifest.name, input, { name });
           if (r === 0) continue; // warm-up round: module loading is not what an execution costs
@@ -64,7 +75,9 @@ async function costOf(mode: 'fast path' | 'model path', rounds: number): Promise
           const counts: ExecutionCounts = {
             stateTransitions: stateTransitions(execution.history),
             lambdaInvocations: steps.length + 1,
-            lambdaGbSeconds: gbSeconds(memory.ingressMb, ingested.ms) + steps.reduce((sum, s) => sum + gbSeconds(memory.steps[s.step] ?? 512, s.durationMs), 0),
+            lambdaGbSeconds:
+              gbSeconds(memory.ingressMb, ingested.ms) +
+              steps.reduce((sum, s) => sum + gbSeconds(memory.steps[s.step] ?? 512, s.durationMs), 0),
             dynamoReadUnits: dynamo.reads,
             dynamoWriteUnits: dynamo.writes,
             ...usage,
@@ -77,7 +90,10 @@ async function costOf(mode: 'fast path' | 'model path', rounds: number): Promise
   } finally {
     await session.close();
   }
-  return { perFlow: Object.fromEntries(Object.entries(perFlow).map(([f, all]) => [f, meanCounts(all)])), largestPrefixTokens: model.largestPrefixTokens };
+  return {
+    perFlow: Object.fromEntries(Object.entries(perFlow).map(([f, all]) => [f, meanCounts(all)])),
+    largestPrefixTokens: model.largestPrefixTokens,
+  };
 }
 
 export async function cost(bench: BenchRun): Promise<void> {
@@ -86,10 +102,18 @@ export async function cost(bench: BenchRun): Promise<void> {
   const modes = {} as Record<'fastPath' | 'modelPath', unknown>;
   let cachedShare = 0;
   let largestPrefix = 0;
-  for (const [key, mode] of [['fastPath', 'fast path'], ['modelPath', 'model path']] as const) {
+  for (const [key, mode] of [
+    ['fastPath', 'fast path'],
+    ['modelPath', 'model path'],
+  ] as const) {
     const measured = await costOf(mode, rounds);
     const counts = meanCounts(Object.values(measured.perFlow));
-    const perFlowCost = Object.fromEntries(Object.entries(measured.perFlow).map(([f, c]) => [f, { counts: c, costPer1000: costPer1000(c, prices, COST_MODEL_ID) }]));
+    const perFlowCost = Object.fromEntries(
+      Object.entries(measured.perFlow).map(([f, c]) => [
+        f,
+        { counts: c, costPer1000: costPer1000(c, prices, COST_MODEL_ID) },
+      ]),
+    );
     const input = counts.inputTokens + counts.cacheReadInputTokens + counts.cacheWriteInputTokens;
     if (key === 'fastPath') {
       cachedShare = input ? counts.cacheReadInputTokens / input : 0;
@@ -103,7 +127,14 @@ export async function cost(bench: BenchRun): Promise<void> {
   const plugin = await loadPlugin('warranty-email');
   const legacy = monolithicStep(plugin.def);
   const legacyPrefixTokens = Math.ceil(
-    JSON.stringify([{ tools: [...toolSpecs(legacy.tools.map((t) => plugin.tools[t]!)), routeToolSpec(legacy)].map((toolSpec) => ({ toolSpec })) }, systemPrompt(legacy).filter((b) => !('cachePoint' in b))]).length / 4,
+    JSON.stringify([
+      {
+        tools: [...toolSpecs(legacy.tools.map((t) => plugin.tools[t]!)), routeToolSpec(legacy)].map((toolSpec) => ({
+          toolSpec,
+        })),
+      },
+      systemPrompt(legacy).filter((b) => !('cachePoint' in b)),
+    ]).length / 4,
   );
   bench.figures.cost = {
     modelId: COST_MODEL_ID,
@@ -118,10 +149,18 @@ export async function cost(bench: BenchRun): Promise<void> {
       minCacheTokens: minCache,
       largestCacheablePrefixTokens: largestPrefix,
       cachedShareOfInputTokens: cachedShare,
-      why: largestPrefix < minCache ? `no step's static prefix (tools + system prompt, at most ${largestPrefix} tokens) reaches the ${minCache}-token minimum: Bedrock caches nothing` : 'prefixes reach the minimum',
+      why:
+        largestPrefix < minCache
+          ? `no step's static prefix (tools + system prompt, at most ${largestPrefix} tokens) reaches the ${minCache}-token minimum: Bedrock caches nothing`
+          : 'prefixes reach the minimum',
     },
   };
   const fast = (modes.fastPath as { costPer1000: { total: number } }).costPer1000.total;
   const slow = (modes.modelPath as { costPer1000: { total: number } }).costPer1000.total;
-  bench.target('cost.fastPathOverModelPath', 'cost per 1,000 executions with the fast path / with the model deciding step 01 (≤ 1: the fast path pays for itself)', fast / slow, { max: 1 });
+  bench.target(
+    'cost.fastPathOverModelPath',
+    'cost per 1,000 executions with the fast path / with the model deciding step 01 (≤ 1: the fast path pays for itself)',
+    fast / slow,
+    { max: 1 },
+  );
 }

@@ -15,7 +15,13 @@ export async function eventBridge(bench: BenchRun): Promise<void> {
     .filter((r) => r.Type === 'AWS::Events::Rule' && r.Properties?.EventPattern !== undefined)
     .map((r) => r.Properties!.EventPattern);
   const def = loadLifecycle('lead-lifecycle');
-  const envelopes = await leadBusEnvelopes(template, lifecycleBusName(LEAD_LIFECYCLE, ENV), def, loadAgentConfig(BENCH_AGENT, 'lead-lifecycle'), bookMeetingLogs());
+  const envelopes = await leadBusEnvelopes(
+    template,
+    lifecycleBusName(LEAD_LIFECYCLE, ENV),
+    def,
+    loadAgentConfig(BENCH_AGENT, 'lead-lifecycle'),
+    bookMeetingLogs(),
+  );
   const pairs = envelopes.length * patterns.length;
   const matchers = patterns.map((p) => compilePattern(p));
   const matched = envelopes.reduce((n, e) => n + matchers.filter((m) => m(e)).length, 0);

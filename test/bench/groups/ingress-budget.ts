@@ -1,7 +1,7 @@
 /** The ingress MIME budget: what refusing a MIME bomb costs, against parsing a large legitimate mail. */
 import { DEFAULT_POLICY, isRejection, parseInbound } from '../../../src/runtime/triggers/email/checks.ts';
 import { largeAttachment, MIME_BOMBS } from '../../runtime/triggers/email/mime-bombs.ts';
-import { gcExposed, type BenchRun } from '../harness.ts';
+import { type BenchRun, gcExposed } from '../harness.ts';
 
 /** Heap used right after one call of `fn`, garbage included, over a collected heap (MB): an upper bound on what the call needs. */
 async function heapGrowthMB(fn: () => Promise<void>): Promise<number> {
@@ -20,7 +20,8 @@ export async function ingressBudget(bench: BenchRun): Promise<void> {
     const bomb = bytes(make(10 * MiB - 64 * 1024));
     const refuse = async () => {
       const result = await parseInbound(bomb, DEFAULT_POLICY);
-      if (!isRejection(result) || result.rejected !== 'mime_budget') throw new Error(`10 MiB of ${kind} was not refused as mime_budget`);
+      if (!isRejection(result) || result.rejected !== 'mime_budget')
+        throw new Error(`10 MiB of ${kind} was not refused as mime_budget`);
     };
     const timed = await bench.repeated({
       name: `ingress.refuse.${kind.replace(/ /g, '-')}`,
@@ -40,13 +41,15 @@ export async function ingressBudget(bench: BenchRun): Promise<void> {
     iterations: 5,
     unit: 'mails',
     fn: async () => {
-      if (isRejection(await parseInbound(legitimate, DEFAULT_POLICY))) throw new Error('the legitimate mail was refused');
+      if (isRejection(await parseInbound(legitimate, DEFAULT_POLICY)))
+        throw new Error('the legitimate mail was refused');
     },
   });
   // The costliest mail the budget lets through: a text body of one-character lines, just under the line limit.
   const edge = bytes(MIME_BOMBS['short lines']!(3 * (DEFAULT_POLICY.maxMimeLines - 20)));
   const parseEdge = async () => {
-    if (isRejection(await parseInbound(edge, DEFAULT_POLICY))) throw new Error('the mail at the line limit was refused');
+    if (isRejection(await parseInbound(edge, DEFAULT_POLICY)))
+      throw new Error('the mail at the line limit was refused');
   };
   const atLimit = await bench.repeated({
     name: 'ingress.parse.lineLimit',
@@ -64,6 +67,16 @@ export async function ingressBudget(bench: BenchRun): Promise<void> {
   };
   const slowest = Math.max(...Object.values(refusals).map((r) => r.meanMs));
   const largest = Math.max(...Object.values(refusals).map((r) => r.heapGrowthMB));
-  bench.target('ingress.refuseBombMs', `the slowest refusal of a 10 MiB MIME bomb (${Object.keys(MIME_BOMBS).join(', ')}), mean ms`, Number.isNaN(slowest) ? null : slowest, { max: 100 });
-  bench.target('ingress.refuseBombHeapMB', `heap used by one refusal of a 10 MiB MIME bomb, garbage included, MB (the worst of ${Object.keys(MIME_BOMBS).length})`, gcExposed ? largest : null, { max: 64 });
+  bench.target(
+    'ingress.refuseBombMs',
+    `the slowest refusal of a 10 MiB MIME bomb (${Object.keys(MIME_BOMBS).join(', ')}), mean ms`,
+    Number.isNaN(slowest) ? null : slowest,
+    { max: 100 },
+  );
+  bench.target(
+    'ingress.refuseBombHeapMB',
+    `heap used by one refusal of a 10 MiB MIME bomb, garbage included, MB (the worst of ${Object.keys(MIME_BOMBS).length})`,
+    gcExposed ? largest : null,
+    { max: 64 },
+  );
 }

@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
 import type { BenchRun } from '../harness.ts';
-import { appliedEvents, BENCH_AGENT, bookMeetingLogs, renamed, replayLog, type LeadLog } from '../workloads.ts';
+import { appliedEvents, BENCH_AGENT, bookMeetingLogs, type LeadLog, renamed, replayLog } from '../workloads.ts';
 
 /**
  * Every execution succeeded, nothing was dead-lettered, and every event is accounted for: each
@@ -16,16 +16,26 @@ export async function assertLifecycleRan(
   leads: readonly LeadLog[],
 ): Promise<void> {
   const failed = session.failedExecutions.length + session.sentDeadLetters.length + session.listenerDeadLetters.length;
-  if (failed) throw new Error(`${session.failedExecutions.length} failed executions, ${session.sentDeadLetters.length} dead-lettered events, ${session.listenerDeadLetters.length} failed listener deliveries`);
+  if (failed)
+    throw new Error(
+      `${session.failedExecutions.length} failed executions, ${session.sentDeadLetters.length} dead-lettered events, ${session.listenerDeadLetters.length} failed listener deliveries`,
+    );
   // JSON drops undefined fields, which a stored snapshot does not have.
   const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
   for (const lead of leads) {
     const expected = replayLog(session.definition, config, appliedEvents(lead));
-    const [actual, log] = await Promise.all([session.store.getEntity(lead.leadId), session.store.listEvents(lead.leadId)]);
+    const [actual, log] = await Promise.all([
+      session.store.getEntity(lead.leadId),
+      session.store.listEvents(lead.leadId),
+    ]);
     if (!isDeepStrictEqual(plain(log), plain(expected.log)))
-      throw new Error(`${lead.leadId}: logged ${log.map((e) => e.id).join(' ')}, expected ${expected.log.map((e) => e.id).join(' ')}`);
+      throw new Error(
+        `${lead.leadId}: logged ${log.map((e) => e.id).join(' ')}, expected ${expected.log.map((e) => e.id).join(' ')}`,
+      );
     if (!isDeepStrictEqual(plain(actual), plain(expected.snapshot)))
-      throw new Error(`${lead.leadId}: ended ${JSON.stringify(actual)}, a replay of its log gives ${JSON.stringify(expected.snapshot)}`);
+      throw new Error(
+        `${lead.leadId}: ended ${JSON.stringify(actual)}, a replay of its log gives ${JSON.stringify(expected.snapshot)}`,
+      );
   }
 }
 

@@ -3,7 +3,7 @@
  * events' own transactions replayed raw, at 16 and at 1 in flight, in interleaved rounds.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { DescribeTableCommand, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DescribeTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
@@ -13,7 +13,7 @@ import { createTable } from '../../runtime/tools/fixtures.ts';
 import type { BenchRun } from '../harness.ts';
 import { timed } from '../orchestration.ts';
 import { countDynamoRequests } from '../usage.ts';
-import { BENCH_AGENT, bookMeetingLogs, leadLanes, type LeadLog } from '../workloads.ts';
+import { BENCH_AGENT, bookMeetingLogs, type LeadLog, leadLanes } from '../workloads.ts';
 import { assertLifecycleRan } from './lifecycle-session.ts';
 
 /** The table raw PutItem writes: the leads table's key schema and nothing else (no stream, no TTL). */
@@ -52,7 +52,13 @@ function replayedTransaction(input: Record<string, any>, table: string, n: numbe
     ClientRequestToken: `raw-transaction-${n}`,
     TransactItems: (input.TransactItems as { Put?: { Item: Record<string, unknown> } }[]).map((item) => {
       if (!item.Put) throw new Error(`a lead event's transaction holds only Puts, not ${Object.keys(item).join(', ')}`);
-      return { Put: { TableName: table, Item: { ...item.Put.Item, pk: `RAWTX#${n}` }, ConditionExpression: 'attribute_not_exists(pk)' } };
+      return {
+        Put: {
+          TableName: table,
+          Item: { ...item.Put.Item, pk: `RAWTX#${n}` },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      };
     }),
   };
 }
@@ -75,7 +81,10 @@ export async function leadThroughput(bench: BenchRun): Promise<void> {
     try {
       await createTable(dynamo.client, RAW_PUT_TABLE);
       const { Table: leads } = await dynamo.client.send(new DescribeTableCommand({ TableName: session.tableName! }));
-      if (!isDeepStrictEqual(leads!.StreamSpecification, LEADS_STREAM)) throw new Error(`the leads table's stream is ${JSON.stringify(leads!.StreamSpecification)}, not ${JSON.stringify(LEADS_STREAM)}`);
+      if (!isDeepStrictEqual(leads!.StreamSpecification, LEADS_STREAM))
+        throw new Error(
+          `the leads table's stream is ${JSON.stringify(leads!.StreamSpecification)}, not ${JSON.stringify(LEADS_STREAM)}`,
+        );
       await measureThroughput(bench, { session, dynamo, replay, config, logs, rounds });
     } finally {
       await session.stop();
@@ -111,7 +120,9 @@ async function measureThroughput(bench: BenchRun, rig: Rig): Promise<void> {
   const { samples, events } = await interleavedRounds(rounds, raw, leadEvents);
 
   const itemBytes = JSON.stringify(item).length;
-  const transactionItems = requests.transactWrites.reduce((n, t) => n + (t.TransactItems as unknown[]).length, 0) / requests.transactWrites.length;
+  const transactionItems =
+    requests.transactWrites.reduce((n, t) => n + (t.TransactItems as unknown[]).length, 0) /
+    requests.transactWrites.length;
   const measured = { rounds, samples, events, itemBytes, transactionItems };
   const c16 = recordRates(bench, 16, measured);
   const c1 = recordRates(bench, 1, measured);
@@ -120,7 +131,9 @@ async function measureThroughput(bench: BenchRun, rig: Rig): Promise<void> {
     rawItemBytes: itemBytes,
     concurrency16: c16,
     concurrency1: c1,
-    dynamoRequestsPerEvent: Object.fromEntries(Object.entries(requests.requests).map(([command, n]) => [command, n / warm.events])),
+    dynamoRequestsPerEvent: Object.fromEntries(
+      Object.entries(requests.requests).map(([command, n]) => [command, n / warm.events]),
+    ),
     itemsPerTransaction: transactionItems,
   };
   bench.target(
@@ -206,12 +219,17 @@ type Samples = Record<Concurrency, Record<Kind, number[]>>;
 
 /** `rounds` rounds of every kind at both concurrencies: milliseconds per round, and the lead events of a round. */
 async function interleavedRounds(rounds: number, raw: ReturnType<typeof rawWrites>, leadEvents: LeadEvents) {
-  const kinds = () => ({ raw: [] as number[], transaction: [] as number[], write: [] as number[], published: [] as number[] });
+  const kinds = () => ({
+    raw: [] as number[],
+    transaction: [] as number[],
+    write: [] as number[],
+    published: [] as number[],
+  });
   const samples: Samples = { 16: kinds(), 1: kinds() };
   const events = { 16: 0, 1: 0 };
   for (let r = 0; r < rounds; r++)
+    // Rotate who goes first, so none always runs on another's garbage or a quieter machine.
     for (const concurrency of [16, 1] as const)
-      // Rotate who goes first, so none always runs on another's garbage or a quieter machine.
       for (let i = 0; i < KINDS.length; i++) {
         const kind = KINDS[(r + i) % KINDS.length]!;
         if (kind === 'raw') samples[concurrency].raw.push(await raw.putItems(RAW_PUTS[concurrency], concurrency));
@@ -239,8 +257,18 @@ function recordRates(bench: BenchRun, concurrency: Concurrency, measured: Measur
   const { rounds, samples, events, itemBytes, transactionItems } = measured;
   const described = `${rounds} rounds, interleaved`;
   const record = (kind: Kind, description: string) => {
-    const ops = kind === 'raw' ? RAW_PUTS[concurrency] : kind === 'transaction' ? RAW_TRANSACTIONS[concurrency] : events[concurrency];
-    const names = { raw: 'rawPutItem', transaction: 'rawTransactWrite', write: 'leadEvents', published: 'leadEventsPublished' };
+    const ops =
+      kind === 'raw'
+        ? RAW_PUTS[concurrency]
+        : kind === 'transaction'
+          ? RAW_TRANSACTIONS[concurrency]
+          : events[concurrency];
+    const names = {
+      raw: 'rawPutItem',
+      transaction: 'rawTransactWrite',
+      write: 'leadEvents',
+      published: 'leadEventsPublished',
+    };
     const result = bench.samples({
       name: `lifecycle.throughput.${names[kind]}.c${concurrency}`,
       description: `${description}, ${concurrency} in flight: ${described}`,
@@ -253,9 +281,18 @@ function recordRates(bench: BenchRun, concurrency: Concurrency, measured: Measur
     return (ops * 1000) / result.p50Ms;
   };
   const lanes = `${BENCH_AGENT} sample leads in ${concurrency} lanes (${events[concurrency]} events with redeliveries, each wave's executions done before the next)`;
-  const raw = record('raw', `raw PutItem of a ${itemBytes}-byte lead projection to a plain table on the same DynamoDB Local`);
-  const transaction = record('transaction', `the lead events' own TransactWriteItems (${transactionItems.toFixed(2)} items each) replayed under new keys to a table with the leads table's stream, on a second DynamoDB Local`);
-  const write = record('write', `${lanes}: bus → Express state machine → handlers → DynamoDB Local (the outbox pipe publishes after the timed waves)`);
+  const raw = record(
+    'raw',
+    `raw PutItem of a ${itemBytes}-byte lead projection to a plain table on the same DynamoDB Local`,
+  );
+  const transaction = record(
+    'transaction',
+    `the lead events' own TransactWriteItems (${transactionItems.toFixed(2)} items each) replayed under new keys to a table with the leads table's stream, on a second DynamoDB Local`,
+  );
+  const write = record(
+    'write',
+    `${lanes}: bus → Express state machine → handlers → DynamoDB Local (the outbox pipe publishes after the timed waves)`,
+  );
   const published = record('published', `${lanes}, each wave also published: + outbox pipe → bus → listeners`);
   return {
     rawPutItemPerSec: raw,

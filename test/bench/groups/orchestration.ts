@@ -6,12 +6,12 @@ import {
   chainOrchestration,
   emailIngestor,
   FLOW_SAMPLES,
+  type FlowRun,
   flowSample,
   langGraphOrchestration,
+  type Orchestration,
   runtimeOrchestration,
   timed,
-  type FlowRun,
-  type Orchestration,
 } from '../orchestration.ts';
 import { ENV } from './shared.ts';
 
@@ -22,7 +22,13 @@ export async function orchestration(bench: BenchRun): Promise<void> {
   synthProject(ENV);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 20);
   // No stored histories: the chain and LangGraph write none either.
-  const session = await WorkflowSession.start({ workflow: 'warranty-email', env: ENV, model: 'offline', logLevel: 'SILENT', historyDir: false });
+  const session = await WorkflowSession.start({
+    workflow: 'warranty-email',
+    env: ENV,
+    model: 'offline',
+    logLevel: 'SILENT',
+    historyDir: false,
+  });
   try {
     const variants: Record<OrchestrationName, Orchestration> = {
       runtime: runtimeOrchestration(session),
@@ -39,7 +45,8 @@ export async function orchestration(bench: BenchRun): Promise<void> {
       const { ms, value } = await timed(() => variants[variant](input, name));
       const first = flows.get(flow);
       if (!first) flows.set(flow, value);
-      else if (first.trail.join() !== value.trail.join()) throw new Error(`${flow} under ${variant} took ${value.trail.join(' → ')}, not ${first.trail.join(' → ')}`);
+      else if (first.trail.join() !== value.trail.join())
+        throw new Error(`${flow} under ${variant} took ${value.trail.join(' → ')}, not ${first.trail.join(' → ')}`);
       return ms;
     };
     // Warm-up: every handler module loaded and JIT-warm under every orchestration.
@@ -66,7 +73,12 @@ export async function orchestration(bench: BenchRun): Promise<void> {
         samples: samples[v],
       }).meanMs;
     }
-    const perFlow = Object.fromEntries([...flows].map(([flow, run]) => [flow, { steps: run.trail, modelCalls: run.usage.modelCalls, usage: run.usage, handlerMs: run.handlerMs }]));
+    const perFlow = Object.fromEntries(
+      [...flows].map(([flow, run]) => [
+        flow,
+        { steps: run.trail, modelCalls: run.usage.modelCalls, usage: run.usage, handlerMs: run.handlerMs },
+      ]),
+    );
     const calls = FLOW_SAMPLES.map((f) => flows.get(f)!.usage.modelCalls);
     const meanCalls = calls.reduce((a, b) => a + b, 0) / calls.length;
     bench.figures.orchestration = {
@@ -78,9 +90,24 @@ export async function orchestration(bench: BenchRun): Promise<void> {
       langGraphOverheadMsPerEmail: means.langgraph - means.chain,
       flows: perFlow,
     };
-    bench.target('modelCalls.validWarranty', 'model calls for the valid-warranty sample (flow 01 → 02 → 03a → 05)', flows.get('valid-warranty')!.usage.modelCalls, { max: 2 });
-    bench.target('modelCalls.meanOverFlows', `mean model calls over the ${FLOW_SAMPLES.length} flow samples`, meanCalls, { max: 1.6 });
-    bench.target('orchestration.runtimeOverLangGraph', 'local runtime time per email / LangGraph.js time per email, interleaved (≤ 1: the runtime keeps its lead)', means.runtime / means.langgraph, { max: 1 });
+    bench.target(
+      'modelCalls.validWarranty',
+      'model calls for the valid-warranty sample (flow 01 → 02 → 03a → 05)',
+      flows.get('valid-warranty')!.usage.modelCalls,
+      { max: 2 },
+    );
+    bench.target(
+      'modelCalls.meanOverFlows',
+      `mean model calls over the ${FLOW_SAMPLES.length} flow samples`,
+      meanCalls,
+      { max: 1.6 },
+    );
+    bench.target(
+      'orchestration.runtimeOverLangGraph',
+      'local runtime time per email / LangGraph.js time per email, interleaved (≤ 1: the runtime keeps its lead)',
+      means.runtime / means.langgraph,
+      { max: 1 },
+    );
   } finally {
     await session.close();
   }

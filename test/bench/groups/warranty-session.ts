@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { synthProject } from '../../../src/local/synth.ts';
-import { WorkflowSession, type RunResult } from '../../../src/local/workflow-session.ts';
+import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
 import type { BenchRun } from '../harness.ts';
 import { WARRANTY_SAMPLE, withMessageId } from '../workloads.ts';
 import { ENV } from './shared.ts';
@@ -19,10 +19,18 @@ export async function warrantySession(bench: BenchRun): Promise<void> {
     const session = await bench.once({
       name: 'warranty.session.start',
       // The JVM is a process of its own: its memory is not in this process's deltas.
-      description: "WorkflowSession.start({ workflow: 'warranty-email', model: offline }), app already synthesized: DynamoDB Local (JVM), its tables, the runtime",
+      description:
+        "WorkflowSession.start({ workflow: 'warranty-email', model: offline }), app already synthesized: DynamoDB Local (JVM), its tables, the runtime",
       unit: 'starts',
       // Executions are stored as `stepwise run` stores them, in a folder deleted afterwards.
-      fn: () => WorkflowSession.start({ workflow: 'warranty-email', env: ENV, model: 'offline', logLevel: 'SILENT', historyDir }),
+      fn: () =>
+        WorkflowSession.start({
+          workflow: 'warranty-email',
+          env: ENV,
+          model: 'offline',
+          logLevel: 'SILENT',
+          historyDir,
+        }),
     });
     if (!session) return;
     try {
@@ -50,7 +58,8 @@ export async function warrantySession(bench: BenchRun): Promise<void> {
           if (routeOf(result) !== expected) deviations.push(routeOf(result));
         },
       });
-      if (deviations.length) throw new Error(`${deviations.length} emails took another route than ${expected}, e.g. ${deviations[0]}`);
+      if (deviations.length)
+        throw new Error(`${deviations.length} emails took another route than ${expected}, e.g. ${deviations[0]}`);
     } finally {
       await session.close();
     }

@@ -12,17 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStudio, type Studio } from '../../../src/cli/studio/server.ts';
-import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { type Studio, startStudio } from '../../../src/cli/studio/server.ts';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
+import { stateDirs } from '../../../src/local/state-dirs.ts';
 import { keyboardReach, launchChromium, screenshot, seriousAxeFindings, tabTo } from '../../support/browser.ts';
 import { AWS_ARN, AWS_FIXTURE } from '../../support/fixtures.ts';
 
 // The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
 declare const document: any, window: any, MutationObserver: any;
-
 
 let root: string;
 let studio: Studio;
@@ -35,10 +34,18 @@ beforeAll(async () => {
   const dirs = stateDirs(root);
   const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 3);
   const steps = [{ name: '01-extract-serial', next: '02-check-warranty', decidedBy: 'offline' as const, fields: {} }];
-  for (const [at, verdicts] of [['2025-03-14T10:00:00Z', [true, true, true]], ['2025-03-14T11:00:00Z', [true, false, true]]] as const)
+  for (const [at, verdicts] of [
+    ['2025-03-14T10:00:00Z', [true, true, true]],
+    ['2025-03-14T11:00:00Z', [true, false, true]],
+  ] as const)
     recordEvalRun(
       'warranty-email',
-      { passed: verdicts.filter(Boolean).length, failed: verdicts.filter((v) => !v).length, total: 3, cases: cases.map((c, i) => ({ id: c.scenario_id, passed: verdicts[i]!, failures: [], steps })) },
+      {
+        passed: verdicts.filter(Boolean).length,
+        failed: verdicts.filter((v) => !v).length,
+        total: 3,
+        cases: cases.map((c, i) => ({ id: c.scenario_id, passed: verdicts[i]!, failures: [], steps })),
+      },
       cases,
       'offline',
       dirs.evals,
@@ -60,7 +67,10 @@ afterAll(async () => {
 /** axe-core on the view as shown: no serious or critical finding; and Tab reaches every action of it. */
 async function accessible(view: string): Promise<void> {
   const findings = await seriousAxeFindings(page);
-  expect(findings.map((f) => `${f.id} (${f.impact}): ${f.help} at ${f.targets.join(', ')}`), `axe on ${view}`).toEqual([]);
+  expect(
+    findings.map((f) => `${f.id} (${f.impact}): ${f.help} at ${f.targets.join(', ')}`),
+    `axe on ${view}`,
+  ).toEqual([]);
   const { actions, missed } = await keyboardReach(page);
   expect(actions.length, `actions of ${view}`).toBeGreaterThan(0);
   expect(missed, `actions of ${view} that Tab does not reach`).toEqual([]);
@@ -80,7 +90,15 @@ async function untilStatus(status: string, timeout = 90_000): Promise<string[]> 
     });
     w.observer.observe(document.body, { subtree: true, childList: true, characterData: true });
   });
-  await expect.poll(() => statusBadge().textContent().catch(() => null), { timeout }).toBe(status);
+  await expect
+    .poll(
+      () =>
+        statusBadge()
+          .textContent()
+          .catch(() => null),
+      { timeout },
+    )
+    .toBe(status);
   return page.evaluate(() => (window as unknown as { seenStatuses: string[] }).seenStatuses);
 }
 
@@ -101,7 +119,16 @@ describe('Stepwise Studio in Chromium', () => {
     await page.getByRole('link', { name: 'warranty-email' }).click();
     const graph = page.getByRole('group', { name: /warranty-email: the compiled state machine/ });
     await graph.waitFor();
-    for (const state of ['Start', '01-extract-serial', '02-check-warranty', '02-check-warranty.route', '03a-valid-warranty', '03c-expired-warranty', '04-out-of-scope', 'Done'])
+    for (const state of [
+      'Start',
+      '01-extract-serial',
+      '02-check-warranty',
+      '02-check-warranty.route',
+      '03a-valid-warranty',
+      '03c-expired-warranty',
+      '04-out-of-scope',
+      'Done',
+    ])
       expect(await graph.locator(`[data-state="${state}"]`).count(), state).toBe(1);
     await accessible('a workflow');
     await screenshot(page, 'workflow-graph');
@@ -123,12 +150,18 @@ describe('Stepwise Studio in Chromium', () => {
   });
 
   it("reads step 03a's model request, its tokens and its create_ticket call", async () => {
-    await stepButtons().filter({ hasText: /^03a-valid-warranty → / }).click();
+    await stepButtons()
+      .filter({ hasText: /^03a-valid-warranty → / })
+      .click();
     const panel = page.getByRole('article', { name: /03a-valid-warranty/ });
     await panel.getByRole('heading', { name: 'Model request and response' }).waitFor();
-    await expect.poll(() => panel.locator('details', { hasText: 'System prompt' }).locator('pre').first().textContent()).toContain('You are the ticketing step');
+    await expect
+      .poll(() => panel.locator('details', { hasText: 'System prompt' }).locator('pre').first().textContent())
+      .toContain('You are the ticketing step');
     expect(await panel.getByText(/^Call 1: tool_use/).count()).toBeGreaterThan(0);
-    expect(await panel.locator('[data-testid="step-tokens"]').textContent()).toMatch(/^\d+ in \/ \d+ out, cache \d+ read \/ \d+ written, [1-9]\d* model calls$/);
+    expect(await panel.locator('[data-testid="step-tokens"]').textContent()).toMatch(
+      /^\d+ in \/ \d+ out, cache \d+ read \/ \d+ written, [1-9]\d* model calls$/,
+    );
     const ticket = panel.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'create_ticket' }) });
     expect(await ticket.count()).toBe(1);
     expect(await ticket.textContent()).toMatch(/"ticketId": "TKT-[A-Z0-9]+"/);
@@ -138,7 +171,9 @@ describe('Stepwise Studio in Chromium', () => {
   });
 
   it('forks from 02-check-warranty with the registry saying expired: the fork takes 03c, linked to its parent and compared side by side', async () => {
-    await stepButtons().filter({ hasText: /^02-check-warranty → / }).click();
+    await stepButtons()
+      .filter({ hasText: /^02-check-warranty → / })
+      .click();
     await page.getByRole('link', { name: 'Fork from 02-check-warranty' }).click();
     const tools = page.getByLabel(/^Tool results of 02-check-warranty/);
     await expect.poll(() => tools.inputValue()).toContain('"status": "valid"');
@@ -179,7 +214,12 @@ describe('Stepwise Studio in Chromium', () => {
     await page.waitForURL(/#\/executions\//);
     const investigation = executionName();
     await untilStatus('PAUSED');
-    const jobStatus = () => page.evaluate(async (name) => ((await (await fetch(`/api/jobs/${encodeURIComponent(name)}`)).json()) as { status?: string }).status, investigation);
+    const jobStatus = () =>
+      page.evaluate(
+        async (name) =>
+          ((await (await fetch(`/api/jobs/${encodeURIComponent(name)}`)).json()) as { status?: string }).status,
+        investigation,
+      );
     // With checkpoints on, the investigation may pause again after a resume: approve until it finishes.
     let seen: string[] = [];
     for (let round = 1; round <= 4 && (await statusBadge().textContent()) !== 'SUCCEEDED'; round++) {
@@ -190,7 +230,9 @@ describe('Stepwise Studio in Chromium', () => {
         await accessible('the pauses');
         await screenshot(page, 'pauses');
       }
-      await card.getByLabel(/^Output/).fill(JSON.stringify({ notes: `Checked by the on-call engineer (round ${round}).` }));
+      await card
+        .getByLabel(/^Output/)
+        .fill(JSON.stringify({ notes: `Checked by the on-call engineer (round ${round}).` }));
       await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
       await card.getByRole('button', { name: `Approve ${investigation}` }).click();
       await page.waitForURL(new RegExp(`#/executions/${investigation}$`));
@@ -205,7 +247,11 @@ describe('Stepwise Studio in Chromium', () => {
     expect(seen[0]).toBe('PAUSED');
     expect(seen.at(-1)).toBe('SUCCEEDED');
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
-    expect(await stepButtons().filter({ hasText: /^03-record\.pause/ }).count()).toBeGreaterThan(0);
+    expect(
+      await stepButtons()
+        .filter({ hasText: /^03-record\.pause/ })
+        .count(),
+    ).toBeGreaterThan(0);
     await screenshot(page, 'investigation-approved');
   });
 
@@ -219,10 +265,14 @@ describe('Stepwise Studio in Chromium', () => {
     await page.waitForURL(/#\/executions\/email-c2a9f0d8/);
     await untilStatus('SUCCEEDED');
     expect(await page.getByText(/imported from a file/).count()).toBe(1);
-    await stepButtons().filter({ hasText: /^03a-valid-warranty → / }).click();
+    await stepButtons()
+      .filter({ hasText: /^03a-valid-warranty → / })
+      .click();
     expect(await page.locator('[data-testid="step-tokens"]').textContent()).toMatch(/^[1-9]\d* in \/ [1-9]\d* out/);
     await screenshot(page, 'imported-execution');
-    await stepButtons().filter({ hasText: /^02-check-warranty → / }).click();
+    await stepButtons()
+      .filter({ hasText: /^02-check-warranty → / })
+      .click();
     await page.getByRole('link', { name: 'Fork from 02-check-warranty' }).click();
     await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
     await page.getByRole('button', { name: 'Run the fork' }).click();
@@ -277,13 +327,19 @@ describe('Stepwise Studio in Chromium', () => {
     await tabTo(page, /^textarea:fork-tools$/);
     await expect.poll(() => page.getByLabel(/^Tool results of/).inputValue()).toContain('"valid"');
     await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(JSON.stringify({ check_warranty: { serialNumber: 'SN48213', status: 'not_found' } }));
+    await page.keyboard.insertText(
+      JSON.stringify({ check_warranty: { serialNumber: 'SN48213', status: 'not_found' } }),
+    );
     await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
     await tabTo(page, /^button:Run the fork$/);
     await page.keyboard.press('Enter');
     await page.waitForURL(/-fork-/);
     await untilStatus('SUCCEEDED');
-    expect(await stepButtons().filter({ hasText: /^02-check-warranty → / }).textContent()).toBe('02-check-warranty → 03b-device-not-found');
+    expect(
+      await stepButtons()
+        .filter({ hasText: /^02-check-warranty → / })
+        .textContent(),
+    ).toBe('02-check-warranty → 03b-device-not-found');
   });
 
   it('threw no error in the page', () => {

@@ -2,28 +2,55 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { diffEvalRuns, listEvalRuns, readEvalRun, recordEvalRun } from '../../../src/evals/eval-runs.ts';
-import type { EvalReport } from '../../../src/evals/runner.ts';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { diffEvalRuns, listEvalRuns, readEvalRun, recordEvalRun } from '../../../src/evals/eval-runs.ts';
+import type { EvalReport } from '../../../src/evals/runner.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwise-evals-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 2);
-const step = (name: string, next: string) => ({ name, next, decidedBy: 'offline' as const, fields: {}, usage: { modelCalls: 1, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 } });
+const step = (name: string, next: string) => ({
+  name,
+  next,
+  decidedBy: 'offline' as const,
+  fields: {},
+  usage: { modelCalls: 1, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 },
+});
 const report = (passed: boolean[]): EvalReport => ({
   passed: passed.filter(Boolean).length,
   failed: passed.filter((p) => !p).length,
   total: passed.length,
-  cases: cases.map((c, i) => ({ id: c.scenario_id, passed: passed[i]!, failures: [], steps: [step('01-extract-serial', passed[i] ? '02-check-warranty' : '04-out-of-scope')] })),
+  cases: cases.map((c, i) => ({
+    id: c.scenario_id,
+    passed: passed[i]!,
+    failures: [],
+    steps: [step('01-extract-serial', passed[i] ? '02-check-warranty' : '04-out-of-scope')],
+  })),
 });
 
 describe('eval runs', () => {
   it('keeps each run with the expected trail of every case, lists them newest first, and reads one back', () => {
-    const first = recordEvalRun('warranty-email', report([true, true]), cases, 'offline', dir, new Date('2025-03-14T10:00:00Z'));
-    const second = recordEvalRun('warranty-email', report([true, false]), cases, 'offline', dir, new Date('2025-03-14T11:00:00Z'));
+    const first = recordEvalRun(
+      'warranty-email',
+      report([true, true]),
+      cases,
+      'offline',
+      dir,
+      new Date('2025-03-14T10:00:00Z'),
+    );
+    const second = recordEvalRun(
+      'warranty-email',
+      report([true, false]),
+      cases,
+      'offline',
+      dir,
+      new Date('2025-03-14T11:00:00Z'),
+    );
     expect(listEvalRuns('warranty-email', dir).map((r) => r.id)).toEqual([second.id, first.id]);
-    expect(readEvalRun('warranty-email', first.id, dir).expected[cases[0]!.scenario_id]).toEqual(cases[0]!.expected_output.expected_steps!.map((s) => s.step_name));
+    expect(readEvalRun('warranty-email', first.id, dir).expected[cases[0]!.scenario_id]).toEqual(
+      cases[0]!.expected_output.expected_steps!.map((s) => s.step_name),
+    );
     expect(listEvalRuns('tool-loop', dir)).toEqual([]);
   });
 
@@ -35,8 +62,11 @@ describe('eval runs', () => {
     expect(diff.passRate).toEqual({ a: 1, b: 0.5 });
   });
 
-  it.each(['../executions', '..', 'a/b'])('refuses a workflow or run name that points outside its folder: %s', (name) => {
-    expect(() => listEvalRuns(name, dir)).toThrow(/not a workflow name/);
-    expect(() => readEvalRun('warranty-email', name, dir)).toThrow(/not a record name/);
-  });
+  it.each(['../executions', '..', 'a/b'])(
+    'refuses a workflow or run name that points outside its folder: %s',
+    (name) => {
+      expect(() => listEvalRuns(name, dir)).toThrow(/not a workflow name/);
+      expect(() => readEvalRun('warranty-email', name, dir)).toThrow(/not a record name/);
+    },
+  );
 });

@@ -3,10 +3,13 @@
  * a checkpoint paused and resumed, a deployed execution's GetExecutionHistory), the state rebuilt for every step gives exactly what the step
  * received, and an edited step input turns back into the state that makes the step receive it.
  */
-import { describe, expect, it } from 'vitest';
+
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import { describe, expect, it } from 'vitest';
 import { consensusPlanStateName } from '../../../src/cdk/constructs/compile/consensus.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import {
+  checkForkInput,
   diffExecutions,
   editableStepInput,
   emailBodyFromTranscripts,
@@ -17,11 +20,10 @@ import {
   recordedToolResults,
   stateFromStepInput,
   stepInputFor,
-  checkForkInput,
 } from '../../../src/local/fork.ts';
 import { synthProject } from '../../../src/local/synth.ts';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { recordedExecution as record } from '../../support/fixtures.ts';
+
 const app = await synthProject();
 const definitionOf = (workflow: string) => app.stateMachines.find((m) => m.workflowName === workflow)!.definition;
 
@@ -29,14 +31,22 @@ const definitionOf = (workflow: string) => app.stateMachines.find((m) => m.workf
 function received(events: HistoryEvent[], step: string): unknown[] {
   return events.flatMap((e, i) => {
     if (e.type !== 'TaskStateEntered' || e.stateEnteredEventDetails?.name !== step) return [];
-    const scheduled = events.slice(i + 1).find((x) => x.type === 'LambdaFunctionScheduled' || x.type === 'TaskScheduled')!;
-    return [JSON.parse(scheduled.lambdaFunctionScheduledEventDetails?.input ?? scheduled.taskScheduledEventDetails!.parameters!)];
+    const scheduled = events
+      .slice(i + 1)
+      .find((x) => x.type === 'LambdaFunctionScheduled' || x.type === 'TaskScheduled')!;
+    return [
+      JSON.parse(
+        scheduled.lambdaFunctionScheduledEventDetails?.input ?? scheduled.taskScheduledEventDetails!.parameters!,
+      ),
+    ];
   });
 }
 
 /** The state a step's own Task was entered with (for a consensus step: after its samples voted). */
 const taskEntryStates = (events: HistoryEvent[], step: string) =>
-  events.filter((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === step).map((e) => JSON.parse(e.stateEnteredEventDetails!.input!));
+  events
+    .filter((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === step)
+    .map((e) => JSON.parse(e.stateEnteredEventDetails!.input!));
 
 const RECORDED = ['warranty-valid', 'tool-loop-consensus', 'investigation-resumed', 'aws-warranty'];
 
@@ -48,7 +58,9 @@ describe.each(RECORDED)('%s', (name) => {
   const execution = { id: parent.executionArn, name: parent.name };
 
   it('offers every step the execution ran as a fork point, in order', () => {
-    const ran = parent.events.filter((e) => e.type === 'TaskStateEntered' && def.steps.some((s) => s.name === e.stateEnteredEventDetails?.name));
+    const ran = parent.events.filter(
+      (e) => e.type === 'TaskStateEntered' && def.steps.some((s) => s.name === e.stateEnteredEventDetails?.name),
+    );
     expect(points.map((p) => p.step)).toEqual(ran.map((e) => e.stateEnteredEventDetails!.name));
     expect(points.map((p) => p.index)).toEqual(points.map((_, i) => i));
   });
@@ -72,7 +84,12 @@ describe.each(RECORDED)('%s', (name) => {
       expect(Object.keys(edited).sort()).toEqual(expect.arrayContaining(['error', 'input', 'previous']));
       expect(stateFromStepInput(definition, point.step, edited, point.state)).toEqual(point.state);
       const changed = { ...edited, previous: { ...(edited.previous as object), data: { marker: 'edited' } } };
-      const rebuilt = await stepInputFor(definition, point.step, stateFromStepInput(definition, point.step, changed, point.state), execution);
+      const rebuilt = await stepInputFor(
+        definition,
+        point.step,
+        stateFromStepInput(definition, point.step, changed, point.state),
+        execution,
+      );
       expect(rebuilt.previous).toMatchObject({ data: { marker: 'edited' } });
     }
   });
@@ -81,7 +98,11 @@ describe.each(RECORDED)('%s', (name) => {
     const last = points.at(-1)!;
     const kept = forkHistory(parent, last);
     expect(kept.at(-1)!.id).toBe(parent.events[last.eventIndex - 1]!.id);
-    expect(kept.some((e) => e.stateEnteredEventDetails?.name === last.entryState && e.id === parent.events[last.eventIndex]!.id)).toBe(false);
+    expect(
+      kept.some(
+        (e) => e.stateEnteredEventDetails?.name === last.entryState && e.id === parent.events[last.eventIndex]!.id,
+      ),
+    ).toBe(false);
   });
 });
 
@@ -100,10 +121,17 @@ describe('fork points of special steps', () => {
     const parent = record('investigation-resumed');
     const def = loadWorkflow('investigation');
     const points = forkPoints(parent, def);
-    const afterPause = points.find((p) => (p.state as { result: { data: Record<string, unknown> } }).result.data.checkpoint !== undefined)!;
+    const afterPause = points.find(
+      (p) => (p.state as { result: { data: Record<string, unknown> } }).result.data.checkpoint !== undefined,
+    )!;
     expect(afterPause).toBeDefined();
-    const received = await stepInputFor(definitionOf('investigation'), afterPause.step, afterPause.state, { id: parent.executionArn, name: parent.name });
-    expect((received.previous as { data: { checkpoint: unknown } }).data.checkpoint).toEqual({ notes: 'Rolled back the 14:01 deploy; latency is back to normal.' });
+    const received = await stepInputFor(definitionOf('investigation'), afterPause.step, afterPause.state, {
+      id: parent.executionArn,
+      name: parent.name,
+    });
+    expect((received.previous as { data: { checkpoint: unknown } }).data.checkpoint).toEqual({
+      notes: 'Rolled back the 14:01 deploy; latency is back to normal.',
+    });
   });
 
   it('names a fork point by position, step name, or n-th run, and refuses a step that did not run', () => {
@@ -111,7 +139,9 @@ describe('fork points of special steps', () => {
     expect(forkPoint(points, '02-investigate').index).toBe(1);
     expect(forkPoint(points, '02-investigate@2').index).toBe(3);
     expect(forkPoint(points, 0).step).toBe('01-plan');
-    expect(() => forkPoint(points, '04-escalate')).toThrow(/did not run 04-escalate \(the steps that ran: 0:01-plan, 1:02-investigate/);
+    expect(() => forkPoint(points, '04-escalate')).toThrow(
+      /did not run 04-escalate \(the steps that ran: 0:01-plan, 1:02-investigate/,
+    );
   });
 });
 
@@ -123,7 +153,11 @@ describe('an edited step input is checked against the step input schema', () => 
   const execution = { id: parent.executionArn, name: parent.name };
 
   it('accepts the recorded input and an edited one, and gives the state that makes the step receive it', async () => {
-    const edited = editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, execution));
+    const edited = editableStepInput(
+      definition,
+      point.step,
+      await stepInputFor(definition, point.step, point.state, execution),
+    );
     (edited.previous as { data: Record<string, unknown> }).data.serialNumber = 'SN99999';
     const checked = await checkForkInput(def, definition, point, edited, execution);
     expect(checked.problems).toEqual([]);
@@ -131,12 +165,24 @@ describe('an edited step input is checked against the step input schema', () => 
   });
 
   it.each([
-    ['a count that is not a number', (e: any) => ({ ...e, previous: { ...e.previous, count: 'two' } }), 'previous.count'],
-    ['an unknown decidedBy', (e: any) => ({ ...e, previous: { ...e.previous, decidedBy: 'oracle' } }), 'previous.decidedBy'],
+    [
+      'a count that is not a number',
+      (e: any) => ({ ...e, previous: { ...e.previous, count: 'two' } }),
+      'previous.count',
+    ],
+    [
+      'an unknown decidedBy',
+      (e: any) => ({ ...e, previous: { ...e.previous, decidedBy: 'oracle' } }),
+      'previous.decidedBy',
+    ],
     ['an input that is no email input', (e: any) => ({ ...e, input: { email: { id: 'x' } } }), 'input.email'],
     ['no object at all', () => [1, 2], '(root)'],
   ])('refuses %s, naming where', async (_, edit, path) => {
-    const edited = editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, execution));
+    const edited = editableStepInput(
+      definition,
+      point.step,
+      await stepInputFor(definition, point.step, point.state, execution),
+    );
     const { problems } = await checkForkInput(def, definition, point, edit(edited), execution);
     expect(problems[0]!.path).toContain(path);
   });
@@ -148,7 +194,14 @@ describe('what a fork reuses from its parent', () => {
 
   it('pins the tool results the forked step got, by default', () => {
     const point = forkPoints(parent, def).find((p) => p.step === '02-check-warranty')!;
-    expect(recordedToolResults(parent, def, point)).toEqual({ check_warranty: { serialNumber: 'SN48213', status: 'valid', product: 'Lumen X2 wireless headphones', warrantyEnd: '2099-12-31' } });
+    expect(recordedToolResults(parent, def, point)).toEqual({
+      check_warranty: {
+        serialNumber: 'SN48213',
+        status: 'valid',
+        product: 'Lumen X2 wireless headphones',
+        warrantyEnd: '2099-12-31',
+      },
+    });
   });
 
   it('finds the email body its LLM steps were shown in their recorded model requests', () => {
@@ -168,12 +221,21 @@ describe('diffExecutions', () => {
     const b = structuredClone(a);
     const scheduled = b.events.filter((e) => e.type === 'LambdaFunctionSucceeded');
     const second = JSON.parse(scheduled[1]!.lambdaFunctionSucceededEventDetails!.output!);
-    scheduled[1]!.lambdaFunctionSucceededEventDetails!.output = JSON.stringify({ ...second, next: '03c-expired-warranty', fields: { warranty: { status: 'expired' } } });
+    scheduled[1]!.lambdaFunctionSucceededEventDetails!.output = JSON.stringify({
+      ...second,
+      next: '03c-expired-warranty',
+      fields: { warranty: { status: 'expired' } },
+    });
     const diff = diffExecutions(a, b, def);
     expect(diff.divergesAt).toBe(1);
     expect(diff.steps[0]!.differs).toEqual([]);
     expect(diff.steps[1]!.differs).toEqual(['next', 'fields']);
-    expect(diff.a.path).toEqual(['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation']);
+    expect(diff.a.path).toEqual([
+      '01-extract-serial',
+      '02-check-warranty',
+      '03a-valid-warranty',
+      '05-send-confirmation',
+    ]);
     expect(diffExecutions(a, a, def).divergesAt).toBeNull();
   });
 });

@@ -5,14 +5,25 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetExecutionHistoryCommand, ListExecutionsCommand, ListStateMachinesCommand, SFNClient } from '@aws-sdk/client-sfn';
+import {
+  GetExecutionHistoryCommand,
+  ListExecutionsCommand,
+  ListStateMachinesCommand,
+  SFNClient,
+} from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { forkPoints } from '../../../src/local/fork.ts';
 import { readStoredExecution, stateTransitions, stepTrail } from '../../../src/local/history.ts';
-import { deployedStateMachineNames, executionFromHistory, importFromAws, listDeployedExecutions, storeImported } from '../../../src/local/import.ts';
+import {
+  deployedStateMachineNames,
+  executionFromHistory,
+  importFromAws,
+  listDeployedExecutions,
+  storeImported,
+} from '../../../src/local/import.ts';
 import { stateDirs } from '../../../src/local/state-dirs.ts';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { AWS_ARN, AWS_FIXTURE } from '../../support/fixtures.ts';
 
 const history = () => JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')) as { events: Record<string, unknown>[] };
@@ -22,13 +33,31 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('a GetExecutionHistory file', () => {
   it('reads as an execution record: status, workflow, the step trail with outputs, tokens and model requests', () => {
     const record = executionFromHistory(history(), AWS_ARN);
-    expect(record).toMatchObject({ name: 'email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64', status: 'SUCCEEDED', workflow: 'warranty-email' });
-    expect(record.stateMachine).toBe('arn:aws:states:eu-west-1:210987654321:stateMachine:Stepwise-WarrantyEmail-dev-warranty-email');
+    expect(record).toMatchObject({
+      name: 'email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64',
+      status: 'SUCCEEDED',
+      workflow: 'warranty-email',
+    });
+    expect(record.stateMachine).toBe(
+      'arn:aws:states:eu-west-1:210987654321:stateMachine:Stepwise-WarrantyEmail-dev-warranty-email',
+    );
     expect(record.startDate.toISOString()).toBe('2025-03-14T09:26:53.412Z');
     const trail = stepTrail(record.events);
-    expect(trail.map((s) => s.name)).toEqual(['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation']);
-    const ticket = trail[2]!.output as { usage: { inputTokens: number }; transcript: { provider: string; modelId: string }; toolCalls: { tool: string }[] };
-    expect(ticket.transcript).toMatchObject({ provider: 'bedrock', modelId: 'anthropic.claude-3-5-haiku-20241022-v1:0' });
+    expect(trail.map((s) => s.name)).toEqual([
+      '01-extract-serial',
+      '02-check-warranty',
+      '03a-valid-warranty',
+      '05-send-confirmation',
+    ]);
+    const ticket = trail[2]!.output as {
+      usage: { inputTokens: number };
+      transcript: { provider: string; modelId: string };
+      toolCalls: { tool: string }[];
+    };
+    expect(ticket.transcript).toMatchObject({
+      provider: 'bedrock',
+      modelId: 'anthropic.claude-3-5-haiku-20241022-v1:0',
+    });
     expect(ticket.usage.inputTokens).toBeGreaterThan(100);
     expect(ticket.toolCalls.map((c) => c.tool)).toContain('create_ticket');
     expect(stateTransitions(record.events)).toBe(10);
@@ -36,13 +65,20 @@ describe('a GetExecutionHistory file', () => {
 
   it('can be forked from every step it ran', () => {
     const points = forkPoints(executionFromHistory(history(), AWS_ARN), loadWorkflow('warranty-email'));
-    expect(points.map((p) => p.step)).toEqual(['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation']);
+    expect(points.map((p) => p.step)).toEqual([
+      '01-extract-serial',
+      '02-check-warranty',
+      '03a-valid-warranty',
+      '05-send-confirmation',
+    ]);
   });
 
   it('takes the ARN from the file, and timestamps in epoch seconds (CLI v1) or milliseconds', () => {
     const seconds = history();
     seconds.events = seconds.events.map((e) => ({ ...e, timestamp: Date.parse(e.timestamp as string) / 1000 }));
-    expect(executionFromHistory({ ...seconds, executionArn: AWS_ARN }).startDate.toISOString()).toBe('2025-03-14T09:26:53.412Z');
+    expect(executionFromHistory({ ...seconds, executionArn: AWS_ARN }).startDate.toISOString()).toBe(
+      '2025-03-14T09:26:53.412Z',
+    );
   });
 
   it.each([
@@ -50,7 +86,12 @@ describe('a GetExecutionHistory file', () => {
     ['an event without a type', { events: [{ id: 1, timestamp: 0 }] }, AWS_ARN, /events\.0\.type/],
     ['a first page only', { ...history(), nextToken: 'AAAA' }, AWS_ARN, /more pages/],
     ['no ARN', history(), undefined, /ARN is missing/],
-    ['an ARN that is no execution', history(), 'arn:aws:states:eu-west-1:1:stateMachine:x', /not a Step Functions execution ARN/],
+    [
+      'an ARN that is no execution',
+      history(),
+      'arn:aws:states:eu-west-1:1:stateMachine:x',
+      /not a Step Functions execution ARN/,
+    ],
     ['a list', [1, 2], AWS_ARN, /not a GetExecutionHistory response: \(root\)/],
   ])('refuses %s with one line', (_, json, arn, message) => {
     expect(() => executionFromHistory(json, arn)).toThrow(message);
@@ -73,36 +114,84 @@ describe('--aws (read-only, the SFN client)', () => {
 
   it('finds the project workflows’ state machines by their readable names in every environment, and lists their executions newest first', async () => {
     sfn.on(ListStateMachinesCommand, { nextToken: undefined }).resolves({
-      stateMachines: [{ name: 'Stepwise-WarrantyEmail-dev-warranty-email', stateMachineArn: machineArn('Stepwise-WarrantyEmail-dev-warranty-email'), type: 'STANDARD', creationDate: new Date() }],
+      stateMachines: [
+        {
+          name: 'Stepwise-WarrantyEmail-dev-warranty-email',
+          stateMachineArn: machineArn('Stepwise-WarrantyEmail-dev-warranty-email'),
+          type: 'STANDARD',
+          creationDate: new Date(),
+        },
+      ],
       nextToken: 'page-2',
     });
     sfn.on(ListStateMachinesCommand, { nextToken: 'page-2' }).resolves({
       stateMachines: [
-        { name: 'SomeoneElses-Machine', stateMachineArn: machineArn('SomeoneElses-Machine'), type: 'STANDARD', creationDate: new Date() },
-        { name: 'Stepwise-Investigation-prod-investigation', stateMachineArn: machineArn('Stepwise-Investigation-prod-investigation'), type: 'STANDARD', creationDate: new Date() },
+        {
+          name: 'SomeoneElses-Machine',
+          stateMachineArn: machineArn('SomeoneElses-Machine'),
+          type: 'STANDARD',
+          creationDate: new Date(),
+        },
+        {
+          name: 'Stepwise-Investigation-prod-investigation',
+          stateMachineArn: machineArn('Stepwise-Investigation-prod-investigation'),
+          type: 'STANDARD',
+          creationDate: new Date(),
+        },
       ],
     });
-    sfn.on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-WarrantyEmail-dev-warranty-email') }).resolves({
-      executions: [{ executionArn: AWS_ARN, name: 'email-735d', stateMachineArn: machineArn('x'), status: 'SUCCEEDED', startDate: new Date('2025-03-14T09:26:53Z'), stopDate: new Date('2025-03-14T09:26:58Z') }],
-    });
-    sfn.on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-Investigation-prod-investigation') }).resolves({
-      executions: [{ executionArn: `${AWS_ARN}-2`, name: 'inv-1', stateMachineArn: machineArn('y'), status: 'RUNNING', startDate: new Date('2025-03-15T08:00:00Z') }],
-    });
+    sfn
+      .on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-WarrantyEmail-dev-warranty-email') })
+      .resolves({
+        executions: [
+          {
+            executionArn: AWS_ARN,
+            name: 'email-735d',
+            stateMachineArn: machineArn('x'),
+            status: 'SUCCEEDED',
+            startDate: new Date('2025-03-14T09:26:53Z'),
+            stopDate: new Date('2025-03-14T09:26:58Z'),
+          },
+        ],
+      });
+    sfn
+      .on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-Investigation-prod-investigation') })
+      .resolves({
+        executions: [
+          {
+            executionArn: `${AWS_ARN}-2`,
+            name: 'inv-1',
+            stateMachineArn: machineArn('y'),
+            status: 'RUNNING',
+            startDate: new Date('2025-03-15T08:00:00Z'),
+          },
+        ],
+      });
     const listed = await listDeployedExecutions(client);
     expect(listed.map((e) => [e.name, e.workflow, e.status])).toEqual([
       ['inv-1', 'investigation', 'RUNNING'],
       ['email-735d', 'warranty-email', 'SUCCEEDED'],
     ]);
-    expect(sfn.commandCalls(ListExecutionsCommand).map((c) => c.args[0].input.stateMachineArn)).not.toContain(machineArn('SomeoneElses-Machine'));
+    expect(sfn.commandCalls(ListExecutionsCommand).map((c) => c.args[0].input.stateMachineArn)).not.toContain(
+      machineArn('SomeoneElses-Machine'),
+    );
     // Read-only: nothing but List* was called.
     expect(sfn.calls().every((c) => /^List/.test(c.args[0].constructor.name))).toBe(true);
-    expect(deployedStateMachineNames(['warranty-email'], ['dev', 'staging', 'prod']).get('Stepwise-WarrantyEmail-staging-warranty-email')).toBe('warranty-email');
+    expect(
+      deployedStateMachineNames(['warranty-email'], ['dev', 'staging', 'prod']).get(
+        'Stepwise-WarrantyEmail-staging-warranty-email',
+      ),
+    ).toBe('warranty-email');
   });
 
   it('imports an execution by ARN: every page of its history, stored like a file import', async () => {
     const { events } = history();
-    sfn.on(GetExecutionHistoryCommand, { executionArn: AWS_ARN, nextToken: undefined }).resolves({ events: events.slice(0, 20).map(sdkEvent), nextToken: 't2' });
-    sfn.on(GetExecutionHistoryCommand, { executionArn: AWS_ARN, nextToken: 't2' }).resolves({ events: events.slice(20).map(sdkEvent) });
+    sfn
+      .on(GetExecutionHistoryCommand, { executionArn: AWS_ARN, nextToken: undefined })
+      .resolves({ events: events.slice(0, 20).map(sdkEvent), nextToken: 't2' });
+    sfn
+      .on(GetExecutionHistoryCommand, { executionArn: AWS_ARN, nextToken: 't2' })
+      .resolves({ events: events.slice(20).map(sdkEvent) });
     const dirs = stateDirs(join(root, 'aws'));
     const record = await importFromAws(AWS_ARN, client, dirs.imports);
     expect(record.imported?.from).toBe('aws');

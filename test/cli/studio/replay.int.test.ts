@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as replayCommand from '../../../src/cli/commands/replay.ts';
 import * as runCommand from '../../../src/cli/commands/run.ts';
+import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { diffExecutions } from '../../../src/local/fork.ts';
-import { readLocalExecution, readStoredExecution, type ExecutionRecord } from '../../../src/local/history.ts';
+import { type ExecutionRecord, readLocalExecution, readStoredExecution } from '../../../src/local/history.ts';
 import { replay } from '../../../src/local/replay.ts';
 import { stateDirs } from '../../../src/local/state-dirs.ts';
 import { WorkflowSession } from '../../../src/local/workflow-session.ts';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { runCli, useCliCapture } from '../../support/cli.ts';
 
 const SAMPLE = join(STATEMACHINES_DIR, 'warranty-email/samples/valid-warranty.eml');
@@ -28,10 +28,21 @@ let parent: ExecutionRecord;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'stepwise-replay-'));
   dirs = stateDirs(root);
-  const session = await WorkflowSession.start({ workflow: 'warranty-email', historyDir: dirs.executions, pausesDir: dirs.pauses, emailsDir: dirs.emails, logLevel: 'SILENT' });
+  const session = await WorkflowSession.start({
+    workflow: 'warranty-email',
+    historyDir: dirs.executions,
+    pausesDir: dirs.pauses,
+    emailsDir: dirs.emails,
+    logLevel: 'SILENT',
+  });
   try {
     const result = await session.deliverFile(SAMPLE);
-    expect(result.steps.map((s) => s.name)).toEqual(['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation']);
+    expect(result.steps.map((s) => s.name)).toEqual([
+      '01-extract-serial',
+      '02-check-warranty',
+      '03a-valid-warranty',
+      '05-send-confirmation',
+    ]);
     parent = readLocalExecution(result.executionName!, dirs.executions);
   } finally {
     await session.close();
@@ -39,11 +50,26 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const expired = { '02-check-warranty': { check_warranty: { serialNumber: 'SN48213', status: 'expired', product: 'Lumen X2 wireless headphones', warrantyEnd: '2024-01-31' } } };
+const expired = {
+  '02-check-warranty': {
+    check_warranty: {
+      serialNumber: 'SN48213',
+      status: 'expired',
+      product: 'Lumen X2 wireless headphones',
+      warrantyEnd: '2024-01-31',
+    },
+  },
+};
 
 describe('replay', () => {
   it('forks from 02-check-warranty with the registry saying expired: the fork takes 03c and replies about the expired warranty', async () => {
-    const { fork, from } = await replay({ parent, from: '02-check-warranty', toolResults: expired, dirs, logLevel: 'SILENT' });
+    const { fork, from } = await replay({
+      parent,
+      from: '02-check-warranty',
+      toolResults: expired,
+      dirs,
+      logLevel: 'SILENT',
+    });
     expect(from).toMatchObject({ index: 1, step: '02-check-warranty' });
     expect(fork.status).toBe('SUCCEEDED');
     expect(fork.steps.map((s) => s.name)).toEqual(['01-extract-serial', '02-check-warranty', '03c-expired-warranty']);
@@ -54,8 +80,12 @@ describe('replay', () => {
     const stored = readLocalExecution(fork.executionName!, dirs.executions);
     expect(stored.parent).toEqual({ execution: parent.name, step: '02-check-warranty', index: 1 });
     // The fork's history starts with the parent's, up to the fork point, then runs on with ids after it.
-    const kept = parent.events.findIndex((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === '02-check-warranty');
-    expect(stored.events.slice(0, kept)).toEqual(parent.events.slice(0, kept).map((e) => ({ ...e, timestamp: e.timestamp })));
+    const kept = parent.events.findIndex(
+      (e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === '02-check-warranty',
+    );
+    expect(stored.events.slice(0, kept)).toEqual(
+      parent.events.slice(0, kept).map((e) => ({ ...e, timestamp: e.timestamp })),
+    );
     expect(stored.events.map((e) => e.id)).toEqual(stored.events.map((_, i) => i + 1));
     const diff = diffExecutions(parent, stored, def);
     expect(diff.divergesAt).toBe(1);
@@ -66,7 +96,13 @@ describe('replay', () => {
     const { fork } = await replay({
       parent,
       from: '02-check-warranty',
-      stepInput: { ...(await printedState()).stepInput, previous: { ...(await printedState()).stepInput.previous, data: { serialNumber: 'SN20417', issueSummary: 'Does not start.' } } },
+      stepInput: {
+        ...(await printedState()).stepInput,
+        previous: {
+          ...(await printedState()).stepInput.previous,
+          data: { serialNumber: 'SN20417', issueSummary: 'Does not start.' },
+        },
+      },
       dirs,
       logLevel: 'SILENT',
     });
@@ -76,18 +112,26 @@ describe('replay', () => {
 
   it('refuses an edited step input that does not match the step input schema, and runs nothing', async () => {
     const { stepInput } = await printedState();
-    await expect(replay({ parent, from: '02-check-warranty', stepInput: { ...stepInput, error: 'none' }, dirs })).rejects.toThrow(/does not match 02-check-warranty's input schema: error/);
+    await expect(
+      replay({ parent, from: '02-check-warranty', stepInput: { ...stepInput, error: 'none' }, dirs }),
+    ).rejects.toThrow(/does not match 02-check-warranty's input schema: error/);
   });
 });
 
 /** What `stepwise replay --print-state` prints for the parent at 02-check-warranty. */
 async function printedState(): Promise<{ stepInput: Record<string, any>; toolResults: Record<string, unknown> }> {
-  const { editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor } = await import('../../../src/local/fork.ts');
+  const { editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor } = await import(
+    '../../../src/local/fork.ts'
+  );
   const { synthProject } = await import('../../../src/local/synth.ts');
   const definition = (await synthProject()).stateMachines.find((m) => m.workflowName === 'warranty-email')!.definition;
   const point = forkPoint(forkPoints(parent, def), '02-check-warranty');
   return {
-    stepInput: editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, { id: parent.executionArn, name: parent.name })),
+    stepInput: editableStepInput(
+      definition,
+      point.step,
+      await stepInputFor(definition, point.step, point.state, { id: parent.executionArn, name: parent.name }),
+    ),
     toolResults: { [point.step]: recordedToolResults(parent, def, point) },
   };
 }
@@ -101,7 +145,11 @@ describe('stepwise replay', () => {
     const [run] = JSON.parse(io.out) as { executionName: string }[];
     io.out = '';
     expect(await cli('replay', run!.executionName, '--from', '02-check-warranty', '--print-state')).toBe(0);
-    const printed = JSON.parse(io.out) as { step: string; stepInput: Record<string, unknown>; toolResults: Record<string, Record<string, Record<string, unknown>>> };
+    const printed = JSON.parse(io.out) as {
+      step: string;
+      stepInput: Record<string, unknown>;
+      toolResults: Record<string, Record<string, Record<string, unknown>>>;
+    };
     expect(printed.step).toBe('02-check-warranty');
     expect(Object.keys(printed.stepInput).sort()).toEqual(['error', 'input', 'previous']);
     printed.toolResults['02-check-warranty']!.check_warranty!.status = 'expired';
@@ -111,7 +159,11 @@ describe('stepwise replay', () => {
     expect(await cli('replay', run!.executionName, '--from', '02-check-warranty', '--tools', tools, '--json')).toBe(0);
     const out = JSON.parse(io.out);
     expect(out.from).toEqual({ index: 1, step: '02-check-warranty' });
-    expect(out.fork.steps.map((s: { name: string }) => s.name)).toEqual(['01-extract-serial', '02-check-warranty', '03c-expired-warranty']);
+    expect(out.fork.steps.map((s: { name: string }) => s.name)).toEqual([
+      '01-extract-serial',
+      '02-check-warranty',
+      '03c-expired-warranty',
+    ]);
     expect(out.diff).toMatchObject({ divergesAt: 1, a: { name: run!.executionName } });
     expect(readStoredExecution(out.fork.executionName).parent).toMatchObject({ execution: run!.executionName });
   });
@@ -126,8 +178,24 @@ describe('stepwise replay', () => {
     const saved = join(root, 'fork.json');
     writeFileSync(saved, JSON.stringify(printed));
     io.out = '';
-    expect(await cli('replay', run!.executionName, '--from', '02-check-warranty', '--state', saved, '--tools', saved, '--json')).toBe(0);
-    expect(JSON.parse(io.out).fork.steps.map((s: { name: string }) => s.name)).toEqual(['01-extract-serial', '02-check-warranty', '03c-expired-warranty']);
+    expect(
+      await cli(
+        'replay',
+        run!.executionName,
+        '--from',
+        '02-check-warranty',
+        '--state',
+        saved,
+        '--tools',
+        saved,
+        '--json',
+      ),
+    ).toBe(0);
+    expect(JSON.parse(io.out).fork.steps.map((s: { name: string }) => s.name)).toEqual([
+      '01-extract-serial',
+      '02-check-warranty',
+      '03c-expired-warranty',
+    ]);
   });
 
   it('says in one line why it cannot fork', async () => {

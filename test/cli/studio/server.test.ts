@@ -8,12 +8,12 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStudio, type Studio } from '../../../src/cli/studio/server.ts';
-import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { type Studio, startStudio } from '../../../src/cli/studio/server.ts';
+import { PROJECT_ROOT } from '../../../src/core/paths.ts';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { PROJECT_ROOT } from '../../../src/core/paths.ts';
+import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
+import { stateDirs } from '../../../src/local/state-dirs.ts';
 import { AWS_ARN, AWS_FIXTURE, recordedExecution } from '../../support/fixtures.ts';
 
 const VALID = recordedExecution('warranty-valid').name;
@@ -25,31 +25,65 @@ let studio: Studio;
 let dirs: ReturnType<typeof stateDirs>;
 
 /** A raw request: the path is sent as written (no URL normalization), with the headers given. */
-function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: studio.port, method, path, headers: { Host: `127.0.0.1:${studio.port}`, ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port: studio.port, method, path, headers: { Host: `127.0.0.1:${studio.port}`, ...headers } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 const change = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  raw('POST', path, { 'Content-Type': 'application/json', 'X-Stepwise-Token': studio.token, Origin: `http://127.0.0.1:${studio.port}`, ...headers }, JSON.stringify(body));
+  raw(
+    'POST',
+    path,
+    {
+      'Content-Type': 'application/json',
+      'X-Stepwise-Token': studio.token,
+      Origin: `http://127.0.0.1:${studio.port}`,
+      ...headers,
+    },
+    JSON.stringify(body),
+  );
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'stepwise-studio-'));
   dirs = stateDirs(join(root, 'state'));
   writeFileSync(join(root, 'secret.json'), JSON.stringify({ secret: SECRET }));
   mkdirSync(dirs.executions, { recursive: true });
-  for (const fixture of ['warranty-valid', 'investigation-resumed']) copyFileSync(join(PROJECT_ROOT, 'test/fixtures/executions', `${fixture}.json`), join(dirs.executions, `${recordedExecution(fixture).name}.json`));
+  for (const fixture of ['warranty-valid', 'investigation-resumed'])
+    copyFileSync(
+      join(PROJECT_ROOT, 'test/fixtures/executions', `${fixture}.json`),
+      join(dirs.executions, `${recordedExecution(fixture).name}.json`),
+    );
   const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 1);
-  const report = { passed: 1, failed: 0, total: 1, cases: [{ id: cases[0]!.scenario_id, passed: true, failures: [], steps: [] }] };
+  const report = {
+    passed: 1,
+    failed: 0,
+    total: 1,
+    cases: [{ id: cases[0]!.scenario_id, passed: true, failures: [], steps: [] }],
+  };
   recordEvalRun('warranty-email', report, cases, 'offline', dirs.evals, new Date('2025-03-14T10:00:00Z'));
-  recordEvalRun('warranty-email', { ...report, passed: 0, failed: 1, cases: [{ ...report.cases[0]!, passed: false }] }, cases, 'offline', dirs.evals, new Date('2025-03-14T11:00:00Z'));
+  recordEvalRun(
+    'warranty-email',
+    { ...report, passed: 0, failed: 1, cases: [{ ...report.cases[0]!, passed: false }] },
+    cases,
+    'offline',
+    dirs.evals,
+    new Date('2025-03-14T11:00:00Z'),
+  );
   studio = await startStudio({ port: 0, dirs });
 });
 afterAll(async () => {
@@ -75,19 +109,37 @@ describe('what Studio serves', () => {
   it('lists workflows with their graph and the per-step statistics of the local executions', async () => {
     const wf = JSON.parse((await raw('GET', '/api/workflows/warranty-email')).body);
     expect(wf.stateMachine).toBe('Stepwise-WarrantyEmail-dev-warranty-email');
-    expect(wf.graph.nodes.map((n: { id: string }) => n.id)).toEqual(expect.arrayContaining(['Start', '01-extract-serial', '03a-valid-warranty', '03a-valid-warranty.route', 'Done']));
-    expect(wf.graph.nodes.find((n: { id: string }) => n.id === '02-check-warranty')).toMatchObject({ kind: 'code', stats: { runs: 1 } });
+    expect(wf.graph.nodes.map((n: { id: string }) => n.id)).toEqual(
+      expect.arrayContaining(['Start', '01-extract-serial', '03a-valid-warranty', '03a-valid-warranty.route', 'Done']),
+    );
+    expect(wf.graph.nodes.find((n: { id: string }) => n.id === '02-check-warranty')).toMatchObject({
+      kind: 'code',
+      stats: { runs: 1 },
+    });
     expect(wf.samples).toContain('valid-warranty.eml');
     const loop = JSON.parse((await raw('GET', '/api/workflows/tool-loop')).body);
-    expect(loop.graph.nodes.find((n: { id: string }) => n.id === '02-select-tool.wave-1')).toMatchObject({ kind: 'map' });
-    expect(loop.graph.nodes.find((n: { id: string }) => n.id === '02-select-tool.iteration')).toMatchObject({ kind: 'choice', comment: expect.stringMatching(/^Counter iteration/) });
+    expect(loop.graph.nodes.find((n: { id: string }) => n.id === '02-select-tool.wave-1')).toMatchObject({
+      kind: 'map',
+    });
+    expect(loop.graph.nodes.find((n: { id: string }) => n.id === '02-select-tool.iteration')).toMatchObject({
+      kind: 'choice',
+      comment: expect.stringMatching(/^Counter iteration/),
+    });
   });
 
   it('imports a GetExecutionHistory file, lists it among the executions, and filters by workflow, status, outcome and source', async () => {
-    const imported = await change('/api/imports', { history: JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')), executionArn: AWS_ARN });
+    const imported = await change('/api/imports', {
+      history: JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')),
+      executionArn: AWS_ARN,
+    });
     expect(imported.status).toBe(200);
-    expect(JSON.parse(imported.body)).toEqual({ name: 'email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64', workflow: 'warranty-email', status: 'SUCCEEDED' });
-    const names = async (query: string) => JSON.parse((await raw('GET', `/api/executions?${query}`)).body).executions.map((e: { name: string }) => e.name);
+    expect(JSON.parse(imported.body)).toEqual({
+      name: 'email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64',
+      workflow: 'warranty-email',
+      status: 'SUCCEEDED',
+    });
+    const names = async (query: string) =>
+      JSON.parse((await raw('GET', `/api/executions?${query}`)).body).executions.map((e: { name: string }) => e.name);
     expect(await names('')).toHaveLength(3);
     expect(await names('workflow=investigation')).toEqual([INVESTIGATION]);
     expect(await names('source=imported')).toEqual(['email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64']);
@@ -102,15 +154,23 @@ describe('what Studio serves', () => {
     expect(ticket.decision).toEqual({ next: '05-send-confirmation', decidedBy: 'model', reason: expect.any(String) });
     expect(ticket.latencyMs).toBeGreaterThan(0);
     expect(ticket.transcript.system[0].text).toContain('ticketing step');
-    expect(ticket.transcript.toolConfig.tools.map((t: { toolSpec: { name: string } }) => t.toolSpec.name)).toEqual(['create_ticket', 'route']);
+    expect(ticket.transcript.toolConfig.tools.map((t: { toolSpec: { name: string } }) => t.toolSpec.name)).toEqual([
+      'create_ticket',
+      'route',
+    ]);
     expect(ticket.usage.inputTokens).toBeGreaterThan(0);
     expect(ticket.cost).toMatchObject({ modelId: 'anthropic.claude-3-5-haiku-20241022-v1:0', usd: expect.any(Number) });
     expect(ticket.cost.usd).toBeGreaterThan(0);
-    expect(ticket.toolCalls[0]).toMatchObject({ tool: 'create_ticket', result: { ticketId: expect.stringMatching(/^TKT-/) } });
+    expect(ticket.toolCalls[0]).toMatchObject({
+      tool: 'create_ticket',
+      result: { ticketId: expect.stringMatching(/^TKT-/) },
+    });
     expect(view.path.states).toMatchObject({ Start: 1, '03a-valid-warranty': 1, Done: 1 });
     expect(view.path.edges).toContainEqual(['02-check-warranty.route', '03a-valid-warranty']);
     expect(view.eventCount).toBe(34);
-    expect(JSON.parse((await raw('GET', '/api/executions/email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64/events')).body)).toHaveLength(34);
+    expect(
+      JSON.parse((await raw('GET', '/api/executions/email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64/events')).body),
+    ).toHaveLength(34);
   });
 
   it('gives the fork form of a step: its step input to edit, the tool results it got, and checks an edited input', async () => {
@@ -118,9 +178,18 @@ describe('what Studio serves', () => {
     expect(form.point).toEqual({ index: 1, step: '02-check-warranty', entryState: '02-check-warranty' });
     expect(Object.keys(form.stepInput).sort()).toEqual(['error', 'input', 'previous']);
     expect(form.toolResults.check_warranty.status).toBe('valid');
-    const ok = JSON.parse((await change(`/api/executions/${VALID}/fork/check`, { from: 1, stepInput: form.stepInput })).body);
+    const ok = JSON.parse(
+      (await change(`/api/executions/${VALID}/fork/check`, { from: 1, stepInput: form.stepInput })).body,
+    );
     expect(ok.problems).toEqual([]);
-    const bad = JSON.parse((await change(`/api/executions/${VALID}/fork/check`, { from: 1, stepInput: { ...form.stepInput, previous: { ...form.stepInput.previous, count: -1 } } })).body);
+    const bad = JSON.parse(
+      (
+        await change(`/api/executions/${VALID}/fork/check`, {
+          from: 1,
+          stepInput: { ...form.stepInput, previous: { ...form.stepInput.previous, count: -1 } },
+        })
+      ).body,
+    );
     expect(bad.problems[0].path).toBe('previous.count');
   });
 
@@ -136,20 +205,26 @@ describe('what Studio serves', () => {
 
   it('tells the live stream when a record changes', async () => {
     const received = new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: studio.port, path: '/api/live', headers: { Host: `127.0.0.1:${studio.port}` } }, (res) => {
-        let text = '';
-        res.on('data', (c) => {
-          text += c;
-          // Earlier changes (the import above) may come first.
-          if (text.includes('copy-of-valid')) {
-            resolve(text);
-            req.destroy();
-          }
-        });
-      });
+      const req = request(
+        { host: '127.0.0.1', port: studio.port, path: '/api/live', headers: { Host: `127.0.0.1:${studio.port}` } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c;
+            // Earlier changes (the import above) may come first.
+            if (text.includes('copy-of-valid')) {
+              resolve(text);
+              req.destroy();
+            }
+          });
+        },
+      );
       req.on('error', reject);
       req.end();
-      setTimeout(() => copyFileSync(join(dirs.executions, `${VALID}.json`), join(dirs.executions, 'copy-of-valid.json')), 200);
+      setTimeout(
+        () => copyFileSync(join(dirs.executions, `${VALID}.json`), join(dirs.executions, 'copy-of-valid.json')),
+        200,
+      );
     });
     expect(await received).toMatch(/event: change\ndata: \{"executions":\[[^\]]*"copy-of-valid"/);
   });
@@ -174,7 +249,11 @@ describe('safety', () => {
     ['a cross-site fetch', { 'Sec-Fetch-Site': 'cross-site' }, 403],
     ['a form post (not JSON)', { 'Content-Type': 'text/plain' }, 415],
   ])('refuses a change with %s', async (_, headers, status) => {
-    const res = await change('/api/imports', { history: JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')), executionArn: AWS_ARN }, headers as Record<string, string>);
+    const res = await change(
+      '/api/imports',
+      { history: JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')), executionArn: AWS_ARN },
+      headers as Record<string, string>,
+    );
     expect(res.status).toBe(status);
     const resumed = await change(`/api/pauses/${VALID}/resume`, { output: {} }, headers as Record<string, string>);
     expect(resumed.status).toBe(status);
@@ -182,7 +261,10 @@ describe('safety', () => {
 
   it('refuses changes by GET, and answers no CORS preflight', async () => {
     expect((await raw('GET', '/api/runs')).status).toBe(404);
-    const preflight = await raw('OPTIONS', '/api/imports', { Origin: 'http://evil.example', 'Access-Control-Request-Method': 'POST' });
+    const preflight = await raw('OPTIONS', '/api/imports', {
+      Origin: 'http://evil.example',
+      'Access-Control-Request-Method': 'POST',
+    });
     expect(preflight.status).toBe(405);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -223,8 +305,20 @@ describe('safety', () => {
     ['/api/runs', { workflow: '../../..', sample: 'secret.json' }],
     ['/api/pauses/..%2F..%2Fsecret/resume', { output: {} }],
     ['/api/executions/..%2F..%2Fsecret/fork', { from: 0 }],
-    ['/api/imports', { history: { events: [{ id: 1, type: 'ExecutionStarted', timestamp: 0 }] }, executionArn: 'arn:aws:states:r:1:execution:sm:../../secret' }],
-    ['/api/imports', { history: { events: [{ id: 1, type: 'ExecutionStarted', timestamp: 0 }] }, executionArn: 'arn:aws:states:r:1:execution:sm:..' }],
+    [
+      '/api/imports',
+      {
+        history: { events: [{ id: 1, type: 'ExecutionStarted', timestamp: 0 }] },
+        executionArn: 'arn:aws:states:r:1:execution:sm:../../secret',
+      },
+    ],
+    [
+      '/api/imports',
+      {
+        history: { events: [{ id: 1, type: 'ExecutionStarted', timestamp: 0 }] },
+        executionArn: 'arn:aws:states:r:1:execution:sm:..',
+      },
+    ],
   ])('reads or writes no file outside the state: POST %s', async (path, body) => {
     const res = await change(path, body);
     expect(res.status).toBeGreaterThanOrEqual(400);

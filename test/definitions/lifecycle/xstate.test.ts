@@ -5,14 +5,27 @@
  * except for the documented CRM echo.
  */
 import fc from 'fast-check';
-import { assign, createMachine, initialTransition, setup, transition as xstateTransition, type AnyMachineSnapshot, type StateValue } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import {
+  type AnyMachineSnapshot,
+  assign,
+  createMachine,
+  initialTransition,
+  type StateValue,
+  setup,
+  transition as xstateTransition,
+} from 'xstate';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
 import { listAgentConfigs, loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
+import {
+  DETAIL_EQUALS_GUARD,
+  TERMINAL_TAG,
+  toXStateConfig,
+  XSTATE_ACTIONS,
+} from '../../../src/definitions/lifecycle/xstate.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
-import { DETAIL_EQUALS_GUARD, TERMINAL_TAG, XSTATE_ACTIONS, toXStateConfig } from '../../../src/definitions/lifecycle/xstate.ts';
-import { NO_GOAL, def } from '../../runtime/lifecycle/support.ts';
+import { def, NO_GOAL } from '../../runtime/lifecycle/support.ts';
 
 const exported = toXStateConfig(def);
 
@@ -25,7 +38,8 @@ const machine = setup({
     startConversation: assign({ followUpsStopped: false }),
   },
   guards: {
-    [DETAIL_EQUALS_GUARD]: ({ event }, params: { field: string; value: string }) => event.detail?.[params.field] === params.value,
+    [DETAIL_EQUALS_GUARD]: ({ event }, params: { field: string; value: string }) =>
+      event.detail?.[params.field] === params.value,
   },
 }).createMachine(JSON.parse(JSON.stringify(exported)));
 
@@ -41,17 +55,31 @@ describe('toXStateConfig', () => {
     expect(JSON.parse(JSON.stringify(exported))).toEqual(exported);
     expect(exported).toMatchObject({ id: 'lead-lifecycle', initial: 'idle', context: { followUpsStopped: false } });
     expect(exported.states!.active).toMatchObject({ id: 'active', initial: 'lead_qualification' });
-    expect(exported.states!.active!.states!.lead_qualification!.states!.engaged).toMatchObject({ id: 'engaged', entry: [{ type: 'clearFollowUpStop' }] });
+    expect(exported.states!.active!.states!.lead_qualification!.states!.engaged).toMatchObject({
+      id: 'engaged',
+      entry: [{ type: 'clearFollowUpStop' }],
+    });
     expect(exported.states!.goal_hit!.tags).toEqual([TERMINAL_TAG]);
-    expect(exported.states!.goal_hit!.on!['lead.message_sent']).toEqual({ target: '#engaged', actions: [{ type: 'startConversation' }] });
+    expect(exported.states!.goal_hit!.on!['lead.message_sent']).toEqual({
+      target: '#engaged',
+      actions: [{ type: 'startConversation' }],
+    });
     expect(exported.states!.active!.on!['follow_up.stopped']).toEqual({ actions: [{ type: 'stopFollowUps' }] });
     // `payment.initiated: null` on deal_closed blocks the parent's transition.
-    expect(exported.states!.active!.states!.deal_closed!.on!['payment.initiated']).toEqual({ description: 'only logged here' });
+    expect(exported.states!.active!.states!.deal_closed!.on!['payment.initiated']).toEqual({
+      description: 'only logged here',
+    });
     // A parent's transition to the leaf itself is no transition here.
-    expect(exported.states!.active!.states!.deal_closed!.on!['deal.closed']).toEqual({ description: 'a transition to the current leaf is no transition' });
+    expect(exported.states!.active!.states!.deal_closed!.on!['deal.closed']).toEqual({
+      description: 'a transition to the current leaf is no transition',
+    });
     const crm = exported.on!['crm.state_set'] as { target: string; guard: { params: { value: string } } }[];
     expect(crm.map((t) => t.target)).toEqual(def.leaves.map((l) => `#${l}`));
-    const used = new Set(JSON.stringify(exported).match(/"type":"[a-zA-Z]+"/g)!.map((m) => m.slice(8, -1)));
+    const used = new Set(
+      JSON.stringify(exported)
+        .match(/"type":"[a-zA-Z]+"/g)!
+        .map((m) => m.slice(8, -1)),
+    );
     expect([...used].sort()).toEqual([...XSTATE_ACTIONS, DETAIL_EQUALS_GUARD].sort());
   });
 
@@ -61,13 +89,30 @@ describe('toXStateConfig', () => {
   });
 });
 
-const CONFIGS: AgentConfig[] = [NO_GOAL, ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle'))];
+const CONFIGS: AgentConfig[] = [
+  NO_GOAL,
+  ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle')),
+];
 const eventArb: fc.Arbitrary<LeadEvent> = fc.oneof(
   { arbitrary: fc.constantFrom(...def.events).map((type) => ({ type })), weight: 12 },
-  { arbitrary: fc.constantFrom<unknown>(...def.leaves, 'active', 'hot', 7, undefined).map((state) => ({ type: 'crm.state_set', ...(state !== undefined && { detail: { state } }) })), weight: 4 },
-  { arbitrary: fc.integer({ min: 0, max: 20000 }).map((value) => ({ type: 'deal.closed', detail: { value } })), weight: 1 },
-  { arbitrary: fc.constantFrom('hi', 'please call me').map((text) => ({ type: 'lead.message_sent', detail: { text } })), weight: 2 },
-  { arbitrary: fc.constantFrom('/pricing', '/blog').map((url) => ({ type: 'link.clicked', detail: { url } })), weight: 1 },
+  {
+    arbitrary: fc
+      .constantFrom<unknown>(...def.leaves, 'active', 'hot', 7, undefined)
+      .map((state) => ({ type: 'crm.state_set', ...(state !== undefined && { detail: { state } }) })),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.integer({ min: 0, max: 20000 }).map((value) => ({ type: 'deal.closed', detail: { value } })),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.constantFrom('hi', 'please call me').map((text) => ({ type: 'lead.message_sent', detail: { text } })),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.constantFrom('/pricing', '/blog').map((url) => ({ type: 'link.clicked', detail: { url } })),
+    weight: 1,
+  },
   { arbitrary: fc.constant({ type: 'lead.sneezed' }), weight: 1 },
 );
 
@@ -76,28 +121,42 @@ describe('differential: applyEvent and XState transition() on the exported machi
     let compared = 0;
     let echoes = 0;
     fc.assert(
-      fc.property(fc.constantFrom(...CONFIGS), fc.array(eventArb, { minLength: 30, maxLength: 80 }), (config, drafts) => {
-        let ours = initialSnapshot(def);
-        let [theirs] = initialTransition(machine) as [AnyMachineSnapshot, unknown];
-        drafts.forEach((d, i) => {
-          // Deliberate difference: a CRM echo of the current leaf is no transition here, a re-entry in XState.
-          if (d.type === 'crm.state_set' && d.detail?.state === ours.state) {
-            echoes++;
-            return;
-          }
-          const event: LifecycleEvent = { id: `e${i}`, entityId: 'lead', time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), ...d };
-          const r = applyEvent(def, ours, event, config);
-          // Raised events (goal.hit, follow_up.stopped, conversation.stopped) are ordinary events for XState.
-          for (const logged of r.events) {
-            [theirs] = xstateTransition(machine, theirs, { type: logged.type, ...(logged.detail && { detail: logged.detail }) }) as [AnyMachineSnapshot, unknown];
-            expect(leafOf(theirs.value), `${logged.type} (${logged.stateBefore} -> ${logged.stateAfter})`).toBe(logged.stateAfter);
-            compared++;
-          }
-          ours = r.snapshot;
-          expect(theirs.context).toEqual(ours.context);
-          expect(theirs.hasTag(TERMINAL_TAG)).toBe(def.states[ours.state]!.terminal);
-        });
-      }),
+      fc.property(
+        fc.constantFrom(...CONFIGS),
+        fc.array(eventArb, { minLength: 30, maxLength: 80 }),
+        (config, drafts) => {
+          let ours = initialSnapshot(def);
+          let [theirs] = initialTransition(machine) as [AnyMachineSnapshot, unknown];
+          drafts.forEach((d, i) => {
+            // Deliberate difference: a CRM echo of the current leaf is no transition here, a re-entry in XState.
+            if (d.type === 'crm.state_set' && d.detail?.state === ours.state) {
+              echoes++;
+              return;
+            }
+            const event: LifecycleEvent = {
+              id: `e${i}`,
+              entityId: 'lead',
+              time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
+              ...d,
+            };
+            const r = applyEvent(def, ours, event, config);
+            // Raised events (goal.hit, follow_up.stopped, conversation.stopped) are ordinary events for XState.
+            for (const logged of r.events) {
+              [theirs] = xstateTransition(machine, theirs, {
+                type: logged.type,
+                ...(logged.detail && { detail: logged.detail }),
+              }) as [AnyMachineSnapshot, unknown];
+              expect(leafOf(theirs.value), `${logged.type} (${logged.stateBefore} -> ${logged.stateAfter})`).toBe(
+                logged.stateAfter,
+              );
+              compared++;
+            }
+            ours = r.snapshot;
+            expect(theirs.context).toEqual(ours.context);
+            expect(theirs.hasTag(TERMINAL_TAG)).toBe(def.states[ours.state]!.terminal);
+          });
+        },
+      ),
       { numRuns: 600 },
     );
     // The run exercised enough to mean something (about 35k comparisons), and echoes were rare.

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -89,23 +89,33 @@ describe('workflow loader', () => {
   });
 
   it('rejects a tool the manifest does not declare', () => {
-    const e = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], 'tools: [launch_missiles]\n') }));
+    const e = loadError(
+      workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], 'tools: [launch_missiles]\n') }),
+    );
     expect(e.file).toMatch(/b-second\.md$/);
     expect(e.field).toBe('tools.0');
     expect(e.message).toContain('unknown tool "launch_missiles"');
   });
 
   it('rejects a required tool the step may not call', () => {
-    const e = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], 'tools: [lookup]\nrequires: [send_email]\n') }));
+    const e = loadError(
+      workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], 'tools: [lookup]\nrequires: [send_email]\n') }),
+    );
     expect(e.field).toBe('requires.0');
     expect(e.message).toContain('"send_email" is not one of the step\'s tools');
   });
 
   it('rejects an output taken from a tool the step may not call, or a malformed `from`', () => {
-    const outputs = (from: string) => `tools: [lookup]\noutputs:\n  ticketId: { type: string, description: The id., from: ${from} }\n`;
-    expect(loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], outputs('lookup.ticketId')) })).steps[1]!.outputs.ticketId!.from).toBe('lookup.ticketId');
+    const outputs = (from: string) =>
+      `tools: [lookup]\noutputs:\n  ticketId: { type: string, description: The id., from: ${from} }\n`;
+    expect(
+      loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], outputs('lookup.ticketId')) }))
+        .steps[1]!.outputs.ticketId!.from,
+    ).toBe('lookup.ticketId');
 
-    const e = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], outputs('create_ticket.ticketId')) }));
+    const e = loadError(
+      workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], outputs('create_ticket.ticketId')) }),
+    );
     expect(e.file).toMatch(/b-second\.md$/);
     expect(e.field).toBe('outputs.ticketId.from');
     expect(e.message).toContain('"create_ticket" is not one of the step\'s tools (lookup)');
@@ -121,21 +131,36 @@ describe('workflow loader', () => {
     expect(def.manifest.local).toEqual({ env: {} });
     expect(def.manifest.input).toBeUndefined();
     for (const s of def.steps) expect([s.readsUntrusted, s.temperature, s.bind]).toEqual([true, 0, {}]);
-    const tuned = loadWorkflowFrom(workflow({ ...good(), 'a-first.md': step('a-first', ['b-second', 'DONE'], 'readsUntrusted: false\ntemperature: 0.7\n') }));
+    const tuned = loadWorkflowFrom(
+      workflow({
+        ...good(),
+        'a-first.md': step('a-first', ['b-second', 'DONE'], 'readsUntrusted: false\ntemperature: 0.7\n'),
+      }),
+    );
     expect(tuned.steps[0]).toMatchObject({ readsUntrusted: false, temperature: 0.7 });
   });
 
   it('binds tool arguments of an LLM step from data.* or input.*, and only for its own tools', () => {
     const bound = (bind: string, kind = '') => `tools: [lookup]\n${kind}bind:\n  lookup:\n    id: ${bind}\n`;
-    const def = loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('data.record.id')) }));
+    const def = loadWorkflowFrom(
+      workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('data.record.id')) }),
+    );
     expect(def.steps[1]!.bind).toEqual({ lookup: { id: 'data.record.id' } });
-    expect(loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('input.customer.id')) })).steps[1]!.bind.lookup).toEqual({ id: 'input.customer.id' });
+    expect(
+      loadWorkflowFrom(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('input.customer.id')) }))
+        .steps[1]!.bind.lookup,
+    ).toEqual({ id: 'input.customer.id' });
 
     const badPath = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], bound('state.id')) }));
     expect(badPath.field).toBe('bind.lookup.id');
     expect(badPath.message).toContain('data.<field> or input.<field>');
 
-    const notItsTool = loadError(workflow({ ...good(), 'a-first.md': step('a-first', ['b-second', 'DONE'], 'bind:\n  lookup:\n    id: data.id\n') }));
+    const notItsTool = loadError(
+      workflow({
+        ...good(),
+        'a-first.md': step('a-first', ['b-second', 'DONE'], 'bind:\n  lookup:\n    id: data.id\n'),
+      }),
+    );
     expect(notItsTool.field).toBe('bind.lookup');
     expect(notItsTool.message).toContain('"lookup" is not one of the step\'s tools');
 
@@ -148,11 +173,16 @@ describe('workflow loader', () => {
   it('takes triggers, an input schema with untrusted fields, and local env from the manifest', () => {
     const manifest = `${MANIFEST}triggers:\n  - type: eventbridge\n    pattern: { source: [shop] }\n  - type: api\ninput:\n  schema: { type: object, required: [orderId], properties: { orderId: { type: string } } }\n  untrusted: [note]\nlocal:\n  env: { LOOKUP_FILE: records.json }\n`;
     const def = loadWorkflowFrom(workflow(good(), manifest));
-    expect(def.manifest.triggers).toEqual([{ type: 'eventbridge', bus: 'default', pattern: { source: ['shop'] } }, { type: 'api' }]);
+    expect(def.manifest.triggers).toEqual([
+      { type: 'eventbridge', bus: 'default', pattern: { source: ['shop'] } },
+      { type: 'api' },
+    ]);
     expect(def.manifest.input).toMatchObject({ untrusted: ['note'] });
     expect(def.manifest.local.env).toEqual({ LOOKUP_FILE: 'records.json' });
 
-    const emailWithInput = loadError(workflow(good(), `${MANIFEST}triggers: [{ type: email }]\ninput: { schema: { type: object } }\n`));
+    const emailWithInput = loadError(
+      workflow(good(), `${MANIFEST}triggers: [{ type: email }]\ninput: { schema: { type: object } }\n`),
+    );
     expect(emailWithInput.field).toBe('input');
     expect(emailWithInput.message).toContain("takes the email trigger's input");
     expect(loadError(workflow(good(), `${MANIFEST}local: { env: { lowercase: x } }\n`)).field).toMatch(/^local\.env/);

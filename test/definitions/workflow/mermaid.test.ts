@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DONE } from '../../../src/definitions/workflow/schema.ts';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../../src/definitions/workflow/mermaid.ts';
+import { DONE } from '../../../src/definitions/workflow/schema.ts';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/workflows');
 
@@ -42,7 +42,10 @@ describe('workflowToMermaid', () => {
     const id = (s: string) => (s === DONE ? '[*]' : `s_${s.replaceAll('-', '_')}`);
     const expected = [`[*] --> ${id(def.manifest.entry)}`];
     for (const step of def.steps) for (const next of step.next) expected.push(`${id(step.name)} --> ${id(next)}`);
-    const arrows = text.split('\n').filter((l) => l.includes('-->')).map((l) => l.trim());
+    const arrows = text
+      .split('\n')
+      .filter((l) => l.includes('-->'))
+      .map((l) => l.trim());
     expect(arrows).toEqual(expected);
     expect(arrows).toContain('s_02_check_warranty --> s_03a_valid_warranty');
     expect(text).toContain('state "04-out-of-scope (code: out-of-scope) [fallback]" as s_04_out_of_scope');
@@ -51,9 +54,15 @@ describe('workflowToMermaid', () => {
 
   it('draws a checkpoint with a `when` output as conditional, one without as unconditional', () => {
     const def = loadWorkflow('investigation');
-    const lines = (d: typeof def) => workflowToMermaid(d).split('\n').filter((l) => l.includes('s_03_record --> s_02_investigate'));
+    const lines = (d: typeof def) =>
+      workflowToMermaid(d)
+        .split('\n')
+        .filter((l) => l.includes('s_03_record --> s_02_investigate'));
     expect(lines(def)).toEqual(['    s_03_record --> s_02_investigate : after checkpoint if checkpoint_required']);
-    const always = { ...def, steps: def.steps.map((s) => (s.pause ? { ...s, pause: { ...s.pause, when: undefined } } : s)) };
+    const always = {
+      ...def,
+      steps: def.steps.map((s) => (s.pause ? { ...s, pause: { ...s.pause, when: undefined } } : s)),
+    };
     expect(lines(always)).toEqual(['    s_03_record --> s_02_investigate : after checkpoint']);
   });
 });

@@ -1,18 +1,21 @@
 /** The investigation's rules, pure: planned and derived step counts, total_steps raised, early exit at certain, backtracking that keeps the history, the budget. */
 import { describe, expect, it } from 'vitest';
 import {
-  planSteps,
   boundPlan,
+  type HistoryEntry,
   pausesBetweenSteps,
+  planSteps,
+  type RecordContext,
   recordStep,
+  type StepReport,
   stepBudget,
   synthesize,
-  type HistoryEntry,
-  type RecordContext,
-  type StepReport,
 } from '../../../lambdas/workflows/investigation/rules.ts';
 
-const file = (path: string, lines: number) => ({ path, content: Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n') });
+const file = (path: string, lines: number) => ({
+  path,
+  content: Array.from({ length: lines }, (_, i) => `line ${i}`).join('\n'),
+});
 const report = (over: Partial<StepReport> = {}): StepReport => ({
   step_number: 1,
   total_steps: 3,
@@ -22,7 +25,13 @@ const report = (over: Partial<StepReport> = {}): StepReport => ({
   ...over,
 });
 const estimated = { plan_basis: 'estimated' as const, work_items: [] };
-const ctx = (over: Partial<RecordContext> = {}): RecordContext => ({ history: [], total_steps: 3, plan: estimated, budget: 6, ...over });
+const ctx = (over: Partial<RecordContext> = {}): RecordContext => ({
+  history: [],
+  total_steps: 3,
+  plan: estimated,
+  budget: 6,
+  ...over,
+});
 
 /** Run reports through recordStep as the record step does, one after the other. */
 function investigate(reports: StepReport[], start: Partial<RecordContext> = {}) {
@@ -51,11 +60,23 @@ describe('planning total_steps', () => {
   });
 
   it('estimates from the material when nothing is countable, and the budget caps every plan', () => {
-    expect(planSteps({ request: 'r', material: [file('a', 10)], checkpoints: false }, 6)).toMatchObject({ total_steps: 2, complexity: 'simple', plan_basis: 'estimated' });
-    expect(planSteps({ request: 'r', material: [file('a', 50), file('b', 50)], checkpoints: false }, 6)).toMatchObject({ total_steps: 3, complexity: 'moderate' });
-    expect(planSteps({ request: 'r', material: [file('a', 500)], checkpoints: false }, 6)).toMatchObject({ total_steps: 5, complexity: 'complex' });
+    expect(planSteps({ request: 'r', material: [file('a', 10)], checkpoints: false }, 6)).toMatchObject({
+      total_steps: 2,
+      complexity: 'simple',
+      plan_basis: 'estimated',
+    });
+    expect(planSteps({ request: 'r', material: [file('a', 50), file('b', 50)], checkpoints: false }, 6)).toMatchObject({
+      total_steps: 3,
+      complexity: 'moderate',
+    });
+    expect(planSteps({ request: 'r', material: [file('a', 500)], checkpoints: false }, 6)).toMatchObject({
+      total_steps: 5,
+      complexity: 'complex',
+    });
     expect(planSteps({ request: 'r', material: [file('a', 500)], checkpoints: false }, 4).total_steps).toBe(4);
-    expect(planSteps({ request: 'r', material: [], consult: ['a', 'b', 'c', 'd', 'e'], checkpoints: false }, 4).total_steps).toBe(4);
+    expect(
+      planSteps({ request: 'r', material: [], consult: ['a', 'b', 'c', 'd', 'e'], checkpoints: false }, 4).total_steps,
+    ).toBe(4);
   });
 
   it('leaves room in maxSteps for the proposal and the plan, an investigate + record pair per step, the synthesis and the analysis', () => {
@@ -86,7 +107,9 @@ describe('recording a step', () => {
   });
 
   it('ends early at certain, even with steps left and next_step_required', () => {
-    const [first] = investigate([report({ step_number: 1, total_steps: 5, confidence: 'certain', next_step_required: true })]);
+    const [first] = investigate([
+      report({ step_number: 1, total_steps: 5, confidence: 'certain', next_step_required: true }),
+    ]);
     expect(first).toMatchObject({ continue: false, outcome: 'certain', total_steps: 5, required_actions: [] });
   });
 
@@ -99,7 +122,11 @@ describe('recording a step', () => {
   it('keeps a derived count and runs every item, whatever the model estimates or says', () => {
     const plan = { plan_basis: 'derived' as const, work_items: ['a', 'b', 'c'] };
     const steps = investigate(
-      [report({ total_steps: 1, next_step_required: false }), report({ step_number: 2, total_steps: 9, next_step_required: false }), report({ step_number: 3, next_step_required: false })],
+      [
+        report({ total_steps: 1, next_step_required: false }),
+        report({ step_number: 2, total_steps: 9, next_step_required: false }),
+        report({ step_number: 3, next_step_required: false }),
+      ],
       { plan, total_steps: 3 },
     );
     expect(steps.map((s) => s.total_steps)).toEqual([3, 3, 3]);
@@ -128,7 +155,11 @@ describe('recording a step', () => {
     expect(history[2]!.revises).toEqual([2]);
     const synthesis = synthesize(history, steps[3]!.outcome!, steps[3]!.total_steps);
     expect(synthesis.revised_steps).toEqual([2]);
-    expect(synthesis.findings).toEqual(['Step 1: heap grows', 'Step 3: cache bounded; listeners leak', 'Step 4: confirmed']);
+    expect(synthesis.findings).toEqual([
+      'Step 1: heap grows',
+      'Step 3: cache bounded; listeners leak',
+      'Step 4: confirmed',
+    ]);
     expect(synthesis).toMatchObject({ outcome: 'certain', confidence: 'certain', steps_taken: 4 });
   });
 
@@ -149,17 +180,38 @@ describe('recording a step', () => {
 describe('bounding the planner (00-propose-plan → 01-plan) and pauses per type', () => {
   const estimate = planSteps({ material: [] }, 6);
   const incident = { min_steps: 1, max_steps: 6, pauses: 'on_request' as const };
-  it('clips a proposal over the budget or the type\'s max, raises one under its min, and records each clip', () => {
-    expect(boundPlan(estimate, { proposed_total_steps: 12 }, incident, 6)).toMatchObject({ total_steps: 6, plan_basis: 'proposed', clipped: ['proposed 12 steps, clipped to 6 (the step budget)'], proposed_total_steps: 12 });
-    expect(boundPlan(estimate, { proposed_total_steps: 5 }, { ...incident, max_steps: 4 }, 6).clipped).toEqual(["proposed 5 steps, clipped to 4 (the type's max_steps)"]);
-    expect(boundPlan(estimate, { proposed_total_steps: 1 }, { ...incident, min_steps: 3 }, 6)).toMatchObject({ total_steps: 3, clipped: ["proposed 1 steps, raised to the type's min_steps 3"] });
-    expect(boundPlan(estimate, { proposed_total_steps: 3 }, incident, 6)).toMatchObject({ total_steps: 3, clipped: [] });
+  it("clips a proposal over the budget or the type's max, raises one under its min, and records each clip", () => {
+    expect(boundPlan(estimate, { proposed_total_steps: 12 }, incident, 6)).toMatchObject({
+      total_steps: 6,
+      plan_basis: 'proposed',
+      clipped: ['proposed 12 steps, clipped to 6 (the step budget)'],
+      proposed_total_steps: 12,
+    });
+    expect(boundPlan(estimate, { proposed_total_steps: 5 }, { ...incident, max_steps: 4 }, 6).clipped).toEqual([
+      "proposed 5 steps, clipped to 4 (the type's max_steps)",
+    ]);
+    expect(boundPlan(estimate, { proposed_total_steps: 1 }, { ...incident, min_steps: 3 }, 6)).toMatchObject({
+      total_steps: 3,
+      clipped: ["proposed 1 steps, raised to the type's min_steps 3"],
+    });
+    expect(boundPlan(estimate, { proposed_total_steps: 3 }, incident, 6)).toMatchObject({
+      total_steps: 3,
+      clipped: [],
+    });
   });
 
   it('falls back to the estimate without a usable proposal, and keeps countable work derived', () => {
-    expect(boundPlan(estimate, {}, incident, 6)).toMatchObject({ total_steps: estimate.total_steps, plan_basis: 'estimated', clipped: [`no usable proposal: the estimate (${estimate.total_steps}) is planned`] });
+    expect(boundPlan(estimate, {}, incident, 6)).toMatchObject({
+      total_steps: estimate.total_steps,
+      plan_basis: 'estimated',
+      clipped: [`no usable proposal: the estimate (${estimate.total_steps}) is planned`],
+    });
     const derived = planSteps({ material: [], consult: ['a', 'b'] }, 6);
-    expect(boundPlan(derived, { proposed_total_steps: 9 }, incident, 6)).toMatchObject({ total_steps: 2, plan_basis: 'derived', clipped: [] });
+    expect(boundPlan(derived, { proposed_total_steps: 9 }, incident, 6)).toMatchObject({
+      total_steps: 2,
+      plan_basis: 'derived',
+      clipped: [],
+    });
   });
 
   it('pauses always, never, or on request, by investigation type', () => {
@@ -168,4 +220,3 @@ describe('bounding the planner (00-propose-plan → 01-plan) and pauses per type
     expect([pausesBetweenSteps(incident, true), pausesBetweenSteps(incident, false)]).toEqual([true, false]);
   });
 });
-

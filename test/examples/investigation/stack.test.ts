@@ -1,14 +1,14 @@
 /** The pause, deployed: the synthesized checkpoint is a waitForTaskToken Task with timeouts and an escalation Catch; the stack grants resuming; cdk-nag stays clean. */
-import { mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadWorkflowFrom } from '../../../src/definitions/workflow/loader.ts';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
+import { loadWorkflowFrom } from '../../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../../src/definitions/workflow/mermaid.ts';
-import { actionsOf, functionArn, synthApp, type Json } from '../../cdk/template.ts';
+import { actionsOf, functionArn, type Json, synthApp } from '../../cdk/template.ts';
 
 const { stacks } = synthApp('dev');
 const stack = stacks.workflows.investigation!;
@@ -16,8 +16,18 @@ const template = Template.fromStack(stack);
 const machineId = Object.keys(template.findResources('AWS::StepFunctions::StateMachine'))[0]!;
 /** The ASL with the partition and function ARNs filled in (stateMachineOf handles function ARNs only). */
 const asl: Json = JSON.parse(
-  (template.findResources('AWS::StepFunctions::StateMachine')[machineId]!.Properties.DefinitionString['Fn::Join'][1] as unknown[])
-    .map((p) => (typeof p === 'string' ? p : (p as Json).Ref === 'AWS::Partition' ? 'aws' : functionArn((p as Json)['Fn::GetAtt'][0])))
+  (
+    template.findResources('AWS::StepFunctions::StateMachine')[machineId]!.Properties.DefinitionString[
+      'Fn::Join'
+    ][1] as unknown[]
+  )
+    .map((p) =>
+      typeof p === 'string'
+        ? p
+        : (p as Json).Ref === 'AWS::Partition'
+          ? 'aws'
+          : functionArn((p as Json)['Fn::GetAtt'][0]),
+    )
     .join(''),
 );
 
@@ -36,7 +46,12 @@ describe('the investigation stack', () => {
         And: [
           { Variable: '$.result.next', StringEquals: '02-investigate' },
           { Variable: '$.result.count', NumericLessThan: 16 },
-          { And: [{ Variable: '$.result.fields.checkpoint_required', IsPresent: true }, { Variable: '$.result.fields.checkpoint_required', BooleanEquals: true }] },
+          {
+            And: [
+              { Variable: '$.result.fields.checkpoint_required', IsPresent: true },
+              { Variable: '$.result.fields.checkpoint_required', BooleanEquals: true },
+            ],
+          },
         ],
         Next: '03-record.pause',
       },
@@ -70,7 +85,9 @@ describe('the investigation stack', () => {
   });
 
   it('lets the state machine publish the checkpoint and outputs a policy that resumes it (SendTaskSuccess/Failure/Heartbeat on this state machine only)', () => {
-    const smRole = template.findResources('AWS::StepFunctions::StateMachine')[machineId]!.Properties.RoleArn['Fn::GetAtt'][0];
+    const smRole = template.findResources('AWS::StepFunctions::StateMachine')[machineId]!.Properties.RoleArn[
+      'Fn::GetAtt'
+    ][0];
     const smStatements = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((p) => (p.Properties.Roles as Json[]).some((r) => r.Ref === smRole))
       .flatMap((p) => p.Properties.PolicyDocument.Statement as Json[]);
@@ -79,7 +96,11 @@ describe('the investigation stack', () => {
     expect(policies).toHaveLength(1);
     const [policyId, policy] = policies[0]!;
     expect(policy.Properties.PolicyDocument.Statement).toEqual([
-      { Effect: 'Allow', Action: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'], Resource: { Ref: machineId } },
+      {
+        Effect: 'Allow',
+        Action: ['states:SendTaskSuccess', 'states:SendTaskFailure', 'states:SendTaskHeartbeat'],
+        Resource: { Ref: machineId },
+      },
     ]);
     expect(template.toJSON().Outputs.ResumeCheckpointsPolicyArn.Value).toEqual({ Ref: policyId });
   });
@@ -112,10 +133,22 @@ describe('pause validation', () => {
 
   it.each([
     ['  timeoutSeconds: 60\n  onTimeout: 09-nowhere', 'pause.onTimeout: unknown step "09-nowhere"'],
-    ['  timeoutSeconds: 60\n  onTimeout: 04-escalate\n  edges: [01-plan]', 'pause.edges.0: "01-plan" is not a declared edge'],
-    ['  timeoutSeconds: 60\n  onTimeout: 04-escalate\n  when: outcome', 'pause.when: "outcome" is not a boolean output'],
-    ['  timeoutSeconds: 60\n  heartbeatSeconds: 60\n  onTimeout: 04-escalate', 'pause.heartbeatSeconds: must be less than timeoutSeconds (60)'],
-    ['  timeoutSeconds: 60\n  onTimeout: 04-escalate\n  actions: nothing', 'pause.actions: "nothing" is not one of the step\'s outputs'],
+    [
+      '  timeoutSeconds: 60\n  onTimeout: 04-escalate\n  edges: [01-plan]',
+      'pause.edges.0: "01-plan" is not a declared edge',
+    ],
+    [
+      '  timeoutSeconds: 60\n  onTimeout: 04-escalate\n  when: outcome',
+      'pause.when: "outcome" is not a boolean output',
+    ],
+    [
+      '  timeoutSeconds: 60\n  heartbeatSeconds: 60\n  onTimeout: 04-escalate',
+      'pause.heartbeatSeconds: must be less than timeoutSeconds (60)',
+    ],
+    [
+      '  timeoutSeconds: 60\n  onTimeout: 04-escalate\n  actions: nothing',
+      'pause.actions: "nothing" is not one of the step\'s outputs',
+    ],
   ])('refuses %j', (pause, message) => {
     expect(withPause(pause)).toThrow(message);
   });

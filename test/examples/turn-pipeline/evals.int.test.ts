@@ -4,9 +4,9 @@
  * fails is reported as such, and turns of one case never see another case's session.
  */
 import { describe, expect, it } from 'vitest';
-import { runEvalCases } from '../../../src/evals/runner.ts';
 import { loadEvalCases, parseEvalCase } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { runEvalCases } from '../../../src/evals/runner.ts';
 
 const cases = loadEvalCases(loadWorkflow('turn-pipeline').dir);
 
@@ -60,7 +60,9 @@ expected_output:
 `,
     );
     const refundFlow = cases.find((c) => c.scenario_id === 'refund_flow_001')!;
-    const report = await runEvalCases('turn-pipeline', [refundFlow, second, broken], { session: { logLevel: 'SILENT' } });
+    const report = await runEvalCases('turn-pipeline', [refundFlow, second, broken], {
+      session: { logLevel: 'SILENT' },
+    });
     expect(report.cases.map((c) => [c.id, c.passed])).toEqual([
       ['refund_flow_001', true],
       ['fresh_session_001', true],

@@ -4,16 +4,34 @@
  * constraints on off-topic turns, both enforcement lanes, relevance with refusal bypass.
  */
 import { describe, expect, it } from 'vitest';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { agentDir, loadAgent, type Agent } from '../../../lambdas/workflows/turn-pipeline/agent.ts';
-import { enforce, enforcementVariables, navigate, retrieve, selectRules, type Retrieval, type TurnContext } from '../../../lambdas/workflows/turn-pipeline/pipeline.ts';
+import { type Agent, agentDir, loadAgent } from '../../../lambdas/workflows/turn-pipeline/agent.ts';
+import {
+  enforce,
+  enforcementVariables,
+  navigate,
+  type Retrieval,
+  retrieve,
+  selectRules,
+  type TurnContext,
+} from '../../../lambdas/workflows/turn-pipeline/pipeline.ts';
 import { newSession, type Session } from '../../../lambdas/workflows/turn-pipeline/session.ts';
 import { lexicalSimilarity } from '../../../lambdas/workflows/turn-pipeline/similarity.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 
 const def = loadWorkflow('turn-pipeline');
 const agent = loadAgent(agentDir(def.dir), def.manifest.tools);
-const ctx = (detectedIntent: string | null, intentConfidence: number): TurnContext => ({ entities: {}, detectedIntent, intentConfidence, isAmbiguous: false });
-const at = (scenario: string | null, step: string | null, extra: Partial<Session> = {}): Session => ({ ...newSession('s1'), activeScenario: scenario, activeStep: step, ...extra });
+const ctx = (detectedIntent: string | null, intentConfidence: number): TurnContext => ({
+  entities: {},
+  detectedIntent,
+  intentConfidence,
+  isAmbiguous: false,
+});
+const at = (scenario: string | null, step: string | null, extra: Partial<Session> = {}): Session => ({
+  ...newSession('s1'),
+  activeScenario: scenario,
+  activeStep: step,
+  ...extra,
+});
 
 async function turn(session: Session, message: string, context: TurnContext, a: Agent = agent) {
   const retrieval = await retrieve(a, session, message, context, lexicalSimilarity);
@@ -28,22 +46,41 @@ describe('scenario navigation with stickiness', () => {
 
   it('keeps a tangential price question inside the refund scenario', async () => {
     const { nav, retrieval } = await turn(at('refund', 'confirm_refund'), "what's the price?", ctx('ask_price', 0.6));
-    expect(retrieval.scenarios.find((s) => s.id === 'pricing')!.score).toBeGreaterThanOrEqual(agent.scenarioFilter.min_entry_score);
+    expect(retrieval.scenarios.find((s) => s.id === 'pricing')!.score).toBeGreaterThanOrEqual(
+      agent.scenarioFilter.min_entry_score,
+    );
     expect(nav).toMatchObject({ action: 'stay', scenario: 'refund', step: 'confirm_refund' });
   });
 
   it('lets a confident exit through, but not the same intent below the threshold', async () => {
-    const confident = await turn(at('refund', 'confirm_refund'), 'Actually, where is my order A-10235?', ctx('track_order', 0.92));
+    const confident = await turn(
+      at('refund', 'confirm_refund'),
+      'Actually, where is my order A-10235?',
+      ctx('track_order', 0.92),
+    );
     expect(confident.nav).toMatchObject({ action: 'exit', scenario: 'track_order', step: 'status' });
-    const unsure = await turn(at('refund', 'confirm_refund'), 'Actually, where is my order A-10235?', ctx('track_order', 0.8));
+    const unsure = await turn(
+      at('refund', 'confirm_refund'),
+      'Actually, where is my order A-10235?',
+      ctx('track_order', 0.8),
+    );
     expect(unsure.nav).toMatchObject({ action: 'stay', scenario: 'refund' });
   });
 
   it('stickiness is what keeps the scenario: without the boost an equal score would leave it', () => {
-    const retrieval: Retrieval = { rules: [], scenarios: [{ id: 'refund', score: 0.8 }, { id: 'track_order', score: 0.9 }], transitions: [] };
+    const retrieval: Retrieval = {
+      rules: [],
+      scenarios: [
+        { id: 'refund', score: 0.8 },
+        { id: 'track_order', score: 0.9 },
+      ],
+      transitions: [],
+    };
     const session = at('refund', 'submitted');
     expect(navigate(agent.scenarioFilter, agent.scenarios, session, retrieval).action).toBe('stay');
-    expect(navigate({ ...agent.scenarioFilter, stickiness_boost: 0 }, agent.scenarios, session, retrieval).action).toBe('exit');
+    expect(navigate({ ...agent.scenarioFilter, stickiness_boost: 0 }, agent.scenarios, session, retrieval).action).toBe(
+      'exit',
+    );
   });
 
   it('takes a transition at or above min_transition_score', async () => {
@@ -65,8 +102,22 @@ describe('scenario navigation with stickiness', () => {
 
   it('fallback_behavior escalate and stay are honoured', async () => {
     const retrieval = (await turn(at('refund', 'confirm_refund'), 'maybe', ctx('unsure', 0.9))).retrieval;
-    expect(navigate({ ...agent.scenarioFilter, fallback_behavior: 'escalate' }, agent.scenarios, at('refund', 'confirm_refund'), retrieval).action).toBe('escalate');
-    expect(navigate({ ...agent.scenarioFilter, fallback_behavior: 'stay' }, agent.scenarios, at('refund', 'confirm_refund'), retrieval).action).toBe('stay');
+    expect(
+      navigate(
+        { ...agent.scenarioFilter, fallback_behavior: 'escalate' },
+        agent.scenarios,
+        at('refund', 'confirm_refund'),
+        retrieval,
+      ).action,
+    ).toBe('escalate');
+    expect(
+      navigate(
+        { ...agent.scenarioFilter, fallback_behavior: 'stay' },
+        agent.scenarios,
+        at('refund', 'confirm_refund'),
+        retrieval,
+      ).action,
+    ).toBe('stay');
   });
 });
 
@@ -74,7 +125,9 @@ describe('rule retrieval and selection', () => {
   it('retrieves GLOBAL rules and the rules of the active scenario and step only', async () => {
     const { retrieval } = await turn(at('refund', 'confirm_refund'), 'yes', ctx('affirm', 0.9));
     const ids = retrieval.rules.map((r) => r.id);
-    expect(ids).toEqual(expect.arrayContaining(['refund-limit', 'no-competitor', 'return-window', 'confirm-before-submit']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['refund-limit', 'no-competitor', 'return-window', 'confirm-before-submit']),
+    );
     expect(ids).not.toContain('order-status');
   });
 
@@ -121,17 +174,45 @@ describe('rule retrieval and selection', () => {
 
 describe('two-lane enforcement', () => {
   const polite = { 'stay-polite': { passed: true }, grounding: { passed: true, score: 1 } };
-  const run = (response: string, verdicts: unknown = polite, relevance: number | null = 0.5, sessionVars: Record<string, unknown> = {}) =>
-    enforce({ agent, enforce: ['refund-limit', 'no-competitor', 'own-links-only', 'stay-polite'], message: 'refund', response, variables: enforcementVariables({}, sessionVars, response), judges: [{ model: 'judge', verdicts }], relevance });
+  const run = (
+    response: string,
+    verdicts: unknown = polite,
+    relevance: number | null = 0.5,
+    sessionVars: Record<string, unknown> = {},
+  ) =>
+    enforce({
+      agent,
+      enforce: ['refund-limit', 'no-competitor', 'own-links-only', 'stay-polite'],
+      message: 'refund',
+      response,
+      variables: enforcementVariables({}, sessionVars, response),
+      judges: [{ model: 'judge', verdicts }],
+      relevance,
+    });
   const panel = (agentCfg: typeof agent, ...verdicts: unknown[]) =>
-    enforce({ agent: agentCfg, enforce: ['stay-polite'], message: 'refund', response: 'Fine.', variables: {}, judges: verdicts.map((v, i) => ({ model: `m${i + 1}`, verdicts: v })), relevance: null });
-  const withCfg = (cfg: Partial<typeof agent.enforcement>) => ({ ...agent, enforcement: { ...agent.enforcement, ...cfg } });
-  const failed = (verdicts: ReturnType<typeof run>) => verdicts.filter((v) => !v.passed).map((v) => `${v.check}/${v.lane}`);
+    enforce({
+      agent: agentCfg,
+      enforce: ['stay-polite'],
+      message: 'refund',
+      response: 'Fine.',
+      variables: {},
+      judges: verdicts.map((v, i) => ({ model: `m${i + 1}`, verdicts: v })),
+      relevance: null,
+    });
+  const withCfg = (cfg: Partial<typeof agent.enforcement>) => ({
+    ...agent,
+    enforcement: { ...agent.enforcement, ...cfg },
+  });
+  const failed = (verdicts: ReturnType<typeof run>) =>
+    verdicts.filter((v) => !v.passed).map((v) => `${v.check}/${v.lane}`);
 
   it('lane 1: "$75 refund" breaks refund-limit, $30 does not, an approval in the session allows it', () => {
     const over = run("I'll process a $75 refund for you.");
     expect(failed(over)).toEqual(['refund-limit/deterministic']);
-    expect(over.find((v) => v.check === 'refund-limit')!.variables).toEqual({ 'response.max_amount': 75, 'session.refund_approved': null });
+    expect(over.find((v) => v.check === 'refund-limit')!.variables).toEqual({
+      'response.max_amount': 75,
+      'session.refund_approved': null,
+    });
     expect(failed(run("I'll process a $30 refund for you."))).toEqual([]);
     expect(failed(run("I'll process a $75 refund for you.", polite, 0.5, { refund_approved: true }))).toEqual([]);
   });
@@ -143,30 +224,71 @@ describe('two-lane enforcement', () => {
   });
 
   it('lane 2: the judge decides rules without an expression', () => {
-    expect(failed(run('Well, that was your own fault.', { ...polite, 'stay-polite': { passed: false, reason: 'blames the customer' } }))).toEqual(['stay-polite/judge']);
-    expect(run('Fine.').find((v) => v.check === 'stay-polite')).toEqual({ check: 'stay-polite', lane: 'judge', passed: true });
+    expect(
+      failed(
+        run('Well, that was your own fault.', {
+          ...polite,
+          'stay-polite': { passed: false, reason: 'blames the customer' },
+        }),
+      ),
+    ).toEqual(['stay-polite/judge']);
+    expect(run('Fine.').find((v) => v.check === 'stay-polite')).toEqual({
+      check: 'stay-polite',
+      lane: 'judge',
+      passed: true,
+    });
   });
 
   it('lane 2 fails closed: a missing or unparsable verdict, or no judge report at all, is a violation by default', () => {
     expect(failed(run('Fine.', {}))).toEqual(['stay-polite/judge', 'grounding/judge']);
-    expect(run('Fine.', {}).find((v) => v.check === 'stay-polite')!.message).toBe('judge: no verdict from the judge (missing_verdict: fail)');
+    expect(run('Fine.', {}).find((v) => v.check === 'stay-polite')!.message).toBe(
+      'judge: no verdict from the judge (missing_verdict: fail)',
+    );
     expect(failed(run('Fine.', { ...polite, 'stay-polite': { passed: 'yes' } }))).toEqual(['stay-polite/judge']);
     expect(failed(run('Fine.', 'not an object'))).toEqual(['stay-polite/judge', 'grounding/judge']);
-    const none = enforce({ agent, enforce: ['stay-polite'], message: 'x', response: 'Fine.', variables: {}, judges: [], relevance: null });
-    expect(none.filter((v) => !v.passed).map((v) => v.message)).toEqual(['(none): no judge report from the judge (missing_verdict: fail)', '(none): no judge report from the judge (missing_verdict: fail)']);
+    const none = enforce({
+      agent,
+      enforce: ['stay-polite'],
+      message: 'x',
+      response: 'Fine.',
+      variables: {},
+      judges: [],
+      relevance: null,
+    });
+    expect(none.filter((v) => !v.passed).map((v) => v.message)).toEqual([
+      '(none): no judge report from the judge (missing_verdict: fail)',
+      '(none): no judge report from the judge (missing_verdict: fail)',
+    ]);
   });
 
   it('missing_verdict: pass records a missing verdict without failing the rule', () => {
-    const open = enforce({ agent: withCfg({ missing_verdict: 'pass' }), enforce: ['stay-polite'], message: 'x', response: 'Fine.', variables: {}, judges: [{ model: 'judge', verdicts: {} }], relevance: null });
-    expect(open.find((v) => v.check === 'stay-polite')).toEqual({ check: 'stay-polite', lane: 'judge', passed: true, message: 'judge: no verdict from the judge (missing_verdict: pass)' });
+    const open = enforce({
+      agent: withCfg({ missing_verdict: 'pass' }),
+      enforce: ['stay-polite'],
+      message: 'x',
+      response: 'Fine.',
+      variables: {},
+      judges: [{ model: 'judge', verdicts: {} }],
+      relevance: null,
+    });
+    expect(open.find((v) => v.check === 'stay-polite')).toEqual({
+      check: 'stay-polite',
+      lane: 'judge',
+      passed: true,
+      message: 'judge: no verdict from the judge (missing_verdict: pass)',
+    });
   });
 
   it('several judges combine by judge_combine: all, majority or any', () => {
     const ok = { 'stay-polite': { passed: true }, grounding: { passed: true } };
     const no = { 'stay-polite': { passed: false, reason: 'blames' }, grounding: { passed: true } };
-    const polite = (cfg: Partial<typeof agent.enforcement>, ...v: unknown[]) => panel(withCfg(cfg), ...v).find((x) => x.check === 'stay-polite')!;
+    const polite = (cfg: Partial<typeof agent.enforcement>, ...v: unknown[]) =>
+      panel(withCfg(cfg), ...v).find((x) => x.check === 'stay-polite')!;
     expect(polite({ judge_combine: 'all' }, ok, ok, no).passed).toBe(false);
-    expect(polite({ judge_combine: 'majority' }, ok, ok, no)).toMatchObject({ passed: true, variables: { judges: ['m1: passed', 'm2: passed', 'm3: failed'] } });
+    expect(polite({ judge_combine: 'majority' }, ok, ok, no)).toMatchObject({
+      passed: true,
+      variables: { judges: ['m1: passed', 'm2: passed', 'm3: failed'] },
+    });
     expect(polite({ judge_combine: 'majority' }, ok, no).passed).toBe(false);
     expect(polite({ judge_combine: 'any' }, no, no, ok).passed).toBe(true);
     // A judge without a verdict counts as missing_verdict says: a failure by default, even under `any` when nobody passed.
@@ -174,24 +296,60 @@ describe('two-lane enforcement', () => {
     expect(polite({ judge_combine: 'majority', missing_verdict: 'pass' }, ok, {}, no).passed).toBe(true);
   });
 
-  it('grounding: the judge\'s score decides against grounding_threshold', () => {
-    const grounded = (score: number) => run('Your order is delivered.', { 'stay-polite': { passed: true }, grounding: { passed: true, score } }).find((v) => v.check === 'grounding')!.passed;
+  it("grounding: the judge's score decides against grounding_threshold", () => {
+    const grounded = (score: number) =>
+      run('Your order is delivered.', { 'stay-polite': { passed: true }, grounding: { passed: true, score } }).find(
+        (v) => v.check === 'grounding',
+      )!.passed;
     expect(grounded(0.9)).toBe(true);
     expect(grounded(0.5)).toBe(false);
-    expect(failed(run('Fine.', { 'stay-polite': { passed: true }, grounding: { passed: false, reason: 'the delivery date is not in the order data' } }))).toEqual(['grounding/judge']);
+    expect(
+      failed(
+        run('Fine.', {
+          'stay-polite': { passed: true },
+          grounding: { passed: false, reason: 'the delivery date is not in the order data' },
+        }),
+      ),
+    ).toEqual(['grounding/judge']);
   });
 
   it('relevance: an unrelated answer fails, a refusal passes through the bypass, a content-free query is not judged', () => {
     expect(failed(run('Our opening hours are nine to five.', polite, 0))).toEqual(['relevance/deterministic']);
     expect(failed(run("I'm not able to help with that.", polite, 0))).toEqual([]);
     expect(failed(run('Hello! How can I help?', polite, null))).toEqual([]);
-    expect(enforce({ agent: withCfg({ relevance_refusal_bypass: false, grounding_check_enabled: false }), enforce: [], message: 'x', response: "I'm not able to help with that.", variables: {}, judges: [], relevance: 0 })).toEqual([
-      expect.objectContaining({ check: 'relevance', passed: false }),
-    ]);
+    expect(
+      enforce({
+        agent: withCfg({ relevance_refusal_bypass: false, grounding_check_enabled: false }),
+        enforce: [],
+        message: 'x',
+        response: "I'm not able to help with that.",
+        variables: {},
+        judges: [],
+        relevance: 0,
+      }),
+    ).toEqual([expect.objectContaining({ check: 'relevance', passed: false })]);
   });
 
   it('lanes can be switched off', () => {
-    const off = { ...agent, enforcement: { ...agent.enforcement, deterministic_enabled: false, llm_judge_enabled: false, relevance_check_enabled: false } };
-    expect(enforce({ agent: off, enforce: ['refund-limit', 'stay-polite'], message: 'x', response: '$999 refund', variables: enforcementVariables({}, {}, '$999 refund'), judges: [], relevance: 0 })).toEqual([]);
+    const off = {
+      ...agent,
+      enforcement: {
+        ...agent.enforcement,
+        deterministic_enabled: false,
+        llm_judge_enabled: false,
+        relevance_check_enabled: false,
+      },
+    };
+    expect(
+      enforce({
+        agent: off,
+        enforce: ['refund-limit', 'stay-polite'],
+        message: 'x',
+        response: '$999 refund',
+        variables: enforcementVariables({}, {}, '$999 refund'),
+        judges: [],
+        relevance: 0,
+      }),
+    ).toEqual([]);
   });
 });

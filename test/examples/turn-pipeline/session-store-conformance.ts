@@ -1,6 +1,10 @@
 /** One suite for every SessionStore adapter (memory, DynamoDB): the lease, the versioned commit, release. */
 import { describe, expect, it } from 'vitest';
-import { SessionBusyError, SessionConflictError, type SessionStore } from '../../../lambdas/workflows/turn-pipeline/session.ts';
+import {
+  SessionBusyError,
+  SessionConflictError,
+  type SessionStore,
+} from '../../../lambdas/workflows/turn-pipeline/session.ts';
 import { failure } from '../../support/failure.ts';
 
 const T0 = new Date('2026-03-01T10:00:00Z');
@@ -16,9 +20,23 @@ export function sessionStoreConformance(name: string, make: (leaseMs: number) =>
       const sid = id();
       const s = await store.begin(sid, 'exec-1', T0);
       expect(s).toMatchObject({ sessionId: sid, version: 0, turn: 0, activeScenario: null });
-      const saved = await store.commit({ ...s, turn: 1, activeScenario: 'refund', activeStep: 'identify_order', ruleFires: { r1: { count: 1, lastTurn: 1 } } }, 'exec-1');
+      const saved = await store.commit(
+        {
+          ...s,
+          turn: 1,
+          activeScenario: 'refund',
+          activeStep: 'identify_order',
+          ruleFires: { r1: { count: 1, lastTurn: 1 } },
+        },
+        'exec-1',
+      );
       expect(saved.version).toBe(1);
-      expect(await store.begin(sid, 'exec-2', T0)).toMatchObject({ version: 1, turn: 1, activeScenario: 'refund', ruleFires: { r1: { count: 1, lastTurn: 1 } } });
+      expect(await store.begin(sid, 'exec-2', T0)).toMatchObject({
+        version: 1,
+        turn: 1,
+        activeScenario: 'refund',
+        ruleFires: { r1: { count: 1, lastTurn: 1 } },
+      });
     });
 
     it('rejects a concurrent turn of the same session with SessionBusyError, and lets it in after the commit', async () => {

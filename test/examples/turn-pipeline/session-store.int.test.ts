@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { dynamoSessionStore } from '../../../lambdas/workflows/turn-pipeline/session.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { createTable } from '../../runtime/tools/fixtures.ts';
 import { sessionStoreConformance } from './session-store-conformance.ts';
 

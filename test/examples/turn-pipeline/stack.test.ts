@@ -5,13 +5,20 @@ import { actionsOf, functionOfStep, statementsOfFunction, synthApp } from '../..
 
 const { stacks } = synthApp('dev');
 const template = Template.fromStack(stacks.workflows['turn-pipeline']!);
-const envOf = (step: string) => template.findResources('AWS::Lambda::Function')[functionOfStep(template, step)]!.Properties.Environment.Variables;
-const invokes = (step: string) => statementsOfFunction(template, functionOfStep(template, step)).filter((s) => actionsOf(s).includes('bedrock:InvokeModel'));
+const envOf = (step: string) =>
+  template.findResources('AWS::Lambda::Function')[functionOfStep(template, step)]!.Properties.Environment.Variables;
+const invokes = (step: string) =>
+  statementsOfFunction(template, functionOfStep(template, step)).filter((s) =>
+    actionsOf(s).includes('bedrock:InvokeModel'),
+  );
 
 describe('turn-pipeline stack: embeddings', () => {
   it('gives 04-retrieve and 09-enforce Titan Text Embeddings V2 (environment and InvokeModel on that model), and no other code step', () => {
     for (const step of ['04-retrieve', '09-enforce']) {
-      expect(envOf(step)).toMatchObject({ EMBEDDINGS_PROVIDER: 'bedrock', EMBEDDINGS_MODEL_ID: 'amazon.titan-embed-text-v2:0' });
+      expect(envOf(step)).toMatchObject({
+        EMBEDDINGS_PROVIDER: 'bedrock',
+        EMBEDDINGS_MODEL_ID: 'amazon.titan-embed-text-v2:0',
+      });
       expect(JSON.stringify(invokes(step))).toContain('foundation-model/amazon.titan-embed-text-v2:0');
     }
     for (const step of ['01-load-session', '10-persist']) {

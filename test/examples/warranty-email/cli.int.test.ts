@@ -26,7 +26,15 @@ describe('stepwise run', () => {
   let runJson: Record<string, unknown>[] = [];
 
   it('--json prints exactly one array, an entry per email in input order, in the contract shape', async () => {
-    const code = await cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--email', join(SAMPLES_DIR, 'out-of-scope.eml'), '--json');
+    const code = await cli(
+      'run',
+      'warranty-email',
+      '--email',
+      SAMPLES_DIR,
+      '--email',
+      join(SAMPLES_DIR, 'out-of-scope.eml'),
+      '--json',
+    );
 
     expect(code).toBe(0); // REJECTED is a normal outcome
     const results = (runJson = JSON.parse(io.out) as Record<string, unknown>[]);
@@ -45,7 +53,12 @@ describe('stepwise run', () => {
       executionName: expect.stringMatching(/^email-[a-z0-9]{40}$/),
       steps: [
         // Step 01's fast path routes the clear claim: `code`, no model call.
-        { name: '01-extract-serial', next: '02-check-warranty', decidedBy: 'code', fields: { serialNumber: 'SN48213' } },
+        {
+          name: '01-extract-serial',
+          next: '02-check-warranty',
+          decidedBy: 'code',
+          fields: { serialNumber: 'SN48213' },
+        },
         { name: '02-check-warranty', next: '03a-valid-warranty', decidedBy: 'code' },
         { name: '03a-valid-warranty', next: '05-send-confirmation', decidedBy: 'offline' },
         { name: '05-send-confirmation', next: 'DONE', decidedBy: 'offline', fields: {} },
@@ -77,9 +90,18 @@ describe('stepwise run', () => {
         ...(ran ? ['usage'] : []),
         ...(r.output === undefined ? [] : ['output']),
       ]);
-      if (ran) expect(Object.keys(r.usage as object)).toEqual(['modelCalls', 'inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheWriteInputTokens']);
-      for (const s of r.steps as Record<string, unknown>[]) expect(Object.keys(s)).toEqual(['name', 'next', 'decidedBy', 'fields', 'usage']);
-      for (const c of r.toolCalls as Record<string, unknown>[]) expect(Object.keys(c)).toEqual(['step', 'tool', 'args', 'result']);
+      if (ran)
+        expect(Object.keys(r.usage as object)).toEqual([
+          'modelCalls',
+          'inputTokens',
+          'outputTokens',
+          'cacheReadInputTokens',
+          'cacheWriteInputTokens',
+        ]);
+      for (const s of r.steps as Record<string, unknown>[])
+        expect(Object.keys(s)).toEqual(['name', 'next', 'decidedBy', 'fields', 'usage']);
+      for (const c of r.toolCalls as Record<string, unknown>[])
+        expect(Object.keys(c)).toEqual(['step', 'tool', 'args', 'result']);
       for (const m of r.outbox as Record<string, unknown>[]) expect(Object.keys(m)).toEqual(['to', 'subject', 'body']);
     }
   });
@@ -101,9 +123,13 @@ describe('stepwise run', () => {
     expectOneLine(io.err);
     io.err = '';
     // The registry flag became the generic --local-env NAME=VALUE.
-    await expect(cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--registry', join(tmp(), 'none.json'))).rejects.toThrow(/unknown option '--registry'/);
+    await expect(
+      cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--registry', join(tmp(), 'none.json')),
+    ).rejects.toThrow(/unknown option '--registry'/);
     io.err = '';
-    await expect(cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--local-env', 'registry=none.json')).rejects.toThrow(/expected NAME=VALUE/);
+    await expect(
+      cli('run', 'warranty-email', '--email', SAMPLES_DIR, '--local-env', 'registry=none.json'),
+    ).rejects.toThrow(/expected NAME=VALUE/);
     expect(io.out).toBe('');
   });
 });
@@ -111,27 +137,44 @@ describe('stepwise run', () => {
 describe('stepwise demo', () => {
   it('processes every sample in a fresh session and prints one line per input and where the histories are', async () => {
     expect(await cli('demo', 'warranty-email')).toBe(0);
-    expect(io.out).toMatch(/^Stepwise demo: the sample inputs of 1 workflow: warranty-email \(7 input files\), .*offline stand-in \(deterministic rules, NOT an LLM\)\.\n/);
+    expect(io.out).toMatch(
+      /^Stepwise demo: the sample inputs of 1 workflow: warranty-email \(7 input files\), .*offline stand-in \(deterministic rules, NOT an LLM\)\.\n/,
+    );
     // The trail ends with the model calls of the execution.
-    expect(io.out).toMatch(/^ {2}valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation {2}\[2 model calls\]$/m);
-    expect(io.out).toMatch(/^ {2}expired-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03c-expired-warranty {2}\[1 model call\]$/m);
-    expect(io.out).toMatch(/^ {2}unknown-serial\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03b-device-not-found {2}\[1 model call\]$/m);
+    expect(io.out).toMatch(
+      /^ {2}valid-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation {2}\[2 model calls\]$/m,
+    );
+    expect(io.out).toMatch(
+      /^ {2}expired-warranty\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03c-expired-warranty {2}\[1 model call\]$/m,
+    );
+    expect(io.out).toMatch(
+      /^ {2}unknown-serial\.eml +SUCCEEDED +01-extract-serial → 02-check-warranty → 03b-device-not-found {2}\[1 model call\]$/m,
+    );
     // A short claim with no serial: step 01's fast path, then 03d's reply.
-    expect(io.out).toMatch(/^ {2}missing-serial\.eml +SUCCEEDED +01-extract-serial → 03d-request-serial {2}\[1 model call\]$/m);
-    expect(io.out).toMatch(/^ {2}out-of-scope\.eml +SUCCEEDED +01-extract-serial → 04-out-of-scope {2}\[1 model call\]$/m);
+    expect(io.out).toMatch(
+      /^ {2}missing-serial\.eml +SUCCEEDED +01-extract-serial → 03d-request-serial {2}\[1 model call\]$/m,
+    );
+    expect(io.out).toMatch(
+      /^ {2}out-of-scope\.eml +SUCCEEDED +01-extract-serial → 04-out-of-scope {2}\[1 model call\]$/m,
+    );
     expect(io.out).toMatch(/^ {2}spam\.eml +REJECTED +spam: spamVerdict: FAIL$/m);
     expect(io.out).toMatch(/^ {2}auto-reply\.eml +REJECTED +auto_submitted: /m);
     // Concise: no reply bodies (stepwise run prints those).
     expect(io.out).not.toMatch(/reply to|│/);
     expect(io.out).toMatch(/^Done in \d+\.\d s: 7 inputs\.$/m);
-    expect(io.out).toMatch(/^Step trails are kept in \.stepwise\/executions\/; show one with: npx stepwise history email-[a-z0-9]{40}$/m);
+    expect(io.out).toMatch(
+      /^Step trails are kept in \.stepwise\/executions\/; show one with: npx stepwise history email-[a-z0-9]{40}$/m,
+    );
   });
 });
 
 describe('stepwise eval', () => {
   const casesDir = () => {
     const dir = tmp();
-    copyFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'evals', 'valid_warranty_001.yaml'), join(dir, 'valid_warranty_001.yaml'));
+    copyFileSync(
+      join(STATEMACHINES_DIR, 'warranty-email', 'evals', 'valid_warranty_001.yaml'),
+      join(dir, 'valid_warranty_001.yaml'),
+    );
     writeFileSync(join(dir, 'wrong.yaml'), WRONG_CASE_YAML);
     return dir;
   };
@@ -152,9 +195,13 @@ describe('stepwise eval', () => {
   it('prints each case, the failing step with what was expected and what happened, and a summary', async () => {
     expect(await cli('eval', 'warranty-email', '--cases', casesDir())).toBe(1);
     const lines = io.out.split('\n');
-    expect(lines[0]).toMatch(/^✓ valid_warranty_001 +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation {2}\[2 model calls\]$/);
+    expect(lines[0]).toMatch(
+      /^✓ valid_warranty_001 +01-extract-serial → 02-check-warranty → 03a-valid-warranty → 05-send-confirmation {2}\[2 model calls\]$/,
+    );
     expect(lines[1]).toMatch(/^✗ deliberately_wrong_001 +01-extract-serial → 03d-request-serial {2}\[1 model call\]$/);
-    expect(lines[2]).toMatch(/^ {4}step 2 \(02-check-warranty\): wrong step: 01-extract-serial routed to 03d-request-serial \(reason: .+\)$/);
+    expect(lines[2]).toMatch(
+      /^ {4}step 2 \(02-check-warranty\): wrong step: 01-extract-serial routed to 03d-request-serial \(reason: .+\)$/,
+    );
     expect(lines[3]).toBe('      expected: 02-check-warranty');
     expect(lines[4]).toBe('      actual:   03d-request-serial');
     expect(lines[5]).toBe('1 passed, 1 failed, 2 total; model: offline stand-in (deterministic rules, NOT an LLM)');
@@ -183,7 +230,9 @@ describe('stepwise eval', () => {
     });
     expect(p.status).toBe(1);
     expect(p.stdout).toBe('');
-    expect(p.stderr.trimEnd().split('\n').at(-1)).toMatch(/^stepwise: --model bedrock needs AWS credentials \(set AWS_PROFILE, or AWS_ACCESS_KEY_ID/);
+    expect(p.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^stepwise: --model bedrock needs AWS credentials \(set AWS_PROFILE, or AWS_ACCESS_KEY_ID/,
+    );
     expect(p.stderr).not.toMatch(/^\s+at /m);
   });
 });

@@ -19,8 +19,15 @@ describe('warranty-email eval cases', () => {
     expect(cases.length).toBeGreaterThanOrEqual(12);
     const sequences = cases.map((c) => (c.expected_output.expected_steps ?? []).map((s) => s.step_name).join(' > '));
     for (const [flow, steps] of Object.entries(FLOWS))
-      expect(sequences.filter((s) => s === steps.join(' > ')).length, `cases for the ${flow} flow`).toBeGreaterThanOrEqual(2);
-    expect(cases.some((c) => c.category === 'prompt-injection' && c.input.email?.body.includes('NEXT_STEP: 05-send-confirmation'))).toBe(true);
+      expect(
+        sequences.filter((s) => s === steps.join(' > ')).length,
+        `cases for the ${flow} flow`,
+      ).toBeGreaterThanOrEqual(2);
+    expect(
+      cases.some(
+        (c) => c.category === 'prompt-injection' && c.input.email?.body.includes('NEXT_STEP: 05-send-confirmation'),
+      ),
+    ).toBe(true);
   });
 
   it('only expects steps and tools the workflow has', () => {
@@ -29,8 +36,8 @@ describe('warranty-email eval cases', () => {
       for (const expected of c.expected_output.expected_steps ?? []) {
         const step = steps.get(expected.step_name);
         expect(step, `${c.scenario_id}: ${expected.step_name}`).toBeDefined();
-        if (expected.function_call) expect(step!.tools, `${c.scenario_id}: ${expected.step_name}`).toContain(expected.function_call);
+        if (expected.function_call)
+          expect(step!.tools, `${c.scenario_id}: ${expected.step_name}`).toContain(expected.function_call);
       }
   });
-
 });

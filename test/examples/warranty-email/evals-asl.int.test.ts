@@ -5,21 +5,21 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LocalRuntime } from '../../../src/local/runtime.ts';
+import { ModelThrottledError } from '../../../src/core/errors.ts';
+import { type EvalCase, loadEvalCases } from '../../../src/definitions/eval-cases.ts';
+import { validateCase } from '../../../src/evals/validator.ts';
 import { stepTrail } from '../../../src/local/history.ts';
 import { mockToolbox } from '../../../src/local/mock-toolbox.ts';
-import { loadEvalCases, type EvalCase } from '../../../src/definitions/eval-cases.ts';
-import { validateCase } from '../../../src/evals/validator.ts';
-import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
-import type { StepServices } from '../../../src/runtime/step-handler/handler.ts';
+import { LocalRuntime } from '../../../src/local/runtime.ts';
 import type { StepOutput } from '../../../src/runtime/contracts.ts';
-import { ModelThrottledError } from '../../../src/core/errors.ts';
-import { loadPlugin } from '../../../src/runtime/plugin.ts';
-import { OfflineModel } from '../../../src/runtime/offline-model.ts';
+import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import type { ModelProvider } from '../../../src/runtime/models/port.ts';
+import { OfflineModel } from '../../../src/runtime/offline-model.ts';
+import { loadPlugin } from '../../../src/runtime/plugin.ts';
+import type { StepServices } from '../../../src/runtime/step-handler/handler.ts';
 import { ROUTE_TOOL, readStepContext } from '../../../src/runtime/steps/prompt.ts';
 import type { Toolbox } from '../../../src/runtime/tools/types.ts';
-import { memoryEventLog } from '../../../src/runtime/event-log.ts';
+import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
 import { captureLogger } from '../../runtime/steps/fixtures.ts';
 
 const plugin = await loadPlugin('warranty-email');
@@ -30,7 +30,10 @@ const offline = OfflineModel.forWorkflow(def);
 // Handlers are created once per function and keep their services: these delegate to the current test's.
 const current: { toolbox?: Toolbox; stored?: StoredEmail; model: ModelProvider } = { model: offline };
 const services: StepServices = {
-  toolbox: { spec: (name) => current.toolbox!.spec(name), execute: (name, args, ctx) => current.toolbox!.execute(name, args, ctx) },
+  toolbox: {
+    spec: (name) => current.toolbox!.spec(name),
+    execute: (name, args, ctx) => current.toolbox!.execute(name, args, ctx),
+  },
   emails: { get: async () => current.stored },
   model: {
     get name() {
@@ -44,7 +47,12 @@ const services: StepServices = {
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
-  runtime = await LocalRuntime.create({ services, extraEnv: { MODEL_PROVIDER: 'offline' }, historyDir: false, retryDelayMs: 0 });
+  runtime = await LocalRuntime.create({
+    services,
+    extraEnv: { MODEL_PROVIDER: 'offline' },
+    historyDir: false,
+    retryDelayMs: 0,
+  });
 });
 
 async function execute(evalCase: EvalCase, name: string) {
@@ -83,9 +91,17 @@ describe('model guards in the synthesized ASL', () => {
       name: 'bedrock',
       async converse(request) {
         const step = readStepContext(request)!.step;
-        const input = step === '01-extract-serial' ? { next: '05-send-confirmation', reason: 'The email says the warranty was verified' } : { next: 'DONE', reason: 'r' };
+        const input =
+          step === '01-extract-serial'
+            ? { next: '05-send-confirmation', reason: 'The email says the warranty was verified' }
+            : { next: 'DONE', reason: 'r' };
         return {
-          output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: `t${request.messages.length}`, name: ROUTE_TOOL, input } }] } },
+          output: {
+            message: {
+              role: 'assistant',
+              content: [{ toolUse: { toolUseId: `t${request.messages.length}`, name: ROUTE_TOOL, input } }],
+            },
+          },
           stopReason: 'tool_use',
           usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
         };
@@ -96,7 +112,9 @@ describe('model guards in the synthesized ASL', () => {
     expect(trail.map((s) => s.name)).toEqual(['01-extract-serial', '04-out-of-scope']);
     expect(trail[0]!.error).toMatchObject({ error: 'InvalidModelOutputError' });
     expect(trail[0]!.retries).toBe(0);
-    expect(steps.at(-1)!.reason).toContain('01-extract-serial failed with InvalidModelOutputError: 01-extract-serial: route "05-send-confirmation" is not a declared edge');
+    expect(steps.at(-1)!.reason).toContain(
+      '01-extract-serial failed with InvalidModelOutputError: 01-extract-serial: route "05-send-confirmation" is not a declared edge',
+    );
     expect(steps.at(-1)!.reply).toContain('a member of our support team will review it');
   });
 
@@ -126,7 +144,11 @@ describe('model guards in the synthesized ASL', () => {
       },
     };
     const { trail, steps } = await execute(byId('out_of_scope_002'), 'throttled-always');
-    expect(trail[0]).toMatchObject({ name: '01-extract-serial', retries: def.manifest.retry.maxAttempts, error: { error: 'ModelThrottledError' } });
+    expect(trail[0]).toMatchObject({
+      name: '01-extract-serial',
+      retries: def.manifest.retry.maxAttempts,
+      error: { error: 'ModelThrottledError' },
+    });
     expect(steps.at(-1)).toMatchObject({ step: '04-out-of-scope', next: 'DONE' });
   });
 });

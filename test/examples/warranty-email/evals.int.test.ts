@@ -4,9 +4,9 @@
  * a wrong expectation fails with a report that names the step and why.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runEvalCases, type EvalReport } from '../../../src/evals/runner.ts';
 import { loadEvalCases, parseEvalCase } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { type EvalReport, runEvalCases } from '../../../src/evals/runner.ts';
 import { WRONG_CASE_YAML } from './support.ts';
 
 const cases = loadEvalCases(loadWorkflow('warranty-email').dir);
@@ -52,7 +52,10 @@ describe('stepwise eval (the runner)', () => {
     const own = report.cases.slice(0, cases.length);
     expect(own.filter((c) => !c.passed).map((c) => ({ id: c.id, failures: c.failures }))).toEqual([]);
     for (const [i, c] of cases.entries())
-      expect(own[i]!.steps.map((s) => s.name), c.scenario_id).toEqual(c.expected_output.expected_steps!.map((s) => s.step_name));
+      expect(
+        own[i]!.steps.map((s) => s.name),
+        c.scenario_id,
+      ).toEqual(c.expected_output.expected_steps!.map((s) => s.step_name));
   });
 
   it('delivers non-ASCII names and subjects intact', () => {

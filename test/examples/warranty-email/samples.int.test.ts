@@ -7,28 +7,62 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLocalExecution, stepTrail } from '../../../src/local/history.ts';
-import { expandInputPaths, WorkflowSession, type RunResult } from '../../../src/local/workflow-session.ts';
 import { InvalidInputError } from '../../../src/core/errors.ts';
-import { withHeaders, sample } from '../../runtime/triggers/email/fixtures.ts';
+import { readLocalExecution, stepTrail } from '../../../src/local/history.ts';
+import { expandInputPaths, type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { sample, withHeaders } from '../../runtime/triggers/email/fixtures.ts';
 import { mailsOf, SAMPLES_DIR, ticketsOf } from './support.ts';
 
 const S01 = '01-extract-serial';
 const S02 = '02-check-warranty';
 
 /** Each sample's expected outcome: the step trail with who decided each step, or the ingress refusal. */
-const EXPECTED: Record<string, { status: 'SUCCEEDED' } & { trail: [string, string][] } | { status: 'REJECTED'; reason: string }> = {
+const EXPECTED: Record<
+  string,
+  ({ status: 'SUCCEEDED' } & { trail: [string, string][] }) | { status: 'REJECTED'; reason: string }
+> = {
   'auto-reply.eml': { status: 'REJECTED', reason: 'auto_submitted' },
   // A clear claim (one serial, a fault) is routed by step 01's fast path: `code`, no model call.
-  'expired-warranty.eml': { status: 'SUCCEEDED', trail: [[S01, 'code'], [S02, 'code'], ['03c-expired-warranty', 'offline']] },
+  'expired-warranty.eml': {
+    status: 'SUCCEEDED',
+    trail: [
+      [S01, 'code'],
+      [S02, 'code'],
+      ['03c-expired-warranty', 'offline'],
+    ],
+  },
   // A short claim with no serial too: 03d still writes the reply with the model.
-  'missing-serial.eml': { status: 'SUCCEEDED', trail: [[S01, 'code'], ['03d-request-serial', 'offline']] },
-  'out-of-scope.eml': { status: 'SUCCEEDED', trail: [[S01, 'offline'], ['04-out-of-scope', 'code']] },
+  'missing-serial.eml': {
+    status: 'SUCCEEDED',
+    trail: [
+      [S01, 'code'],
+      ['03d-request-serial', 'offline'],
+    ],
+  },
+  'out-of-scope.eml': {
+    status: 'SUCCEEDED',
+    trail: [
+      [S01, 'offline'],
+      ['04-out-of-scope', 'code'],
+    ],
+  },
   'spam.eml': { status: 'REJECTED', reason: 'spam' },
-  'unknown-serial.eml': { status: 'SUCCEEDED', trail: [[S01, 'code'], [S02, 'code'], ['03b-device-not-found', 'offline']] },
+  'unknown-serial.eml': {
+    status: 'SUCCEEDED',
+    trail: [
+      [S01, 'code'],
+      [S02, 'code'],
+      ['03b-device-not-found', 'offline'],
+    ],
+  },
   'valid-warranty.eml': {
     status: 'SUCCEEDED',
-    trail: [[S01, 'code'], [S02, 'code'], ['03a-valid-warranty', 'offline'], ['05-send-confirmation', 'offline']],
+    trail: [
+      [S01, 'code'],
+      [S02, 'code'],
+      ['03a-valid-warranty', 'offline'],
+      ['05-send-confirmation', 'offline'],
+    ],
   },
 };
 /** Sender and subject of each accepted sample (the reply goes to the sender, in the sender's thread). */
@@ -50,7 +84,11 @@ beforeAll(async () => {
   historyDir = mkdtempSync(join(tmpdir(), 'stepwise-e2e-history-'));
   session = await WorkflowSession.start({ workflow: 'warranty-email', historyDir, logLevel: 'SILENT' });
   // The directory (every sample, as `--email DIR` expands it), the valid claim delivered again, and a file that is not there.
-  results = await session.runFiles([...expandInputPaths([SAMPLES_DIR], ['.eml']), join(SAMPLES_DIR, 'valid-warranty.eml'), missing]);
+  results = await session.runFiles([
+    ...expandInputPaths([SAMPLES_DIR], ['.eml']),
+    join(SAMPLES_DIR, 'valid-warranty.eml'),
+    missing,
+  ]);
 });
 afterAll(async () => {
   await session?.close();
@@ -60,7 +98,9 @@ afterAll(async () => {
 describe('the samples', () => {
   it('are processed in input order: the directory sorted, then the repeat, then the missing file', () => {
     expect(results.map((r) => r.file)).toEqual([
-      ...Object.keys(EXPECTED).sort().map((name) => join(SAMPLES_DIR, name)),
+      ...Object.keys(EXPECTED)
+        .sort()
+        .map((name) => join(SAMPLES_DIR, name)),
       join(SAMPLES_DIR, 'valid-warranty.eml'),
       missing,
     ]);
@@ -80,7 +120,10 @@ describe('the samples', () => {
     const [from, subject] = SENDERS[name]!;
     expect(result.outbox).toEqual([{ to: from, subject: `Re: ${subject}`, body: expect.any(String) }]);
     expect(result.toolCalls.filter((c) => c.tool === 'send_email')).toEqual([
-      expect.objectContaining({ step: expected.trail.at(-1)![0], result: expect.objectContaining({ sent: true, to: from }) }),
+      expect.objectContaining({
+        step: expected.trail.at(-1)![0],
+        result: expect.objectContaining({ sent: true, to: from }),
+      }),
     ]);
   });
 
@@ -88,7 +131,11 @@ describe('the samples', () => {
     const result = byFile('valid-warranty.eml');
     const [extract, check, ticket] = result.steps;
     expect(extract!.fields.serialNumber).toBe('SN48213');
-    expect(check!.fields.warranty).toMatchObject({ serialNumber: 'SN48213', status: 'valid', product: 'Lumen X2 wireless headphones' });
+    expect(check!.fields.warranty).toMatchObject({
+      serialNumber: 'SN48213',
+      status: 'valid',
+      product: 'Lumen X2 wireless headphones',
+    });
     expect(result.toolCalls.map((c) => [c.step, c.tool])).toEqual([
       [S02, 'check_warranty'],
       ['03a-valid-warranty', 'create_ticket'],
@@ -98,12 +145,21 @@ describe('the samples', () => {
     expect(ticketId).toMatch(/^TKT-[0-9A-Z]{12}$/);
     expect(result.outbox[0]!.body).toContain(ticketId);
     expect(await ticketsOf(session, result.executionName!)).toEqual([
-      expect.objectContaining({ id: ticketId, serialNumber: 'SN48213', customer: 'maria.lopez@example.org', step: '03a-valid-warranty' }),
+      expect.objectContaining({
+        id: ticketId,
+        serialNumber: 'SN48213',
+        customer: 'maria.lopez@example.org',
+        step: '03a-valid-warranty',
+      }),
     ]);
   });
 
   it('expands a folder to its inputs, sorted, and refuses a missing path or an empty folder before anything starts', () => {
-    expect(expandInputPaths([SAMPLES_DIR], ['.eml'])).toEqual(Object.keys(EXPECTED).sort().map((name) => join(SAMPLES_DIR, name)));
+    expect(expandInputPaths([SAMPLES_DIR], ['.eml'])).toEqual(
+      Object.keys(EXPECTED)
+        .sort()
+        .map((name) => join(SAMPLES_DIR, name)),
+    );
     expect(() => expandInputPaths([missing], ['.eml'])).toThrow(InvalidInputError);
     expect(() => expandInputPaths([missing], ['.eml'])).toThrow(/input not found: .*stepwise-no-such-mail\.eml/);
     expect(() => expandInputPaths([historyDir], ['.eml'])).toThrow(/no inputs in .* \(looked for \*\.eml\)/);
@@ -117,7 +173,13 @@ describe('the samples', () => {
       ['03a-valid-warranty', 1],
       ['05-send-confirmation', 1],
     ]);
-    expect(result.usage).toEqual({ modelCalls: 2, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 });
+    expect(result.usage).toEqual({
+      modelCalls: 2,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheWriteInputTokens: 0,
+    });
     expect(result.steps[2]!.fields.ticketId).toEqual(expect.any(String));
   });
 
@@ -146,14 +208,22 @@ describe('duplicate delivery', () => {
   it('runs the workflow once: the repeat is DUPLICATE, with one ticket and one mail in total', async () => {
     const first = byFile('valid-warranty.eml');
     const repeat = results.at(-2)!;
-    expect(repeat).toMatchObject({ status: 'DUPLICATE', executionName: first.executionName, messageId: first.messageId, steps: [], outbox: [] });
+    expect(repeat).toMatchObject({
+      status: 'DUPLICATE',
+      executionName: first.executionName,
+      messageId: first.messageId,
+      steps: [],
+      outbox: [],
+    });
     expect(await ticketsOf(session, first.executionName!)).toHaveLength(1);
     expect(mailsOf(session, first.executionName!)).toHaveLength(1);
   });
 
   it('recognises a redelivery that a relay changed (same Message-ID, one more Received header)', async () => {
     const first = byFile('valid-warranty.eml');
-    const relayed = withHeaders(sample('valid-warranty'), { add: ['Received: from relay2.example.org (relay2.example.org [192.0.2.14])'] });
+    const relayed = withHeaders(sample('valid-warranty'), {
+      add: ['Received: from relay2.example.org (relay2.example.org [192.0.2.14])'],
+    });
     const result = await session.deliverEmail(relayed, 'relayed.eml');
     expect(result).toMatchObject({ status: 'DUPLICATE', executionName: first.executionName });
     expect(await ticketsOf(session, first.executionName!)).toHaveLength(1);
@@ -182,7 +252,8 @@ describe('the event log', () => {
     const personal = ['maria.lopez@example.org', 'Maria Lopez', 'Headphones stopped charging', 'SN48213', 'headband'];
     for (const event of events) {
       const { personal: kept, ...rest } = event;
-      for (const value of personal) expect(JSON.stringify(rest), `${event.type} ${'step' in event ? event.step : ''}`).not.toContain(value);
+      for (const value of personal)
+        expect(JSON.stringify(rest), `${event.type} ${'step' in event ? event.step : ''}`).not.toContain(value);
       expect(kept).toMatchObject({ from: 'maria.lopez@example.org' });
     }
     const steps = events.filter((e) => e.type === 'StepCompleted');
@@ -191,7 +262,9 @@ describe('the event log', () => {
     expect(steps[1]!.personal.fields).toMatchObject({ warranty: { serialNumber: 'SN48213', status: 'valid' } });
     // Not personal: the ticket id, and the tool arguments the tool declares loggable (product, not the fault text).
     expect(steps[2]!.fields).toEqual({ ticketId });
-    expect(steps[2]!.toolCalls).toEqual([{ tool: 'create_ticket', outcome: 'ok', args: { product: 'Lumen X2 wireless headphones' } }]);
+    expect(steps[2]!.toolCalls).toEqual([
+      { tool: 'create_ticket', outcome: 'ok', args: { product: 'Lumen X2 wireless headphones' } },
+    ]);
     expect(steps[3]!.personal.reply).toContain(String(ticketId));
   });
 
@@ -199,7 +272,12 @@ describe('the event log', () => {
     const result = byFile('spam.eml');
     expect(session.execution(result.executionName!)).toBeUndefined();
     expect(await session.events(result.executionName!)).toEqual([
-      expect.objectContaining({ type: 'IngressRejected', reason: 'spam', detail: 'spamVerdict: FAIL', personal: { from: 'promo@deals.example.biz' } }),
+      expect.objectContaining({
+        type: 'IngressRejected',
+        reason: 'spam',
+        detail: 'spamVerdict: FAIL',
+        personal: { from: 'promo@deals.example.biz' },
+      }),
     ]);
   });
 });

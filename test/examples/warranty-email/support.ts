@@ -14,7 +14,9 @@ export function freshSample(name: string, messageId: string, add: string[] = [])
 /** The tickets the session's TicketsTable holds for one execution. */
 export async function ticketsOf(session: WorkflowSession, executionName: string): Promise<Record<string, unknown>[]> {
   const doc = DynamoDBDocumentClient.from(session.dynamo.client);
-  const { Items = [] } = await doc.send(new ScanCommand({ TableName: session.tables.TICKETS_TABLE, ConsistentRead: true }));
+  const { Items = [] } = await doc.send(
+    new ScanCommand({ TableName: session.tables.TICKETS_TABLE, ConsistentRead: true }),
+  );
   return Items.filter((item) => item.execution === executionName);
 }
 

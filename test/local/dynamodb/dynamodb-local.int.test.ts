@@ -1,3 +1,10 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
@@ -8,20 +15,13 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTablesFromTemplate,
-  ensureDynamoDbLocal,
-  startDynamoDbLocal,
   DYNAMODB_LOCAL_PACKAGE_VERSION,
   type DynamoDbLocal,
+  ensureDynamoDbLocal,
+  startDynamoDbLocal,
 } from '../../../src/local/dynamodb-local.ts';
 import type { CfnTemplate } from '../../../src/local/tokens.ts';
 
@@ -39,13 +39,28 @@ function synthesize(): CfnTemplate {
     stream: dynamodb.StreamViewType.NEW_IMAGE,
     removalPolicy: RemovalPolicy.DESTROY,
   });
-  events.addGlobalSecondaryIndex({ indexName: 'byType', partitionKey: { name: 'type', type: dynamodb.AttributeType.STRING }, sortKey: sort });
-  events.addLocalSecondaryIndex({ indexName: 'byTime', sortKey: { name: 'at', type: dynamodb.AttributeType.NUMBER }, projectionType: dynamodb.ProjectionType.KEYS_ONLY });
-  new dynamodb.Table(stack, 'LeadsTable', { tableName: 'stepwise-leads', partitionKey: key, sortKey: sort, billingMode: dynamodb.BillingMode.PAY_PER_REQUEST });
+  events.addGlobalSecondaryIndex({
+    indexName: 'byType',
+    partitionKey: { name: 'type', type: dynamodb.AttributeType.STRING },
+    sortKey: sort,
+  });
+  events.addLocalSecondaryIndex({
+    indexName: 'byTime',
+    sortKey: { name: 'at', type: dynamodb.AttributeType.NUMBER },
+    projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+  });
+  new dynamodb.Table(stack, 'LeadsTable', {
+    tableName: 'stepwise-leads',
+    partitionKey: key,
+    sortKey: sort,
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+  });
   new dynamodb.TableV2(stack, 'EmailsTable', {
     partitionKey: key,
     sortKey: sort,
-    globalSecondaryIndexes: [{ indexName: 'bySender', partitionKey: { name: 'sender', type: dynamodb.AttributeType.STRING } }],
+    globalSecondaryIndexes: [
+      { indexName: 'bySender', partitionKey: { name: 'sender', type: dynamodb.AttributeType.STRING } },
+    ],
   });
   return app.synth().getStackByName('TablesTest').template as CfnTemplate;
 }
@@ -86,7 +101,11 @@ describe('DynamoDB Local', () => {
   it('creates every table of the template, named by TableName or logical id', async () => {
     const events = logicalId(template, 'EventsTable');
     const emails = logicalId(template, 'EmailsTable');
-    expect(names).toEqual({ [events]: events, [logicalId(template, 'LeadsTable')]: 'stepwise-leads', [emails]: emails });
+    expect(names).toEqual({
+      [events]: events,
+      [logicalId(template, 'LeadsTable')]: 'stepwise-leads',
+      [emails]: emails,
+    });
     const { TableNames } = await first.client.send(new ListTablesCommand({}));
     expect(TableNames!.sort()).toEqual([events, emails, 'stepwise-leads'].sort());
   });
@@ -99,8 +118,20 @@ describe('DynamoDB Local', () => {
       { AttributeName: 'sk', KeyType: 'RANGE' },
     ]);
     expect(Table!.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
-    expect(Table!.GlobalSecondaryIndexes!.map((i) => [i.IndexName, i.KeySchema!.map((k) => k.AttributeName), i.Projection!.ProjectionType])).toEqual([['byType', ['type', 'sk'], 'ALL']]);
-    expect(Table!.LocalSecondaryIndexes!.map((i) => [i.IndexName, i.KeySchema!.map((k) => k.AttributeName), i.Projection!.ProjectionType])).toEqual([['byTime', ['pk', 'at'], 'KEYS_ONLY']]);
+    expect(
+      Table!.GlobalSecondaryIndexes!.map((i) => [
+        i.IndexName,
+        i.KeySchema!.map((k) => k.AttributeName),
+        i.Projection!.ProjectionType,
+      ]),
+    ).toEqual([['byType', ['type', 'sk'], 'ALL']]);
+    expect(
+      Table!.LocalSecondaryIndexes!.map((i) => [
+        i.IndexName,
+        i.KeySchema!.map((k) => k.AttributeName),
+        i.Projection!.ProjectionType,
+      ]),
+    ).toEqual([['byTime', ['pk', 'at'], 'KEYS_ONLY']]);
     expect(Table!.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
     const ttl = await first.client.send(new DescribeTimeToLiveCommand({ TableName: table }));
     expect(ttl.TimeToLiveDescription).toMatchObject({ TimeToLiveStatus: 'ENABLED', AttributeName: 'expiresAt' });
@@ -109,10 +140,21 @@ describe('DynamoDB Local', () => {
   });
 
   it('shares one database across regions and credentials, so handlers with their own clients see the same tables', async () => {
-    const handlerClient = new DynamoDBClient({ endpoint: first.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'handler', secretAccessKey: 'other' } });
-    await handlerClient.send(new PutItemCommand({ TableName: 'stepwise-leads', Item: { pk: { S: 'LEAD#1' }, sk: { S: 'STATE' }, state: { S: 'new' } } }));
+    const handlerClient = new DynamoDBClient({
+      endpoint: first.endpoint,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'handler', secretAccessKey: 'other' },
+    });
+    await handlerClient.send(
+      new PutItemCommand({
+        TableName: 'stepwise-leads',
+        Item: { pk: { S: 'LEAD#1' }, sk: { S: 'STATE' }, state: { S: 'new' } },
+      }),
+    );
     handlerClient.destroy();
-    const { Item } = await first.client.send(new GetItemCommand({ TableName: 'stepwise-leads', Key: { pk: { S: 'LEAD#1' }, sk: { S: 'STATE' } } }));
+    const { Item } = await first.client.send(
+      new GetItemCommand({ TableName: 'stepwise-leads', Key: { pk: { S: 'LEAD#1' }, sk: { S: 'STATE' } } }),
+    );
     expect(Item?.state).toEqual({ S: 'new' });
   });
 
@@ -138,7 +180,9 @@ describe('DynamoDB Local', () => {
 
 describe('a process that dies without stop()', () => {
   it('takes its emulator with it, even when killed with SIGKILL', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', HANGING_STARTER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', HANGING_STARTER], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let endpoint = '';
     for await (const chunk of child.stdout) {
       endpoint += chunk.toString();

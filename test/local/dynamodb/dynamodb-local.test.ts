@@ -1,10 +1,15 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DefinitionError, JavaNotFoundError } from '../../../src/core/errors.ts';
-import { createTablesFromTemplate, findJava, parseJavaMajorVersion, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import {
+  createTablesFromTemplate,
+  findJava,
+  parseJavaMajorVersion,
+  startDynamoDbLocal,
+} from '../../../src/local/dynamodb-local.ts';
 import { localTableName } from '../../../src/local/tokens.ts';
 
 describe('Java detection', () => {
@@ -42,29 +47,51 @@ describe('Java detection', () => {
     const home = await fakeJavaHome('jdk11', 'openjdk version "11.0.2" 2019-01-15');
     const attempt = findJava({ JAVA_HOME: home });
     await expect(attempt).rejects.toThrow(JavaNotFoundError);
-    await expect(attempt).rejects.toThrow(/found Java 11[\s\S]*sudo apt-get install -y openjdk-17-jre-headless[\s\S]*JAVA_HOME/);
+    await expect(attempt).rejects.toThrow(
+      /found Java 11[\s\S]*sudo apt-get install -y openjdk-17-jre-headless[\s\S]*JAVA_HOME/,
+    );
   });
 
   it('startDynamoDbLocal fails with the install instructions when there is no Java', async () => {
     const attempt = startDynamoDbLocal({ env: { JAVA_HOME: join(dir, 'missing') } });
     await expect(attempt).rejects.toThrow(JavaNotFoundError);
-    await expect(attempt).rejects.toThrow(/needs Java 17 or newer \(no ".*missing\/bin\/java" found\)[\s\S]*openjdk-17-jre-headless/);
+    await expect(attempt).rejects.toThrow(
+      /needs Java 17 or newer \(no ".*missing\/bin\/java" found\)[\s\S]*openjdk-17-jre-headless/,
+    );
   });
 });
 
 describe('table definitions', () => {
   it('names a table by its literal TableName, else by its logical id', () => {
-    expect(localTableName('EventsTable1A2B', { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'events' } })).toBe('events');
-    expect(localTableName('EventsTable1A2B', { Type: 'AWS::DynamoDB::Table', Properties: { TableName: { 'Fn::Join': ['-', ['a', 'b']] } } })).toBe('EventsTable1A2B');
+    expect(
+      localTableName('EventsTable1A2B', { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'events' } }),
+    ).toBe('events');
+    expect(
+      localTableName('EventsTable1A2B', {
+        Type: 'AWS::DynamoDB::Table',
+        Properties: { TableName: { 'Fn::Join': ['-', ['a', 'b']] } },
+      }),
+    ).toBe('EventsTable1A2B');
     expect(localTableName('EventsTable1A2B', { Type: 'AWS::DynamoDB::Table' })).toBe('EventsTable1A2B');
   });
 
   it('rejects an invalid table definition naming the resource and property, before calling DynamoDB', async () => {
     // Nothing listens here: a request would fail with a connection error, not a DefinitionError.
-    const client = new DynamoDBClient({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' }, maxAttempts: 1 });
+    const client = new DynamoDBClient({
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      maxAttempts: 1,
+    });
     const template = {
       Resources: {
-        BadTable: { Type: 'AWS::DynamoDB::Table', Properties: { KeySchema: [{ AttributeName: 'pk', KeyType: 'PRIMARY' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }] } },
+        BadTable: {
+          Type: 'AWS::DynamoDB::Table',
+          Properties: {
+            KeySchema: [{ AttributeName: 'pk', KeyType: 'PRIMARY' }],
+            AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          },
+        },
       },
     };
     const attempt = createTablesFromTemplate(client, template);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DefinitionError, InvalidInputError } from '../../../src/core/errors.ts';
-import { entrySize, LocalEventBus, MAX_PUT_EVENTS_BYTES, type DeliveryContext, type PutEventsEntry } from '../../../src/local/eventbridge/bus.ts';
+import {
+  type DeliveryContext,
+  entrySize,
+  LocalEventBus,
+  MAX_PUT_EVENTS_BYTES,
+  type PutEventsEntry,
+} from '../../../src/local/eventbridge/bus.ts';
 import type { CfnTemplate } from '../../../src/local/tokens.ts';
 
 const ACCOUNT = '123456789012';
@@ -41,10 +47,20 @@ const template: CfnTemplate = {
     },
     OnAudit: {
       Type: 'AWS::Events::Rule',
-      Properties: { EventBusName: { 'Fn::GetAtt': ['AuditBus', 'Arn'] }, EventPattern: { source: [{ prefix: '' }] }, Targets: [{ Id: 'a', Arn: fnArn('Audit') }] },
+      Properties: {
+        EventBusName: { 'Fn::GetAtt': ['AuditBus', 'Arn'] },
+        EventPattern: { source: [{ prefix: '' }] },
+        Targets: [{ Id: 'a', Arn: fnArn('Audit') }],
+      },
     },
-    Disabled: { Type: 'AWS::Events::Rule', Properties: { State: 'DISABLED', EventPattern: { source: ['crm'] }, Targets: [{ Id: 'x', Arn: fnArn('Never') }] } },
-    Nightly: { Type: 'AWS::Events::Rule', Properties: { ScheduleExpression: 'rate(1 day)', Targets: [{ Id: 'x', Arn: fnArn('Never') }] } },
+    Disabled: {
+      Type: 'AWS::Events::Rule',
+      Properties: { State: 'DISABLED', EventPattern: { source: ['crm'] }, Targets: [{ Id: 'x', Arn: fnArn('Never') }] },
+    },
+    Nightly: {
+      Type: 'AWS::Events::Rule',
+      Properties: { ScheduleExpression: 'rate(1 day)', Targets: [{ Id: 'x', Arn: fnArn('Never') }] },
+    },
   },
 };
 
@@ -54,7 +70,10 @@ interface Call {
   context: DeliveryContext;
 }
 
-function recordingBus(behaviour: (call: Call, bus: LocalEventBus) => unknown = () => undefined, t: CfnTemplate = template) {
+function recordingBus(
+  behaviour: (call: Call, bus: LocalEventBus) => unknown = () => undefined,
+  t: CfnTemplate = template,
+) {
   const calls: Call[] = [];
   const bus: LocalEventBus = new LocalEventBus(t, {
     now: () => new Date('2024-05-06T07:08:09.123Z'),
@@ -82,7 +101,10 @@ describe('LocalEventBus from a template', () => {
       ['OnCrmEvent', 'crm-inbound', 'default', [fnArn('Inbound')]],
       ['OnAudit', 'OnAudit', 'AuditBus', [fnArn('Audit')]],
     ]);
-    expect(bus.rules[0]!.targets[0]).toMatchObject({ deadLetterArn: `arn:aws:sqs:us-east-1:${ACCOUNT}:Dlq`, maxRetries: 2 });
+    expect(bus.rules[0]!.targets[0]).toMatchObject({
+      deadLetterArn: `arn:aws:sqs:us-east-1:${ACCOUNT}:Dlq`,
+      maxRetries: 2,
+    });
     expect(bus.rules[0]!.arn).toBe(`arn:aws:events:us-east-1:${ACCOUNT}:rule/leads/OnStateChanged`);
     expect(bus.rules[1]!.arn).toBe(`arn:aws:events:us-east-1:${ACCOUNT}:rule/crm-inbound`);
     expect([...bus.eventBusNames].sort()).toEqual(['AuditBus', 'default', 'leads']);
@@ -136,7 +158,14 @@ describe('LocalEventBus from a template', () => {
     ]);
     await bus.drain();
     expect(result.FailedEntryCount).toBe(5);
-    expect(result.Entries.map((e) => e.ErrorCode ?? 'ok')).toEqual(['ok', 'MalformedDetail', 'MalformedDetail', 'InvalidArgument', 'ResourceNotFoundException', 'InvalidArgument']);
+    expect(result.Entries.map((e) => e.ErrorCode ?? 'ok')).toEqual([
+      'ok',
+      'MalformedDetail',
+      'MalformedDetail',
+      'InvalidArgument',
+      'ResourceNotFoundException',
+      'InvalidArgument',
+    ]);
     expect(result.Entries[3]!.ErrorMessage).toMatch(/Source is a required argument/);
     expect(bus.published).toHaveLength(1);
     expect(calls).toHaveLength(2);
@@ -145,17 +174,25 @@ describe('LocalEventBus from a template', () => {
   it('rejects a call with no entries or more than 10, like the API', async () => {
     const { bus } = recordingBus();
     await expect(bus.putEvents([])).rejects.toThrow(InvalidInputError);
-    await expect(bus.putEvents(Array.from({ length: 11 }, () => stateChanged()))).rejects.toThrow(/1 to 10 entries, got 11/);
+    await expect(bus.putEvents(Array.from({ length: 11 }, () => stateChanged()))).rejects.toThrow(
+      /1 to 10 entries, got 11/,
+    );
   });
 
   it('rejects a call whose entries total 256 KiB or more, counting sizes as EventBridge does', async () => {
     const { bus, calls } = recordingBus();
-    const sized = (bytes: number): PutEventsEntry => ({ ...stateChanged({ text: '' }), Detail: JSON.stringify({ text: 'x'.repeat(bytes - 11) }), Time: new Date(0) });
+    const sized = (bytes: number): PutEventsEntry => ({
+      ...stateChanged({ text: '' }),
+      Detail: JSON.stringify({ text: 'x'.repeat(bytes - 11) }),
+      Time: new Date(0),
+    });
     expect(entrySize(sized(1000))).toBe(14 + 'stepwise.leads'.length + 'lead.state_changed'.length + 1000);
     expect(entrySize({ Source: 'é', DetailType: 't', Detail: '{}', Resources: ['ab'] })).toBe(2 + 1 + 2 + 2);
     const room = MAX_PUT_EVENTS_BYTES - (entrySize(sized(11)) - 11) - 1;
     await expect(bus.putEvents([sized(room)])).resolves.toMatchObject({ FailedEntryCount: 0 });
-    await expect(bus.putEvents([sized(room + 1)])).rejects.toThrow(/^Total size of the entries in the request is over the limit/);
+    await expect(bus.putEvents([sized(room + 1)])).rejects.toThrow(
+      /^Total size of the entries in the request is over the limit/,
+    );
     await expect(bus.putEvents([sized(room / 2), sized(room / 2 + 100)])).rejects.toThrow(InvalidInputError);
     await bus.drain();
     expect(calls).toHaveLength(2); // the accepted one, to both targets
@@ -168,7 +205,11 @@ describe('LocalEventBus from a template', () => {
       { ...stateChanged(), Time: '2021-02-03T04:05:06.789Z' },
       { ...stateChanged(), Time: 1_700_000_000 },
     ]);
-    expect(bus.published.map((e) => e.time)).toEqual(['2020-01-01T00:00:00Z', '2021-02-03T04:05:06Z', '2023-11-14T22:13:20Z']);
+    expect(bus.published.map((e) => e.time)).toEqual([
+      '2020-01-01T00:00:00Z',
+      '2021-02-03T04:05:06Z',
+      '2023-11-14T22:13:20Z',
+    ]);
     await bus.drain();
   });
 
@@ -226,7 +267,9 @@ describe('LocalEventBus from a template', () => {
     });
     await bus.putEvents([stateChanged()]);
     await bus.drain();
-    expect(bus.deadLetters.map((d) => [d.targetId, d.deadLetterArn, d.error.message, d.attempts])).toEqual([['crm', undefined, 'crm rejected', 1]]);
+    expect(bus.deadLetters.map((d) => [d.targetId, d.deadLetterArn, d.error.message, d.attempts])).toEqual([
+      ['crm', undefined, 'crm rejected', 1],
+    ]);
   });
 
   it('accepts an injected resolver for the ARNs and bus names', () => {
@@ -234,7 +277,14 @@ describe('LocalEventBus from a template', () => {
       {
         Resources: {
           Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'b' } },
-          Rule: { Type: 'AWS::Events::Rule', Properties: { EventBusName: { Ref: 'Bus' }, EventPattern: { source: ['s'] }, Targets: [{ Id: 't', Arn: { Ref: 'Fn' } }] } },
+          Rule: {
+            Type: 'AWS::Events::Rule',
+            Properties: {
+              EventBusName: { Ref: 'Bus' },
+              EventPattern: { source: ['s'] },
+              Targets: [{ Id: 't', Arn: { Ref: 'Fn' } }],
+            },
+          },
         },
       },
       { deliver: () => undefined, resolve: (v) => (typeof v === 'string' ? v : `resolved:${JSON.stringify(v)}`) },
@@ -244,13 +294,20 @@ describe('LocalEventBus from a template', () => {
   });
 
   it('names the rule when a pattern or target is malformed', () => {
-    const rule = (properties: Record<string, unknown>): CfnTemplate => ({ Resources: { BadRule: { Type: 'AWS::Events::Rule', Properties: properties } } });
-    const build = (properties: Record<string, unknown>) => () => new LocalEventBus(rule(properties), { deliver: () => undefined });
+    const rule = (properties: Record<string, unknown>): CfnTemplate => ({
+      Resources: { BadRule: { Type: 'AWS::Events::Rule', Properties: properties } },
+    });
+    const build = (properties: Record<string, unknown>) => () =>
+      new LocalEventBus(rule(properties), { deliver: () => undefined });
     expect(build({ EventPattern: { source: 'crm' } })).toThrow(DefinitionError);
-    expect(build({ EventPattern: { source: 'crm' } })).toThrow(/Resources\.BadRule\.Properties\.EventPattern: invalid event pattern at source/);
-    expect(build({ EventPattern: { source: ['crm'] }, Targets: [{ Arn: 'arn:x' }] })).toThrow(/Resources\.BadRule\.Properties\.Targets\.0\.Id/);
-    expect(build({ EventPattern: { source: ['crm'] }, Targets: [{ Id: 't', Arn: 'arn:x', InputPath: 'detail' }] })).toThrow(
-      /Targets\.0\.InputPath: unsupported JSONPath/,
+    expect(build({ EventPattern: { source: 'crm' } })).toThrow(
+      /Resources\.BadRule\.Properties\.EventPattern: invalid event pattern at source/,
     );
+    expect(build({ EventPattern: { source: ['crm'] }, Targets: [{ Arn: 'arn:x' }] })).toThrow(
+      /Resources\.BadRule\.Properties\.Targets\.0\.Id/,
+    );
+    expect(
+      build({ EventPattern: { source: ['crm'] }, Targets: [{ Id: 't', Arn: 'arn:x', InputPath: 'detail' }] }),
+    ).toThrow(/Targets\.0\.InputPath: unsupported JSONPath/);
   });
 });

@@ -13,7 +13,11 @@ const event = {
   resources: ['arn:aws:x:1', 'arn:aws:x:2'],
   detail: { id: 'L-1', score: 7, tags: ['a', 'b'], name: 'Ann "the" Lee', nested: { ok: true } },
 };
-const rule = { ruleName: 'OnLead', ruleArn: 'arn:aws:events:us-east-1:123456789012:rule/OnLead', ingestionTime: '2024-01-02T03:04:06Z' };
+const rule = {
+  ruleName: 'OnLead',
+  ruleArn: 'arn:aws:events:us-east-1:123456789012:rule/OnLead',
+  ingestionTime: '2024-01-02T03:04:06Z',
+};
 
 describe('target input', () => {
   it('delivers a copy of the whole event by default', () => {
@@ -39,8 +43,15 @@ describe('target input', () => {
     const build = compileTargetInput(
       {
         InputTransformer: {
-          InputPathsMap: { id: '$.detail.id', score: '$.detail.score', tags: '$.detail.tags', name: '$.detail.name', none: '$.detail.none' },
-          InputTemplate: '{"lead":<id>,"score":<score>,"tags":<tags>,"line":"<name> scored <score>","missing":<none>,"rule":"<aws.events.rule-name>","at":"<aws.events.event.ingestion-time>"}',
+          InputPathsMap: {
+            id: '$.detail.id',
+            score: '$.detail.score',
+            tags: '$.detail.tags',
+            name: '$.detail.name',
+            none: '$.detail.none',
+          },
+          InputTemplate:
+            '{"lead":<id>,"score":<score>,"tags":<tags>,"line":"<name> scored <score>","missing":<none>,"rule":"<aws.events.rule-name>","at":"<aws.events.event.ingestion-time>"}',
         },
       },
       'T',
@@ -57,21 +68,31 @@ describe('target input', () => {
   });
 
   it('InputTransformer passes the original event and rule ARN through the predefined variables', () => {
-    const build = compileTargetInput({ InputTransformer: { InputTemplate: '{"event":<aws.events.event.json>,"arn":"<aws.events.rule-arn>"}' } }, 'T');
+    const build = compileTargetInput(
+      { InputTransformer: { InputTemplate: '{"event":<aws.events.event.json>,"arn":"<aws.events.rule-arn>"}' } },
+      'T',
+    );
     expect(build(event, rule)).toEqual({ event, arn: rule.ruleArn });
   });
 
   it('a template that is not JSON is delivered as text; unknown <tags> stay as written', () => {
-    const build = compileTargetInput({ InputTransformer: { InputPathsMap: { id: '$.detail.id' }, InputTemplate: 'Lead <id> for <team>' } }, 'T');
+    const build = compileTargetInput(
+      { InputTransformer: { InputPathsMap: { id: '$.detail.id' }, InputTemplate: 'Lead <id> for <team>' } },
+      'T',
+    );
     expect(build(event, rule)).toBe('Lead "L-1" for <team>');
   });
 
   it('rejects malformed settings when compiled', () => {
     expect(() => compileTargetInput({ Input: '{not json' }, 'Rule.Targets.0')).toThrow(DefinitionError);
-    expect(() => compileTargetInput({ Input: '{not json' }, 'Rule.Targets.0')).toThrow(/Rule\.Targets\.0\.Input: not valid JSON/);
+    expect(() => compileTargetInput({ Input: '{not json' }, 'Rule.Targets.0')).toThrow(
+      /Rule\.Targets\.0\.Input: not valid JSON/,
+    );
     expect(() => compileTargetInput({ InputPath: 'detail.id' }, 'T')).toThrow(/unsupported JSONPath "detail.id"/);
     expect(() => compileTargetInput({ InputPath: '$..id' }, 'T')).toThrow(/unsupported JSONPath/);
-    expect(() => compileTargetInput({ InputTransformer: { InputPathsMap: { x: '$[*]' }, InputTemplate: '<x>' } }, 'T')).toThrow(/InputPathsMap\.x/);
+    expect(() =>
+      compileTargetInput({ InputTransformer: { InputPathsMap: { x: '$[*]' }, InputTemplate: '<x>' } }, 'T'),
+    ).toThrow(/InputPathsMap\.x/);
     expect(() => compileTargetInput({ Input: '{}', InputPath: '$' }, 'T')).toThrow(/mutually exclusive/);
   });
 });

@@ -39,7 +39,11 @@ const withDetail = (detail: Record<string, unknown>) => ({ ...ec2Event, detail: 
 
 describe('documented examples', () => {
   it('matches the EC2 instance-termination pattern from "Creating event patterns"', () => {
-    const pattern = { source: ['aws.ec2'], 'detail-type': ['EC2 Instance State-change Notification'], detail: { state: ['terminated'] } };
+    const pattern = {
+      source: ['aws.ec2'],
+      'detail-type': ['EC2 Instance State-change Notification'],
+      detail: { state: ['terminated'] },
+    };
     expect(matches(pattern, withDetail({ state: 'terminated' }))).toBe(true);
     expect(matches(pattern, ec2Event)).toBe(false);
   });
@@ -80,7 +84,8 @@ describe('documented examples', () => {
 
   it('prefix matching while ignoring case', () => {
     const pattern = { detail: { service: [{ prefix: { 'equals-ignore-case': 'EventB' } }] } };
-    for (const service of ['EventBridge', 'EVENTBRIDGE', 'eventbus']) expect(matches(pattern, { detail: { service } })).toBe(true);
+    for (const service of ['EventBridge', 'EVENTBRIDGE', 'eventbus'])
+      expect(matches(pattern, { detail: { service } })).toBe(true);
     expect(matches(pattern, { detail: { service: 'Events' } })).toBe(false);
   });
 
@@ -100,7 +105,9 @@ describe('documented examples', () => {
 
   it('anything-but with a string, a number, and lists of each', () => {
     expect(matches({ detail: { state: [{ 'anything-but': 'initializing' }] } }, ec2Event)).toBe(true);
-    expect(matches({ detail: { state: [{ 'anything-but': 'initializing' }] } }, withDetail({ state: 'initializing' }))).toBe(false);
+    expect(
+      matches({ detail: { state: [{ 'anything-but': 'initializing' }] } }, withDetail({ state: 'initializing' })),
+    ).toBe(false);
     expect(matches({ detail: { 'x-limit': [{ 'anything-but': 123 }] } }, ec2Event)).toBe(true);
     expect(matches({ detail: { 'x-limit': [{ 'anything-but': 123 }] } }, withDetail({ 'x-limit': 123 }))).toBe(false);
     const states = { detail: { state: [{ 'anything-but': ['stopped', 'overloaded'] }] } };
@@ -223,12 +230,20 @@ describe('documented examples', () => {
       source: ['aws.cloudwatch'],
       $or: [
         { metricName: ['CPUUtilization', 'ReadLatency'] },
-        { metricType: ['MetricType'], namespace: ['AWS/EC2', 'AWS/ES'], $or: [{ metricId: [1234] }, { spaceId: [1000] }] },
+        {
+          metricType: ['MetricType'],
+          namespace: ['AWS/EC2', 'AWS/ES'],
+          $or: [{ metricId: [1234] }, { spaceId: [1000] }],
+        },
         { scope: ['Service'] },
       ],
     };
-    expect(matches(nested, { source: 'aws.cloudwatch', metricType: 'MetricType', namespace: 'AWS/ES', spaceId: 1000 })).toBe(true);
-    expect(matches(nested, { source: 'aws.cloudwatch', metricType: 'MetricType', namespace: 'AWS/ES', spaceId: 1 })).toBe(false);
+    expect(
+      matches(nested, { source: 'aws.cloudwatch', metricType: 'MetricType', namespace: 'AWS/ES', spaceId: 1000 }),
+    ).toBe(true);
+    expect(
+      matches(nested, { source: 'aws.cloudwatch', metricType: 'MetricType', namespace: 'AWS/ES', spaceId: 1 }),
+    ).toBe(false);
     expect(matches(nested, { source: 'aws.cloudwatch', scope: 'Service' })).toBe(true);
     expect(matches(nested, { source: 'aws.ec2', scope: 'Service' })).toBe(false);
   });
@@ -252,16 +267,41 @@ describe('documented examples', () => {
 describe('operator table of the user guide ("Comparison operators for use in event patterns")', () => {
   it.each([
     ['Empty: LastName is empty', { LastName: [''] }, { LastName: '' }, { LastName: 'Doe' }],
-    ['Begins with (ignore case)', { service: [{ prefix: { 'equals-ignore-case': 'eventb' } }] }, { service: 'EventBridge' }, { service: 'Lambda' }],
-    ['Ends with (ignore case)', { service: [{ suffix: { 'equals-ignore-case': 'tbridge' } }] }, { service: 'EVENTBRIDGE' }, { service: 'EventBus' }],
+    [
+      'Begins with (ignore case)',
+      { service: [{ prefix: { 'equals-ignore-case': 'eventb' } }] },
+      { service: 'EventBridge' },
+      { service: 'Lambda' },
+    ],
+    [
+      'Ends with (ignore case)',
+      { service: [{ suffix: { 'equals-ignore-case': 'tbridge' } }] },
+      { service: 'EVENTBRIDGE' },
+      { service: 'EventBus' },
+    ],
     ['Equals (ignore case)', { Name: [{ 'equals-ignore-case': 'alice' }] }, { Name: 'Alice' }, { Name: 'Bob' }],
     ['Exists', { ProductName: [{ exists: true }] }, { ProductName: 'Phone' }, {}],
     ['Not', { Weather: [{ 'anything-but': ['Raining'] }] }, { Weather: 'Sunny' }, { Weather: 'Raining' }],
     ['Null', { UserID: [null] }, { UserID: null }, { UserID: 'u1' }],
     ['Or', { PaymentType: ['Credit', 'Debit'] }, { PaymentType: 'Debit' }, { PaymentType: 'Cash' }],
-    ['Anything-but (begins with)', { Region: [{ 'anything-but': { prefix: 'us-' } }] }, { Region: 'eu-west-1' }, { Region: 'us-east-1' }],
-    ['Anything-but using a wildcard', { FilePath: [{ 'anything-but': { wildcard: '*/lib/*' } }] }, { FilePath: 'src/index.ts' }, { FilePath: 'src/lib/x.ts' }],
-    ['Wildcard: a .png file in the folder "dir"', { FileName: [{ wildcard: 'dir/*.png' }] }, { FileName: 'dir/cat.png' }, { FileName: 'dir/cat.jpg' }],
+    [
+      'Anything-but (begins with)',
+      { Region: [{ 'anything-but': { prefix: 'us-' } }] },
+      { Region: 'eu-west-1' },
+      { Region: 'us-east-1' },
+    ],
+    [
+      'Anything-but using a wildcard',
+      { FilePath: [{ 'anything-but': { wildcard: '*/lib/*' } }] },
+      { FilePath: 'src/index.ts' },
+      { FilePath: 'src/lib/x.ts' },
+    ],
+    [
+      'Wildcard: a .png file in the folder "dir"',
+      { FileName: [{ wildcard: 'dir/*.png' }] },
+      { FileName: 'dir/cat.png' },
+      { FileName: 'dir/cat.jpg' },
+    ],
   ])('%s', (_name, pattern, matching, other) => {
     expect(matches(pattern, matching)).toBe(true);
     expect(matches(pattern, other)).toBe(false);
@@ -315,7 +355,9 @@ describe('conformance with EventBridge beyond the examples', () => {
   it('dotted and nested patterns agree on every event (property)', () => {
     const word = fc.constantFrom('a', 'b', 'c');
     const leafValue = fc.oneof(word, fc.integer({ min: 0, max: 3 }));
-    const event = fc.dictionary(word, fc.oneof(leafValue, fc.dictionary(word, leafValue, { maxKeys: 3 })), { maxKeys: 3 });
+    const event = fc.dictionary(word, fc.oneof(leafValue, fc.dictionary(word, leafValue, { maxKeys: 3 })), {
+      maxKeys: 3,
+    });
     fc.assert(
       fc.property(word, word, leafValue, event, (outer, inner, value, e) => {
         const nested = matches({ [outer]: { [inner]: [value] } }, e);
@@ -325,16 +367,26 @@ describe('conformance with EventBridge beyond the examples', () => {
   });
 
   it('refuses wildcards too complex to match cheaply, per field, and accepts the documented ones', () => {
-    for (const glob of ['dir/*.png', '*/lib/*', 'arn:aws:events:us-east-1:*:event-bus/*', 'Simple*Service', 'a*b*c*d*e'])
+    for (const glob of [
+      'dir/*.png',
+      '*/lib/*',
+      'arn:aws:events:us-east-1:*:event-bus/*',
+      'Simple*Service',
+      'a*b*c*d*e',
+    ])
       expect(() => compilePattern({ f: [{ wildcard: glob }] })).not.toThrow();
     // Repeating sequences after wildcards keep many partial matches alive at once.
-    expect(() => compilePattern({ f: [{ wildcard: '*ab*ab*ab*ab*ab*ab*ab*ab*ab*ab*' }] })).toThrow(/f: rule is too complex/);
+    expect(() => compilePattern({ f: [{ wildcard: '*ab*ab*ab*ab*ab*ab*ab*ab*ab*ab*' }] })).toThrow(
+      /f: rule is too complex/,
+    );
     // Many leading-wildcard alternatives on one field add up, also across $or branches and anything-but.
     const many = Array.from({ length: 12 }, (_, i) => ({ wildcard: `*-${i}` }));
     expect(() => compilePattern({ f: many })).toThrow(/rule is too complex/);
-    expect(() => compilePattern({ $or: [{ f: many.slice(0, 6) }, { f: [{ 'anything-but': { wildcard: many.slice(6).map((m) => m.wildcard) } }] }] })).toThrow(
-      /rule is too complex/,
-    );
+    expect(() =>
+      compilePattern({
+        $or: [{ f: many.slice(0, 6) }, { f: [{ 'anything-but': { wildcard: many.slice(6).map((m) => m.wildcard) } }] }],
+      }),
+    ).toThrow(/rule is too complex/);
     // The same globs spread over different fields are separate machines.
     expect(() => compilePattern(Object.fromEntries(many.map((m, i) => [`f${i}`, [m]])))).not.toThrow();
   });
@@ -390,7 +442,11 @@ describe('validation', () => {
     ['two operators in one object', { source: [{ prefix: 'a', suffix: 'b' }] }, /exactly one key/],
     ['a nested array value', { source: [['a']] }, /source\[0\]: expected a string, number, boolean or null/],
     ['a non-boolean exists', { f: [{ exists: 'yes' }] }, /f\[0\]\.exists: expected true or false/],
-    ['a numeric operator list of the wrong length', { f: [{ numeric: ['>', 1, '<'] }] }, /f\[0\]\.numeric: expected \[op, number\]/],
+    [
+      'a numeric operator list of the wrong length',
+      { f: [{ numeric: ['>', 1, '<'] }] },
+      /f\[0\]\.numeric: expected \[op, number\]/,
+    ],
     ['an unknown numeric operator', { f: [{ numeric: ['!=', 1] }] }, /unexpected numeric operator "!="/],
     ['"=" inside a range', { f: [{ numeric: ['=', 1, '<', 2] }] }, /unexpected numeric operator "="/],
     ['two lower bounds', { f: [{ numeric: ['>', 1, '>=', 2] }] }, /unexpected numeric operator ">="/],
@@ -398,13 +454,37 @@ describe('validation', () => {
     ['a non-numeric bound', { f: [{ numeric: ['>', '5'] }] }, /f\[0\]\.numeric\[1\]: expected a number/],
     ['a mixed anything-but list', { f: [{ 'anything-but': ['a', 1] }] }, /only strings or only numbers/],
     ['an empty anything-but list', { f: [{ 'anything-but': [] }] }, /at least one value/],
-    ['an unsupported anything-but operator', { f: [{ 'anything-but': { numeric: ['>', 1] } }] }, /anything-but does not support "numeric"/],
-    ['an empty anything-but prefix', { f: [{ 'anything-but': { prefix: '' } }] }, /anything-but\.prefix: anything-but prefix must not be empty/],
-    ['an empty anything-but suffix in a list', { f: [{ 'anything-but': { suffix: ['.png', ''] } }] }, /anything-but\.suffix: anything-but suffix must not be empty/],
-    ['an empty list of anything-but prefixes', { f: [{ 'anything-but': { prefix: [] } }] }, /expected a string or a non-empty array of strings/],
-    ['a list of anything-but prefixes that are not strings', { f: [{ 'anything-but': { prefix: ['a', 1] } }] }, /anything-but\.prefix\[1\]: expected a string/],
+    [
+      'an unsupported anything-but operator',
+      { f: [{ 'anything-but': { numeric: ['>', 1] } }] },
+      /anything-but does not support "numeric"/,
+    ],
+    [
+      'an empty anything-but prefix',
+      { f: [{ 'anything-but': { prefix: '' } }] },
+      /anything-but\.prefix: anything-but prefix must not be empty/,
+    ],
+    [
+      'an empty anything-but suffix in a list',
+      { f: [{ 'anything-but': { suffix: ['.png', ''] } }] },
+      /anything-but\.suffix: anything-but suffix must not be empty/,
+    ],
+    [
+      'an empty list of anything-but prefixes',
+      { f: [{ 'anything-but': { prefix: [] } }] },
+      /expected a string or a non-empty array of strings/,
+    ],
+    [
+      'a list of anything-but prefixes that are not strings',
+      { f: [{ 'anything-but': { prefix: ['a', 1] } }] },
+      /anything-but\.prefix\[1\]: expected a string/,
+    ],
     ['an over-complex wildcard', { f: [{ wildcard: '*a*a*a*a*a*a*a*a*a*a*a*' }] }, /f: rule is too complex/],
-    ['a non-string prefix', { f: [{ prefix: 5 }] }, /f\[0\]\.prefix: expected a string or \{ "equals-ignore-case": string \}/],
+    [
+      'a non-string prefix',
+      { f: [{ prefix: 5 }] },
+      /f\[0\]\.prefix: expected a string or \{ "equals-ignore-case": string \}/,
+    ],
     ['consecutive wildcards', { f: [{ wildcard: 'a**b' }] }, /consecutive wildcard characters at position 1/],
     ['a bad wildcard escape', { f: [{ wildcard: 'a\\b' }] }, /may only escape/],
     ['a malformed cidr', { f: [{ cidr: '10.0.0.0/33' }] }, /expected an IPv4 or IPv6 address or CIDR block/],
@@ -435,27 +515,48 @@ describe('properties', () => {
   it('anything-but {prefix} is the negation of prefix for a present string field', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 12 }), ascii, (p, value) => {
-        expect(matches({ f: [{ 'anything-but': { prefix: p } }] }, { f: value })).toBe(!matches({ f: [{ prefix: p }] }, { f: value }));
+        expect(matches({ f: [{ 'anything-but': { prefix: p } }] }, { f: value })).toBe(
+          !matches({ f: [{ prefix: p }] }, { f: value }),
+        );
       }),
     );
   });
 
   it('an event array matches a leaf pattern iff one of its elements does', () => {
-    const leaf = fc.constantFrom<unknown[]>(['a'], [{ prefix: 'a' }], [{ 'anything-but': 'a' }], [{ numeric: ['>', 0] }], [{ 'equals-ignore-case': 'A' }], [null]);
+    const leaf = fc.constantFrom<unknown[]>(
+      ['a'],
+      [{ prefix: 'a' }],
+      [{ 'anything-but': 'a' }],
+      [{ numeric: ['>', 0] }],
+      [{ 'equals-ignore-case': 'A' }],
+      [null],
+    );
     fc.assert(
-      fc.property(leaf, fc.array(fc.oneof(fc.constantFrom('a', 'A', 'ab', 'b'), fc.integer({ min: -3, max: 3 }), fc.constant(null)), { minLength: 1, maxLength: 4 }), (values, elements) => {
-        const pattern = { f: values };
-        expect(matches(pattern, { f: elements })).toBe(elements.some((e) => matches(pattern, { f: e })));
-      }),
+      fc.property(
+        leaf,
+        fc.array(fc.oneof(fc.constantFrom('a', 'A', 'ab', 'b'), fc.integer({ min: -3, max: 3 }), fc.constant(null)), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (values, elements) => {
+          const pattern = { f: values };
+          expect(matches(pattern, { f: elements })).toBe(elements.some((e) => matches(pattern, { f: e })));
+        },
+      ),
     );
   });
 
   it('a numeric range holds exactly between its bounds', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 1, max: 1000 }), fc.double({ min: -3000, max: 3000, noNaN: true }), (low, width, n) => {
-        const high = low + width;
-        expect(matches({ f: [{ numeric: ['>=', low, '<', high] }] }, { f: n })).toBe(n >= low && n < high);
-      }),
+      fc.property(
+        fc.integer({ min: -1000, max: 1000 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.double({ min: -3000, max: 3000, noNaN: true }),
+        (low, width, n) => {
+          const high = low + width;
+          expect(matches({ f: [{ numeric: ['>=', low, '<', high] }] }, { f: n })).toBe(n >= low && n < high);
+        },
+      ),
     );
   });
 
@@ -470,7 +571,10 @@ describe('properties', () => {
   });
 
   it('$or of two patterns is the OR of matching each', () => {
-    const fieldPattern = fc.record({ a: fc.constantFrom<unknown[]>(['x'], [{ exists: false }], [{ prefix: 'x' }]) }, { requiredKeys: [] });
+    const fieldPattern = fc.record(
+      { a: fc.constantFrom<unknown[]>(['x'], [{ exists: false }], [{ prefix: 'x' }]) },
+      { requiredKeys: [] },
+    );
     const other = fc.record({ b: fc.constantFrom<unknown[]>(['y'], [{ 'anything-but': 'y' }]) });
     const event = fc.record({ a: fc.constantFrom('x', 'xx', 'z'), b: fc.constantFrom('y', 'w') }, { requiredKeys: [] });
     fc.assert(

@@ -6,18 +6,18 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LocalRuntime } from '../../../src/local/runtime.ts';
+import { OUTBOX_FILTER } from '../../../src/cdk/stacks/lifecycle-stack.ts';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
-import { eventFromEnvelope } from '../../../src/runtime/lifecycle/envelope.ts';
 import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
-import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../../src/runtime/lifecycle/ports.ts';
 import { routeOf } from '../../../src/definitions/lifecycle/routes.ts';
 import type { EntitySnapshot, LoggedEvent } from '../../../src/definitions/lifecycle/schema.ts';
+import { matches } from '../../../src/local/eventbridge/pattern.ts';
+import { LocalRuntime } from '../../../src/local/runtime.ts';
+import { eventFromEnvelope } from '../../../src/runtime/lifecycle/envelope.ts';
+import { changesOf } from '../../../src/runtime/lifecycle/handlers/outbox.ts';
+import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../../../src/runtime/lifecycle/ports.ts';
 import { stateChangeOf } from '../../../src/runtime/lifecycle/state-changes.ts';
 import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
-import { changesOf } from '../../../src/runtime/lifecycle/handlers/outbox.ts';
-import { matches } from '../../../src/local/eventbridge/pattern.ts';
-import { OUTBOX_FILTER } from '../../../src/cdk/stacks/lifecycle-stack.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
 import { lifecycleApp } from './support.ts';
 
@@ -35,13 +35,21 @@ let runtime: LocalRuntime;
 beforeAll(async () => {
   runtime = await LocalRuntime.create({
     app: lifecycleApp().app,
-    services: { store, crm: recordingCrm(), notifier: recordingNotifier(), followUpChannel: recordingFollowUpChannel() },
+    services: {
+      store,
+      crm: recordingCrm(),
+      notifier: recordingNotifier(),
+      followUpChannel: recordingFollowUpChannel(),
+    },
     historyDir: false,
     extraEnv: { AGENT_CONFIG: JSON.stringify(config) },
     serviceIntegrations: {
       'arn:aws:states:::events:putEvents': (input: { Entries: unknown[] }) => {
         published.push(...input.Entries);
-        return { Entries: input.Entries.map((_, i) => ({ EventId: `ev-${published.length}-${i}` })), FailedEntryCount: 0 };
+        return {
+          Entries: input.Entries.map((_, i) => ({ EventId: `ev-${published.length}-${i}` })),
+          FailedEntryCount: 0,
+        };
       },
       'arn:aws:states:::sqs:sendMessage': (input: unknown) => {
         deadLetters.push(input);
@@ -54,7 +62,17 @@ beforeAll(async () => {
 /** Put the lead in `snapshot` with one first event (the store only appends continuing logs). */
 async function seed(leadId: string, snapshot: EntitySnapshot): Promise<EntitySnapshot> {
   const seeded = { ...snapshot, eventCount: 1 };
-  const event: LoggedEvent = { id: `${leadId}-seed`, entityId: leadId, seq: 1, type: 'crm.state_set', time: '2025-01-01T00:00:00Z', conversation: snapshot.conversation, stateBefore: def.initial, stateAfter: snapshot.state, actions: [] };
+  const event: LoggedEvent = {
+    id: `${leadId}-seed`,
+    entityId: leadId,
+    seq: 1,
+    type: 'crm.state_set',
+    time: '2025-01-01T00:00:00Z',
+    conversation: snapshot.conversation,
+    stateBefore: def.initial,
+    stateAfter: snapshot.state,
+    actions: [],
+  };
   await store.append(leadId, 0, { snapshot: seeded, events: [event] });
   return seeded;
 }
@@ -68,10 +86,13 @@ function detailFor(type: string): Record<string, unknown> | undefined {
 }
 
 /** Equal as JSON (what crosses every Lambda and Step Functions boundary), whatever the key order. */
-const same = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
+const same = (a: unknown, b: unknown) =>
+  isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 
 const cases = def.leaves.flatMap((leaf) =>
-  [false, true].flatMap((followUpsStopped) => [...def.events, 'lead.sneezed'].map((type) => ({ leaf, followUpsStopped, type }))),
+  [false, true].flatMap((followUpsStopped) =>
+    [...def.events, 'lead.sneezed'].map((type) => ({ leaf, followUpsStopped, type })),
+  ),
 );
 
 describe('the generated state machine agrees with applyEvent', () => {
@@ -79,7 +100,14 @@ describe('the generated state machine agrees with applyEvent', () => {
     const mismatches: string[] = [];
     const runCase = async ({ leaf, followUpsStopped, type }: (typeof cases)[number], i: number) => {
       const leadId = `diff-${i}`;
-      const before = await seed(leadId, { ...initialSnapshot(def), state: leaf, context: { followUpsStopped }, version: 3, conversation: 2, progress: { matched: [] } });
+      const before = await seed(leadId, {
+        ...initialSnapshot(def),
+        state: leaf,
+        context: { followUpsStopped },
+        version: 3,
+        conversation: 2,
+        progress: { matched: [] },
+      });
       const envelope = {
         version: '0',
         id: `eb-${i}`,
@@ -93,26 +121,35 @@ describe('the generated state machine agrees with applyEvent', () => {
       };
       const expected = applyEvent(def, before, eventFromEnvelope(def, envelope), config);
       const execution = await runtime.startExecution('lead-lifecycle', envelope);
-      const entered = execution.events.filter((e) => e.type?.endsWith('StateEntered')).map((e) => e.stateEnteredEventDetails!.name);
+      const entered = execution.events
+        .filter((e) => e.type?.endsWith('StateEntered'))
+        .map((e) => e.stateEnteredEventDetails!.name);
       const events = (await store.listEvents(leadId)).slice(1);
       const change = stateChangeOf(def, before, expected);
       // What the outbox holds for this lead: the state machine no longer publishes, the stream does.
-      const outbox = store.streamRecords.filter((r) => matches(OUTBOX_FILTER, r) && (r.dynamodb.NewImage as { pk: { S: string } }).pk.S === `ENTITY#${leadId}`);
+      const outbox = store.streamRecords.filter(
+        (r) => matches(OUTBOX_FILTER, r) && (r.dynamodb.NewImage as { pk: { S: string } }).pk.S === `ENTITY#${leadId}`,
+      );
       const sent = changesOf(outbox);
       const label = `${leaf}${followUpsStopped ? ' (stopped)' : ''} + ${type}`;
-      if (execution.status !== 'SUCCEEDED') mismatches.push(`${label}: ${execution.status} ${JSON.stringify(execution.error)}`);
-      else if (!entered.includes(routeOf(def, type))) mismatches.push(`${label}: did not pass ${routeOf(def, type)} (${entered.join(' > ')})`);
+      if (execution.status !== 'SUCCEEDED')
+        mismatches.push(`${label}: ${execution.status} ${JSON.stringify(execution.error)}`);
+      else if (!entered.includes(routeOf(def, type)))
+        mismatches.push(`${label}: did not pass ${routeOf(def, type)} (${entered.join(' > ')})`);
       else if (!same(await store.getEntity(leadId), expected.snapshot)) mismatches.push(`${label}: snapshot differs`);
       else if (!same(events, expected.events)) mismatches.push(`${label}: events differ`);
       else if (!same(sent, change ? [change] : [])) mismatches.push(`${label}: published ${JSON.stringify(sent)}`);
     };
-    for (let i = 0; i < cases.length; i += 25) await Promise.all(cases.slice(i, i + 25).map((c, j) => runCase(c, i + j)));
+    for (let i = 0; i < cases.length; i += 25)
+      await Promise.all(cases.slice(i, i + 25).map((c, j) => runCase(c, i + j)));
     expect(mismatches).toEqual([]);
     expect(deadLetters).toEqual([]);
     expect(published).toEqual([]);
     // The cases exercise every kind of outcome: transitions, logged-only events, refusals, raised events, restarts.
     const all = await store.listAllEvents();
-    expect(new Set(all.flatMap((e) => e.actions.map((a) => a.type)))).toEqual(new Set(['clearFollowUpStop', 'stopFollowUps', 'startConversation', 'refuse']));
+    expect(new Set(all.flatMap((e) => e.actions.map((a) => a.type)))).toEqual(
+      new Set(['clearFollowUpStop', 'stopFollowUps', 'startConversation', 'refuse']),
+    );
     expect(all.some((e) => e.type === 'goal.hit') && all.some((e) => e.type === 'follow_up.stopped')).toBe(true);
   });
 });

@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
-import { LifecycleSession, parseReplayFile } from '../../../src/local/lifecycle-session.ts';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
-import { entityHistory, type EntityHistory } from '../../../src/runtime/lifecycle/queries.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { LifecycleSession, parseReplayFile } from '../../../src/local/lifecycle-session.ts';
+import { type EntityHistory, entityHistory } from '../../../src/runtime/lifecycle/queries.ts';
 import { loggedIn } from '../../../src/runtime/lifecycle/reporting.ts';
 
 const SAMPLES = join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples');
@@ -22,13 +22,22 @@ beforeAll(async () => {
 afterAll(() => ddb?.stop());
 
 /** The follow-up timers the session's scheduler set, in order. */
-const followUpSets = (session: LifecycleSession) => session.scheduler.calls.flatMap((c) => (c.op === 'set' && c.request.kind === 'follow-up' ? [c.request] : []));
+const followUpSets = (session: LifecycleSession) =>
+  session.scheduler.calls.flatMap((c) => (c.op === 'set' && c.request.kind === 'follow-up' ? [c.request] : []));
 
 /** Replay a sample with an agent config; returns the lead's history and the session (stopped). */
-async function replaySample(sample: string, agent: string, leadId: string): Promise<{ lead: EntityHistory; session: LifecycleSession }> {
+async function replaySample(
+  sample: string,
+  agent: string,
+  leadId: string,
+): Promise<{ lead: EntityHistory; session: LifecycleSession }> {
   const parsed = parseReplayFile(readFileSync(join(SAMPLES, sample), 'utf8'), loadLifecycle('lead-lifecycle'));
   expect(parsed.malformed).toEqual([]);
-  const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: loadAgentConfig(agent, 'lead-lifecycle') });
+  const session = await LifecycleSession.start({
+    lifecycle: 'lead-lifecycle',
+    dynamo: ddb,
+    agentConfig: loadAgentConfig(agent, 'lead-lifecycle'),
+  });
   try {
     // Clock lines (timers-year.jsonl) drive the emulated scheduler; the other samples have none.
     await session.replay(parsed.timeline, { clock: parsed.timeline.length > parsed.events.length });
@@ -51,14 +60,25 @@ const trail = (lead: EntityHistory) => lead.events.map((e) => `${e.type} ${e.sta
 describe('the lead flows over the local bus and DynamoDB Local', () => {
   it('meeting booked as goal: outreach, reply (delivered twice, logged once), booked, goal hit', async () => {
     const { lead, session } = await replaySample('meeting-booked-as-goal.jsonl', 'book-meeting', 'lead-meeting-goal');
-    expect(lead).toMatchObject({ state: 'goal_hit', path: 'goal_hit', context: { followUpsStopped: false }, version: 4, conversation: 1, eventCount: 4 });
+    expect(lead).toMatchObject({
+      state: 'goal_hit',
+      path: 'goal_hit',
+      context: { followUpsStopped: false },
+      version: 4,
+      conversation: 1,
+      eventCount: 4,
+    });
     expect(trail(lead)).toEqual([
       'agent.message_sent idle>outreach',
       'lead.message_sent outreach>engaged',
       'meeting.booked engaged>meeting_booked',
       'goal.hit meeting_booked>goal_hit',
     ]);
-    expect(lead.events[3]).toMatchObject({ id: 'mb-3:goal.hit', detail: { triggeredBy: 'mb-3' }, time: '2025-01-07T14:00:00Z' });
+    expect(lead.events[3]).toMatchObject({
+      id: 'mb-3:goal.hit',
+      detail: { triggeredBy: 'mb-3' },
+      time: '2025-01-07T14:00:00Z',
+    });
     expect(lead.events[2]!.detail).toEqual({ calendar: 'sales' });
     expect(session.duplicates).toBe(1);
     expect(session.crm.calls.map((c) => [c.state, c.version])).toEqual([
@@ -89,19 +109,47 @@ describe('the lead flows over the local bus and DynamoDB Local', () => {
 
   it('no-show rebooking with an attend-meeting goal: missed, re-engaged, rebooked, attended', async () => {
     const { lead, session } = await replaySample('no-show-rebooking.jsonl', 'attend-meeting', 'lead-no-show');
-    expect(lead).toMatchObject({ state: 'goal_hit', context: { followUpsStopped: true }, version: 10, conversation: 1, eventCount: 10 });
+    expect(lead).toMatchObject({
+      state: 'goal_hit',
+      context: { followUpsStopped: true },
+      version: 10,
+      conversation: 1,
+      eventCount: 10,
+    });
     expect(lead.events.filter((e) => e.type === 'meeting.booked')).toHaveLength(2);
     expect(lead.events.filter((e) => e.type === 'goal.hit').map((e) => e.id)).toEqual(['ns-7:goal.hit']);
-    expect(lead.events.find((e) => e.id === 'ns-5')).toMatchObject({ stateBefore: 'no_show', stateAfter: 'engaged', actions: [{ type: 'clearFollowUpStop' }] });
-    expect(session.notifier.sent.map((n) => n.subject.replace('Lead lead-no-show: ', ''))).toEqual(['meeting booked', 'no show', 'meeting booked', 'goal hit']);
+    expect(lead.events.find((e) => e.id === 'ns-5')).toMatchObject({
+      stateBefore: 'no_show',
+      stateAfter: 'engaged',
+      actions: [{ type: 'clearFollowUpStop' }],
+    });
+    expect(session.notifier.sent.map((n) => n.subject.replace('Lead lead-no-show: ', ''))).toEqual([
+      'meeting booked',
+      'no show',
+      'meeting booked',
+      'goal hit',
+    ]);
   });
 
   it('opt-out then re-engagement: the conversation resumes when the lead messages back', async () => {
     const { lead, session } = await replaySample('opt-out-then-re-engagement.jsonl', 'attend-meeting', 'lead-opt-out');
-    expect(lead).toMatchObject({ state: 'engaged', path: 'active.lead_qualification.engaged', context: { followUpsStopped: false }, version: 4, conversation: 1, eventCount: 5 });
-    expect(trail(lead).slice(2)).toEqual(['lead.opted_out engaged>opted_out', 'agent.message_sent opted_out>opted_out', 'lead.message_sent opted_out>engaged']);
+    expect(lead).toMatchObject({
+      state: 'engaged',
+      path: 'active.lead_qualification.engaged',
+      context: { followUpsStopped: false },
+      version: 4,
+      conversation: 1,
+      eventCount: 5,
+    });
+    expect(trail(lead).slice(2)).toEqual([
+      'lead.opted_out engaged>opted_out',
+      'agent.message_sent opted_out>opted_out',
+      'lead.message_sent opted_out>engaged',
+    ]);
     expect(session.notifier.sent.map((n) => n.subject)).toEqual(['Lead lead-opt-out: opted out']);
-    expect(session.scheduler.pending).toMatchObject([{ kind: 'follow-up', stamp: { version: 4, step: 1 }, dueAt: '2025-02-05T16:00:00Z' }]);
+    expect(session.scheduler.pending).toMatchObject([
+      { kind: 'follow-up', stamp: { version: 4, step: 1 }, dueAt: '2025-02-05T16:00:00Z' },
+    ]);
   });
 
   it('follow-up reset on re-engagement: booked (stops follow-ups), no-show, re-engages, follow-ups resume', async () => {
@@ -132,7 +180,11 @@ describe('the lead flows over the local bus and DynamoDB Local', () => {
     expect(lead.events.map((e) => [e.id, e.stateAfter, e.actions])).toEqual([
       ['co-1', 'outreach', []],
       ['co-2', 'meeting_attended', []],
-      ['co-3', 'meeting_attended', [{ type: 'refuse', reason: 'crm.state_set: detail.state "hot" is not a leaf state of lead-lifecycle' }]],
+      [
+        'co-3',
+        'meeting_attended',
+        [{ type: 'refuse', reason: 'crm.state_set: detail.state "hot" is not a leaf state of lead-lifecycle' }],
+      ],
       ['co-4', 'meeting_attended', []],
       ['co-5', 'cold', []],
     ]);
@@ -150,13 +202,31 @@ describe('the lead flows over the local bus and DynamoDB Local', () => {
   it('human intervention to deal: a human takes over and closes via the CRM; every event is logged', async () => {
     const { lead } = await replaySample('human-intervention-to-deal.jsonl', 'book-meeting', 'lead-human-deal');
     expect(lead).toMatchObject({ state: 'renewal_due', version: 5, conversation: 2, eventCount: 6 });
-    expect(lead.events.map((e) => e.type)).toEqual(['agent.message_sent', 'lead.message_sent', 'conversation.stopped', 'deal.closed', 'crm.state_set', 'renewal.due']);
-    expect(lead.events[4]).toMatchObject({ conversation: 2, stateBefore: 'conversation_stopped', stateAfter: 'deal_closed', actions: [{ type: 'startConversation', conversation: 2 }] });
+    expect(lead.events.map((e) => e.type)).toEqual([
+      'agent.message_sent',
+      'lead.message_sent',
+      'conversation.stopped',
+      'deal.closed',
+      'crm.state_set',
+      'renewal.due',
+    ]);
+    expect(lead.events[4]).toMatchObject({
+      conversation: 2,
+      stateBefore: 'conversation_stopped',
+      stateAfter: 'deal_closed',
+      actions: [{ type: 'startConversation', conversation: 2 }],
+    });
   });
 
   it('re-entry after goal (upsell): conversation 2 starts fresh and keeps the history of conversation 1', async () => {
     const { lead } = await replaySample('re-entry-after-goal.jsonl', 'book-meeting', 'lead-upsell');
-    expect(lead).toMatchObject({ state: 'deal_closed', path: 'active.deal_closed', context: { followUpsStopped: false }, conversation: 2, eventCount: 10 });
+    expect(lead).toMatchObject({
+      state: 'deal_closed',
+      path: 'active.deal_closed',
+      context: { followUpsStopped: false },
+      conversation: 2,
+      eventCount: 10,
+    });
     expect(lead.events.filter((e) => e.conversation === 1).map((e) => e.type)).toEqual([
       'agent.message_sent',
       'lead.message_sent',

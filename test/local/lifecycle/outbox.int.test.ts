@@ -4,11 +4,13 @@
  * target) locally over DynamoDB Local's stream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
-import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
 import { InvalidInputError } from '../../../src/core/errors.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
 import { changesOf } from '../../../src/runtime/lifecycle/handlers/outbox.ts';
+
 const STATE_CHANGED = 'lead.state_changed';
+
 import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
 
@@ -16,15 +18,25 @@ let ddb: DynamoDbLocal;
 let session: LifecycleSession;
 beforeAll(async () => {
   ddb = await startDynamoDbLocal();
-  session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
+  session = await LifecycleSession.start({
+    lifecycle: 'lead-lifecycle',
+    dynamo: ddb,
+    agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle'),
+  });
 });
 afterAll(async () => {
   await session?.stop();
   await ddb?.stop();
 });
 
-const ev = (entityId: string, n: number, type: string, minute: number): LifecycleEvent => ({ id: `${entityId}-${n}`, entityId, type, time: `2025-05-05T09:${String(minute).padStart(2, '0')}:00Z` });
-const published = (entityId: string) => session.bus.published.filter((e) => e['detail-type'] === STATE_CHANGED && e.detail.entityId === entityId);
+const ev = (entityId: string, n: number, type: string, minute: number): LifecycleEvent => ({
+  id: `${entityId}-${n}`,
+  entityId,
+  type,
+  time: `2025-05-05T09:${String(minute).padStart(2, '0')}:00Z`,
+});
+const published = (entityId: string) =>
+  session.bus.published.filter((e) => e['detail-type'] === STATE_CHANGED && e.detail.entityId === entityId);
 const crmOf = (entityId: string) => session.crm.calls.filter((c) => c.entityId === entityId);
 
 describe('the outbox', () => {
@@ -42,7 +54,11 @@ describe('the outbox', () => {
 
     session.pipe.resume(); // the publisher comes back: the records waited in the stream
     await session.drain();
-    expect(published(entityId).map((e) => e.detail.changeId)).toEqual([`${entityId}:v1`, `${entityId}:v2`, `${entityId}:v4`]);
+    expect(published(entityId).map((e) => e.detail.changeId)).toEqual([
+      `${entityId}:v1`,
+      `${entityId}:v2`,
+      `${entityId}:v4`,
+    ]);
     expect(crmOf(entityId).map((c) => [c.state, c.version])).toEqual([
       ['outreach', 1],
       ['engaged', 2],
@@ -65,7 +81,9 @@ describe('the outbox', () => {
     session.pipe.failNextPuts(0);
     expect(published(lost)).toEqual([]);
     expect(session.publishDeadLetters.outbox).toHaveLength(1);
-    expect(changesOf(session.publishDeadLetters.outbox[0]!.records)).toMatchObject([{ changeId: `${lost}:v1`, to: 'outreach' }]);
+    expect(changesOf(session.publishDeadLetters.outbox[0]!.records)).toMatchObject([
+      { changeId: `${lost}:v1`, to: 'outreach' },
+    ]);
     session.pipe.deadLetters.length = 0;
   });
 
@@ -83,7 +101,11 @@ describe('the outbox', () => {
 
 describe('the outbox publisher (pipe enrichment)', () => {
   it('turns new outbox items into lead.state_changed details and refuses anything else', async () => {
-    const local = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', store: 'memory', agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle') });
+    const local = await LifecycleSession.start({
+      lifecycle: 'lead-lifecycle',
+      store: 'memory',
+      agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle'),
+    });
     try {
       await local.put([ev('enrich', 0, 'agent.message_sent', 0)]);
       await local.drain();
@@ -91,10 +113,19 @@ describe('the outbox publisher (pipe enrichment)', () => {
       await local.stop();
     }
     // The in-memory store's stream went through the same pipe: the change reached the CRM.
-    expect(() => changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'STATE' } } } }])).toThrow(InvalidInputError);
-    expect(() => changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'OUTBOX#0000000001' }, detail: { M: { entityId: { S: 'x' } } } } } }])).toThrow(
-      /outbox item LEAD#x\/OUTBOX#0000000001/,
-    );
+    expect(() =>
+      changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'STATE' } } } }]),
+    ).toThrow(InvalidInputError);
+    expect(() =>
+      changesOf([
+        {
+          eventName: 'INSERT',
+          dynamodb: {
+            NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'OUTBOX#0000000001' }, detail: { M: { entityId: { S: 'x' } } } },
+          },
+        },
+      ]),
+    ).toThrow(/outbox item LEAD#x\/OUTBOX#0000000001/);
     expect(() => changesOf({ not: 'a list' })).toThrow(InvalidInputError);
     expect(local.crm.calls).toMatchObject([{ entityId: 'enrich', state: 'outreach', version: 1 }]);
   });

@@ -7,11 +7,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
-import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
-import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { loadStateName } from '../../../src/cdk/constructs/lifecycle-workflow.ts';
+import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../../src/definitions/lifecycle/schema.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
 
 const config = loadAgentConfig('attend-meeting', 'lead-lifecycle');
@@ -29,11 +29,15 @@ afterAll(async () => {
   await ddb?.stop();
 });
 
-const isRaised = (e: LoggedEvent) => e.detail?.triggeredBy !== undefined && e.id === `${String(e.detail.triggeredBy)}:${e.type}`;
+const isRaised = (e: LoggedEvent) =>
+  e.detail?.triggeredBy !== undefined && e.id === `${String(e.detail.triggeredBy)}:${e.type}`;
 const applied = (e: LoggedEvent) => e.stateBefore !== e.stateAfter || e.actions.some((a) => a.type !== 'refuse');
 
 /** Every invariant of a lead after `sentIds` were put (in any order, any number of times). */
-async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapshot: EntitySnapshot; log: LoggedEvent[] }> {
+async function checkLead(
+  leadId: string,
+  sentIds: Set<string>,
+): Promise<{ snapshot: EntitySnapshot; log: LoggedEvent[] }> {
   const def = session.definition;
   const snapshot = (await session.store.getEntity(leadId))!;
   const log = await session.store.listEvents(leadId);
@@ -64,12 +68,19 @@ async function checkLead(leadId: string, sentIds: Set<string>): Promise<{ snapsh
 }
 
 const eventArb: fc.Arbitrary<{ type: string; detail?: Record<string, unknown> }> = fc.oneof(
-  fc.constantFrom(...loadLifecycle('lead-lifecycle').events.filter((t) => t !== 'crm.state_set')).map((type) => ({ type })),
-  fc.constantFrom('engaged', 'meeting_booked', 'no_show', 'deal_closed', 'goal_hit', 'conversation_stopped', 'hot').map((state) => ({ type: 'crm.state_set', detail: { state } })),
+  fc
+    .constantFrom(...loadLifecycle('lead-lifecycle').events.filter((t) => t !== 'crm.state_set'))
+    .map((type) => ({ type })),
+  fc
+    .constantFrom('engaged', 'meeting_booked', 'no_show', 'deal_closed', 'goal_hit', 'conversation_stopped', 'hot')
+    .map((state) => ({ type: 'crm.state_set', detail: { state } })),
   fc.constant({ type: 'lead.sneezed' }),
 );
 /** A new event, or the redelivery of one sent in an earlier batch. */
-const stepArb = fc.oneof({ weight: 5, arbitrary: eventArb.map((e) => ({ new: e })) }, { weight: 1, arbitrary: fc.nat().map((pick) => ({ redeliver: pick })) });
+const stepArb = fc.oneof(
+  { weight: 5, arbitrary: eventArb.map((e) => ({ new: e })) },
+  { weight: 1, arbitrary: fc.nat().map((pick) => ({ redeliver: pick })) },
+);
 /** Batches of events put at once (the same time: applied concurrently), one batch after the other. */
 const scenarioArb = fc.array(fc.array(stepArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 5 });
 
@@ -107,8 +118,21 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
 
   it('loses no update when 20 events for one lead arrive at once', async () => {
     const leadId = 'concurrent-20';
-    const types = ['agent.message_sent', 'lead.message_sent', 'link.clicked', 'follow_ups.exhausted', 'meeting.booked', 'meeting.missed', 'lead.opted_out', 'callback.received'];
-    const events: LifecycleEvent[] = types.flatMap((type, t) => [0, 1, 2].map((k) => ({ id: `${leadId}-${t}-${k}`, entityId: leadId, type, time: '2025-03-02T09:00:00Z' }))).slice(0, 20);
+    const types = [
+      'agent.message_sent',
+      'lead.message_sent',
+      'link.clicked',
+      'follow_ups.exhausted',
+      'meeting.booked',
+      'meeting.missed',
+      'lead.opted_out',
+      'callback.received',
+    ];
+    const events: LifecycleEvent[] = types
+      .flatMap((type, t) =>
+        [0, 1, 2].map((k) => ({ id: `${leadId}-${t}-${k}`, entityId: leadId, type, time: '2025-03-02T09:00:00Z' })),
+      )
+      .slice(0, 20);
     const before = session.executions.length;
     await session.put(events);
     await session.drain();
@@ -118,13 +142,17 @@ describe('lifecycle properties over the local bus and DynamoDB Local', () => {
     expect(mine).toHaveLength(20);
     expect(mine.every((e) => e.status === 'SUCCEEDED')).toBe(true);
     // They did contend: some re-read after a version conflict.
-    const loads = mine.map((e) => e.events.filter((h) => h.stateEnteredEventDetails?.name === loadStateName(session.definition)).length);
+    const loads = mine.map(
+      (e) => e.events.filter((h) => h.stateEnteredEventDetails?.name === loadStateName(session.definition)).length,
+    );
     expect(Math.max(...loads)).toBeGreaterThan(1);
   });
 
   it('changes nothing when EventBridge redelivers an event, even concurrently with itself', async () => {
     const leadId = 'redelivered';
-    await session.put([{ id: `${leadId}-1`, entityId: leadId, type: 'agent.message_sent', time: '2025-03-03T09:00:00Z' }]);
+    await session.put([
+      { id: `${leadId}-1`, entityId: leadId, type: 'agent.message_sent', time: '2025-03-03T09:00:00Z' },
+    ]);
     await session.drain();
     // A redelivery carries the same envelope (same EventBridge id); no producer eventId here.
     const envelope = {

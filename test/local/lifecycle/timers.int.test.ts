@@ -5,10 +5,10 @@
  * close, and stale timers are dropped. Months play in milliseconds and every run is the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
-import { LifecycleSession, parseReplayFile } from '../../../src/local/lifecycle-session.ts';
-import { AgentConfigSchema, type AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
+import { type AgentConfig, AgentConfigSchema } from '../../../src/definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { LifecycleSession, parseReplayFile } from '../../../src/local/lifecycle-session.ts';
 import { entityHistory } from '../../../src/runtime/lifecycle/queries.ts';
 import { timerName } from '../../../src/runtime/lifecycle/timers.ts';
 
@@ -21,7 +21,11 @@ afterAll(async () => {
 });
 
 /** Works the lead indefinitely, revives cold leads (Sparky): follow-ups after 2 and 3 days, cold a week after the last, renewal a year after the close. */
-const agent = AgentConfigSchema.parse({ goal: null, sparky: true, timers: { followUpHours: [48, 72], coldAfterDays: 7, renewalAfterDays: 365 } });
+const agent = AgentConfigSchema.parse({
+  goal: null,
+  sparky: true,
+  timers: { followUpHours: [48, 72], coldAfterDays: 7, renewalAfterDays: 365 },
+});
 
 /** Book, no-show, re-engage; then only the clock: two follow-ups, cold; months later revived, closed; a year on, renewal.due. */
 const LONG = [
@@ -31,7 +35,13 @@ const LONG = [
   { id: 'l4', leadId: 'lead-long', type: 'meeting.missed', time: '2025-01-09T10:00:00Z' },
   { id: 'l5', leadId: 'lead-long', type: 'lead.message_sent', time: '2025-01-10T08:00:00Z' },
   { clock: '2025-03-01T00:00:00Z' },
-  { id: 'l6', leadId: 'lead-long', type: 'lead.message_sent', time: '2025-04-01T09:00:00Z', detail: { text: 'still interested' } },
+  {
+    id: 'l6',
+    leadId: 'lead-long',
+    type: 'lead.message_sent',
+    time: '2025-04-01T09:00:00Z',
+    detail: { text: 'still interested' },
+  },
   { id: 'l7', leadId: 'lead-long', type: 'deal.closed', time: '2025-04-02T15:00:00Z', detail: { value: 12000 } },
 ]
   .map((l) => JSON.stringify(l))
@@ -40,7 +50,10 @@ const LONG = [
 async function play(text: string, config: AgentConfig, until?: string) {
   const session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: config });
   try {
-    await session.replay(parseReplayFile(text, loadLifecycle('lead-lifecycle')).timeline, { clock: true, ...(until && { until }) });
+    await session.replay(parseReplayFile(text, loadLifecycle('lead-lifecycle')).timeline, {
+      clock: true,
+      ...(until && { until }),
+    });
   } finally {
     await session.stop();
   }
@@ -72,13 +85,18 @@ describe('lead timers on the emulated scheduler', () => {
     expect(lead).toMatchObject({ state: 'renewal_due', version: 9, conversation: 1, eventCount: 11 });
     // Timer events carry the version they were set at; both matched, so both applied.
     expect(lead.events.find((e) => e.type === 'follow_ups.exhausted')!.detail).toMatchObject({ expectedVersion: 5 });
-    expect(lead.events.find((e) => e.type === 'renewal.due')!.detail).toMatchObject({ expectedVersion: 8, timer: { version: 8 } });
+    expect(lead.events.find((e) => e.type === 'renewal.due')!.detail).toMatchObject({
+      expectedVersion: 8,
+      timer: { version: 8 },
+    });
     // Follow-ups went out through the agent's channel once each, keyed like their log entries.
     expect(session.followUpChannel.sent.map((m) => [m.followUp, m.version])).toEqual([
       [1, 5],
       [2, 5],
     ]);
-    expect(session.followUpChannel.sent.map((m) => m.key)).toEqual(lead.events.filter((e) => e.detail?.followUp !== undefined).map((e) => e.id));
+    expect(session.followUpChannel.sent.map((m) => m.key)).toEqual(
+      lead.events.filter((e) => e.detail?.followUp !== undefined).map((e) => e.id),
+    );
     // Stale chains (v1 outreach, v2 engaged: replaced or cancelled) never fired; nothing is left pending.
     expect(session.scheduler.fired.map((f) => [f.dueAt, f.detailType])).toEqual([
       ['2025-01-12T08:00:00Z', 'follow_up.due'],
@@ -89,22 +107,62 @@ describe('lead timers on the emulated scheduler', () => {
     expect(session.scheduler.pending).toEqual([]);
     expect(new Date(session.scheduler.now()).toISOString()).toBe('2026-05-01T00:00:00.000Z');
     // Every change reached the CRM through the outbox, timer-driven ones included.
-    expect(session.crm.calls.map((c) => c.state)).toEqual(['outreach', 'engaged', 'meeting_booked', 'no_show', 'engaged', 'cold', 'engaged', 'deal_closed', 'renewal_due']);
+    expect(session.crm.calls.map((c) => c.state)).toEqual([
+      'outreach',
+      'engaged',
+      'meeting_booked',
+      'no_show',
+      'engaged',
+      'cold',
+      'engaged',
+      'deal_closed',
+      'renewal_due',
+    ]);
 
     // Deterministic: the same file plays to the same log and the same timers.
     const again = await play(LONG.replaceAll('lead-long', 'lead-long-2'), agent, '2026-05-01T00:00:00Z');
     const second = (await entityHistory(again.store, again.definition, 'lead-long-2'))!;
-    expect(second.events.map((e) => [e.time, e.type, e.stateAfter, e.id.replaceAll(timerName('follow-up', 'lead-long-2'), 'T').replaceAll(timerName('renewal', 'lead-long-2'), 'R')])).toEqual(
-      lead.events.map((e) => [e.time, e.type, e.stateAfter, e.id.replaceAll(timerName('follow-up', 'lead-long'), 'T').replaceAll(timerName('renewal', 'lead-long'), 'R')]),
+    expect(
+      second.events.map((e) => [
+        e.time,
+        e.type,
+        e.stateAfter,
+        e.id
+          .replaceAll(timerName('follow-up', 'lead-long-2'), 'T')
+          .replaceAll(timerName('renewal', 'lead-long-2'), 'R'),
+      ]),
+    ).toEqual(
+      lead.events.map((e) => [
+        e.time,
+        e.type,
+        e.stateAfter,
+        e.id.replaceAll(timerName('follow-up', 'lead-long'), 'T').replaceAll(timerName('renewal', 'lead-long'), 'R'),
+      ]),
     );
   });
 
   it("with timers: the hand-off-cold agent's lead goes cold after its follow-ups and the conversation is stopped", async () => {
-    const text = JSON.stringify({ id: 'h1', leadId: 'lead-handoff', type: 'agent.message_sent', time: '2025-02-03T09:00:00Z' });
+    const text = JSON.stringify({
+      id: 'h1',
+      leadId: 'lead-handoff',
+      type: 'agent.message_sent',
+      time: '2025-02-03T09:00:00Z',
+    });
     const session = await play(text, loadAgentConfig('hand-off-cold', 'lead-lifecycle'), '2025-03-01T00:00:00Z');
     const lead = (await entityHistory(session.store, session.definition, 'lead-handoff'))!;
-    expect(lead.events.map((e) => e.type)).toEqual(['agent.message_sent', 'agent.message_sent', 'agent.message_sent', 'agent.message_sent', 'follow_ups.exhausted', 'conversation.stopped']);
-    expect(lead.events.at(-1)).toMatchObject({ time: '2025-02-20T09:00:00Z', stateBefore: 'cold', stateAfter: 'conversation_stopped' });
+    expect(lead.events.map((e) => e.type)).toEqual([
+      'agent.message_sent',
+      'agent.message_sent',
+      'agent.message_sent',
+      'agent.message_sent',
+      'follow_ups.exhausted',
+      'conversation.stopped',
+    ]);
+    expect(lead.events.at(-1)).toMatchObject({
+      time: '2025-02-20T09:00:00Z',
+      stateBefore: 'cold',
+      stateAfter: 'conversation_stopped',
+    });
     expect(session.notifier.sent.map((n) => n.subject)).toEqual(['Lead lead-handoff: conversation stopped']);
   });
 
@@ -119,11 +177,21 @@ describe('lead timers on the emulated scheduler', () => {
       .join('\n');
     // The agent has a renewal timer of one year: the v2 (first close) renewal is replaced by the v4 one; a v2 renewal.due
     // delivered anyway (the at-least-once race) is refused.
-    const session = await play(`${closeThenMove}\n${JSON.stringify({ id: 'late', leadId: 'lead-stale', type: 'renewal.due', time: '2026-01-06T10:00:00Z', detail: { expectedVersion: 2 } })}`, agent, '2026-06-03T00:00:00Z');
+    const session = await play(
+      `${closeThenMove}\n${JSON.stringify({ id: 'late', leadId: 'lead-stale', type: 'renewal.due', time: '2026-01-06T10:00:00Z', detail: { expectedVersion: 2 } })}`,
+      agent,
+      '2026-06-03T00:00:00Z',
+    );
     const lead = (await entityHistory(session.store, session.definition, 'lead-stale'))!;
-    expect(lead.events.find((e) => e.id === 'late')).toMatchObject({ stateBefore: 'deal_closed', stateAfter: 'deal_closed', actions: [{ type: 'refuse', reason: 'stale: expected version 2, the lead is at version 4' }] });
+    expect(lead.events.find((e) => e.id === 'late')).toMatchObject({
+      stateBefore: 'deal_closed',
+      stateAfter: 'deal_closed',
+      actions: [{ type: 'refuse', reason: 'stale: expected version 2, the lead is at version 4' }],
+    });
     // Only the renewal set at the second close fired, a year after it.
-    expect(session.scheduler.fired.filter((f) => f.kind === 'renewal').map((f) => f.dueAt)).toEqual(['2026-06-02T10:00:00Z']);
+    expect(session.scheduler.fired.filter((f) => f.kind === 'renewal').map((f) => f.dueAt)).toEqual([
+      '2026-06-02T10:00:00Z',
+    ]);
     expect(lead).toMatchObject({ state: 'renewal_due', version: 5 });
   });
 

@@ -8,10 +8,10 @@ import { describe, expect, it } from 'vitest';
 import * as graph from '../../../src/cli/commands/graph.ts';
 import * as history from '../../../src/cli/commands/history.ts';
 import * as synth from '../../../src/cli/commands/synth.ts';
-import { summarizeExecution, writeLocalExecution } from '../../../src/local/history.ts';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../../src/definitions/workflow/mermaid.ts';
+import { summarizeExecution, writeLocalExecution } from '../../../src/local/history.ts';
 import { expectOneLine, runCli, useCliCapture } from '../../support/cli.ts';
 import { useTempDirs } from '../../support/tmp.ts';
 
@@ -26,7 +26,10 @@ describe('stepwise graph', () => {
     expect(io.out).toBe(workflowToMermaid(loadWorkflow('warranty-email')));
     io.out = '';
     expect(await cli('graph', join(PROJECT_ROOT, 'test/fixtures/workflows/triage'), '--json')).toBe(0);
-    expect(JSON.parse(io.out)).toEqual({ workflow: 'triage', mermaid: workflowToMermaid(loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows'))) });
+    expect(JSON.parse(io.out)).toEqual({
+      workflow: 'triage',
+      mermaid: workflowToMermaid(loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows'))),
+    });
   });
 
   it('fails with one line for an unknown workflow, a missing folder and an invalid definition', async () => {
@@ -42,7 +45,10 @@ describe('stepwise graph', () => {
 
     const bad = join(tmp(), 'bad');
     mkdirSync(join(bad, 'steps'), { recursive: true });
-    writeFileSync(join(bad, 'workflow.yaml'), 'name: bad\ndescription: x\nversion: 1\nentry: a\nfallback: a\nmodel: {}\n');
+    writeFileSync(
+      join(bad, 'workflow.yaml'),
+      'name: bad\ndescription: x\nversion: 1\nentry: a\nfallback: a\nmodel: {}\n',
+    );
     io.err = '';
     expect(await cli('graph', bad)).toBe(1);
     expectOneLine(io.err);
@@ -75,16 +81,39 @@ describe('stepwise history', () => {
   const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
   const lambdaRun = (id: number, step: string, output: object) => [
     { id, type: 'TaskStateEntered', timestamp: at(id), stateEnteredEventDetails: { name: step, input: '{}' } },
-    { id: id + 1, type: 'LambdaFunctionScheduled', timestamp: at(id), lambdaFunctionScheduledEventDetails: { resource: 'x', input: JSON.stringify({ workflow: 'wf', step }) } },
-    { id: id + 2, type: 'LambdaFunctionSucceeded', timestamp: at(id), lambdaFunctionSucceededEventDetails: { output: JSON.stringify(output) } },
+    {
+      id: id + 1,
+      type: 'LambdaFunctionScheduled',
+      timestamp: at(id),
+      lambdaFunctionScheduledEventDetails: { resource: 'x', input: JSON.stringify({ workflow: 'wf', step }) },
+    },
+    {
+      id: id + 2,
+      type: 'LambdaFunctionSucceeded',
+      timestamp: at(id),
+      lambdaFunctionSucceededEventDetails: { output: JSON.stringify(output) },
+    },
     { id: id + 3, type: 'TaskStateExited', timestamp: at(id), stateExitedEventDetails: { name: step, output: '{}' } },
   ];
   const events = [
     { id: 1, type: 'ExecutionStarted', timestamp: at(0), executionStartedEventDetails: { input: '{}' } },
     ...lambdaRun(2, 'a-intake', { next: 'b-lookup', reason: 'names a record' }),
     { id: 6, type: 'TaskStateEntered', timestamp: at(6), stateEnteredEventDetails: { name: 'b-lookup', input: '{}' } },
-    { id: 7, type: 'LambdaFunctionScheduled', timestamp: at(6), lambdaFunctionScheduledEventDetails: { resource: 'x', input: '{}' } },
-    { id: 8, type: 'LambdaFunctionFailed', timestamp: at(7), lambdaFunctionFailedEventDetails: { error: 'ToolInputError', cause: '{"errorType":"ToolInputError","errorMessage":"bad id"}' } },
+    {
+      id: 7,
+      type: 'LambdaFunctionScheduled',
+      timestamp: at(6),
+      lambdaFunctionScheduledEventDetails: { resource: 'x', input: '{}' },
+    },
+    {
+      id: 8,
+      type: 'LambdaFunctionFailed',
+      timestamp: at(7),
+      lambdaFunctionFailedEventDetails: {
+        error: 'ToolInputError',
+        cause: '{"errorType":"ToolInputError","errorMessage":"bad id"}',
+      },
+    },
     { id: 9, type: 'TaskStateExited', timestamp: at(7), stateExitedEventDetails: { name: 'b-lookup', output: '{}' } },
     ...lambdaRun(10, 'z-fallback', { next: 'DONE', reason: 'handed off' }),
     { id: 14, type: 'ExecutionSucceeded', timestamp: at(14), executionSucceededEventDetails: { output: '{}' } },
@@ -124,7 +153,9 @@ describe('stepwise history', () => {
 
     const saved = { ...process.env };
     try {
-      for (const k of Object.keys(process.env)) if (k.startsWith('AWS_') && k !== 'AWS_REGION' && k !== 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED') delete process.env[k];
+      for (const k of Object.keys(process.env))
+        if (k.startsWith('AWS_') && k !== 'AWS_REGION' && k !== 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED')
+          delete process.env[k];
       Object.assign(process.env, {
         AWS_EC2_METADATA_DISABLED: 'true',
         AWS_CONFIG_FILE: join(tmp(), 'none'),

@@ -24,13 +24,22 @@ const app = synthesize((cdkApp) => {
   send.addCatch(new sfn.Pass(stack, 'Rejected'), { errors: ['InvalidInputError'], resultPath: '$.error' });
   machine(stack, 'send-machine', send);
   machine(stack, 'quick-machine', invokeByArn(stack, 'Quick', quick));
-  machine(stack, 'lagging-machine', invokeByArn(stack, 'Lagging', recorder, { taskTimeout: sfn.Timeout.duration(Duration.seconds(1)) }));
+  machine(
+    stack,
+    'lagging-machine',
+    invokeByArn(stack, 'Lagging', recorder, { taskTimeout: sfn.Timeout.duration(Duration.seconds(1)) }),
+  );
   const each = invokeByArn(stack, 'Each', recorder, { payload: recorderPayload({ 'item.$': '$' }) }).addRetry(retry);
   machine(stack, 'batch-machine', new sfn.Map(stack, 'Batch', { itemsPath: '$.items' }).itemProcessor(each));
-  machine(stack, 'service-machine', new tasks.CallAwsService(stack, 'Describe', { service: 's3', action: 'listBuckets', iamResources: ['*'] }));
+  machine(
+    stack,
+    'service-machine',
+    new tasks.CallAwsService(stack, 'Describe', { service: 's3', action: 'listBuckets', iamResources: ['*'] }),
+  );
 });
 
-const runtimeWith = (faults: LocalRuntimeOptions['faults']) => LocalRuntime.create({ app, faults, historyDir: false, retryDelayMs: 0 });
+const runtimeWith = (faults: LocalRuntimeOptions['faults']) =>
+  LocalRuntime.create({ app, faults, historyDir: false, retryDelayMs: 0 });
 /** How many times the handler ran in an execution. */
 const runs = (execution: string) => calls.filter((c) => c.event.execution === execution).length;
 
@@ -47,11 +56,15 @@ describe('faults', () => {
   });
 
   it('error: the first `times` attempts fail with the named error (Retry matches it) and the handler does not run', async () => {
-    const runtime = await runtimeWith({ Send: { error: { name: 'ModelThrottledError', message: 'slow down' }, times: 2 } });
+    const runtime = await runtimeWith({
+      Send: { error: { name: 'ModelThrottledError', message: 'slow down' }, times: 2 },
+    });
     const run = await runtime.startExecution('send-machine', {}, { name: 'throttled-1' });
     expect(run.status).toBe('SUCCEEDED');
     expect(runs('throttled-1')).toBe(1);
-    const failures = run.history.filter((e) => e.type === 'LambdaFunctionFailed').map((e) => e.lambdaFunctionFailedEventDetails!);
+    const failures = run.history
+      .filter((e) => e.type === 'LambdaFunctionFailed')
+      .map((e) => e.lambdaFunctionFailedEventDetails!);
     expect(failures.map((f) => [f.error, JSON.parse(f.cause!).errorMessage])).toEqual([
       ['ModelThrottledError', 'slow down'],
       ['ModelThrottledError', 'slow down'],
@@ -70,17 +83,28 @@ describe('faults', () => {
   });
 
   it('timeout: the attempt ends as a Lambda timeout (Sandbox.Timedout); with crashAfterSideEffect the handler ran first', async () => {
-    const hang = await (await runtimeWith({ Quick: { timeout: true } })).startExecution('quick-machine', {}, { name: 'hang-1' });
+    const hang = await (await runtimeWith({ Quick: { timeout: true } })).startExecution(
+      'quick-machine',
+      {},
+      { name: 'hang-1' },
+    );
     expect(hang).toMatchObject({ status: 'FAILED', error: { Error: 'Sandbox.Timedout' } });
     expect(runs('hang-1')).toBe(0);
-    const late = await (await runtimeWith({ Quick: { timeout: true, crashAfterSideEffect: true } })).startExecution('quick-machine', {}, { name: 'hang-2' });
+    const late = await (await runtimeWith({ Quick: { timeout: true, crashAfterSideEffect: true } })).startExecution(
+      'quick-machine',
+      {},
+      { name: 'hang-2' },
+    );
     expect(late).toMatchObject({ status: 'FAILED', error: { Error: 'Sandbox.Timedout' } });
     expect(runs('hang-2')).toBe(1);
   });
 
   it('latencyMs delays the attempt: within the Task timeout it succeeds, past it the Task times out', async () => {
     const slow = await runtimeWith({ Lagging: { latencyMs: 1500 } });
-    expect(await slow.startExecution('lagging-machine', {})).toMatchObject({ status: 'FAILED', error: { Error: 'States.Timeout' } });
+    expect(await slow.startExecution('lagging-machine', {})).toMatchObject({
+      status: 'FAILED',
+      error: { Error: 'States.Timeout' },
+    });
     const brief = await runtimeWith({ Lagging: { latencyMs: 5 } });
     const run = await brief.startExecution('lagging-machine', {}, { name: 'lagging-1' });
     expect(run.status).toBe('SUCCEEDED');
@@ -96,9 +120,13 @@ describe('faults', () => {
   });
 
   it('refuses faults that name no Task, inject nothing, or could never end', async () => {
-    await expect(runtimeWith({ Nope: { latencyMs: 1 } })).rejects.toThrow(/faults\["Nope"\]: no Task state "Nope" in the app/);
+    await expect(runtimeWith({ Nope: { latencyMs: 1 } })).rejects.toThrow(
+      /faults\["Nope"\]: no Task state "Nope" in the app/,
+    );
     await expect(runtimeWith({ Send: {} })).rejects.toThrow(LocalRuntimeFault);
     await expect(runtimeWith({ Describe: { timeout: true } })).rejects.toThrow(/would never end/);
-    await expect(runtimeWith({ Send: { error: { name: 'X' }, times: 0 } })).rejects.toThrow(/times must be a positive integer/);
+    await expect(runtimeWith({ Send: { error: { name: 'X' }, times: 0 } })).rejects.toThrow(
+      /times must be a positive integer/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExecutionDoesNotExist, GetExecutionHistoryCommand, SFNClient, type HistoryEvent } from '@aws-sdk/client-sfn';
+import { ExecutionDoesNotExist, GetExecutionHistoryCommand, type HistoryEvent, SFNClient } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/core/errors.ts';
@@ -21,34 +21,73 @@ const FN = 'arn:aws:lambda:eu-west-1:111122223333:function:Step';
 /** A deployed-style history: step a succeeds, step b is throttled once then fails permanently (caught), the fallback ends it. */
 function history(): HistoryEvent[] {
   const raw: Array<Omit<HistoryEvent, 'id' | 'previousEventId' | 'timestamp'>> = [
-    { type: 'ExecutionStarted', executionStartedEventDetails: { input: '{"email":{"id":"m1"}}', roleArn: 'arn:aws:iam::1:role/R' } },
+    {
+      type: 'ExecutionStarted',
+      executionStartedEventDetails: { input: '{"email":{"id":"m1"}}', roleArn: 'arn:aws:iam::1:role/R' },
+    },
     { type: 'PassStateEntered', stateEnteredEventDetails: { name: 'Start', input: '{}' } },
     { type: 'PassStateExited', stateExitedEventDetails: { name: 'Start', output: '{}' } },
     { type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'a', input: '{"state":1}' } },
-    { type: 'LambdaFunctionScheduled', lambdaFunctionScheduledEventDetails: { resource: FN, input: '{"workflow":"wf","step":"a"}' } },
+    {
+      type: 'LambdaFunctionScheduled',
+      lambdaFunctionScheduledEventDetails: { resource: FN, input: '{"workflow":"wf","step":"a"}' },
+    },
     { type: 'LambdaFunctionStarted' },
-    { type: 'LambdaFunctionSucceeded', lambdaFunctionSucceededEventDetails: { output: '{"step":"a","next":"b","reason":"found it","data":{"x":1}}' } },
+    {
+      type: 'LambdaFunctionSucceeded',
+      lambdaFunctionSucceededEventDetails: { output: '{"step":"a","next":"b","reason":"found it","data":{"x":1}}' },
+    },
     { type: 'TaskStateExited', stateExitedEventDetails: { name: 'a', output: '{}' } },
     { type: 'ChoiceStateEntered', stateEnteredEventDetails: { name: 'a.route', input: '{}' } },
     { type: 'ChoiceStateExited', stateExitedEventDetails: { name: 'a.route', output: '{}' } },
     { type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'b', input: '{}' } },
-    { type: 'LambdaFunctionScheduled', lambdaFunctionScheduledEventDetails: { resource: FN, input: '{"step":"b","try":1}' } },
+    {
+      type: 'LambdaFunctionScheduled',
+      lambdaFunctionScheduledEventDetails: { resource: FN, input: '{"step":"b","try":1}' },
+    },
     { type: 'LambdaFunctionStarted' },
-    { type: 'LambdaFunctionFailed', lambdaFunctionFailedEventDetails: { error: 'ModelThrottledError', cause: '{"errorType":"ModelThrottledError"}' } },
-    { type: 'LambdaFunctionScheduled', lambdaFunctionScheduledEventDetails: { resource: FN, input: '{"step":"b","try":2}' } },
+    {
+      type: 'LambdaFunctionFailed',
+      lambdaFunctionFailedEventDetails: { error: 'ModelThrottledError', cause: '{"errorType":"ModelThrottledError"}' },
+    },
+    {
+      type: 'LambdaFunctionScheduled',
+      lambdaFunctionScheduledEventDetails: { resource: FN, input: '{"step":"b","try":2}' },
+    },
     { type: 'LambdaFunctionStarted' },
-    { type: 'LambdaFunctionFailed', lambdaFunctionFailedEventDetails: { error: 'InvalidModelOutputError', cause: 'bad' } },
+    {
+      type: 'LambdaFunctionFailed',
+      lambdaFunctionFailedEventDetails: { error: 'InvalidModelOutputError', cause: 'bad' },
+    },
     { type: 'TaskStateExited', stateExitedEventDetails: { name: 'b', output: '{}' } },
     { type: 'TaskStateEntered', stateEnteredEventDetails: { name: 'z', input: '{}' } },
-    { type: 'TaskScheduled', taskScheduledEventDetails: { resourceType: 'lambda', resource: 'invoke', region: 'eu-west-1', parameters: '{"Payload":{"step":"z"}}' } },
+    {
+      type: 'TaskScheduled',
+      taskScheduledEventDetails: {
+        resourceType: 'lambda',
+        resource: 'invoke',
+        region: 'eu-west-1',
+        parameters: '{"Payload":{"step":"z"}}',
+      },
+    },
     { type: 'TaskStarted', taskStartedEventDetails: { resourceType: 'lambda', resource: 'invoke' } },
-    { type: 'TaskSucceeded', taskSucceededEventDetails: { resourceType: 'lambda', resource: 'invoke', output: '{"step":"z","next":"DONE","reason":"handed off"}' } },
+    {
+      type: 'TaskSucceeded',
+      taskSucceededEventDetails: {
+        resourceType: 'lambda',
+        resource: 'invoke',
+        output: '{"step":"z","next":"DONE","reason":"handed off"}',
+      },
+    },
     { type: 'TaskStateExited', stateExitedEventDetails: { name: 'z', output: '{}' } },
     { type: 'SucceedStateEntered', stateEnteredEventDetails: { name: 'Done', input: '{}' } },
     { type: 'SucceedStateExited', stateExitedEventDetails: { name: 'Done', output: '{"ok":true}' } },
     { type: 'ExecutionSucceeded', executionSucceededEventDetails: { output: '{"ok":true}' } },
   ];
-  return raw.map((e, i) => ({ ...e, id: i + 1, previousEventId: i, timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, i)) }) as HistoryEvent);
+  return raw.map(
+    (e, i) =>
+      ({ ...e, id: i + 1, previousEventId: i, timestamp: new Date(Date.UTC(2025, 0, 1, 0, 0, i)) }) as HistoryEvent,
+  );
 }
 
 const tmp = useTempDirs('stepwise-history-');
@@ -68,23 +107,47 @@ describe('stepTrail', () => {
     expect(trail[0]!.error).toBeUndefined();
     expect(trail[0]!.enteredAt).toEqual(new Date(Date.UTC(2025, 0, 1, 0, 0, 3)));
     expect(trail[0]!.exitedAt).toEqual(new Date(Date.UTC(2025, 0, 1, 0, 0, 7)));
-    expect(trail[1]).toMatchObject({ input: { step: 'b', try: 2 }, retries: 1, error: { error: 'InvalidModelOutputError', cause: 'bad' } });
+    expect(trail[1]).toMatchObject({
+      input: { step: 'b', try: 2 },
+      retries: 1,
+      error: { error: 'InvalidModelOutputError', cause: 'bad' },
+    });
     expect(trail[1]!.output).toBeUndefined();
-    expect(trail[2]).toMatchObject({ input: { Payload: { step: 'z' } }, next: 'DONE', reason: 'handed off', retries: 0 });
+    expect(trail[2]).toMatchObject({
+      input: { Payload: { step: 'z' } },
+      next: 'DONE',
+      reason: 'handed off',
+      retries: 0,
+    });
   });
 
   it('clears the error once a retry succeeds, and takes the execution error for a step that never finished', () => {
     const events = history();
-    const retried = events.filter((e) => e.id! <= 16 || e.id === 18).concat([
-      { id: 30, type: 'LambdaFunctionSucceeded', timestamp: new Date(), lambdaFunctionSucceededEventDetails: { output: '{"next":"z"}' } },
-    ]);
-    retried.splice(retried.findIndex((e) => e.id === 18), 1);
+    const retried = events
+      .filter((e) => e.id! <= 16 || e.id === 18)
+      .concat([
+        {
+          id: 30,
+          type: 'LambdaFunctionSucceeded',
+          timestamp: new Date(),
+          lambdaFunctionSucceededEventDetails: { output: '{"next":"z"}' },
+        },
+      ]);
+    retried.splice(
+      retried.findIndex((e) => e.id === 18),
+      1,
+    );
     const bRetried = stepTrail(retried)[1]!;
     expect(bRetried).toMatchObject({ retries: 1, next: 'z' });
     expect(bRetried.error).toBeUndefined();
 
     const crashed = events.slice(0, 13).concat([
-      { id: 99, type: 'ExecutionFailed', timestamp: new Date(), executionFailedEventDetails: { error: 'States.Runtime', cause: 'boom' } },
+      {
+        id: 99,
+        type: 'ExecutionFailed',
+        timestamp: new Date(),
+        executionFailedEventDetails: { error: 'States.Runtime', cause: 'boom' },
+      },
     ]);
     expect(stepTrail(crashed)[1]!.error).toEqual({ error: 'States.Runtime', cause: 'boom' });
   });
@@ -116,16 +179,25 @@ describe('summarizeExecution', () => {
   it("takes the workflow from the first Task's input as invoked, or as entered when it never was", () => {
     const unscheduled = history()
       .filter((e) => e.type !== 'LambdaFunctionScheduled' || e.id !== 5)
-      .map((e) => (e.id === 4 ? { ...e, stateEnteredEventDetails: { name: 'a', input: '{"workflow":"as-entered"}' } } : e));
+      .map((e) =>
+        e.id === 4 ? { ...e, stateEnteredEventDetails: { name: 'a', input: '{"workflow":"as-entered"}' } } : e,
+      );
     for (const events of [history(), unscheduled]) {
-      expect(summarizeExecution(ARN, events).workflow).toBe((stepTrail(events)[0]!.input as { workflow: string }).workflow);
+      expect(summarizeExecution(ARN, events).workflow).toBe(
+        (stepTrail(events)[0]!.input as { workflow: string }).workflow,
+      );
     }
     expect(summarizeExecution(ARN, unscheduled).workflow).toBe('as-entered');
   });
 
   it('reports a failure and a running execution', () => {
     const failed = history().slice(0, 10);
-    failed.push({ id: 11, type: 'ExecutionFailed', timestamp: new Date(), executionFailedEventDetails: { error: 'MaxStepsExceeded' } });
+    failed.push({
+      id: 11,
+      type: 'ExecutionFailed',
+      timestamp: new Date(),
+      executionFailedEventDetails: { error: 'MaxStepsExceeded' },
+    });
     expect(summarizeExecution(ARN, failed)).toMatchObject({ status: 'FAILED', error: { Error: 'MaxStepsExceeded' } });
     expect(summarizeExecution(ARN, history().slice(0, 5))).toMatchObject({ status: 'RUNNING' });
     expect(summarizeExecution(ARN, history().slice(0, 5)).stopDate).toBeUndefined();

@@ -2,9 +2,19 @@ import fc from 'fast-check';
 import { JSONPath } from 'jsonpath-plus';
 import { describe, expect, it } from 'vitest';
 import { allStates, interpreterDefinition, NOT_A_REFERENCE, referenceValue } from '../../../src/local/interpreter.ts';
-import { PAYLOAD_LIMIT_BYTES, textBytes, StateDataLimitExceededError, checkStatePayload } from '../../../src/local/limits.ts';
+import {
+  checkStatePayload,
+  PAYLOAD_LIMIT_BYTES,
+  StateDataLimitExceededError,
+  textBytes,
+} from '../../../src/local/limits.ts';
 
-const task = (extra: object = {}) => ({ Type: 'Task', Resource: 'arn:aws:lambda:us-east-1:1:function:f', End: true, ...extra });
+const task = (extra: object = {}) => ({
+  Type: 'Task',
+  Resource: 'arn:aws:lambda:us-east-1:1:function:f',
+  End: true,
+  ...extra,
+});
 const definition = {
   StartAt: 'Plain',
   States: {
@@ -13,7 +23,13 @@ const definition = {
       Type: 'Map',
       ItemProcessor: {
         StartAt: 'Bounded',
-        States: { Bounded: task({ TimeoutSeconds: 30, HeartbeatSeconds: 5, Catch: [{ ErrorEquals: ['States.HeartbeatTimeout', 'X'], Next: 'Bounded' }] }) },
+        States: {
+          Bounded: task({
+            TimeoutSeconds: 30,
+            HeartbeatSeconds: 5,
+            Catch: [{ ErrorEquals: ['States.HeartbeatTimeout', 'X'], Next: 'Bounded' }],
+          }),
+        },
       },
       Next: 'Fork',
     },
@@ -31,7 +47,9 @@ const definition = {
 describe('interpreterDefinition', () => {
   it('gives every Task, at any depth, exactly the declared timeout (the earlier of timeout and heartbeat), and none where none is declared', () => {
     const prepared = interpreterDefinition(definition);
-    const timeouts = Object.fromEntries([...allStates(prepared)].filter(([, s]) => s.Type === 'Task').map(([n, s]) => [n, s.TimeoutSeconds]));
+    const timeouts = Object.fromEntries(
+      [...allStates(prepared)].filter(([, s]) => s.Type === 'Task').map(([n, s]) => [n, s.TimeoutSeconds]),
+    );
     // The interpreter's own default would be 60 s; "none" is the longest timer Node.js can set.
     expect(timeouts).toEqual({ Plain: 2_147_483, Bounded: 5, Timed: 7, Dynamic: undefined });
     expect([...allStates(definition)].find(([n]) => n === 'Plain')![1].TimeoutSeconds).toBeUndefined();
@@ -51,7 +69,9 @@ describe('payload quota', () => {
     expect(() => checkStatePayload('S', 'output', JSON.stringify(atLimit))).not.toThrow();
     const over = () => checkStatePayload('S', 'output', JSON.stringify(`${atLimit}x`));
     expect(over).toThrow(StateDataLimitExceededError);
-    expect(over).toThrow("The state/task 'S' returned a result with a size exceeding the maximum number of bytes service limit.");
+    expect(over).toThrow(
+      "The state/task 'S' returned a result with a size exceeding the maximum number of bytes service limit.",
+    );
   });
 });
 
@@ -62,11 +82,15 @@ describe('reference paths read directly', () => {
 
   it('finds what jsonpath-plus finds, or leaves the path to it', () => {
     fc.assert(
-      fc.property(fc.dictionary(names, fc.jsonValue({ maxDepth: 3 })), fc.array(names, { minLength: 1, maxLength: 4 }), (doc, path) => {
-        const text = `$.${path.join('.')}`;
-        const direct = referenceValue(doc, text);
-        if (direct !== NOT_A_REFERENCE) expect(direct).toStrictEqual(jsonPath(doc, text));
-      }),
+      fc.property(
+        fc.dictionary(names, fc.jsonValue({ maxDepth: 3 })),
+        fc.array(names, { minLength: 1, maxLength: 4 }),
+        (doc, path) => {
+          const text = `$.${path.join('.')}`;
+          const direct = referenceValue(doc, text);
+          if (direct !== NOT_A_REFERENCE) expect(direct).toStrictEqual(jsonPath(doc, text));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -78,7 +102,15 @@ describe('reference paths read directly', () => {
     expect(referenceValue(doc, '$.loaded.lead.done')).toBe(false);
     expect(referenceValue(doc, '$.loaded.missing.state')).toBeUndefined();
     // jsonpath-plus reads `length` of arrays and strings: left to it.
-    for (const path of ['$.loaded.list.length', '$.loaded.text.length', '$.loaded.list[0]', "$.loaded['lead']", '$..state', '$.loaded.*', '$']) {
+    for (const path of [
+      '$.loaded.list.length',
+      '$.loaded.text.length',
+      '$.loaded.list[0]',
+      "$.loaded['lead']",
+      '$..state',
+      '$.loaded.*',
+      '$',
+    ]) {
       expect(referenceValue(doc, path)).toBe(NOT_A_REFERENCE);
     }
   });

@@ -10,6 +10,7 @@ import { PAYLOAD_LIMIT_BYTES, textBytes } from '../../../src/local/limits.ts';
 
 /** The size Step Functions counts. */
 const payloadBytes = (value: unknown) => textBytes(JSON.stringify(value));
+
 import { LocalRuntime } from '../../../src/local/runtime.ts';
 import { synthesize } from '../../../src/local/synth.ts';
 import { calls } from '../../fixtures/handlers/recorder.ts';
@@ -19,12 +20,32 @@ const app = synthesize((cdkApp) => {
   const stack = new Stack(cdkApp, 'Limits');
   const recorder = recorderFunction(stack, 'Recorder', 5);
   const caught = (id: string) => new sfn.Pass(stack, id);
-  const produce = invokeByArn(stack, 'Produce', recorder, { payload: recorderPayload({ 'repeat.$': '$.repeat' }), resultPath: sfn.JsonPath.DISCARD });
-  machine(stack, 'result-machine', produce.addCatch(caught('ResultCaught'), { errors: [sfn.Errors.ALL], resultPath: '$.error' }));
-  const grow = invokeByArn(stack, 'Grow', recorder, { payload: recorderPayload({ 'repeat.$': '$.repeat' }), resultPath: '$.blob' });
-  machine(stack, 'output-machine', grow.addCatch(caught('OutputCaught'), { errors: [sfn.Errors.ALL], resultPath: '$.error' }));
-  const twice = invokeByArn(stack, 'Twice', recorder, { payload: recorderPayload({ 'a.$': '$.blob', 'b.$': '$.blob' }) });
-  machine(stack, 'input-machine', twice.addCatch(caught('InputCaught'), { errors: [sfn.Errors.ALL], resultPath: '$.error' }));
+  const produce = invokeByArn(stack, 'Produce', recorder, {
+    payload: recorderPayload({ 'repeat.$': '$.repeat' }),
+    resultPath: sfn.JsonPath.DISCARD,
+  });
+  machine(
+    stack,
+    'result-machine',
+    produce.addCatch(caught('ResultCaught'), { errors: [sfn.Errors.ALL], resultPath: '$.error' }),
+  );
+  const grow = invokeByArn(stack, 'Grow', recorder, {
+    payload: recorderPayload({ 'repeat.$': '$.repeat' }),
+    resultPath: '$.blob',
+  });
+  machine(
+    stack,
+    'output-machine',
+    grow.addCatch(caught('OutputCaught'), { errors: [sfn.Errors.ALL], resultPath: '$.error' }),
+  );
+  const twice = invokeByArn(stack, 'Twice', recorder, {
+    payload: recorderPayload({ 'a.$': '$.blob', 'b.$': '$.blob' }),
+  });
+  machine(
+    stack,
+    'input-machine',
+    twice.addCatch(caught('InputCaught'), { errors: [sfn.Errors.ALL], resultPath: '$.error' }),
+  );
 });
 
 let runtime: LocalRuntime;
@@ -47,8 +68,12 @@ describe('a Task result over 256 KiB', () => {
       expect(run.status).toBe('SUCCEEDED');
       const error = (run.output as { error: { Error: string; Cause: string } }).error;
       expect(error.Error).toBe('States.DataLimitExceeded');
-      expect(error.Cause).toMatch(/^The state\/task 'arn:aws:lambda:us-east-1:123456789012:function:\S+' returned a result with a size exceeding the maximum number of bytes service limit\.$/);
-      expect(run.history.find((e) => e.type === 'LambdaFunctionFailed')!.lambdaFunctionFailedEventDetails!.error).toBe('States.DataLimitExceeded');
+      expect(error.Cause).toMatch(
+        /^The state\/task 'arn:aws:lambda:us-east-1:123456789012:function:\S+' returned a result with a size exceeding the maximum number of bytes service limit\.$/,
+      );
+      expect(run.history.find((e) => e.type === 'LambdaFunctionFailed')!.lambdaFunctionFailedEventDetails!.error).toBe(
+        'States.DataLimitExceeded',
+      );
     }
   });
 });

@@ -28,7 +28,13 @@ const app = synthesize((cdkApp) => {
     resultPath: '$.results',
   }).itemProcessor(
     invokeByArn(stack, 'Record', recorder, {
-      payload: recorderPayload({ 'value.$': '$.value', 'index.$': '$.index', 'tag.$': '$$.Execution.Input.tag', 'started.$': '$$.Execution.StartTime', sleepMs: 20 }),
+      payload: recorderPayload({
+        'value.$': '$.value',
+        'index.$': '$.index',
+        'tag.$': '$$.Execution.Input.tag',
+        'started.$': '$$.Execution.StartTime',
+        sleepMs: 20,
+      }),
     }),
   );
   const raw = new sfn.Map(stack, 'Raw', { itemsPath: '$.raw', resultPath: '$.wrapped' }).itemProcessor(
@@ -36,7 +42,9 @@ const app = synthesize((cdkApp) => {
   );
   machine(stack, 'map-machine', items.next(raw));
   // No payload: each item is the Task's input as it is.
-  const risky = new sfn.Map(stack, 'Risky', { itemsPath: '$.items' }).itemProcessor(invokeByArn(stack, 'Attempt', recorder, { payload: undefined }));
+  const risky = new sfn.Map(stack, 'Risky', { itemsPath: '$.items' }).itemProcessor(
+    invokeByArn(stack, 'Attempt', recorder, { payload: undefined }),
+  );
   machine(stack, 'failing-map', risky);
 
   const both = new sfn.Parallel(stack, 'Both')
@@ -48,25 +56,47 @@ const app = synthesize((cdkApp) => {
     );
   machine(stack, 'parallel-machine', both);
 
-  const elsewhere = lambda.Function.fromFunctionArn(stack, 'Elsewhere', 'arn:aws:lambda:us-east-1:123456789012:function:elsewhere');
-  const fan = new sfn.Map(stack, 'Fan', { itemsPath: '$.items' }).itemProcessor(invokeByArn(stack, 'CallElsewhere', elsewhere as never));
+  const elsewhere = lambda.Function.fromFunctionArn(
+    stack,
+    'Elsewhere',
+    'arn:aws:lambda:us-east-1:123456789012:function:elsewhere',
+  );
+  const fan = new sfn.Map(stack, 'Fan', { itemsPath: '$.items' }).itemProcessor(
+    invokeByArn(stack, 'CallElsewhere', elsewhere as never),
+  );
   fan.addCatch(new sfn.Pass(stack, 'SwallowedMap'), { errors: [sfn.Errors.ALL] });
   machine(stack, 'unmapped-function', fan);
 
-  const listBuckets = new tasks.CallAwsService(stack, 'ListBuckets', { service: 's3', action: 'listBuckets', iamResources: ['*'] });
+  const listBuckets = new tasks.CallAwsService(stack, 'ListBuckets', {
+    service: 's3',
+    action: 'listBuckets',
+    iamResources: ['*'],
+  });
   const branches = new sfn.Parallel(stack, 'Fork').branch(listBuckets);
   branches.addCatch(new sfn.Pass(stack, 'SwallowedParallel'), { errors: [sfn.Errors.ALL] });
   machine(stack, 'unmapped-service', branches);
 
-  machine(stack, 'distributed-map', new sfn.DistributedMap(stack, 'Distributed', { itemsPath: '$.items' }).itemProcessor(new sfn.Pass(stack, 'PerItem')));
+  machine(
+    stack,
+    'distributed-map',
+    new sfn.DistributedMap(stack, 'Distributed', { itemsPath: '$.items' }).itemProcessor(
+      new sfn.Pass(stack, 'PerItem'),
+    ),
+  );
 
-  const lambdaTimeout = invokeByArn(stack, 'Slow', slow, { payload: recorderPayload({ 'sleepMs.$': '$.sleepMs' }), resultPath: '$.result' });
+  const lambdaTimeout = invokeByArn(stack, 'Slow', slow, {
+    payload: recorderPayload({ 'sleepMs.$': '$.sleepMs' }),
+    resultPath: '$.result',
+  });
   lambdaTimeout.addCatch(new sfn.Pass(stack, 'TimedOut'), { errors: ['Sandbox.Timedout'], resultPath: '$.error' });
   machine(stack, 'lambda-timeout', lambdaTimeout);
   machine(
     stack,
     'task-timeout',
-    invokeByArn(stack, 'Bounded', recorder, { payload: recorderPayload({ 'sleepMs.$': '$.sleepMs' }), taskTimeout: sfn.Timeout.duration(Duration.seconds(1)) }),
+    invokeByArn(stack, 'Bounded', recorder, {
+      payload: recorderPayload({ 'sleepMs.$': '$.sleepMs' }),
+      taskTimeout: sfn.Timeout.duration(Duration.seconds(1)),
+    }),
   );
   machine(
     stack,
@@ -101,10 +131,15 @@ describe('Map', () => {
     const raw = [0, false, '', null, 1];
     const run = await runtime.startExecution('map-machine', { items, raw, tag: 'mine' }, { name: 'map-1' });
     expect(run.status).toBe('SUCCEEDED');
-    const output = run.output as { results: Array<{ echo: { value: string; index: number; started: string } }>; wrapped: Array<{ echo: { value: unknown } }> };
+    const output = run.output as {
+      results: Array<{ echo: { value: string; index: number; started: string } }>;
+      wrapped: Array<{ echo: { value: unknown } }>;
+    };
     const started = output.results[0]!.echo.started;
     // $$.Execution.Input and StartTime inside an iteration are the execution's, as in Step Functions.
-    expect(output.results.map((r) => r.echo)).toEqual(items.map((value, index) => ({ execution: 'map-1', value, index, tag: 'mine', started, sleepMs: 20 })));
+    expect(output.results.map((r) => r.echo)).toEqual(
+      items.map((value, index) => ({ execution: 'map-1', value, index, tag: 'mine', started, sleepMs: 20 })),
+    );
     expect(Date.parse(started)).not.toBeNaN();
     expect(output.wrapped.map((r) => r.echo.value)).toEqual(raw);
     expect(concurrency.max).toBe(2);
@@ -116,29 +151,42 @@ describe('Map', () => {
     const entered = types.indexOf('MapStateEntered');
     expect(types.slice(entered, entered + 3)).toEqual(['MapStateEntered', 'MapStateStarted', 'MapIterationStarted']);
     expect(run.history[entered + 1]!.mapStateStartedEventDetails).toEqual({ length: 3 });
-    const iterations = run.history.filter((e) => e.type === 'MapIterationSucceeded' && e.mapIterationSucceededEventDetails!.name === 'Items');
+    const iterations = run.history.filter(
+      (e) => e.type === 'MapIterationSucceeded' && e.mapIterationSucceededEventDetails!.name === 'Items',
+    );
     expect(iterations.map((e) => e.mapIterationSucceededEventDetails!.index).sort()).toEqual([0, 1, 2]);
-    const itemsExit = types.findIndex((t, i) => t === 'MapStateExited' && run.history[i]!.stateExitedEventDetails!.name === 'Items');
+    const itemsExit = types.findIndex(
+      (t, i) => t === 'MapStateExited' && run.history[i]!.stateExitedEventDetails!.name === 'Items',
+    );
     expect(types[itemsExit - 1]).toBe('MapStateSucceeded');
-    expect(run.history.filter((e) => e.type === 'MapStateStarted').map((e) => e.mapStateStartedEventDetails!.length)).toEqual([3, 0]);
+    expect(
+      run.history.filter((e) => e.type === 'MapStateStarted').map((e) => e.mapStateStartedEventDetails!.length),
+    ).toEqual([3, 0]);
 
     // Each attempt is attributed to its own iteration, although the iterations ran concurrently.
     const events = byId(run.history);
     const scheduled = run.history.filter((e) => e.type === 'LambdaFunctionScheduled');
     expect(scheduled).toHaveLength(3);
-    for (const e of scheduled) expect(JSON.parse(e.lambdaFunctionScheduledEventDetails!.input!).index).toBe(iterationOf(e, events));
+    for (const e of scheduled)
+      expect(JSON.parse(e.lambdaFunctionScheduledEventDetails!.input!).index).toBe(iterationOf(e, events));
     const trail = stepTrail(run.history);
     expect(trail.map((s) => s.name)).toEqual(['Record', 'Record', 'Record']);
-    for (const step of trail) expect((step.output as { echo: { index: number } }).echo.index).toBe((step.input as { index: number }).index);
+    for (const step of trail)
+      expect((step.output as { echo: { index: number } }).echo.index).toBe((step.input as { index: number }).index);
   });
 
   it('records the failed iteration and the ones the failure stopped', async () => {
-    const run = await runtime.startExecution('failing-map', { items: [{ fail: true }, { sleepMs: 300 }, { sleepMs: 300 }] });
-    expect(run).toMatchObject({ status: 'FAILED', error: { Error: 'InvalidInputError' } });
-    const iterations = run.history.filter((e) => e.type?.startsWith('MapIteration')).map((e) => {
-      const details = e.mapIterationStartedEventDetails ?? e.mapIterationFailedEventDetails ?? e.mapIterationAbortedEventDetails;
-      return `${e.type} ${details!.index}`;
+    const run = await runtime.startExecution('failing-map', {
+      items: [{ fail: true }, { sleepMs: 300 }, { sleepMs: 300 }],
     });
+    expect(run).toMatchObject({ status: 'FAILED', error: { Error: 'InvalidInputError' } });
+    const iterations = run.history
+      .filter((e) => e.type?.startsWith('MapIteration'))
+      .map((e) => {
+        const details =
+          e.mapIterationStartedEventDetails ?? e.mapIterationFailedEventDetails ?? e.mapIterationAbortedEventDetails;
+        return `${e.type} ${details!.index}`;
+      });
     expect(iterations.slice(3)).toEqual(['MapIterationFailed 0', 'MapIterationAborted 1', 'MapIterationAborted 2']);
     expect(run.history.map((e) => e.type).slice(-2)).toEqual(['MapStateFailed', 'ExecutionFailed']);
   });
@@ -156,7 +204,11 @@ describe('Parallel', () => {
     expect(types.slice(1, 3)).toEqual(['ParallelStateEntered', 'ParallelStateStarted']);
     expect(types.slice(-3)).toEqual(['ParallelStateSucceeded', 'ParallelStateExited', 'ExecutionSucceeded']);
     expect(types.filter((t) => t === 'TaskScheduled' || t === 'LambdaFunctionScheduled')).toHaveLength(2);
-    expect(stepTrail(run.history).map((s) => s.name).sort()).toEqual(['Left', 'Right']);
+    expect(
+      stepTrail(run.history)
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(['Left', 'Right']);
   });
 });
 
@@ -165,7 +217,9 @@ describe('a Task the runtime cannot map', () => {
     const run = await runtime.startExecution('unmapped-function', { items: [1] });
     expect(run.status).toBe('FAILED');
     expect(run.error?.Error).toBe('States.Runtime');
-    expect(run.error?.Cause).toContain('Task "CallElsewhere": no local handler for resource arn:aws:lambda:us-east-1:123456789012:function:elsewhere');
+    expect(run.error?.Cause).toContain(
+      'Task "CallElsewhere": no local handler for resource arn:aws:lambda:us-east-1:123456789012:function:elsewhere',
+    );
     expect(run.history.some((e) => e.stateEnteredEventDetails?.name === 'SwallowedMap')).toBe(false);
     expect(run.history.map((e) => e.type)).toContain('MapStateFailed');
   });
@@ -174,7 +228,9 @@ describe('a Task the runtime cannot map', () => {
     const run = await runtime.startExecution('unmapped-service', {});
     expect(run.status).toBe('FAILED');
     expect(run.error).toMatchObject({ Error: 'States.Runtime' });
-    expect(run.error?.Cause).toContain('Task "ListBuckets": no local handler for resource arn:aws:states:::aws-sdk:s3:listBuckets');
+    expect(run.error?.Cause).toContain(
+      'Task "ListBuckets": no local handler for resource arn:aws:states:::aws-sdk:s3:listBuckets',
+    );
     expect(run.history.some((e) => e.stateEnteredEventDetails?.name === 'SwallowedParallel')).toBe(false);
   });
 
@@ -192,7 +248,9 @@ describe('a Task the runtime cannot map', () => {
 
 describe('a distributed Map', () => {
   it('is refused before anything runs (the interpreter would run it as an inline Map)', async () => {
-    await expect(runtime.startExecution('distributed-map', { items: [1] })).rejects.toThrow(/distributed Map state "Distributed" cannot run locally/);
+    await expect(runtime.startExecution('distributed-map', { items: [1] })).rejects.toThrow(
+      /distributed Map state "Distributed" cannot run locally/,
+    );
   });
 });
 
@@ -202,8 +260,13 @@ describe('timeouts', () => {
     expect(run.status).toBe('SUCCEEDED');
     const error = (run.output as { error: { Error: string; Cause: string } }).error;
     expect(error.Error).toBe('Sandbox.Timedout');
-    expect(JSON.parse(error.Cause)).toEqual({ errorType: 'Sandbox.Timedout', errorMessage: expect.stringMatching(/^RequestId: \S+ Error: Task timed out after 1\.00 seconds$/) });
-    expect(run.history.find((e) => e.type === 'LambdaFunctionFailed')!.lambdaFunctionFailedEventDetails!.error).toBe('Sandbox.Timedout');
+    expect(JSON.parse(error.Cause)).toEqual({
+      errorType: 'Sandbox.Timedout',
+      errorMessage: expect.stringMatching(/^RequestId: \S+ Error: Task timed out after 1\.00 seconds$/),
+    });
+    expect(run.history.find((e) => e.type === 'LambdaFunctionFailed')!.lambdaFunctionFailedEventDetails!.error).toBe(
+      'Sandbox.Timedout',
+    );
 
     const fast = await runtime.startExecution('lambda-timeout', { sleepMs: 10 });
     expect(fast.output).not.toHaveProperty('error');
@@ -212,14 +275,20 @@ describe('timeouts', () => {
   it('times a Task out after its TimeoutSeconds with States.Timeout', async () => {
     const run = await runtime.startExecution('task-timeout', { sleepMs: 1500 });
     expect(run).toMatchObject({ status: 'FAILED', error: { Error: 'States.Timeout' } });
-    expect(run.history.find((e) => e.type === 'LambdaFunctionScheduled')!.lambdaFunctionScheduledEventDetails!.timeoutInSeconds).toBe(1);
+    expect(
+      run.history.find((e) => e.type === 'LambdaFunctionScheduled')!.lambdaFunctionScheduledEventDetails!
+        .timeoutInSeconds,
+    ).toBe(1);
     expect(run.history.map((e) => e.type)).toContain('LambdaFunctionTimedOut');
   });
 
   it('times a Task out after its HeartbeatSeconds (local tasks send no heartbeats) with States.Timeout', async () => {
     const run = await runtime.startExecution('heartbeat-timeout', { sleepMs: 1500 });
     expect(run).toMatchObject({ status: 'FAILED', error: { Error: 'States.Timeout' } });
-    expect(run.history.find((e) => e.type === 'TaskScheduled')!.taskScheduledEventDetails).toMatchObject({ timeoutInSeconds: 10, heartbeatInSeconds: 1 });
+    expect(run.history.find((e) => e.type === 'TaskScheduled')!.taskScheduledEventDetails).toMatchObject({
+      timeoutInSeconds: 10,
+      heartbeatInSeconds: 1,
+    });
     expect(run.history.map((e) => e.type)).toContain('TaskTimedOut');
   });
 });

@@ -20,7 +20,7 @@ const fnArn = { 'Fn::GetAtt': ['EchoFn', 'Arn'] };
 function definitionString(definition: object): unknown {
   const text = JSON.stringify(definition);
   const [before, ...rest] = text.split('"@FN@"');
-  return { 'Fn::Join': ['', [before, ...rest.flatMap((part) => ['"', fnArn, '"', part])].filter((p) => p !== '') ] };
+  return { 'Fn::Join': ['', [before, ...rest.flatMap((part) => ['"', fnArn, '"', part])].filter((p) => p !== '')] };
 }
 
 const machine = {
@@ -84,13 +84,24 @@ const template: CfnTemplate = {
       Type: 'AWS::StepFunctions::StateMachine',
       Properties: { RoleArn: { 'Fn::GetAtt': ['MachineRole', 'Arn'] }, DefinitionString: definitionString(machine) },
     },
-    BrokenFn: { Type: 'AWS::Lambda::Function', Metadata: { 'stepwise:entry': 'test/fixtures/handlers/does-not-exist.ts' }, Properties: {} },
+    BrokenFn: {
+      Type: 'AWS::Lambda::Function',
+      Metadata: { 'stepwise:entry': 'test/fixtures/handlers/does-not-exist.ts' },
+      Properties: {},
+    },
     Broken: {
       Type: 'AWS::StepFunctions::StateMachine',
       Properties: {
         RoleArn: { 'Fn::GetAtt': ['MachineRole', 'Arn'] },
         DefinitionString: {
-          'Fn::Join': ['', ['{"StartAt":"Call","States":{"Call":{"Type":"Task","Resource":"', { 'Fn::GetAtt': ['BrokenFn', 'Arn'] }, '","Catch":[{"ErrorEquals":["States.ALL"],"Next":"Caught"}],"End":true},"Caught":{"Type":"Succeed"}}}']],
+          'Fn::Join': [
+            '',
+            [
+              '{"StartAt":"Call","States":{"Call":{"Type":"Task","Resource":"',
+              { 'Fn::GetAtt': ['BrokenFn', 'Arn'] },
+              '","Catch":[{"ErrorEquals":["States.ALL"],"Next":"Caught"}],"End":true},"Caught":{"Type":"Succeed"}}}',
+            ],
+          ],
         },
       },
     },
@@ -100,7 +111,10 @@ const template: CfnTemplate = {
         StateMachineName: 'fast-machine',
         StateMachineType: 'EXPRESS',
         RoleArn: { 'Fn::GetAtt': ['MachineRole', 'Arn'] },
-        DefinitionString: definitionString({ StartAt: 'Echo', States: { Echo: { Type: 'Task', Resource: '@FN@', End: true } } }),
+        DefinitionString: definitionString({
+          StartAt: 'Echo',
+          States: { Echo: { Type: 'Task', Resource: '@FN@', End: true } },
+        }),
       },
     },
   },
@@ -191,7 +205,11 @@ describe('LocalRuntime on a template', () => {
     expect(JSON.parse(scheduled.input!)).toMatchObject({ mode: 'ok' });
     expect(run.history[7]!.taskScheduledEventDetails).toMatchObject({ resourceType: 'lambda', resource: 'invoke' });
     expect(run.history[12]!.taskScheduledEventDetails).toMatchObject({ resourceType: 'dynamodb', resource: 'putItem' });
-    expect(readLocalExecution(run.name, historyDir)).toEqual({ ...run, history: undefined, status: run.status } as never);
+    expect(readLocalExecution(run.name, historyDir)).toEqual({
+      ...run,
+      history: undefined,
+      status: run.status,
+    } as never);
   });
 
   it('surfaces a thrown error like Lambda: Error = its name, Cause = {errorType, errorMessage, trace}', async () => {
@@ -206,7 +224,10 @@ describe('LocalRuntime on a template', () => {
     expect(cause).toMatchObject({ errorType: 'InvalidInputError', errorMessage: 'mode "invalid" is refused' });
     expect(cause.trace[0]).toContain('InvalidInputError');
     const failState = run.history.find((e) => e.type === 'FailStateEntered')!;
-    expect(JSON.parse(failState.stateEnteredEventDetails!.input!).error).toEqual({ Error: 'InvalidInputError', Cause: failed.cause });
+    expect(JSON.parse(failState.stateEnteredEventDetails!.input!).error).toEqual({
+      Error: 'InvalidInputError',
+      Cause: failed.cause,
+    });
   });
 
   it('fails loudly (not caught by States.ALL) when a Task has no local handler', async () => {
@@ -227,7 +248,9 @@ describe('LocalRuntime on a template', () => {
 
   it('enforces execution names like Step Functions: unique per Standard machine, valid characters; Express names may repeat', async () => {
     await runtime.startExecution('Machine', { mode: 'ok' }, { name: 'once' });
-    await expect(runtime.startExecution('Machine', { mode: 'ok' }, { name: 'once' })).rejects.toThrow(ExecutionAlreadyExists);
+    await expect(runtime.startExecution('Machine', { mode: 'ok' }, { name: 'once' })).rejects.toThrow(
+      ExecutionAlreadyExists,
+    );
     await expect(runtime.startExecution('Machine', {}, { name: 'has space' })).rejects.toThrow(InvalidName);
     const a = await runtime.startSyncExecution('fast-machine', { mode: 'ok' }, { name: 'same' });
     const b = await runtime.startSyncExecution('fast-machine', { mode: 'ok' }, { name: 'same' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DefinitionError } from '../../../src/core/errors.ts';
-import { arnToLogicalId, resolveTokens, type CfnTemplate } from '../../../src/local/tokens.ts';
+import { arnToLogicalId, type CfnTemplate, resolveTokens } from '../../../src/local/tokens.ts';
 
 const template: CfnTemplate = {
   Parameters: { Stage: { Default: 'dev' }, NoDefault: {} },
@@ -12,7 +12,10 @@ const template: CfnTemplate = {
   Mappings: { Runtime: { 'us-east-1': { value: 'nodejs22.x' } } },
   Resources: {
     StepFnA1B2: { Type: 'AWS::Lambda::Function', Properties: {} },
-    NamedFn: { Type: 'AWS::Lambda::Function', Properties: { FunctionName: { 'Fn::Join': ['-', ['named', { Ref: 'Stage' }]] } } },
+    NamedFn: {
+      Type: 'AWS::Lambda::Function',
+      Properties: { FunctionName: { 'Fn::Join': ['-', ['named', { Ref: 'Stage' }]] } },
+    },
     EventsTable: { Type: 'AWS::DynamoDB::Table', Properties: {} },
     NamedTable: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'tickets' } },
     Machine: { Type: 'AWS::StepFunctions::StateMachine', Properties: {} },
@@ -27,9 +30,13 @@ const resolve = (value: unknown) => resolveTokens(value, template, { stackName: 
 
 describe('resolveTokens', () => {
   it('gives each resource type an ARN of its service shape that ends in the logical id', () => {
-    expect(resolve({ 'Fn::GetAtt': ['StepFnA1B2', 'Arn'] })).toBe('arn:aws:lambda:us-east-1:123456789012:function:StepFnA1B2');
+    expect(resolve({ 'Fn::GetAtt': ['StepFnA1B2', 'Arn'] })).toBe(
+      'arn:aws:lambda:us-east-1:123456789012:function:StepFnA1B2',
+    );
     expect(resolve({ 'Fn::GetAtt': 'Machine.Arn' })).toBe('arn:aws:states:us-east-1:123456789012:stateMachine:Machine');
-    expect(resolve({ 'Fn::GetAtt': ['EventsTable', 'Arn'] })).toBe('arn:aws:dynamodb:us-east-1:123456789012:table/EventsTable');
+    expect(resolve({ 'Fn::GetAtt': ['EventsTable', 'Arn'] })).toBe(
+      'arn:aws:dynamodb:us-east-1:123456789012:table/EventsTable',
+    );
     expect(resolve({ 'Fn::GetAtt': ['Bus', 'Arn'] })).toBe('arn:aws:events:us-east-1:123456789012:event-bus/Bus');
     expect(resolve({ 'Fn::GetAtt': ['Queue', 'Arn'] })).toBe('arn:aws:sqs:us-east-1:123456789012:Queue');
     expect(resolve({ 'Fn::GetAtt': ['Role', 'Arn'] })).toBe('arn:aws:iam::123456789012:role/Role');
@@ -45,18 +52,23 @@ describe('resolveTokens', () => {
     expect(resolve({ Ref: 'Machine' })).toBe('arn:aws:states:us-east-1:123456789012:stateMachine:Machine');
     expect(resolve({ Ref: 'Queue' })).toBe('https://sqs.us-east-1.amazonaws.com/123456789012/Queue');
     expect(resolve({ Ref: 'Stage' })).toBe('dev');
-    expect(resolve(['AWS::Region', 'AWS::AccountId', 'AWS::Partition', 'AWS::URLSuffix', 'AWS::StackName'].map((Ref) => ({ Ref })))).toEqual([
-      'us-east-1',
-      '123456789012',
-      'aws',
-      'amazonaws.com',
-      'Demo',
-    ]);
+    expect(
+      resolve(
+        ['AWS::Region', 'AWS::AccountId', 'AWS::Partition', 'AWS::URLSuffix', 'AWS::StackName'].map((Ref) => ({ Ref })),
+      ),
+    ).toEqual(['us-east-1', '123456789012', 'aws', 'amazonaws.com', 'Demo']);
   });
 
   it('resolves a CDK-style DefinitionString into parseable ASL', () => {
     const definitionString = {
-      'Fn::Join': ['', ['{"StartAt":"a","States":{"a":{"Type":"Task","Resource":"', { 'Fn::GetAtt': ['StepFnA1B2', 'Arn'] }, '","End":true}}}']],
+      'Fn::Join': [
+        '',
+        [
+          '{"StartAt":"a","States":{"a":{"Type":"Task","Resource":"',
+          { 'Fn::GetAtt': ['StepFnA1B2', 'Arn'] },
+          '","End":true}}}',
+        ],
+      ],
     };
     expect(JSON.parse(resolve(definitionString) as string)).toEqual({
       StartAt: 'a',
@@ -65,22 +77,26 @@ describe('resolveTokens', () => {
   });
 
   it('resolves Fn::Sub, Fn::Select, Fn::Split, Fn::FindInMap, Fn::If, conditions and AWS::NoValue', () => {
-    expect(resolve({ 'Fn::Sub': ['${AWS::Region}/${Name}/${!Literal}/${StepFnA1B2.Arn}', { Name: { Ref: 'Stage' } }] })).toBe(
-      'us-east-1/dev/${Literal}/arn:aws:lambda:us-east-1:123456789012:function:StepFnA1B2',
-    );
+    expect(
+      resolve({ 'Fn::Sub': ['${AWS::Region}/${Name}/${!Literal}/${StepFnA1B2.Arn}', { Name: { Ref: 'Stage' } }] }),
+    ).toBe('us-east-1/dev/${Literal}/arn:aws:lambda:us-east-1:123456789012:function:StepFnA1B2');
     expect(resolve({ 'Fn::Sub': '${EventsTable}' })).toBe('EventsTable');
     expect(resolve({ 'Fn::Select': [1, { 'Fn::Split': ['/', 'a/b/c'] }] })).toBe('b');
     expect(resolve({ 'Fn::FindInMap': ['Runtime', { Ref: 'AWS::Region' }, 'value'] })).toBe('nodejs22.x');
     expect(resolve({ 'Fn::If': ['IsDev', 'dev-value', 'other'] })).toBe('dev-value');
     expect(resolve({ 'Fn::If': ['IsProd', 'prod-value', 'other'] })).toBe('other');
     expect(resolve({ 'Fn::If': ['DevAndUsEast', 'both', 'no'] })).toBe('both');
-    expect(resolve({ a: 1, b: { 'Fn::If': ['IsProd', 2, { Ref: 'AWS::NoValue' }] }, c: [1, { Ref: 'AWS::NoValue' }, 3] })).toEqual({ a: 1, c: [1, 3] });
+    expect(
+      resolve({ a: 1, b: { 'Fn::If': ['IsProd', 2, { Ref: 'AWS::NoValue' }] }, c: [1, { Ref: 'AWS::NoValue' }, 3] }),
+    ).toEqual({ a: 1, c: [1, 3] });
   });
 
   it('resolves Fn::ImportValue from the exporting stack', () => {
     const exporting: CfnTemplate = {
       Resources: { Shared: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'shared' } } },
-      Outputs: { SharedName: { Value: { Ref: 'Shared' }, Export: { Name: { 'Fn::Sub': '${AWS::StackName}:SharedName' } } } },
+      Outputs: {
+        SharedName: { Value: { Ref: 'Shared' }, Export: { Name: { 'Fn::Sub': '${AWS::StackName}:SharedName' } } },
+      },
     };
     const ctx = { stackName: 'Demo', templates: { Data: exporting, Demo: template } };
     expect(resolveTokens({ 'Fn::ImportValue': 'Data:SharedName' }, template, ctx)).toBe('shared');
@@ -91,9 +107,15 @@ describe('resolveTokens', () => {
       expect(() => resolve(value)).toThrow(DefinitionError);
       expect(() => resolve(value)).toThrow(message);
     };
-    fails({ Env: { Variables: { X: { 'Fn::Transmogrify': [] } } } }, /template Demo: Env\.Variables\.X: unsupported intrinsic Fn::Transmogrify/);
+    fails(
+      { Env: { Variables: { X: { 'Fn::Transmogrify': [] } } } },
+      /template Demo: Env\.Variables\.X: unsupported intrinsic Fn::Transmogrify/,
+    );
     fails({ Ref: 'Missing' }, /unknown resource "Missing"/);
-    fails({ 'Fn::GetAtt': ['StepFnA1B2', 'Colour'] }, /unsupported attribute Fn::GetAtt StepFnA1B2\.Colour \(AWS::Lambda::Function\)/);
+    fails(
+      { 'Fn::GetAtt': ['StepFnA1B2', 'Colour'] },
+      /unsupported attribute Fn::GetAtt StepFnA1B2\.Colour \(AWS::Lambda::Function\)/,
+    );
     fails({ Ref: 'NoDefault' }, /parameter "NoDefault" has no Default/);
     fails({ 'Fn::ImportValue': 'Nope' }, /no stack exports "Nope"/);
     fails({ 'Fn::Select': [5, ['a']] }, /index 5 out of range/);

@@ -13,13 +13,13 @@ import { ExecutionAlreadyExists } from '@aws-sdk/client-sfn';
 import { Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentWorkflow } from '../../../src/cdk/constructs/agent-workflow.ts';
-import { readLocalExecution, stateTransitions, stepTrail } from '../../../src/local/history.ts';
-import { LocalRuntime, type LocalExecution, type TaskHandler } from '../../../src/local/runtime.ts';
-import { synthesize, synthProject } from '../../../src/local/synth.ts';
-import { type StepInput, type StepOutput } from '../../../src/runtime/contracts.ts';
-import { DONE } from '../../../src/definitions/workflow/schema.ts';
 import * as errors from '../../../src/core/errors.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { DONE } from '../../../src/definitions/workflow/schema.ts';
+import { readLocalExecution, stateTransitions, stepTrail } from '../../../src/local/history.ts';
+import { type LocalExecution, LocalRuntime, type TaskHandler } from '../../../src/local/runtime.ts';
+import { synthesize, synthProject } from '../../../src/local/synth.ts';
+import { type StepInput, type StepOutput } from '../../../src/runtime/contracts.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 import { exampleEnv } from '../../support/config.ts';
 
@@ -157,12 +157,23 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
     expect(resultOf(happy).fields).toEqual({ answeredRecord: 'R-42' });
     expect(resultOf(happy).data).toMatchObject({ recordId: 'R-42', trail: ['a-intake', 'b-lookup', 'd-answer'] });
     // The ResultSelector keeps exactly the StepState keys in the state.
-    expect(Object.keys(resultOf(happy)).sort()).toEqual(['count', 'data', 'decidedBy', 'fields', 'next', 'reason', 'step']);
+    expect(Object.keys(resultOf(happy)).sort()).toEqual([
+      'count',
+      'data',
+      'decidedBy',
+      'fields',
+      'next',
+      'reason',
+      'step',
+    ]);
     expect(resultOf(happy).count).toBe(3);
   });
 
   it('sends an undeclared route to the fallback (an existing step that is not an edge, or no step at all)', async () => {
-    for (const [name, next] of [['undeclared-edge', 'd-answer'], ['unknown-step', 'nowhere']] as const) {
+    for (const [name, next] of [
+      ['undeclared-edge', 'd-answer'],
+      ['unknown-step', 'nowhere'],
+    ] as const) {
       const execution = await run(name, { routes: { 'a-intake': [next] } });
       expect(execution.status).toBe('SUCCEEDED');
       expect(names(execution)).toEqual(['a-intake', fallback]);
@@ -175,8 +186,12 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
     expect(loop.status).toBe('SUCCEEDED');
     expect(names(loop)).toHaveLength(maxSteps + 1);
     expect(names(loop).at(-1)).toBe(fallback);
-    expect(resultOf(loop).fields).toMatchObject({ caught: { Error: 'MaxStepsExceeded', Cause: expect.stringContaining(`${maxSteps} steps`) } });
-    expect(loop.history.some((e) => e.type === 'PassStateEntered' && e.stateEnteredEventDetails?.name === 'MaxStepsHandoff')).toBe(true);
+    expect(resultOf(loop).fields).toMatchObject({
+      caught: { Error: 'MaxStepsExceeded', Cause: expect.stringContaining(`${maxSteps} steps`) },
+    });
+    expect(
+      loop.history.some((e) => e.type === 'PassStateEntered' && e.stateEnteredEventDetails?.name === 'MaxStepsHandoff'),
+    ).toBe(true);
 
     const doneAtLimit = await run('loop-then-done', {
       routes: { 'a-intake': ['c-clarify'], 'c-clarify': ['c-clarify', 'c-clarify', 'c-clarify', 'c-clarify', DONE] },
@@ -186,10 +201,15 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
   });
 
   it('ends in MaxStepsExceeded only when the fallback itself routes on past the limit', async () => {
-    const loop = await run('fallback-loops', { routes: { 'a-intake': ['c-clarify'], 'c-clarify': ['c-clarify'], [fallback]: ['c-clarify'] } });
+    const loop = await run('fallback-loops', {
+      routes: { 'a-intake': ['c-clarify'], 'c-clarify': ['c-clarify'], [fallback]: ['c-clarify'] },
+    });
     expect(loop.status).toBe('FAILED');
     expect(loop.error).toEqual({ Error: 'MaxStepsExceeded' });
-    expect(loop.history.at(-2)).toMatchObject({ type: 'FailStateEntered', stateEnteredEventDetails: { name: 'MaxStepsExceeded' } });
+    expect(loop.history.at(-2)).toMatchObject({
+      type: 'FailStateEntered',
+      stateEnteredEventDetails: { name: 'MaxStepsExceeded' },
+    });
   });
 
   it('retries a transient error (ModelThrottledError) and then succeeds', async () => {
@@ -212,7 +232,10 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
       failures: { 'b-lookup': { error: 'ModelThrottledError', times: 100 } },
     });
     expect(execution.status).toBe('SUCCEEDED');
-    expect(stepTrail(execution.history)[1]).toMatchObject({ name: 'b-lookup', retries: triage.manifest.retry.maxAttempts });
+    expect(stepTrail(execution.history)[1]).toMatchObject({
+      name: 'b-lookup',
+      retries: triage.manifest.retry.maxAttempts,
+    });
     expect(names(execution)).toEqual(['a-intake', 'b-lookup', fallback]);
   });
 
@@ -226,7 +249,10 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
     expect(lookup).toMatchObject({ name: 'b-lookup', retries: 0, error: { error: 'ToolInputError' } });
     const caught = (handOff!.input as StepInput).error!;
     expect(caught.Error).toBe('ToolInputError');
-    expect(JSON.parse(caught.Cause)).toMatchObject({ errorType: 'ToolInputError', errorMessage: 'b-lookup scripted failure 1' });
+    expect(JSON.parse(caught.Cause)).toMatchObject({
+      errorType: 'ToolInputError',
+      errorMessage: 'b-lookup scripted failure 1',
+    });
     expect(resultOf(execution).fields).toMatchObject({ caught: { Error: 'ToolInputError' } });
   });
 
@@ -244,16 +270,29 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
     const execution = executions.find((e) => e.name === 'route-clarify')!;
     const stored = readLocalExecution(execution.name, historyDir);
     expect(stored.workflow).toBe('triage');
-    expect(stepTrail(stored.events).map((s) => s.name)).toEqual(['a-intake', 'c-clarify', 'c-clarify', 'b-lookup', 'c-clarify']);
+    expect(stepTrail(stored.events).map((s) => s.name)).toEqual([
+      'a-intake',
+      'c-clarify',
+      'c-clarify',
+      'b-lookup',
+      'c-clarify',
+    ]);
     expect(readLocalExecution(execution.executionArn, historyDir).events).toEqual(stored.events);
-    const entered = stored.events.filter((e) => e.type?.endsWith('StateEntered')).map((e) => e.stateEnteredEventDetails!.name);
+    const entered = stored.events
+      .filter((e) => e.type?.endsWith('StateEntered'))
+      .map((e) => e.stateEnteredEventDetails!.name);
     expect(entered).toEqual([
       'Start',
-      'a-intake', 'a-intake.route',
-      'c-clarify', 'c-clarify.route',
-      'c-clarify', 'c-clarify.route',
-      'b-lookup', 'b-lookup.route',
-      'c-clarify', 'c-clarify.route',
+      'a-intake',
+      'a-intake.route',
+      'c-clarify',
+      'c-clarify.route',
+      'c-clarify',
+      'c-clarify.route',
+      'b-lookup',
+      'b-lookup.route',
+      'c-clarify',
+      'c-clarify.route',
       'Done',
     ]);
   });
@@ -262,7 +301,9 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
     const first = await run('duplicate-delivery', { routes: { 'a-intake': [fallback] } });
     const file = join(historyDir, 'duplicate-delivery.json');
     const before = readFileSync(file, 'utf8');
-    await expect(runtime.startExecution('triage', { routes: {} }, { name: 'duplicate-delivery' })).rejects.toThrow(ExecutionAlreadyExists);
+    await expect(runtime.startExecution('triage', { routes: {} }, { name: 'duplicate-delivery' })).rejects.toThrow(
+      ExecutionAlreadyExists,
+    );
     expect(first.status).toBe('SUCCEEDED');
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
@@ -277,7 +318,15 @@ describe('the warranty-email workflow as deployed', () => {
     expect(isValid).toBe(true);
     const steps = loadWorkflow('warranty-email').steps.map((s) => s.name);
     expect(Object.keys(sm!.definition.States)).toEqual(
-      expect.arrayContaining([...steps, ...steps.map((s) => `${s}.route`), 'Start', 'Done', 'MaxStepsExceeded', 'FallbackFailed', 'RouteRejected']),
+      expect.arrayContaining([
+        ...steps,
+        ...steps.map((s) => `${s}.route`),
+        'Start',
+        'Done',
+        'MaxStepsExceeded',
+        'FallbackFailed',
+        'RouteRejected',
+      ]),
     );
   });
 });

@@ -35,7 +35,13 @@ export function eventLogConformance(adapter: string, create: () => EventLog): vo
       for (const count of [10, 2, 9, 1]) expect(await log.append(step(name, count))).toBe(true);
       expect(await log.append(accepted(name))).toBe(true);
       const events = await log.list(name);
-      expect(events.map((e) => (e.type === 'StepCompleted' ? e.count : e.type))).toEqual(['IngressAccepted', 1, 2, 9, 10]);
+      expect(events.map((e) => (e.type === 'StepCompleted' ? e.count : e.type))).toEqual([
+        'IngressAccepted',
+        1,
+        2,
+        9,
+        10,
+      ]);
       expect(events[0]).toEqual(accepted(name));
       expect(events[1]).toEqual(step(name, 1));
     });
@@ -53,7 +59,15 @@ export function eventLogConformance(adapter: string, create: () => EventLog): vo
       const log = create();
       const name = `${adapter}-ingress`;
       expect(await log.append(accepted(name))).toBe(true);
-      const rejected: StepwiseEvent = { type: 'IngressRejected', executionName: name, at: '2026-11-21T12:00:00.000Z', emailId: 'ses-1', reason: 'spam', detail: 'spamVerdict: FAIL', personal: {} };
+      const rejected: StepwiseEvent = {
+        type: 'IngressRejected',
+        executionName: name,
+        at: '2026-11-21T12:00:00.000Z',
+        emailId: 'ses-1',
+        reason: 'spam',
+        detail: 'spamVerdict: FAIL',
+        personal: {},
+      };
       expect(await log.append(rejected)).toBe(false);
       expect((await log.list(name)).map((e) => e.type)).toEqual(['IngressAccepted']);
     });
@@ -67,7 +81,11 @@ export function eventLogConformance(adapter: string, create: () => EventLog): vo
 
     it('refuses an event that does not match its schema', async () => {
       const log = create();
-      const bad = { ...step(`${adapter}-bad`, 1), personal: undefined, from: 'maria.lopez@example.org' } as unknown as StepwiseEvent;
+      const bad = {
+        ...step(`${adapter}-bad`, 1),
+        personal: undefined,
+        from: 'maria.lopez@example.org',
+      } as unknown as StepwiseEvent;
       await expect(log.append(bad)).rejects.toThrow();
       expect(await log.list(`${adapter}-bad`)).toEqual([]);
     });

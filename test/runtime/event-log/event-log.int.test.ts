@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { dynamoEventLog } from '../../../src/runtime/event-log.ts';
 import { createTable } from '../tools/fixtures.ts';
 import { eventLogConformance } from './conformance.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StepOutput } from '../../../src/runtime/contracts.ts';
-import { eventSortKey, memoryEventLog, stepCompletedEvent, StepwiseEvent } from '../../../src/runtime/event-log.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import type { StepOutput } from '../../../src/runtime/contracts.ts';
+import { eventSortKey, memoryEventLog, StepwiseEvent, stepCompletedEvent } from '../../../src/runtime/event-log.ts';
 import { loggableArgs as keptArgs } from '../../../src/runtime/tools/types.ts';
 import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
 import { eventLogConformance, step } from './conformance.ts';
@@ -26,7 +26,8 @@ const tools: Record<string, (typeof WARRANTY_TOOLS)[keyof typeof WARRANTY_TOOLS]
 /** What the step handler passes: the call's arguments a known tool does not declare personal. */
 const loggableArgs = (tool: string, args: Record<string, unknown>) => (tools[tool] ? keptArgs(tools[tool], args) : {});
 /** The argument names of a tool the event log keeps. */
-const loggableNames = (tool: string) => Object.keys(tools[tool]!.input.shape).filter((arg) => !(tools[tool]!.personal ?? []).includes(arg));
+const loggableNames = (tool: string) =>
+  Object.keys(tools[tool]!.input.shape).filter((arg) => !(tools[tool]!.personal ?? []).includes(arg));
 
 describe('stepCompletedEvent', () => {
   it('records the routing decision, duration and token usage of a step', () => {
@@ -60,7 +61,10 @@ describe('stepCompletedEvent', () => {
 
   it('keeps personal data only under personal: pii outputs, undeclared outputs, the reply', () => {
     const event = stepCompletedEvent(
-      output({ fields: { ticketId: 'TKT-1', customerPhone: '+44 20 7946 0000', extra: 'not declared' }, reply: 'Dear Maria, ...' }),
+      output({
+        fields: { ticketId: 'TKT-1', customerPhone: '+44 20 7946 0000', extra: 'not declared' },
+        reply: 'Dear Maria, ...',
+      }),
       {
         executionName: 'email-1',
         at: new Date(),
@@ -72,7 +76,10 @@ describe('stepCompletedEvent', () => {
       },
     );
     expect(event.fields).toEqual({ ticketId: 'TKT-1' });
-    expect(event.personal).toEqual({ fields: { customerPhone: '+44 20 7946 0000', extra: 'not declared' }, reply: 'Dear Maria, ...' });
+    expect(event.personal).toEqual({
+      fields: { customerPhone: '+44 20 7946 0000', extra: 'not declared' },
+      reply: 'Dear Maria, ...',
+    });
   });
 
   it('summarises tool calls with outcome and only the loggable arguments', () => {
@@ -80,7 +87,11 @@ describe('stepCompletedEvent', () => {
       output({
         toolCalls: [
           { tool: 'check_warranty', args: { serialNumber: 'SN48213' }, result: { status: 'valid' } },
-          { tool: 'create_ticket', args: { serialNumber: 'SN48213', issueSummary: 'Maria says it broke', priority: 'high' }, result: { ticketId: 'TKT-1' } },
+          {
+            tool: 'create_ticket',
+            args: { serialNumber: 'SN48213', issueSummary: 'Maria says it broke', priority: 'high' },
+            result: { ticketId: 'TKT-1' },
+          },
           { tool: 'send_email', args: { body: 'Dear Maria' }, error: 'ToolInputError: body: too long' },
           { tool: 'unknown_tool', args: { secret: 'x' }, error: 'ToolNotAllowedError: unknown tool "unknown_tool"' },
         ],
@@ -101,12 +112,19 @@ describe('stepCompletedEvent', () => {
 describe('the warranty workflow and its tools', () => {
   it('never log a pii output of a step as a tool argument', () => {
     for (const s of loadWorkflow('warranty-email').steps) {
-      const pii = Object.entries(s.outputs).filter(([, o]) => o.pii).map(([name]) => name);
+      const pii = Object.entries(s.outputs)
+        .filter(([, o]) => o.pii)
+        .map(([name]) => name);
       for (const tool of s.tools) for (const arg of loggableNames(tool)) expect(pii).not.toContain(arg);
     }
     // Step outputs flow into later steps' tool arguments under the same names.
-    const allPii = loadWorkflow('warranty-email').steps.flatMap((s) => Object.entries(s.outputs).filter(([, o]) => o.pii).map(([n]) => n));
-    for (const tool of ['check_warranty', 'create_ticket', 'send_email']) for (const arg of loggableNames(tool)) expect(allPii).not.toContain(arg);
+    const allPii = loadWorkflow('warranty-email').steps.flatMap((s) =>
+      Object.entries(s.outputs)
+        .filter(([, o]) => o.pii)
+        .map(([n]) => n),
+    );
+    for (const tool of ['check_warranty', 'create_ticket', 'send_email'])
+      for (const arg of loggableNames(tool)) expect(allPii).not.toContain(arg);
   });
 });
 

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { asNumber, conditionMatches, evaluateAgentConfig, eventMatches } from '../../../src/runtime/lifecycle/conditions.ts';
-import { AgentConfigSchema, ConditionSchema, type Condition, type EventCondition } from '../../../src/definitions/lifecycle/agent-config.ts';
+import {
+  AgentConfigSchema,
+  type Condition,
+  ConditionSchema,
+  type EventCondition,
+} from '../../../src/definitions/lifecycle/agent-config.ts';
+import {
+  asNumber,
+  conditionMatches,
+  evaluateAgentConfig,
+  eventMatches,
+} from '../../../src/runtime/lifecycle/conditions.ts';
 
 const on = (type: string, detail?: Record<string, unknown>) => ({ type, ...(detail && { detail }) });
 const deal = (where: EventCondition['where']): EventCondition => ({ event: 'deal.closed', where });
@@ -31,7 +41,8 @@ describe('eventMatches', () => {
     expect(eventMatches(deal({ value: { lt: 100 } }), at(100))).toBe(false);
     expect(eventMatches(deal({ value: { lte: 100 } }), at(100))).toBe(true);
     expect(eventMatches(deal({ value: { lte: 100 } }), at(101))).toBe(false);
-    for (const notANumber of ['lots', '', '  ', null, true, [5], { v: 5 }]) expect(eventMatches(deal({ value: { lte: 100 } }), at(notANumber))).toBe(false);
+    for (const notANumber of ['lots', '', '  ', null, true, [5], { v: 5 }])
+      expect(eventMatches(deal({ value: { lte: 100 } }), at(notANumber))).toBe(false);
   });
 
   it('several operators on a field must all hold (a range)', () => {
@@ -49,8 +60,18 @@ describe('eventMatches', () => {
     const tagged: EventCondition = { event: 'callback.received', where: { tags: { contains: 'form' } } };
     expect(eventMatches(tagged, on('callback.received', { tags: ['web', 'form'] }))).toBe(true);
     expect(eventMatches(tagged, on('callback.received', { tags: ['web', 'Form'] }))).toBe(false);
-    expect(eventMatches({ event: 'callback.received', where: { codes: { contains: 7 } } }, on('callback.received', { codes: [1, 7] }))).toBe(true);
-    expect(eventMatches({ event: 'callback.received', where: { codes: { contains: 7 } } }, on('callback.received', { codes: '1,7' }))).toBe(false);
+    expect(
+      eventMatches(
+        { event: 'callback.received', where: { codes: { contains: 7 } } },
+        on('callback.received', { codes: [1, 7] }),
+      ),
+    ).toBe(true);
+    expect(
+      eventMatches(
+        { event: 'callback.received', where: { codes: { contains: 7 } } },
+        on('callback.received', { codes: '1,7' }),
+      ),
+    ).toBe(false);
   });
 
   it('every where field must hold, and a missing field never matches', () => {
@@ -100,7 +121,9 @@ describe('conditionMatches', () => {
     expect(x).toEqual({ holds: false, matched: ['c.0'] });
     expect(conditionMatches(allOfAny, on('meeting.booked'), x.matched).holds).toBe(true);
 
-    const anyOfAll: Condition = { anyOf: [{ allOf: [{ event: 'link.clicked' }, { event: 'callback.received' }] }, { event: 'deal.closed' }] };
+    const anyOfAll: Condition = {
+      anyOf: [{ allOf: [{ event: 'link.clicked' }, { event: 'callback.received' }] }, { event: 'deal.closed' }],
+    };
     const y = conditionMatches(anyOfAll, on('link.clicked'));
     expect(y).toEqual({ holds: false, matched: ['c.0.0'] });
     expect(conditionMatches(anyOfAll, on('callback.received'), y.matched).holds).toBe(true);
@@ -109,7 +132,11 @@ describe('conditionMatches', () => {
 
   it('does not mutate the progress it is given', () => {
     const matched = Object.freeze(['c.0']) as readonly string[];
-    conditionMatches({ allOf: [{ event: 'link.clicked' }, { event: 'meeting.booked' }] }, on('meeting.booked'), matched);
+    conditionMatches(
+      { allOf: [{ event: 'link.clicked' }, { event: 'meeting.booked' }] },
+      on('meeting.booked'),
+      matched,
+    );
     expect(matched).toEqual(['c.0']);
   });
 });
@@ -117,14 +144,27 @@ describe('conditionMatches', () => {
 describe('evaluateAgentConfig', () => {
   const config = AgentConfigSchema.parse({
     goal: { allOf: [{ event: 'link.clicked' }, { event: 'meeting.booked' }] },
-    stopFollowUpsOn: [{ event: 'callback.received' }, { allOf: [{ event: 'link.clicked' }, { event: 'lead.message_sent' }] }],
+    stopFollowUpsOn: [
+      { event: 'callback.received' },
+      { allOf: [{ event: 'link.clicked' }, { event: 'lead.message_sent' }] },
+    ],
   });
 
   it('keeps goal and stop progress apart, under their own paths', () => {
     const r = evaluateAgentConfig(config, on('link.clicked'), []);
-    expect(r).toEqual({ goalMet: false, stopMatched: false, conversationStopMatched: false, matched: ['goal.0', 'stopFollowUpsOn.1.0'] });
+    expect(r).toEqual({
+      goalMet: false,
+      stopMatched: false,
+      conversationStopMatched: false,
+      matched: ['goal.0', 'stopFollowUpsOn.1.0'],
+    });
     const s = evaluateAgentConfig(config, on('lead.message_sent'), r.matched);
-    expect(s).toEqual({ goalMet: false, stopMatched: true, conversationStopMatched: false, matched: ['goal.0', 'stopFollowUpsOn.1.0', 'stopFollowUpsOn.1.1'] });
+    expect(s).toEqual({
+      goalMet: false,
+      stopMatched: true,
+      conversationStopMatched: false,
+      matched: ['goal.0', 'stopFollowUpsOn.1.0', 'stopFollowUpsOn.1.1'],
+    });
     expect(evaluateAgentConfig(config, on('meeting.booked'), s.matched).goalMet).toBe(true);
   });
 
@@ -134,7 +174,12 @@ describe('evaluateAgentConfig', () => {
 
   it('no goal never meets a goal', () => {
     const none = AgentConfigSchema.parse({ goal: null });
-    expect(evaluateAgentConfig(none, on('meeting.booked'), [])).toEqual({ goalMet: false, stopMatched: false, conversationStopMatched: false, matched: [] });
+    expect(evaluateAgentConfig(none, on('meeting.booked'), [])).toEqual({
+      goalMet: false,
+      stopMatched: false,
+      conversationStopMatched: false,
+      matched: [],
+    });
   });
 });
 
@@ -152,14 +197,33 @@ describe('numbers are decimal only', () => {
   const at = (value: unknown) => on('deal.closed', { value });
 
   it('reads plain decimal strings and finite numbers', () => {
-    for (const ok of ['10000', '+10000', '10000.0', '12000.50', '010000', 10000, 1e5]) expect(eventMatches(atLeast10k, at(ok)), String(ok)).toBe(true);
+    for (const ok of ['10000', '+10000', '10000.0', '12000.50', '010000', 10000, 1e5])
+      expect(eventMatches(atLeast10k, at(ok)), String(ok)).toBe(true);
     expect(asNumber('-1.5')).toBe(-1.5);
     expect(asNumber('.5')).toBe(0.5);
     expect(asNumber('5.')).toBe(5);
   });
 
   it('refuses hexadecimal, binary, octal, exponent, padded and non-finite values that Number() would read', () => {
-    for (const bad of ['0x2710', '0X2710', '0b10011100010000', '0o23420', '1e5', '1E5', '1e+5', ' 10000', '10000 ', '\n10000', 'Infinity', '-Infinity', 'NaN', '1_0000', '10,000', Infinity, Number.NaN]) {
+    for (const bad of [
+      '0x2710',
+      '0X2710',
+      '0b10011100010000',
+      '0o23420',
+      '1e5',
+      '1E5',
+      '1e+5',
+      ' 10000',
+      '10000 ',
+      '\n10000',
+      'Infinity',
+      '-Infinity',
+      'NaN',
+      '1_0000',
+      '10,000',
+      Infinity,
+      Number.NaN,
+    ]) {
       expect(asNumber(bad), JSON.stringify(String(bad))).toBeUndefined();
       expect(eventMatches(atLeast10k, at(bad)), String(bad)).toBe(false);
     }
@@ -173,15 +237,27 @@ describe('state conditions and conversation stops', () => {
 
   it('a { state, sparky } condition tests where the event left the lead and the agent switch', () => {
     const coldNoSparky = { state: 'cold', sparky: false };
-    expect(eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold']))).toBe(true);
-    expect(eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold'], true))).toBe(false);
-    expect(eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'engaged']))).toBe(false);
+    expect(
+      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold'])),
+    ).toBe(true);
+    expect(
+      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold'], true)),
+    ).toBe(false);
+    expect(
+      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'engaged'])),
+    ).toBe(false);
     // A parent state holds for every leaf inside it; without a lead at hand a state never holds.
-    expect(eventMatches({ state: 'lead_qualification' }, on('x'), situation(['active', 'lead_qualification', 'no_show']))).toBe(true);
+    expect(
+      eventMatches({ state: 'lead_qualification' }, on('x'), situation(['active', 'lead_qualification', 'no_show'])),
+    ).toBe(true);
     expect(eventMatches({ state: 'cold' }, on('x'))).toBe(false);
     // Combined with an event: both must hold.
-    expect(eventMatches({ event: 'link.clicked', state: 'engaged' }, on('link.clicked'), situation(['engaged']))).toBe(true);
-    expect(eventMatches({ event: 'link.clicked', state: 'engaged' }, on('meeting.booked'), situation(['engaged']))).toBe(false);
+    expect(eventMatches({ event: 'link.clicked', state: 'engaged' }, on('link.clicked'), situation(['engaged']))).toBe(
+      true,
+    );
+    expect(
+      eventMatches({ event: 'link.clicked', state: 'engaged' }, on('meeting.booked'), situation(['engaged'])),
+    ).toBe(false);
   });
 
   it('parses state conditions in every list, and refuses sparky alone or where without event', () => {
@@ -194,10 +270,16 @@ describe('state conditions and conversation stops', () => {
   });
 
   it('evaluateAgentConfig reports a conversation stop under its own progress path', () => {
-    const config = AgentConfigSchema.parse({ stopConversationOn: [{ allOf: [{ event: 'link.clicked' }, { state: 'cold' }] }] });
+    const config = AgentConfigSchema.parse({
+      stopConversationOn: [{ allOf: [{ event: 'link.clicked' }, { state: 'cold' }] }],
+    });
     const first = evaluateAgentConfig(config, on('link.clicked'), [], ['active', 'lead_qualification', 'engaged']);
     expect(first).toMatchObject({ conversationStopMatched: false, matched: ['stopConversationOn.0.0'] });
-    const second = evaluateAgentConfig(config, on('follow_ups.exhausted'), first.matched, ['active', 'lead_qualification', 'cold']);
+    const second = evaluateAgentConfig(config, on('follow_ups.exhausted'), first.matched, [
+      'active',
+      'lead_qualification',
+      'cold',
+    ]);
     expect(second.conversationStopMatched).toBe(true);
   });
 });

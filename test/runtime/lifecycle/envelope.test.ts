@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/core/errors.ts';
-import { eventFromEnvelope, toPutEventsEntry } from '../../../src/runtime/lifecycle/envelope.ts';
 import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
+import { eventFromEnvelope, toPutEventsEntry } from '../../../src/runtime/lifecycle/envelope.ts';
 
 const def = loadLifecycle('lead-lifecycle');
 
@@ -31,7 +31,12 @@ describe('EventBridge envelope mapping', () => {
   });
 
   it('uses the envelope id (stable across EventBridge redeliveries) when the producer gives no eventId, and omits an empty detail', () => {
-    expect(eventFromEnvelope(def, envelope({ leadId: 'lead-42' }))).toEqual({ id: 'eb-1', entityId: 'lead-42', type: 'meeting.booked', time: '2025-01-06T14:00:00Z' });
+    expect(eventFromEnvelope(def, envelope({ leadId: 'lead-42' }))).toEqual({
+      id: 'eb-1',
+      entityId: 'lead-42',
+      type: 'meeting.booked',
+      time: '2025-01-06T14:00:00Z',
+    });
   });
 
   it('refuses what cannot be logged, naming the field', () => {
@@ -52,7 +57,13 @@ describe('EventBridge envelope mapping', () => {
   });
 
   it('puts an event so that the envelope EventBridge makes of it maps back to the same event', () => {
-    const event: LifecycleEvent = { id: 'e-7', entityId: 'lead-1', type: 'deal.closed', time: '2025-03-01T10:00:00Z', detail: { value: 12000 } };
+    const event: LifecycleEvent = {
+      id: 'e-7',
+      entityId: 'lead-1',
+      type: 'deal.closed',
+      time: '2025-03-01T10:00:00Z',
+      detail: { value: 12000 },
+    };
     const entry = toPutEventsEntry(def, event, 'stepwise-dev-leads', 'stepwise.crm');
     expect(entry).toEqual({
       EventBusName: 'stepwise-dev-leads',
@@ -61,23 +72,38 @@ describe('EventBridge envelope mapping', () => {
       Time: new Date('2025-03-01T10:00:00Z'),
       Detail: JSON.stringify({ leadId: 'lead-1', eventId: 'e-7', value: 12000 }),
     });
-    const received = envelope(JSON.parse(entry.Detail!), { id: 'eb-new', 'detail-type': entry.DetailType, time: entry.Time!.toISOString().replace('.000', '') });
+    const received = envelope(JSON.parse(entry.Detail!), {
+      id: 'eb-new',
+      'detail-type': entry.DetailType,
+      time: entry.Time!.toISOString().replace('.000', ''),
+    });
     expect(eventFromEnvelope(def, received)).toEqual(event);
   });
 
   it('keeps every key of detail, __proto__ and constructor included, as data', () => {
-    const detail = JSON.parse('{"leadId":"l","__proto__":{"polluted":true},"constructor":"c","n":1e300}') as Record<string, unknown>;
+    const detail = JSON.parse('{"leadId":"l","__proto__":{"polluted":true},"constructor":"c","n":1e300}') as Record<
+      string,
+      unknown
+    >;
     const event = eventFromEnvelope(def, envelope(detail));
     expect(Object.keys(event.detail!)).toEqual(['__proto__', 'constructor', 'n']);
     expect(JSON.stringify(event.detail)).toBe('{"__proto__":{"polluted":true},"constructor":"c","n":1e+300}');
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
-    expect(JSON.parse(toPutEventsEntry(def, event, 'b', 'stepwise.crm').Detail!)).toEqual(JSON.parse('{"leadId":"l","eventId":"eb-1","__proto__":{"polluted":true},"constructor":"c","n":1e300}'));
+    expect(JSON.parse(toPutEventsEntry(def, event, 'b', 'stepwise.crm').Detail!)).toEqual(
+      JSON.parse('{"leadId":"l","eventId":"eb-1","__proto__":{"polluted":true},"constructor":"c","n":1e300}'),
+    );
   });
 
   it('refuses an event whose detail uses a key the envelope owns, or that is not an event', () => {
     const base: LifecycleEvent = { id: 'e', entityId: 'l', type: 'link.clicked', time: '2025-03-01T10:00:00Z' };
-    expect(() => toPutEventsEntry(def, { ...base, detail: { leadId: 'x' } }, 'b', 'stepwise.crm')).toThrow('detail.leadId is reserved');
-    expect(() => toPutEventsEntry(def, { ...base, detail: { eventId: 'x' } }, 'b', 'stepwise.crm')).toThrow('detail.eventId is reserved');
-    expect(() => toPutEventsEntry(def, { ...base, time: 'soon' }, 'b', 'stepwise.crm')).toThrow(/lifecycle event: time/);
+    expect(() => toPutEventsEntry(def, { ...base, detail: { leadId: 'x' } }, 'b', 'stepwise.crm')).toThrow(
+      'detail.leadId is reserved',
+    );
+    expect(() => toPutEventsEntry(def, { ...base, detail: { eventId: 'x' } }, 'b', 'stepwise.crm')).toThrow(
+      'detail.eventId is reserved',
+    );
+    expect(() => toPutEventsEntry(def, { ...base, time: 'soon' }, 'b', 'stepwise.crm')).toThrow(
+      /lifecycle event: time/,
+    );
   });
 });

@@ -1,10 +1,15 @@
 /** Every lead flow of the lead lifecycle, as a pure sequence through applyEvent with the shipped agent configs. */
 import { describe, expect, it } from 'vitest';
-import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import { InvalidInputError } from '../../../src/core/errors.ts';
+import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
-import { canReceiveFollowUp, initialSnapshot, entityStatus, transition } from '../../../src/runtime/lifecycle/transition.ts';
-import { NO_GOAL, def, scriptedLead } from './support.ts';
+import {
+  canReceiveFollowUp,
+  entityStatus,
+  initialSnapshot,
+  transition,
+} from '../../../src/runtime/lifecycle/transition.ts';
+import { def, NO_GOAL, scriptedLead } from './support.ts';
 
 describe('the lead flows', () => {
   it('meeting booked as goal: outreach, engaged, booked, goal hit', () => {
@@ -137,10 +142,14 @@ describe('the lead flows', () => {
     for (const detail of [{ state: 'hot' }, { state: 'active' }, { state: 42 }, undefined]) {
       const [logged] = lead.send('crm.state_set', detail);
       expect(logged!.stateAfter).toBe('meeting_attended');
-      expect(logged!.actions).toEqual([{ type: 'refuse', reason: expect.stringMatching(/^crm\.state_set: detail\.state /) }]);
+      expect(logged!.actions).toEqual([
+        { type: 'refuse', reason: expect.stringMatching(/^crm\.state_set: detail\.state /) },
+      ]);
     }
     expect(lead.log.at(-1)!.actions).toEqual([{ type: 'refuse', reason: 'crm.state_set: detail.state is missing' }]);
-    expect(lead.log.at(-4)!.actions).toEqual([{ type: 'refuse', reason: 'crm.state_set: detail.state "hot" is not a leaf state of lead-lifecycle' }]);
+    expect(lead.log.at(-4)!.actions).toEqual([
+      { type: 'refuse', reason: 'crm.state_set: detail.state "hot" is not a leaf state of lead-lifecycle' },
+    ]);
     expect(lead.snapshot.version).toBe(version);
 
     lead.send('crm.state_set', { state: 'meeting_attended' }); // an echo of our own sync: no transition
@@ -158,7 +167,12 @@ describe('the lead flows', () => {
     lead.send('meeting.booked'); // the goal event after the end: logged, no goal.hit
     expect(lead.snapshot.state).toBe('conversation_stopped');
     expect(lead.types()).not.toContain('goal.hit');
-    expect(lead.log.at(-1)).toMatchObject({ type: 'meeting.booked', stateBefore: 'conversation_stopped', stateAfter: 'conversation_stopped', actions: [] });
+    expect(lead.log.at(-1)).toMatchObject({
+      type: 'meeting.booked',
+      stateBefore: 'conversation_stopped',
+      stateAfter: 'conversation_stopped',
+      actions: [],
+    });
   });
 
   it('human intervention to deal: a human takes over and closes via the CRM; every event is logged', () => {
@@ -174,7 +188,14 @@ describe('the lead flows', () => {
     expect(set!.actions).toEqual([{ type: 'startConversation', conversation: 2 }]);
     lead.send('renewal.due');
     expect(lead.snapshot.state).toBe('renewal_due');
-    expect(lead.types()).toEqual(['agent.message_sent', 'lead.message_sent', 'conversation.stopped', 'deal.closed', 'crm.state_set', 'renewal.due']);
+    expect(lead.types()).toEqual([
+      'agent.message_sent',
+      'lead.message_sent',
+      'conversation.stopped',
+      'deal.closed',
+      'crm.state_set',
+      'renewal.due',
+    ]);
   });
 
   it('human closes the deal while the agent is still working the lead', () => {
@@ -198,7 +219,12 @@ describe('the lead flows', () => {
     const [restart] = lead.send('agent.message_sent');
     expect(restart).toMatchObject({ conversation: 2, stateBefore: 'goal_hit', stateAfter: 'outreach' });
     expect(restart!.actions).toEqual([{ type: 'startConversation', conversation: 2 }]);
-    expect(lead.snapshot).toMatchObject({ state: 'outreach', conversation: 2, context: { followUpsStopped: false }, progress: { matched: [] } });
+    expect(lead.snapshot).toMatchObject({
+      state: 'outreach',
+      conversation: 2,
+      context: { followUpsStopped: false },
+      progress: { matched: [] },
+    });
     lead.send('lead.message_sent');
     lead.send('deal.closed', { value: 2500 });
     expect(lead.snapshot).toMatchObject({ state: 'deal_closed', conversation: 2 });
@@ -213,7 +239,11 @@ describe('the lead flows', () => {
       'goal.hit',
     ]);
     expect(lead.snapshot.eventCount).toBe(lead.log.length);
-    expect(entityStatus(def, lead.snapshot)).toMatchObject({ conversation: 2, eventCount: 10, path: 'active.deal_closed' });
+    expect(entityStatus(def, lead.snapshot)).toMatchObject({
+      conversation: 2,
+      eventCount: 10,
+      path: 'active.deal_closed',
+    });
   });
 
   it('re-entry by the lead: a reply after conversation_stopped starts conversation 2 in engaged', () => {
@@ -222,12 +252,16 @@ describe('the lead flows', () => {
     lead.send('conversation.stopped');
     lead.send('lead.message_sent');
     expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 2, version: 3 });
-    expect(lead.log.at(-1)!.actions).toEqual([{ type: 'startConversation', conversation: 2 }, { type: 'clearFollowUpStop' }]);
+    expect(lead.log.at(-1)!.actions).toEqual([
+      { type: 'startConversation', conversation: 2 },
+      { type: 'clearFollowUpStop' },
+    ]);
   });
 
   it('renewals: the agent works the same lead for renewal without a new conversation', () => {
     const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
-    for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended', 'deal.closed']) lead.send(type);
+    for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended', 'deal.closed'])
+      lead.send(type);
     expect(lead.snapshot.state).toBe('deal_closed');
     lead.send('renewal.due', undefined, '2026-01-06T09:00:00Z');
     expect(lead.snapshot.state).toBe('renewal_due');
@@ -253,7 +287,8 @@ describe('the lead flows', () => {
 
   it('payments: meeting attended, payment initiated, payment completed closes the deal', () => {
     const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
-    for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended']) lead.send(type);
+    for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended'])
+      lead.send(type);
     lead.send('payment.initiated', { amount: 900 });
     expect(lead.snapshot.state).toBe('payment_pending');
     lead.send('payment.initiated', { amount: 900 }); // a retry of the checkout: logged only
@@ -301,7 +336,15 @@ describe('the lead flows', () => {
 
   it('no goal: the agent works the lead indefinitely and goal.hit is never raised', () => {
     const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
-    for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended', 'deal.closed', 'renewal.due']) lead.send(type);
+    for (const type of [
+      'agent.message_sent',
+      'lead.message_sent',
+      'meeting.booked',
+      'meeting.attended',
+      'deal.closed',
+      'renewal.due',
+    ])
+      lead.send(type);
     expect(lead.types()).not.toContain('goal.hit');
     expect(lead.snapshot.state).toBe('renewal_due');
   });
@@ -310,7 +353,12 @@ describe('the lead flows', () => {
     const lead = scriptedLead(NO_GOAL);
     lead.send('link.clicked');
     const [unknown] = lead.send('lead.sneezed', { loud: true });
-    expect(unknown).toMatchObject({ type: 'lead.sneezed', stateBefore: 'idle', stateAfter: 'idle', detail: { loud: true } });
+    expect(unknown).toMatchObject({
+      type: 'lead.sneezed',
+      stateBefore: 'idle',
+      stateAfter: 'idle',
+      detail: { loud: true },
+    });
     expect(unknown!.actions).toEqual([{ type: 'refuse', reason: 'unknown event type "lead.sneezed"' }]);
     expect(lead.snapshot).toMatchObject({ state: 'idle', version: 0, eventCount: 2 });
   });
@@ -318,20 +366,37 @@ describe('the lead flows', () => {
 
 describe('transition', () => {
   const engaged = { ...initialSnapshot(def), state: 'engaged', version: 2, eventCount: 2 };
-  const booked: LifecycleEvent = { id: 'evt-9', entityId: 'lead-1', type: 'meeting.booked', time: '2025-03-01T10:00:00+01:00' };
+  const booked: LifecycleEvent = {
+    id: 'evt-9',
+    entityId: 'lead-1',
+    type: 'meeting.booked',
+    time: '2025-03-01T10:00:00+01:00',
+  };
 
   it('returns the raised events without applying them', () => {
     const r = transition(def, engaged, booked, loadAgentConfig('book-meeting', 'lead-lifecycle'));
     expect(r.snapshot).toMatchObject({ state: 'meeting_booked', version: 3, eventCount: 3 });
     expect(r.actions).toEqual([]);
     expect(r.emitted).toEqual([
-      { id: 'evt-9:goal.hit', entityId: 'lead-1', type: 'goal.hit', time: '2025-03-01T10:00:00+01:00', detail: { triggeredBy: 'evt-9' } },
+      {
+        id: 'evt-9:goal.hit',
+        entityId: 'lead-1',
+        type: 'goal.hit',
+        time: '2025-03-01T10:00:00+01:00',
+        detail: { triggeredBy: 'evt-9' },
+      },
     ]);
   });
 
   it('raises follow_up.stopped before goal.hit when one event does both', () => {
-    const config = { goal: { event: 'meeting.booked' as const }, stopFollowUpsOn: [{ event: 'meeting.booked' as const }] };
-    expect(transition(def, engaged, booked, config).emitted.map((e) => e.id)).toEqual(['evt-9:follow_up.stopped', 'evt-9:goal.hit']);
+    const config = {
+      goal: { event: 'meeting.booked' as const },
+      stopFollowUpsOn: [{ event: 'meeting.booked' as const }],
+    };
+    expect(transition(def, engaged, booked, config).emitted.map((e) => e.id)).toEqual([
+      'evt-9:follow_up.stopped',
+      'evt-9:goal.hit',
+    ]);
   });
 
   it('throws only for input that cannot be logged', () => {
@@ -345,7 +410,9 @@ describe('transition', () => {
       expect(() => transition(def, engaged, event as LifecycleEvent, NO_GOAL)).toThrow(InvalidInputError);
       expect(() => transition(def, engaged, event as LifecycleEvent, NO_GOAL)).toThrow(message);
     }
-    expect(() => transition(def, { ...engaged, state: 'active' }, booked, NO_GOAL)).toThrow(/snapshot state "active" is not a leaf state of lead-lifecycle/);
+    expect(() => transition(def, { ...engaged, state: 'active' }, booked, NO_GOAL)).toThrow(
+      /snapshot state "active" is not a leaf state of lead-lifecycle/,
+    );
     expect(() => transition(def, { ...engaged, state: 'constructor' }, booked, NO_GOAL)).toThrow(InvalidInputError);
   });
 });

@@ -1,32 +1,47 @@
 /** `lead.state_changed`, what each listener derives from it, the listener handlers and the port adapters (the lead lifecycle's features). */
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, GetScheduleCommand, ResourceNotFoundException, SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
+
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  ResourceNotFoundException,
+  SchedulerClient,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { CrmSyncError, InvalidInputError } from '../../../src/core/errors.ts';
-import { stateChangedType } from '../../../src/runtime/lifecycle/envelope.ts';
-import { LIFECYCLE_SOURCE } from '../../../src/definitions/lifecycle/schema.ts';
-import { createHandler as crmSyncHandler } from '../../../src/runtime/lifecycle/handlers/crm-sync.ts';
-import { createHandler as timersHandler } from '../../../src/runtime/lifecycle/handlers/timers.ts';
-import { createHandler as senderHandler } from '../../../src/runtime/lifecycle/handlers/follow-up-sender.ts';
-import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
-import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { LocalScheduler } from '../../../src/local/scheduler.ts';
-import { timerName } from '../../../src/runtime/lifecycle/timers.ts';
-import { createHandler as notifierHandler } from '../../../src/runtime/lifecycle/handlers/notifier.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
+import type { EntitySnapshot, LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
+import { LIFECYCLE_SOURCE } from '../../../src/definitions/lifecycle/schema.ts';
+import { LocalScheduler } from '../../../src/local/scheduler.ts';
+import { stateChangedType } from '../../../src/runtime/lifecycle/envelope.ts';
+import { createHandler as crmSyncHandler } from '../../../src/runtime/lifecycle/handlers/crm-sync.ts';
+import { createHandler as senderHandler } from '../../../src/runtime/lifecycle/handlers/follow-up-sender.ts';
+import { createHandler as notifierHandler } from '../../../src/runtime/lifecycle/handlers/notifier.ts';
+import { createHandler as timersHandler } from '../../../src/runtime/lifecycle/handlers/timers.ts';
 import {
   eventBridgeScheduler,
   FollowUpSendError,
   httpCrm,
   httpFollowUpChannel,
-  recordingFollowUpChannel,
   recordingCrm,
+  recordingFollowUpChannel,
   recordingNotifier,
   sesNotifier,
 } from '../../../src/runtime/lifecycle/ports.ts';
-import type { EntitySnapshot, LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
-import { crmUpdateOf, notificationFor, parseStateChanged, stateChangeOf, type StateChangedDetail } from '../../../src/runtime/lifecycle/state-changes.ts';
+import {
+  crmUpdateOf,
+  notificationFor,
+  parseStateChanged,
+  type StateChangedDetail,
+  stateChangeOf,
+} from '../../../src/runtime/lifecycle/state-changes.ts';
+import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
+import { timerName } from '../../../src/runtime/lifecycle/timers.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
 
 const def = loadLifecycle('lead-lifecycle');
@@ -35,12 +50,20 @@ const attendMeeting = loadAgentConfig('attend-meeting', 'lead-lifecycle');
 const LIFECYCLE = def.name;
 
 /** Apply events in order from a new lead; returns the change the last one made and the snapshot before it. */
-function changeOf(types: string[], config = attendMeeting): { before: EntitySnapshot; change: StateChangedDetail | undefined } {
+function changeOf(
+  types: string[],
+  config = attendMeeting,
+): { before: EntitySnapshot; change: StateChangedDetail | undefined } {
   let lead = initialSnapshot(def);
   let change: StateChangedDetail | undefined;
   let before = lead;
   types.forEach((type, i) => {
-    const event: LifecycleEvent = { id: `e${i + 1}`, entityId: 'lead-1', type, time: `2025-01-06T${String(9 + i).padStart(2, '0')}:00:00Z` };
+    const event: LifecycleEvent = {
+      id: `e${i + 1}`,
+      entityId: 'lead-1',
+      type,
+      time: `2025-01-06T${String(9 + i).padStart(2, '0')}:00:00Z`,
+    };
     const result = applyEvent(def, lead, event, config);
     before = lead;
     change = stateChangeOf(def, lead, result);
@@ -84,7 +107,12 @@ describe('lead.state_changed', () => {
 
   it('is published for a context-only change, never for an event that changed neither state nor context', () => {
     const stopped = changeOf(['agent.message_sent', 'lead.message_sent', 'link.clicked']).change!;
-    expect(stopped).toMatchObject({ from: 'engaged', to: 'engaged', context: { followUpsStopped: true }, raised: ['follow_up.stopped'] });
+    expect(stopped).toMatchObject({
+      from: 'engaged',
+      to: 'engaged',
+      context: { followUpsStopped: true },
+      raised: ['follow_up.stopped'],
+    });
     expect(changeOf(['agent.message_sent', 'agent.message_sent']).change).toBeUndefined();
     expect(changeOf(['lead.sneezed']).change).toBeUndefined();
     expect(changeOf(['agent.message_sent', 'crm.state_set']).change).toBeUndefined(); // refused: no detail.state
@@ -94,7 +122,9 @@ describe('lead.state_changed', () => {
     const detail = changeOf(['agent.message_sent']).change!;
     expect(parseStateChanged(envelopeOf(detail))).toEqual(detail);
     expect(() => parseStateChanged(envelopeOf(detail, { source: 'stepwise.crm' }))).toThrow(InvalidInputError);
-    expect(() => parseStateChanged(envelopeOf(detail, { 'detail-type': 'meeting.booked' }))).toThrow(/state change event: detail-type/);
+    expect(() => parseStateChanged(envelopeOf(detail, { 'detail-type': 'meeting.booked' }))).toThrow(
+      /state change event: detail-type/,
+    );
     expect(() => parseStateChanged(envelopeOf({ ...detail, version: undefined }))).toThrow(/detail\.version/);
   });
 
@@ -112,14 +142,20 @@ describe('lead.state_changed', () => {
   });
 
   it('notifies the team on entering a notify state only', () => {
-    const booked = notificationFor(def, changeOf(['agent.message_sent', 'lead.message_sent', 'meeting.booked']).change!);
+    const booked = notificationFor(
+      def,
+      changeOf(['agent.message_sent', 'lead.message_sent', 'meeting.booked']).change!,
+    );
     expect(booked).toMatchObject({ entityId: 'lead-1', key: 'lead-1:v4', subject: 'Lead lead-1: meeting booked' });
     expect(booked!.text).toContain('Cause: meeting.booked (e3) at 2025-01-06T11:00:00Z (raised: follow_up.stopped).');
     expect(notificationFor(def, changeOf(['agent.message_sent', 'lead.message_sent']).change!)).toBeUndefined(); // engaged
-    expect(notificationFor(def, changeOf(['agent.message_sent', 'lead.message_sent', 'link.clicked']).change!)).toBeUndefined(); // context only
-    expect(notificationFor(def, changeOf(['agent.message_sent', 'lead.opted_out']).change!)?.subject).toBe('Lead lead-1: opted out');
+    expect(
+      notificationFor(def, changeOf(['agent.message_sent', 'lead.message_sent', 'link.clicked']).change!),
+    ).toBeUndefined(); // context only
+    expect(notificationFor(def, changeOf(['agent.message_sent', 'lead.opted_out']).change!)?.subject).toBe(
+      'Lead lead-1: opted out',
+    );
   });
-
 });
 
 describe('listener handlers', () => {
@@ -131,7 +167,9 @@ describe('listener handlers', () => {
     const timers = new LocalScheduler({ deliver: async () => {} });
     const handler = timersHandler({ LIFECYCLE, AGENT_CONFIG: JSON.stringify(attendMeeting) }, { timers });
     const set = await handler(engaged);
-    expect(set.set).toMatchObject([{ kind: 'follow-up', dueAt: '2025-01-08T10:00:00Z', stamp: { version: 2, step: 1 } }]);
+    expect(set.set).toMatchObject([
+      { kind: 'follow-up', dueAt: '2025-01-08T10:00:00Z', stamp: { version: 2, step: 1 } },
+    ]);
     const outreach = envelopeOf(changeOf(['agent.message_sent']).change!);
     expect((await handler(outreach)).kept).toEqual([timerName('follow-up', 'lead-1')]); // v1 arrives late: the v2 timer stays
     await handler(engaged); // a redelivery
@@ -162,7 +200,9 @@ describe('listener handlers', () => {
   it('import without their environment and name the missing variable on the first event', async () => {
     await expect(crmSyncHandler({})(engaged)).rejects.toThrow("this function's environment has no CRM_WEBHOOK_URL");
     await expect(notifierHandler({ LIFECYCLE, MAIL_FROM: 'a@example.com' })(goal)).rejects.toThrow('NOTIFY_TO');
-    await expect(timersHandler({ LIFECYCLE, AGENT_CONFIG: JSON.stringify(attendMeeting) })(engaged)).rejects.toThrow('SCHEDULE_GROUP');
+    await expect(timersHandler({ LIFECYCLE, AGENT_CONFIG: JSON.stringify(attendMeeting) })(engaged)).rejects.toThrow(
+      'SCHEDULE_GROUP',
+    );
     await expect(timersHandler({ LIFECYCLE })(engaged)).rejects.toThrow('AGENT_CONFIG');
     await expect(timersHandler({ AGENT_CONFIG: JSON.stringify(attendMeeting) })(engaged)).rejects.toThrow('LIFECYCLE');
     await expect(crmSyncHandler({}, { crm: recordingCrm() })({ source: 'x' })).rejects.toThrow(InvalidInputError);
@@ -184,21 +224,50 @@ describe('follow-up sender', () => {
   });
   async function setup() {
     const store = memoryLifecycleStore();
-    const r = applyEvent(def, initialSnapshot(def), { id: 'e1', entityId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' }, config);
+    const r = applyEvent(
+      def,
+      initialSnapshot(def),
+      { id: 'e1', entityId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' },
+      config,
+    );
     await store.append('lead-1', 0, r);
     const timers = new LocalScheduler({ deliver: async () => {} });
     const followUpChannel = recordingFollowUpChannel();
     const put: PutEventsRequestEntry[] = [];
-    const handler = senderHandler({ LIFECYCLE, AGENT_CONFIG: JSON.stringify(config), LIFECYCLE_BUS_ARN: 'arn:aws:events:us-east-1:1:event-bus/leads' }, { store, timers, followUpChannel, putEvents: async (e) => void put.push(...e) });
+    const handler = senderHandler(
+      {
+        LIFECYCLE,
+        AGENT_CONFIG: JSON.stringify(config),
+        LIFECYCLE_BUS_ARN: 'arn:aws:events:us-east-1:1:event-bus/leads',
+      },
+      { store, timers, followUpChannel, putEvents: async (e) => void put.push(...e) },
+    );
     return { handler, timers, followUpChannel, put };
   }
 
   it('sends a due follow-up through the channel, logs it as agent.message_sent from the scheduler, and sets the next step', async () => {
     const { handler, timers, followUpChannel, put } = await setup();
     expect(await handler(due(1, 1))).toMatchObject({ outcome: 'send', followUp: 1 });
-    expect(followUpChannel.sent).toEqual([{ entityId: 'lead-1', followUp: 1, version: 1, key: `${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1` }]);
-    expect(put).toMatchObject([{ Source: 'stepwise.scheduler', DetailType: 'agent.message_sent', EventBusName: 'arn:aws:events:us-east-1:1:event-bus/leads' }]);
-    expect(JSON.parse(put[0]!.Detail!)).toEqual({ leadId: 'lead-1', eventId: followUpChannel.sent[0]!.key, followUp: 1 });
+    expect(followUpChannel.sent).toEqual([
+      {
+        entityId: 'lead-1',
+        followUp: 1,
+        version: 1,
+        key: `${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1`,
+      },
+    ]);
+    expect(put).toMatchObject([
+      {
+        Source: 'stepwise.scheduler',
+        DetailType: 'agent.message_sent',
+        EventBusName: 'arn:aws:events:us-east-1:1:event-bus/leads',
+      },
+    ]);
+    expect(JSON.parse(put[0]!.Detail!)).toEqual({
+      leadId: 'lead-1',
+      eventId: followUpChannel.sent[0]!.key,
+      followUp: 1,
+    });
     expect(timers.pending).toMatchObject([{ dueAt: '2025-01-11T09:00:00Z', stamp: { version: 1, step: 2 } }]);
     await handler(due(1, 1)); // Scheduler delivers at least once: the channel sends once per key
     expect(followUpChannel.sent).toHaveLength(1);
@@ -218,7 +287,9 @@ describe('follow-up sender', () => {
   it('refuses anything but a follow_up.due from the lifecycle', async () => {
     const { handler } = await setup();
     await expect(handler({ ...due(1, 1), source: 'stepwise.crm' })).rejects.toThrow(InvalidInputError);
-    await expect(handler({ ...due(1, 1), detail: { entityId: 'lead-1' } })).rejects.toThrow(/follow_up.due event: detail.dueAt/);
+    await expect(handler({ ...due(1, 1), detail: { entityId: 'lead-1' } })).rejects.toThrow(
+      /follow_up.due event: detail.dueAt/,
+    );
   });
 });
 
@@ -243,9 +314,11 @@ describe('port adapters', () => {
   });
 
   it('httpCrm fails with CrmSyncError on a non-2xx answer or no answer', async () => {
-    await expect(httpCrm('https://crm.test/hook', 'leadId', async () => new Response('busy', { status: 503 })).syncEntityState(update)).rejects.toThrow(
-      new CrmSyncError('CRM webhook answered 503 for leadId lead-1 v1'),
-    );
+    await expect(
+      httpCrm('https://crm.test/hook', 'leadId', async () => new Response('busy', { status: 503 })).syncEntityState(
+        update,
+      ),
+    ).rejects.toThrow(new CrmSyncError('CRM webhook answered 503 for leadId lead-1 v1'));
     const down = httpCrm('https://crm.test/hook', 'leadId', async () => {
       throw new TypeError('fetch failed');
     });
@@ -260,9 +333,20 @@ describe('port adapters', () => {
       return new Response(null, { status: 202 });
     }).sendFollowUp(message);
     expect(calls[0]![1].headers).toEqual({ 'content-type': 'application/json', 'idempotency-key': message.key });
-    expect(JSON.parse(String(calls[0]![1].body))).toEqual({ leadId: 'lead-1', followUp: 2, version: 5, key: message.key });
-    const busy = httpFollowUpChannel('https://agent.test/follow-up', 'leadId', async () => new Response('busy', { status: 503 }));
-    await expect(busy.sendFollowUp(message)).rejects.toThrow(new FollowUpSendError('follow-up channel answered 503 for lead-1 follow-up 2'));
+    expect(JSON.parse(String(calls[0]![1].body))).toEqual({
+      leadId: 'lead-1',
+      followUp: 2,
+      version: 5,
+      key: message.key,
+    });
+    const busy = httpFollowUpChannel(
+      'https://agent.test/follow-up',
+      'leadId',
+      async () => new Response('busy', { status: 503 }),
+    );
+    await expect(busy.sendFollowUp(message)).rejects.toThrow(
+      new FollowUpSendError('follow-up channel answered 503 for lead-1 follow-up 2'),
+    );
     await expect(busy.sendFollowUp(message)).rejects.toHaveProperty('name', 'FollowUpSendError');
   });
 
@@ -270,7 +354,9 @@ describe('port adapters', () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
     const notification = notificationFor(def, changeOf(['agent.message_sent', 'lead.opted_out']).change!)!;
-    await sesNotifier(new SESv2Client({ region: 'us-east-1' }), 'agent@acme.test', 'sales@acme.test').notify(notification);
+    await sesNotifier(new SESv2Client({ region: 'us-east-1' }), 'agent@acme.test', 'sales@acme.test').notify(
+      notification,
+    );
     const input = ses.commandCalls(SendEmailCommand)[0]!.args[0].input;
     expect(input).toMatchObject({
       FromEmailAddress: 'agent@acme.test',
@@ -280,22 +366,36 @@ describe('port adapters', () => {
     ses.restore();
   });
 
-  const target = { groupName: 'stepwise-dev-lead-timers', roleArn: 'arn:aws:iam::1:role/TimerDelivery', busArn: 'arn:aws:events:us-east-1:1:event-bus/leads', deadLetterArn: 'arn:aws:sqs:us-east-1:1:TimerDeadLetters', entityKey: 'leadId' };
+  const target = {
+    groupName: 'stepwise-dev-lead-timers',
+    roleArn: 'arn:aws:iam::1:role/TimerDelivery',
+    busArn: 'arn:aws:events:us-east-1:1:event-bus/leads',
+    deadLetterArn: 'arn:aws:sqs:us-east-1:1:TimerDeadLetters',
+    entityKey: 'leadId',
+  };
   const request = (version: number, step = 1, dueAt = '2025-01-08T10:00:00Z') => ({
     name: timerName('follow-up', 'lead-1'),
     kind: 'follow-up' as const,
     entityId: 'lead-1',
     dueAt,
     stamp: { version, setAt: '2025-01-06T10:00:00Z', step },
-    delivery: { source: 'stepwise.lifecycle', detailType: 'follow_up.due', detail: { entityId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T10:00:00Z', step } } },
+    delivery: {
+      source: 'stepwise.lifecycle',
+      detailType: 'follow_up.due',
+      detail: { entityId: 'lead-1', dueAt, timer: { version, setAt: '2025-01-06T10:00:00Z', step } },
+    },
   });
 
   it('eventBridgeScheduler creates a one-time schedule: deterministic name, at() in UTC, flexible window off, DLQ and retries, bus target', async () => {
     const scheduler = mockClient(SchedulerClient);
-    scheduler.on(GetScheduleCommand).rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
+    scheduler
+      .on(GetScheduleCommand)
+      .rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
     scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:s' });
     const now = Date.parse('2025-01-06T10:00:00Z');
-    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => now).set(request(2))).toBe('set');
+    expect(
+      await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => now).set(request(2)),
+    ).toBe('set');
     const input = scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input;
     expect(input).toMatchObject({
       Name: timerName('follow-up', 'lead-1'),
@@ -315,8 +415,12 @@ describe('port adapters', () => {
     expect(JSON.parse(input.Target!.Input!)).toMatchObject({ entityId: 'lead-1', timer: { version: 2, step: 1 } });
     // A due time already past (a late sender) is moved a minute into the future: Scheduler must still fire it.
     scheduler.resetHistory();
-    await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => Date.parse('2025-01-09T00:00:00Z')).set(request(2));
-    expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input.ScheduleExpression).toBe('at(2025-01-09T00:01:00)');
+    await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () =>
+      Date.parse('2025-01-09T00:00:00Z'),
+    ).set(request(2));
+    expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input.ScheduleExpression).toBe(
+      'at(2025-01-09T00:01:00)',
+    );
     scheduler.restore();
   });
 
@@ -326,17 +430,35 @@ describe('port adapters', () => {
     scheduler.on(GetScheduleCommand).resolves({
       Name: r.name,
       ScheduleExpression: 'at(2025-01-08T10:00:00)',
-      Target: { Arn: 'a', RoleArn: 'r', Input: JSON.stringify({ ...r.delivery.detail, timer: r.stamp }), EventBridgeParameters: { Source: 'stepwise.lifecycle', DetailType: 'follow_up.due' } },
+      Target: {
+        Arn: 'a',
+        RoleArn: 'r',
+        Input: JSON.stringify({ ...r.delivery.detail, timer: r.stamp }),
+        EventBridgeParameters: { Source: 'stepwise.lifecycle', DetailType: 'follow_up.due' },
+      },
     });
-    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get(r.name)).toEqual(r);
-    scheduler.on(GetScheduleCommand).resolves({ Name: 'other', ScheduleExpression: 'rate(1 day)', Target: { Arn: 'a', RoleArn: 'r', Input: '{}' } });
-    expect(await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get('other')).toBeUndefined();
+    expect(
+      await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get(r.name),
+    ).toEqual(r);
+    scheduler
+      .on(GetScheduleCommand)
+      .resolves({ Name: 'other', ScheduleExpression: 'rate(1 day)', Target: { Arn: 'a', RoleArn: 'r', Input: '{}' } });
+    expect(
+      await eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0).get('other'),
+    ).toBeUndefined();
     scheduler.restore();
   });
 
   it('eventBridgeScheduler replaces an older schedule of the same name, keeps a newer one, and cancels idempotently', async () => {
     const scheduler = mockClient(SchedulerClient);
-    const existing = (version: number) => ({ Name: 'x', Target: { Arn: 'a', RoleArn: 'r', Input: JSON.stringify({ timer: { version, setAt: '2025-01-06T10:00:00Z', step: 1 } }) } });
+    const existing = (version: number) => ({
+      Name: 'x',
+      Target: {
+        Arn: 'a',
+        RoleArn: 'r',
+        Input: JSON.stringify({ timer: { version, setAt: '2025-01-06T10:00:00Z', step: 1 } }),
+      },
+    });
     const adapter = eventBridgeScheduler(new SchedulerClient({ region: 'us-east-1' }), target, () => 0);
     scheduler.on(GetScheduleCommand).resolves(existing(3));
     expect(await adapter.set(request(2))).toBe('kept');
@@ -346,11 +468,17 @@ describe('port adapters', () => {
     expect(await adapter.set(request(2))).toBe('set');
     expect(scheduler.commandCalls(UpdateScheduleCommand)).toHaveLength(1);
     // Created concurrently between the read and the create: replaced.
-    scheduler.on(GetScheduleCommand).rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
-    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ $metadata: {}, message: 'exists', Message: 'exists' }));
+    scheduler
+      .on(GetScheduleCommand)
+      .rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
+    scheduler
+      .on(CreateScheduleCommand)
+      .rejects(new ConflictException({ $metadata: {}, message: 'exists', Message: 'exists' }));
     expect(await adapter.set(request(4))).toBe('set');
     expect(scheduler.commandCalls(UpdateScheduleCommand)).toHaveLength(2);
-    scheduler.on(DeleteScheduleCommand).rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
+    scheduler
+      .on(DeleteScheduleCommand)
+      .rejects(new ResourceNotFoundException({ $metadata: {}, message: 'none', Message: 'none' }));
     await expect(adapter.cancel('gone')).resolves.toBeUndefined();
     scheduler.on(DeleteScheduleCommand).rejects(new Error('AccessDenied'));
     await expect(adapter.cancel('x')).rejects.toThrow('AccessDenied');

@@ -4,16 +4,24 @@ import { describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
 import { listAgentConfigs, loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import {
-  EntitySnapshotSchema,
-  LoggedEventSchema,
   type EntitySnapshot,
+  EntitySnapshotSchema,
   type LifecycleEvent,
   type LoggedEvent,
+  LoggedEventSchema,
 } from '../../../src/definitions/lifecycle/schema.ts';
-import { applyEvent, canReceiveFollowUp, initialSnapshot, transition } from '../../../src/runtime/lifecycle/transition.ts';
-import { NO_GOAL, def } from './support.ts';
+import {
+  applyEvent,
+  canReceiveFollowUp,
+  initialSnapshot,
+  transition,
+} from '../../../src/runtime/lifecycle/transition.ts';
+import { def, NO_GOAL } from './support.ts';
 
-const CONFIGS: AgentConfig[] = [NO_GOAL, ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle'))];
+const CONFIGS: AgentConfig[] = [
+  NO_GOAL,
+  ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle')),
+];
 
 type Draft = Pick<LifecycleEvent, 'type' | 'detail'>;
 
@@ -25,9 +33,20 @@ const draft: fc.Arbitrary<Draft> = fc.oneof(
       .map((state): Draft => ({ type: 'crm.state_set', ...(state !== undefined && { detail: { state } }) })),
     weight: 3,
   },
-  { arbitrary: fc.integer({ min: 0, max: 20000 }).map((value): Draft => ({ type: 'deal.closed', detail: { value } })), weight: 2 },
-  { arbitrary: fc.constantFrom('hi', 'please CALL ME', '').map((text): Draft => ({ type: 'lead.message_sent', detail: { text } })), weight: 3 },
-  { arbitrary: fc.constantFrom('/pricing', '/blog').map((url): Draft => ({ type: 'link.clicked', detail: { url } })), weight: 2 },
+  {
+    arbitrary: fc.integer({ min: 0, max: 20000 }).map((value): Draft => ({ type: 'deal.closed', detail: { value } })),
+    weight: 2,
+  },
+  {
+    arbitrary: fc
+      .constantFrom('hi', 'please CALL ME', '')
+      .map((text): Draft => ({ type: 'lead.message_sent', detail: { text } })),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.constantFrom('/pricing', '/blog').map((url): Draft => ({ type: 'link.clicked', detail: { url } })),
+    weight: 2,
+  },
   { arbitrary: fc.constantFrom('lead.sneezed', 'meeting.rescheduled').map((type): Draft => ({ type })), weight: 1 },
 );
 
@@ -37,7 +56,12 @@ const scenario = fc.record({
 });
 
 function events(drafts: readonly Draft[]): LifecycleEvent[] {
-  return drafts.map((d, i) => ({ id: `e${i}`, entityId: 'lead', time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), ...d }));
+  return drafts.map((d, i) => ({
+    id: `e${i}`,
+    entityId: 'lead',
+    time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
+    ...d,
+  }));
 }
 
 /** The event store's loop: skip ids already logged, apply, append. */
@@ -126,7 +150,9 @@ describe('lifecycle properties', () => {
         // may move a lead between terminal states at will: that is not a goal being hit.
         const raised = log.filter((e) => e.type === 'goal.hit' && e.id.endsWith(':goal.hit'));
         if (!config.goal) expect(raised).toEqual([]);
-        const reached = log.filter((e) => e.type === 'goal.hit' && e.stateAfter === 'goal_hit' && e.stateBefore !== 'goal_hit');
+        const reached = log.filter(
+          (e) => e.type === 'goal.hit' && e.stateAfter === 'goal_hit' && e.stateBefore !== 'goal_hit',
+        );
         expect(new Set(reached.map((e) => e.conversation)).size).toBe(reached.length);
         expect(new Set(raised.map((e) => e.conversation)).size).toBe(raised.length);
         for (const hit of raised) expect(hit.stateAfter).toBe('goal_hit');
@@ -169,11 +195,18 @@ describe('lifecycle properties', () => {
         const original = events(drafts);
         const once = store(config, original);
         // Redeliver random earlier events right after later ones.
-        const noisy = original.flatMap((e, i) => [e, ...picks.filter((p) => p % (original.length || 1) <= i).slice(0, 2).map((p) => original[p % original.length]!)]);
+        const noisy = original.flatMap((e, i) => [
+          e,
+          ...picks
+            .filter((p) => p % (original.length || 1) <= i)
+            .slice(0, 2)
+            .map((p) => original[p % original.length]!),
+        ]);
         const again = store(config, noisy);
         expect(again.log).toEqual(once.log);
         expect(again.snapshot).toEqual(once.snapshot);
-        for (const batch of once.batches) for (const raised of batch.slice(1)) expect(raised.id).toBe(`${batch[0]!.id}:${raised.type}`);
+        for (const batch of once.batches)
+          for (const raised of batch.slice(1)) expect(raised.id).toBe(`${batch[0]!.id}:${raised.type}`);
         expect(store(config, original)).toEqual(once);
       }),
       RUNS,

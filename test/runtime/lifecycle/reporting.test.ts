@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
-import { buildReport, countPerEntity, formatReport, loggedIn, rateOf, timeBetween } from '../../../src/runtime/lifecycle/reporting.ts';
-import { LoggedEventSchema, type LoggedEvent } from '../../../src/definitions/lifecycle/schema.ts';
+import { type LoggedEvent, LoggedEventSchema } from '../../../src/definitions/lifecycle/schema.ts';
+import {
+  buildReport,
+  countPerEntity,
+  formatReport,
+  loggedIn,
+  rateOf,
+  timeBetween,
+} from '../../../src/runtime/lifecycle/reporting.ts';
 import { def, scriptedLead } from './support.ts';
 
 const HOUR = 3_600_000;
@@ -42,12 +49,21 @@ describe('reporting', () => {
   });
 
   it('counts meetings booked per lead, over every conversation, zero included', () => {
-    expect(countPerEntity(logs(), 'meeting.booked')).toEqual({ total: 4, perEntity: { 'a-rebooked': 2, 'b-sparky': 1, 'c-inbound': 1, 'd-silent': 0 } });
+    expect(countPerEntity(logs(), 'meeting.booked')).toEqual({
+      total: 4,
+      perEntity: { 'a-rebooked': 2, 'b-sparky': 1, 'c-inbound': 1, 'd-silent': 0 },
+    });
   });
 
   it('no-show rate is meeting.missed / meeting.booked; null without bookings', () => {
     expect(rateOf(logs(), 'meeting.missed', 'meeting.booked').rate).toBe(1 / 4);
-    expect(rateOf(logs().filter((e) => e.entityId === 'd-silent'), 'meeting.missed', 'meeting.booked').rate).toBeNull();
+    expect(
+      rateOf(
+        logs().filter((e) => e.entityId === 'd-silent'),
+        'meeting.missed',
+        'meeting.booked',
+      ).rate,
+    ).toBeNull();
     expect(rateOf([], 'meeting.missed', 'meeting.booked')).toEqual({ count: 0, of: 0, rate: null });
   });
 
@@ -66,7 +82,11 @@ describe('reporting', () => {
     expect(t.perEntity['e-fast']).toBe(2 * HOUR);
     expect(t.medianMs).toBe(DAY);
     expect(t.meanMs).toBe((2 * HOUR + DAY + 100 * DAY) / 3);
-    expect(timeBetween([], 'agent.message_sent', 'meeting.booked')).toEqual({ perEntity: {}, medianMs: null, meanMs: null });
+    expect(timeBetween([], 'agent.message_sent', 'meeting.booked')).toEqual({
+      perEntity: {},
+      medianMs: null,
+      meanMs: null,
+    });
   });
 
   it('leads that re-engaged after going cold: a lead.message_sent while cold', () => {
@@ -77,7 +97,12 @@ describe('reporting', () => {
     const ordered = buildReport(def, logs());
     const shuffled = buildReport(def, [...logs()].reverse());
     expect(shuffled).toEqual(ordered);
-    expect(Object.keys((shuffled.reports.meetingsBooked as { perEntity: object }).perEntity)).toEqual(['a-rebooked', 'b-sparky', 'c-inbound', 'd-silent']);
+    expect(Object.keys((shuffled.reports.meetingsBooked as { perEntity: object }).perEntity)).toEqual([
+      'a-rebooked',
+      'b-sparky',
+      'c-inbound',
+      'd-silent',
+    ]);
   });
 
   it('buildReport puts the reports table together (entities, events, states, each report), as the statechart declares it', () => {
@@ -90,7 +115,11 @@ describe('reporting', () => {
       reports: {
         meetingsBooked: { total: 4, perEntity: { 'a-rebooked': 2, 'b-sparky': 1, 'c-inbound': 1, 'd-silent': 0 } },
         noShow: { count: 1, of: 4, rate: 0.25 },
-        timeToMeeting: { perEntity: { 'a-rebooked': DAY, 'b-sparky': 100 * DAY }, medianMs: 50.5 * DAY, meanMs: 50.5 * DAY },
+        timeToMeeting: {
+          perEntity: { 'a-rebooked': DAY, 'b-sparky': 100 * DAY },
+          medianMs: 50.5 * DAY,
+          meanMs: 50.5 * DAY,
+        },
         reengagedAfterCold: ['b-sparky'],
       },
     });
@@ -103,6 +132,10 @@ describe('reporting', () => {
       're-engaged after going cold: b-sparky',
     ]);
     // System-raised events are in the same log: each goal met once.
-    expect(events.filter((e) => e.type === 'goal.hit').map((e) => e.entityId)).toEqual(['a-rebooked', 'b-sparky', 'c-inbound']);
+    expect(events.filter((e) => e.type === 'goal.hit').map((e) => e.entityId)).toEqual([
+      'a-rebooked',
+      'b-sparky',
+      'c-inbound',
+    ]);
   });
 });

@@ -3,12 +3,16 @@
  * sets (a late CRM echo never moves a lead back) and stale time-based events (`expectedVersion`).
  */
 import { describe, expect, it } from 'vitest';
+import { DefinitionError } from '../../../src/core/errors.ts';
 import { AgentConfigSchema } from '../../../src/definitions/lifecycle/agent-config.ts';
 import { checkAgentConfig, loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
-import { DefinitionError } from '../../../src/core/errors.ts';
 import { def, scriptedLead } from './support.ts';
 
-const handOffCold = AgentConfigSchema.parse({ goal: { event: 'meeting.booked' }, stopConversationOn: [{ state: 'cold', sparky: false }], sparky: false });
+const handOffCold = AgentConfigSchema.parse({
+  goal: { event: 'meeting.booked' },
+  stopConversationOn: [{ state: 'cold', sparky: false }],
+  sparky: false,
+});
 const withSparky = { ...handOffCold, sparky: true };
 
 describe('configured conversation stops', () => {
@@ -38,7 +42,10 @@ describe('configured conversation stops', () => {
   });
 
   it('the goal wins over a stop that holds for the same event', () => {
-    const config = AgentConfigSchema.parse({ goal: { event: 'meeting.booked' }, stopConversationOn: [{ event: 'meeting.booked' }] });
+    const config = AgentConfigSchema.parse({
+      goal: { event: 'meeting.booked' },
+      stopConversationOn: [{ event: 'meeting.booked' }],
+    });
     const lead = scriptedLead(config);
     lead.send('lead.message_sent');
     expect(lead.send('meeting.booked').map((e) => e.type)).toEqual(['meeting.booked', 'goal.hit']);
@@ -46,10 +53,14 @@ describe('configured conversation stops', () => {
   });
 
   it('the shipped hand-off-cold agent declares that stop (cold, no Sparky), and condition states must exist', () => {
-    expect(loadAgentConfig('hand-off-cold', 'lead-lifecycle').stopConversationOn).toEqual([{ state: 'cold', sparky: false }]);
+    expect(loadAgentConfig('hand-off-cold', 'lead-lifecycle').stopConversationOn).toEqual([
+      { state: 'cold', sparky: false },
+    ]);
     const typo = AgentConfigSchema.parse({ stopConversationOn: [{ anyOf: [{ state: 'colt' }] }] });
     expect(() => checkAgentConfig(typo, def, 'agent x')).toThrow(DefinitionError);
-    expect(() => checkAgentConfig(typo, def, 'agent x')).toThrow('agent x: stopConversationOn.0.anyOf.0.state: "colt" is not a state of lead-lifecycle');
+    expect(() => checkAgentConfig(typo, def, 'agent x')).toThrow(
+      'agent x: stopConversationOn.0.anyOf.0.state: "colt" is not a state of lead-lifecycle',
+    );
   });
 });
 
@@ -61,7 +72,11 @@ describe('versioned CRM sets', () => {
     lead.send('meeting.missed'); // v3 no_show
     const late = lead.send('crm.state_set', { state: 'meeting_booked', version: 2 });
     expect(late).toHaveLength(1);
-    expect(late[0]).toMatchObject({ stateBefore: 'no_show', stateAfter: 'no_show', actions: [{ type: 'refuse', reason: "crm.state_set: based on version 2, older than the lead's version 3" }] });
+    expect(late[0]).toMatchObject({
+      stateBefore: 'no_show',
+      stateAfter: 'no_show',
+      actions: [{ type: 'refuse', reason: "crm.state_set: based on version 2, older than the lead's version 3" }],
+    });
     expect(lead.snapshot).toMatchObject({ state: 'no_show', version: 3, eventCount: 4 });
   });
 
@@ -93,12 +108,20 @@ describe("CRM sets ordered by the CRM's own time", () => {
     lead.send('crm.state_set', { state: 'meeting_booked', crmUpdatedAt: '2025-01-06T10:00:00Z' });
     expect(lead.snapshot).toMatchObject({ state: 'meeting_booked', placedAt: '2025-01-06T10:00:00Z' });
     const late = lead.send('crm.state_set', { state: 'engaged', crmUpdatedAt: '2025-01-06T09:59:59Z' });
-    expect(late[0]!.actions).toEqual([{ type: 'refuse', reason: 'crm.state_set: detail.crmUpdatedAt 2025-01-06T09:59:59Z is older than the newest one applied (2025-01-06T10:00:00Z)' }]);
+    expect(late[0]!.actions).toEqual([
+      {
+        type: 'refuse',
+        reason:
+          'crm.state_set: detail.crmUpdatedAt 2025-01-06T09:59:59Z is older than the newest one applied (2025-01-06T10:00:00Z)',
+      },
+    ]);
     expect(lead.snapshot.state).toBe('meeting_booked');
     lead.send('crm.state_set', { state: 'goal_hit', crmUpdatedAt: '2025-01-06T10:00:00Z' });
     lead.send('crm.state_set', { state: 'engaged', crmUpdatedAt: '2025-01-07T10:00:00+01:00' });
     expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 2, placedAt: '2025-01-07T10:00:00+01:00' });
-    expect(lead.send('crm.state_set', { state: 'cold', crmUpdatedAt: 'yesterday' })[0]!.actions[0]).toMatchObject({ type: 'refuse' });
+    expect(lead.send('crm.state_set', { state: 'cold', crmUpdatedAt: 'yesterday' })[0]!.actions[0]).toMatchObject({
+      type: 'refuse',
+    });
     // An invalid target is refused and does not move the CRM's clock.
     lead.send('crm.state_set', { state: 'hot', crmUpdatedAt: '2025-02-01T00:00:00Z' });
     expect(lead.snapshot.placedAt).toBe('2025-01-07T10:00:00+01:00');
@@ -111,7 +134,10 @@ describe('stale time-based events', () => {
     lead.send('agent.message_sent'); // v1 outreach
     lead.send('lead.message_sent'); // v2 engaged
     const stale = lead.send('follow_ups.exhausted', { expectedVersion: 1 });
-    expect(stale[0]).toMatchObject({ stateAfter: 'engaged', actions: [{ type: 'refuse', reason: 'stale: expected version 1, the lead is at version 2' }] });
+    expect(stale[0]).toMatchObject({
+      stateAfter: 'engaged',
+      actions: [{ type: 'refuse', reason: 'stale: expected version 1, the lead is at version 2' }],
+    });
     lead.send('follow_ups.exhausted', { expectedVersion: 2 });
     expect(lead.snapshot.state).toBe('cold');
   });

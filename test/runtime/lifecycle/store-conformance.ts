@@ -3,7 +3,7 @@
  * append/conflict/duplicate/listing behaviour, driven through the pure `applyEvent`.
  */
 import { describe, expect, it } from 'vitest';
-import { VersionConflictError, InvalidInputError } from '../../../src/core/errors.ts';
+import { InvalidInputError, VersionConflictError } from '../../../src/core/errors.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import type { EntitySnapshot, LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
 import type { LifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
@@ -14,7 +14,8 @@ const config = loadAgentConfig('attend-meeting', 'lead-lifecycle');
 let leads = 0;
 
 /** A lead id no other test of this run uses (adapters may share a table). */
-export const freshLead = (prefix = 'lead'): string => `${prefix}-${process.pid}-${++leads}-${Math.random().toString(36).slice(2, 8)}`;
+export const freshLead = (prefix = 'lead'): string =>
+  `${prefix}-${process.pid}-${++leads}-${Math.random().toString(36).slice(2, 8)}`;
 
 function event(entityId: string, id: string, type: string, detail?: Record<string, unknown>): LifecycleEvent {
   return { id, entityId, type, time: '2025-01-06T09:00:00Z', ...(detail && { detail }) };
@@ -40,7 +41,12 @@ export function describeLeadStore(name: string, store: () => LifecycleStore): vo
     it('appends the trigger and its raised events with the snapshot, and reads them back', async () => {
       const lead = freshLead();
       expect(await record(store(), event(lead, 'e1', 'agent.message_sent'))).toBe('APPENDED');
-      expect(await record(store(), event(lead, 'e2', 'lead.message_sent', { text: 'hi', score: 0.5, tags: ['a'], nested: { x: null } }))).toBe('APPENDED');
+      expect(
+        await record(
+          store(),
+          event(lead, 'e2', 'lead.message_sent', { text: 'hi', score: 0.5, tags: ['a'], nested: { x: null } }),
+        ),
+      ).toBe('APPENDED');
       expect(await record(store(), event(lead, 'e3', 'meeting.booked'))).toBe('APPENDED'); // raises follow_up.stopped
       const snapshot = await store().getEntity(lead);
       expect(snapshot).toEqual({
@@ -74,18 +80,30 @@ export function describeLeadStore(name: string, store: () => LifecycleStore): vo
       const stale = applyEvent(def, initialSnapshot(def), event(lead, 'e2', 'lead.message_sent'), config);
       await expect(store().append(lead, 0, stale)).rejects.toBeInstanceOf(VersionConflictError);
       const snapshot = (await store().getEntity(lead))!;
-      await expect(store().append(lead, 5, applyEvent(def, { ...snapshot, eventCount: 5 }, event(lead, 'e3', 'lead.message_sent'), config))).rejects.toBeInstanceOf(
-        VersionConflictError,
-      );
+      await expect(
+        store().append(
+          lead,
+          5,
+          applyEvent(def, { ...snapshot, eventCount: 5 }, event(lead, 'e3', 'lead.message_sent'), config),
+        ),
+      ).rejects.toBeInstanceOf(VersionConflictError);
       expect((await store().listEvents(lead)).map((e) => e.id)).toEqual(['e1']);
       expect(await store().load(lead, 'e2')).toMatchObject({ duplicate: false });
     });
 
     it('lets exactly one of two concurrent first appends win', async () => {
       const lead = freshLead();
-      const results = await Promise.allSettled(['a', 'b'].map((id) => store().append(lead, 0, applyEvent(def, initialSnapshot(def), event(lead, id, 'agent.message_sent'), config))));
-      expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value)).toEqual(['APPENDED']);
-      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflictError);
+      const results = await Promise.allSettled(
+        ['a', 'b'].map((id) =>
+          store().append(lead, 0, applyEvent(def, initialSnapshot(def), event(lead, id, 'agent.message_sent'), config)),
+        ),
+      );
+      expect(
+        results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<string>).value),
+      ).toEqual(['APPENDED']);
+      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(
+        VersionConflictError,
+      );
       expect(await store().listEvents(lead)).toHaveLength(1);
     });
 
@@ -126,7 +144,9 @@ export function describeLeadStore(name: string, store: () => LifecycleStore): vo
       await expect(store().append(lead, 1, result)).rejects.toThrow(InvalidInputError);
       await expect(store().append(lead, 0, { ...result, events: [] })).rejects.toThrow(/no events/);
       await expect(store().append('other', 0, result)).rejects.toThrow(/another entity/);
-      await expect(store().append(lead, 0, { ...result, snapshot: { ...result.snapshot, eventCount: 3 } })).rejects.toThrow(/eventCount 3/);
+      await expect(
+        store().append(lead, 0, { ...result, snapshot: { ...result.snapshot, eventCount: 3 } }),
+      ).rejects.toThrow(/eventCount 3/);
       expect(await store().getEntity(lead)).toBeUndefined();
     });
 

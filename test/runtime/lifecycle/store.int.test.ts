@@ -1,10 +1,10 @@
 /** The DynamoDB adapter against DynamoDB Local, with the table the lifecycle stack deploys. */
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTablesFromTemplate, startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { dynamoLifecycleStore, type LifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
-import { describeLeadStore, freshLead, record } from './store-conformance.ts';
 import { lifecycleApp } from '../../local/lifecycle/support.ts';
+import { describeLeadStore, freshLead, record } from './store-conformance.ts';
 
 let ddb: DynamoDbLocal;
 let store: LifecycleStore;
@@ -26,10 +26,26 @@ describe('DynamoDB layout', () => {
     await record(store, { id: 'e1', entityId: lead, type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' });
     await record(store, { id: 'e2', entityId: lead, type: 'meeting.booked', time: '2025-01-06T10:00:00Z' });
     const { Items: items = [] } = await DynamoDBDocumentClient.from(ddb.client).send(
-      new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ENTITY#${lead}` } }),
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `ENTITY#${lead}` },
+      }),
     );
-    expect(items.map((i) => i.sk)).toEqual(['EVT#0000000001', 'EVT#0000000002', 'EVT#0000000003', 'ID#e1', 'ID#e2', 'STATE']);
+    expect(items.map((i) => i.sk)).toEqual([
+      'EVT#0000000001',
+      'EVT#0000000002',
+      'EVT#0000000003',
+      'ID#e1',
+      'ID#e2',
+      'STATE',
+    ]);
     expect(items.find((i) => i.sk === 'ID#e2')).toEqual({ pk: `ENTITY#${lead}`, sk: 'ID#e2', seq: 2 });
-    expect(items.find((i) => i.sk === 'STATE')).toMatchObject({ entityId: lead, state: 'meeting_booked', eventCount: 3, lastEventTime: '2025-01-06T10:00:00Z' });
+    expect(items.find((i) => i.sk === 'STATE')).toMatchObject({
+      entityId: lead,
+      state: 'meeting_booked',
+      eventCount: 3,
+      lastEventTime: '2025-01-06T10:00:00Z',
+    });
   });
 });

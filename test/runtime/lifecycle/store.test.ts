@@ -33,7 +33,10 @@ describe('dynamoLifecycleStore.load', () => {
   it('reads the projection and the event id marker in one consistent BatchGetItem, asking again for keys left unprocessed', async () => {
     doc
       .on(BatchGetCommand)
-      .resolvesOnce({ Responses: { leads: [{ ...key('STATE'), entityId: 'l1', ...snapshot }] }, UnprocessedKeys: { leads: { Keys: [key('ID#e1')], ConsistentRead: true } } })
+      .resolvesOnce({
+        Responses: { leads: [{ ...key('STATE'), entityId: 'l1', ...snapshot }] },
+        UnprocessedKeys: { leads: { Keys: [key('ID#e1')], ConsistentRead: true } },
+      })
       .resolvesOnce({ Responses: { leads: [{ ...key('ID#e1'), seq: 1 }] } });
     expect(await leads().load('l1', 'e1')).toEqual({ snapshot, duplicate: true });
     expect(doc.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems)).toEqual([

@@ -22,7 +22,13 @@ export function scriptedLead(config: AgentConfig, entityId = 'lead-1', start: En
   return {
     send(type: string, detail?: Record<string, unknown>, at?: string): LoggedEvent[] {
       n += 1;
-      const event: LifecycleEvent = { id: `${entityId}-e${n}`, entityId, type, time: at ?? new Date(T0 + n * HOUR).toISOString(), ...(detail && { detail }) };
+      const event: LifecycleEvent = {
+        id: `${entityId}-e${n}`,
+        entityId,
+        type,
+        time: at ?? new Date(T0 + n * HOUR).toISOString(),
+        ...(detail && { detail }),
+      };
       const r = applyEvent(def, snapshot, event, config);
       snapshot = r.snapshot;
       log.push(...r.events);

@@ -9,11 +9,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LocalScheduler } from '../../../src/local/scheduler.ts';
-import { AgentConfigSchema, type AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
+import { type AgentConfig, AgentConfigSchema } from '../../../src/definitions/lifecycle/agent-config.ts';
 import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../../src/definitions/lifecycle/schema.ts';
+import { LocalScheduler } from '../../../src/local/scheduler.ts';
 import { stateChangeOf } from '../../../src/runtime/lifecycle/state-changes.ts';
-import { FollowUpDueSchema, decideFollowUp, restampTimer, timersForChange, type TimerRequest } from '../../../src/runtime/lifecycle/timers.ts';
+import {
+  decideFollowUp,
+  FollowUpDueSchema,
+  restampTimer,
+  type TimerRequest,
+  timersForChange,
+} from '../../../src/runtime/lifecycle/timers.ts';
 import { applyEvent, canReceiveFollowUp, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
 import { def } from './support.ts';
 
@@ -29,7 +35,10 @@ interface Sent {
 }
 
 /** One lead under the wired planner; returns what happened. */
-async function simulate(config: AgentConfig, steps: ({ type: string; detail?: Record<string, unknown> } | { hours: number })[]) {
+async function simulate(
+  config: AgentConfig,
+  steps: ({ type: string; detail?: Record<string, unknown> } | { hours: number })[],
+) {
   const timers = config.timers!;
   let lead = initialSnapshot(def);
   const log: LoggedEvent[] = [];
@@ -60,14 +69,28 @@ async function simulate(config: AgentConfig, steps: ({ type: string; detail?: Re
       const detail = { ...t.delivery.detail, timer: t.stamp };
       if (t.delivery.detailType === 'follow_up.due') {
         const due = FollowUpDueSchema.parse(detail);
-        const decision = decideFollowUp(def, timers, due, lead, log.filter((e) => e.type === 'lead.message_sent').at(-1)?.time);
+        const decision = decideFollowUp(
+          def,
+          timers,
+          due,
+          lead,
+          log.filter((e) => e.type === 'lead.message_sent').at(-1)?.time,
+        );
         if (decision.outcome === 'stale') stale.push(`${t.name} ${decision.reason}`);
         if (decision.outcome === 'send') {
-          if (!sent.some((s) => s.key === decision.event.id)) sent.push({ key: decision.event.id, version: due.timer.version, setAt: due.timer.setAt, followUp: decision.followUp, lead: structuredClone(lead) });
+          if (!sent.some((s) => s.key === decision.event.id))
+            sent.push({
+              key: decision.event.id,
+              version: due.timer.version,
+              setAt: due.timer.setAt,
+              followUp: decision.followUp,
+              lead: structuredClone(lead),
+            });
           await apply(decision.event);
         }
         if (decision.outcome === 'exhausted') await apply(decision.event);
-        if ((decision.outcome === 'send' || decision.outcome === 'restarted') && decision.next) await scheduler.set(decision.next);
+        if ((decision.outcome === 'send' || decision.outcome === 'restarted') && decision.next)
+          await scheduler.set(decision.next);
       } else {
         const { eventId, leadId: _l, ...rest } = detail as unknown as { eventId: string; leadId: string };
         await apply({ id: eventId, entityId: 'lead', type: t.delivery.detailType, time: t.dueAt, detail: rest });
@@ -75,16 +98,28 @@ async function simulate(config: AgentConfig, steps: ({ type: string; detail?: Re
     },
   });
   const checkLiveness = (when: string) => {
-    if (canReceiveFollowUp(def, lead) && timers.coldAfterDays !== null && !scheduler.pending.some((p) => p.kind === 'follow-up'))
+    if (
+      canReceiveFollowUp(def, lead) &&
+      timers.coldAfterDays !== null &&
+      !scheduler.pending.some((p) => p.kind === 'follow-up')
+    )
       livenessGaps.push(`${when}: ${lead.state} v${lead.version} has no follow-up timer`);
   };
   let n = 0;
   for (const step of steps) {
     if ('hours' in step) {
-      await scheduler.advanceTo(scheduler.now() + step.hours * HOUR, async () => checkLiveness(new Date(scheduler.now()).toISOString()));
+      await scheduler.advanceTo(scheduler.now() + step.hours * HOUR, async () =>
+        checkLiveness(new Date(scheduler.now()).toISOString()),
+      );
     } else {
       await scheduler.advanceTo(scheduler.now() + 1000);
-      await apply({ id: `e${n++}`, entityId: 'lead', type: step.type, time: new Date(scheduler.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'), ...(step.detail && { detail: step.detail }) });
+      await apply({
+        id: `e${n++}`,
+        entityId: 'lead',
+        type: step.type,
+        time: new Date(scheduler.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        ...(step.detail && { detail: step.detail }),
+      });
     }
     checkLiveness(`after ${JSON.stringify(step)}`);
   }
@@ -98,10 +133,36 @@ const configArb = fc
     renewalAfterDays: fc.option(fc.integer({ min: 1, max: 400 }), { nil: null }),
     stop: fc.boolean(),
   })
-  .map(({ stop, ...timers }) => AgentConfigSchema.parse({ goal: null, sparky: true, timers, stopFollowUpsOn: stop ? [{ event: 'link.clicked' }] : [] }));
+  .map(({ stop, ...timers }) =>
+    AgentConfigSchema.parse({
+      goal: null,
+      sparky: true,
+      timers,
+      stopFollowUpsOn: stop ? [{ event: 'link.clicked' }] : [],
+    }),
+  );
 const stepArb = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom('agent.message_sent', 'lead.message_sent', 'link.clicked', 'meeting.booked', 'meeting.missed', 'deal.closed', 'lead.opted_out', 'follow_ups.exhausted').map((type) => ({ type })) },
-  { weight: 1, arbitrary: fc.constantFrom('engaged', 'outreach', 'deal_closed', 'cold').map((state) => ({ type: 'crm.state_set', detail: { state } })) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .constantFrom(
+        'agent.message_sent',
+        'lead.message_sent',
+        'link.clicked',
+        'meeting.booked',
+        'meeting.missed',
+        'deal.closed',
+        'lead.opted_out',
+        'follow_ups.exhausted',
+      )
+      .map((type) => ({ type })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('engaged', 'outreach', 'deal_closed', 'cold')
+      .map((state) => ({ type: 'crm.state_set', detail: { state } })),
+  },
   { weight: 4, arbitrary: fc.integer({ min: 1, max: 24 * 30 }).map((hours) => ({ hours })) },
 );
 
@@ -118,11 +179,14 @@ describe('lead timer properties', () => {
           expect(s.followUp).toBeLessThanOrEqual(config.timers!.followUpHours.length);
         }
         const chains = new Map<string, number[]>();
-        for (const s of sent) chains.set(`${s.version}@${s.setAt}`, [...(chains.get(`${s.version}@${s.setAt}`) ?? []), s.followUp]);
+        for (const s of sent)
+          chains.set(`${s.version}@${s.setAt}`, [...(chains.get(`${s.version}@${s.setAt}`) ?? []), s.followUp]);
         for (const numbers of chains.values()) expect(numbers).toEqual(numbers.map((_, i) => i + 1));
         expect(stale).toEqual([]);
         // Timer-raised lifecycle events are never refused: the planner cancelled or replaced every timer of a lead that moved on.
-        expect(log.filter((e) => e.detail?.expectedVersion !== undefined && e.actions.some((a) => a.type === 'refuse'))).toEqual([]);
+        expect(
+          log.filter((e) => e.detail?.expectedVersion !== undefined && e.actions.some((a) => a.type === 'refuse')),
+        ).toEqual([]);
         expect(livenessGaps).toEqual([]);
         expect(scheduler.pending.every((p) => Date.parse(p.dueAt) > scheduler.now())).toBe(true);
         followUps += sent.length;

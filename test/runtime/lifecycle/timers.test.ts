@@ -2,9 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { AgentConfigSchema } from '../../../src/definitions/lifecycle/agent-config.ts';
 import type { EntitySnapshot, LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
-import { stateChangeOf, type StateChangedDetail } from '../../../src/runtime/lifecycle/state-changes.ts';
-import { decideFollowUp, restampTimer, supersedes, timerName, timersForChange, type FollowUpDue } from '../../../src/runtime/lifecycle/timers.ts';
 import { TimersSchema } from '../../../src/definitions/lifecycle/timers-config.ts';
+import { type StateChangedDetail, stateChangeOf } from '../../../src/runtime/lifecycle/state-changes.ts';
+import {
+  decideFollowUp,
+  type FollowUpDue,
+  restampTimer,
+  supersedes,
+  timerName,
+  timersForChange,
+} from '../../../src/runtime/lifecycle/timers.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
 import { def } from './support.ts';
 
@@ -40,7 +47,11 @@ describe('timersForChange', () => {
         delivery: {
           source: 'stepwise.lifecycle',
           detailType: 'follow_up.due',
-          detail: { entityId: 'lead-1', dueAt: '2025-01-08T09:00:00Z', timer: { version: 1, setAt: '2025-01-06T09:00:00Z', step: 1 } },
+          detail: {
+            entityId: 'lead-1',
+            dueAt: '2025-01-08T09:00:00Z',
+            timer: { version: 1, setAt: '2025-01-06T09:00:00Z', step: 1 },
+          },
         },
       },
     ]);
@@ -55,10 +66,18 @@ describe('timersForChange', () => {
       {
         kind: 'renewal',
         dueAt: '2026-03-01T12:00:00Z',
-        delivery: { source: 'stepwise.scheduler', detailType: 'renewal.due', detail: { leadId: 'lead-1', eventId: `${timerName('renewal', 'lead-1')}:v2`, expectedVersion: 2 } },
+        delivery: {
+          source: 'stepwise.scheduler',
+          detailType: 'renewal.due',
+          detail: { leadId: 'lead-1', eventId: `${timerName('renewal', 'lead-1')}:v2`, expectedVersion: 2 },
+        },
       },
     ]);
-    const renewing = timersForChange(def, timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['renewal.due', '2026-03-01T12:00:00Z']]).change!);
+    const renewing = timersForChange(
+      def,
+      timers,
+      lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['renewal.due', '2026-03-01T12:00:00Z']]).change!,
+    );
     expect(renewing.cancel).toContain(timerName('renewal', 'lead-1'));
   });
 
@@ -66,16 +85,36 @@ describe('timersForChange', () => {
     const cfg = AgentConfigSchema.parse({ timers, stopFollowUpsOn: [{ event: 'link.clicked' }] });
     let snapshot = initialSnapshot(def);
     let change: StateChangedDetail | undefined;
-    for (const [i, [type, time]] of ([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['link.clicked', '2025-03-02T12:00:00Z']] as [string, string][]).entries()) {
+    for (const [i, [type, time]] of (
+      [OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['link.clicked', '2025-03-02T12:00:00Z']] as [
+        string,
+        string,
+      ][]
+    ).entries()) {
       const r = applyEvent(def, snapshot, { id: `e${i}`, entityId: 'lead-1', type, time }, cfg);
       change = stateChangeOf(def, snapshot, r);
       snapshot = r.snapshot;
     }
-    expect(change).toMatchObject({ from: 'deal_closed', to: 'deal_closed', version: 3, context: { followUpsStopped: true } });
-    expect(timersForChange(def, timers, change!)).toEqual({ set: [], cancel: [timerName('follow-up', 'lead-1')], restamp: [{ name: timerName('renewal', 'lead-1'), version: 3 }] });
-    const renewal = timersForChange(def, timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!).set[0]!;
+    expect(change).toMatchObject({
+      from: 'deal_closed',
+      to: 'deal_closed',
+      version: 3,
+      context: { followUpsStopped: true },
+    });
+    expect(timersForChange(def, timers, change!)).toEqual({
+      set: [],
+      cancel: [timerName('follow-up', 'lead-1')],
+      restamp: [{ name: timerName('renewal', 'lead-1'), version: 3 }],
+    });
+    const renewal = timersForChange(def, timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!)
+      .set[0]!;
     const rearmed = restampTimer(renewal, 3);
-    expect(rearmed).toMatchObject({ name: renewal.name, dueAt: renewal.dueAt, stamp: { version: 3 }, delivery: { detail: { expectedVersion: 3, eventId: renewal.delivery.detail.eventId } } });
+    expect(rearmed).toMatchObject({
+      name: renewal.name,
+      dueAt: renewal.dueAt,
+      stamp: { version: 3 },
+      delivery: { detail: { expectedVersion: 3, eventId: renewal.delivery.detail.eventId } },
+    });
     expect(supersedes(rearmed.stamp, renewal.stamp)).toBe(true);
   });
 
@@ -96,17 +135,32 @@ describe('timersForChange', () => {
 });
 
 describe('decideFollowUp', () => {
-  const due = (version: number, step: number, dueAt: string, setAt = '2025-01-06T09:00:00Z'): FollowUpDue => ({ entityId: 'lead-1', dueAt, timer: { version, setAt, step } });
+  const due = (version: number, step: number, dueAt: string, setAt = '2025-01-06T09:00:00Z'): FollowUpDue => ({
+    entityId: 'lead-1',
+    dueAt,
+    timer: { version, setAt, step },
+  });
   const outreach = lead([OUTREACH]).snapshot;
 
   it('sends follow-up n, logs it as agent.message_sent at the due time with a stable id, and sets step n+1 after the next cadence', () => {
     const d = decideFollowUp(def, timers, due(1, 1, '2025-01-08T09:00:00Z'), outreach, undefined);
-    expect(d).toMatchObject({ outcome: 'send', followUp: 1, event: { type: 'agent.message_sent', time: '2025-01-08T09:00:00Z', detail: { followUp: 1 } } });
+    expect(d).toMatchObject({
+      outcome: 'send',
+      followUp: 1,
+      event: { type: 'agent.message_sent', time: '2025-01-08T09:00:00Z', detail: { followUp: 1 } },
+    });
     if (d.outcome !== 'send') throw new Error('unreachable');
     expect(d.event.id).toBe(`${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1`);
-    expect(d.next).toMatchObject({ dueAt: '2025-01-11T09:00:00Z', stamp: { version: 1, setAt: '2025-01-06T09:00:00Z', step: 2 } });
+    expect(d.next).toMatchObject({
+      dueAt: '2025-01-11T09:00:00Z',
+      stamp: { version: 1, setAt: '2025-01-06T09:00:00Z', step: 2 },
+    });
     const last = decideFollowUp(def, timers, due(1, 2, '2025-01-11T09:00:00Z'), outreach, undefined);
-    expect(last).toMatchObject({ outcome: 'send', followUp: 2, next: { dueAt: '2025-01-18T09:00:00Z', stamp: { step: 3 } } });
+    expect(last).toMatchObject({
+      outcome: 'send',
+      followUp: 2,
+      next: { dueAt: '2025-01-18T09:00:00Z', stamp: { step: 3 } },
+    });
   });
 
   it('after the last follow-up and coldAfterDays of silence raises follow_ups.exhausted guarded by the version', () => {
@@ -116,21 +170,47 @@ describe('decideFollowUp', () => {
     });
     // No cold timer: the chain ends after the last follow-up.
     const noCold = TimersSchema.parse({ followUpHours: [48] });
-    expect(decideFollowUp(def, noCold, due(1, 1, '2025-01-08T09:00:00Z'), outreach, undefined)).toMatchObject({ outcome: 'send', next: undefined });
+    expect(decideFollowUp(def, noCold, due(1, 1, '2025-01-08T09:00:00Z'), outreach, undefined)).toMatchObject({
+      outcome: 'send',
+      next: undefined,
+    });
   });
 
   it('drops a timer of another version (stale) or for an unknown lead, and skips a lead that cannot receive follow-ups', () => {
-    expect(decideFollowUp(def, timers, due(0, 1, '2025-01-08T09:00:00Z'), outreach, undefined)).toEqual({ outcome: 'stale', reason: 'set at version 0, the lead is at version 1' });
+    expect(decideFollowUp(def, timers, due(0, 1, '2025-01-08T09:00:00Z'), outreach, undefined)).toEqual({
+      outcome: 'stale',
+      reason: 'set at version 0, the lead is at version 1',
+    });
     expect(decideFollowUp(def, timers, due(1, 1, '2025-01-08T09:00:00Z'), undefined, undefined).outcome).toBe('stale');
     const stopped: EntitySnapshot = { ...outreach, context: { followUpsStopped: true } };
-    expect(decideFollowUp(def, timers, due(1, 1, '2025-01-08T09:00:00Z'), stopped, undefined)).toEqual({ outcome: 'not-eligible', reason: 'lead is outreach with follow-ups stopped' });
+    expect(decideFollowUp(def, timers, due(1, 1, '2025-01-08T09:00:00Z'), stopped, undefined)).toEqual({
+      outcome: 'not-eligible',
+      reason: 'lead is outreach with follow-ups stopped',
+    });
   });
 
   it('restarts the chain from a reply that came after the chain started (a reply in engaged does not change the version)', () => {
     const engaged = lead([OUTREACH, ['lead.message_sent', '2025-01-06T12:00:00Z']]).snapshot;
-    const d = decideFollowUp(def, timers, due(2, 1, '2025-01-08T12:00:00Z', '2025-01-06T12:00:00Z'), engaged, '2025-01-07T18:00:00Z');
-    expect(d).toMatchObject({ outcome: 'restarted', next: { dueAt: '2025-01-09T18:00:00Z', stamp: { version: 2, setAt: '2025-01-07T18:00:00Z', step: 1 } } });
+    const d = decideFollowUp(
+      def,
+      timers,
+      due(2, 1, '2025-01-08T12:00:00Z', '2025-01-06T12:00:00Z'),
+      engaged,
+      '2025-01-07T18:00:00Z',
+    );
+    expect(d).toMatchObject({
+      outcome: 'restarted',
+      next: { dueAt: '2025-01-09T18:00:00Z', stamp: { version: 2, setAt: '2025-01-07T18:00:00Z', step: 1 } },
+    });
     // The reply that started the chain is not "after" it.
-    expect(decideFollowUp(def, timers, due(2, 1, '2025-01-08T12:00:00Z', '2025-01-06T12:00:00Z'), engaged, '2025-01-06T12:00:00Z').outcome).toBe('send');
+    expect(
+      decideFollowUp(
+        def,
+        timers,
+        due(2, 1, '2025-01-08T12:00:00Z', '2025-01-06T12:00:00Z'),
+        engaged,
+        '2025-01-06T12:00:00Z',
+      ).outcome,
+    ).toBe('send');
   });
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { initialSnapshot, transition } from '../../../src/runtime/lifecycle/transition.ts';
-import { NO_GOAL, def } from './support.ts';
+import { def, NO_GOAL } from './support.ts';
 
 /** A leaf name: go there. `(stopFollowUps)`: stay and stop follow-ups. `restart → x`: conversation N+1, then x. `detail.state`: the CRM's leaf. */
 type Cell = string;
@@ -25,7 +25,11 @@ const ACTIVE: Partial<Record<string, Cell>> = {
   'crm.state_set': 'detail.state',
 };
 const QUALIFICATION = { ...ACTIVE, 'meeting.booked': 'meeting_booked', 'meeting.attended': 'meeting_attended' };
-const TERMINAL = { 'agent.message_sent': 'restart → outreach', 'lead.message_sent': 'restart → engaged', 'crm.state_set': 'detail.state' };
+const TERMINAL = {
+  'agent.message_sent': 'restart → outreach',
+  'lead.message_sent': 'restart → engaged',
+  'crm.state_set': 'detail.state',
+};
 
 const EXPECTED: Record<string, Partial<Record<string, Cell>>> = {
   idle: {
@@ -45,7 +49,13 @@ const EXPECTED: Record<string, Partial<Record<string, Cell>>> = {
   meeting_booked: { ...ACTIVE, 'meeting.missed': 'no_show', 'meeting.attended': 'meeting_attended' },
   meeting_attended: { ...ACTIVE },
   payment_pending: { ...ACTIVE, 'payment.initiated': undefined },
-  deal_closed: { ...ACTIVE, 'renewal.due': 'renewal_due', 'deal.closed': undefined, 'payment.initiated': undefined, 'payment.completed': undefined },
+  deal_closed: {
+    ...ACTIVE,
+    'renewal.due': 'renewal_due',
+    'deal.closed': undefined,
+    'payment.initiated': undefined,
+    'payment.completed': undefined,
+  },
   renewal_due: { ...ACTIVE, 'agent.message_sent': 'renewal_outreach', 'lead.message_sent': 'renewal_engaged' },
   renewal_outreach: { ...ACTIVE, 'lead.message_sent': 'renewal_engaged' },
   renewal_engaged: { ...ACTIVE },
@@ -67,7 +77,12 @@ describe('transition table', () => {
         const before = { ...initialSnapshot(def), state: leaf, version: 7, conversation: 3, eventCount: 20 };
         const crmTarget = leaf === 'renewal_engaged' ? 'cold' : 'renewal_engaged';
         const detail = event === 'crm.state_set' ? { state: crmTarget } : undefined;
-        const r = transition(def, before, { id: 'e', entityId: 'l', type: event, time: '2025-01-01T00:00:00Z', ...(detail && { detail }) }, NO_GOAL);
+        const r = transition(
+          def,
+          before,
+          { id: 'e', entityId: 'l', type: event, time: '2025-01-01T00:00:00Z', ...(detail && { detail }) },
+          NO_GOAL,
+        );
         expect(r.emitted).toEqual([]);
         expect(r.snapshot.eventCount).toBe(21);
         const restart = /^restart → (\w+)$/.exec(expected);
@@ -75,7 +90,12 @@ describe('transition table', () => {
           expect(r.snapshot).toEqual({ ...before, eventCount: 21 });
           expect(r.actions).toEqual([]);
         } else if (expected === STAY_STOP) {
-          expect(r.snapshot).toMatchObject({ state: leaf, version: 8, conversation: 3, context: { followUpsStopped: true } });
+          expect(r.snapshot).toMatchObject({
+            state: leaf,
+            version: 8,
+            conversation: 3,
+            context: { followUpsStopped: true },
+          });
         } else if (restart) {
           expect(r.snapshot).toMatchObject({ state: restart[1], version: 8, conversation: 4 });
           expect(r.actions[0]).toEqual({ type: 'startConversation', conversation: 4 });
@@ -94,11 +114,20 @@ describe('transition table', () => {
     const rows = section
       .split('\n')
       .filter((l) => l.startsWith('|'))
-      .map((l) => l.split('|').slice(1, -1).map((c) => c.trim().replaceAll('`', '')));
+      .map((l) =>
+        l
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim().replaceAll('`', '')),
+      );
     const [header, , ...body] = rows;
     expect(header!.slice(1)).toEqual([...def.events]);
-    const documented = Object.fromEntries(body.map(([leaf, ...cells]) => [leaf, cells.map((c) => c.replace(/\*$/, ''))]));
-    const expected = Object.fromEntries(Object.keys(EXPECTED).map((leaf) => [leaf, def.events.map((e) => cell(leaf, e))]));
+    const documented = Object.fromEntries(
+      body.map(([leaf, ...cells]) => [leaf, cells.map((c) => c.replace(/\*$/, ''))]),
+    );
+    const expected = Object.fromEntries(
+      Object.keys(EXPECTED).map((leaf) => [leaf, def.events.map((e) => cell(leaf, e))]),
+    );
     expect(documented).toEqual(expected);
   });
 });

@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BedrockModel } from '../../../src/runtime/models/bedrock.ts';
-import type { ConverseRequest } from '../../../src/runtime/models/port.ts';
 import {
   InvalidModelOutputError,
   ModelRequestError,
   ModelThrottledError,
   ModelTimeoutError,
 } from '../../../src/core/errors.ts';
-import { ConverseServer, converseBody, serviceError } from './converse-server.ts';
+import { BedrockModel } from '../../../src/runtime/models/bedrock.ts';
+import type { ConverseRequest } from '../../../src/runtime/models/port.ts';
 import { failure } from '../../support/failure.ts';
+import { ConverseServer, converseBody, serviceError } from './converse-server.ts';
 
 const MODEL_ID = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 
@@ -21,7 +21,9 @@ const request: ConverseRequest = {
         toolSpec: {
           name: 'route',
           description: 'Choose the next step.',
-          inputSchema: { json: { type: 'object', properties: { next: { type: 'string', enum: ['DONE'] } }, required: ['next'] } },
+          inputSchema: {
+            json: { type: 'object', properties: { next: { type: 'string', enum: ['DONE'] } }, required: ['next'] },
+          },
         },
       },
     ],
@@ -79,7 +81,13 @@ describe('BedrockModel against a local Converse endpoint', () => {
   it('returns a tool-use turn with its input and the stop reason', async () => {
     server.reply({
       status: 200,
-      body: converseBody([{ text: 'Routing.' }, { toolUse: { toolUseId: 'tu-1', name: 'route', input: { next: 'DONE', reason: 'done' } } }], 'tool_use'),
+      body: converseBody(
+        [
+          { text: 'Routing.' },
+          { toolUse: { toolUseId: 'tu-1', name: 'route', input: { next: 'DONE', reason: 'done' } } },
+        ],
+        'tool_use',
+      ),
     });
     const response = await model.converse(request);
     expect(response.stopReason).toBe('tool_use');
@@ -92,11 +100,23 @@ describe('BedrockModel against a local Converse endpoint', () => {
   it('returns end_turn text with usage including cache read and write tokens', async () => {
     server.reply({
       status: 200,
-      body: converseBody([{ text: 'NEXT_STEP: DONE' }], 'end_turn', { inputTokens: 2100, outputTokens: 9, totalTokens: 2109, cacheReadInputTokens: 2048, cacheWriteInputTokens: 0 }),
+      body: converseBody([{ text: 'NEXT_STEP: DONE' }], 'end_turn', {
+        inputTokens: 2100,
+        outputTokens: 9,
+        totalTokens: 2109,
+        cacheReadInputTokens: 2048,
+        cacheWriteInputTokens: 0,
+      }),
     });
     const response = await model.converse(request);
     expect(response.stopReason).toBe('end_turn');
-    expect(response.usage).toEqual({ inputTokens: 2100, outputTokens: 9, totalTokens: 2109, cacheReadInputTokens: 2048, cacheWriteInputTokens: 0 });
+    expect(response.usage).toEqual({
+      inputTokens: 2100,
+      outputTokens: 9,
+      totalTokens: 2109,
+      cacheReadInputTokens: 2048,
+      cacheWriteInputTokens: 0,
+    });
   });
 
   it('passes the max_tokens stop reason through', async () => {
@@ -125,7 +145,10 @@ describe('BedrockModel against a local Converse endpoint', () => {
   });
 
   it('maps ModelNotReadyException and ServiceUnavailableException to ModelTimeoutError', async () => {
-    server.reply(serviceError(429, 'ModelNotReadyException', 'warming up'), serviceError(503, 'ServiceUnavailableException', 'unavailable'));
+    server.reply(
+      serviceError(429, 'ModelNotReadyException', 'warming up'),
+      serviceError(503, 'ServiceUnavailableException', 'unavailable'),
+    );
     expect(await failure(model.converse(request))).toBeInstanceOf(ModelTimeoutError);
     expect(await failure(model.converse(request))).toBeInstanceOf(ModelTimeoutError);
   });
@@ -138,7 +161,9 @@ describe('BedrockModel against a local Converse endpoint', () => {
   });
 
   it('maps ValidationException to the permanent ModelRequestError', async () => {
-    server.reply(serviceError(400, 'ValidationException', 'The model returned the following errors: messages: field required'));
+    server.reply(
+      serviceError(400, 'ValidationException', 'The model returned the following errors: messages: field required'),
+    );
     const error = await failure(model.converse(request));
     expect(error).toBeInstanceOf(ModelRequestError);
     expect(error.message).toContain('ValidationException');

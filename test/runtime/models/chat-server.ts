@@ -35,7 +35,11 @@ export class ChatServer {
       req.on('end', () => {
         const body = text ? JSON.parse(text) : undefined;
         this.calls.push({ path: String(req.url), headers: req.headers, body });
-        const reply = this.replies.shift() ?? this.respond?.(body) ?? { status: 500, body: { error: { message: 'no reply queued', type: 'server_error' } } };
+        const reply = this.replies.shift() ??
+          this.respond?.(body) ?? {
+            status: 500,
+            body: { error: { message: 'no reply queued', type: 'server_error' } },
+          };
         res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
         res.end(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {}));
       });
@@ -51,12 +55,26 @@ export class ChatServer {
 }
 
 /** A chat completion that calls one tool. */
-export const toolCallReply = (name: string, args: unknown, usage = { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 }): ChatReply => ({
+export const toolCallReply = (
+  name: string,
+  args: unknown,
+  usage = { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
+): ChatReply => ({
   status: 200,
   body: {
     id: 'chatcmpl-1',
     object: 'chat.completion',
-    choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: JSON.stringify(args) } }] } }],
+    choices: [
+      {
+        index: 0,
+        finish_reason: 'tool_calls',
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+        },
+      },
+    ],
     usage,
   },
 });

@@ -1,4 +1,10 @@
-import { createServer, type Http2Server, type Http2Session, type ServerHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import {
+  createServer,
+  type Http2Server,
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { AddressInfo } from 'node:net';
 
 /** One request the fake Bedrock endpoint received. */
@@ -73,5 +79,9 @@ export function converseBody(content: unknown[], stopReason: string, usage: Reco
 
 /** A Bedrock error response the way the service sends it. */
 export function serviceError(status: number, type: string, message: string): Reply {
-  return { status, headers: { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` }, body: { message } };
+  return {
+    status,
+    headers: { 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/` },
+    body: { message },
+  };
 }

@@ -2,7 +2,10 @@
 import { afterEach, beforeEach, vi } from 'vitest';
 
 export interface Emf {
-  _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+  };
   [key: string]: unknown;
 }
 
@@ -27,19 +30,26 @@ export function captureEmf(): { lines: () => Emf[]; other: () => unknown[][] } {
 
 /** The one metric directive of an EMF line. */
 const directive = (emf: Emf) => {
-  if (emf._aws.CloudWatchMetrics.length !== 1) throw new Error(`expected one metric directive, got ${emf._aws.CloudWatchMetrics.length}`);
+  if (emf._aws.CloudWatchMetrics.length !== 1)
+    throw new Error(`expected one metric directive, got ${emf._aws.CloudWatchMetrics.length}`);
   return emf._aws.CloudWatchMetrics[0]!;
 };
 
 /** Metric name → value. */
-export const valuesOf = (emf: Emf): Record<string, unknown> => Object.fromEntries(directive(emf).Metrics.map((m) => [m.Name, emf[m.Name]]));
+export const valuesOf = (emf: Emf): Record<string, unknown> =>
+  Object.fromEntries(directive(emf).Metrics.map((m) => [m.Name, emf[m.Name]]));
 
 /** Metric name → unit. */
-export const unitsOf = (emf: Emf): Record<string, string> => Object.fromEntries(directive(emf).Metrics.map((m) => [m.Name, m.Unit]));
+export const unitsOf = (emf: Emf): Record<string, string> =>
+  Object.fromEntries(directive(emf).Metrics.map((m) => [m.Name, m.Unit]));
 
 /** Dimension name → value, over every dimension set of the line. */
 export const dimensionsOf = (emf: Emf): Record<string, unknown> =>
-  Object.fromEntries(directive(emf).Dimensions.flat().map((name) => [name, emf[name]]));
+  Object.fromEntries(
+    directive(emf)
+      .Dimensions.flat()
+      .map((name) => [name, emf[name]]),
+  );
 
 export const namespaceOf = (emf: Emf): string => directive(emf).Namespace;
 

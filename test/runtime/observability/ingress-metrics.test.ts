@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { memoryEmailStore } from '../../../src/runtime/triggers/email/store.ts';
+import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
+import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { createHandler } from '../../../src/runtime/triggers/email/handler.ts';
 import type { ExecutionStarter } from '../../../src/runtime/triggers/email/starter.ts';
-import { memoryEventLog } from '../../../src/runtime/event-log.ts';
-import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
-import { useEmfCapture, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
+import { memoryEmailStore } from '../../../src/runtime/triggers/email/store.ts';
+import { dimensionsOf, namespaceOf, unitsOf, useEmfCapture, valuesOf } from './emf.ts';
 
 const RAW = readFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'samples', 'valid-warranty.eml'));
 const ENV = {
@@ -42,10 +42,21 @@ function record(messageId: string, spam = 'PASS') {
 
 function handler(env: Record<string, string> = ENV) {
   // Every key holds the same sample mail: the outcome comes from the verdicts and the delivery count.
-  const s3 = { send: async () => ({ Body: { transformToByteArray: async () => new Uint8Array(RAW) } }) } as unknown as S3Client;
+  const s3 = {
+    send: async () => ({ Body: { transformToByteArray: async () => new Uint8Array(RAW) } }),
+  } as unknown as S3Client;
   const started = new Set<string>();
-  const starter: ExecutionStarter = { definitive: true, start: async (name) => (started.has(name) ? 'DUPLICATE' : (started.add(name), 'STARTED')) };
-  return createHandler(env, { s3, starter, emails: memoryEmailStore(), events: memoryEventLog(), clock: () => new Date('2026-11-21T09:14:05Z') });
+  const starter: ExecutionStarter = {
+    definitive: true,
+    start: async (name) => (started.has(name) ? 'DUPLICATE' : (started.add(name), 'STARTED')),
+  };
+  return createHandler(env, {
+    s3,
+    starter,
+    emails: memoryEmailStore(),
+    events: memoryEventLog(),
+    clock: () => new Date('2026-11-21T09:14:05Z'),
+  });
 }
 
 const emf = useEmfCapture();
@@ -63,20 +74,32 @@ describe('ingress metrics', () => {
       { service: 'stepwise-ingress', reason: 'spam' },
     ]);
     expect(lines.map(namespaceOf)).toEqual(['Stepwise', 'Stepwise', 'Stepwise']);
-    expect(lines.map(unitsOf)).toEqual([{ EmailAccepted: 'Count' }, { EmailDuplicate: 'Count' }, { EmailRejected: 'Count' }]);
+    expect(lines.map(unitsOf)).toEqual([
+      { EmailAccepted: 'Count' },
+      { EmailDuplicate: 'Count' },
+      { EmailRejected: 'Count' },
+    ]);
   });
 
   it('puts no address, message id or execution name in the metrics', async () => {
     const results = await handler()({ Records: [record('ses-0001'), record('ses-0002', 'FAIL')] });
     const text = JSON.stringify(emf.lines());
-    for (const value of ['maria.lopez@example.org', 'Maria Lopez', 'claims@dev.warranty.example.com', 'ses-000', ...results.map((r) => r.executionName)])
+    for (const value of [
+      'maria.lopez@example.org',
+      'Maria Lopez',
+      'claims@dev.warranty.example.com',
+      'ses-000',
+      ...results.map((r) => r.executionName),
+    ])
       expect(text).not.toContain(value);
   });
 
   it('emits nothing off Lambda unless the environment asks for metrics', async () => {
     const { POWERTOOLS_METRICS_DISABLED: _, ...local } = ENV;
     await handler(local)({ Records: [record('ses-0001')] });
-    await handler({ ...ENV, POWERTOOLS_METRICS_DISABLED: 'true', AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' })({ Records: [record('ses-0001')] });
+    await handler({ ...ENV, POWERTOOLS_METRICS_DISABLED: 'true', AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' })({
+      Records: [record('ses-0001')],
+    });
     expect(emf.lines()).toEqual([]);
     expect(emf.other()).toEqual([]);
   });

@@ -1,14 +1,18 @@
 /** The lifecycle's metrics: `Persist` counts applied events, duplicates and version conflicts; the load Task counts duplicates it reads. */
 import { describe, expect, it } from 'vitest';
 import { VersionConflictError } from '../../../src/core/errors.ts';
+import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { createHandler as loadHandler } from '../../../src/runtime/lifecycle/handlers/load-entity.ts';
 import { createHandler as persistHandler } from '../../../src/runtime/lifecycle/handlers/persist.ts';
-import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
-import { useEmfCapture, dimensionsOf, valuesOf } from './emf.ts';
+import { dimensionsOf, useEmfCapture, valuesOf } from './emf.ts';
 
-const ENV = { LIFECYCLE: 'lead-lifecycle', POWERTOOLS_SERVICE_NAME: 'lead-lifecycle', POWERTOOLS_METRICS_DISABLED: 'false' };
+const ENV = {
+  LIFECYCLE: 'lead-lifecycle',
+  POWERTOOLS_SERVICE_NAME: 'lead-lifecycle',
+  POWERTOOLS_METRICS_DISABLED: 'false',
+};
 const LEAD = 'lead-7731';
 const def = loadLifecycle('lead-lifecycle');
 
@@ -16,7 +20,13 @@ const def = loadLifecycle('lead-lifecycle');
 function persistInput(eventId: string) {
   const event = { id: eventId, entityId: LEAD, type: 'lead.message_sent', time: '2026-01-06T09:00:00Z' };
   const { snapshot, events } = applyEvent(def, initialSnapshot(def), event, { goal: null, stopFollowUpsOn: [] });
-  const envelope = { id: `eb-${eventId}`, 'detail-type': event.type, source: 'stepwise.crm', time: event.time, detail: { leadId: LEAD, eventId } };
+  const envelope = {
+    id: `eb-${eventId}`,
+    'detail-type': event.type,
+    source: 'stepwise.crm',
+    time: event.time,
+    detail: { leadId: LEAD, eventId },
+  };
   return { envelope, expectedEventCount: 0, snapshot, events };
 }
 

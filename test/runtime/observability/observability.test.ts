@@ -1,18 +1,22 @@
 /** The shared factory: X-Ray and EMF on Lambda only, decided by the handler's `env`; metrics flushed per invocation. */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { observability } from '../../../src/runtime/observability.ts';
 import { captureEmf, dimensionsOf, namespaceOf, valuesOf } from './emf.ts';
 
 const LAMBDA = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' };
-const xrayMiddleware = (client: DynamoDBClient) => client.middlewareStack.identify().filter((m) => m.startsWith('XRaySDK'));
+const xrayMiddleware = (client: DynamoDBClient) =>
+  client.middlewareStack.identify().filter((m) => m.startsWith('XRaySDK'));
 const client = () => new DynamoDBClient({ region: 'us-east-1' });
 
 /** Every console method and both output streams, to prove nothing is printed. */
 function spyOutput() {
   const spies = [
-    ...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => {})),
+    ...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation(() => {}),
+    ),
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true),
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true),
   ];

@@ -11,6 +11,12 @@ export function createHandler(env: Env) {
   const { tracer, metrics, instrument } = observability(env, 'probe');
   return instrument(async () => {
     metrics.addMetric('Probe', MetricUnit.Count, 1);
-    return { tracing: tracer.isTracingEnabled(), env: { POWERTOOLS_TRACE_ENABLED: env.POWERTOOLS_TRACE_ENABLED, POWERTOOLS_METRICS_DISABLED: env.POWERTOOLS_METRICS_DISABLED } };
+    return {
+      tracing: tracer.isTracingEnabled(),
+      env: {
+        POWERTOOLS_TRACE_ENABLED: env.POWERTOOLS_TRACE_ENABLED,
+        POWERTOOLS_METRICS_DISABLED: env.POWERTOOLS_METRICS_DISABLED,
+      },
+    };
   });
 }

@@ -1,16 +1,18 @@
 /** The step handler's metrics: one EMF line per step, dimensions `workflow` and `step` only. */
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
-import type { StepInput, StepOutput } from '../../../src/runtime/contracts.ts';
 import { ModelThrottledError } from '../../../src/core/errors.ts';
+import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
+import type { StepInput, StepOutput } from '../../../src/runtime/contracts.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import type { ContentBlock, ModelProvider } from '../../../src/runtime/models/port.ts';
+import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
 import type { Toolbox } from '../../../src/runtime/tools/types.ts';
-import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
 import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
 
-const toolSpec = (name: string) => (Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined);
-import { useEmfCapture, dimensionsOf, namespaceOf, unitsOf, valuesOf } from './emf.ts';
+const toolSpec = (name: string) =>
+  Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined;
+
+import { dimensionsOf, namespaceOf, unitsOf, useEmfCapture, valuesOf } from './emf.ts';
 
 const EMAIL: InboundEmail = {
   id: 'ses-msg-7f3a9c',
@@ -41,7 +43,15 @@ function stepInput(): StepInput {
     workflow: 'warranty-email',
     step: '01-extract-serial',
     input: { email: EMAIL },
-    previous: { step: null, next: '01-extract-serial', reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
+    previous: {
+      step: null,
+      next: '01-extract-serial',
+      reason: 'start',
+      decidedBy: null,
+      fields: {},
+      data: {},
+      count: 0,
+    },
     error: null,
     count: 1,
     execution: { id: `arn:aws:states:us-east-1:123456789012:execution:WarrantyEmail:${EXECUTION}`, name: EXECUTION },
@@ -52,7 +62,20 @@ function stepInput(): StepInput {
 function modelRefusedThenRouting(): ModelProvider {
   const turns: ContentBlock[][] = [
     [{ toolUse: { toolUseId: 't1', name: 'send_email', input: { subject: 'Hi', body: 'We got it.' } } }],
-    [{ toolUse: { toolUseId: 't2', name: 'route', input: { next: '02-check-warranty', reason: 'Warranty claim with a serial.', serialNumber: 'SN48213', issueSummary: 'Does not charge.' } } }],
+    [
+      {
+        toolUse: {
+          toolUseId: 't2',
+          name: 'route',
+          input: {
+            next: '02-check-warranty',
+            reason: 'Warranty claim with a serial.',
+            serialNumber: 'SN48213',
+            issueSummary: 'Does not charge.',
+          },
+        },
+      },
+    ],
   ];
   let turn = 0;
   return {
@@ -63,7 +86,13 @@ function modelRefusedThenRouting(): ModelProvider {
       return {
         output: { message: { role: 'assistant', content } },
         stopReason: 'tool_use',
-        usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
+        usage: {
+          inputTokens: 100,
+          outputTokens: 10,
+          totalTokens: 110,
+          cacheReadInputTokens: 80,
+          cacheWriteInputTokens: 20,
+        },
       };
     },
   };
@@ -99,7 +128,11 @@ describe('step handler metrics', () => {
     const [line] = lines;
     expect(namespaceOf(line!)).toBe('Stepwise');
     expect(line!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'workflow', 'step']]);
-    expect(dimensionsOf(line!)).toEqual({ service: 'warranty-email', workflow: 'warranty-email', step: '01-extract-serial' });
+    expect(dimensionsOf(line!)).toEqual({
+      service: 'warranty-email',
+      workflow: 'warranty-email',
+      step: '01-extract-serial',
+    });
     expect(valuesOf(line!)).toEqual({
       StepCompleted: 1,
       StepDurationMs: 250,
@@ -110,7 +143,13 @@ describe('step handler metrics', () => {
       ModelCacheWriteTokens: 40,
       ToolCallRefused: 1,
     });
-    expect(unitsOf(line!)).toMatchObject({ StepCompleted: 'Count', StepDurationMs: 'Milliseconds', ModelCalls: 'Count', ModelInputTokens: 'Count', ToolCallRefused: 'Count' });
+    expect(unitsOf(line!)).toMatchObject({
+      StepCompleted: 'Count',
+      StepDurationMs: 'Milliseconds',
+      ModelCalls: 'Count',
+      ModelInputTokens: 'Count',
+      ToolCallRefused: 'Count',
+    });
   });
 
   it('puts no personal or per-execution value in the metrics', async () => {
@@ -130,8 +169,19 @@ describe('step handler metrics', () => {
 
   it('counts a FallbackHandoff when the fallback is reached through a caught error, and only from the fallback step', async () => {
     const fallbackEnv = { ...ENV, STEP: '04-out-of-scope' };
-    const sent = { spec: toolSpec, execute: async (name: string, args: unknown) => ({ tool: name, args: args as Record<string, unknown>, result: { sent: true } }) };
-    const run = createHandler(fallbackEnv, { toolbox: sent, events: memoryEventLog(), emails: { get: async () => ({ email: EMAIL, body: BODY }) } });
+    const sent = {
+      spec: toolSpec,
+      execute: async (name: string, args: unknown) => ({
+        tool: name,
+        args: args as Record<string, unknown>,
+        result: { sent: true },
+      }),
+    };
+    const run = createHandler(fallbackEnv, {
+      toolbox: sent,
+      events: memoryEventLog(),
+      emails: { get: async () => ({ email: EMAIL, body: BODY }) },
+    });
     const caught = {
       ...stepInput(),
       step: '04-out-of-scope',
@@ -152,7 +202,12 @@ describe('step handler metrics', () => {
         throw new ModelThrottledError('Too many requests, please wait before trying again.');
       },
     };
-    const run = createHandler(ENV, { model: throttled, toolbox: unusedToolbox, events: memoryEventLog(), emails: { get: async () => ({ email: EMAIL, body: BODY }) } });
+    const run = createHandler(ENV, {
+      model: throttled,
+      toolbox: unusedToolbox,
+      events: memoryEventLog(),
+      emails: { get: async () => ({ email: EMAIL, body: BODY }) },
+    });
     await expect(run(stepInput())).rejects.toThrow(ModelThrottledError);
     const lines = emf.lines();
     expect(lines).toHaveLength(1);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { StepInput } from '../../../src/runtime/contracts.ts';
 import { DefinitionError, StepFailedError } from '../../../src/core/errors.ts';
 import { getStep, loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { loadPlugin, resolvePlugin } from '../../../src/runtime/plugin.ts';
 import type { StepDefinition } from '../../../src/definitions/workflow/schema.ts';
+import type { StepInput } from '../../../src/runtime/contracts.ts';
+import { loadPlugin, resolvePlugin } from '../../../src/runtime/plugin.ts';
 import { runStep } from '../../../src/runtime/step-handler/run-step.ts';
 import { toolContext } from '../../../src/runtime/steps/types.ts';
-import { fakeToolbox, inboundEmail, previousState, scriptedModel, stepInput } from './fixtures.ts';
 import { failure } from '../../support/failure.ts';
+import { fakeToolbox, inboundEmail, previousState, scriptedModel, stepInput } from './fixtures.ts';
 
 const plugin = await loadPlugin('warranty-email');
 const def = plugin.def;
@@ -15,14 +15,31 @@ const def = plugin.def;
 function run(step: StepDefinition, input: StepInput, results: Parameters<typeof fakeToolbox>[0] = {}) {
   const { toolbox, executed } = fakeToolbox(results);
   const { model } = scriptedModel([]);
-  const result = runStep({ plugin, step, input, toolbox, tool: toolContext(input), model: () => model, untrusted: async () => undefined });
+  const result = runStep({
+    plugin,
+    step,
+    input,
+    toolbox,
+    tool: toolContext(input),
+    model: () => model,
+    untrusted: async () => undefined,
+  });
   return { result, executed };
 }
 
 describe('02-check-warranty (code step)', () => {
   const step = getStep(def, '02-check-warranty');
   const after01 = (data: Record<string, unknown>) =>
-    stepInput(step.name, { previous: previousState({ step: '01-extract-serial', next: step.name, reason: 'serial found', decidedBy: 'offline', data, count: 1 }) });
+    stepInput(step.name, {
+      previous: previousState({
+        step: '01-extract-serial',
+        next: step.name,
+        reason: 'serial found',
+        decidedBy: 'offline',
+        data,
+        count: 1,
+      }),
+    });
 
   it.each([
     ['valid', '03a-valid-warranty'],
@@ -43,8 +60,14 @@ describe('02-check-warranty (code step)', () => {
   });
 
   it('hands over to 04 when the lookup fails or answers nonsense', async () => {
-    const failed = await run(step, after01({ serialNumber: 'SN12345' }), { check_warranty: { error: 'RegistryError: rejected' } }).result;
-    expect(failed).toMatchObject({ next: '04-out-of-scope', fields: { handoff: true }, reason: 'Warranty lookup failed: RegistryError: rejected' });
+    const failed = await run(step, after01({ serialNumber: 'SN12345' }), {
+      check_warranty: { error: 'RegistryError: rejected' },
+    }).result;
+    expect(failed).toMatchObject({
+      next: '04-out-of-scope',
+      fields: { handoff: true },
+      reason: 'Warranty lookup failed: RegistryError: rejected',
+    });
     const odd = await run(step, after01({ serialNumber: 'SN12345' }), { check_warranty: { status: 'maybe' } }).result;
     expect(odd).toMatchObject({ next: '04-out-of-scope', reason: 'Warranty lookup failed: unexpected status "maybe"' });
   });
@@ -57,14 +80,18 @@ describe('02-check-warranty (code step)', () => {
 
   it('fails permanently if a code step ever routes outside its declared edges', async () => {
     const narrowed = { ...step, next: ['03b-device-not-found', '03c-expired-warranty', '04-out-of-scope'] };
-    const error = await failure(run(narrowed, after01({ serialNumber: 'SN1' }), { check_warranty: { status: 'valid' } }).result);
+    const error = await failure(
+      run(narrowed, after01({ serialNumber: 'SN1' }), { check_warranty: { status: 'valid' } }).result,
+    );
     expect(error).toBeInstanceOf(StepFailedError);
     expect(error.message).toContain('chose "03a-valid-warranty", not a declared edge');
   });
 
   it('is the default export of lambdas/workflows/<workflow>/steps/<handler>.ts', async () => {
     expect(Object.keys(plugin.codeSteps).sort()).toEqual(['check-warranty', 'out-of-scope']);
-    expect(plugin.codeSteps['check-warranty']).toBe((await import('../../../lambdas/workflows/warranty-email/steps/check-warranty.ts')).default);
+    expect(plugin.codeSteps['check-warranty']).toBe(
+      (await import('../../../lambdas/workflows/warranty-email/steps/check-warranty.ts')).default,
+    );
   });
 
   it('names the missing module when a handler is unknown', async () => {
@@ -72,7 +99,10 @@ describe('02-check-warranty (code step)', () => {
     expect(error).toBeInstanceOf(DefinitionError);
     expect(error.message).toContain('no code step "nope"');
     const loaded = loadWorkflow('warranty-email');
-    const broken = { ...loaded, steps: loaded.steps.map((s) => (s.name === step.name ? { ...s, handler: 'nope' } : s)) };
+    const broken = {
+      ...loaded,
+      steps: loaded.steps.map((s) => (s.name === step.name ? { ...s, handler: 'nope' } : s)),
+    };
     const unresolved = await failure(resolvePlugin(broken));
     expect(unresolved).toBeInstanceOf(DefinitionError);
     expect(unresolved.message).toContain('no module lambdas/workflows/warranty-email/steps/nope.ts');
@@ -82,7 +112,13 @@ describe('02-check-warranty (code step)', () => {
 describe('04-out-of-scope (code step and fallback)', () => {
   const step = getStep(def, '04-out-of-scope');
   const from01 = (next = step.name) =>
-    previousState({ step: '01-extract-serial', next, reason: 'Pricing question, not a warranty claim', decidedBy: 'model', count: 1 });
+    previousState({
+      step: '01-extract-serial',
+      next,
+      reason: 'Pricing question, not a warranty claim',
+      decidedBy: 'model',
+      count: 1,
+    });
 
   it('sends the out-of-scope reply when step 01 routed here', async () => {
     const { result, executed } = run(step, stepInput(step.name, { previous: from01() }));
@@ -94,10 +130,19 @@ describe('04-out-of-scope (code step and fallback)', () => {
   });
 
   it('sends the hand-off reply after a caught error, with the error message in the reason', async () => {
-    const cause = JSON.stringify({ errorType: 'InvalidModelOutputError', errorMessage: '01-extract-serial: route "05-send-confirmation" is not a declared edge', trace: [] });
-    const input = stepInput(step.name, { previous: previousState({ next: '01-extract-serial' }), error: { Error: 'InvalidModelOutputError', Cause: cause } });
+    const cause = JSON.stringify({
+      errorType: 'InvalidModelOutputError',
+      errorMessage: '01-extract-serial: route "05-send-confirmation" is not a declared edge',
+      trace: [],
+    });
+    const input = stepInput(step.name, {
+      previous: previousState({ next: '01-extract-serial' }),
+      error: { Error: 'InvalidModelOutputError', Cause: cause },
+    });
     const out = await run(step, input).result;
-    expect(out.reason).toBe('Hand-off reply sent: 01-extract-serial failed with InvalidModelOutputError: 01-extract-serial: route "05-send-confirmation" is not a declared edge');
+    expect(out.reason).toBe(
+      'Hand-off reply sent: 01-extract-serial failed with InvalidModelOutputError: 01-extract-serial: route "05-send-confirmation" is not a declared edge',
+    );
     expect(out.reply).toContain('a member of our support team will review it');
   });
 
@@ -107,15 +152,30 @@ describe('04-out-of-scope (code step and fallback)', () => {
   });
 
   it('sends the hand-off reply when the previous step reported handoff', async () => {
-    const previous = previousState({ step: '02-check-warranty', next: step.name, reason: 'Warranty lookup failed: down', decidedBy: 'code', fields: { handoff: true }, count: 2 });
+    const previous = previousState({
+      step: '02-check-warranty',
+      next: step.name,
+      reason: 'Warranty lookup failed: down',
+      decidedBy: 'code',
+      fields: { handoff: true },
+      count: 2,
+    });
     const out = await run(step, stepInput(step.name, { previous })).result;
     expect(out.reason).toBe('Hand-off reply sent: 02-check-warranty could not finish: Warranty lookup failed: down');
   });
 
   it('says so, and reports no reply, when send_email replayed a reply an earlier step sent', async () => {
-    const cause = JSON.stringify({ errorType: 'InvalidModelOutputError', errorMessage: '05-send-confirmation: no valid route after 6 model turns' });
-    const input = stepInput(step.name, { previous: previousState({ step: '03a-valid-warranty', next: '05-send-confirmation', count: 3 }), error: { Error: 'InvalidModelOutputError', Cause: cause } });
-    const out = await run(step, input, { send_email: { sent: true, to: 'anna.berg@example.com', messageId: '<first@outbox.local>', replayed: true } }).result;
+    const cause = JSON.stringify({
+      errorType: 'InvalidModelOutputError',
+      errorMessage: '05-send-confirmation: no valid route after 6 model turns',
+    });
+    const input = stepInput(step.name, {
+      previous: previousState({ step: '03a-valid-warranty', next: '05-send-confirmation', count: 3 }),
+      error: { Error: 'InvalidModelOutputError', Cause: cause },
+    });
+    const out = await run(step, input, {
+      send_email: { sent: true, to: 'anna.berg@example.com', messageId: '<first@outbox.local>', replayed: true },
+    }).result;
     expect(out.reason).toBe(
       'Reply already sent for this email, not sent again (hand-off: 05-send-confirmation failed with InvalidModelOutputError: 05-send-confirmation: no valid route after 6 model turns)',
     );
@@ -123,12 +183,18 @@ describe('04-out-of-scope (code step and fallback)', () => {
   });
 
   it('greets without a name when the sender gave none', async () => {
-    const out = await run(step, stepInput(step.name, { previous: from01(), input: { email: inboundEmail({ fromName: undefined }) } })).result;
+    const out = await run(
+      step,
+      stepInput(step.name, { previous: from01(), input: { email: inboundEmail({ fromName: undefined }) } }),
+    ).result;
     expect(out.reply).toMatch(/^Hello there,/);
   });
 
   it('fails (→ FallbackFailed) when even this reply cannot be sent', async () => {
-    const error = await failure(run(step, stepInput(step.name, { previous: from01() }), { send_email: { error: 'MailError: SES rejected' } }).result);
+    const error = await failure(
+      run(step, stepInput(step.name, { previous: from01() }), { send_email: { error: 'MailError: SES rejected' } })
+        .result,
+    );
     expect(error).toBeInstanceOf(StepFailedError);
     expect(error.message).toBe('04-out-of-scope: the reply could not be sent: MailError: SES rejected');
   });

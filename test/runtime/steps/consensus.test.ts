@@ -5,16 +5,26 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DefinitionError, InvalidModelOutputError } from '../../../src/core/errors.ts';
-import { parseStepFile } from '../../../src/definitions/workflow/loader.ts';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import {
+  checkConsensusTools,
+  consensusPlan,
+  validateConsensus,
+  waveSizes,
+} from '../../../src/definitions/workflow/consensus.ts';
+import { loadWorkflow, parseStepFile } from '../../../src/definitions/workflow/loader.ts';
 import type { Consensus, StepDefinition } from '../../../src/definitions/workflow/schema.ts';
-import { consensusPhase, tally, type SampleResult } from '../../../src/runtime/steps/consensus.ts';
-import { checkConsensusTools, consensusPlan, validateConsensus, waveSizes } from '../../../src/definitions/workflow/consensus.ts';
 import type { StepInput } from '../../../src/runtime/contracts.ts';
+import { consensusPhase, type SampleResult, tally } from '../../../src/runtime/steps/consensus.ts';
 import { NO_USAGE, type StepResult } from '../../../src/runtime/steps/types.ts';
 
 const TOOLS = ['calculate', 'convert_units', 'current_time', 'save_note', 'lookup_note'];
-const consensus: Consensus = { samples: 7, temperatures: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6], maxConcurrency: 4, vote: 'selectedTool', choices: 'tools' };
+const consensus: Consensus = {
+  samples: 7,
+  temperatures: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+  maxConcurrency: 4,
+  vote: 'selectedTool',
+  choices: 'tools',
+};
 const TEMPS = consensus.temperatures;
 
 /** Sample n (1-based) at its planned temperature choosing `tool` (null: routes to reflection without a tool). */
@@ -37,7 +47,11 @@ describe('the consensus vote', () => {
       [0.4, 0.5, 0.6].map((temperature, i) => ({ sample: i + 5, temperature })),
     ]);
     // Fewer temperatures than samples: they repeat from the start.
-    expect(consensusPlan({ ...consensus, samples: 3, temperatures: [0, 0.5], waves: [1, 1, 1] }).flat().map((s) => s.temperature)).toEqual([0, 0.5, 0]);
+    expect(
+      consensusPlan({ ...consensus, samples: 3, temperatures: [0, 0.5], waves: [1, 1, 1] })
+        .flat()
+        .map((s) => s.temperature),
+    ).toEqual([0, 0.5, 0]);
   });
 
   it('is decided after a unanimous first wave: 4 of 7 cannot be overtaken or tied by the 3 samples left', () => {
@@ -48,17 +62,32 @@ describe('the consensus vote', () => {
   });
 
   it('is not decided while the runner-up plus the samples left could still tie the leader', () => {
-    const first = [sample(1, 'convert_units'), sample(2, 'convert_units'), sample(3, 'convert_units'), sample(4, 'calculate')];
+    const first = [
+      sample(1, 'convert_units'),
+      sample(2, 'convert_units'),
+      sample(3, 'convert_units'),
+      sample(4, 'calculate'),
+    ];
     expect(tally(consensus, first, TOOLS).decided).toBe(false);
     // After all 7 the majority wins.
     const all = [...first, sample(5, 'calculate'), sample(6, 'convert_units'), sample(7, 'calculate')];
     const t = tally(consensus, all, TOOLS);
     expect(t).toMatchObject({ decided: true, remaining: 0 });
-    expect(t.ranking.map((c) => [c.value, c.count])).toEqual([['convert_units', 4], ['calculate', 3]]);
+    expect(t.ranking.map((c) => [c.value, c.count])).toEqual([
+      ['convert_units', 4],
+      ['calculate', 3],
+    ]);
   });
 
   it('breaks a tie towards the value whose coldest sample is coldest, whatever the order the samples arrive in', () => {
-    const samples = [sample(1, 'calculate'), sample(2, 'convert_units'), sample(3, 'calculate'), sample(4, 'convert_units'), sample(5, 'calculate'), sample(6, 'convert_units')];
+    const samples = [
+      sample(1, 'calculate'),
+      sample(2, 'convert_units'),
+      sample(3, 'calculate'),
+      sample(4, 'convert_units'),
+      sample(5, 'calculate'),
+      sample(6, 'convert_units'),
+    ];
     const forward = tally({ ...consensus, samples: 6 }, samples, TOOLS);
     const backward = tally({ ...consensus, samples: 6 }, [...samples].reverse(), TOOLS);
     expect(forward.ranking[0]).toMatchObject({ value: 'calculate', count: 3 });
@@ -67,20 +96,39 @@ describe('the consensus vote', () => {
   });
 
   it('discards an invented tool and a failed sample: they are never counted, and never win', () => {
-    const samples = [sample(1, 'weather_lookup'), sample(2, 'weather_lookup'), sample(3, 'weather_lookup'), sample(4, 'calculate'), { sample: 5, temperature: 0.4, error: 'ModelTimeoutError' }];
+    const samples = [
+      sample(1, 'weather_lookup'),
+      sample(2, 'weather_lookup'),
+      sample(3, 'weather_lookup'),
+      sample(4, 'calculate'),
+      { sample: 5, temperature: 0.4, error: 'ModelTimeoutError' },
+    ];
     const t = tally({ ...consensus, samples: 5 }, samples, TOOLS);
     expect(t.ranking).toHaveLength(1);
     expect(t.ranking[0]).toMatchObject({ value: 'calculate', count: 1 });
     expect(t.discarded).toEqual([
-      { sample: 1, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note' },
-      { sample: 2, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note' },
-      { sample: 3, why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note' },
+      {
+        sample: 1,
+        why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note',
+      },
+      {
+        sample: 2,
+        why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note',
+      },
+      {
+        sample: 3,
+        why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note',
+      },
       { sample: 5, why: 'the sample failed' },
     ]);
   });
 
   it('counts "no tool" (a route without the voted output) as a vote of its own', () => {
-    const t = tally(consensus, [1, 2, 3, 4].map((n) => sample(n, null)), TOOLS);
+    const t = tally(
+      consensus,
+      [1, 2, 3, 4].map((n) => sample(n, null)),
+      TOOLS,
+    );
     expect(t.ranking[0]).toMatchObject({ next: '04-reflect', value: null, count: 4 });
     expect(t.decided).toBe(true);
   });
@@ -94,19 +142,39 @@ describe('the consensus phases of the step handler', () => {
     throw new Error('no sample may run in a vote');
   };
 
-  it('runs one sample at the Map item\'s temperature', async () => {
+  it("runs one sample at the Map item's temperature", async () => {
     const temperatures: number[] = [];
     const run = async (t: number): Promise<StepResult> => {
       temperatures.push(t);
-      return { next: '03-execute', reason: 'r', decidedBy: 'offline', fields: { selectedTool: 'calculate' }, toolCalls: [], usage: { ...NO_USAGE, modelCalls: 1 } };
+      return {
+        next: '03-execute',
+        reason: 'r',
+        decidedBy: 'offline',
+        fields: { selectedTool: 'calculate' },
+        toolCalls: [],
+        usage: { ...NO_USAGE, modelCalls: 1 },
+      };
     };
     const phase = await consensusPhase(def, step, { ...input, sample: { sample: 6, temperature: 0.5 } }, run);
     expect(temperatures).toEqual([0.5]);
-    expect(phase).toEqual({ reply: { sample: 6, temperature: 0.5, next: '03-execute', reason: 'r', decidedBy: 'offline', fields: { selectedTool: 'calculate' }, usage: { ...NO_USAGE, modelCalls: 1 } } });
+    expect(phase).toEqual({
+      reply: {
+        sample: 6,
+        temperature: 0.5,
+        next: '03-execute',
+        reason: 'r',
+        decidedBy: 'offline',
+        fields: { selectedTool: 'calculate' },
+        usage: { ...NO_USAGE, modelCalls: 1 },
+      },
+    });
   });
 
-  it('records the vote as the step result: the winner\'s coldest sample\'s fields, every sample\'s model calls', async () => {
-    const votes = { w1: [sample(1, 'calculate'), sample(2, 'convert_units'), sample(3, 'convert_units'), sample(4, 'convert_units')], w2: [sample(5, 'calculate'), sample(6, 'weather_lookup'), sample(7, 'convert_units')] };
+  it("records the vote as the step result: the winner's coldest sample's fields, every sample's model calls", async () => {
+    const votes = {
+      w1: [sample(1, 'calculate'), sample(2, 'convert_units'), sample(3, 'convert_units'), sample(4, 'convert_units')],
+      w2: [sample(5, 'calculate'), sample(6, 'weather_lookup'), sample(7, 'convert_units')],
+    };
     const phase = await consensusPhase(def, step, { ...input, consensus: { votes, final: true } }, never);
     expect(phase && 'result' in phase && phase.result).toMatchObject({
       next: '03-execute',
@@ -115,46 +183,79 @@ describe('the consensus phases of the step handler', () => {
       toolCalls: [],
       usage: { modelCalls: 7 },
     });
-    expect(phase && 'summary' in phase && phase.summary).toMatchObject({ samples: 7, earlyExit: false, discarded: [{ sample: 6 }] });
+    expect(phase && 'summary' in phase && phase.summary).toMatchObject({
+      samples: 7,
+      earlyExit: false,
+      discarded: [{ sample: 6 }],
+    });
   });
 
   it('answers a tally between waves with whether the vote is decided, and fails the step when every sample was discarded', async () => {
-    const tallied = await consensusPhase(def, step, { ...input, consensus: { votes: { w1: [1, 2, 3, 4].map((n) => sample(n, 'current_time')) }, final: false } }, never);
+    const tallied = await consensusPhase(
+      def,
+      step,
+      { ...input, consensus: { votes: { w1: [1, 2, 3, 4].map((n) => sample(n, 'current_time')) }, final: false } },
+      never,
+    );
     expect(tallied).toMatchObject({ reply: { decided: true, samples: 4, earlyExit: true } });
     const invented = { w1: [1, 2, 3, 4].map((n) => sample(n, 'rm_rf')) };
-    await expect(consensusPhase(def, step, { ...input, consensus: { votes: invented, final: true } }, never)).rejects.toThrow(InvalidModelOutputError);
+    await expect(
+      consensusPhase(def, step, { ...input, consensus: { votes: invented, final: true } }, never),
+    ).rejects.toThrow(InvalidModelOutputError);
   });
 
   it('leaves a step without consensus, or an invocation without a phase, to the runner', async () => {
     expect(await consensusPhase(def, step, input, never)).toBeUndefined();
     const plain = def.steps.find((s) => s.name === '04-reflect')!;
-    expect(await consensusPhase(def, plain, { ...input, sample: { sample: 1, temperature: 0 } }, never)).toBeUndefined();
+    expect(
+      await consensusPhase(def, plain, { ...input, sample: { sample: 1, temperature: 0 } }, never),
+    ).toBeUndefined();
   });
 });
 
 describe('consensus definitions', () => {
   const stepFile = (frontmatter: string): StepDefinition =>
-    parseStepFile('statemachines/x/steps/01-pick.md', `---\nname: 01-pick\ndescription: d\nversion: 1.0.0\n${frontmatter}\n---\nPick.\n`);
+    parseStepFile(
+      'statemachines/x/steps/01-pick.md',
+      `---\nname: 01-pick\ndescription: d\nversion: 1.0.0\n${frontmatter}\n---\nPick.\n`,
+    );
 
   it('refuses consensus on a code step, an undeclared voted output, choices without vote, and waves that do not add up', () => {
     const cases: [string, RegExp][] = [
       ['kind: code\nhandler: pick\nnext: [DONE]\nconsensus: { samples: 3 }', /consensus: only LLM steps are sampled/],
-      ['kind: llm\nnext: [DONE]\nconsensus: { samples: 3, vote: tool }', /consensus\.vote: "tool" is not a declared output/],
-      ['kind: llm\nnext: [DONE]\nconsensus: { samples: 3, choices: [a] }', /consensus\.choices: choices constrain the voted output/],
-      ['kind: llm\nnext: [DONE]\nconsensus: { samples: 5, waves: [2, 2] }', /consensus\.waves: the waves take 4 samples, not samples: 5/],
+      [
+        'kind: llm\nnext: [DONE]\nconsensus: { samples: 3, vote: tool }',
+        /consensus\.vote: "tool" is not a declared output/,
+      ],
+      [
+        'kind: llm\nnext: [DONE]\nconsensus: { samples: 3, choices: [a] }',
+        /consensus\.choices: choices constrain the voted output/,
+      ],
+      [
+        'kind: llm\nnext: [DONE]\nconsensus: { samples: 5, waves: [2, 2] }',
+        /consensus\.waves: the waves take 4 samples, not samples: 5/,
+      ],
     ];
     for (const [fm, message] of cases) {
       const check = () => validateConsensus(stepFile(fm));
       expect(check).toThrow(DefinitionError);
       expect(check).toThrow(message);
     }
-    expect(() => validateConsensus(stepFile('kind: llm\nnext: [DONE]\noutputs: { tool: { type: string, description: t } }\nconsensus: { samples: 5, vote: tool, choices: tools }'))).not.toThrow();
+    expect(() =>
+      validateConsensus(
+        stepFile(
+          'kind: llm\nnext: [DONE]\noutputs: { tool: { type: string, description: t } }\nconsensus: { samples: 5, vote: tool, choices: tools }',
+        ),
+      ),
+    ).not.toThrow();
   });
 
   it('refuses a side-effecting tool on a sampled step (it would run once per sample), not a read-only one', () => {
     const sampled = stepFile('kind: llm\nnext: [DONE]\ntools: [lookup, create_ticket]\nconsensus: { samples: 3 }');
     const sideEffects = (tool: string) => tool === 'create_ticket';
-    expect(() => checkConsensusTools(sampled, sideEffects)).toThrow(/tools\.1: "create_ticket" has side effects: a consensus step runs once per sample/);
+    expect(() => checkConsensusTools(sampled, sideEffects)).toThrow(
+      /tools\.1: "create_ticket" has side effects: a consensus step runs once per sample/,
+    );
     expect(() => checkConsensusTools({ ...sampled, tools: ['lookup'] }, sideEffects)).not.toThrow();
     expect(() => checkConsensusTools({ ...sampled, consensus: undefined }, sideEffects)).not.toThrow();
   });

@@ -1,9 +1,15 @@
 /** Shared test doubles for the warranty step tests (runner, code steps, handler, evals). */
-import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
-import type { StepInput, StepState, ToolCallRecord } from '../../../src/runtime/contracts.ts';
-import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../../src/runtime/models/port.ts';
+
 import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
+import type { StepInput, StepState, ToolCallRecord } from '../../../src/runtime/contracts.ts';
+import type {
+  ContentBlock,
+  ConverseRequest,
+  ConverseResponse,
+  ModelProvider,
+} from '../../../src/runtime/models/port.ts';
 import type { CallContext, Toolbox } from '../../../src/runtime/tools/types.ts';
+import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
 import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
 
 export const WORKFLOW = 'warranty-email';
@@ -27,7 +33,16 @@ export function storedEmail(body: string, overrides: Partial<InboundEmail> = {})
 }
 
 export function previousState(overrides: Partial<StepState> = {}): StepState {
-  return { step: null, next: '01-extract-serial', reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0, ...overrides };
+  return {
+    step: null,
+    next: '01-extract-serial',
+    reason: 'start',
+    decidedBy: null,
+    fields: {},
+    data: {},
+    count: 0,
+    ...overrides,
+  };
 }
 
 export function stepInput(step: string, overrides: Partial<StepInput> = {}): StepInput {
@@ -48,26 +63,33 @@ export function stepInput(step: string, overrides: Partial<StepInput> = {}): Ste
 export function fakeToolbox(results: Record<string, ToolCallRecord['result'] | { error: string }> = {}) {
   const executed: { name: string; args: unknown; ctx: CallContext }[] = [];
   const toolbox: Toolbox = {
-    spec: (name) => (Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined),
+    spec: (name) =>
+      Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined,
     async execute(name, args, ctx) {
       executed.push({ name, args, ctx });
       const given = args as Record<string, unknown>;
       const answer = results[name];
-      if (answer && typeof answer === 'object' && 'error' in answer) return { tool: name, args: given, error: String(answer.error) };
+      if (answer && typeof answer === 'object' && 'error' in answer)
+        return { tool: name, args: given, error: String(answer.error) };
       return { tool: name, args: given, result: answer ?? { ok: true } };
     },
   };
   return { toolbox, executed };
 }
 
-export const toolUse = (name: string, input: unknown, id = `tu-${name}`): ContentBlock => ({ toolUse: { toolUseId: id, name, input } });
+export const toolUse = (name: string, input: unknown, id = `tu-${name}`): ContentBlock => ({
+  toolUse: { toolUseId: id, name, input },
+});
 export const text = (value: string): ContentBlock => ({ text: value });
 
 /**
  * A model double that plays a script: each turn is the content of one assistant message (or a
  * function of the request). It records every request it receives.
  */
-export function scriptedModel(turns: (ContentBlock[] | ((request: ConverseRequest) => ContentBlock[]))[], stopReason?: ConverseResponse['stopReason']) {
+export function scriptedModel(
+  turns: (ContentBlock[] | ((request: ConverseRequest) => ContentBlock[]))[],
+  stopReason?: ConverseResponse['stopReason'],
+) {
   const requests: ConverseRequest[] = [];
   const model: ModelProvider = {
     name: 'bedrock',
@@ -79,7 +101,13 @@ export function scriptedModel(turns: (ContentBlock[] | ((request: ConverseReques
       return {
         output: { message: { role: 'assistant', content } },
         stopReason: stopReason ?? (content.some((b) => 'toolUse' in b) ? 'tool_use' : 'end_turn'),
-        usage: { inputTokens: 100, outputTokens: 10, totalTokens: 110, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
+        usage: {
+          inputTokens: 100,
+          outputTokens: 10,
+          totalTokens: 110,
+          cacheReadInputTokens: 80,
+          cacheWriteInputTokens: 20,
+        },
       };
     },
   };
@@ -89,6 +117,7 @@ export function scriptedModel(turns: (ContentBlock[] | ((request: ConverseReques
 /** A Powertools-shaped logger double that keeps every line. */
 export function captureLogger() {
   const lines: { level: string; message: string; extra?: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, extra?: Record<string, unknown>) => void lines.push({ level, message, extra });
+  const at = (level: string) => (message: string, extra?: Record<string, unknown>) =>
+    void lines.push({ level, message, extra });
   return { logger: { info: at('INFO'), warn: at('WARN'), debug: at('DEBUG'), error: at('ERROR') }, lines };
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { renderTemplate } from '../../../src/core/template.ts';
-import { fieldLabel, parseStepText, renderStepText, resolveFieldLabel } from '../../../src/runtime/steps/text-protocol.ts';
+import {
+  fieldLabel,
+  parseStepText,
+  renderStepText,
+  resolveFieldLabel,
+} from '../../../src/runtime/steps/text-protocol.ts';
 
 const outputs = {
   serialNumber: { type: 'string' as const, description: 's', pii: true },
@@ -21,10 +26,23 @@ describe('text protocol', () => {
 
   it('parses label lines, coerces declared types, and lets the last line of a label win', () => {
     const parsed = parseStepText(
-      ['Thinking: NEXT_STEP could be 03d.', 'NEXT_STEP: 03d-request-serial', '- NEXT_STEP: `02-check-warranty`.', 'SERIAL: sn12345', 'REASON: serial found', 'ATTEMPTS: 2', 'WARRANTY: {"status":"valid"}', 'UNKNOWN: x'].join('\n'),
+      [
+        'Thinking: NEXT_STEP could be 03d.',
+        'NEXT_STEP: 03d-request-serial',
+        '- NEXT_STEP: `02-check-warranty`.',
+        'SERIAL: sn12345',
+        'REASON: serial found',
+        'ATTEMPTS: 2',
+        'WARRANTY: {"status":"valid"}',
+        'UNKNOWN: x',
+      ].join('\n'),
       { outputs },
     );
-    expect(parsed).toEqual({ next: '02-check-warranty', reason: 'serial found', fields: { serialNumber: 'sn12345', attempts: 2, warranty: { status: 'valid' } } });
+    expect(parsed).toEqual({
+      next: '02-check-warranty',
+      reason: 'serial found',
+      fields: { serialNumber: 'sn12345', attempts: 2, warranty: { status: 'valid' } },
+    });
     expect(parseStepText('no labels here', { outputs })).toEqual({ fields: {} });
   });
 
@@ -53,11 +71,19 @@ describe('text protocol', () => {
 });
 
 describe('templates', () => {
-  const scope = { email: { fromName: 'Anna', subject: 'Help' }, data: { serialNumber: 'sn1', warranty: { product: 'Laptop' } }, found: {} };
+  const scope = {
+    email: { fromName: 'Anna', subject: 'Help' },
+    data: { serialNumber: 'sn1', warranty: { product: 'Laptop' } },
+    found: {},
+  };
 
   it('fills placeholders, applies filters and defaults', () => {
     const { value, problems } = renderTemplate(
-      { greeting: 'Hello {{email.fromName}}, about {{ data.warranty.product | upper }}', serial: '{{data.serialNumber|upper}}', who: '{{email.missing | default: there}}' },
+      {
+        greeting: 'Hello {{email.fromName}}, about {{ data.warranty.product | upper }}',
+        serial: '{{data.serialNumber|upper}}',
+        who: '{{email.missing | default: there}}',
+      },
       scope,
     );
     expect(value).toEqual({ greeting: 'Hello Anna, about LAPTOP', serial: 'SN1', who: 'there' });
@@ -72,6 +98,10 @@ describe('templates', () => {
   it('reports missing values and unknown filters instead of inventing text', () => {
     const { value, problems } = renderTemplate('Ticket {{data.ticketId}} for {{found.serial | shout}}', scope);
     expect(value).toBe('Ticket  for ');
-    expect(problems).toEqual(['no value for "data.ticketId"', 'unknown filter "shout" in {{found.serial | shout}}', 'no value for "found.serial"']);
+    expect(problems).toEqual([
+      'no value for "data.ticketId"',
+      'unknown filter "shout" in {{found.serial | shout}}',
+      'no value for "found.serial"',
+    ]);
   });
 });

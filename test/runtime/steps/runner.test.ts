@@ -7,24 +7,53 @@ import type { ContentBlock } from '../../../src/runtime/models/port.ts';
 import { ROUTE_TOOL } from '../../../src/runtime/steps/prompt.ts';
 import { runLlmStep } from '../../../src/runtime/steps/runner.ts';
 import { allowListed, withBoundArgs } from '../../../src/runtime/steps/step-toolbox.ts';
-import { fakeToolbox, previousState, scriptedModel, stepInput, storedEmail, text, toolUse } from './fixtures.ts';
 import { failure } from '../../support/failure.ts';
+import { fakeToolbox, previousState, scriptedModel, stepInput, storedEmail, text, toolUse } from './fixtures.ts';
 
 const def = loadWorkflow('warranty-email');
 const EMAIL = storedEmail('My laptop SN12345 stopped charging. Please repair it under warranty.');
 /** What the email trigger makes of the input's `email` for the prompt (see emailUntrusted). */
-const UNTRUSTED = { email: { fromName: EMAIL.email.fromName, subject: EMAIL.email.subject, receivedAt: EMAIL.email.receivedAt, body: EMAIL.body } };
+const UNTRUSTED = {
+  email: {
+    fromName: EMAIL.email.fromName,
+    subject: EMAIL.email.subject,
+    receivedAt: EMAIL.email.receivedAt,
+    body: EMAIL.body,
+  },
+};
 /** What step 02 leaves for 03a: the ticket's serial and product are bound from it. */
-const WARRANTY = { serialNumber: 'SN12345', warranty: { serialNumber: 'SN12345', status: 'valid', product: 'Aero 14 laptop', warrantyEnd: '2099-12-31' } };
+const WARRANTY = {
+  serialNumber: 'SN12345',
+  warranty: { serialNumber: 'SN12345', status: 'valid', product: 'Aero 14 laptop', warrantyEnd: '2099-12-31' },
+};
 
-function run(stepName: string, turns: Parameters<typeof scriptedModel>[0], opts: { results?: Parameters<typeof fakeToolbox>[0]; data?: Record<string, unknown>; maxTurns?: number; stopReason?: 'max_tokens'; step?: Partial<StepDefinition> } = {}) {
+function run(
+  stepName: string,
+  turns: Parameters<typeof scriptedModel>[0],
+  opts: {
+    results?: Parameters<typeof fakeToolbox>[0];
+    data?: Record<string, unknown>;
+    maxTurns?: number;
+    stopReason?: 'max_tokens';
+    step?: Partial<StepDefinition>;
+  } = {},
+) {
   const { model, requests } = scriptedModel(turns, opts.stopReason);
   const { toolbox, executed } = fakeToolbox(opts.results);
   const input = stepInput(stepName, { previous: previousState({ next: stepName, data: opts.data ?? {} }) });
   const step = { ...getStep(def, stepName), ...opts.step };
   // runStep hands the runner a step-scoped toolbox: the allow-list, then the step's bound arguments.
   const scoped = withBoundArgs(allowListed(toolbox, step), step, { data: input.previous.data, input: input.input });
-  const result = runLlmStep({ def, step, input, untrusted: UNTRUSTED, untrustedFields: ['email'], model, toolbox: scoped, maxTurns: opts.maxTurns });
+  const result = runLlmStep({
+    def,
+    step,
+    input,
+    untrusted: UNTRUSTED,
+    untrustedFields: ['email'],
+    model,
+    toolbox: scoped,
+    maxTurns: opts.maxTurns,
+  });
   return { result, requests, executed };
 }
 
@@ -35,22 +64,36 @@ function toolResults(requests: ReturnType<typeof scriptedModel>['requests'], tur
 
 describe('runLlmStep: the request', () => {
   it('sends the instruction, the routing protocol and a cache point, then the step context as untrusted JSON', async () => {
-    const { result, requests } = run('01-extract-serial', [[toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'serial found', serialNumber: 'SN12345' })]]);
+    const { result, requests } = run('01-extract-serial', [
+      [toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'serial found', serialNumber: 'SN12345' })],
+    ]);
     await result;
     const [request] = requests;
     const step = getStep(def, '01-extract-serial');
     expect(request!.system[0]).toEqual({ text: step.instruction });
     expect(request!.system.at(-1)).toEqual({ cachePoint: { type: 'default' } });
-    expect((request!.system[1] as { text: string }).text).toContain('must be one of: 02-check-warranty, 03d-request-serial, 04-out-of-scope');
+    expect((request!.system[1] as { text: string }).text).toContain(
+      'must be one of: 02-check-warranty, 03d-request-serial, 04-out-of-scope',
+    );
     expect(request!.inferenceConfig).toEqual({ maxTokens: def.manifest.model.maxTokens, temperature: 0 });
     const [preface, context] = request!.messages[0]!.content as { text: string }[];
     expect(preface!.text).toContain('untrusted');
-    expect(JSON.parse(context!.text)).toEqual({ step: '01-extract-serial', input: {}, untrusted: UNTRUSTED, data: {}, error: null });
+    expect(JSON.parse(context!.text)).toEqual({
+      step: '01-extract-serial',
+      input: {},
+      untrusted: UNTRUSTED,
+      data: {},
+      error: null,
+    });
     expect(context!.text).not.toContain(EMAIL.email.from); // the model never needs the address
   });
 
   it('offers exactly the step tools plus route, whose next is an enum of the declared edges', async () => {
-    const { result, requests } = run('03a-valid-warranty', [[toolUse('create_ticket', { issueSummary: 'Does not charge.' })]], { data: WARRANTY });
+    const { result, requests } = run(
+      '03a-valid-warranty',
+      [[toolUse('create_ticket', { issueSummary: 'Does not charge.' })]],
+      { data: WARRANTY },
+    );
     await result;
     const tools = requests[0]!.toolConfig!.tools.map((t) => t.toolSpec);
     expect(tools.map((t) => t.name)).toEqual(['create_ticket', ROUTE_TOOL]);
@@ -60,14 +103,25 @@ describe('runLlmStep: the request', () => {
     expect(route.required).toEqual(['next', 'reason']);
     expect(tools[0]!.inputSchema.json).not.toHaveProperty('$schema');
     // Bound arguments are filled by the engine: the model never sees them.
-    expect(Object.keys((tools[0]!.inputSchema.json as { properties: object }).properties)).toEqual(['issueSummary', 'priority']);
+    expect(Object.keys((tools[0]!.inputSchema.json as { properties: object }).properties)).toEqual([
+      'issueSummary',
+      'priority',
+    ]);
   });
 
   it('uses the step temperature (default 0) and shows a step with readsUntrusted: false no untrusted input', async () => {
     const step = { ...getStep(def, '01-extract-serial'), temperature: 0.4, readsUntrusted: false };
     const { model, requests } = scriptedModel([[toolUse(ROUTE_TOOL, { next: '04-out-of-scope', reason: 'r' })]]);
     const input = stepInput(step.name, { input: { email: EMAIL.email, channel: 'support' } });
-    await runLlmStep({ def, step, input, untrusted: undefined, untrustedFields: ['email'], model, toolbox: fakeToolbox().toolbox });
+    await runLlmStep({
+      def,
+      step,
+      input,
+      untrusted: undefined,
+      untrustedFields: ['email'],
+      model,
+      toolbox: fakeToolbox().toolbox,
+    });
     expect(requests[0]!.inferenceConfig!.temperature).toBe(0.4);
     const context = JSON.parse((requests[0]!.messages[0]!.content[1] as { text: string }).text);
     expect(context).toEqual({ step: step.name, input: { channel: 'support' }, data: {}, error: null });
@@ -87,10 +141,17 @@ describe('runLlmStep: the recorded transcript', () => {
     expect(transcript!.inferenceConfig).toEqual(requests[0]!.inferenceConfig);
     expect(transcript!.calls.map((c) => c.messages)).toEqual(requests.map((r) => r.messages.length));
     // Request k is the first `messages` messages; its response the message after them.
-    requests.forEach((request, k) => expect(transcript!.messages.slice(0, transcript!.calls[k]!.messages)).toEqual(request.messages));
+    requests.forEach((request, k) =>
+      expect(transcript!.messages.slice(0, transcript!.calls[k]!.messages)).toEqual(request.messages),
+    );
     expect(requests).toHaveLength(2);
-    expect(transcript!.messages.at(-1)!.content).toEqual([toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r2')]);
-    expect(transcript!.calls[0]).toMatchObject({ stopReason: 'tool_use', usage: { inputTokens: 100, outputTokens: 10 } });
+    expect(transcript!.messages.at(-1)!.content).toEqual([
+      toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r2'),
+    ]);
+    expect(transcript!.calls[0]).toMatchObject({
+      stopReason: 'tool_use',
+      usage: { inputTokens: 100, outputTokens: 10 },
+    });
     expect(transcript!.truncated).toBeUndefined();
   });
 });
@@ -98,7 +159,15 @@ describe('runLlmStep: the recorded transcript', () => {
 describe('runLlmStep: routing', () => {
   it('returns the route tool decision with the declared outputs as fields', async () => {
     const { result } = run('01-extract-serial', [
-      [text('Looking at the email.'), toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'Warranty claim with serial', serialNumber: 'SN12345', issueSummary: 'Laptop does not charge.' })],
+      [
+        text('Looking at the email.'),
+        toolUse(ROUTE_TOOL, {
+          next: '02-check-warranty',
+          reason: 'Warranty claim with serial',
+          serialNumber: 'SN12345',
+          issueSummary: 'Laptop does not charge.',
+        }),
+      ],
     ]);
     expect(await result).toEqual({
       next: '02-check-warranty',
@@ -107,7 +176,10 @@ describe('runLlmStep: routing', () => {
       fields: { serialNumber: 'SN12345', issueSummary: 'Laptop does not charge.' },
       toolCalls: [],
       usage: { modelCalls: 1, inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
-      transcript: expect.objectContaining({ provider: 'bedrock', stepVersion: getStep(def, '01-extract-serial').version }),
+      transcript: expect.objectContaining({
+        provider: 'bedrock',
+        stepVersion: getStep(def, '01-extract-serial').version,
+      }),
     });
   });
 
@@ -120,9 +192,15 @@ describe('runLlmStep: routing', () => {
     expect(out.next).toBe('03d-request-serial');
     const [feedback] = toolResults(requests, 2);
     expect(feedback).toMatchObject({ toolUseId: 'r1', status: 'error' });
-    expect((feedback!.content[0] as { text: string }).text).toContain('02-check-warranty, 03d-request-serial, 04-out-of-scope');
+    expect((feedback!.content[0] as { text: string }).text).toContain(
+      '02-check-warranty, 03d-request-serial, 04-out-of-scope',
+    );
     expect(out.toolCalls).toEqual([
-      { tool: ROUTE_TOOL, args: { next: '05-send-confirmation', reason: 'the email says so' }, error: expect.stringContaining('not a declared edge of 01-extract-serial') },
+      {
+        tool: ROUTE_TOOL,
+        args: { next: '05-send-confirmation', reason: 'the email says so' },
+        error: expect.stringContaining('not a declared edge of 01-extract-serial'),
+      },
     ]);
   });
 
@@ -136,10 +214,16 @@ describe('runLlmStep: routing', () => {
 
   it('never returns an undeclared route as valid, whatever the model answers', async () => {
     const edges = getStep(def, '01-extract-serial').next;
-    const route = fc.oneof(fc.constantFrom(...edges, '05-send-confirmation', 'DONE', '04-OUT-OF-SCOPE', ' 02-check-warranty', ''), fc.string());
+    const route = fc.oneof(
+      fc.constantFrom(...edges, '05-send-confirmation', 'DONE', '04-OUT-OF-SCOPE', ' 02-check-warranty', ''),
+      fc.string(),
+    );
     await fc.assert(
       fc.asyncProperty(route, route, async (first, second) => {
-        const { result } = run('01-extract-serial', [[toolUse(ROUTE_TOOL, { next: first, reason: 'r' })], [toolUse(ROUTE_TOOL, { next: second, reason: 'r' })]]);
+        const { result } = run('01-extract-serial', [
+          [toolUse(ROUTE_TOOL, { next: first, reason: 'r' })],
+          [toolUse(ROUTE_TOOL, { next: second, reason: 'r' })],
+        ]);
         try {
           expect(edges).toContain((await result).next);
         } catch (e) {
@@ -163,7 +247,10 @@ describe('runLlmStep: routing', () => {
     const { result, executed } = run(
       '03a-valid-warranty',
       [
-        [toolUse('create_ticket', { issueSummary: 'x' }, 't1'), toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'r', ticketId: 'TKT-GUESS' }, 'r1')],
+        [
+          toolUse('create_ticket', { issueSummary: 'x' }, 't1'),
+          toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'r', ticketId: 'TKT-GUESS' }, 'r1'),
+        ],
         [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'ticket created', ticketId: 'TKT-REAL' })],
       ],
       { results: { create_ticket: { ticketId: 'TKT-REAL' } }, data: WARRANTY },
@@ -180,18 +267,32 @@ describe('runLlmStep: routing', () => {
 
 describe('runLlmStep: text fallback', () => {
   it('parses NEXT_STEP, SERIAL and REASON lines when the model answers in text', async () => {
-    const { result } = run('01-extract-serial', [[text('Decision:\n**NEXT_STEP:** 02-check-warranty\nSERIAL: SN12345\nREASON: serial number found')]]);
-    expect(await result).toMatchObject({ next: '02-check-warranty', reason: 'serial number found', decidedBy: 'model-text', fields: { serialNumber: 'SN12345' } });
+    const { result } = run('01-extract-serial', [
+      [text('Decision:\n**NEXT_STEP:** 02-check-warranty\nSERIAL: SN12345\nREASON: serial number found')],
+    ]);
+    expect(await result).toMatchObject({
+      next: '02-check-warranty',
+      reason: 'serial number found',
+      decidedBy: 'model-text',
+      fields: { serialNumber: 'SN12345' },
+    });
   });
 
   it('asks once for a route when the answer has none, and says when it was cut off', async () => {
-    const { result, requests } = run('01-extract-serial', [[text('Let me think about this email')], [text('NEXT_STEP: 04-out-of-scope')]], { stopReason: 'max_tokens' });
+    const { result, requests } = run(
+      '01-extract-serial',
+      [[text('Let me think about this email')], [text('NEXT_STEP: 04-out-of-scope')]],
+      { stopReason: 'max_tokens' },
+    );
     expect((await result).next).toBe('04-out-of-scope');
     expect((requests[1]!.messages.at(-1)!.content[0] as { text: string }).text).toContain('cut off');
   });
 
   it('fails after a repeated undeclared NEXT_STEP in text', async () => {
-    const error = await failure(run('01-extract-serial', [[text('NEXT_STEP: 05-send-confirmation')], [text('NEXT_STEP: 05-send-confirmation')]]).result);
+    const error = await failure(
+      run('01-extract-serial', [[text('NEXT_STEP: 05-send-confirmation')], [text('NEXT_STEP: 05-send-confirmation')]])
+        .result,
+    );
     expect(error).toBeInstanceOf(InvalidModelOutputError);
   });
 });
@@ -205,15 +306,31 @@ describe('runLlmStep: tools', () => {
         [toolUse('create_ticket', { issueSummary: 'Does not charge.' }, 't1')],
         [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created', ticketId: 'TKT-12345' })],
       ],
-      { results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } }, data: WARRANTY, step: { next: ['05-send-confirmation', 'DONE'] } },
+      {
+        results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } },
+        data: WARRANTY,
+        step: { next: ['05-send-confirmation', 'DONE'] },
+      },
     );
     const out = await result;
     expect(executed).toHaveLength(1);
-    expect(toolResults(requests, 2)).toEqual([{ toolUseId: 't1', status: 'success', content: [{ text: '{"ticketId":"TKT-12345","status":"open"}' }] }]);
-    expect(out.toolCalls).toEqual([
-      { tool: 'create_ticket', args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' }, result: { ticketId: 'TKT-12345', status: 'open' } },
+    expect(toolResults(requests, 2)).toEqual([
+      { toolUseId: 't1', status: 'success', content: [{ text: '{"ticketId":"TKT-12345","status":"open"}' }] },
     ]);
-    expect(out.usage).toEqual({ modelCalls: 2, inputTokens: 200, outputTokens: 20, cacheReadInputTokens: 160, cacheWriteInputTokens: 40 });
+    expect(out.toolCalls).toEqual([
+      {
+        tool: 'create_ticket',
+        args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' },
+        result: { ticketId: 'TKT-12345', status: 'open' },
+      },
+    ]);
+    expect(out.usage).toEqual({
+      modelCalls: 2,
+      inputTokens: 200,
+      outputTokens: 20,
+      cacheReadInputTokens: 160,
+      cacheWriteInputTokens: 40,
+    });
   });
 
   it('fills bound arguments from state: the tool runs on the checked device, with the caller identity', async () => {
@@ -227,10 +344,23 @@ describe('runLlmStep: tools', () => {
     );
     const out = await result;
     expect(executed).toHaveLength(1);
-    expect(executed[0]!.ctx).toMatchObject({ workflow: 'warranty-email', step: '03a-valid-warranty', execution: { name: 'exec-1' }, input: { email: expect.objectContaining({ id: 'email-1', from: 'anna.berg@example.com' }) } });
-    expect(executed[0]!.args).toEqual({ issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' });
+    expect(executed[0]!.ctx).toMatchObject({
+      workflow: 'warranty-email',
+      step: '03a-valid-warranty',
+      execution: { name: 'exec-1' },
+      input: { email: expect.objectContaining({ id: 'email-1', from: 'anna.berg@example.com' }) },
+    });
+    expect(executed[0]!.args).toEqual({
+      issueSummary: 'Does not charge.',
+      serialNumber: 'SN12345',
+      product: 'Aero 14 laptop',
+    });
     expect(out.toolCalls).toEqual([
-      { tool: 'create_ticket', args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' }, result: { ticketId: 'TKT-12345', status: 'open' } },
+      {
+        tool: 'create_ticket',
+        args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' },
+        result: { ticketId: 'TKT-12345', status: 'open' },
+      },
     ]);
     // A single-edge step whose outputs all come from tools is done once its calls succeeded: no second model call just to route.
     expect(requests).toHaveLength(1);
@@ -239,28 +369,46 @@ describe('runLlmStep: tools', () => {
 
   it.each([
     ['the same value', { serialNumber: 'SN12345' }, /\(not even to the same value\)/],
-    ['another device', { serialNumber: 'SN99999', product: 'Something else' }, /argument "serialNumber" is bound from data.warranty.serialNumber/],
-  ])('refuses a call that sets a bound argument (%s): never executed, the model is told', async (_name, given, message) => {
-    const { result, requests, executed } = run(
-      '03a-valid-warranty',
-      [[toolUse('create_ticket', { ...given, issueSummary: 'x' }, 't1')], [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Could not open a ticket' })]],
-      { data: WARRANTY },
-    );
-    const out = await result;
-    expect(executed).toEqual([]);
-    expect(out.toolCalls[0]).toMatchObject({ tool: 'create_ticket', error: expect.stringMatching(/^ToolInputError: /) });
-    expect(out.toolCalls[0]!.error).toMatch(message);
-    expect(toolResults(requests, 2)[0]).toMatchObject({ toolUseId: 't1', status: 'error' });
-  });
+    [
+      'another device',
+      { serialNumber: 'SN99999', product: 'Something else' },
+      /argument "serialNumber" is bound from data.warranty.serialNumber/,
+    ],
+  ])(
+    'refuses a call that sets a bound argument (%s): never executed, the model is told',
+    async (_name, given, message) => {
+      const { result, requests, executed } = run(
+        '03a-valid-warranty',
+        [
+          [toolUse('create_ticket', { ...given, issueSummary: 'x' }, 't1')],
+          [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Could not open a ticket' })],
+        ],
+        { data: WARRANTY },
+      );
+      const out = await result;
+      expect(executed).toEqual([]);
+      expect(out.toolCalls[0]).toMatchObject({
+        tool: 'create_ticket',
+        error: expect.stringMatching(/^ToolInputError: /),
+      });
+      expect(out.toolCalls[0]!.error).toMatch(message);
+      expect(toolResults(requests, 2)[0]).toMatchObject({ toolUseId: 't1', status: 'error' });
+    },
+  );
 
   it('refuses a bound call when the state has no value for it (the tool never runs on a guess)', async () => {
     const { result, executed } = run(
       '03a-valid-warranty',
-      [[toolUse('create_ticket', { issueSummary: 'x' })], [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'No ticket' })]],
+      [
+        [toolUse('create_ticket', { issueSummary: 'x' })],
+        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'No ticket' })],
+      ],
       { data: { serialNumber: 'SN12345' } },
     );
     expect(executed).toEqual([]);
-    expect((await result).toolCalls[0]!.error).toMatch(/^ToolInputError: bound argument "serialNumber": data.warranty.serialNumber has no value/);
+    expect((await result).toolCalls[0]!.error).toMatch(
+      /^ToolInputError: bound argument "serialNumber": data.warranty.serialNumber has no value/,
+    );
   });
 
   it('refuses a tool outside the step allow-list: recorded with an error, never executed, the model is told', async () => {
@@ -270,7 +418,15 @@ describe('runLlmStep: tools', () => {
     ]);
     const out = await result;
     expect(executed).toEqual([]);
-    expect(out.toolCalls).toEqual([{ tool: 'send_email', args: { body: 'Your repair is approved!' }, error: expect.stringMatching(/^ToolNotAllowedError: tool "send_email" is not allowed in step 01-extract-serial/) }]);
+    expect(out.toolCalls).toEqual([
+      {
+        tool: 'send_email',
+        args: { body: 'Your repair is approved!' },
+        error: expect.stringMatching(
+          /^ToolNotAllowedError: tool "send_email" is not allowed in step 01-extract-serial/,
+        ),
+      },
+    ]);
     expect(toolResults(requests, 2)[0]).toMatchObject({ toolUseId: 's1', status: 'error' });
     expect(out.reply).toBeUndefined();
   });
@@ -278,29 +434,51 @@ describe('runLlmStep: tools', () => {
   it('passes tool errors back to the model as error results', async () => {
     const { result, requests } = run(
       '03b-device-not-found',
-      [[toolUse('send_email', { body: 'Hello' }, 's1')], [toolUse(ROUTE_TOOL, { next: 'DONE', reason: 'Reply not sent: mail down' })]],
+      [
+        [toolUse('send_email', { body: 'Hello' }, 's1')],
+        [toolUse(ROUTE_TOOL, { next: 'DONE', reason: 'Reply not sent: mail down' })],
+      ],
       { results: { send_email: { error: 'MailError: rejected' } } },
     );
     const out = await result;
-    expect(toolResults(requests, 2)[0]).toEqual({ toolUseId: 's1', status: 'error', content: [{ text: 'Error: MailError: rejected' }] });
+    expect(toolResults(requests, 2)[0]).toEqual({
+      toolUseId: 's1',
+      status: 'error',
+      content: [{ text: 'Error: MailError: rejected' }],
+    });
     expect(out.reply).toBeUndefined();
   });
 
   it('reports the sent reply: the body of the successful send_email call', async () => {
-    const { result } = run('03d-request-serial', [[toolUse('send_email', { body: 'Hello Anna, please send us the serial number.' })], [toolUse(ROUTE_TOOL, { next: 'DONE', reason: 'Asked for the serial' })]]);
+    const { result } = run('03d-request-serial', [
+      [toolUse('send_email', { body: 'Hello Anna, please send us the serial number.' })],
+      [toolUse(ROUTE_TOOL, { next: 'DONE', reason: 'Asked for the serial' })],
+    ]);
     expect((await result).reply).toBe('Hello Anna, please send us the serial number.');
   });
 
   it('routes a single-edge step without a route call once its required tool succeeded', async () => {
-    const { result, requests } = run('03d-request-serial', [[toolUse('send_email', { body: 'Please send us the serial number.' })]]);
-    expect(await result).toMatchObject({ next: 'DONE', decidedBy: 'model', reply: 'Please send us the serial number.', usage: { modelCalls: 1 } });
+    const { result, requests } = run('03d-request-serial', [
+      [toolUse('send_email', { body: 'Please send us the serial number.' })],
+    ]);
+    expect(await result).toMatchObject({
+      next: 'DONE',
+      decidedBy: 'model',
+      reply: 'Please send us the serial number.',
+      usage: { modelCalls: 1 },
+    });
     expect(requests).toHaveLength(1);
   });
 
   it('gives up with InvalidModelOutputError after maxTurns without a route', async () => {
     // The reply keeps failing, so the step is never done by itself.
     const loop = (): ContentBlock[] => [toolUse('send_email', { body: 'again' })];
-    const error = await failure(run('03d-request-serial', [loop, loop, loop], { maxTurns: 3, results: { send_email: { error: 'MailError: rejected' } } }).result);
+    const error = await failure(
+      run('03d-request-serial', [loop, loop, loop], {
+        maxTurns: 3,
+        results: { send_email: { error: 'MailError: rejected' } },
+      }).result,
+    );
     expect(error).toBeInstanceOf(InvalidModelOutputError);
     expect(error.message).toContain('no valid route after 3 model turns');
   });

@@ -1,20 +1,31 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
-import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
 import type { StepOutput } from '../../../src/runtime/contracts.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
+import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
 import { captureLogger, fakeToolbox, inboundEmail, previousState, stepInput } from './fixtures.ts';
 
 describe('the final summary of an execution', () => {
   it('is only a log line: a step whose reply was sent still completes when the event log cannot be read', async () => {
     const events = memoryEventLog();
-    const unreadable = { append: events.append, list: async () => Promise.reject(Object.assign(new Error('not authorized to Query'), { name: 'AccessDeniedException' })) };
+    const unreadable = {
+      append: events.append,
+      list: async () =>
+        Promise.reject(Object.assign(new Error('not authorized to Query'), { name: 'AccessDeniedException' })),
+    };
     const { logger, lines } = captureLogger();
     const handler = createHandler(
       { WORKFLOW: 'warranty-email', STEP: '03d-request-serial', MODEL_PROVIDER: 'offline' },
-      { toolbox: fakeToolbox({ send_email: { sent: true } }).toolbox, events: unreadable, emails: { get: async () => ({ email: inboundEmail(), body: 'My kettle is broken.' }) }, logger: logger as unknown as Logger },
+      {
+        toolbox: fakeToolbox({ send_email: { sent: true } }).toolbox,
+        events: unreadable,
+        emails: { get: async () => ({ email: inboundEmail(), body: 'My kettle is broken.' }) },
+        logger: logger as unknown as Logger,
+      },
     );
-    const input = stepInput('03d-request-serial', { previous: previousState({ step: '01-extract-serial', next: '03d-request-serial' }) });
+    const input = stepInput('03d-request-serial', {
+      previous: previousState({ step: '01-extract-serial', next: '03d-request-serial' }),
+    });
     const out = (await handler(input)) as StepOutput;
     expect(out.next).toBe('DONE');
     expect(lines.some((l) => l.level === 'WARN' && /final summary/.test(l.message))).toBe(true);

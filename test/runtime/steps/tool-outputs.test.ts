@@ -29,14 +29,24 @@ describe('withToolOutputs', () => {
       ]),
     );
     expect(out.fields).toEqual({ ticketId: 'TKT-SECOND', note: 'kept' });
-    expect(overrides).toEqual([{ field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-FIRST', kept: 'TKT-SECOND' }]);
+    expect(overrides).toEqual([
+      { field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-FIRST', kept: 'TKT-SECOND' },
+    ]);
   });
 
   it('removes the field when the successful call has no such key, and leaves undeclared outputs alone', () => {
-    const { result: out, overrides } = withToolOutputs(step, result({ ticketId: 'TKT-99999' }, [{ tool: 'create_ticket', args: {}, result: { status: 'open' } }]));
+    const { result: out, overrides } = withToolOutputs(
+      step,
+      result({ ticketId: 'TKT-99999' }, [{ tool: 'create_ticket', args: {}, result: { status: 'open' } }]),
+    );
     expect(out.fields).toEqual({});
-    expect(overrides).toEqual([{ field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-99999', kept: undefined }]);
+    expect(overrides).toEqual([
+      { field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-99999', kept: undefined },
+    ]);
     const untouched = result({ serialNumber: 'SN1' }, []);
-    expect(withToolOutputs(getStep(loadWorkflow('warranty-email'), '01-extract-serial'), untouched)).toEqual({ result: untouched, overrides: [] });
+    expect(withToolOutputs(getStep(loadWorkflow('warranty-email'), '01-extract-serial'), untouched)).toEqual({
+      result: untouched,
+      overrides: [],
+    });
   });
 });

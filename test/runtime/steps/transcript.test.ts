@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { boundedTranscript, TRANSCRIPT_MAX_BYTES, type ModelTranscript } from '../../../src/runtime/models/transcript.ts';
+import {
+  boundedTranscript,
+  type ModelTranscript,
+  TRANSCRIPT_MAX_BYTES,
+} from '../../../src/runtime/models/transcript.ts';
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
@@ -8,9 +12,27 @@ function transcript(messages: number, chars: number): ModelTranscript {
     provider: 'bedrock',
     stepVersion: '1.0.0',
     system: [{ text: 'instruction '.repeat(chars / 12) }, { cachePoint: { type: 'default' } }],
-    toolConfig: { tools: [{ toolSpec: { name: 'lookup', description: 'Look up.', inputSchema: { json: { type: 'object', description: 'x'.repeat(chars) } } } }] },
-    messages: Array.from({ length: messages }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: [{ text: `message ${i} ${'é'.repeat(chars)}` }] })),
-    calls: Array.from({ length: Math.floor(messages / 2) }, (_, i) => ({ messages: 2 * i + 1, stopReason: 'tool_use', usage: { inputTokens: 10, outputTokens: 1, totalTokens: 11 }, durationMs: 3 })),
+    toolConfig: {
+      tools: [
+        {
+          toolSpec: {
+            name: 'lookup',
+            description: 'Look up.',
+            inputSchema: { json: { type: 'object', description: 'x'.repeat(chars) } },
+          },
+        },
+      ],
+    },
+    messages: Array.from({ length: messages }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: [{ text: `message ${i} ${'é'.repeat(chars)}` }],
+    })),
+    calls: Array.from({ length: Math.floor(messages / 2) }, (_, i) => ({
+      messages: 2 * i + 1,
+      stopReason: 'tool_use',
+      usage: { inputTokens: 10, outputTokens: 1, totalTokens: 11 },
+      durationMs: 3,
+    })),
   };
 }
 
@@ -30,6 +52,8 @@ describe('boundedTranscript', () => {
     expect(bytes(bounded)).toBeLessThanOrEqual(TRANSCRIPT_MAX_BYTES);
     expect(bounded.truncated).toBe(true);
     expect(bounded.calls).toEqual(big.calls);
-    expect(bounded.messages[0]!.content[0]).toMatchObject({ text: expect.stringMatching(/^message 0 é+… \[\d+ characters cut\]$/) });
+    expect(bounded.messages[0]!.content[0]).toMatchObject({
+      text: expect.stringMatching(/^message 0 é+… \[\d+ characters cut\]$/),
+    });
   });
 });

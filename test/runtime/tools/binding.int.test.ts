@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowSession } from '../../../src/local/workflow-session.ts';
-import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
-import { OfflineModel } from '../../../src/runtime/offline-model.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { WorkflowSession } from '../../../src/local/workflow-session.ts';
 import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/models/port.ts';
+import { OfflineModel } from '../../../src/runtime/offline-model.ts';
 import { readStepContext } from '../../../src/runtime/steps/prompt.ts';
 
 const VALID = join(STATEMACHINES_DIR, 'warranty-email/samples/valid-warranty.eml');
@@ -29,8 +29,14 @@ function hostileAt03a(attempts: Record<string, unknown>[]): ModelProvider {
     async converse(request: ConverseRequest) {
       if (readStepContext(request)?.step !== '03a-valid-warranty') return offline.converse(request);
       const turn = request.messages.filter((m) => m.role === 'assistant').length;
-      const content: ContentBlock[] = [{ toolUse: { toolUseId: `t${turn}`, name: 'create_ticket', input: attempts[turn] } }];
-      return { output: { message: { role: 'assistant', content } }, stopReason: 'tool_use', usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } };
+      const content: ContentBlock[] = [
+        { toolUse: { toolUseId: `t${turn}`, name: 'create_ticket', input: attempts[turn] } },
+      ];
+      return {
+        output: { message: { role: 'assistant', content } },
+        stopReason: 'tool_use',
+        usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+      };
     },
   };
 }
@@ -58,16 +64,28 @@ describe('bound tool arguments in the warranty agent', () => {
     const calls = result.toolCalls.filter((c) => c.tool === 'create_ticket');
     expect(calls).toHaveLength(2);
     expect(calls[0]).toMatchObject({ step: '03a-valid-warranty', result: null, args: { serialNumber: 'SN99999' } });
-    expect(calls[0]!.error).toMatch(/^ToolInputError: argument "serialNumber" is bound from data\.warranty\.serialNumber in step 03a-valid-warranty/);
-    expect(calls[1]).toMatchObject({ args: { serialNumber: CHECKED_SERIAL, product: 'Lumen X2 wireless headphones' }, result: { status: 'open' } });
+    expect(calls[0]!.error).toMatch(
+      /^ToolInputError: argument "serialNumber" is bound from data\.warranty\.serialNumber in step 03a-valid-warranty/,
+    );
+    expect(calls[1]).toMatchObject({
+      args: { serialNumber: CHECKED_SERIAL, product: 'Lumen X2 wireless headphones' },
+      result: { status: 'open' },
+    });
 
-    const tickets = await DynamoDBDocumentClient.from(session.dynamo.client).send(new ScanCommand({ TableName: session.tables.TICKETS_TABLE }));
+    const tickets = await DynamoDBDocumentClient.from(session.dynamo.client).send(
+      new ScanCommand({ TableName: session.tables.TICKETS_TABLE }),
+    );
     expect(tickets.Items?.map((t) => t.serialNumber)).toEqual([CHECKED_SERIAL]);
 
     // The refusal is in the event log too (without the personal serial argument).
     const events = await session.events(result.executionName!);
     const step03a = events.find((e) => e.type === 'StepCompleted' && e.step === '03a-valid-warranty');
-    expect(step03a).toMatchObject({ toolCalls: [{ tool: 'create_ticket', outcome: 'error' }, { tool: 'create_ticket', outcome: 'ok' }] });
+    expect(step03a).toMatchObject({
+      toolCalls: [
+        { tool: 'create_ticket', outcome: 'error' },
+        { tool: 'create_ticket', outcome: 'ok' },
+      ],
+    });
     expect(JSON.stringify(step03a)).not.toContain('SN99999');
   });
 
@@ -79,7 +97,12 @@ describe('bound tool arguments in the warranty agent', () => {
     const calls = Object.fromEntries(result.steps.map((s) => [s.name, s.usage?.modelCalls]));
     // 01: the workflow's fast path decides a clear claim without the model; 03a: the refused turn and the
     // successful one; 05: the reply, then DONE without a route turn.
-    expect(calls).toEqual({ '01-extract-serial': 0, '02-check-warranty': 0, '03a-valid-warranty': 2, '05-send-confirmation': 1 });
+    expect(calls).toEqual({
+      '01-extract-serial': 0,
+      '02-check-warranty': 0,
+      '03a-valid-warranty': 2,
+      '05-send-confirmation': 1,
+    });
     expect(result.usage?.modelCalls).toBe(3);
   });
 });

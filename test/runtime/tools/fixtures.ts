@@ -1,13 +1,22 @@
 /** Shared by the tools, event-log and ingress tests: a tool context and tables on DynamoDB Local. */
-import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient, type StreamSpecification } from '@aws-sdk/client-dynamodb';
-import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
-import type { CallContext, ToolDefinition } from '../../../src/runtime/tools/types.ts';
+import {
+  CreateTableCommand,
+  type DynamoDBClient,
+  type StreamSpecification,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import checkWarranty from '../../../lambdas/workflows/warranty-email/tools/check-warranty.ts';
 import createTicket from '../../../lambdas/workflows/warranty-email/tools/create-ticket.ts';
 import sendEmail from '../../../lambdas/workflows/warranty-email/tools/send-email.ts';
+import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
+import type { CallContext, ToolDefinition } from '../../../src/runtime/tools/types.ts';
 
 /** The warranty workflow's tool modules, as the plugin loader finds them. */
-export const WARRANTY_TOOLS = { check_warranty: checkWarranty, create_ticket: createTicket, send_email: sendEmail } as const satisfies Record<string, ToolDefinition>;
+export const WARRANTY_TOOLS = {
+  check_warranty: checkWarranty,
+  create_ticket: createTicket,
+  send_email: sendEmail,
+} as const satisfies Record<string, ToolDefinition>;
 
 /** A tool with its adapters replaced by test doubles (its `connect` returns `ports`). */
 export const withPorts = (tool: ToolDefinition, ports: unknown): ToolDefinition => ({ ...tool, connect: () => ports });
@@ -31,7 +40,12 @@ export const toolContext = (step: string, email: InboundEmail = EMAIL, execution
 });
 
 /** A project-shaped table (string `pk`/`sk`, on demand), optionally with a TTL attribute and a stream. */
-export async function createTable(client: DynamoDBClient, name: string, ttlAttribute?: string, stream?: StreamSpecification): Promise<string> {
+export async function createTable(
+  client: DynamoDBClient,
+  name: string,
+  ttlAttribute?: string,
+  stream?: StreamSpecification,
+): Promise<string> {
   await client.send(
     new CreateTableCommand({
       TableName: name,
@@ -48,6 +62,11 @@ export async function createTable(client: DynamoDBClient, name: string, ttlAttri
     }),
   );
   if (ttlAttribute)
-    await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true } }));
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: name,
+        TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
+      }),
+    );
   return name;
 }

@@ -1,10 +1,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { outboxMailer, readOutbox, replySubject, sesMailer, type OutgoingMail } from '../../../src/runtime/triggers/email/mail.ts';
+import {
+  type OutgoingMail,
+  outboxMailer,
+  readOutbox,
+  replySubject,
+  sesMailer,
+} from '../../../src/runtime/triggers/email/mail.ts';
 
 const MAIL: OutgoingMail = {
   to: 'maria.lopez@example.org',
@@ -19,7 +25,9 @@ describe('sesMailer', () => {
   it('sends a plain-text reply from MAIL_FROM with threading and Auto-Submitted headers', async () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: '0100019a-ses-id' });
-    expect(await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send(MAIL)).toEqual({ messageId: '0100019a-ses-id' });
+    expect(await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send(MAIL)).toEqual(
+      { messageId: '0100019a-ses-id' },
+    );
     expect(ses.commandCalls(SendEmailCommand).map((c) => c.args[0].input)).toEqual([
       {
         FromEmailAddress: 'claims@warranty.example.com',
@@ -45,7 +53,9 @@ describe('sesMailer', () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
     const { inReplyTo: _none, ...unthreaded } = MAIL;
     await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send(unthreaded);
-    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content?.Simple?.Headers).toEqual([{ Name: 'Auto-Submitted', Value: 'auto-replied' }]);
+    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content?.Simple?.Headers).toEqual([
+      { Name: 'Auto-Submitted', Value: 'auto-replied' },
+    ]);
     ses.restore();
   });
 });
@@ -106,7 +116,11 @@ describe('outgoing header fields', () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
     const mailer = sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com');
-    await mailer.send({ ...MAIL, subject: 'Re: x\r\nBcc: all@evil.example', inReplyTo: '<a@b>\r\nBcc: all@evil.example' });
+    await mailer.send({
+      ...MAIL,
+      subject: 'Re: x\r\nBcc: all@evil.example',
+      inReplyTo: '<a@b>\r\nBcc: all@evil.example',
+    });
     const simple = ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content!.Simple!;
     expect(simple.Subject!.Data).toBe('Re: x Bcc: all@evil.example');
     expect(simple.Headers).toEqual([
@@ -120,8 +134,13 @@ describe('outgoing header fields', () => {
   it('drops threading when the id is not a valid message id', async () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
-    await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send({ ...MAIL, inReplyTo: 'Bcc: all@evil.example' });
-    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content?.Simple?.Headers).toEqual([{ Name: 'Auto-Submitted', Value: 'auto-replied' }]);
+    await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send({
+      ...MAIL,
+      inReplyTo: 'Bcc: all@evil.example',
+    });
+    expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content?.Simple?.Headers).toEqual([
+      { Name: 'Auto-Submitted', Value: 'auto-replied' },
+    ]);
     ses.restore();
   });
 

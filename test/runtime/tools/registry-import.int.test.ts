@@ -1,13 +1,18 @@
 /** `stepwise registry import`: the sample registry loaded into a WarrantyTable answers check_warranty's lookups. */
+
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import {
+  dynamoRegistry,
+  importRegistry,
+  readRegistryFile,
+} from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
-import { dynamoRegistry, importRegistry, readRegistryFile } from '../../../lambdas/workflows/warranty-email/registry.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { createTable } from './fixtures.ts';
 
 const REGISTRY = join(PROJECT_ROOT, 'statemachines/warranty-email/registry.json');
@@ -33,7 +38,11 @@ describe('registry import', () => {
   });
 
   it('writes more than one BatchWriteItem (25 items) worth', async () => {
-    const entries = Array.from({ length: 60 }, (_, i) => ({ serial: `SN${10000 + i}`, product: 'Kettle', warrantyEnd: '2030-01-01' }));
+    const entries = Array.from({ length: 60 }, (_, i) => ({
+      serial: `SN${10000 + i}`,
+      product: 'Kettle',
+      warrantyEnd: '2030-01-01',
+    }));
     await importRegistry(ddb.client, 'Big', entries);
     const registry = dynamoRegistry(ddb.client, 'Big');
     expect(await registry.lookup('SN10059')).toEqual(entries[59]);
@@ -61,14 +70,30 @@ describe('registry import', () => {
     // No credentials or region in the environment: only the options can supply them.
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
     const run = (...args: string[]) =>
-      promisify(execFile)('node', [join(PROJECT_ROOT, 'bin/stepwise.mjs'), 'registry', 'import', REGISTRY, '--table', 'Warranty', '--endpoint', ddb.endpoint, ...args], {
-        env: { ...env, AWS_SHARED_CREDENTIALS_FILE: credentials, AWS_CONFIG_FILE: join(tmp, 'no-config') },
-      });
+      promisify(execFile)(
+        'node',
+        [
+          join(PROJECT_ROOT, 'bin/stepwise.mjs'),
+          'registry',
+          'import',
+          REGISTRY,
+          '--table',
+          'Warranty',
+          '--endpoint',
+          ddb.endpoint,
+          ...args,
+        ],
+        {
+          env: { ...env, AWS_SHARED_CREDENTIALS_FILE: credentials, AWS_CONFIG_FILE: join(tmp, 'no-config') },
+        },
+      );
     const { stdout } = await run('--profile', 'stepwise-test', '--region', 'eu-west-1', '--json');
     expect(JSON.parse(stdout)).toEqual({ imported: readRegistryFile(REGISTRY).length, table: 'Warranty' });
 
     const failure = await run('--profile', 'stepwise-test').catch((e) => e);
     expect(failure.code).toBe(1);
-    expect(failure.stderr).toBe('stepwise: no AWS region for the WarrantyTable: give --region REGION, set AWS_REGION, or use a --profile that names one\n');
+    expect(failure.stderr).toBe(
+      'stepwise: no AWS region for the WarrantyTable: give --region REGION, set AWS_REGION, or use a --profile that names one\n',
+    );
   });
 });

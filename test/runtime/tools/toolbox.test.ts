@@ -8,14 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  jsonFileRegistry,
+  SERIAL_NUMBER,
+  type WarrantyRegistry,
+  warrantyStatus,
+} from '../../../lambdas/workflows/warranty-email/registry.ts';
+import { type Ticket, type TicketStore, ticketIdFor } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { ToolUnavailableError } from '../../../src/core/errors.ts';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
-import { outboxMailer, type Mailer } from '../../../src/runtime/triggers/email/mail.ts';
-import { ticketIdFor, type Ticket, type TicketStore } from '../../../lambdas/workflows/warranty-email/tickets.ts';
+import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
 import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../src/runtime/tools/toolbox.ts';
 import { loggableArgs } from '../../../src/runtime/tools/types.ts';
-import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
-import { jsonFileRegistry, SERIAL_NUMBER, warrantyStatus, type WarrantyRegistry } from '../../../lambdas/workflows/warranty-email/registry.ts';
+import { type Mailer, outboxMailer } from '../../../src/runtime/triggers/email/mail.ts';
 import { sample } from '../triggers/email/fixtures.ts';
 import { EMAIL, toolContext, WARRANTY_TOOLS, withPorts } from './fixtures.ts';
 
@@ -50,7 +55,10 @@ function ports(overrides: Partial<Ports> = {}) {
 
 const toolbox = (tools: ReturnType<typeof ports>['tools'], opts: ToolboxOptions = {}) =>
   // Never called: idempotency is off in these tests.
-  createToolbox(tools, { idempotency: dynamoIdempotencyStore(new DynamoDBClient({ region: 'us-east-1' }), 'unused'), ...opts });
+  createToolbox(tools, {
+    idempotency: dynamoIdempotencyStore(new DynamoDBClient({ region: 'us-east-1' }), 'unused'),
+    ...opts,
+  });
 
 beforeAll(() => void vi.stubEnv('POWERTOOLS_IDEMPOTENCY_DISABLED', 'true'));
 afterAll(() => void vi.unstubAllEnvs());
@@ -58,7 +66,11 @@ afterAll(() => void vi.unstubAllEnvs());
 describe('send_email', () => {
   it('always writes to the verified sender, in the thread of the inbound mail', async () => {
     const { tools: p, sent } = ports();
-    const record = await toolbox(p).execute('send_email', { subject: 'About your claim', body: 'We are on it.' }, ctx('05-send-confirmation'));
+    const record = await toolbox(p).execute(
+      'send_email',
+      { subject: 'About your claim', body: 'We are on it.' },
+      ctx('05-send-confirmation'),
+    );
     expect(record.error).toBeUndefined();
     expect(sent).toEqual([
       {
@@ -77,7 +89,11 @@ describe('send_email', () => {
 
   it.each([['to'], ['cc'], ['bcc'], ['replyTo']])('refuses a model-supplied %s and sends nothing', async (field) => {
     const { tools: p, sent } = ports();
-    const record = await toolbox(p).execute('send_email', { body: 'hi', [field]: 'attacker@evil.example' }, ctx('03b-device-not-found'));
+    const record = await toolbox(p).execute(
+      'send_email',
+      { body: 'hi', [field]: 'attacker@evil.example' },
+      ctx('03b-device-not-found'),
+    );
     expect(record.error).toMatch(/^ToolInputError: .*Unrecognized key/);
     expect(record.args).toEqual({ body: 'hi', [field]: 'attacker@evil.example' });
     expect(sent).toEqual([]);
@@ -85,8 +101,16 @@ describe('send_email', () => {
 
   it('uses the proposed subject only when the inbound mail had none, and omits In-Reply-To without a Message-ID', async () => {
     const { tools: p, sent } = ports();
-    await toolbox(p).execute('send_email', { subject: 'Your serial number', body: 'x' }, ctx('03d-request-serial', { ...EMAIL, subject: '', messageId: '' }));
-    await toolbox(p).execute('send_email', { body: 'y' }, ctx('03d-request-serial', { ...EMAIL, subject: 'RE: my claim' }));
+    await toolbox(p).execute(
+      'send_email',
+      { subject: 'Your serial number', body: 'x' },
+      ctx('03d-request-serial', { ...EMAIL, subject: '', messageId: '' }),
+    );
+    await toolbox(p).execute(
+      'send_email',
+      { body: 'y' },
+      ctx('03d-request-serial', { ...EMAIL, subject: 'RE: my claim' }),
+    );
     expect(sent.map((m) => [m.subject, m.inReplyTo])).toEqual([
       ['Re: Your serial number', undefined],
       ['RE: my claim', EMAIL.messageId],
@@ -101,11 +125,27 @@ describe('send_email', () => {
 
 describe('check_warranty', () => {
   const check = async (serialNumber: string, today = TODAY) =>
-    (await toolbox(ports().tools, { clock: () => today }).execute('check_warranty', { serialNumber }, ctx('02-check-warranty'))).result;
+    (
+      await toolbox(ports().tools, { clock: () => today }).execute(
+        'check_warranty',
+        { serialNumber },
+        ctx('02-check-warranty'),
+      )
+    ).result;
 
   it('answers valid, expired and not_found from the registry by date', async () => {
-    expect(await check('SN48213')).toEqual({ serialNumber: 'SN48213', status: 'valid', product: 'Lumen X2 wireless headphones', warrantyEnd: '2099-12-31' });
-    expect(await check('SN20417')).toEqual({ serialNumber: 'SN20417', status: 'expired', product: 'Vento 5 robot vacuum', warrantyEnd: '2024-03-31' });
+    expect(await check('SN48213')).toEqual({
+      serialNumber: 'SN48213',
+      status: 'valid',
+      product: 'Lumen X2 wireless headphones',
+      warrantyEnd: '2099-12-31',
+    });
+    expect(await check('SN20417')).toEqual({
+      serialNumber: 'SN20417',
+      status: 'expired',
+      product: 'Vento 5 robot vacuum',
+      warrantyEnd: '2024-03-31',
+    });
     expect(await check('SN99999')).toEqual({ serialNumber: 'SN99999', status: 'not_found' });
   });
 
@@ -120,17 +160,21 @@ describe('check_warranty', () => {
 
   it('is a pure rule underneath', () => {
     const entry = { serial: 'SN1', product: 'p', warrantyEnd: '2026-11-21' };
-    expect([warrantyStatus(entry, TODAY), warrantyStatus(entry, new Date('2026-11-22T00:00:00Z')), warrantyStatus(undefined, TODAY)]).toEqual([
-      'valid',
-      'expired',
-      'not_found',
-    ]);
+    expect([
+      warrantyStatus(entry, TODAY),
+      warrantyStatus(entry, new Date('2026-11-22T00:00:00Z')),
+      warrantyStatus(undefined, TODAY),
+    ]).toEqual(['valid', 'expired', 'not_found']);
   });
 
   it('records an invalid registry file as an error', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'registry-')), 'registry.json');
     writeFileSync(file, JSON.stringify([{ serial: 'SN1', product: 'p', warrantyEnd: '31/12/2030' }]));
-    const record = await toolbox(ports({ registry: jsonFileRegistry(file) }).tools).execute('check_warranty', { serialNumber: 'SN1' }, ctx('02'));
+    const record = await toolbox(ports({ registry: jsonFileRegistry(file) }).tools).execute(
+      'check_warranty',
+      { serialNumber: 'SN1' },
+      ctx('02'),
+    );
     expect(record.error).toMatch(/^InvalidInputError: .*registry.json: 0.warrantyEnd: /);
   });
 });
@@ -170,7 +214,11 @@ describe('create_ticket', () => {
   });
 
   it('refuses unknown priorities', async () => {
-    const record = await toolbox(ports().tools).execute('create_ticket', { serialNumber: 'SN1', issueSummary: 'x', priority: 'urgent!!' }, ctx('03a'));
+    const record = await toolbox(ports().tools).execute(
+      'create_ticket',
+      { serialNumber: 'SN1', issueSummary: 'x', priority: 'urgent!!' },
+      ctx('03a'),
+    );
     expect(record.error).toMatch(/^ToolInputError: priority:/);
   });
 });
@@ -192,7 +240,15 @@ describe('errors', () => {
   });
 
   it('records a permanent failure instead of throwing', async () => {
-    expect((await toolbox(ports({ mailer: failingMailer(awsError('MessageRejected', 400)) }).tools).execute('send_email', { body: 'x' }, ctx('05'))).error).toBe('MessageRejected: MessageRejected happened');
+    expect(
+      (
+        await toolbox(ports({ mailer: failingMailer(awsError('MessageRejected', 400)) }).tools).execute(
+          'send_email',
+          { body: 'x' },
+          ctx('05'),
+        )
+      ).error,
+    ).toBe('MessageRejected: MessageRejected happened');
   });
 
   it('records an unknown tool without running anything', async () => {
@@ -203,8 +259,11 @@ describe('errors', () => {
     });
   });
 
-  it('keeps only a bounded summary of a refused call\'s arguments', async () => {
-    const huge = { body: 'x'.repeat(50_000), ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i])) };
+  it("keeps only a bounded summary of a refused call's arguments", async () => {
+    const huge = {
+      body: 'x'.repeat(50_000),
+      ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, i])),
+    };
     const record = await toolbox(ports().tools).execute('delete_everything', huge, ctx('05'));
     expect(record.error).toMatch(/^ToolNotAllowedError: /);
     expect(JSON.stringify(record.args).length).toBeLessThan(2_000);
@@ -234,7 +293,14 @@ describe('specs', () => {
     // The serial identifies the customer's device; fault descriptions and mail text are personal.
     const { check_warranty, create_ticket, send_email } = WARRANTY_TOOLS;
     expect(loggableArgs(check_warranty, { serialNumber: 'SN48213' })).toEqual({});
-    expect(loggableArgs(create_ticket, { serialNumber: 'SN48213', product: 'Lumen X2', issueSummary: 'x', priority: 'high' })).toEqual({
+    expect(
+      loggableArgs(create_ticket, {
+        serialNumber: 'SN48213',
+        product: 'Lumen X2',
+        issueSummary: 'x',
+        priority: 'high',
+      }),
+    ).toEqual({
       product: 'Lumen X2',
       priority: 'high',
     });
@@ -245,23 +311,25 @@ describe('specs', () => {
 
   it('uses one serial format across samples and registry', async () => {
     const serialOf = (name: string) => SERIAL_NUMBER.exec(sample(name))?.[0];
-    expect(['valid-warranty', 'expired-warranty', 'unknown-serial', 'missing-serial', 'out-of-scope'].map(serialOf)).toEqual([
-      'SN48213',
-      'SN20417',
-      'SN99999',
-      undefined,
-      undefined,
-    ]);
+    expect(
+      ['valid-warranty', 'expired-warranty', 'unknown-serial', 'missing-serial', 'out-of-scope'].map(serialOf),
+    ).toEqual(['SN48213', 'SN20417', 'SN99999', undefined, undefined]);
     const registry = jsonFileRegistry(REGISTRY);
     expect(await registry.lookup('SN99999')).toBeUndefined();
-    for (const serial of ['SN48213', 'SN20417']) expect((await registry.lookup(serial))?.serial).toMatch(new RegExp(`^${SERIAL_NUMBER.source}$`));
+    for (const serial of ['SN48213', 'SN20417'])
+      expect((await registry.lookup(serial))?.serial).toMatch(new RegExp(`^${SERIAL_NUMBER.source}$`));
   });
 });
 
 describe('adapters from the environment', () => {
   it('builds only the adapters a step uses, from its environment', async () => {
-    const box = createToolbox(Object.values(WARRANTY_TOOLS), { env: { WARRANTY_REGISTRY_FILE: REGISTRY }, clock: () => TODAY });
-    expect((await box.execute('check_warranty', { serialNumber: 'SN48213' }, ctx('02'))).result).toMatchObject({ status: 'valid' });
+    const box = createToolbox(Object.values(WARRANTY_TOOLS), {
+      env: { WARRANTY_REGISTRY_FILE: REGISTRY },
+      clock: () => TODAY,
+    });
+    expect((await box.execute('check_warranty', { serialNumber: 'SN48213' }, ctx('02'))).result).toMatchObject({
+      status: 'valid',
+    });
     const send = await box.execute('send_email', { body: 'x' }, ctx('05'));
     expect(send.error).toMatch(/^InvalidInputError: .*environment has no IDEMPOTENCY_TABLE/);
   });

@@ -6,5 +6,9 @@ export default defineFastPath(({ input }) => {
   const request = InvestigationInput.parse(input.input);
   const items = request.consult?.length ?? (request.document ? request.document.length + 1 : 0);
   if (!items) return null;
-  return { next: '01-plan', reason: `countable work: ${items} steps, one per item`, fields: { proposed_total_steps: items } };
+  return {
+    next: '01-plan',
+    reason: `countable work: ${items} steps, one per item`,
+    fields: { proposed_total_steps: items },
+  };
 });

@@ -1,5 +1,5 @@
-import { defineCodeStep, DONE, NO_USAGE } from 'stepwise';
-import { synthesize, type HistoryEntry } from '../rules.ts';
+import { DONE, defineCodeStep, NO_USAGE } from 'stepwise';
+import { type HistoryEntry, synthesize } from '../rules.ts';
 
 /**
  * `04-escalate`: the checkpoint timed out (or a step failed, as the fallback): hand the
@@ -15,7 +15,10 @@ export default defineCodeStep(async ({ input }) => {
     next: DONE,
     reason: `Escalated: ${why}`,
     decidedBy: 'code',
-    fields: { synthesis: synthesize(history, 'escalated', data.tracked_total_steps ?? history.length), escalation: { reason: why, error } },
+    fields: {
+      synthesis: synthesize(history, 'escalated', data.tracked_total_steps ?? history.length),
+      escalation: { reason: why, error },
+    },
     toolCalls: [],
     usage: NO_USAGE,
   };

@@ -1,5 +1,5 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { boundPlan, InvestigationInput, planSteps, PlanProposal, stepBudget } from '../rules.ts';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
+import { boundPlan, InvestigationInput, PlanProposal, planSteps, stepBudget } from '../rules.ts';
 import { investigationType } from '../types.ts';
 
 /**
@@ -10,8 +10,18 @@ export default defineCodeStep(async ({ def, input }) => {
   const request = InvestigationInput.parse(input.input);
   const budget = stepBudget(def.manifest.maxSteps);
   const proposal = PlanProposal.safeParse(input.previous.data);
-  const plan = boundPlan(planSteps(request, budget), proposal.success ? proposal.data : {}, investigationType(def, request.type), budget);
-  const why = plan.plan_basis === 'derived' ? `one step per item (${plan.work_items.length})` : plan.plan_basis === 'proposed' ? 'the proposal, bounded' : `${plan.complexity} request (estimate)`;
+  const plan = boundPlan(
+    planSteps(request, budget),
+    proposal.success ? proposal.data : {},
+    investigationType(def, request.type),
+    budget,
+  );
+  const why =
+    plan.plan_basis === 'derived'
+      ? `one step per item (${plan.work_items.length})`
+      : plan.plan_basis === 'proposed'
+        ? 'the proposal, bounded'
+        : `${plan.complexity} request (estimate)`;
   return {
     next: '02-investigate',
     reason: `${plan.total_steps} steps planned: ${why}${plan.clipped.length ? `; ${plan.clipped.join('; ')}` : ''}`,

@@ -1,5 +1,13 @@
 import { CHECKPOINT_DATA_KEY, defineCodeStep, NO_USAGE, StepFailedError } from 'stepwise';
-import { InvestigationInput, StepReport, pausesBetweenSteps, recordStep, stepBudget, type HistoryEntry, type Plan } from '../rules.ts';
+import {
+  type HistoryEntry,
+  InvestigationInput,
+  type Plan,
+  pausesBetweenSteps,
+  recordStep,
+  StepReport,
+  stepBudget,
+} from '../rules.ts';
 import { investigationType } from '../types.ts';
 
 /**
@@ -7,7 +15,12 @@ import { investigationType } from '../types.ts';
  * checkpoint when the input asks for one), or the synthesis (certain, complete, budget spent).
  */
 export default defineCodeStep(async ({ def, input }) => {
-  const data = input.previous.data as { history?: HistoryEntry[]; tracked_total_steps?: number; plan_basis?: Plan['plan_basis']; work_items?: string[] } & Record<string, unknown>;
+  const data = input.previous.data as {
+    history?: HistoryEntry[];
+    tracked_total_steps?: number;
+    plan_basis?: Plan['plan_basis'];
+    work_items?: string[];
+  } & Record<string, unknown>;
   const report = StepReport.safeParse(input.previous.fields);
   if (!report.success) {
     const issue = report.error.issues[0]!;

@@ -1,5 +1,5 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { synthesize, type HistoryEntry, type Outcome } from '../rules.ts';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
+import { type HistoryEntry, type Outcome, synthesize } from '../rules.ts';
 
 /** `05-synthesize`: the conclusion from the history, with the outcome that ended the investigation. */
 export default defineCodeStep(async ({ input }) => {

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool } from 'stepwise';
+import * as z from 'zod';
 import { fileOf } from '../material.ts';
 
 const MAX_LINES = 200;
@@ -16,7 +16,10 @@ export default defineTool({
   async run({ path, fromLine, toLine }, ctx) {
     const lines = fileOf(ctx, path).content.split('\n');
     const last = Math.min(lines.length, toLine ?? lines.length, fromLine + MAX_LINES - 1);
-    const text = lines.slice(fromLine - 1, last).map((line, i) => `${fromLine + i}: ${line}`).join('\n');
+    const text = lines
+      .slice(fromLine - 1, last)
+      .map((line, i) => `${fromLine + i}: ${line}`)
+      .join('\n');
     return { path, fromLine, toLine: last, totalLines: lines.length, text };
   },
 });

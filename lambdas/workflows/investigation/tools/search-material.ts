@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool } from 'stepwise';
+import * as z from 'zod';
 import { materialOf } from '../material.ts';
 
 const MAX_MATCHES = 50;
@@ -12,7 +12,11 @@ export default defineTool({
   async run({ text }, ctx) {
     const needle = text.toLowerCase();
     const matches = materialOf(ctx).flatMap((f) =>
-      f.content.split('\n').flatMap((line, i) => (line.toLowerCase().includes(needle) ? [{ path: f.path, line: i + 1, text: line.slice(0, 300) }] : [])),
+      f.content
+        .split('\n')
+        .flatMap((line, i) =>
+          line.toLowerCase().includes(needle) ? [{ path: f.path, line: i + 1, text: line.slice(0, 300) }] : [],
+        ),
     );
     return { matches: matches.slice(0, MAX_MATCHES), truncated: matches.length > MAX_MATCHES };
   },

@@ -1,5 +1,5 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { LoopDataSchema, groupSummary, type Reminder, type ToolEvent } from '../state.ts';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
+import { groupSummary, LoopDataSchema, type Reminder, type ToolEvent } from '../state.ts';
 
 /**
  * Runs the ONE tool `02-select-tool` chose, through the step's toolbox: a tool outside the step's

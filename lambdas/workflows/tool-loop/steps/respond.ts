@@ -1,5 +1,5 @@
-import { defineCodeStep, DONE, NO_USAGE, type ToolCallRecord } from 'stepwise';
-import { LoopDataSchema, stateSummary, type PreviousResponse } from '../state.ts';
+import { DONE, defineCodeStep, NO_USAGE, type ToolCallRecord } from 'stepwise';
+import { LoopDataSchema, type PreviousResponse, stateSummary } from '../state.ts';
 
 /**
  * The turn's answer (`response`, `stateSummary`, `branch`): the reflection's
@@ -10,13 +10,21 @@ import { LoopDataSchema, stateSummary, type PreviousResponse } from '../state.ts
  */
 export default defineCodeStep(async ({ def, input, step, toolbox, tool }) => {
   const data = LoopDataSchema.partial().parse(input.previous.data);
-  const limit = Object.values(def.manifest.counters).find((c) => c.then === step.name && c.outcome === input.error?.Error);
+  const limit = Object.values(def.manifest.counters).find(
+    (c) => c.then === step.name && c.outcome === input.error?.Error,
+  );
   const asFallback = !limit && (input.error !== null || input.previous.next !== step.name);
   const soFar = data.groupSummary ? ` So far: ${data.groupSummary}.` : '';
   const [branch, response] = limit
-    ? ['limit', `I stopped after ${limit.max} tool runs without finishing.${data.groupSummary ? ` What I found so far: ${data.groupSummary}.` : ' Nothing useful came back yet.'}`]
+    ? [
+        'limit',
+        `I stopped after ${limit.max} tool runs without finishing.${data.groupSummary ? ` What I found so far: ${data.groupSummary}.` : ' Nothing useful came back yet.'}`,
+      ]
     : asFallback
-      ? ['failed', `Sorry, I could not finish this request (${input.error?.Error ?? `unexpected route ${input.previous.next}`}).${soFar}`]
+      ? [
+          'failed',
+          `Sorry, I could not finish this request (${input.error?.Error ?? `unexpected route ${input.previous.next}`}).${soFar}`,
+        ]
       : data.action === 'ask'
         ? ['ask', data.question ?? 'Could you tell me more about what you need?']
         : ['done', data.summary ?? data.groupSummary ?? 'Done.'];
@@ -36,5 +44,12 @@ export default defineCodeStep(async ({ def, input, step, toolbox, tool }) => {
     // The answer goes out even when the session cannot keep it: the next turn then starts without it (recorded here).
     calls.push(await toolbox.execute('turn_memory', { op: 'write', previous }, tool));
   }
-  return { next: DONE, reason: `Answered (${branch})`, decidedBy: 'code', fields: { response, stateSummary: summary, branch }, toolCalls: calls, usage: NO_USAGE };
+  return {
+    next: DONE,
+    reason: `Answered (${branch})`,
+    decidedBy: 'code',
+    fields: { response, stateSummary: summary, branch },
+    toolCalls: calls,
+    usage: NO_USAGE,
+  };
 });

@@ -1,5 +1,5 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { TurnInputSchema, type PreviousResponse } from '../state.ts';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
+import { type PreviousResponse, TurnInputSchema } from '../state.ts';
 
 /**
  * A turn (one user query) starts a new iteration group: entering this step resets the `iteration`
@@ -10,7 +10,10 @@ import { TurnInputSchema, type PreviousResponse } from '../state.ts';
 export default defineCodeStep(async ({ input, toolbox, tool }) => {
   const turn = TurnInputSchema.parse(input.input);
   // The session keeps the previous turn's output itself; one the caller passes takes precedence.
-  const read = turn.previousResponse === undefined && turn.sessionId !== undefined ? await toolbox.execute('turn_memory', { op: 'read' }, tool) : undefined;
+  const read =
+    turn.previousResponse === undefined && turn.sessionId !== undefined
+      ? await toolbox.execute('turn_memory', { op: 'read' }, tool)
+      : undefined;
   const previous = turn.previousResponse ?? (read?.result as { previous?: PreviousResponse } | undefined)?.previous;
   const turnId = turn.turnId ?? input.execution.name;
   const answersQuestion = previous?.branch === 'ask' && previous.originalQuery !== undefined;

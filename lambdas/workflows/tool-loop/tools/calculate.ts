@@ -1,6 +1,6 @@
 import jsep, { type Expression } from 'jsep';
-import * as z from 'zod';
 import { defineTool } from 'stepwise';
+import * as z from 'zod';
 
 /** What an expression may call or name: a few functions (mathjs' meanings) and constants. */
 const FUNCTIONS: Readonly<Record<string, (...args: number[]) => number>> = {
@@ -29,7 +29,8 @@ class UnsupportedExpressionError extends Error {
   override name = 'UnsupportedExpressionError';
 }
 
-const unsupported = (node: Expression) => new UnsupportedExpressionError(`only arithmetic is supported, not ${node.type}`);
+const unsupported = (node: Expression) =>
+  new UnsupportedExpressionError(`only arithmetic is supported, not ${node.type}`);
 
 /**
  * Evaluate the syntax tree, refusing any node that is not arithmetic: jsep parses JavaScript
@@ -62,7 +63,8 @@ function evaluate(node: Expression): number {
     case 'CallExpression': {
       const callee = node.callee as Expression;
       const name = callee.type === 'Identifier' ? (callee.name as string) : '';
-      if (!Object.hasOwn(FUNCTIONS, name)) throw new UnsupportedExpressionError(`unknown function "${name || callee.type}"`);
+      if (!Object.hasOwn(FUNCTIONS, name))
+        throw new UnsupportedExpressionError(`unknown function "${name || callee.type}"`);
       return FUNCTIONS[name]!(...(node.arguments as Expression[]).map(evaluate));
     }
     default:
@@ -79,8 +81,11 @@ export function calculate(expression: string): number {
 
 export default defineTool({
   name: 'calculate',
-  description: 'Evaluate an arithmetic expression: numbers, + - * / ^, parentheses, sqrt, abs, round, floor, ceil, min, max, pow, log, exp, pi, e.',
-  input: z.strictObject({ expression: z.string().trim().min(1).max(200).describe('The expression, e.g. 12 * (3 + 4).') }),
+  description:
+    'Evaluate an arithmetic expression: numbers, + - * / ^, parentheses, sqrt, abs, round, floor, ceil, min, max, pow, log, exp, pi, e.',
+  input: z.strictObject({
+    expression: z.string().trim().min(1).max(200).describe('The expression, e.g. 12 * (3 + 4).'),
+  }),
   async run({ expression }) {
     const value = calculate(expression);
     // Binary floating point: show 12 significant digits, keep the exact value too.

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool } from 'stepwise';
+import * as z from 'zod';
 
 type Dimension = 'length' | 'mass' | 'temperature';
 /** Linear units: factor to the base unit (metre, kilogram). Temperatures convert through kelvin below. */
@@ -18,7 +18,19 @@ const UNITS: Record<string, { dimension: Dimension; factor?: number; name: strin
   f: { dimension: 'temperature', name: '°F' },
   k: { dimension: 'temperature', name: 'K' },
 };
-const ALIASES: Record<string, string> = { miles: 'mi', mile: 'mi', kilometers: 'km', kilometres: 'km', pounds: 'lb', lbs: 'lb', celsius: 'c', fahrenheit: 'f', kelvin: 'k', '°c': 'c', '°f': 'f' };
+const ALIASES: Record<string, string> = {
+  miles: 'mi',
+  mile: 'mi',
+  kilometers: 'km',
+  kilometres: 'km',
+  pounds: 'lb',
+  lbs: 'lb',
+  celsius: 'c',
+  fahrenheit: 'f',
+  kelvin: 'k',
+  '°c': 'c',
+  '°f': 'f',
+};
 
 class UnknownUnitError extends Error {
   override name = 'UnknownUnitError';
@@ -39,16 +51,25 @@ const tempKey = (name: string) => (name === '°C' ? 'c' : name === '°F' ? 'f' :
 export function convert(value: number, from: string, to: string): { value: number; from: string; to: string } {
   const a = unit(from);
   const b = unit(to);
-  if (a.dimension !== b.dimension) throw new UnknownUnitError(`cannot convert ${a.dimension} (${a.name}) to ${b.dimension} (${b.name})`);
-  const converted = a.dimension === 'temperature' ? fromKelvin[tempKey(b.name)](toKelvin[tempKey(a.name)](value)) : (value * a.factor!) / b.factor!;
+  if (a.dimension !== b.dimension)
+    throw new UnknownUnitError(`cannot convert ${a.dimension} (${a.name}) to ${b.dimension} (${b.name})`);
+  const converted =
+    a.dimension === 'temperature'
+      ? fromKelvin[tempKey(b.name)](toKelvin[tempKey(a.name)](value))
+      : (value * a.factor!) / b.factor!;
   return { value: converted, from: a.name, to: b.name };
 }
 
 export default defineTool({
   name: 'convert_units',
-  description: 'Convert a quantity of length (m, km, cm, mi, ft, in), mass (kg, g, lb, oz) or temperature (c, f, k) to another unit.',
+  description:
+    'Convert a quantity of length (m, km, cm, mi, ft, in), mass (kg, g, lb, oz) or temperature (c, f, k) to another unit.',
   input: z.strictObject({
-    quantity: z.string().trim().regex(/^-?\d+(\.\d+)?\s*[A-Za-z°]+$/, 'a number and a unit, e.g. 10 km').describe('The quantity, e.g. 10 km.'),
+    quantity: z
+      .string()
+      .trim()
+      .regex(/^-?\d+(\.\d+)?\s*[A-Za-z°]+$/, 'a number and a unit, e.g. 10 km')
+      .describe('The quantity, e.g. 10 km.'),
     to: z.string().trim().min(1).max(20).describe('The target unit, e.g. mi.'),
   }),
   async run({ quantity, to }) {

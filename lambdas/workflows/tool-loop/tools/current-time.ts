@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool } from 'stepwise';
+import * as z from 'zod';
 
 class UnknownTimezoneError extends Error {
   override name = 'UnknownTimezoneError';
@@ -8,8 +8,11 @@ class UnknownTimezoneError extends Error {
 /** The clock tool: the toolbox's clock (`ctx.now`, pinned by tests and evals) in an IANA timezone. */
 export default defineTool({
   name: 'current_time',
-  description: 'The current date and time in an IANA timezone (Europe/Paris, America/New_York); UTC when none is given.',
-  input: z.strictObject({ timezone: z.string().trim().min(1).max(64).optional().describe('An IANA timezone, e.g. Asia/Tokyo.') }),
+  description:
+    'The current date and time in an IANA timezone (Europe/Paris, America/New_York); UTC when none is given.',
+  input: z.strictObject({
+    timezone: z.string().trim().min(1).max(64).optional().describe('An IANA timezone, e.g. Asia/Tokyo.'),
+  }),
   async run({ timezone }, ctx) {
     const zone = timezone ?? 'UTC';
     let format: Intl.DateTimeFormat;

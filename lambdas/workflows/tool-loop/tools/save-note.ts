@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool, requireEnv } from 'stepwise';
+import * as z from 'zod';
 import { dynamoNotes, noteKey, sessionOf } from '../notes.ts';
 
 /** Remember a value for this session (NotesTable). */

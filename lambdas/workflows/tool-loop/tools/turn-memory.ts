@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool, requireEnv } from 'stepwise';
+import * as z from 'zod';
 import { dynamoTurnMemory, memoryTurnMemory, sessionOf } from '../notes.ts';
 import { PreviousResponseSchema } from '../state.ts';
 

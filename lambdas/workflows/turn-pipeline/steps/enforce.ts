@@ -1,6 +1,6 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { enforce, enforcementVariables, type JudgeReport } from '../pipeline.ts';
 import type { ToolCallRecord } from 'stepwise';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
+import { enforce, enforcementVariables, type JudgeReport } from '../pipeline.ts';
 import { contentWords, toolSimilarity } from '../similarity.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
 
@@ -32,7 +32,9 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const asked = turn.session.history.filter((h) => h.role === 'agent').at(-1)?.text ?? '';
   const query = `${asked}\n${turn.message}`;
   const calls: ToolCallRecord[] = [];
-  const relevance = contentWords(query).length ? (await toolSimilarity(toolbox, tool, calls).similarity(query, [response]))[0]! : null;
+  const relevance = contentWords(query).length
+    ? (await toolSimilarity(toolbox, tool, calls).similarity(query, [response]))[0]!
+    : null;
   const verdicts = enforce({
     agent,
     enforce: turn.selection!.enforce,
@@ -43,10 +45,19 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
     relevance,
   });
   const failed = verdicts.filter((v) => !v.passed);
-  const history = [...((turn.data.enforcement as { attempts?: unknown[] } | undefined)?.attempts ?? []), { attempt, verdicts }];
+  const history = [
+    ...((turn.data.enforcement as { attempts?: unknown[] } | undefined)?.attempts ?? []),
+    { attempt, verdicts },
+  ];
   const enforcement = { attempts: history };
   const base = { decidedBy: 'code' as const, toolCalls: calls, usage: NO_USAGE };
-  if (failed.length === 0) return { ...base, next: '10-persist', reason: `passed ${verdicts.length} check(s)`, fields: { enforcement, reply: response, outcome: 'answered' } };
+  if (failed.length === 0)
+    return {
+      ...base,
+      next: '10-persist',
+      reason: `passed ${verdicts.length} check(s)`,
+      fields: { enforcement, reply: response, outcome: 'answered' },
+    };
   const broken = failed.map((v) => `${v.check} (${v.lane})`).join(', ');
   if (attempt < agent.enforcement.max_retries)
     return {
@@ -55,5 +66,10 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
       reason: `violated ${broken}: regenerating (${attempt + 1} of ${agent.enforcement.max_retries})`,
       fields: { enforcement, attempt: attempt + 1, violations: failed.map((v) => `${v.check}: ${v.message}`) },
     };
-  return { ...base, next: '10-persist', reason: `violated ${broken} after ${attempt} regeneration(s): fallback sent`, fields: { enforcement, reply: agent.enforcement.fallback_template, outcome: 'fallback' } };
+  return {
+    ...base,
+    next: '10-persist',
+    reason: `violated ${broken} after ${attempt} regeneration(s): fallback sent`,
+    fields: { enforcement, reply: agent.enforcement.fallback_template, outcome: 'fallback' },
+  };
 });

@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
 import { GROUNDING, GROUNDING_ACTION, navigate, selectRules } from '../pipeline.ts';
 import { readTurn } from '../turn.ts';
 
@@ -11,10 +11,22 @@ export default defineCodeStep(async ({ def, input }) => {
   const { agent } = turn;
   const navigation = navigate(agent.scenarioFilter, agent.scenarios, turn.session, turn.retrieval!);
   const base = { decidedBy: 'code' as const, toolCalls: [], usage: NO_USAGE };
-  if (navigation.action === 'clarify') return { ...base, next: '03-clarify', reason: navigation.reason, fields: { navigation } };
+  if (navigation.action === 'clarify')
+    return { ...base, next: '03-clarify', reason: navigation.reason, fields: { navigation } };
   if (navigation.action === 'escalate')
-    return { ...base, next: '10-persist', reason: navigation.reason, fields: { navigation, reply: agent.scenarioFilter.escalation_message, outcome: 'escalated' } };
-  const selection = selectRules(agent, turn.session, turn.retrieval!, navigation, agent.enforcement.always_enforce_global);
+    return {
+      ...base,
+      next: '10-persist',
+      reason: navigation.reason,
+      fields: { navigation, reply: agent.scenarioFilter.escalation_message, outcome: 'escalated' },
+    };
+  const selection = selectRules(
+    agent,
+    turn.session,
+    turn.retrieval!,
+    navigation,
+    agent.enforcement.always_enforce_global,
+  );
   const rule = (id: string) => agent.rules.find((r) => r.id === id)!;
   const step = agent.scenarios.find((s) => s.id === navigation.scenario)?.steps.find((s) => s.id === navigation.step);
   // What generation follows (matched rules' action_text, the step) and what the judge checks (enforced rules without an expression).
@@ -26,7 +38,9 @@ export default defineCodeStep(async ({ def, input }) => {
     rules: selection.matched.map((id) => ({ id, action: rule(id).action_text })),
     judge: agent.enforcement.llm_judge_enabled
       ? [
-          ...selection.enforce.filter((id) => !rule(id).enforcement_expression).map((id) => ({ id, action: rule(id).action_text })),
+          ...selection.enforce
+            .filter((id) => !rule(id).enforcement_expression)
+            .map((id) => ({ id, action: rule(id).action_text })),
           ...(agent.enforcement.grounding_check_enabled ? [{ id: GROUNDING, action: GROUNDING_ACTION }] : []),
         ]
       : [],

@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
 import { stepKey } from '../pipeline.ts';
 import { HISTORY_TURNS, type Session } from '../session.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
@@ -18,7 +18,8 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
     ruleFires[id] = { count: (ruleFires[id]?.count ?? 0) + 1, lastTurn: number };
   const moved = nav !== undefined && (nav.scenario !== session.activeScenario || nav.step !== session.activeStep);
   const clarifications = moved ? {} : { ...session.clarifications };
-  if (nav && (nav.action === 'clarify' || nav.action === 'escalate')) clarifications[stepKey(nav.scenario, nav.step)] = nav.clarifications;
+  if (nav && (nav.action === 'clarify' || nav.action === 'escalate'))
+    clarifications[stepKey(nav.scenario, nav.step)] = nav.clarifications;
   const next: Session = {
     ...session,
     turn: number,
@@ -28,16 +29,40 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
     profile: { ...session.profile, ...profileUpdate(turn.agent.profileFields, turn.context.entities) },
     ruleFires,
     clarifications,
-    history: [...session.history, { role: 'user' as const, text: turn.message }, { role: 'agent' as const, text: reply }].slice(-2 * HISTORY_TURNS),
+    history: [
+      ...session.history,
+      { role: 'user' as const, text: turn.message },
+      { role: 'agent' as const, text: reply },
+    ].slice(-2 * HISTORY_TURNS),
     escalated: session.escalated || outcome === 'escalated',
   };
-  const call = await toolbox.execute('session_store', { op: 'commit', sessionId: session.sessionId, session: next }, tool);
-  if (call.error !== undefined) return { next: '11-handoff', reason: call.error, decidedBy: 'code', fields: { outcome: 'session-conflict' }, toolCalls: [call], usage: NO_USAGE };
+  const call = await toolbox.execute(
+    'session_store',
+    { op: 'commit', sessionId: session.sessionId, session: next },
+    tool,
+  );
+  if (call.error !== undefined)
+    return {
+      next: '11-handoff',
+      reason: call.error,
+      decidedBy: 'code',
+      fields: { outcome: 'session-conflict' },
+      toolCalls: [call],
+      usage: NO_USAGE,
+    };
   return {
     next: 'DONE',
     reason: `Turn ${number} saved (${outcome}; scenario ${next.activeScenario ?? 'none'}${next.activeStep ? `/${next.activeStep}` : ''})`,
     decidedBy: 'code',
-    fields: { reply, outcome, scenario: next.activeScenario, scenarioStep: next.activeStep, turn: number, intent: turn.context.detectedIntent ?? 'none', profileSchemaVersion: next.profileSchemaVersion },
+    fields: {
+      reply,
+      outcome,
+      scenario: next.activeScenario,
+      scenarioStep: next.activeStep,
+      turn: number,
+      intent: turn.context.detectedIntent ?? 'none',
+      profileSchemaVersion: next.profileSchemaVersion,
+    },
     toolCalls: [call],
     usage: NO_USAGE,
   };

@@ -1,6 +1,6 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
-import { ambiguity, retrieve } from '../pipeline.ts';
 import type { ToolCallRecord } from 'stepwise';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
+import { ambiguity, retrieve } from '../pipeline.ts';
 import { toolSimilarity } from '../similarity.ts';
 import { readTurn } from '../turn.ts';
 
@@ -12,9 +12,23 @@ import { readTurn } from '../turn.ts';
 export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const turn = readTurn(def, input);
   const unclear = ambiguity(turn.context, turn.agent.scenarioFilter.min_intent_confidence);
-  if (unclear) return { next: '03-clarify', reason: `Not retrieved: ${unclear} (the extraction routed to retrieval)`, decidedBy: 'code', fields: {}, toolCalls: [], usage: NO_USAGE };
+  if (unclear)
+    return {
+      next: '03-clarify',
+      reason: `Not retrieved: ${unclear} (the extraction routed to retrieval)`,
+      decidedBy: 'code',
+      fields: {},
+      toolCalls: [],
+      usage: NO_USAGE,
+    };
   const calls: ToolCallRecord[] = [];
-  const retrieval = await retrieve(turn.agent, turn.session, turn.message, turn.context, toolSimilarity(toolbox, tool, calls));
+  const retrieval = await retrieve(
+    turn.agent,
+    turn.session,
+    turn.message,
+    turn.context,
+    toolSimilarity(toolbox, tool, calls),
+  );
   const top = [...retrieval.scenarios].sort((a, b) => b.score - a.score)[0];
   return {
     next: '05-filter',

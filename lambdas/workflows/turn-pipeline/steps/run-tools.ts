@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from 'stepwise';
-import { NO_USAGE, defineCodeStep } from 'stepwise';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
 import { applyRuleFilter } from '../pipeline.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
 
@@ -11,18 +11,30 @@ import { profileUpdate, readTurn } from '../turn.ts';
 export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const turn = readTurn(def, input);
   // After 05a-rule-filter: only the rules it kept run their tools and guide generation.
-  const filtered = input.previous.step === '05a-rule-filter' ? applyRuleFilter(turn.selection!, turn.data.applies) : { selection: turn.selection!, dropped: [] };
+  const filtered =
+    input.previous.step === '05a-rule-filter'
+      ? applyRuleFilter(turn.selection!, turn.data.applies)
+      : { selection: turn.selection!, dropped: [] };
   const { selection } = filtered;
   const guidance = turn.data.guidance as { rules: { id: string }[] } & Record<string, unknown>;
-  const tools = [...new Set(selection.matched.flatMap((id) => turn.agent.rules.find((r) => r.id === id)!.attached_tool_ids))];
-  const known: Record<string, unknown> = { ...turn.session.profile, ...profileUpdate(turn.agent.profileFields, turn.context.entities), ...turn.session.variables, ...turn.context.entities };
+  const tools = [
+    ...new Set(selection.matched.flatMap((id) => turn.agent.rules.find((r) => r.id === id)!.attached_tool_ids)),
+  ];
+  const known: Record<string, unknown> = {
+    ...turn.session.profile,
+    ...profileUpdate(turn.agent.profileFields, turn.context.entities),
+    ...turn.session.variables,
+    ...turn.context.entities,
+  };
   const variables = { ...turn.session.variables };
   const calls: ToolCallRecord[] = [];
   const skipped: string[] = [];
   for (const name of tools) {
     const spec = toolbox.spec(name);
     const keys = spec ? Object.keys(spec.input.shape) : [];
-    const args = Object.fromEntries(keys.filter((k) => known[k] !== undefined && known[k] !== null).map((k) => [k, known[k]]));
+    const args = Object.fromEntries(
+      keys.filter((k) => known[k] !== undefined && known[k] !== null).map((k) => [k, known[k]]),
+    );
     if (!spec || !spec.input.safeParse(args).success) {
       skipped.push(name);
       continue;
@@ -38,7 +50,10 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
     decidedBy: 'code',
     fields: {
       variables,
-      ...(filtered.dropped.length && { selection, guidance: { ...guidance, rules: guidance.rules.filter((r) => !filtered.dropped.includes(r.id)) } }),
+      ...(filtered.dropped.length && {
+        selection,
+        guidance: { ...guidance, rules: guidance.rules.filter((r) => !filtered.dropped.includes(r.id)) },
+      }),
     },
     toolCalls: calls,
     usage: NO_USAGE,

@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
 import { defineTool, statemachinesDir } from 'stepwise';
+import * as z from 'zod';
 
 const Order = z
-  .object({ order_id: z.string(), order_status: z.enum(['processing', 'shipped', 'delivered', 'cancelled']), order_total: z.number(), order_item: z.string(), delivered_days_ago: z.number().int().nullable() })
+  .object({
+    order_id: z.string(),
+    order_status: z.enum(['processing', 'shipped', 'delivered', 'cancelled']),
+    order_total: z.number(),
+    order_item: z.string(),
+    delivered_days_ago: z.number().int().nullable(),
+  })
   .strict();
 const Orders = z.object({ orders: z.array(Order) }).strict();
 

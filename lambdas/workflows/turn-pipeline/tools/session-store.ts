@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool, requireEnv } from 'stepwise';
+import * as z from 'zod';
 import { dynamoSessionStore, memorySessionStore, SessionSchema, type SessionStore } from '../session.ts';
 
 /**
@@ -17,7 +17,8 @@ export default defineTool({
   }),
   personal: ['session'],
   resources: { tables: { sessions: 'readWrite' } },
-  connect: (env, aws): SessionStore => dynamoSessionStore(aws.dynamo(), requireEnv(env, 'SESSIONS_TABLE', 'session_store')),
+  connect: (env, aws): SessionStore =>
+    dynamoSessionStore(aws.dynamo(), requireEnv(env, 'SESSIONS_TABLE', 'session_store')),
   evalPorts: () => memorySessionStore(),
   async run({ op, sessionId, session }, ctx, store) {
     const execution = ctx.execution.name;

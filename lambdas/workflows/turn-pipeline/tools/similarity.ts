@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool, embeddingsFromEnv, loadWorkflow } from 'stepwise';
+import * as z from 'zod';
 import { agentDir } from '../agent.ts';
 import { embeddingSimilarity, lexicalSimilarity, precomputedVectors } from '../similarity.ts';
 
@@ -16,7 +16,13 @@ export default defineTool({
   resources: { embeddings: true },
   connect: (env, aws) => {
     const model = embeddingsFromEnv(env, aws.traced);
-    return { model: model.name, similarity: embeddingSimilarity(model, precomputedVectors(agentDir(loadWorkflow('turn-pipeline').dir), model.name)) };
+    return {
+      model: model.name,
+      similarity: embeddingSimilarity(
+        model,
+        precomputedVectors(agentDir(loadWorkflow('turn-pipeline').dir), model.name),
+      ),
+    };
   },
   evalPorts: () => ({ model: 'lexical', similarity: lexicalSimilarity }),
   async run({ query, texts }, _ctx, port) {

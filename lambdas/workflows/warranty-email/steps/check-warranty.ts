@@ -1,4 +1,4 @@
-import { NO_USAGE, defineCodeStep } from 'stepwise';
+import { defineCodeStep, NO_USAGE } from 'stepwise';
 
 /** Where each registry status leads (the step's declared edges). */
 const ROUTES = {
@@ -17,7 +17,14 @@ const UNANSWERED = '04-out-of-scope';
 export default defineCodeStep(async ({ input, toolbox, tool }) => {
   const serialNumber = input.previous.data.serialNumber;
   if (typeof serialNumber !== 'string' || !serialNumber.trim())
-    return { next: UNANSWERED, reason: 'No serial number in the step data', decidedBy: 'code', fields: { handoff: true }, toolCalls: [], usage: NO_USAGE };
+    return {
+      next: UNANSWERED,
+      reason: 'No serial number in the step data',
+      decidedBy: 'code',
+      fields: { handoff: true },
+      toolCalls: [],
+      usage: NO_USAGE,
+    };
   const call = await toolbox.execute('check_warranty', { serialNumber }, tool);
   const status = (call.result as { status?: unknown } | undefined)?.status;
   if (call.error !== undefined || typeof status !== 'string' || !(status in ROUTES))

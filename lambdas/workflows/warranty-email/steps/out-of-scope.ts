@@ -1,5 +1,17 @@
-import { causeMessage, defineCodeStep, DefinitionError, DONE, EmailInputSchema, isReplay, NO_USAGE, renderTemplate, sentReply, type StepContext, StepFailedError } from 'stepwise';
 import type { StepDefinition } from 'stepwise';
+import {
+  causeMessage,
+  DefinitionError,
+  DONE,
+  defineCodeStep,
+  EmailInputSchema,
+  isReplay,
+  NO_USAGE,
+  renderTemplate,
+  type StepContext,
+  StepFailedError,
+  sentReply,
+} from 'stepwise';
 
 /** Reply templates in the step file body: a `## Reply: <name>` heading followed by a ```text block. */
 const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm;
@@ -7,7 +19,8 @@ const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```
 function templates(step: StepDefinition): Record<'out-of-scope' | 'handoff', string> {
   const found = Object.fromEntries([...step.instruction.matchAll(TEMPLATE)].map((m) => [m[1]!, m[2]!]));
   for (const name of ['out-of-scope', 'handoff'])
-    if (!found[name]) throw new DefinitionError(step.file, '(body)', `missing "## Reply: ${name}" followed by a \`\`\`text block`);
+    if (!found[name])
+      throw new DefinitionError(step.file, '(body)', `missing "## Reply: ${name}" followed by a \`\`\`text block`);
   return found as Record<'out-of-scope' | 'handoff', string>;
 }
 
@@ -38,10 +51,15 @@ export default defineCodeStep(async (ctx) => {
   const handoff = handoffReason(ctx);
   const template = templates(ctx.step)[handoff ? 'handoff' : 'out-of-scope'];
   // Everything in `email` was written by the sender: a display name like "Visit evil.example" is omitted, not mailed out under our name.
-  const { value: body, problems } = renderTemplate(template, { email: EmailInputSchema.parse(ctx.input.input).email }, { untrusted: ['email'] });
+  const { value: body, problems } = renderTemplate(
+    template,
+    { email: EmailInputSchema.parse(ctx.input.input).email },
+    { untrusted: ['email'] },
+  );
   if (problems.length) throw new DefinitionError(ctx.step.file, '(body)', problems.join('; '));
   const call = await ctx.toolbox.execute('send_email', { body }, ctx.tool);
-  if (call.error !== undefined) throw new StepFailedError(`${ctx.step.name}: the reply could not be sent: ${call.error}`);
+  if (call.error !== undefined)
+    throw new StepFailedError(`${ctx.step.name}: the reply could not be sent: ${call.error}`);
   // One reply per email: when an earlier step (or attempt) already replied, send_email sent nothing.
   const reason = isReplay(call)
     ? `Reply already sent for this email, not sent again (${handoff ? `hand-off: ${handoff}` : ctx.input.previous.reason})`

@@ -6,20 +6,70 @@ const WRITTEN_SERIAL = /\bSN[\s-]?(\d{5,8})\b/gi;
 /** Digits glued to a serial-like prefix or a longer digit run: not a clean serial, let the model read it. */
 const MALFORMED_SERIAL = /\bSN[\s-]?\d{1,4}\b|\bSN[\s-]?\d{9,}\b/i;
 
-const words = (list: string[]) => new RegExp(`\\b(?:${list.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "['\u2019]")).join('|')})\\b`, 'gi');
+const words = (list: string[]) =>
+  new RegExp(
+    `\\b(?:${list.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "['\u2019]")).join('|')})\\b`,
+    'gi',
+  );
 
 /** A device fault or a warranty request: what makes an email a claim. */
 const CLAIM = words([
-  'broken', 'broke', 'not working', 'stopped working', "doesn't work", 'does not work', "won't turn on", 'will not turn on',
-  "won't charge", 'not charging', 'stopped charging', 'no power', 'dead', 'defect', 'defective', 'faulty', 'malfunction',
-  'malfunctioning', 'damaged', 'cracked', 'overheating', 'repair', 'keeps crashing', 'keeps restarting', 'flickering',
-  'warranty', 'guarantee', 'RMA', 'replacement', 'replaced',
+  'broken',
+  'broke',
+  'not working',
+  'stopped working',
+  "doesn't work",
+  'does not work',
+  "won't turn on",
+  'will not turn on',
+  "won't charge",
+  'not charging',
+  'stopped charging',
+  'no power',
+  'dead',
+  'defect',
+  'defective',
+  'faulty',
+  'malfunction',
+  'malfunctioning',
+  'damaged',
+  'cracked',
+  'overheating',
+  'repair',
+  'keeps crashing',
+  'keeps restarting',
+  'flickering',
+  'warranty',
+  'guarantee',
+  'RMA',
+  'replacement',
+  'replaced',
 ]);
 /** Anything besides a claim (sales, billing, accounts...): the model decides whether it is one. */
 const OTHER_BUSINESS = words([
-  'invoice', 'billing', 'payment', 'price', 'pricing', 'quote', 'discount', 'order status', 'tracking number', 'partnership',
-  'sponsorship', 'job', 'career', 'vacancy', 'unsubscribe', 'newsletter', 'webinar', 'password', 'extended warranty',
-  'buy', 'purchase', 'refund', 'order number',
+  'invoice',
+  'billing',
+  'payment',
+  'price',
+  'pricing',
+  'quote',
+  'discount',
+  'order status',
+  'tracking number',
+  'partnership',
+  'sponsorship',
+  'job',
+  'career',
+  'vacancy',
+  'unsubscribe',
+  'newsletter',
+  'webinar',
+  'password',
+  'extended warranty',
+  'buy',
+  'purchase',
+  'refund',
+  'order number',
 ]);
 /** A "short email": a claim this short with no serial has nothing more for the model to read. */
 export const SHORT_EMAIL_WORDS = 80;
@@ -50,7 +100,11 @@ export default defineFastPath(({ untrusted }) => {
   if (serials.size === 0) {
     const words = text.split(/\s+/).filter(Boolean).length;
     if (words > SHORT_EMAIL_WORDS || DIGIT_RUN.test(text)) return null;
-    return { next: '03d-request-serial', reason: `a short warranty claim (${words} words) with no serial number`, fields: { issueSummary } };
+    return {
+      next: '03d-request-serial',
+      reason: `a short warranty claim (${words} words) with no serial number`,
+      fields: { issueSummary },
+    };
   }
   return {
     next: '02-check-warranty',

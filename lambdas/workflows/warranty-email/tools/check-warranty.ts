@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool, requireEnv } from 'stepwise';
+import * as z from 'zod';
 import { dynamoRegistry, jsonFileRegistry, normalizeSerial, warrantyStatus } from '../registry.ts';
 
 /**
@@ -8,7 +8,8 @@ import { dynamoRegistry, jsonFileRegistry, normalizeSerial, warrantyStatus } fro
  */
 export default defineTool({
   name: 'check_warranty',
-  description: 'Look a serial number up in the warranty registry. Returns status valid, expired or not_found, with product and warrantyEnd when registered.',
+  description:
+    'Look a serial number up in the warranty registry. Returns status valid, expired or not_found, with product and warrantyEnd when registered.',
   input: z.strictObject({
     serialNumber: z.string().trim().min(1).max(64).describe('The device serial number, e.g. SN12345.'),
   }),
@@ -16,11 +17,15 @@ export default defineTool({
   personal: ['serialNumber'],
   resources: { tables: { warranty: 'read' } },
   connect: (env, aws) =>
-    env.WARRANTY_REGISTRY_FILE ? jsonFileRegistry(env.WARRANTY_REGISTRY_FILE) : dynamoRegistry(aws.dynamo(), requireEnv(env, 'WARRANTY_TABLE', 'check_warranty')),
+    env.WARRANTY_REGISTRY_FILE
+      ? jsonFileRegistry(env.WARRANTY_REGISTRY_FILE)
+      : dynamoRegistry(aws.dynamo(), requireEnv(env, 'WARRANTY_TABLE', 'check_warranty')),
   async run({ serialNumber }, ctx, registry) {
     const serial = normalizeSerial(serialNumber);
     const entry = await registry.lookup(serial);
     const status = warrantyStatus(entry, ctx.now());
-    return entry ? { serialNumber: serial, status, product: entry.product, warrantyEnd: entry.warrantyEnd } : { serialNumber: serial, status };
+    return entry
+      ? { serialNumber: serial, status, product: entry.product, warrantyEnd: entry.warrantyEnd }
+      : { serialNumber: serial, status };
   },
 });

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool, EmailInputSchema, requireEnv } from 'stepwise';
+import * as z from 'zod';
 import { normalizeSerial } from '../registry.ts';
 import { dynamoTicketStore, ticketIdFor } from '../tickets.ts';
 
@@ -10,7 +10,8 @@ import { dynamoTicketStore, ticketIdFor } from '../tickets.ts';
  */
 export default defineTool({
   name: 'create_ticket',
-  description: 'Open a repair ticket for a device under warranty. Returns the ticketId. Calling it again in the same step returns the same ticket.',
+  description:
+    'Open a repair ticket for a device under warranty. Returns the ticketId. Calling it again in the same step returns the same ticket.',
   input: z.strictObject({
     serialNumber: z.string().trim().min(1).max(64).describe('Serial number of the device under warranty.'),
     product: z.string().trim().min(1).max(200).optional().describe('Product name from the warranty check.'),

@@ -13,8 +13,8 @@
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import type { StepDefinition } from '../../../definitions/workflow/schema.ts';
 import { consensusPlan } from '../../../definitions/workflow/consensus.ts';
+import type { StepDefinition } from '../../../definitions/workflow/schema.ts';
 import type { StepwiseFunction } from '../stepwise-function.ts';
 
 /** What the compiler shares with this module: the step payload and its retries. */
@@ -67,7 +67,11 @@ export function consensusStates(
     sample.addCatch(
       new sfn.Pass(scope, `${name}.failed`, {
         comment: 'A sample that failed: kept as { error }, discarded by the vote.',
-        parameters: { sample: sfn.JsonPath.numberAt('$.sample.sample'), temperature: sfn.JsonPath.numberAt('$.sample.temperature'), error: sfn.JsonPath.stringAt('$.caught.Error') },
+        parameters: {
+          sample: sfn.JsonPath.numberAt('$.sample.sample'),
+          temperature: sfn.JsonPath.numberAt('$.sample.temperature'),
+          error: sfn.JsonPath.stringAt('$.caught.Error'),
+        },
       }),
       { errors: [sfn.Errors.ALL], resultPath: '$.caught' },
     );
@@ -101,7 +105,11 @@ export function consensusStates(
       kit.retry(tally);
       onError(tally);
       map.next(tally).next(
-        new sfn.Choice(scope, `${name}.decided`, { comment: `Decided after wave ${i + 1}: the final vote of ${step.name}; otherwise wave ${i + 2}.` }).when(sfn.Condition.booleanEquals('$.result.consensus.tally.decided', true), vote).otherwise(next),
+        new sfn.Choice(scope, `${name}.decided`, {
+          comment: `Decided after wave ${i + 1}: the final vote of ${step.name}; otherwise wave ${i + 2}.`,
+        })
+          .when(sfn.Condition.booleanEquals('$.result.consensus.tally.decided', true), vote)
+          .otherwise(next),
       );
     }
     next = map;
@@ -110,4 +118,6 @@ export function consensusStates(
 }
 
 /** The extra payload of the step's own Task when it runs the final vote. */
-export const finalVotePayload = { consensus: { votes: sfn.JsonPath.objectAt('$.result.consensus.votes'), final: true } };
+export const finalVotePayload = {
+  consensus: { votes: sfn.JsonPath.objectAt('$.result.consensus.votes'), final: true },
+};

@@ -42,8 +42,18 @@ export class CounterGates {
     this.outcomes = new Map<string, sfn.IChainable>(
       Object.entries(manifest.counters).map(([name, c]): [string, sfn.IChainable] => {
         const cause = `counter ${name} reached its cap of ${c.max}`;
-        if (!c.then) return [c.outcome, new sfn.Succeed(scope, c.outcome, { comment: `Counter ${name} reached its cap of ${c.max}: the state (result.data) holds the partial work.` })];
-        const pass = new sfn.Pass(scope, c.outcome, { comment: `${cause}: ${c.then} answers with the partial work`, result: sfn.Result.fromObject({ Error: c.outcome, Cause: cause }), resultPath: '$.error' });
+        if (!c.then)
+          return [
+            c.outcome,
+            new sfn.Succeed(scope, c.outcome, {
+              comment: `Counter ${name} reached its cap of ${c.max}: the state (result.data) holds the partial work.`,
+            }),
+          ];
+        const pass = new sfn.Pass(scope, c.outcome, {
+          comment: `${cause}: ${c.then} answers with the partial work`,
+          result: sfn.Result.fromObject({ Error: c.outcome, Cause: cause }),
+          resultPath: '$.error',
+        });
         return [c.outcome, pass.next(step(c.then))];
       }),
     );
@@ -64,8 +74,14 @@ export class CounterGates {
         return [name, sfn.JsonPath.mathAdd(current, 1)];
       }),
     );
-    const what = changes.map((c) => `${c.name} ${c.reset ? (c.increment ? 'reset to 1' : 'reset to 0') : '+1'}`).join(', ');
-    const update = new sfn.Pass(this.scope, counterUpdateStateName(step), { comment: `Entering ${step}: ${what} ($.counters).`, parameters: values, resultPath: '$.counters' });
+    const what = changes
+      .map((c) => `${c.name} ${c.reset ? (c.increment ? 'reset to 1' : 'reset to 0') : '+1'}`)
+      .join(', ');
+    const update = new sfn.Pass(this.scope, counterUpdateStateName(step), {
+      comment: `Entering ${step}: ${what} ($.counters).`,
+      parameters: values,
+      resultPath: '$.counters',
+    });
     update.next(target);
     // A reset in the same step means the increment starts from 0: never at the cap.
     const checks = changes.filter((c) => c.increment && !c.reset);
@@ -74,7 +90,10 @@ export class CounterGates {
       head = new sfn.Choice(this.scope, counterCheckStateName(step, name), {
         comment: `Counter ${name} before ${step}: at its cap of ${counter.max} → ${counter.outcome}; otherwise on to ${step}.`,
       })
-        .when(sfn.Condition.numberGreaterThanEquals(`$.counters.${name}`, counter.max), this.outcomes.get(counter.outcome)!)
+        .when(
+          sfn.Condition.numberGreaterThanEquals(`$.counters.${name}`, counter.max),
+          this.outcomes.get(counter.outcome)!,
+        )
         .otherwise(head);
     }
     this.gates.set(step, head);

@@ -15,7 +15,6 @@ export function Head({ columns }: { columns: ComponentChildren[] }) {
   );
 }
 
-
 /** A JSON value, readable, in a scrollable block. */
 export function Json({ value, label }: { value: unknown; label: string }) {
   return (
@@ -48,12 +47,14 @@ export function Loading({ what }: { what: string }) {
 /** A short date-time: `2025-03-14 09:26:53`. */
 export const when = (iso?: string) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '') : '');
 
-export const ms = (n?: number) => (n === undefined ? '' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(2)} s`);
+export const ms = (n?: number) =>
+  n === undefined ? '' : n < 1000 ? `${Math.round(n)} ms` : `${(n / 1000).toFixed(2)} s`;
 
 /** What a step or state of this kind is called on the page. */
 export const kindName = (kind: string) => (kind === 'llm' ? 'LLM step' : kind === 'code' ? 'code step' : kind);
 
-export const usd = (n?: number) => (n === undefined ? '' : n === 0 ? '$0' : n < 0.01 ? `$${n.toFixed(6)}` : `$${n.toFixed(4)}`);
+export const usd = (n?: number) =>
+  n === undefined ? '' : n === 0 ? '$0' : n < 0.01 ? `$${n.toFixed(6)}` : `$${n.toFixed(4)}`;
 
 export function Section({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
   return (

@@ -1,6 +1,7 @@
 /** The workflow graph as SVG: nodes placed by the server (dagre), the execution's path highlighted, steps selectable by keyboard. */
-import { kindName } from './common.tsx';
+
 import type { GraphEdge, GraphNode, WorkflowGraph } from '../views.ts';
+import { kindName } from './common.tsx';
 
 /** An execution's path through the graph. */
 type Path = { states: Record<string, number>; edges: [string, string][] };
@@ -15,13 +16,19 @@ export interface GraphProps {
   label: string;
 }
 
-const line = (points: { x: number; y: number }[]) => points.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
+const line = (points: { x: number; y: number }[]) =>
+  points.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
 
 export function Graph({ graph, path, onSelect, selected, label }: GraphProps) {
   const taken = new Set(path?.edges.map(([a, b]) => `${a}|${b}`));
   return (
     <figure class="graph" tabIndex={0} aria-label={`${label} (scrolls)`}>
-      <svg viewBox={`0 0 ${Math.ceil(graph.width)} ${Math.ceil(graph.height)}`} width={Math.ceil(graph.width)} role="group" aria-label={label}>
+      <svg
+        viewBox={`0 0 ${Math.ceil(graph.width)} ${Math.ceil(graph.height)}`}
+        width={Math.ceil(graph.width)}
+        role="group"
+        aria-label={label}
+      >
         <Arrowheads />
         {graph.edges.map((e) => (
           <Edge key={`${e.from}|${e.to}|${e.kind}`} edge={e} taken={taken.has(`${e.from}|${e.to}`)} />
@@ -157,8 +164,8 @@ function Legend({ path, notes }: { path?: Path; notes: string[] }) {
   return (
     <figcaption>
       <span class="legend legend-llm">LLM step</span> <span class="legend legend-code">code step</span>{' '}
-      <span class="legend legend-choice">Choice (routing)</span>{' '}
-      <span class="legend legend-pause">checkpoint</span> {path && <span class="legend legend-taken">path taken</span>}
+      <span class="legend legend-choice">Choice (routing)</span> <span class="legend legend-pause">checkpoint</span>{' '}
+      {path && <span class="legend legend-taken">path taken</span>}
       {notes.map((note) => (
         <span class="note" key={note}>
           {' '}

@@ -9,7 +9,9 @@ const LIVE = 'stepwise-live';
 /** Open the live stream once; every view listens to the `stepwise-live` window event. */
 export function connectLive(): void {
   const source = new EventSource('/api/live');
-  source.addEventListener('change', (e) => window.dispatchEvent(new CustomEvent(LIVE, { detail: JSON.parse((e as MessageEvent).data) as Changes })));
+  source.addEventListener('change', (e) =>
+    window.dispatchEvent(new CustomEvent(LIVE, { detail: JSON.parse((e as MessageEvent).data) as Changes })),
+  );
 }
 
 /** Call `onChange` whenever a record of these kinds changes (optionally only these names). */
@@ -51,7 +53,12 @@ interface Started {
 }
 
 /** Send a change (run, fork, resume, import) and open the execution it started or opened; or say why there is none. */
-export function useStart(): { busy: boolean; problem?: string; setProblem: (problem?: string) => void; start: (path: string, body: unknown) => Promise<void> } {
+export function useStart(): {
+  busy: boolean;
+  problem?: string;
+  setProblem: (problem?: string) => void;
+  start: (path: string, body: unknown) => Promise<void>;
+} {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string>();
   const start = async (path: string, body: unknown) => {

@@ -10,12 +10,15 @@ import { Deployed, Executions } from './views/executions.tsx';
 import { Fork } from './views/fork.tsx';
 import { Import } from './views/import.tsx';
 import { Pauses } from './views/pauses.tsx';
-import { Workflow, Workflows, type Overview } from './views/workflows.tsx';
+import { type Overview, Workflow, Workflows } from './views/workflows.tsx';
 
 /** `#/a/b?x=1` → segments and query. */
 function parseHash(hash: string): { segments: string[]; query: URLSearchParams } {
   const [pathPart = '', queryPart = ''] = hash.replace(/^#\/?/, '').split('?');
-  return { segments: pathPart.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(queryPart) };
+  return {
+    segments: pathPart.split('/').filter(Boolean).map(decodeURIComponent),
+    query: new URLSearchParams(queryPart),
+  };
 }
 
 function useHash(): string {

@@ -6,6 +6,10 @@ export default defineConfig({
     // A workflow's evals run in a local session: DynamoDB Local and the synthesized state machine.
     testTimeout: 120_000,
     hookTimeout: 120_000,
-    env: { AWS_REGION: 'us-east-1', POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      AWS_REGION: 'us-east-1',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
   },
 });

@@ -9,10 +9,10 @@
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { RouteMismatchError } from '../../../core/errors.ts';
-import { eventFromEnvelope } from '../envelope.ts';
 import { routeOf } from '../../../definitions/lifecycle/routes.ts';
-import { EntitySnapshotSchema, type EntitySnapshot, type LoggedEvent } from '../../../definitions/lifecycle/schema.ts';
-import { stateChangeOf, type StateChangedDetail } from '../state-changes.ts';
+import { type EntitySnapshot, EntitySnapshotSchema, type LoggedEvent } from '../../../definitions/lifecycle/schema.ts';
+import { eventFromEnvelope } from '../envelope.ts';
+import { type StateChangedDetail, stateChangeOf } from '../state-changes.ts';
 import { applyEvent } from '../transition.ts';
 import { agentConfigFromEnv, lazy, lifecycleFromEnv, parseInput } from './services.ts';
 
@@ -39,10 +39,15 @@ export function createHandler(env: Env) {
     const { route, envelope, entity } = parseInput(ApplyEventInput, input, 'ApplyEvent input');
     const event = eventFromEnvelope(def(), envelope);
     const expected = routeOf(def(), event.type);
-    if (route !== expected) throw new RouteMismatchError(`${event.type} was routed to "${route}", the statechart says "${expected}"`);
+    if (route !== expected)
+      throw new RouteMismatchError(`${event.type} was routed to "${route}", the statechart says "${expected}"`);
     const result = applyEvent(def(), entity, event, config());
     const [{ detail: _detail, ...trigger }, ...raised] = result.events;
-    return { snapshot: result.snapshot, events: [trigger as LoggedEvent, ...raised], stateChanged: stateChangeOf(def(), entity, result) ?? null };
+    return {
+      snapshot: result.snapshot,
+      events: [trigger as LoggedEvent, ...raised],
+      stateChanged: stateChangeOf(def(), entity, result) ?? null,
+    };
   };
 }
 

@@ -5,8 +5,8 @@
 import type { Env } from '../../../core/env.ts';
 import { observability } from '../../observability.ts';
 import { httpCrm } from '../ports.ts';
-import { crmUpdateOf, parseStateChanged, type CrmEntityState } from '../state-changes.ts';
-import { lazy, lifecycleFromEnv, need, type LifecycleServices } from './services.ts';
+import { type CrmEntityState, crmUpdateOf, parseStateChanged } from '../state-changes.ts';
+import { type LifecycleServices, lazy, lifecycleFromEnv, need } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   // Creating the tracer is enough: on Lambda it records every fetch (the webhook call) as an X-Ray subsegment.

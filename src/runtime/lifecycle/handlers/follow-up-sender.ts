@@ -7,19 +7,20 @@
  * last step it applies the feature's `exhausted` event (guarded by the version).
  * Every step is idempotent, so the at-least-once delivery of the schedule is safe.
  */
-import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
+import { LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from '../../../definitions/lifecycle/schema.ts';
 import { observability } from '../../observability.ts';
 import { EventBridgeEnvelopeSchema, FOLLOW_UP_DUE, toPutEventsEntry } from '../envelope.ts';
-import { LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from '../../../definitions/lifecycle/schema.ts';
 import { httpFollowUpChannel } from '../ports.ts';
 import { lifecycleStoreFromEnv } from '../store.ts';
-import { FollowUpDueSchema, decideFollowUp, type FollowUpDecision } from '../timers.ts';
+import { decideFollowUp, type FollowUpDecision, FollowUpDueSchema } from '../timers.ts';
 import { schedulerFromEnv } from './scheduler-from-env.ts';
-import { lazy, lifecycleFromEnv, need, parseInput, timersFromEnv, type LifecycleServices } from './services.ts';
+import { type LifecycleServices, lazy, lifecycleFromEnv, need, parseInput, timersFromEnv } from './services.ts';
 
 const FollowUpDueEnvelope = EventBridgeEnvelopeSchema.extend({
   source: z.literal(LIFECYCLE_SOURCE),
@@ -31,7 +32,10 @@ const FollowUpDueEnvelope = EventBridgeEnvelopeSchema.extend({
 function sdkPutEvents(client: EventBridgeClient) {
   return async (Entries: PutEventsRequestEntry[]) => {
     const result = await client.send(new PutEventsCommand({ Entries }));
-    if (result.FailedEntryCount) throw new InvalidInputError(`PutEvents refused: ${result.Entries?.find((e) => e.ErrorCode)?.ErrorMessage ?? 'unknown error'}`);
+    if (result.FailedEntryCount)
+      throw new InvalidInputError(
+        `PutEvents refused: ${result.Entries?.find((e) => e.ErrorCode)?.ErrorMessage ?? 'unknown error'}`,
+      );
   };
 }
 
@@ -41,10 +45,18 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
   const timers = lazy(() => timersFromEnv(env));
   const store = lazy(() => services.store ?? lifecycleStoreFromEnv(env, tracer));
   const scheduler = lazy(() => services.timers ?? schedulerFromEnv(env, def().entity.key, tracer, services.now));
-  const channel = lazy(() => services.followUpChannel ?? httpFollowUpChannel(need(env, 'FOLLOW_UP_WEBHOOK_URL'), def().entity.key));
+  const channel = lazy(
+    () => services.followUpChannel ?? httpFollowUpChannel(need(env, 'FOLLOW_UP_WEBHOOK_URL'), def().entity.key),
+  );
   const busName = lazy(() => need(env, 'LIFECYCLE_BUS_ARN'));
   const putEvents = lazy(
-    () => services.putEvents ?? sdkPutEvents(tracer.captureAWSv3Client(new EventBridgeClient({ endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE, region: env.AWS_REGION }))),
+    () =>
+      services.putEvents ??
+      sdkPutEvents(
+        tracer.captureAWSv3Client(
+          new EventBridgeClient({ endpoint: env.AWS_ENDPOINT_URL_EVENTBRIDGE, region: env.AWS_REGION }),
+        ),
+      ),
   );
   return instrument(async (input: unknown): Promise<FollowUpDecision> => {
     const due = parseInput(FollowUpDueEnvelope, input, `${FOLLOW_UP_DUE} event`).detail;
@@ -56,13 +68,22 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
     switch (decision.outcome) {
       case 'stale':
       case 'not-eligible':
-        logger.info(`follow-up not sent: ${decision.outcome}`, { entityId: due.entityId, timer: due.timer, reason: decision.reason });
+        logger.info(`follow-up not sent: ${decision.outcome}`, {
+          entityId: due.entityId,
+          timer: due.timer,
+          reason: decision.reason,
+        });
         break;
       case 'restarted':
         if (decision.next) await scheduler().set(decision.next);
         break;
       case 'send':
-        await channel().sendFollowUp({ entityId: due.entityId, followUp: decision.followUp, version: due.timer.version, key: decision.event.id });
+        await channel().sendFollowUp({
+          entityId: due.entityId,
+          followUp: decision.followUp,
+          version: due.timer.version,
+          key: decision.event.id,
+        });
         await putEvents()([toPutEventsEntry(def(), decision.event, busName(), SCHEDULER_SOURCE)]);
         if (decision.next) await scheduler().set(decision.next);
         break;

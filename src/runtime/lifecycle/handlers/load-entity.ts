@@ -10,13 +10,13 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { EventTooLargeError } from '../../../core/errors.ts';
+import type { EntitySnapshot, LifecycleEvent } from '../../../definitions/lifecycle/schema.ts';
 import { observability } from '../../observability.ts';
 import { payloadBytes } from '../../offload.ts';
 import { eventFromEnvelope, MAX_EVENT_BYTES } from '../envelope.ts';
-import type { EntitySnapshot, LifecycleEvent } from '../../../definitions/lifecycle/schema.ts';
 import { conflictBackoffMs, lifecycleStoreFromEnv, sleep } from '../store.ts';
 import { initialSnapshot } from '../transition.ts';
-import { lazy, lifecycleFromEnv, parseInput, type LifecycleServices } from './services.ts';
+import { type LifecycleServices, lazy, lifecycleFromEnv, parseInput } from './services.ts';
 
 /** What the state machine adds beside the envelope's fields; the rest of the input is the envelope. */
 const PassResults = z.looseObject({
@@ -43,7 +43,9 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
     const bytes = payloadBytes(envelope);
     if (bytes > MAX_EVENT_BYTES) {
       const { id, source, 'detail-type': type } = envelope as Record<string, unknown>;
-      throw new EventTooLargeError(`event ${String(id)} (${String(type)} from ${String(source)}) is ${bytes} bytes; a lifecycle applies events of at most ${MAX_EVENT_BYTES}`);
+      throw new EventTooLargeError(
+        `event ${String(id)} (${String(type)} from ${String(source)}) is ${bytes} bytes; a lifecycle applies events of at most ${MAX_EVENT_BYTES}`,
+      );
     }
     const { detail: _detail, ...event } = eventFromEnvelope(def(), envelope);
     const attempt = loaded ? loaded.attempt + 1 : 0;

@@ -7,8 +7,8 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Env } from '../../../core/env.ts';
 import { observability } from '../../observability.ts';
 import { sesNotifier } from '../ports.ts';
-import { notificationFor, parseStateChanged, type EntityNotification } from '../state-changes.ts';
-import { lazy, lifecycleFromEnv, need, type LifecycleServices } from './services.ts';
+import { type EntityNotification, notificationFor, parseStateChanged } from '../state-changes.ts';
+import { type LifecycleServices, lazy, lifecycleFromEnv, need } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer } = observability(env, env.LIFECYCLE ?? 'lifecycle');

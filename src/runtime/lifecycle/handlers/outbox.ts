@@ -10,7 +10,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
-import { StateChangedDetailSchema, type StateChangedDetail } from '../state-changes.ts';
+import { type StateChangedDetail, StateChangedDetailSchema } from '../state-changes.ts';
 import { OUTBOX_SK_PREFIX } from '../store.ts';
 import { parseInput } from './services.ts';
 
@@ -27,7 +27,9 @@ export function changesOf(records: unknown): StateChangedDetail[] {
     // The SDK types AttributeValue maps precisely; the records arrive as JSON.
     const item = unmarshall(r.dynamodb.NewImage as Parameters<typeof unmarshall>[0]) as Record<string, unknown>;
     if (r.eventName !== 'INSERT' || typeof item.sk !== 'string' || !item.sk.startsWith(OUTBOX_SK_PREFIX))
-      throw new InvalidInputError(`outbox stream record ${i}: not a new outbox item (${r.eventName} ${String(item.sk)})`);
+      throw new InvalidInputError(
+        `outbox stream record ${i}: not a new outbox item (${r.eventName} ${String(item.sk)})`,
+      );
     return parseInput(StateChangedDetailSchema, item.detail, `outbox item ${String(item.pk)}/${item.sk}`);
   });
 }

@@ -9,12 +9,12 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { VersionConflictError } from '../../../core/errors.ts';
+import { EntitySnapshotSchema, LoggedEventSchema } from '../../../definitions/lifecycle/schema.ts';
 import { observability } from '../../observability.ts';
 import { eventFromEnvelope } from '../envelope.ts';
-import { EntitySnapshotSchema, LoggedEventSchema } from '../../../definitions/lifecycle/schema.ts';
 import { StateChangedDetailSchema } from '../state-changes.ts';
-import { lifecycleStoreFromEnv, type AppendStatus } from '../store.ts';
-import { lazy, lifecycleFromEnv, parseInput, type LifecycleServices } from './services.ts';
+import { type AppendStatus, lifecycleStoreFromEnv } from '../store.ts';
+import { type LifecycleServices, lazy, lifecycleFromEnv, parseInput } from './services.ts';
 
 const PersistInput = z.object({
   /** The EventBridge event (`$$.Execution.Input`): the entity id and the trigger's detail. */
@@ -37,12 +37,24 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer, metrics, instrument } = observability(env, env.LIFECYCLE ?? 'lifecycle');
   const store = lazy(() => services.store ?? lifecycleStoreFromEnv(env, tracer));
   return instrument(async (input: unknown): Promise<{ status: AppendStatus }> => {
-    const { envelope, expectedEventCount, snapshot, events, stateChanged, requestId } = parseInput(PersistInput, input, 'Persist input');
+    const { envelope, expectedEventCount, snapshot, events, stateChanged, requestId } = parseInput(
+      PersistInput,
+      input,
+      'Persist input',
+    );
     const trigger = eventFromEnvelope(def(), envelope);
     const [first, ...raised] = events;
-    const logged = [{ ...first!, ...(first!.id === trigger.id && trigger.detail && { detail: trigger.detail }) }, ...raised];
+    const logged = [
+      { ...first!, ...(first!.id === trigger.id && trigger.detail && { detail: trigger.detail }) },
+      ...raised,
+    ];
     try {
-      const status = await store().append(trigger.entityId, expectedEventCount, { snapshot, events: logged, stateChanged }, requestId);
+      const status = await store().append(
+        trigger.entityId,
+        expectedEventCount,
+        { snapshot, events: logged, stateChanged },
+        requestId,
+      );
       metrics.addMetric(STATUS_METRIC[status], MetricUnit.Count, 1);
       return { status };
     } catch (e) {

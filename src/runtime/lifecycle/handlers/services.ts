@@ -3,16 +3,17 @@
  * `createHandler(env, services)` instead of the AWS ones built from the environment, and the
  * parsing of their input and environment.
  */
+
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
 import { STATEMACHINES_DIR } from '../../../core/paths.ts';
 import type { AgentConfig } from '../../../definitions/lifecycle/agent-config.ts';
 import { loadLifecycle, parseAgentConfig } from '../../../definitions/lifecycle/loader.ts';
-import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { CrmPort, FollowUpChannel, NotifierPort, TimerScheduler } from '../ports.ts';
-import { NO_TIMERS, type TimersConfig } from '../../../definitions/lifecycle/timers-config.ts';
 import type { LifecycleDefinition } from '../../../definitions/lifecycle/schema.ts';
+import { NO_TIMERS, type TimersConfig } from '../../../definitions/lifecycle/timers-config.ts';
+import type { CrmPort, FollowUpChannel, NotifierPort, TimerScheduler } from '../ports.ts';
 import type { LifecycleStore } from '../store.ts';
 
 /** Local or test adapters; anything missing is built from the environment on first use. */

@@ -7,9 +7,9 @@
 import type { Env } from '../../../core/env.ts';
 import { observability } from '../../observability.ts';
 import { parseStateChanged } from '../state-changes.ts';
-import { restampTimer, timersForChange, type TimerPlan } from '../timers.ts';
+import { restampTimer, type TimerPlan, timersForChange } from '../timers.ts';
 import { schedulerFromEnv } from './scheduler-from-env.ts';
-import { lazy, lifecycleFromEnv, timersFromEnv, type LifecycleServices } from './services.ts';
+import { type LifecycleServices, lazy, lifecycleFromEnv, timersFromEnv } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer, logger } = observability(env, env.LIFECYCLE ?? 'lifecycle');

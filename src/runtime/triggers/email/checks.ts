@@ -3,7 +3,7 @@
  * whether a mail may start a workflow. No I/O here; `ingest.ts` applies the decision.
  */
 import { createHash } from 'node:crypto';
-import PostalMime, { addressParser, type Address, type Email, type Mailbox } from 'postal-mime';
+import PostalMime, { type Address, addressParser, type Email, type Mailbox } from 'postal-mime';
 import * as z from 'zod';
 import type { InboundEmail } from '../../../definitions/workflow/inbound-email.ts';
 import { headerText, messageIdOf } from './headers.ts';
@@ -153,10 +153,17 @@ class LinearTextParser extends PostalMime {
     const texts = (entries: TextEntries[keyof TextEntries]) =>
       (entries ?? []).flatMap((e) => (e.type === 'text' && typeof e.value === 'string' ? [e.value] : []));
     for (const entry of internals.textMap.values()) {
-      plain.push(...(entry.plain ? texts(entry.plain) : texts(entry.html).map((h) => htmlToText(h, { maxChars: this.#maxHtmlChars }))));
+      plain.push(
+        ...(entry.plain
+          ? texts(entry.plain)
+          : texts(entry.html).map((h) => htmlToText(h, { maxChars: this.#maxHtmlChars }))),
+      );
       html.push(...texts(entry.html));
     }
-    internals.textContent = { ...(plain.length && { plain: plain.join('\n') }), ...(html.length && { html: html.join('\n') }) };
+    internals.textContent = {
+      ...(plain.length && { plain: plain.join('\n') }),
+      ...(html.length && { html: html.join('\n') }),
+    };
   }
 }
 
@@ -186,11 +193,15 @@ const BLANK = new Set([0x20, 0x09, 0x0d, LF]);
  * whatever the boundaries are or how they are declared). Counting stops as soon as a count passes
  * its limit, so refusing a bomb costs the limit's worth of lines, not the bomb's.
  */
-export function mimeShape(bytes: Uint8Array, limits: { lines: number; delimiters: number } = { lines: Infinity, delimiters: Infinity }): { lines: number; delimiters: number } {
+export function mimeShape(
+  bytes: Uint8Array,
+  limits: { lines: number; delimiters: number } = { lines: Infinity, delimiters: Infinity },
+): { lines: number; delimiters: number } {
   let lines = 1;
   let delimiters = 0;
   for (let start = 0; start < bytes.length && lines <= limits.lines && delimiters <= limits.delimiters; ) {
-    if (bytes[start] === DASH && bytes[start + 1] === DASH && start + 2 < bytes.length && !BLANK.has(bytes[start + 2]!)) delimiters++;
+    if (bytes[start] === DASH && bytes[start + 1] === DASH && start + 2 < bytes.length && !BLANK.has(bytes[start + 2]!))
+      delimiters++;
     const end = bytes.indexOf(LF, start);
     if (end < 0) break;
     lines++;
@@ -218,8 +229,10 @@ export async function parseInbound(raw: Uint8Array | string, opts: ParseOptions)
   if (bytes.byteLength > opts.maxBytes)
     return { rejected: 'too_large', detail: `${bytes.byteLength} bytes exceeds the limit of ${opts.maxBytes}` };
   const shape = mimeShape(bytes, { lines: maxMimeLines, delimiters: maxMimeParts });
-  if (shape.lines > maxMimeLines) return { rejected: 'mime_budget', detail: `more than ${maxMimeLines} lines: not parsed` };
-  if (shape.delimiters > maxMimeParts) return { rejected: 'mime_budget', detail: `more than ${maxMimeParts} MIME part delimiters: not parsed` };
+  if (shape.lines > maxMimeLines)
+    return { rejected: 'mime_budget', detail: `more than ${maxMimeLines} lines: not parsed` };
+  if (shape.delimiters > maxMimeParts)
+    return { rejected: 'mime_budget', detail: `more than ${maxMimeParts} MIME part delimiters: not parsed` };
   const started = now();
   let mail: Email;
   try {
@@ -229,7 +242,10 @@ export async function parseInbound(raw: Uint8Array | string, opts: ParseOptions)
   }
   const elapsed = now() - started;
   if (elapsed > parseBudgetMs)
-    return { rejected: 'parse_budget', detail: `parsing took ${Math.round(elapsed)} ms, over the budget of ${parseBudgetMs} ms` };
+    return {
+      rejected: 'parse_budget',
+      detail: `parsing took ${Math.round(elapsed)} ms, over the budget of ${parseBudgetMs} ms`,
+    };
   if (mail.headers.length === 0) return { rejected: 'malformed_mime', detail: 'no header section' };
   const bad = mail.headers.find((h) => !FIELD_NAME.test(h.key));
   if (bad) return { rejected: 'malformed_mime', detail: 'invalid header line' };
@@ -243,14 +259,17 @@ export async function parseInbound(raw: Uint8Array | string, opts: ParseOptions)
   const fromAddresses = fromValues.flatMap((v) => addressParser(v));
   const senders = mailboxes(fromAddresses).filter((m) => m.address);
   // RFC 5322 allows no group in From; one that names a single mailbox is still refused.
-  const from = fromValues.length === 1 && senders.length === 1 && !fromAddresses.some((a) => a.group) ? senders[0] : undefined;
+  const from =
+    fromValues.length === 1 && senders.length === 1 && !fromAddresses.some((a) => a.group) ? senders[0] : undefined;
   return {
     sizeBytes: bytes.byteLength,
     headers: mail.headers.map(({ key, value }) => ({ key, value })),
     from: from && { address: from.address.toLowerCase(), name: headerText(from.name) },
     senders: senders.map((m) => m.address.toLowerCase()),
     fromHeaders: fromValues.length,
-    to: mailboxes(mail.to ?? []).map((m) => m.address.toLowerCase()).filter(Boolean),
+    to: mailboxes(mail.to ?? [])
+      .map((m) => m.address.toLowerCase())
+      .filter(Boolean),
     subject: mail.subject ?? '',
     messageId: messageIdOf(mail.messageId),
     text: (mail.text ?? '').trim(),
@@ -286,7 +305,10 @@ const MAX_AUTH_RESULTS_CHARS = 4096;
 function authResults(value: string | undefined, fromDomain: string | undefined): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   // Comments never nest in what SES writes; `[^()]` keeps the pattern linear.
-  for (const part of (value ?? '').slice(0, MAX_AUTH_RESULTS_CHARS).replace(/\([^()]*\)/g, '').split(';')) {
+  for (const part of (value ?? '')
+    .slice(0, MAX_AUTH_RESULTS_CHARS)
+    .replace(/\([^()]*\)/g, '')
+    .split(';')) {
     const m = /^\s*(spf|dkim|dmarc)\s*=\s*([a-z]+)/i.exec(part);
     if (!m) continue;
     const method = m[1]!.toLowerCase();
@@ -350,7 +372,9 @@ function aligned(domain: string | undefined, fromDomain: string): boolean {
 export function senderAuthenticated(headers: ParsedMail['headers'], receipt: SesReceipt, fromAddress: string): boolean {
   if (receipt.dmarcVerdict.status === 'PASS') return true;
   const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
-  const value = (headerValue(headers, 'authentication-results') ?? '').slice(0, MAX_AUTH_RESULTS_CHARS).replace(/\([^()]*\)/g, '');
+  const value = (headerValue(headers, 'authentication-results') ?? '')
+    .slice(0, MAX_AUTH_RESULTS_CHARS)
+    .replace(/\([^()]*\)/g, '');
   return value.split(';').some((part) => {
     const m = /^\s*(spf|dkim)\s*=\s*pass\b/i.exec(part);
     if (!m) return false;
@@ -395,7 +419,10 @@ export function screen(parsed: ParsedMail, receipt: SesReceipt, policy: IngressP
       return { rejected: reason, detail: `${key}: ${status}` };
   }
   if (parsed.fromHeaders > 1 || parsed.senders.length > 1)
-    return { rejected: 'multiple_from', detail: `${parsed.fromHeaders} From headers with ${parsed.senders.length} addresses; exactly one is required` };
+    return {
+      rejected: 'multiple_from',
+      detail: `${parsed.fromHeaders} From headers with ${parsed.senders.length} addresses; exactly one is required`,
+    };
   if (!parsed.from || !SenderAddress.safeParse(parsed.from.address).success)
     return { rejected: 'no_sender', detail: 'no single valid From address' };
   if (policy.ownAddresses.includes(parsed.from.address))

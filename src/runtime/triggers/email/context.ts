@@ -7,7 +7,10 @@ import type { EmailStore } from './store.ts';
  * name, subject, receipt time and the body, read from the email store by the id in the input.
  * The sender's address is not in it: only `send_email` uses it, from the verified record.
  */
-export async function emailUntrusted(input: Record<string, unknown>, emails: Pick<EmailStore, 'get'>): Promise<Record<string, unknown>> {
+export async function emailUntrusted(
+  input: Record<string, unknown>,
+  emails: Pick<EmailStore, 'get'>,
+): Promise<Record<string, unknown>> {
   const { email } = EmailInputSchema.parse(input);
   const stored = await emails.get(email.id);
   if (!stored) throw new InvalidInputError(`no stored body for email ${email.id}`);

@@ -3,22 +3,23 @@
  * raw MIME). Parses the SES event, reads the mail from S3 and hands it to `ingest`. Each mail
  * counts once in `EmailAccepted`, `EmailDuplicate` or `EmailRejected` (dimension `reason`).
  */
+
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
-import { dynamoEmailStore, type EmailStore } from './store.ts';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
 import { dynamoEventLog, type EventLog } from '../../event-log.ts';
-import { observability, type ClientTracer } from '../../observability.ts';
+import { type ClientTracer, observability } from '../../observability.ts';
 import { DEFAULT_POLICY, SesReceiptSchema } from './checks.ts';
-import { ingest, type IngestResult } from './ingest.ts';
+import { type IngestResult, ingest } from './ingest.ts';
 import { routedStarter, ssmModeStore } from './orchestration.ts';
-import { sfnStarter, type ExecutionStarter } from './starter.ts';
+import { type ExecutionStarter, sfnStarter } from './starter.ts';
+import { dynamoEmailStore, type EmailStore } from './store.ts';
 
 // Our own schema rather than Powertools' SesSchema: that one requires `dmarcPolicy` and every
 // common header, which SES omits (dmarcPolicy appears only when DMARC fails). We read only these.
@@ -69,7 +70,11 @@ export interface IngressServices {
   clock?: () => Date;
 }
 
-const OUTCOME_METRIC: Record<IngestResult['status'], string> = { STARTED: 'EmailAccepted', DUPLICATE: 'EmailDuplicate', REJECTED: 'EmailRejected' };
+const OUTCOME_METRIC: Record<IngestResult['status'], string> = {
+  STARTED: 'EmailAccepted',
+  DUPLICATE: 'EmailDuplicate',
+  REJECTED: 'EmailRejected',
+};
 
 /** Handler convention: clients are built on the first invocation, so importing this module never fails. */
 export function createHandler(env: Env, services: IngressServices = {}) {
@@ -116,11 +121,18 @@ function starterFor(cfg: z.infer<typeof IngressEnv>, tracer: ClientTracer, logge
   const sfn = tracer.captureAWSv3Client(new SFNClient({ endpoint: cfg.AWS_ENDPOINT_URL_SFN, region: cfg.AWS_REGION }));
   const steps = sfnStarter(sfn, cfg.STATE_MACHINE_ARN);
   if (!cfg.ORCHESTRATION_PARAMETER || !cfg.SINGLE_PROMPT_STATE_MACHINE_ARN) return steps;
-  const store = ssmModeStore(tracer.captureAWSv3Client(new SSMClient({ region: cfg.AWS_REGION })), cfg.ORCHESTRATION_PARAMETER);
-  return routedStarter(() => store.get(), { steps, 'single-prompt': sfnStarter(sfn, cfg.SINGLE_PROMPT_STATE_MACHINE_ARN) }, (mode) => {
-    if (store.lastProblem) logger.warn(store.lastProblem);
-    logger.info(`Orchestration: ${mode}`, { orchestration: mode });
-  });
+  const store = ssmModeStore(
+    tracer.captureAWSv3Client(new SSMClient({ region: cfg.AWS_REGION })),
+    cfg.ORCHESTRATION_PARAMETER,
+  );
+  return routedStarter(
+    () => store.get(),
+    { steps, 'single-prompt': sfnStarter(sfn, cfg.SINGLE_PROMPT_STATE_MACHINE_ARN) },
+    (mode) => {
+      if (store.lastProblem) logger.warn(store.lastProblem);
+      logger.info(`Orchestration: ${mode}`, { orchestration: mode });
+    },
+  );
 }
 
 function wire(env: Env, services: IngressServices, tracer: ClientTracer, logger: Logger) {

@@ -22,7 +22,12 @@ const ENCODED_WORD_OPENER = /=\?/g;
  * headerText('Hello\r\nBcc: all@example.com') // 'Hello Bcc: all@example.com' (text, not a header)
  */
 export function headerText(value: string, max = MAX_SUBJECT_CHARS): string {
-  const line = value.normalize('NFC').replace(UNSAFE, ' ').replace(ENCODED_WORD_OPENER, '= ?').replace(/\s+/g, ' ').trim();
+  const line = value
+    .normalize('NFC')
+    .replace(UNSAFE, ' ')
+    .replace(ENCODED_WORD_OPENER, '= ?')
+    .replace(/\s+/g, ' ')
+    .trim();
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
 }
 

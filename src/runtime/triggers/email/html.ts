@@ -12,8 +12,36 @@ import { Tokenizer } from 'htmlparser2';
 const SKIPPED = new Set(['script', 'style', 'title', 'template', 'noscript', 'head']);
 /** Elements that start a new line in a rendered page. */
 const BLOCK = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'figure', 'footer', 'form', 'h1', 'h2',
-  'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tr',
+  'ul',
 ]);
 
 export interface HtmlToTextOptions {
@@ -79,7 +107,9 @@ export function htmlToText(html: string, { maxChars = DEFAULT_MAX_HTML_CHARS }: 
   tokenizer.write(input);
   tokenizer.end();
   const text = normalizeWhitespace(out.join(''));
-  return input === html ? text : `${text}\n\n[HTML truncated: converted the first ${maxChars} of ${html.length} characters]`;
+  return input === html
+    ? text
+    : `${text}\n\n[HTML truncated: converted the first ${maxChars} of ${html.length} characters]`;
 }
 
 /**

@@ -1,21 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { EmailStore } from './store.ts';
 import type { EventLog } from '../../event-log.ts';
 import {
-  executionNameFor,
-  isRejection,
-  parseInbound,
-  screen,
-  sesReceiptFromHeaders,
   type Envelope,
+  executionNameFor,
   type IngressPolicy,
+  isRejection,
   type ParsedMail,
-  type RejectReason,
+  parseInbound,
   type Rejection,
+  type RejectReason,
   type SesReceipt,
+  screen,
   senderAuthenticated,
+  sesReceiptFromHeaders,
 } from './checks.ts';
 import type { ExecutionStarter } from './starter.ts';
+import type { EmailStore } from './store.ts';
 
 export interface IngestDeps {
   emails: EmailStore;
@@ -37,7 +37,8 @@ export type IngestResult =
   | { status: 'REJECTED'; executionName: string; reason: RejectReason; detail: string };
 
 /** Whose Message-ID: scoped by sender, so nobody can pre-empt another sender's mail by reusing its id. */
-const messageIdClaim = (from: string, messageId: string) => createHash('sha256').update(`${from}\n${messageId}`).digest('hex');
+const messageIdClaim = (from: string, messageId: string) =>
+  createHash('sha256').update(`${from}\n${messageId}`).digest('hex');
 
 /**
  * The ingress use case: screen one inbound mail and, if it passes, store its body and start the
@@ -84,7 +85,9 @@ export async function ingestParsed(
 ): Promise<IngestResult> {
   const executionName = executionNameFor(envelope.id);
   const at = envelope.receivedAt;
-  const verdicts = isRejection(parsed) ? undefined : (receipt ?? sesReceiptFromHeaders(parsed.headers, parsed.from?.address));
+  const verdicts = isRejection(parsed)
+    ? undefined
+    : (receipt ?? sesReceiptFromHeaders(parsed.headers, parsed.from?.address));
   const screening = isRejection(parsed) ? parsed : screen(parsed, verdicts!, deps.policy, envelope);
   const from = isRejection(parsed) ? undefined : parsed.from?.address;
   const reject = (reason: RejectReason, detail: string) =>
@@ -105,9 +108,14 @@ export async function ingestParsed(
 
   const { accepted: email, body } = screening;
   // The stricter sender policy: an unauthenticated From gets no automatic reply; the mail is stored for a person.
-  if (deps.policy.requireAuthenticatedSender && !isRejection(parsed) && !senderAuthenticated(parsed.headers, verdicts!, email.from)) {
+  if (
+    deps.policy.requireAuthenticatedSender &&
+    !isRejection(parsed) &&
+    !senderAuthenticated(parsed.headers, verdicts!, email.from)
+  ) {
     await deps.emails.put(email, body);
-    const detail = 'held for a person: neither a DMARC pass nor an SPF or DKIM pass aligned with the From domain; no automatic reply';
+    const detail =
+      'held for a person: neither a DMARC pass nor an SPF or DKIM pass aligned with the From domain; no automatic reply';
     await reject('unauthenticated_sender', detail);
     return { status: 'REJECTED', executionName, reason: 'unauthenticated_sender', detail };
   }
@@ -131,5 +139,8 @@ export async function ingestParsed(
     personal: { from: email.from, subject: email.subject },
   });
   // A concurrent redelivery may record the event first: then a definitive starter still knows who started.
-  return { status: started === 'STARTED' && (first || deps.starter.definitive) ? 'STARTED' : 'DUPLICATE', executionName };
+  return {
+    status: started === 'STARTED' && (first || deps.starter.definitive) ? 'STARTED' : 'DUPLICATE',
+    executionName,
+  };
 }

@@ -36,7 +36,11 @@ export interface MailSignals {
 // sees an attacker's megabyte-long header.
 const HEAD = 512;
 const first = (headers: readonly HeaderField[], name: string) =>
-  headers.find((h) => h.key === name)?.value.slice(0, HEAD).trim().toLowerCase();
+  headers
+    .find((h) => h.key === name)
+    ?.value.slice(0, HEAD)
+    .trim()
+    .toLowerCase();
 const has = (headers: readonly HeaderField[], name: string) => headers.some((h) => h.key === name);
 
 /** Exchange's `X-Auto-Response-Suppress` values that ask an auto-responder like us not to answer. */
@@ -53,34 +57,99 @@ const DAEMON_LOCAL_PARTS = new Set(['mailer-daemon', 'postmaster', 'mail-daemon'
  */
 const AUTO_SUBJECTS: readonly string[] = [
   // English
-  'automatic reply', 'auto reply', 'auto-reply', 'autoreply', 'auto response', 'auto-response', 'autoresponse',
-  'out of office', 'out of the office', 'ooo:', 'away from the office', 'vacation reply',
+  'automatic reply',
+  'auto reply',
+  'auto-reply',
+  'autoreply',
+  'auto response',
+  'auto-response',
+  'autoresponse',
+  'out of office',
+  'out of the office',
+  'ooo:',
+  'away from the office',
+  'vacation reply',
   // German
-  'abwesenheitsnotiz', 'automatische antwort', 'abwesenheit:', 'automatische abwesenheitsnotiz',
+  'abwesenheitsnotiz',
+  'automatische antwort',
+  'abwesenheit:',
+  'automatische abwesenheitsnotiz',
   // French
-  'réponse automatique', 'reponse automatique', 'absence du bureau', "message d'absence", 'absent du bureau',
+  'réponse automatique',
+  'reponse automatique',
+  'absence du bureau',
+  "message d'absence",
+  'absent du bureau',
   // Spanish
-  'respuesta automática', 'respuesta automatica', 'fuera de la oficina', 'respuesta de ausencia',
+  'respuesta automática',
+  'respuesta automatica',
+  'fuera de la oficina',
+  'respuesta de ausencia',
   // Italian
-  'risposta automatica', 'fuori ufficio', "fuori dall'ufficio",
+  'risposta automatica',
+  'fuori ufficio',
+  "fuori dall'ufficio",
   // Dutch
-  'automatisch antwoord', 'afwezigheidsbericht',
+  'automatisch antwoord',
+  'afwezigheidsbericht',
   // Portuguese
-  'resposta automática', 'resposta automatica', 'ausente do escritório', 'fora do escritório',
+  'resposta automática',
+  'resposta automatica',
+  'ausente do escritório',
+  'fora do escritório',
   // Nordic, Polish, Czech, Finnish, Turkish
-  'automatisk svar', 'autosvar', 'automaattinen vastaus', 'poissa toimistolta',
-  'odpowiedź automatyczna', 'automatyczna odpowiedź', 'automatická odpověď', 'otomatik yanıt', 'otomatik cevap',
+  'automatisk svar',
+  'autosvar',
+  'automaattinen vastaus',
+  'poissa toimistolta',
+  'odpowiedź automatyczna',
+  'automatyczna odpowiedź',
+  'automatická odpověď',
+  'otomatik yanıt',
+  'otomatik cevap',
   // Russian, Ukrainian, Greek
-  'автоответ', 'автоматический ответ', 'автоматична відповідь', 'αυτόματη απάντηση',
+  'автоответ',
+  'автоматический ответ',
+  'автоматична відповідь',
+  'αυτόματη απάντηση',
   // Chinese, Japanese, Korean
-  '自动回复', '自動回覆', '自動回复', '自動応答', '自動返信', '자동 응답', '자동 회신',
+  '自动回复',
+  '自動回覆',
+  '自動回复',
+  '自動応答',
+  '自動返信',
+  '자동 응답',
+  '자동 회신',
 ];
 const BOUNCE_SUBJECTS: readonly string[] = [
-  'undeliverable', 'undelivered mail', 'delivery status notification', 'delivery failure', 'delivery has failed',
-  'mail delivery failed', 'mail delivery subsystem', 'returned mail', 'failure notice', 'mail system error',
-  'unzustellbar', 'nicht zustellbar', 'non remis', 'non distribuable', 'no se puede entregar', 'no entregado',
-  'non recapitabile', 'impossibile recapitare', 'onbestelbaar', 'não entregue', 'nao entregue', 'kan inte levereras',
-  'niedostarczalne', 'nedoručitelné', 'не доставлено', '无法送达', '配信不能', '전달되지 않음',
+  'undeliverable',
+  'undelivered mail',
+  'delivery status notification',
+  'delivery failure',
+  'delivery has failed',
+  'mail delivery failed',
+  'mail delivery subsystem',
+  'returned mail',
+  'failure notice',
+  'mail system error',
+  'unzustellbar',
+  'nicht zustellbar',
+  'non remis',
+  'non distribuable',
+  'no se puede entregar',
+  'no entregado',
+  'non recapitabile',
+  'impossibile recapitare',
+  'onbestelbaar',
+  'não entregue',
+  'nao entregue',
+  'kan inte levereras',
+  'niedostarczalne',
+  'nedoručitelné',
+  'не доставлено',
+  '无法送达',
+  '配信不能',
+  '전달되지 않음',
 ];
 
 const localPart = (address: string) => {
@@ -99,7 +168,11 @@ function subjectPrefix(subject: string, forms: readonly string[]): boolean {
   const s = normalize(subject);
   if (REPLY_PREFIX.test(s)) return false;
   // A prefix must end at a word boundary ("Absence" must not match "Absenteeism").
-  return forms.some((p) => s.startsWith(p) && (s.length === p.length || !/[\p{L}\p{N}]/u.test(s[p.length]!) || !/[\p{L}\p{N}]/u.test(p.at(-1)!)));
+  return forms.some(
+    (p) =>
+      s.startsWith(p) &&
+      (s.length === p.length || !/[\p{L}\p{N}]/u.test(s[p.length]!) || !/[\p{L}\p{N}]/u.test(p.at(-1)!)),
+  );
 }
 
 /** The first signal that marks `mail` as automatic, or `undefined` for mail a person wrote. */
@@ -110,12 +183,16 @@ export function automaticMail(mail: MailSignals): Automatic | undefined {
     return { reason: 'auto_submitted', detail: `Auto-Submitted: ${autoSubmitted.split(/[;\s]/)[0]}` };
   for (const name of ['x-autoreply', 'x-autorespond', 'x-autoresponder', 'x-autogenerated'])
     if (has(h, name)) return { reason: 'auto_submitted', detail: `${name} present` };
-  const suppress = first(h, 'x-auto-response-suppress')?.split(/[\s,]+/).filter((v) => SUPPRESSES_AUTO_REPLY.has(v));
+  const suppress = first(h, 'x-auto-response-suppress')
+    ?.split(/[\s,]+/)
+    .filter((v) => SUPPRESSES_AUTO_REPLY.has(v));
   if (suppress?.length) return { reason: 'auto_submitted', detail: `X-Auto-Response-Suppress: ${suppress.join(', ')}` };
 
   const precedence = first(h, 'precedence');
-  if (precedence && PRECEDENCE_AUTO.has(precedence)) return { reason: 'auto_submitted', detail: `Precedence: ${precedence}` };
-  if (precedence && PRECEDENCE_BULK.has(precedence)) return { reason: 'bulk_precedence', detail: `Precedence: ${precedence}` };
+  if (precedence && PRECEDENCE_AUTO.has(precedence))
+    return { reason: 'auto_submitted', detail: `Precedence: ${precedence}` };
+  if (precedence && PRECEDENCE_BULK.has(precedence))
+    return { reason: 'bulk_precedence', detail: `Precedence: ${precedence}` };
   for (const name of ['list-id', 'list-unsubscribe', 'list-post'])
     if (has(h, name)) return { reason: 'mailing_list', detail: `${name} present` };
 
@@ -125,11 +202,14 @@ export function automaticMail(mail: MailSignals): Automatic | undefined {
   const returnPath = h.find((x) => x.key === 'return-path')?.value;
   if (returnPath !== undefined && /^\s*<?\s*>?\s*$/.test(returnPath.slice(0, HEAD)))
     return { reason: 'empty_return_path', detail: 'empty Return-Path (a bounce or notification)' };
-  const returnPathAddress = /<([^<>\s]*)>/.exec(returnPath?.slice(0, HEAD) ?? '')?.[1] ?? returnPath?.slice(0, HEAD).trim();
+  const returnPathAddress =
+    /<([^<>\s]*)>/.exec(returnPath?.slice(0, HEAD) ?? '')?.[1] ?? returnPath?.slice(0, HEAD).trim();
   const senders = [...mail.from, ...(returnPathAddress ? [returnPathAddress.toLowerCase()] : [])];
   if (senders.some((a) => DAEMON_LOCAL_PARTS.has(localPart(a))))
     return { reason: 'bounce', detail: 'sent by a mailer daemon or postmaster' };
-  if (subjectPrefix(mail.subject, BOUNCE_SUBJECT_FORMS)) return { reason: 'bounce', detail: 'subject of a delivery failure notice' };
-  if (subjectPrefix(mail.subject, AUTO_SUBJECT_FORMS)) return { reason: 'auto_submitted', detail: 'subject of an automatic reply' };
+  if (subjectPrefix(mail.subject, BOUNCE_SUBJECT_FORMS))
+    return { reason: 'bounce', detail: 'subject of a delivery failure notice' };
+  if (subjectPrefix(mail.subject, AUTO_SUBJECT_FORMS))
+    return { reason: 'auto_submitted', detail: 'subject of an automatic reply' };
   return undefined;
 }

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
 
 /** A reply as the mailer sends it. `to` always comes from the verified ingress record. */
@@ -19,6 +19,7 @@ export interface OutgoingMail {
 export interface Mailer {
   send(mail: OutgoingMail): Promise<{ messageId: string }>;
 }
+
 import { headerText, messageIdOf } from './headers.ts';
 
 /**
@@ -35,7 +36,10 @@ export function replySubject(original: string, proposed: string | undefined): st
  * The header fields of a reply that the inbound mail influences, made safe for any mailer: the
  * subject as one line of text, threading only with a valid message id.
  */
-export function outgoingHeaders(mail: Pick<OutgoingMail, 'subject' | 'inReplyTo'>): { subject: string; inReplyTo?: string } {
+export function outgoingHeaders(mail: Pick<OutgoingMail, 'subject' | 'inReplyTo'>): {
+  subject: string;
+  inReplyTo?: string;
+} {
   const inReplyTo = messageIdOf(mail.inReplyTo);
   return { subject: headerText(mail.subject) || 'Re: Your message', ...(inReplyTo ? { inReplyTo } : {}) };
 }

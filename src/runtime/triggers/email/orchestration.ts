@@ -23,7 +23,12 @@ export interface ModeStore {
  * The mode in an SSM String parameter, read at most once per `ttlMs`. An unreadable or unknown
  * value is `steps` (the deployed default) and the reason is kept in `lastProblem`.
  */
-export function ssmModeStore(client: SSMClient, name: string, ttlMs = 30_000, now: () => number = Date.now): ModeStore & { lastProblem?: string } {
+export function ssmModeStore(
+  client: SSMClient,
+  name: string,
+  ttlMs = 30_000,
+  now: () => number = Date.now,
+): ModeStore & { lastProblem?: string } {
   let cached: { mode: OrchestrationMode; at: number } | undefined;
   const store: ModeStore & { lastProblem?: string } = {
     async get() {
@@ -33,7 +38,8 @@ export function ssmModeStore(client: SSMClient, name: string, ttlMs = 30_000, no
         const out = await client.send(new GetParameterCommand({ Name: name }));
         const parsed = z.enum(ORCHESTRATION_MODES).safeParse(out.Parameter?.Value);
         if (parsed.success) mode = parsed.data;
-        else store.lastProblem = `parameter ${name} holds ${JSON.stringify(out.Parameter?.Value)}, not steps or single-prompt: using steps`;
+        else
+          store.lastProblem = `parameter ${name} holds ${JSON.stringify(out.Parameter?.Value)}, not steps or single-prompt: using steps`;
       } catch (e) {
         store.lastProblem = `parameter ${name} could not be read (${(e as Error).name}): using steps`;
       }
@@ -49,7 +55,11 @@ export function ssmModeStore(client: SSMClient, name: string, ttlMs = 30_000, no
 }
 
 /** An ingress starter that starts each accepted mail in the state machine the mode selects. */
-export function routedStarter(mode: () => Promise<OrchestrationMode>, starters: Record<OrchestrationMode, ExecutionStarter>, onRoute?: (mode: OrchestrationMode) => void): ExecutionStarter {
+export function routedStarter(
+  mode: () => Promise<OrchestrationMode>,
+  starters: Record<OrchestrationMode, ExecutionStarter>,
+  onRoute?: (mode: OrchestrationMode) => void,
+): ExecutionStarter {
   return {
     definitive: starters.steps.definitive && starters['single-prompt'].definitive,
     async start(name, input) {
@@ -71,13 +81,21 @@ const AlarmEvent = z.object({
  * `single-prompt`. Any other state changes nothing (recovery back to `steps` is a person's call,
  * after fixing the cause). Returns what it did, for the log.
  */
-export async function rollback(event: unknown, store: ModeStore): Promise<{ flipped: boolean; from?: OrchestrationMode; why: string }> {
+export async function rollback(
+  event: unknown,
+  store: ModeStore,
+): Promise<{ flipped: boolean; from?: OrchestrationMode; why: string }> {
   const parsed = AlarmEvent.safeParse(event);
   if (!parsed.success) return { flipped: false, why: 'not a CloudWatch alarm state change: ignored' };
   const { alarmName, state } = parsed.data.alarmData;
   if (state.value !== 'ALARM') return { flipped: false, why: `${alarmName} is ${state.value}: nothing to do` };
   const from = await store.get();
-  if (from === 'single-prompt') return { flipped: false, from, why: `${alarmName}: already on the single-prompt agent` };
+  if (from === 'single-prompt')
+    return { flipped: false, from, why: `${alarmName}: already on the single-prompt agent` };
   await store.set('single-prompt');
-  return { flipped: true, from, why: `${alarmName}: ${state.reason ?? 'alarm'}; inbound mail now goes to the single-prompt agent` };
+  return {
+    flipped: true,
+    from,
+    why: `${alarmName}: ${state.reason ?? 'alarm'}; inbound mail now goes to the single-prompt agent`,
+  };
 }

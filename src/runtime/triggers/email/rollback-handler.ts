@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
 import { observability } from '../../observability.ts';
-import { rollback, ssmModeStore, type ModeStore } from './orchestration.ts';
+import { type ModeStore, rollback, ssmModeStore } from './orchestration.ts';
 
 const RollbackEnv = z.object({ ORCHESTRATION_PARAMETER: z.string().min(1), AWS_REGION: z.string().optional() });
 
@@ -14,8 +14,15 @@ export function createHandler(env: Env, services: { store?: ModeStore } = {}) {
   return async (event: unknown) => {
     if (!store) {
       const cfg = RollbackEnv.safeParse(env);
-      if (!cfg.success) throw new InvalidInputError(`rollback environment: ${cfg.error.issues[0]!.path.join('.')}: ${cfg.error.issues[0]!.message}`);
-      store = ssmModeStore(tracer.captureAWSv3Client(new SSMClient({ region: cfg.data.AWS_REGION })), cfg.data.ORCHESTRATION_PARAMETER, 0);
+      if (!cfg.success)
+        throw new InvalidInputError(
+          `rollback environment: ${cfg.error.issues[0]!.path.join('.')}: ${cfg.error.issues[0]!.message}`,
+        );
+      store = ssmModeStore(
+        tracer.captureAWSv3Client(new SSMClient({ region: cfg.data.AWS_REGION })),
+        cfg.data.ORCHESTRATION_PARAMETER,
+        0,
+      );
     }
     const done = await rollback(event, store);
     (done.flipped ? logger.warn : logger.info).call(logger, `Orchestration rollback: ${done.why}`, { ...done });

@@ -1,9 +1,9 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
 import { InvalidInputError } from '../../../core/errors.ts';
+import { EmailInputSchema } from '../../../definitions/workflow/input.ts';
 import { requireEnv } from '../../tools/toolbox.ts';
 import { defineTool } from '../../tools/types.ts';
-import { EmailInputSchema } from '../../../definitions/workflow/input.ts';
 import { outboxMailer, replySubject, sesMailer } from './mail.ts';
 
 // Strict: a model that tries to choose the recipient (`to`, `cc`, ...) is refused, not ignored.
@@ -15,7 +15,12 @@ export const SendEmailArgs = z.strictObject({
     .max(200)
     .optional()
     .describe("Used only when the customer's email had no subject; replies otherwise stay in the customer's thread."),
-  body: z.string().trim().min(1).max(20_000).describe('The plain-text reply. It always goes to the customer who wrote in.'),
+  body: z
+    .string()
+    .trim()
+    .min(1)
+    .max(20_000)
+    .describe('The plain-text reply. It always goes to the customer who wrote in.'),
 });
 
 /**
@@ -37,10 +42,16 @@ export const sendEmail = defineTool({
   connect: (env, aws) =>
     env.OUTBOX_FILE
       ? outboxMailer(env.OUTBOX_FILE)
-      : sesMailer(aws.traced(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: aws.region })), requireEnv(env, 'MAIL_FROM', 'send_email')),
+      : sesMailer(
+          aws.traced(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: aws.region })),
+          requireEnv(env, 'MAIL_FROM', 'send_email'),
+        ),
   async run(args, ctx, mailer) {
     const parsed = EmailInputSchema.safeParse(ctx.input);
-    if (!parsed.success) throw new InvalidInputError('send_email answers an inbound email: this execution was not started by the email trigger');
+    if (!parsed.success)
+      throw new InvalidInputError(
+        'send_email answers an inbound email: this execution was not started by the email trigger',
+      );
     const { email } = parsed.data;
     const to = email.from;
     const { messageId } = await mailer.send({

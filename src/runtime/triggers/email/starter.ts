@@ -1,4 +1,4 @@
-import { ExecutionAlreadyExists, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import type { InboundEmail } from '../../../definitions/workflow/inbound-email.ts';
 
 /** The execution input the ingress starts a workflow with (`$.input` in every step). */
@@ -48,7 +48,11 @@ export interface LocalExecutions<E> {
  * redeliveries then see the same order of events as on AWS. `onStarted` receives each started
  * execution's completion.
  */
-export function localStarter<E>(runtime: LocalExecutions<E>, stateMachine: string, onStarted?: (name: string, execution: Promise<E>) => void): ExecutionStarter {
+export function localStarter<E>(
+  runtime: LocalExecutions<E>,
+  stateMachine: string,
+  onStarted?: (name: string, execution: Promise<E>) => void,
+): ExecutionStarter {
   return {
     // The local runtime refuses every reused name.
     definitive: true,

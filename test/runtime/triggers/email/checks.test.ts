@@ -1,21 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { InboundEmailSchema } from '../../../../src/definitions/workflow/inbound-email.ts';
 import {
   DEFAULT_POLICY,
   executionNameFor,
+  type IngressPolicy,
   isRejection,
   localSesMessageId,
-  parseInbound,
-  screen,
-  sesReceiptFromHeaders,
-  type IngressPolicy,
   type ParsedMail,
+  parseInbound,
   type Screening,
   type SesReceipt,
+  screen,
+  sesReceiptFromHeaders,
   type VerdictStatus,
 } from '../../../../src/runtime/triggers/email/checks.ts';
 import { htmlToText } from '../../../../src/runtime/triggers/email/html.ts';
-import { InboundEmailSchema } from '../../../../src/definitions/workflow/inbound-email.ts';
 import { sample, withHeaders } from './fixtures.ts';
 
 const POLICY: IngressPolicy = { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] };
@@ -111,23 +111,37 @@ describe('sesReceiptFromHeaders', () => {
     ['temperror', 'PROCESSING_FAILED'],
     ['permerror', 'PROCESSING_FAILED'],
   ])('maps Received-SPF %s to %s', async (result, status) => {
-    const raw = withHeaders(sample('valid-warranty'), { remove: ['Received-SPF'], add: [`Received-SPF: ${result} (spfCheck: test) client-ip=192.0.2.1;`] });
+    const raw = withHeaders(sample('valid-warranty'), {
+      remove: ['Received-SPF'],
+      add: [`Received-SPF: ${result} (spfCheck: test) client-ip=192.0.2.1;`],
+    });
     expect(sesReceiptFromHeaders((await parsed(raw)).headers).spfVerdict.status).toBe(status);
   });
 
   it('reads spf, dkim and dmarc from Authentication-Results, ignoring comments', async () => {
     const raw = withHeaders(sample('valid-warranty'), {
       remove: ['Received-SPF', 'Authentication-Results'],
-      add: ['Authentication-Results: amazonses.com;', ' spf=fail (spfCheck: not dkim=pass) smtp.mailfrom=x@example.org;', ' dkim=temperror header.i=@example.org;', ' dmarc=fail header.from=example.org;'],
+      add: [
+        'Authentication-Results: amazonses.com;',
+        ' spf=fail (spfCheck: not dkim=pass) smtp.mailfrom=x@example.org;',
+        ' dkim=temperror header.i=@example.org;',
+        ' dmarc=fail header.from=example.org;',
+      ],
     });
     const receipt = sesReceiptFromHeaders((await parsed(raw)).headers);
-    expect([receipt.spfVerdict.status, receipt.dkimVerdict.status, receipt.dmarcVerdict.status]).toEqual(['FAIL', 'PROCESSING_FAILED', 'FAIL']);
+    expect([receipt.spfVerdict.status, receipt.dkimVerdict.status, receipt.dmarcVerdict.status]).toEqual([
+      'FAIL',
+      'PROCESSING_FAILED',
+      'FAIL',
+    ]);
   });
 
   it('counts a mail with several DKIM signatures as passing when one passes', async () => {
     const raw = withHeaders(sample('valid-warranty'), {
       remove: ['Authentication-Results'],
-      add: ['Authentication-Results: amazonses.com; dkim=fail header.i=@relay.example; dkim=pass header.i=@example.org; dmarc=pass'],
+      add: [
+        'Authentication-Results: amazonses.com; dkim=fail header.i=@relay.example; dkim=pass header.i=@example.org; dmarc=pass',
+      ],
     });
     expect(sesReceiptFromHeaders((await parsed(raw)).headers).dkimVerdict.status).toBe('PASS');
   });
@@ -168,11 +182,18 @@ describe('screen: receipt verdicts', () => {
     ['X-SES-Spam-Verdict', 'X-SES-Spam-Verdict: FAIL', 'spam'],
     ['Received-SPF', 'Received-SPF: fail (spfCheck: domain does not designate) client-ip=192.0.2.9;', 'spf_fail'],
   ])('refuses a stored mail whose %s header fails', async (header, line, expected) => {
-    expect(reason(await check(withHeaders(sample('valid-warranty'), { remove: [header], add: [line] })))).toBe(expected);
+    expect(reason(await check(withHeaders(sample('valid-warranty'), { remove: [header], add: [line] })))).toBe(
+      expected,
+    );
   });
 
   it('names the failed verdict in the detail', async () => {
-    const result = screen(await parsed(sample('valid-warranty')), { ...ALL_PASS, dkimVerdict: { status: 'FAIL' } }, POLICY, ENVELOPE);
+    const result = screen(
+      await parsed(sample('valid-warranty')),
+      { ...ALL_PASS, dkimVerdict: { status: 'FAIL' } },
+      POLICY,
+      ENVELOPE,
+    );
     expect(result).toEqual({ rejected: 'dkim_fail', detail: 'dkimVerdict: FAIL' });
   });
 });
@@ -195,7 +216,9 @@ describe('screen: loops, bulk mail and senders', () => {
   });
 
   it('refuses an empty Return-Path (a bounce)', async () => {
-    expect(reason(await check(withHeaders(valid, { remove: ['Return-Path'], add: ['Return-Path: <>'] })))).toBe('empty_return_path');
+    expect(reason(await check(withHeaders(valid, { remove: ['Return-Path'], add: ['Return-Path: <>'] })))).toBe(
+      'empty_return_path',
+    );
   });
 
   it('accepts a mail without a Return-Path header (nothing says it is a bounce)', async () => {
@@ -203,7 +226,10 @@ describe('screen: loops, bulk mail and senders', () => {
   });
 
   it('refuses mail from our own address, whatever its case', async () => {
-    const own = withHeaders(valid, { remove: ['From'], add: ['From: Warranty Desk <CLAIMS@dev.warranty.example.com>'] });
+    const own = withHeaders(valid, {
+      remove: ['From'],
+      add: ['From: Warranty Desk <CLAIMS@dev.warranty.example.com>'],
+    });
     expect(reason(await check(own))).toBe('own_address');
   });
 
@@ -216,7 +242,10 @@ describe('screen: loops, bulk mail and senders', () => {
   });
 
   it('checks verdicts before anything else', async () => {
-    const both = withHeaders(sample('auto-reply'), { remove: ['X-SES-Virus-Verdict'], add: ['X-SES-Virus-Verdict: FAIL'] });
+    const both = withHeaders(sample('auto-reply'), {
+      remove: ['X-SES-Virus-Verdict'],
+      add: ['X-SES-Virus-Verdict: FAIL'],
+    });
     expect(reason(await check(both))).toBe('virus');
   });
 });
@@ -283,7 +312,9 @@ describe('htmlToText', () => {
 
 describe('execution names', () => {
   it('is email-<id> for an SES message id', () => {
-    expect(executionNameFor('o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81')).toBe('email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81');
+    expect(executionNameFor('o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81')).toBe(
+      'email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81',
+    );
   });
 
   it('is always a valid, stable Step Functions name', () => {
@@ -304,7 +335,9 @@ describe('execution names', () => {
 describe('localSesMessageId', () => {
   it('is one id per stored copy, as SES assigns them: the same bytes again, the same id; a copy that differs, a new one', async () => {
     const raw = sample('valid-warranty');
-    const resent = withHeaders(raw, { add: ['Received: from another.hop.example (another.hop.example [192.0.2.200])'] });
+    const resent = withHeaders(raw, {
+      add: ['Received: from another.hop.example (another.hop.example [192.0.2.200])'],
+    });
     expect(await localSesMessageId(raw)).toBe(await localSesMessageId(raw));
     expect(await localSesMessageId(new TextEncoder().encode(raw))).toBe(await localSesMessageId(raw));
     expect(await localSesMessageId(resent)).not.toBe(await localSesMessageId(raw));
@@ -325,7 +358,10 @@ describe('exactly one From', () => {
 
   it('refuses two From headers, whichever DMARC passed', async () => {
     const result = await check(twoFrom);
-    expect(isRejection(result) && [result.rejected, result.detail]).toEqual(['multiple_from', '2 From headers with 2 addresses; exactly one is required']);
+    expect(isRejection(result) && [result.rejected, result.detail]).toEqual([
+      'multiple_from',
+      '2 From headers with 2 addresses; exactly one is required',
+    ]);
     expect((await parsed(twoFrom)).from).toBeUndefined();
   });
 
@@ -344,7 +380,10 @@ describe('exactly one From', () => {
   it('reads a DMARC result for another header.from domain as no verdict, not as a pass', async () => {
     const other = withHeaders(valid, {
       remove: ['Authentication-Results', 'From'],
-      add: ['Authentication-Results: amazonses.com; dmarc=pass header.from=example.org;', 'From: attacker@evil.example'],
+      add: [
+        'Authentication-Results: amazonses.com; dmarc=pass header.from=example.org;',
+        'From: attacker@evil.example',
+      ],
     });
     const mail = await parsed(other);
     expect(sesReceiptFromHeaders(mail.headers, mail.from?.address).dmarcVerdict.status).toBe('GRAY');
@@ -384,15 +423,29 @@ describe('automatic mail: auto-replies and bounces (RFC 3834 and vendor practice
     '自动回复: 耳机',
     '自動応答: ヘッドホン',
   ])('refuses the subject %j of an unmarked auto-reply', async (subject) => {
-    expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`] })))).toBe('auto_submitted');
+    expect(
+      reason(
+        await check(
+          withHeaders(valid, {
+            remove: ['Subject'],
+            add: [`Subject: =?UTF-8?B?${Buffer.from(subject).toString('base64')}?=`],
+          }),
+        ),
+      ),
+    ).toBe('auto_submitted');
   });
 
-  it.each(['Undeliverable: Headphones', 'Undelivered Mail Returned to Sender', 'Delivery Status Notification (Failure)', 'Mail delivery failed: returning message to sender', 'Unzustellbar: Kopfhörer'])(
-    'refuses the bounce subject %j',
-    async (subject) => {
-      expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe('bounce');
-    },
-  );
+  it.each([
+    'Undeliverable: Headphones',
+    'Undelivered Mail Returned to Sender',
+    'Delivery Status Notification (Failure)',
+    'Mail delivery failed: returning message to sender',
+    'Unzustellbar: Kopfhörer',
+  ])('refuses the bounce subject %j', async (subject) => {
+    expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe(
+      'bounce',
+    );
+  });
 
   it.each([
     'Re: Automatic reply: Headphones',
@@ -400,15 +453,29 @@ describe('automatic mail: auto-replies and bounces (RFC 3834 and vendor practice
     'Absence of sound in the left ear cup',
     'My order arrived undelivered? No, broken',
   ])('accepts the subject %j a person wrote', async (subject) => {
-    expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe('accepted');
+    expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe(
+      'accepted',
+    );
   });
 
   it.each([
-    ['a MAILER-DAEMON sender', { remove: ['From'], add: ['From: Mail Delivery System <MAILER-DAEMON@mx.example.org>'] }],
+    [
+      'a MAILER-DAEMON sender',
+      { remove: ['From'], add: ['From: Mail Delivery System <MAILER-DAEMON@mx.example.org>'] },
+    ],
     ['a postmaster sender', { remove: ['From'], add: ['From: postmaster@example.org'] }],
     ['a MAILER-DAEMON Return-Path', { remove: ['Return-Path'], add: ['Return-Path: <mailer-daemon@mx.example.org>'] }],
-    ['a delivery-status report', { remove: ['Content-Type'], add: ['Content-Type: multipart/report; report-type=delivery-status; boundary="b1"'] }],
-    ['a read receipt', { remove: ['Content-Type'], add: ['Content-Type: multipart/report; report-type=disposition-notification; boundary="b1"'] }],
+    [
+      'a delivery-status report',
+      { remove: ['Content-Type'], add: ['Content-Type: multipart/report; report-type=delivery-status; boundary="b1"'] },
+    ],
+    [
+      'a read receipt',
+      {
+        remove: ['Content-Type'],
+        add: ['Content-Type: multipart/report; report-type=disposition-notification; boundary="b1"'],
+      },
+    ],
   ])('refuses %s as a bounce', async (_name, edit) => {
     expect(reason(await check(withHeaders(valid, edit)))).toBe('bounce');
   });
@@ -426,27 +493,46 @@ describe('parse budget', () => {
 
   it('accepts a parse within the budget', async () => {
     let t = 0;
-    expect(isRejection(await parseInbound(sample('valid-warranty'), { ...POLICY, parseBudgetMs: 20_000, now: () => (t += 10_000) }))).toBe(false);
+    expect(
+      isRejection(
+        await parseInbound(sample('valid-warranty'), { ...POLICY, parseBudgetMs: 20_000, now: () => (t += 10_000) }),
+      ),
+    ).toBe(false);
   });
 });
 
 describe('header values the reply reuses', () => {
   it('keeps only a valid Message-ID, never what follows it', async () => {
-    const raw = withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: ['Message-ID: <a1@mail.example.org> <b2@evil.example>'] });
+    const raw = withHeaders(sample('valid-warranty'), {
+      remove: ['Message-ID'],
+      add: ['Message-ID: <a1@mail.example.org> <b2@evil.example>'],
+    });
     expect((await parsed(raw)).messageId).toBe('<a1@mail.example.org>');
-    const encoded = withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: ['Message-ID: =?UTF-8?Q?<x@y>=0D=0ABcc:_all@evil.example?='] });
+    const encoded = withHeaders(sample('valid-warranty'), {
+      remove: ['Message-ID'],
+      add: ['Message-ID: =?UTF-8?Q?<x@y>=0D=0ABcc:_all@evil.example?='],
+    });
     expect((await parsed(encoded)).messageId).toBe('<x@y>');
     for (const id of ['<no at sign>', '<a b@c>', 'a@b', '<a@b@c>'])
-      expect((await parsed(withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: [`Message-ID: ${id}`] }))).messageId).toBe('');
+      expect(
+        (await parsed(withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: [`Message-ID: ${id}`] })))
+          .messageId,
+      ).toBe('');
   });
 
   it('stores the display name as one line of text', async () => {
-    const raw = withHeaders(sample('valid-warranty'), { remove: ['From'], add: ['From: =?UTF-8?Q?Maria=0D=0ABcc=3A_x=40evil.example?= <maria.lopez@example.org>'] });
+    const raw = withHeaders(sample('valid-warranty'), {
+      remove: ['From'],
+      add: ['From: =?UTF-8?Q?Maria=0D=0ABcc=3A_x=40evil.example?= <maria.lopez@example.org>'],
+    });
     expect((await parsed(raw)).from).toEqual({ address: 'maria.lopez@example.org', name: 'Maria Bcc: x@evil.example' });
   });
 
   it('refuses a display name whose encoded word hides a group', async () => {
-    const raw = withHeaders(sample('valid-warranty'), { remove: ['From'], add: ['From: =?UTF-8?Q?Maria=0D=0ABcc:_x@evil.example?= <maria.lopez@example.org>'] });
+    const raw = withHeaders(sample('valid-warranty'), {
+      remove: ['From'],
+      add: ['From: =?UTF-8?Q?Maria=0D=0ABcc:_x@evil.example?= <maria.lopez@example.org>'],
+    });
     expect(reason(await check(raw))).toBe('no_sender');
   });
 });

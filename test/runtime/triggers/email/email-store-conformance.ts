@@ -36,7 +36,9 @@ export function emailStoreConformance(adapter: string, create: () => EmailStore)
     it('gives a claim raced by concurrent deliveries to exactly one of them', async () => {
       const store = create();
       const claim = `${adapter}-race-${Date.now()}`;
-      const holders = await Promise.all(['ses-a', 'ses-b', 'ses-c', 'ses-d'].map((id) => store.claimMessageId(claim, id)));
+      const holders = await Promise.all(
+        ['ses-a', 'ses-b', 'ses-c', 'ses-d'].map((id) => store.claimMessageId(claim, id)),
+      );
       expect(new Set(holders).size).toBe(1);
     });
 

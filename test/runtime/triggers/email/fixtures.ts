@@ -31,5 +31,7 @@ export function withHeaders(raw: string, edit: { remove?: string[]; add?: string
 /** The fallback step's reply templates (`## Reply: <name>` + a text block), as the step reads them. */
 export function fallbackTemplates(): Array<readonly [name: string, template: string]> {
   const file = readFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'steps', '04-out-of-scope.md'), 'utf8');
-  return [...file.matchAll(/^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm)].map((m) => [m[1]!, m[2]!] as const);
+  return [...file.matchAll(/^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm)].map(
+    (m) => [m[1]!, m[2]!] as const,
+  );
 }

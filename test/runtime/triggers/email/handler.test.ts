@@ -2,11 +2,11 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryEmailStore } from '../../../../src/runtime/triggers/email/store.ts';
-import { createHandler } from '../../../../src/runtime/triggers/email/handler.ts';
-import { sfnStarter } from '../../../../src/runtime/triggers/email/starter.ts';
 import { InvalidInputError } from '../../../../src/core/errors.ts';
 import { memoryEventLog } from '../../../../src/runtime/event-log.ts';
+import { createHandler } from '../../../../src/runtime/triggers/email/handler.ts';
+import { sfnStarter } from '../../../../src/runtime/triggers/email/starter.ts';
+import { memoryEmailStore } from '../../../../src/runtime/triggers/email/store.ts';
 import { sample, withHeaders } from './fixtures.ts';
 
 const ENV = {
@@ -19,7 +19,10 @@ const ENV = {
 };
 
 /** The SES Lambda-action event for one message (fields SES sends that the handler ignores are left out). */
-function sesEvent(messageId: string, verdicts: Partial<Record<'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc', string>> = {}) {
+function sesEvent(
+  messageId: string,
+  verdicts: Partial<Record<'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc', string>> = {},
+) {
   const v = (k: keyof typeof verdicts) => ({ status: verdicts[k] ?? 'PASS' });
   return {
     Records: [
@@ -27,7 +30,12 @@ function sesEvent(messageId: string, verdicts: Partial<Record<'spam' | 'virus' |
         eventSource: 'aws:ses',
         eventVersion: '1.0',
         ses: {
-          mail: { timestamp: '2026-11-21T09:14:03.000Z', source: 'maria.lopez@example.org', messageId, destination: ['claims@warranty.example.com'] },
+          mail: {
+            timestamp: '2026-11-21T09:14:03.000Z',
+            source: 'maria.lopez@example.org',
+            messageId,
+            destination: ['claims@warranty.example.com'],
+          },
           receipt: {
             timestamp: '2026-11-21T09:14:03.000Z',
             processingTimeMillis: 412,
@@ -37,7 +45,11 @@ function sesEvent(messageId: string, verdicts: Partial<Record<'spam' | 'virus' |
             spfVerdict: v('spf'),
             dkimVerdict: v('dkim'),
             dmarcVerdict: v('dmarc'),
-            action: { type: 'Lambda', invocationType: 'Event', functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:Ingress' },
+            action: {
+              type: 'Lambda',
+              invocationType: 'Event',
+              functionArn: 'arn:aws:lambda:us-east-1:123456789012:function:Ingress',
+            },
           },
         },
       },
@@ -62,23 +74,39 @@ function handlerWith(env: Record<string, string> = ENV) {
   const events = memoryEventLog();
   const emails = memoryEmailStore();
   const starter = sfnStarter(new SFNClient({ region: 'us-east-1' }), ENV.STATE_MACHINE_ARN);
-  const handler = createHandler(env, { s3: new S3Client({ region: 'us-east-1' }), events, emails, starter, clock: () => new Date('2026-11-21T09:14:05Z') });
+  const handler = createHandler(env, {
+    s3: new S3Client({ region: 'us-east-1' }),
+    events,
+    emails,
+    starter,
+    clock: () => new Date('2026-11-21T09:14:05Z'),
+  });
   return { handler, events, emails };
 }
 
 describe('ingress handler', () => {
   it('reads the stored mail under the key prefix and starts the workflow named after the SES message id', async () => {
     storedMail('inbound/o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81', sample('valid-warranty'));
-    sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn:...:email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81', startDate: new Date() });
+    sfn
+      .on(StartExecutionCommand)
+      .resolves({ executionArn: 'arn:...:email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81', startDate: new Date() });
     const { handler, emails } = handlerWith();
 
     expect(await handler(sesEvent('o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81'))).toEqual([
       { status: 'STARTED', executionName: 'email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81' },
     ]);
     const [call] = sfn.commandCalls(StartExecutionCommand);
-    expect(call!.args[0].input).toMatchObject({ stateMachineArn: ENV.STATE_MACHINE_ARN, name: 'email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81' });
+    expect(call!.args[0].input).toMatchObject({
+      stateMachineArn: ENV.STATE_MACHINE_ARN,
+      name: 'email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81',
+    });
     const input = JSON.parse(call!.args[0].input.input!);
-    expect(input).toEqual({ email: expect.objectContaining({ id: 'o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81', from: 'maria.lopez@example.org' }) });
+    expect(input).toEqual({
+      email: expect.objectContaining({
+        id: 'o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81',
+        from: 'maria.lopez@example.org',
+      }),
+    });
     expect((await emails.get('o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81'))?.body).toContain('SN48213');
   });
 
@@ -93,7 +121,10 @@ describe('ingress handler', () => {
   });
 
   it('treats mail from a receiving address or MAIL_FROM as a loop', async () => {
-    const fromUs = withHeaders(sample('valid-warranty'), { remove: ['From'], add: ['From: claims@warranty.example.com'] });
+    const fromUs = withHeaders(sample('valid-warranty'), {
+      remove: ['From'],
+      add: ['From: claims@warranty.example.com'],
+    });
     storedMail('inbound/m2', fromUs);
     const { handler } = handlerWith({ ...ENV, MAIL_FROM: 'noreply@warranty.example.com' });
     expect(await handler(sesEvent('m2'))).toMatchObject([{ status: 'REJECTED', reason: 'own_address' }]);
@@ -107,7 +138,9 @@ describe('ingress handler', () => {
 
   it('reports a duplicate delivery when Step Functions refuses the name', async () => {
     storedMail('inbound/m4', sample('valid-warranty'));
-    sfn.on(StartExecutionCommand).rejects(new ExecutionAlreadyExists({ $metadata: {}, message: 'Execution Already Exists' }));
+    sfn
+      .on(StartExecutionCommand)
+      .rejects(new ExecutionAlreadyExists({ $metadata: {}, message: 'Execution Already Exists' }));
     const { handler } = handlerWith();
     expect(await handler(sesEvent('m4'))).toEqual([{ status: 'DUPLICATE', executionName: 'email-m4' }]);
   });

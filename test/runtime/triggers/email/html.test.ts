@@ -17,7 +17,9 @@ describe('htmlToText', () => {
   });
 
   it('converts only the first maxChars characters and says so', () => {
-    expect(htmlToText('<p>abcdef</p>', { maxChars: 6 })).toBe('abc\n\n[HTML truncated: converted the first 6 of 13 characters]');
+    expect(htmlToText('<p>abcdef</p>', { maxChars: 6 })).toBe(
+      'abc\n\n[HTML truncated: converted the first 6 of 13 characters]',
+    );
   });
 });
 
@@ -25,7 +27,8 @@ describe('parseInbound on hostile HTML', () => {
   // A plain part beside an HTML part: the shape in which postal-mime converts the HTML itself.
   const mixed = (html: string) =>
     `From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\nMessage-ID: <1@example.org>\r\nContent-Type: multipart/mixed; boundary=XX\r\n\r\n--XX\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XX\r\nContent-Type: text/html\r\n\r\n${html}\r\n--XX--\r\n`;
-  const htmlOnly = (html: string) => `From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n${html}\r\n`;
+  const htmlOnly = (html: string) =>
+    `From: a@example.org\r\nTo: b@example.org\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n${html}\r\n`;
   const policy = { ...DEFAULT_POLICY, maxHtmlChars: Infinity };
 
   // Linear growth on every hostile shape is measured by the bench (`npm run bench:html`), never with timers in a test.
@@ -43,7 +46,10 @@ describe('parseInbound on hostile HTML', () => {
   });
 
   it('caps the HTML converted per part at maxHtmlChars', async () => {
-    const result = await parseInbound(htmlOnly(`<p>${'x'.repeat(5000)}</p>`), { ...DEFAULT_POLICY, maxHtmlChars: 1000 });
+    const result = await parseInbound(htmlOnly(`<p>${'x'.repeat(5000)}</p>`), {
+      ...DEFAULT_POLICY,
+      maxHtmlChars: 1000,
+    });
     if (isRejection(result)) throw new Error(result.rejected);
     expect(result.text).toMatch(/^x{997}\n\n\[HTML truncated: converted the first 1000 of 50\d\d characters\]$/);
   });

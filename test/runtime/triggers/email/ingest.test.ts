@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY, executionNameFor, localSesMessageId, type SesReceipt } from '../../../../src/runtime/triggers/email/checks.ts';
-import { ingest, type IngestDeps } from '../../../../src/runtime/triggers/email/ingest.ts';
+import { memoryEventLog } from '../../../../src/runtime/event-log.ts';
+import {
+  DEFAULT_POLICY,
+  executionNameFor,
+  localSesMessageId,
+  type SesReceipt,
+} from '../../../../src/runtime/triggers/email/checks.ts';
+import { type IngestDeps, ingest } from '../../../../src/runtime/triggers/email/ingest.ts';
 import type { ExecutionStarter, WorkflowInput } from '../../../../src/runtime/triggers/email/starter.ts';
 import { memoryEmailStore } from '../../../../src/runtime/triggers/email/store.ts';
-import { memoryEventLog } from '../../../../src/runtime/event-log.ts';
 import { sample, withHeaders } from './fixtures.ts';
 
 const NOW = new Date('2026-11-21T09:14:03.000Z');
@@ -70,7 +75,12 @@ describe('ingest', () => {
     const d = deps(starter);
     const result = await ingest(sample('auto-reply'), PASS, 'ses-id-2', d);
 
-    expect(result).toEqual({ status: 'REJECTED', executionName: 'email-ses-id-2', reason: 'auto_submitted', detail: 'Auto-Submitted: auto-replied' });
+    expect(result).toEqual({
+      status: 'REJECTED',
+      executionName: 'email-ses-id-2',
+      reason: 'auto_submitted',
+      detail: 'Auto-Submitted: auto-replied',
+    });
     expect(started).toEqual([]);
     expect(await d.emails.get('ses-id-2')).toBeUndefined();
     expect(await d.events.list('email-ses-id-2')).toEqual([
@@ -96,7 +106,9 @@ describe('ingest', () => {
 
   it('uses the given SES receipt (AWS) and falls back to the stored headers (local)', async () => {
     const d = deps(fakeStarter().starter);
-    expect(await ingest(sample('valid-warranty'), { ...PASS, dmarcVerdict: { status: 'FAIL' } }, 'a', d)).toMatchObject({ reason: 'dmarc_fail' });
+    expect(await ingest(sample('valid-warranty'), { ...PASS, dmarcVerdict: { status: 'FAIL' } }, 'a', d)).toMatchObject(
+      { reason: 'dmarc_fail' },
+    );
     expect(await ingest(sample('spam'), undefined, 'b', d)).toMatchObject({ status: 'REJECTED', reason: 'spam' });
     expect(await ingest(sample('valid-warranty'), undefined, 'c', d)).toMatchObject({ status: 'STARTED' });
   });
@@ -157,8 +169,14 @@ describe('ingest', () => {
     const { starter } = fakeStarter();
     const d = deps(starter);
     const raw = sample('valid-warranty');
-    expect(await ingest(raw, { ...PASS, spamVerdict: { status: 'FAIL' } }, 'ses-refused', d)).toMatchObject({ status: 'REJECTED', reason: 'spam' });
-    expect(await ingest(raw, PASS, 'ses-accepted', d)).toEqual({ status: 'STARTED', executionName: 'email-ses-accepted' });
+    expect(await ingest(raw, { ...PASS, spamVerdict: { status: 'FAIL' } }, 'ses-refused', d)).toMatchObject({
+      status: 'REJECTED',
+      reason: 'spam',
+    });
+    expect(await ingest(raw, PASS, 'ses-accepted', d)).toEqual({
+      status: 'STARTED',
+      executionName: 'email-ses-accepted',
+    });
   });
 
   it('dedupes mail without a Message-ID on the SES id only', async () => {
@@ -182,8 +200,13 @@ describe('ingest', () => {
     const { starter } = fakeStarter();
     const d = deps(starter);
     const failingEvents = { ...d.events, append: async () => Promise.reject(new Error('events table unavailable')) };
-    await expect(ingest(sample('valid-warranty'), PASS, 'retry', { ...d, events: failingEvents })).rejects.toThrow('unavailable');
-    expect(await ingest(sample('valid-warranty'), PASS, 'retry', d)).toEqual({ status: 'DUPLICATE', executionName: 'email-retry' });
+    await expect(ingest(sample('valid-warranty'), PASS, 'retry', { ...d, events: failingEvents })).rejects.toThrow(
+      'unavailable',
+    );
+    expect(await ingest(sample('valid-warranty'), PASS, 'retry', d)).toEqual({
+      status: 'DUPLICATE',
+      executionName: 'email-retry',
+    });
     expect((await d.events.list('email-retry')).map((e) => e.type)).toEqual(['IngressAccepted']);
   });
 

@@ -2,7 +2,7 @@
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { INBOUND_PREFIX } from '../../../../src/cdk/constructs/email-ingress.ts';
-import { actionsOf, statementsOfFunction, synthApp, type Json } from '../../../cdk/template.ts';
+import { actionsOf, type Json, statementsOfFunction, synthApp } from '../../../cdk/template.ts';
 import { exampleEnv } from '../../../support/config.ts';
 
 const { app, stacks, template } = synthApp('dev');
@@ -10,12 +10,16 @@ const config = exampleEnv('dev');
 const warranty = stacks.workflows['warranty-email']!;
 // warranty-email declares an email trigger: its stack has the ingress.
 const ingress = warranty.ingress!;
-const id = (construct: { node: { defaultChild?: unknown } }) => warranty.getLogicalId(construct.node.defaultChild as never);
+const id = (construct: { node: { defaultChild?: unknown } }) =>
+  warranty.getLogicalId(construct.node.defaultChild as never);
 const fnId = id(ingress.function);
 const bucketId = id(ingress.bucket);
 const queueId = id(ingress.failedDeliveries);
-const tableId = (prefix: string) => Object.keys(template.findResources('AWS::DynamoDB::Table')).find((t) => t.startsWith(prefix))!;
-const machineId = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).find(([, m]) => m.Metadata?.['stepwise:workflow'])![0];
+const tableId = (prefix: string) =>
+  Object.keys(template.findResources('AWS::DynamoDB::Table')).find((t) => t.startsWith(prefix))!;
+const machineId = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).find(
+  ([, m]) => m.Metadata?.['stepwise:workflow'],
+)![0];
 const statements = statementsOfFunction(template, fnId);
 
 describe('EmailIngress', () => {
@@ -38,16 +42,29 @@ describe('EmailIngress', () => {
       FunctionName: { 'Fn::GetAtt': [fnId, 'Arn'] },
       Principal: 'ses.amazonaws.com',
     });
-    template.hasOutput('*', { Value: { 'Fn::Join': ['', ['aws ses set-active-receipt-rule-set --rule-set-name ', { Ref: id(ingress.ruleSet) }]] } });
+    template.hasOutput('*', {
+      Value: {
+        'Fn::Join': ['', ['aws ses set-active-receipt-rule-set --rule-set-name ', { Ref: id(ingress.ruleSet) }]],
+      },
+    });
   });
 
   it('keeps raw mail in an encrypted, private, SSL-only bucket that expires it', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       LifecycleConfiguration: { Rules: [{ Prefix: INBOUND_PREFIX, ExpirationInDays: 30, Status: 'Enabled' }] },
     });
-    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find((p) => p.Properties.Bucket.Ref === bucketId)!;
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy')).find(
+      (p) => p.Properties.Bucket.Ref === bucketId,
+    )!;
     const policyStatements: Json[] = policy.Properties.PolicyDocument.Statement;
     expect(policyStatements).toContainEqual(
       expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
@@ -72,13 +89,31 @@ describe('EmailIngress', () => {
   });
 
   it('grants the function exactly: read raw mail, write emails and events, start the workflow or (dual mode) its single-prompt agent, read the switch', () => {
-    const granted = (action: string) => statements.filter((s) => actionsOf(s).includes(action)).map((s) => JSON.stringify(s.Resource));
-    const singlePromptId = Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).find((m) => m !== machineId)!;
-    expect(granted('states:StartExecution')).toEqual([JSON.stringify({ Ref: machineId }), JSON.stringify({ Ref: singlePromptId })]);
-    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('ssm:'))).toEqual(expect.arrayContaining(['ssm:GetParameter']));
-    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('ssm:') && !/^ssm:(GetParameter|GetParameters|DescribeParameters|GetParameterHistory)$/.test(a))).toEqual([]);
+    const granted = (action: string) =>
+      statements.filter((s) => actionsOf(s).includes(action)).map((s) => JSON.stringify(s.Resource));
+    const singlePromptId = Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).find(
+      (m) => m !== machineId,
+    )!;
+    expect(granted('states:StartExecution')).toEqual([
+      JSON.stringify({ Ref: machineId }),
+      JSON.stringify({ Ref: singlePromptId }),
+    ]);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('ssm:'))).toEqual(
+      expect.arrayContaining(['ssm:GetParameter']),
+    );
+    expect(
+      statements
+        .flatMap(actionsOf)
+        .filter(
+          (a) =>
+            a.startsWith('ssm:') &&
+            !/^ssm:(GetParameter|GetParameters|DescribeParameters|GetParameterHistory)$/.test(a),
+        ),
+    ).toEqual([]);
     expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
-    expect(granted('s3:GetObject')).toEqual([JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${INBOUND_PREFIX}*`]] })]);
+    expect(granted('s3:GetObject')).toEqual([
+      JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${INBOUND_PREFIX}*`]] }),
+    ]);
     const tablesWritten = statements
       .filter((s) => actionsOf(s).includes('dynamodb:PutItem'))
       .flatMap((s) => [s.Resource].flat())
@@ -96,7 +131,9 @@ describe('EmailIngress', () => {
       MaximumRetryAttempts: 2,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
     });
-    expect(statements.filter((s) => actionsOf(s).includes('sqs:SendMessage')).map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [queueId, 'Arn'] }]);
+    expect(statements.filter((s) => actionsOf(s).includes('sqs:SendMessage')).map((s) => s.Resource)).toEqual([
+      { 'Fn::GetAtt': [queueId, 'Arn'] },
+    ]);
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -109,15 +146,24 @@ describe('EmailIngress', () => {
   it('notifies the alarm topic in environments that have one', () => {
     const prod = synthApp('prod');
     const topicId = Object.keys(prod.template.findResources('AWS::SNS::Topic'))[0]!;
-    prod.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', AlarmActions: [{ Ref: topicId }] });
+    prod.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      AlarmActions: [{ Ref: topicId }],
+    });
     const prodStack = prod.stacks.workflows['warranty-email']!;
-    expect(prod.template.findResources('AWS::S3::Bucket')[prodStack.getLogicalId(prodStack.ingress!.bucket.node.defaultChild as never)]!.DeletionPolicy).toBe('Retain');
+    expect(
+      prod.template.findResources('AWS::S3::Bucket')[
+        prodStack.getLogicalId(prodStack.ingress!.bucket.node.defaultChild as never)
+      ]!.DeletionPolicy,
+    ).toBe('Retain');
   });
 
   it('has no unacknowledged cdk-nag AwsSolutions finding', () => {
     const findings = new AwsSolutionsChecks()
       .validateScope(app)
-      .violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`))
+      .violations.flatMap((v) =>
+        v.violatingResources.map((r) => `${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`),
+      )
       .filter((f) => f.includes('EmailIngress'));
     expect(findings).toEqual([]);
   });

@@ -4,14 +4,14 @@
  * the state machine, not about what the steps do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../../src/local/dynamodb-local.ts';
-import { LocalRuntime, type LocalExecution } from '../../../../src/local/runtime.ts';
-import { dynamoEmailStore } from '../../../../src/runtime/triggers/email/store.ts';
-import { DEFAULT_POLICY, localSesMessageId } from '../../../../src/runtime/triggers/email/checks.ts';
-import { ingest, type IngestDeps } from '../../../../src/runtime/triggers/email/ingest.ts';
-import { localStarter } from '../../../../src/runtime/triggers/email/starter.ts';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../../../src/local/dynamodb-local.ts';
+import { type LocalExecution, LocalRuntime } from '../../../../src/local/runtime.ts';
 import type { StepInput } from '../../../../src/runtime/contracts.ts';
 import { dynamoEventLog } from '../../../../src/runtime/event-log.ts';
+import { DEFAULT_POLICY, localSesMessageId } from '../../../../src/runtime/triggers/email/checks.ts';
+import { type IngestDeps, ingest } from '../../../../src/runtime/triggers/email/ingest.ts';
+import { localStarter } from '../../../../src/runtime/triggers/email/starter.ts';
+import { dynamoEmailStore } from '../../../../src/runtime/triggers/email/store.ts';
 import { createTable } from '../../tools/fixtures.ts';
 import { emailStoreConformance } from './email-store-conformance.ts';
 import { sample, withHeaders } from './fixtures.ts';
@@ -67,12 +67,20 @@ describe('ingest on the local runtime', () => {
 
     expect(first.status).toBe('STARTED');
     expect(redelivered).toEqual({ status: 'DUPLICATE', executionName: first.executionName });
-    expect(again).toEqual({ status: 'DUPLICATE', executionName: first.executionName, recordedAs: `email-${await localSesMessageId(resent)}` });
+    expect(again).toEqual({
+      status: 'DUPLICATE',
+      executionName: first.executionName,
+      recordedAs: `email-${await localSesMessageId(resent)}`,
+    });
     expect((await finished()).map((e) => [e.name, e.status])).toEqual([[first.executionName, 'SUCCEEDED']]);
     const log = dynamoEventLog(ddb.client, 'Events');
     expect((await log.list(first.executionName)).map((e) => e.type)).toEqual(['IngressAccepted']);
     expect(await log.list(again.status === 'DUPLICATE' ? again.recordedAs! : '')).toEqual([
-      expect.objectContaining({ type: 'IngressRejected', reason: 'duplicate_message_id', detail: `this Message-ID was already delivered as ${first.executionName}; nothing new started` }),
+      expect.objectContaining({
+        type: 'IngressRejected',
+        reason: 'duplicate_message_id',
+        detail: `this Message-ID was already delivered as ${first.executionName}; nothing new started`,
+      }),
     ]);
   });
 

@@ -16,7 +16,8 @@ const fill = (unit: string, bytes: number) => unit.repeat(Math.floor(bytes / uni
 /** What each bomb is made of, filled to about `bytes`. */
 export const MIME_BOMBS: Record<string, (bytes: number) => string> = {
   /** Empty parts of one multipart: every `--b` line is a part for the parser. */
-  'empty parts': (bytes) => `${HEAD}\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n${fill('--b\r\n\r\n', bytes)}--b--\r\n`,
+  'empty parts': (bytes) =>
+    `${HEAD}\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n${fill('--b\r\n\r\n', bytes)}--b--\r\n`,
   /** A multipart in a multipart in a multipart ... */
   'deep nesting': (bytes) => {
     const levels: string[] = [];

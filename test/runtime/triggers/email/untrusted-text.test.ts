@@ -6,9 +6,12 @@ import { fallbackTemplates } from './fixtures.ts';
 const TEMPLATES = fallbackTemplates();
 
 describe('inertText', () => {
-  it.each(['Maria Lopez', 'María-José O’Neil', 'J. R. Okafor', 'Zoë d’Arc', '李小龍', 'Ольга Петрова'])('keeps the name %j', (name) => {
-    expect(inertText(name)).toBe(name);
-  });
+  it.each(['Maria Lopez', 'María-José O’Neil', 'J. R. Okafor', 'Zoë d’Arc', '李小龍', 'Ольга Петрова'])(
+    'keeps the name %j',
+    (name) => {
+      expect(inertText(name)).toBe(name);
+    },
+  );
 
   it.each([
     'Maria https://evil.example/claim',
@@ -30,20 +33,25 @@ describe('fixed reply templates with untrusted text', () => {
     expect(TEMPLATES.map(([name]) => name).sort()).toEqual(['handoff', 'out-of-scope']);
   });
 
-  it.each(TEMPLATES)('the %s template greets a plain name and never renders a link, address or number from the display name', (_name, template) => {
-    const render = (fromName: string) => renderTemplate(template, { email: { fromName } }, { untrusted: ['email'] });
-    expect(render('Maria Lopez').value).toMatch(/^Hello Maria Lopez,/);
-    for (const hostile of ['Maria (see https://evil.example)', 'Refunds at evil.example', 'Call 0800 123 456']) {
-      const { value, problems } = render(hostile);
-      expect(problems).toEqual([]);
-      expect(value).toMatch(/^Hello there,/);
-      expect(value).not.toMatch(/evil|0800/);
-    }
-  });
+  it.each(TEMPLATES)(
+    'the %s template greets a plain name and never renders a link, address or number from the display name',
+    (_name, template) => {
+      const render = (fromName: string) => renderTemplate(template, { email: { fromName } }, { untrusted: ['email'] });
+      expect(render('Maria Lopez').value).toMatch(/^Hello Maria Lopez,/);
+      for (const hostile of ['Maria (see https://evil.example)', 'Refunds at evil.example', 'Call 0800 123 456']) {
+        const { value, problems } = render(hostile);
+        expect(problems).toEqual([]);
+        expect(value).toMatch(/^Hello there,/);
+        expect(value).not.toMatch(/evil|0800/);
+      }
+    },
+  );
 
   it('leaves trusted paths alone and renders omitted untrusted text as empty when there is no default', () => {
     const scope = { email: { fromName: 'evil.example' }, data: { ticketId: 'TKT-1' } };
-    expect(renderTemplate('Ticket {{data.ticketId}} for {{email.fromName}}.', scope, { untrusted: ['email'] })).toEqual({ value: 'Ticket TKT-1 for .', problems: [] });
+    expect(renderTemplate('Ticket {{data.ticketId}} for {{email.fromName}}.', scope, { untrusted: ['email'] })).toEqual(
+      { value: 'Ticket TKT-1 for .', problems: [] },
+    );
     expect(renderTemplate('{{email.fromName}}', scope).value).toBe('evil.example');
   });
 });

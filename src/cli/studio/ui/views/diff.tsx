@@ -1,6 +1,6 @@
-import { Loading, Problem, Status, Head } from '../common.tsx';
-import { useData, useLive } from '../hooks.ts';
 import type { ExecutionDiff, StepSide } from '../../../../local/fork.ts';
+import { Head, Loading, Problem, Status } from '../common.tsx';
+import { useData, useLive } from '../hooks.ts';
 
 function Side({ side }: { side?: StepSide }) {
   if (!side) return <td class="muted">(not run)</td>;
@@ -10,8 +10,16 @@ function Side({ side }: { side?: StepSide }) {
       {side.next && <> → {side.next}</>}
       {side.error && <span class="problem-text"> ✗ {side.error}</span>}
       {side.reason && <div class="muted">{side.reason}</div>}
-      {side.fields && Object.keys(side.fields).length > 0 && <pre class="json small" tabIndex={0}>{JSON.stringify(side.fields, null, 2)}</pre>}
-      {side.reply && <pre class="text small" tabIndex={0}>{side.reply}</pre>}
+      {side.fields && Object.keys(side.fields).length > 0 && (
+        <pre class="json small" tabIndex={0}>
+          {JSON.stringify(side.fields, null, 2)}
+        </pre>
+      )}
+      {side.reply && (
+        <pre class="text small" tabIndex={0}>
+          {side.reply}
+        </pre>
+      )}
       {side.usage && (
         <div class="muted">
           {side.usage.inputTokens} in / {side.usage.outputTokens} out tokens
@@ -33,12 +41,24 @@ export function Diff({ a, b }: { a: string; b: string }) {
       {data && (
         <>
           <p>
-            {data.divergesAt === null ? 'Both took the same path.' : `The paths part at step ${data.divergesAt + 1}.`} Tokens: {data.a.usage.inputTokens}/{data.a.usage.outputTokens} vs{' '}
-            {data.b.usage.inputTokens}/{data.b.usage.outputTokens} (in/out).
+            {data.divergesAt === null ? 'Both took the same path.' : `The paths part at step ${data.divergesAt + 1}.`}{' '}
+            Tokens: {data.a.usage.inputTokens}/{data.a.usage.outputTokens} vs {data.b.usage.inputTokens}/
+            {data.b.usage.outputTokens} (in/out).
           </p>
           <table class="diff">
             <caption class="visually-hidden">Step by step</caption>
-            <Head columns={['#', <><a href={`#/executions/${encodeURIComponent(a)}`}>{a}</a> <Status status={data.a.status} /></>, <><a href={`#/executions/${encodeURIComponent(b)}`}>{b}</a> <Status status={data.b.status} /></>, 'Differs in']} />
+            <Head
+              columns={[
+                '#',
+                <>
+                  <a href={`#/executions/${encodeURIComponent(a)}`}>{a}</a> <Status status={data.a.status} />
+                </>,
+                <>
+                  <a href={`#/executions/${encodeURIComponent(b)}`}>{b}</a> <Status status={data.b.status} />
+                </>,
+                'Differs in',
+              ]}
+            />
             <tbody>
               {data.steps.map((s) => (
                 <tr key={s.index} class={s.differs.length ? 'differs' : ''}>

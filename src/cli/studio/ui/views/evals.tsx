@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { Loading, Problem, when, Head } from '../common.tsx';
-import { useData, useLive } from '../hooks.ts';
 import type { EvalRun, EvalRunDiff } from '../../../../evals/eval-runs.ts';
+import { Head, Loading, Problem, when } from '../common.tsx';
+import { useData, useLive } from '../hooks.ts';
 
 type RunSummary = Pick<EvalRun, 'id' | 'at' | 'model' | 'passed' | 'failed' | 'total'>;
 
@@ -17,7 +17,9 @@ export function Evals() {
       </p>
       <Problem message={error} />
       {!data && !error && <Loading what="eval runs" />}
-      {data?.map((w) => <WorkflowRuns key={w.workflow} workflow={w.workflow} runs={w.runs} />)}
+      {data?.map((w) => (
+        <WorkflowRuns key={w.workflow} workflow={w.workflow} runs={w.runs} />
+      ))}
     </>
   );
 }
@@ -35,7 +37,8 @@ function WorkflowRuns({ workflow, runs }: { workflow: string; runs: RunSummary[]
           <ul>
             {runs.map((r) => (
               <li key={r.id}>
-                <a href={`#/evals/${encodeURIComponent(workflow)}/${encodeURIComponent(r.id)}`}>{when(r.at)}</a> · {r.passed}/{r.total} passed · {r.model}
+                <a href={`#/evals/${encodeURIComponent(workflow)}/${encodeURIComponent(r.id)}`}>{when(r.at)}</a> ·{' '}
+                {r.passed}/{r.total} passed · {r.model}
               </li>
             ))}
           </ul>
@@ -119,7 +122,9 @@ export function EvalRunView({ workflow, id }: { workflow: string; id: string }) 
 }
 
 export function EvalDiff({ workflow, a, b }: { workflow: string; a: string; b: string }) {
-  const { data, error } = useData<EvalRunDiff>(`evals/${encodeURIComponent(workflow)}/diff?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+  const { data, error } = useData<EvalRunDiff>(
+    `evals/${encodeURIComponent(workflow)}/diff?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`,
+  );
   return (
     <>
       <h1>Two eval runs of {workflow}</h1>
@@ -128,7 +133,8 @@ export function EvalDiff({ workflow, a, b }: { workflow: string; a: string; b: s
       {data && (
         <>
           <p>
-            Pass rate {(data.passRate.a * 100).toFixed(0)}% → {(data.passRate.b * 100).toFixed(0)}% · model calls per case {data.modelCalls.a.toFixed(2)} → {data.modelCalls.b.toFixed(2)}
+            Pass rate {(data.passRate.a * 100).toFixed(0)}% → {(data.passRate.b * 100).toFixed(0)}% · model calls per
+            case {data.modelCalls.a.toFixed(2)} → {data.modelCalls.b.toFixed(2)}
           </p>
           <h2>Verdicts that changed</h2>
           {data.changed.length === 0 ? (

@@ -1,17 +1,19 @@
+import type { PauseSummary } from '../../../../local/workflow-session.ts';
+import type { ExecutionView, StepView, WorkflowGraph } from '../../views.ts';
 import { Loading, ms, Problem, Status, usd, when } from '../common.tsx';
 import { Graph } from '../graph.tsx';
 import { useData, useLive } from '../hooks.ts';
 import { Events } from './events.tsx';
 import { StepPanel } from './step-panel.tsx';
-import type { ExecutionView, StepView, WorkflowGraph } from '../../views.ts';
-import type { PauseSummary } from '../../../../local/workflow-session.ts';
 
 type Detail = ExecutionView & { pause?: PauseSummary; forks: { name: string; step: string; status: string }[] };
 
 export function Execution({ name, query }: { name: string; query: URLSearchParams }) {
   const { data, error, reload } = useData<Detail>(`executions/${encodeURIComponent(name)}`);
   useLive(['executions', 'imports', 'pauses'], reload, [name]);
-  const graph = useData<{ graph: WorkflowGraph }>(data?.record.workflow ? `workflows/${encodeURIComponent(data.record.workflow)}` : null);
+  const graph = useData<{ graph: WorkflowGraph }>(
+    data?.record.workflow ? `workflows/${encodeURIComponent(data.record.workflow)}` : null,
+  );
   const selected = Number(query.get('step') ?? 0);
   const select = (index: number) => {
     location.hash = `${executionLink(name)}?step=${index}`;
@@ -21,7 +23,9 @@ export function Execution({ name, query }: { name: string; query: URLSearchParam
       <>
         <h1>{name}</h1>
         {error ? <Problem message={error} /> : <Loading what={name} />}
-        {error && /not started yet/.test(error) && <p class="muted">Waiting for it to start; this page updates by itself.</p>}
+        {error && /not started yet/.test(error) && (
+          <p class="muted">Waiting for it to start; this page updates by itself.</p>
+        )}
       </>
     );
   const { record } = data;
@@ -39,7 +43,11 @@ export function Execution({ name, query }: { name: string; query: URLSearchParam
           Paused at {data.pause.state}: <a href="#/pauses">approve or reject it under Pauses</a>.
         </p>
       )}
-      {record.error && <Problem message={`${record.error.Error}${record.error.Cause ? `: ${record.error.Cause.split('\n')[0]}` : ''}`} />}
+      {record.error && (
+        <Problem
+          message={`${record.error.Error}${record.error.Cause ? `: ${record.error.Cause.split('\n')[0]}` : ''}`}
+        />
+      )}
       <div class="split">
         <section aria-labelledby="path-h" class="pane">
           <h2 id="path-h">Path</h2>
@@ -65,7 +73,12 @@ export function Execution({ name, query }: { name: string; query: URLSearchParam
           {step && <StepPanel execution={name} step={step} forkable={record.workflow !== undefined} />}
         </section>
       </div>
-      <Events execution={name} title={`Raw ASL events (${data.eventCount})`} label="Every history event of the execution" class="raw" />
+      <Events
+        execution={name}
+        title={`Raw ASL events (${data.eventCount})`}
+        label="Every history event of the execution"
+        class="raw"
+      />
     </>
   );
 }
@@ -86,8 +99,7 @@ function Facts({ data }: { data: Detail }) {
       )}
       {origin} · started {when(record.startDate)}
       {seconds !== undefined && ` · ${seconds.toFixed(2)} s`} · {steps} steps · {data.stateTransitions} state
-      transitions · tokens{' '}
-      {usage.inputTokens} in / {usage.outputTokens} out ({usage.modelCalls} model calls)
+      transitions · tokens {usage.inputTokens} in / {usage.outputTokens} out ({usage.modelCalls} model calls)
       {cost && ` · ${usd(cost.usd)} at ${cost.modelId} list prices`}
       {record.outcome && ` · outcome ${record.outcome}`}
     </p>
@@ -161,7 +173,10 @@ function Timeline({ steps, start, selected, onSelect }: StepChoiceProps & { star
     <div class="timeline" role="group" aria-label="Timeline of the steps">
       {steps.map((s) => {
         const left = ((Date.parse(s.enteredAt) - t0) / span) * 100;
-        const width = Math.max(0.8, (((s.exitedAt ? Date.parse(s.exitedAt) : end) - Date.parse(s.enteredAt)) / span) * 100);
+        const width = Math.max(
+          0.8,
+          (((s.exitedAt ? Date.parse(s.exitedAt) : end) - Date.parse(s.enteredAt)) / span) * 100,
+        );
         return (
           <button
             type="button"

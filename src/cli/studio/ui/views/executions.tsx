@@ -1,7 +1,7 @@
-import { Loading, Problem, Status, when, Head } from '../common.tsx';
-import { useData, useLive, useStart } from '../hooks.ts';
-import type { ExecutionSummary } from '../../views.ts';
 import type { DeployedExecution } from '../../../../local/import.ts';
+import type { ExecutionSummary } from '../../views.ts';
+import { Head, Loading, Problem, Status, when } from '../common.tsx';
+import { useData, useLive, useStart } from '../hooks.ts';
 
 interface ExecutionList {
   executions: ExecutionSummary[];
@@ -57,7 +57,12 @@ export function Executions({ query }: { query: URLSearchParams }) {
               <tr key={e.name}>
                 <th scope="row">
                   <a href={`#/executions/${encodeURIComponent(e.name)}`}>{e.name}</a>
-                  {e.parent && <span class="muted"> (fork of {e.parent.execution} at {e.parent.step})</span>}
+                  {e.parent && (
+                    <span class="muted">
+                      {' '}
+                      (fork of {e.parent.execution} at {e.parent.step})
+                    </span>
+                  )}
                 </th>
                 <td>{e.workflow}</td>
                 <td>
@@ -72,7 +77,9 @@ export function Executions({ query }: { query: URLSearchParams }) {
           </tbody>
         </table>
       )}
-      {data && data.executions.length === 0 && <p>No executions yet: run a sample from a workflow, or import a deployed one.</p>}
+      {data && data.executions.length === 0 && (
+        <p>No executions yet: run a sample from a workflow, or import a deployed one.</p>
+      )}
       {data && data.unreadable > 0 && <p class="muted">{data.unreadable} unreadable record files skipped.</p>}
     </>
   );

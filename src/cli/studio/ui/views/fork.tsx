@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { PromptVersion } from '../../../../local/prompt-versions.ts';
 import { path, post } from '../api.ts';
 import { Loading, Problem } from '../common.tsx';
 import { useData, useStart } from '../hooks.ts';
-import type { PromptVersion } from '../../../../local/prompt-versions.ts';
 
 interface ForkForm {
   execution: string;
@@ -33,7 +33,9 @@ const parse = (text: string): { value?: unknown; error?: string } => {
  * type), pinned tool results, the model and the prompt version.
  */
 export function Fork({ execution, from }: { execution: string; from: string }) {
-  const { data, error } = useData<ForkForm>(`${path('executions', execution, 'fork')}?from=${encodeURIComponent(from)}`);
+  const { data, error } = useData<ForkForm>(
+    `${path('executions', execution, 'fork')}?from=${encodeURIComponent(from)}`,
+  );
   const [input, setInput] = useState('');
   const [tools, setTools] = useState('');
   const [model, setModel] = useState('offline');
@@ -67,10 +69,9 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
         Fork {execution} from {step}
       </h1>
       <p>
-        A new local execution runs the same compiled state machine
-        from <strong>{data.point.entryState}</strong> (step {data.point.index + 1}), with the step input below.
-        Everything before it is kept
-        from <a href={`#/executions/${encodeURIComponent(execution)}`}>{execution}</a>, and the fork is linked to it.
+        A new local execution runs the same compiled state machine from <strong>{data.point.entryState}</strong> (step{' '}
+        {data.point.index + 1}), with the step input below. Everything before it is kept from{' '}
+        <a href={`#/executions/${encodeURIComponent(execution)}`}>{execution}</a>, and the fork is linked to it.
       </p>
       <form onSubmit={submit} class="fork">
         <JsonField

@@ -26,16 +26,27 @@ export function Import({ aws }: { aws: boolean }) {
     <>
       <h1>Import a deployed execution</h1>
       <p>
-        Save the history with <code>aws stepfunctions get-execution-history --execution-arn ARN &gt; history.json</code>, then open it here: it shows like a local execution and can be forked
-        locally.
+        Save the history with <code>aws stepfunctions get-execution-history --execution-arn ARN &gt; history.json</code>
+        , then open it here: it shows like a local execution and can be forked locally.
       </p>
       <form onSubmit={importFile} class="import">
         <label for="import-file">History file (GetExecutionHistory JSON)</label>
         <input id="import-file" type="file" accept=".json,application/json" onChange={readFile} />
         <label for="import-text">or paste it</label>
-        <textarea id="import-text" rows={8} spellcheck={false} value={text} onInput={(e) => setText((e.target as HTMLTextAreaElement).value)} />
+        <textarea
+          id="import-text"
+          rows={8}
+          spellcheck={false}
+          value={text}
+          onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        />
         <label for="import-arn">Execution ARN (the history does not carry it)</label>
-        <input id="import-arn" value={arn} onInput={(e) => setArn((e.target as HTMLInputElement).value)} placeholder="arn:aws:states:REGION:ACCOUNT:execution:STATE_MACHINE:NAME" />
+        <input
+          id="import-arn"
+          value={arn}
+          onInput={(e) => setArn((e.target as HTMLInputElement).value)}
+          placeholder="arn:aws:states:REGION:ACCOUNT:execution:STATE_MACHINE:NAME"
+        />
         <button type="submit" disabled={busy || !text}>
           Import and open
         </button>
@@ -48,7 +59,8 @@ export function Import({ aws }: { aws: boolean }) {
           }}
         >
           <p>
-            With <code>--aws</code>: read it by ARN instead (above), or pick one under <a href="#/deployed">Deployed</a>.
+            With <code>--aws</code>: read it by ARN instead (above), or pick one under <a href="#/deployed">Deployed</a>
+            .
           </p>
           <button type="submit" disabled={busy || !arn.trim().startsWith('arn:')}>
             Read {arn.trim() ? 'this ARN' : 'an ARN'} from AWS

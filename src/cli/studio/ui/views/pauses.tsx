@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
+import type { PauseSummary } from '../../../../local/workflow-session.ts';
 import { path } from '../api.ts';
 import { Json, Loading, Problem, when } from '../common.tsx';
 import { useData, useLive, useStart } from '../hooks.ts';
-import type { PauseSummary } from '../../../../local/workflow-session.ts';
 
 type Paused = PauseSummary & { fields: unknown };
 
@@ -16,7 +16,9 @@ export function Pauses() {
       <Problem message={error} />
       {!data && !error && <Loading what="paused executions" />}
       {data?.length === 0 && <p>No execution waits at a checkpoint.</p>}
-      {data?.map((p) => <PauseCard key={p.execution} pause={p} />)}
+      {data?.map((p) => (
+        <PauseCard key={p.execution} pause={p} />
+      ))}
     </>
   );
 }
@@ -42,7 +44,11 @@ function PauseCard({ pause }: { pause: Paused }) {
     if (!reason.trim()) return setProblem('say why you reject it');
     void resume({ fail: reason });
   };
-  const actions = Array.isArray(pause.requiredActions) ? pause.requiredActions.map(String) : pause.requiredActions === null ? [] : [JSON.stringify(pause.requiredActions)];
+  const actions = Array.isArray(pause.requiredActions)
+    ? pause.requiredActions.map(String)
+    : pause.requiredActions === null
+      ? []
+      : [JSON.stringify(pause.requiredActions)];
   return (
     <article class="card" aria-labelledby={`pause-${id}`}>
       <h2 id={`pause-${id}`}>
@@ -69,7 +75,13 @@ function PauseCard({ pause }: { pause: Paused }) {
       </details>
       <form onSubmit={approve}>
         <label for={`output-${id}`}>Output (JSON; the next step reads it as data.checkpoint)</label>
-        <textarea id={`output-${id}`} rows={5} value={output} onInput={(e) => setOutput((e.target as HTMLTextAreaElement).value)} spellcheck={false} />
+        <textarea
+          id={`output-${id}`}
+          rows={5}
+          value={output}
+          onInput={(e) => setOutput((e.target as HTMLTextAreaElement).value)}
+          spellcheck={false}
+        />
         <button type="submit" disabled={busy}>
           Approve {pause.execution}
         </button>

@@ -1,8 +1,9 @@
 /** One step of an execution, as the execution page shows it when the step is selected. */
+
+import type { ContentBlock, Message, SystemBlock, ToolResultContent } from '../../../../runtime/models/port.ts';
+import type { StepView } from '../../views.ts';
 import { Head, Json, kindName, ms, usd } from '../common.tsx';
 import { Events } from './events.tsx';
-import type { StepView } from '../../views.ts';
-import type { ContentBlock, Message, SystemBlock, ToolResultContent } from '../../../../runtime/models/port.ts';
 
 type Transcript = NonNullable<StepView['transcript']>;
 
@@ -187,8 +188,8 @@ function ModelCall({ transcript: t, index: k }: { transcript: Transcript; index:
   return (
     <details open={k === t.calls.length - 1}>
       <summary>
-        Call {k + 1}: {call.stopReason}, {call.usage.inputTokens} in / {call.usage.outputTokens} out
-        tokens, {ms(call.durationMs)}
+        Call {k + 1}: {call.stopReason}, {call.usage.inputTokens} in / {call.usage.outputTokens} out tokens,{' '}
+        {ms(call.durationMs)}
       </summary>
       {sent.map((m, i) => (
         <MessageBlocks key={i} message={m} title={m.role === 'user' ? 'Sent' : 'Earlier answer'} />

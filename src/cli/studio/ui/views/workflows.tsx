@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { Loading, ms, Problem, Head } from '../common.tsx';
+import type { WorkflowStats } from '../../../../local/step-stats.ts';
+import type { WorkflowGraph } from '../../views.ts';
+import { Head, Loading, ms, Problem } from '../common.tsx';
 import { Graph } from '../graph.tsx';
 import { useData, useLive, useStart } from '../hooks.ts';
-import type { WorkflowGraph } from '../../views.ts';
-import type { WorkflowStats } from '../../../../local/step-stats.ts';
 
 export interface Overview {
   project: string;
@@ -46,7 +46,16 @@ interface WorkflowDetail {
   maxSteps: number;
   model: string;
   stateMachine: string;
-  steps: { name: string; kind: string; description: string; version: string; next: string[]; tools: string[]; consensus?: { samples: number }; pause?: { timeoutSeconds: number; onTimeout: string } }[];
+  steps: {
+    name: string;
+    kind: string;
+    description: string;
+    version: string;
+    next: string[];
+    tools: string[];
+    consensus?: { samples: number };
+    pause?: { timeoutSeconds: number; onTimeout: string };
+  }[];
   samples: string[];
   stats: WorkflowStats;
   graph: WorkflowGraph;
@@ -70,7 +79,8 @@ export function Workflow({ name }: { name: string }) {
         <>
           <p>{data.description}</p>
           <p class="muted">
-            v{data.version} · entry {data.entry} · fallback {data.fallback} · maxSteps {data.maxSteps} · model {data.model} · state machine {data.stateMachine}
+            v{data.version} · entry {data.entry} · fallback {data.fallback} · maxSteps {data.maxSteps} · model{' '}
+            {data.model} · state machine {data.stateMachine}
           </p>
           <section aria-labelledby="samples-h">
             <h2 id="samples-h">Run a sample</h2>
@@ -92,11 +102,28 @@ export function Workflow({ name }: { name: string }) {
           <section aria-labelledby="stats-h">
             <h2 id="stats-h">Steps and statistics</h2>
             <p class="muted">
-              Over {data.stats.executions} local executions ({Object.entries(data.stats.byStatus).map(([s, n]) => `${n} ${s}`).join(', ') || 'none yet'}), as <code>stepwise stats {name}</code> shows them.
+              Over {data.stats.executions} local executions (
+              {Object.entries(data.stats.byStatus)
+                .map(([s, n]) => `${n} ${s}`)
+                .join(', ') || 'none yet'}
+              ), as <code>stepwise stats {name}</code> shows them.
             </p>
             <table>
               <caption class="visually-hidden">Steps of {name}</caption>
-              <Head columns={['Step', 'Kind', 'Routes to', 'Runs', 'Failed', 'Retries', 'Hand-offs', 'Mean', 'Model calls', 'Tokens in/out']} />
+              <Head
+                columns={[
+                  'Step',
+                  'Kind',
+                  'Routes to',
+                  'Runs',
+                  'Failed',
+                  'Retries',
+                  'Hand-offs',
+                  'Mean',
+                  'Model calls',
+                  'Tokens in/out',
+                ]}
+              />
               <tbody>
                 {data.steps.map((s) => {
                   const st = data.stats.steps.find((x) => x.step === s.name);

@@ -1,7 +1,8 @@
 // Every workflow's eval cases (statemachines/<workflow>/evals/) through the local runtime: the
 // synthesized state machine, the real step handlers, the offline stand-in for the model.
-import { describe, expect, it } from 'vitest';
+
 import { evalWorkflow, listWorkflows } from 'stepwise/testing';
+import { describe, expect, it } from 'vitest';
 
 const workflows = listWorkflows();
 // A project with lifecycles only has no evals yet: `stepwise init <name>` adds a workflow with its own.

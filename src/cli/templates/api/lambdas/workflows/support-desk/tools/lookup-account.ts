@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineTool } from 'stepwise';
+import * as z from 'zod';
 
 /** A stand-in account directory: replace it with your system (declare its table or API in `resources`). */
 const ACCOUNTS: Record<string, { plan: string; balance: string }> = {
@@ -11,7 +11,12 @@ const ACCOUNTS: Record<string, { plan: string; balance: string }> = {
 export default defineTool({
   name: 'lookup_account',
   description: 'Look a customer account up by id. Returns the plan and the balance, or found: false.',
-  input: z.strictObject({ customerId: z.string().regex(/^C[0-9]{3,8}$/).describe('The customer id, e.g. C1001.') }),
+  input: z.strictObject({
+    customerId: z
+      .string()
+      .regex(/^C[0-9]{3,8}$/)
+      .describe('The customer id, e.g. C1001.'),
+  }),
   async run({ customerId }) {
     const account = ACCOUNTS[customerId];
     return account ? { customerId, ...account } : { customerId, found: false };
