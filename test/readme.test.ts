@@ -23,7 +23,10 @@ function sourceFiles(...folders: string[]): string[] {
   );
 }
 
-/** The comments of a TypeScript file: the trivia before each of its tokens, as TypeScript parses it (a regex is no comment). */
+/**
+ * The comments of a TypeScript file: the trivia before each of its tokens, as TypeScript parses it (a regex is no
+ * comment).
+ */
 function comments(text: string, file: string): string[] {
   const kind = file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
@@ -43,7 +46,10 @@ function comments(text: string, file: string): string[] {
   return [...found.values()];
 }
 
-/** The names of a test file's tests and groups: the string a `describe`, `it` or `test` call (or its `.each(...)`) opens with. */
+/**
+ * The names of a test file's tests and groups: the string a `describe`, `it` or `test` call (or its `.each(...)`) opens
+ * with.
+ */
 const TEST_NAME =
   /\b(?:describe|it|test)(?:\.(?:skip|only|concurrent|sequential|todo|fails))?(?:\.each\([^\n]*?\))?\(\s*(['"`])((?:\\.|(?!\1)[^\\])*)\1/g;
 const testNames = (text: string) => [...text.matchAll(TEST_NAME)].map((m) => m[2]!);

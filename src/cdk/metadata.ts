@@ -4,9 +4,15 @@
  * runtime can read a (cached) template without loading it.
  */
 
-/** Metadata key on every `AWS::Lambda::Function`: the engine handler module it runs (`src/runtime/step-handler/handler.ts`). The local runtime imports it. */
+/**
+ * Metadata key on every `AWS::Lambda::Function`: the engine handler module it runs
+ * (`src/runtime/step-handler/handler.ts`). The local runtime imports it.
+ */
 export const ENTRY_METADATA = 'stepwise:entry';
-/** Metadata key on a function shipped with a workflow folder: the folder, relative to the project root (the bundle bench rebuilds it). */
+/**
+ * Metadata key on a function shipped with a workflow folder: the folder, relative to the project root (the bundle bench
+ * rebuilds it).
+ */
 export const WORKFLOW_DIR_METADATA = 'stepwise:workflowDir';
 /** Metadata key on a state machine: the workflow (or lifecycle) it runs. */
 export const WORKFLOW_METADATA = 'stepwise:workflow';

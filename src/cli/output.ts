@@ -20,7 +20,9 @@ type Style = 'red' | 'green' | 'yellow' | 'bold' | 'dim';
 export const paint = (style: Style, text: string, stream: { isTTY?: boolean } = process.stdout): string =>
   colorEnabled(stream) ? styleText(style, text) : text;
 
-/** A run or case status in its colour: green when it went well, red when it failed, yellow when it waits or was refused. */
+/**
+ * A run or case status in its colour: green when it went well, red when it failed, yellow when it waits or was refused.
+ */
 export function paintStatus(status: string, stream?: { isTTY?: boolean }): string {
   const style: Style = /^(SUCCEEDED|PASSED|✓)/.test(status) ? 'green' : /^(FAILED|✗)/.test(status) ? 'red' : 'yellow';
   return paint(style, status, stream);

@@ -3,7 +3,8 @@
  * `templates/`: `_project/` is every project's skeleton (package.json, tsconfig.json, cdk.json,
  * infra/app.ts, stepwise.config.ts, the eval test, .gitignore), and each other folder a template
  * laid over it (README.md, its workflow or lifecycle, and a stepwise.config.ts of its own when it
- * needs settings the skeleton's has not, such as the email template's domain). Nothing in a created project names a path
+ * needs settings the skeleton's has not, such as the email template's domain). Nothing in a created project names a
+ * path
  * of the package: it depends on the package and imports its entry points.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -33,7 +34,10 @@ export function templates(): { name: string; title: string }[] {
     }));
 }
 
-/** Every file under `dir`, by path relative to it. npm leaves `.gitignore` files out of packages: `gitignore` is written as `.gitignore`. */
+/**
+ * Every file under `dir`, by path relative to it. npm leaves `.gitignore` files out of packages: `gitignore` is written
+ * as `.gitignore`.
+ */
 function readTree(dir: string): Files {
   const files: Files = {};
   for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {

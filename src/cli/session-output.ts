@@ -50,7 +50,10 @@ export const openAiEndpoint = (flags: SessionFlags): OpenAiEndpoint | undefined 
 /** Commander collector for a repeatable option. */
 export const repeatable = (value: string, all: string[] = []) => [...all, value];
 
-/** `--local-env NAME=VALUE` (repeatable): added to every function's environment in the local session, after the manifest's `local.env`. */
+/**
+ * `--local-env NAME=VALUE` (repeatable): added to every function's environment in the local session, after the
+ * manifest's `local.env`.
+ */
 export const localEnvOption = () =>
   new Option(
     '--local-env <name=value>',

@@ -27,7 +27,10 @@ export function toStoredJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A free-form value as a store reads it back: parsed from its JSON text, or as it is when an older item stored it natively. */
+/**
+ * A free-form value as a store reads it back: parsed from its JSON text, or as it is when an older item stored it
+ * natively.
+ */
 export function fromStoredJson(stored: unknown): unknown {
   return typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
 }

@@ -1,7 +1,10 @@
 /** Reading a partition of a project-shaped table (string `pk`/`sk`) through the document client. */
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 
-/** Every item under partition key `pk` whose sort key starts with `prefix`, in key order, read consistently across all pages. */
+/**
+ * Every item under partition key `pk` whose sort key starts with `prefix`, in key order, read consistently across all
+ * pages.
+ */
 export async function queryPrefix(
   doc: DynamoDBDocumentClient,
   tableName: string,

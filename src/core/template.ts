@@ -16,7 +16,10 @@ const SINGLE = /^\{\{\s*([^{}]+?)\s*\}\}$/;
 const FILTERS = new Set(['upper', 'lower', 'json', 'default']);
 
 export interface RenderOptions {
-  /** Path prefixes whose values come from outside (`['email']`): rendered only when `inertText` accepts them. @default [] */
+  /**
+   * Path prefixes whose values come from outside (`['email']`): rendered only when `inertText` accepts them.
+   * @default []
+   */
   untrusted?: readonly string[];
 }
 
@@ -42,7 +45,10 @@ export function inertText(text: string): string | undefined {
 
 export interface Rendered {
   value: unknown;
-  /** Placeholders without a value (and no `default` filter) or with an unknown filter; the caller decides whether that is fatal. */
+  /**
+   * Placeholders without a value (and no `default` filter) or with an unknown filter; the caller decides whether that
+   * is fatal.
+   */
   problems: string[];
 }
 

@@ -86,7 +86,10 @@ export const ExpectedFunctionCallSchema = z.union([
     .strict(),
 ]);
 
-/** How one checkpoint (a step's `pause`) the execution reaches is resumed: `SendTaskSuccess`, `SendTaskFailure`, or left to time out. */
+/**
+ * How one checkpoint (a step's `pause`) the execution reaches is resumed: `SendTaskSuccess`, `SendTaskFailure`, or left
+ * to time out.
+ */
 export const CheckpointResolutionSchema = z.union([
   z.strictObject({ output: z.unknown().describe('`SendTaskSuccess`: the next step reads it as `data.checkpoint`.') }),
   z.strictObject({
@@ -194,7 +197,10 @@ export function loadEvalCases(workflowDir: string): EvalCase[] {
   return loadEvalCasesFrom(join(workflowDir, 'evals'));
 }
 
-/** All eval cases (`*.yaml`, `*.yml`) of a folder, by file name; none when it does not exist. Scenario ids must be unique. */
+/**
+ * All eval cases (`*.yaml`, `*.yml`) of a folder, by file name; none when it does not exist. Scenario ids must be
+ * unique.
+ */
 export function loadEvalCasesFrom(dir: string): EvalCase[] {
   if (!existsSync(dir)) return [];
   const seen = new Map<string, string>();

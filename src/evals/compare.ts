@@ -26,7 +26,9 @@ export interface RunFigures {
   modelCalls: number;
   inputTokens: number;
   outputTokens: number;
-  /** Model tokens of 1,000 cases at list price, USD; null when the model has no prices (a local model) or is unknown. */
+  /**
+   * Model tokens of 1,000 cases at list price, USD; null when the model has no prices (a local model) or is unknown.
+   */
   modelCostPer1000: number | null;
   /** Wall-clock ms per case: mean and median (null for a report without timings). */
   latencyMs: { mean: number; median: number } | null;

@@ -21,7 +21,10 @@ export type ActualStep = Pick<StepOutput, 'step' | 'next' | 'reason' | 'fields' 
 export interface EvalFailure {
   /** Position in the step sequence (0 = entry step); null for whole-execution checks. */
   index: number | null;
-  /** The expected step at that position (or the actual one, for an unexpected extra step); null for whole-execution checks. */
+  /**
+   * The expected step at that position (or the actual one, for an unexpected extra step); null for whole-execution
+   * checks.
+   */
   step: string | null;
   expected: string;
   actual: string;

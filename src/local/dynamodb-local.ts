@@ -55,11 +55,16 @@ export interface DynamoDbLocalOptions {
   readonly port?: number;
   /** How long to wait for the emulator to answer. @default 30_000 */
   readonly startTimeoutMs?: number;
-  /** The environment to find Java in (`JAVA_HOME`, else `java` on its `PATH`) and to run it with. @default process.env */
+  /**
+   * The environment to find Java in (`JAVA_HOME`, else `java` on its `PATH`) and to run it with. @default process.env
+   */
   readonly env?: NodeJS.ProcessEnv;
   /** JVM options before `-jar`. @default ['-Xmx256m', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'] */
   readonly jvmOptions?: readonly string[];
-  /** Region of the returned client (any region sees the same tables: the emulator runs with -sharedDb). @default 'us-east-1' */
+  /**
+   * Region of the returned client (any region sees the same tables: the emulator runs with -sharedDb).
+   * @default 'us-east-1'
+   */
   readonly region?: string;
 }
 
@@ -317,7 +322,10 @@ const Projection = z.object({
   NonKeyAttributes: z.array(z.string()).optional(),
 });
 const Index = z.object({ IndexName: z.string(), KeySchema, Projection });
-/** The properties shared by AWS::DynamoDB::Table and AWS::DynamoDB::GlobalTable (CDK's TableV2) that shape a local table. */
+/**
+ * The properties shared by AWS::DynamoDB::Table and AWS::DynamoDB::GlobalTable (CDK's TableV2) that shape a local
+ * table.
+ */
 const TableProperties = z.object({
   KeySchema,
   AttributeDefinitions: z.array(z.object({ AttributeName: z.string(), AttributeType: z.enum(['S', 'N', 'B']) })).min(1),

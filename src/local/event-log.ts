@@ -6,7 +6,10 @@ import type { HistoryEvent, HistoryEventType } from '@aws-sdk/client-sfn';
 import type { StateMachine } from 'aws-local-stepfunctions';
 import { SCOPE, type TaskTimeouts, TEXT } from './interpreter.ts';
 
-/** One event of the interpreter's `eventLogs` (the library does not export the type), with the scope the runtime's hooks tag it with. */
+/**
+ * One event of the interpreter's `eventLogs` (the library does not export the type), with the scope the runtime's hooks
+ * tag it with.
+ */
 export type InterpreterEvent = (ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E>
   ? E
   : never) & { [SCOPE]?: number; [TEXT]?: string };
@@ -14,9 +17,15 @@ export type InterpreterEvent = (ReturnType<StateMachine['run']>['eventLogs'] ext
 /** One attempt of a Task state's resource, recorded by the local runtime as it invokes it. */
 export interface TaskInvocation {
   state: string;
-  /** The execution it ran in: 0 for the root, else a Map iteration or Parallel branch (see {@link HistoryContext.parents}). @default 0 */
+  /**
+   * The execution it ran in: 0 for the root, else a Map iteration or Parallel branch (see {@link
+   * HistoryContext.parents}). @default 0
+   */
   scope?: number;
-  /** `lambda`: a Task whose Resource is the function ARN (LambdaFunction* events); `task`: a service integration such as `lambda:invoke` (Task* events). */
+  /**
+   * `lambda`: a Task whose Resource is the function ARN (LambdaFunction* events); `task`: a service integration such as
+   * `lambda:invoke` (Task* events).
+   */
   kind: 'lambda' | 'task';
   /** The Resource (function ARN or integration ARN). */
   resource: string;
@@ -43,7 +52,10 @@ export interface HistoryContext {
 const json = (value: unknown) => JSON.stringify(value ?? null);
 const data = { truncated: false };
 
-/** `arn:aws:states:::lambda:invoke` → `{ resourceType: 'lambda', resource: 'invoke' }`, `…:::aws-sdk:dynamodb:putItem` → `aws-sdk:dynamodb` / `putItem` (as the history names integrations). */
+/**
+ * `arn:aws:states:::lambda:invoke` → `{ resourceType: 'lambda', resource: 'invoke' }`, `…:::aws-sdk:dynamodb:putItem` →
+ * `aws-sdk:dynamodb` / `putItem` (as the history names integrations).
+ */
 export function integration(arn: string) {
   const segments = arn
     .replace(/\.(sync|waitForTaskToken)(:\d+)?$/, '')

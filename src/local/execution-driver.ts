@@ -43,9 +43,15 @@ export interface ExecutionDriverOptions {
    * are wrapped like real functions: JSON in and out, thrown errors become `Error` = the error's name.
    */
   handlerOverrides?: Record<string, TaskHandler>;
-  /** Where each execution is stored as `<name>.json`; `false` stores nothing. @default DEFAULT_HISTORY_DIR (`.stepwise/executions` in the repository) */
+  /**
+   * Where each execution is stored as `<name>.json`; `false` stores nothing. @default DEFAULT_HISTORY_DIR
+   * (`.stepwise/executions` in the repository)
+   */
   historyDir?: string | false;
-  /** Wait this many milliseconds before every retry instead of the ASL backoff. @default the ASL's IntervalSeconds/BackoffRate/jitter */
+  /**
+   * Wait this many milliseconds before every retry instead of the ASL backoff. @default the ASL's
+   * IntervalSeconds/BackoffRate/jitter
+   */
   retryDelayMs?: number;
   /**
    * Local stand-ins for service integrations (at any depth), by Task `Resource` (e.g.

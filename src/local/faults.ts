@@ -32,7 +32,10 @@ export interface TaskFault {
    * `timeout`) instead of returning its result. Without it, the handler does not run.
    */
   crashAfterSideEffect?: true;
-  /** Fault only the first `times` attempts of the state in each execution (Map iterations included), so a retry can succeed. @default every attempt */
+  /**
+   * Fault only the first `times` attempts of the state in each execution (Map iterations included), so a retry can
+   * succeed. @default every attempt
+   */
   times?: number;
 }
 

@@ -27,7 +27,10 @@ export interface ForkPoint {
   step: string;
   /** The state a fork starts at: the step's Task, or its consensus plan (a fork samples again). */
   entryState: string;
-  /** The position in `record.events` of that state's `StateEntered` event: the fork's history keeps the events before it. */
+  /**
+   * The position in `record.events` of that state's `StateEntered` event: the fork's history keeps the events before
+   * it.
+   */
   eventIndex: number;
   /** The state at that point: the entry state's recorded input. */
   state: unknown;

@@ -14,7 +14,10 @@ import * as z from 'zod';
 import { InvalidInputError } from '../core/errors.ts';
 import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME, type StateDirs } from './state-dirs.ts';
 
-/** Where the local runtime writes one JSON file per execution (`.stepwise/` is git-ignored), whatever the working directory. */
+/**
+ * Where the local runtime writes one JSON file per execution (`.stepwise/` is git-ignored), whatever the working
+ * directory.
+ */
 export const DEFAULT_HISTORY_DIR = DEFAULT_STATE_DIRS.executions;
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
@@ -34,7 +37,10 @@ export interface ExecutionRecord {
   output?: unknown;
   error?: { Error: string; Cause?: string };
   events: HistoryEvent[];
-  /** A fork (Studio, `stepwise replay`): the execution it was forked from, and the step (by trail position) it re-ran from. */
+  /**
+   * A fork (Studio, `stepwise replay`): the execution it was forked from, and the step (by trail position) it re-ran
+   * from.
+   */
   parent?: ForkParent;
   /** A deployed execution read into the local state (`stepwise studio` Import, `--aws`). */
   imported?: { from: 'file' | 'aws'; at: string };
@@ -60,7 +66,10 @@ export interface TrailStep {
   input: unknown;
   /** What the last successful attempt returned (a `StepOutput` for step Lambdas). */
   output?: unknown;
-  /** The failure that ended the step (caught to the fallback, or ending the execution); absent once an attempt succeeded. */
+  /**
+   * The failure that ended the step (caught to the fallback, or ending the execution); absent once an attempt
+   * succeeded.
+   */
   error?: { error: string; cause?: string };
   /** Attempts after the first (Retry). */
   retries: number;
@@ -82,7 +91,10 @@ function parse(text: string | undefined): unknown {
 const SCHEDULED = new Set(['LambdaFunctionScheduled', 'TaskScheduled']);
 const SUCCEEDED = new Set(['LambdaFunctionSucceeded', 'TaskSucceeded']);
 
-/** The `{ error, cause }` of any failure event (Lambda or service task: failed, timed out, start/schedule/submit failed). */
+/**
+ * The `{ error, cause }` of any failure event (Lambda or service task: failed, timed out, start/schedule/submit
+ * failed).
+ */
 function failureOf(e: HistoryEvent): { error: string; cause?: string } | undefined {
   if (!e.type?.startsWith('LambdaFunction') && !e.type?.startsWith('Task')) return undefined;
   if (!/(Failed|TimedOut)$/.test(e.type)) return undefined;

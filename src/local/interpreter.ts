@@ -27,7 +27,10 @@ import { JSONPath } from 'jsonpath-plus';
  */
 export const EXECUTION = Symbol('stepwise.execution');
 
-/** Run options key of the {@link ExecutionHooks} (a symbol: the library copies it to nested executions with the options). */
+/**
+ * Run options key of the {@link ExecutionHooks} (a symbol: the library copies it to nested executions with the
+ * options).
+ */
 export const HOOKS = Symbol('stepwise.hooks');
 /** Key of the scope id on run options (the scope of the execution starting a nested one) and on logged events. */
 export const SCOPE = Symbol('stepwise.scope');
@@ -48,7 +51,10 @@ export interface ExecutionHooks {
   handlers(scope: number): Record<string, TaskHandler>;
   /** A state was entered with `input`, whose JSON text is `text` (thrown errors fail the execution). */
   entered(state: string, input: unknown, text: string): void;
-  /** A state is about to exit with `output`, whose JSON text is `text` (thrown errors fail the execution; the exit is not logged). */
+  /**
+   * A state is about to exit with `output`, whose JSON text is `text` (thrown errors fail the execution; the exit is
+   * not logged).
+   */
   exiting(state: string, output: unknown, text: string): void;
 }
 
@@ -141,7 +147,8 @@ function instrument(options: ExecuteOptions, hooks: ExecutionHooks): void {
     if (!last || last.value !== value) last = { value, text: JSON.stringify(value ?? null) };
     return last.text;
   };
-  // A nested execution's start and end become its parent's Map iteration or Parallel branch events, which show no payload.
+  // A nested execution's start and end become its parent's Map iteration or Parallel branch events, which show no
+  // payload.
   const root = runOptions[SCOPE] === undefined;
   // Nested events reach the root log through their parents' loggers: the innermost scope is kept.
   logger.dispatch = (event) => {

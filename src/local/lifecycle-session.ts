@@ -49,7 +49,10 @@ import { localTableName } from './tokens.ts';
 export interface LifecycleSessionOptions {
   /** The lifecycle: the folder of its `statechart.yaml` under `statemachines/`. */
   lifecycle: string;
-  /** The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent (`lifecycles.<name>.agent` in stepwise.config.ts), else none */
+  /**
+   * The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent
+   * (`lifecycles.<name>.agent` in stepwise.config.ts), else none
+   */
   agentConfig?: AgentConfig;
   /** The environment whose stack is synthesized. @default 'dev' */
   env?: string;
@@ -59,7 +62,10 @@ export interface LifecycleSessionOptions {
    * @default 'dynamodb-local'
    */
   store?: 'dynamodb-local' | 'memory';
-  /** A running emulator to create the table in and use (left running by `stop()`). @default a new one, stopped by `stop()` */
+  /**
+   * A running emulator to create the table in and use (left running by `stop()`). @default a new one, stopped by
+   * `stop()`
+   */
   dynamo?: DynamoDbLocal;
   /** Where executions are stored, for `stepwise history`. @default false (not stored) */
   historyDir?: string | false;

@@ -11,7 +11,10 @@
 
 export const PAYLOAD_LIMIT_BYTES = 262_144;
 
-/** The size Step Functions counts of a payload: its JSON text, UTF-8 encoded (the runtime has the text already: the history shows it). */
+/**
+ * The size Step Functions counts of a payload: its JSON text, UTF-8 encoded (the runtime has the text already: the
+ * history shows it).
+ */
 export function textBytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }

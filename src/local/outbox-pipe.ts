@@ -63,7 +63,8 @@ export async function dynamoDbStreamSource(
   });
   /** Shard id → where to read next; `undefined` once the shard is closed and read to its end. */
   const iterators = new Map<string, string | undefined>();
-  // New shards appear only when one closes (its children): describe the stream first and after a shard ends, not on every read.
+  // New shards appear only when one closes (its children): describe the stream first and after a shard ends, not on
+  // every read.
   let describe = true;
   const describeShards = async () => {
     describe = false;

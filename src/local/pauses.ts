@@ -97,7 +97,10 @@ const PausedTaskSchema = z.object({
 /** A suspended execution, as persisted in `<pausesDir>/<name>.json`. */
 export type PausedTask = Omit<z.infer<typeof PausedTaskSchema>, 'events'> & { events: HistoryEvent[] };
 
-/** The checkpoint detail of a `events:putEvents` pause (its first entry's `Detail`), else the Task's effective parameters. */
+/**
+ * The checkpoint detail of a `events:putEvents` pause (its first entry's `Detail`), else the Task's effective
+ * parameters.
+ */
 export function requestOf(parameters: unknown): unknown {
   const entries = (parameters as { Entries?: { Detail?: unknown }[] } | undefined)?.Entries;
   const detail = Array.isArray(entries) ? entries[0]?.Detail : undefined;
@@ -111,7 +114,10 @@ export function requestOf(parameters: unknown): unknown {
   return detail ?? parameters;
 }
 
-/** When the paused Task times out: its `TimeoutSeconds` after the pause, or `HeartbeatSeconds` after the last heartbeat, whichever is first. */
+/**
+ * When the paused Task times out: its `TimeoutSeconds` after the pause, or `HeartbeatSeconds` after the last heartbeat,
+ * whichever is first.
+ */
 export function deadline(
   task: Pick<PausedTask, 'pausedAt' | 'lastHeartbeatAt' | 'timeoutSeconds' | 'heartbeatSeconds'>,
 ): { at: Date; heartbeat: boolean } | undefined {
@@ -130,7 +136,10 @@ export function deadline(
   return { at: new Date(first.at), heartbeat: first.heartbeat };
 }
 
-/** The timeout error of a Task past its deadline at `now` (the runtime's convention: `States.Timeout`, which a `States.HeartbeatTimeout` Catch also matches). */
+/**
+ * The timeout error of a Task past its deadline at `now` (the runtime's convention: `States.Timeout`, which a
+ * `States.HeartbeatTimeout` Catch also matches).
+ */
 export function expiredAt(task: PausedTask, now: Date): { error: string; cause: string } | undefined {
   const due = deadline(task);
   if (!due || now.getTime() < due.at.getTime()) return undefined;

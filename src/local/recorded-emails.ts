@@ -12,7 +12,9 @@ import { readRecordFile, recordFile } from './history.ts';
 
 const RecordedEmail = z.object({ email: InboundEmailSchema, body: z.string() });
 
-/** The email files under `dir`: `put` writes one once (the first delivery wins, as in the store), `get` reads it back. */
+/**
+ * The email files under `dir`: `put` writes one once (the first delivery wins, as in the store), `get` reads it back.
+ */
 export function recordedEmails(dir: string): Pick<EmailStore, 'put' | 'get'> {
   return {
     async put(email, body) {

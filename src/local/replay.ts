@@ -79,7 +79,8 @@ function forkEmails(
 
 /**
  * Fork an execution and run the fork to its end (or its next pause).
- * @throws InvalidInputError when the parent ran no Stepwise workflow, did not run that step, or the edited step input does not match the step's schema (nothing runs).
+ * @throws InvalidInputError when the parent ran no Stepwise workflow, did not run that step, or the edited step input
+ * does not match the step's schema (nothing runs).
  * @throws MissingCredentialsError for `model: 'bedrock'` without AWS credentials.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayResult> {

@@ -30,7 +30,10 @@ export interface RunStep {
   fields: Record<string, unknown>;
   /** Model calls and tokens of the step (zero for code steps); absent when it failed. */
   usage?: TokenUsage;
-  /** Why the step failed (`<error name>: <message>`), when it did: the ASL caught it (to the fallback) or the execution ended. */
+  /**
+   * Why the step failed (`<error name>: <message>`), when it did: the ASL caught it (to the fallback) or the execution
+   * ended.
+   */
   error?: string;
   /** ASL retries of the step (attempts after the first), when there were any. */
   retries?: number;
@@ -62,7 +65,9 @@ export interface RunResult {
   status: RunStatus;
   reason?: string;
   steps: RunStep[];
-  /** The named outcome a succeeded execution ended in instead of `Done` (a manifest counter's, e.g. `IterationLimit`). */
+  /**
+   * The named outcome a succeeded execution ended in instead of `Done` (a manifest counter's, e.g. `IterationLimit`).
+   */
   outcome?: string;
   toolCalls: RunToolCall[];
   /** Messages this execution sent (for an email workflow: to the verified sender only). */

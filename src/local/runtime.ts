@@ -72,11 +72,17 @@ export type { TaskFault } from './faults.ts';
 export type { TaskHandler } from './interpreter.ts';
 
 export interface LocalRuntimeOptions extends FunctionRegistryOptions, ExecutionDriverOptions {
-  /** Project environment to synthesize (`buildStepwiseApp` with `getEnvConfig(env)`), when `app` is not given. @default 'dev' */
+  /**
+   * Project environment to synthesize (`buildStepwiseApp` with `getEnvConfig(env)`), when `app` is not given.
+   * @default 'dev'
+   */
   env?: string;
   /** Run this app instead of the project's: a `synthesize()` result, or a function that builds stacks into the app. */
   app?: SynthesizedApp | ((app: App) => void);
-  /** Where executions paused at a `.waitForTaskToken` Task are kept for `resumeExecution`; `false` keeps them in memory. @default `.stepwise/pauses` when `historyDir` is not `false`, else memory */
+  /**
+   * Where executions paused at a `.waitForTaskToken` Task are kept for `resumeExecution`; `false` keeps them in memory.
+   * @default `.stepwise/pauses` when `historyDir` is not `false`, else memory
+   */
   pausesDir?: string | false;
 }
 
@@ -170,7 +176,8 @@ export class LocalRuntime {
   /**
    * Run an execution to its end and return it (`StartExecution` + waiting, or `StartSyncExecution`
    * for Express machines). The record is also stored in `historyDir`.
-   * @throws ExecutionAlreadyExists when a Standard state machine already ran an execution with this name on this runtime.
+   * @throws ExecutionAlreadyExists when a Standard state machine already ran an execution with this name on this
+   * runtime.
    * @throws InvalidName for a name Step Functions would refuse.
    * @throws LocalRuntimeFault when the state machine has a distributed Map state.
    */

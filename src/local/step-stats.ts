@@ -20,7 +20,10 @@ export interface StepStats {
   failures: number;
   /** Attempts after the first (ASL Retry). */
   retries: number;
-  /** Runs that handed the case to a person: the fallback reached through a Catch, the Choice default or a `handoff` report. */
+  /**
+   * Runs that handed the case to a person: the fallback reached through a Catch, the Choice default or a `handoff`
+   * report.
+   */
   handoffs: number;
   /** Runs by who decided the route (`model`, `code`, `offline`, ...); fast-path decisions are `fast-path`. */
   decidedBy: Record<string, number>;

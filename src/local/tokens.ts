@@ -44,7 +44,10 @@ const NO_VALUE = Symbol('AWS::NoValue');
 /** The UUID of every placeholder `AWS::StackId`. */
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-/** How each resource type's placeholder ARN is shaped (`{id}` is the logical id). Others: `arn:aws:<service>:<region>:<account>:<type>/{id}`. */
+/**
+ * How each resource type's placeholder ARN is shaped (`{id}` is the logical id). Others:
+ * `arn:aws:<service>:<region>:<account>:<type>/{id}`.
+ */
 const ARN_SHAPES: Record<string, string> = {
   'AWS::Lambda::Function': 'lambda:{region}:{account}:function:{id}',
   'AWS::StepFunctions::StateMachine': 'states:{region}:{account}:stateMachine:{id}',

@@ -73,23 +73,40 @@ export interface WorkflowSessionOptions {
   readonly workflow: string;
   /** Deployment environment to synthesize (`-c env=NAME`). @default 'dev' */
   readonly env?: string;
-  /** `MODEL_PROVIDER` of every step: `bedrock` needs AWS credentials (checked before anything starts). @default 'offline' */
+  /**
+   * `MODEL_PROVIDER` of every step: `bedrock` needs AWS credentials (checked before anything starts).
+   * @default 'offline'
+   */
   readonly model?: ModelChoice;
   /** `model: 'openai'`: the endpoint every LLM step calls. */
   readonly openai?: OpenAiEndpoint;
-  /** Added to every function's environment after the manifest's `local.env` (e.g. another registry file). @default none */
+  /**
+   * Added to every function's environment after the manifest's `local.env` (e.g. another registry file). @default none
+   */
   readonly localEnv?: Readonly<Record<string, string>>;
-  /** The outbox (`OUTBOX_FILE`, JSON lines) that tools sending messages write to. @default a file in a temporary folder, deleted by `close()` */
+  /**
+   * The outbox (`OUTBOX_FILE`, JSON lines) that tools sending messages write to. @default a file in a temporary folder,
+   * deleted by `close()`
+   */
   readonly outboxFile?: string;
-  /** Where executions are stored for `stepwise history`; `false` stores nothing. @default the local runtime's (`.stepwise/executions`) */
+  /**
+   * Where executions are stored for `stepwise history`; `false` stores nothing. @default the local runtime's
+   * (`.stepwise/executions`)
+   */
   readonly historyDir?: string | false;
   /** Where paused executions are kept (see `LocalRuntime`'s `pausesDir`). @default the runtime's */
   readonly pausesDir?: string | false;
-  /** Where the bodies of emails the ingress receives are recorded, for forks of their executions; `false` records none. @default `.stepwise/emails` when `historyDir` is not `false` */
+  /**
+   * Where the bodies of emails the ingress receives are recorded, for forks of their executions; `false` records none.
+   * @default `.stepwise/emails` when `historyDir` is not `false`
+   */
   readonly emailsDir?: string | false;
   /** `POWERTOOLS_LOG_LEVEL` of every function (`SILENT` for clean CLI output). @default the template's */
   readonly logLevel?: string;
-  /** Adapters for every step handler (`createHandler(env, services)`): a model or toolbox stand-in. @default built from each function's environment */
+  /**
+   * Adapters for every step handler (`createHandler(env, services)`): a model or toolbox stand-in. @default built from
+   * each function's environment
+   */
   readonly services?: StepServices;
   /** Replace Task states by name with scripted handlers (tests). */
   readonly handlerOverrides?: Record<string, TaskHandler>;

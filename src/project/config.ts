@@ -9,16 +9,25 @@ import { importProjectModule } from '../core/project-modules.ts';
 /** What one lifecycle needs in one environment (`lifecycles.<name>`). */
 export const LifecycleSettingsSchema = z
   .object({
-    /** The agent config the lifecycle applies: `statemachines/<lifecycle>/agents/<agent>.json`. @default none: no goal, no stops, no timers */
+    /**
+     * The agent config the lifecycle applies: `statemachines/<lifecycle>/agents/<agent>.json`. @default none: no goal,
+     * no stops, no timers
+     */
     agent: z
       .string()
       .regex(/^[a-z0-9-]+$/, 'an agent config name')
       .optional(),
     /** The `crmSync` feature: where the CRM sync POSTs each state change. */
     crmWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
-    /** The `followUps` feature: where the follow-up sender POSTs a due follow-up for the agent's channel. @default `/stepwise/follow-up` on the CRM webhook's host */
+    /**
+     * The `followUps` feature: where the follow-up sender POSTs a due follow-up for the agent's channel.
+     * @default `/stepwise/follow-up` on the CRM webhook's host
+     */
     followUpWebhookUrl: z.url({ protocol: /^https$/ }).optional(),
-    /** The `notify` feature: who the notifier emails. @default email.mailFrom (verified in SES, so it works in the sandbox too) */
+    /**
+     * The `notify` feature: who the notifier emails. @default email.mailFrom (verified in SES, so it works in the
+     * sandbox too)
+     */
     notifyEmail: z.email().optional(),
   })
   .strict();
@@ -43,7 +52,9 @@ export const EnvConfigSchema = z
   .object({
     /** The environment's name (the key in `environments`): stack, bus and metric names carry it. */
     name: z.string().regex(/^[a-z][a-z0-9-]{0,19}$/, 'lower-case letters, digits and -, at most 20 characters'),
-    /** The AWS account the stacks deploy to. Required outside `dev`, where stacks are environment-agnostic without it. */
+    /**
+     * The AWS account the stacks deploy to. Required outside `dev`, where stacks are environment-agnostic without it.
+     */
     account: z
       .string()
       .regex(/^\d{12}$/, 'a 12-digit AWS account id')
@@ -119,9 +130,14 @@ export const EnvConfigSchema = z
      * error path. @default false
      */
     sourceMaps: z.boolean().default(false),
-    /** Ship each workflow's `evals/`, `samples/` and `conversations/` folders with its functions (no Lambda reads them). @default false */
+    /**
+     * Ship each workflow's `evals/`, `samples/` and `conversations/` folders with its functions (no Lambda reads them).
+     * @default false
+     */
     shipEvalsAndSamples: z.boolean().default(false),
-    /** Retention of every Lambda and state machine log group, in days (a CloudWatch Logs retention value). @default 30 */
+    /**
+     * Retention of every Lambda and state machine log group, in days (a CloudWatch Logs retention value). @default 30
+     */
     logRetention: z
       .union(LOG_RETENTION_DAYS.map((days) => z.literal(days)))
       .default(30)
@@ -149,9 +165,15 @@ export const EnvConfigSchema = z
          * its alarm. Errors the ASL retries count too: a model that keeps timing out shows here first.
          */
         functionErrorsThreshold: z.number().int().min(1).default(1),
-        /** Throttled invocations of one Lambda function, or throttled model calls of one workflow (`ModelThrottled`), per 5-minute period that raise their alarm. */
+        /**
+         * Throttled invocations of one Lambda function, or throttled model calls of one workflow (`ModelThrottled`),
+         * per 5-minute period that raise their alarm.
+         */
         throttlesThreshold: z.number().int().min(1).default(1),
-        /** Subscribed (by email, after confirmation) to an SNS topic of each stack that every alarm notifies. @default no notification */
+        /**
+         * Subscribed (by email, after confirmation) to an SNS topic of each stack that every alarm notifies.
+         * @default no notification
+         */
         email: z.email().optional(),
         /**
          * An existing SNS topic that every alarm notifies instead (one shared with the on-call

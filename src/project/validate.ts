@@ -84,7 +84,10 @@ function checkModel(def: WorkflowPlugin['def'], environment: ValidateOptions['en
 }
 
 export interface ValidateOptions {
-  /** The deployment environment whose model settings are checked against the manifest (`resolveEnvironment`). @default none: the manifest alone */
+  /**
+   * The deployment environment whose model settings are checked against the manifest (`resolveEnvironment`).
+   * @default none: the manifest alone
+   */
   environment?: { name: string; modelProvider: string; modelId?: string };
 }
 

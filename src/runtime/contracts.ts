@@ -7,7 +7,10 @@
 
 import type { ModelTranscript } from './models/transcript.ts';
 
-/** Who made a routing decision: the model's `route` tool call, the `NEXT_STEP:` text fallback, deterministic code, or the offline stand-in. */
+/**
+ * Who made a routing decision: the model's `route` tool call, the `NEXT_STEP:` text fallback, deterministic code, or
+ * the offline stand-in.
+ */
 export type DecidedBy = 'model' | 'model-text' | 'code' | 'offline';
 
 /** Model use of a step or an execution: calls, and tokens as Bedrock reports them. */

@@ -75,7 +75,9 @@ export const StepCompletedEvent = z
     type: z.literal('StepCompleted'),
     ...Base,
     step: z.string(),
-    /** The step's position in the execution (1 for the entry step): orders the log and makes a retried append a no-op. */
+    /**
+     * The step's position in the execution (1 for the entry step): orders the log and makes a retried append a no-op.
+     */
     count: z.number().int().positive(),
     next: z.string(),
     reason: z.string(),

@@ -29,7 +29,9 @@ const powertoolsTracer = (
 /** The CloudWatch namespace of every metric when `POWERTOOLS_METRICS_NAMESPACE` is not set. */
 export const DEFAULT_METRICS_NAMESPACE = 'Stepwise';
 
-/** What a client factory needs from the tracer: `captureAWSv3Client` makes each call of the client an X-Ray subsegment. */
+/**
+ * What a client factory needs from the tracer: `captureAWSv3Client` makes each call of the client an X-Ray subsegment.
+ */
 export interface ClientTracer {
   captureAWSv3Client<T>(client: T): T;
 }
@@ -43,7 +45,10 @@ const NO_TRACER: HandlerTracer = { captureAWSv3Client: (client) => client, isTra
 
 export interface Observability {
   readonly logger: Logger;
-  /** Wrap every AWS SDK client the handler creates: `tracer.captureAWSv3Client(new S3Client(...))`. A no-op off Lambda and without `sdkTraces`. */
+  /**
+   * Wrap every AWS SDK client the handler creates: `tracer.captureAWSv3Client(new S3Client(...))`. A no-op off Lambda
+   * and without `sdkTraces`.
+   */
   readonly tracer: HandlerTracer;
   /** Count 1 of metric `name` under its own dimensions (one EMF line at once; nothing where metrics are off). */
   readonly countBy: (name: string, dimensions: Record<string, string>) => void;

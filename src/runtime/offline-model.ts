@@ -79,7 +79,9 @@ export class OfflineModel implements ModelProvider {
   private readonly patterns: Map<string, RegExp>;
   private readonly keywords: Map<string, RegExp[]>;
 
-  /** @param rules already validated with {@link OfflineRulesSchema}; pattern and keyword-list names are checked here. */
+  /**
+   * @param rules already validated with {@link OfflineRulesSchema}; pattern and keyword-list names are checked here.
+   */
   constructor(private readonly rules: OfflineRules) {
     this.patterns = new Map(
       Object.entries(rules.patterns).map(([name, source]) => {

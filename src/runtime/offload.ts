@@ -26,7 +26,9 @@ const MIN_OFFLOAD_BYTES = 1024;
 /** Bytes per stored item: DynamoDB items are at most 400 KB. */
 const CHUNK_BYTES = 300 * 1024;
 
-/** Where an offloaded value lives: its sort-key prefix in the execution's partition, how many chunks, and its digest. */
+/**
+ * Where an offloaded value lives: its sort-key prefix in the execution's partition, how many chunks, and its digest.
+ */
 export const OffloadedSchema = z
   .object({
     $offloaded: z

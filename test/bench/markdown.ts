@@ -1,4 +1,7 @@
-/** The benchmark tables of docs/internals/benchmarks.md, produced from the bench document (`npm run -s bench -- --markdown`). */
+/**
+ * The benchmark tables of docs/internals/benchmarks.md, produced from the bench document (`npm run -s bench --
+ * --markdown`).
+ */
 import type { BundleFigure } from './bundles.ts';
 import type { Target } from './harness.ts';
 

@@ -14,7 +14,10 @@ const CACHE_TTL_MS = 5 * 60_000;
 const tokens = (value: unknown) =>
   Math.ceil((typeof value === 'string' ? value : JSON.stringify(value ?? '')).length / CHARS_PER_TOKEN);
 
-/** The cacheable prefix of a request (tools, then the system blocks before the cache point), or undefined without a cache point. */
+/**
+ * The cacheable prefix of a request (tools, then the system blocks before the cache point), or undefined without a
+ * cache point.
+ */
 function cachedPrefix(request: ConverseRequest): string | undefined {
   const at = request.system.findIndex((b) => 'cachePoint' in b);
   if (at < 0) return undefined;
@@ -64,7 +67,9 @@ export function estimatingModel(
   return wrapper;
 }
 
-/** Request units per command, DynamoDB client and document client names alike (items of up to 1 KB written, 4 KB read). */
+/**
+ * Request units per command, DynamoDB client and document client names alike (items of up to 1 KB written, 4 KB read).
+ */
 function requestUnits(kind: string, input: Record<string, any>): { reads: number; writes: number } {
   const name = kind
     .replace(/Command$/, '')

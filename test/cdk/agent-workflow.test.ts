@@ -1,4 +1,7 @@
-/** AgentWorkflow and StepwiseFunction on a workflow other than warranty-email: nothing in the compiler is specific to one graph. */
+/**
+ * AgentWorkflow and StepwiseFunction on a workflow other than warranty-email: nothing in the compiler is specific to
+ * one graph.
+ */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

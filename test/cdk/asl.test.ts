@@ -1,4 +1,7 @@
-/** The warranty-email workflow compiles exactly to the ASL contract (docs of the contract: the brief's asl.md, mirrored in agent-workflow.ts). */
+/**
+ * The warranty-email workflow compiles exactly to the ASL contract (docs of the contract: the brief's asl.md, mirrored
+ * in agent-workflow.ts).
+ */
 import { createRequire } from 'node:module';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,7 @@
-/** CDK assertions on the lead lifecycle stack: the compiled Express state machine, the bus, rules, dead-letter queues, alarms, dashboard, grants, cdk-nag. */
+/**
+ * CDK assertions on the lead lifecycle stack: the compiled Express state machine, the bus, rules, dead-letter queues,
+ * alarms, dashboard, grants, cdk-nag.
+ */
 import { createRequire } from 'node:module';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';

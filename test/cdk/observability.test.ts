@@ -1,4 +1,7 @@
-/** Every function the project deploys (`StepwiseFunction`) is traced by X-Ray and publishes its metrics in the environment's Stepwise namespace. */
+/**
+ * Every function the project deploys (`StepwiseFunction`) is traced by X-Ray and publishes its metrics in the
+ * environment's Stepwise namespace.
+ */
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { ENTRY_METADATA } from '../../src/cdk/metadata.ts';

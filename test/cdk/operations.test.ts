@@ -81,7 +81,8 @@ describe('alarms of the workflow stacks', () => {
   });
 
   it('alarms on Bedrock throttling, watching exactly the metric the step handler emits when the model throttles', () => {
-    // test/runtime/observability/step-metrics.test.ts: ModelThrottled, dimensions service and workflow (the workflow's name both).
+    // test/runtime/observability/step-metrics.test.ts: ModelThrottled, dimensions service and workflow (the workflow's
+    // name both).
     const name = 'warranty-email';
     const alarms = watching(
       template,
@@ -117,7 +118,10 @@ describe('alarms of the workflow stacks', () => {
   });
 });
 
-/** An alarm's notifications: its actions but the Lambda one of the orchestration rollback alarm (it switches inbound mail over). */
+/**
+ * An alarm's notifications: its actions but the Lambda one of the orchestration rollback alarm (it switches inbound
+ * mail over).
+ */
 const notifications = (alarm: Json): unknown[] | undefined =>
   alarm.AlarmActions?.filter((a: Json) => !JSON.stringify(a).includes('Rollback'));
 

@@ -1,4 +1,7 @@
-/** The CLI's promises for scripts: a version, one-line usage errors, JSON errors with --json, no silent REJECTED for a missing input. */
+/**
+ * The CLI's promises for scripts: a version, one-line usage errors, JSON errors with --json, no silent REJECTED for a
+ * missing input.
+ */
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { run, stepwise } from '../support/project-copy.ts';

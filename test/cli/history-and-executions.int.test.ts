@@ -1,4 +1,7 @@
-/** `stepwise history` and `stepwise executions` as a person reads them: short runs in ms, paused ones PAUSED, actions as text. */
+/**
+ * `stepwise history` and `stepwise executions` as a person reads them: short runs in ms, paused ones PAUSED, actions as
+ * text.
+ */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as executions from '../../src/cli/commands/executions.ts';

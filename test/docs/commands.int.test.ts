@@ -1,4 +1,7 @@
-/** Every shell command of the README and the guides that runs offline, run (the reference and examples pages: commands-reference.int.test.ts). */
+/**
+ * Every shell command of the README and the guides that runs offline, run (the reference and examples pages:
+ * commands-reference.int.test.ts).
+ */
 import { runDocCommands } from './run-commands.ts';
 
 runDocCommands(

@@ -4,7 +4,10 @@ import { copyProject, type Ran, run } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { docCommands, notRun, runnable } from './commands.ts';
 
-/** What a command's output must show, beyond exit code 0: JSON where `--json` is asked for, and the lines the docs quote. */
+/**
+ * What a command's output must show, beyond exit code 0: JSON where `--json` is asked for, and the lines the docs
+ * quote.
+ */
 function checkOutput(command: string, { out }: Ran): void {
   if (/--json\b/.test(command) && !/--out\b/.test(command))
     expect(() => JSON.parse(out), `${command}: stdout is JSON`).not.toThrow();

@@ -1,5 +1,6 @@
 /**
- * The single-prompt mode, for the A/B against step mode: one LLM step with the whole instruction set and every tool, judged
+ * The single-prompt mode, for the A/B against step mode: one LLM step with the whole instruction set and every tool,
+ * judged
  * on the same eval cases by their tool calls. A scripted model stands in for Bedrock.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,6 @@
-/** Per-environment config: the project's, validated, selected by name, and what prod changes in the synthesized stack. */
+/**
+ * Per-environment config: the project's, validated, selected by name, and what prod changes in the synthesized stack.
+ */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';

@@ -14,7 +14,10 @@ const WF = 'statemachines/warranty-email';
 
 interface BadCase {
   name: string;
-  /** The workflow or lifecycle checked. @default warranty-email, by validate, graph and synth; a lifecycle by validate alone */
+  /**
+   * The workflow or lifecycle checked. @default warranty-email, by validate, graph and synth; a lifecycle by validate
+   * alone
+   */
   target?: string;
   file: string;
   edit: (text: string) => string;

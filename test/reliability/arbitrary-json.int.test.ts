@@ -46,7 +46,10 @@ const { value } = fc.letrec<{ value: unknown }>((tie) => ({
 const deep = fc
   .integer({ min: 33, max: 60 })
   .map((depth) => Array.from({ length: depth }).reduce<unknown>((inner) => ({ constructor: inner }), 'bottom'));
-/** Long enough to count; five of them still fit a DynamoDB item, and an EventBridge event (the oversize ones have their own tests). */
+/**
+ * Long enough to count; five of them still fit a DynamoDB item, and an EventBridge event (the oversize ones have their
+ * own tests).
+ */
 const large = fc.integer({ min: 10_000, max: 45_000 }).map((n) => 'x'.repeat(n));
 /** A JSON object as a producer sends it: any keys, big numbers, deep nesting, large strings. */
 const jsonObject = fc

@@ -23,7 +23,10 @@ const RESUMERS = 3;
 const sessions: WorkflowSession[] = [];
 afterAll(() => Promise.all(sessions.map((s) => s.close())));
 
-/** A session of the investigation workflow keeping its pauses and histories in fresh folders, and one execution paused at its checkpoint. */
+/**
+ * A session of the investigation workflow keeping its pauses and histories in fresh folders, and one execution paused
+ * at its checkpoint.
+ */
 async function pausedExecution(): Promise<{ session: WorkflowSession; pausesDir: string; name: string }> {
   const pausesDir = tempDir();
   const session = await WorkflowSession.start({

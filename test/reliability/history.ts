@@ -15,8 +15,10 @@ const taskEvents = (s: Json) => 2 + 3 * attemptsOf(s);
 
 /**
  * @param asl the compiled definition (tokens resolved)
- * @param maxSteps the manifest's circuit breaker: step visits are at most `maxSteps + 1` (the breaker's hand-off runs the fallback once more)
- * @param mapItems items all Map states of one visit run together (a consensus step's `samples`): each runs its iteration's Tasks once
+ * @param maxSteps the manifest's circuit breaker: step visits are at most `maxSteps + 1` (the breaker's hand-off runs
+ * the fallback once more)
+ * @param mapItems items all Map states of one visit run together (a consensus step's `samples`): each runs its
+ * iteration's Tasks once
  * @throws Error for a definition with states the bound does not cover (Parallel, Wait loops, nested Maps)
  */
 export function worstCaseHistoryEvents(asl: Json, maxSteps: number, mapItems = 0): number {

@@ -20,7 +20,9 @@ import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transit
 
 const SAMPLES = join(STATEMACHINES_DIR, 'warranty-email/samples');
 
-/** `count` distinct mails: the warranty samples in turn, each under its own Message-ID (a new mail, not a redelivery). */
+/**
+ * `count` distinct mails: the warranty samples in turn, each under its own Message-ID (a new mail, not a redelivery).
+ */
 export function loadEmails(count: number): { file: string; raw: string }[] {
   const samples = readdirSync(SAMPLES)
     .filter((f) => f.endsWith('.eml'))

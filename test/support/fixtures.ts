@@ -1,4 +1,7 @@
-/** Recorded executions the Studio and fork tests read: local ones (test/fixtures/executions) and a deployed one (test/fixtures/aws). */
+/**
+ * Recorded executions the Studio and fork tests read: local ones (test/fixtures/executions) and a deployed one
+ * (test/fixtures/aws).
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
@@ -11,7 +14,10 @@ export const AWS_FIXTURE = join(PROJECT_ROOT, 'test/fixtures/aws/warranty-execut
 export const AWS_ARN =
   'arn:aws:states:eu-west-1:210987654321:execution:Stepwise-WarrantyEmail-dev-warranty-email:email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64';
 
-/** A recorded execution by fixture name: `warranty-valid`, `tool-loop-consensus`, `investigation-resumed`, or `aws-warranty` (the deployed one). */
+/**
+ * A recorded execution by fixture name: `warranty-valid`, `tool-loop-consensus`, `investigation-resumed`, or
+ * `aws-warranty` (the deployed one).
+ */
 export function recordedExecution(name: string): ExecutionRecord {
   if (name === 'aws-warranty') return executionFromHistory(JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')), AWS_ARN);
   return readLocalExecution(name, join(PROJECT_ROOT, 'test/fixtures/executions'));

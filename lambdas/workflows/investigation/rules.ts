@@ -20,12 +20,18 @@ export const InvestigationInput = z.object({
 });
 export type InvestigationInput = z.infer<typeof InvestigationInput>;
 
-/** Steps the budget allows: the proposal and the plan, an investigate + record pair per step, the synthesis and the analysis, within `maxSteps`. */
+/**
+ * Steps the budget allows: the proposal and the plan, an investigate + record pair per step, the synthesis and the
+ * analysis, within `maxSteps`.
+ */
 export function stepBudget(maxSteps: number): number {
   return Math.max(1, Math.floor((maxSteps - 4) / 2));
 }
 
-/** `statemachines/investigation/types.yaml`: per investigation type, the step bounds and whether it pauses between steps. */
+/**
+ * `statemachines/investigation/types.yaml`: per investigation type, the step bounds and whether it pauses between
+ * steps.
+ */
 export const InvestigationTypeSchema = z
   .object({
     min_steps: z.number().int().min(1).default(1),
@@ -40,7 +46,10 @@ export const TypesFileSchema = z
   .object({ types: z.record(z.string().regex(/^[a-z_]+$/), InvestigationTypeSchema) })
   .strict();
 
-/** Whether the investigation pauses before the next step: by its type, or as the input asks when the type leaves it to the input. */
+/**
+ * Whether the investigation pauses before the next step: by its type, or as the input asks when the type leaves it to
+ * the input.
+ */
 export const pausesBetweenSteps = (type: InvestigationType, requested: boolean) =>
   type.pauses === 'always' || (type.pauses === 'on_request' && requested);
 
@@ -89,7 +98,10 @@ export function boundPlan(
 
 export interface Plan {
   total_steps: number;
-  /** `derived`: counted from the work (one step per model or file); `proposed`: the planning model's, bounded; `estimated`: from the request's complexity. */
+  /**
+   * `derived`: counted from the work (one step per model or file); `proposed`: the planning model's, bounded;
+   * `estimated`: from the request's complexity.
+   */
   plan_basis: 'derived' | 'proposed' | 'estimated';
   /** The countable work, one item per step, when derived. */
   work_items: string[];

@@ -17,7 +17,10 @@ import * as z from 'zod';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and -');
 
-/** One rule: matched by `condition_text` (and `intents`), its `action_text` goes into generation, hard ones are enforced. */
+/**
+ * One rule: matched by `condition_text` (and `intents`), its `action_text` goes into generation, hard ones are
+ * enforced.
+ */
 export const RuleSchema = z
   .object({
     id: Id,

@@ -64,11 +64,17 @@ export class EmailIngress extends Construct {
   /** The ingress function's on-failure destination. */
   readonly failedDeliveries: sqs.Queue;
   readonly failedDeliveriesAlarm: cloudwatch.Alarm;
-  /** With the stricter sender policy: raised when mail is held for a person (`unauthenticated_sender`), so someone reads it. */
+  /**
+   * With the stricter sender policy: raised when mail is held for a person (`unauthenticated_sender`), so someone reads
+   * it.
+   */
   readonly heldMailAlarm?: cloudwatch.Alarm;
   /** Errors and throttles of the ingress function. */
   readonly functionAlarms: FunctionAlarms;
-  /** Raised when mail is refused unread (too large, over the MIME budget, unparseable): no reply went out and nobody read it. */
+  /**
+   * Raised when mail is refused unread (too large, over the MIME budget, unparseable): no reply went out and nobody
+   * read it.
+   */
   readonly unreadMailAlarm: cloudwatch.Alarm;
   /** With `email.accessLogs`: where S3 writes the raw-mail bucket's server access logs. */
   readonly accessLogsBucket?: s3.Bucket;

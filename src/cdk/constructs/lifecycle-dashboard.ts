@@ -14,7 +14,10 @@ export interface LifecycleDashboardProps {
   readonly lifecycle: LifecycleDefinition;
   readonly config: EnvConfig;
   readonly stateMachine: sfn.IStateMachine;
-  /** Every function of the lifecycle's stack (Tasks, outbox publisher, listeners): each gets an errors and a throttles alarm. */
+  /**
+   * Every function of the lifecycle's stack (Tasks, outbox publisher, listeners): each gets an errors and a throttles
+   * alarm.
+   */
   readonly functions: readonly lambda.IFunction[];
   /** The stack's dead-letter queues (each has its own depth alarm already): their depth is graphed. */
   readonly queues: readonly sqs.IQueue[];

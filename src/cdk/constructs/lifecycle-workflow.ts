@@ -26,7 +26,10 @@ export const LIFECYCLE_ENTRIES = {
   persist: 'runtime/lifecycle/handlers/persist.ts',
 } as const;
 
-/** Names of the state machine's fixed states; the transition Tasks are named by event type (`routeOf`, src/definitions/lifecycle/routes.ts). */
+/**
+ * Names of the state machine's fixed states; the transition Tasks are named by event type (`routeOf`,
+ * src/definitions/lifecycle/routes.ts).
+ */
 export const LIFECYCLE_STATES = {
   route: 'Route event',
   unknown: UNKNOWN_EVENT,
@@ -184,7 +187,8 @@ export class LifecycleWorkflow extends Construct {
       return task;
     };
 
-    // No Parameters: on the first pass the Task's input is the execution input exactly, so an event that started the execution fits.
+    // No Parameters: on the first pass the Task's input is the execution input exactly, so an event that started the
+    // execution fits.
     const load = new tasks.LambdaInvoke(scope, loadStateName(def), {
       comment: `Reads the ${entity}'s snapshot and whether the event id is already in its log. Refuses an event over ${Math.floor(MAX_EVENT_BYTES / 1024)} KiB or without detail.${def.entity.key}.`,
       lambdaFunction: this.functions.load,

@@ -38,7 +38,9 @@ export interface PauseStatesProps {
   readonly fallback: sfn.IChainable;
 }
 
-/** The checkpoint Choice and the pause Task of a step with `pause`; returns the Choice (the step's Task's next state). */
+/**
+ * The checkpoint Choice and the pause Task of a step with `pause`; returns the Choice (the step's Task's next state).
+ */
 export function pauseStates(scope: Construct, props: PauseStatesProps): sfn.IChainable {
   const { step, workflow, route } = props;
   const pause = step.pause!;

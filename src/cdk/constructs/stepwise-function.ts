@@ -143,7 +143,8 @@ export function lockFile(root: string): string {
 
 /**
  * The one Lambda construct with the project's defaults: Node.js 22 on ARM64, ESM bundle built by
- * the local esbuild (minified, source maps when the environment asks, {@link bundleSettings}), X-Ray active tracing, its own log group with the
+ * the local esbuild (minified, source maps when the environment asks, {@link bundleSettings}), X-Ray active tracing,
+ * its own log group with the
  * environment's retention and removal policy, its own role (no managed policies; it may only write
  * to its log group until something is bound), Powertools settings (service name, log level, metrics
  * namespace), and the `stepwise:entry` metadata the local runtime maps back to the handler module.

@@ -314,7 +314,10 @@ export class LifecycleStack extends Stack {
     }).dashboard;
   }
 
-  /** An encrypted queue that keeps what could not be delivered for 14 days, with an alarm as soon as anything lands in it. */
+  /**
+   * An encrypted queue that keeps what could not be delivered for 14 days, with an alarm as soon as anything lands in
+   * it.
+   */
   private deadLetterQueue(id: string, what: string): sqs.Queue {
     const queue = new sqs.Queue(this, id, {
       encryption: sqs.QueueEncryption.SQS_MANAGED,

@@ -44,7 +44,10 @@ interface SourceOptions extends SessionOptions {
 export interface ReplayOutput {
   /** Under the lifecycle's plural (`leads`): every entity of the file. */
   entities: Record<string, EntityStatus>;
-  /** Non-blank lines read, events sent, events found already logged (redeliveries), and every line that was not an event (with its line number). */
+  /**
+   * Non-blank lines read, events sent, events found already logged (redeliveries), and every line that was not an event
+   * (with its line number).
+   */
   lines: { total: number; sent: number; duplicates: number; malformed: ParsedReplayFile['malformed'] };
   failed: ReplayFailure[];
 }

@@ -38,7 +38,9 @@ export interface GraphNode {
   >;
 }
 
-/** One transition of the graph: `next` (Next), `route` (a Choice rule), `default` (a Choice Default), `catch` (a Catch). */
+/**
+ * One transition of the graph: `next` (Next), `route` (a Choice rule), `default` (a Choice Default), `catch` (a Catch).
+ */
 export interface GraphEdge {
   from: string;
   to: string;
@@ -52,7 +54,10 @@ export interface WorkflowGraph {
   height: number;
   nodes: GraphNode[];
   edges: GraphEdge[];
-  /** Transitions left out of the drawing because every step has them: the step-count breaker and the Catch to the fallback. */
+  /**
+   * Transitions left out of the drawing because every step has them: the step-count breaker and the Catch to the
+   * fallback.
+   */
   notes: string[];
 }
 
@@ -179,7 +184,8 @@ export function graphLayout(
         if (!(isRoute && rule.Next === MAX_STEPS_HANDOFF)) edges.push({ from: id, to: rule.Next, kind: 'route' });
       if (state.Default) edges.push({ from: id, to: state.Default, kind: 'default', label: 'otherwise' });
     }
-    // A pause's Catch (timeout → the escalation step, rejection → the fallback) is its own; every step's Catch to the fallback is not drawn.
+    // A pause's Catch (timeout → the escalation step, rejection → the fallback) is its own; every step's Catch to the
+    // fallback is not drawn.
     if (state.Type === 'Task' && !names.has(id))
       for (const c of state.Catch ?? [])
         edges.push({ from: id, to: c.Next, kind: 'catch', label: c.ErrorEquals.join(', ') });

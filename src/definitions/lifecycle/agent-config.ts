@@ -153,6 +153,9 @@ export const AgentConfigSchema = z
   .transform(({ $schema: _, ...config }) => config)
   .meta({ title: 'agent config' });
 type ParsedAgentConfig = z.infer<typeof AgentConfigSchema>;
-/** An agent config; the keys added after the first release are optional, so configs written before them stay valid values. */
+/**
+ * An agent config; the keys added after the first release are optional, so configs written before them stay valid
+ * values.
+ */
 export type AgentConfig = Omit<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers'> &
   Partial<Pick<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers'>>;

@@ -322,7 +322,10 @@ export interface LifecycleDefinition {
   file: string;
   /** The detail field with the entity id (`key`), what one entity is called and several (`name`, `plural`). */
   entity: { key: string; name: string; plural: string };
-  /** EventBridge sources whose events the lifecycle applies: the declared ones, `stepwise.replay`, and `stepwise.scheduler` with timers. */
+  /**
+   * EventBridge sources whose events the lifecycle applies: the declared ones, `stepwise.replay`, and
+   * `stepwise.scheduler` with timers.
+   */
   sources: string[];
   /** Every event type the lifecycle knows (declared, or derived from the transitions and features), in order. */
   events: string[];
@@ -390,11 +393,17 @@ export const EntitySnapshotSchema = z
     eventCount: z.number().int().nonnegative(),
     progress: z
       .object({
-        /** Condition members (paths like `goal.1`) that matched an earlier event of this conversation; `allOf` needs them. */
+        /**
+         * Condition members (paths like `goal.1`) that matched an earlier event of this conversation; `allOf` needs
+         * them.
+         */
         matched: z.array(z.string()),
       })
       .strict(),
-    /** The external system's own time of the newest placement applied (a `targetFromDetail` with `timeFrom`): an older one is refused. */
+    /**
+     * The external system's own time of the newest placement applied (a `targetFromDetail` with `timeFrom`): an older
+     * one is refused.
+     */
     placedAt: z.iso.datetime({ offset: true }).optional(),
   })
   .strict();
@@ -430,7 +439,10 @@ export type LoggedEvent = z.infer<typeof LoggedEventSchema>;
 
 /** Where replayed events come from (`stepwise lifecycle <name> replay`): every lifecycle applies them. */
 export const REPLAY_SOURCE = 'stepwise.replay';
-/** What EventBridge Scheduler and the follow-up sender put on the bus for an entity's timers: lifecycles with timers apply them. */
+/**
+ * What EventBridge Scheduler and the follow-up sender put on the bus for an entity's timers: lifecycles with timers
+ * apply them.
+ */
 export const SCHEDULER_SOURCE = 'stepwise.scheduler';
 /** The source of what the lifecycle itself publishes; never routed back into it. */
 export const LIFECYCLE_SOURCE = 'stepwise.lifecycle';

@@ -11,7 +11,8 @@
  * - a placement (`targetFromDetail`) → one transition per leaf, guarded by
  *   `{ type: 'detailEquals', params: { field, value: <leaf> } }`;
  * - terminal states carry the tag `terminal` (not `type: 'final'`, which would stop the actor);
- *   their restarts and a placement (`targetFromDetail`) moving an entity out of them run `startConversation` first, which resets
+ * their restarts and a placement (`targetFromDetail`) moving an entity out of them run `startConversation` first, which
+ * resets
  *   the context (the next conversation starts fresh);
  * - where a parent's transition would target the leaf itself, the leaf gets `{}`: here that is no
  *   transition, while XState would exit and re-enter the leaf.

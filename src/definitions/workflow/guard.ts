@@ -93,7 +93,8 @@ export const GuardCheckSchema = z.discriminatedUnion('type', [
         ),
     })
     .strict(),
-  // No run of `minWords` words or `minChars` characters copied from the untrusted input (see `quotedRuns` in src/runtime/steps/guard.ts).
+  // No run of `minWords` words or `minChars` characters copied from the untrusted input (see `quotedRuns` in
+  // src/runtime/steps/guard.ts).
   z
     .object({
       ...base,

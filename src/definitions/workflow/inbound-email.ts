@@ -20,5 +20,8 @@ export const InboundEmailSchema = z
   })
   .strict();
 
-/** The verified record the ingress puts in the execution input as `$.email`. The body is not in it (256 KB state limit): read it through the EmailStore. */
+/**
+ * The verified record the ingress puts in the execution input as `$.email`. The body is not in it (256 KB state limit):
+ * read it through the EmailStore.
+ */
 export type InboundEmail = z.infer<typeof InboundEmailSchema>;

@@ -33,7 +33,10 @@ function stepFromFile(file: string, { frontmatter, body }: FrontmatterFile): Ste
   return { ...fm, instruction, file: relPath(file) };
 }
 
-/** A step's `promptFiles`, appended to its instruction as definitions (JSON: a bundle parses no YAML, and the model reads either). */
+/**
+ * A step's `promptFiles`, appended to its instruction as definitions (JSON: a bundle parses no YAML, and the model
+ * reads either).
+ */
 function withPromptFiles(step: StepDefinition, dir: string): StepDefinition {
   if (!step.promptFiles.length) return step;
   if (step.kind !== 'llm') throw new DefinitionError(step.file, 'promptFiles', 'only LLM steps have a prompt');

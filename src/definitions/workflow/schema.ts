@@ -91,11 +91,16 @@ export const TriggerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('api') }).strict(),
 ]);
 
-/** Counter and outcome names: `iteration`, `IterationLimit`. Outcomes are PascalCase, like the other terminal states. */
+/**
+ * Counter and outcome names: `iteration`, `IterationLimit`. Outcomes are PascalCase, like the other terminal states.
+ */
 const CounterName = z.string().regex(/^[a-z][a-zA-Z0-9]*$/, 'camelCase');
 const OutcomeName = z.string().regex(/^[A-Z][A-Za-z0-9]*$/, 'PascalCase, like the terminal states');
 
-/** A counter in the execution state (`$.counters.<name>`), compiled into a Choice and a Pass before the steps that change it (see `src/cdk/constructs/compile/counters.ts`). */
+/**
+ * A counter in the execution state (`$.counters.<name>`), compiled into a Choice and a Pass before the steps that
+ * change it (see `src/cdk/constructs/compile/counters.ts`).
+ */
 const CounterSchema = z
   .object({
     max: z
@@ -250,7 +255,10 @@ const OutputField = z
   })
   .strict();
 
-/** Sampling an LLM step several times in a Step Functions Map and voting (see `src/runtime/steps/consensus.ts` for the vote). */
+/**
+ * Sampling an LLM step several times in a Step Functions Map and voting (see `src/runtime/steps/consensus.ts` for the
+ * vote).
+ */
 const ConsensusSchema = z
   .object({
     samples: z.number().int().min(2).max(40).default(7).describe('How many times the step is sampled at most.'),

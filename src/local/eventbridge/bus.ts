@@ -26,7 +26,10 @@ export interface EventEnvelope {
   detail: Record<string, unknown>;
 }
 
-/** One PutEvents request entry (the API's field names). `Time` may be a Date, ISO text or epoch seconds (the SDK's wire form). */
+/**
+ * One PutEvents request entry (the API's field names). `Time` may be a Date, ISO text or epoch seconds (the SDK's wire
+ * form).
+ */
 export interface PutEventsEntry {
   Source?: string;
   DetailType?: string;
@@ -56,7 +59,10 @@ export interface DeliveryContext {
   readonly ruleLogicalId: string;
   readonly ruleName: string;
   readonly targetId: string;
-  /** The matched event as put on the bus, shared with `published`: read it, do not change it (`input` is the target's own copy). */
+  /**
+   * The matched event as put on the bus, shared with `published`: read it, do not change it (`input` is the target's
+   * own copy).
+   */
   readonly event: EventEnvelope;
 }
 
@@ -108,7 +114,10 @@ export interface LocalTarget {
   readonly id: string;
   readonly arn: string;
   readonly deadLetterArn: string | undefined;
-  /** Deliveries after the first failure (the template's RetryPolicy.MaximumRetryAttempts; AWS's default of 185 over 24 h would only stall a local run). */
+  /**
+   * Deliveries after the first failure (the template's RetryPolicy.MaximumRetryAttempts; AWS's default of 185 over 24 h
+   * would only stall a local run).
+   */
   readonly maxRetries: number;
   readonly input: InputBuilder;
 }

@@ -11,7 +11,10 @@ export interface ConditionEvent {
   detail?: Record<string, unknown>;
 }
 
-/** What a `{ state, sparky }` condition looks at: where the event left the entity (its leaf and the leaf's parents) and the agent's switch. */
+/**
+ * What a `{ state, sparky }` condition looks at: where the event left the entity (its leaf and the leaf's parents) and
+ * the agent's switch.
+ */
 export interface ConditionSituation {
   /** The entity's leaf and every parent of it. */
   states: readonly string[];

@@ -25,9 +25,15 @@ import {
   LifecycleEventSchema,
 } from '../../definitions/lifecycle/schema.ts';
 
-/** The detail-type of what the lifecycle publishes after every applied event that changed an entity's state or context: `<entity>.state_changed`. */
+/**
+ * The detail-type of what the lifecycle publishes after every applied event that changed an entity's state or context:
+ * `<entity>.state_changed`.
+ */
 export const STATE_CHANGED_SUFFIX = '.state_changed';
-/** Put on the bus by an entity's follow-up schedule when a follow-up is due (source `stepwise.lifecycle`); the follow-up sender consumes it. */
+/**
+ * Put on the bus by an entity's follow-up schedule when a follow-up is due (source `stepwise.lifecycle`); the follow-up
+ * sender consumes it.
+ */
 export const FOLLOW_UP_DUE = 'follow_up.due';
 
 /**

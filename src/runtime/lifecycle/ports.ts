@@ -1,5 +1,6 @@
 /**
- * The external systems the lifecycle's listeners talk to (each behind a feature of the statechart), one port each, with an AWS adapter and a
+ * The external systems the lifecycle's listeners talk to (each behind a feature of the statechart), one port each, with
+ * an AWS adapter and a
  * local recording adapter (the local session and tests read what was "sent"):
  *
  * | port                    | AWS adapter                                              | local adapter                  |
@@ -24,7 +25,10 @@ import { CrmSyncError, StepwiseError } from '../../core/errors.ts';
 import type { CrmEntityState, EntityNotification } from './state-changes.ts';
 import { supersedes, type TimerRequest, type TimerStamp, TimerStampSchema } from './timers.ts';
 
-/** The agent's channel did not take a follow-up (network error, timeout, non-2xx). Transient: the delivery is retried, then dead-lettered. */
+/**
+ * The agent's channel did not take a follow-up (network error, timeout, non-2xx). Transient: the delivery is retried,
+ * then dead-lettered.
+ */
 export class FollowUpSendError extends StepwiseError {}
 
 /** Writes the entity's lifecycle state back to the client's CRM. */

@@ -33,7 +33,10 @@ export function countPerEntity(events: readonly LoggedEvent[], type: string): Co
   return { total: count(events, type), perEntity };
 }
 
-/** `{ rate, of }`: events of one type over events of another (e.g. `meeting.missed` of `meeting.booked`); `rate` is `null` when there are none of the other. */
+/**
+ * `{ rate, of }`: events of one type over events of another (e.g. `meeting.missed` of `meeting.booked`); `rate` is
+ * `null` when there are none of the other.
+ */
 export interface RateReport {
   count: number;
   of: number;
@@ -46,7 +49,10 @@ export function rateOf(events: readonly LoggedEvent[], type: string, of: string)
   return { count: n, of: d, rate: d === 0 ? null : n / d };
 }
 
-/** `{ from, to }`: milliseconds from an entity's first `from` event to its first `to` event after it; entities without both are absent. */
+/**
+ * `{ from, to }`: milliseconds from an entity's first `from` event to its first `to` event after it; entities without
+ * both are absent.
+ */
 export interface TimeBetweenReport {
   perEntity: Record<string, number>;
   medianMs: number | null;

@@ -54,7 +54,10 @@ import type { ClientTracer } from '../observability.ts';
 import type { StateChangedDetail } from './state-changes.ts';
 import type { ApplyResult } from './transition.ts';
 
-/** What an append writes: the applied result and, when state or context changed, the change to publish (the outbox item). */
+/**
+ * What an append writes: the applied result and, when state or context changed, the change to publish (the outbox
+ * item).
+ */
 export type AppendInput = ApplyResult & { stateChanged?: StateChangedDetail | null };
 
 /** `sk` prefix of outbox items; the pipe's filter and the local stream reader match it. */
@@ -94,10 +97,16 @@ export interface LoadedEntity {
   duplicate: boolean;
 }
 
-/** `APPENDED`: the events and the snapshot were written; `DUPLICATE`: the trigger id was already logged, nothing was written. */
+/**
+ * `APPENDED`: the events and the snapshot were written; `DUPLICATE`: the trigger id was already logged, nothing was
+ * written.
+ */
 export type AppendStatus = 'APPENDED' | 'DUPLICATE';
 
-/** The event store port. Adapters: {@link dynamoLifecycleStore} (AWS and DynamoDB Local) and {@link memoryLifecycleStore}. */
+/**
+ * The event store port. Adapters: {@link dynamoLifecycleStore} (AWS and DynamoDB Local) and {@link
+ * memoryLifecycleStore}.
+ */
 export interface LifecycleStore {
   /** The entity's snapshot and whether `eventId` was already applied, read consistently. */
   load(entityId: string, eventId: string): Promise<LoadedEntity>;

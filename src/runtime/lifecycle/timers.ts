@@ -66,7 +66,9 @@ export const FollowUpDueSchema = z
   .strict();
 export type FollowUpDue = z.infer<typeof FollowUpDueSchema>;
 
-/** Whether `next` may replace `current` under the same name (newer version, then later chain start, then later step). */
+/**
+ * Whether `next` may replace `current` under the same name (newer version, then later chain start, then later step).
+ */
 export function supersedes(next: TimerStamp, current: TimerStamp): boolean {
   if (next.version !== current.version) return next.version > current.version;
   const a = Date.parse(next.setAt);

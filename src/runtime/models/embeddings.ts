@@ -10,7 +10,10 @@ import * as z from 'zod';
 import { InvalidModelOutputError } from '../../core/errors.ts';
 
 export interface EmbeddingModel {
-  /** `lexical`, or the provider and model (`bedrock amazon.titan-embed-text-v2:0`): precomputed vectors are kept under it. */
+  /**
+   * `lexical`, or the provider and model (`bedrock amazon.titan-embed-text-v2:0`): precomputed vectors are kept under
+   * it.
+   */
   readonly name: string;
   embed(texts: readonly string[]): Promise<number[][]>;
 }

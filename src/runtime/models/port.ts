@@ -82,7 +82,10 @@ export interface ConverseResponse {
 
 /** A model that answers Converse requests. Errors are the typed errors of `src/core/errors.ts`. */
 export interface ConverseOptions {
-  /** Aborts the call (it then fails with `ModelTimeoutError`): the step runner bounds each call by the Lambda's remaining time. */
+  /**
+   * Aborts the call (it then fails with `ModelTimeoutError`): the step runner bounds each call by the Lambda's
+   * remaining time.
+   */
   signal?: AbortSignal;
 }
 
@@ -95,7 +98,10 @@ export interface ModelProvider {
   /** The model it calls (a Bedrock model id, an OpenAI-compatible model name); the offline stand-in has none. */
   readonly modelId?: string;
   converse(request: ConverseRequest, options?: ConverseOptions): Promise<ConverseResponse>;
-  /** The same provider calling another model (a step's panel, `models`). @default this provider (the offline stand-in is one) */
+  /**
+   * The same provider calling another model (a step's panel, `models`). @default this provider (the offline stand-in is
+   * one)
+   */
   forModel?(modelId: string): ModelProvider;
 }
 

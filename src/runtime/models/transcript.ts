@@ -15,7 +15,10 @@ import type {
   ToolConfiguration,
 } from './port.ts';
 
-/** One model call: the request held `transcript.messages.slice(0, messages)`, the response is `transcript.messages[messages]`. */
+/**
+ * One model call: the request held `transcript.messages.slice(0, messages)`, the response is
+ * `transcript.messages[messages]`.
+ */
 export interface ModelCallRecord {
   messages: number;
   stopReason: StopReason;

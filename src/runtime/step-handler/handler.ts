@@ -42,13 +42,19 @@ export { StepInputSchema } from './step-input.ts';
 
 /** Adapters the local runtime or a test passes instead of the ones built from the environment. */
 export interface StepServices {
-  /** @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID), `openai` (OPENAI_BASE_URL, OPENAI_MODEL) or `offline` (the workflow's offline-model.yaml) */
+  /**
+   * @default by `MODEL_PROVIDER`: `bedrock` (MODEL_ID), `openai` (OPENAI_BASE_URL, OPENAI_MODEL) or `offline` (the
+   * workflow's offline-model.yaml)
+   */
   model?: ModelProvider;
   /** Wraps the provider the environment selects (`stepwise eval --record` keeps every call). @default none */
   wrapModel?: (model: ModelProvider, def: WorkflowDefinition) => ModelProvider;
   /** @default the workflow's tools over the AWS/local adapters the environment describes */
   toolbox?: Toolbox;
-  /** Wraps the toolbox built from the environment (a fork pins some tools' results; the others run as usual). @default none */
+  /**
+   * Wraps the toolbox built from the environment (a fork pins some tools' results; the others run as usual).
+   * @default none
+   */
   wrapToolbox?: (toolbox: Toolbox) => Toolbox;
   /** Email workflows: where the bodies are. @default DynamoDB `EMAILS_TABLE` */
   emails?: Pick<EmailStore, 'get'>;

@@ -10,7 +10,10 @@ import { runLlmStep } from '../steps/runner.ts';
 import { allowListed, withBoundArgs } from '../steps/step-toolbox.ts';
 import { NO_USAGE, type StepContext, type StepResult } from '../steps/types.ts';
 
-/** What running one step needs beyond the code-step context: the workflow's code, the model and the untrusted input, only for LLM steps. */
+/**
+ * What running one step needs beyond the code-step context: the workflow's code, the model and the untrusted input,
+ * only for LLM steps.
+ */
 export interface RunStepArgs extends Omit<StepContext, 'def'> {
   plugin: WorkflowPlugin;
   /** The step's model: the manifest's, or (a panel step's `models`) the one of that id. */

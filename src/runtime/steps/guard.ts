@@ -32,7 +32,10 @@ export interface GuardContext {
   internalNames: readonly string[];
   scope: BindingScope;
   args: Record<string, unknown>;
-  /** The input the trigger marks untrusted, as the step read it (an email with its body); undefined when the step does not read it. */
+  /**
+   * The input the trigger marks untrusted, as the step read it (an email with its body); undefined when the step does
+   * not read it.
+   */
   untrusted?: Record<string, unknown>;
 }
 

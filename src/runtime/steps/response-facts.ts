@@ -23,7 +23,10 @@ export interface ResponseFacts {
    */
   links: string[];
   emails: string[];
-  /** Phone numbers as digits only (a leading `+` kept), as written: `+1 (800) 555-0100` → `+18005550100`, `+44 (0) 20 7946 0958` → `+4402079460958`. */
+  /**
+   * Phone numbers as digits only (a leading `+` kept), as written: `+1 (800) 555-0100` → `+18005550100`, `+44 (0) 20
+   * 7946 0958` → `+4402079460958`.
+   */
   phones: string[];
   /** Money amounts in order of appearance (`$75`, `75.50 EUR`, `€ 20`, `EUR 500`, `500$`, `1.500,00 €`). */
   amounts: number[];
@@ -31,7 +34,9 @@ export interface ResponseFacts {
   max_amount: number;
 }
 
-/** The numeric value of a decimal digit of any script: Unicode encodes each script's digits 0 to 9 in a contiguous run. */
+/**
+ * The numeric value of a decimal digit of any script: Unicode encodes each script's digits 0 to 9 in a contiguous run.
+ */
 function asciiDigit(digit: string): string {
   const cp = digit.codePointAt(0)!;
   let zero = cp;
@@ -59,13 +64,15 @@ export function normalizeForChecks(text: string): string {
 const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds, true);
 // `www.` names a host whatever its top-level domain (linkify-it's fuzzy links need a known one).
 const WWW_HOST = /(?<![\p{L}\p{N}.@-])www\.((?:[\p{L}\p{N}-]+\.)+[\p{L}\p{N}-]{2,})/giu;
-// A phone number: an optional +, groups of digits (some in parentheses) joined by spaces, dots, dashes or slashes; 7 to 15 digits in all.
+// A phone number: an optional +, groups of digits (some in parentheses) joined by spaces, dots, dashes or slashes; 7 to
+// 15 digits in all.
 const PHONE = /(?<![\w+-])(\+?\(?\d{1,4}\)?(?:[ ./-]{0,2}\(?\d{1,4}\)?){1,7})(?![\w-])/g;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 // ISO 4217 codes that are also English words in capitals (`ALL 3 devices`) are left out.
 const WORD_CODES = new Set(['ALL', 'BOB', 'CUP', 'MAD', 'MOP', 'PEN', 'SOS', 'TOP', 'TRY']);
-// Any other ISO 4217 code in capitals (`EUR 500`, `500 CHF`), the common ones in any case, currency words, and every currency symbol (`\p{Sc}`).
+// Any other ISO 4217 code in capitals (`EUR 500`, `500 CHF`), the common ones in any case, currency words, and every
+// currency symbol (`\p{Sc}`).
 // A code and number inside an id (`TKT-HRK039RS0Y9J`, `TKT-EUR1234`) are not an amount: one is whole words only.
 const CODES = `${Intl.supportedValuesOf('currency')
   .filter((c) => !WORD_CODES.has(c))

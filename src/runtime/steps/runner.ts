@@ -13,7 +13,10 @@ export interface RunLlmStepArgs {
   def: WorkflowDefinition;
   step: StepDefinition;
   input: StepInput;
-  /** The execution input's untrusted fields (`untrustedFields`), as the trigger expands them; undefined when the step does not read them. */
+  /**
+   * The execution input's untrusted fields (`untrustedFields`), as the trigger expands them; undefined when the step
+   * does not read them.
+   */
   untrusted: Record<string, unknown> | undefined;
   untrustedFields: readonly string[];
   model: ModelProvider;

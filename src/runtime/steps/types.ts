@@ -43,7 +43,10 @@ export interface StepResult {
 export interface StepContext {
   def: WorkflowDefinition;
   step: StepDefinition;
-  /** The step input: `input.input` is the execution input, `input.previous.data` what earlier steps produced (see {@link StepContext}). */
+  /**
+   * The step input: `input.input` is the execution input, `input.previous.data` what earlier steps produced (see {@link
+   * StepContext}).
+   */
   input: StepInput;
   /** Already restricted to the step's allow-list. */
   toolbox: Toolbox;
@@ -78,7 +81,10 @@ export const NO_USAGE: TokenUsage = Object.freeze({
   cacheWriteInputTokens: 0,
 });
 
-/** A side-effecting call that did nothing: the toolbox returned the result of an earlier call (see `ToolDefinition.idempotency`). */
+/**
+ * A side-effecting call that did nothing: the toolbox returned the result of an earlier call (see
+ * `ToolDefinition.idempotency`).
+ */
 export function isReplay(call: ToolCallRecord): boolean {
   return (call.result as { replayed?: unknown } | undefined)?.replayed === true;
 }

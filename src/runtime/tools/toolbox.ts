@@ -25,7 +25,10 @@ import { refusedArgs } from './refusals.ts';
 import type { AwsClients, Toolbox, ToolContext, ToolDefinition } from './types.ts';
 
 export interface ToolboxOptions {
-  /** The function's environment: tools build their adapters from it (`connect`), idempotency uses `IDEMPOTENCY_TABLE`. @default {} */
+  /**
+   * The function's environment: tools build their adapters from it (`connect`), idempotency uses `IDEMPOTENCY_TABLE`.
+   * @default {}
+   */
   env?: Env;
   /** Wraps the SDK clients, so each call is an X-Ray subsegment. @default untraced clients */
   tracer?: ClientTracer;
@@ -33,13 +36,19 @@ export interface ToolboxOptions {
   idempotency?: BasePersistenceLayer;
   /** `ToolContext.now`. @default () => new Date() */
   clock?: () => Date;
-  /** How long a side-effecting call's result is remembered (IdempotencyTable TTL `expiresAt`). @default 86400 (one day; steps retry within minutes) */
+  /**
+   * How long a side-effecting call's result is remembered (IdempotencyTable TTL `expiresAt`). @default 86400 (one day;
+   * steps retry within minutes)
+   */
   rememberSeconds?: number;
   /** Lock held by a running side-effecting call when the caller gives no `remainingTimeMs`. @default 60000 */
   lockMs?: number;
 }
 
-/** The idempotency persistence layer on IdempotencyTable (`pk = IDEMPOTENCY`, `sk = tool#<hash of the key>`, TTL `expiresAt`). */
+/**
+ * The idempotency persistence layer on IdempotencyTable (`pk = IDEMPOTENCY`, `sk = tool#<hash of the key>`, TTL
+ * `expiresAt`).
+ */
 export function dynamoIdempotencyStore(client: DynamoDBClient, tableName: string): DynamoDBPersistenceLayer {
   return new DynamoDBPersistenceLayer({
     tableName,

@@ -84,7 +84,10 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, P = unknown
   readonly idempotency?: 'step' | 'execution';
   /** Arguments that are personal data: the event log drops them (it keeps the others). @default none */
   readonly personal?: readonly string[];
-  /** The argument that is text sent to the outside (a mail body): a successful call makes it the step's `reply`. @default none */
+  /**
+   * The argument that is text sent to the outside (a mail body): a successful call makes it the step's `reply`.
+   * @default none
+   */
   readonly replyArg?: string;
   /** @default none: the tool needs no AWS resource */
   readonly resources?: ToolResources;
@@ -118,11 +121,17 @@ export type CallContext = Omit<ToolContext, 'now'>;
 /** Executes known tools. The step runner enforces each step's allow-list before calling it. */
 export interface Toolbox {
   spec(name: string): ToolSpec | undefined;
-  /** Validates `args` against the tool's schema and runs it; refusals and failures come back as `error`, transient outages throw ToolUnavailableError. */
+  /**
+   * Validates `args` against the tool's schema and runs it; refusals and failures come back as `error`, transient
+   * outages throw ToolUnavailableError.
+   */
   execute(name: string, args: unknown, ctx: CallContext): Promise<ToolCallRecord>;
 }
 
-/** The arguments the event log may keep: those the tool's schema declares and does not mark personal (an unknown argument may carry anything). */
+/**
+ * The arguments the event log may keep: those the tool's schema declares and does not mark personal (an unknown
+ * argument may carry anything).
+ */
 export function loggableArgs(
   spec: Pick<ToolSpec, 'personal' | 'input'>,
   args: Record<string, unknown>,

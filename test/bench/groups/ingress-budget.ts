@@ -3,7 +3,10 @@ import { DEFAULT_POLICY, isRejection, parseInbound } from '../../../src/runtime/
 import { largeAttachment, MIME_BOMBS } from '../../runtime/triggers/email/mime-bombs.ts';
 import { type BenchRun, gcExposed } from '../harness.ts';
 
-/** Heap used right after one call of `fn`, garbage included, over a collected heap (MB): an upper bound on what the call needs. */
+/**
+ * Heap used right after one call of `fn`, garbage included, over a collected heap (MB): an upper bound on what the call
+ * needs.
+ */
 async function heapGrowthMB(fn: () => Promise<void>): Promise<number> {
   globalThis.gc?.();
   const before = process.memoryUsage().heapUsed;

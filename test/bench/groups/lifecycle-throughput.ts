@@ -109,7 +109,8 @@ interface Rig {
 async function measureThroughput(bench: BenchRun, rig: Rig): Promise<void> {
   const { session, dynamo, replay, config, logs, rounds } = rig;
   const leadEvents = leadEventWaves(session, config, logs);
-  // Warm-up (module loading, both JITs), which also counts the DynamoDB requests per lead event and keeps its transactions.
+  // Warm-up (module loading, both JITs), which also counts the DynamoDB requests per lead event and keeps its
+  // transactions.
   const requests: RequestLog = { requests: {}, transactWrites: [] };
   const warm = await leadEvents(16, false, requests);
   await leadEvents(16, true);

@@ -1,6 +1,7 @@
 /**
  * Fork semantics, pure: for recorded executions (an email workflow, consensus waves and a counter,
- * a checkpoint paused and resumed, a deployed execution's GetExecutionHistory), the state rebuilt for every step gives exactly what the step
+ * a checkpoint paused and resumed, a deployed execution's GetExecutionHistory), the state rebuilt for every step gives
+ * exactly what the step
  * received, and an edited step input turns back into the state that makes the step receive it.
  */
 

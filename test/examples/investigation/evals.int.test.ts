@@ -1,4 +1,7 @@
-/** The investigation's eval cases - the six scenarios of the issue - pass through the synthesized ASL with the offline stand-in. */
+/**
+ * The investigation's eval cases - the six scenarios of the issue - pass through the synthesized ASL with the offline
+ * stand-in.
+ */
 import { describe, expect, it } from 'vitest';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';

@@ -1,4 +1,7 @@
-/** The investigation's rules, pure: planned and derived step counts, total_steps raised, early exit at certain, backtracking that keeps the history, the budget. */
+/**
+ * The investigation's rules, pure: planned and derived step counts, total_steps raised, early exit at certain,
+ * backtracking that keeps the history, the budget.
+ */
 import { describe, expect, it } from 'vitest';
 import {
   boundPlan,

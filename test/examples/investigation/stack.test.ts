@@ -1,4 +1,7 @@
-/** The pause, deployed: the synthesized checkpoint is a waitForTaskToken Task with timeouts and an escalation Catch; the stack grants resuming; cdk-nag stays clean. */
+/**
+ * The pause, deployed: the synthesized checkpoint is a waitForTaskToken Task with timeouts and an escalation Catch; the
+ * stack grants resuming; cdk-nag stays clean.
+ */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

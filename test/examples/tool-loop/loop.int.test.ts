@@ -3,7 +3,8 @@
  * step handlers and tools, the offline stand-in behind a recording model): the loop stops at 6
  * iterations per group in the named `IterationLimit` outcome and a new query starts again at
  * iteration 1 in a new group; `originalQuery` never changes; `groupToolResults` holds only the
- * current group's events; session notes persist in DynamoDB per session; consensus early-exits (model calls counted) and breaks ties towards the
+ * current group's events; session notes persist in DynamoDB per session; consensus early-exits (model calls counted)
+ * and breaks ties towards the
  * coldest sample; a tool name no sample may choose is discarded, never executed.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,10 @@ type Picker = (temperature: number) => string | undefined;
 const calls: Call[] = [];
 let picker: Picker = () => undefined;
 
-/** The offline rules, recorded per call; `picker` overrides 02-select-tool's choice to script what a sampled model invents. */
+/**
+ * The offline rules, recorded per call; `picker` overrides 02-select-tool's choice to script what a sampled model
+ * invents.
+ */
 function recordingModel(): ModelProvider {
   const offline = OfflineModel.forWorkflow(loadWorkflow('tool-loop'));
   return {

@@ -72,7 +72,9 @@ describe('stepwise run', () => {
     expect(io.err).toContain('[8/8] out-of-scope.eml DUPLICATE');
   });
 
-  // ENGINE BUG?: an email that ran is reported as { messageId, file, ... } (workflow-session.ts deliverEmail spreads report() after messageId), a refused one as { file, messageId, ... }: the --json key order is no longer one contract.
+  // ENGINE BUG?: an email that ran is reported as { messageId, file, ... } (workflow-session.ts deliverEmail spreads
+  // report() after messageId), a refused one as { file, messageId, ... }: the --json key order is no longer one
+  // contract.
   it('--json gives every entry the contract key order', () => {
     const results = runJson;
     expect(results).toHaveLength(8);

@@ -83,7 +83,8 @@ const byFile = (name: string) => results.find((r) => r.file === join(SAMPLES_DIR
 beforeAll(async () => {
   historyDir = mkdtempSync(join(tmpdir(), 'stepwise-e2e-history-'));
   session = await WorkflowSession.start({ workflow: 'warranty-email', historyDir, logLevel: 'SILENT' });
-  // The directory (every sample, as `--email DIR` expands it), the valid claim delivered again, and a file that is not there.
+  // The directory (every sample, as `--email DIR` expands it), the valid claim delivered again, and a file that is not
+  // there.
   results = await session.runFiles([
     ...expandInputPaths([SAMPLES_DIR], ['.eml']),
     join(SAMPLES_DIR, 'valid-warranty.eml'),

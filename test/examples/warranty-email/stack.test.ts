@@ -1,4 +1,7 @@
-/** The warranty-email workflow's stack (WorkflowStack): tables from its tools, one least-privilege function per step, cdk-nag clean (the ingress has its own tests). */
+/**
+ * The warranty-email workflow's stack (WorkflowStack): tables from its tools, one least-privilege function per step,
+ * cdk-nag clean (the ingress has its own tests).
+ */
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
@@ -42,7 +45,8 @@ describe('WorkflowStack (warranty-email)', () => {
   });
 
   it('has the five tables: string pk/sk, on demand, PITR, AWS-managed encryption, TTL on idempotency', () => {
-    // The tools declare `warranty` and `tickets`; side-effecting tools need IdempotencyTable; the email trigger EmailsTable.
+    // The tools declare `warranty` and `tickets`; side-effecting tools need IdempotencyTable; the email trigger
+    // EmailsTable.
     expect(Object.keys(stacks.workflows['warranty-email']!.tables).sort()).toEqual(['tickets', 'warranty']);
     expect(
       Object.keys(tables)

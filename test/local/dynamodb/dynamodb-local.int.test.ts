@@ -25,7 +25,10 @@ import {
 } from '../../../src/local/dynamodb-local.ts';
 import type { CfnTemplate } from '../../../src/local/tokens.ts';
 
-/** Tables the way the project's stacks declare them: string pk/sk, a GSI, an LSI, TTL, a stream, a fixed name, and a TableV2. */
+/**
+ * Tables the way the project's stacks declare them: string pk/sk, a GSI, an LSI, TTL, a stream, a fixed name, and a
+ * TableV2.
+ */
 function synthesize(): CfnTemplate {
   const app = new App();
   const stack = new Stack(app, 'TablesTest');

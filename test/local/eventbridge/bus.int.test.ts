@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpEndpoint, LocalEventBus } from '../../../src/local/eventbridge/bus.ts';
 import { arnToLogicalId, type CfnTemplate } from '../../../src/local/tokens.ts';
 
-/** A stack shaped like the lifecycle's: a custom bus, a listener Lambda with a DLQ and an input transformer, a default-bus rule. */
+/**
+ * A stack shaped like the lifecycle's: a custom bus, a listener Lambda with a DLQ and an input transformer, a
+ * default-bus rule.
+ */
 function synthesize(): CfnTemplate {
   const app = new App();
   const stack = new Stack(app, 'BusTest');

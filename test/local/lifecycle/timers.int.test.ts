@@ -20,14 +20,20 @@ afterAll(async () => {
   await ddb?.stop();
 });
 
-/** Works the lead indefinitely, revives cold leads (Sparky): follow-ups after 2 and 3 days, cold a week after the last, renewal a year after the close. */
+/**
+ * Works the lead indefinitely, revives cold leads (Sparky): follow-ups after 2 and 3 days, cold a week after the last,
+ * renewal a year after the close.
+ */
 const agent = AgentConfigSchema.parse({
   goal: null,
   sparky: true,
   timers: { followUpHours: [48, 72], coldAfterDays: 7, renewalAfterDays: 365 },
 });
 
-/** Book, no-show, re-engage; then only the clock: two follow-ups, cold; months later revived, closed; a year on, renewal.due. */
+/**
+ * Book, no-show, re-engage; then only the clock: two follow-ups, cold; months later revived, closed; a year on,
+ * renewal.due.
+ */
 const LONG = [
   { id: 'l1', leadId: 'lead-long', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' },
   { id: 'l2', leadId: 'lead-long', type: 'lead.message_sent', time: '2025-01-06T12:00:00Z' },

@@ -16,7 +16,10 @@ import { expectOneLine, runCli, useCliCapture } from '../../support/cli.ts';
 import { useTempDirs } from '../../support/tmp.ts';
 
 const io = useCliCapture();
-/** Run `stepwise <args>`; returns the exit code (0 when the action returned: these commands never set `process.exitCode`). */
+/**
+ * Run `stepwise <args>`; returns the exit code (0 when the action returned: these commands never set
+ * `process.exitCode`).
+ */
 const cli = (...args: string[]) => runCli([graph, synth, history], ...args);
 const tmp = useTempDirs('stepwise-cli-');
 
@@ -40,7 +43,9 @@ describe('stepwise graph', () => {
     io.err = '';
     expect(await cli('graph', join(tmp(), 'missing'))).toBe(1);
     expectOneLine(io.err);
-    // ENGINE BUG?: a folder path that does not exist now reports `unknown workflow "missing" (known: <the parent folder's workflows>)` (graph.ts loads a path via loadWorkflow(name, parent)), no longer that the manifest is missing.
+    // ENGINE BUG?: a folder path that does not exist now reports `unknown workflow "missing" (known: <the parent
+    // folder's workflows>)` (graph.ts loads a path via loadWorkflow(name, parent)), no longer that the manifest is
+    // missing.
     expect(io.err).toContain('workflow manifest not found');
 
     const bad = join(tmp(), 'bad');

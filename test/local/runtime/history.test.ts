@@ -18,7 +18,10 @@ import { useTempDirs } from '../../support/tmp.ts';
 const ARN = 'arn:aws:states:eu-west-1:111122223333:execution:WarrantyEmail:msg-1';
 const FN = 'arn:aws:lambda:eu-west-1:111122223333:function:Step';
 
-/** A deployed-style history: step a succeeds, step b is throttled once then fails permanently (caught), the fallback ends it. */
+/**
+ * A deployed-style history: step a succeeds, step b is throttled once then fails permanently (caught), the fallback
+ * ends it.
+ */
 function history(): HistoryEvent[] {
   const raw: Array<Omit<HistoryEvent, 'id' | 'previousEventId' | 'timestamp'>> = [
     {

@@ -1,4 +1,7 @@
-/** The EventLog conformance suite: every adapter must pass it (memory in the unit tier, DynamoDB Local in the integration tier). */
+/**
+ * The EventLog conformance suite: every adapter must pass it (memory in the unit tier, DynamoDB Local in the
+ * integration tier).
+ */
 import { describe, expect, it } from 'vitest';
 import type { EventLog, StepCompletedEvent, StepwiseEvent } from '../../../src/runtime/event-log.ts';
 

@@ -1,4 +1,7 @@
-/** `lead.state_changed`, what each listener derives from it, the listener handlers and the port adapters (the lead lifecycle's features). */
+/**
+ * `lead.state_changed`, what each listener derives from it, the listener handlers and the port adapters (the lead
+ * lifecycle's features).
+ */
 
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import {

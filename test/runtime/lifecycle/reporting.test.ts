@@ -14,7 +14,10 @@ import { def, scriptedLead } from './support.ts';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** Four leads through real transitions: a no-show rebooked, a Sparky revival, a lead-initiated booking, one that never books. */
+/**
+ * Four leads through real transitions: a no-show rebooked, a Sparky revival, a lead-initiated booking, one that never
+ * books.
+ */
 function logs(): LoggedEvent[] {
   const rebooked = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'), 'a-rebooked');
   rebooked.send('agent.message_sent', undefined, '2025-01-01T09:00:00Z');

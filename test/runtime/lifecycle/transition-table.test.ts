@@ -9,7 +9,10 @@ import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { initialSnapshot, transition } from '../../../src/runtime/lifecycle/transition.ts';
 import { def, NO_GOAL } from './support.ts';
 
-/** A leaf name: go there. `(stopFollowUps)`: stay and stop follow-ups. `restart → x`: conversation N+1, then x. `detail.state`: the CRM's leaf. */
+/**
+ * A leaf name: go there. `(stopFollowUps)`: stay and stop follow-ups. `restart → x`: conversation N+1, then x.
+ * `detail.state`: the CRM's leaf.
+ */
 type Cell = string;
 const STAY_STOP = '(stopFollowUps)';
 

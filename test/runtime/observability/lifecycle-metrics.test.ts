@@ -1,4 +1,7 @@
-/** The lifecycle's metrics: `Persist` counts applied events, duplicates and version conflicts; the load Task counts duplicates it reads. */
+/**
+ * The lifecycle's metrics: `Persist` counts applied events, duplicates and version conflicts; the load Task counts
+ * duplicates it reads.
+ */
 import { describe, expect, it } from 'vitest';
 import { VersionConflictError } from '../../../src/core/errors.ts';
 import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';

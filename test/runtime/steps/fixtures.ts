@@ -59,7 +59,10 @@ export function stepInput(step: string, overrides: Partial<StepInput> = {}): Ste
   };
 }
 
-/** A toolbox double over the warranty workflow's real tool definitions: answers from `results` and records every executed call. */
+/**
+ * A toolbox double over the warranty workflow's real tool definitions: answers from `results` and records every
+ * executed call.
+ */
 export function fakeToolbox(results: Record<string, ToolCallRecord['result'] | { error: string }> = {}) {
   const executed: { name: string; args: unknown; ctx: CallContext }[] = [];
   const toolbox: Toolbox = {

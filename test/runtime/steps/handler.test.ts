@@ -24,7 +24,8 @@ import {
 } from './fixtures.ts';
 
 const BODY = 'Hello, my Aurora 14 laptop is broken and will not start. The serial number is SN12345. Anna';
-// The model path of every step (step 01's fast path has its own tests, test/runtime/steps/fast-path.test.ts, test/local/fast-path.int.test.ts).
+// The model path of every step (step 01's fast path has its own tests, test/runtime/steps/fast-path.test.ts,
+// test/local/fast-path.int.test.ts).
 const ENV = { WORKFLOW: 'warranty-email', MODEL_PROVIDER: 'offline', FAST_PATHS: 'off' };
 
 function setup(

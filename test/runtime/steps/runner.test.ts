@@ -362,7 +362,8 @@ describe('runLlmStep: tools', () => {
         result: { ticketId: 'TKT-12345', status: 'open' },
       },
     ]);
-    // A single-edge step whose outputs all come from tools is done once its calls succeeded: no second model call just to route.
+    // A single-edge step whose outputs all come from tools is done once its calls succeeded: no second model call just
+    // to route.
     expect(requests).toHaveLength(1);
     expect(out).toMatchObject({ next: '05-send-confirmation', decidedBy: 'model', usage: { modelCalls: 1 } }); // ticketId: the handler takes it from the result (`from`)
   });

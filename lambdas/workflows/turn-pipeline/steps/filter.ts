@@ -29,7 +29,8 @@ export default defineCodeStep(async ({ def, input }) => {
   );
   const rule = (id: string) => agent.rules.find((r) => r.id === id)!;
   const step = agent.scenarios.find((s) => s.id === navigation.scenario)?.steps.find((s) => s.id === navigation.step);
-  // What generation follows (matched rules' action_text, the step) and what the judge checks (enforced rules without an expression).
+  // What generation follows (matched rules' action_text, the step) and what the judge checks (enforced rules without an
+  // expression).
   const guidance = {
     scenario: navigation.scenario,
     step: navigation.step,

@@ -1,4 +1,7 @@
-/** The workflow graph as SVG: nodes placed by the server (dagre), the execution's path highlighted, steps selectable by keyboard. */
+/**
+ * The workflow graph as SVG: nodes placed by the server (dagre), the execution's path highlighted, steps selectable by
+ * keyboard.
+ */
 
 import type { GraphEdge, GraphNode, WorkflowGraph } from '../views.ts';
 import { kindName } from './common.tsx';

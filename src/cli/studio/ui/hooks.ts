@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { get, post } from './api.ts';
 
-/** What changed on disk, as the server's live stream says: record names by kind (`executions`, `pauses`, `imports`, `evals`). */
+/**
+ * What changed on disk, as the server's live stream says: record names by kind (`executions`, `pauses`, `imports`,
+ * `evals`).
+ */
 export type Changes = Record<string, string[]>;
 
 const LIVE = 'stepwise-live';

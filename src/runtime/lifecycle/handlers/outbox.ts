@@ -21,7 +21,9 @@ const StreamRecords = z.array(
   }),
 );
 
-/** The state change details of a batch of outbox stream records, in order. @throws InvalidInputError for anything else. */
+/**
+ * The state change details of a batch of outbox stream records, in order. @throws InvalidInputError for anything else.
+ */
 export function changesOf(records: unknown): StateChangedDetail[] {
   return parseInput(StreamRecords, records, 'outbox stream records').map((r, i) => {
     // The SDK types AttributeValue maps precisely; the records arrive as JSON.

@@ -21,11 +21,17 @@ export interface LifecycleServices {
   store?: LifecycleStore;
   crm?: CrmPort;
   notifier?: NotifierPort;
-  /** Where an entity's timers are scheduled. @default EventBridge Scheduler (`SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `LIFECYCLE_BUS_ARN`, `TIMERS_DLQ_ARN`) */
+  /**
+   * Where an entity's timers are scheduled. @default EventBridge Scheduler (`SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`,
+   * `LIFECYCLE_BUS_ARN`, `TIMERS_DLQ_ARN`)
+   */
   timers?: TimerScheduler;
   /** The agent's channel follow-ups go out through. @default the `FOLLOW_UP_WEBHOOK_URL` webhook */
   followUpChannel?: FollowUpChannel;
-  /** Puts lifecycle events on the lifecycle's bus (the follow-up sender logs what it did). @default EventBridge PutEvents to `LIFECYCLE_BUS_ARN` */
+  /**
+   * Puts lifecycle events on the lifecycle's bus (the follow-up sender logs what it did). @default EventBridge
+   * PutEvents to `LIFECYCLE_BUS_ARN`
+   */
   putEvents?: (entries: PutEventsRequestEntry[]) => Promise<void>;
   /** The clock (the local scheduler's, in replays). @default Date.now */
   now?: () => number;

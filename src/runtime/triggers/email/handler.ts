@@ -44,7 +44,10 @@ const IngressEnv = z.object({
   EMAILS_TABLE: z.string().min(1),
   EVENTS_TABLE: z.string().min(1),
   STATE_MACHINE_ARN: z.string().min(1),
-  /** Dual mode (manifest `singlePrompt`): the SSM parameter that says `steps` or `single-prompt`, and the single-prompt agent's state machine. */
+  /**
+   * Dual mode (manifest `singlePrompt`): the SSM parameter that says `steps` or `single-prompt`, and the single-prompt
+   * agent's state machine.
+   */
   ORCHESTRATION_PARAMETER: z.string().min(1).optional(),
   SINGLE_PROMPT_STATE_MACHINE_ARN: z.string().min(1).optional(),
   MAIL_FROM: z.email(),

@@ -31,7 +31,10 @@ export type IngestResult =
   | {
       status: 'DUPLICATE';
       executionName: string;
-      /** A re-sent mail (same sender and Message-ID, new SES id): the execution name its own `IngressRejected` event is recorded under. */
+      /**
+       * A re-sent mail (same sender and Message-ID, new SES id): the execution name its own `IngressRejected` event is
+       * recorded under.
+       */
       recordedAs?: string;
     }
   | { status: 'REJECTED'; executionName: string; reason: RejectReason; detail: string };

@@ -28,7 +28,9 @@ async function startOnce(start: () => Promise<unknown>): Promise<'STARTED' | 'DU
   }
 }
 
-/** Step Functions adapter: `StartExecution` with the derived name; `ExecutionAlreadyExists` means a duplicate delivery. */
+/**
+ * Step Functions adapter: `StartExecution` with the derived name; `ExecutionAlreadyExists` means a duplicate delivery.
+ */
 export function sfnStarter(client: SFNClient, stateMachineArn: string): ExecutionStarter {
   return {
     definitive: false,
@@ -37,7 +39,10 @@ export function sfnStarter(client: SFNClient, stateMachineArn: string): Executio
   };
 }
 
-/** What the local adapter needs of `LocalRuntime` (src/local/runtime.ts), which throws the SDK's `ExecutionAlreadyExists` for a reused name. */
+/**
+ * What the local adapter needs of `LocalRuntime` (src/local/runtime.ts), which throws the SDK's
+ * `ExecutionAlreadyExists` for a reused name.
+ */
 export interface LocalExecutions<E> {
   startExecution(stateMachine: string, input: unknown, options: { name: string }): Promise<E>;
 }

@@ -1,5 +1,6 @@
 /**
- * Dual mode for an email workflow with a single-prompt agent: the synthesized switch (an SSM parameter the ingress reads, the
+ * Dual mode for an email workflow with a single-prompt agent: the synthesized switch (an SSM parameter the ingress
+ * reads, the
  * single-prompt agent deployed beside the step workflow) and its rollback (an alarm on the step
  * workflow's fallback and failure rate whose action flips the switch), then a local simulation:
  * mail routed by the parameter, the alarm's event handled by the rollback function, the next mail

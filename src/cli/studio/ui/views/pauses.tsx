@@ -6,7 +6,10 @@ import { useData, useLive, useStart } from '../hooks.ts';
 
 type Paused = PauseSummary & { fields: unknown };
 
-/** Checkpoints waiting for a person: approve with an output (SendTaskSuccess) or reject (SendTaskFailure), as `stepwise resume` does. */
+/**
+ * Checkpoints waiting for a person: approve with an output (SendTaskSuccess) or reject (SendTaskFailure), as `stepwise
+ * resume` does.
+ */
 export function Pauses() {
   const { data, error, reload } = useData<Paused[]>('pauses');
   useLive(['pauses'], reload);
