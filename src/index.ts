@@ -17,7 +17,7 @@
 
 // Free-form JSON in DynamoDB (any keys, numbers and depth): a tool's own store writes it as text.
 export { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from './core/dynamo-json.ts';
-export { type Env } from './core/env.ts';
+export type { Env } from './core/env.ts';
 // Typed errors: Lambda reports the class name as `errorType`, which Retry/Catch `ErrorEquals` match.
 export {
   causeMessage,
@@ -44,13 +44,13 @@ export { CHECKPOINT_DATA_KEY } from './definitions/workflow/pause.ts';
 export type { StepDefinition, WorkflowDefinition } from './definitions/workflow/schema.ts';
 export { DONE } from './definitions/workflow/schema.ts';
 // What crosses between steps.
-export {
-  type DecidedBy,
-  type GuardVerdict,
-  type StepInput,
-  type StepOutput,
-  type TokenUsage,
-  type ToolCallRecord,
+export type {
+  DecidedBy,
+  GuardVerdict,
+  StepInput,
+  StepOutput,
+  TokenUsage,
+  ToolCallRecord,
 } from './runtime/contracts.ts';
 // The embeddings port (a tool resource): Bedrock's Titan Text Embeddings V2 on AWS, a lexical stand-in offline.
 export {

@@ -15,8 +15,8 @@ const shown = (value: unknown) => {
 };
 
 /** Text for markdown: `<name>` outside code would be read as an HTML tag. */
-const escape = (text: string) => text.replaceAll('<', '&lt;').replaceAll('>', '&gt;');
-const cell = (text: string) => escape(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
+const escapeHtml = (text: string) => text.replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const cell = (text: string) => escapeHtml(text).replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 function optionRow(help: Help, option: Option): string {
   const choices = option.argChoices ? ` One of: ${option.argChoices.map((c) => `\`${c}\``).join(', ')}.` : '';
@@ -49,7 +49,7 @@ function commandSection(help: Help, path: string[], command: Command): string {
     help.commandUsage(command),
     '```',
     '',
-    escape(command.description()),
+    escapeHtml(command.description()),
     ...(args.length
       ? ['', '| Argument | Description |', '| --- | --- |', ...args.map((a) => argumentRow(help, a))]
       : []),

@@ -14,7 +14,6 @@ import type { ModelProvider } from '../runtime/models/port.ts';
 import type { WorkflowPlugin } from '../runtime/plugin.ts';
 import { runLlmStep } from '../runtime/steps/runner.ts';
 import { monolithicStep } from '../runtime/steps/single-prompt.ts';
-import { toolContext } from '../runtime/steps/types.ts';
 import type { EvalCaseResult, EvalReport } from './runner.ts';
 import { validateFunctionCalls } from './validator.ts';
 

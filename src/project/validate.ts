@@ -69,8 +69,7 @@ function checkModel(def: WorkflowPlugin['def'], environment: ValidateOptions['en
   const problem = modelIdProblem(def.manifest.model.id);
   if (problem) throw new DefinitionError(manifestFile, 'model.id', problem);
   if (
-    !environment ||
-    environment.modelProvider !== 'bedrock' ||
+    environment?.modelProvider !== 'bedrock' ||
     environment.modelId === undefined ||
     environment.modelId === def.manifest.model.id
   )

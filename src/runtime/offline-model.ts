@@ -17,7 +17,7 @@ import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from './models/port.ts';
 import { ROUTE_TOOL, readStepContext, type StepPromptContext } from './steps/prompt.ts';
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Curly apostrophes are common in mail; rules are written with straight ones. */
 const normalize = (text: string) => text.replace(/[\u2018\u2019]/g, "'");
 
@@ -95,7 +95,7 @@ export class OfflineModel implements ModelProvider {
     this.keywords = new Map(
       Object.entries(rules.keywords).map(([name, words]) => [
         name,
-        words.map((word) => new RegExp(`(?<![\\p{L}\\p{N}])${escape(normalize(word))}(?![\\p{L}\\p{N}])`, 'iu')),
+        words.map((word) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(normalize(word))}(?![\\p{L}\\p{N}])`, 'iu')),
       ]),
     );
     for (const [step, stepRules] of Object.entries(rules.steps)) {

@@ -44,7 +44,7 @@ describe('CLI conventions', () => {
       command.configureOutput({ writeOut: (text) => (help += text) });
       command.outputHelp();
       expect(examplesOf(command).length, name).toBeGreaterThan(0);
-      expect(help, name).toMatch(/\nExamples:\n(  \$ stepwise .+\n)+\n?$/);
+      expect(help, name).toMatch(/\nExamples:\n( {2}\$ stepwise .+\n)+\n?$/);
     }
   });
 

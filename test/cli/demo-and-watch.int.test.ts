@@ -26,7 +26,7 @@ describe('stepwise demo', () => {
     expect(lines[0]).toBe(
       'Stepwise demo: the sample inputs of 1 workflow: investigation (5 input files), through the synthesized ASL on the local runtime (DynamoDB Local), model: offline stand-in (deterministic rules, NOT an LLM).',
     );
-    const inputs = lines.filter((l) => /^  \S+\.json +(SUCCEEDED|FAILED|PAUSED|REJECTED)/.test(l));
+    const inputs = lines.filter((l) => /^ {2}\S+\.json +(SUCCEEDED|FAILED|PAUSED|REJECTED)/.test(l));
     expect(inputs).toHaveLength(5);
     expect(inputs.find((l) => l.includes('latency-checkpoint.json'))).toMatch(/PAUSED/);
     // A line per input, the workflow's header, the paused one's note and the closing lines: nothing else.

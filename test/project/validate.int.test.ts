@@ -148,7 +148,7 @@ const CASES: BadCase[] = [
       [
         'workflow.yaml, nested',
         `${WF}/workflow.yaml`,
-        /^  maxTokens:/m,
+        /^ {2}maxTokens:/m,
         '  temperatureCap: 1\n  maxTokens:',
         'model.temperatureCap',
         'workflow.yaml',

@@ -46,7 +46,7 @@ const underWarranty = (serial: string) =>
 /** A link, or a run of at least 7 digits written like a phone number (ISO dates excluded). */
 function linksAndPhones(text: string): string[] {
   const links = text.match(/https?:\/\/\S+|www\.\S+/gi) ?? [];
-  const phones = (text.match(/\+?\(?\d[\d ().\/-]{5,}\d/g) ?? []).filter(
+  const phones = (text.match(/\+?\(?\d[\d ()./-]{5,}\d/g) ?? []).filter(
     (p) => p.replace(/\D/g, '').length >= 7 && !/^\d{4}-\d{2}-\d{2}$/.test(p.trim()),
   );
   return [...links, ...phones];

@@ -22,7 +22,7 @@ import { recordFigure } from './figures.ts';
 const refersTo = (value: unknown, logicalId: string) => JSON.stringify(value ?? null).includes(`"${logicalId}"`);
 
 /** What a synthesized stack misses of the baseline, one line per problem (empty: it meets it). */
-export function baselineProblems(template: Json): string[] {
+function baselineProblems(template: Json): string[] {
   const resources = Object.entries<Json>(template.Resources ?? {});
   const of = (type: string) => resources.filter(([, r]) => r.Type === type);
   const problems: string[] = [];

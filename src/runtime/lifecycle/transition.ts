@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
-import { type AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
+import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
 import {
   CONVERSATION_STOPPED,
   type ContextAction,

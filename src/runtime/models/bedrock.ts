@@ -3,6 +3,7 @@ import {
   type BedrockRuntimeClientConfig,
   ConverseCommand,
   type ConverseCommandInput,
+  type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ModelRequestError, ModelThrottledError, ModelTimeoutError } from '../../core/errors.ts';
 import type { ClientTracer } from '../observability.ts';
@@ -115,7 +116,7 @@ export class BedrockModel implements ModelProvider {
         temperature: request.inferenceConfig?.temperature ?? 0,
       },
     };
-    let raw;
+    let raw: ConverseCommandOutput;
     try {
       raw = await this.client.send(new ConverseCommand(input), { abortSignal: options.signal });
     } catch (error) {

@@ -19,7 +19,7 @@
  */
 import * as z from 'zod';
 import { InvalidModelOutputError } from '../../core/errors.ts';
-import { consensusChoices, type SampleItem, waveSizes } from '../../definitions/workflow/consensus.ts';
+import { consensusChoices, type SampleItem } from '../../definitions/workflow/consensus.ts';
 import type { Consensus, StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { StepInput, TokenUsage } from '../contracts.ts';
 import { NO_USAGE, type StepResult } from './types.ts';

@@ -100,6 +100,6 @@ export function sentReply(
   const sent = toolCalls
     .filter((c) => c.error === undefined && !isReplay(c) && spec(c.tool)?.replyArg !== undefined)
     .at(-1);
-  const text = sent && sent.args[spec(sent.tool)!.replyArg!];
+  const text = sent?.args[spec(sent.tool)!.replyArg!];
   return typeof text === 'string' ? text : undefined;
 }

@@ -130,7 +130,7 @@ describe('pause validation', () => {
     const dir = join(root, 'investigation');
     cpSync(join(STATEMACHINES_DIR, 'investigation'), dir, { recursive: true });
     const file = join(dir, 'steps', '03-record.md');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/pause:\n(  .*\n)+/, `pause:\n${pause}\n`));
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/pause:\n( {2}.*\n)+/, `pause:\n${pause}\n`));
     return () => loadWorkflowFrom(dir);
   }
 

@@ -19,7 +19,7 @@ import { DONE } from '../../../src/definitions/workflow/schema.ts';
 import { readLocalExecution, stateTransitions, stepTrail } from '../../../src/local/history.ts';
 import { type LocalExecution, LocalRuntime, type TaskHandler } from '../../../src/local/runtime.ts';
 import { synthesize, synthProject } from '../../../src/local/synth.ts';
-import { type StepInput, type StepOutput } from '../../../src/runtime/contracts.ts';
+import type { StepInput, StepOutput } from '../../../src/runtime/contracts.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
 import { exampleEnv } from '../../support/config.ts';
 

@@ -35,7 +35,7 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
     const args = Object.fromEntries(
       keys.filter((k) => known[k] !== undefined && known[k] !== null).map((k) => [k, known[k]]),
     );
-    if (!spec || !spec.input.safeParse(args).success) {
+    if (!spec?.input.safeParse(args).success) {
       skipped.push(name);
       continue;
     }
