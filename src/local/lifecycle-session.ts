@@ -12,12 +12,9 @@
  * Used by `stepwise lifecycle <name> replay|show|report` and the lifecycle integration tests.
  */
 import { randomUUID } from 'node:crypto';
-import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import * as z from 'zod';
 import { LIFECYCLE_STATES } from '../cdk/constructs/lifecycle-workflow.ts';
 import { LifecycleStack, lifecycleBusName, lifecycleStackName } from '../cdk/stacks/lifecycle-stack.ts';
-import { JsonObjectSchema } from '../core/dynamo-json.ts';
-import { causeMessage, InvalidInputError, LocalServiceError } from '../core/errors.ts';
+import { causeMessage, LocalServiceError } from '../core/errors.ts';
 import type { AgentConfig } from '../definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig, loadLifecycle, NO_AGENT } from '../definitions/lifecycle/loader.ts';
 import type { LifecycleDefinition, LifecycleEvent } from '../definitions/lifecycle/schema.ts';
@@ -27,11 +24,12 @@ import { projectEnvironment } from '../project/project.ts';
 import { toPutEventsEntry } from '../runtime/lifecycle/envelope.ts';
 import type { LifecycleServices } from '../runtime/lifecycle/handlers/services.ts';
 import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../runtime/lifecycle/ports.ts';
-import { dynamoLifecycleStore, type LifecycleStore, memoryLifecycleStore } from '../runtime/lifecycle/store.ts';
+import type { LifecycleStore } from '../runtime/lifecycle/store.ts';
 import type { TimerRequest } from '../runtime/lifecycle/timers.ts';
-import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import type { DynamoDbLocal } from './dynamodb-local.ts';
 import {
   type DeadLetter,
+  type Deliver,
   type EventEnvelope,
   entrySize,
   LocalEventBus,
@@ -39,12 +37,21 @@ import {
   type PutEventsEntry,
   type PutEventsResult,
 } from './eventbridge/bus.ts';
-import { dynamoDbStreamSource, LocalPipe, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
+import { type EventStore, openEventStore } from './lifecycle-event-store.ts';
+import { type ClockLine, groupByTime, type ReplayLine } from './lifecycle-replay-file.ts';
+import { LocalPipe } from './outbox-pipe.ts';
 import { type LocalExecution, LocalRuntime } from './runtime.ts';
 import { LocalScheduler } from './scheduler.ts';
 import { type SynthesizedApp, synthesize } from './synth.ts';
 import type { CfnTemplate } from './tokens.ts';
-import { localTableName } from './tokens.ts';
+
+export {
+  type ClockLine,
+  groupByTime,
+  type ParsedReplayFile,
+  parseReplayFile,
+  type ReplayLine,
+} from './lifecycle-replay-file.ts';
 
 export interface LifecycleSessionOptions {
   /** The lifecycle: the folder of its `statechart.yaml` under `statemachines/`. */
@@ -84,106 +91,9 @@ export interface QueuedEvent {
   event: EventEnvelope;
 }
 
-/** A line of a replay file that is an event. */
-export interface ReplayLine {
-  line: number;
-  event: LifecycleEvent;
-}
-
-/** A line of a replay file that moves the clock: `{ "clock": "<ISO time>" }`. */
-export interface ClockLine {
-  line: number;
-  clock: string;
-}
-
-/** What a JSON Lines replay file holds: its events, its clock lines, and every non-blank line that is neither. */
-export interface ParsedReplayFile {
-  events: ReplayLine[];
-  /** Events and clock lines in file order. */
-  timeline: (ReplayLine | ClockLine)[];
-  malformed: { line: number; error: string }[];
-  /** Non-blank lines: `timeline.length + malformed.length`. */
-  lines: number;
-}
-
-const ClockLineSchema = z.object({ clock: z.iso.datetime({ offset: true }) }).strict();
-
 const SQS_SEND_MESSAGE_INTEGRATION = 'arn:aws:states:::sqs:sendMessage';
 /** PutEvents takes at most this many entries. */
 const PUT_EVENTS_BATCH = 10;
-
-/**
- * Parse a JSON Lines file of lifecycle events (`{ "id", "<entity key>", "type", "time", "detail"? }`
- * per line, the entity key being the statechart's `entity.key`: `leadId` for the lead lifecycle)
- * and clock lines (`{ "clock": "<ISO time>" }`: the emulated clock moves there, firing the timers
- * due on the way). Blank lines are skipped; any other line that is not such an event (or one
- * EventBridge would refuse, 256 KiB or more) is reported with its (1-based) line number, never dropped silently.
- */
-export function parseReplayFile(text: string, def: LifecycleDefinition): ParsedReplayFile {
-  const parsed: ParsedReplayFile = { events: [], timeline: [], malformed: [], lines: 0 };
-  const lineSchema = z.object({
-    id: z.string().min(1),
-    [def.entity.key]: z.string().min(1),
-    type: z.string().min(1),
-    time: z.iso.datetime({ offset: true }),
-    detail: JsonObjectSchema.optional(),
-  });
-  text.split(/\r?\n/).forEach((raw, i) => {
-    if (!raw.trim()) return;
-    parsed.lines++;
-    const line = i + 1;
-    try {
-      let value: unknown;
-      try {
-        value = JSON.parse(raw);
-      } catch (e) {
-        throw new InvalidInputError(`not JSON: ${(e as Error).message}`);
-      }
-      const tick = ClockLineSchema.safeParse(value);
-      if (tick.success) return void parsed.timeline.push({ line, clock: tick.data.clock });
-      const result = lineSchema.safeParse(value);
-      if (!result.success) {
-        const issue = result.error.issues[0]!;
-        throw new InvalidInputError(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
-      }
-      const { id, type, time, detail } = result.data as {
-        id: string;
-        type: string;
-        time: string;
-        detail?: Record<string, unknown>;
-      };
-      const event: LifecycleEvent = {
-        id,
-        entityId: result.data[def.entity.key] as string,
-        type,
-        time,
-        ...(detail && { detail }),
-      };
-      // The envelope mapping has its own rules (reserved detail keys), and EventBridge its size limit: check them now, not on the bus.
-      const bytes = entrySize(toPutEventsEntry(def, event, 'check', REPLAY_SOURCE));
-      if (bytes >= MAX_PUT_EVENTS_BYTES)
-        throw new InvalidInputError(
-          `the event is ${bytes} bytes as a PutEvents entry; EventBridge takes entries under ${MAX_PUT_EVENTS_BYTES}`,
-        );
-      parsed.events.push({ line, event });
-      parsed.timeline.push({ line, event });
-    } catch (e) {
-      parsed.malformed.push({ line, error: (e as Error).message });
-    }
-  });
-  return parsed;
-}
-
-/** Consecutive events with the same time, in file order: each group may be sent concurrently. */
-export function groupByTime<T extends { event: LifecycleEvent }>(lines: readonly T[]): T[][] {
-  const groups: T[][] = [];
-  for (const line of lines) {
-    const last = groups.at(-1);
-    if (last && Date.parse(last[0]!.event.time) === Date.parse(line.event.time)) last.push(line);
-    else groups.push([line]);
-  }
-  return groups;
-}
 
 const synthesized = new Map<string, SynthesizedApp>();
 
@@ -208,20 +118,36 @@ interface RecordingAdapters {
   followUpChannel: ReturnType<typeof recordingFollowUpChannel>;
 }
 
-interface SessionParts {
-  definition: LifecycleDefinition;
-  runtime: LocalRuntime;
-  bus: LocalEventBus;
-  store: LifecycleStore;
-  tableName: string | undefined;
-  busName: string;
+/** What a session records as it runs. */
+interface Recordings {
   adapters: RecordingAdapters;
   executions: LocalExecution[];
   sentDeadLetters: SentDeadLetter[];
   queuedEvents: QueuedEvent[];
-  ownedDynamo: DynamoDbLocal | undefined;
+}
+
+/** The lifecycle, its stack synthesized for one environment, and the agent config it applies. */
+interface SynthesizedLifecycle {
+  definition: LifecycleDefinition;
+  app: SynthesizedApp;
+  template: CfnTemplate;
+  busName: string;
+  agentConfig: AgentConfig;
+}
+
+/** What runs the lifecycle, as the stack wires it on AWS. */
+interface Wiring {
+  runtime: LocalRuntime;
+  bus: LocalEventBus;
   scheduler: LocalScheduler;
   pipe: LocalPipe;
+}
+
+interface SessionParts {
+  lifecycle: SynthesizedLifecycle;
+  events: EventStore;
+  recorded: Recordings;
+  wiring: Wiring;
 }
 
 /** Options of {@link LifecycleSession.replay}. */
@@ -277,22 +203,22 @@ export class LifecycleSession {
   readonly queuedEvents: QueuedEvent[];
   private readonly ownedDynamo: DynamoDbLocal | undefined;
 
-  private constructor(parts: SessionParts) {
-    this.definition = parts.definition;
-    this.runtime = parts.runtime;
-    this.bus = parts.bus;
-    this.store = parts.store;
-    this.tableName = parts.tableName;
-    this.busName = parts.busName;
-    this.crm = parts.adapters.crm;
-    this.notifier = parts.adapters.notifier;
-    this.followUpChannel = parts.adapters.followUpChannel;
-    this.scheduler = parts.scheduler;
-    this.pipe = parts.pipe;
-    this.executions = parts.executions;
-    this.sentDeadLetters = parts.sentDeadLetters;
-    this.queuedEvents = parts.queuedEvents;
-    this.ownedDynamo = parts.ownedDynamo;
+  private constructor({ lifecycle, events, recorded, wiring }: SessionParts) {
+    this.definition = lifecycle.definition;
+    this.busName = lifecycle.busName;
+    this.store = events.store;
+    this.tableName = events.tableName;
+    this.ownedDynamo = events.ownedDynamo;
+    this.crm = recorded.adapters.crm;
+    this.notifier = recorded.adapters.notifier;
+    this.followUpChannel = recorded.adapters.followUpChannel;
+    this.executions = recorded.executions;
+    this.sentDeadLetters = recorded.sentDeadLetters;
+    this.queuedEvents = recorded.queuedEvents;
+    this.runtime = wiring.runtime;
+    this.bus = wiring.bus;
+    this.scheduler = wiring.scheduler;
+    this.pipe = wiring.pipe;
   }
 
   /**
@@ -300,120 +226,16 @@ export class LifecycleSession {
    * @throws JavaNotFoundError when the store is `dynamodb-local` and Java 17+ is missing.
    */
   static async start(options: LifecycleSessionOptions): Promise<LifecycleSession> {
-    const env = options.env ?? 'dev';
-    const config = await projectEnvironment(env, { allowPlaceholders: true });
-    const definition = loadLifecycle(options.lifecycle);
-    const app = synthLifecycleStack(definition, config);
-    const template = app.templates[lifecycleStackName(definition.name, env)]!;
-    const agent = Object.hasOwn(config.lifecycles, definition.name)
-      ? config.lifecycles[definition.name]!.agent
-      : undefined;
-    const agentConfig = options.agentConfig ?? (agent ? loadAgentConfig(agent, definition.name) : NO_AGENT);
-
-    const memory = options.store === 'memory';
-    const ownedDynamo = memory || options.dynamo ? undefined : await startDynamoDbLocal();
-    const dynamo = memory ? undefined : (options.dynamo ?? ownedDynamo);
-    const tableName = dynamo && tableNameOf(template);
-    let store: LifecycleStore;
-    let stream: StreamSource;
-    try {
-      if (dynamo) {
-        store = await prepareTable(dynamo, template, tableName!);
-        stream = await dynamoDbStreamSource(dynamo.client, dynamo.endpoint, tableName!);
-      } else {
-        const memoryStore = memoryLifecycleStore();
-        store = memoryStore;
-        stream = memoryStreamSource(memoryStore);
-      }
-    } catch (e) {
-      await ownedDynamo?.stop();
-      throw e;
-    }
-
-    const adapters = {
-      crm: recordingCrm(),
-      notifier: recordingNotifier(),
-      followUpChannel: recordingFollowUpChannel(),
+    const lifecycle = await synthesizeLifecycle(options);
+    const events = await openEventStore(options, lifecycle.template);
+    const recorded: Recordings = {
+      adapters: { crm: recordingCrm(), notifier: recordingNotifier(), followUpChannel: recordingFollowUpChannel() },
+      executions: [],
+      sentDeadLetters: [],
+      queuedEvents: [],
     };
-    const executions: LocalExecution[] = [];
-    const sentDeadLetters: SentDeadLetter[] = [];
-    const queuedEvents: QueuedEvent[] = [];
-    const busName = lifecycleBusName(definition.name, env);
-    // The runtime publishes to the bus and the bus delivers to the runtime; no execution starts before both exist.
-    let bus: LocalEventBus | undefined;
-    const putOnBus = async (entries: PutEventsEntry[]) => {
-      const result = await bus!.putEvents(entries);
-      const failed = result.Entries.find((e) => e.ErrorCode);
-      if (failed) throw new LocalServiceError(`the local bus refused an entry: ${failed.ErrorMessage}`);
-      return result;
-    };
-    // What EventBridge Scheduler does when a timer is due: put its delivery on the bus, at the due time.
-    const scheduler = new LocalScheduler({
-      deliver: async (t: TimerRequest) => {
-        await putOnBus([
-          {
-            EventBusName: busName,
-            Source: t.delivery.source,
-            DetailType: t.delivery.detailType,
-            Detail: JSON.stringify({ ...t.delivery.detail, timer: t.stamp }),
-            Time: new Date(t.dueAt),
-          },
-        ]);
-      },
-    });
-    const runtime = await LocalRuntime.create({
-      app,
-      services: {
-        ...(memory && { store }),
-        ...adapters,
-        timers: scheduler,
-        now: scheduler.now,
-        putEvents: async (entries) =>
-          void (await putOnBus(
-            entries.map((e) => ({ ...e, EventBusName: e.EventBusName ?? busName })) as PutEventsEntry[],
-          )),
-      } satisfies LifecycleServices,
-      historyDir: options.historyDir ?? false,
-      ...(dynamo && { dynamo: { endpoint: dynamo.endpoint } }),
-      extraEnv: { AGENT_CONFIG: JSON.stringify(agentConfig) },
-      serviceIntegrations: {
-        [SQS_SEND_MESSAGE_INTEGRATION]: (input: { QueueUrl: string; MessageBody: unknown }) => {
-          sentDeadLetters.push({ queueUrl: input.QueueUrl, body: input.MessageBody });
-          return { MessageId: randomUUID() };
-        },
-      },
-    });
-    bus = new LocalEventBus(template, {
-      // The state machine runs to its end (it dead-letters its own failures); listeners are invoked like Lambda.
-      deliver: async (arn, input, context) => {
-        const service = arn.split(':')[2];
-        if (service === 'states') executions.push(await runtime.startExecution(arn, input));
-        else if (service === 'lambda') await runtime.invokeFunction(arn, input);
-        else if (service === 'sqs')
-          queuedEvents.push({ queueArn: arn, ruleLogicalId: context.ruleLogicalId, event: context.event });
-        else throw new LocalServiceError(`the local lifecycle cannot deliver to ${arn}`);
-      },
-    });
-    const pipe = LocalPipe.fromTemplate(template, {
-      source: stream,
-      invoke: (arn, payload) => runtime.invokeFunction(arn, payload),
-      put: (entries) => bus!.putEvents(entries),
-    });
-    return new LifecycleSession({
-      definition,
-      runtime,
-      bus,
-      store,
-      tableName,
-      busName,
-      adapters,
-      executions,
-      sentDeadLetters,
-      queuedEvents,
-      ownedDynamo,
-      scheduler,
-      pipe,
-    });
+    const wiring = await wire(lifecycle, events, recorded, options.historyDir ?? false);
+    return new LifecycleSession({ lifecycle, events, recorded, wiring });
   }
 
   /**
@@ -539,26 +361,107 @@ export class LifecycleSession {
   }
 }
 
-/** The local name of the stack's (only) table. */
-function tableNameOf(template: CfnTemplate): string {
-  const [tableId, table] = Object.entries(template.Resources ?? {}).find(([, r]) => r.Type === 'AWS::DynamoDB::Table')!;
-  return localTableName(tableId, table);
+/** The lifecycle of `options` and its stack in their environment, with the agent config it applies. */
+async function synthesizeLifecycle(options: LifecycleSessionOptions): Promise<SynthesizedLifecycle> {
+  const env = options.env ?? 'dev';
+  const config = await projectEnvironment(env, { allowPlaceholders: true });
+  const definition = loadLifecycle(options.lifecycle);
+  const app = synthLifecycleStack(definition, config);
+  const agent = Object.hasOwn(config.lifecycles, definition.name)
+    ? config.lifecycles[definition.name]!.agent
+    : undefined;
+  return {
+    definition,
+    app,
+    template: app.templates[lifecycleStackName(definition.name, env)]!,
+    busName: lifecycleBusName(definition.name, env),
+    agentConfig: options.agentConfig ?? (agent ? loadAgentConfig(agent, definition.name) : NO_AGENT),
+  };
 }
 
-/** The stack's table in the emulator (created unless a session on the same emulator already did), as the store. */
-async function prepareTable(dynamo: DynamoDbLocal, template: CfnTemplate, tableName: string): Promise<LifecycleStore> {
-  if (!(await tableExists(dynamo, tableName))) await createTablesFromTemplate(dynamo.client, template);
-  return dynamoLifecycleStore(dynamo.client, tableName);
+/**
+ * The runtime, the bus, the scheduler and the pipe, wired to each other and to what the session records. The
+ * runtime publishes to the bus and the bus delivers to the runtime; no execution starts before both exist.
+ */
+async function wire(
+  lifecycle: SynthesizedLifecycle,
+  events: EventStore,
+  recorded: Recordings,
+  historyDir: string | false,
+): Promise<Wiring> {
+  let bus: LocalEventBus | undefined;
+  const putOnBus = async (entries: PutEventsEntry[]) => {
+    const result = await bus!.putEvents(entries);
+    const failed = result.Entries.find((e) => e.ErrorCode);
+    if (failed) throw new LocalServiceError(`the local bus refused an entry: ${failed.ErrorMessage}`);
+    return result;
+  };
+  const scheduler = timerScheduler(lifecycle.busName, putOnBus);
+  const runtime = await LocalRuntime.create({
+    app: lifecycle.app,
+    services: {
+      // The handlers open the table in DynamoDB Local from their environment; the in-memory store is handed to them.
+      ...(!events.dynamo && { store: events.store }),
+      ...recorded.adapters,
+      timers: scheduler,
+      now: scheduler.now,
+      putEvents: async (entries) =>
+        void (await putOnBus(
+          entries.map((e) => ({ ...e, EventBusName: e.EventBusName ?? lifecycle.busName })) as PutEventsEntry[],
+        )),
+    } satisfies LifecycleServices,
+    historyDir,
+    ...(events.dynamo && { dynamo: { endpoint: events.dynamo.endpoint } }),
+    extraEnv: { AGENT_CONFIG: JSON.stringify(lifecycle.agentConfig) },
+    serviceIntegrations: {
+      [SQS_SEND_MESSAGE_INTEGRATION]: (input: { QueueUrl: string; MessageBody: unknown }) => {
+        recorded.sentDeadLetters.push({ queueUrl: input.QueueUrl, body: input.MessageBody });
+        return { MessageId: randomUUID() };
+      },
+    },
+  });
+  bus = new LocalEventBus(lifecycle.template, { deliver: busTargets(runtime, recorded) });
+  const pipe = LocalPipe.fromTemplate(lifecycle.template, {
+    source: events.stream,
+    invoke: (arn, payload) => runtime.invokeFunction(arn, payload),
+    put: (entries) => bus!.putEvents(entries),
+  });
+  return { runtime, bus, scheduler, pipe };
 }
 
-async function tableExists(dynamo: DynamoDbLocal, TableName: string): Promise<boolean> {
-  try {
-    await dynamo.client.send(new DescribeTableCommand({ TableName }));
-    return true;
-  } catch (e) {
-    if (e instanceof ResourceNotFoundException) return false;
-    throw e;
-  }
+/** What EventBridge Scheduler does when a timer is due: put its delivery on the bus, at the due time. */
+function timerScheduler(
+  busName: string,
+  putOnBus: (entries: PutEventsEntry[]) => Promise<PutEventsResult>,
+): LocalScheduler {
+  return new LocalScheduler({
+    deliver: async (t: TimerRequest) => {
+      await putOnBus([
+        {
+          EventBusName: busName,
+          Source: t.delivery.source,
+          DetailType: t.delivery.detailType,
+          Detail: JSON.stringify({ ...t.delivery.detail, timer: t.stamp }),
+          Time: new Date(t.dueAt),
+        },
+      ]);
+    },
+  });
+}
+
+/**
+ * How the bus delivers to its rules' targets: the state machine runs to its end (it dead-letters its own failures),
+ * listeners are invoked like Lambda, and what goes to a queue is recorded.
+ */
+function busTargets(runtime: LocalRuntime, recorded: Recordings): Deliver {
+  return async (arn, input, context) => {
+    const service = arn.split(':')[2];
+    if (service === 'states') recorded.executions.push(await runtime.startExecution(arn, input));
+    else if (service === 'lambda') await runtime.invokeFunction(arn, input);
+    else if (service === 'sqs')
+      recorded.queuedEvents.push({ queueArn: arn, ruleLogicalId: context.ruleLogicalId, event: context.event });
+    else throw new LocalServiceError(`the local lifecycle cannot deliver to ${arn}`);
+  };
 }
 
 /**

@@ -8,14 +8,13 @@
  * outbox (see run-result.ts). Nothing of any workflow is implemented here.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
 import { EMAIL_INGRESS_ENTRY } from '../cdk/constructs/email-ingress.ts';
 import { ENTRY_METADATA } from '../cdk/metadata.ts';
-import { InvalidInputError, LocalServiceError, MissingCredentialsError } from '../core/errors.ts';
+import { InvalidInputError, LocalServiceError } from '../core/errors.ts';
 import { checkInput, isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
@@ -38,14 +37,18 @@ import { dynamoEmailStore } from '../runtime/triggers/email/store.ts';
 import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { type ForkPoint, forkHistory } from './fork.ts';
 import type { ExecutionRecord } from './history.ts';
+import { type ParsedInput, readInputs } from './input-files.ts';
+import { assertModelAccess, type ModelChoice, modelEnvironment, type OpenAiEndpoint } from './model-choice.ts';
 import { PauseStore, type Resolution } from './pauses.ts';
 import { recordedEmails, recordingPuts } from './recorded-emails.ts';
 import { describeError, executionResult, type PauseSummary, pauseSummary, type RunResult } from './run-result.ts';
 import { type LocalExecution, LocalRuntime, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
 import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
-import { synthProject } from './synth.ts';
-import { resolveTokens } from './tokens.ts';
+import { type SynthesizedApp, synthProject } from './synth.ts';
+import { type CfnTemplate, resolveTokens } from './tokens.ts';
 
+export { expandInputPaths } from './input-files.ts';
+export type { ModelChoice, OpenAiEndpoint } from './model-choice.ts';
 export {
   executionUsage,
   type OutboxMail,
@@ -57,16 +60,6 @@ export {
   type RunToolCall,
   workflowTrail,
 } from './run-result.ts';
-
-export type ModelChoice = 'offline' | 'bedrock' | 'openai';
-
-/** `--model openai`: the OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server, LM Studio, a hosted API). */
-export interface OpenAiEndpoint {
-  readonly baseUrl: string;
-  readonly model: string;
-  /** @default the OPENAI_API_KEY environment variable, when set */
-  readonly apiKey?: string;
-}
 
 export interface WorkflowSessionOptions {
   /** The workflow to run (a folder of `statemachines/`). */
@@ -120,50 +113,6 @@ export interface WorkflowSessionOptions {
   readonly onStart?: (name: string) => void;
 }
 
-/** The input file kinds `run --input` reads: one JSON object per `.json` file, one per line of a `.jsonl` file. */
-const INPUT_EXTENSIONS = ['.json', '.jsonl'];
-
-/**
- * The input files of `--input` / `--email` arguments, in order: a file as given, a directory as
- * every file with one of `extensions` in it (sorted by name).
- * @throws InvalidInputError for a path that does not exist or a folder without such files: nothing
- *   is started when an input is missing.
- */
-export function expandInputPaths(paths: readonly string[], extensions: readonly string[] = INPUT_EXTENSIONS): string[] {
-  return paths.flatMap((path) => {
-    if (!existsSync(path)) throw new InvalidInputError(`input not found: ${path}`);
-    if (!statSync(path).isDirectory()) return [path];
-    const files = readdirSync(path)
-      .filter((name) => extensions.includes(extname(name).toLowerCase()))
-      .sort()
-      .map((name) => join(path, name));
-    if (files.length === 0)
-      throw new InvalidInputError(`no inputs in ${path} (looked for ${extensions.map((e) => `*${e}`).join(', ')})`);
-    return files;
-  });
-}
-
-/**
- * Fail early, with one line, when `--model bedrock` has no credentials or region to call Bedrock
- * with (instead of every step failing into the fallback).
- */
-async function assertBedrockAccess(): Promise<void> {
-  const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-  if (!region)
-    throw new MissingCredentialsError('--model bedrock needs an AWS region: set AWS_REGION (e.g. us-east-1)');
-  const client = new BedrockRuntimeClient({ region });
-  try {
-    await client.config.credentials();
-  } catch (e) {
-    const why = (e as Error).message.split('\n')[0];
-    throw new MissingCredentialsError(
-      `--model bedrock needs AWS credentials (set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY): ${why}`,
-    );
-  } finally {
-    client.destroy();
-  }
-}
-
 /** The manifest's `local.env`: a value that names a file of the workflow folder becomes its path. */
 function manifestLocalEnv(def: WorkflowDefinition): Record<string, string> {
   return Object.fromEntries(
@@ -174,27 +123,72 @@ function manifestLocalEnv(def: WorkflowDefinition): Record<string, string> {
   );
 }
 
-/** The parsed inputs of one `.json` (one object) or `.jsonl` (one object per line) file, with how to name each in results. */
-function readInputs(file: string): { label: string; value?: unknown; problem?: string }[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    return [{ label: file, problem: `unreadable: ${(e as Error).message}` }];
-  }
-  const parse = (source: string, label: string) => {
-    try {
-      return { label, value: JSON.parse(source) as unknown };
-    } catch (e) {
-      return { label, problem: `not JSON: ${(e as Error).message}` };
-    }
-  };
-  if (extname(file).toLowerCase() !== '.jsonl') return [parse(text, file)];
-  return text
-    .split('\n')
-    .map((line, i) => ({ line, label: `${file}:${i + 1}` }))
-    .filter(({ line }) => line.trim())
-    .map(({ line, label }) => parse(line, label));
+/** The workflow's stack as deployed: its template, its tables and the email ingress's environment. */
+interface DeployedStack {
+  template: CfnTemplate;
+  /** Table names by the environment variable the functions read them from. */
+  tables: Record<string, string>;
+  /** The email ingress function's environment; undefined when the stack has none. */
+  ingress: Record<string, string> | undefined;
+}
+
+/** The stack of `def`'s state machine in `app`. @throws LocalServiceError when the app has no such stack. */
+function deployedStack(app: SynthesizedApp, def: WorkflowDefinition, env: string): DeployedStack {
+  const machine = app.stateMachines.find((m) => m.workflowName === def.manifest.name);
+  if (!machine) throw new LocalServiceError(`the ${env} app has no state machine for workflow ${def.manifest.name}`);
+  const template = app.templates[machine.stack]!;
+  const ctx = app.contexts[machine.stack]!;
+  // Every function's environment as deployed: the table variables name the tables, the ingress's configures the local ingress.
+  const environments = Object.values(template.Resources ?? {})
+    .filter((r) => r.Type === 'AWS::Lambda::Function')
+    .map((r) => ({
+      entry: r.Metadata?.[ENTRY_METADATA],
+      variables: resolveTokens<Record<string, string>>(
+        (r.Properties?.Environment as { Variables?: unknown })?.Variables ?? {},
+        template,
+        ctx,
+      ),
+    }));
+  const tables = Object.fromEntries(
+    environments.flatMap((f) => Object.entries(f.variables).filter(([k]) => k.endsWith('_TABLE'))),
+  );
+  const ingress = environments.find((f) => f.entry === EMAIL_INGRESS_ENTRY)?.variables;
+  if (isEmailWorkflow(def) && !ingress)
+    throw new LocalServiceError(`stack ${machine.stack} has no email ingress function (${EMAIL_INGRESS_ENTRY})`);
+  return { template, tables, ingress };
+}
+
+/**
+ * The runtime of a session: the app's functions with the environment they are deployed with, plus the local one
+ * (the model, the outbox, DynamoDB Local, the manifest's and the caller's `local.env`).
+ */
+function sessionRuntime(
+  app: SynthesizedApp,
+  def: WorkflowDefinition,
+  options: WorkflowSessionOptions,
+  local: { model: ModelChoice; outboxFile: string; dynamo: DynamoDbLocal },
+): Promise<LocalRuntime> {
+  const { model, outboxFile, dynamo } = local;
+  return LocalRuntime.create({
+    app,
+    services: options.services,
+    handlerOverrides: options.handlerOverrides,
+    historyDir: options.historyDir,
+    ...(options.pausesDir !== undefined && { pausesDir: options.pausesDir }),
+    retryDelayMs: options.retryDelayMs,
+    faults: options.faults,
+    // The runtime gives functions dummy credentials when it knows the DynamoDB endpoint; Bedrock needs the real ones.
+    ...(model !== 'bedrock' && { dynamo: { endpoint: dynamo.endpoint } }),
+    extraEnv: {
+      MODEL_PROVIDER: model,
+      OUTBOX_FILE: outboxFile,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      ...manifestLocalEnv(def),
+      ...options.localEnv,
+      ...modelEnvironment(model, options.openai),
+      ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
+    },
+  });
 }
 
 /** The Message-ID of a parsed mail; `null` when it has none or could not be parsed. */
@@ -280,69 +274,16 @@ export class WorkflowSession {
     const env = options.env ?? 'dev';
     const model = options.model ?? 'offline';
     const def = loadWorkflow(options.workflow);
-    if (model === 'bedrock') await assertBedrockAccess();
-    if (model === 'openai' && !options.openai)
-      throw new InvalidInputError(
-        '--model openai needs the endpoint: --openai-base-url URL --openai-model NAME (or OPENAI_BASE_URL and OPENAI_MODEL)',
-      );
-    const apiKey = options.openai?.apiKey ?? process.env.OPENAI_API_KEY;
-
+    await assertModelAccess(model, options.openai);
     const app = await synthProject(env);
-    const machine = app.stateMachines.find((m) => m.workflowName === def.manifest.name);
-    if (!machine) throw new LocalServiceError(`the ${env} app has no state machine for workflow ${def.manifest.name}`);
-    const template = app.templates[machine.stack]!;
-    const ctx = app.contexts[machine.stack]!;
-    // Every function's environment as deployed: the table variables name the tables, the ingress's configures the local ingress.
-    const environments = Object.values(template.Resources ?? {})
-      .filter((r) => r.Type === 'AWS::Lambda::Function')
-      .map((r) => ({
-        entry: r.Metadata?.[ENTRY_METADATA],
-        variables: resolveTokens<Record<string, string>>(
-          (r.Properties?.Environment as { Variables?: unknown })?.Variables ?? {},
-          template,
-          ctx,
-        ),
-      }));
-    const tables = Object.fromEntries(
-      environments.flatMap((f) => Object.entries(f.variables).filter(([k]) => k.endsWith('_TABLE'))),
-    );
-    const ingress = environments.find((f) => f.entry === EMAIL_INGRESS_ENTRY)?.variables;
-    if (isEmailWorkflow(def) && !ingress)
-      throw new LocalServiceError(`stack ${machine.stack} has no email ingress function (${EMAIL_INGRESS_ENTRY})`);
-
+    const { template, tables, ingress } = deployedStack(app, def, env);
     const tempDir = options.outboxFile ? undefined : mkdtempSync(join(tmpdir(), 'stepwise-session-'));
     const outboxFile = options.outboxFile ?? join(tempDir!, 'outbox.jsonl');
     let dynamo: DynamoDbLocal | undefined;
     try {
       dynamo = await startDynamoDbLocal();
       await createTablesFromTemplate(dynamo.client, template);
-      const runtime = await LocalRuntime.create({
-        app,
-        services: options.services,
-        handlerOverrides: options.handlerOverrides,
-        historyDir: options.historyDir,
-        ...(options.pausesDir !== undefined && { pausesDir: options.pausesDir }),
-        retryDelayMs: options.retryDelayMs,
-        faults: options.faults,
-        // The runtime gives functions dummy credentials when it knows the DynamoDB endpoint; Bedrock needs the real ones.
-        ...(model !== 'bedrock' && { dynamo: { endpoint: dynamo.endpoint } }),
-        extraEnv: {
-          MODEL_PROVIDER: model,
-          OUTBOX_FILE: outboxFile,
-          AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-          ...manifestLocalEnv(def),
-          ...options.localEnv,
-          ...(model === 'bedrock'
-            ? { AWS_REGION: (process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION)! }
-            : { EMBEDDINGS_PROVIDER: 'lexical' }),
-          ...(model === 'openai' && {
-            OPENAI_BASE_URL: options.openai!.baseUrl,
-            OPENAI_MODEL: options.openai!.model,
-            ...(apiKey && { OPENAI_API_KEY: apiKey }),
-          }),
-          ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
-        },
-      });
+      const runtime = await sessionRuntime(app, def, options, { model, outboxFile, dynamo });
       const emailsDir = options.emailsDir ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.emails);
       const { email } = await projectEnvironment(env, { allowPlaceholders: true });
       return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, {
@@ -398,10 +339,7 @@ export class WorkflowSession {
     return this.runParsed({ label, value: input }, name);
   }
 
-  private async runParsed(
-    { label, value, problem }: { label: string; value?: unknown; problem?: string },
-    name: string = randomUUID(),
-  ): Promise<RunResult> {
+  private async runParsed({ label, value, problem }: ParsedInput, name: string = randomUUID()): Promise<RunResult> {
     const none = { executionName: null, steps: [], toolCalls: [], outbox: [] };
     if (problem) return { file: label, status: 'REJECTED', reason: problem, ...none };
     if (isEmailWorkflow(this.workflow)) {
