@@ -381,13 +381,8 @@ function stepTask(
   return task;
 }
 
-/** Compile the step graph into states under `scope`; returns the start state. */
-function compileStates(
-  scope: Construct,
-  workflow: WorkflowDefinition,
-  functions: Record<string, StepwiseFunction>,
-): sfn.IChainable {
-  const { manifest } = workflow;
+/** The states an execution ends in: success, and the three ways the fallback itself can fail. */
+function terminalStates(scope: Construct, manifest: WorkflowDefinition['manifest']) {
   const done = new sfn.Succeed(scope, TERMINAL_STATES.done, {
     comment: 'The workflow finished: a step routed to DONE.',
   });
@@ -404,6 +399,32 @@ function compileStates(
     TERMINAL_STATES.routeRejected,
     `The fallback ${manifest.fallback} chose a route it does not declare: the execution fails.`,
   );
+  return { done, maxStepsExceeded, fallbackFailed, routeRejected };
+}
+
+/**
+ * A tripped breaker still ends in the fallback's hand-off (the customer is answered), with the reason in $.error;
+ * only a fallback that itself routes on past the limit ends in MaxStepsExceeded.
+ */
+function maxStepsHandoff(scope: Construct, manifest: WorkflowDefinition['manifest'], fallback: sfn.IChainable) {
+  return new sfn.Pass(scope, MAX_STEPS_HANDOFF, {
+    comment: `Circuit breaker: ${manifest.maxSteps} steps ran (maxSteps) without finishing; the reason goes to $.error and the fallback ${manifest.fallback} hands the case over.`,
+    result: sfn.Result.fromObject({
+      Error: TERMINAL_STATES.maxStepsExceeded,
+      Cause: `the workflow ran ${manifest.maxSteps} steps (maxSteps) without finishing`,
+    }),
+    resultPath: '$.error',
+  }).next(fallback);
+}
+
+/** Compile the step graph into states under `scope`; returns the start state. */
+function compileStates(
+  scope: Construct,
+  workflow: WorkflowDefinition,
+  functions: Record<string, StepwiseFunction>,
+): sfn.IChainable {
+  const { manifest } = workflow;
+  const { done, maxStepsExceeded, fallbackFailed, routeRejected } = terminalStates(scope, manifest);
 
   const taskOf = new Map(
     workflow.steps.map((step) => [step.name, stepTask(scope, step, functions[step.name]!, workflow)]),
@@ -416,16 +437,7 @@ function compileStates(
     sfn.Condition.not(sfn.Condition.stringEquals('$.result.next', DONE)),
   );
 
-  // A tripped breaker still ends in the fallback's hand-off (the customer is answered), with the reason
-  // in $.error; only a fallback that itself routes on past the limit ends in MaxStepsExceeded.
-  const maxStepsHandoff = new sfn.Pass(scope, MAX_STEPS_HANDOFF, {
-    comment: `Circuit breaker: ${manifest.maxSteps} steps ran (maxSteps) without finishing; the reason goes to $.error and the fallback ${manifest.fallback} hands the case over.`,
-    result: sfn.Result.fromObject({
-      Error: TERMINAL_STATES.maxStepsExceeded,
-      Cause: `the workflow ran ${manifest.maxSteps} steps (maxSteps) without finishing`,
-    }),
-    resultPath: '$.error',
-  }).next(fallback);
+  const handoff = maxStepsHandoff(scope, manifest, fallback);
 
   // A route into a step goes through its counter checks and its consensus sampling, when it has them.
   const gates = new CounterGates(scope, manifest, (name) => task(name));
@@ -450,7 +462,7 @@ function compileStates(
     task(step.name).addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' });
     const route = new sfn.Choice(scope, routeStateName(step.name), {
       comment: routeComment(step, manifest, isFallback),
-    }).when(circuitBreaker, isFallback ? maxStepsExceeded : maxStepsHandoff);
+    }).when(circuitBreaker, isFallback ? maxStepsExceeded : handoff);
     for (const edge of step.next) {
       route.when(sfn.Condition.stringEquals('$.result.next', edge), edge === DONE ? done : entryOf(edge));
     }

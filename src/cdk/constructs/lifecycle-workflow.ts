@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -66,6 +66,43 @@ export interface LifecycleWorkflowProps {
   readonly maxConflictRetries?: number;
   /** Notified when the failed-executions alarm fires. @default the alarm notifies nobody */
   readonly alarmTopic?: sns.ITopic;
+}
+
+/** Where an execution ends, and the Catch that sends whatever a Task fails with to the dead letter. */
+interface LifecycleEnds {
+  readonly done: sfn.Succeed;
+  readonly duplicate: sfn.Succeed;
+  readonly deadLetter: sfn.Chain;
+  readonly catchAll: <T extends sfn.TaskStateBase>(task: T) => T;
+}
+
+/** `Done`, `Duplicate`, and `Dead letter` (SQS, with the reason) → `Event not applied`. */
+function lifecycleEnds(scope: Construct, props: LifecycleWorkflowProps): LifecycleEnds {
+  const S = LIFECYCLE_STATES;
+  const done = new sfn.Succeed(scope, S.done, {
+    comment: 'The event is applied: logged, and the snapshot (with any state change for the outbox) written.',
+  });
+  const duplicate = new sfn.Succeed(scope, S.duplicate, {
+    comment: `The event id is already in the ${props.lifecycle.entity.name}'s log: nothing was applied.`,
+  });
+  const deadLetter = new tasks.SqsSendMessage(scope, S.deadLetter, {
+    comment:
+      'Sends the execution state, the event and the error that stopped it, to the incoming dead-letter queue (its alarm fires).',
+    queue: props.deadLetterQueue,
+    messageBody: sfn.TaskInput.fromJsonPathAt('$'),
+    resultPath: sfn.JsonPath.DISCARD,
+  }).next(
+    new sfn.Fail(scope, S.failed, {
+      comment: 'The event was not applied; it is in the dead-letter queue with its reason.',
+      error: 'EventNotApplied',
+      cause: 'The event was not applied; the execution state is in the dead-letter queue.',
+    }),
+  );
+  const catchAll = <T extends sfn.TaskStateBase>(task: T): T => {
+    task.addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    return task;
+  };
+  return { done, duplicate, deadLetter, catchAll };
 }
 
 /**
@@ -159,47 +196,42 @@ export class LifecycleWorkflow extends Construct {
   }
 
   private compile(scope: Construct, props: LifecycleWorkflowProps): sfn.IChainable {
-    const { lifecycle: def } = props;
-    const S = LIFECYCLE_STATES;
-    const entity = def.entity.name;
-    const maxRetries = props.maxConflictRetries ?? 10;
-    const done = new sfn.Succeed(scope, S.done, {
-      comment: 'The event is applied: logged, and the snapshot (with any state change for the outbox) written.',
-    });
-    const duplicate = new sfn.Succeed(scope, S.duplicate, {
-      comment: `The event id is already in the ${entity}'s log: nothing was applied.`,
-    });
-    const deadLetter = new tasks.SqsSendMessage(scope, S.deadLetter, {
-      comment:
-        'Sends the execution state, the event and the error that stopped it, to the incoming dead-letter queue (its alarm fires).',
-      queue: props.deadLetterQueue,
-      messageBody: sfn.TaskInput.fromJsonPathAt('$'),
-      resultPath: sfn.JsonPath.DISCARD,
-    }).next(
-      new sfn.Fail(scope, S.failed, {
-        comment: 'The event was not applied; it is in the dead-letter queue with its reason.',
-        error: 'EventNotApplied',
-        cause: 'The event was not applied; the execution state is in the dead-letter queue.',
-      }),
-    );
-    const catchAll = <T extends sfn.TaskStateBase>(task: T): T => {
-      task.addCatch(deadLetter, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
-      return task;
-    };
+    const ends = lifecycleEnds(scope, props);
+    const load = this.loadTask(scope, props.lifecycle, ends);
+    const persist = this.persistStates(scope, props, load, ends);
+    return load.next(this.routeEvent(scope, props.lifecycle, persist, ends));
+  }
 
-    // No Parameters: on the first pass the Task's input is the execution input exactly, so an event that started the
-    // execution fits.
+  /**
+   * `Load <entity>`. No Parameters: on the first pass the Task's input is the execution input exactly, so an event that
+   * started the execution fits.
+   */
+  private loadTask(
+    scope: Construct,
+    def: LifecycleDefinition,
+    { deadLetter, catchAll }: LifecycleEnds,
+  ): tasks.LambdaInvoke {
     const load = new tasks.LambdaInvoke(scope, loadStateName(def), {
-      comment: `Reads the ${entity}'s snapshot and whether the event id is already in its log. Refuses an event over ${Math.floor(MAX_EVENT_BYTES / 1024)} KiB or without detail.${def.entity.key}.`,
+      comment: `Reads the ${def.entity.name}'s snapshot and whether the event id is already in its log. Refuses an event over ${Math.floor(MAX_EVENT_BYTES / 1024)} KiB or without detail.${def.entity.key}.`,
       lambdaFunction: this.functions.load,
       payloadResponseOnly: true,
       resultPath: '$.loaded',
     });
     // The refusal replaces the oversize detail, so the state that reaches the dead letter is small.
     load.addCatch(deadLetter, { errors: [EventTooLargeError.name], resultPath: '$.detail' });
-    catchAll(load);
+    return catchAll(load);
+  }
 
-    const persist = new tasks.LambdaInvoke(scope, S.persist, {
+  /** `Persist`, with its retry after a version conflict (back to `load`) and the `After persist` Choice. */
+  private persistStates(
+    scope: Construct,
+    props: LifecycleWorkflowProps,
+    load: sfn.IChainable,
+    ends: LifecycleEnds,
+  ): tasks.LambdaInvoke {
+    const entity = props.lifecycle.entity.name;
+    const maxRetries = props.maxConflictRetries ?? 10;
+    const persist = new tasks.LambdaInvoke(scope, LIFECYCLE_STATES.persist, {
       comment: `Appends the events and the new snapshot, and the state change for the outbox, in one write conditioned on the ${entity}'s event count.`,
       lambdaFunction: this.functions.persist,
       payloadResponseOnly: true,
@@ -215,43 +247,53 @@ export class LifecycleWorkflow extends Construct {
     });
     // Someone else appended first: read again and re-apply, a bounded number of times.
     persist.addCatch(
-      new sfn.Choice(scope, S.retryConflict, {
+      new sfn.Choice(scope, LIFECYCLE_STATES.retryConflict, {
         comment: `Another event of this ${entity} was written first: read it again (at most ${maxRetries} times), else dead-letter.`,
       })
         .when(sfn.Condition.numberLessThan('$.loaded.attempt', maxRetries), load)
-        .otherwise(deadLetter),
+        .otherwise(ends.deadLetter),
       { errors: [VersionConflictError.name], resultPath: '$.error' },
     );
-    catchAll(persist);
+    ends.catchAll(persist);
 
     // No publish here: Persist writes the change to the outbox in the same transaction, and the
     // table's stream publishes it, so a change can never be committed and lost.
     persist.next(
-      new sfn.Choice(scope, S.afterPersist, {
+      new sfn.Choice(scope, LIFECYCLE_STATES.afterPersist, {
         comment: 'A redelivery that raced the first delivery past the load ends as a duplicate; anything else is done.',
       })
-        .when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), duplicate)
-        .otherwise(done),
+        .when(sfn.Condition.stringEquals('$.persisted.status', 'DUPLICATE'), ends.duplicate)
+        .otherwise(ends.done),
     );
+    return persist;
+  }
 
+  /** `Route event`: a duplicate ends; every event type to its transition Task, an unknown type to `Unknown event`. */
+  private routeEvent(
+    scope: Construct,
+    def: LifecycleDefinition,
+    persist: sfn.IChainable,
+    ends: LifecycleEnds,
+  ): sfn.Choice {
+    const S = LIFECYCLE_STATES;
     const route = new sfn.Choice(scope, S.route, {
       comment: `A duplicate ends here; every other event goes to the Task of its type, and a type ${def.name} does not know to "${S.unknown}".`,
-    }).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), duplicate);
+    }).when(sfn.Condition.booleanEquals('$.loaded.duplicate', true), ends.duplicate);
     for (const type of def.events)
       route.when(
         sfn.Condition.stringEquals('$.loaded.event.type', type),
-        this.transitionTask(scope, type, `Applies ${type}: ${describeTransitions(def, type)}.`, catchAll).next(persist),
+        this.transitionTask(scope, type, `Applies ${type}: ${describeTransitions(def, type)}.`, ends.catchAll).next(
+          persist,
+        ),
       );
-    route.otherwise(
+    return route.otherwise(
       this.transitionTask(
         scope,
         S.unknown,
         `Logs an event of a type ${def.name} does not know, with a refusal.`,
-        catchAll,
+        ends.catchAll,
       ).next(persist),
     );
-
-    return load.next(route);
   }
 
   /** A Task that applies the event with the transition function; its name is the route, checked by the handler. */
@@ -259,7 +301,7 @@ export class LifecycleWorkflow extends Construct {
     scope: Construct,
     name: string,
     comment: string,
-    catchAll: <T extends sfn.TaskStateBase>(task: T) => T,
+    catchAll: LifecycleEnds['catchAll'],
   ): tasks.LambdaInvoke {
     return catchAll(
       new tasks.LambdaInvoke(scope, name, {

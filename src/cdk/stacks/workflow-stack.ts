@@ -1,16 +1,16 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { StepDefinition } from '../../definitions/workflow/schema.ts';
+import type { Manifest, StepDefinition } from '../../definitions/workflow/schema.ts';
 import { type EnvConfig, emailSettings } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import { AgentWorkflow } from '../constructs/agent-workflow.ts';
+import { ALARM_PERIOD, countAlarm } from '../constructs/alarms.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 import { SinglePromptAgent } from '../constructs/single-prompt.ts';
@@ -32,6 +32,9 @@ export const workflowStackName = (workflow: string, env: string): string => `Ste
 export const tableEnvName = (table: string): string => `${table.replace(/[-\s]/g, '_').toUpperCase()}_TABLE`;
 /** A tool bus's environment variable: `orders` → `ORDERS_BUS`. */
 export const busEnvName = (bus: string): string => `${bus.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_BUS`;
+
+/** A manifest trigger of type `eventbridge`: a rule on its bus. */
+type EventBridgeTrigger = Extract<Manifest['triggers'][number], { type: 'eventbridge' }>;
 
 export interface WorkflowStackProps extends StackProps {
   readonly config: EnvConfig;
@@ -115,56 +118,59 @@ export class WorkflowStack extends Stack {
         alarmTopic: this.alarmTopic,
       });
     }
-    this.rules = triggers.flatMap((trigger, i) => {
-      if (trigger.type !== 'eventbridge') return [];
-      const bus =
-        trigger.bus === 'default'
-          ? events.EventBus.fromEventBusName(this, `Bus${i}`, 'default')
-          : events.EventBus.fromEventBusName(this, `Bus${i}`, trigger.bus);
-      const deadLetterQueue = new sqs.Queue(this, `Trigger${i}DeadLetters`, {
-        encryption: sqs.QueueEncryption.SQS_MANAGED,
-        enforceSSL: true,
-        retentionPeriod: Duration.days(14),
-      });
-      Validations.of(deadLetterQueue).acknowledge({
-        id: 'AwsSolutions-SQS3',
-        reason:
-          'This queue is itself the dead-letter queue of the trigger rule: events EventBridge could not start an execution for.',
-      });
-      const alarm = new cloudwatch.Alarm(this, `Trigger${i}DeadLettersAlarm`, {
-        metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(5),
-          statistic: 'Maximum',
-        }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: `${manifest.name} (${config.name}): events matched trigger ${i} but could not start an execution: see ${deadLetterQueue.node.path}.`,
-      });
-      if (this.alarmTopic) alarm.addAlarmAction(new SnsAction(this.alarmTopic));
-      const rule = new events.Rule(this, `Trigger${i}`, {
-        eventBus: bus,
-        eventPattern: trigger.pattern as events.EventPattern,
-        description: `Starts ${manifest.name} with the event's detail as input`,
-      });
-      rule.addTarget(
-        new targets.SfnStateMachine(stateMachine, {
-          input: events.RuleTargetInput.fromEventPath('$.detail'),
-          deadLetterQueue,
-        }),
-      );
-      return [rule];
+    this.rules = triggers.flatMap((trigger, i) =>
+      trigger.type === 'eventbridge' ? [this.triggerRule(trigger, i, manifest.name)] : [],
+    );
+    this.addOutputs(manifest.name);
+  }
+
+  /**
+   * The rule of `eventbridge` trigger `i`: matching events start an execution with their detail as input; those it
+   * could not start go to the trigger's dead-letter queue, whose depth alarms.
+   */
+  private triggerRule(trigger: EventBridgeTrigger, i: number, workflowName: string): events.Rule {
+    const bus = events.EventBus.fromEventBusName(this, `Bus${i}`, trigger.bus);
+    const deadLetterQueue = new sqs.Queue(this, `Trigger${i}DeadLetters`, {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
     });
+    Validations.of(deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter queue of the trigger rule: events EventBridge could not start an execution for.',
+    });
+    countAlarm(this, `Trigger${i}DeadLettersAlarm`, {
+      metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
+      threshold: 1,
+      description: `${workflowName} (${this.config.name}): events matched trigger ${i} but could not start an execution: see ${deadLetterQueue.node.path}.`,
+      topic: this.alarmTopic,
+    });
+    const rule = new events.Rule(this, `Trigger${i}`, {
+      eventBus: bus,
+      eventPattern: trigger.pattern as events.EventPattern,
+      description: `Starts ${workflowName} with the event's detail as input`,
+    });
+    rule.addTarget(
+      new targets.SfnStateMachine(this.workflow.stateMachine, {
+        input: events.RuleTargetInput.fromEventPath('$.detail'),
+        deadLetterQueue,
+      }),
+    );
+    return rule;
+  }
+
+  /** The state machine's ARN, and the resume policy's when a step pauses: what callers outside the stack need. */
+  private addOutputs(workflowName: string): void {
     if (this.workflow.resumePolicy) {
       new CfnOutput(this, 'ResumeCheckpointsPolicyArn', {
-        description: `${manifest.name}: attach to whoever resumes checkpoints (aws stepfunctions send-task-success --task-token ...)`,
+        description: `${workflowName}: attach to whoever resumes checkpoints (aws stepfunctions send-task-success --task-token ...)`,
         value: this.workflow.resumePolicy.managedPolicyArn,
       });
     }
     new CfnOutput(this, 'StateMachineArn', {
-      description: `${manifest.name}: aws stepfunctions start-execution --state-machine-arn <this> --input file://input.json`,
-      value: stateMachine.stateMachineArn,
+      description: `${workflowName}: aws stepfunctions start-execution --state-machine-arn <this> --input file://input.json`,
+      value: this.workflow.stateMachine.stateMachineArn,
     });
   }
 

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
+import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import type { ExecutionDiff } from '../../local/fork.ts';
+import type { ExecutionRecord } from '../../local/history.ts';
+import type { ReplayOptions, ReplayResult } from '../../local/replay.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import {
@@ -87,83 +91,91 @@ export function register(program: Command): void {
     'stepwise replay EXECUTION --from 0 --print-state',
     'stepwise replay EXECUTION --from 0 --json',
   ]);
-  command.action(
-    action(async (execution: string, flags: ReplayFlags) => {
-      const { readStoredExecution } = await import('../../local/history.ts');
-      const {
-        editableStepInput,
-        forkPoint,
-        forkPoints,
-        recordedToolResults,
-        stepInputFor,
-        diffExecutions,
-        ToolPinsSchema,
-      } = await import('../../local/fork.ts');
-      const { replay } = await import('../../local/replay.ts');
-      const { loadWorkflow } = await import('../../definitions/workflow/loader.ts');
-      const parent = readStoredExecution(execution);
-      if (!parent.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
-      const def = loadWorkflow(parent.workflow);
-      if (flags.printState) {
-        const { synthProject } = await import('../../local/synth.ts');
-        const definition = (await synthProject()).stateMachines.find(
-          (m) => m.workflowName === def.manifest.name,
-        )!.definition;
-        const point = forkPoint(forkPoints(parent, def), flags.from);
-        const stepInput = editableStepInput(
-          definition,
-          point.step,
-          await stepInputFor(definition, point.step, point.state, { id: parent.executionArn, name: parent.name }),
-        );
-        return printJson({
-          step: point.step,
-          index: point.index,
-          stepInput,
-          toolResults: { [point.step]: recordedToolResults(parent, def, point) },
-        });
-      }
-      // The whole --print-state output is accepted as it was printed, as well as its stepInput / toolResults alone.
-      const stepInput =
-        flags.state === undefined ? undefined : printedPart(jsonFile('--state', flags.state), 'stepInput');
-      if (stepInput !== undefined && (typeof stepInput !== 'object' || stepInput === null || Array.isArray(stepInput)))
-        throw new InvalidInputError(`--state ${flags.state}: the step input must be a JSON object`);
-      const pins =
-        flags.tools === undefined
-          ? undefined
-          : ToolPinsSchema.safeParse(printedPart(jsonFile('--tools', flags.tools), 'toolResults'));
-      if (pins && !pins.success)
-        throw new InvalidInputError(
-          `--tools ${flags.tools}: ${pins.error.issues[0]!.path.join('.') || '(root)'}: ${pins.error.issues[0]!.message}`,
-        );
-      const ran = await withCleanStdout(() =>
-        replay({
-          parent,
-          from: flags.from,
-          ...(stepInput !== undefined && { stepInput: stepInput as Record<string, unknown> }),
-          ...(pins && { toolResults: pins.data }),
-          prompts: prompts(flags.prompt),
-          model: flags.model,
-          logLevel: logLevelFor(flags),
-        }),
-      );
-      const diff = ran.fork.executionName
-        ? diffExecutions(parent, readStoredExecution(ran.fork.executionName), def)
-        : undefined;
-      if (flags.json)
-        printJson({ fork: ran.fork, parent: ran.parent, from: { index: ran.from.index, step: ran.from.step }, diff });
-      else {
-        const path = (p: string[]) => p.join(' → ');
-        const diverged =
-          diff?.divergesAt == null ? 'the same path as its parent' : `a new path from step ${diff.divergesAt + 1}`;
-        process.stdout.write(formatResults([ran.fork]));
-        if (diff)
-          process.stdout.write(
-            `forked from ${ran.parent} at ${ran.from.step}: ${diverged}\n  parent: ${path(diff.a.path)}\n  fork:   ${path(diff.b.path)}\n`,
-          );
-      }
-      process.exitCode = runExitCode([ran.fork]);
+  command.action(action(replayCommand));
+}
+
+/** Fork the execution and print how the fork differs from it; with --print-state, print the fork point instead. */
+async function replayCommand(execution: string, flags: ReplayFlags): Promise<void> {
+  const { readStoredExecution } = await import('../../local/history.ts');
+  const { diffExecutions } = await import('../../local/fork.ts');
+  const { replay } = await import('../../local/replay.ts');
+  const { loadWorkflow } = await import('../../definitions/workflow/loader.ts');
+  const parent = readStoredExecution(execution);
+  if (!parent.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
+  const def = loadWorkflow(parent.workflow);
+  if (flags.printState) return printForkPoint(parent, def, flags.from);
+  const edits = await readEdits(flags);
+  const ran = await withCleanStdout(() =>
+    replay({
+      parent,
+      from: flags.from,
+      ...edits,
+      prompts: prompts(flags.prompt),
+      model: flags.model,
+      logLevel: logLevelFor(flags),
     }),
   );
+  const diff = ran.fork.executionName
+    ? diffExecutions(parent, readStoredExecution(ran.fork.executionName), def)
+    : undefined;
+  if (flags.json)
+    printJson({ fork: ran.fork, parent: ran.parent, from: { index: ran.from.index, step: ran.from.step }, diff });
+  else printFork(ran, diff);
+  process.exitCode = runExitCode([ran.fork]);
+}
+
+/** `--print-state`: the step input at the fork point, as the step would get it, and the tool results it recorded. */
+async function printForkPoint(parent: ExecutionRecord, def: WorkflowDefinition, from: string): Promise<void> {
+  const { editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor } = await import(
+    '../../local/fork.ts'
+  );
+  const { synthProject } = await import('../../local/synth.ts');
+  const definition = (await synthProject()).stateMachines.find((m) => m.workflowName === def.manifest.name)!.definition;
+  const point = forkPoint(forkPoints(parent, def), from);
+  const stepInput = editableStepInput(
+    definition,
+    point.step,
+    await stepInputFor(definition, point.step, point.state, { id: parent.executionArn, name: parent.name }),
+  );
+  printJson({
+    step: point.step,
+    index: point.index,
+    stepInput,
+    toolResults: { [point.step]: recordedToolResults(parent, def, point) },
+  });
+}
+
+/** The edited step input (--state) and the pinned tool results (--tools), each checked. */
+async function readEdits(flags: ReplayFlags): Promise<Pick<ReplayOptions, 'stepInput' | 'toolResults'>> {
+  const { ToolPinsSchema } = await import('../../local/fork.ts');
+  // The whole --print-state output is accepted as it was printed, as well as its stepInput / toolResults alone.
+  const stepInput = flags.state === undefined ? undefined : printedPart(jsonFile('--state', flags.state), 'stepInput');
+  if (stepInput !== undefined && (typeof stepInput !== 'object' || stepInput === null || Array.isArray(stepInput)))
+    throw new InvalidInputError(`--state ${flags.state}: the step input must be a JSON object`);
+  const pins =
+    flags.tools === undefined
+      ? undefined
+      : ToolPinsSchema.safeParse(printedPart(jsonFile('--tools', flags.tools), 'toolResults'));
+  if (pins && !pins.success)
+    throw new InvalidInputError(
+      `--tools ${flags.tools}: ${pins.error.issues[0]!.path.join('.') || '(root)'}: ${pins.error.issues[0]!.message}`,
+    );
+  return {
+    ...(stepInput !== undefined && { stepInput: stepInput as Record<string, unknown> }),
+    ...(pins && { toolResults: pins.data }),
+  };
+}
+
+/** The fork's result, and where its path leaves its parent's. */
+function printFork(ran: ReplayResult, diff: ExecutionDiff | undefined): void {
+  const path = (p: string[]) => p.join(' → ');
+  const diverged =
+    diff?.divergesAt == null ? 'the same path as its parent' : `a new path from step ${diff.divergesAt + 1}`;
+  process.stdout.write(formatResults([ran.fork]));
+  if (diff)
+    process.stdout.write(
+      `forked from ${ran.parent} at ${ran.from.step}: ${diverged}\n  parent: ${path(diff.a.path)}\n  fork:   ${path(diff.b.path)}\n`,
+    );
 }
 
 /** `part` of a file holding the whole `--print-state` output (it has `step` and `part`), else the file as it is. */

@@ -78,14 +78,14 @@ export async function loadAssets(): Promise<{ assets: Assets; prebuilt: boolean 
 
 /** The page: the bundle, and the per-process token the UI sends with every change (cross-site pages cannot read it). */
 export function indexHtml(token: string, project: string): string {
-  const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="stepwise-token" content="${escape(token)}">
-<title>Stepwise Studio · ${escape(project)}</title>
+<meta name="stepwise-token" content="${escapeHtml(token)}">
+<title>Stepwise Studio · ${escapeHtml(project)}</title>
 <link rel="stylesheet" href="/assets/studio.css">
 <script type="module" src="/assets/studio.js"></script>
 </head>

@@ -9,7 +9,7 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { Graph, layout } from '@dagrejs/dagre';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { MAX_STEPS_HANDOFF } from '../../cdk/constructs/agent-workflow.ts';
-import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { modelCost, type Prices } from '../../evals/cost.ts';
 import { type ExecutionRecord, stateTransitions, stepTrail } from '../../local/history.ts';
 import type { StepStats, WorkflowStats } from '../../local/step-stats.ts';
@@ -145,36 +145,80 @@ export function graphLayout(
   g.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 44, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));
   const states = definition.States as Record<string, AslState>;
-  const nodes = new Map<string, Omit<GraphNode, 'x' | 'y'>>();
+  const nodes = new Map<string, UnplacedNode>();
   for (const [id, state] of Object.entries(states)) {
-    const step = steps.get(id);
-    const kind: GraphNode['kind'] = step
-      ? step.kind
-      : state.Type === 'Task'
-        ? /waitForTaskToken/.test(state.Resource ?? '')
-          ? 'pause'
-          : 'task'
-        : (KIND[state.Type] ?? 'task');
-    const inner = state.Type === 'Map' ? Object.keys((state.ItemProcessor ?? state.Iterator)?.States ?? {}) : undefined;
-    // Wide enough for the whole name at 12 px (about 7 px a character).
-    const width = Math.max(step ? 190 : kind === 'choice' ? 150 : 160, Math.ceil(id.length * 7.2) + 24);
-    // Steps keep room for their figures whether there are any yet: the layout does not depend on them.
-    const height = step ? 62 : 34;
-    const owner = ownerStep(id, names);
-    nodes.set(id, {
-      id,
-      kind,
-      label: id,
-      ...(owner && { step: owner }),
-      ...(state.Comment && { comment: state.Comment }),
-      ...(id === def.manifest.entry && { role: 'entry' as const }),
-      ...(id === def.manifest.fallback && { role: 'fallback' as const }),
-      ...(inner && { inner }),
-      width,
-      height,
-    });
-    g.setNode(id, { width, height });
+    const node = graphNode(id, state, def, steps, names);
+    nodes.set(id, node);
+    g.setNode(id, { width: node.width, height: node.height });
   }
+  const edges = drawnEdges(states, names, nodes);
+  edges.forEach((e, i) => g.setEdge(e.from, e.to, { weight: e.kind === 'default' ? 1 : 2, minlen: 1 }, String(i)));
+  layout(g);
+  const placed = [...nodes.values()].map((n) => {
+    const { x, y } = g.node(n.id);
+    return { ...n, x: x - n.width / 2, y: y - n.height / 2 };
+  });
+  const laidEdges = edges.map((e, i) => ({
+    ...e,
+    points: (g.edge({ v: e.from, w: e.to, name: String(i) })?.points ?? []).map(
+      ({ x, y }: { x: number; y: number }) => ({ x, y }),
+    ),
+  }));
+  const { width = 0, height = 0 } = g.graph();
+  const notes = [
+    `Every step's route Choice sends a route past maxSteps (${def.manifest.maxSteps}) to ${MAX_STEPS_HANDOFF} → ${def.manifest.fallback}.`,
+    `Every step catches its errors (after its retries) to the fallback ${def.manifest.fallback}.`,
+  ];
+  return { width, height, nodes: placed, edges: laidEdges, notes };
+}
+
+type UnplacedNode = Omit<GraphNode, 'x' | 'y'>;
+
+/** One top-level state as a node: its kind, the step it belongs to, its role, and a size that fits its name. */
+function graphNode(
+  id: string,
+  state: AslState,
+  def: WorkflowDefinition,
+  steps: ReadonlyMap<string, StepDefinition>,
+  names: ReadonlySet<string>,
+): UnplacedNode {
+  const step = steps.get(id);
+  const kind: GraphNode['kind'] = step
+    ? step.kind
+    : state.Type === 'Task'
+      ? /waitForTaskToken/.test(state.Resource ?? '')
+        ? 'pause'
+        : 'task'
+      : (KIND[state.Type] ?? 'task');
+  const inner = state.Type === 'Map' ? Object.keys((state.ItemProcessor ?? state.Iterator)?.States ?? {}) : undefined;
+  // Wide enough for the whole name at 12 px (about 7 px a character).
+  const width = Math.max(step ? 190 : kind === 'choice' ? 150 : 160, Math.ceil(id.length * 7.2) + 24);
+  // Steps keep room for their figures whether there are any yet: the layout does not depend on them.
+  const height = step ? 62 : 34;
+  const owner = ownerStep(id, names);
+  return {
+    id,
+    kind,
+    label: id,
+    ...(owner && { step: owner }),
+    ...(state.Comment && { comment: state.Comment }),
+    ...(id === def.manifest.entry && { role: 'entry' as const }),
+    ...(id === def.manifest.fallback && { role: 'fallback' as const }),
+    ...(inner && { inner }),
+    width,
+    height,
+  };
+}
+
+/**
+ * The transitions drawn, one of each kind between two states: every Next, every Choice rule but a route's step-count
+ * breaker, and the Catch of the states that are not steps.
+ */
+function drawnEdges(
+  states: Record<string, AslState>,
+  names: ReadonlySet<string>,
+  nodes: ReadonlyMap<string, UnplacedNode>,
+): Omit<GraphEdge, 'points'>[] {
   const edges: Omit<GraphEdge, 'points'>[] = [];
   for (const [id, state] of Object.entries(states)) {
     if (state.Next) edges.push({ from: id, to: state.Next, kind: 'next' });
@@ -190,32 +234,13 @@ export function graphLayout(
       for (const c of state.Catch ?? [])
         edges.push({ from: id, to: c.Next, kind: 'catch', label: c.ErrorEquals.join(', ') });
   }
-  // Between two states, one edge of each kind.
   const seen = new Set<string>();
-  const unique = edges.filter((e) => {
+  return edges.filter((e) => {
     const key = `${e.from}|${e.to}|${e.kind}`;
     if (seen.has(key) || !nodes.has(e.to)) return false;
     seen.add(key);
     return true;
   });
-  unique.forEach((e, i) => g.setEdge(e.from, e.to, { weight: e.kind === 'default' ? 1 : 2, minlen: 1 }, String(i)));
-  layout(g);
-  const placed = [...nodes.values()].map((n) => {
-    const { x, y } = g.node(n.id);
-    return { ...n, x: x - n.width / 2, y: y - n.height / 2 };
-  });
-  const laidEdges = unique.map((e, i) => ({
-    ...e,
-    points: (g.edge({ v: e.from, w: e.to, name: String(i) })?.points ?? []).map(
-      ({ x, y }: { x: number; y: number }) => ({ x, y }),
-    ),
-  }));
-  const { width = 0, height = 0 } = g.graph();
-  const notes = [
-    `Every step's route Choice sends a route past maxSteps (${def.manifest.maxSteps}) to ${MAX_STEPS_HANDOFF} → ${def.manifest.fallback}.`,
-    `Every step catches its errors (after its retries) to the fallback ${def.manifest.fallback}.`,
-  ];
-  return { width, height, nodes: placed, edges: laidEdges, notes };
 }
 
 /** Where an execution went on the graph: the top-level states it entered (how often), and the transitions between them. */
@@ -381,13 +406,51 @@ export function executionView(
   prices: Prices,
   source: ExecutionSummary['source'],
 ): ExecutionView {
+  const modelId = def?.manifest.model.id ?? '';
+  const views = stepViews(record, def, modelId, prices);
+  const usage = totalUsage(views);
+  const provider = views.find((v) => v.transcript)?.transcript?.provider;
+  const { events, startDate, stopDate, ...rest } = record;
+  const outcome = outcomeOf(record);
+  const cost = costOf(
+    usage,
+    views.find((v) => v.transcript?.modelId)?.transcript?.modelId ?? modelId,
+    provider,
+    prices,
+  );
+  return {
+    record: {
+      ...rest,
+      startDate: startDate.toISOString(),
+      ...(stopDate && { stopDate: stopDate.toISOString() }),
+      source,
+      ...(outcome && { outcome }),
+    },
+    steps: views,
+    path: definition ? executionPath(events, definition) : { states: {}, edges: [] },
+    usage,
+    ...(cost && { cost }),
+    stateTransitions: stateTransitions(events),
+    eventCount: events.length,
+  };
+}
+
+/**
+ * The steps (and checkpoints) of an execution's trail, each with the range of its events; with the definition known, the
+ * other Task states are left out.
+ */
+function stepViews(
+  record: ExecutionRecord,
+  def: WorkflowDefinition | undefined,
+  modelId: string,
+  prices: Prices,
+): StepView[] {
   const steps = new Map(def?.steps.map((s) => [s.name, s]) ?? []);
   const trail = stepTrail(record.events);
   // The trail has one entry per TaskStateEntered, in event order: its events start there.
   const entered = record.events.flatMap((e, i) => (e.type === 'TaskStateEntered' ? [i] : []));
   // Fork points are the steps' Task entries in the same order, so the n-th step of the trail is fork point n.
   let forks = 0;
-  const modelId = def?.manifest.model.id ?? '';
   const views: StepView[] = [];
   trail.forEach((t, i) => {
     const step = steps.get(t.name);
@@ -427,7 +490,12 @@ export function executionView(
       events: [first, last],
     });
   });
-  const usage = views.reduce(
+  return views;
+}
+
+/** The token usage of the steps, summed. */
+function totalUsage(views: readonly StepView[]): TokenUsage {
+  return views.reduce(
     (sum, v) =>
       v.usage
         ? (Object.fromEntries(
@@ -436,28 +504,4 @@ export function executionView(
         : sum,
     ZERO,
   );
-  const provider = views.find((v) => v.transcript)?.transcript?.provider;
-  const { events, startDate, stopDate, ...rest } = record;
-  const outcome = outcomeOf(record);
-  const cost = costOf(
-    usage,
-    views.find((v) => v.transcript?.modelId)?.transcript?.modelId ?? modelId,
-    provider,
-    prices,
-  );
-  return {
-    record: {
-      ...rest,
-      startDate: startDate.toISOString(),
-      ...(stopDate && { stopDate: stopDate.toISOString() }),
-      source,
-      ...(outcome && { outcome }),
-    },
-    steps: views,
-    path: definition ? executionPath(events, definition) : { states: {}, edges: [] },
-    usage,
-    ...(cost && { cost }),
-    stateTransitions: stateTransitions(events),
-    eventCount: events.length,
-  };
 }

@@ -422,8 +422,14 @@ export function loadAgentConfig(agent: string, lifecycle: string, root: string =
  */
 export function checkAgentConfig(config: AgentConfig, def: LifecycleDefinition, source: string): void {
   const visit = (c: Condition, field: string): void => {
-    if ('anyOf' in c) return c.anyOf.forEach((m, i) => visit(m, `${field}.anyOf.${i}`));
-    if ('allOf' in c) return c.allOf.forEach((m, i) => visit(m, `${field}.allOf.${i}`));
+    if ('anyOf' in c) {
+      c.anyOf.forEach((m, i) => visit(m, `${field}.anyOf.${i}`));
+      return;
+    }
+    if ('allOf' in c) {
+      c.allOf.forEach((m, i) => visit(m, `${field}.allOf.${i}`));
+      return;
+    }
     if (c.event !== undefined && !def.events.includes(c.event))
       throw new DefinitionError(
         source,

@@ -5,7 +5,7 @@
  * before the tool runs.
  */
 import { existsSync } from 'node:fs';
-import { join, normalize } from 'node:path';
+import { join } from 'node:path';
 import * as z from 'zod';
 import { DefinitionError } from '../../core/errors.ts';
 import { compileExpression, ExpressionError } from '../../core/expressions.ts';

@@ -53,58 +53,65 @@ function withPromptFiles(step: StepDefinition, dir: string): StepDefinition {
 export function validateGraph(def: WorkflowDefinition): void {
   const { manifest, steps } = def;
   const manifestFile = relPath(join(def.dir, 'workflow.yaml'));
+  const byName = stepsByName(steps);
+  if (!byName.has(manifest.entry)) throw new DefinitionError(manifestFile, 'entry', `unknown step "${manifest.entry}"`);
+  if (!byName.has(manifest.fallback))
+    throw new DefinitionError(manifestFile, 'fallback', `unknown step "${manifest.fallback}"`);
+  for (const s of steps) checkStep(s, byName, manifest.tools);
+  checkReachable(def, byName);
+  checkEndsReachDone(steps);
+}
+
+/** The steps by name; two steps of one name are an error. */
+function stepsByName(steps: readonly StepDefinition[]): Map<string, StepDefinition> {
   const byName = new Map<string, StepDefinition>();
   for (const s of steps) {
     const twin = byName.get(s.name);
     if (twin) throw new DefinitionError(s.file, 'name', `duplicate step name "${s.name}" (also in ${twin.file})`);
     byName.set(s.name, s);
   }
-  if (!byName.has(manifest.entry)) throw new DefinitionError(manifestFile, 'entry', `unknown step "${manifest.entry}"`);
-  if (!byName.has(manifest.fallback))
-    throw new DefinitionError(manifestFile, 'fallback', `unknown step "${manifest.fallback}"`);
-  for (const s of steps) {
-    s.next.forEach((n, i) => {
-      if (n !== DONE && !byName.has(n)) throw new DefinitionError(s.file, `next.${i}`, `unknown step "${n}"`);
-    });
-    s.requires.forEach((t, i) => {
-      if (!s.tools.includes(t))
-        throw new DefinitionError(s.file, `requires.${i}`, `"${t}" is not one of the step's tools`);
-    });
-    for (const [name, field] of Object.entries(s.outputs)) {
-      if (field.metric && field.type !== 'string')
-        throw new DefinitionError(s.file, `outputs.${name}.metric`, 'only a string output is counted by value');
-      const tool = field.from?.split('.')[0];
-      if (tool !== undefined && !s.tools.includes(tool))
-        throw new DefinitionError(
-          s.file,
-          `outputs.${name}.from`,
-          `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`,
-        );
-    }
-    checkPause(s, byName);
-    for (const tool of Object.keys(s.bind)) {
-      if (s.kind === 'code')
-        throw new DefinitionError(
-          s.file,
-          `bind.${tool}`,
-          'only LLM steps bind tool arguments (a code step passes its own)',
-        );
-      if (!s.tools.includes(tool))
-        throw new DefinitionError(
-          s.file,
-          `bind.${tool}`,
-          `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`,
-        );
-    }
-    s.tools.forEach((t, i) => {
-      if (!manifest.tools.includes(t))
-        throw new DefinitionError(
-          s.file,
-          `tools.${i}`,
-          `unknown tool "${t}" (the manifest declares: ${manifest.tools.join(', ') || 'none'})`,
-        );
-    });
+  return byName;
+}
+
+/** One step's references: its edges, required tools, outputs, pause, bindings and tools all name what exists. */
+function checkStep(s: StepDefinition, byName: ReadonlyMap<string, StepDefinition>, manifestTools: string[]): void {
+  const notAStepTool = (tool: string) => `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`;
+  s.next.forEach((n, i) => {
+    if (n !== DONE && !byName.has(n)) throw new DefinitionError(s.file, `next.${i}`, `unknown step "${n}"`);
+  });
+  s.requires.forEach((t, i) => {
+    if (!s.tools.includes(t))
+      throw new DefinitionError(s.file, `requires.${i}`, `"${t}" is not one of the step's tools`);
+  });
+  for (const [name, field] of Object.entries(s.outputs)) {
+    if (field.metric && field.type !== 'string')
+      throw new DefinitionError(s.file, `outputs.${name}.metric`, 'only a string output is counted by value');
+    const tool = field.from?.split('.')[0];
+    if (tool !== undefined && !s.tools.includes(tool))
+      throw new DefinitionError(s.file, `outputs.${name}.from`, notAStepTool(tool));
   }
+  checkPause(s, byName);
+  for (const tool of Object.keys(s.bind)) {
+    if (s.kind === 'code')
+      throw new DefinitionError(
+        s.file,
+        `bind.${tool}`,
+        'only LLM steps bind tool arguments (a code step passes its own)',
+      );
+    if (!s.tools.includes(tool)) throw new DefinitionError(s.file, `bind.${tool}`, notAStepTool(tool));
+  }
+  s.tools.forEach((t, i) => {
+    if (!manifestTools.includes(t))
+      throw new DefinitionError(
+        s.file,
+        `tools.${i}`,
+        `unknown tool "${t}" (the manifest declares: ${manifestTools.join(', ') || 'none'})`,
+      );
+  });
+}
+
+/** Every step is reachable from the entry or the fallback, through edges and pause time-outs. */
+function checkReachable({ manifest, steps }: WorkflowDefinition, byName: ReadonlyMap<string, StepDefinition>): void {
   const reachable = new Set<string>([manifest.entry, manifest.fallback]);
   const queue = [manifest.entry, manifest.fallback];
   while (queue.length) {
@@ -120,6 +127,10 @@ export function validateGraph(def: WorkflowDefinition): void {
     if (!reachable.has(s.name))
       throw new DefinitionError(s.file, 'name', `step "${s.name}" is unreachable from entry "${manifest.entry}"`);
   }
+}
+
+/** Every step has a route that ends in DONE. */
+function checkEndsReachDone(steps: readonly StepDefinition[]): void {
   // Fixpoint: a step ends if it routes to DONE or to a step that ends.
   const ends = new Set<string>();
   for (let changed = true; changed; ) {

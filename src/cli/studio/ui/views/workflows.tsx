@@ -99,60 +99,67 @@ export function Workflow({ name }: { name: string }) {
             <h2 id="graph-h">Graph</h2>
             <Graph graph={data.graph} label={`${name}: the compiled state machine`} />
           </section>
-          <section aria-labelledby="stats-h">
-            <h2 id="stats-h">Steps and statistics</h2>
-            <p class="muted">
-              Over {data.stats.executions} local executions (
-              {Object.entries(data.stats.byStatus)
-                .map(([s, n]) => `${n} ${s}`)
-                .join(', ') || 'none yet'}
-              ), as <code>stepwise stats {name}</code> shows them.
-            </p>
-            <table>
-              <caption class="visually-hidden">Steps of {name}</caption>
-              <Head
-                columns={[
-                  'Step',
-                  'Kind',
-                  'Routes to',
-                  'Runs',
-                  'Failed',
-                  'Retries',
-                  'Hand-offs',
-                  'Mean',
-                  'Model calls',
-                  'Tokens in/out',
-                ]}
-              />
-              <tbody>
-                {data.steps.map((s) => {
-                  const st = data.stats.steps.find((x) => x.step === s.name);
-                  return (
-                    <tr key={s.name}>
-                      <th scope="row" title={s.description}>
-                        {s.name}
-                      </th>
-                      <td>
-                        {s.kind}
-                        {s.consensus ? `, consensus ×${s.consensus.samples}` : ''}
-                        {s.pause ? ', pauses' : ''}
-                      </td>
-                      <td>{s.next.join(', ')}</td>
-                      <td>{st?.runs ?? 0}</td>
-                      <td>{st?.failures ?? 0}</td>
-                      <td>{st?.retries ?? 0}</td>
-                      <td>{st?.handoffs ?? 0}</td>
-                      <td>{st ? ms(st.meanDurationMs) : ''}</td>
-                      <td>{st?.modelCalls ?? 0}</td>
-                      <td>{st ? `${st.inputTokens}/${st.outputTokens}` : ''}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </section>
+          <StepsAndStatistics name={name} detail={data} />
         </>
       )}
     </>
+  );
+}
+
+/** Each step with where it routes and its figures over the local executions, as `stepwise stats` shows them. */
+function StepsAndStatistics({ name, detail }: { name: string; detail: WorkflowDetail }) {
+  return (
+    <section aria-labelledby="stats-h">
+      <h2 id="stats-h">Steps and statistics</h2>
+      <p class="muted">
+        Over {detail.stats.executions} local executions (
+        {Object.entries(detail.stats.byStatus)
+          .map(([s, n]) => `${n} ${s}`)
+          .join(', ') || 'none yet'}
+        ), as <code>stepwise stats {name}</code> shows them.
+      </p>
+      <table>
+        <caption class="visually-hidden">Steps of {name}</caption>
+        <Head
+          columns={[
+            'Step',
+            'Kind',
+            'Routes to',
+            'Runs',
+            'Failed',
+            'Retries',
+            'Hand-offs',
+            'Mean',
+            'Model calls',
+            'Tokens in/out',
+          ]}
+        />
+        <tbody>
+          {detail.steps.map((s) => {
+            const st = detail.stats.steps.find((x) => x.step === s.name);
+            return (
+              <tr key={s.name}>
+                <th scope="row" title={s.description}>
+                  {s.name}
+                </th>
+                <td>
+                  {s.kind}
+                  {s.consensus ? `, consensus ×${s.consensus.samples}` : ''}
+                  {s.pause ? ', pauses' : ''}
+                </td>
+                <td>{s.next.join(', ')}</td>
+                <td>{st?.runs ?? 0}</td>
+                <td>{st?.failures ?? 0}</td>
+                <td>{st?.retries ?? 0}</td>
+                <td>{st?.handoffs ?? 0}</td>
+                <td>{st ? ms(st.meanDurationMs) : ''}</td>
+                <td>{st?.modelCalls ?? 0}</td>
+                <td>{st ? `${st.inputTokens}/${st.outputTokens}` : ''}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
   );
 }
