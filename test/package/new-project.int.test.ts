@@ -104,7 +104,10 @@ describe('a project made by stepwise new, with the packed package installed', ()
   it('imports only the entry points the package exports', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'node_modules/stepwise/package.json'), 'utf8'));
     expect(Object.keys(pkg.exports)).toEqual(['.', './cdk', './testing', './cli', './package.json']);
-    expect(existsSync(join(project, 'node_modules/stepwise/dist/lambdas/index.d.ts'))).toBe(true);
+    expect(existsSync(join(project, 'node_modules/stepwise/dist/index.d.ts'))).toBe(true);
+    // The engine ships compiled: no TypeScript source but the templates, and no example.
+    expect(existsSync(join(project, 'node_modules/stepwise/src/runtime'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules/stepwise/src/cli/templates/_project'))).toBe(true);
     expect(existsSync(join(project, 'node_modules/stepwise/lambdas'))).toBe(false);
   });
 
