@@ -1,19 +1,22 @@
 /**
- * The legacy monolithic mode, for the A/B against step mode: one LLM call with the workflow's
- * whole instruction set and every tool, no state machine, no per-step allow-lists or bound
- * arguments. It runs the eval cases with the same mocked tool answers and judges what a monolithic
+ * The legacy monolithic mode, for the A/B against step mode: one LLM step with the workflow's
+ * whole instruction set and every tool, no state machine and no per-step allow-lists, behind the
+ * same bound arguments and output guard as the single-prompt agent the rollback deploys. It runs the eval cases with the same mocked tool answers and judges what a monolithic
  * run can be judged on: it ends, and its tool calls (`expected_function_calls`). Step sequences
  * do not apply.
  */
 
 import { InvalidInputError } from '../core/errors.ts';
 import type { EvalCase } from '../definitions/eval-cases.ts';
+import { untrustedFields } from '../definitions/workflow/input.ts';
+import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import { mockToolbox } from '../local/mock-toolbox.ts';
 import type { StepInput, TokenUsage } from '../runtime/contracts.ts';
 import type { ModelProvider } from '../runtime/models/port.ts';
 import type { WorkflowPlugin } from '../runtime/plugin.ts';
-import { runLlmStep } from '../runtime/steps/runner.ts';
+import { runStep } from '../runtime/step-handler/run-step.ts';
 import { monolithicStep } from '../runtime/steps/single-prompt.ts';
+import { toolContext } from '../runtime/steps/types.ts';
 import type { EvalCaseResult, EvalReport } from './runner.ts';
 import { validateFunctionCalls } from './validator.ts';
 
@@ -21,12 +24,20 @@ import { validateFunctionCalls } from './validator.ts';
 const MAX_TURNS = 10;
 
 /** The execution input and untrusted fields a case's email becomes (what the ingress would hand the workflow). */
-function caseInput(evalCase: EvalCase): {
+function caseInput(
+  def: WorkflowDefinition,
+  evalCase: EvalCase,
+): {
   input: Record<string, unknown>;
   untrusted: Record<string, unknown> | undefined;
 } {
   const email = evalCase.input.email;
-  if (!email) return { input: evalCase.input.payload as Record<string, unknown>, untrusted: undefined };
+  if (!email) {
+    // As the step handler reads them: the manifest's untrusted fields of the input, shown apart.
+    const input = evalCase.input.payload as Record<string, unknown>;
+    const fields = untrustedFields(def).filter((f) => Object.hasOwn(input, f));
+    return { input, untrusted: fields.length ? Object.fromEntries(fields.map((f) => [f, input[f]])) : undefined };
+  }
   const receivedAt = new Date().toISOString();
   const record = {
     id: evalCase.scenario_id,
@@ -59,7 +70,7 @@ export async function runMonolithicEvalCases(
   const step = monolithicStep(def);
   const results: EvalCaseResult[] = [];
   for (const evalCase of cases) {
-    const { input, untrusted } = caseInput(evalCase);
+    const { input, untrusted } = caseInput(def, evalCase);
     const stepInput: StepInput = {
       workflow: def.manifest.name,
       step: step.name,
@@ -75,14 +86,17 @@ export async function runMonolithicEvalCases(
     let next: string | null = null;
     let error: string | undefined;
     try {
-      const result = await runLlmStep({
-        def,
+      // The single-prompt agent's own path: its bound arguments and output guard apply.
+      const result = await runStep({
+        plugin,
         step,
         input: stepInput,
-        untrusted,
-        untrustedFields: Object.keys(untrusted ?? {}),
-        model,
         toolbox,
+        tool: toolContext(stepInput),
+        model: () => model,
+        untrusted: async () => untrusted,
+        fastPaths: false,
+        singlePrompt: true,
         maxTurns: MAX_TURNS,
       });
       usage = result.usage;

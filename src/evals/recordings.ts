@@ -4,13 +4,16 @@
  * workflow folder, `recordings/<step>/<hash>.json`, keyed by a hash of the request (system prompt,
  * messages, tools, inference settings and, for a panel step, the model). Replay answers from those
  * files alone, offline; a request that is not among them (a changed prompt, a changed input) fails
- * the run with one line naming the step.
+ * the run with one line naming the step. A recording that cannot be read (truncated, edited) fails
+ * only the step that needs it, named by file and line; a file that is no recording (`.DS_Store`, a
+ * folder among the recordings) is skipped with a warning.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { StepwiseError } from '../core/errors.ts';
+import { relPath } from '../definitions/definition-file.ts';
 import {
   type ConverseOptions,
   type ConverseRequest,
@@ -25,6 +28,9 @@ export const RECORDINGS_DIR = 'recordings';
 
 /** A replayed request has no recording. Permanent: the prompt or the input changed since it was recorded. */
 export class ReplayMissError extends StepwiseError {}
+
+/** A recording file that is not JSON or not a recording; the message names its file and line. Permanent. */
+export class BadRecordingError extends StepwiseError {}
 
 /** JSON with object keys sorted: the same request always hashes the same. */
 function canonical(value: unknown): string {
@@ -119,7 +125,8 @@ export class ReplayModel implements ModelProvider {
       this.misses.push({ step, hash });
       throw new ReplayMissError(replayMissMessage({ step, hash }));
     }
-    return RecordingSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).response as ConverseResponse;
+    if (isDirectory(file)) throw new BadRecordingError(`${relPath(file)}: a folder, not a recording`);
+    return readRecording(file).response as ConverseResponse;
   }
 
   forModel(id: string): ReplayModel {
@@ -131,14 +138,80 @@ export class ReplayModel implements ModelProvider {
 export const replayMissMessage = ({ step, hash }: ReplayMiss) =>
   `replay: step ${step} sent a request that was never recorded (${hash.slice(0, 12)}): its prompt or input changed since the recording; record again with --record`;
 
-/** What a recorded run was made with (the models of its recordings), for `--compare` labels. */
-export function recordedModels(dir: string): string[] {
+/** The 1-based line of character `position` of `text`. */
+const lineAt = (text: string, position: number) => text.slice(0, position).split('\n').length;
+
+/** Where in `text` a JSON syntax error is: the position the parser names, or the end (a truncated file). */
+function syntaxErrorLine(text: string, error: Error): number {
+  const position = /at position (\d+)/.exec(error.message)?.[1];
+  return lineAt(text, position === undefined ? text.length : Number(position));
+}
+
+/**
+ * One recording file, checked.
+ * @throws BadRecordingError naming `file:line` when it is not JSON, or not a recording (the line of the first wrong field).
+ */
+export function readRecording(file: string): Recording {
+  const text = readFileSync(file, 'utf8');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    const line = syntaxErrorLine(text, e as Error);
+    throw new BadRecordingError(
+      `${relPath(file)}:${line}: not JSON (${(e as Error).message}): record again with --record`,
+    );
+  }
+  const parsed = RecordingSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const key = issue.path.filter((p) => typeof p === 'string').at(-1);
+  const at = key === undefined ? -1 : text.indexOf(`"${key}"`);
+  const line = at < 0 ? 1 : lineAt(text, at);
+  const field = issue.path.join('.') || '(root)';
+  throw new BadRecordingError(
+    `${relPath(file)}:${line}: not a recording: ${field}: ${issue.message}: record again with --record`,
+  );
+}
+
+const isDirectory = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+
+/**
+ * The recording files of `dir` (`<step>/<hash>.json`); anything else there is skipped and named
+ * to `warn` (a `.DS_Store`, a stray folder), never read.
+ */
+export function recordingFiles(dir: string, warn: (message: string) => void): string[] {
   if (!existsSync(dir)) return [];
-  const models = new Set<string>();
-  for (const step of readdirSync(dir))
-    for (const file of readdirSync(join(dir, step)).filter((f) => f.endsWith('.json'))) {
-      const parsed = RecordingSchema.safeParse(JSON.parse(readFileSync(join(dir, step, file), 'utf8')));
-      if (parsed.success) models.add(`${parsed.data.provider}${parsed.data.model ? ` ${parsed.data.model}` : ''}`);
+  const files: string[] = [];
+  for (const step of readdirSync(dir).sort()) {
+    const folder = join(dir, step);
+    if (!isDirectory(folder)) {
+      warn(`${relPath(folder)}: skipped, not a step folder of recordings`);
+      continue;
     }
+    for (const name of readdirSync(folder).sort()) {
+      const file = join(folder, name);
+      if (name.endsWith('.json') && !isDirectory(file)) files.push(file);
+      else warn(`${relPath(file)}: skipped, not a recording (<hash>.json)`);
+    }
+  }
+  return files;
+}
+
+/**
+ * What a recorded run was made with (the models of its recordings), for `--compare` labels. Files
+ * that are no recording, or bad ones, are named to `warn` and left out.
+ */
+export function recordedModels(dir: string, warn: (message: string) => void = () => {}): string[] {
+  const models = new Set<string>();
+  for (const file of recordingFiles(dir, warn)) {
+    try {
+      const { provider, model } = readRecording(file);
+      models.add(`${provider}${model ? ` ${model}` : ''}`);
+    } catch (e) {
+      if (!(e instanceof BadRecordingError)) throw e;
+      warn(e.message);
+    }
+  }
   return [...models].sort();
 }

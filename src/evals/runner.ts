@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError } from '../core/errors.ts';
 import { relPath } from '../definitions/definition-file.ts';
-import type { EvalCase } from '../definitions/eval-cases.ts';
+import { type EvalCase, loadTransitionRules, type TransitionRule } from '../definitions/eval-cases.ts';
 import type { TrailStep } from '../local/history.ts';
 import { mockToolbox } from '../local/mock-toolbox.ts';
 import type { Resolution } from '../local/pauses.ts';
@@ -37,7 +37,7 @@ import {
   recordingModel,
   replayMissMessage,
 } from './recordings.ts';
-import { type ActualStep, type EvalFailure, validateCase } from './validator.ts';
+import { type ActualStep, type EvalFailure, FAILED_STEP, validateCase, validateProcessingTime } from './validator.ts';
 
 /** One case's outcome (`stepwise eval --json` → `cases[]`). */
 export interface EvalCaseResult {
@@ -84,6 +84,8 @@ export interface EvalRunOptions {
   env?: string;
   /** Called as each case finishes (progress display). */
   onCase?: (result: EvalCaseResult, index: number, total: number) => void;
+  /** Told what replay skipped or could not read (a stray file, a bad recording, named by file and line). @default ignored */
+  onWarning?: (message: string) => void;
   /** Session settings: the CLI silences logs. Histories are not stored unless `historyDir` is given. */
   session?: Partial<Pick<WorkflowSessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs' | 'localEnv'>>;
 }
@@ -156,7 +158,7 @@ function actualSteps(trail: TrailStep[], reported: RunStep[], made: MadeCall[]):
     unreported.splice(0, unreported.length, ...unreported.filter((m) => m.step !== step.name));
     return {
       step: step.name,
-      next: '(failed)',
+      next: FAILED_STEP,
       reason: `the step failed: ${reported[i]?.error ?? 'no output'}`,
       fields: {},
       toolCalls,
@@ -233,6 +235,7 @@ export async function runEvalCases(
   options: EvalRunOptions = {},
 ): Promise<EvalReport> {
   const { tools, def } = await loadPlugin(workflow);
+  const rules = loadTransitionRules(def);
   const routing = caseRouting(tools);
   const model = options.model ?? 'offline';
   const dir = join(def.dir, RECORDINGS_DIR);
@@ -257,7 +260,7 @@ export async function runEvalCases(
   try {
     for (const [i, evalCase] of cases.entries()) {
       const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
-      const result = await runCase(session, evalCase, { routing, mocks, recorded: Boolean(options.recordings) });
+      const result = await runCase(session, evalCase, { routing, mocks, rules, recorded: Boolean(options.recordings) });
       if (replay?.misses.length) throw new ReplayMissError(replayMissMessage(replay.misses[0]!));
       results.push(result);
       options.onCase?.(result, i, cases.length);
@@ -268,7 +271,7 @@ export async function runEvalCases(
   const passed = results.filter((r) => r.passed).length;
   const run: EvalRunInfo = {
     workflow,
-    provider: replay ? `replay (${recordedModels(dir).join(', ') || 'no recordings'})` : model,
+    provider: replay ? `replay (${recordedModels(dir, options.onWarning).join(', ') || 'no recordings'})` : model,
     model:
       model === 'openai'
         ? (options.openai?.model ?? null)
@@ -336,6 +339,8 @@ function replayModel(
 interface CaseRun {
   routing: CaseRouting;
   mocks: Toolbox;
+  /** The workflow's transition rules, checked on every case. */
+  rules: readonly TransitionRule[];
   recorded: boolean;
 }
 
@@ -361,9 +366,10 @@ async function runCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRu
   const failures = [
     ...turns.failures,
     ...outcomeFailures(evalCase, delivered),
-    ...(execution ? validateCase(evalCase, steps).failures : []),
+    ...(execution ? validateCase(evalCase, steps, run.rules).failures : []),
   ];
   const durationMs = Date.now() - started;
+  failures.push(...validateProcessingTime(evalCase, durationMs).failures);
   return { id: evalCase.scenario_id, passed: failures.length === 0, durationMs, failures, steps: delivered.steps };
 }
 

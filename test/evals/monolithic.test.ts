@@ -39,7 +39,9 @@ describe('monolithic mode', () => {
       kind: 'llm',
       next: ['DONE'],
       tools: plugin.def.manifest.tools,
-      bind: {},
+      // The step workflow's bound arguments and output guard: the rollback target is no less safe.
+      bind: { create_ticket: { serialNumber: 'data.warranty.serialNumber', product: 'data.warranty.product' } },
+      guard: { rules: 'guards/reply.yaml', onViolation: 'regenerate', maxRegenerations: 1 },
     });
     for (const s of plugin.def.steps) expect(step.instruction).toContain(`## Part ${s.name}`);
   });
@@ -47,7 +49,7 @@ describe('monolithic mode', () => {
   it('passes a case whose tool calls match, in one conversation, and reports its model calls', async () => {
     const { model, requests } = scripted([
       [use('check_warranty', { serialNumber: 'SN12345' })],
-      [use('create_ticket', { serialNumber: 'SN12345', issueSummary: 'Laptop does not charge.' })],
+      [use('create_ticket', { issueSummary: 'Laptop does not charge.', priority: 'normal' })],
       [use('send_email', { body: 'Hello, ticket TKT-12345 is open.' })],
       [use('route', { next: 'DONE', reason: 'Confirmed the ticket.' })],
     ]);

@@ -26,6 +26,10 @@ describe('the reliability report', () => {
         'concurrent resumes: not measured',
         'oversize lead events: not measured',
         'judge without a verdict: not measured',
+        'single-prompt rollback: not measured',
+        'hung model endpoint: not measured',
+        'bad recordings: not measured',
+        'definition parse: not measured',
       ],
       missing: [
         'hostile-model',
@@ -33,6 +37,10 @@ describe('the reliability report', () => {
         'concurrent resumes',
         'oversize lead events',
         'judge without a verdict',
+        'single-prompt rollback',
+        'hung model endpoint',
+        'bad recordings',
+        'definition parse',
       ],
     });
   });

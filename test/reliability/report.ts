@@ -48,6 +48,10 @@ export const HEADLINE_FIGURES = [
   'concurrent resumes',
   'oversize lead events',
   'judge without a verdict',
+  'single-prompt rollback',
+  'hung model endpoint',
+  'bad recordings',
+  'definition parse',
 ] as const;
 
 const Figure = z.object({ guarantee: z.string().min(1), figure: z.string() });

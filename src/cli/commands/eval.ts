@@ -206,6 +206,7 @@ async function runStepMode(workflow: string, cases: EvalCase[], flags: EvalFlags
       ...((flags.record || flags.replay) && { recordings: flags.record ? 'record' : 'replay' }),
       session: { logLevel: logLevelFor(flags) },
       onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
+      onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
     }).finally(() => progress.clear()),
   );
   // Kept for Studio's Evals view (the latest runs, the diff between two).

@@ -8,11 +8,13 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../../core/errors.ts';
+import { consensusPlan } from '../../definitions/workflow/consensus.ts';
 import { checkInput, isEmailWorkflow, untrustedFields } from '../../definitions/workflow/input.ts';
 import { getStep } from '../../definitions/workflow/loader.ts';
 import { DONE, type StepDefinition, type WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { StepInput, StepOutput, ToolCallRecord } from '../contracts.ts';
 import { type EventLog, stepCompletedEvent } from '../event-log.ts';
+import { invocationBudgetMs, ModelDeadline } from '../models/deadline.ts';
 import type { Observability } from '../observability.ts';
 import { offloadLargeFields, payloadBytes, resolveOffloaded, type ValueStore } from '../offload.ts';
 import { loadPlugin, type WorkflowPlugin } from '../plugin.ts';
@@ -54,6 +56,8 @@ export interface PreparedStep {
   def: WorkflowDefinition;
   step: StepDefinition;
   toolbox: Toolbox;
+  /** The step is the single-prompt agent's whole workflow (see `RunStepArgs.singlePrompt`). */
+  singlePrompt: boolean;
   /** What every log line of the invocation carries. */
   keys: { execution: string; step: string; count: number };
 }
@@ -77,10 +81,10 @@ export async function prepareStep(event: unknown, adapters: StepAdapters): Promi
   if (checked.problem)
     throw new InvalidInputError(`step input: input.${checked.problem} (the ${def.manifest.name} input schema)`);
   // The single-prompt agent (manifest `singlePrompt`) runs the whole workflow as this one step.
-  const step =
-    input.step === MONOLITHIC_STEP && def.manifest.singlePrompt ? monolithicStep(def) : getStep(def, input.step);
+  const singlePrompt = input.step === MONOLITHIC_STEP && def.manifest.singlePrompt;
+  const step = singlePrompt ? monolithicStep(def) : getStep(def, input.step);
   const keys = { execution: input.execution.name, step: step.name, count: input.count };
-  return { input, plugin, def, step, toolbox: adapters.toolbox(plugin), keys };
+  return { input, plugin, def, step, toolbox: adapters.toolbox(plugin), singlePrompt, keys };
 }
 
 /**
@@ -92,7 +96,7 @@ export async function runPrepared(
   adapters: StepAdapters,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<StepRun> {
-  const { plugin, def, step, input, toolbox } = prepared;
+  const { plugin, def, step, input, toolbox, singlePrompt } = prepared;
   const resolve = (state: Record<string, unknown>) =>
     storage('offloaded values', () => resolveOffloaded(state, adapters.valueStore, input.execution.name));
   const previous = {
@@ -102,6 +106,7 @@ export async function runPrepared(
   };
   const resolved = { ...input, previous };
 
+  const deadline = context && stepDeadline(prepared, context.getRemainingTimeInMillis());
   const run = (temperature?: number) =>
     runStep({
       plugin,
@@ -113,11 +118,24 @@ export async function runPrepared(
       fastPaths: adapters.config().FAST_PATHS === 'on',
       untrusted: () => untrustedInput(def, input.input, adapters),
       temperature,
+      singlePrompt,
+      deadline,
     });
   // A consensus sample or a tally between waves answers the Map directly: only the vote is the step's result.
   const phase = await consensusPhase(def, step, resolved, run);
   if (phase && 'reply' in phase) return { reply: phase.reply as StepOutput };
   return phase ? { ran: phase.result, consensus: phase.summary } : { ran: await run() };
+}
+
+/**
+ * The model budget of this invocation: the step's timeout (the Lambda's time left as it starts)
+ * shared by every attempt the ASL may make and, for a consensus sample, by every wave, so that
+ * samples × attempts never outlive one step timeout (see `invocationBudgetMs`).
+ */
+function stepDeadline({ def, step, input }: PreparedStep, timeoutMs: number): ModelDeadline {
+  const rounds = input.sample && step.consensus ? consensusPlan(step.consensus).length : 1;
+  const attempts = 1 + def.manifest.retry.maxAttempts;
+  return new ModelDeadline(invocationBudgetMs({ timeoutMs, attempts, rounds }));
 }
 
 /** The execution input's untrusted fields; an email workflow's email with its body, from the email store. */
@@ -206,7 +224,8 @@ function stepOutput(
     decidedBy: result.decidedBy,
     fields: result.fields,
     data: { ...input.previous.data, ...result.fields },
-    count: input.count,
+    // A join counts the steps of its longest item or branch for the circuit breaker.
+    count: input.count + (result.innerSteps ?? 0),
     ...(result.reply === undefined ? {} : { reply: result.reply }),
     toolCalls: result.toolCalls,
     usage: result.usage,

@@ -1,12 +1,16 @@
 import { DefinitionError, StepFailedError } from '../../core/errors.ts';
+import { joinStep } from '../../definitions/workflow/constructs/join.ts';
+import { isJoin } from '../../definitions/workflow/constructs/scopes.ts';
 import { loadGuardRules } from '../../definitions/workflow/guard.ts';
 import { untrustedFields } from '../../definitions/workflow/input.ts';
 import type { TokenUsage } from '../contracts.ts';
+import type { ModelDeadline } from '../models/deadline.ts';
 import type { ModelProvider } from '../models/port.ts';
 import type { WorkflowPlugin } from '../plugin.ts';
 import { tryFastPath } from '../steps/fast-path.ts';
 import { withGuard } from '../steps/guard.ts';
 import { runLlmStep } from '../steps/runner.ts';
+import { withToolBackedData } from '../steps/single-prompt.ts';
 import { allowListed, withBoundArgs } from '../steps/step-toolbox.ts';
 import { NO_USAGE, type StepContext, type StepResult } from '../steps/types.ts';
 
@@ -24,6 +28,15 @@ export interface RunStepArgs extends Omit<StepContext, 'def'> {
   temperature?: number;
   /** Whether the manifest's `fastPaths` run before their LLM steps. @default true */
   fastPaths?: boolean;
+  /**
+   * The step is the single-prompt agent's (`monolithicStep`): the state its bound arguments and guard read is what its
+   * own tools return as it goes (see `withToolBackedData`). @default false
+   */
+  singlePrompt?: boolean;
+  /** LLM steps: model calls allowed. @default the runner's */
+  maxTurns?: number;
+  /** LLM steps: the invocation's model budget, from the step's timeout. @default each call has the provider's timeout */
+  deadline?: ModelDeadline;
 }
 
 /**
@@ -59,14 +72,17 @@ async function runPanel(models: readonly string[], run: (modelId: string) => Pro
  */
 export async function runStep(args: RunStepArgs): Promise<StepResult> {
   const { step, input, tool, plugin } = args;
+  // A map or parallel step's own run joins the results its Map or Parallel state left in previous.fields.
+  if (isJoin(step)) return { ...joinStep(step, input.previous), toolCalls: [], usage: NO_USAGE };
   const def = plugin.def;
-  const scope = { data: input.previous.data, input: input.input };
+  const scope = { data: { ...input.previous.data }, input: input.input };
   const bound = withBoundArgs(allowListed(args.toolbox, step), step, scope);
   const rules = loadGuardRules(def, step);
   const internalNames = [...def.steps.map((s) => s.name), ...def.manifest.tools];
   // Read before the guard is set up: its quoting check compares the outgoing text with it.
   const untrusted = step.kind === 'llm' && step.readsUntrusted ? await args.untrusted() : undefined;
-  const toolbox = rules ? withGuard(bound, { step, rules, internalNames, scope, untrusted }) : bound;
+  const guarded = rules ? withGuard(bound, { step, rules, internalNames, scope, untrusted }) : bound;
+  const toolbox = args.singlePrompt ? withToolBackedData(guarded, def, scope.data) : guarded;
   if (step.kind === 'llm') {
     const fastPath = args.fastPaths === false ? undefined : plugin.fastPaths?.[step.name];
     const decided = fastPath && (await tryFastPath(fastPath, { def, step, input, toolbox, tool, untrusted }));
@@ -82,6 +98,8 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
         toolbox,
         remainingTimeMs: tool.remainingTimeMs,
         temperature: args.temperature,
+        maxTurns: args.maxTurns,
+        deadline: args.deadline,
       });
     if (!step.models) return run(args.model());
     return runPanel(step.models, (id) => run(args.model(id)));

@@ -4,8 +4,9 @@
  *
  * The vote, a pure function of the samples:
  * - A sample's vote is its route, plus the declared output `vote` when set (`selectedTool`).
- * - Discarded, never counted: a sample that failed, and one whose `vote` value is not one of
- *   `choices` (an invented tool name).
+ * - Discarded, never counted: a sample that failed (kept with its error class and message, so a
+ *   step whose every sample failed says why), and one whose `vote` value is not one of `choices`
+ *   (an invented tool name).
  * - Ranking: most votes first; a tie goes to the value whose coldest sample is coldest (the
  *   model's most likely answer), then to the one sampled first. The winning value's coldest sample
  *   supplies the fields (tool arguments) and the reason.
@@ -18,7 +19,7 @@
  * the step itself (the final vote, recorded like any step).
  */
 import * as z from 'zod';
-import { InvalidModelOutputError } from '../../core/errors.ts';
+import { causeMessage, InvalidModelOutputError } from '../../core/errors.ts';
 import { consensusChoices, type SampleItem } from '../../definitions/workflow/consensus.ts';
 import type { Consensus, StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { StepInput, TokenUsage } from '../contracts.ts';
@@ -83,6 +84,32 @@ export interface Tally {
   decided: boolean;
 }
 
+/** How long a sample's error message may be in the vote's summary and the step's error. */
+const MAX_SAMPLE_MESSAGE = 200;
+
+/**
+ * A failed sample's error as `<class>: <message>`: the Map keeps what the ASL caught (`{ Error,
+ * Cause }`, the Cause being the Lambda's error JSON), or only the class from an older state machine.
+ */
+export function sampleError(error: unknown): string {
+  if (error === undefined || error === null) return 'no route';
+  if (typeof error === 'string') return error;
+  const { Error: name, Cause: cause } = error as { Error?: unknown; Cause?: unknown };
+  const message = typeof cause === 'string' && cause ? causeMessage(cause) : undefined;
+  const shown =
+    message && message.length > MAX_SAMPLE_MESSAGE ? `${message.slice(0, MAX_SAMPLE_MESSAGE - 1)}…` : message;
+  return `${typeof name === 'string' ? name : 'Error'}${shown ? `: ${shown}` : ''}`;
+}
+
+/** The reasons samples were discarded, each once with the samples it applies to. */
+function discardedSummary(discarded: Tally['discarded']): string {
+  const byWhy = new Map<string, number[]>();
+  for (const { sample, why } of discarded) byWhy.set(why, [...(byWhy.get(why) ?? []), sample]);
+  return [...byWhy]
+    .map(([why, samples]) => `${samples.length === 1 ? 'sample' : 'samples'} ${samples.join(', ')}: ${why}`)
+    .join('; ');
+}
+
 const colder = (a: SampleResult, b: SampleResult) => a.temperature - b.temperature || a.sample - b.sample;
 
 /** Count the samples (see the module comment for the rules). Pure. */
@@ -91,7 +118,7 @@ export function tally(consensus: Consensus, samples: readonly SampleResult[], ch
   const byKey = new Map<string, Candidate>();
   for (const s of [...samples].sort((a, b) => a.sample - b.sample)) {
     if (s.error !== undefined || s.next === undefined) {
-      discarded.push({ sample: s.sample, why: 'the sample failed' });
+      discarded.push({ sample: s.sample, why: `the sample failed: ${sampleError(s.error)}` });
       continue;
     }
     const value = consensus.vote === undefined ? null : (s.fields?.[consensus.vote] ?? null);
@@ -171,7 +198,7 @@ export async function consensusPhase(
   const winner = counted.ranking[0];
   if (!winner)
     throw new InvalidModelOutputError(
-      `${step.name}: no valid sample among ${counted.taken} (${counted.discarded.map((d) => d.why).join('; ')})`,
+      `${step.name}: no valid sample among ${counted.taken} (${discardedSummary(counted.discarded)})`,
     );
   const { coldest } = winner;
   const shown =

@@ -1,7 +1,8 @@
 import type * as z from 'zod';
-import { DefinitionError, InvalidModelOutputError, ModelTimeoutError } from '../../core/errors.ts';
+import { DefinitionError, InvalidModelOutputError } from '../../core/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
+import type { ModelDeadline } from '../models/deadline.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
 import { boundedTranscript, type ModelCallRecord } from '../models/transcript.ts';
 import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
@@ -26,32 +27,26 @@ export interface RunLlmStepArgs {
   maxTurns?: number;
   /** Time left in the Lambda; bounds the lock a side-effecting tool call holds. */
   remainingTimeMs?: () => number;
+  /** The invocation's model budget (from the step's timeout); without it each call has the provider's own timeout. */
+  deadline?: ModelDeadline;
   /** A consensus sample's temperature. @default the step's `temperature` */
   temperature?: number;
 }
 
 const DEFAULT_MAX_TURNS = 6;
-/** Kept free at the end of the Lambda for the event log, metrics and the response. */
-const FINISH_RESERVE_MS = 5_000;
 
 /**
- * One model call, bounded by the Lambda's remaining time: a call that would outlast the function
- * is aborted as `ModelTimeoutError` (which the ASL retries) instead of the Lambda timing out
- * (`Sandbox.Timedout`, which is not retried).
+ * One model call: within the step invocation's deadline when it has one (see `ModelDeadline`: a
+ * call that would outlast the step's budget fails as `ModelTimeoutError`, which the ASL retries,
+ * instead of the Lambda timing out with `Sandbox.Timedout`, which is not retried).
  */
-async function converseWithin(
+function converseWithin(
   model: ModelProvider,
   request: ConverseRequest,
-  remainingTimeMs: (() => number) | undefined,
+  deadline: ModelDeadline | undefined,
   step: string,
 ): Promise<ConverseResponse> {
-  if (!remainingTimeMs) return model.converse(request);
-  const budget = remainingTimeMs() - FINISH_RESERVE_MS;
-  if (budget <= 0)
-    throw new ModelTimeoutError(
-      `${step}: no time left in the Lambda for another model call (${remainingTimeMs()} ms remaining)`,
-    );
-  return model.converse(request, { signal: AbortSignal.timeout(budget) });
+  return deadline ? deadline.converse(model, request, step) : model.converse(request);
 }
 
 type RouteDecision = { next: string; reason: string } & Record<string, unknown>;
@@ -184,12 +179,9 @@ function startConversation(args: RunLlmStepArgs): Conversation {
 }
 
 /** One model call, recorded with its usage; the message it returns joins the conversation. */
-async function askModel(
-  { model, step, remainingTimeMs }: RunLlmStepArgs,
-  talk: Conversation,
-): Promise<ConverseResponse> {
+async function askModel({ model, step, deadline }: RunLlmStepArgs, talk: Conversation): Promise<ConverseResponse> {
   const sentAt = Date.now();
-  const response = await converseWithin(model, talk.request(), remainingTimeMs, step.name);
+  const response = await converseWithin(model, talk.request(), deadline, step.name);
   const { stopReason, usage } = response;
   talk.calls.push({ messages: talk.messages.length, stopReason, usage, durationMs: Date.now() - sentAt });
   talk.usage = addUsage(talk.usage, usage);

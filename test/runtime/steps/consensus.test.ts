@@ -119,7 +119,7 @@ describe('the consensus vote', () => {
         sample: 3,
         why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note',
       },
-      { sample: 5, why: 'the sample failed' },
+      { sample: 5, why: 'the sample failed: ModelTimeoutError' },
     ]);
   });
 
@@ -202,6 +202,29 @@ describe('the consensus phases of the step handler', () => {
     await expect(
       consensusPhase(def, step, { ...input, consensus: { votes: invented, final: true } }, never),
     ).rejects.toThrow(InvalidModelOutputError);
+  });
+
+  it('fails a step whose every sample failed with each error class and message, not a bare count', async () => {
+    // As the Map's Catch keeps them: the error class, and the Lambda's error JSON as the cause.
+    const caught = (errorType: string, errorMessage: string) => ({
+      Error: errorType,
+      Cause: JSON.stringify({ errorType, errorMessage, trace: [] }),
+    });
+    const key = caught('ModelRequestError', 'openai failed: HTTP 401: invalid_api_key: Incorrect API key provided');
+    const votes = {
+      w1: [1, 2, 3, 4].map((n) => ({ sample: n, temperature: TEMPS[n - 1]!, error: key })),
+      w2: [
+        { sample: 5, temperature: 0.4, error: caught('ModelThrottledError', 'openai failed: HTTP 429: slow down') },
+        { sample: 6, temperature: 0.5, error: caught('ModelTimeoutError', 'openai failed: HTTP 500: <html>') },
+        { sample: 7, temperature: 0.6, error: 'States.Timeout' },
+      ],
+    };
+    await expect(consensusPhase(def, step, { ...input, consensus: { votes, final: true } }, never)).rejects.toThrow(
+      '02-select-tool: no valid sample among 7 (samples 1, 2, 3, 4: the sample failed: ModelRequestError: openai failed: HTTP 401: invalid_api_key: Incorrect API key provided; ' +
+        'sample 5: the sample failed: ModelThrottledError: openai failed: HTTP 429: slow down; ' +
+        'sample 6: the sample failed: ModelTimeoutError: openai failed: HTTP 500: <html>; ' +
+        'sample 7: the sample failed: States.Timeout)',
+    );
   });
 
   it('leaves a step without consensus, or an invocation without a phase, to the runner', async () => {

@@ -8,6 +8,7 @@ import sendEmail from '../../../lambdas/workflows/warranty-email/tools/send-emai
 import { getStep, loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import type { StepDefinition } from '../../../src/definitions/workflow/schema.ts';
 import type { StepInput, ToolCallRecord } from '../../../src/runtime/contracts.ts';
+import { ModelDeadline } from '../../../src/runtime/models/deadline.ts';
 import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/models/port.ts';
 import { runLlmStep } from '../../../src/runtime/steps/runner.ts';
 import type { Toolbox, ToolSpec } from '../../../src/runtime/tools/types.ts';
@@ -62,7 +63,7 @@ function input(step: string): StepInput {
   };
 }
 
-const run = (step: StepDefinition, provider: ModelProvider, box: Toolbox, remainingTimeMs?: () => number) =>
+const run = (step: StepDefinition, provider: ModelProvider, box: Toolbox, deadline?: ModelDeadline) =>
   runLlmStep({
     def,
     step,
@@ -71,7 +72,7 @@ const run = (step: StepDefinition, provider: ModelProvider, box: Toolbox, remain
     untrustedFields: ['email'],
     model: provider,
     toolbox: box,
-    remainingTimeMs,
+    deadline,
   });
 
 describe('single-edge routing', () => {
@@ -147,23 +148,23 @@ describe('single-edge routing', () => {
   });
 });
 
-describe('the model call and the Lambda deadline', () => {
+describe('the model call and the step deadline', () => {
   const reply = getStep(def, '05-send-confirmation');
 
-  it('is refused as a retryable ModelTimeoutError when the Lambda has no time left for it', async () => {
+  it('is refused as a retryable ModelTimeoutError when the step has no budget left for it', async () => {
     const { provider, requests } = model([[use('send_email', { body: 'Hello' })]]);
     await expect(
       run(
         reply,
         provider,
         toolbox(() => ({ result: { sent: true } })),
-        () => 4_000,
+        new ModelDeadline(0),
       ),
     ).rejects.toMatchObject({ name: 'ModelTimeoutError' });
     expect(requests).toHaveLength(0);
   });
 
-  it('is given an abort signal that fires before the Lambda would time out', async () => {
+  it('is given an abort signal that fires at the deadline, and fails as a retryable ModelTimeoutError', async () => {
     let signal: AbortSignal | undefined;
     const provider: ModelProvider = {
       name: 'bedrock',
@@ -182,9 +183,9 @@ describe('the model call and the Lambda deadline', () => {
         reply,
         provider,
         toolbox(() => ({ result: { sent: true } })),
-        () => 5_050,
+        new ModelDeadline(20),
       ),
-    ).rejects.toMatchObject({ name: 'AbortError' });
+    ).rejects.toMatchObject({ name: 'ModelTimeoutError', message: expect.stringMatching(/step's deadline/) });
     expect(signal?.aborted).toBe(true);
   });
 });

@@ -113,11 +113,11 @@ function sampleTask({ scope, step, fn, kit, name }: Wave): tasks.LambdaInvoke {
   kit.retry(sample);
   sample.addCatch(
     new sfn.Pass(scope, `${name}.failed`, {
-      comment: 'A sample that failed: kept as { error }, discarded by the vote.',
+      comment: 'A sample that failed: kept as { error } with its class and message, discarded by the vote.',
       parameters: {
         sample: sfn.JsonPath.numberAt('$.sample.sample'),
         temperature: sfn.JsonPath.numberAt('$.sample.temperature'),
-        error: sfn.JsonPath.stringAt('$.caught.Error'),
+        error: sfn.JsonPath.objectAt('$.caught'),
       },
     }),
     { errors: [sfn.Errors.ALL], resultPath: '$.caught' },
