@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
-import { startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
 import { LifecycleSession, parseReplayFile } from '../../src/local/lifecycle-session.ts';
 import { lifecycleReport } from '../../src/runtime/lifecycle/queries.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
@@ -163,11 +163,15 @@ describe('stepwise lead show and report', () => {
       },
     });
     expect(report.reports.timeToMeeting.perEntity['lead-meeting-goal']).toBe(29 * 3_600_000);
+    // The agent the replay applied gets its own part: its goal (meeting.attended) and the reports its config declares.
+    expect(report.agent).toMatchObject({ name: 'attend-meeting', reports: { attendance: { of: 4 } } });
     io.out = '';
     expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
     expect(io.out).toContain('3 leads, 21 events');
     expect(io.out).toContain('no-show rate: 25% (1 meeting.missed of 4 meeting.booked)');
     expect(io.out).toContain('re-engaged after going cold: lead-sparky');
+    expect(io.out).toMatch(/^agent attend-meeting: goal hit by \d of 3 leads/m);
+    expect(io.out).toContain('  meetings attended: ');
   });
 });
 
@@ -238,6 +242,15 @@ describe('stepwise lead export', () => {
     expect(await cli('export')).toBe(1);
     expect(io.err).toMatch(/^stepwise: say which format: --xstate/);
   });
+
+  it('--mermaid prints the state diagram the docs show', async () => {
+    const { lifecycleToMermaid } = await import('../../src/definitions/lifecycle/mermaid.ts');
+    const { loadLifecycle } = await import('../../src/definitions/lifecycle/loader.ts');
+    io.out = '';
+    expect(await cli('export', '--mermaid')).toBe(0);
+    expect(io.out).toBe(lifecycleToMermaid(loadLifecycle('lead-lifecycle')));
+    expect(await cli('export', '--mermaid', '--xstate')).toBe(1);
+  });
 });
 
 describe('stepwise lead on DynamoDB', () => {
@@ -258,7 +271,7 @@ describe('stepwise lead on DynamoDB', () => {
   });
 
   it('show and report read a deployed event store with --table', async () => {
-    const ddb = await startDynamoDbLocal();
+    const ddb = await sessionDynamoDb();
     const session = await LifecycleSession.start({
       lifecycle: 'lead-lifecycle',
       dynamo: ddb,

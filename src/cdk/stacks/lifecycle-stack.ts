@@ -14,6 +14,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ConfigError } from '../../core/errors.ts';
 import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
+import { hasTimers } from '../../definitions/lifecycle/delays.ts';
 import { loadAgentConfig, NO_AGENT } from '../../definitions/lifecycle/loader.ts';
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
 import { LIFECYCLE_SOURCE } from '../../definitions/lifecycle/schema.ts';
@@ -116,7 +117,7 @@ function settingsFor(config: EnvConfig, def: LifecycleDefinition): LifecycleSett
  *   `<entity>.state_changed` (source `stepwise.lifecycle`). Retries with bisection, then a
  *   dead-letter queue: a committed change is published at least once.
  * - Features: `crmSync` → CRM sync listener; `notify` → notifier (only changes to a notify
- *   state); `followUps`/`renewals` → the timers listener (sets the entity's EventBridge Scheduler
+ *   state); `followUps`/`renewals` and delayed transitions (`after`) → the timers listener (sets the entity's EventBridge Scheduler
  *   schedules), the schedule group with its own role, retry policy and dead-letter queue, and with
  *   follow-ups the follow-up sender on `follow_up.due`.
  * - Every target has an encrypted SQS dead-letter queue and a retry policy; Lambda listeners also
@@ -138,7 +139,7 @@ export class LifecycleStack extends Stack {
   /** Events on the bus from a source the lifecycle neither applies nor publishes. */
   readonly unknownSourceEvents: sqs.Queue;
   readonly outbox: Outbox;
-  /** With the followUps or renewals feature. */
+  /** With the followUps or renewals feature, or a delayed transition (`after`). */
   readonly timers?: LifecycleTimers;
   /** The listeners the statechart's features ask for. */
   readonly listeners: Readonly<Partial<Record<ListenerName, Listener>>>;
@@ -178,7 +179,7 @@ export class LifecycleStack extends Stack {
     this.unknownSourceEvents = this.createUnknownSourceEvents();
 
     this.outbox = this.createOutbox();
-    if (def.features.followUps || def.features.renewals) this.timers = this.createTimers();
+    if (hasTimers(def)) this.timers = this.createTimers();
     this.listeners = this.createListeners(settings, agentConfig);
     this.dashboard = this.createDashboard();
   }
@@ -262,7 +263,7 @@ export class LifecycleStack extends Stack {
     if (timerEnv) {
       listeners.timers = this.listener(
         'timers',
-        `sets the ${def.entity.name}'s follow-up, cold and renewal timers`,
+        `sets the ${def.entity.name}'s timers (follow-ups, renewals, delayed transitions)`,
         changed,
         {},
         { ...agentEnv, ...timerEnv },
@@ -450,7 +451,7 @@ export class LifecycleStack extends Stack {
     const group = new scheduler.ScheduleGroup(this, 'TimerGroup', { scheduleGroupName: groupName });
     const deadLetterQueue = this.deadLetterQueue(
       'TimerDeadLetters',
-      `${def.entity.name} timers (follow-ups, renewals) EventBridge Scheduler could not deliver`,
+      `${def.entity.name} timers (follow-ups, renewals, delayed transitions) EventBridge Scheduler could not deliver`,
     );
     const role = new iam.Role(this, 'TimerDeliveryRole', {
       description: `EventBridge Scheduler delivers ${def.entity.name} timers to the ${def.name} bus with this role`,

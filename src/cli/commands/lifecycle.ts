@@ -1,16 +1,18 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../core/paths.ts';
 import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
 import {
   checkAgentConfig,
+  listAgentConfigs,
   listLifecycles,
   loadAgentConfig,
   loadLifecycle,
   parseAgentConfig,
 } from '../../definitions/lifecycle/loader.ts';
+import { lifecycleToMermaid } from '../../definitions/lifecycle/mermaid.ts';
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
 import type { LifecycleSession, ParsedReplayFile, ReplayFailure } from '../../local/lifecycle-session.ts';
 import { failuresOf } from '../../local/lifecycle-session.ts';
@@ -166,6 +168,8 @@ async function replay(def: LifecycleDefinition, file: string, opts: SessionOptio
     for (const [id, status] of Object.entries(output.entities)) process.stdout.write(`${statusLine(id, status)}\n`);
   }
   printFailures(def, output.failed);
+  // A skipped line is an event not applied as much as a refused one: a script must not take the replay for complete.
+  if (malformed.length) process.exitCode = 1;
 }
 
 /** Read from a replayed file (local session) or from a deployed table. */
@@ -222,28 +226,33 @@ async function show(def: LifecycleDefinition, id: string, opts: SourceOptions): 
 }
 
 async function report(def: LifecycleDefinition, opts: SourceOptions): Promise<void> {
-  const r = await withStore(def, opts, (store) => lifecycleReport(store, def));
+  // The agent whose config the replay applies (--agent, --config) also gets its part of the report.
+  const config = agentConfigOf(def, opts);
+  const agent = config && { name: opts.agent ?? basename(opts.config!, '.json'), config };
+  const r = await withStore(def, opts, (store) => lifecycleReport(store, def, agent));
   if (opts.json) printJson(r);
-  else process.stdout.write(`${formatReport(def, r)}\n`);
+  else process.stdout.write(`${formatReport(def, r, config)}\n`);
 }
 
 async function exportChart(
   def: LifecycleDefinition,
-  opts: { xstate?: boolean; out?: string; json?: boolean },
+  opts: { xstate?: boolean; mermaid?: boolean; out?: string; json?: boolean },
 ): Promise<void> {
-  if (!opts.xstate)
+  if (Boolean(opts.xstate) === Boolean(opts.mermaid))
     throw new InvalidInputError(
-      "say which format: --xstate (an XState v5 machine config, which Stately's editor imports)",
+      "say which format: --xstate (an XState v5 machine config, which Stately's editor imports) or --mermaid (a Mermaid state diagram)",
     );
-  const { toXStateConfig } = await import('../../definitions/lifecycle/xstate.ts');
-  const text = `${JSON.stringify(toXStateConfig(def), null, 2)}\n`;
+  const format = opts.mermaid ? 'mermaid' : 'xstate';
+  const text = opts.mermaid
+    ? lifecycleToMermaid(def)
+    : `${JSON.stringify((await import('../../definitions/lifecycle/xstate.ts')).toXStateConfig(def), null, 2)}\n`;
   if (!opts.out) return void process.stdout.write(text);
   try {
     writeFileSync(opts.out, text);
   } catch (e) {
     throw new InvalidInputError(`cannot write ${opts.out}: ${(e as Error).message}`);
   }
-  if (opts.json) printJson({ file: opts.out, format: 'xstate' });
+  if (opts.json) printJson({ file: opts.out, format });
   else process.stderr.write(`stepwise: wrote ${opts.out}\n`);
 }
 
@@ -258,7 +267,7 @@ function sessionOptions(command: Command, name: string): Command {
     .addOption(envOption('whose stack runs locally'))
     .option(
       '--clock',
-      'play the timers (follow-ups, cold, renewals) on an emulated clock driven by the events\' times; clock lines { "clock": ISO } in the file do the same',
+      'play the timers (follow-ups, cold, renewals, delayed transitions) on an emulated clock driven by the events\' times; clock lines { "clock": ISO } in the file do the same',
     )
     .option(
       '--until <time>',
@@ -316,13 +325,14 @@ export function registerLifecycle(command: Command, name: string): Command {
     file: `statemachines/${name}/samples/events.jsonl`,
     entity: 'ID',
   };
+  const agentExample = listAgentConfigs(name)[0];
   const replayCommand = sessionOptions(
     command
       .command('replay')
       .description(
         `Put every event of a JSON Lines file ({ "id", "<entity key>", "type", "time", "detail"? } per line) on the local ${name} bus, in order ` +
-          '(lines with the same time concurrently), and print each entity. Malformed lines are reported with their line number and skipped; ' +
-          'events not applied are reported and make the exit code 1. With --clock (or { "clock": ISO } lines) the timers fire on an emulated clock.',
+          '(lines with the same time concurrently), and print each entity. Malformed lines (and events EventBridge would refuse, of 256 KiB or more) are reported with their line number and skipped; ' +
+          'they and events not applied make the exit code 1. With --clock (or { "clock": ISO } lines) the timers fire on an emulated clock.',
       )
       .argument('<file>', 'JSON Lines file of lifecycle events'),
     name,
@@ -341,28 +351,30 @@ export function registerLifecycle(command: Command, name: string): Command {
   const exportCommand = command
     .command('export')
     .description(
-      "Write the statechart for other tools: --xstate prints an XState v5 machine config (JSON) that Stately's editor imports.",
+      "Write the statechart for other tools: --xstate prints an XState v5 machine config (JSON) that Stately's editor imports (delayed transitions as `after`); --mermaid a Mermaid state diagram.",
     )
     .option('--xstate', 'XState v5 machine config (JSON)')
+    .option('--mermaid', 'Mermaid state diagram (stateDiagram-v2)')
     .option('--out <file>', 'write to this file instead of stdout')
     .option(
       '--json',
       'with --out: print { file, format } as JSON (without --out the config itself is the JSON printed)',
     );
-  withExamples(exportCommand, [`${self} export --xstate --out ${name}.xstate.json`]).action(
-    action((opts: { xstate?: boolean; out?: string; json?: boolean }) => exportChart(def(), opts)),
+  withExamples(exportCommand, [`${self} export --xstate --out ${name}.xstate.json`, `${self} export --mermaid`]).action(
+    action((opts: { xstate?: boolean; mermaid?: boolean; out?: string; json?: boolean }) => exportChart(def(), opts)),
   );
   const reportCommand = sourceOptions(
     command
       .command('report')
       .description(
-        "Reports over the event log: entities, events, where the entities are, and the statechart's reports.",
+        "Reports over the event log: entities, events, where the entities are, and the statechart's reports; with --agent (or --config), also that agent's goal rate and the reports its config declares.",
       ),
     name,
   );
-  withExamples(reportCommand, [`${self} report --from ${sample} --in-memory --json`]).action(
-    action((opts: SourceOptions) => report(def(), opts)),
-  );
+  withExamples(reportCommand, [
+    `${self} report --from ${sample} --in-memory --json`,
+    ...(agentExample ? [`${self} report --from ${sample} --in-memory --agent ${agentExample}`] : []),
+  ]).action(action((opts: SourceOptions) => report(def(), opts)));
   return command;
 }
 

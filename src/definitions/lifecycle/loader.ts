@@ -9,8 +9,11 @@ import { DefinitionError } from '../../core/errors.ts';
 import { STATEMACHINES_DIR } from '../../core/paths.ts';
 import { checkDefinition, parseDefinitionYaml, readDefinitionYaml, relPath } from '../definition-file.ts';
 import { type AgentConfig, AgentConfigSchema, type Condition } from './agent-config.ts';
+import { AFTER_PREFIX, afterEventType, durationMs } from './delays.ts';
 import {
+  type AfterSpecFile,
   CONVERSATION_STOPPED,
+  type DelayedTransition,
   FOLLOW_UP_STOPPED,
   GOAL_HIT,
   handlerOf,
@@ -77,6 +80,36 @@ function normaliseOn(
   return out;
 }
 
+/** ASL state names (a delayed transition's Task is named by its event type) are at most 80 characters. */
+const MAX_TASK_NAME = 80;
+
+/** A state's delayed transitions, in document order; each applies its own event `after.<state>.<delay>`. */
+function normaliseAfter(
+  state: string,
+  after: Record<string, AfterSpecFile> | undefined,
+  file: string,
+  field: string,
+): DelayedTransition[] {
+  return Object.entries(after ?? {}).map(([key, spec]) => {
+    const type = afterEventType(state, key);
+    if (type.length > MAX_TASK_NAME)
+      throw new DefinitionError(file, `${field}.${key}`, `"${type}" is over ${MAX_TASK_NAME} characters`);
+    const { target, actions } = typeof spec === 'string' ? { target: spec, actions: [] } : spec;
+    const duration = durationMs(key);
+    return {
+      key,
+      type,
+      delay: duration === undefined ? { field: key.slice('detail.'.length) } : { ms: duration },
+      transition: { kind: 'goto', target, actions },
+    };
+  });
+}
+
+/** A state's own transitions: the declared ones and its delayed transitions under their event types. */
+function ownTransitions(node: StateNode): Record<string, Transition | null> {
+  return { ...node.on, ...Object.fromEntries(node.after.map((d) => [d.type, d.transition])) };
+}
+
 /** Where a state is declared in the file, for error messages: `states.active.states.engaged`. */
 function fieldOf(states: Record<string, StateNode>, name: string): string {
   const chain: string[] = [];
@@ -97,8 +130,9 @@ function resolveHandlers(def: Omit<LifecycleDefinition, 'handlers'>): LifecycleD
     const table: Record<string, ResolvedTransition> = {};
     for (const event of def.events) {
       // The deepest state that mentions the event decides, even with `null`; else the machine level.
-      const declaredIn = ancestry(def.states, leaf).find((s) => Object.hasOwn(def.states[s]!.on, event)) ?? null;
-      const on = declaredIn ? def.states[declaredIn]!.on : def.on;
+      const declaredIn =
+        ancestry(def.states, leaf).find((s) => Object.hasOwn(ownTransitions(def.states[s]!), event)) ?? null;
+      const on = declaredIn ? ownTransitions(def.states[declaredIn]!) : def.on;
       const t = Object.hasOwn(on, event) ? on[event] : undefined;
       if (!t) continue;
       // A goto to the leaf itself is no transition: nothing is exited or entered.
@@ -124,9 +158,13 @@ function featureEvents({ features }: StatechartFile): string[] {
   ];
 }
 
-/** The declared vocabulary, or every event the transitions and features name, in order of appearance. */
-function vocabularyOf(chart: StatechartFile): string[] {
-  if (chart.events) return [...new Set(chart.events)];
+/**
+ * The declared vocabulary, or every event the transitions and features name, in order of appearance;
+ * then, either way, the events of the delayed transitions (their timers apply them).
+ */
+function vocabularyOf(chart: StatechartFile, states: Record<string, StateNode>): string[] {
+  const delayed = Object.values(states).flatMap((s) => s.after.map((d) => d.type));
+  if (chart.events) return [...new Set([...chart.events, ...delayed])];
   const seen = new Set<string>();
   const visit = (node: { on?: Record<string, unknown>; states?: Record<string, StateNodeFile> }) => {
     for (const event of Object.keys(node.on ?? {})) seen.add(event);
@@ -134,12 +172,34 @@ function vocabularyOf(chart: StatechartFile): string[] {
   };
   visit(chart);
   for (const event of featureEvents(chart)) seen.add(event);
-  return [...seen];
+  return [...seen, ...delayed];
+}
+
+/** Every declared transition (machine level, per state, delayed) with the state declaring it and its field in the file. */
+function declaredTransitions(def: LifecycleDefinition) {
+  const { states } = def;
+  const where = (s: string | null) => (s ? `${fieldOf(states, s)}.on` : 'on');
+  const declarations: [string | null, Record<string, Transition | null>][] = [
+    [null, def.on],
+    ...Object.values(states).map((s): [string, StateNode['on']] => [s.name, s.on]),
+  ];
+  return [
+    ...declarations.flatMap(([owner, on]) =>
+      Object.entries(on).map(([event, t]) => ({ owner, event, t, field: `${where(owner)}.${event}` })),
+    ),
+    ...Object.values(states).flatMap((s) =>
+      s.after.map((d) => ({
+        owner: s.name as string | null,
+        event: d.type,
+        t: d.transition as Transition | null,
+        field: `${fieldOf(states, s.name)}.after.${d.key}`,
+      })),
+    ),
+  ];
 }
 
 function validate(def: LifecycleDefinition, chart: StatechartFile): void {
   const { file, states, features } = def;
-  const where = (s: string | null) => (s ? `${fieldOf(states, s)}.on` : 'on');
   // Object.hasOwn: state names like `constructor` are valid and must not find Object.prototype.
   const isLeaf = (s: string) => Object.hasOwn(states, s) && states[s]!.children.length === 0;
   const initial = Object.hasOwn(states, def.initial) ? states[def.initial] : undefined;
@@ -154,13 +214,7 @@ function validate(def: LifecycleDefinition, chart: StatechartFile): void {
       'the initial state has no entry actions: a conversation starts from the initial context',
     );
 
-  const declarations: [string | null, Record<string, Transition | null>][] = [
-    [null, def.on],
-    ...Object.values(states).map((s): [string, StateNode['on']] => [s.name, s.on]),
-  ];
-  const declared = declarations.flatMap(([owner, on]) =>
-    Object.entries(on).map(([event, t]) => ({ owner, event, t, field: `${where(owner)}.${event}` })),
-  );
+  const declared = declaredTransitions(def);
   for (const { t, field } of declared) {
     if (t?.kind !== 'goto') continue;
     if (!Object.hasOwn(states, t.target)) throw new DefinitionError(file, field, `unknown state "${t.target}"`);
@@ -211,7 +265,46 @@ function validate(def: LifecycleDefinition, chart: StatechartFile): void {
         throw new DefinitionError(file, fieldOf(states, leaf), `${GOAL_HIT} must go to a terminal state`);
     }
   }
+  validateDelays(def, chart);
   validateNames(def, chart, isLeaf);
+}
+
+/**
+ * Delayed transitions start their timer on entering their state, so the initial state and its
+ * parents can have none (an entity is there before any change); a leaf's delay cannot target the
+ * leaf itself (that is no transition); `after.` event types are theirs alone.
+ */
+function validateDelays(def: LifecycleDefinition, chart: StatechartFile): void {
+  const { file, states } = def;
+  for (let s: string | null = def.initial; s; s = states[s]!.parent)
+    if (states[s]!.after.length)
+      throw new DefinitionError(
+        file,
+        `${fieldOf(states, s)}.after`,
+        `"${s}" holds the initial state: an entity is there before any event, so nothing would start the timer`,
+      );
+  for (const s of Object.values(states))
+    for (const d of s.after)
+      if (d.transition.target === s.name)
+        throw new DefinitionError(
+          file,
+          `${fieldOf(states, s.name)}.after.${d.key}`,
+          'a delayed transition to the state itself would do nothing',
+        );
+  const declared = [
+    ...(chart.events ?? []).map((e, i) => ({ e, field: `events.${i}` })),
+    ...Object.keys(def.on).map((e) => ({ e, field: `on.${e}` })),
+    ...Object.values(states).flatMap((s) =>
+      Object.keys(s.on).map((e) => ({ e, field: `${fieldOf(states, s.name)}.on.${e}` })),
+    ),
+  ];
+  const taken = declared.find(({ e }) => e.startsWith(AFTER_PREFIX));
+  if (taken)
+    throw new DefinitionError(
+      file,
+      taken.field,
+      `"${taken.e}": event types starting "${AFTER_PREFIX}" are the delayed transitions' own (declare them with after)`,
+    );
 }
 
 /** Every state and event a feature or report names exists (a typo would silently never match). */
@@ -269,7 +362,8 @@ function plural(noun: string): string {
  * terminal; with a declared `events` list, every event is in it; targets exist and are leaves; the
  * initial state is a non-terminal leaf without entry actions; restarts only in terminal states;
  * context actions only with the follow-ups feature; the events each feature raises are handled in
- * every non-terminal leaf and `goal.hit` ends the conversation; every state and event a feature or
+ * every non-terminal leaf and `goal.hit` ends the conversation; delayed transitions target leaves,
+ * never their own leaf nor from the initial state or its parents; every state and event a feature or
  * report names exists.
  *
  * @throws DefinitionError naming the file and the field.
@@ -300,6 +394,7 @@ function lifecycleFrom(value: unknown, file: string): LifecycleDefinition {
       terminal: node.terminal ?? false,
       entry: node.entry ?? [],
       on: normaliseOn(node.on, file, `${field}.on`, vocabulary),
+      after: normaliseAfter(name, node.after, file, `${field}.after`),
       ...(node.description && { description: node.description }),
     };
     if (!children.length) leaves.push(name);
@@ -308,7 +403,10 @@ function lifecycleFrom(value: unknown, file: string): LifecycleDefinition {
   const on = normaliseOn(chart.on, file, 'on', vocabulary);
   for (const [name, node] of Object.entries(chart.states)) visit(name, node, null);
   const name = chart.entity.name ?? entityName(chart.entity.key);
-  const timers = chart.features.followUps !== undefined || chart.features.renewals !== undefined;
+  const timers =
+    chart.features.followUps !== undefined ||
+    chart.features.renewals !== undefined ||
+    Object.values(states).some((s) => s.after.length);
   const base = {
     name: chart.name,
     description: chart.description,
@@ -316,7 +414,7 @@ function lifecycleFrom(value: unknown, file: string): LifecycleDefinition {
     file,
     entity: { key: chart.entity.key, name, plural: plural(name) },
     sources: [...new Set([...chart.sources, REPLAY_SOURCE, ...(timers ? [SCHEDULER_SOURCE] : [])])],
-    events: vocabularyOf(chart),
+    events: vocabularyOf(chart, states),
     features: chart.features,
     reports: chart.reports,
     initial: chart.initial,
@@ -460,4 +558,14 @@ export function checkAgentConfig(config: AgentConfig, def: LifecycleDefinition, 
   if (config.goal) visit(config.goal, 'goal');
   config.stopFollowUpsOn.forEach((c, i) => visit(c, `stopFollowUpsOn.${i}`));
   (config.stopConversationOn ?? []).forEach((c, i) => visit(c, `stopConversationOn.${i}`));
+  for (const [key, report] of Object.entries(config.reports ?? {})) {
+    const event = ['count', 'rate', 'of', 'from', 'to', 'event'].find((f) => {
+      const type = report[f as keyof typeof report];
+      return type !== undefined && !def.events.includes(type);
+    });
+    if (event !== undefined)
+      throw new DefinitionError(source, `reports.${key}.${event}`, `unknown event (known: ${def.events.join(', ')})`);
+    if (report.in !== undefined && !Object.hasOwn(def.states, report.in))
+      throw new DefinitionError(source, `reports.${key}.in`, `"${report.in}" is not a state of ${def.name}`);
+  }
 }

@@ -44,7 +44,8 @@ function edge(def: LifecycleDefinition, from: string | null, event: string, t: T
  * Render a lifecycle as a Mermaid `stateDiagram-v2`: parents as composite states
  * (`state active { ... }`), entry actions on their state, one arrow per declared transition from
  * the state that declares it (a parent's arrow applies to all its children), labelled
- * `event / actions`; restarts point at the initial state; terminal states lead to `[*]`.
+ * `event / actions`; delayed transitions are arrows labelled `after 14d` from the state declaring
+ * them; restarts point at the initial state; terminal states lead to `[*]`.
  * Transitions without a drawable source or target (machine level, `targetFromDetail`, `null`)
  * become `%%` comments. States and transitions come out in document order, so the output depends
  * only on the definition and can be asserted on and committed to docs.
@@ -68,6 +69,9 @@ export function lifecycleToMermaid(def: LifecycleDefinition): string {
   for (const [from, on] of declared) {
     for (const [event, t] of Object.entries(on)) lines.push(INDENT + edge(def, from, event, t));
   }
+  for (const s of Object.values(def.states))
+    for (const d of s.after)
+      lines.push(`${INDENT}${s.name} --> ${d.transition.target} : ${label(`after ${d.key}`, d.transition.actions)}`);
   for (const leaf of def.leaves.filter((l) => def.states[l]!.terminal)) lines.push(`${INDENT}${leaf} --> [*]`);
   return lines.join('\n') + '\n';
 }

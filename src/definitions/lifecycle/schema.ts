@@ -86,11 +86,33 @@ const TransitionObject = z
 const TransitionSpec = z.union([StateName, z.null(), TransitionObject]);
 export type TransitionSpecFile = z.infer<typeof TransitionSpec>;
 
+/**
+ * A delay of a delayed transition (`after`): a duration (`30s`, `90m`, `36h`, `14d`, `2w`), or
+ * `detail.<field>`, read from that field of the event that brought the entity into the state.
+ */
+export const DELAY_PATTERN = /^([1-9][0-9]{0,5}[smhdw]|detail\.[A-Za-z][A-Za-z0-9_]*)$/;
+/** A duration alone: what `detail.<field>` must hold. */
+export const DURATION_PATTERN = /^([1-9][0-9]{0,5})([smhdw])$/;
+const DelayKey = z.string().regex(DELAY_PATTERN, 'a duration like 30s, 90m, 36h, 14d, 2w, or detail.<field>');
+
+/** `delay: target`, or `delay: { target, actions? }`. */
+const AfterSpec = z.union([
+  StateName,
+  z
+    .object({
+      target: StateName.describe('The leaf to go to when the delay has passed.'),
+      actions: z.array(z.enum(CONTEXT_ACTIONS)).default([]).describe('Context actions run on the transition.'),
+    })
+    .strict(),
+]);
+export type AfterSpecFile = z.infer<typeof AfterSpec>;
+
 export interface StateNodeFile {
   description?: string;
   terminal?: boolean;
   entry?: ContextAction[];
   on?: Record<string, TransitionSpecFile>;
+  after?: Record<string, AfterSpecFile>;
   states?: Record<string, StateNodeFile>;
 }
 
@@ -106,6 +128,12 @@ const StateNodeSchema: z.ZodType<StateNodeFile> = z
           .optional()
           .describe(
             'Per event type: a target leaf, `{ target?, targetFromDetail?, versionFrom?, timeFrom?, restart?, actions? }`, or `null` (logged only, the parents are not consulted).',
+          ),
+        after: z
+          .record(DelayKey, AfterSpec)
+          .optional()
+          .describe(
+            "Delayed transitions: per delay (`14d`, `36h`, or `detail.<field>`: a duration in that field of the event that entered the state), a target leaf or `{ target, actions? }`. The timer starts when the state is entered and is cancelled when it is left; moving between a parent's children keeps the parent's timers.",
           ),
         states: z
           .record(StateName, StateNodeSchema)
@@ -189,7 +217,7 @@ export type LifecycleFeatures = z.infer<typeof FeaturesSchema>;
  * another; the time `from` an entity's first event of one type `to` its first of another after it;
  * the entities that logged `event` while `in` a state.
  */
-const ReportSchema = z
+export const ReportSchema = z
   .object({
     label: z.string().min(1).describe("The report line's heading."),
     count: EventType.optional().describe('Count this event type, in total and per entity.'),
@@ -293,6 +321,20 @@ export interface ResolvedTransition {
   transition: Transition;
 }
 
+/**
+ * A delayed transition (`after` in the file): when the entity has stayed `delay` in the declaring
+ * state, its timer applies the event `type` (`after.<state>.<delay>`), which only this state handles.
+ */
+export interface DelayedTransition {
+  /** The delay as written: `14d`, `detail.refundWindow`. */
+  key: string;
+  /** The event the timer applies; the transition Task of the lifecycle's state machine is named by it. */
+  type: string;
+  /** A fixed duration, or the detail field of the entering event that holds one. */
+  delay: { ms: number } | { field: string };
+  transition: Extract<Transition, { kind: 'goto' }>;
+}
+
 export interface StateNode {
   name: string;
   /** Dotted path from the root, e.g. `active.lead_qualification.engaged`. */
@@ -304,6 +346,8 @@ export interface StateNode {
   entry: ContextAction[];
   /** Transitions declared on this state, by event type; `null` = not handled here and not inherited. */
   on: Record<string, Transition | null>;
+  /** Delayed transitions declared on this state, in document order. */
+  after: DelayedTransition[];
   description?: string;
 }
 

@@ -15,7 +15,10 @@
  * resets
  *   the context (the next conversation starts fresh);
  * - where a parent's transition would target the leaf itself, the leaf gets `{}`: here that is no
- *   transition, while XState would exit and re-enter the leaf.
+ *   transition, while XState would exit and re-enter the leaf;
+ * - delayed transitions → `after`: a duration as its milliseconds (`14d` → `1209600000`), a
+ *   `detail.<field>` delay as a named delay of that name (the caller's `setup({ delays })` reads it
+ *   from the entering event).
  *
  * Deliberate differences (the lead lifecycle example's README documents them):
  * - Echo: a placement naming the entity's current leaf is no transition here; XState
@@ -24,7 +27,14 @@
  *   agent config, and the version guards (`expectedVersion`, versioned placements) live outside the
  *   chart; the export knows the chart only. Raised events are ordinary events for XState.
  */
-import { type ContextAction, handlerOf, type LifecycleDefinition, type StateNode, type Transition } from './schema.ts';
+import {
+  type ContextAction,
+  type DelayedTransition,
+  handlerOf,
+  type LifecycleDefinition,
+  type StateNode,
+  type Transition,
+} from './schema.ts';
 
 /** The actions the export names; implementations are the caller's (`setup({ actions })`). */
 export const XSTATE_ACTIONS = ['clearFollowUpStop', 'stopFollowUps', 'startConversation'] as const;
@@ -47,6 +57,7 @@ export interface XStateNodeConfig {
   tags?: string[];
   entry?: { type: string }[];
   on?: Record<string, XStateTransitionConfig | XStateTransitionConfig[]>;
+  after?: Record<string, XStateTransitionConfig>;
   states?: Record<string, XStateNodeConfig>;
 }
 
@@ -125,6 +136,7 @@ export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
       ...(s.terminal && { tags: [TERMINAL_TAG] }),
       ...(s.entry.length && { entry: s.entry.map((type) => ({ type })) }),
       ...(Object.keys(on).length && { on }),
+      ...(s.after.length && { after: afterOf(s, (t) => convert(name, t) as XStateTransitionConfig) }),
       ...(s.children.length && { states: Object.fromEntries(s.children.map((c) => [c, node(c)])) }),
     };
   };
@@ -137,6 +149,14 @@ export function toXStateConfig(def: LifecycleDefinition): XStateMachineConfig {
     on: onOf(null, def.on),
     states: Object.fromEntries(def.roots.map((r) => [r, node(r)])),
   };
+}
+
+/** A state's delayed transitions as XState `after`: a duration in milliseconds, a detail delay as the named delay `detail.<field>`. */
+function afterOf(
+  s: StateNode,
+  convert: (t: DelayedTransition['transition']) => XStateTransitionConfig,
+): Record<string, XStateTransitionConfig> {
+  return Object.fromEntries(s.after.map((d) => ['ms' in d.delay ? String(d.delay.ms) : d.key, convert(d.transition)]));
 }
 
 /** The event a `restart` declaration belongs to (the key it is declared under). */

@@ -212,9 +212,9 @@ function timerOf(name: string, schedule: GetScheduleCommandOutput, entityKey: st
   if (!stamp || !at || !params?.Source || !params.DetailType) return undefined;
   // The input is the detail plus its stamp (`timer`); `follow_up.due` carries the stamp in its detail anyway.
   const detail = JSON.parse(schedule.Target!.Input!) as Record<string, unknown>;
-  const kind = name.startsWith('renewal-') ? 'renewal' : 'follow-up';
-  // `follow_up.due` names the entity `entityId`; a renewal, being an incoming event, under the entity key.
-  const entityId = String(kind === 'renewal' ? detail[entityKey] : detail.entityId);
+  const kind = name.startsWith('renewal-') ? 'renewal' : name.startsWith('after-') ? 'after' : 'follow-up';
+  // `follow_up.due` names the entity `entityId`; a renewal or a delayed transition, being an incoming event, under the entity key.
+  const entityId = String(kind === 'follow-up' ? detail.entityId : detail[entityKey]);
   return {
     name,
     kind,

@@ -6,11 +6,13 @@
  */
 import * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
+import { delayedStatesOnChange } from '../../definitions/lifecycle/delays.ts';
 import {
   EntityContextSchema,
   type EntitySnapshot,
   LIFECYCLE_SOURCE,
   type LifecycleDefinition,
+  type LoggedEvent,
   StateName,
 } from '../../definitions/lifecycle/schema.ts';
 import { EventBridgeEnvelopeSchema, STATE_CHANGED_SUFFIX } from './envelope.ts';
@@ -42,6 +44,11 @@ export const StateChangedDetailSchema = z
     canReceiveFollowUp: z.boolean().optional(),
     /** System events the trigger raised, in order (`follow_up.stopped`, `goal.hit`). */
     raised: z.array(z.string()),
+    /**
+     * For the delayed transitions this change starts whose delay is `detail.<field>`: that field of
+     * the triggering event, by the transition's event type (`null`: missing or not text).
+     */
+    afterDelays: z.record(z.string(), z.string().nullable()).optional(),
   })
   .strict();
 export type StateChangedDetail = z.infer<typeof StateChangedDetailSchema>;
@@ -61,6 +68,7 @@ export function stateChangeOf(
   );
   if (after.state === before.state && sameContext) return undefined;
   const [trigger, ...raised] = result.events;
+  const afterDelays = detailDelays(def, before.state, after.state, trigger!);
   return {
     changeId: `${trigger!.entityId}:v${after.version}`,
     entityId: trigger!.entityId,
@@ -76,7 +84,27 @@ export function stateChangeOf(
     eventCount: after.eventCount,
     ...(def.features.followUps && { canReceiveFollowUp: canReceiveFollowUp(def, after) }),
     raised: raised.map((e) => e.type),
+    ...(Object.keys(afterDelays).length && { afterDelays }),
   };
+}
+
+/** The durations the delayed transitions entered by a change read from the triggering event's detail. */
+function detailDelays(
+  def: LifecycleDefinition,
+  from: string,
+  to: string,
+  trigger: LoggedEvent,
+): Record<string, string | null> {
+  const delays: Record<string, string | null> = {};
+  for (const { delayed, change } of delayedStatesOnChange(def, from, to)) {
+    if (change !== 'entered' || !('field' in delayed.delay)) continue;
+    const value =
+      trigger.detail && Object.hasOwn(trigger.detail, delayed.delay.field)
+        ? trigger.detail[delayed.delay.field]
+        : undefined;
+    delays[delayed.type] = typeof value === 'string' ? value : null;
+  }
+  return delays;
 }
 
 const StateChangedEnvelopeSchema = EventBridgeEnvelopeSchema.extend({

@@ -3,20 +3,24 @@
  * what the follow-up sender does when a follow-up is due. The schedules themselves live in
  * EventBridge Scheduler on AWS and in a clock-driven emulation locally (ports.ts, src/local/scheduler.ts).
  *
- * Per entity there are at most two schedules, with deterministic names (a new one replaces the old):
+ * Per entity there is at most one schedule of each kind below, with deterministic names (a new one replaces the old):
  * - `follow-up-<entity>` (the `followUps` feature): the follow-up chain. Step n <= count delivers
  *   `follow_up.due` (the sender sends follow-up n, logs it as the feature's `sent` event and sets
  *   step n+1); step count+1 (when `coldAfterDays` is set) is the cold check: if the entity stayed
  *   silent (no `reply` event), the sender applies the feature's `exhausted` event.
  * - `renewal-<entity>` (the `renewals` feature): its `event` `renewalAfterDays` after the entity
  *   entered its `state`.
+ * - `after-<entity>-<hash of the event type>` (a state's delayed transition, `after`): its event
+ *   `after.<state>.<delay>` once the delay has passed since the entity entered the state; cancelled
+ *   when the entity leaves it, re-armed for the new version while it moves between the state's children.
  *
- * Stale-safe: every delivery carries the entity's version when it was set. The renewal and the
- * exhausted event carry it as `detail.expectedVersion`, which the transition refuses when the
+ * Stale-safe: every delivery carries the entity's version when it was set. The renewal, the
+ * delayed transitions and the exhausted event carry it as `detail.expectedVersion`, which the transition refuses when the
  * entity moved on; the sender drops a `follow_up.due` of another version. Cancelling is only tidying.
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
+import { delayedStatesOnChange, durationMs } from '../../definitions/lifecycle/delays.ts';
 import type { EntitySnapshot, LifecycleDefinition, LifecycleEvent } from '../../definitions/lifecycle/schema.ts';
 import { LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from '../../definitions/lifecycle/schema.ts';
 import { NO_TIMERS, type TimersConfig } from '../../definitions/lifecycle/timers-config.ts';
@@ -24,7 +28,7 @@ import { FOLLOW_UP_DUE } from './envelope.ts';
 import type { StateChangedDetail } from './state-changes.ts';
 import { canReceiveFollowUp } from './transition.ts';
 
-export type TimerKind = 'follow-up' | 'renewal';
+export type TimerKind = 'follow-up' | 'renewal' | 'after';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -77,9 +81,15 @@ export function supersedes(next: TimerStamp, current: TimerStamp): boolean {
   return next.step >= current.step;
 }
 
-/** The schedule name of an entity's timer, e.g. `follow-up-lead-42-1f2e3d4c5b6a`. */
-export function timerName(kind: TimerKind, entityId: string): string {
-  const hash = createHash('sha256').update(entityId).digest('hex').slice(0, 12);
+/**
+ * The schedule name of an entity's timer, e.g. `follow-up-lead-42-1f2e3d4c5b6a`; `type` tells an
+ * entity's delayed transitions apart (their event type is in the hash).
+ */
+export function timerName(kind: TimerKind, entityId: string, type?: string): string {
+  const hash = createHash('sha256')
+    .update(type === undefined ? entityId : `${entityId}\u0000${type}`)
+    .digest('hex')
+    .slice(0, 12);
   const readable = entityId.replace(/[^0-9a-zA-Z_.-]/g, '_').slice(0, MAX_NAME - kind.length - hash.length - 2);
   return `${kind}-${readable}-${hash}`;
 }
@@ -125,6 +135,8 @@ function chainStart(
 export interface TimerPlan {
   set: TimerRequest[];
   cancel: string[];
+  /** Delayed transitions entered whose `detail.<field>` held no duration: no timer, and why. */
+  unscheduled: { type: string; reason: string }[];
   /**
    * Timers that stay due when they are, re-armed for the entity's new version: a context-only change
    * (follow-ups stopped while in the renewal state) bumps the version but must not void the renewal.
@@ -146,14 +158,16 @@ export function restampTimer(timer: TimerRequest, version: number): TimerRequest
  *   cannot → the chain is cancelled;
  * - (renewals) the entity entered the renewal state → the renewal event after `renewalAfterDays`;
  *   it left that state → cancelled; it stayed (a context-only change) → the pending renewal is
- *   re-armed for the new version.
+ *   re-armed for the new version;
+ * - (`after`) the same for every delayed transition of a state entered, left or stayed in.
  */
 export function timersForChange(
   def: LifecycleDefinition,
   timers: TimersConfig = NO_TIMERS,
   change: StateChangedDetail,
 ): TimerPlan {
-  const plan: TimerPlan = { set: [], cancel: [], restamp: [] };
+  const plan: TimerPlan = { set: [], cancel: [], unscheduled: [], restamp: [] };
+  planDelayedTransitions(def, change, plan);
   const changedAt = Date.parse(change.at);
   const { followUps, renewals } = def.features;
   if (followUps) {
@@ -175,21 +189,57 @@ export function timersForChange(
       entityId: change.entityId,
       dueAt,
       stamp,
-      // The event id is stable per timer, so a redelivered schedule is logged once.
-      delivery: {
-        source: SCHEDULER_SOURCE,
-        detailType: event,
-        detail: {
-          [def.entity.key]: change.entityId,
-          eventId: `${name}:v${change.version}`,
-          expectedVersion: change.version,
-        },
-      },
+      delivery: versionedDelivery(def, event, name, change),
     });
   } else if (change.from === state && change.to !== state) plan.cancel.push(timerName('renewal', change.entityId));
   else if (change.from === state && change.to === state)
     plan.restamp.push({ name: timerName('renewal', change.entityId), version: change.version });
   return plan;
+}
+
+/** An event a schedule applies, guarded by the version it was set at; its id is stable per timer, so a redelivered schedule is logged once. */
+function versionedDelivery(
+  def: LifecycleDefinition,
+  detailType: string,
+  name: string,
+  change: StateChangedDetail,
+): TimerRequest['delivery'] {
+  return {
+    source: SCHEDULER_SOURCE,
+    detailType,
+    detail: {
+      [def.entity.key]: change.entityId,
+      eventId: `${name}:v${change.version}`,
+      expectedVersion: change.version,
+    },
+  };
+}
+
+/** The delayed transitions' timers: set on entering their state, cancelled on leaving it, re-armed while staying. */
+function planDelayedTransitions(def: LifecycleDefinition, change: StateChangedDetail, plan: TimerPlan): void {
+  for (const { delayed, change: what } of delayedStatesOnChange(def, change.from, change.to)) {
+    const name = timerName('after', change.entityId, delayed.type);
+    if (what === 'left') plan.cancel.push(name);
+    else if (what === 'stayed') plan.restamp.push({ name, version: change.version });
+    else {
+      const text = 'field' in delayed.delay ? change.afterDelays?.[delayed.type] : undefined;
+      const ms = 'ms' in delayed.delay ? delayed.delay.ms : text ? durationMs(text) : undefined;
+      if (ms === undefined) {
+        const field = 'field' in delayed.delay ? delayed.delay.field : '';
+        const reason = `detail.${field} ${text ? `${JSON.stringify(text)} is not a duration` : 'holds no duration'}`;
+        plan.unscheduled.push({ type: delayed.type, reason });
+        continue;
+      }
+      plan.set.push({
+        name,
+        kind: 'after',
+        entityId: change.entityId,
+        dueAt: at(Date.parse(change.at) + ms),
+        stamp: { version: change.version, setAt: change.at, step: 0 },
+        delivery: versionedDelivery(def, delayed.type, name, change),
+      });
+    }
+  }
 }
 
 /** What the follow-up sender does with a due follow-up. */

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
 import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
+import { delayedTransitionOf } from '../../definitions/lifecycle/delays.ts';
 import {
   CONVERSATION_STOPPED,
   type ContextAction,
@@ -183,7 +184,8 @@ const detailField = (ev: LifecycleEvent, field: string): unknown =>
 /**
  * Why an event is refused as out of date, if it is:
  * - `detail.expectedVersion` (timers, and any producer that acted on what it read): the entity's
- *   version must still be that; a timer set before the entity moved on is logged and ignored.
+ *   version must still be that; a timer set before the entity moved on is logged and ignored. A
+ *   delayed transition's event without it did not come from its timer.
  * - a placement (`targetFromDetail`) with `versionFrom`: the version the external system's update
  *   is based on (as the sync sent it); older than the entity's version means the entity moved on
  *   since, so a late echo cannot move it back.
@@ -198,6 +200,10 @@ function staleness(
   t: Transition | undefined,
 ): string | undefined {
   const expected = detailField(ev, 'expectedVersion');
+  // Only a delayed transition's own timer, which carries the version it was set at, may apply its event.
+  const delayed = delayedTransitionOf(def, ev.type);
+  if (delayed && expected === undefined)
+    return `${ev.type}: only the timer of ${delayed.state}'s delayed transition applies it (detail.expectedVersion is missing)`;
   if (expected !== undefined) {
     if (!Number.isSafeInteger(expected)) return `detail.expectedVersion ${JSON.stringify(expected)} is not a version`;
     if (expected !== s.version)

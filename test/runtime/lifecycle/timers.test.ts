@@ -59,7 +59,7 @@ describe('timersForChange', () => {
 
   it('cancels the chain when the lead cannot receive follow-ups, and sets renewal.due a year after deal_closed with the version guard', () => {
     const booked = timersForChange(def, timers, lead([OUTREACH, ['meeting.booked', '2025-01-07T10:00:00Z']]).change!);
-    expect(booked).toEqual({ set: [], cancel: [timerName('follow-up', 'lead-1')], restamp: [] });
+    expect(booked).toEqual({ set: [], cancel: [timerName('follow-up', 'lead-1')], unscheduled: [], restamp: [] });
     const closed = timersForChange(def, timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!);
     expect(closed.cancel).toEqual([timerName('follow-up', 'lead-1')]);
     expect(closed.set).toMatchObject([
@@ -104,6 +104,7 @@ describe('timersForChange', () => {
     expect(timersForChange(def, timers, change!)).toEqual({
       set: [],
       cancel: [timerName('follow-up', 'lead-1')],
+      unscheduled: [],
       restamp: [{ name: timerName('renewal', 'lead-1'), version: 3 }],
     });
     const renewal = timersForChange(def, timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!)

@@ -1,5 +1,5 @@
 /**
- * Listener on `<entity>.state_changed` (the `followUps` and `renewals` features): sets and cancels
+ * Listener on `<entity>.state_changed` (the `followUps` and `renewals` features, delayed transitions): sets and cancels
  * the entity's timers (timers.ts) through the scheduler port (EventBridge Scheduler on AWS).
  * Idempotent: names are per (kind, entity) and a timer never replaces a newer one, so redelivered
  * or reordered changes leave the newest timers.
@@ -27,6 +27,8 @@ export function createHandler(env: Env, services: LifecycleServices = {}) {
       if (pending && pending.stamp.version < version) await scheduler().set(restampTimer(pending, version));
     }
     if (kept.length) logger.info('kept newer timers', { changeId: change.changeId, kept });
+    if (plan.unscheduled.length)
+      logger.warn('delayed transitions not scheduled', { changeId: change.changeId, unscheduled: plan.unscheduled });
     return { ...plan, kept };
   };
 }
