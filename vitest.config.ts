@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/sequencer.ts';
 
 // The examples import the package's public entry points by name, as a user's project does. Here
 // each resolves to its source: `./dist/X.js` in package.json `exports` is `./src/X.ts`.
@@ -21,6 +22,17 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     setupFiles: ['src/local/polyfills.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // Most integration time is spent waiting on child processes, the emulator and npm, not on a core: more workers
+    // than the 2 cores of a CI machine keep both busy. STEPWISE_TEST_WORKERS overrides it.
+    maxWorkers: Number(process.env.STEPWISE_TEST_WORKERS) || 4,
+    sequence: { sequencer: LongestFirst },
+    // `npm run coverage`: the unit tests of the step runner, the step handler and the evals, held at 80%.
+    coverage: {
+      provider: 'v8',
+      include: ['src/runtime/steps/**/*.ts', 'src/runtime/step-handler/**/*.ts', 'src/evals/**/*.ts'],
+      reporter: ['text-summary', 'text'],
+      thresholds: { lines: 80, statements: 80, functions: 80, branches: 80 },
+    },
     // Integration tests start DynamoDB Local and synthesize CDK apps: give them room on shared machines.
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -2,17 +2,19 @@
 // The package build (`npm run build`, run by `npm pack`): the engine (src/) compiled to dist/ with its
 // declarations, the files it reads at run time beside it, Studio's browser bundle, and the CLI's
 // command index (so `stepwise --help` loads no command).
+// `--out DIR` builds into DIR instead of dist/ (the tests' build; DIR's parent needs the package.json).
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const dist = join(root, 'dist');
+const out = process.argv.indexOf('--out');
+const dist = out > 0 ? resolve(process.argv[out + 1]) : join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 execFileSync(
   process.execPath,
-  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist],
   { stdio: 'inherit' },
 );
 // Data the engine reads by path (not imported, so tsc does not copy it).

@@ -30,6 +30,7 @@ import type { EntityStatus } from './runtime/lifecycle/transition.ts';
 export { type EvalCase, loadEvalCases, loadEvalCasesFrom, parseEvalCase } from './definitions/eval-cases.ts';
 export { listLifecycles } from './definitions/lifecycle/loader.ts';
 export { type EvalCaseResult, type EvalReport, type EvalRunOptions, runEvalCases } from './evals/runner.ts';
+export { DYNAMODB_ENDPOINT_VARIABLE, shareDynamoDbLocal } from './local/dynamodb-connection.ts';
 export { type SynthesizedApp, synthesize, synthProject } from './local/synth.ts';
 export {
   type ModelChoice,

@@ -1,6 +1,12 @@
+import { shareDynamoDbLocal } from '../src/local/dynamodb-connection.ts';
 import { ensureDynamoDbLocal } from '../src/local/dynamodb-local.ts';
 
-/** Fetch the DynamoDB Local jar once, before test files start emulators in parallel. */
-export default async function setup(): Promise<void> {
+/**
+ * Fetch the emulator once, then start the one DynamoDB Local of the whole run before any test file starts: every
+ * session (and every CLI the tests spawn, through the inherited environment) connects to it with tables of its own.
+ */
+export default async function setup(): Promise<() => Promise<void>> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   await ensureDynamoDbLocal();
+  return shareDynamoDbLocal();
 }

@@ -86,6 +86,8 @@ async function programFor(argv: readonly string[]): Promise<Command | undefined>
   return createProgram();
 }
 
+// Commands reuse the warm local service (DynamoDB Local outliving one command) unless it is turned off.
+process.env.STEPWISE_LOCAL_SERVICE ??= 'on';
 const argv = process.argv.slice(2);
 const program = await programFor(argv);
 try {

@@ -74,9 +74,14 @@ export interface DynamoDbLocal {
   readonly endpoint: string;
   /** A client for the emulator, with dummy credentials. */
   readonly client: DynamoDBClient;
-  /** Milliseconds from spawning Java to the first answered ListTables. */
+  /** Milliseconds from spawning Java (or connecting to a running emulator) to the first answered ListTables. */
   readonly startupMs: number;
-  /** Kill the emulator (its data is gone) and close the client. Idempotent. */
+  /**
+   * Put before the name of every table this handle's user creates: '' for an emulator of its own, unique per
+   * connection to a shared one (see `connectDynamoDbLocal`).
+   */
+  readonly tablePrefix: string;
+  /** Kill the emulator (its data is gone), or for a shared one drop this connection's tables; close the client. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -304,6 +309,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       endpoint,
       client,
       startupMs,
+      tablePrefix: '',
       stop: () =>
         (stopping ??= (async () => {
           client.destroy();
@@ -342,13 +348,14 @@ const TABLE_TYPES = new Set(['AWS::DynamoDB::Table', 'AWS::DynamoDB::GlobalTable
 /**
  * Create every DynamoDB table of a synthesized template (`AWS::DynamoDB::Table` and
  * `AWS::DynamoDB::GlobalTable`): keys, attribute definitions, GSIs, LSIs, streams and TTL, all
- * PAY_PER_REQUEST, named by {@link localTableName}.
+ * PAY_PER_REQUEST, named by {@link localTableName} after `tablePrefix`.
  * @returns logical id → local table name.
  * @throws DefinitionError naming the resource and property when a table definition is invalid.
  */
 export async function createTablesFromTemplate(
   client: DynamoDBClient,
   template: CfnTemplate,
+  tablePrefix = '',
 ): Promise<Record<string, string>> {
   const tables = Object.entries(template.Resources ?? {}).filter(([, r]) => TABLE_TYPES.has(r.Type));
   const names: Record<string, string> = {};
@@ -364,7 +371,7 @@ export async function createTablesFromTemplate(
         );
       }
       const p = parsed.data;
-      const TableName = localTableName(logicalId, resource);
+      const TableName = localTableName(logicalId, resource, tablePrefix);
       const input: CreateTableCommandInput = {
         TableName,
         KeySchema: p.KeySchema,

@@ -4,7 +4,8 @@
  */
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { dynamoLifecycleStore, type LifecycleStore, memoryLifecycleStore } from '../runtime/lifecycle/store.ts';
-import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { sessionDynamoDb } from './dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from './dynamodb-local.ts';
 import { dynamoDbStreamSource, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
 import type { CfnTemplate } from './tokens.ts';
 import { localTableName } from './tokens.ts';
@@ -38,9 +39,9 @@ export async function openEventStore(options: EventStoreOptions, template: CfnTe
     const stream = memoryStreamSource(store);
     return { store, stream, dynamo: undefined, ownedDynamo: undefined, tableName: undefined };
   }
-  const ownedDynamo = options.dynamo ? undefined : await startDynamoDbLocal();
+  const ownedDynamo = options.dynamo ? undefined : await sessionDynamoDb();
   const dynamo = (options.dynamo ?? ownedDynamo)!;
-  const tableName = tableNameOf(template);
+  const tableName = tableNameOf(template, dynamo.tablePrefix);
   try {
     const store = await prepareTable(dynamo, template, tableName);
     const stream = await dynamoDbStreamSource(dynamo.client, dynamo.endpoint, tableName);
@@ -52,14 +53,15 @@ export async function openEventStore(options: EventStoreOptions, template: CfnTe
 }
 
 /** The local name of the stack's (only) table. */
-function tableNameOf(template: CfnTemplate): string {
+function tableNameOf(template: CfnTemplate, prefix: string): string {
   const [tableId, table] = Object.entries(template.Resources ?? {}).find(([, r]) => r.Type === 'AWS::DynamoDB::Table')!;
-  return localTableName(tableId, table);
+  return localTableName(tableId, table, prefix);
 }
 
 /** The stack's table in the emulator (created unless a session on the same emulator already did), as the store. */
 async function prepareTable(dynamo: DynamoDbLocal, template: CfnTemplate, tableName: string): Promise<LifecycleStore> {
-  if (!(await tableExists(dynamo, tableName))) await createTablesFromTemplate(dynamo.client, template);
+  if (!(await tableExists(dynamo, tableName)))
+    await createTablesFromTemplate(dynamo.client, template, dynamo.tablePrefix);
   return dynamoLifecycleStore(dynamo.client, tableName);
 }
 

@@ -42,7 +42,7 @@ import { type ClockLine, groupByTime, type ReplayLine } from './lifecycle-replay
 import { LocalPipe } from './outbox-pipe.ts';
 import { type LocalExecution, LocalRuntime } from './runtime.ts';
 import { LocalScheduler } from './scheduler.ts';
-import { type SynthesizedApp, synthesize } from './synth.ts';
+import { type SynthesizedApp, synthesize, withTablePrefix } from './synth.ts';
 import type { CfnTemplate } from './tokens.ts';
 
 export {
@@ -56,6 +56,8 @@ export {
 export interface LifecycleSessionOptions {
   /** The lifecycle: the folder of its `statechart.yaml` under `statemachines/`. */
   lifecycle: string;
+  /** The folder holding the lifecycle's folder (the handlers load it from there too). @default the project's `statemachines/` */
+  root?: string;
   /**
    * The agent config the lifecycle applies (`AGENT_CONFIG`). @default the environment's agent
    * (`lifecycles.<name>.agent` in stepwise.config.ts), else none
@@ -133,6 +135,7 @@ interface SynthesizedLifecycle {
   template: CfnTemplate;
   busName: string;
   agentConfig: AgentConfig;
+  root: string | undefined;
 }
 
 /** What runs the lifecycle, as the stack wires it on AWS. */
@@ -365,7 +368,7 @@ export class LifecycleSession {
 async function synthesizeLifecycle(options: LifecycleSessionOptions): Promise<SynthesizedLifecycle> {
   const env = options.env ?? 'dev';
   const config = await projectEnvironment(env, { allowPlaceholders: true });
-  const definition = loadLifecycle(options.lifecycle);
+  const definition = loadLifecycle(options.lifecycle, options.root);
   const app = synthLifecycleStack(definition, config);
   const agent = Object.hasOwn(config.lifecycles, definition.name)
     ? config.lifecycles[definition.name]!.agent
@@ -376,6 +379,7 @@ async function synthesizeLifecycle(options: LifecycleSessionOptions): Promise<Sy
     template: app.templates[lifecycleStackName(definition.name, env)]!,
     busName: lifecycleBusName(definition.name, env),
     agentConfig: options.agentConfig ?? (agent ? loadAgentConfig(agent, definition.name) : NO_AGENT),
+    root: options.root,
   };
 }
 
@@ -398,7 +402,7 @@ async function wire(
   };
   const scheduler = timerScheduler(lifecycle.busName, putOnBus);
   const runtime = await LocalRuntime.create({
-    app: lifecycle.app,
+    app: withTablePrefix(lifecycle.app, events.dynamo?.tablePrefix ?? ''),
     services: {
       // The handlers open the table in DynamoDB Local from their environment; the in-memory store is handed to them.
       ...(!events.dynamo && { store: events.store }),
@@ -412,7 +416,10 @@ async function wire(
     } satisfies LifecycleServices,
     historyDir,
     ...(events.dynamo && { dynamo: { endpoint: events.dynamo.endpoint } }),
-    extraEnv: { AGENT_CONFIG: JSON.stringify(lifecycle.agentConfig) },
+    extraEnv: {
+      AGENT_CONFIG: JSON.stringify(lifecycle.agentConfig),
+      ...(lifecycle.root !== undefined && { STATEMACHINES_DIR: lifecycle.root }),
+    },
     serviceIntegrations: {
       [SQS_SEND_MESSAGE_INTEGRATION]: (input: { QueueUrl: string; MessageBody: unknown }) => {
         recorded.sentDeadLetters.push({ queueUrl: input.QueueUrl, body: input.MessageBody });

@@ -172,3 +172,12 @@ export function synthProject(env = 'dev'): Promise<SynthesizedApp> {
   }
   return synthesized;
 }
+
+/** `app` as a session on a shared DynamoDB Local sees it: every table name after `tablePrefix`. */
+export function withTablePrefix(app: SynthesizedApp, tablePrefix: string): SynthesizedApp {
+  if (!tablePrefix) return app;
+  const contexts = Object.fromEntries(
+    Object.entries(app.contexts).map(([stack, ctx]) => [stack, { ...ctx, tablePrefix }]),
+  );
+  return { ...app, contexts };
+}

@@ -33,6 +33,8 @@ export interface TokenContext {
   accountId?: string;
   /** Every template of the app by stack name, for `Fn::ImportValue` (cross-stack references). */
   templates?: Record<string, CfnTemplate>;
+  /** Put before every table name: sessions sharing one DynamoDB Local each see their own tables. @default '' */
+  tablePrefix?: string;
 }
 
 export const LOCAL_REGION = 'us-east-1';
@@ -270,7 +272,7 @@ class TokenResolver {
 
   private nameOf(id: string, res: CfnResource, path: Path): string {
     if (res.Type === 'AWS::DynamoDB::Table' || res.Type === 'AWS::DynamoDB::GlobalTable')
-      return localTableName(id, res);
+      return localTableName(id, res, this.ctx.tablePrefix);
     const prop = NAME_PROPERTY[res.Type];
     const name = prop === undefined ? undefined : res.Properties?.[prop];
     return name === undefined ? id : String(this.resolve(name, `${path}<${id}.${prop}>`));
@@ -292,8 +294,11 @@ export function resolveTokens<T = unknown>(value: unknown, template: CfnTemplate
   return (result === NO_VALUE ? undefined : result) as T;
 }
 
-/** The local name of a table resource (its name in DynamoDB Local): its `TableName` when it is a literal, else its logical id. */
-export function localTableName(logicalId: string, resource: CfnResource): string {
+/**
+ * The local name of a table resource (its name in DynamoDB Local): its `TableName` when it is a literal, else its
+ * logical id; after the session's `prefix`.
+ */
+export function localTableName(logicalId: string, resource: CfnResource, prefix = ''): string {
   const name = resource.Properties?.TableName;
-  return typeof name === 'string' ? name : logicalId;
+  return prefix + (typeof name === 'string' ? name : logicalId);
 }

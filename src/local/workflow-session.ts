@@ -10,8 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
-import { ExecutionDoesNotExist } from '@aws-sdk/client-sfn';
+import { dirname, extname, join } from 'node:path';
 import { EMAIL_INGRESS_ENTRY } from '../cdk/constructs/email-ingress.ts';
 import { ENTRY_METADATA } from '../cdk/metadata.ts';
 import { InvalidInputError, LocalServiceError } from '../core/errors.ts';
@@ -22,6 +21,7 @@ import type { EnvConfig } from '../project/config.ts';
 import { projectEnvironment } from '../project/project.ts';
 import { dynamoEventLog, type EventLog, type StepwiseEvent } from '../runtime/event-log.ts';
 import type { StepServices } from '../runtime/step-handler/handler.ts';
+import { closeMcpConnections } from '../runtime/tools/mcp/tools.ts';
 import {
   DEFAULT_POLICY,
   isRejection,
@@ -34,17 +34,20 @@ import { type IngestDeps, type IngestResult, ingestParsed } from '../runtime/tri
 import { readOutbox } from '../runtime/triggers/email/mail.ts';
 import { localStarter } from '../runtime/triggers/email/starter.ts';
 import { dynamoEmailStore } from '../runtime/triggers/email/store.ts';
-import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { sessionDynamoDb } from './dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from './dynamodb-local.ts';
 import { type ForkPoint, forkHistory } from './fork.ts';
-import type { ExecutionRecord } from './history.ts';
+import type { ExecutionRecord, ForkChange } from './history.ts';
 import { type ParsedInput, readInputs } from './input-files.ts';
 import { assertModelAccess, type ModelChoice, modelEnvironment, type OpenAiEndpoint } from './model-choice.ts';
+import { monolithicModel, type RunMode } from './monolithic.ts';
+import { MonolithicAgent } from './monolithic-session.ts';
 import { PauseStore, type Resolution } from './pauses.ts';
-import { recordedEmails, recordingPuts } from './recorded-emails.ts';
+import { recordedEmails, recordingPuts, recordingRefusals } from './recorded-emails.ts';
 import { describeError, executionResult, type PauseSummary, pauseSummary, type RunResult } from './run-result.ts';
 import { type LocalExecution, LocalRuntime, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
-import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
-import { type SynthesizedApp, synthProject } from './synth.ts';
+import { DEFAULT_STATE_DIRS, stateDirs } from './state-dirs.ts';
+import { type SynthesizedApp, synthProject, withTablePrefix } from './synth.ts';
 import { type CfnTemplate, resolveTokens } from './tokens.ts';
 
 export { expandInputPaths } from './input-files.ts';
@@ -111,6 +114,12 @@ export interface WorkflowSessionOptions {
   readonly faults?: LocalRuntimeOptions['faults'];
   /** Told each execution's name as it starts (before it ends): Studio opens its live view. @default none */
   readonly onStart?: (name: string) => void;
+  /**
+   * `monolithic`: every input runs the workflow's single-prompt agent (one LLM step, every tool; see
+   * monolithic-session.ts) instead of its state machine; it needs a model (`services.model`, or not `offline`).
+   * @default 'steps'
+   */
+  readonly mode?: RunMode;
 }
 
 /** The manifest's `local.env`: a value that names a file of the workflow folder becomes its path. */
@@ -162,14 +171,14 @@ function deployedStack(app: SynthesizedApp, def: WorkflowDefinition, env: string
  * The runtime of a session: the app's functions with the environment they are deployed with, plus the local one
  * (the model, the outbox, DynamoDB Local, the manifest's and the caller's `local.env`).
  */
-function sessionRuntime(
+function sessionRuntimeOptions(
   app: SynthesizedApp,
   def: WorkflowDefinition,
   options: WorkflowSessionOptions,
   local: { model: ModelChoice; outboxFile: string; dynamo: DynamoDbLocal },
-): Promise<LocalRuntime> {
+): LocalRuntimeOptions & { app: SynthesizedApp } {
   const { model, outboxFile, dynamo } = local;
-  return LocalRuntime.create({
+  return {
     app,
     services: options.services,
     handlerOverrides: options.handlerOverrides,
@@ -188,7 +197,7 @@ function sessionRuntime(
       ...modelEnvironment(model, options.openai),
       ...(options.logLevel && { POWERTOOLS_LOG_LEVEL: options.logLevel }),
     },
-  });
+  };
 }
 
 /** The Message-ID of a parsed mail; `null` when it has none or could not be parsed. */
@@ -221,6 +230,7 @@ export class WorkflowSession {
   private readonly email?: EmailIngressWiring;
   private readonly eventLog?: EventLog;
   private readonly onStart?: (name: string) => void;
+  private readonly agent?: MonolithicAgent;
   private closed?: Promise<void>;
 
   private constructor(
@@ -236,10 +246,12 @@ export class WorkflowSession {
       clock: () => Date;
       emailsDir: string | false;
       onStart?: (name: string) => void;
+      agent?: MonolithicAgent;
     },
   ) {
     this.tables = wiring.tables;
     this.onStart = wiring.onStart;
+    this.agent = wiring.agent;
     if (wiring.tables.EVENTS_TABLE) this.eventLog = dynamoEventLog(dynamo.client, wiring.tables.EVENTS_TABLE);
     const { ingress } = wiring;
     const { email } = wiring;
@@ -250,7 +262,14 @@ export class WorkflowSession {
           emails: wiring.emailsDir
             ? recordingPuts(dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE), recordedEmails(wiring.emailsDir))
             : dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
-          events: dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
+          // Refused mail is kept beside the recorded emails (the same state root), for the executions list.
+          events: wiring.emailsDir
+            ? recordingRefusals(
+                dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
+                workflow.manifest.name,
+                stateDirs(dirname(wiring.emailsDir)).refused,
+              )
+            : dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
           policy: {
             maxBytes: Number(ingress.MAX_MESSAGE_BYTES ?? DEFAULT_POLICY.maxBytes),
             maxBodyChars: Number(ingress.MAX_BODY_CHARS ?? DEFAULT_POLICY.maxBodyChars),
@@ -275,24 +294,33 @@ export class WorkflowSession {
     const model = options.model ?? 'offline';
     const def = loadWorkflow(options.workflow);
     await assertModelAccess(model, options.openai);
-    const app = await synthProject(env);
-    const { template, tables, ingress } = deployedStack(app, def, env);
+    const project = await projectEnvironment(env, { allowPlaceholders: true });
+    const agentModel =
+      options.mode === 'monolithic'
+        ? (options.services?.model ?? monolithicModel(def, model, { openai: options.openai, modelId: project.modelId }))
+        : undefined;
+    const synthesized = await synthProject(env);
+    deployedStack(synthesized, def, env); // an app without the workflow fails before an emulator starts
     const tempDir = options.outboxFile ? undefined : mkdtempSync(join(tmpdir(), 'stepwise-session-'));
     const outboxFile = options.outboxFile ?? join(tempDir!, 'outbox.jsonl');
     let dynamo: DynamoDbLocal | undefined;
     try {
-      dynamo = await startDynamoDbLocal();
-      await createTablesFromTemplate(dynamo.client, template);
-      const runtime = await sessionRuntime(app, def, options, { model, outboxFile, dynamo });
+      dynamo = await sessionDynamoDb();
+      const app = withTablePrefix(synthesized, dynamo.tablePrefix);
+      const { template, tables, ingress } = deployedStack(app, def, env);
+      await createTablesFromTemplate(dynamo.client, template, dynamo.tablePrefix);
+      const runtimeOptions = sessionRuntimeOptions(app, def, options, { model, outboxFile, dynamo });
+      const runtime = await LocalRuntime.create(runtimeOptions);
       const emailsDir = options.emailsDir ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.emails);
-      const { email } = await projectEnvironment(env, { allowPlaceholders: true });
+      const local = { outboxFile, dynamo, runtime: runtimeOptions };
       return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, {
         tables,
         ingress,
-        email,
+        email: project.email,
         clock: options.clock ?? (() => new Date()),
         emailsDir,
         onStart: options.onStart,
+        agent: agentModel && MonolithicAgent.create(app, def, { ...local, model: agentModel }),
       });
     } catch (e) {
       await dynamo?.stop();
@@ -358,6 +386,10 @@ export class WorkflowSession {
         reason: `input does not match the workflow's input schema: ${checked.problem}`,
         ...none,
       };
+    if (this.agent) {
+      this.onStart?.(name);
+      return this.agent.run(label, checked.input!, name);
+    }
     try {
       const started = this.runtime.startExecution(this.workflow.manifest.name, checked.input, { name });
       this.onStart?.(name);
@@ -412,7 +444,7 @@ export class WorkflowSession {
     const messageId = messageIdIn(parsed);
     let executionName: string | null = null;
     try {
-      const { ingested, execution } = await this.ingest(raw, parsed, this.email);
+      const { ingested, execution, monolithic } = await this.ingest(raw, parsed, this.email);
       executionName = ingested.executionName;
       const base = { file, messageId, executionName };
       if (ingested.status === 'REJECTED')
@@ -424,6 +456,7 @@ export class WorkflowSession {
           reason: `the same mail (Message-ID) was already delivered as ${executionName}; nothing new ran`,
           ...none,
         };
+      if (monolithic) return { ...(await monolithic), file, messageId };
       if (!execution) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
       const finished = await execution;
       this.finished.set(finished.name, finished);
@@ -449,15 +482,21 @@ export class WorkflowSession {
     raw: Uint8Array | string,
     parsed: ParsedMail | Rejection,
     email: EmailIngressWiring,
-  ): Promise<{ ingested: IngestResult; execution?: Promise<LocalExecution> }> {
+  ): Promise<{ ingested: IngestResult; execution?: Promise<LocalExecution>; monolithic?: Promise<RunResult> }> {
     let execution: Promise<LocalExecution> | undefined;
-    const starter = localStarter(this.runtime, this.workflow.manifest.name, (name, started) => {
-      execution = started;
-      this.onStart?.(name);
-    });
+    let monolithic: Promise<RunResult> | undefined;
+    const starter = this.agent
+      ? this.agent.starter((name, run) => {
+          monolithic = run;
+          this.onStart?.(name);
+        })
+      : localStarter(this.runtime, this.workflow.manifest.name, (name, started) => {
+          execution = started;
+          this.onStart?.(name);
+        });
     const envelope = { id: await localSesMessageId(raw), receivedAt: email.deps.clock().toISOString() };
     const ingested = await ingestParsed(parsed, undefined, envelope, { ...email.deps, starter });
-    return { ingested, execution };
+    return { ingested, execution, monolithic };
   }
 
   private report(file: string, execution: LocalExecution, messageId?: string | null): RunResult {
@@ -469,7 +508,8 @@ export class WorkflowSession {
    * Resume an execution paused at a checkpoint (persisted by this or an earlier session) and
    * report it like `runInput`: it runs on until it ends or pauses again. An output sent after the
    * checkpoint's deadline resumes into the timeout path instead (`reason` says so).
-   * @throws ExecutionDoesNotExist when no execution of that name is paused.
+   * @throws ExecutionDoesNotExist when no execution of that name is paused; ExecutionClaimedError when another resume
+   * runs or ran it.
    */
   async resume(execution: string, resolution: Resolution, options: { now?: Date } = {}): Promise<RunResult> {
     this.onStart?.(execution);
@@ -490,7 +530,13 @@ export class WorkflowSession {
    * execution named `name` runs the same ASL from the point's state with `state`, continuing the
    * parent's history before it, and is reported like `runInput`. Never throws for a failed run.
    */
-  async fork(parent: ExecutionRecord, point: ForkPoint, state: unknown, name: string): Promise<RunResult> {
+  async fork(
+    parent: ExecutionRecord,
+    point: ForkPoint,
+    state: unknown,
+    name: string,
+    changes: ForkChange[] = [],
+  ): Promise<RunResult> {
     this.onStart?.(name);
     const execution = await this.runtime.forkExecution(this.workflow.manifest.name, {
       state: point.entryState,
@@ -498,7 +544,7 @@ export class WorkflowSession {
       name,
       history: forkHistory(parent, point),
       executionInput: parent.input,
-      parent: { execution: parent.name, step: point.step, index: point.index },
+      parent: { execution: parent.name, step: point.step, index: point.index, ...(changes.length && { changes }) },
     });
     this.finished.set(execution.name, execution);
     return this.report(`${parent.name} from ${point.step}`, execution);
@@ -522,6 +568,7 @@ export class WorkflowSession {
   /** Stop DynamoDB Local (its data is gone) and delete the temporary outbox. Idempotent. */
   close(): Promise<void> {
     return (this.closed ??= (async () => {
+      await closeMcpConnections();
       await this.dynamo.stop();
       if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
     })());
@@ -531,7 +578,8 @@ export class WorkflowSession {
 /**
  * `stepwise resume` (and Studio's approve/reject): resume a paused local execution in a new session
  * of its workflow, through the same synthesized ASL, and report it like `run`.
- * @throws ExecutionDoesNotExist when no execution of that name is paused; InvalidInputError when it is no Stepwise workflow's.
+ * @throws ExecutionDoesNotExist when no execution of that name is paused; ExecutionClaimedError when another resume
+ * ran it; InvalidInputError when it is no Stepwise workflow's.
  */
 export async function resumePaused(
   execution: string,
@@ -540,12 +588,7 @@ export async function resumePaused(
     pausesDir?: string;
   } = {},
 ): Promise<RunResult> {
-  const paused = new PauseStore(options.pausesDir).get(execution);
-  if (!paused)
-    throw new ExecutionDoesNotExist({
-      $metadata: {},
-      message: `no paused local execution "${execution}" (stepwise executions lists them)`,
-    });
+  const paused = new PauseStore(options.pausesDir).require(execution);
   if (!paused.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
   const session = await WorkflowSession.start({ ...options, workflow: paused.workflow });
   try {

@@ -22,6 +22,7 @@ import { basename, join, relative } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { stopLocalService } from '../../src/local/local-service.ts';
 import { type Ran, run } from '../support/project-copy.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stepwise-package-'));
@@ -43,6 +44,8 @@ const env = {
   HOME: process.env.HOME!,
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   CI: 'true',
+  // The installed CLI's warm local service, in a folder of this test's (stopped after it), not the user's.
+  STEPWISE_LOCAL_SERVICE_DIR: join(work, 'local-service'),
 };
 
 beforeAll(async () => {
@@ -54,12 +57,17 @@ beforeAll(async () => {
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
   started.at = Date.now();
   // The documented form for a tarball: npx installs it (and its dependencies) in its cache and runs its CLI.
-  execFileSync('npx', ['--yes', '--package', tarball, 'stepwise', 'new', 'helpdesk', '--stepwise', `file:${tarball}`], {
-    cwd: work,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env,
-  });
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+  // --prefer-offline: the packages are in npm's cache from this repository's own install; no registry round trips.
+  execFileSync(
+    'npx',
+    ['--yes', '--prefer-offline', '--package', tarball, 'stepwise', 'new', 'helpdesk', '--stepwise', `file:${tarball}`],
+    {
+      cwd: work,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env,
+    },
+  );
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd: project,
     stdio: ['ignore', 'ignore', 'inherit'],
     env,
@@ -68,7 +76,10 @@ beforeAll(async () => {
   ok(await stepwise('init', 'billing-desk'));
 }, 900_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(async () => {
+  await stopLocalService(env.STEPWISE_LOCAL_SERVICE_DIR);
+  rmSync(work, { recursive: true, force: true });
+});
 
 describe('a project made by stepwise new, with the packed package installed', () => {
   it('has the layout of this repository and names no path of it', () => {

@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoSessionStore, newSession } from '../../lambdas/workflows/turn-pipeline/session.ts';
-import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from '../../src/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
 import { dynamoEventLog, type StepCompletedEvent } from '../../src/runtime/event-log.ts';
 import { dynamoLifecycleStore } from '../../src/runtime/lifecycle/store.ts';
@@ -66,12 +67,14 @@ const jsonObject = fc
 const text = (v: unknown) => JSON.stringify(v);
 
 let ddb: DynamoDbLocal;
+/** This file's tables on the suite's shared emulator. */
+const table = (name: string) => `${ddb.tablePrefix}${name}`;
 let lifecycleTable: string;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
-  lifecycleTable = Object.values(await createTablesFromTemplate(ddb.client, lifecycleApp().template))[0]!;
-  await createTable(ddb.client, 'Events');
-  await createTable(ddb.client, 'Sessions');
+  ddb = await sessionDynamoDb();
+  lifecycleTable = Object.values(await createTablesFromTemplate(ddb.client, lifecycleApp().template, ddb.tablePrefix))[0]!;
+  await createTable(ddb.client, table('Events'));
+  await createTable(ddb.client, table('Sessions'));
 });
 afterAll(() => ddb?.stop());
 
@@ -101,7 +104,7 @@ describe('arbitrary JSON', () => {
   });
 
   it('the event log records any step fields, personal fields and tool arguments, and lists them back', async () => {
-    const log = dynamoEventLog(ddb.client, 'Events');
+    const log = dynamoEventLog(ddb.client, table('Events'));
     await fc.assert(
       fc.asyncProperty(jsonObject, jsonObject, jsonObject, async (fields, personal, args) => {
         const event: StepCompletedEvent = {
@@ -128,7 +131,7 @@ describe('arbitrary JSON', () => {
   });
 
   it('the session store commits any variables and profile, and the next turn reads them back', async () => {
-    const store = dynamoSessionStore(ddb.client, 'Sessions');
+    const store = dynamoSessionStore(ddb.client, table('Sessions'));
     await fc.assert(
       fc.asyncProperty(jsonObject, jsonObject, async (variables, profile) => {
         const sessionId = `json-${++n}`;

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
 import { loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../src/definitions/lifecycle/schema.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../src/local/dynamodb-local.ts';
 import { MAX_PUT_EVENTS_BYTES } from '../../src/local/eventbridge/bus.ts';
 import { failuresOf, LifecycleSession, parseReplayFile } from '../../src/local/lifecycle-session.ts';
 import { MAX_EVENT_BYTES } from '../../src/runtime/lifecycle/envelope.ts';
@@ -24,7 +25,7 @@ const def = loadLifecycle('lead-lifecycle');
 const KB = 1024;
 let ddb: DynamoDbLocal;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
 });
 afterAll(() => ddb?.stop());
 
@@ -176,5 +177,16 @@ describe('stepwise lead replay of oversize events', () => {
     expect(io.err).toContain(`${file}: 4 lines, 3 events sent (0 already logged), 1 malformed`);
     expect(io.err).toContain(`${file}:4: skipped malformed line: the event is`);
     expect(io.err).toMatch(/stepwise: event big-2 of lead lead-big-2 was not applied: EventTooLargeError: /);
+  });
+
+  it('exits 1 when the only event not applied is a line EventBridge would refuse', { timeout: 120_000 }, async () => {
+    const line = (e: LifecycleEvent) =>
+      JSON.stringify({ id: e.id, leadId: e.entityId, type: e.type, time: e.time, detail: e.detail });
+    const file = join(dir, 'one-too-big.jsonl');
+    writeFileSync(file, [sized(0, 10 * KB), sized(1, 300 * KB)].map(line).join('\n'));
+    expect(await runCli([lead], 'lead', 'replay', file, '--in-memory', '--json')).toBe(1);
+    expect(Object.keys(JSON.parse(io.out).leads)).toEqual(['lead-big-0']);
+    expect(io.err).toContain(`${file}: 2 lines, 1 events sent (0 already logged), 1 malformed`);
+    expect(io.err).not.toContain('was not applied');
   });
 });

@@ -1,14 +1,17 @@
 import { afterAll, beforeAll } from 'vitest';
 import { dynamoSessionStore } from '../../../lambdas/workflows/turn-pipeline/session.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { createTable } from '../../runtime/tools/fixtures.ts';
 import { sessionStoreConformance } from './session-store-conformance.ts';
 
 let ddb: DynamoDbLocal;
+/** This file's tables on the suite's shared emulator. */
+const table = (name: string) => `${ddb.tablePrefix}${name}`;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
-  await createTable(ddb.client, 'Sessions');
+  ddb = await sessionDynamoDb();
+  await createTable(ddb.client, table('Sessions'));
 });
 afterAll(async () => ddb?.stop());
 
-sessionStoreConformance('dynamodb', (leaseMs) => dynamoSessionStore(ddb.client, 'Sessions', leaseMs));
+sessionStoreConformance('dynamodb', (leaseMs) => dynamoSessionStore(ddb.client, table('Sessions'), leaseMs));

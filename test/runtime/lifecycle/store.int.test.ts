@@ -1,7 +1,8 @@
 /** The DynamoDB adapter against DynamoDB Local, with the table the lifecycle stack deploys. */
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { dynamoLifecycleStore, type LifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
 import { lifecycleApp } from '../../local/lifecycle/support.ts';
 import { describeLeadStore, freshLead, record } from './store-conformance.ts';
@@ -11,8 +12,8 @@ let store: LifecycleStore;
 let table: string;
 
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
-  const names = await createTablesFromTemplate(ddb.client, lifecycleApp().template);
+  ddb = await sessionDynamoDb();
+  const names = await createTablesFromTemplate(ddb.client, lifecycleApp().template, ddb.tablePrefix);
   table = Object.values(names)[0]!;
   store = dynamoLifecycleStore(ddb.client, table);
 });

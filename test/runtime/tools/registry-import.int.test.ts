@@ -12,16 +12,19 @@ import {
   readRegistryFile,
 } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { createTable } from './fixtures.ts';
 
 const REGISTRY = join(PROJECT_ROOT, 'statemachines/warranty-email/registry.json');
 let ddb: DynamoDbLocal;
+/** This file's tables on the suite's shared emulator. */
+const table = (name: string) => `${ddb.tablePrefix}${name}`;
 const tmp = mkdtempSync(join(tmpdir(), 'stepwise-registry-'));
 
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
-  await Promise.all([createTable(ddb.client, 'Warranty'), createTable(ddb.client, 'Big')]);
+  ddb = await sessionDynamoDb();
+  await Promise.all([createTable(ddb.client, table('Warranty')), createTable(ddb.client, table('Big'))]);
 });
 afterAll(async () => {
   await ddb?.stop();
@@ -31,8 +34,8 @@ afterAll(async () => {
 describe('registry import', () => {
   it('writes every entry so the DynamoDB registry answers like the file', async () => {
     const entries = readRegistryFile(REGISTRY);
-    expect(await importRegistry(ddb.client, 'Warranty', entries)).toBe(entries.length);
-    const registry = dynamoRegistry(ddb.client, 'Warranty');
+    expect(await importRegistry(ddb.client, table('Warranty'), entries)).toBe(entries.length);
+    const registry = dynamoRegistry(ddb.client, table('Warranty'));
     for (const entry of entries) expect(await registry.lookup(entry.serial.toLowerCase())).toEqual(entry);
     expect(await registry.lookup('SN00000')).toBeUndefined();
   });
@@ -43,8 +46,8 @@ describe('registry import', () => {
       product: 'Kettle',
       warrantyEnd: '2030-01-01',
     }));
-    await importRegistry(ddb.client, 'Big', entries);
-    const registry = dynamoRegistry(ddb.client, 'Big');
+    await importRegistry(ddb.client, table('Big'), entries);
+    const registry = dynamoRegistry(ddb.client, table('Big'));
     expect(await registry.lookup('SN10059')).toEqual(entries[59]);
     expect(await registry.lookup('SN10000')).toEqual(entries[0]);
   });
@@ -54,12 +57,12 @@ describe('registry import', () => {
       promisify(execFile)('node', [join(PROJECT_ROOT, 'bin/stepwise.mjs'), 'registry', 'import', ...args], {
         env: { ...process.env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' },
       });
-    const { stdout } = await run(REGISTRY, '--table', 'Warranty', '--endpoint', ddb.endpoint, '--json');
-    expect(JSON.parse(stdout)).toEqual({ imported: readRegistryFile(REGISTRY).length, table: 'Warranty' });
+    const { stdout } = await run(REGISTRY, '--table', table('Warranty'), '--endpoint', ddb.endpoint, '--json');
+    expect(JSON.parse(stdout)).toEqual({ imported: readRegistryFile(REGISTRY).length, table: table('Warranty') });
 
     const bad = join(tmp, 'bad.json');
     writeFileSync(bad, JSON.stringify([{ serial: 'SN12345', product: 'Kettle', warrantyEnd: 'next year' }]));
-    const failure = await run(bad, '--table', 'Warranty', '--endpoint', ddb.endpoint).catch((e) => e);
+    const failure = await run(bad, '--table', table('Warranty'), '--endpoint', ddb.endpoint).catch((e) => e);
     expect(failure.code).toBe(1);
     expect(failure.stderr).toMatch(/^stepwise: .*bad\.json.*0\.warrantyEnd.*\n$/);
   });
@@ -78,7 +81,7 @@ describe('registry import', () => {
           'import',
           REGISTRY,
           '--table',
-          'Warranty',
+          table('Warranty'),
           '--endpoint',
           ddb.endpoint,
           ...args,
@@ -88,7 +91,7 @@ describe('registry import', () => {
         },
       );
     const { stdout } = await run('--profile', 'stepwise-test', '--region', 'eu-west-1', '--json');
-    expect(JSON.parse(stdout)).toEqual({ imported: readRegistryFile(REGISTRY).length, table: 'Warranty' });
+    expect(JSON.parse(stdout)).toEqual({ imported: readRegistryFile(REGISTRY).length, table: table('Warranty') });
 
     const failure = await run('--profile', 'stepwise-test').catch((e) => e);
     expect(failure.code).toBe(1);

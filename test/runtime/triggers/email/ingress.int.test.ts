@@ -4,7 +4,8 @@
  * the state machine, not about what the steps do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../../src/local/dynamodb-local.ts';
 import { type LocalExecution, LocalRuntime } from '../../../../src/local/runtime.ts';
 import type { StepInput } from '../../../../src/runtime/contracts.ts';
 import { dynamoEventLog } from '../../../../src/runtime/event-log.ts';
@@ -17,6 +18,8 @@ import { emailStoreConformance } from './email-store-conformance.ts';
 import { sample, withHeaders } from './fixtures.ts';
 
 let ddb: DynamoDbLocal;
+/** This file's tables on the suite's shared emulator. */
+const table = (name: string) => `${ddb.tablePrefix}${name}`;
 let runtime: LocalRuntime;
 /** What the entry step was given, per execution. */
 const entryInputs: StepInput[] = [];
@@ -32,8 +35,8 @@ const scripted = (next: string) => (input: StepInput) => ({
 });
 
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
-  await Promise.all([createTable(ddb.client, 'Emails'), createTable(ddb.client, 'Events')]);
+  ddb = await sessionDynamoDb();
+  await Promise.all([createTable(ddb.client, table('Emails')), createTable(ddb.client, table('Events'))]);
   runtime = await LocalRuntime.create({
     historyDir: false,
     handlerOverrides: {
@@ -44,15 +47,15 @@ beforeAll(async () => {
 });
 afterAll(async () => ddb?.stop());
 
-emailStoreConformance('dynamodb', () => dynamoEmailStore(ddb.client, 'Emails'));
+emailStoreConformance('dynamodb', () => dynamoEmailStore(ddb.client, table('Emails')));
 
 describe('ingest on the local runtime', () => {
   // Started executions, awaited to their end (the local starter answers once an execution runs, like StartExecution).
   const started: Promise<LocalExecution>[] = [];
   const finished = () => Promise.all(started);
   const deps = (): IngestDeps => ({
-    emails: dynamoEmailStore(ddb.client, 'Emails'),
-    events: dynamoEventLog(ddb.client, 'Events'),
+    emails: dynamoEmailStore(ddb.client, table('Emails')),
+    events: dynamoEventLog(ddb.client, table('Events')),
     starter: localStarter(runtime, 'warranty-email', (_name, e) => void started.push(e)),
     policy: { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] },
     clock: () => new Date('2026-11-21T09:14:03.000Z'),
@@ -73,7 +76,7 @@ describe('ingest on the local runtime', () => {
       recordedAs: `email-${await localSesMessageId(resent)}`,
     });
     expect((await finished()).map((e) => [e.name, e.status])).toEqual([[first.executionName, 'SUCCEEDED']]);
-    const log = dynamoEventLog(ddb.client, 'Events');
+    const log = dynamoEventLog(ddb.client, table('Events'));
     expect((await log.list(first.executionName)).map((e) => e.type)).toEqual(['IngressAccepted']);
     expect(await log.list(again.status === 'DUPLICATE' ? again.recordedAs! : '')).toEqual([
       expect.objectContaining({
@@ -88,7 +91,7 @@ describe('ingest on the local runtime', () => {
     const { email } = entryInputs[0]!.input as { email: { id: string; from: string; bodyChars: number } };
     expect(email.from).toBe('maria.lopez@example.org');
     expect(JSON.stringify(entryInputs[0]!.input)).not.toContain('SN48213');
-    const stored = await dynamoEmailStore(ddb.client, 'Emails').get(email.id);
+    const stored = await dynamoEmailStore(ddb.client, table('Emails')).get(email.id);
     expect(stored?.body).toContain('SN48213');
     expect(stored?.body.length).toBe(email.bodyChars);
   });
@@ -99,7 +102,7 @@ describe('ingest on the local runtime', () => {
     const result = await ingest(raw, undefined, await localSesMessageId(raw), deps());
     expect(result).toMatchObject({ status: 'REJECTED', reason: 'spam' });
     expect(started).toHaveLength(before);
-    expect(await dynamoEventLog(ddb.client, 'Events').list(result.executionName)).toEqual([
+    expect(await dynamoEventLog(ddb.client, table('Events')).list(result.executionName)).toEqual([
       expect.objectContaining({ type: 'IngressRejected', reason: 'spam', detail: 'spamVerdict: FAIL' }),
     ]);
   });

@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import {
+  idleMinutes,
+  localServiceDir,
+  type ServiceStatus,
+  serviceStatus,
+  startLocalService,
+  stopLocalService,
+} from '../../local/local-service.ts';
+import { withExamples } from '../help.ts';
+import { action, printJson } from '../output.ts';
+
+function statusText(status: ServiceStatus): string {
+  if (!status.running) return `local service: not running (${status.dir})\n`;
+  return (
+    `local service: running, DynamoDB Local at ${status.endpoint} (pid ${status.pid}, since ${status.startedAt}), ` +
+    `${status.leases} commands using it, stops after ${status.idleMinutes} idle minutes\n`
+  );
+}
+
+export function register(program: Command): void {
+  const local = program
+    .command('local')
+    .description(
+      'The warm local service: one DynamoDB Local that `run`, `eval`, `replay`, `resume`, `studio` and `lifecycle` reuse ' +
+        'instead of starting their own. The first command starts it; it stops after STEPWISE_LOCAL_IDLE_MINUTES ' +
+        '(default 15) unused. STEPWISE_LOCAL_SERVICE=off makes every command start an emulator of its own.',
+    );
+  withExamples(local, ['stepwise local status --json', 'stepwise local start', 'stepwise local stop']);
+  local
+    .command('status')
+    .description('Whether the service runs, where, and how many commands use it')
+    .option('--json', 'print { running, dir, pid?, endpoint?, startedAt?, idleMinutes?, leases? }, nothing else')
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const status = await serviceStatus();
+        if (opts.json) printJson(status);
+        else process.stdout.write(statusText(status));
+      }),
+    );
+  local
+    .command('start')
+    .description(`Start the service unless it runs (it stops after ${idleMinutes()} idle minutes)`)
+    .option('--json', 'print the status as JSON, nothing else')
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const status = await startLocalService();
+        if (opts.json) printJson(status);
+        else process.stdout.write(statusText(status));
+      }),
+    );
+  local
+    .command('stop')
+    .description('Stop the service (the commands using it get up to 8 s to finish)')
+    .action(
+      action(async () => {
+        const stopped = await stopLocalService();
+        process.stdout.write(
+          stopped ? 'local service: stopped\n' : `local service: not running (${localServiceDir()})\n`,
+        );
+      }),
+    );
+}
