@@ -118,12 +118,27 @@ export const EnvConfigSchema = z
      */
     sdkTraces: z.boolean().default(false),
     /**
-     * Ship AWS SDK v3 inside every bundle instead of using the Lambda runtime's. Bundled and
-     * minified, the SDK starts faster (about 50–110 ms less module initialisation, measured
-     * locally by `npm run bench -- bundles`) but adds 350–560 KB to each function; with the
-     * runtime's, bundles stay under 500 KB and the SDK version is the runtime's.
+     * OpenTelemetry through the ADOT Lambda layer (AWS Distro for OpenTelemetry, JavaScript): every
+     * function gets the layer and `AWS_LAMBDA_EXEC_WRAPPER`, `OTEL_SERVICE_NAME` (and
+     * `OTEL_EXPORTER_OTLP_ENDPOINT` when `endpoint` is set). The layer carries the SDK, so no bundle
+     * grows. Off by default.
      */
-    bundleAwsSdk: z.boolean().default(false),
+    openTelemetry: z
+      .object({
+        /** The layer's ARN for the environment's region and arm64 (layer versions differ per region). */
+        layerArn: z.string().regex(/^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]+:\d+$/),
+        /** The collector the layer exports to. @default the layer's own (X-Ray and CloudWatch) */
+        endpoint: z.url().optional(),
+      })
+      .strict()
+      .optional(),
+    /**
+     * Ship AWS SDK v3 inside every bundle, tree-shaken and minified, instead of loading the Lambda runtime's from its
+     * node_modules. The default: a cold start imports the bundled SDK in about 0.6× the time (see
+     * docs/internals/bundles.md, measured by `npm run bench -- bundles`), at the price of bigger bundles (under 1.5 MB).
+     * `false` keeps bundles small and the SDK version the runtime's.
+     */
+    bundleAwsSdk: z.boolean().default(true),
     /**
      * Ship source maps with every bundle and turn them on (`NODE_OPTIONS=--enable-source-maps`):
      * stack traces name the TypeScript source, at the price of about 18 MB in `cdk.out` and a slower

@@ -14,7 +14,9 @@ import { loadOfflineRules, OFFLINE_RULES_FILE } from '../definitions/offline-mod
 import { loadGuardRules } from '../definitions/workflow/guard.ts';
 import { isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
+import { readMcpLock } from '../definitions/workflow/mcp.ts';
 import { OfflineModel } from '../runtime/offline-model.ts';
+import { checkPins, listedTools } from '../runtime/tools/mcp/pins.ts';
 
 /** The project's config file, which names an environment's model. */
 const CONFIG_FILE = 'stepwise.config.ts';
@@ -94,7 +96,7 @@ export interface ValidateOptions {
  * Validate a workflow of `statemachines/` (or any folder under `root`): graph and frontmatter,
  * input schema, the model id, code steps and tools resolve, bound arguments exist, offline-model
  * rules route only along declared edges, call only allowed tools and read what the step sees,
- * eval cases parse and fit.
+ * eval cases parse and fit, MCP tools' pinned schemas equal what their servers list.
  * @throws DefinitionError for the first problem.
  */
 export async function validateWorkflow(
@@ -117,6 +119,8 @@ export async function validateWorkflow(
       `${relPath(join(def.dir, OFFLINE_RULES_FILE))}: missing: --model offline cannot run the ${llmSteps} LLM step(s)`,
     );
   for (const step of def.steps) loadGuardRules(def, step);
+  // The pins are only worth what the servers list now: a changed schema fails here, not in a run.
+  if (def.manifest.mcp) checkPins(def, readMcpLock(def.dir), await listedTools(def));
   const evalCases = checkEvalCases(plugin);
   return {
     plugin,

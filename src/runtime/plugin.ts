@@ -18,12 +18,13 @@ import { loadWorkflow } from '../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import type { FastPath } from './steps/fast-path.ts';
 import type { CodeStep } from './steps/types.ts';
+import { mcpTools } from './tools/mcp/tools.ts';
 import { type ToolDefinition, toolModuleName } from './tools/types.ts';
 
 /** A workflow with its code: what the compiler, the step handler and the local session need. */
 export interface WorkflowPlugin {
   readonly def: WorkflowDefinition;
-  /** Every tool of the manifest, by name. */
+  /** Every tool of the manifest (tool modules and MCP tools), by name. */
   readonly tools: Readonly<Record<string, ToolDefinition>>;
   /** Every code step's handler, by its frontmatter `handler`. */
   readonly codeSteps: Readonly<Record<string, CodeStep>>;
@@ -202,6 +203,7 @@ export async function resolvePlugin(
 ): Promise<WorkflowPlugin> {
   const tools: Record<string, ToolDefinition> = {};
   for (const [i, name] of def.manifest.tools.entries()) tools[name] = await loadTool(def, modules, name, `tools.${i}`);
+  Object.assign(tools, mcpTools(def));
   const codeSteps: Record<string, CodeStep> = {};
   for (const step of def.steps)
     if (step.kind === 'code') codeSteps[step.handler!] ??= await loadCodeStep(def, modules, step.handler!, step.file);

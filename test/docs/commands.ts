@@ -45,6 +45,9 @@ export function notRun(command: string): string | undefined {
   if (/--prompt \S+=/.test(command)) return "needs the step file's git history (the copy the tests run in has none)";
   if (/^npm (test|run (test:\S+|bench|load))\b/.test(command))
     return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
+  if (/--otlp\b|^docker run\b/.test(command))
+    return 'needs an OpenTelemetry collector (test/local/mcp-otlp.int.test.ts runs one)';
+  if (/\bstepwise mcp pull\b/.test(command)) return 'needs an MCP server (test/local/mcp-otlp.int.test.ts runs one)';
   if (/^(npx )?stepwise studio\b/.test(command))
     return 'serves until stopped (the Studio tests start it: test/cli/studio/)';
   if (/^npm (pack|publish)\b|--install\b|\.tgz\b|&& npm install\b/.test(command))

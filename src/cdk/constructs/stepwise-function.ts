@@ -11,10 +11,26 @@ import { ConfigError } from '../../core/errors.ts';
 import { PROJECT_ROOT, STATE_DIR, STEPWISE_VERSION } from '../../core/paths.ts';
 import { CLI_ONLY_FOLDERS } from '../../definitions/definition-file.ts';
 import { INFERENCE_PROFILE } from '../../definitions/model-ids.ts';
+import { declaresMcpTools } from '../../definitions/workflow/mcp.ts';
 import type { EnvConfig } from '../../project/config.ts';
 import { DEFAULT_METRICS_NAMESPACE } from '../../runtime/observability.ts';
 import { ENTRY_METADATA, LAMBDA_STATEMACHINES_DIR, WORKFLOW_DIR_METADATA } from '../metadata.ts';
+import { celInBundle } from './bundle-cel.ts';
 import { generateEngineEntry, generateLambdaEntry } from './lambda-entry.ts';
+
+/**
+ * The environment of a function with the ADOT layer (the environment's `openTelemetry`): the
+ * layer's wrapper starts the OpenTelemetry SDK before the handler; nothing when it is off.
+ */
+export function openTelemetryEnvironment(config: EnvConfig, serviceName: string): Record<string, string> {
+  const otel = config.openTelemetry;
+  if (!otel) return {};
+  return {
+    AWS_LAMBDA_EXEC_WRAPPER: '/opt/otel-instrument',
+    OTEL_SERVICE_NAME: serviceName,
+    ...(otel.endpoint && { OTEL_EXPORTER_OTLP_ENDPOINT: otel.endpoint }),
+  };
+}
 
 /** How a function may use a table; see {@link StepwiseFunction.bindTable}. */
 export type TableAccess = 'read' | 'write' | 'readWrite';
@@ -66,8 +82,16 @@ export const ESBUILD_DEFAULTS = { target: 'node22', minify: true, keepNames: tru
 export interface BundleOptions {
   /** The environment's `sdkTraces`. @default false */
   readonly sdkTraces?: boolean;
-  /** The environment's `bundleAwsSdk`. @default false */
+  /** The environment's `bundleAwsSdk`. @default true */
   readonly bundleAwsSdk?: boolean;
+  /** The function runs a workflow with MCP tools: the MCP SDK comes along. @default false */
+  readonly mcp?: boolean;
+  /**
+   * The function may compile CEL expressions (a guard rule of type `expression`, `compileExpression` in the workflow's
+   * code; see {@link celInBundle}): cel-js comes along. Without it, compiling one throws ExpressionsNotBundledError.
+   * @default true
+   */
+  readonly cel?: boolean;
   /** The environment's `sourceMaps`. @default false */
   readonly sourceMaps?: boolean;
 }
@@ -85,15 +109,22 @@ export interface BundleSettings {
  * Lambda bundle, which parses no YAML (its definitions come compiled, see ./lambda-entry.ts), and
  * whether the X-Ray SDK comes along. esbuild folds the constants and leaves out what they rule out.
  *
- * Left out, unless the environment sets `bundleAwsSdk`: AWS SDK v3, which the Lambda runtime ships
- * (every client, lib-dynamodb included) and which was half of every bundle. The calls the functions
- * make (Converse with cache points, conditional writes and transactions, Scheduler, SES v2,
- * PutEvents) are all in the runtime's SDK; the local runtime and the tests run the lockfile's.
+ * Bundled unless the environment sets `bundleAwsSdk: false`: AWS SDK v3, tree-shaken. Importing it from the
+ * bundle costs a cold start less than loading the runtime's copy from its node_modules (docs/internals/bundles.md);
+ * left out, the runtime's SDK has every call the functions make (Converse with cache points, conditional writes
+ * and transactions, Scheduler, SES v2, PutEvents).
  */
-export function bundleSettings({ sdkTraces = false, bundleAwsSdk = false }: BundleOptions): BundleSettings {
+export function bundleSettings({
+  sdkTraces = false,
+  bundleAwsSdk = true,
+  mcp = false,
+  cel = true,
+}: BundleOptions): BundleSettings {
   const define: Record<string, string> = {
     'process.env.STEPWISE_LAMBDA_BUNDLE': '"true"',
     'process.env.STEPWISE_SDK_TRACES': sdkTraces ? '"on"' : '"off"',
+    'process.env.STEPWISE_MCP': mcp ? '"on"' : '"off"',
+    'process.env.STEPWISE_CEL': cel ? '"on"' : '"off"',
     'process.env.STEPWISE_VERSION': JSON.stringify(STEPWISE_VERSION),
   };
   return { define, external: bundleAwsSdk ? [] : ['@aws-sdk/*'] };
@@ -168,7 +199,8 @@ export class StepwiseFunction extends NodejsFunction {
     });
     const workflowDir = props.workflowDir && resolve(props.workflowDir);
     const { sdkTraces, bundleAwsSdk, sourceMaps, shipEvalsAndSamples } = props.config;
-    const bundle = bundleSettings({ sdkTraces, bundleAwsSdk });
+    const mcp = workflowDir !== undefined && declaresMcpTools(workflowDir);
+    const bundle = bundleSettings({ sdkTraces, bundleAwsSdk, mcp, cel: celInBundle(workflowDir) });
     // Evals, samples and conversations are for the CLI and tests; they reach a bundle only when the environment asks.
     const excluded = shipEvalsAndSamples ? [] : [...CLI_ONLY_FOLDERS];
 
@@ -190,6 +222,7 @@ export class StepwiseFunction extends NodejsFunction {
         POWERTOOLS_LOG_LEVEL: props.config.logLevel,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(props.config),
         ...(workflowDir === undefined ? {} : { STATEMACHINES_DIR: LAMBDA_STATEMACHINES_DIR }),
+        ...openTelemetryEnvironment(props.config, props.serviceName),
         ...props.environment,
       },
       bundling: {
@@ -219,6 +252,8 @@ export class StepwiseFunction extends NodejsFunction {
     if (workflowDir !== undefined)
       cfn.addMetadata(WORKFLOW_DIR_METADATA, relative(PROJECT_ROOT, workflowDir).split(sep).join('/'));
     this.enableActiveTracing(scope, id, role, cfn);
+    const otel = props.config.openTelemetry;
+    if (otel) this.addLayers(lambda.LayerVersion.fromLayerVersionArn(scope, `${id}OtelLayer`, otel.layerArn));
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason:

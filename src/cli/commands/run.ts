@@ -1,7 +1,11 @@
 import { basename } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
 import { isEmailWorkflow } from '../../definitions/workflow/input.ts';
+import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import { RUN_MODES, type RunMode } from '../../local/monolithic.ts';
+import { exportExecution, otlpTracesUrl } from '../../local/otlp.ts';
+import type { RunResult } from '../../local/run-result.ts';
 import { expandInputPaths, WorkflowSession } from '../../local/workflow-session.ts';
 import { validateWorkflow } from '../../project/validate.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
@@ -31,6 +35,22 @@ interface RunFlags extends SessionFlags {
   localEnv?: Record<string, string>;
   json?: boolean;
   watch?: boolean;
+  otlp?: string;
+  mode: RunMode;
+}
+
+/** Each execution's trace to the collector at `url` (none without one). */
+async function exportTraces(
+  url: string | undefined,
+  results: readonly RunResult[],
+  session: WorkflowSession,
+  def: WorkflowDefinition,
+): Promise<void> {
+  if (!url) return;
+  for (const r of results) {
+    const record = r.executionName ? session.execution(r.executionName) : undefined;
+    if (record) await exportExecution(url, record, def);
+  }
 }
 
 export function register(program: Command): void {
@@ -60,13 +80,26 @@ export function register(program: Command): void {
     .addOption(envOption('whose stack runs locally'))
     .addOption(openAiOptions()[0]!)
     .addOption(openAiOptions()[1]!)
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        "steps: the state machine; monolithic: the workflow's single-prompt agent (the rollback target: one LLM step with every tool, behind the steps' guard and bound arguments; needs --model bedrock or openai), its one step `monolithic` in the trail",
+      )
+        .choices(RUN_MODES)
+        .default('steps'),
+    )
     .option('--json', 'print the results as one JSON array, nothing else on stdout')
+    .option(
+      '--otlp <url>',
+      'export each execution as an OpenTelemetry trace over OTLP/HTTP to this collector (default: OTEL_EXPORTER_OTLP_ENDPOINT)',
+    )
     .addOption(verboseOption())
     .addOption(watchOption());
   awsOptions(command, 'for --model bedrock');
   withExamples(command, [
     'stepwise run tool-loop --input statemachines/tool-loop/samples/convert.json',
     'stepwise run warranty-email --email statemachines/warranty-email/samples',
+    'stepwise run warranty-email --email statemachines/warranty-email/samples --mode monolithic --model bedrock',
   ]);
   command.action(
     action(async (workflow: string, flags: RunFlags) => {
@@ -77,7 +110,8 @@ export function register(program: Command): void {
           `give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`,
         );
       if (flags.watch) return watchAndRerun(workflowFolders(plugin.def));
-      process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}\n`);
+      const mode = flags.mode === 'monolithic' ? ', mode: monolithic (the single-prompt agent)' : '';
+      process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}${mode}\n`);
       const results = await withCleanStdout(async () => {
         const session = await WorkflowSession.start({
           workflow,
@@ -86,12 +120,15 @@ export function register(program: Command): void {
           openai: openAiEndpoint(flags),
           localEnv: flags.localEnv,
           logLevel: logLevelFor(flags),
+          mode: flags.mode,
         });
         const progress = progressLine();
         try {
-          return await session.runFiles(files, (r, i, n) =>
+          const ran = await session.runFiles(files, (r, i, n) =>
             progress.update(`[${i + 1}/${n}] ${basename(r.file)} ${r.status}`),
           );
+          await exportTraces(otlpTracesUrl(flags.otlp), ran, session, plugin.def);
+          return ran;
         } finally {
           progress.clear();
           await session.close();

@@ -11,8 +11,11 @@ import {
   relPath,
 } from '../definition-file.ts';
 import { validateConsensus } from './consensus.ts';
+import { checkConstructOptions, checkConstructRefs, validateConstructs } from './constructs/index.ts';
+import { failureEdges, innerEntries } from './constructs/scopes.ts';
 import { validateCounters } from './counters.ts';
 import { inputSchema } from './input.ts';
+import { validateMcp, workflowToolNames } from './mcp.ts';
 import { CHECKPOINT_DATA_KEY } from './pause.ts';
 import { DONE, ManifestSchema, type StepDefinition, StepFrontmatterSchema, type WorkflowDefinition } from './schema.ts';
 
@@ -23,6 +26,7 @@ export function parseStepFile(file: string, text: string): StepDefinition {
 
 function stepFromFile(file: string, { frontmatter, body }: FrontmatterFile): StepDefinition {
   const fm = checkDefinition(StepFrontmatterSchema, frontmatter, relPath(file));
+  checkConstructOptions(fm, relPath(file));
   if (fm.kind === 'code' && !fm.handler)
     throw new DefinitionError(relPath(file), 'handler', 'a code step needs a handler');
   if (fm.kind === 'llm' && fm.handler)
@@ -57,7 +61,9 @@ export function validateGraph(def: WorkflowDefinition): void {
   if (!byName.has(manifest.entry)) throw new DefinitionError(manifestFile, 'entry', `unknown step "${manifest.entry}"`);
   if (!byName.has(manifest.fallback))
     throw new DefinitionError(manifestFile, 'fallback', `unknown step "${manifest.fallback}"`);
-  for (const s of steps) checkStep(s, byName, manifest.tools);
+  validateMcp(manifestFile, manifest.tools, manifest.mcp);
+  for (const s of steps) checkStep(s, byName, workflowToolNames(manifest));
+  checkConstructRefs(steps, byName);
   checkReachable(def, byName);
   checkEndsReachDone(steps);
 }
@@ -89,6 +95,7 @@ function checkStep(s: StepDefinition, byName: ReadonlyMap<string, StepDefinition
     const tool = field.from?.split('.')[0];
     if (tool !== undefined && !s.tools.includes(tool))
       throw new DefinitionError(s.file, `outputs.${name}.from`, notAStepTool(tool));
+    checkEnumOutput(s, name, field);
   }
   checkPause(s, byName);
   for (const tool of Object.keys(s.bind)) {
@@ -110,13 +117,37 @@ function checkStep(s: StepDefinition, byName: ReadonlyMap<string, StepDefinition
   });
 }
 
+/** An `enum` output is a string; its `routes` name every value once and only the step's declared edges. */
+function checkEnumOutput(s: StepDefinition, name: string, field: StepDefinition['outputs'][string]): void {
+  const at = (key: string) => `outputs.${name}.${key}`;
+  if (field.enum && field.type !== 'string')
+    throw new DefinitionError(s.file, at('enum'), 'only a string output takes an enum');
+  if (!field.routes) return;
+  if (!field.enum) throw new DefinitionError(s.file, at('routes'), '`routes` needs the `enum` it maps');
+  const keys = Object.keys(field.routes);
+  const unmapped = field.enum.filter((v) => !keys.includes(v));
+  const unknown = keys.filter((k) => !field.enum!.includes(k));
+  if (unmapped.length || unknown.length)
+    throw new DefinitionError(
+      s.file,
+      at('routes'),
+      `one entry per enum value (${[...unmapped.map((v) => `missing ${v}`), ...unknown.map((k) => `unknown ${k}`)].join(', ')})`,
+    );
+  for (const [value, edges] of Object.entries(field.routes)) {
+    const undeclared = edges.find((e) => !s.next.includes(e));
+    if (undeclared !== undefined)
+      throw new DefinitionError(s.file, at(`routes.${value}`), `"${undeclared}" is not a declared edge of the step`);
+  }
+}
+
 /** Every step is reachable from the entry or the fallback, through edges and pause time-outs. */
 function checkReachable({ manifest, steps }: WorkflowDefinition, byName: ReadonlyMap<string, StepDefinition>): void {
   const reachable = new Set<string>([manifest.entry, manifest.fallback]);
   const queue = [manifest.entry, manifest.fallback];
   while (queue.length) {
     const step = byName.get(queue.pop()!)!;
-    for (const n of [...step.next, ...(step.pause ? [step.pause.onTimeout] : [])]) {
+    const inner = [...innerEntries(step).map((e) => e.entry), ...failureEdges(step)];
+    for (const n of [...step.next, ...(step.pause ? [step.pause.onTimeout] : []), ...inner]) {
       if (n !== DONE && !reachable.has(n)) {
         reachable.add(n);
         queue.push(n);
@@ -196,6 +227,7 @@ export function loadWorkflowFrom(dir: string): WorkflowDefinition {
   validateGraph(def);
   validateCounters(def);
   for (const step of steps) validateConsensus(step);
+  validateConstructs(def);
   checkManifestInput(def, relPath(manifestFile));
   if (manifest.name !== dir.split(/[\\/]/).pop())
     throw new DefinitionError(relPath(manifestFile), 'name', `must match the folder name`);
