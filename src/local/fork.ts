@@ -17,7 +17,7 @@ import type { StepOutput, TokenUsage } from '../runtime/contracts.ts';
 import { StepInputSchema } from '../runtime/step-handler/handler.ts';
 import { readStepContext } from '../runtime/steps/prompt.ts';
 import type { Toolbox, ToolDefinition } from '../runtime/tools/types.ts';
-import { type ExecutionRecord, stepTrail } from './history.ts';
+import { type ExecutionRecord, type ForkChange, stepTrail } from './history.ts';
 import { mockToolbox } from './mock-toolbox.ts';
 
 /** A step of a recorded execution, as a place to fork from. */
@@ -268,6 +268,16 @@ export function recordedToolResults(
   return results;
 }
 
+/** What the step answered in the recorded run at `point`: its route and outputs. */
+export function recordedAnswer(
+  record: Pick<ExecutionRecord, 'events'>,
+  def: WorkflowDefinition,
+  point: ForkPoint,
+): { next?: string; fields?: Record<string, unknown> } {
+  const output = stepOutputs(record, def)[point.index]?.output;
+  return output ? { next: output.next, fields: output.fields } : {};
+}
+
 /** The body of the untrusted email the execution's LLM steps were shown, from their recorded model requests. */
 export function emailBodyFromTranscripts(
   record: Pick<ExecutionRecord, 'events'>,
@@ -308,6 +318,8 @@ export interface ExecutionDiff {
   steps: StepDiff[];
   /** The first position where the two paths differ; null when they took the same path. */
   divergesAt: number | null;
+  /** What the fork (`b`) changed at its fork point, when `b` is a fork of `a`. */
+  changes: ForkChange[];
 }
 
 const ZERO: TokenUsage = {
@@ -360,6 +372,7 @@ export function diffExecutions(a: ExecutionRecord, b: ExecutionRecord, def: Work
     b: { name: b.name, status: b.status, path: path(sb), usage: total(sb) },
     steps,
     divergesAt,
+    changes: b.parent?.execution === a.name ? (b.parent.changes ?? []) : [],
   };
 }
 

@@ -2,7 +2,8 @@
  * Execution history for local and deployed executions in one shape: the Step Functions
  * `HistoryEvent`s, a summary record, and the step trail derived from them.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lstat, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   ExecutionDoesNotExist,
@@ -52,6 +53,15 @@ export interface ForkParent {
   step: string;
   /** The step's position in the parent's step trail (0 = the entry step). */
   index: number;
+  /** What the fork changed there (an edited step input or email, pinned tool results, a pinned model answer). */
+  changes?: ForkChange[];
+}
+
+/** One change a fork made: what (`answer.next`, `email.subject`, `toolResults.<step>.<tool>`), from what, to what. */
+export interface ForkChange {
+  what: string;
+  from?: unknown;
+  to: unknown;
 }
 
 /** One Task state of the trail: what a step was given, what it returned, how it ended. */
@@ -246,18 +256,25 @@ const RecordFile = z.object({
   output: z.unknown().optional(),
   error: z.object({ Error: z.string(), Cause: z.string().optional() }).optional(),
   events: z.array(z.looseObject({ id: z.number(), type: z.string(), timestamp: Timestamp })),
-  parent: z.object({ execution: z.string(), step: z.string(), index: z.number().int().nonnegative() }).optional(),
+  parent: z
+    .object({
+      execution: z.string(),
+      step: z.string(),
+      index: z.number().int().nonnegative(),
+      changes: z.array(z.object({ what: z.string(), from: z.unknown().optional(), to: z.unknown() })).optional(),
+    })
+    .optional(),
   imported: z.object({ from: z.enum(['file', 'aws']), at: z.string() }).optional(),
 });
 
-/**
- * A record the local runtime stored as `file`, parsed with `schema`.
- * @throws InvalidInputError naming the file: not JSON, or the first field that does not match.
- */
-export function readRecordFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
+/** Why `file` cannot be a record: a symlink, a FIFO, a folder (only regular files are ever written as one). */
+const notRegular = (file: string) => new InvalidInputError(`${file}: not a regular file`);
+
+/** `text` (the content of `file`) parsed as JSON and checked with `schema`. */
+function parseRecord<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (e) {
     throw new InvalidInputError(`${file}: not JSON (${(e as Error).message})`);
   }
@@ -267,6 +284,30 @@ export function readRecordFile<S extends z.ZodType>(file: string, schema: S): z.
     throw new InvalidInputError(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/**
+ * A record the local runtime stored as `file`, parsed with `schema`. Only a regular file is read:
+ * a symlink could lead out of the state folder and a FIFO would block the reader.
+ * @throws InvalidInputError naming the file: not a regular file, not JSON, or the first field that does not match.
+ */
+export function readRecordFile<S extends z.ZodType>(file: string, schema: S): z.output<S> {
+  if (!lstatSync(file).isFile()) throw notRegular(file);
+  return parseRecord(file, readFileSync(file, 'utf8'), schema);
+}
+
+/** {@link readRecordFile} without blocking the event loop (Studio); undefined when there is no such file. */
+export async function readRecordFileAsync<S extends z.ZodType>(
+  file: string,
+  schema: S,
+): Promise<z.output<S> | undefined> {
+  const stat = await lstat(file).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw e;
+  });
+  if (!stat) return undefined;
+  if (!stat.isFile()) throw notRegular(file);
+  return parseRecord(file, await readFile(file, 'utf8'), schema);
 }
 
 /**
@@ -307,14 +348,20 @@ export function readLocalExecution(nameOrArn: string, dir: string = DEFAULT_HIST
   return record;
 }
 
+/** Where a stored execution is kept: run here, or imported from AWS. */
+export type ExecutionSource = 'local' | 'imported';
+
 /**
- * Read an execution the local state keeps: a local one, else an imported deployed one.
+ * Read an execution the local state keeps: a local one, else an imported deployed one; `source` names the folder
+ * (an imported execution may have the name of a local one).
  * @throws ExecutionDoesNotExist when neither folder has it.
  */
 export function readStoredExecution(
   name: string,
   dirs: Pick<StateDirs, 'executions' | 'imports'> = DEFAULT_STATE_DIRS,
+  source?: ExecutionSource,
 ): ExecutionRecord {
+  if (source) return readLocalExecution(name, source === 'local' ? dirs.executions : dirs.imports);
   try {
     return readLocalExecution(name, dirs.executions);
   } catch (e) {
@@ -326,6 +373,29 @@ export function readStoredExecution(
       throw imported;
     }
   }
+}
+
+/**
+ * {@link readStoredExecution} without blocking (Studio): the record and the folder it came from.
+ * @throws ExecutionDoesNotExist when neither folder (or not the one `source` names) has it.
+ */
+export async function readStoredExecutionAsync(
+  name: string,
+  dirs: Pick<StateDirs, 'executions' | 'imports'>,
+  source?: ExecutionSource,
+): Promise<{ record: ExecutionRecord; source: ExecutionSource }> {
+  const folders = (['local', 'imported'] as const).filter((s) => !source || s === source);
+  for (const from of folders) {
+    const record = await readRecordFileAsync(
+      recordFile(name, from === 'local' ? dirs.executions : dirs.imports),
+      RecordFile,
+    );
+    if (record) return { record: record as ExecutionRecord, source: from };
+  }
+  throw new ExecutionDoesNotExist({
+    $metadata: {},
+    message: `no ${source === 'imported' ? 'imported' : source === 'local' ? 'local' : 'local or imported'} execution "${name}"`,
+  });
 }
 
 /**

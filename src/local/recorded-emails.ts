@@ -2,11 +2,13 @@
  * The bodies of the emails a local session's email ingress received, kept as files (one per email
  * id) beside the execution records: a fork of an email execution runs in a new session whose
  * DynamoDB Local is empty, and its LLM steps read the body by the id in the execution input.
- * The ingress already caps a body at its `maxBodyChars`, so each file stays small.
+ * The ingress already caps a body at its `maxBodyChars`, so each file stays small. And the mail it
+ * refused, one record each with the reason, so the executions list shows what never started.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as z from 'zod';
 import { InboundEmailSchema } from '../definitions/workflow/inbound-email.ts';
+import type { EventLog } from '../runtime/event-log.ts';
 import type { EmailStore, StoredEmail } from '../runtime/triggers/email/store.ts';
 import { readRecordFile, recordFile } from './history.ts';
 
@@ -37,6 +39,45 @@ export function recordingPuts(store: EmailStore, copy: Pick<EmailStore, 'put'>):
     async put(email, body) {
       await store.put(email, body);
       await copy.put(email, body);
+    },
+  };
+}
+
+/** Inbound mail the ingress refused: no execution ran; the ingress's reason code and detail say why. */
+export const RefusedMailSchema = z.object({
+  kind: z.literal('refused'),
+  /** The execution name the mail would have had. */
+  name: z.string(),
+  workflow: z.string(),
+  at: z.string(),
+  emailId: z.string(),
+  reason: z.string(),
+  detail: z.string(),
+  from: z.string().optional(),
+});
+export type RefusedMail = z.infer<typeof RefusedMailSchema>;
+
+/** `events` whose every `IngressRejected` event is also kept as a refusal record of `workflow` in `dir`. */
+export function recordingRefusals(events: EventLog, workflow: string, dir: string): EventLog {
+  return {
+    ...events,
+    async append(event) {
+      const appended = await events.append(event);
+      if (appended && event.type === 'IngressRejected') {
+        const record: RefusedMail = {
+          kind: 'refused',
+          name: event.executionName,
+          workflow,
+          at: event.at,
+          emailId: event.emailId,
+          reason: event.reason,
+          detail: event.detail,
+          ...(event.personal.from !== undefined && { from: event.personal.from }),
+        };
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(recordFile(record.name, dir), JSON.stringify(record, null, 2) + '\n');
+      }
+      return appended;
     },
   };
 }

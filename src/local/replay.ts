@@ -7,23 +7,36 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../core/errors.ts';
 import { EmailInputSchema, isEmailWorkflow } from '../definitions/workflow/input.ts';
+import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import { loadPlugin } from '../runtime/plugin.ts';
 import type { EmailStore } from '../runtime/triggers/email/store.ts';
 import {
   checkForkInput,
+  editableStepInput,
   emailBodyFromTranscripts,
   type ForkPoint,
   forkName,
   forkPoint,
   forkPoints,
   pinnedToolbox,
+  recordedAnswer,
+  stepInputFor,
   type ToolPins,
 } from './fork.ts';
-import type { ExecutionRecord } from './history.ts';
+import {
+  type EmailEdit,
+  editedEmailRaw,
+  type ForkEdits,
+  forkChanges,
+  forkEditProblems,
+  type PinnedAnswer,
+  pinnedModel,
+} from './fork-edits.ts';
+import { type ExecutionRecord, type ForkChange, readLocalExecution, writeLocalExecution } from './history.ts';
 import { workflowWithPrompts } from './prompt-versions.ts';
 import { recordedEmails } from './recorded-emails.ts';
 import { DEFAULT_STATE_DIRS, type StateDirs } from './state-dirs.ts';
-import { synthProject } from './synth.ts';
+import { type SynthesizedStateMachine, synthProject } from './synth.ts';
 import { type ModelChoice, type RunResult, WorkflowSession } from './workflow-session.ts';
 
 export interface ReplayOptions {
@@ -35,6 +48,10 @@ export interface ReplayOptions {
   stepInput?: Record<string, unknown>;
   /** Tool results the fork answers with, by step and tool; every other call runs for real. @default none */
   toolResults?: ToolPins;
+  /** The model's answer at the forked LLM step: its tool calls and route, instead of asking the model. @default none */
+  answer?: PinnedAnswer;
+  /** An email workflow forked at its first step: the email edited, delivered through the ingress again. @default none */
+  email?: EmailEdit;
   /** @default 'offline' */
   model?: ModelChoice;
   /** A step's prompt from a commit of its file (see promptVersions), by step. @default the current prompts */
@@ -79,8 +96,8 @@ function forkEmails(
 
 /**
  * Fork an execution and run the fork to its end (or its next pause).
- * @throws InvalidInputError when the parent ran no Stepwise workflow, did not run that step, or the edited step input
- * does not match the step's schema (nothing runs).
+ * @throws InvalidInputError when the parent ran no Stepwise workflow, did not run that step, the edited step input
+ * does not match the step's schema, or an edit could not take effect there (nothing runs; the message says why).
  * @throws MissingCredentialsError for `model: 'bedrock'` without AWS credentials.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayResult> {
@@ -91,21 +108,12 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
   const machine = (await synthProject()).stateMachines.find((m) => m.workflowName === def.manifest.name);
   if (!machine) throw new InvalidInputError(`the project has no state machine for ${def.manifest.name}`);
   const point = forkPoint(forkPoints(parent, def), options.from);
-  let state = point.state;
-  if (options.stepInput) {
-    const checked = await checkForkInput(def, machine.definition, point, options.stepInput, {
-      id: parent.executionArn,
-      name: parent.name,
-    });
-    const problem = checked.problems[0];
-    if (problem)
-      throw new InvalidInputError(
-        `the step input does not match ${point.step}'s input schema: ${problem.path}: ${problem.message}`,
-      );
-    state = checked.state;
-  }
   const dirs = options.dirs ?? DEFAULT_STATE_DIRS;
-  const name = options.name ?? forkName(parent.name, randomUUID().slice(0, 8));
+  const emails = forkEmails(parent, dirs.emails, () => emailBodyFromTranscripts(parent, def));
+  const { state, stored, changes } = await checkedEdits(options, def, machine.definition, point, emails);
+  // A fast path decides before the model is asked: with the model's answer pinned, the fork asks the model.
+  const fastPathOff = Boolean(options.answer && def.manifest.fastPaths[point.step]);
+  if (fastPathOff) changes.push({ what: 'fastPaths', from: 'on', to: 'off' });
   const prompts =
     options.prompts && Object.values(options.prompts).some((ref) => ref !== 'current')
       ? workflowWithPrompts(def, options.prompts)
@@ -119,22 +127,102 @@ export async function replay(options: ReplayOptions): Promise<ReplayResult> {
       emailsDir: dirs.emails,
       logLevel: options.logLevel,
       onStart: options.onStart,
-      ...(prompts && { localEnv: { STATEMACHINES_DIR: prompts.statemachinesDir } }),
+      localEnv: {
+        ...(prompts && { STATEMACHINES_DIR: prompts.statemachinesDir }),
+        ...(fastPathOff && { FAST_PATHS: 'off' }),
+      },
       services: {
-        ...(isEmailWorkflow(def) && {
-          emails: forkEmails(parent, dirs.emails, () => emailBodyFromTranscripts(parent, def)),
-        }),
+        ...(isEmailWorkflow(def) && { emails }),
         ...(options.toolResults && {
           wrapToolbox: (toolbox) => pinnedToolbox(toolbox, plugin.tools, options.toolResults!),
         }),
+        ...(options.answer && { wrapModel: (model) => pinnedModel(model, point.step, options.answer!) }),
       },
     });
     try {
-      return { fork: await session.fork(parent, point, state, name), parent: parent.name, from: point };
+      const fork = stored
+        ? await forkThroughIngress(session, { ...stored.email, body: stored.body }, options.email!, {
+            parent,
+            point,
+            changes,
+            dir: dirs.executions,
+          })
+        : await session.fork(
+            parent,
+            point,
+            state,
+            options.name ?? forkName(parent.name, randomUUID().slice(0, 8)),
+            changes,
+          );
+      return { fork, parent: parent.name, from: point };
     } finally {
       await session.close();
     }
   } finally {
     prompts?.cleanup();
   }
+}
+
+/**
+ * The edits of a fork checked at `point` (one that cannot take effect is refused), with the state the
+ * fork starts with, the parent's stored email when it is edited, and what changed.
+ * @throws InvalidInputError naming the first edit refused and why.
+ */
+async function checkedEdits(
+  options: ReplayOptions,
+  def: WorkflowDefinition,
+  definition: SynthesizedStateMachine['definition'],
+  point: ForkPoint,
+  emails: Pick<EmailStore, 'get'>,
+) {
+  const { parent } = options;
+  const email = isEmailWorkflow(def) ? EmailInputSchema.safeParse(parent.input).data?.email : undefined;
+  const edits: ForkEdits = {
+    ...(options.stepInput && { stepInput: options.stepInput }),
+    ...(options.toolResults && { toolResults: options.toolResults }),
+    ...(options.answer && { answer: options.answer }),
+    ...(options.email && { email: options.email }),
+  };
+  const refused = forkEditProblems(def, point, edits, email)[0];
+  if (refused) throw new InvalidInputError(`this fork cannot change that: ${refused.path}: ${refused.message}`);
+  const ids = { id: parent.executionArn, name: parent.name };
+  let state = point.state;
+  if (options.stepInput) {
+    const checked = await checkForkInput(def, definition, point, options.stepInput, ids);
+    const problem = checked.problems[0];
+    if (problem)
+      throw new InvalidInputError(
+        `the step input does not match ${point.step}'s input schema: ${problem.path}: ${problem.message}`,
+      );
+    state = checked.state;
+  }
+  const stored = email && options.email ? await emails.get(email.id) : undefined;
+  if (email && options.email && !stored)
+    throw new InvalidInputError(`the body of ${parent.name}'s email was not recorded: it cannot be edited`);
+  const changes = forkChanges(edits, {
+    stepInput: editableStepInput(definition, point.step, await stepInputFor(definition, point.step, point.state, ids)),
+    answer: recordedAnswer(parent, def, point),
+    ...(stored && { email: { ...stored.email, body: stored.body } }),
+  });
+  return { state, stored, changes };
+}
+
+/**
+ * Deliver the edited email through the session's ingress as a new mail, and name the parent and
+ * the changes in the execution it started (a refused mail starts none: its refusal is recorded).
+ */
+async function forkThroughIngress(
+  session: WorkflowSession,
+  original: Parameters<typeof editedEmailRaw>[0],
+  edit: EmailEdit,
+  fork: { parent: ExecutionRecord; point: ForkPoint; changes: ForkChange[]; dir: string },
+): Promise<RunResult> {
+  const raw = editedEmailRaw(original, edit, session.inbox!, new Date());
+  const result = await session.deliverEmail(raw, `${fork.parent.name} with its email edited`);
+  if (result.executionName && result.status !== 'REJECTED' && result.status !== 'DUPLICATE') {
+    const record = readLocalExecution(result.executionName, fork.dir);
+    const parent = { execution: fork.parent.name, step: fork.point.step, index: 0, changes: fork.changes };
+    writeLocalExecution({ ...record, parent }, fork.dir);
+  }
+  return result;
 }

@@ -19,6 +19,8 @@ export interface StateDirs {
   evals: string;
   /** Deployed executions imported from a `GetExecutionHistory` file or by ARN. */
   imports: string;
+  /** Inbound mail the local email ingress refused, one record each with the reason. */
+  refused: string;
 }
 
 /** The state folders under `root`. */
@@ -30,6 +32,7 @@ export function stateDirs(root: string = STEPWISE_DIR): StateDirs {
     emails: join(root, 'emails'),
     evals: join(root, 'evals'),
     imports: join(root, 'imports'),
+    refused: join(root, 'refused'),
   };
 }
 

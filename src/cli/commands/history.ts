@@ -1,6 +1,8 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Command } from 'commander';
 import { causeMessage, InvalidInputError } from '../../core/errors.ts';
+import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
+import { aboutOf, outcomeOf } from '../../local/execution-list.ts';
 import {
   DEFAULT_HISTORY_DIR,
   type ExecutionRecord,
@@ -98,10 +100,15 @@ export function register(program: Command): void {
       const record = await readExecution(execution, opts);
       const paused = opts.aws || record.status !== 'RUNNING' ? undefined : new PauseStore(opts.pauses).get(record.name);
       const status = paused ? 'PAUSED' : record.status;
+      const def =
+        record.workflow && listWorkflows().includes(record.workflow) ? loadWorkflow(record.workflow) : undefined;
+      const outcome = outcomeOf(record, def);
       if (opts.json)
         printJson({
           ...record,
           status,
+          about: aboutOf(record.input, def),
+          ...(outcome && { outcome }),
           trail: stepTrail(record.events),
           stateTransitions: stateTransitions(record.events),
         });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { ExecutionDiff } from '../../local/fork.ts';
@@ -22,6 +23,8 @@ interface ReplayFlags extends SessionFlags {
   from: string;
   state?: string;
   tools?: string;
+  answer?: string;
+  email?: string;
   prompt?: string[];
   printState?: boolean;
   json?: boolean;
@@ -76,6 +79,14 @@ export function register(program: Command): void {
       'tool results to answer with instead of running the tools: JSON { "<step>": { "<tool>": { ...result } } } ({ "error": "..." } fails the call)',
     )
     .option(
+      '--answer <json>',
+      'LLM step: pin the model\'s answer at that step instead of asking it: { "next": "<route>", "fields": { ... }, "toolCalls": [{ "tool": "...", "args": {} }] }',
+    )
+    .option(
+      '--email <json>',
+      'email workflows, --from 0: the email edited ({ "subject", "body", "from", "fromName" }), delivered through the ingress again',
+    )
+    .option(
       '--prompt <step=commit>',
       "run a step with its prompt as committed in git (repeatable; see the step file's history)",
       repeatable,
@@ -90,6 +101,7 @@ export function register(program: Command): void {
   withExamples(command, [
     'stepwise replay EXECUTION --from 0 --print-state',
     'stepwise replay EXECUTION --from 0 --json',
+    'stepwise replay EXECUTION --from 01-extract-serial --answer \'{"next":"02-check-warranty","fields":{"serialNumber":"SN10001"}}\'',
   ]);
   command.action(action(replayCommand));
 }
@@ -146,8 +158,11 @@ async function printForkPoint(parent: ExecutionRecord, def: WorkflowDefinition, 
 }
 
 /** The edited step input (--state) and the pinned tool results (--tools), each checked. */
-async function readEdits(flags: ReplayFlags): Promise<Pick<ReplayOptions, 'stepInput' | 'toolResults'>> {
+async function readEdits(
+  flags: ReplayFlags,
+): Promise<Pick<ReplayOptions, 'stepInput' | 'toolResults' | 'answer' | 'email'>> {
   const { ToolPinsSchema } = await import('../../local/fork.ts');
+  const { PinnedAnswerSchema, EmailEditSchema } = await import('../../local/fork-edits.ts');
   // The whole --print-state output is accepted as it was printed, as well as its stepInput / toolResults alone.
   const stepInput = flags.state === undefined ? undefined : printedPart(jsonFile('--state', flags.state), 'stepInput');
   if (stepInput !== undefined && (typeof stepInput !== 'object' || stepInput === null || Array.isArray(stepInput)))
@@ -163,7 +178,25 @@ async function readEdits(flags: ReplayFlags): Promise<Pick<ReplayOptions, 'stepI
   return {
     ...(stepInput !== undefined && { stepInput: stepInput as Record<string, unknown> }),
     ...(pins && { toolResults: pins.data }),
+    ...(flags.answer !== undefined && { answer: jsonOption('--answer', flags.answer, PinnedAnswerSchema) }),
+    ...(flags.email !== undefined && { email: jsonOption('--email', flags.email, EmailEditSchema) }),
   };
+}
+
+/** A JSON option's value, checked with `schema`. @throws InvalidInputError naming the option and the field. */
+function jsonOption<S extends z.ZodType>(option: string, text: string, schema: S): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new InvalidInputError(`${option}: not JSON (${(e as Error).message})`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success)
+    throw new InvalidInputError(
+      `${option}: ${parsed.error.issues[0]!.path.join('.') || '(root)'}: ${parsed.error.issues[0]!.message}`,
+    );
+  return parsed.data;
 }
 
 /** The fork's result, and where its path leaves its parent's. */

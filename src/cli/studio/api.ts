@@ -9,24 +9,30 @@ import { extname, join } from 'node:path';
 import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { DefinitionError, InvalidInputError, MissingCredentialsError } from '../../core/errors.ts';
+import { EmailInputSchema, isEmailWorkflow } from '../../definitions/workflow/input.ts';
 import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { loadPrices, type Prices } from '../../evals/cost.ts';
 import { diffEvalRuns, listEvalRuns, readEvalRun } from '../../evals/eval-runs.ts';
+import { ExecutionIndex, ListQuerySchema } from '../../local/execution-list.ts';
 import {
   checkForkInput,
   diffExecutions,
   editableStepInput,
   forkPoint,
   forkPoints,
+  recordedAnswer,
   recordedToolResults,
   stepInputFor,
   ToolPinsSchema,
 } from '../../local/fork.ts';
-import { type ExecutionRecord, readLocalExecution, readStoredExecution, recordFile } from '../../local/history.ts';
+import { EmailEditSchema, PinnedAnswerSchema } from '../../local/fork-edits.ts';
+import { type ExecutionSource, readStoredExecutionAsync } from '../../local/history.ts';
 import { executionFromHistory, importFromAws, listDeployedExecutions, storeImported } from '../../local/import.ts';
+import { exportExecution } from '../../local/otlp.ts';
 import { PauseStore } from '../../local/pauses.ts';
 import { promptVersions } from '../../local/prompt-versions.ts';
+import { recordedEmails } from '../../local/recorded-emails.ts';
 import { replay } from '../../local/replay.ts';
 import { SAFE_RECORD_NAME, type StateDirs } from '../../local/state-dirs.ts';
 import { readLocalExecutions, stepStats, type WorkflowStats } from '../../local/step-stats.ts';
@@ -38,14 +44,7 @@ import {
   resumePaused,
   WorkflowSession,
 } from '../../local/workflow-session.ts';
-import {
-  type ExecutionSummary,
-  executionSummary,
-  executionView,
-  graphLayout,
-  type WorkflowGraph,
-  withFigures,
-} from './views.ts';
+import { executionView, graphLayout, type WorkflowGraph, withFigures } from './views.ts';
 
 /** An error with the HTTP status it answers with. */
 export class HttpError extends Error {
@@ -71,6 +70,9 @@ const ForkBody = z.strictObject({
   from: z.union([z.number().int().nonnegative(), z.string().min(1)]),
   stepInput: z.record(z.string(), z.unknown()).optional(),
   toolResults: ToolPinsSchema.optional(),
+  answer: PinnedAnswerSchema.optional(),
+  email: EmailEditSchema.optional(),
+  source: z.enum(['local', 'imported']).optional(),
   model: ModelSchema,
   /** The forked step's prompt: `current` or a commit of its file. */
   prompt: z
@@ -81,6 +83,7 @@ const ForkBody = z.strictObject({
 const CheckBody = z.strictObject({
   from: z.union([z.number().int().nonnegative(), z.string().min(1)]),
   stepInput: z.unknown(),
+  source: z.enum(['local', 'imported']).optional(),
 });
 const ResumeBody = z.union([
   z.strictObject({ output: z.unknown() }),
@@ -117,11 +120,15 @@ export interface StudioApiOptions {
   logLevel: string;
   /** The project's app as synthesized (`synthProject()`): the compiled definitions Studio draws and forks. */
   app: SynthesizedApp;
+  /** The OTLP/HTTP traces URL every run, fork and resume is exported to when it ends. @default none */
+  otlp?: string;
+  /** Told when a trace could not be exported (the run itself stands). @default stderr */
+  onWarning?: (message: string) => void;
 }
 
 export class StudioApi {
   private readonly prices: Prices = loadPrices();
-  private readonly summaries = new Map<string, { stamp: string; summary: ExecutionSummary }>();
+  private readonly index: ExecutionIndex;
   /** Layouts by workflow: the compiled definition does not change while Studio runs (the synth is once per process). */
   private readonly layouts = new Map<string, WorkflowGraph>();
   /** Step statistics by workflow, with the stamp of the executions folder they were computed from. */
@@ -129,7 +136,9 @@ export class StudioApi {
   private readonly jobs = new Map<string, Job>();
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(private readonly options: StudioApiOptions) {}
+  constructor(private readonly options: StudioApiOptions) {
+    this.index = new ExecutionIndex(options.dirs, (workflow) => this.known(workflow));
+  }
 
   /** The HTTP status of an error thrown by a route. */
   statusOf(e: unknown): number {
@@ -150,11 +159,12 @@ export class StudioApi {
     if (get && head === 'overview' && !a) return this.overview();
     if (get && head === 'workflows' && a && !b) return this.workflow(a);
     if (get && head === 'executions' && !a) return this.executions(route.query);
-    if (get && head === 'executions' && a && !b) return this.execution(name(a, 'an execution name'));
+    const source = route.query.get('source');
+    if (get && head === 'executions' && a && !b) return this.execution(name(a, 'an execution name'), source);
     if (get && head === 'executions' && a && b === 'events' && !c)
-      return this.record(name(a, 'an execution name')).record.events;
+      return (await this.record(name(a, 'an execution name'), source)).record.events;
     if (get && head === 'executions' && a && b === 'fork' && !c)
-      return this.forkForm(name(a, 'an execution name'), route.query.get('from') ?? '0');
+      return this.forkForm(name(a, 'an execution name'), route.query.get('from') ?? '0', source);
     if (!get && head === 'executions' && a && b === 'fork' && c === 'check')
       return this.checkFork(name(a, 'an execution name'), route.body);
     if (!get && head === 'executions' && a && b === 'fork' && !c)
@@ -270,85 +280,55 @@ export class StudioApi {
     return stats;
   }
 
-  /** Every stored execution (local and imported), newest first, filtered. Summaries are cached by file modification. */
+  /** Every stored execution (local and imported) and refused mail, filtered, searched and sorted (`ListQuerySchema`). */
   private executions(query: URLSearchParams) {
-    const paused = new Set(new PauseStore(this.options.dirs.pauses).list().map((p) => p.name));
-    const all: ExecutionSummary[] = [];
-    let unreadable = 0;
-    for (const [source, dir] of [
-      ['local', this.options.dirs.executions],
-      ['imported', this.options.dirs.imports],
-    ] as const) {
-      if (!existsSync(dir)) continue;
-      for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
-        const path = join(dir, file);
-        const { mtimeMs, size } = statSync(path);
-        const stamp = `${mtimeMs}|${size}|${paused.has(file.slice(0, -5))}`;
-        const cached = this.summaries.get(path);
-        if (cached?.stamp === stamp) {
-          all.push(cached.summary);
-          continue;
-        }
-        try {
-          const record = readLocalExecution(file.slice(0, -5), dir);
-          const steps =
-            record.workflow && listWorkflows().includes(record.workflow)
-              ? new Set(loadWorkflow(record.workflow).steps.map((s) => s.name))
-              : undefined;
-          const summary = executionSummary(record, source, steps, paused.has(record.name));
-          this.summaries.set(path, { stamp, summary });
-          all.push(summary);
-        } catch {
-          unreadable++;
-        }
-      }
+    const parsed = ListQuerySchema.safeParse(Object.fromEntries(query));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HttpError(400, `${issue.path.join('.')}: ${issue.message}`);
     }
-    const filters = (['workflow', 'status', 'outcome', 'source'] as const).flatMap((key) =>
-      query.get(key) ? [[key, query.get(key)!] as const] : [],
-    );
-    const shown = all
-      .filter((s) => filters.every(([key, value]) => s[key] === value))
-      .sort((x, y) => y.startDate.localeCompare(x.startDate));
-    return {
-      executions: shown,
-      unreadable,
-      workflows: [...new Set(all.flatMap((s) => (s.workflow ? [s.workflow] : [])))].sort(),
-      statuses: [...new Set(all.map((s) => s.status))].sort(),
-      outcomes: [...new Set(all.flatMap((s) => (s.outcome ? [s.outcome] : [])))].sort(),
-    };
+    const paused = new Set(new PauseStore(this.options.dirs.pauses).list().map((p) => p.name));
+    return this.index.list(parsed.data, paused);
   }
 
-  private record(execution: string): { record: ExecutionRecord; source: 'local' | 'imported' } {
-    const record = readStoredExecution(execution, this.options.dirs);
-    return { record, source: existsSync(recordFile(execution, this.options.dirs.executions)) ? 'local' : 'imported' };
+  /** A stored execution by name; `source` picks the folder when an imported one has the name of a local one. */
+  private record(execution: string, source?: string | null) {
+    if (source && source !== 'local' && source !== 'imported') throw new HttpError(400, 'source is local or imported');
+    return readStoredExecutionAsync(execution, this.options.dirs, (source as ExecutionSource | null) ?? undefined);
   }
 
   private known(workflow: string | undefined): WorkflowDefinition | undefined {
     return workflow && listWorkflows().includes(workflow) ? loadWorkflow(workflow) : undefined;
   }
 
-  private execution(execution: string) {
-    let found: ReturnType<StudioApi['record']>;
+  private async execution(execution: string, source: string | null) {
+    let found: Awaited<ReturnType<StudioApi['record']>>;
     try {
-      found = this.record(execution);
+      found = await this.record(execution, source);
     } catch (e) {
       const job = this.jobs.get(execution);
       if (e instanceof ExecutionDoesNotExist && job)
         throw new HttpError(job.status === 'failed' ? 400 : 404, job.error ?? `${execution} has not started yet`);
       throw e;
     }
-    const { record, source } = found;
+    const { record } = found;
     const def = this.known(record.workflow);
-    const view = executionView(record, def, def && this.machine(def.manifest.name).definition, this.prices, source);
-    const paused = new PauseStore(this.options.dirs.pauses).get(execution);
-    const forks = this.executions(new URLSearchParams())
-      .executions.filter((s) => s.parent?.execution === execution)
+    const view = executionView(
+      record,
+      def,
+      def && this.machine(def.manifest.name).definition,
+      this.prices,
+      found.source,
+    );
+    const paused = found.source === 'local' ? new PauseStore(this.options.dirs.pauses).get(execution) : undefined;
+    const forks = (await this.index.list({ limit: 10_000 })).executions
+      .filter((s) => s.parent?.execution === execution)
       .map((s) => ({ name: s.name, step: s.parent!.step, status: s.status }));
     return { ...view, ...(paused && { pause: pauseSummary(paused) }), forks };
   }
 
-  private forkContext(execution: string, from: string | number) {
-    const { record } = this.record(execution);
+  private async forkContext(execution: string, from: string | number, source?: string | null) {
+    const { record } = await this.record(execution, source);
     const def = this.known(record.workflow);
     if (!def) throw new HttpError(400, `${execution} did not run a workflow of this project: it cannot be forked`);
     const definition = this.machine(def.manifest.name).definition;
@@ -357,9 +337,16 @@ export class StudioApi {
   }
 
   /** What the fork form shows: the step input at that step to edit, the tool results it got, the prompt versions, the models. */
-  private async forkForm(execution: string, from: string) {
-    const { record, def, definition, point, ids } = this.forkContext(execution, from);
+  private async forkForm(execution: string, from: string, source: string | null) {
+    const { record, def, definition, point, ids } = await this.forkContext(execution, from, source);
     const step = def.steps.find((s) => s.name === point.step)!;
+    const email =
+      point.index === 0 && isEmailWorkflow(def) ? EmailInputSchema.safeParse(record.input).data?.email : undefined;
+    const stored =
+      email &&
+      (await recordedEmails(this.options.dirs.emails)
+        .get(email.id)
+        .catch(() => undefined));
     return {
       execution,
       point: { index: point.index, step: point.step, entryState: point.entryState },
@@ -370,14 +357,23 @@ export class StudioApi {
         await stepInputFor(definition, point.step, point.state, ids),
       ),
       toolResults: recordedToolResults(record, def, point),
+      // What the model answered there, to pin instead (LLM steps): its routes and outputs to choose from.
+      ...(step.kind === 'llm' &&
+        !step.consensus && {
+          answer: { ...recordedAnswer(record, def, point), edges: step.next, outputs: step.outputs, tools: step.tools },
+        }),
+      // The email itself, editable at an email workflow's first step (it goes through the ingress again).
+      ...(email && {
+        email: { subject: email.subject, from: email.from, fromName: email.fromName ?? '', body: stored?.body },
+      }),
       prompts: step.kind === 'llm' ? promptVersions(def, point.step) : [],
       models: ['offline', 'bedrock'],
     };
   }
 
   private async checkFork(execution: string, body: unknown) {
-    const { from, stepInput } = parseBody(CheckBody, body);
-    const { def, definition, point, ids } = this.forkContext(execution, from);
+    const { from, stepInput, source } = parseBody(CheckBody, body);
+    const { def, definition, point, ids } = await this.forkContext(execution, from, source);
     const { problems } = await checkForkInput(def, definition, point, stepInput, ids);
     return { problems };
   }
@@ -389,9 +385,10 @@ export class StudioApi {
   private start(
     run: (onStart: (name: string) => void) => Promise<RunResult>,
   ): Promise<{ name: string } | { result: RunResult }> {
+    const traced = (onStart: (name: string) => void) => run(onStart).then((result) => this.exportTrace(result));
     return new Promise((resolve, reject) => {
       let started: string | undefined;
-      const job = run((name) => {
+      const job = traced((name) => {
         started = name;
         this.jobs.set(name, { status: 'running' });
         resolve({ name });
@@ -411,6 +408,20 @@ export class StudioApi {
     });
   }
 
+  /** The ended execution of a job as a trace to the `otlp` collector; a collector that refuses it is a warning. */
+  private async exportTrace(result: RunResult): Promise<RunResult> {
+    const { otlp, onWarning = (m: string) => process.stderr.write(`warning: ${m}\n`) } = this.options;
+    if (!otlp || !result.executionName) return result;
+    try {
+      const { record } = await this.record(result.executionName, 'local');
+      const def = this.known(record.workflow);
+      if (def) await exportExecution(otlp, record, def);
+    } catch (e) {
+      onWarning(`${result.executionName}: its trace was not exported: ${(e as Error).message}`);
+    }
+    return result;
+  }
+
   private job(execution: string): Job {
     const job = this.jobs.get(execution);
     if (!job) throw new HttpError(404, `no run, fork or resume of ${execution} was started here`);
@@ -419,7 +430,7 @@ export class StudioApi {
 
   private async fork(execution: string, body: unknown) {
     const request = parseBody(ForkBody, body);
-    const { record, point } = this.forkContext(execution, request.from);
+    const { record, point } = await this.forkContext(execution, request.from, request.source);
     const { dirs, logLevel } = this.options;
     return this.start(async (onStart) => {
       const ran = await replay({
@@ -427,6 +438,8 @@ export class StudioApi {
         from: point.index,
         ...(request.stepInput && { stepInput: request.stepInput }),
         ...(request.toolResults && { toolResults: request.toolResults }),
+        ...(request.answer && { answer: request.answer }),
+        ...(request.email && { email: request.email }),
         model: request.model as ModelChoice,
         ...(request.prompt && { prompts: { [point.step]: request.prompt } }),
         dirs,
@@ -437,8 +450,8 @@ export class StudioApi {
     });
   }
 
-  private diff(a: string, b: string) {
-    const [ra, rb] = [this.record(a).record, this.record(b).record];
+  private async diff(a: string, b: string) {
+    const [ra, rb] = [(await this.record(a)).record, (await this.record(b)).record];
     const def = this.known(ra.workflow);
     if (!def || ra.workflow !== rb.workflow)
       throw new HttpError(400, `${a} and ${b} are not runs of the same workflow of this project`);

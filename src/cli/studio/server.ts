@@ -10,8 +10,9 @@
  *   per-process token of the page in `X-Stepwise-Token`, from an allowed `Origin` when the browser
  *   sends one: a cross-site page can neither read the token nor send that header without a CORS
  *   preflight, which this server never allows.
- * - Names in URLs are record names (no separators, no `..`), looked up in the state folders; the
- *   page and its two assets are served from memory. No request reads any other file.
+ * - Names in URLs are record names (no separators, no `..`), looked up in the state folders, and
+ *   only regular files are read there (a symlink or a FIFO is refused, found with `lstat`), without
+ *   blocking; the page and its two assets are served from memory. No request reads any other file.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
@@ -33,6 +34,10 @@ export interface StudioOptions {
   aws?: SFNClient;
   /** `POWERTOOLS_LOG_LEVEL` of the functions of runs, forks and resumes. @default 'SILENT' */
   logLevel?: string;
+  /** The OTLP/HTTP traces URL every run, fork and resume is exported to (`--otlp`). @default none */
+  otlp?: string;
+  /** Told when a trace could not be exported. @default stderr */
+  onWarning?: (message: string) => void;
   /** The bundled UI. @default `loadAssets()` */
   assets?: Assets;
 }
@@ -97,7 +102,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
  */
 export async function startStudio(options: StudioOptions = {}): Promise<Studio> {
   const dirs = options.dirs ?? DEFAULT_STATE_DIRS;
-  for (const dir of [dirs.executions, dirs.pauses, dirs.imports, dirs.evals]) mkdirSync(dir, { recursive: true });
+  for (const dir of [dirs.executions, dirs.pauses, dirs.imports, dirs.evals, dirs.refused])
+    mkdirSync(dir, { recursive: true });
   const loaded = options.assets ? { assets: options.assets, prebuilt: false } : await loadAssets();
   const token = randomBytes(24).toString('base64url');
   const api = new StudioApi({
@@ -105,6 +111,8 @@ export async function startStudio(options: StudioOptions = {}): Promise<Studio> 
     aws: options.aws,
     logLevel: options.logLevel ?? 'SILENT',
     app: await synthProject(),
+    ...(options.otlp && { otlp: options.otlp }),
+    ...(options.onWarning && { onWarning: options.onWarning }),
   });
   let port = 0;
   const live = liveStream(dirs);
@@ -222,6 +230,7 @@ function liveStream(dirs: StateDirs): LiveStream {
     ['pauses', dirs.pauses],
     ['imports', dirs.imports],
     ['evals', dirs.evals],
+    ['refused', dirs.refused],
   ] as const;
   const watchers: FSWatcher[] = kinds.map(([kind, dir]) =>
     watch(dir, { recursive: kind === 'evals' }, (_, file) => {

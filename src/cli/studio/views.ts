@@ -11,14 +11,25 @@ import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { MAX_STEPS_HANDOFF } from '../../cdk/constructs/agent-workflow.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { modelCost, type Prices } from '../../evals/cost.ts';
-import { type ExecutionRecord, stateTransitions, stepTrail } from '../../local/history.ts';
+import { aboutOf, outcomeOf } from '../../local/execution-list.ts';
+import { type ExecutionRecord, type ExecutionSource, stateTransitions, stepTrail } from '../../local/history.ts';
 import type { StepStats, WorkflowStats } from '../../local/step-stats.ts';
 import type { StepOutput, TokenUsage } from '../../runtime/contracts.ts';
 
 /** One state of the graph, placed. */
 export interface GraphNode {
   id: string;
-  kind: 'llm' | 'code' | 'choice' | 'pass' | 'map' | 'pause' | 'succeed' | 'fail' | 'task' | 'parallel' | 'wait';
+  kind:
+    | StepDefinition['kind']
+    | 'choice'
+    | 'pass'
+    | 'map'
+    | 'pause'
+    | 'succeed'
+    | 'fail'
+    | 'task'
+    | 'parallel'
+    | 'wait';
   label: string;
   /** The step it belongs to (`<step>.route` → the step). */
   step?: string;
@@ -267,51 +278,6 @@ export function executionPath(
   return { states, edges };
 }
 
-/** One row of the executions list. */
-export interface ExecutionSummary {
-  name: string;
-  workflow?: string;
-  status: string;
-  /** How it ended: the terminal state a succeeded execution ended in (`Done`, a counter's outcome), or the error of a failed one. */
-  outcome?: string;
-  startDate: string;
-  stopDate?: string;
-  steps: number;
-  source: 'local' | 'imported';
-  parent?: ExecutionRecord['parent'];
-  paused?: boolean;
-}
-
-/** The terminal state or the error an execution ended with. */
-export function outcomeOf(record: Pick<ExecutionRecord, 'status' | 'events' | 'error'>): string | undefined {
-  if (record.status === 'SUCCEEDED')
-    return record.events.findLast((e) => e.type === 'SucceedStateEntered')?.stateEnteredEventDetails?.name;
-  return record.error?.Error;
-}
-
-export function executionSummary(
-  record: ExecutionRecord,
-  source: ExecutionSummary['source'],
-  steps: ReadonlySet<string> | undefined,
-  paused: boolean,
-): ExecutionSummary {
-  const outcome = outcomeOf(record);
-  return {
-    name: record.name,
-    ...(record.workflow && { workflow: record.workflow }),
-    status: paused ? 'PAUSED' : record.status,
-    ...(outcome && { outcome }),
-    startDate: record.startDate.toISOString(),
-    ...(record.stopDate && { stopDate: record.stopDate.toISOString() }),
-    steps: record.events.filter(
-      (e) => e.type === 'TaskStateEntered' && (!steps || steps.has(e.stateEnteredEventDetails?.name ?? '')),
-    ).length,
-    source,
-    ...(record.parent && { parent: record.parent }),
-    ...(paused && { paused }),
-  };
-}
-
 /** A step's cost at list prices; `note` says when nothing was billed (the offline stand-in) or there are no prices. */
 export interface CostView {
   usd: number;
@@ -326,7 +292,7 @@ export interface StepView {
   /** Position among the steps (what a fork names); absent for a pause. */
   forkIndex?: number;
   name: string;
-  kind: 'llm' | 'code' | 'pause' | 'task';
+  kind: StepDefinition['kind'] | 'pause' | 'task';
   description?: string;
   enteredAt: string;
   exitedAt?: string;
@@ -338,6 +304,8 @@ export interface StepView {
   input: unknown;
   output?: unknown;
   decision?: { next: string; decidedBy: string | null; reason: string };
+  /** Why the offline stand-in (or a fork's pinned answer) routed so: the rule that decided and what matched. */
+  why?: string;
   error?: { error: string; cause?: string };
   usage?: TokenUsage;
   cost?: CostView;
@@ -353,8 +321,9 @@ export interface ExecutionView {
   record: Omit<ExecutionRecord, 'events' | 'startDate' | 'stopDate'> & {
     startDate: string;
     stopDate?: string;
-    source: ExecutionSummary['source'];
+    source: ExecutionSource;
     outcome?: string;
+    about: Record<string, string>;
   };
   steps: StepView[];
   path: ExecutionPath;
@@ -404,14 +373,14 @@ export function executionView(
   def: WorkflowDefinition | undefined,
   definition: Pick<StateMachineDefinition, 'States'> | undefined,
   prices: Prices,
-  source: ExecutionSummary['source'],
+  source: ExecutionSource,
 ): ExecutionView {
   const modelId = def?.manifest.model.id ?? '';
   const views = stepViews(record, def, modelId, prices);
   const usage = totalUsage(views);
   const provider = views.find((v) => v.transcript)?.transcript?.provider;
   const { events, startDate, stopDate, ...rest } = record;
-  const outcome = outcomeOf(record);
+  const outcome = outcomeOf(record, def);
   const cost = costOf(
     usage,
     views.find((v) => v.transcript?.modelId)?.transcript?.modelId ?? modelId,
@@ -425,6 +394,7 @@ export function executionView(
       ...(stopDate && { stopDate: stopDate.toISOString() }),
       source,
       ...(outcome && { outcome }),
+      about: aboutOf(record.input, def),
     },
     steps: views,
     path: definition ? executionPath(events, definition) : { states: {}, edges: [] },
@@ -480,6 +450,7 @@ function stepViews(
       input: t.input,
       ...(t.output !== undefined && { output: t.output }),
       ...(out && { decision: { next: out.next, decidedBy: out.decidedBy, reason: out.reason } }),
+      ...(whyRouted(transcript) && { why: whyRouted(transcript) }),
       ...(t.error && { error: t.error }),
       ...(out?.usage && { usage: out.usage }),
       ...(out?.usage && { cost: costOf(out.usage, transcript?.modelId ?? modelId, transcript?.provider, prices) }),
@@ -491,6 +462,13 @@ function stepViews(
     });
   });
   return views;
+}
+
+/** What the last answer of a stand-in says decided the route: `rule 2 of 4: found serial "SN1"; …`. */
+function whyRouted(transcript: StepOutput['transcript']): string | undefined {
+  const last = transcript?.messages.findLast((m) => m.role === 'assistant');
+  const said = last?.content.flatMap((b) => ('text' in b ? [b.text] : [])).join(' ') ?? '';
+  return /^\[(?:offline stand-in, not an LLM|pinned in a fork)\] step [^:]+: (.+)$/s.exec(said)?.[1];
 }
 
 /** The token usage of the steps, summed. */

@@ -5,7 +5,11 @@
  */
 import { normalize } from 'node:path';
 import * as z from 'zod';
+import { MapOptionSchema, ParallelOptionSchema, WaitOptionSchema, WorkflowCallSchema } from './construct-options.ts';
+import { EventOptionSchema } from './event-option.ts';
+import { McpSchema } from './mcp.ts';
 import { StatePath } from './state-path.ts';
+import { StepName } from './step-name.ts';
 
 /** The route value that ends a workflow. */
 export const DONE = 'DONE';
@@ -43,8 +47,7 @@ export const GuardOptionSchema = z
   .strict();
 export type GuardOption = z.infer<typeof GuardOptionSchema>;
 
-/** Step and workflow names: lowercase, digits and dashes (`01-extract-serial`), usable as ASL state names. */
-export const StepName = z.string().regex(/^[a-z0-9][a-z0-9-]{0,78}$/, 'lowercase letters, digits and dashes');
+export { StepName };
 
 const RetryPolicy = z
   .object({
@@ -169,6 +172,9 @@ export const ManifestSchema = z
       .array(z.string().regex(/^[a-z][a-z0-9_]*$/, 'snake_case tool name'))
       .default([])
       .describe('The tools steps may use; each is the module `lambdas/workflows/<workflow>/tools/<name, _ as ->.ts`.'),
+    mcp: McpSchema.optional().describe(
+      'Tools from MCP servers, beside the tool modules: the servers and the tools steps may use from them (see "MCP tools").',
+    ),
     input: z
       .object({
         schema: z
@@ -217,6 +223,26 @@ export const ManifestSchema = z
       .describe(
         'Counters kept in the state (`$.counters`), each checked by a generated Choice: an iteration cap per group that ends in a named outcome, not in `MaxStepsExceeded`.',
       ),
+    summary: z
+      .object({
+        identify: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/, 'a dotted path'))
+          .min(1)
+          .optional()
+          .describe(
+            'Paths of the execution input that tell a person which execution it is (`customer.name`). Default: `email.subject` and `email.from` for email workflows, else the first three top-level input fields.',
+          ),
+        outcome: z
+          .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an output field name'))
+          .min(1)
+          .optional()
+          .describe(
+            'Step output fields (in `result.data`) that say how it ended, the first one set wins (`ticketId`). Default: the last step before the end.',
+          ),
+      })
+      .strict()
+      .default({})
+      .describe('What the executions list (Studio, `stepwise executions --all`) shows of each execution.'),
   })
   .strict()
   .meta({ title: 'workflow.yaml' });
@@ -251,6 +277,19 @@ const OutputField = z
       .optional()
       .describe(
         "String outputs: count each run's value as a CloudWatch metric (EMF) with dimensions workflow, step and value (e.g. the intent of every turn).",
+      ),
+    enum: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'String outputs: the only values allowed. A value that differs only in case or surrounding spaces (`Continue`) is normalised to the declared one; any other fails the route check like an undeclared edge (the model is told once, then the step fails).',
+      ),
+    routes: z
+      .record(z.string(), z.array(z.union([StepName, z.literal('DONE')])).min(1))
+      .optional()
+      .describe(
+        'With `enum`, one entry per value: the declared edges that value may route to (`{ continue: [02-select-tool], done: [05-respond] }`). The output is then required, and a route that disagrees with it is refused.',
       ),
   })
   .strict();
@@ -344,8 +383,10 @@ export const StepFrontmatterSchema = z
     description: z.string().min(1).describe('What the step does (the Lambda description).'),
     version: z.string().min(1).describe('The step version.'),
     kind: z
-      .enum(['llm', 'code'])
-      .describe('`llm`: the markdown body is the system prompt. `code`: a deterministic handler, no model.'),
+      .enum(['llm', 'code', 'map', 'parallel', 'workflow', 'wait', 'event'])
+      .describe(
+        '`llm`: the markdown body is the system prompt. `code`: a deterministic handler, no model. `map`, `parallel`, `workflow`, `wait`, `event`: a construct, configured by the option of the same name (see "Workflow constructs").',
+      ),
     handler: z
       .string()
       .regex(/^[a-z0-9-]+$/)
@@ -358,6 +399,12 @@ export const StepFrontmatterSchema = z
         'The steps this step may route to (`DONE` ends the workflow); the Choice after it takes no other route. One edge: no route call needed.',
       ),
     tools: z.array(z.string()).default([]).describe("The step's allow-list; any other call is refused and recorded."),
+    expects: z
+      .array(StatePath)
+      .default([])
+      .describe(
+        'State paths the step works on (`data.serialNumber`): one that is missing is logged at WARN (`Step input missing`) and the step still runs, deciding what to do without it.',
+      ),
     requires: z
       .array(z.string())
       .default([])
@@ -400,6 +447,21 @@ export const StepFrontmatterSchema = z
     ),
     pause: PauseSchema.optional().describe(
       'A checkpoint after the step, before it routes on: the execution waits for a person or agent to resume it.',
+    ),
+    map: MapOptionSchema.optional().describe(
+      '`map` steps: run a chain of steps once per element of a state array, in an inline Map state.',
+    ),
+    parallel: ParallelOptionSchema.optional().describe(
+      '`parallel` steps: run two or more chains of steps at once (a Parallel state) and join their outputs.',
+    ),
+    workflow: WorkflowCallSchema.optional().describe(
+      '`workflow` steps: start another workflow of the project and wait for its result (`startExecution.sync:2`).',
+    ),
+    wait: WaitOptionSchema.optional().describe(
+      '`wait` steps: wait a fixed time or until a timestamp of the state (a Wait state).',
+    ),
+    event: EventOptionSchema.optional().describe(
+      '`event` steps: wait until an outside event carrying the correlation key arrives, or take `onTimeout` at the deadline (a `.waitForTaskToken` Task).',
     ),
   })
   .strict()

@@ -143,13 +143,13 @@ describe('what Studio serves', () => {
     expect(await names('')).toHaveLength(3);
     expect(await names('workflow=investigation')).toEqual([INVESTIGATION]);
     expect(await names('source=imported')).toEqual(['email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64']);
-    expect(await names('status=SUCCEEDED&outcome=Done&workflow=warranty-email')).toHaveLength(2);
+    expect(await names('status=SUCCEEDED&outcome=05-send-confirmation&workflow=warranty-email')).toHaveLength(2);
     expect(await names('status=FAILED')).toEqual([]);
   });
 
   it('shows one execution step by step: decision, latency, model request with tokens and cost, tool calls, path and raw events', async () => {
     const view = JSON.parse((await raw('GET', '/api/executions/email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64')).body);
-    expect(view.record).toMatchObject({ source: 'imported', status: 'SUCCEEDED', outcome: 'Done' });
+    expect(view.record).toMatchObject({ source: 'imported', status: 'SUCCEEDED', outcome: '05-send-confirmation' });
     const ticket = view.steps.find((s: { name: string }) => s.name === '03a-valid-warranty');
     expect(ticket.decision).toEqual({ next: '05-send-confirmation', decidedBy: 'model', reason: expect.any(String) });
     expect(ticket.latencyMs).toBeGreaterThan(0);

@@ -73,7 +73,9 @@ describe('OfflineModel (warranty-email rules)', () => {
     );
     const response = await offline.converse({ system: [], messages: [message] });
     expect(response.output.message.content).toEqual([
-      { text: '[offline stand-in, not an LLM] step 01-extract-serial: rule 1 of 4' },
+      {
+        text: '[offline stand-in, not an LLM] step 01-extract-serial: rule 1 of 4: keyword "Unsubscribe" (offTopic); no keyword of fault',
+      },
       {
         toolUse: {
           toolUseId: 'offline-1',

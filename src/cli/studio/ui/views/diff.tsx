@@ -45,6 +45,24 @@ export function Diff({ a, b }: { a: string; b: string }) {
             Tokens: {data.a.usage.inputTokens}/{data.a.usage.outputTokens} vs {data.b.usage.inputTokens}/
             {data.b.usage.outputTokens} (in/out).
           </p>
+          {data.changes.length > 0 && (
+            <section aria-labelledby="changes-h">
+              <h2 id="changes-h">What the fork changed</h2>
+              <ul data-testid="fork-changes">
+                {data.changes.map((c) => (
+                  <li key={c.what}>
+                    <code>{c.what}</code>: {c.from !== undefined && <>{JSON.stringify(c.from)} → </>}
+                    {JSON.stringify(c.to)}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+          <p data-testid="paths">
+            Path of {a}: {data.a.path.join(' → ')}
+            <br />
+            Path of {b}: {data.b.path.join(' → ')}
+          </p>
           <table class="diff">
             <caption class="visually-hidden">Step by step</caption>
             <Head

@@ -9,7 +9,10 @@ import { StepPanel } from './step-panel.tsx';
 type Detail = ExecutionView & { pause?: PauseSummary; forks: { name: string; step: string; status: string }[] };
 
 export function Execution({ name, query }: { name: string; query: URLSearchParams }) {
-  const { data, error, reload } = useData<Detail>(`executions/${encodeURIComponent(name)}`);
+  const source = query.get('source');
+  const { data, error, reload } = useData<Detail>(
+    `executions/${encodeURIComponent(name)}${source ? `?source=${encodeURIComponent(source)}` : ''}`,
+  );
   useLive(['executions', 'imports', 'pauses'], reload, [name]);
   const graph = useData<{ graph: WorkflowGraph }>(
     data?.record.workflow ? `workflows/${encodeURIComponent(data.record.workflow)}` : null,

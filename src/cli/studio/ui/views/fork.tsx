@@ -13,6 +13,14 @@ interface ForkForm {
   toolResults: Record<string, Record<string, unknown>>;
   prompts: PromptVersion[];
   models: string[];
+  answer?: {
+    next?: string;
+    fields?: Record<string, unknown>;
+    edges: string[];
+    outputs: Record<string, { from?: string }>;
+    tools: string[];
+  };
+  email?: { subject: string; from: string; fromName: string; body?: string };
 }
 
 interface InputProblem {
@@ -41,6 +49,8 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
   const [model, setModel] = useState('offline');
   const [prompt, setPrompt] = useState('current');
   const { busy, problem: submitError, start } = useStart();
+  const answer = useAnswer(data);
+  const email = useEmailEdit(data);
   useEffect(() => {
     if (!data) return;
     setInput(JSON.stringify(data.stepInput, null, 2));
@@ -55,24 +65,21 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
     const results = parse(tools || '{}').value as Record<string, unknown>;
     void start(path('executions', execution, 'fork'), {
       from: data.point.index,
-      stepInput,
+      ...(email.edits ? { email: email.edits } : { stepInput }),
       ...(Object.keys(results).length && { toolResults: { [data.point.step]: results } }),
+      ...(answer.pinned && { answer: answer.pinned }),
       model,
       ...(prompt !== 'current' && { prompt }),
     });
   };
-  const blocked = problems.length > 0 || toolProblem !== undefined || busy;
+  const blocked = problems.length > 0 || toolProblem !== undefined || answer.problem !== undefined || busy;
   const { step } = data.point;
   return (
     <>
       <h1>
         Fork {execution} from {step}
       </h1>
-      <p>
-        A new local execution runs the same compiled state machine from <strong>{data.point.entryState}</strong> (step{' '}
-        {data.point.index + 1}), with the step input below. Everything before it is kept from{' '}
-        <a href={`#/executions/${encodeURIComponent(execution)}`}>{execution}</a>, and the fork is linked to it.
-      </p>
+      <ForkIntro execution={execution} point={data.point} />
       <form onSubmit={submit} class="fork">
         <JsonField
           id="fork-input"
@@ -94,6 +101,8 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
         >
           {toolProblem ?? 'Valid JSON.'}
         </JsonField>
+        {data.answer && <AnswerFields step={step} edges={data.answer.edges} state={answer} />}
+        {data.email && <EmailFields state={email} />}
         <div class="row">
           <ModelChoice models={data.models} value={model} onChange={setModel} />
           {data.kind === 'llm' && (
@@ -215,5 +224,142 @@ function PromptChoice({ step, prompts, value, onChange }: ChoiceProps & { step: 
         ))}
       </select>
     </label>
+  );
+}
+
+/** The model's answer to pin: on or off, its route, its outputs and the tool calls it asks for. */
+function useAnswer(data: ForkForm | undefined) {
+  const [on, setOn] = useState(false);
+  const [next, setNext] = useState('');
+  const [fields, setFields] = useState('{}');
+  const [calls, setCalls] = useState('[]');
+  useEffect(() => {
+    if (!data?.answer) return;
+    setNext(data.answer.next ?? data.answer.edges[0]!);
+    // Outputs taken from a tool's result are not the model's to pin.
+    const own = Object.entries(data.answer.fields ?? {}).filter(([k]) => !data.answer!.outputs[k]?.from);
+    setFields(JSON.stringify(Object.fromEntries(own), null, 2));
+  }, [data]);
+  const [f, c] = [parse(fields), parse(calls)];
+  const problem = !on ? undefined : (f.error ?? c.error);
+  const pinned = on && !problem ? { next, fields: f.value, toolCalls: c.value } : undefined;
+  return { on, setOn, next, setNext, fields, setFields, calls, setCalls, problem, pinned };
+}
+
+function AnswerFields({ step, edges, state }: { step: string; edges: string[]; state: ReturnType<typeof useAnswer> }) {
+  return (
+    <fieldset>
+      <legend>The model's answer at {step}</legend>
+      <label>
+        <input
+          type="checkbox"
+          checked={state.on}
+          onChange={(e) => state.setOn((e.target as HTMLInputElement).checked)}
+        />{' '}
+        Pin the model's answer (no model is asked at {step}; the route is still checked against its edges)
+      </label>
+      {state.on && (
+        <>
+          <label>
+            Route
+            <select value={state.next} onChange={(e) => state.setNext((e.target as HTMLSelectElement).value)}>
+              {edges.map((edge) => (
+                <option key={edge} value={edge}>
+                  {edge}
+                </option>
+              ))}
+            </select>
+          </label>
+          <JsonField
+            id="fork-answer-fields"
+            label="Its outputs"
+            rows={5}
+            value={state.fields}
+            onInput={state.setFields}
+            invalid={state.problem !== undefined}
+          >
+            {state.problem ?? 'Valid JSON.'}
+          </JsonField>
+          <JsonField
+            id="fork-answer-calls"
+            label='Tool calls it asks for first: [{ "tool": "...", "args": {} }]'
+            rows={3}
+            value={state.calls}
+            onInput={state.setCalls}
+            invalid={state.problem !== undefined}
+          >
+            {state.problem ?? 'Valid JSON.'}
+          </JsonField>
+        </>
+      )}
+    </fieldset>
+  );
+}
+
+/** The email to edit at an email workflow's first step: only what changed is sent. */
+function useEmailEdit(data: ForkForm | undefined) {
+  const [on, setOn] = useState(false);
+  const [values, setValues] = useState<Record<string, string>>({});
+  useEffect(() => {
+    if (data?.email) setValues({ ...data.email, body: data.email.body ?? '' });
+  }, [data]);
+  const changed = Object.entries(values).filter(
+    ([k, v]) => v !== ((data?.email as Record<string, string> | undefined)?.[k] ?? ''),
+  );
+  const edits = on && changed.length ? Object.fromEntries(changed) : undefined;
+  return {
+    on,
+    setOn,
+    values,
+    set: (k: string, v: string) => setValues({ ...values, [k]: v }),
+    recorded: data?.email?.body !== undefined,
+    edits,
+  };
+}
+
+function EmailFields({ state }: { state: ReturnType<typeof useEmailEdit> }) {
+  return (
+    <fieldset>
+      <legend>The email</legend>
+      <label>
+        <input
+          type="checkbox"
+          checked={state.on}
+          onChange={(e) => state.setOn((e.target as HTMLInputElement).checked)}
+        />{' '}
+        Edit the email itself (it runs through the ingress again as a new mail)
+      </label>
+      {state.on &&
+        (['subject', 'from', 'fromName', 'body'] as const).map((key) => (
+          <p key={key}>
+            <label for={`fork-email-${key}`}>{key === 'fromName' ? 'Sender name' : key}</label>
+            {key === 'body' ? (
+              <textarea
+                id={`fork-email-${key}`}
+                rows={8}
+                value={state.values[key] ?? ''}
+                onInput={(e) => state.set(key, (e.target as HTMLTextAreaElement).value)}
+              />
+            ) : (
+              <input
+                id={`fork-email-${key}`}
+                value={state.values[key] ?? ''}
+                onInput={(e) => state.set(key, (e.target as HTMLInputElement).value)}
+              />
+            )}
+          </p>
+        ))}
+      {state.on && !state.recorded && <p class="muted">The body was not recorded: it cannot be edited.</p>}
+    </fieldset>
+  );
+}
+
+function ForkIntro({ execution, point }: { execution: string; point: ForkForm['point'] }) {
+  return (
+    <p>
+      A new local execution runs the same compiled state machine from <strong>{point.entryState}</strong> (step{' '}
+      {point.index + 1}), with the step input below. Everything before it is kept from{' '}
+      <a href={`#/executions/${encodeURIComponent(execution)}`}>{execution}</a>, and the fork is linked to it.
+    </p>
   );
 }

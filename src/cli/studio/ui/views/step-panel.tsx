@@ -75,6 +75,12 @@ function StepFacts({ step }: { step: StepView }) {
           </dd>
         </>
       )}
+      {step.why && (
+        <>
+          <dt>Why this route</dt>
+          <dd data-testid="why-route">{step.why}</dd>
+        </>
+      )}
       {step.error && (
         <>
           <dt>Error</dt>
@@ -159,7 +165,7 @@ function ModelExchange({ transcript: t }: { transcript: Transcript }) {
         {provider} · prompt v{t.stepVersion} · {t.calls.length} call{t.calls.length === 1 ? '' : 's'}
         {t.truncated && ' · shortened to stay within the recorded size'}
       </p>
-      <details open>
+      <details>
         <summary>System prompt</summary>
         {t.system.map((b, i) => (
           <pre class="text" key={i} tabIndex={0}>
