@@ -18,6 +18,8 @@ function firstIssue(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
     const inner = firstIssue(branch);
     return { ...inner, path: [...issue.path, ...inner.path] };
   }
+  // A record key that fails its pattern: say what the key must be, not only that it is invalid.
+  if (issue.code === 'invalid_key' && issue.issues.length > 0) return { ...issue.issues[0]!, path: issue.path };
   return issue;
 }
 
@@ -47,9 +49,14 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
 // run from source, the parser is loaded.
 const yaml = process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? await import('yaml') : undefined;
 
+/** The YAML parsed last for each file name, with its text: every command reads each definition file once. */
+const parsedYaml = new Map<string, { text: string; firstLine: number; value: unknown }>();
+
 /**
- * Parse YAML text; a syntax error becomes a DefinitionError on field `(yaml)` that gives the line in
- * the file itself (`firstLine`: where `text` starts in it, e.g. 2 for frontmatter after `---`).
+ * Parse YAML text; a syntax error or a duplicate map key becomes a DefinitionError on field `(yaml)`
+ * that gives the line in the file itself (`firstLine`: where `text` starts in it, e.g. 2 for
+ * frontmatter after `---`). The same text under the same name is parsed once per process; its value
+ * is frozen, since every caller shares it.
  */
 export function parseDefinitionYaml(text: string, file: string, firstLine = 1): unknown {
   if (!yaml)
@@ -58,14 +65,52 @@ export function parseDefinitionYaml(text: string, file: string, firstLine = 1): 
       '(yaml)',
       'a Lambda bundle parses no YAML: its definitions are compiled at build time',
     );
-  try {
-    return yaml.parse(text);
-  } catch (e) {
-    const { message, linePos } = e as Error & { linePos?: [{ line: number; col: number }] };
-    const first = message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    const where = linePos ? `line ${linePos[0].line + firstLine - 1}, column ${linePos[0].col}: ` : '';
+  const hit = parsedYaml.get(file);
+  if (hit && hit.text === text && hit.firstLine === firstLine) return hit.value;
+  const value = deepFreeze(parseUncached(yaml, text, file, firstLine));
+  parsedYaml.set(file, { text, firstLine, value });
+  return value;
+}
+
+function parseUncached(parser: typeof import('yaml'), text: string, file: string, firstLine: number): unknown {
+  const at = (line: number, col: number) => `line ${line + firstLine - 1}, column ${col}`;
+  // The library's own duplicate-key check compares every key with every other (quadratic: 20,000 keys
+  // took 7 s); keys are checked below in one pass instead.
+  const lines = new parser.LineCounter();
+  const doc = parser.parseDocument(text, { uniqueKeys: false, lineCounter: lines });
+  const error = doc.errors[0];
+  if (error) {
+    const first = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    const where = error.linePos ? `${at(error.linePos[0].line, error.linePos[0].col)}: ` : '';
     throw new DefinitionError(file, '(yaml)', `${where}${first}`);
   }
+  parser.visit(doc, {
+    Map(_, map) {
+      const seen = new Map<unknown, number>();
+      for (const { key } of map.items) {
+        if (!parser.isScalar(key) || !key.range) continue;
+        const pos = lines.linePos(key.range[0]);
+        const earlier = seen.get(key.value);
+        if (earlier !== undefined)
+          throw new DefinitionError(
+            file,
+            '(yaml)',
+            `${at(pos.line, pos.col)}: duplicate key "${String(key.value)}" (first at line ${earlier + firstLine - 1})`,
+          );
+        seen.set(key.value, pos.line);
+      }
+    },
+  });
+  return doc.toJS();
+}
+
+/** Freeze a parsed value and everything in it (frozen first, so an alias's shared or cyclic object is visited once). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** A markdown definition file: its YAML frontmatter (between `---` lines), parsed, and the body after it. */

@@ -198,6 +198,7 @@ const ClaimSchema = z.object({ pid: z.number().int(), host: z.string(), at: Time
 export class PauseStore {
   private readonly memory = new Map<string, PausedTask>();
   private readonly claimed = new Set<string>();
+  private readonly resumed = new Map<string, string>();
 
   constructor(private readonly dir: string | false = DEFAULT_PAUSES_DIR) {}
 
@@ -221,6 +222,25 @@ export class PauseStore {
     const file = this.file(name);
     if (!existsSync(file)) return undefined;
     return readRecordFile(file, PausedTaskSchema) as unknown as PausedTask;
+  }
+
+  /**
+   * The paused execution of this name.
+   * @throws ExecutionClaimedError when a resume already ran it to its end (a resumer that lost the race learns that,
+   * not that it never existed); ExecutionDoesNotExist when it is not paused.
+   */
+  require(name: string): PausedTask {
+    const paused = this.get(name);
+    if (paused) return paused;
+    const resumed = this.resumedBy(name);
+    if (resumed)
+      throw new ExecutionClaimedError(
+        `execution "${name}" was already resumed (${resumed}); its task token can be used once`,
+      );
+    throw new ExecutionDoesNotExist({
+      $metadata: {},
+      message: `no paused local execution "${name}" (stepwise executions lists them)`,
+    });
   }
 
   /**
@@ -281,12 +301,7 @@ export class PauseStore {
     // Claimed too: a heartbeat saved after a resume finished would bring the pause back.
     const release = this.claim(name);
     try {
-      const paused = this.get(name);
-      if (!paused)
-        throw new ExecutionDoesNotExist({
-          $metadata: {},
-          message: `no paused local execution "${name}" (stepwise executions lists them)`,
-        });
+      const paused = this.require(name);
       const expired = expiredAt(paused, now);
       if (expired)
         throw new TaskTimedOut({ $metadata: {}, message: `${expired.cause}: resume it to run the timeout path` });
@@ -298,12 +313,29 @@ export class PauseStore {
     }
   }
 
+  /** A resume ran the execution past its pause: the pause goes, and a note of who resumed it stays for later resumers. */
   delete(name: string): void {
     checkExecutionName(name);
     this.memory.delete(name);
-    if (this.dir !== false) rmSync(this.file(name), { force: true });
+    const by = `by process ${process.pid} on ${hostname()}, ended ${new Date().toISOString()}`;
+    this.resumed.set(name, by);
+    if (this.dir === false) return;
+    writeFileSync(this.file(name, 'resumed'), JSON.stringify({ by }));
+    rmSync(this.file(name), { force: true });
+  }
+
+  /** Who resumed a pause that is gone, if a resume removed it. */
+  private resumedBy(name: string): string | undefined {
+    if (this.dir === false || this.resumed.has(name)) return this.resumed.get(name);
+    try {
+      return ResumedSchema.parse(JSON.parse(readFileSync(this.file(name, 'resumed'), 'utf8'))).by;
+    } catch {
+      return undefined;
+    }
   }
 }
+
+const ResumedSchema = z.object({ by: z.string() });
 
 /** Who holds a claim file, for the refusal; a holder on this host that is no longer running is named as such. */
 function claimHolder(file: string): string {

@@ -23,8 +23,10 @@
  * each execution through the interpreter.
  *
  * Remaining limits:
- * - Inline Map only (a distributed Map is refused; no ToleratedFailure*); no `.sync` patterns,
+ * - Inline Map only (a distributed Map is refused; no ToleratedFailure*); of the `.sync` patterns only
+ *   `states:startExecution.sync:2` (a workflow step: the child runs here, see child-executions.ts);
  *   no activities, no `$$.State.*`.
+ * - Wait states take no time: they move {@link LocalRuntime.clock} (see waits.ts).
  * - `HeartbeatSecondsPath` is ignored and `TimeoutSecondsPath` is the interpreter's; local tasks
  *   cannot send heartbeats, so `HeartbeatSeconds` acts as a deadline (`States.Timeout`, which a
  *   `States.HeartbeatTimeout` Retry/Catch also matches).
@@ -36,13 +38,10 @@
 // aws-local-stepfunctions needs Promise.withResolvers (Node 22); load the polyfill before it runs anything.
 import './polyfills.ts';
 import { randomUUID } from 'node:crypto';
-import {
-  ExecutionAlreadyExists,
-  ExecutionDoesNotExist,
-  type HistoryEvent,
-  StateMachineDoesNotExist,
-} from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, type HistoryEvent, StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
 import type { App } from 'aws-cdk-lib';
+import { START_EXECUTION_SYNC } from '../definitions/workflow/constructs/workflow-step.ts';
+import { childExecutionIntegration } from './child-executions.ts';
 import { ExecutionDriver, type ExecutionDriverOptions, type LocalExecution } from './execution-driver.ts';
 import { FunctionRegistry, type FunctionRegistryOptions } from './function-registry.ts';
 import { type ForkParent, parseExecutionArn } from './history.ts';
@@ -66,6 +65,7 @@ import {
   loadStateMachine,
 } from './state-machines.ts';
 import { type SynthesizedApp, type SynthesizedStateMachine, synthesize, synthProject } from './synth.ts';
+import type { SessionClock } from './waits.ts';
 
 export type { LocalExecution } from './execution-driver.ts';
 export type { TaskFault } from './faults.ts';
@@ -134,12 +134,19 @@ export class LocalRuntime {
   private readonly driver: ExecutionDriver;
   private readonly startedNames = new Set<string>();
   private readonly pauses: PauseStore;
+  /** The session clock: Wait states move it instead of sleeping (see waits.ts). */
+  readonly clock: SessionClock;
 
   private constructor(synthesized: SynthesizedApp, options: LocalRuntimeOptions) {
     this.functions = new FunctionRegistry(synthesized, options);
     this.machines = synthesized.stateMachines.map((sm) => loadStateMachine(sm, synthesized, this.functions));
     this.pauses = new PauseStore(options.pausesDir ?? (options.historyDir === false ? false : DEFAULT_PAUSES_DIR));
-    this.driver = new ExecutionDriver(this.functions, this.pauses, options);
+    // A workflow step's child runs on this runtime, in the same session.
+    // Locally a state machine's ARN ends in its logical id: the child is found by the name its ARN ends in.
+    const child = childExecutionIntegration((arn, input) => this.startExecution(arn.split(':').pop()!, input));
+    const serviceIntegrations = { [START_EXECUTION_SYNC]: child, ...options.serviceIntegrations };
+    this.driver = new ExecutionDriver(this.functions, this.pauses, { ...options, serviceIntegrations });
+    this.clock = this.driver.clock;
     this.stateMachines = synthesized.stateMachines;
     checkFaults(options.faults ?? {}, this.machines);
   }
@@ -220,8 +227,8 @@ export class LocalRuntime {
    * Step Functions (where the late call fails with `TaskTimedOut`): `resumedWith` says which.
    * The pause is claimed first (see `PauseStore.claim`): of concurrent resumers of one execution,
    * in this process or others, exactly one runs it on.
-   * @throws ExecutionDoesNotExist when no execution of that name is paused (or another resumer already ran it).
-   * @throws ExecutionClaimedError while another resumer runs it.
+   * @throws ExecutionDoesNotExist when no execution of that name is paused.
+   * @throws ExecutionClaimedError while another resumer runs it, or once another resumer ran it.
    * @throws InvalidName for a name that is not an execution name, before any file is read.
    */
   async resumeExecution(
@@ -292,13 +299,7 @@ export class LocalRuntime {
   }
 
   private paused(nameOrArn: string): PausedTask {
-    const paused = this.pauses.get(this.pausedName(nameOrArn));
-    if (!paused)
-      throw new ExecutionDoesNotExist({
-        $metadata: {},
-        message: `no paused local execution "${nameOrArn}" (stepwise executions lists them)`,
-      });
-    return paused;
+    return this.pauses.require(this.pausedName(nameOrArn));
   }
 
   /**

@@ -2,7 +2,8 @@
  * How alike two texts are, 0..1: the port retrieval, navigation and the relevance check score
  * with, over the embeddings port (src/runtime/models/embeddings.ts). Known texts (rule conditions,
  * scenario and transition examples) have vectors computed before deployment (`agent/vectors.yaml`,
- * `stepwise agent-vectors`), so a turn embeds only its own text.
+ * `stepwise agent-vectors`), or else embedded on a container's first turn and kept, so a turn
+ * embeds only its own text.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,17 +28,24 @@ export interface SimilarityModel {
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
-/** Similarity by cosine of embeddings; texts with a precomputed vector are not embedded again. */
+/**
+ * Similarity by cosine of embeddings. A text with a precomputed vector is not embedded; a text of
+ * `keep` (the agent's known texts) without one is embedded on first use and kept, so only a cold
+ * container's first turn embeds them. Other texts (a reply) are embedded on every call.
+ */
 export function embeddingSimilarity(
   model: EmbeddingModel,
   precomputed: ReadonlyMap<string, number[]> = new Map(),
+  keep: ReadonlySet<string> = new Set(),
 ): SimilarityModel {
+  const kept = new Map(precomputed);
   return {
     async similarity(query, texts) {
-      const missing = [...new Set(texts.filter((t) => !precomputed.has(t)))];
+      const missing = [...new Set(texts.filter((t) => !kept.has(t)))];
       const vectors = await model.embed([query, ...missing]);
-      const known = new Map([...precomputed, ...missing.map((t, i) => [t, vectors[i + 1]!] as const)]);
-      return texts.map((t) => round(Math.max(0, cosine(vectors[0]!, known.get(t)!))));
+      const fresh = new Map(missing.map((t, i) => [t, vectors[i + 1]!] as const));
+      for (const [t, v] of fresh) if (keep.has(t)) kept.set(t, v);
+      return texts.map((t) => round(Math.max(0, cosine(vectors[0]!, (kept.get(t) ?? fresh.get(t))!))));
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { listWorkflows } from '../../definitions/workflow/loader.ts';
 import { synthProject } from '../../local/synth.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/tokens.ts';
+import { projectEnvironment } from '../../project/project.ts';
 import { validateWorkflow } from '../../project/validate.ts';
 import { envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
@@ -12,6 +13,7 @@ export function register(program: Command): void {
     .command('synth')
     .description(
       'Validate, then synthesize the CDK app in-process and print the ASL (JSON) of a workflow as deployed. ' +
+        'Outside dev, an environment with a placeholder value or no account is refused, as cdk synth refuses it. ' +
         `Tokens are resolved for readability: ARNs are placeholders (${LOCAL_REGION}, account ${LOCAL_ACCOUNT}) ending in the logical id.`,
     )
     .argument(
@@ -23,6 +25,8 @@ export function register(program: Command): void {
   withExamples(command, ['stepwise synth warranty-email --env dev --json']);
   command.action(
     action(async (workflow: string | undefined, opts: { env: string; json?: boolean }) => {
+      // The ASL as deployed, so the environment is checked as `cdk synth` checks it: outside dev, no placeholder.
+      await projectEnvironment(opts.env);
       for (const name of workflow !== undefined && listWorkflows().includes(workflow) ? [workflow] : listWorkflows())
         await validateWorkflow(name);
       const machines = (await synthProject(opts.env)).stateMachines;

@@ -64,7 +64,9 @@ export const GuardCheckSchema = z.discriminatedUnion('type', [
       pattern: z
         .string()
         .min(1)
-        .describe('`granted`: a regular expression; every match must equal a value read from state.'),
+        .describe(
+          '`granted`: a regular expression, matched in any case; every match must equal a value read from state (case aside).',
+        ),
       from: z
         .array(StatePath)
         .min(1)

@@ -83,37 +83,61 @@ export interface TitanEmbeddingsOptions {
   modelId?: string;
   /** 256, 512 or 1024. @default 256: enough to rank a few hundred short rule texts, and small to store. */
   dimensions?: 256 | 512 | 1024;
+  /**
+   * InvokeModel calls in flight at once: the model takes one text per call, and a turn's few hundred
+   * texts sent at once would meet the account's request quota as throttling.
+   * @default 4
+   */
+  concurrency?: number;
 }
 
 const TitanResponse = z.object({ embedding: z.array(z.number()).min(1) });
+
+/**
+ * `work` on each item, at most `limit` at a time, results in order. After the first failure no
+ * further item starts, and that failure is thrown.
+ */
+async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await work(items[i]!);
+      } catch (e) {
+        failed = true;
+        throw e;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
+  return results;
+}
 
 /** Bedrock's Titan Text Embeddings V2: one InvokeModel per text (the model takes one), normalised vectors. */
 export function titanEmbeddings({
   client,
   modelId = TITAN_V2,
   dimensions = 256,
+  concurrency = 4,
 }: TitanEmbeddingsOptions): EmbeddingModel {
-  return {
-    name: `bedrock ${modelId}`,
-    async embed(texts) {
-      return Promise.all(
-        texts.map(async (inputText) => {
-          // SDK errors pass through: a tool's caller (the toolbox) tells transient from permanent.
-          const raw = await client.send(
-            new InvokeModelCommand({
-              modelId,
-              contentType: 'application/json',
-              accept: 'application/json',
-              body: JSON.stringify({ inputText, dimensions, normalize: true }),
-            }),
-          );
-          const parsed = TitanResponse.safeParse(JSON.parse(new TextDecoder().decode(raw.body)));
-          if (!parsed.success) throw new InvalidModelOutputError(`bedrock ${modelId} returned no embedding`);
-          return parsed.data.embedding;
-        }),
-      );
-    },
+  const embedOne = async (inputText: string) => {
+    // SDK errors pass through: a tool's caller (the toolbox) tells transient from permanent.
+    const raw = await client.send(
+      new InvokeModelCommand({
+        modelId,
+        contentType: 'application/json',
+        accept: 'application/json',
+        body: JSON.stringify({ inputText, dimensions, normalize: true }),
+      }),
+    );
+    const parsed = TitanResponse.safeParse(JSON.parse(new TextDecoder().decode(raw.body)));
+    if (!parsed.success) throw new InvalidModelOutputError(`bedrock ${modelId} returned no embedding`);
+    return parsed.data.embedding;
   };
+  return { name: `bedrock ${modelId}`, embed: (texts) => mapBounded(texts, concurrency, embedOne) };
 }
 
 /** `EMBEDDINGS_PROVIDER` (`bedrock` | `lexical`, default lexical) and `EMBEDDINGS_MODEL_ID`, as the stack sets them. */

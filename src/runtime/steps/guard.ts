@@ -183,13 +183,16 @@ export function checkText(
         found = instructionLeaks(text, check, ctx);
         break;
       case 'granted': {
+        // Matched in any case: a reader takes `tkt-ab12` for `TKT-AB12`, so it is the granted id or a forged one.
         const granted = new Set(
           check.from
             .map((p) => lookup(ctx.scope, p))
             .filter((v) => v !== undefined && v !== null)
-            .map(String),
+            .map((v) => String(v).toLowerCase()),
         );
-        found = [...new Set(text.match(new RegExp(check.pattern, 'gu')) ?? [])].filter((id) => !granted.has(id));
+        found = [...new Set(text.match(new RegExp(check.pattern, 'giu')) ?? [])].filter(
+          (id) => !granted.has(id.toLowerCase()),
+        );
         break;
       }
       case 'deny':

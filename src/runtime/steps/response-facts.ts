@@ -9,7 +9,7 @@
  * linkify-it (with the IANA top-level domains of `tlds`). Phone numbers are runs of digit groups:
  * libphonenumber-js finds valid numbers only and would add 144 KB to every step bundle (over the
  * 500 KB budget); for an allow-list check any run of 7 to 15 digits written like a number is a
- * number, valid or not.
+ * number, valid or not, and so is a North American number in letters (`1-800-FLOWERS`).
  */
 import { LinkifyIt } from 'linkify-it';
 import tlds from 'tlds' with { type: 'json' };
@@ -28,7 +28,10 @@ export interface ResponseFacts {
    * 7946 0958` → `+4402079460958`.
    */
   phones: string[];
-  /** Money amounts in order of appearance (`$75`, `75.50 EUR`, `€ 20`, `EUR 500`, `500$`, `1.500,00 €`). */
+  /**
+   * Money amounts in order of appearance (`$75`, `75.50 EUR`, `€ 20`, `EUR 500`, `500$`, `1.500,00 €`, `five hundred
+   * dollars`).
+   */
   amounts: number[];
   /** The largest amount, 0 when there is none (so `max_amount <= 50` needs no `has()`). */
   max_amount: number;
@@ -48,7 +51,8 @@ function asciiDigit(digit: string): string {
  * The text as the deterministic checks read it: NFKC (fullwidth and compatibility forms become
  * plain: `＠` → `@`, `ＴＫＴ` → `TKT`), invisible format characters (zero-width, bidi controls)
  * removed, every dash and the minus sign a hyphen-minus, ideographic full stops a dot (they
- * separate domain labels like one), every space a plain space, every decimal digit ASCII.
+ * separate domain labels like one), every space a plain space, every decimal digit ASCII, and
+ * `[at]`, `(dot)`, `{at}`, `<dot>` (any case, spaces around) the `@` or `.` they stand for.
  * Only for checking: the text that is sent is not changed.
  */
 export function normalizeForChecks(text: string): string {
@@ -58,16 +62,30 @@ export function normalizeForChecks(text: string): string {
     .replace(/[\p{Pd}\u2212]/gu, '-')
     .replace(/[\u3002\uff61]/gu, '.')
     .replace(/\p{Zs}/gu, ' ')
-    .replace(/[^\x00-\x7f]/gu, (c) => (/\p{Nd}/u.test(c) ? asciiDigit(c) : c));
+    .replace(/[^\x00-\x7f]/gu, (c) => (/\p{Nd}/u.test(c) ? asciiDigit(c) : c))
+    .replace(/ *[[({<] *(at|dot) *[\])}>] */giu, (_, word: string) => (word.toLowerCase() === 'at' ? '@' : '.'));
 }
 
-const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds, true);
+// Special-use names (RFC 6761, 6762, 7686, 9476, and ICANN's `internal`) are in no IANA list but are
+// hosts all the same: `.onion` is reachable through Tor, the others inside a network.
+const SPECIAL_USE = ['example', 'test', 'invalid', 'localhost', 'local', 'onion', 'alt', 'internal'];
+const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(
+  [...tlds, ...SPECIAL_USE],
+  true,
+);
 // `www.` names a host whatever its top-level domain (linkify-it's fuzzy links need a known one).
 const WWW_HOST = /(?<![\p{L}\p{N}.@-])www\.((?:[\p{L}\p{N}-]+\.)+[\p{L}\p{N}-]{2,})/giu;
 // A phone number: an optional +, groups of digits (some in parentheses) joined by spaces, dots, dashes or slashes; 7 to
 // 15 digits in all.
 const PHONE = /(?<![\w+-])(\+?\(?\d{1,4}\)?(?:[ ./-]{0,2}\(?\d{1,4}\)?){1,7})(?![\w-])/g;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+// A number in letters (`1-800-FLOWERS`, `800-GO-FEDEX`, `(800) CALL-NOW`): a North American area code written
+// apart (a dash or dot after it, or in parentheses), then groups of capitals and digits with two letters or more.
+// A capitalised word after a bare number and a space (`Room 212 RECEPTION`) is not read as one.
+const VANITY =
+  /(?<![\w+-])(?:\+?1[ .-]?)?(?:\([2-9]\d{2}\) ?|[2-9]\d{2}[.-])(?=[A-Z\d-]*[A-Z][A-Z\d-]*[A-Z])[A-Z\d]+(?:-[A-Z\d]+)*(?![\w-])/g;
+const KEYPAD = ['ABC', 'DEF', 'GHI', 'JKL', 'MNO', 'PQRS', 'TUV', 'WXYZ'];
+const keypadDigit = (letter: string) => String(KEYPAD.findIndex((keys) => keys.includes(letter)) + 2);
 
 // ISO 4217 codes that are also English words in capitals (`ALL 3 devices`) are left out.
 const WORD_CODES = new Set(['ALL', 'BOB', 'CUP', 'MAD', 'MOP', 'PEN', 'SOS', 'TOP', 'TRY']);
@@ -84,6 +102,36 @@ const AMOUNT = new RegExp(
   String.raw`(?<![\p{L}\p{N}]|[\p{L}\p{N}]-)(?:\p{Sc}|${CODES})\s?${NUMBER}(?![\p{L}\p{N}])|(?<![\p{L}\p{N}.,])${NUMBER}\s?(?:\p{Sc}|(?:${CODES}|${WORDS})(?![\p{L}\p{N}]))`,
   'gu',
 );
+
+// An amount in words (`five hundred dollars`, `a thousand euros`, `twenty-five bucks`): number words, then a currency
+// word or code. Fractions and `half a million` are not read.
+const SMALL =
+  'zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen'.split(
+    ' ',
+  );
+const TENS = 'twenty thirty forty fifty sixty seventy eighty ninety'.split(' ');
+const SCALES: Record<string, number> = { thousand: 1e3, million: 1e6, billion: 1e9 };
+const NUMBER_WORD = [...SMALL, ...TENS, 'hundred', ...Object.keys(SCALES)].join('|');
+const WORD_AMOUNT = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])((?:a\s+(?=hundred|thousand|million|billion))?(?:${NUMBER_WORD})(?:(?:\s+and\s+|\s+|-)(?:${NUMBER_WORD}))*)\s+(\p{L}+)(?![\p{L}\p{N}])`,
+  'giu',
+);
+const CURRENCY_WORD = new RegExp(`^(?:${CODES}|${WORDS})$`, 'u');
+
+/** `five hundred` → 500, `a thousand` → 1000, `twenty-five` → 25, `two million three hundred thousand` → 2300000. */
+function wordsValue(written: string): number {
+  let total = 0;
+  let current = 0;
+  for (const word of written.toLowerCase().split(/[\s-]+/)) {
+    if (word === 'hundred') current = (current || 1) * 100;
+    else if (word in SCALES) {
+      total += (current || 1) * SCALES[word]!;
+      current = 0;
+    } else if (SMALL.includes(word)) current += SMALL.indexOf(word);
+    else if (TENS.includes(word)) current += (TENS.indexOf(word) + 2) * 10;
+  }
+  return total + current;
+}
 
 /** `1.500,00` → 1500, `1,500.5` → 1500.5, `75.50` → 75.5: the last separator is the decimal one when one or two digits follow it. */
 function amountValue(written: string): number {
@@ -123,13 +171,22 @@ export function responseFacts(text: string): ResponseFacts {
   // Phone numbers and amounts are not read inside links and addresses.
   let rest = normalized;
   for (const m of found) rest = rest.slice(0, m.index) + ' '.repeat(m.lastIndex - m.index) + rest.slice(m.lastIndex);
+  // A number in letters is read as the digits a keypad gives (one digit per letter: the positions stay).
+  rest = rest.replace(VANITY, (m) => m.replace(/[A-Z]/g, keypadDigit));
   const phones = inOrder(
     [...rest.matchAll(PHONE)]
       .filter((m) => !ISO_DATE.test(m[1]!.trim()))
       .map((m): [number, string] => [m.index, phoneDigits(m[1]!)])
       .filter(([, digits]) => digits.replace('+', '').length >= 7 && digits.replace('+', '').length <= 15),
   );
-  const amounts = [...rest.matchAll(AMOUNT)].map((m) => amountValue((m[1] ?? m[2])!));
+  const amounts = [
+    ...[...rest.matchAll(AMOUNT)].map((m): [number, number] => [m.index, amountValue((m[1] ?? m[2])!)]),
+    ...[...rest.matchAll(WORD_AMOUNT)]
+      .filter((m) => CURRENCY_WORD.test(m[2]!))
+      .map((m): [number, number] => [m.index, wordsValue(m[1]!)]),
+  ]
+    .sort(([a], [b]) => a - b)
+    .map(([, value]) => value);
   return { links, emails, phones, amounts, max_amount: amounts.length ? Math.max(...amounts) : 0 };
 }
 

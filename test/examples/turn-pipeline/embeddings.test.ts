@@ -5,7 +5,14 @@
 import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { embeddingSimilarity, lexicalSimilarity } from '../../../lambdas/workflows/turn-pipeline/similarity.ts';
+import { agentDir, loadAgent } from '../../../lambdas/workflows/turn-pipeline/agent.ts';
+import {
+  agentTexts,
+  embeddingSimilarity,
+  lexicalSimilarity,
+} from '../../../lambdas/workflows/turn-pipeline/similarity.ts';
+import similarityTool from '../../../lambdas/workflows/turn-pipeline/tools/similarity.ts';
+import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import {
   cosine,
   embeddingsFromEnv,
@@ -52,6 +59,32 @@ describe('Titan Text Embeddings V2', () => {
     await expect(model.embed(['x'])).rejects.toMatchObject({ name: 'InvalidModelOutputError' });
   });
 
+  it('keeps at most four calls in flight, and starts none after a failure', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const sent: string[] = [];
+    const client = {
+      send: async (command: InvokeModelCommand) => {
+        const text = JSON.parse(command.input.body as string).inputText as string;
+        sent.push(text);
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+        if (text === 'fail') throw Object.assign(new Error('denied'), { name: 'AccessDeniedException' });
+        return { body: body([1, 0]) };
+      },
+    } as unknown as BedrockRuntimeClient;
+    const texts = Array.from({ length: 30 }, (_, i) => `text ${i}`);
+    expect(await titanEmbeddings({ client }).embed(texts)).toHaveLength(30);
+    expect(most).toBe(4);
+    expect(sent).toEqual(texts);
+    sent.length = 0;
+    await expect(titanEmbeddings({ client, concurrency: 2 }).embed(['fail', ...texts])).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+    expect(sent).toHaveLength(2);
+  });
+
   it('is what the environment selects with EMBEDDINGS_PROVIDER=bedrock; anything else is the lexical adapter', () => {
     expect(
       embeddingsFromEnv({
@@ -91,5 +124,38 @@ describe('similarity over embeddings', () => {
     );
     expect(await sim.similarity('q', ['known', 'other', 'new'])).toEqual([1, 0, 1]);
     expect(seen).toEqual([['q', 'new']]);
+  });
+
+  it('embeds a known text without a precomputed vector once, and any other text on every call', async () => {
+    const seen: string[][] = [];
+    const model = {
+      name: 'test',
+      embed: async (texts: readonly string[]) => (
+        seen.push([...texts]), texts.map((t) => (t === 'q' ? [1, 0] : [0, 1]))
+      ),
+    };
+    const sim = embeddingSimilarity(model, new Map(), new Set(['rule a', 'rule b']));
+    expect(await sim.similarity('q', ['rule a', 'rule b', 'a reply'])).toEqual([0, 0, 0]);
+    expect(await sim.similarity('q', ['rule b', 'rule a', 'a reply'])).toEqual([0, 0, 0]);
+    expect(seen).toEqual([
+      ['q', 'rule a', 'rule b', 'a reply'],
+      ['q', 'a reply'],
+    ]);
+  });
+});
+
+describe('the similarity tool on Bedrock', () => {
+  it("embeds the agent's texts on the first turn only, and the turn's own text on each", async () => {
+    bedrock.on(InvokeModelCommand).resolves({ body: body([1, 0]) });
+    const { dir, manifest } = loadWorkflow('turn-pipeline');
+    const texts = agentTexts(loadAgent(agentDir(dir), manifest.tools));
+    const aws = { dynamo: () => expect.fail('no table'), traced: <C>(c: C) => c };
+    const port = similarityTool.connect!({ EMBEDDINGS_PROVIDER: 'bedrock', AWS_REGION: 'us-east-1' }, aws);
+    const ctx = {} as never;
+    await similarityTool.run({ query: 'first turn', texts }, ctx, port);
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(texts.length + 1);
+    bedrock.resetHistory();
+    await similarityTool.run({ query: 'second turn', texts }, ctx, port);
+    expect(bedrock.commandCalls(InvokeModelCommand)).toHaveLength(1);
   });
 });

@@ -79,6 +79,13 @@ describe('stepwise synth', () => {
     expectOneLine(io.err);
     expect(io.err).toContain('unknown environment "qa"');
   });
+
+  it('refuses an environment outside dev that still has a placeholder, as cdk synth does', async () => {
+    expect(await cli('synth', 'warranty-email', '--env', 'staging')).toBe(1);
+    expectOneLine(io.err);
+    expect(io.err).toMatch(/^stepwise: environment "staging": [\w.]+: "[^"]*example\.com[^"]*" is a placeholder: /);
+    expect(io.out).toBe('');
+  });
 });
 
 describe('stepwise history', () => {

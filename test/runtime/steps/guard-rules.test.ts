@@ -162,3 +162,65 @@ describe('response facts', () => {
     });
   });
 });
+
+describe('forms a reply could hide a fact in', () => {
+  it('finds a bare domain whose top-level domain is special-use (.example, .test, .onion, .local, .internal)', () => {
+    expect(responseFacts('Go to evil.example, evil.test, shop.onion, nas.local or wiki.internal.').links).toEqual([
+      'evil.example',
+      'evil.test',
+      'shop.onion',
+      'nas.local',
+      'wiki.internal',
+    ]);
+  });
+
+  it('finds an address written with [at] and [dot], in brackets, parentheses or braces, any case', () => {
+    expect(
+      responseFacts('Write to billing [at] evil [dot] example, Help(AT)evil(DOT)com or x { at } y.example.').emails,
+    ).toEqual(['billing@evil.example', 'help@evil.com', 'x@y.example']);
+  });
+
+  it('finds a North American number written in letters, as the digits of a keypad', () => {
+    expect(responseFacts('Call 1-800-FLOWERS, 800-GO-FEDEX or 1 (800) CALL-NOW.').phones).toEqual([
+      '18003569377',
+      '8004633339',
+      '18002255669',
+    ]);
+  });
+
+  it('finds money written in words before a currency word or code', () => {
+    expect(
+      responseFacts(
+        'We refund five hundred dollars, a thousand euros, twenty-five bucks, one hundred and fifty pounds or Two Million USD.',
+      ).amounts,
+    ).toEqual([500, 1000, 25, 150, 2_000_000]);
+  });
+
+  it('finds nothing in an ordinary reply: abbreviations, file and product names, counts, capitals, serials', () => {
+    expect(
+      responseFacts(
+        'Hello Ms. Lopez, thank you for your email. E.g. the Node.js app, i.e. the U.S. store, opens at 9 a.m.; ' +
+          'see config.json. We will call you within five business days; one of the two devices (serial SN770012, ' +
+          'model 123-ABCDEFG) is covered until 2027-01-15. Room 212 RECEPTION has a few dollars of parts. ' +
+          'Your ticket is TKT-7K2M9QXA (open at the desk).',
+      ),
+    ).toEqual({ links: [], emails: [], phones: [], amounts: [], max_amount: 0 });
+  });
+
+  it('checks a ticket id written in lower case like any other: a forged one is refused, the granted one passes', () => {
+    const rules = {
+      checks: [{ id: 'ids', type: 'granted' as const, pattern: '\\bTKT-[A-Z0-9]{4,}\\b', from: ['data.ticketId'] }],
+    };
+    const ctx = {
+      step: { instruction: '', tools: [] },
+      internalNames: [],
+      scope: { data: { ticketId: 'TKT-7K2M9QXA' }, input: {} },
+      args: {},
+    };
+    expect(checkText('Your ticket is tkt-abcd1234.', rules, ctx)[0]).toMatchObject({
+      passed: false,
+      found: ['tkt-abcd1234'],
+    });
+    expect(checkText('Your ticket is tkt-7k2m9qxa.', rules, ctx)[0]).toMatchObject({ passed: true });
+  });
+});

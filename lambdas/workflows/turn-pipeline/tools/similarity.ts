@@ -1,12 +1,13 @@
 import { defineTool, embeddingsFromEnv, loadWorkflow } from 'stepwise';
 import * as z from 'zod';
-import { agentDir } from '../agent.ts';
-import { embeddingSimilarity, lexicalSimilarity, precomputedVectors } from '../similarity.ts';
+import { agentDir, loadAgent } from '../agent.ts';
+import { agentTexts, embeddingSimilarity, lexicalSimilarity, precomputedVectors } from '../similarity.ts';
 
 /**
  * How alike the turn is to known texts (rule conditions, scenario and transition examples) or to
  * the reply: cosine of embeddings from the environment's model (Titan Text Embeddings V2 on AWS,
- * the lexical adapter offline), with the agent's vectors computed before deployment.
+ * the lexical adapter offline), with the agent's vectors computed before deployment or kept from
+ * the container's first turn.
  */
 export default defineTool({
   name: 'similarity',
@@ -16,11 +17,14 @@ export default defineTool({
   resources: { embeddings: true },
   connect: (env, aws) => {
     const model = embeddingsFromEnv(env, aws.traced);
+    const { dir, manifest } = loadWorkflow('turn-pipeline');
+    const agent = agentDir(dir);
     return {
       model: model.name,
       similarity: embeddingSimilarity(
         model,
-        precomputedVectors(agentDir(loadWorkflow('turn-pipeline').dir), model.name),
+        precomputedVectors(agent, model.name),
+        new Set(agentTexts(loadAgent(agent, manifest.tools))),
       ),
     };
   },

@@ -403,6 +403,12 @@ export interface Envelope {
 export type Screening = { accepted: InboundEmail; body: string } | Rejection;
 
 /**
+ * The mailbox an address delivers to: lower-case, without a subaddress (`claims+x@d` is `claims@d`,
+ * RFC 5233), since mail to `claims+anything` lands in the `claims` inbox and a reply to it would loop.
+ */
+const mailbox = (address: string): string => address.toLowerCase().replace(/\+[^@]*(?=@[^@]*$)/, '');
+
+/**
  * Decide whether a parsed mail may start a workflow. Refusals, in this order: receipt verdicts
  * (a virus scan that failed to run counts as a virus: we cannot show the mail is clean), not
  * exactly one From mailbox (several From headers or addresses: which one DMARC checked is
@@ -425,7 +431,8 @@ export function screen(parsed: ParsedMail, receipt: SesReceipt, policy: IngressP
     };
   if (!parsed.from || !SenderAddress.safeParse(parsed.from.address).success)
     return { rejected: 'no_sender', detail: 'no single valid From address' };
-  if (policy.ownAddresses.includes(parsed.from.address))
+  const own = new Set(policy.ownAddresses.map(mailbox));
+  if (own.has(mailbox(parsed.from.address)))
     return { rejected: 'own_address', detail: 'From is one of our own addresses' };
   const automatic = automaticMail({ headers: parsed.headers, subject: parsed.subject, from: parsed.senders });
   if (automatic) return { rejected: automatic.reason, detail: automatic.detail };

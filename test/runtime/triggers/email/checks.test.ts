@@ -234,6 +234,21 @@ describe('screen: loops, bulk mail and senders', () => {
   });
 
   it.each([
+    ['a subaddress of ours', 'claims+x@dev.warranty.example.com', 'own_address'],
+    ['a subaddress in capitals', 'Claims+Loop.1@DEV.warranty.example.com', 'own_address'],
+    ['another mailbox of our domain', 'maria@dev.warranty.example.com', 'accepted'],
+    ['a subaddress of another mailbox', 'claimsx+a@dev.warranty.example.com', 'accepted'],
+  ])('mail from %s (%s) is %s', async (_name, from, expected) => {
+    expect(reason(await check(withHeaders(valid, { remove: ['From'], add: [`From: <${from}>`] })))).toBe(expected);
+  });
+
+  it('refuses mail from our address when our own address is the subaddressed one', async () => {
+    const policy = { ...POLICY, ownAddresses: ['claims+desk@dev.warranty.example.com'] };
+    const own = withHeaders(valid, { remove: ['From'], add: ['From: <claims@dev.warranty.example.com>'] });
+    expect(reason(await check(own, policy))).toBe('own_address');
+  });
+
+  it.each([
     ['no From header', { remove: ['From'] }],
     ['a From group', { remove: ['From'], add: ['From: Team: a@example.org;'] }],
     ['a From without an address', { remove: ['From'], add: ['From: Maria Lopez'] }],

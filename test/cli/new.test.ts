@@ -1,0 +1,70 @@
+/** `stepwise new` on its own: the folder it makes, the `cd` line it prints, and the arguments it refuses. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as newCommand from '../../src/cli/commands/new.ts';
+import { runCli, useCliCapture } from '../support/cli.ts';
+import { useTempDirs } from '../support/tmp.ts';
+
+const io = useCliCapture();
+const tempDir = useTempDirs('stepwise-new-');
+const create = (...args: string[]) => runCli([newCommand], 'new', ...args);
+
+describe('stepwise new', () => {
+  it('prints a cd line the shell runs as written, for a folder with a space and a quote', async () => {
+    const dir = join(tempDir(), "it's my agents");
+    expect(await create(dir, '--name', 'my-agents')).toBe(0);
+    const cd = /^ {2}cd (.+)$/m.exec(io.out)![1]!;
+    const shell = spawnSync('sh', ['-c', `cd ${cd} && pwd -P`], { encoding: 'utf8' });
+    expect(shell.stdout.trim()).toBe(realpathSync(dir));
+  });
+
+  it('leaves a plain folder name unquoted', async () => {
+    const dir = join(tempDir(), 'agents');
+    expect(await create(dir)).toBe(0);
+    expect(io.out).not.toMatch(/^ {2}cd '/m);
+  });
+
+  it('writes a version range given with --stepwise into package.json as given', async () => {
+    const dir = join(tempDir(), 'ranged');
+    expect(await create(dir, '--stepwise', '>=0.2.0 <0.3.0')).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies.stepwise).toBe('>=0.2.0 <0.3.0');
+  });
+
+  it.each([
+    [
+      'a spec that would break package.json',
+      '1.0.0", "evil": "1',
+      /^stepwise: --stepwise "1\.0\.0\\", .*: not a version range/,
+    ],
+    ['an empty spec', '', /^stepwise: --stepwise "": not a version range/],
+    [
+      'a file: that does not exist',
+      'file:./no-such-stepwise.tgz',
+      /^stepwise: --stepwise file:\.\/no-such-stepwise\.tgz: no such file or folder /,
+    ],
+  ])('refuses %s in one line, and writes nothing', async (_what, spec, message) => {
+    const parent = tempDir();
+    expect(await create(join(parent, 'p'), '--stepwise', spec)).toBe(1);
+    expect(io.err).toMatch(message);
+    expect(io.err.trim().split('\n')).toHaveLength(1);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it('refuses a folder name longer than a file system takes, in one line, not ENAMETOOLONG', async () => {
+    const parent = tempDir();
+    const long = 'a'.repeat(300);
+    expect(await create(join(parent, long), '--name', 'short')).toBe(1);
+    expect(io.err).toMatch(/^stepwise: .*: the folder name "a{20}…" is 300 bytes; file systems take at most 255\n$/);
+    expect(await create(join(parent, long))).toBe(1);
+    expect(io.err).not.toContain('ENAMETOOLONG');
+    expect(existsSync(join(parent, long.slice(0, 10)))).toBe(false);
+  });
+
+  it('refuses a package name longer than npm takes', async () => {
+    const dir = join(tempDir(), 'b'.repeat(215));
+    expect(await create(dir)).toBe(1);
+    expect(io.err).toMatch(/^stepwise: package name "b{215}": at most 214 /);
+  });
+});
