@@ -91,3 +91,7 @@ export function causeMessage(cause: string | undefined): string | undefined {
   }
   return cause;
 }
+/** More items of a `map` step failed than it tolerates, or it got more items than its `maxItems`. Goes to the map's failure route. */
+export class ItemsFailedError extends StepwiseError {}
+/** A branch of a `parallel` step failed; the message names the branch. Goes to the parallel's failure route. */
+export class BranchFailedError extends StepwiseError {}

@@ -4,11 +4,23 @@
  * language. Expressions are parsed, never executed as JavaScript (no `eval`, no `Function`), so a
  * rule file can be edited by people who may not ship code.
  */
-import { type ASTNode, parse } from '@marcbachmann/cel-js';
+import type { ASTNode } from '@marcbachmann/cel-js';
 import { StepwiseError } from './errors.ts';
+
+// cel-js is about 85 KB of every Lambda bundle. A function whose workflow compiles no expression (no guard rule of
+// type `expression`, no `compileExpression` in its code) is bundled with STEPWISE_CEL "off" (`BundleOptions.cel`,
+// src/cdk/constructs/stepwise-function.ts): esbuild folds the condition and leaves cel-js out. Run from source, it is
+// always loaded.
+const cel = process.env.STEPWISE_CEL === 'off' ? undefined : await import('@marcbachmann/cel-js');
 
 /** A rule expression does not parse. Permanent: the definition file is wrong. */
 export class ExpressionError extends StepwiseError {}
+
+/**
+ * An expression was to be compiled in a function bundled without CEL: synth decided the workflow needs none, and it
+ * does. Permanent: no check is skipped; synth again (see `celInBundle`) or say so with the bundle option `cel`.
+ */
+export class ExpressionsNotBundledError extends StepwiseError {}
 
 /** A parsed expression: evaluate it many times, see which variables it reads. */
 export interface CompiledExpression {
@@ -46,16 +58,20 @@ function readPaths(node: ASTNode, into: Set<string>): void {
 
 /**
  * Parse a CEL expression once (cached by source).
- * @throws ExpressionError when it does not parse.
+ * @throws ExpressionError when it does not parse; ExpressionsNotBundledError in a bundle built without CEL.
  * @example
  * compileExpression('response.max_amount <= 50').test({ response: { max_amount: 75 } }) // { value: false }
  */
 export function compileExpression(source: string): CompiledExpression {
   const hit = cache.get(source);
   if (hit) return hit;
-  let program: ReturnType<typeof parse>;
+  if (!cel)
+    throw new ExpressionsNotBundledError(
+      `${source}: this function was bundled without the CEL evaluator (synth found no guard rule of type expression and no compileExpression in the workflow's code)`,
+    );
+  let program: ReturnType<typeof cel.parse>;
   try {
-    program = parse(source);
+    program = cel.parse(source);
   } catch (e) {
     throw new ExpressionError(`${source}: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -6,22 +6,16 @@
  * do not apply.
  */
 
-import { InvalidInputError } from '../core/errors.ts';
 import type { EvalCase } from '../definitions/eval-cases.ts';
-import { untrustedFields } from '../definitions/workflow/input.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import { mockToolbox } from '../local/mock-toolbox.ts';
-import type { StepInput, TokenUsage } from '../runtime/contracts.ts';
+import { assertAgentModel, runMonolithic, untrustedOfInput } from '../local/monolithic.ts';
+import type { TokenUsage } from '../runtime/contracts.ts';
 import type { ModelProvider } from '../runtime/models/port.ts';
 import type { WorkflowPlugin } from '../runtime/plugin.ts';
-import { runStep } from '../runtime/step-handler/run-step.ts';
-import { monolithicStep } from '../runtime/steps/single-prompt.ts';
-import { toolContext } from '../runtime/steps/types.ts';
+import { MONOLITHIC_STEP } from '../runtime/steps/single-prompt.ts';
 import type { EvalCaseResult, EvalReport } from './runner.ts';
 import { validateFunctionCalls } from './validator.ts';
-
-/** Model calls one monolithic run may make: one per tool round trip of the longest flow, and some. */
-const MAX_TURNS = 10;
 
 /** The execution input and untrusted fields a case's email becomes (what the ingress would hand the workflow). */
 function caseInput(
@@ -35,8 +29,7 @@ function caseInput(
   if (!email) {
     // As the step handler reads them: the manifest's untrusted fields of the input, shown apart.
     const input = evalCase.input.payload as Record<string, unknown>;
-    const fields = untrustedFields(def).filter((f) => Object.hasOwn(input, f));
-    return { input, untrusted: fields.length ? Object.fromEntries(fields.map((f) => [f, input[f]])) : undefined };
+    return { input, untrusted: untrustedOfInput(def, input) };
   }
   const receivedAt = new Date().toISOString();
   const record = {
@@ -62,24 +55,12 @@ export async function runMonolithicEvalCases(
   cases: readonly EvalCase[],
   model: ModelProvider,
 ): Promise<EvalReport> {
-  if (model.name === 'offline')
-    throw new InvalidInputError(
-      '--mode monolithic needs a model (--model bedrock or openai): the offline stand-in has rules per step, none for one call with the whole instruction set',
-    );
+  assertAgentModel(model);
   const def = plugin.def;
-  const step = monolithicStep(def);
   const results: EvalCaseResult[] = [];
   for (const evalCase of cases) {
     const { input, untrusted } = caseInput(def, evalCase);
-    const stepInput: StepInput = {
-      workflow: def.manifest.name,
-      step: step.name,
-      input,
-      previous: { step: null, next: step.name, reason: 'start', decidedBy: null, fields: {}, data: {}, count: 0 },
-      error: null,
-      count: 1,
-      execution: { id: `monolithic:${evalCase.scenario_id}`, name: `monolithic-${evalCase.scenario_id}` },
-    };
+    const execution = { id: `monolithic:${evalCase.scenario_id}`, name: `monolithic-${evalCase.scenario_id}` };
     const toolbox = mockToolbox(plugin.tools, evalCase.input.mock_function_responses);
     let usage: TokenUsage | undefined;
     let failures: EvalCaseResult['failures'] = [];
@@ -87,25 +68,14 @@ export async function runMonolithicEvalCases(
     let error: string | undefined;
     try {
       // The single-prompt agent's own path: its bound arguments and output guard apply.
-      const result = await runStep({
-        plugin,
-        step,
-        input: stepInput,
-        toolbox,
-        tool: toolContext(stepInput),
-        model: () => model,
-        untrusted: async () => untrusted,
-        fastPaths: false,
-        singlePrompt: true,
-        maxTurns: MAX_TURNS,
-      });
+      const result = await runMonolithic({ plugin, input, untrusted, toolbox, model, execution });
       usage = result.usage;
       next = result.next;
       const expected = evalCase.expected_output.expected_function_calls;
       if (expected)
         failures = validateFunctionCalls(expected, [
           {
-            step: step.name,
+            step: MONOLITHIC_STEP,
             next: result.next,
             reason: result.reason,
             fields: result.fields,
@@ -123,7 +93,7 @@ export async function runMonolithicEvalCases(
       id: evalCase.scenario_id,
       passed: failures.length === 0,
       failures,
-      steps: [{ name: step.name, next, decidedBy, fields: {}, ...(usage && { usage }), ...(error && { error }) }],
+      steps: [{ name: MONOLITHIC_STEP, next, decidedBy, fields: {}, ...(usage && { usage }), ...(error && { error }) }],
     });
   }
   const passed = results.filter((r) => r.passed).length;

@@ -79,6 +79,11 @@ export class FunctionRegistry {
     return this.loaded(key);
   }
 
+  /** The environment its handler is created with: the template's variables, resolved, with the local settings. */
+  env(key: string): Readonly<Record<string, string>> {
+    return this.loaded(key).env;
+  }
+
   /**
    * The function's handler: its entry module imported and its handler created, once. A failed
    * import is not kept: fix the module and the next invocation retries.

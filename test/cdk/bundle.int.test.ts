@@ -5,12 +5,15 @@
  *   ASL's Retry/Catch match it (a renamed `ModelThrottledError` would never be retried in AWS);
  * - a step bundle holds one workflow's code and its definitions compiled to JSON, and runs from
  *   them: no YAML parser, no other workflow, no AWS SDK (the runtime's) and no X-Ray SDK unless the
- *   environment asks for them.
+ *   environment asks for them;
+ * - the CEL evaluator (cel-js) only when the workflow compiles an expression; a bundle without it
+ *   refuses to compile one (ExpressionsNotBundledError) rather than pass a check.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { celInBundle } from '../../src/cdk/constructs/bundle-cel.ts';
 import * as source from '../../src/core/errors.ts';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
@@ -140,5 +143,98 @@ describe('a step bundle', () => {
     expect(elsewhere.message).toMatch(
       /statemachines\/tool-loop\/workflow.yaml: \(file\): not in the definitions compiled into this bundle/,
     );
+  });
+});
+
+describe('the CEL evaluator in a bundle', () => {
+  const CEL = 'node_modules/@marcbachmann/cel-js/';
+  const rules = { checks: [{ id: 'no-money', type: 'expression', expression: 'size(amounts) == 0' }] };
+  const ctx = { step: { instruction: '', tools: [] }, internalNames: [], scope: { data: {}, input: {} }, args: {} };
+
+  it('is decided at synth: a guard rule of type expression, or workflow code that compiles one', () => {
+    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/warranty-email'))).toBe(true);
+    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/turn-pipeline'))).toBe(true);
+    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/tool-loop'))).toBe(false);
+    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/lead-lifecycle'))).toBe(false);
+    expect(celInBundle(undefined)).toBe(false);
+  });
+
+  it('stays out of the step bundle of a workflow with no expression, and comes with a guard rule of type expression', async () => {
+    const plain = await bundle('runtime/step-handler/handler.ts', 'tool-loop-cel', {
+      workflowDir: 'statemachines/tool-loop',
+    });
+    expect(plain.has(CEL)).toBe(false);
+    const guarded = await bundle('runtime/step-handler/handler.ts', 'warranty-cel', WARRANTY);
+    expect(guarded.has(CEL)).toBe(true);
+  });
+
+  it('evaluates the guard check when bundled, and refuses it by name when left out', async () => {
+    const withCel = await bundle('runtime/steps/guard.ts', 'guard-cel', { cel: true });
+    expect(withCel.module.checkText('We will refund you $50.', rules, ctx)).toEqual([
+      expect.objectContaining({ check: 'no-money', passed: false, found: ['size(amounts) == 0'] }),
+    ]);
+    expect(withCel.module.checkText('Your repair is on its way.', rules, ctx)).toEqual([
+      expect.objectContaining({ check: 'no-money', passed: true }),
+    ]);
+    const without = await bundle('runtime/steps/guard.ts', 'guard-no-cel', { cel: false });
+    expect(without.has(CEL)).toBe(false);
+    let thrown: Error | undefined;
+    try {
+      without.module.checkText('Your repair is on its way.', rules, ctx);
+    } catch (e) {
+      thrown = e as Error;
+    }
+    expect(thrown?.name).toBe('ExpressionsNotBundledError');
+    expect(thrown?.message).toMatch(/size\(amounts\) == 0: this function was bundled without the CEL evaluator/);
+  });
+
+  it('a guarded step bundled without it fails before its model is asked', async () => {
+    const { module } = await bundle('runtime/step-handler/handler.ts', 'warranty-no-cel', { ...WARRANTY, cel: false });
+    const asked: unknown[] = [];
+    const model = {
+      name: 'bedrock',
+      converse: async (r: unknown) => (asked.push(r), Promise.reject(new Error('unused'))),
+    };
+    const email = {
+      id: 'e2',
+      messageId: '<m2@x>',
+      from: 'a@example.com',
+      fromName: 'A',
+      to: ['claims@x'],
+      subject: 'S',
+      receivedAt: '2026-02-02T10:00:00.000Z',
+      bodyChars: 4,
+    };
+    const input: StepInput = {
+      workflow: 'warranty-email',
+      step: '03b-device-not-found',
+      input: { email },
+      previous: {
+        step: '02-check-warranty',
+        next: '03b-device-not-found',
+        reason: 'r',
+        decidedBy: 'model',
+        fields: {},
+        data: {},
+        count: 2,
+      },
+      error: null,
+      count: 3,
+      execution: { id: 'arn', name: 'exec-2' },
+    };
+    const env = {
+      STATEMACHINES_DIR: join(PROJECT_ROOT, 'statemachines'),
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      FAST_PATHS: 'off',
+    };
+    const services = { model, events: memoryEventLog(), emails: { get: async () => ({ email, body: 'Body' }) } };
+    const error = await module
+      .createHandler(
+        env,
+        services,
+      )(input)
+      .catch((e: Error) => e);
+    expect(error.name).toBe('ExpressionsNotBundledError');
+    expect(asked).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
+import { celInBundle } from '../../src/cdk/constructs/bundle-cel.ts';
 import { engineEntry, generateLambdaEntry } from '../../src/cdk/constructs/lambda-entry.ts';
 import { type BundleOptions, bundleSettings, ESBUILD_DEFAULTS } from '../../src/cdk/constructs/stepwise-function.ts';
 import { PROJECT_ROOT, STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
@@ -21,7 +22,9 @@ export async function bundleLikeLambda(
   outfile: string,
   options: LambdaBundleOptions = {},
 ): Promise<Metafile> {
-  const { define, external } = bundleSettings(options);
+  // What StepwiseFunction decides for the folder, unless the caller says.
+  const workflowDir = options.workflowDir && join(PROJECT_ROOT, options.workflowDir);
+  const { define, external } = bundleSettings({ ...options, cel: options.cel ?? celInBundle(workflowDir) });
   const entryPoint = options.workflowDir
     ? generateLambdaEntry(entry, join(PROJECT_ROOT, options.workflowDir), join(dirname(outfile), 'entries'))
     : engineEntry(entry);

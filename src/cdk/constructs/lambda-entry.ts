@@ -67,6 +67,10 @@ function writeAtomically(file: string, text: string): void {
   renameSync(temporary, file);
 }
 
+/** The code folder of a workflow (or lifecycle) folder: beside `statemachines/` is `lambdas/workflows/`. */
+export const workflowCodeDir = (workflowDir: string): string =>
+  join(dirname(dirname(workflowDir)), 'lambdas', 'workflows', basename(workflowDir));
+
 /**
  * Write the entry of `entry` (an engine handler path) for the folder `workflowDir` under `outDir`:
  * `<outDir>/<folder>/` holds the compiled definitions, the registration module and one entry per
@@ -79,8 +83,7 @@ export function generateLambdaEntry(entry: string, workflowDir: string, outDir: 
   mkdirSync(dir, { recursive: true });
   const definitions = join(dir, 'definitions.json');
   writeAtomically(definitions, JSON.stringify(compileDefinitions(workflowDir)));
-  // Beside `statemachines/` is `lambdas/workflows/`: the project's layout.
-  const codeDir = join(dirname(dirname(workflowDir)), 'lambdas', 'workflows', folder);
+  const codeDir = workflowCodeDir(workflowDir);
   writeAtomically(
     join(dir, 'register.mjs'),
     registrationModule(

@@ -9,10 +9,10 @@ import { junitXml } from '../../evals/junit.ts';
 import { runMonolithicEvalCases } from '../../evals/monolithic.ts';
 import { type EvalCaseResult, type EvalReport, runEvalCases } from '../../evals/runner.ts';
 import type { EvalFailure } from '../../evals/validator.ts';
+import { monolithicModel } from '../../local/monolithic.ts';
+import { otlpTracesUrl } from '../../local/otlp.ts';
 import { projectEnvironment } from '../../project/project.ts';
 import { validateWorkflow } from '../../project/validate.ts';
-import { BedrockModel } from '../../runtime/models/bedrock.ts';
-import { OpenAiModel } from '../../runtime/models/openai.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
@@ -41,6 +41,7 @@ interface EvalFlags extends SessionFlags {
   replay?: boolean;
   compare?: string[];
   junit?: string;
+  otlp?: string;
 }
 
 /** A saved `stepwise eval --json` report (the `--compare` inputs). */
@@ -104,6 +105,10 @@ export function register(program: Command): void {
       'put two saved runs (files written from --json) side by side: pass rate, tokens, cost, latency, per-case differences; runs nothing',
     )
     .option('--junit <file>', 'also write the result as JUnit XML to this file, for CI')
+    .option(
+      '--otlp <url>',
+      "export each case's executions as OpenTelemetry traces over OTLP/HTTP to this collector (default: OTEL_EXPORTER_OTLP_ENDPOINT)",
+    )
     .addOption(
       new Option(
         '--mode <mode>',
@@ -128,7 +133,8 @@ export function register(program: Command): void {
 async function evalCommand(workflow: string, flags: EvalFlags): Promise<void> {
   if (flags.compare) return compareReports(flags.compare, flags);
   if (flags.record && flags.replay) throw new InvalidInputError('--record and --replay exclude each other');
-  const { plugin } = await validateWorkflow(workflow);
+  // The cases' mocks answer MCP tools (checked against the pins): the servers need not be reachable.
+  const { plugin } = await validateWorkflow(workflow, undefined, { mcpServers: false });
   const cases = flags.cases ? loadEvalCasesFrom(flags.cases) : loadEvalCases(plugin.def.dir);
   if (cases.length === 0)
     throw new InvalidInputError(`no eval cases (*.yaml) in ${flags.cases ?? `${workflow}/evals`}`);
@@ -154,20 +160,10 @@ function compareReports(files: string[], flags: EvalFlags): void {
   else process.stdout.write(comparisonText(comparison));
 }
 
-/** The cases as one LLM call each with the whole instruction set (the model of `--model`; offline fails every case). */
+/** The cases as one LLM call each with the whole instruction set (the model of `--model`; offline is refused). */
 async function runMonolithic(plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<EvalReport> {
-  const endpoint = openAiEndpoint(flags);
-  const maxTokens = plugin.def.manifest.model.maxTokens;
-  const model =
-    flags.model === 'openai' && endpoint
-      ? new OpenAiModel({ ...endpoint, maxTokens, apiKey: process.env.OPENAI_API_KEY })
-      : flags.model === 'bedrock'
-        ? new BedrockModel({
-            modelId: (await projectEnvironment(flags.env)).modelId ?? plugin.def.manifest.model.id,
-            maxTokens,
-            region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION,
-          })
-        : ({ name: 'offline', converse: () => Promise.reject(new Error('offline')) } as const);
+  const modelId = flags.model === 'bedrock' ? (await projectEnvironment(flags.env)).modelId : undefined;
+  const model = monolithicModel(plugin.def, flags.model, { openai: openAiEndpoint(flags), modelId });
   return runMonolithicEvalCases(plugin, cases, model);
 }
 
@@ -183,7 +179,12 @@ async function runMonolithicMode(plugin: WorkflowPlugin, cases: EvalCase[], flag
 async function runAbMode(workflow: string, plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<void> {
   const legacy = await runMonolithic(plugin, cases, flags);
   const stepMode = await withCleanStdout(() =>
-    runEvalCases(workflow, cases, { model: flags.model, env: flags.env, session: { logLevel: logLevelFor(flags) } }),
+    runEvalCases(workflow, cases, {
+      model: flags.model,
+      env: flags.env,
+      otlp: otlpTracesUrl(flags.otlp),
+      session: { logLevel: logLevelFor(flags) },
+    }),
   );
   const comparison = compareEvalRuns(stepMode, legacy);
   if (flags.json) printJson({ step: stepMode, monolithic: legacy, comparison });
@@ -203,6 +204,7 @@ async function runStepMode(workflow: string, cases: EvalCase[], flags: EvalFlags
       model: flags.model,
       env: flags.env,
       openai: openAiEndpoint(flags),
+      otlp: otlpTracesUrl(flags.otlp),
       ...((flags.record || flags.replay) && { recordings: flags.record ? 'record' : 'replay' }),
       session: { logLevel: logLevelFor(flags) },
       onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),

@@ -53,6 +53,19 @@ async function exportTraces(
   }
 }
 
+/** The header's note of `--mode monolithic`; nothing for the default. */
+const modeLabel = (flags: RunFlags) =>
+  flags.mode === 'monolithic' ? ', mode: monolithic (the single-prompt agent)' : '';
+
+/** `--mode steps|monolithic`. */
+const modeOption = () =>
+  new Option(
+    '--mode <mode>',
+    "steps: the state machine; monolithic: the workflow's single-prompt agent (the rollback target: one LLM step with every tool, behind the steps' guard and bound arguments; needs --model bedrock or openai), its one step `monolithic` in the trail",
+  )
+    .choices(RUN_MODES)
+    .default('steps');
+
 export function register(program: Command): void {
   const command = program
     .command('run')
@@ -80,14 +93,7 @@ export function register(program: Command): void {
     .addOption(envOption('whose stack runs locally'))
     .addOption(openAiOptions()[0]!)
     .addOption(openAiOptions()[1]!)
-    .addOption(
-      new Option(
-        '--mode <mode>',
-        "steps: the state machine; monolithic: the workflow's single-prompt agent (the rollback target: one LLM step with every tool, behind the steps' guard and bound arguments; needs --model bedrock or openai), its one step `monolithic` in the trail",
-      )
-        .choices(RUN_MODES)
-        .default('steps'),
-    )
+    .addOption(modeOption())
     .option('--json', 'print the results as one JSON array, nothing else on stdout')
     .option(
       '--otlp <url>',
@@ -110,8 +116,7 @@ export function register(program: Command): void {
           `give at least one ${isEmailWorkflow(plugin.def) ? '--email FILE_OR_DIR' : '--input FILE_OR_DIR'}`,
         );
       if (flags.watch) return watchAndRerun(workflowFolders(plugin.def));
-      const mode = flags.mode === 'monolithic' ? ', mode: monolithic (the single-prompt agent)' : '';
-      process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}${mode}\n`);
+      process.stderr.write(`stepwise run: ${workflow}, model: ${modelLabel(flags.model, flags)}${modeLabel(flags)}\n`);
       const results = await withCleanStdout(async () => {
         const session = await WorkflowSession.start({
           workflow,
