@@ -13,6 +13,7 @@ import { relPath } from '../definitions/definition-file.ts';
 import { type EvalCase, loadTransitionRules, type TransitionRule } from '../definitions/eval-cases.ts';
 import type { TrailStep } from '../local/history.ts';
 import { mockToolbox } from '../local/mock-toolbox.ts';
+import { exportExecution } from '../local/otlp.ts';
 import type { Resolution } from '../local/pauses.ts';
 import {
   type ModelChoice,
@@ -82,6 +83,8 @@ export interface EvalRunOptions {
   recordings?: 'record' | 'replay';
   /** Deployment environment to synthesize. @default 'dev' */
   env?: string;
+  /** The OTLP/HTTP traces URL each case's executions are exported to as OpenTelemetry traces. @default none */
+  otlp?: string;
   /** Called as each case finishes (progress display). */
   onCase?: (result: EvalCaseResult, index: number, total: number) => void;
   /** Told what replay skipped or could not read (a stray file, a bad recording, named by file and line). @default ignored */
@@ -260,8 +263,11 @@ export async function runEvalCases(
   try {
     for (const [i, evalCase] of cases.entries()) {
       const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
-      const result = await runCase(session, evalCase, { routing, mocks, rules, recorded: Boolean(options.recordings) });
+      const executions: string[] = [];
+      const run = { routing, mocks, rules, recorded: Boolean(options.recordings), executions };
+      const result = await runCase(session, evalCase, run);
       if (replay?.misses.length) throw new ReplayMissError(replayMissMessage(replay.misses[0]!));
+      await exportCase(options.otlp, session, executions);
       results.push(result);
       options.onCase?.(result, i, cases.length);
     }
@@ -342,6 +348,17 @@ interface CaseRun {
   /** The workflow's transition rules, checked on every case. */
   rules: readonly TransitionRule[];
   recorded: boolean;
+  /** The names of the executions the case started, in order (its turns). */
+  executions: string[];
+}
+
+/** The case's executions as traces to the collector at `url` (none without one). */
+async function exportCase(url: string | undefined, session: WorkflowSession, executions: readonly string[]) {
+  if (!url) return;
+  for (const name of executions) {
+    const record = session.execution(name);
+    if (record) await exportExecution(url, record, session.workflow);
+  }
 }
 
 /** Run one case to its end (its turns, its checkpoints) and judge its outcome and steps. */
@@ -377,10 +394,12 @@ async function runCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRu
 const caseLabel = (evalCase: EvalCase) => `${evalCase.scenario_id}${evalCase.input.email ? '.eml' : '.json'}`;
 
 /** An email case: its mail delivered through the email ingress. */
-function deliverCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRun): Promise<RunResult> {
+async function deliverCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRun): Promise<RunResult> {
   run.routing.byCase.set(messageIdOf(evalCase), run.mocks);
   const email = evalEmail(evalCase, session.inbox ?? 'inbox@stepwise.local', run.recorded ? RECORDED_CLOCK : undefined);
-  return session.deliverEmail(email, caseLabel(evalCase));
+  const result = await session.deliverEmail(email, caseLabel(evalCase));
+  if (result.executionName) run.executions.push(result.executionName);
+  return result;
 }
 
 /**
@@ -399,6 +418,7 @@ async function runTurns(
     // Named by the case (and turn), so a turn's prompt, which may show its execution's name, is the same on every run.
     const name = `${evalCase.scenario_id}${inputs.length > 1 ? `-t${t + 1}` : ''}`;
     run.routing.byCase.set(name, run.mocks);
+    run.executions.push(name);
     return session.runInput(payload, inputs.length > 1 ? `${label}:${t + 1}` : label, name);
   };
   for (const [t, payload] of inputs.slice(0, -1).entries()) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import { otlpTracesUrl } from '../../local/otlp.ts';
 import { withExamples } from '../help.ts';
 import { action } from '../output.ts';
 
@@ -10,6 +11,7 @@ interface StudioFlags {
   region?: string;
   verbose?: boolean;
   json?: boolean;
+  otlp?: string;
 }
 
 const port = (value: string) => {
@@ -32,6 +34,10 @@ export function register(program: Command): void {
     .option('--profile <profile>', 'the AWS profile for --aws')
     .option('--region <region>', 'the AWS region for --aws (default: the profile’s or AWS_REGION)')
     .option('--verbose', 'show the step handlers’ logs of runs, forks and resumes')
+    .option(
+      '--otlp <url>',
+      'export each run, fork and resume as an OpenTelemetry trace over OTLP/HTTP to this collector (default: OTEL_EXPORTER_OTLP_ENDPOINT)',
+    )
     .option('--json', 'print { url, prebuilt, aws } as one JSON line once Studio listens (for scripts that open it)');
   withExamples(command, [
     'stepwise studio',
@@ -48,7 +54,12 @@ export function register(program: Command): void {
             ...(flags.profile && { profile: flags.profile }),
           })
         : undefined;
-      const studio = await startStudio({ port: flags.port, aws, logLevel: flags.verbose ? 'INFO' : 'SILENT' });
+      const studio = await startStudio({
+        port: flags.port,
+        aws,
+        logLevel: flags.verbose ? 'INFO' : 'SILENT',
+        otlp: otlpTracesUrl(flags.otlp),
+      });
       if (flags.json)
         process.stdout.write(`${JSON.stringify({ url: studio.url, prebuilt: studio.prebuilt, aws: Boolean(aws) })}\n`);
       else

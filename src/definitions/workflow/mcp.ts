@@ -19,11 +19,21 @@ const HttpUrl = z.url({ protocol: /^https?$/ });
 /** Where a server's bearer token is read at run time: never the definition files. */
 const TokenSchema = z.union([
   z
-    .object({ ssm: z.string().regex(/^\/?[A-Za-z0-9_.\-/]+$/) })
+    .object({
+      ssm: z
+        .string()
+        .regex(/^\/?[A-Za-z0-9_.\-/]+$/)
+        .describe('The parameter name.'),
+    })
     .strict()
     .describe('An SSM Parameter Store parameter (a SecureString), by name.'),
   z
-    .object({ secret: z.string().regex(/^[A-Za-z0-9_.\-/+=@:]+$/) })
+    .object({
+      secret: z
+        .string()
+        .regex(/^[A-Za-z0-9_.\-/+=@:]+$/)
+        .describe('The secret name or ARN.'),
+    })
     .strict()
     .describe('A Secrets Manager secret (its string value), by name or ARN.'),
 ]);
@@ -33,8 +43,13 @@ const McpServerSchema = z
     url: HttpUrl.describe('The Streamable HTTP endpoint deployed functions call (and local runs, without `local`).'),
     local: z
       .union([
-        z.object({ url: HttpUrl }).strict(),
-        z.object({ command: z.string().min(1), args: z.array(z.string()).default([]) }).strict(),
+        z.object({ url: HttpUrl.describe('A Streamable HTTP endpoint for local runs.') }).strict(),
+        z
+          .object({
+            command: z.string().min(1).describe('The command that starts the server over stdio.'),
+            args: z.array(z.string()).default([]).describe("The command's arguments. Default: none."),
+          })
+          .strict(),
       ])
       .optional()
       .describe(

@@ -230,7 +230,8 @@ function stepOutput(
     toolCalls: result.toolCalls,
     usage: result.usage,
     durationMs,
-    ...(result.transcript && { transcript: { ...result.transcript, modelId } }),
+    // The provider names the model it called; otherwise (the offline stand-in) the one it stands in for.
+    ...(result.transcript && { transcript: { modelId, ...result.transcript } }),
     ...(consensus && { consensus }),
   };
 }

@@ -282,6 +282,8 @@ function finish(
   const { system, toolConfig, inferenceConfig } = talk.request();
   const transcript = boundedTranscript({
     provider: model.name,
+    // The model actually called (an OpenAI-compatible endpoint's, a panel's); the offline stand-in has none.
+    ...(model.modelId !== undefined && { modelId: model.modelId }),
     stepVersion: step.version,
     system,
     toolConfig,

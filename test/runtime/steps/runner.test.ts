@@ -154,6 +154,18 @@ describe('runLlmStep: the recorded transcript', () => {
     });
     expect(transcript!.truncated).toBeUndefined();
   });
+
+  it('names the model the provider called, and none for a provider without one', async () => {
+    const route = () => [toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r1')];
+    const served = scriptedModel([route()]);
+    const step = getStep(def, '01-extract-serial');
+    const input = stepInput('01-extract-serial', { previous: previousState({ next: '01-extract-serial', data: {} }) });
+    const args = { def, step, input, untrusted: UNTRUSTED, untrustedFields: ['email'], toolbox: fakeToolbox().toolbox };
+    const named = await runLlmStep({ ...args, model: { ...served.model, name: 'openai', modelId: 'served-8b' } });
+    expect(named.transcript).toMatchObject({ provider: 'openai', modelId: 'served-8b' });
+    const unnamed = await runLlmStep({ ...args, model: scriptedModel([route()]).model });
+    expect(unnamed.transcript).not.toHaveProperty('modelId');
+  });
 });
 
 describe('runLlmStep: routing', () => {

@@ -1,0 +1,116 @@
+/**
+ * MCP tools in evals, and eval executions as OpenTelemetry traces, through the real CLI in a copy of
+ * the project: the case mocks the workflow's MCP tools as it mocks native ones (the server is
+ * stopped once the schemas are pinned, so no call can reach it), the model is a scripted
+ * chat-completions endpoint, and `stepwise eval --otlp` sends each case's execution to an OTLP/HTTP
+ * receiver on 127.0.0.1.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OtlpSpan, OtlpTraceRequest } from '../../src/runtime/tracing/otlp.ts';
+import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
+import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
+import { CONTACT, CUSTOMER, MCP_WORKFLOW, writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
+import { copyProject, stepwise } from '../support/project-copy.ts';
+
+/** Step 01 reads the orders, opens a ticket (its customer bound), then routes on; every call has token counts. */
+function scripted(body: any) {
+  const turn = body.messages.filter((m: any) => m.role === 'tool').length;
+  const usage = { prompt_tokens: 120 + turn, completion_tokens: 9, total_tokens: 129 + turn };
+  const script: [string, unknown][] = [
+    ['search_orders', { customerId: CUSTOMER, query: 'charger' }],
+    ['open_ticket', { summary: 'Charger missing from the parcel.' }],
+    ['route', { next: 'DONE', reason: 'Ticket opened.', contact: CONTACT }],
+  ];
+  return toolCallReply(...script[Math.min(turn, 2)]!, usage);
+}
+
+const CASE = `scenario_id: mcp_mocked_001
+description: The MCP tools answered by the case's mocks.
+category: mcp
+input:
+  payload: { customerId: ${CUSTOMER}, question: "Where is my charger?" }
+  mock_function_responses:
+    search_orders: { orders: [{ id: O-7, item: charger (mocked) }] }
+    open_ticket: { ticketId: T-MOCK-1 }
+expected_output:
+  status: SUCCEEDED
+  expected_steps:
+    - step_name: 01-look-up
+  expected_function_calls: [search_orders, open_ticket]
+`;
+
+/** An OTLP/HTTP receiver: every trace request posted to /v1/traces. */
+async function startReceiver(): Promise<{ url: string; traces: OtlpTraceRequest[]; server: Server }> {
+  const traces: OtlpTraceRequest[] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => (text += chunk));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') traces.push(JSON.parse(text));
+      res.writeHead(req.url === '/v1/traces' ? 200 : 404, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, traces, server };
+}
+
+let dir: string;
+let mcp: TestMcpServer;
+const model = new ChatServer(scripted);
+let modelUrl: string;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+beforeAll(async () => {
+  dir = copyProject(mkdtempSync(join(tmpdir(), 'stepwise-mcp-eval-')));
+  [mcp, modelUrl, receiver] = await Promise.all([startTestMcpServer(), model.start(), startReceiver()]);
+  writeMcpWorkflow(dir, mcp.url);
+  mkdirSync(join(dir, 'cases'));
+  writeFileSync(join(dir, 'cases', 'mcp_mocked_001.yaml'), CASE);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([mcp?.close(), model.stop(), new Promise((resolve) => receiver?.server.close(resolve))]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const spansOf = (trace: OtlpTraceRequest): OtlpSpan[] => trace.resourceSpans.flatMap((r) => r.scopeSpans[0]!.spans);
+const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value as any;
+
+describe('stepwise eval with MCP tools and --otlp', () => {
+  it('answers MCP tools from the case mocks without the server, and exports the case execution with the served model', {
+    timeout: 480_000,
+  }, async () => {
+    const pulled = await stepwise(dir, 'mcp', 'pull', MCP_WORKFLOW);
+    expect(pulled.code, pulled.err).toBe(0);
+    await mcp.close();
+
+    const ran = await stepwise(
+      dir,
+      ...['eval', MCP_WORKFLOW, '--cases', 'cases', '--json'],
+      ...['--model', 'openai', '--openai-base-url', modelUrl, '--openai-model', 'scripted-8b'],
+      ...['--otlp', receiver.url],
+    );
+    expect(ran.code, ran.err).toBe(0);
+    const report = JSON.parse(ran.out);
+    expect(report.cases.map((c: any) => [c.id, c.passed, c.failures])).toEqual([['mcp_mocked_001', true, []]]);
+    expect(mcp.calls).toEqual([]);
+
+    expect(receiver.traces).toHaveLength(1);
+    const spans = spansOf(receiver.traces[0]!);
+    expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).toEqual([`workflow ${MCP_WORKFLOW}`]);
+    expect(spans.filter((s) => s.name.startsWith('step ')).map((s) => s.name)).toEqual(['step 01-look-up']);
+    expect(spans.filter((s) => s.name.startsWith('execute_tool ')).map((s) => s.name)).toEqual([
+      'execute_tool search_orders',
+      'execute_tool open_ticket',
+    ]);
+    const chats = spans.filter((s) => s.name.startsWith('chat '));
+    expect(chats).toHaveLength(3);
+    for (const chat of chats) expect(attr(chat, 'gen_ai.request.model')).toEqual({ stringValue: 'scripted-8b' });
+    const values = JSON.stringify(spans.map((s) => [s.attributes, s.events]));
+    for (const personal of [CUSTOMER, CONTACT]) expect(values).not.toContain(personal);
+  });
+});
