@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { DefinitionError } from '../core/errors.ts';
 import { checkDefinition, parseDefinitionYaml, relPath } from './definition-file.ts';
-import { StepName } from './workflow/schema.ts';
+import { StepName, type WorkflowDefinition } from './workflow/schema.ts';
 
 /**
  * Eval cases: `statemachines/<workflow>/evals/*.yaml` (the format documented in docs/reference/eval-cases.md).
@@ -175,7 +175,9 @@ export const EvalCaseSchema = z
           .number()
           .positive()
           .optional()
-          .describe('Legacy field of the monolithic format, ignored.'),
+          .describe(
+            'The time the case may take on the local runtime (all its turns and checkpoints), ms: a case that takes longer fails.',
+          ),
       })
       .strict()
       .describe('What the execution must do.'),
@@ -215,4 +217,60 @@ export function loadEvalCasesFrom(dir: string): EvalCase[] {
       seen.set(c.scenario_id, file);
       return c;
     });
+}
+
+/** A dot-separated path into the state's `data` (what the step and the steps before it produced). */
+const DataPath = z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'a dot-separated path into data');
+
+/**
+ * A transition rule: where a step must route when the data says so (a serial number found goes to
+ * the warranty check). Declared once in `statemachines/<workflow>/eval-rules.yaml`, checked on every
+ * step of every eval case, whatever the case expects.
+ */
+export const TransitionRuleSchema = z
+  .object({
+    name: z.string().min(1).describe('What the rule guarantees, as a failure reports it.'),
+    step: StepName.describe('The step whose route the rule checks.'),
+    when: z
+      .object({
+        present: z.array(DataPath).default([]).describe('Paths that are set (not null, not empty text).'),
+        absent: z.array(DataPath).default([]).describe('Paths that are not set.'),
+        equals: z.record(DataPath, z.unknown()).default({}).describe('Paths and the values they hold.'),
+      })
+      .strict()
+      .describe('Read in `data` after the step ran (its outputs merged in); all must hold for the rule to apply.'),
+    next: z
+      .array(z.union([StepName, z.literal('DONE')]))
+      .min(1)
+      .describe('The routes allowed when the rule applies.'),
+  })
+  .strict();
+
+export const TransitionRulesSchema = z
+  .object({ rules: z.array(TransitionRuleSchema).min(1).describe('The rules, each checked on every case.') })
+  .strict()
+  .meta({ title: 'eval rules' });
+
+export type TransitionRule = z.infer<typeof TransitionRuleSchema>;
+
+/** The file of a workflow's transition rules, beside its `evals/` folder. */
+export const EVAL_RULES_FILE = 'eval-rules.yaml';
+
+/**
+ * A workflow's transition rules (`eval-rules.yaml`), none when it has no such file; each rule names
+ * a step of the workflow and only that step's declared edges.
+ */
+export function loadTransitionRules(def: WorkflowDefinition): TransitionRule[] {
+  const path = join(def.dir, EVAL_RULES_FILE);
+  if (!existsSync(path)) return [];
+  const file = relPath(path);
+  const { rules } = checkDefinition(TransitionRulesSchema, parseDefinitionYaml(readFileSync(path, 'utf8'), file), file);
+  for (const [i, rule] of rules.entries()) {
+    const step = def.steps.find((s) => s.name === rule.step);
+    if (!step) throw new DefinitionError(file, `rules.${i}.step`, `unknown step "${rule.step}"`);
+    const undeclared = rule.next.find((n) => !step.next.includes(n));
+    if (undeclared !== undefined)
+      throw new DefinitionError(file, `rules.${i}.next`, `"${undeclared}" is not a declared edge of ${step.name}`);
+  }
+  return rules;
 }

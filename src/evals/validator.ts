@@ -1,4 +1,5 @@
-import type { EvalCase, ExpectedFunctionCall, ExpectedStep } from '../definitions/eval-cases.ts';
+import { lookup } from '../core/template.ts';
+import type { EvalCase, ExpectedFunctionCall, ExpectedStep, TransitionRule } from '../definitions/eval-cases.ts';
 import type { StepOutput } from '../runtime/contracts.ts';
 import { ROUTE_TOOL } from '../runtime/steps/prompt.ts';
 import {
@@ -37,6 +38,9 @@ export interface ValidationResult {
 }
 
 const calls = (step: ActualStep) => step.toolCalls.filter((c) => c.tool !== ROUTE_TOOL);
+
+/** The `next` of a step that failed (it returned no output, so it did not route). */
+export const FAILED_STEP = '(failed)';
 
 /** Deep equality of JSON values. */
 function same(a: unknown, b: unknown): boolean {
@@ -184,12 +188,73 @@ export function validateFunctionCalls(expected: ExpectedFunctionCall[], actual: 
   return { passed: true, failures: [] };
 }
 
-/** Validate an execution against a case: the step sequence (when given), then the overall tool calls (when given). */
-export function validateCase(evalCase: EvalCase, actual: ActualStep[]): ValidationResult {
+const isSet = (value: unknown) => value !== undefined && value !== null && value !== '';
+
+/** Why a rule applies to this data (`serialNumber is present`), or undefined when it does not. */
+function ruleApplies({ when }: TransitionRule, data: Record<string, unknown>): string | undefined {
+  const holds =
+    when.present.every((p) => isSet(lookup(data, p))) &&
+    when.absent.every((p) => !isSet(lookup(data, p))) &&
+    Object.entries(when.equals).every(([p, v]) => same(lookup(data, p), v));
+  if (!holds) return undefined;
+  return [
+    ...when.present.map((p) => `${p} is present`),
+    ...when.absent.map((p) => `${p} is absent`),
+    ...Object.entries(when.equals).map(([p, v]) => `${p} is ${JSON.stringify(v)}`),
+  ].join(' and ');
+}
+
+/**
+ * Check every step against the workflow's transition rules: where the data after a step (its
+ * outputs merged into what earlier steps produced) matches a rule's `when`, the step must have
+ * routed to one of the rule's `next`. A step that failed did not route and is not judged.
+ */
+export function validateTransitionRules(rules: readonly TransitionRule[], actual: ActualStep[]): ValidationResult {
+  const failures: EvalFailure[] = [];
+  let data: Record<string, unknown> = {};
+  for (const [index, step] of actual.entries()) {
+    data = { ...data, ...step.fields };
+    if (step.next === FAILED_STEP) continue;
+    for (const rule of rules.filter((r) => r.step === step.step)) {
+      const because = ruleApplies(rule, data);
+      if (because === undefined || rule.next.includes(step.next)) continue;
+      failures.push({
+        index,
+        step: step.step,
+        expected: `routes to ${rule.next.join(' or ')}`,
+        actual: step.next,
+        why: `transition rule "${rule.name}": ${because}, but ${step.step} routed to ${step.next} (reason: ${step.reason})`,
+      });
+    }
+  }
+  return { passed: failures.length === 0, failures };
+}
+
+/** A case with `processing_time_ms` fails when it took longer on the local runtime. */
+export function validateProcessingTime(evalCase: EvalCase, durationMs: number): ValidationResult {
+  const limit = evalCase.expected_output.processing_time_ms;
+  if (limit === undefined || durationMs <= limit) return { passed: true, failures: [] };
+  const why = `the case took ${durationMs} ms on the local runtime, over its processing_time_ms of ${limit} ms`;
+  return {
+    passed: false,
+    failures: [{ index: null, step: null, expected: `at most ${limit} ms`, actual: `${durationMs} ms`, why }],
+  };
+}
+
+/**
+ * Validate an execution against a case: the step sequence (when given), the overall tool calls
+ * (when given), then the workflow's transition rules (always).
+ */
+export function validateCase(
+  evalCase: EvalCase,
+  actual: ActualStep[],
+  rules: readonly TransitionRule[] = [],
+): ValidationResult {
   const { expected_steps, expected_function_calls } = evalCase.expected_output;
   const failures = [
     ...(expected_steps ? validateStepSequence(expected_steps, actual).failures : []),
     ...(expected_function_calls ? validateFunctionCalls(expected_function_calls, actual).failures : []),
+    ...validateTransitionRules(rules, actual).failures,
   ];
   return { passed: failures.length === 0, failures };
 }

@@ -7,7 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, stepwise } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
+import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-failed-calls-');
@@ -33,7 +34,7 @@ expected_output:
 describe('failed mocked tool calls in evals', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = copyProject(tempDir());
+    dir = copyBuiltProject(tempDir());
     const init = await stepwise(dir, 'init', 'support-desk');
     expect(init.code, init.err).toBe(0);
     const step = join(dir, 'lambdas/workflows/support-desk/steps/look-up.ts');

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
-import { copyProject, stepwise } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
+import { stepwise } from '../support/project-copy.ts';
 
 /**
  * A scripted model: it always finishes the step, routing to the last declared edge, with every
@@ -53,7 +54,7 @@ expected_output:
 `;
 
 beforeAll(async () => {
-  dir = copyProject(mkdtempSync(join(tmpdir(), 'stepwise-record-')));
+  dir = copyBuiltProject(mkdtempSync(join(tmpdir(), 'stepwise-record-')));
   mkdirSync(join(dir, 'cases'));
   writeFileSync(join(dir, 'cases', 'record_001.yaml'), CASE);
   baseUrl = await server.start();

@@ -1,14 +1,24 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DefinitionError } from '../../src/core/errors.ts';
-import { EvalCaseSchema, type ExpectedStep, loadEvalCases, parseEvalCase } from '../../src/definitions/eval-cases.ts';
+import {
+  EvalCaseSchema,
+  type ExpectedStep,
+  loadEvalCases,
+  loadTransitionRules,
+  parseEvalCase,
+  TransitionRuleSchema,
+} from '../../src/definitions/eval-cases.ts';
+import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import {
   type ActualStep,
   validateCase,
   validateFunctionCalls,
+  validateProcessingTime,
   validateStepSequence,
+  validateTransitionRules,
 } from '../../src/evals/validator.ts';
 import { mockToolbox } from '../../src/local/mock-toolbox.ts';
 import { inboundEmail } from '../runtime/steps/fixtures.ts';
@@ -209,6 +219,84 @@ expected_output:
       output_contains: ["SERIAL: SN12345"]
   expected_function_calls: [check_warranty, { function_name: send_email }]
 `;
+
+describe('validateTransitionRules', () => {
+  const rules = loadTransitionRules(loadWorkflow('warranty-email'));
+  const missingInfo: ActualStep = { ...s01, next: '03d-request-serial', reason: 'No serial' };
+
+  it("checks every step against the workflow's rules, whatever the case expects", () => {
+    expect(rules.length).toBeGreaterThanOrEqual(5);
+    expect(validateTransitionRules(rules, [s01, s02, s03a, s05]).passed).toBe(true);
+    // A serial was extracted, yet the step asked for one: the rule fails even though no case expectation is given.
+    const { failures } = validateTransitionRules(rules, [missingInfo]);
+    expect(failures).toEqual([
+      {
+        index: 0,
+        step: '01-extract-serial',
+        expected: 'routes to 02-check-warranty',
+        actual: '03d-request-serial',
+        why: 'transition rule "a serial number found is looked up": serialNumber is present, but 01-extract-serial routed to 03d-request-serial (reason: No serial)',
+      },
+    ]);
+    // Without a serial, the lookup is never the next step.
+    const guessed = { ...s01, fields: { issueSummary: 'x' } };
+    expect(validateTransitionRules(rules, [guessed]).failures[0]!.why).toContain('serialNumber is absent');
+  });
+
+  it('reads the data the step and the steps before it produced, and skips a step that failed', () => {
+    const expired = { ...s02, fields: { warranty: { status: 'expired' } } };
+    expect(validateTransitionRules(rules, [s01, expired]).failures[0]).toMatchObject({
+      index: 1,
+      expected: 'routes to 03c-expired-warranty',
+      why: expect.stringContaining('warranty.status is "expired"'),
+    });
+    const failed = { ...missingInfo, next: '(failed)' };
+    expect(validateTransitionRules(rules, [failed]).passed).toBe(true);
+  });
+
+  it('is part of validateCase, and a rule must name a step and its declared edges', () => {
+    const legacy = EvalCaseSchema.parse({ ...parseEvalCase('d.yaml', CASE), expected_output: {} });
+    expect(validateCase(legacy, [missingInfo], rules).passed).toBe(false);
+    expect(validateCase(legacy, [missingInfo]).passed).toBe(true);
+    expect(() => TransitionRuleSchema.parse({ name: 'r', step: '01-extract-serial', when: {}, next: [] })).toThrow();
+    const def = loadWorkflow('warranty-email');
+    const dir = mkdtempSync(join(tmpdir(), 'stepwise-rules-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const rulesFile = (step: string, next: string) =>
+      writeFileSync(
+        join(dir, 'eval-rules.yaml'),
+        `rules:\n  - { name: r, step: ${step}, when: { present: [serialNumber] }, next: [${next}] }\n`,
+      );
+    rulesFile('01-extract-serial', '05-send-confirmation');
+    expect(() => loadTransitionRules({ ...def, dir })).toThrow(
+      /rules\.0\.next: "05-send-confirmation" is not a declared edge of 01-extract-serial/,
+    );
+    rulesFile('09-nowhere', 'DONE');
+    expect(() => loadTransitionRules({ ...def, dir })).toThrow(/rules\.0\.step: unknown step "09-nowhere"/);
+    expect(loadTransitionRules({ ...def, dir: join(dir, 'none') })).toEqual([]);
+  });
+});
+
+describe('validateProcessingTime', () => {
+  it('fails a case that took longer than its processing_time_ms, with both figures', () => {
+    const timed = EvalCaseSchema.parse({
+      ...parseEvalCase('d.yaml', CASE),
+      expected_output: { processing_time_ms: 2000 },
+    });
+    expect(validateProcessingTime(timed, 2000).passed).toBe(true);
+    expect(validateProcessingTime(timed, 2001).failures).toEqual([
+      {
+        index: null,
+        step: null,
+        expected: 'at most 2000 ms',
+        actual: '2001 ms',
+        why: 'the case took 2001 ms on the local runtime, over its processing_time_ms of 2000 ms',
+      },
+    ]);
+    const untimed = EvalCaseSchema.parse({ ...parseEvalCase('d.yaml', CASE), expected_output: {} });
+    expect(validateProcessingTime(untimed, 10_000_000).passed).toBe(true);
+  });
+});
 
 describe('eval case schema', () => {
   it('parses an eval case, including the string shorthand for calls', () => {

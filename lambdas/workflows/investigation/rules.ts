@@ -21,11 +21,11 @@ export const InvestigationInput = z.object({
 export type InvestigationInput = z.infer<typeof InvestigationInput>;
 
 /**
- * Steps the budget allows: the proposal and the plan, an investigate + record pair per step, the synthesis and the
- * analysis, within `maxSteps`.
+ * Steps the budget allows: the proposal and the plan, an investigate + record pair per step, the synthesis, the
+ * analysis, its citation check and an escalation when the check fails, within `maxSteps`.
  */
 export function stepBudget(maxSteps: number): number {
-  return Math.max(1, Math.floor((maxSteps - 4) / 2));
+  return Math.max(1, Math.floor((maxSteps - 6) / 2));
 }
 
 /**
@@ -326,4 +326,38 @@ export function synthesize(history: readonly HistoryEntry[], outcome: Outcome, t
     files_checked: [...new Set(history.flatMap((e) => e.files_checked))],
     revised_steps: [...superseded].sort((a, b) => a - b),
   };
+}
+
+/** A step the expert analysis cites but may not rest on. */
+export interface InvalidCitation {
+  step: number;
+  why: 'not recorded' | 'revised by a backtrack';
+}
+
+/**
+ * The step numbers an analysis cites: every "(step 3)", "(steps 2, 4)" or "(steps 2 and 4)" in
+ * its text, and the numbers of its `cited_steps` list; sorted, once each.
+ */
+export function citedSteps(analysis: string, citedList: string): number[] {
+  const inText = [...analysis.matchAll(/\(steps?\s+(\d+(?:\s*(?:,|and|&)\s*\d+)*)\)/gi)].flatMap((m) =>
+    m[1]!.match(/\d+/g)!.map(Number),
+  );
+  const listed = (citedList.match(/\d+/g) ?? []).map(Number);
+  return [...new Set([...inText, ...listed])].sort((a, b) => a - b);
+}
+
+/**
+ * The citations of the expert analysis that the history does not back: a step never recorded, or
+ * one a later backtrack revised (its findings were corrected, so a claim cannot rest on them).
+ */
+export function invalidCitations(history: readonly HistoryEntry[], cited: readonly number[]): InvalidCitation[] {
+  const recorded = new Set(history.map((e) => e.step_number));
+  const superseded = supersededSteps(history);
+  return cited.flatMap((step): InvalidCitation[] =>
+    !recorded.has(step)
+      ? [{ step, why: 'not recorded' }]
+      : superseded.has(step)
+        ? [{ step, why: 'revised by a backtrack' }]
+        : [],
+  );
 }

@@ -2,6 +2,7 @@
  * The tool loop's working state, as it travels in the step data.
  * Code steps read it with these schemas: the data was written by earlier steps, partly by a model.
  */
+import type { WorkflowDefinition } from 'stepwise';
 import * as z from 'zod';
 
 /** One tool run of a group. */
@@ -22,10 +23,21 @@ export type ToolEvent = z.infer<typeof ToolEventSchema>;
 export const ReminderSchema = z.object({ toolName: z.string(), reason: z.string(), sourceToolEventId: z.string() });
 export type Reminder = z.infer<typeof ReminderSchema>;
 
-/** The loop's fields of `data`, as far as code steps rely on them. */
+/** Where a turn's query came from: typed, or transcribed from speech. */
+export const InputSourceSchema = z.enum(['text', 'voice']);
+
+/**
+ * The loop's fields of `data` (the turn's working state), as far as code steps rely on them.
+ * `iteration` mirrors the ASL counter (`$.counters.iteration`, which is what caps the loop) as of
+ * the last tool run, so the caller and the next steps read the working state in one place.
+ */
 export const LoopDataSchema = z.looseObject({
   turnId: z.string(),
   groupId: z.string(),
+  inputSource: InputSourceSchema.default('text'),
+  iteration: z.number().int().min(0).optional(),
+  maxIterations: z.number().int().min(1).optional(),
+  currentTool: z.string().optional(),
   originalQuery: z.string(),
   remainingQuery: z.string(),
   groupToolResults: z.array(ToolEventSchema).default([]),
@@ -56,8 +68,12 @@ export const TurnInputSchema = z.looseObject({
   query: z.string().min(1),
   sessionId: z.string().optional(),
   turnId: z.string().optional(),
+  inputSource: InputSourceSchema.default('text'),
   previousResponse: PreviousResponseSchema.optional(),
 });
+
+/** The iteration cap of a group: the manifest's `iteration` counter. */
+export const maxIterations = (def: WorkflowDefinition): number => def.manifest.counters.iteration?.max ?? 0;
 
 /**
  * The turn's `stateSummary`: the working state of the turn's group in one line (group, iterations,

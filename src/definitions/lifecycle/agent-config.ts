@@ -10,7 +10,7 @@
  * combined: every part given must hold.
  */
 import * as z from 'zod';
-import { EventType, isSystemEventType } from './schema.ts';
+import { EventType, isSystemEventType, ReportSchema } from './schema.ts';
 import { NO_TIMERS, TimersSchema } from './timers-config.ts';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
@@ -147,6 +147,12 @@ export const AgentConfigSchema = z
       .default(false)
       .describe('Sparky: the agent may revive cold entities. Conditions test it with `sparky`.'),
     timers: TimersSchema.default(NO_TIMERS).describe("What raises time-based events for this agent's entities."),
+    reports: z
+      .record(z.string().regex(/^[a-zA-Z][a-zA-Z0-9]*$/, 'camelCase'), ReportSchema)
+      .default({})
+      .describe(
+        "The agent's own reports, in the statechart's report forms: `stepwise lifecycle <name> report --agent <agent>` shows them, with its goal rate, beside the statechart's.",
+      ),
   })
   .strict()
   // `$schema` is for editors: the config itself has no such field.
@@ -157,5 +163,5 @@ type ParsedAgentConfig = z.infer<typeof AgentConfigSchema>;
  * An agent config; the keys added after the first release are optional, so configs written before them stay valid
  * values.
  */
-export type AgentConfig = Omit<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers'> &
-  Partial<Pick<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers'>>;
+export type AgentConfig = Omit<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers' | 'reports'> &
+  Partial<Pick<ParsedAgentConfig, 'stopConversationOn' | 'sparky' | 'timers' | 'reports'>>;

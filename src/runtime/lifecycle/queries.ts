@@ -3,6 +3,7 @@
  * every entity's status, and the statechart's reports over every logged event.
  */
 
+import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
 import type { LifecycleDefinition, LoggedEvent } from '../../definitions/lifecycle/schema.ts';
 import { buildReport, type Report } from './reporting.ts';
 import type { LifecycleStore } from './store.ts';
@@ -38,7 +39,14 @@ export async function entityStatuses(
   );
 }
 
-/** The lifecycle's report (counts, states, the statechart's `reports`) over every entity's log. */
-export async function lifecycleReport(store: LifecycleStore, def: LifecycleDefinition): Promise<Report> {
-  return buildReport(def, await store.listAllEvents());
+/**
+ * The lifecycle's report (counts, states, the statechart's `reports`) over every entity's log; with
+ * `agent`, also that agent's goal rate and its own reports.
+ */
+export async function lifecycleReport(
+  store: LifecycleStore,
+  def: LifecycleDefinition,
+  agent?: { name: string; config: AgentConfig },
+): Promise<Report> {
+  return buildReport(def, await store.listAllEvents(), agent);
 }

@@ -3,7 +3,13 @@
  * functions over `LoggedEvent`s of any number of entities, in any order: each entity's events are
  * read in `seq` order.
  */
-import type { LifecycleDefinition, LoggedEvent, ReportFile } from '../../definitions/lifecycle/schema.ts';
+import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
+import {
+  GOAL_HIT,
+  type LifecycleDefinition,
+  type LoggedEvent,
+  type ReportFile,
+} from '../../definitions/lifecycle/schema.ts';
 
 /** Each entity's events in log order, entities sorted by id (so every per-entity record is deterministic). */
 function byEntity(events: readonly LoggedEvent[]): Map<string, LoggedEvent[]> {
@@ -103,6 +109,28 @@ export interface Report {
   states: Record<string, number>;
   /** Every report the statechart declares, under its key. */
   reports: Record<string, DeclaredReport>;
+  /** The agent's part, when the report is asked for one agent (`--agent`). */
+  agent?: AgentReport;
+}
+
+/** One agent's part of a report: how many entities reached its goal, and the reports its config declares. */
+export interface AgentReport {
+  name: string;
+  /** Entities that logged `goal.hit`, of all entities; `null` for an agent without a goal (it works entities indefinitely). */
+  goal: { reached: number; of: number; rate: number | null } | null;
+  reports: Record<string, DeclaredReport>;
+}
+
+/** The agent's part of the report over `events` (the log of the lifecycle that applied its config). */
+export function buildAgentReport(name: string, config: AgentConfig, events: readonly LoggedEvent[]): AgentReport {
+  const of = byEntity(events).size;
+  const reached = new Set(events.filter((e) => e.type === GOAL_HIT).map((e) => e.entityId)).size;
+  const reports = Object.entries(config.reports ?? {}).map(([key, report]) => [key, runReport(report, events)]);
+  return {
+    name,
+    goal: config.goal === null ? null : { reached, of, rate: of === 0 ? null : reached / of },
+    reports: Object.fromEntries(reports),
+  };
 }
 
 /**
@@ -112,7 +140,11 @@ export interface Report {
  * @example
  * buildReport(def, events).reports.noShow // { count: 1, of: 4, rate: 0.25 }
  */
-export function buildReport(def: LifecycleDefinition, events: readonly LoggedEvent[]): Report {
+export function buildReport(
+  def: LifecycleDefinition,
+  events: readonly LoggedEvent[],
+  agent?: { name: string; config: AgentConfig },
+): Report {
   const entities = byEntity(events);
   const states = Object.fromEntries(def.leaves.map((leaf) => [leaf, 0]));
   for (const log of entities.values()) states[log.at(-1)!.stateAfter] = (states[log.at(-1)!.stateAfter] ?? 0) + 1;
@@ -121,13 +153,14 @@ export function buildReport(def: LifecycleDefinition, events: readonly LoggedEve
     events: events.length,
     states: Object.fromEntries(Object.entries(states).filter(([, n]) => n > 0)),
     reports: Object.fromEntries(Object.entries(def.reports).map(([key, report]) => [key, runReport(report, events)])),
+    ...(agent && { agent: buildAgentReport(agent.name, agent.config, events) }),
   };
 }
 
 const hours = (ms: number | null) => (ms === null ? 'n/a' : `${(ms / 3_600_000).toFixed(1)} h`);
 
-/** One line per part of a report, for the CLI. */
-export function formatReport(def: LifecycleDefinition, r: Report): string {
+/** One line per part of a report, for the CLI; `agent`: the config of `r.agent`, for its reports' labels. */
+export function formatReport(def: LifecycleDefinition, r: Report, agent?: AgentConfig): string {
   const { plural } = def.entity;
   const lines = [
     `${r.entities} ${plural}, ${r.events} events`,
@@ -137,8 +170,27 @@ export function formatReport(def: LifecycleDefinition, r: Report): string {
         .join(', ') || 'none'
     }`,
   ];
-  for (const [key, spec] of Object.entries(def.reports)) {
-    const value = r.reports[key]!;
+  lines.push(...reportLines(def.reports, r.reports, plural));
+  if (r.agent) {
+    const { name, goal } = r.agent;
+    const rate = goal?.rate == null ? 'n/a' : `${(goal.rate * 100).toFixed(0)}%`;
+    lines.push(
+      goal ? `agent ${name}: goal hit by ${goal.reached} of ${goal.of} ${plural} (${rate})` : `agent ${name}: no goal`,
+    );
+    lines.push(...reportLines(agent?.reports ?? {}, r.agent.reports, plural).map((l) => `  ${l}`));
+  }
+  return lines.join('\n');
+}
+
+/** One line per declared report. */
+function reportLines(
+  specs: Record<string, ReportFile>,
+  values: Record<string, DeclaredReport>,
+  plural: string,
+): string[] {
+  const lines: string[] = [];
+  for (const [key, spec] of Object.entries(specs)) {
+    const value = values[key]!;
     if (spec.count !== undefined) {
       const { total, perEntity } = value as CountReport;
       lines.push(
@@ -160,5 +212,5 @@ export function formatReport(def: LifecycleDefinition, r: Report): string {
       );
     } else lines.push(`${spec.label}: ${(value as string[]).join(', ') || 'none'}`);
   }
-  return lines.join('\n');
+  return lines;
 }

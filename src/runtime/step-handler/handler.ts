@@ -26,6 +26,7 @@ import type { WorkflowPlugin } from '../plugin.ts';
 import { createToolbox } from '../tools/toolbox.ts';
 import type { Toolbox } from '../tools/types.ts';
 import { dynamoEmailStore, type EmailStore } from '../triggers/email/store.ts';
+import { warnMissingInputs } from './expected-inputs.ts';
 import {
   checkResult,
   prepareStep,
@@ -85,6 +86,7 @@ export function createHandler(env: Env, services: StepServices = {}) {
     async (event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<StepOutput> => {
       const started = adapters.clock();
       const prepared = await prepareStep(event, adapters);
+      warnMissingInputs(prepared, adapters.logger);
       const run = await runPrepared(prepared, adapters, context);
       if ('reply' in run) return run.reply;
       const result = checkResult(prepared, run.ran, adapters.logger);

@@ -15,22 +15,48 @@ const FIELD_TYPES = {
   object: () => z.looseObject({}),
 } as const;
 
+type OutputField = StepDefinition['outputs'][string];
+
+/**
+ * One declared output's schema. An `enum` output accepts its values up to case and surrounding
+ * spaces (a model writing `Continue` means `continue`) and normalises them; an output with
+ * `routes` decides the route, so it is required.
+ */
+function outputSchema(field: OutputField): z.ZodType {
+  if (!field.enum) return FIELD_TYPES[field.type]().describe(field.description).optional();
+  const values = field.enum as [string, ...string[]];
+  const normalise = (v: unknown) =>
+    typeof v === 'string' ? (values.find((d) => d.toLowerCase() === v.trim().toLowerCase()) ?? v) : v;
+  const schema = z.preprocess(normalise, z.enum(values)).describe(field.description);
+  return field.routes ? schema : schema.optional();
+}
+
 /**
  * The `route` tool's input, built from the step's frontmatter: `next` is an enum of exactly the
  * declared edges, `reason` a short explanation, and every declared output an optional property.
+ * An output with `routes` must agree with `next` (`action: done` never goes back into the loop).
  */
 export function routeSchema(step: StepDefinition) {
-  const outputs = Object.fromEntries(
-    Object.entries(step.outputs).map(([name, field]) => [
-      name,
-      FIELD_TYPES[field.type]().describe(field.description).optional(),
-    ]),
-  );
-  return z.object({
-    next: z.enum(step.next as [string, ...string[]]).describe('The step to run next, or DONE to end the workflow.'),
-    reason: z.string().trim().min(1).max(300).describe('Why, in one short sentence without personal data.'),
-    ...outputs,
-  });
+  const outputs = Object.fromEntries(Object.entries(step.outputs).map(([name, field]) => [name, outputSchema(field)]));
+  const tied = Object.entries(step.outputs).filter(([, field]) => field.routes);
+  return z
+    .object({
+      next: z.enum(step.next as [string, ...string[]]).describe('The step to run next, or DONE to end the workflow.'),
+      reason: z.string().trim().min(1).max(300).describe('Why, in one short sentence without personal data.'),
+      ...outputs,
+    })
+    .superRefine((decision, ctx) => {
+      for (const [name, field] of tied) {
+        const value = (decision as Record<string, unknown>)[name] as string;
+        const edges = field.routes![value] ?? [];
+        if (!edges.includes(decision.next))
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `"${value}" routes to ${edges.join(' or ')}, not to ${decision.next}`,
+          });
+      }
+    });
 }
 
 /** Converse tool spec of a zod input schema (JSON Schema without the `$schema` marker some providers reject). */
@@ -61,7 +87,7 @@ function protocol(step: StepDefinition): string {
     ...(outputs.length
       ? [
           'Also set these outputs when you know them:',
-          ...outputs.map(([name, f]) => `- \`${name}\` (${f.type}): ${f.description}`),
+          ...outputs.map(([name, f]) => `- \`${name}\` (${f.enum ? f.enum.join(' | ') : f.type}): ${f.description}`),
         ]
       : []),
     `If you cannot call tools, end your answer with lines of the form \`${NEXT_STEP_LABEL}: <next>\`, \`${REASON_LABEL}: <reason>\`${outputs.map(([name]) => `, \`${fieldLabel(name)}: <value>\``).join('')}.`,

@@ -455,6 +455,7 @@ describe('agent config validation', () => {
       sparky: false,
       timers: { followUpHours: [], coldAfterDays: null, renewalAfterDays: null },
       stopFollowUpsOn: [],
+      reports: {},
     });
   });
 
@@ -474,6 +475,13 @@ describe('agent config validation', () => {
     );
     expect(error({ goal: {} })).toMatch(/^goal: a condition is exactly one of/);
     expect(error({ goal: { anyOf: [] } })).toMatch(/^goal\.anyOf: Too small/);
+    // The agent's own reports name the lifecycle's events and states like the statechart's.
+    expect(error({ reports: { shows: { label: 'shows', rate: 'meeting.attendd', of: 'meeting.booked' } } })).toMatch(
+      /^reports\.shows\.rate: unknown event/,
+    );
+    expect(error({ reports: { cold: { label: 'cold', event: 'lead.message_sent', in: 'frozen' } } })).toMatch(
+      /^reports\.cold\.in: "frozen" is not a state/,
+    );
     expect(error({ goal: { allOf: [{ event: 'deal.closed' }], where: { value: { gt: 1 } } } })).toBe(
       'goal.where: `where` belongs beside `event`',
     );

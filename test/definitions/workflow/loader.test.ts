@@ -125,6 +125,27 @@ describe('workflow loader', () => {
     expect(malformed.message).toContain('<tool>.<resultKey>');
   });
 
+  it('rejects an enum output that is not a string, and routes that miss a value or name an undeclared edge', () => {
+    const decision = (type: string, routes: string) =>
+      `outputs:\n  action: { type: ${type}, enum: [again, stop], description: The decision.${routes} }\n`;
+    const withFirst = (extra: string) =>
+      workflow({ ...good(), 'a-first.md': step('a-first', ['b-second', 'DONE'], extra) });
+    const tied = loadWorkflowFrom(withFirst(decision('string', ', routes: { again: [b-second], stop: [DONE] }')));
+    expect(tied.steps[0]!.outputs.action!.routes).toEqual({ again: ['b-second'], stop: ['DONE'] });
+
+    expect(loadError(withFirst(decision('number', ''))).field).toBe('outputs.action.enum');
+    const missing = loadError(withFirst(decision('string', ', routes: { again: [b-second], halt: [DONE] }')));
+    expect(missing.field).toBe('outputs.action.routes');
+    expect(missing.message).toContain('missing stop, unknown halt');
+    const undeclared = loadError(withFirst(decision('string', ', routes: { again: [z-fallback], stop: [DONE] }')));
+    expect(undeclared.field).toBe('outputs.action.routes.again');
+    expect(undeclared.message).toContain('"z-fallback" is not a declared edge');
+    const noEnum = loadError(
+      withFirst('outputs:\n  action: { type: string, description: D., routes: { again: [b-second] } }\n'),
+    );
+    expect(noEnum.field).toBe('outputs.action.routes');
+  });
+
   it('applies the new defaults: api trigger, no local env, steps read untrusted input at temperature 0 and bind nothing', () => {
     const def = loadWorkflowFrom(workflow(good()));
     expect(def.manifest.triggers).toEqual([{ type: 'api' }]);

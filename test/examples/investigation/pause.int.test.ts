@@ -94,6 +94,7 @@ describe('a checkpoint, suspended and resumed in a later session', () => {
       '03-record',
       '05-synthesize',
       '06-expert-analysis',
+      '07-check-citations',
     ]);
     expect(resumed.steps[5]!.fields.findings).toBe(
       'Confirmed at the checkpoint: the 14:01 deploy disabled the CDN cache',
@@ -163,7 +164,7 @@ describe('resolving a checkpoint', () => {
       { now: new Date(Date.now() + 1.5 * HOUR) },
     );
     expect(r.reason).toBeUndefined();
-    expect(names(r).at(-1)).toBe('06-expert-analysis');
+    expect(names(r).at(-1)).toBe('07-check-citations');
     expect(() => s.runtime.heartbeat(p.executionName!)).toThrow(/no paused local execution/);
   });
 
@@ -206,6 +207,7 @@ describe('the CLI, one process per command', () => {
     const history = await stepwise(PROJECT_ROOT, 'history', name);
     expect(history.out).toMatch(/SUCCEEDED/);
     expect(history.out).toContain('5. 03-record.pause');
-    expect(history.out).toContain('9. 06-expert-analysis → DONE');
+    expect(history.out).toContain('9. 06-expert-analysis → 07-check-citations');
+    expect(history.out).toContain('10. 07-check-citations → DONE');
   }, 300_000);
 });

@@ -82,10 +82,10 @@ describe('planning total_steps', () => {
     ).toBe(4);
   });
 
-  it('leaves room in maxSteps for the proposal and the plan, an investigate + record pair per step, the synthesis and the analysis', () => {
-    expect(stepBudget(16)).toBe(6);
-    // 2 + 2 * 6 + 2 = 16 states run, the analysis ending at count 16 with DONE.
-    expect(2 + 2 * stepBudget(16) + 2).toBeLessThanOrEqual(16);
+  it('leaves room in maxSteps for the proposal and the plan, an investigate + record pair per step, the synthesis, the analysis, its check and an escalation', () => {
+    expect(stepBudget(18)).toBe(6);
+    // 2 + 2 * 6 + 4 = 18 states run, a failed citation check escalating at count 18.
+    expect(2 + 2 * stepBudget(18) + 4).toBeLessThanOrEqual(18);
     expect(stepBudget(3)).toBe(1);
   });
 });

@@ -48,7 +48,7 @@ describe('the investigation stack', () => {
       {
         And: [
           { Variable: '$.result.next', StringEquals: '02-investigate' },
-          { Variable: '$.result.count', NumericLessThan: 16 },
+          { Variable: '$.result.count', NumericLessThan: 18 },
           {
             And: [
               { Variable: '$.result.fields.checkpoint_required', IsPresent: true },

@@ -158,6 +158,8 @@ describe("the loop's code steps", () => {
       },
     ]);
     expect(out.fields.groupSummary).toMatch(/^1 \+ 1 = 2; .* in UTC$/);
+    // The working state names the iteration and the tool it ran.
+    expect(out.fields).toMatchObject({ iteration: 2, currentTool: 'current_time' });
   });
 
   it('03-execute never runs a tool outside its allow-list: an invented name is refused and recorded as a failed event', async () => {
@@ -183,7 +185,7 @@ describe("the loop's code steps", () => {
     expect(out.next).toBe('04-reflect');
   });
 
-  it('01-start-group starts a new group: original and remaining query apart, no tool results, reminders carried forward', async () => {
+  it('01-start-group starts a new group at iteration 1 of 6: original and remaining query apart, no tool results, reminders carried forward', async () => {
     const reminders = [{ toolName: 'current_time', reason: 'UTC', sourceToolEventId: 's/t1#1' }];
     const input = stepInput(
       '01-start-group',
@@ -193,6 +195,7 @@ describe("the loop's code steps", () => {
           query: 'what is 3 * 3',
           sessionId: 's',
           turnId: 't3',
+          inputSource: 'voice',
           previousResponse: { groupId: 's/t2', branch: 'done', reminders },
         },
       },
@@ -201,6 +204,9 @@ describe("the loop's code steps", () => {
     expect(out.fields).toEqual({
       turnId: 't3',
       groupId: 's/t3',
+      inputSource: 'voice',
+      iteration: 1,
+      maxIterations: 6,
       originalQuery: 'what is 3 * 3',
       remainingQuery: 'what is 3 * 3',
       groupToolResults: [],
@@ -225,6 +231,7 @@ describe("the loop's code steps", () => {
       originalQuery: 'convert this (clarified: 10 km to mi)',
       remainingQuery: '10 km to mi',
       groupId: 'session/t4',
+      inputSource: 'text',
     });
   });
 

@@ -38,10 +38,18 @@ expected_output:
 `,
 );
 
+/** A case allowed 1 ms on the local runtime: no execution is that fast, so it fails on time alone. */
+const base = cases.find((c) => c.scenario_id === 'out_of_scope_001')!;
+const overTime = {
+  ...base,
+  scenario_id: 'over_time_001',
+  expected_output: { ...base.expected_output, processing_time_ms: 1 },
+};
+
 let report: EvalReport;
 const progress: string[] = [];
 beforeAll(async () => {
-  report = await runEvalCases('warranty-email', [...cases, unicode, wrong], {
+  report = await runEvalCases('warranty-email', [...cases, unicode, overTime, wrong], {
     session: { logLevel: 'SILENT' },
     onCase: (c, i, n) => progress.push(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
   });
@@ -62,6 +70,20 @@ describe('stepwise eval (the runner)', () => {
     expect(report.cases.find((c) => c.id === 'unicode_sender_001')).toMatchObject({ passed: true, failures: [] });
   });
 
+  it('fails a case that takes longer than its processing_time_ms, the steps otherwise right', () => {
+    const timed = report.cases.find((c) => c.id === 'over_time_001')!;
+    expect(timed.passed).toBe(false);
+    expect(timed.failures).toEqual([
+      {
+        index: null,
+        step: null,
+        expected: 'at most 1 ms',
+        actual: `${timed.durationMs} ms`,
+        why: `the case took ${timed.durationMs} ms on the local runtime, over its processing_time_ms of 1 ms`,
+      },
+    ]);
+  });
+
   it('reports a wrong expectation at the step that diverged, with the route that was taken instead', () => {
     const failed = report.cases.at(-1)!;
     expect(failed.id).toBe('deliberately_wrong_001');
@@ -79,8 +101,8 @@ describe('stepwise eval (the runner)', () => {
   });
 
   it('counts in integers and reports progress per case', () => {
-    expect(report).toMatchObject({ passed: cases.length + 1, failed: 1, total: cases.length + 2 });
-    expect(progress).toHaveLength(cases.length + 2);
-    expect(progress.at(-1)).toBe(`[${cases.length + 2}/${cases.length + 2}] deliberately_wrong_001 ✗`);
+    expect(report).toMatchObject({ passed: cases.length + 1, failed: 2, total: cases.length + 3 });
+    expect(progress).toHaveLength(cases.length + 3);
+    expect(progress.at(-1)).toBe(`[${cases.length + 3}/${cases.length + 3}] deliberately_wrong_001 ✗`);
   });
 });

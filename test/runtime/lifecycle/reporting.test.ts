@@ -108,6 +108,29 @@ describe('reporting', () => {
     ]);
   });
 
+  it("reports per agent: the agent's goal rate and the reports its config declares, beside the statechart's", () => {
+    const events = logs();
+    const attend = loadAgentConfig('attend-meeting', 'lead-lifecycle');
+    const report = buildReport(def, events, { name: 'attend-meeting', config: attend });
+    expect(report.reports).toEqual(buildReport(def, events).reports);
+    expect(report.agent).toEqual({
+      name: 'attend-meeting',
+      goal: { reached: 3, of: 4, rate: 0.75 },
+      reports: {
+        attendance: { count: 1, of: 4, rate: 0.25 },
+        bookedToAttended: { perEntity: { 'a-rebooked': 7 * DAY }, medianMs: 7 * DAY, meanMs: 7 * DAY },
+      },
+    });
+    expect(formatReport(def, report, attend).split('\n').slice(-3)).toEqual([
+      'agent attend-meeting: goal hit by 3 of 4 leads (75%)',
+      '  meetings attended: 25% (1 meeting.attended of 4 meeting.booked)',
+      '  time from booking to attending: median 168.0 h, mean 168.0 h over 1 leads',
+    ]);
+    const noGoal = buildReport(def, [], { name: 'nurture', config: { goal: null, stopFollowUpsOn: [] } });
+    expect(noGoal.agent).toEqual({ name: 'nurture', goal: null, reports: {} });
+    expect(formatReport(def, noGoal).split('\n').at(-1)).toBe('agent nurture: no goal');
+  });
+
   it('buildReport puts the reports table together (entities, events, states, each report), as the statechart declares it', () => {
     const events = logs();
     const report = buildReport(def, events);

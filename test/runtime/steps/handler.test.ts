@@ -103,6 +103,26 @@ describe('step handler', () => {
     expect(lines.find((l) => l.message.startsWith('MODEL_PROVIDER=offline'))!.level).toBe('WARN');
   });
 
+  it('logs at WARN when a step runs without an input it expects, then lets the step decide (02 hands the email over)', async () => {
+    const { handler, lines } = setup();
+    const without = stepInput('02-check-warranty', { previous: previousState({ next: '02-check-warranty' }) });
+    const out = (await handler('02-check-warranty')(without)) as StepOutput;
+    expect(out).toMatchObject({ next: '04-out-of-scope', fields: { handoff: true } });
+    expect(lines.filter((l) => l.level === 'WARN' && l.message.startsWith('Step input'))).toEqual([
+      {
+        level: 'WARN',
+        message: 'Step input missing: data.serialNumber',
+        extra: { execution: 'exec-1', step: '02-check-warranty', count: 1, path: 'data.serialNumber' },
+      },
+    ]);
+    const withSerial = stepInput('02-check-warranty', {
+      previous: previousState({ next: '02-check-warranty', data: { serialNumber: 'SN12345' } }),
+    });
+    lines.length = 0;
+    await handler('02-check-warranty')(withSerial);
+    expect(lines.filter((l) => l.message.startsWith('Step input'))).toEqual([]);
+  });
+
   it('logs the executed steps from the event log when the workflow ends', async () => {
     const { handler, lines } = setup(
       {},

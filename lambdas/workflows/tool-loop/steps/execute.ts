@@ -34,7 +34,13 @@ export default defineCodeStep(async ({ input, toolbox, tool }) => {
     next: '04-reflect',
     reason: event.success ? `${call.tool} succeeded (iteration ${iteration})` : `${call.tool} failed: ${call.error}`,
     decidedBy: 'code',
-    fields: { groupToolResults, reminders, groupSummary: groupSummary(groupToolResults) },
+    fields: {
+      groupToolResults,
+      reminders,
+      groupSummary: groupSummary(groupToolResults),
+      iteration,
+      currentTool: call.tool,
+    },
     toolCalls: data.selectedTool ? [call] : [],
     usage: NO_USAGE,
   };

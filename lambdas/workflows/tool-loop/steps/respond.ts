@@ -1,5 +1,5 @@
 import { DONE, defineCodeStep, NO_USAGE, type ToolCallRecord } from 'stepwise';
-import { LoopDataSchema, type PreviousResponse, stateSummary } from '../state.ts';
+import { LoopDataSchema, maxIterations, type PreviousResponse, stateSummary } from '../state.ts';
 
 /**
  * The turn's answer (`response`, `stateSummary`, `branch`): the reflection's
@@ -28,8 +28,7 @@ export default defineCodeStep(async ({ def, input, step, toolbox, tool }) => {
       : data.action === 'ask'
         ? ['ask', data.question ?? 'Could you tell me more about what you need?']
         : ['done', data.summary ?? data.groupSummary ?? 'Done.'];
-  const maxIterations = Object.values(def.manifest.counters)[0]?.max ?? 0;
-  const summary = stateSummary(data, input.counters?.iteration, maxIterations);
+  const summary = stateSummary(data, input.counters?.iteration, maxIterations(def));
   const calls: ToolCallRecord[] = [];
   if (typeof input.input.sessionId === 'string') {
     const previous: PreviousResponse = {

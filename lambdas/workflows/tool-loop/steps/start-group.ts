@@ -1,13 +1,14 @@
 import { defineCodeStep, NO_USAGE } from 'stepwise';
-import { type PreviousResponse, TurnInputSchema } from '../state.ts';
+import { maxIterations, type PreviousResponse, TurnInputSchema } from '../state.ts';
 
 /**
  * A turn (one user query) starts a new iteration group: entering this step resets the `iteration`
  * counter (manifest `counters`). The original query is kept apart from the remaining query that
  * `04-reflect` rewrites; an answer to the previous turn's question is read together with the
- * query it clarifies; reminders of the session carry forward.
+ * query it clarifies; reminders of the session carry forward. The working state starts at
+ * iteration 1 of the group, with no current tool.
  */
-export default defineCodeStep(async ({ input, toolbox, tool }) => {
+export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const turn = TurnInputSchema.parse(input.input);
   // The session keeps the previous turn's output itself; one the caller passes takes precedence.
   const read =
@@ -25,6 +26,9 @@ export default defineCodeStep(async ({ input, toolbox, tool }) => {
     fields: {
       turnId,
       groupId: `${turn.sessionId ?? 'session'}/${turnId}`,
+      inputSource: turn.inputSource,
+      iteration: 1,
+      maxIterations: maxIterations(def),
       originalQuery,
       remainingQuery: turn.query,
       groupToolResults: [],

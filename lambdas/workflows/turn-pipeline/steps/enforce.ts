@@ -1,6 +1,7 @@
 import type { ToolCallRecord } from 'stepwise';
-import { defineCodeStep, NO_USAGE } from 'stepwise';
+import { compileExpression, defineCodeStep, NO_USAGE } from 'stepwise';
 import { enforce, enforcementVariables, type JudgeReport } from '../pipeline.ts';
+import { resolveVariables, sessionVariablesRead } from '../resolver.ts';
 import { contentWords, toolSimilarity } from '../similarity.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
 
@@ -27,7 +28,14 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const response = String(turn.data.response ?? '');
   const attempt = Number(turn.data.attempt ?? 0);
   const profile = { ...turn.session.profile, ...profileUpdate(agent.profileFields, turn.context.entities) };
-  const variables = enforcementVariables(profile, turn.variables, response);
+  // The resolver fills what the enforced expressions read under `session.` and no tool set this
+  // turn, from the message's entities and the profile, before any expression is evaluated.
+  const read = turn.selection!.enforce.flatMap((id) => {
+    const expression = agent.rules.find((r) => r.id === id)?.enforcement_expression;
+    return expression ? sessionVariablesRead(compileExpression(expression).variables) : [];
+  });
+  const { resolved } = resolveVariables(read, [turn.variables, turn.context.entities, profile]);
+  const variables = enforcementVariables(profile, { ...turn.variables, ...resolved }, response);
   // A short answer ("yes please") is relevant to the question it answers: the query includes the agent's last message.
   const asked = turn.session.history.filter((h) => h.role === 'agent').at(-1)?.text ?? '';
   const query = `${asked}\n${turn.message}`;
