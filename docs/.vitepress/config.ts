@@ -72,6 +72,7 @@ export default withMermaid(
             ['Tools', 'tools'],
             ['MCP tools', 'mcp-tools'],
             ['Code steps', 'code-steps'],
+            ['Workflow constructs', 'workflow-constructs'],
             ['Evals', 'evals'],
             ['The email trigger', 'email-trigger'],
             ['Deploying per environment', 'deploying'],

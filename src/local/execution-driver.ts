@@ -36,6 +36,7 @@ import {
   WAIT_FOR_TASK_TOKEN,
 } from './pauses.ts';
 import { LAMBDA_INVOKE, type LoadedStateMachine, type TaskTarget } from './state-machines.ts';
+import { instantWaits, type SessionClock, sessionClock, waitEnd } from './waits.ts';
 
 export interface ExecutionDriverOptions {
   /**
@@ -68,6 +69,8 @@ export interface ExecutionDriverOptions {
    * @default no faults
    */
   faults?: Record<string, TaskFault>;
+  /** The clock Wait states move instead of sleeping (see waits.ts). @default a clock at the real time when the runtime starts */
+  clock?: SessionClock;
 }
 
 /** A finished local execution: the stored record plus its history under the SDK's name. */
@@ -124,11 +127,16 @@ interface ExecutionRun {
 
 /** Runs executions of the app's state machines, with its functions, pauses and options. */
 export class ExecutionDriver {
+  /** The clock Wait states move. */
+  readonly clock: SessionClock;
+
   constructor(
     private readonly functions: FunctionRegistry,
     private readonly pauses: PauseStore,
     private readonly options: ExecutionDriverOptions,
-  ) {}
+  ) {
+    this.clock = options.clock ?? sessionClock();
+  }
 
   /**
    * Run `machine` (the state machine's ASL, or a copy starting at a paused Task or a fork's state)
@@ -182,8 +190,12 @@ export class ExecutionDriver {
     const retried = [...sm.states].filter(([, s]) => 'Retry' in s).map(([name]) => name);
     const retryIntervalOverrides =
       retryDelayMs === undefined ? undefined : Object.fromEntries(retried.map((name) => [name, retryDelayMs]));
+    // Nothing sleeps locally: a Wait state moves the clock instead (see hooks).
     return {
-      ...(retryIntervalOverrides && { overrides: { retryIntervalOverrides } }),
+      overrides: {
+        waitTimeOverrides: instantWaits(sm.states),
+        ...(retryIntervalOverrides && { retryIntervalOverrides }),
+      },
       context: {
         Execution: {
           Id: execution.executionArn,
@@ -216,6 +228,8 @@ export class ExecutionDriver {
       entered: (state, input, text) => {
         checkStatePayload(state, 'input', text);
         run.stateInputs.set(state, input);
+        const definition = run.sm.states.get(state);
+        if (definition?.Type === 'Wait') this.clock.advanceTo(waitEnd(definition, input, this.clock.now()));
       },
       exiting: (state, _output, text) => checkStatePayload(state, 'output', text),
     };

@@ -73,6 +73,8 @@ export interface StepInput {
   execution: { id: string; name: string };
   /** The manifest's counters (`$.counters`), when it declares any. */
   counters?: Record<string, number>;
+  /** A step inside the items of a map step: which map and which item (side effects are idempotent per item). */
+  item?: { map: string; index: number };
 }
 
 /** What a step's Lambda returns. */

@@ -79,6 +79,8 @@ export const StepCompletedEvent = z
      * The step's position in the execution (1 for the entry step): orders the log and makes a retried append a no-op.
      */
     count: z.number().int().positive(),
+    /** Inside the items of a map step, `<map step>#<index>`: the items' steps share a position. */
+    item: z.string().optional(),
     next: z.string(),
     reason: z.string(),
     decidedBy: z.enum(['model', 'model-text', 'code', 'offline']),
@@ -119,7 +121,7 @@ export interface EventLog {
  */
 export function eventSortKey(event: StepwiseEvent): string {
   return event.type === 'StepCompleted'
-    ? `EVT#${String(event.count).padStart(4, '0')}#${event.step}`
+    ? `EVT#${String(event.count).padStart(4, '0')}#${event.step}${event.item === undefined ? '' : `#${event.item}`}`
     : 'EVT#0000#INGRESS';
 }
 
@@ -210,6 +212,8 @@ export function stepCompletedEvent(
     loggableArgs: LoggableArgs;
     /** The inbound sender, when the workflow has one. */
     from?: string;
+    /** Inside the items of a map step: `<map step>#<index>`. */
+    item?: string;
   },
 ): StepCompletedEvent {
   const fields: Record<string, unknown> = {};
@@ -224,6 +228,7 @@ export function stepCompletedEvent(
     at: opts.at.toISOString(),
     step: output.step,
     count: output.count,
+    ...(opts.item !== undefined && { item: opts.item }),
     next: output.next,
     reason: output.reason,
     decidedBy: output.decidedBy,

@@ -21,6 +21,7 @@ import { STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
 import { bundles } from './groups/bundles.ts';
 import { cost } from './groups/cost.ts';
 import { eventBridge } from './groups/eventbridge.ts';
+import { fanOut } from './groups/fan-out.ts';
 import { ingressBudget } from './groups/ingress-budget.ts';
 import { lifecycleCore } from './groups/lifecycle-core.ts';
 import { lifecycleSession } from './groups/lifecycle-session.ts';
@@ -51,6 +52,7 @@ const GROUPS: Group[] = [
   { name: 'lifecycle-throughput', run: leadThroughput },
   { name: 'warranty-session', run: warrantySession },
   { name: 'orchestration', run: orchestration },
+  { name: 'fan-out', run: fanOut },
   { name: 'cost', run: cost },
   { name: 'bundles', run: bundles },
   { name: 'startup', run: startup },

@@ -9,14 +9,19 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { TRANSIENT_ERRORS } from '../../core/errors.ts';
+import { workflowScopes } from '../../definitions/workflow/constructs/scopes.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { DONE } from '../../definitions/workflow/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import { WORKFLOW_METADATA } from '../metadata.ts';
 import { ALARM_PERIOD, countAlarm, type FunctionAlarms, functionAlarms } from './alarms.ts';
+import { stepStates } from './compile/chain.ts';
 import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/consensus.ts';
 import { CounterGates, startCounters } from './compile/counters.ts';
+import { type CompileKit, routeStateName } from './compile/kit.ts';
+import { EventWaits } from './event-waits.ts';
+import { grantMcpTokens } from './mcp-grants.ts';
 import { pauseStates, resumePolicy } from './pause.ts';
 import { failedExecutionsAlarm } from './resources.ts';
 import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';
@@ -32,8 +37,7 @@ export const TERMINAL_STATES = {
 } as const;
 /** The Pass state the circuit breaker goes through to hand the execution to the fallback. */
 export const MAX_STEPS_HANDOFF = 'MaxStepsHandoff';
-/** The Choice state that routes a step's result. */
-export const routeStateName = (step: string): string => `${step}.route`;
+export { routeStateName };
 
 /** Step Functions' limit on a state machine name. */
 const STATE_MACHINE_NAME_MAX = 80;
@@ -53,7 +57,12 @@ export function workflowStateMachineName(stackName: string, workflow: string): s
 
 /** The `Comment` of a step's Task state: what the step does and what kind of step it is. */
 export function stepComment(step: StepDefinition): string {
-  const kind = step.kind === 'llm' ? 'LLM step' : `code step (${step.handler})`;
+  const kind =
+    step.kind === 'llm'
+      ? 'LLM step'
+      : step.handler
+        ? `code step (${step.handler})`
+        : `${step.kind} step, joining its ${step.kind === 'map' ? 'items' : 'branches'}`;
   return `${step.description} [${kind}, v${step.version}${step.consensus ? ', final consensus vote' : ''}]`;
 }
 
@@ -81,6 +90,11 @@ export interface AgentWorkflowProps {
   readonly bindStep?: (step: StepDefinition, fn: StepwiseFunction) => void;
   /** Notified when the failed-executions alarm fires. @default the alarm notifies nobody */
   readonly alarmTopic?: sns.ITopic;
+  /**
+   * The state machine name of another workflow of the project, for its `workflow` steps.
+   * @default `<this stack's name>-<workflow>`: the workflow compiled into the same stack
+   */
+  readonly childStateMachineName?: (workflow: string) => string;
 }
 
 /**
@@ -124,8 +138,13 @@ export class AgentWorkflow extends Construct {
   /** Raised when the model throttles this workflow's calls (`ModelThrottled`, emitted by the step handler); only when a step calls the model on Bedrock. */
   readonly modelThrottledAlarm?: cloudwatch.Alarm;
 
+  private readonly childStateMachineName?: (workflow: string) => string;
+  /** When a step waits for an outside event: its token table, registering function and resumer. */
+  readonly eventWaits?: EventWaits;
+
   constructor(scope: Construct, id: string, props: AgentWorkflowProps) {
     super(scope, id);
+    this.childStateMachineName = props.childStateMachineName;
     const { config, alarmTopic: topic } = props;
     const workflow = props.plugin.def;
     const { manifest } = workflow;
@@ -133,12 +152,14 @@ export class AgentWorkflow extends Construct {
     this.modelId = config.modelId ?? manifest.model.id;
 
     this.functions = this.createStepFunctions(props);
+    if (workflow.steps.some((s) => s.event)) this.eventWaits = new EventWaits(this, 'EventWaits', { workflow, config });
     this.logGroup = new logs.LogGroup(this, 'ExecutionLogs', {
       retention: config.logRetention,
       removalPolicy: config.removalPolicy,
     });
     this.stateMachine = this.createStateMachine(config);
     if (workflow.steps.some((s) => s.pause)) this.resumePolicy = resumePolicy(this, this.stateMachine);
+    this.eventWaits?.addResumer(this.stateMachine);
 
     this.failedExecutionsAlarm = failedExecutionsAlarm(
       this,
@@ -167,6 +188,22 @@ export class AgentWorkflow extends Construct {
     }
   }
 
+  /**
+   * The state machine a `workflow` step starts, by name (so no stack depends on another's outputs). Its task grants
+   * the state machine role exactly that machine's `StartExecution`, its executions' `DescribeExecution` and
+   * `StopExecution`, and the managed rule `.sync` needs.
+   */
+  private childStateMachine(workflow: string): sfn.IStateMachine {
+    const id = `Child-${workflow}`;
+    const made = this.node.tryFindChild(id) as sfn.IStateMachine | undefined;
+    if (made) return made;
+    return sfn.StateMachine.fromStateMachineName(this, id, this.childName(workflow));
+  }
+
+  private childName(workflow: string): string {
+    return this.childStateMachineName?.(workflow) ?? workflowStateMachineName(Stack.of(this).stackName, workflow);
+  }
+
   /** Allow `grantee` to start executions of this workflow (a trigger, or a caller of the `api` trigger). */
   grantStartExecution(grantee: iam.IGrantable): iam.Grant {
     return this.stateMachine.grantStartExecution(grantee);
@@ -183,7 +220,8 @@ export class AgentWorkflow extends Construct {
     const { manifest } = this.workflow;
     const stepScope = new Construct(this, 'Steps');
     const functions: Record<string, StepwiseFunction> = {};
-    for (const step of this.workflow.steps) {
+    // Wait and workflow steps are states only; a map or parallel step's function joins its items or branches.
+    for (const step of this.workflow.steps.filter((s) => !['wait', 'workflow', 'event'].includes(s.kind))) {
       const fn = new StepwiseFunction(stepScope, step.name, {
         entry: STEP_ENTRY,
         config,
@@ -204,6 +242,7 @@ export class AgentWorkflow extends Construct {
         grantReadParameter(fn, config.openai.apiKeyParameter);
       if (step.kind === 'llm' && config.modelProvider === 'bedrock')
         for (const id of step.models ?? [this.modelId]) fn.grantInvokeModel(id);
+      grantMcpTokens(fn, this.workflow, step);
       props.bindStep?.(step, fn);
       functions[step.name] = fn;
     }
@@ -215,7 +254,13 @@ export class AgentWorkflow extends Construct {
     const { manifest } = this.workflow;
     const stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       definitionBody: sfn.DefinitionBody.fromChainable(
-        compileStates(new Construct(this, 'States'), this.workflow, this.functions),
+        compileStates(
+          new Construct(this, 'States'),
+          this.workflow,
+          this.functions,
+          (child) => this.childStateMachine(child),
+          this.eventWaits && (() => this.eventWaits!.register),
+        ),
       ),
       stateMachineName: workflowStateMachineName(Stack.of(this).stackName, manifest.name),
       comment: `${manifest.name} v${manifest.version}: ${manifest.description}`,
@@ -224,7 +269,10 @@ export class AgentWorkflow extends Construct {
       logs: { destination: this.logGroup, level: sfn.LogLevel.ALL, includeExecutionData: config.executionDataInLogs },
     });
     (stateMachine.node.defaultChild as sfn.CfnStateMachine).addMetadata(WORKFLOW_METADATA, manifest.name);
-    this.acknowledgeStateMachineRole(stateMachine, Object.values(this.functions));
+    this.acknowledgeStateMachineRole(stateMachine, [
+      ...Object.values(this.functions),
+      ...(this.eventWaits ? [this.eventWaits.register] : []),
+    ]);
     return stateMachine;
   }
 
@@ -271,6 +319,14 @@ export class AgentWorkflow extends Construct {
       reason:
         'CloudWatch Logs delivery (logs:*LogDelivery*) and X-Ray (PutTraceSegments) support no resource-level permissions.',
     });
+    // A workflow step's `.sync` task reads the child's executions: CDK grants `execution:<child name>*`.
+    for (const child of this.workflow.steps.flatMap((s) => (s.workflow ? [s.workflow.name] : []))) {
+      const name = this.childName(child);
+      role.acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}*]`,
+        reason: `states:DescribeExecution and StopExecution on the executions of the child workflow ${child} only.`,
+      });
+    }
     // LambdaInvoke also grants `<function arn>:*`: the function's versions and aliases.
     for (const fn of functions) {
       const logicalId = stateMachine.stack.getLogicalId(fn.node.defaultChild as lambda.CfnFunction);
@@ -357,6 +413,7 @@ function stepTask(
   step: StepDefinition,
   fn: StepwiseFunction,
   workflow: WorkflowDefinition,
+  extra: Record<string, unknown> = {},
 ): tasks.LambdaInvoke {
   const task = new tasks.LambdaInvoke(scope, step.name, {
     comment: stepComment(step),
@@ -364,7 +421,7 @@ function stepTask(
     payloadResponseOnly: true,
     // Added below, after the transient-error retrier, in the contract's order.
     retryOnServiceExceptions: false,
-    payload: stepPayload(step, workflow, step.consensus ? finalVotePayload : {}),
+    payload: stepPayload(step, workflow, step.consensus ? finalVotePayload : extra),
     // Exactly the StepState keys: reply, toolCalls, usage stay in the event log, not in the 256 KB state.
     resultSelector: {
       step: sfn.JsonPath.stringAt('$.step'),
@@ -422,14 +479,25 @@ function compileStates(
   scope: Construct,
   workflow: WorkflowDefinition,
   functions: Record<string, StepwiseFunction>,
+  childStateMachine: (workflow: string) => sfn.IStateMachine,
+  eventRegister?: () => lambda.IFunction,
 ): sfn.IChainable {
   const { manifest } = workflow;
   const { done, maxStepsExceeded, fallbackFailed, routeRejected } = terminalStates(scope, manifest);
 
-  const taskOf = new Map(
-    workflow.steps.map((step) => [step.name, stepTask(scope, step, functions[step.name]!, workflow)]),
-  );
-  const task = (name: string) => taskOf.get(name)!;
+  // Steps inside items and branches are laid out by their map or parallel step (compile/chain.ts).
+  const { scopes } = workflowScopes(workflow);
+  const compileKit: CompileKit = {
+    workflow,
+    counters: startCounters(manifest) !== undefined,
+    scopes,
+    stepTask: (s, step, extra) => stepTask(s, step, functions[step.name]!, workflow, extra),
+    childStateMachine,
+    ...(eventRegister && { eventRegister }),
+  };
+  const topSteps = scopes[0]!.steps;
+  const built = new Map(topSteps.map((step) => [step.name, stepStates(scope, step, compileKit)]));
+  const task = (name: string) => built.get(name)!.entry;
   const fallback = task(manifest.fallback);
   // A step that ran maxSteps steps and still wants to continue is stopped (count includes this step).
   const circuitBreaker = sfn.Condition.and(
@@ -448,18 +516,23 @@ function compileStates(
     retry: (t) => addStepRetries(t, workflow),
   });
   const catchTo = (step: StepDefinition) => (step.name === manifest.fallback ? fallbackFailed : fallback);
-  for (const step of workflow.steps.filter((s) => s.consensus))
+  for (const step of topSteps.filter((s) => s.consensus))
     sampling.set(
       step.name,
-      consensusStates(scope, step, functions[step.name]!, kit(step), task(step.name), (s) =>
+      consensusStates(scope, step, functions[step.name]!, kit(step), built.get(step.name)!.last, (s) =>
         s.addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' }),
       ),
     );
   const entryOf = (name: string) => gates.gate(name, sampling.get(name) ?? task(name));
 
-  for (const step of workflow.steps) {
+  for (const step of topSteps) {
     const isFallback = step.name === manifest.fallback;
-    task(step.name).addCatch(catchTo(step), { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    const states = built.get(step.name)!;
+    const failTo = states.onFailure ? entryOf(states.onFailure) : catchTo(step);
+    for (const r of states.routed ?? [])
+      for (const s of r.states) s.addCatch(entryOf(r.to), { errors: r.errors, resultPath: '$.error' });
+    for (const s of states.catchable) s.addCatch(failTo, { errors: [sfn.Errors.ALL], resultPath: '$.error' });
+    for (const pass of states.failing ?? []) pass.next(failTo);
     const route = new sfn.Choice(scope, routeStateName(step.name), {
       comment: routeComment(step, manifest, isFallback),
     }).when(circuitBreaker, isFallback ? maxStepsExceeded : handoff);
@@ -468,7 +541,7 @@ function compileStates(
     }
     // A route outside the declared edges is never taken.
     route.otherwise(isFallback ? routeRejected : fallback);
-    task(step.name).next(
+    states.last.next(
       step.pause
         ? pauseStates(scope, { step, workflow, route, onTimeout: task(step.pause.onTimeout), fallback })
         : route,

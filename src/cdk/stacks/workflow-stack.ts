@@ -9,7 +9,7 @@ import type { Construct } from 'constructs';
 import type { Manifest, StepDefinition } from '../../definitions/workflow/schema.ts';
 import { type EnvConfig, emailSettings } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
-import { AgentWorkflow } from '../constructs/agent-workflow.ts';
+import { AgentWorkflow, workflowStateMachineName } from '../constructs/agent-workflow.ts';
 import { ALARM_PERIOD, countAlarm } from '../constructs/alarms.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
@@ -93,6 +93,7 @@ export class WorkflowStack extends Stack {
       config,
       alarmTopic: this.alarmTopic,
       bindStep: (step, fn) => this.bindStep(plugin, step, fn),
+      childStateMachineName: (child) => workflowStateMachineName(workflowStackName(child, config.name), child),
     });
     const stateMachine = this.workflow.stateMachine;
     this.dashboard = new WorkflowDashboard(this, 'Dashboard', { workflow: plugin.def, config, stateMachine }).dashboard;

@@ -49,12 +49,18 @@ export function untrustedFields(def: WorkflowDefinition): readonly string[] {
   return isEmailWorkflow(def) ? ['email'] : (def.manifest.input?.untrusted ?? []);
 }
 
+/** The input key Step Functions adds to a child execution started with `associateWithParent`: the parent's execution ARN. */
+export const STARTED_BY = 'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID';
+
 /** Check an execution input against the workflow's schema; the message names the first bad field. */
 export function checkInput(
   def: WorkflowDefinition,
   value: unknown,
 ): { input?: Record<string, unknown>; problem?: string } {
-  const parsed = inputSchema(def).safeParse(value);
+  // A workflow step's child gets its parent's execution id besides its own input (`associateWithParent`).
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  const { [STARTED_BY]: _, ...own } = isObject ? (value as Record<string, unknown>) : {};
+  const parsed = inputSchema(def).safeParse(isObject ? own : value);
   if (parsed.success) return { input: parsed.data };
   const issue = parsed.error.issues[0]!;
   return { problem: `${issue.path.join('.') || '(root)'}: ${issue.message}` };

@@ -1,4 +1,6 @@
 import { consensusPlan } from './consensus.ts';
+import { eventLabel, eventTimeoutLabel } from './constructs/event.ts';
+import { failureEdges, innerEntries, isConstruct, workflowScopes } from './constructs/scopes.ts';
 import { pausedEdges } from './pause.ts';
 import type { StepDefinition, WorkflowDefinition } from './schema.ts';
 import { DONE } from './schema.ts';
@@ -11,8 +13,23 @@ function nodeId(step: string): string {
   return `s_${step.replaceAll('-', '_')}`;
 }
 
+/** What a construct step does, in its label: `map: each data.attachments, 4 at once`. */
+function constructKind(step: StepDefinition): string {
+  if (step.map) return `map: each ${step.map.items}, ${step.map.maxConcurrency} at once`;
+  if (step.parallel) return `parallel: ${Object.keys(step.parallel.branches).join(' + ')}`;
+  if (step.workflow) return `workflow: ${step.workflow.name}`;
+  if (step.event) return eventLabel(step.event);
+  return step.wait?.until ? `wait until ${step.wait.until}` : `wait ${step.wait?.seconds}s`;
+}
+
 function label(step: StepDefinition, isFallback: boolean): string {
-  const kind = step.kind === 'llm' ? (step.consensus ? 'LLM, consensus vote' : 'LLM') : `code: ${step.handler}`;
+  const kind = isConstruct(step)
+    ? constructKind(step)
+    : step.kind === 'llm'
+      ? step.consensus
+        ? 'LLM, consensus vote'
+        : 'LLM'
+      : `code: ${step.handler}`;
   return `${step.name} (${kind})${isFallback ? ' [fallback]' : ''}`;
 }
 
@@ -101,13 +118,27 @@ export function workflowToMermaid(def: WorkflowDefinition): string {
   for (const step of steps) lines.push(`    state "${label(step, step.name === fallback)}" as ${nodeId(step.name)}`);
   lines.push(...extra.states);
   lines.push(`    [*] --> ${entry(manifest.entry)}`);
+  // Inside items or a branch, DONE ends the item or branch: the arrow goes back to the step that joins them.
+  const { scopeOf } = workflowScopes(def);
+  const end = (step: StepDefinition) => {
+    const owner = scopeOf.get(step.name)?.owner;
+    return owner ? `${nodeId(owner.name)} : ${owner.kind === 'map' ? 'item done' : 'branch done'}` : '[*]';
+  };
   for (const step of steps) {
+    for (const inner of innerEntries(step))
+      lines.push(
+        `    ${nodeId(step.name)} --> ${entry(inner.entry)} : ${step.map ? 'each item' : `branch ${inner.name}`}`,
+      );
+    for (const to of failureEdges(step))
+      lines.push(
+        `    ${nodeId(step.name)} --> ${entry(to)} : ${step.event ? eventTimeoutLabel(step.event) : 'failed'}`,
+      );
     const paused = pausedEdges(step);
     // A `when` output makes the checkpoint conditional: the route is taken with or without it.
     const checkpoint = step.pause?.when === undefined ? 'after checkpoint' : `after checkpoint if ${step.pause.when}`;
     for (const next of step.next)
       lines.push(
-        `    ${nodeId(step.name)} --> ${next === DONE ? '[*]' : entry(next)}${paused.includes(next) ? ` : ${checkpoint}` : ''}`,
+        `    ${nodeId(step.name)} --> ${next === DONE ? end(step) : entry(next)}${paused.includes(next) ? ` : ${checkpoint}` : ''}`,
       );
     if (step.pause) lines.push(`    ${nodeId(step.name)} --> ${entry(step.pause.onTimeout)} : checkpoint timeout`);
   }
@@ -117,9 +148,12 @@ export function workflowToMermaid(def: WorkflowDefinition): string {
   lines.push('    classDef llm fill:#e8f0fe,stroke:#1a73e8');
   lines.push('    classDef code fill:#e6f4ea,stroke:#188038');
   lines.push('    classDef fallback fill:#fce8e6,stroke:#d93025,stroke-width:3px');
-  const ids = (kind: 'llm' | 'code') =>
-    steps.filter((s) => s.kind === kind && s.name !== fallback).map((s) => nodeId(s.name));
-  for (const kind of ['llm', 'code'] as const) {
+  if (steps.some(isConstruct)) lines.push('    classDef construct fill:#fef7e0,stroke:#f9ab00');
+  const ids = (kind: 'llm' | 'code' | 'construct') =>
+    steps
+      .filter((s) => (kind === 'construct' ? isConstruct(s) : s.kind === kind) && s.name !== fallback)
+      .map((s) => nodeId(s.name));
+  for (const kind of ['llm', 'code', 'construct'] as const) {
     const members = ids(kind);
     if (members.length) lines.push(`    class ${members.join(',')} ${kind}`);
   }

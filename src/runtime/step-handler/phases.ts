@@ -205,6 +205,7 @@ export async function recordStep(
     outputs: step.outputs,
     loggableArgs: (tool, args) => (plugin.tools[tool] ? loggableArgs(plugin.tools[tool], args) : {}),
     ...(isEmailWorkflow(def) && { from: (input.input.email as { from: string }).from }),
+    ...(input.item && { item: `${input.item.map}#${input.item.index}` }),
   });
   await storage('event log', () => adapters.eventLog().append(event));
   return output;

@@ -28,6 +28,7 @@ export const StepInputSchema = z.object({
   count: z.number().int().positive(),
   execution: z.object({ id: z.string().min(1), name: z.string().min(1) }),
   counters: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  item: z.object({ map: z.string().min(1), index: z.number().int().nonnegative() }).optional(),
   // Consensus steps: a Map item (one sample) or the samples so far (see src/runtime/steps/consensus.ts).
   ...ConsensusInputShape,
 });

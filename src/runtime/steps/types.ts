@@ -17,6 +17,8 @@ export interface StepResult {
   usage: TokenUsage;
   /** LLM steps: the model request and response (bounded). */
   transcript?: ModelTranscript;
+  /** A map or parallel step: the steps its longest item or branch ran, counted after it. */
+  innerSteps?: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export function toolContext(input: StepInput, remainingTimeMs?: () => number): C
     execution: input.execution,
     input: input.input,
     ...(remainingTimeMs ? { remainingTimeMs } : {}),
+    ...(input.item && { item: `${input.item.map}#${input.item.index}` }),
   };
 }
 

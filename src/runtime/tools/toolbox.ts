@@ -61,7 +61,7 @@ export function dynamoIdempotencyStore(client: DynamoDBClient, tableName: string
 }
 
 /** What a side-effecting call is remembered by (hashed): never its arguments. `step` only for per-step tools. */
-type IdempotencyKey = { workflow: string; execution: string; tool: string; step?: string };
+type IdempotencyKey = { workflow: string; execution: string; tool: string; step?: string; item?: string };
 
 const lazy = <T>(build: () => T) => {
   let value: T | undefined;
@@ -124,7 +124,12 @@ export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOpt
       config,
       keyPrefix: 'tool',
     });
-    const key: IdempotencyKey = { workflow: ctx.workflow, execution: ctx.execution.name, tool: tool.name };
+    const key: IdempotencyKey = {
+      workflow: ctx.workflow,
+      execution: ctx.execution.name,
+      tool: tool.name,
+      ...(ctx.item !== undefined && { item: ctx.item }),
+    };
     return once(scope === 'step' ? { ...key, step: ctx.step } : key);
   };
 

@@ -18,6 +18,8 @@ export interface ToolContext {
    * idempotency window. Without it the toolbox uses its `lockMs` option.
    */
   remainingTimeMs?: () => number;
+  /** Inside the items of a map step, `<map step>#<index>`: a side effect happens once per item, not once per step. */
+  item?: string;
 }
 
 export type TableAccess = 'read' | 'write' | 'readWrite';
