@@ -2,7 +2,8 @@
 // The package build (`npm run build`, run by `npm pack`): the engine (src/) compiled to dist/ with its
 // declarations, the files it reads at run time beside it, Studio's browser bundle, and the CLI's
 // command index (so `stepwise --help` loads no command).
-// `--out DIR` builds into DIR instead of dist/ (the tests' build; DIR's parent needs the package.json).
+// `--out DIR` builds into DIR instead of dist/ (DIR's parent needs the package.json); `--no-check` emits JavaScript
+// only, without type checking or declarations (the tests' build: the type check is a test of its own).
 import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,7 +15,14 @@ const dist = out > 0 ? resolve(process.argv[out + 1]) : join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 execFileSync(
   process.execPath,
-  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist],
+  [
+    join(root, 'node_modules/typescript/bin/tsc'),
+    '-p',
+    join(root, 'tsconfig.build.json'),
+    '--outDir',
+    dist,
+    ...(process.argv.includes('--no-check') ? ['--noCheck', '--declaration', 'false'] : []),
+  ],
   { stdio: 'inherit' },
 );
 // Data the engine reads by path (not imported, so tsc does not copy it).

@@ -65,25 +65,26 @@ describe('bundled with the production esbuild options', () => {
 });
 
 describe('a step bundle', () => {
-  it('holds its workflow code only, no YAML parser, and leaves the AWS SDK to the runtime and the X-Ray SDK out', async () => {
+  it('holds its workflow code only, no YAML parser, the AWS SDK clients it calls and the X-Ray SDK out', async () => {
     const { has } = await bundle('runtime/step-handler/handler.ts', 'warranty-contents', WARRANTY);
     expect(has('lambdas/workflows/warranty-email/')).toBe(true);
     for (const other of ['tool-loop', 'turn-pipeline', 'investigation'])
       expect(has(`lambdas/workflows/${other}/`), other).toBe(false);
     expect(has('node_modules/yaml/')).toBe(false);
-    expect(has('node_modules/@aws-sdk/')).toBe(false);
+    // Bundled by default: importing it from the bundle is the faster cold start (docs/internals/bundles.md).
+    expect(has('node_modules/@aws-sdk/client-dynamodb/')).toBe(true);
     expect(has('node_modules/aws-xray-sdk-core/')).toBe(false);
     expect(has('node_modules/tsx/')).toBe(false);
   });
 
-  it('takes the X-Ray SDK with sdkTraces and the AWS SDK with bundleAwsSdk', async () => {
+  it('takes the X-Ray SDK with sdkTraces and leaves the AWS SDK to the runtime with bundleAwsSdk: false', async () => {
     const traced = await bundle('runtime/step-handler/handler.ts', 'warranty-traced', {
       ...WARRANTY,
       sdkTraces: true,
-      bundleAwsSdk: true,
+      bundleAwsSdk: false,
     });
     expect(traced.has('node_modules/aws-xray-sdk-core/')).toBe(true);
-    expect(traced.has('node_modules/@aws-sdk/client-dynamodb/')).toBe(true);
+    expect(traced.has('node_modules/@aws-sdk/')).toBe(false);
   });
 
   it('runs a step from its compiled definitions (instructions, offline rules) and refuses another workflow', async () => {

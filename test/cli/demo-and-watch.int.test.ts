@@ -7,13 +7,14 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, stepwise } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
+import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-demo-');
 let dir: string;
 beforeAll(() => {
-  dir = copyProject(tempDir());
+  dir = copyBuiltProject(tempDir());
 });
 
 describe('stepwise demo', () => {

@@ -7,7 +7,8 @@ import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { copyProject, run, snapshotFiles, stepwise } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
+import { run, snapshotFiles, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-lifecycle-plugin-');
@@ -18,7 +19,7 @@ describe('a second lifecycle (orders) added to a project', () => {
   let dir: string;
   let before: Map<string, string>;
   beforeAll(() => {
-    dir = copyProject(tempDir());
+    dir = copyBuiltProject(tempDir());
     before = snapshotFiles(dir);
     cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-lifecycle'), dir, {
       recursive: true,

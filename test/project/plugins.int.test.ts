@@ -7,7 +7,8 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { copyProject, run, snapshotFiles, stepwise } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
+import { run, snapshotFiles, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-plugin-');
@@ -40,7 +41,7 @@ describe('stepwise init', () => {
   let dir: string;
   let before: Map<string, string>;
   beforeAll(() => {
-    dir = copyProject(tempDir());
+    dir = copyBuiltProject(tempDir());
     before = snapshotFiles(dir);
   });
 
@@ -99,7 +100,7 @@ describe('stepwise init', () => {
 describe('a workflow plugin with a non-email input, an EventBridge trigger and a tool without AWS resources', () => {
   let dir: string;
   beforeAll(() => {
-    dir = copyProject(tempDir());
+    dir = copyBuiltProject(tempDir());
     cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-check'), dir, {
       recursive: true,
       filter: (src) => !src.endsWith('README.md'),
@@ -141,7 +142,8 @@ describe('a workflow plugin with a non-email input, an EventBridge trigger and a
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ orderId: 'nope', amount: 3 }));
     const ran = await stepwise(dir, 'run', 'order-check', '--input', bad, '--json');
-    expect(ran.code).toBe(0);
+    // Refused input is a failure of the command; its JSON is printed all the same.
+    expect(ran.code).toBe(1);
     expect(json(ran.out)[0]).toMatchObject({ status: 'REJECTED', executionName: null });
     expect(json(ran.out)[0].reason).toMatch(/^input does not match the workflow's input schema: orderId: /);
   });

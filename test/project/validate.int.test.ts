@@ -6,7 +6,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, stepwise } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
+import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-validate-');
@@ -213,7 +214,7 @@ let CASE_SOURCE = '';
 describe('bad definitions', () => {
   let dir: string;
   beforeAll(() => {
-    dir = copyProject(tempDir());
+    dir = copyBuiltProject(tempDir());
     CASE_SOURCE = dir;
   });
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { STATE_BUDGET_BYTES } from '../../src/runtime/offload.ts';
-import { copyProject, stepwise } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
+import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 import { recordFigure } from './figures.ts';
 
@@ -18,7 +19,7 @@ const tempDir = useTempDirs('stepwise-state-size-');
 describe('the state-size guard', () => {
   let dir: string;
   beforeAll(() => {
-    dir = copyProject(tempDir());
+    dir = copyBuiltProject(tempDir());
     cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/big-output'), dir, {
       recursive: true,
       filter: (src) => !src.endsWith('README.md'),
