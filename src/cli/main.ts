@@ -11,7 +11,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Command, CommanderError } from 'commander';
+import { editDistance as distance } from '../core/did-you-mean.ts';
 import { StepwiseError } from '../core/errors.ts';
+import { nodeVersionWarning } from './node-version.ts';
 import { fail } from './output.ts';
 import {
   baseProgram,
@@ -29,18 +31,6 @@ const INDEX_FILE = join(dirname(fileURLToPath(import.meta.url)), COMMAND_INDEX_F
 const index: CommandIndex | undefined = existsSync(INDEX_FILE)
   ? JSON.parse(readFileSync(INDEX_FILE, 'utf8'))
   : undefined;
-
-/** The edit distance of two words (for "did you mean"). */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
 
 /**
  * The usage error for an unknown command in `argv` (at the top or under a command group such as
@@ -86,6 +76,9 @@ async function programFor(argv: readonly string[]): Promise<Command | undefined>
   return createProgram();
 }
 
+// Once per command, before anything else can fail for the same reason.
+const unsupported = nodeVersionWarning(process.versions.node);
+if (unsupported) process.stderr.write(unsupported);
 // Commands reuse the warm local service (DynamoDB Local outliving one command) unless it is turned off.
 process.env.STEPWISE_LOCAL_SERVICE ??= 'on';
 const argv = process.argv.slice(2);

@@ -56,6 +56,9 @@ function dependencyRanges(stepwise: string): Record<string, string> {
     Record<string, string> | undefined
   >;
   const range = (name: string) => {
+    // The Node.js types of the oldest Node.js the package supports (`engines`), not of the one it was built with.
+    const oldest = /^>=\s*(\d+)/.exec(pkg.engines?.node ?? '')?.[1];
+    if (name === '@types/node' && oldest) return `^${oldest}`;
     const found = pkg.peerDependencies?.[name] ?? pkg.dependencies?.[name] ?? pkg.devDependencies?.[name];
     if (!found) throw new Error(`the package declares no version of ${name}`);
     return /^\d/.test(found) ? `^${found}` : found;

@@ -204,5 +204,12 @@ export function briefResults(results: RunResult[]): string {
     .join('\n');
 }
 
-/** Exit code of a run: 1 when an execution FAILED (REJECTED and DUPLICATE are normal outcomes). */
-export const runExitCode = (results: RunResult[]) => (results.some((r) => r.status === 'FAILED') ? 1 : 0);
+/** An input the session refused before anything ran (not JSON, or not what the workflow's input schema takes). */
+const badInput = (r: RunResult) => r.status === 'REJECTED' && !('messageId' in r);
+
+/**
+ * Exit code of a run: 1 when an execution FAILED or an input was refused as invalid; mail the
+ * ingress refused (REJECTED with its Message-ID) and DUPLICATE are normal outcomes.
+ */
+export const runExitCode = (results: RunResult[]) =>
+  results.some((r) => r.status === 'FAILED' || badInput(r)) ? 1 : 0;

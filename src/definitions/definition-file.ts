@@ -3,6 +3,7 @@ import { basename, join, relative } from 'node:path';
 import type * as z from 'zod';
 import { DefinitionError } from '../core/errors.ts';
 import { STEPWISE_VERSION } from '../core/paths.ts';
+import { issueText } from './issue-text.ts';
 
 /** A path as users see it in error messages: relative to the working directory. */
 export function relPath(file: string): string {
@@ -40,7 +41,8 @@ export function checkDefinition<T>(schema: z.ZodType<T>, value: unknown, file: s
       `not a field of ${kind} in stepwise ${STEPWISE_VERSION} (a newer Stepwise?)`,
     );
   }
-  throw new DefinitionError(file, issue.path.map(String).join('.') || '(root)', issue.message);
+  const { path, message } = issueText(issue);
+  throw new DefinitionError(file, path, message);
 }
 
 // A Lambda bundle parses no YAML: it carries its workflow folder's definitions compiled to JSON at

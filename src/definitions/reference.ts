@@ -98,12 +98,15 @@ class Walker {
     const variants = this.objects(inner);
     const out: Row[] = [];
     const shown = new Set<string>();
-    for (const variant of variants)
+    for (const variant of variants) {
+      // A union's `type` tag is named in the list's type; a plain `type` field (an output's) is a field.
+      const tag = this.deref(variant.properties?.type ?? {}).const !== undefined;
       for (const row of this.expand(variant, path))
-        if (!row.field.startsWith(code(`${path}type`)) && !shown.has(row.field)) {
+        if (!(tag && row.field.startsWith(code(`${path}type`))) && !shown.has(row.field)) {
           shown.add(row.field);
           out.push(row);
         }
+    }
     return out;
   }
 

@@ -32,7 +32,7 @@ import type { StepServices } from '../runtime/step-handler/handler.ts';
 import type { CallContext, Toolbox } from '../runtime/tools/types.ts';
 import {
   RECORDINGS_DIR,
-  ReplayMissError,
+  type ReplayMiss,
   ReplayModel,
   recordedModels,
   recordingModel,
@@ -60,6 +60,11 @@ export interface EvalReport {
   failed: number;
   total: number;
   cases: EvalCaseResult[];
+  /**
+   * `--replay`: the requests that were never recorded, one line each (their cases failed with
+   * them). Absent when none.
+   */
+  replayMisses?: string[];
 }
 
 /** The label of a run, for `--compare` and JUnit. */
@@ -77,8 +82,8 @@ export interface EvalRunOptions {
   openai?: OpenAiEndpoint;
   /**
    * `record`: keep every model request and response in the workflow's `recordings/` (with a real
-   * model); `replay`: answer every model call from there, offline, and fail on the first request
-   * that was never recorded. @default neither
+   * model); `replay`: answer every model call from there, offline; a request that was never
+   * recorded fails its case (named in the case's failures and in `replayMisses`). @default neither
    */
   recordings?: 'record' | 'replay';
   /** Deployment environment to synthesize. @default 'dev' */
@@ -265,8 +270,8 @@ export async function runEvalCases(
       const mocks = mockToolbox(tools, evalCase.input.mock_function_responses);
       const executions: string[] = [];
       const run = { routing, mocks, rules, recorded: Boolean(options.recordings), executions };
-      const result = await runCase(session, evalCase, run);
-      if (replay?.misses.length) throw new ReplayMissError(replayMissMessage(replay.misses[0]!));
+      const missed = replay?.misses.length ?? 0;
+      const result = withReplayMisses(await runCase(session, evalCase, run), replay?.misses.slice(missed) ?? []);
       await exportCase(options.otlp, session, executions);
       results.push(result);
       options.onCase?.(result, i, cases.length);
@@ -287,7 +292,31 @@ export async function runEvalCases(
           : null,
     mode: 'step',
   };
-  return { run, passed, failed: results.length - passed, total: results.length, cases: results };
+  const misses = [...new Set(replay?.misses.map(replayMissMessage))];
+  return {
+    run,
+    passed,
+    failed: results.length - passed,
+    total: results.length,
+    cases: results,
+    ...(misses.length > 0 && { replayMisses: misses }),
+  };
+}
+
+/** A case during which replay met requests never recorded: failed, each miss named (once) in its failures. */
+function withReplayMisses(result: EvalCaseResult, misses: readonly ReplayMiss[]): EvalCaseResult {
+  if (misses.length === 0) return result;
+  const seen = new Set<string>();
+  const failures: EvalFailure[] = misses
+    .filter((m) => !seen.has(`${m.step}/${m.hash}`) && seen.add(`${m.step}/${m.hash}`))
+    .map((m) => ({
+      index: null,
+      step: m.step,
+      expected: 'a recorded answer',
+      actual: `no recording ${m.hash.slice(0, 12)}`,
+      why: replayMissMessage(m),
+    }));
+  return { ...result, passed: false, failures: [...failures, ...result.failures] };
 }
 
 /** How the session's tool calls reach the mocks of the case that made them. */

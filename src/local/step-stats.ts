@@ -58,8 +58,9 @@ const SAMPLE = /^(.+)\.wave-\d+\.sample$/;
  * compiler generates around steps (their names hold a dot, step names never do) are no steps: a
  * consensus sample counts as a sample of its step, whose own output already adds up the samples'
  * model calls and tokens; tallies and checkpoints are left out.
+ * @param paused the executions waiting at a checkpoint (counted as `PAUSED`).
  */
-export function stepStats(records: readonly ExecutionRecord[]): WorkflowStats {
+export function stepStats(records: readonly ExecutionRecord[], paused: ReadonlySet<string> = new Set()): WorkflowStats {
   const byStatus: Record<string, number> = {};
   const steps = new Map<string, StepStats & { totalMs: number; timed: number }>();
   const of = (name: string) =>
@@ -85,7 +86,8 @@ export function stepStats(records: readonly ExecutionRecord[]): WorkflowStats {
     }),
     steps.get(name)!);
   for (const record of records) {
-    bump(byStatus, record.status);
+    // A paused execution waits at a checkpoint: it is not running.
+    bump(byStatus, record.status === 'RUNNING' && paused.has(record.name) ? 'PAUSED' : record.status);
     for (const trail of stepTrail(record.events)) {
       const sampled = SAMPLE.exec(trail.name)?.[1];
       if (sampled !== undefined) of(sampled).samples++;

@@ -27,6 +27,7 @@ import { lifecycleCore } from './groups/lifecycle-core.ts';
 import { lifecycleSession } from './groups/lifecycle-session.ts';
 import { leadThroughput } from './groups/lifecycle-throughput.ts';
 import { orchestration } from './groups/orchestration.ts';
+import { studioList } from './groups/studio-list.ts';
 import { synth } from './groups/synth.ts';
 import { warrantySession } from './groups/warranty-session.ts';
 import { workflowLoading } from './groups/workflow.ts';
@@ -58,6 +59,7 @@ const GROUPS: Group[] = [
   { name: 'startup', run: startup },
   { name: 'ingress-budget', run: ingressBudget },
   { name: 'studio', run: studioOpen },
+  { name: 'studio-list', run: studioList },
 ];
 
 async function main(): Promise<number> {

@@ -26,6 +26,20 @@ describe('stepwise new', () => {
     expect(io.out).not.toMatch(/^ {2}cd '/m);
   });
 
+  it('pins the Node.js types to the oldest Node.js the package supports, and never tells cdk synth --all', async () => {
+    const dir = join(tempDir(), 'typed');
+    expect(await create(dir)).toBe(0);
+    const engines = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')).engines.node;
+    const oldest = /^>=(\d+)/.exec(engines)![1];
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).devDependencies['@types/node']).toBe(
+      `^${oldest}`,
+    );
+    // The CDK CLI answers "Unknown option(s): --all" to synth.
+    expect(io.out).toContain('npx cdk synth -c env=dev');
+    expect(io.out).not.toMatch(/cdk synth[^\n]*--all/);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).not.toMatch(/cdk synth[^\n]*--all/);
+  });
+
   it('writes a version range given with --stepwise into package.json as given', async () => {
     const dir = join(tempDir(), 'ranged');
     expect(await create(dir, '--stepwise', '>=0.2.0 <0.3.0')).toBe(0);

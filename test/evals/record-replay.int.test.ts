@@ -2,8 +2,8 @@
  * Record and replay through the real CLI, in a copy of the project: `stepwise eval --model openai
  * --record` against a local server speaking the chat-completions wire format keeps every request
  * and response in the workflow's recordings/; `--replay` runs offline from them (the server is
- * stopped) to the same result; after a step's prompt changes, `--replay` fails with one line
- * naming that step. `--compare` and `--junit` read and write the runs.
+ * stopped) to the same result; after a step's prompt changes, `--replay` fails that case, still
+ * writes its reports, and ends with one line naming that step. `--compare` and `--junit` read and write the runs.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -114,11 +114,19 @@ describe('stepwise eval --record / --replay / --compare / --junit', () => {
 
     const prompt = join(dir, 'statemachines/turn-pipeline/steps/07-generate.md');
     writeFileSync(prompt, readFileSync(prompt, 'utf8').replace('at most 120 words', 'at most 80 words'));
-    const changed = await stepwise(dir, ...evalArgs, '--replay');
+    const changed = await stepwise(dir, ...evalArgs, '--replay', '--junit', 'changed.xml');
     expect(changed.code).toBe(1);
+    const miss =
+      /replay: step 07-generate sent a request that was never recorded \([0-9a-f]{12}\): its prompt or input changed since the recording; record again with --record/;
     const lines = changed.err.trim().split('\n');
-    expect(lines.at(-1)).toMatch(
-      /replay: step 07-generate sent a request that was never recorded \([0-9a-f]{12}\): its prompt or input changed since the recording; record again with --record/,
-    );
+    expect(lines.at(-1)).toMatch(miss);
+    // The miss fails its case only, and the reports are still written, naming it.
+    const c = JSON.parse(changed.out);
+    expect(c).toMatchObject({ total: 1, failed: 1, cases: [{ id: 'record_001', passed: false }] });
+    expect(c.cases[0].failures[0]).toMatchObject({ step: '07-generate', why: expect.stringMatching(miss) });
+    expect(c.replayMisses[0]).toMatch(miss);
+    const junit = readFileSync(join(dir, 'changed.xml'), 'utf8');
+    expect(junit).toMatch(/<testsuite name="turn-pipeline" tests="1" failures="1"/);
+    expect(junit).toMatch(/replay: step 07-generate sent a request that was never recorded/);
   }, 300_000);
 });

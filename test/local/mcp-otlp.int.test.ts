@@ -6,8 +6,6 @@
  * fails in one line once the server changes one.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +13,7 @@ import type { OtlpSpan, OtlpTraceRequest } from '../../src/runtime/tracing/otlp.
 import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
 import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
 import { CONTACT, CUSTOMER, MCP_WORKFLOW, writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
+import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { copyProject, stepwise } from '../support/project-copy.ts';
 
 const SLOW_CUSTOMER = 'C-0815';
@@ -43,30 +42,15 @@ function scripted(body: any) {
   return toolCallReply('route', { next: 'DONE', reason: 'Handed off.' }, usage);
 }
 
-/** An OTLP/HTTP receiver: every trace request posted to /v1/traces. */
-async function startReceiver(): Promise<{ url: string; traces: OtlpTraceRequest[]; server: Server }> {
-  const traces: OtlpTraceRequest[] = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk) => (text += chunk));
-    req.on('end', () => {
-      if (req.url === '/v1/traces' && req.headers['content-type'] === 'application/json') traces.push(JSON.parse(text));
-      res.writeHead(req.url === '/v1/traces' ? 200 : 404, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, traces, server };
-}
-
 let dir: string;
 let mcp: TestMcpServer;
 const model = new ChatServer(scripted);
 let modelUrl: string;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   dir = copyProject(mkdtempSync(join(tmpdir(), 'stepwise-mcp-')));
-  [mcp, modelUrl, receiver] = await Promise.all([startTestMcpServer(), model.start(), startReceiver()]);
+  [mcp, modelUrl, receiver] = await Promise.all([startTestMcpServer(), model.start(), startOtlpReceiver()]);
   writeMcpWorkflow(dir, mcp.url);
   writeFileSync(join(dir, 'a-ticket.json'), JSON.stringify({ customerId: CUSTOMER, question: 'Where is my charger?' }));
   writeFileSync(join(dir, 'b-slow.json'), JSON.stringify({ customerId: SLOW_CUSTOMER, question: 'And my cable?' }));

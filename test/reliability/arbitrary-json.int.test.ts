@@ -72,7 +72,9 @@ const table = (name: string) => `${ddb.tablePrefix}${name}`;
 let lifecycleTable: string;
 beforeAll(async () => {
   ddb = await sessionDynamoDb();
-  lifecycleTable = Object.values(await createTablesFromTemplate(ddb.client, lifecycleApp().template, ddb.tablePrefix))[0]!;
+  lifecycleTable = Object.values(
+    await createTablesFromTemplate(ddb.client, lifecycleApp().template, ddb.tablePrefix),
+  )[0]!;
   await createTable(ddb.client, table('Events'));
   await createTable(ddb.client, table('Sessions'));
 });

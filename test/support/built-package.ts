@@ -66,10 +66,11 @@ export function builtPackage(): string {
   mkdirSync(CACHE, { recursive: true });
   return withLock(`${dir}.lock`, () => {
     if (existsSync(join(dir, 'dist'))) return dir;
-    // Builds of older sources, and what a failed build left; not the lock held now.
-    for (const old of readdirSync(CACHE).filter((name) => !name.endsWith('.lock')))
+    // Finished builds of older sources go; a build in progress (its staging folder or lock) is another run's.
+    for (const old of readdirSync(CACHE).filter((name) => !/\.(lock|tmp-\d+)$/.test(name)))
       rmSync(join(CACHE, old), { recursive: true, force: true });
-    const staging = `${dir}.tmp`;
+    const staging = `${dir}.tmp-${process.pid}`;
+    rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
     // What the compiled CLI reads beside dist/ as an installed package has it: package.json and the templates.
     copyFileSync(join(PROJECT_ROOT, 'package.json'), join(staging, 'package.json'));

@@ -7,7 +7,7 @@ import type { GuardVerdict } from 'stepwise';
 import { compileExpression, lookup, responseFacts } from 'stepwise';
 import * as z from 'zod';
 import type { Agent, EnforcementConfig, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
-import type { Session } from './session.ts';
+import type { Episode, Session } from './session.ts';
 import type { SimilarityModel } from './similarity.ts';
 
 /** What step 02 extracted from the user message (one model call for entities, intent and ambiguity). */
@@ -41,6 +41,21 @@ export interface Retrieval {
   scenarios: { id: string; score: number }[];
   /** The active step's transitions with their scores. */
   transitions: { to: string; score: number }[];
+  /** Memory: the earlier episodes of the session most like the turn (at most `MEMORY_RECALLED`, best first). */
+  memory: (Episode & { score: number })[];
+}
+
+/** Episodes recalled into generation per turn, and the similarity an episode needs to be recalled. */
+export const MEMORY_RECALLED = 3;
+export const MEMORY_MIN_SCORE = 0.2;
+
+/** The earlier episodes whose user message is most like the turn (`scores`: text → similarity). */
+function recall(episodes: readonly Episode[], scores: ReadonlyMap<string, number>): Retrieval['memory'] {
+  return episodes
+    .map((e) => ({ ...e, score: scores.get(e.user) ?? 0 }))
+    .filter((e) => e.score >= MEMORY_MIN_SCORE)
+    .sort((a, b) => b.score - a.score || b.turn - a.turn)
+    .slice(0, MEMORY_RECALLED);
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
@@ -60,7 +75,8 @@ const intentScore = (intents: readonly string[], ctx: TurnContext) =>
  * Retrieval (pipeline stage 2): scenario candidates by their intent label (scored with the
  * intent's confidence) or else their entry examples (similarity × `example_weight`),
  * the active step's transitions, and the rules whose scope is live now or would be in a
- * candidate scenario, each scored against the turn.
+ * candidate scenario, each scored against the turn; and the session's memory episodes most like
+ * the turn, for generation.
  */
 export async function retrieve(
   agent: Agent,
@@ -77,6 +93,7 @@ export async function retrieve(
       ...agent.scenarios.flatMap((s) => s.entry_examples),
       ...(step?.transitions.flatMap((t) => t.examples) ?? []),
       ...agent.rules.filter((r) => r.enabled).map((r) => r.condition_text),
+      ...session.episodes.map((e) => e.user),
     ]),
   ];
   const scores = new Map((await similarity.similarity(message, texts)).map((score, i) => [texts[i]!, score]));
@@ -100,7 +117,7 @@ export async function retrieve(
     id: r.id,
     score: round(Math.max(intentScore(r.intents, ctx), best([r.condition_text]))),
   }));
-  return { rules, scenarios, transitions };
+  return { rules, scenarios, transitions, memory: recall(session.episodes, scores) };
 }
 
 function activeStep(agent: Agent, session: Pick<Session, 'activeScenario' | 'activeStep'>) {

@@ -18,6 +18,17 @@ export class SessionBusyError extends StepwiseError {}
 /** The session changed since this turn read it (an expired lease was taken over). Permanent for this turn. */
 export class SessionConflictError extends StepwiseError {}
 
+/** A completed turn kept as a memory episode: what the user said and what was answered. */
+export const EpisodeSchema = z
+  .object({
+    turn: z.number().int().positive(),
+    scenario: z.string().nullable(),
+    user: z.string(),
+    agent: z.string(),
+  })
+  .strict();
+export type Episode = z.infer<typeof EpisodeSchema>;
+
 const Fires = z.object({ count: z.number().int().nonnegative(), lastTurn: z.number().int().nonnegative() }).strict();
 
 export const SessionSchema = z
@@ -36,6 +47,8 @@ export const SessionSchema = z
     /** Clarifications asked, per `<scenario>/<step>` (reset when the step changes). */
     clarifications: z.record(z.string(), z.number().int().nonnegative()),
     history: z.array(z.object({ role: z.enum(['user', 'agent']), text: z.string() }).strict()),
+    /** Memory: every completed turn (the latest `EPISODES_KEPT`), recalled by relevance into generation. */
+    episodes: z.array(EpisodeSchema).default([]),
     escalated: z.boolean(),
     /** The profile schema version `profile` follows; sessions saved before versioning are version 1. */
     profileSchemaVersion: z.number().int().min(1).default(1),
@@ -45,6 +58,17 @@ export type Session = z.infer<typeof SessionSchema>;
 
 /** Turns of history kept (each turn is two entries): enough context, bounded state. */
 export const HISTORY_TURNS = 6;
+/** Memory episodes kept per session, and the characters kept of each text: bounded state and embeddings. */
+export const EPISODES_KEPT = 20;
+export const EPISODE_TEXT_CHARS = 500;
+
+/** The episode a completed turn leaves in memory. */
+export const episodeOf = (turn: number, scenario: string | null, user: string, agent: string): Episode => ({
+  turn,
+  scenario,
+  user: user.slice(0, EPISODE_TEXT_CHARS),
+  agent: agent.slice(0, EPISODE_TEXT_CHARS),
+});
 
 export const newSession = (sessionId: string): Session => ({
   sessionId,
@@ -57,6 +81,7 @@ export const newSession = (sessionId: string): Session => ({
   ruleFires: {},
   clarifications: {},
   history: [],
+  episodes: [],
   escalated: false,
   profileSchemaVersion: 1,
 });

@@ -98,7 +98,7 @@ export function register(program: Command): void {
     )
     .option(
       '--replay',
-      'answer every model call from the recordings, offline; fails with one line naming the step when a request was never recorded (a changed prompt)',
+      'answer every model call from the recordings, offline; a request that was never recorded (a changed prompt) fails its case, named by step, and the run ends with that line',
     )
     .option(
       '--compare <reports...>',
@@ -217,4 +217,7 @@ async function runStepMode(workflow: string, cases: EvalCase[], flags: EvalFlags
   if (flags.json) printJson(report);
   else process.stdout.write(reportText(report, flags));
   process.exitCode = report.failed > 0 ? 1 : 0;
+  // The cause of a failed replay, last: the first request that was never recorded.
+  const miss = report.replayMisses?.[0];
+  if (miss) process.stderr.write(`${miss}\n`);
 }

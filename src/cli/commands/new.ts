@@ -131,7 +131,7 @@ export function register(program: Command): void {
           ...(flags.install ? [] : ['  npm install']),
           '  npx stepwise validate',
           '  npm test',
-          '  npx cdk synth -c env=dev --all',
+          '  npx cdk synth -c env=dev',
           '',
         ].join('\n'),
       );

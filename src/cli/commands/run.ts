@@ -74,8 +74,9 @@ export function register(program: Command): void {
         'directly (checked against the workflow’s input schema), each --email goes through the real email ingress (a ' +
         'repeated Message-ID is a DUPLICATE). Prints each input’s step trail and what it sent; --json prints one array, an ' +
         'object per input in order, with usage (model calls and tokens) per input and per step. Exit code 1 when an ' +
-        'execution FAILED or an input is missing; REJECTED, DUPLICATE and PAUSED (waiting at a checkpoint for ' +
-        'stepwise resume) are normal outcomes (exit 0).',
+        'execution FAILED, an input is missing or an input is REJECTED by the input schema (the JSON is still printed); ' +
+        'mail the ingress refuses (REJECTED), DUPLICATE and PAUSED (waiting at a checkpoint for stepwise resume) are ' +
+        'normal outcomes (exit 0).',
     )
     .argument('<workflow>', 'a workflow of statemachines/')
     .option(

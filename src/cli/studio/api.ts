@@ -89,7 +89,22 @@ const ResumeBody = z.union([
   z.strictObject({ output: z.unknown() }),
   z.strictObject({ fail: z.string().min(1), error: z.string().min(1).default('CheckpointRejected') }),
 ]);
-const RunBody = z.strictObject({ workflow: z.string().min(1), sample: z.string().min(1), model: ModelSchema });
+/** An uploaded mail: SES takes at most 40 MB; Studio takes 10 MB of text. */
+const MAX_EML_CHARS = 10 * 1024 * 1024;
+/** A pasted input: Step Functions takes an execution input of at most 256 KB. */
+const MAX_INPUT_BYTES = 256 * 1024;
+/** A sample of the workflow's folder, an uploaded `.eml` or a pasted input: exactly one. */
+const RunBody = z
+  .strictObject({
+    workflow: z.string().min(1),
+    sample: z.string().min(1).optional(),
+    eml: z.string().min(1).max(MAX_EML_CHARS, `an .eml of at most ${MAX_EML_CHARS} characters`).optional(),
+    input: z.unknown().optional(),
+    model: ModelSchema,
+  })
+  .refine((b) => [b.sample, b.eml, b.input].filter((v) => v !== undefined).length === 1, {
+    message: 'give one of sample, eml or input',
+  });
 const ImportBody = z.strictObject({ history: z.unknown(), executionArn: z.string().min(1).optional() });
 const AwsImportBody = z.strictObject({ executionArn: z.string().startsWith('arn:') });
 
@@ -267,15 +282,17 @@ export class StudioApi {
   /** `stepwise stats <workflow>` over the local executions, computed again only when the folder changed. */
   private workflowStats(workflow: string): WorkflowStats {
     const dir = this.options.dirs.executions;
-    const stamp = existsSync(dir)
+    const folder = existsSync(dir)
       ? readdirSync(dir)
           .filter((f) => f.endsWith('.json'))
           .map((f) => `${f}:${statSync(join(dir, f)).mtimeMs}`)
           .join('|')
       : '';
+    const paused = new Set(new PauseStore(this.options.dirs.pauses).list().map((p) => p.name));
+    const stamp = `${folder}|${[...paused].join(',')}`;
     const cached = this.stats.get(workflow);
     if (cached?.stamp === stamp) return cached.stats;
-    const stats = stepStats(readLocalExecutions(workflow, dir).records);
+    const stats = stepStats(readLocalExecutions(workflow, dir).records, paused);
     this.stats.set(workflow, { stamp, stats });
     return stats;
   }
@@ -483,12 +500,13 @@ export class StudioApi {
 
   /** Run one sample of a workflow, as `stepwise run` does. */
   private async run(body: unknown) {
-    const { workflow, sample, model } = parseBody(RunBody, body);
+    const { workflow, sample, eml, input, model } = parseBody(RunBody, body);
     const def = this.def(workflow);
     // Only a sample the folder lists: the name never becomes a path of its own.
-    if (!this.samples(def).includes(sample))
+    if (sample !== undefined && !this.samples(def).includes(sample))
       throw new HttpError(404, `${workflow} has no sample ${JSON.stringify(sample.slice(0, 80))}`);
-    const file = join(def.dir, 'samples', sample);
+    if (input !== undefined && Buffer.byteLength(JSON.stringify(input)) > MAX_INPUT_BYTES)
+      throw new HttpError(413, `the input is over ${MAX_INPUT_BYTES} bytes, the most Step Functions takes`);
     const { dirs, logLevel } = this.options;
     return this.start(async (onStart) => {
       const session = await WorkflowSession.start({
@@ -501,7 +519,9 @@ export class StudioApi {
         onStart,
       });
       try {
-        const [result] = await session.runFiles([file]);
+        if (eml !== undefined) return await session.deliverEmail(eml, 'uploaded.eml');
+        if (input !== undefined) return await session.runInput(input, 'pasted.json');
+        const [result] = await session.runFiles([join(def.dir, 'samples', sample!)]);
         return result!;
       } finally {
         await session.close();

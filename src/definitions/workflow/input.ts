@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { DefinitionError } from '../../core/errors.ts';
 import { relPath } from '../definition-file.ts';
+import { issueText } from '../issue-text.ts';
 import { InboundEmailSchema } from './inbound-email.ts';
 import type { WorkflowDefinition } from './schema.ts';
 
@@ -62,6 +63,6 @@ export function checkInput(
   const { [STARTED_BY]: _, ...own } = isObject ? (value as Record<string, unknown>) : {};
   const parsed = inputSchema(def).safeParse(isObject ? own : value);
   if (parsed.success) return { input: parsed.data };
-  const issue = parsed.error.issues[0]!;
-  return { problem: `${issue.path.join('.') || '(root)'}: ${issue.message}` };
+  const { message, within } = issueText(parsed.error.issues[0]!);
+  return { problem: within === '(root)' && message.startsWith('missing field') ? message : `${within}: ${message}` };
 }

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { didYouMean } from '../../core/did-you-mean.ts';
 import { DefinitionError } from '../../core/errors.ts';
 import { STATEMACHINES_DIR } from '../../core/paths.ts';
 import {
@@ -83,7 +84,8 @@ function stepsByName(steps: readonly StepDefinition[]): Map<string, StepDefiniti
 function checkStep(s: StepDefinition, byName: ReadonlyMap<string, StepDefinition>, manifestTools: string[]): void {
   const notAStepTool = (tool: string) => `"${tool}" is not one of the step's tools (${s.tools.join(', ') || 'none'})`;
   s.next.forEach((n, i) => {
-    if (n !== DONE && !byName.has(n)) throw new DefinitionError(s.file, `next.${i}`, `unknown step "${n}"`);
+    if (n !== DONE && !byName.has(n))
+      throw new DefinitionError(s.file, `next.${i}`, `unknown step "${n}"${didYouMean(n, [...byName.keys(), DONE])}`);
   });
   s.requires.forEach((t, i) => {
     if (!s.tools.includes(t))
@@ -112,7 +114,7 @@ function checkStep(s: StepDefinition, byName: ReadonlyMap<string, StepDefinition
       throw new DefinitionError(
         s.file,
         `tools.${i}`,
-        `unknown tool "${t}" (the manifest declares: ${manifestTools.join(', ') || 'none'})`,
+        `unknown tool "${t}"${didYouMean(t, manifestTools)} (the manifest declares: ${manifestTools.join(', ') || 'none'})`,
       );
   });
 }
@@ -261,7 +263,7 @@ export function loadWorkflow(name: string, root: string = STATEMACHINES_DIR): Wo
     throw new DefinitionError(
       relPath(dir),
       '(folder)',
-      `unknown workflow "${name}" (known: ${known.join(', ') || 'none'})`,
+      `unknown workflow "${name}"${didYouMean(name, known)} (known: ${known.join(', ') || 'none'})`,
     );
   }
   const def = loadWorkflowFrom(dir);

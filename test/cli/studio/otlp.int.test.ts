@@ -4,8 +4,6 @@
  * run standing and says so as a warning.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,29 +11,15 @@ import { startStudio } from '../../../src/cli/studio/server.ts';
 import { readLocalExecution } from '../../../src/local/history.ts';
 import { type StateDirs, stateDirs } from '../../../src/local/state-dirs.ts';
 import type { OtlpSpan, OtlpTraceRequest } from '../../../src/runtime/tracing/otlp.ts';
-
-/** An OTLP/HTTP receiver: every trace request posted to /v1/traces. */
-async function startReceiver(): Promise<{ url: string; traces: OtlpTraceRequest[]; server: Server }> {
-  const traces: OtlpTraceRequest[] = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk) => (text += chunk));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') traces.push(JSON.parse(text));
-      res.writeHead(req.url === '/v1/traces' ? 200 : 404, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, traces, server };
-}
+import { type OtlpReceiver, startOtlpReceiver } from '../../support/otlp-receiver.ts';
 
 let root: string;
 let runs = 0;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: OtlpReceiver;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'stepwise-studio-otlp-'));
-  receiver = await startReceiver();
+  receiver = await startOtlpReceiver();
 });
 afterAll(async () => {
   await new Promise((resolve) => receiver?.server.close(resolve));

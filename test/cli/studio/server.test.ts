@@ -327,3 +327,28 @@ describe('safety', () => {
     expect(readFileSync(join(root, 'secret.json'), 'utf8')).toContain(SECRET);
   });
 });
+
+describe('running a mail or an input of one’s own', () => {
+  it('refuses a pasted input larger than Step Functions takes, before anything runs', async () => {
+    const res = await change('/api/runs', { workflow: 'investigation', input: { note: 'x'.repeat(300 * 1024) } });
+    expect(res.status).toBe(413);
+    expect(res.body).toContain('the input is over 262144 bytes');
+  });
+
+  it('refuses an uploaded .eml over 10 MB', async () => {
+    const res = await change('/api/runs', { workflow: 'warranty-email', eml: 'x'.repeat(10 * 1024 * 1024 + 1) });
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('an .eml of at most');
+  });
+
+  it('takes exactly one of a sample, an .eml and an input', async () => {
+    for (const body of [
+      { workflow: 'warranty-email' },
+      { workflow: 'warranty-email', sample: 'spam.eml', eml: 'From: a@example.com\r\n\r\nhi' },
+    ]) {
+      const res = await change('/api/runs', body);
+      expect(res.status).toBe(400);
+      expect(res.body).toContain('give one of sample, eml or input');
+    }
+  });
+});

@@ -62,6 +62,13 @@ describe('workflow loader', () => {
     expect(e.file).toMatch(/a-first\.md$/);
     expect(e.field).toBe('next.1');
     expect(e.message).toContain('unknown step "c-missing"');
+    expect(e.message).not.toContain('did you mean');
+  });
+
+  it('says which step a misspelt edge meant', () => {
+    const e = loadError(workflow({ ...good(), 'a-first.md': step('a-first', ['b-secnod']) }));
+    expect(e.field).toBe('next.0');
+    expect(e.message).toContain('unknown step "b-secnod": did you mean "b-second"?');
   });
 
   it('rejects an unreachable step', () => {
@@ -95,6 +102,8 @@ describe('workflow loader', () => {
     expect(e.file).toMatch(/b-second\.md$/);
     expect(e.field).toBe('tools.0');
     expect(e.message).toContain('unknown tool "launch_missiles"');
+    const typo = loadError(workflow({ ...good(), 'b-second.md': step('b-second', ['DONE'], 'tools: [lookpu]\n') }));
+    expect(typo.message).toContain('unknown tool "lookpu": did you mean "lookup"?');
   });
 
   it('rejects a required tool the step may not call', () => {

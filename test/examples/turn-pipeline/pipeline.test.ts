@@ -8,13 +8,21 @@ import { type Agent, agentDir, loadAgent } from '../../../lambdas/workflows/turn
 import {
   enforce,
   enforcementVariables,
+  MEMORY_RECALLED,
   navigate,
   type Retrieval,
   retrieve,
   selectRules,
   type TurnContext,
 } from '../../../lambdas/workflows/turn-pipeline/pipeline.ts';
-import { newSession, type Session } from '../../../lambdas/workflows/turn-pipeline/session.ts';
+import {
+  EPISODE_TEXT_CHARS,
+  EPISODES_KEPT,
+  episodeOf,
+  newSession,
+  type Session,
+  SessionSchema,
+} from '../../../lambdas/workflows/turn-pipeline/session.ts';
 import { lexicalSimilarity } from '../../../lambdas/workflows/turn-pipeline/similarity.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 
@@ -37,6 +45,31 @@ async function turn(session: Session, message: string, context: TurnContext, a: 
   const retrieval = await retrieve(a, session, message, context, lexicalSimilarity);
   return { retrieval, nav: navigate(a.scenarioFilter, a.scenarios, session, retrieval) };
 }
+
+describe('memory episodes', () => {
+  const episodes = [
+    episodeOf(1, 'refund', 'My trail running shoes fell apart, I want a refund', 'Which order was it?'),
+    episodeOf(2, null, 'Do you ship to Canada?', 'Yes, we ship to Canada.'),
+  ];
+
+  it('recalls the earlier episode most like the turn, and not the unrelated one', async () => {
+    const { retrieval } = await turn(at(null, null, { episodes }), 'about those trail running shoes', ctx(null, 0.9));
+    expect(retrieval.memory.map((e) => e.turn)).toEqual([1]);
+    expect(retrieval.memory[0]).toMatchObject({ user: episodes[0]!.user, agent: 'Which order was it?' });
+  });
+
+  it('recalls nothing in a new session', async () => {
+    const { retrieval } = await turn(at(null, null), 'about those trail running shoes', ctx(null, 0.9));
+    expect(retrieval.memory).toEqual([]);
+  });
+
+  it('keeps the latest episodes only, each text bounded', () => {
+    const long = episodeOf(3, null, 'x'.repeat(5000), 'y');
+    expect(long.user.length).toBe(EPISODE_TEXT_CHARS);
+    expect(SessionSchema.parse({ ...newSession('s1'), episodes: undefined }).episodes).toEqual([]);
+    expect(EPISODES_KEPT).toBeGreaterThan(MEMORY_RECALLED);
+  });
+});
 
 describe('scenario navigation with stickiness', () => {
   it('enters a scenario from none on a clear request', async () => {
@@ -75,6 +108,7 @@ describe('scenario navigation with stickiness', () => {
         { id: 'track_order', score: 0.9 },
       ],
       transitions: [],
+      memory: [],
     };
     const session = at('refund', 'submitted');
     expect(navigate(agent.scenarioFilter, agent.scenarios, session, retrieval).action).toBe('stay');

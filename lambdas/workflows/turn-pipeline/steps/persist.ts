@@ -1,11 +1,11 @@
 import { defineCodeStep, NO_USAGE } from 'stepwise';
 import { stepKey } from '../pipeline.ts';
-import { HISTORY_TURNS, type Session } from '../session.ts';
+import { EPISODES_KEPT, episodeOf, HISTORY_TURNS, type Session } from '../session.ts';
 import { profileUpdate, readTurn } from '../turn.ts';
 
 /**
  * 10: save what the turn changed (scenario and step, variables, profile, rule fires,
- * clarification counts, history) and release the session; the reply is the turn's output.
+ * clarification counts, history, the turn as a memory episode) and release the session; the reply is the turn's output.
  */
 export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const turn = readTurn(def, input);
@@ -34,6 +34,10 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
       { role: 'user' as const, text: turn.message },
       { role: 'agent' as const, text: reply },
     ].slice(-2 * HISTORY_TURNS),
+    episodes: [
+      ...session.episodes,
+      episodeOf(number, nav ? nav.scenario : session.activeScenario, turn.message, reply),
+    ].slice(-EPISODES_KEPT),
     escalated: session.escalated || outcome === 'escalated',
   };
   const call = await toolbox.execute(

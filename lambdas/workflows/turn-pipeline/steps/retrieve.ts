@@ -5,7 +5,8 @@ import { toolSimilarity } from '../similarity.ts';
 import { readTurn } from '../turn.ts';
 
 /**
- * 04: rules by scope and scenario candidates by entry examples, scored against the turn. First the
+ * 04: rules by scope and scenario candidates by entry examples, scored against the turn, and the
+ * session's memory episodes most like it (for generation). First the
  * ambiguity exit, enforced here whatever route the extraction chose: a message flagged ambiguous,
  * or whose intent confidence is below the agent's `min_intent_confidence`, is not acted on.
  */
@@ -32,7 +33,7 @@ export default defineCodeStep(async ({ def, input, toolbox, tool }) => {
   const top = [...retrieval.scenarios].sort((a, b) => b.score - a.score)[0];
   return {
     next: '05-filter',
-    reason: `${retrieval.rules.length} rules in scope; best scenario ${top ? `${top.id} (${top.score})` : 'none'}`,
+    reason: `${retrieval.rules.length} rules in scope; best scenario ${top ? `${top.id} (${top.score})` : 'none'}; ${retrieval.memory.length} earlier episode(s) recalled`,
     decidedBy: 'code',
     fields: { retrieval },
     toolCalls: calls,

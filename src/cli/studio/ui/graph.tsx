@@ -5,6 +5,7 @@
 
 import type { GraphEdge, GraphNode, WorkflowGraph } from '../views.ts';
 import { kindName } from './common.tsx';
+import { ALL_RUNS_NOTE, nodeFiguresText } from './figures.ts';
 
 /** An execution's path through the graph. */
 type Path = { states: Record<string, number>; edges: [string, string][] };
@@ -102,10 +103,6 @@ function selectable(describe: string, choose: () => void) {
   };
 }
 
-/** The figures of the local executions a node shows under its name. */
-const statsText = (s: NonNullable<GraphNode['stats']>) =>
-  `${s.runs} runs · ${Math.round(s.meanDurationMs)} ms · ${s.inputTokens + s.outputTokens} tok`;
-
 const stateClass = (n: GraphNode, visited: boolean, selected: boolean) =>
   `node node-${n.kind}${visited ? ' visited' : ''}${selected ? ' selected' : ''}${n.role ? ` node-${n.role}` : ''}`;
 
@@ -122,7 +119,7 @@ interface StateNodeProps {
 function StateNode({ node: n, path, onSelect, selected }: StateNodeProps) {
   const visits = path?.states[n.id];
   const interactive = Boolean(onSelect);
-  const figures = n.stats && statsText(n.stats);
+  const figures = n.stats && nodeFiguresText(n.stats, Boolean(path));
   const shown = visits && visits > 1 ? `×${visits}` : undefined;
   const describe = describeNode(n, [n.label, figures, shown], visits, path);
   return (
@@ -169,6 +166,7 @@ function Legend({ path, notes }: { path?: Path; notes: string[] }) {
       <span class="legend legend-llm">LLM step</span> <span class="legend legend-code">code step</span>{' '}
       <span class="legend legend-choice">Choice (routing)</span> <span class="legend legend-pause">checkpoint</span>{' '}
       {path && <span class="legend legend-taken">path taken</span>}
+      {path && <span class="note"> {ALL_RUNS_NOTE}</span>}
       {notes.map((note) => (
         <span class="note" key={note}>
           {' '}

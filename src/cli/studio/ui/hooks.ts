@@ -69,7 +69,8 @@ export function useStart(): {
     setBusy(true);
     try {
       const started = await post<Started>(path, body);
-      const name = started.name ?? started.result?.executionName;
+      // Refused mail has the name its execution would have had, but no execution: say why instead.
+      const name = started.name ?? (started.result?.status === 'REJECTED' ? undefined : started.result?.executionName);
       if (name) location.hash = `#/executions/${encodeURIComponent(name)}`;
       else setProblem(`${started.result?.status ?? 'not started'}: ${started.result?.reason ?? ''}`);
     } catch (e) {

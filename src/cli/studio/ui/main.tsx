@@ -101,4 +101,7 @@ function App() {
 }
 
 connectLive();
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The page's "Loading" line is replaced, not kept under every view.
+root.replaceChildren();
+render(<App />, root);

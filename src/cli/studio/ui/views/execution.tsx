@@ -1,6 +1,7 @@
 import type { PauseSummary } from '../../../../local/workflow-session.ts';
 import type { ExecutionView, StepView, WorkflowGraph } from '../../views.ts';
 import { Loading, ms, Problem, Status, usd, when } from '../common.tsx';
+import { runSeconds, stepsText } from '../figures.ts';
 import { Graph } from '../graph.tsx';
 import { useData, useLive } from '../hooks.ts';
 import { Events } from './events.tsx';
@@ -89,8 +90,7 @@ export function Execution({ name, query }: { name: string; query: URLSearchParam
 /** The execution in one line: workflow, origin, start, duration, steps, tokens and cost, outcome. */
 function Facts({ data }: { data: Detail }) {
   const { record, usage, cost } = data;
-  const seconds = record.stopDate ? (Date.parse(record.stopDate) - Date.parse(record.startDate)) / 1000 : undefined;
-  const steps = data.steps.filter((s) => s.kind !== 'pause').length;
+  const seconds = runSeconds(record, data.steps);
   const origin =
     record.source === 'imported' ? `imported from ${record.imported?.from === 'aws' ? 'AWS' : 'a file'}` : 'local';
   return (
@@ -101,8 +101,9 @@ function Facts({ data }: { data: Detail }) {
         </>
       )}
       {origin} · started {when(record.startDate)}
-      {seconds !== undefined && ` · ${seconds.toFixed(2)} s`} · {steps} steps · {data.stateTransitions} state
-      transitions · tokens {usage.inputTokens} in / {usage.outputTokens} out ({usage.modelCalls} model calls)
+      {seconds !== undefined && ` · ${seconds.toFixed(2)} s${record.parent ? ' since the fork' : ''}`} ·{' '}
+      {stepsText(data.steps)} · {data.stateTransitions} state transitions · tokens {usage.inputTokens} in /{' '}
+      {usage.outputTokens} out ({usage.modelCalls} model calls)
       {cost && ` · ${usd(cost.usd)} at ${cost.modelId} list prices`}
       {record.outcome && ` · outcome ${record.outcome}`}
     </p>

@@ -3,6 +3,7 @@ import type { PauseSummary } from '../../../../local/workflow-session.ts';
 import { path } from '../api.ts';
 import { Json, Loading, Problem, when } from '../common.tsx';
 import { useData, useLive, useStart } from '../hooks.ts';
+import { actionLines, EMPTY_OUTPUT } from '../pause-text.ts';
 
 type Paused = PauseSummary & { fields: unknown };
 
@@ -27,7 +28,7 @@ export function Pauses() {
 }
 
 function PauseCard({ pause }: { pause: Paused }) {
-  const [output, setOutput] = useState('{\n  "notes": ""\n}');
+  const [output, setOutput] = useState(EMPTY_OUTPUT);
   const [reason, setReason] = useState('');
   const { busy, problem, setProblem, start } = useStart();
   const id = pause.execution.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -47,11 +48,7 @@ function PauseCard({ pause }: { pause: Paused }) {
     if (!reason.trim()) return setProblem('say why you reject it');
     void resume({ fail: reason });
   };
-  const actions = Array.isArray(pause.requiredActions)
-    ? pause.requiredActions.map(String)
-    : pause.requiredActions === null
-      ? []
-      : [JSON.stringify(pause.requiredActions)];
+  const actions = actionLines(pause.requiredActions);
   return (
     <article class="card" aria-labelledby={`pause-${id}`}>
       <h2 id={`pause-${id}`}>
@@ -77,7 +74,9 @@ function PauseCard({ pause }: { pause: Paused }) {
         <Json value={pause.fields} label="The paused step's outputs" />
       </details>
       <form onSubmit={approve}>
-        <label for={`output-${id}`}>Output (JSON; the next step reads it as data.checkpoint)</label>
+        <label for={`output-${id}`}>
+          Output (JSON, what the required actions ask for; the next step reads it as data.checkpoint)
+        </label>
         <textarea
           id={`output-${id}`}
           rows={5}

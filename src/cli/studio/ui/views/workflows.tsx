@@ -4,6 +4,7 @@ import type { WorkflowGraph } from '../../views.ts';
 import { Head, Loading, ms, Problem } from '../common.tsx';
 import { Graph } from '../graph.tsx';
 import { useData, useLive, useStart } from '../hooks.ts';
+import { RunOwn } from './run-own.tsx';
 
 export interface Overview {
   project: string;
@@ -94,6 +95,7 @@ export function Workflow({ name }: { name: string }) {
                 </li>
               ))}
             </ul>
+            <RunOwn workflow={name} />
           </section>
           <section aria-labelledby="graph-h">
             <h2 id="graph-h">Graph</h2>

@@ -1,0 +1,167 @@
+/**
+ * A support engineer's task in Studio, in a real Chromium: several warranty emails arrive (the
+ * samples, one of them refused by the ingress), the engineer finds the one that was handed off by
+ * searching its subject, opens it, reads the rule that decided its route, forks it at
+ * `01-extract-serial` with the model's answer pinned to `02-check-warranty` and a serial, and
+ * reads in the compare view what the fork changed and the path it took. Each view is kept as a
+ * screenshot in `.stepwise/screenshots/`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Studio, startStudio } from '../../../src/cli/studio/server.ts';
+import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { launchChromium, screenshot } from '../../support/browser.ts';
+
+let root: string;
+let studio: Studio;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'stepwise-support-'));
+  studio = await startStudio({ port: 0, dirs: stateDirs(root) });
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${studio.url}#/workflows/warranty-email`);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const statusBadge = () => page.locator('h1 .status');
+const stepButtons = () => page.locator('ol.steps button');
+const nav = (name: string) => page.getByRole('navigation', { name: 'Studio' }).getByRole('link', { name, exact: true });
+const executionName = () => decodeURIComponent(page.url().split('#/executions/')[1]!.split(/[?/]/)[0]!);
+const rows = () => page.getByRole('table').locator('tbody tr');
+
+async function untilStatus(status: string): Promise<void> {
+  await expect
+    .poll(
+      () =>
+        statusBadge()
+          .textContent()
+          .catch(() => null),
+      { timeout: 90_000 },
+    )
+    .toBe(status);
+}
+
+/** Run one sample from the workflow's page and wait for its execution to end. */
+async function runSample(sample: string): Promise<string> {
+  await page.goto(`${studio.url}#/workflows/warranty-email`);
+  await page.getByRole('button', { name: `Run sample ${sample}` }).click();
+  await page.waitForURL(/#\/executions\/email-/);
+  await untilStatus('SUCCEEDED');
+  return executionName();
+}
+
+describe('Studio: find a handed-off email, see why, and fork it with the model’s answer pinned', () => {
+  let handedOff: string;
+  let fork: string;
+
+  it('runs several warranty emails; the auto-reply is refused by the ingress and listed with its reason', async () => {
+    await runSample('valid-warranty.eml');
+    // A mail of one's own, uploaded: it goes through the ingress like a sample.
+    await page.goto(`${studio.url}#/workflows/warranty-email`);
+    await page
+      .getByLabel(/^Upload an \.eml/)
+      .setInputFiles(join(import.meta.dirname, '../../../statemachines/warranty-email/samples/missing-serial.eml'));
+    await page.getByRole('button', { name: 'Run missing-serial.eml' }).click();
+    await page.waitForURL(/#\/executions\/email-/);
+    await untilStatus('SUCCEEDED');
+    expect((await stepButtons().allTextContents())[0]).toBe('01-extract-serial → 03d-request-serial');
+    handedOff = await runSample('out-of-scope.eml');
+    expect(await page.getByText('Loading Stepwise Studio…').count()).toBe(0);
+    await page.goto(`${studio.url}#/workflows/warranty-email`);
+    await page.getByRole('button', { name: 'Run sample auto-reply.eml' }).click();
+    await expect.poll(() => page.getByText(/^REJECTED: /).count(), { timeout: 90_000 }).toBe(1);
+    await nav('Executions').click();
+    await expect.poll(() => rows().count()).toBe(4);
+    const refused = rows().filter({ hasText: /refused: / });
+    expect(await refused.count()).toBe(1);
+    expect(await refused.getByRole('link').count()).toBe(0);
+    await screenshot(page, 'support-executions');
+  }, 400_000);
+
+  it('finds the handed-off email by searching its subject and opens it', async () => {
+    await page.getByRole('searchbox', { name: /Search inputs, outputs and replies/ }).fill('ship to Norway');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => rows().count()).toBe(1);
+    expect(await rows().first().textContent()).toContain('Do you ship to Norway?');
+    expect(await rows().first().textContent()).toContain('04-out-of-scope');
+    await screenshot(page, 'support-search');
+    await rows()
+      .first()
+      .getByRole('link', { name: /Do you ship to Norway\?/ })
+      .click();
+    await page.waitForURL(/#\/executions\/email-/);
+    expect(executionName()).toBe(handedOff);
+    await untilStatus('SUCCEEDED');
+    expect(await stepButtons().allTextContents()).toEqual([
+      '01-extract-serial → 04-out-of-scope',
+      '04-out-of-scope → DONE',
+    ]);
+  });
+
+  it('reads the rule of the offline stand-in that decided the route', async () => {
+    await stepButtons()
+      .filter({ hasText: /^01-extract-serial → / })
+      .click();
+    const panel = page.getByRole('article', { name: /01-extract-serial/ });
+    const why = panel.getByTestId('why-route');
+    await why.waitFor();
+    // The rule and the word of the email that matched it.
+    expect(await why.textContent()).toMatch(/^rule \d+ of \d+: keyword "discount"/);
+    expect(await panel.getByText(/^next 04-out-of-scope, decided by offline/).count()).toBe(1);
+    await screenshot(page, 'support-why-route');
+  });
+
+  it('forks at 01-extract-serial with the answer pinned to 02-check-warranty and a serial', async () => {
+    await page.getByRole('link', { name: 'Fork from 01-extract-serial' }).click();
+    const pin = page.getByRole('checkbox', { name: /Pin the model's answer/ });
+    await pin.check();
+    await page.getByRole('combobox', { name: 'Route' }).selectOption('02-check-warranty');
+    await page
+      .getByLabel('Its outputs')
+      .fill(JSON.stringify({ serialNumber: 'SN48213', issueSummary: 'Asks about shipping to Norway.' }));
+    await expect.poll(() => page.locator('#fork-answer-fields-check').textContent()).toBe('Valid JSON.');
+    await screenshot(page, 'support-fork-form');
+    await page.getByRole('button', { name: 'Run the fork' }).click();
+    await page.waitForURL(/-fork-/);
+    fork = executionName();
+    await untilStatus('SUCCEEDED');
+    const path = await stepButtons().allTextContents();
+    expect(path[0]).toBe('01-extract-serial → 02-check-warranty');
+    expect(path[1]).toBe('02-check-warranty → 03a-valid-warranty');
+    // Its duration is its own, from the step it re-ran; the header counts the rows listed.
+    expect(await page.locator('p.facts').textContent()).toMatch(
+      new RegExp(` s since the fork · ${path.length} steps · `),
+    );
+    await screenshot(page, 'support-fork-execution');
+  }, 180_000);
+
+  it('compares the fork with its parent: the pinned answer is named, and so is the new path', async () => {
+    await page.getByRole('link', { name: 'compare with its parent' }).click();
+    await page.getByRole('heading', { name: 'What the fork changed' }).waitFor();
+    const changes = await page.getByTestId('fork-changes').textContent();
+    expect(changes).toContain('answer.next: "04-out-of-scope" → "02-check-warranty"');
+    expect(changes).toContain('answer.fields.serialNumber: "SN48213"');
+    await expect.poll(() => page.getByText(/The paths part at step 1\./).count()).toBe(1);
+    const paths = await page.getByTestId('paths').textContent();
+    expect(paths).toContain(`Path of ${handedOff}: 01-extract-serial → 04-out-of-scope`);
+    expect(paths).toContain(`Path of ${fork}: 01-extract-serial → 02-check-warranty → 03a-valid-warranty`);
+    await screenshot(page, 'support-fork-diff');
+  });
+
+  it('threw no error in the page', () => {
+    expect(errors).toEqual([]);
+  });
+});
