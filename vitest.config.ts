@@ -33,7 +33,7 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // Most integration time is spent waiting on child processes, the emulator and npm, not on a core: more workers
     // than the 2 cores of a CI machine keep both busy. STEPWISE_TEST_WORKERS overrides it.
-    maxWorkers: Number(process.env.STEPWISE_TEST_WORKERS) || 4,
+    maxWorkers: Number(process.env.STEPWISE_TEST_WORKERS) || 3,
     sequence: { sequencer: LongestFirst },
     // `npm run coverage`: what the unit tests cover of the step runner, the step handler and the evals.
     // Lines, statements and functions are held at 80%; branches at their level when this was set
@@ -45,12 +45,14 @@ export default defineConfig({
       thresholds: { lines: 80, statements: 80, functions: 80, branches: 65 },
     },
     // Integration tests start DynamoDB Local and synthesize CDK apps: give them room on shared machines.
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     // A hook may also wait for the compiled package (test/support/built-package.ts), built once per run.
     hookTimeout: 600_000,
     env: {
       CDK_VALIDATION: 'false',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // The CLIs the tests start run on the machine's Node (20 here): their one-line errors stay one line.
+      STEPWISE_NODE_WARNING: 'off',
       AWS_REGION: 'us-east-1',
       POWERTOOLS_DEV: 'true',
       POWERTOOLS_LOG_LEVEL: 'SILENT',

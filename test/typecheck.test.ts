@@ -17,5 +17,5 @@ describe('TypeScript', () => {
     );
     expect(result.stdout).toBe('');
     expect(result.code).toBe(0);
-  }, 180_000);
+  }, 600_000);
 });

@@ -76,9 +76,10 @@ async function programFor(argv: readonly string[]): Promise<Command | undefined>
   return createProgram();
 }
 
-// Once per command, before anything else can fail for the same reason.
+// Once per command, before anything else can fail for the same reason (STEPWISE_NODE_WARNING=off silences it: this
+// repository's own suite runs on the machine's Node 20).
 const unsupported = nodeVersionWarning(process.versions.node);
-if (unsupported) process.stderr.write(unsupported);
+if (unsupported && process.env.STEPWISE_NODE_WARNING !== 'off') process.stderr.write(unsupported);
 // Commands reuse the warm local service (DynamoDB Local outliving one command) unless it is turned off.
 process.env.STEPWISE_LOCAL_SERVICE ??= 'on';
 const argv = process.argv.slice(2);

@@ -4,8 +4,7 @@
  */
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { dynamoLifecycleStore, type LifecycleStore, memoryLifecycleStore } from '../runtime/lifecycle/store.ts';
-import { sessionDynamoDb } from './dynamodb-connection.ts';
-import { createTablesFromTemplate, type DynamoDbLocal } from './dynamodb-local.ts';
+import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
 import { dynamoDbStreamSource, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
 import type { CfnTemplate } from './tokens.ts';
 import { localTableName } from './tokens.ts';
@@ -39,7 +38,9 @@ export async function openEventStore(options: EventStoreOptions, template: CfnTe
     const stream = memoryStreamSource(store);
     return { store, stream, dynamo: undefined, ownedDynamo: undefined, tableName: undefined };
   }
-  const ownedDynamo = options.dynamo ? undefined : await sessionDynamoDb();
+  // An emulator of its own, never a shared one: the store's stream is read shard by shard, and on an emulator shared
+  // with other sessions its shards have been seen trimmed under a reader (TrimmedDataAccessException).
+  const ownedDynamo = options.dynamo ? undefined : await startDynamoDbLocal();
   const dynamo = (options.dynamo ?? ownedDynamo)!;
   const tableName = tableNameOf(template, dynamo.tablePrefix);
   try {

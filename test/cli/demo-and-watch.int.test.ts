@@ -71,7 +71,7 @@ const count = (text: string, what: string) => text.split(what).length - 1;
 describe('--watch', () => {
   it.each([
     ['run', ['run', 'tool-loop', '--input', 'statemachines/tool-loop/samples/convert.json'], '1 input: 1 SUCCEEDED'],
-    ['eval', ['eval', 'tool-loop'], '7 passed, 0 failed, 7 total'],
+    ['eval', ['eval', 'tool-loop'], '10 passed, 0 failed, 10 total'],
   ])(
     '%s runs again when a definition under the workflow folder changes',
     { timeout: 360_000 },

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
-import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
+import { startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../src/local/lifecycle-session.ts';
 import { lifecycleReport } from '../../src/runtime/lifecycle/queries.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
@@ -45,7 +45,8 @@ const attendMeeting = join(STATEMACHINES_DIR, 'lead-lifecycle', 'agents', 'atten
 
 describe('stepwise lead replay', () => {
   it('prints every lead in the contract shape, reports malformed lines by number and counts a redelivered id once', async () => {
-    expect(await cli('replay', replayFile, '--config', attendMeeting, '--json', '--in-memory')).toBe(0);
+    // The file has malformed lines: the replay still prints every lead, but exits 1 so a script sees the skip.
+    expect(await cli('replay', replayFile, '--config', attendMeeting, '--json', '--in-memory')).toBe(1);
     expect(JSON.parse(io.out)).toEqual({
       leads: {
         'lead-a': {
@@ -72,7 +73,7 @@ describe('stepwise lead replay', () => {
   });
 
   it('uses the stack default agent (book-meeting) without --config, and prints one line per lead as text', async () => {
-    expect(await cli('replay', replayFile, '--in-memory')).toBe(0);
+    expect(await cli('replay', replayFile, '--in-memory')).toBe(1); // 2 malformed lines skipped
     expect(io.out).toBe(
       `${replayFile}: 7 lines, 5 events sent (1 already logged), 2 malformed\n` +
         'lead-a: goal_hit (goal_hit), version 4, conversation 1, 4 events, follow-ups not stopped\n' +
@@ -255,11 +256,17 @@ describe('stepwise lead export', () => {
 
 describe('stepwise lead on DynamoDB', () => {
   it('npx stepwise lead replay --json runs on DynamoDB Local by default', async () => {
-    const { stdout } = await promisify(execFile)(
+    // The file has malformed lines, so the command exits 1 after printing the leads.
+    const failed = await promisify(execFile)(
       'npx',
       ['--no-install', 'stepwise', 'lead', 'replay', replayFile, '--json'],
       { cwd: PROJECT_ROOT },
+    ).then(
+      () => expect.fail('a replay that skipped malformed lines must exit 1'),
+      (e: { code?: number; stdout: string }) => e,
     );
+    expect(failed.code).toBe(1);
+    const { stdout } = failed;
     expect(JSON.parse(stdout).leads['lead-a']).toEqual({
       state: 'goal_hit',
       path: 'goal_hit',
@@ -271,7 +278,7 @@ describe('stepwise lead on DynamoDB', () => {
   });
 
   it('show and report read a deployed event store with --table', async () => {
-    const ddb = await sessionDynamoDb();
+    const ddb = await startDynamoDbLocal();
     const session = await LifecycleSession.start({
       lifecycle: 'lead-lifecycle',
       dynamo: ddb,

@@ -3,7 +3,7 @@
  * reader can run offline is run, in document order, in a copy of the project; the others are
  * named here with the reason they are not.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeBlocks, markdownFiles, readMarkdown } from './markdown.ts';
 
@@ -61,12 +61,18 @@ export function notRun(command: string): string | undefined {
  * The command as the test runs it in the copy: `stepwise` / `npx stepwise` through the copy's own
  * bin (npx would find the original project's, through the linked node_modules), the install of the
  * Quick start left to CI, and `EXECUTION` (a placeholder of the help examples) replaced by an
- * execution of the copy: the newest paused one for `resume`, the newest stored one otherwise.
+ * execution of the copy: the newest paused one for `resume`, the newest stored one otherwise (for
+ * `--from <step name>`, the newest that ran that step: a step name belongs to one workflow).
  */
 export function runnable(command: string, dir: string): string {
+  const step = /--from (\S*[A-Za-z]\S*)/.exec(command)?.[1]; // a step name, not an index
   const newest = (folder: string) => {
     const path = join(dir, '.stepwise', folder);
-    const files = existsSync(path) ? readdirSync(path).filter((f) => f.endsWith('.json')) : [];
+    const files = existsSync(path)
+      ? readdirSync(path).filter(
+          (f) => f.endsWith('.json') && (!step || readFileSync(join(path, f), 'utf8').includes(JSON.stringify(step))),
+        )
+      : [];
     return (
       files
         .sort((a, b) => statSync(join(path, b)).mtimeMs - statSync(join(path, a)).mtimeMs)[0]

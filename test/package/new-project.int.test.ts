@@ -43,6 +43,7 @@ const env = {
   PATH: process.env.PATH!,
   HOME: process.env.HOME!,
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  STEPWISE_NODE_WARNING: 'off',
   CI: 'true',
   // The installed CLI's warm local service, in a folder of this test's (stopped after it), not the user's.
   STEPWISE_LOCAL_SERVICE_DIR: join(work, 'local-service'),

@@ -22,7 +22,7 @@ export function register(program: Command): void {
   const local = program
     .command('local')
     .description(
-      'The warm local service: one DynamoDB Local that `run`, `eval`, `replay`, `resume`, `studio` and `lifecycle` reuse ' +
+      'The warm local service: one DynamoDB Local that `run`, `eval`, `replay`, `resume`, `studio` and `demo` reuse ' +
         'instead of starting their own. The first command starts it; it stops after STEPWISE_LOCAL_IDLE_MINUTES ' +
         '(default 15) unused. STEPWISE_LOCAL_SERVICE=off makes every command start an emulator of its own.',
     );

@@ -78,7 +78,15 @@ describe('replay', () => {
     expect(fork.outbox[0]!.body).toMatch(/expired|ended/i);
 
     const stored = readLocalExecution(fork.executionName!, dirs.executions);
-    expect(stored.parent).toEqual({ execution: parent.name, step: '02-check-warranty', index: 1 });
+    // The parent link records what the fork changed: here the registry's answer at 02-check-warranty.
+    expect(stored.parent).toEqual({
+      execution: parent.name,
+      step: '02-check-warranty',
+      index: 1,
+      changes: [
+        { what: 'toolResults.02-check-warranty.check_warranty', to: expired['02-check-warranty'].check_warranty },
+      ],
+    });
     // The fork's history starts with the parent's, up to the fork point, then runs on with ids after it.
     const kept = parent.events.findIndex(
       (e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === '02-check-warranty',

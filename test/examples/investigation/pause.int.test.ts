@@ -165,7 +165,7 @@ describe('resolving a checkpoint', () => {
     );
     expect(r.reason).toBeUndefined();
     expect(names(r).at(-1)).toBe('07-check-citations');
-    expect(() => s.runtime.heartbeat(p.executionName!)).toThrow(/no paused local execution/);
+    expect(() => s.runtime.heartbeat(p.executionName!)).toThrow(/was already resumed/);
   });
 
   it('refuses to resume an execution that is not paused', async () => {
