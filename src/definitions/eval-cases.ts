@@ -223,8 +223,8 @@ export function loadEvalCasesFrom(dir: string): EvalCase[] {
 const DataPath = z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'a dot-separated path into data');
 
 /**
- * A transition rule: where a step must route when the data says so (a serial number found goes to
- * the warranty check). Declared once in `statemachines/<workflow>/eval-rules.yaml`, checked on every
+ * A transition rule: where a step must route when the data says so (an identifier found goes to
+ * the step that looks it up). Declared once in `statemachines/<workflow>/eval-rules.yaml`, checked on every
  * step of every eval case, whatever the case expects.
  */
 export const TransitionRuleSchema = z

@@ -120,7 +120,7 @@ interface ToolBackedOutput {
 /**
  * Where the single-prompt agent's state (`data`) comes from, since no earlier step wrote it: every
  * output declared `from: <tool>.<key>`, and every `object` output of a code step that calls one
- * tool (the step keeps that tool's answer, like the registry answer of a warranty check). What the
+ * tool (the step keeps that tool's answer, e.g. a lookup a later step routes on). What the
  * model reports never enters it.
  */
 export function toolBackedData(def: WorkflowDefinition): ToolBackedOutput[] {
