@@ -9,11 +9,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OtlpSpan, OtlpTraceRequest } from '../../src/runtime/tracing/otlp.ts';
 import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
 import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
 import { CONTACT, CUSTOMER, MCP_WORKFLOW, writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
-import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { attr, type OtlpReceiver, spansOf, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { copyProject, stepwise } from '../support/project-copy.ts';
 
 /** Step 01 reads the orders, opens a ticket (its customer bound), then routes on; every call has token counts. */
@@ -60,9 +59,6 @@ afterAll(async () => {
   await Promise.all([mcp?.close(), model.stop(), new Promise((resolve) => receiver?.server.close(resolve))]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-const spansOf = (trace: OtlpTraceRequest): OtlpSpan[] => trace.resourceSpans.flatMap((r) => r.scopeSpans[0]!.spans);
-const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value as any;
 
 describe('stepwise eval with MCP tools and --otlp', () => {
   it('answers MCP tools from the case mocks without the server, and exports the case execution with the served model', {

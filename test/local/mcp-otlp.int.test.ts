@@ -9,11 +9,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OtlpSpan, OtlpTraceRequest } from '../../src/runtime/tracing/otlp.ts';
 import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
 import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
 import { CONTACT, CUSTOMER, MCP_WORKFLOW, writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
-import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { attr, type OtlpReceiver, spansOf, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { copyProject, stepwise } from '../support/project-copy.ts';
 
 const SLOW_CUSTOMER = 'C-0815';
@@ -59,9 +58,6 @@ afterAll(async () => {
   await Promise.all([mcp?.close(), model.stop(), new Promise((resolve) => receiver?.server.close(resolve))]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-const spansOf = (trace: OtlpTraceRequest): OtlpSpan[] => trace.resourceSpans.flatMap((r) => r.scopeSpans[0]!.spans);
-const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value as any;
 
 describe('MCP tools and OTLP traces on the local runtime', () => {
   it('pins, runs both tools through the allow-list, refuses a bound argument, times out a silent server, and exports one trace per execution', {
