@@ -5,15 +5,14 @@
  * chat-completions endpoint, and `stepwise eval --otlp` sends each case's execution to an OTLP/HTTP
  * receiver on 127.0.0.1.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
-import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
-import { CONTACT, CUSTOMER, MCP_WORKFLOW, writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
-import { attr, type OtlpReceiver, spansOf, startOtlpReceiver } from '../support/otlp-receiver.ts';
-import { copyProject, stepwise } from '../support/project-copy.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { toolCallReply } from '../runtime/models/chat-server.ts';
+import { CONTACT, CUSTOMER, MCP_WORKFLOW } from '../runtime/tools/mcp-workflow.ts';
+import { useMcpProject } from '../support/mcp-project.ts';
+import { attr, spansOf } from '../support/otlp-receiver.ts';
+import { stepwise } from '../support/project-copy.ts';
 
 /** Step 01 reads the orders, opens a ticket (its customer bound), then routes on; every call has token counts. */
 function scripted(body: any) {
@@ -42,45 +41,33 @@ expected_output:
   expected_function_calls: [search_orders, open_ticket]
 `;
 
-let dir: string;
-let mcp: TestMcpServer;
-const model = new ChatServer(scripted);
-let modelUrl: string;
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  dir = copyProject(mkdtempSync(join(tmpdir(), 'stepwise-mcp-eval-')));
-  [mcp, modelUrl, receiver] = await Promise.all([startTestMcpServer(), model.start(), startOtlpReceiver()]);
-  writeMcpWorkflow(dir, mcp.url);
-  mkdirSync(join(dir, 'cases'));
-  writeFileSync(join(dir, 'cases', 'mcp_mocked_001.yaml'), CASE);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([mcp?.close(), model.stop(), new Promise((resolve) => receiver?.server.close(resolve))]);
-  rmSync(dir, { recursive: true, force: true });
+const project = useMcpProject('stepwise-mcp-eval-', scripted);
+beforeAll(() => {
+  mkdirSync(join(project.dir, 'cases'));
+  writeFileSync(join(project.dir, 'cases', 'mcp_mocked_001.yaml'), CASE);
 });
 
 describe('stepwise eval with MCP tools and --otlp', () => {
   it('answers MCP tools from the case mocks without the server, and exports the case execution with the served model', {
     timeout: 480_000,
   }, async () => {
-    const pulled = await stepwise(dir, 'mcp', 'pull', MCP_WORKFLOW);
+    const pulled = await stepwise(project.dir, 'mcp', 'pull', MCP_WORKFLOW);
     expect(pulled.code, pulled.err).toBe(0);
-    await mcp.close();
+    await project.mcp.close();
 
     const ran = await stepwise(
-      dir,
+      project.dir,
       ...['eval', MCP_WORKFLOW, '--cases', 'cases', '--json'],
-      ...['--model', 'openai', '--openai-base-url', modelUrl, '--openai-model', 'scripted-8b'],
-      ...['--otlp', receiver.url],
+      ...['--model', 'openai', '--openai-base-url', project.modelUrl, '--openai-model', 'scripted-8b'],
+      ...['--otlp', project.receiver.url],
     );
     expect(ran.code, ran.err).toBe(0);
     const report = JSON.parse(ran.out);
     expect(report.cases.map((c: any) => [c.id, c.passed, c.failures])).toEqual([['mcp_mocked_001', true, []]]);
-    expect(mcp.calls).toEqual([]);
+    expect(project.mcp.calls).toEqual([]);
 
-    expect(receiver.traces).toHaveLength(1);
-    const spans = spansOf(receiver.traces[0]!);
+    expect(project.receiver.traces).toHaveLength(1);
+    const spans = spansOf(project.receiver.traces[0]!);
     expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).toEqual([`workflow ${MCP_WORKFLOW}`]);
     expect(spans.filter((s) => s.name.startsWith('step ')).map((s) => s.name)).toEqual(['step 01-look-up']);
     expect(spans.filter((s) => s.name.startsWith('execute_tool ')).map((s) => s.name)).toEqual([

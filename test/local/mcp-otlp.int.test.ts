@@ -5,15 +5,14 @@
  * to an OTLP/HTTP receiver on 127.0.0.1. `stepwise mcp pull` pins the schemas, `stepwise validate`
  * fails in one line once the server changes one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatServer, toolCallReply } from '../runtime/models/chat-server.ts';
-import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
-import { CONTACT, CUSTOMER, MCP_WORKFLOW, writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
-import { attr, type OtlpReceiver, spansOf, startOtlpReceiver } from '../support/otlp-receiver.ts';
-import { copyProject, stepwise } from '../support/project-copy.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { toolCallReply } from '../runtime/models/chat-server.ts';
+import { CONTACT, CUSTOMER, MCP_WORKFLOW } from '../runtime/tools/mcp-workflow.ts';
+import { useMcpProject } from '../support/mcp-project.ts';
+import { attr, spansOf } from '../support/otlp-receiver.ts';
+import { stepwise } from '../support/project-copy.ts';
 
 const SLOW_CUSTOMER = 'C-0815';
 
@@ -41,40 +40,34 @@ function scripted(body: any) {
   return toolCallReply('route', { next: 'DONE', reason: 'Handed off.' }, usage);
 }
 
-let dir: string;
-let mcp: TestMcpServer;
-const model = new ChatServer(scripted);
-let modelUrl: string;
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  dir = copyProject(mkdtempSync(join(tmpdir(), 'stepwise-mcp-')));
-  [mcp, modelUrl, receiver] = await Promise.all([startTestMcpServer(), model.start(), startOtlpReceiver()]);
-  writeMcpWorkflow(dir, mcp.url);
-  writeFileSync(join(dir, 'a-ticket.json'), JSON.stringify({ customerId: CUSTOMER, question: 'Where is my charger?' }));
-  writeFileSync(join(dir, 'b-slow.json'), JSON.stringify({ customerId: SLOW_CUSTOMER, question: 'And my cable?' }));
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([mcp?.close(), model.stop(), new Promise((resolve) => receiver?.server.close(resolve))]);
-  rmSync(dir, { recursive: true, force: true });
+const project = useMcpProject('stepwise-mcp-', scripted);
+beforeAll(() => {
+  writeFileSync(
+    join(project.dir, 'a-ticket.json'),
+    JSON.stringify({ customerId: CUSTOMER, question: 'Where is my charger?' }),
+  );
+  writeFileSync(
+    join(project.dir, 'b-slow.json'),
+    JSON.stringify({ customerId: SLOW_CUSTOMER, question: 'And my cable?' }),
+  );
 });
 
 describe('MCP tools and OTLP traces on the local runtime', () => {
   it('pins, runs both tools through the allow-list, refuses a bound argument, times out a silent server, and exports one trace per execution', {
     timeout: 480_000,
   }, async () => {
-    const pulled = await stepwise(dir, 'mcp', 'pull', MCP_WORKFLOW, '--json');
+    const pulled = await stepwise(project.dir, 'mcp', 'pull', MCP_WORKFLOW, '--json');
     expect(pulled.code, pulled.err).toBe(0);
     expect(
       JSON.parse(pulled.out)
         .tools.map((t: any) => `${t.server}.${t.tool}:${t.change}`)
         .sort(),
     ).toEqual(['orders-slow.slow_lookup:added', 'orders.open_ticket:added', 'orders.search_orders:added']);
-    const validated = await stepwise(dir, 'validate', MCP_WORKFLOW);
+    const validated = await stepwise(project.dir, 'validate', MCP_WORKFLOW);
     expect(validated.code, validated.err).toBe(0);
 
     const ran = await stepwise(
-      dir,
+      project.dir,
       'run',
       MCP_WORKFLOW,
       '--input',
@@ -82,8 +75,8 @@ describe('MCP tools and OTLP traces on the local runtime', () => {
       '--input',
       'b-slow.json',
       '--json',
-      ...['--model', 'openai', '--openai-base-url', modelUrl, '--openai-model', 'scripted-8b'],
-      ...['--otlp', receiver.url],
+      ...['--model', 'openai', '--openai-base-url', project.modelUrl, '--openai-model', 'scripted-8b'],
+      ...['--otlp', project.receiver.url],
     );
     expect(ran.code, ran.err).toBe(0);
     const [ticket, slow] = JSON.parse(ran.out);
@@ -94,15 +87,15 @@ describe('MCP tools and OTLP traces on the local runtime', () => {
       ['open_ticket', 'ok'],
     ]);
     expect(ticket.toolCalls[1].error).toContain('argument "customerId" is bound from input.customerId');
-    expect(mcp.tickets).toEqual([{ customerId: CUSTOMER, summary: 'Charger missing from the parcel.' }]);
+    expect(project.mcp.tickets).toEqual([{ customerId: CUSTOMER, summary: 'Charger missing from the parcel.' }]);
     expect(slow.steps.map((s: any) => [s.name, s.error?.split(':')[0]])).toEqual([
       ['01-look-up', undefined],
       ['02-wait', 'ToolUnavailableError'],
       ['03-hand-off', undefined],
     ]);
 
-    expect(receiver.traces).toHaveLength(2);
-    const spans = spansOf(receiver.traces[0]!);
+    expect(project.receiver.traces).toHaveLength(2);
+    const spans = spansOf(project.receiver.traces[0]!);
     const roots = spans.filter((s) => !s.parentSpanId);
     expect(roots.map((s) => s.name)).toEqual([`workflow ${MCP_WORKFLOW}`]);
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
@@ -120,18 +113,18 @@ describe('MCP tools and OTLP traces on the local runtime', () => {
     expect(ticket.usage.inputTokens).toBeGreaterThan(0);
     expect(attr(named('chat ')[0]!, 'gen_ai.system')).toEqual({ stringValue: 'openai' });
 
-    const allSpans = receiver.traces.flatMap(spansOf);
+    const allSpans = project.receiver.traces.flatMap(spansOf);
     const values = JSON.stringify(allSpans.map((s) => [s.attributes, s.events]));
     for (const personal of [CUSTOMER, SLOW_CUSTOMER, CONTACT]) expect(values).not.toContain(personal);
-    const slowTrace = spansOf(receiver.traces[1]!);
+    const slowTrace = spansOf(project.receiver.traces[1]!);
     expect(slowTrace.filter((s) => !s.parentSpanId)).toHaveLength(1);
     expect(slowTrace.find((s) => s.name === 'step 02-wait')?.status).toEqual({
       code: 2,
       message: 'ToolUnavailableError',
     });
 
-    mcp.changeSchema();
-    const changed = await stepwise(dir, 'validate', MCP_WORKFLOW);
+    project.mcp.changeSchema();
+    const changed = await stepwise(project.dir, 'validate', MCP_WORKFLOW);
     expect(changed.code).toBe(1);
     expect(changed.err.trim().split('\n')).toEqual([
       expect.stringMatching(

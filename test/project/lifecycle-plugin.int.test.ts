@@ -3,12 +3,12 @@
  * own CLI commands and its own stack, with no engine edit. The test works on a throwaway copy of
  * the project and runs the real CLI (on DynamoDB Local) and `cdk synth` there, as a user would.
  */
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { copyBuiltProject } from '../support/built-package.ts';
-import { run, snapshotFiles, stepwise } from '../support/project-copy.ts';
+import { cdkSynthStack, snapshotFiles, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-lifecycle-plugin-');
@@ -90,20 +90,7 @@ describe('a second lifecycle (orders) added to a project', () => {
     timeout: 300_000,
   }, async () => {
     const stack = 'Stepwise-OrderLifecycle-dev';
-    const synth = await run(
-      dir,
-      process.execPath,
-      'node_modules/aws-cdk/bin/cdk',
-      'synth',
-      '-c',
-      'env=dev',
-      '-q',
-      '-o',
-      'cdk.out.test',
-      stack,
-    );
-    expect(synth.code, synth.err).toBe(0);
-    const template = json(readFileSync(join(dir, 'cdk.out.test', `${stack}.template.json`), 'utf8'));
+    const template = await cdkSynthStack(dir, stack);
     const of = (type: string) =>
       Object.entries(template.Resources).filter(([, r]: any) => r.Type === type) as [string, any][];
     expect(of('AWS::DynamoDB::Table').map(([id]) => id)).toEqual([expect.stringMatching(/^OrdersTable/)]);

@@ -3,34 +3,16 @@
  * pick it up with no engine edit. Each test works on a throwaway copy of the project and runs the
  * real CLI and `cdk synth` there, as a user would.
  */
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { copyBuiltProject } from '../support/built-package.ts';
-import { run, snapshotFiles, stepwise } from '../support/project-copy.ts';
+import { cdkSynthStack, snapshotFiles, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-plugin-');
 const json = (text: string) => JSON.parse(text) as any;
-
-/** `cdk synth` of the copy (bundling included): the template of `stack`. */
-async function cdkSynth(dir: string, stack: string): Promise<any> {
-  const synth = await run(
-    dir,
-    process.execPath,
-    'node_modules/aws-cdk/bin/cdk',
-    'synth',
-    '-c',
-    'env=dev',
-    '-q',
-    '-o',
-    'cdk.out.test',
-    stack,
-  );
-  expect(synth.code, synth.err).toBe(0);
-  return json(readFileSync(join(dir, 'cdk.out.test', `${stack}.template.json`), 'utf8'));
-}
 
 const stateMachineOf = (template: any, workflow: string) =>
   Object.values(template.Resources).find(
@@ -84,7 +66,7 @@ describe('stepwise init', () => {
     expect(evaluated.code, evaluated.err).toBe(0);
     expect(json(evaluated.out)).toMatchObject({ passed: 1, failed: 0, total: 1 });
 
-    const template = await cdkSynth(dir, 'Stepwise-SupportDesk-dev');
+    const template = await cdkSynthStack(dir, 'Stepwise-SupportDesk-dev');
     expect(stateMachineOf(template, 'support-desk')).toBeDefined();
   });
 
@@ -155,7 +137,7 @@ describe('a workflow plugin with a non-email input, an EventBridge trigger and a
     expect(evaluated.code, evaluated.err).toBe(0);
     expect(json(evaluated.out)).toMatchObject({ passed: 2, failed: 0, total: 2 });
 
-    const template = await cdkSynth(dir, 'Stepwise-OrderCheck-dev');
+    const template = await cdkSynthStack(dir, 'Stepwise-OrderCheck-dev');
     expect(stateMachineOf(template, 'order-check')).toBeDefined();
     const rules = Object.values(template.Resources).filter((r: any) => r.Type === 'AWS::Events::Rule') as any[];
     expect(rules).toHaveLength(1);

@@ -60,3 +60,21 @@ export function run(cwd: string, command: string, ...args: string[]): Promise<Ra
 
 /** `stepwise <args>` in the copy at `cwd`. */
 export const stepwise = (cwd: string, ...args: string[]) => run(cwd, process.execPath, 'bin/stepwise.mjs', ...args);
+
+/** `cdk synth` of one stack of the copy at `cwd` (bundling included), as a user runs it: the stack's template. */
+export async function cdkSynthStack(cwd: string, stack: string): Promise<any> {
+  const synth = await run(
+    cwd,
+    process.execPath,
+    'node_modules/aws-cdk/bin/cdk',
+    'synth',
+    '-c',
+    'env=dev',
+    '-q',
+    '-o',
+    'cdk.out.test',
+    stack,
+  );
+  if (synth.code !== 0) throw new Error(`cdk synth ${stack} exited with ${synth.code}:\n${synth.err}`);
+  return JSON.parse(readFileSync(join(cwd, 'cdk.out.test', `${stack}.template.json`), 'utf8'));
+}

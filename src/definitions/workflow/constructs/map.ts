@@ -75,8 +75,8 @@ export function validateMap(step: StepDefinition, def: WorkflowDefinition, items
     );
 }
 
-const ItemResult = z.object({
-  index: z.number().int().nonnegative(),
+/** What one chain (a Map item, a Parallel branch) ended with: its last step's outputs, or the error it failed on. */
+export const ChainResult = z.object({
   ok: z.boolean(),
   step: z.string().nullable().optional(),
   fields: z.record(z.string(), z.unknown()).optional(),
@@ -86,6 +86,7 @@ const ItemResult = z.object({
     .optional(),
   count: z.number().int().nonnegative(),
 });
+const ItemResult = ChainResult.extend({ index: z.number().int().nonnegative() });
 
 /** The message of a caught error: a Lambda error's `Cause` is `{ errorType, errorMessage, trace }` as JSON. */
 export function causeMessage(cause: string): string {

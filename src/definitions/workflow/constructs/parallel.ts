@@ -6,24 +6,14 @@
 import * as z from 'zod';
 import { BranchFailedError } from '../../../core/errors.ts';
 import type { StepDefinition } from '../schema.ts';
-import { causeMessage, type JoinResult } from './map.ts';
+import { ChainResult, causeMessage, type JoinResult } from './map.ts';
 
 /** The Parallel state. */
 export const parallelStateName = (step: string): string => `${step}.branches`;
 /** The first state of a branch: its state, from the step's. */
 export const branchStartStateName = (step: string, branch: string): string => `${step}.${branch}`;
 
-const BranchResult = z.object({
-  branch: z.string(),
-  ok: z.boolean(),
-  step: z.string().nullable().optional(),
-  fields: z.record(z.string(), z.unknown()).optional(),
-  error: z
-    .object({ Error: z.string(), Cause: z.string().default('') })
-    .nullable()
-    .optional(),
-  count: z.number().int().nonnegative(),
-});
+const BranchResult = ChainResult.extend({ branch: z.string() });
 
 /**
  * Join the branches: each branch's result (the outputs of the step that ended it) under its name.
