@@ -90,4 +90,4 @@ export {
   type ToolDefinition,
   type ToolResources,
 } from './runtime/tools/types.ts';
-export { sendEmail } from './runtime/triggers/email/send-email.ts';
+export { askCustomer, sendEmail } from './runtime/triggers/email/send-email.ts';

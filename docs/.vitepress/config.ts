@@ -104,6 +104,8 @@ export default withMermaid(
             ['Tool loop', 'tool-loop'],
             ['Investigation', 'investigation'],
             ['Turn pipeline', 'turn-pipeline'],
+            ['Order support', 'order-support'],
+            ['Order ticket', 'order-ticket'],
             ['Lead lifecycle', 'lead-lifecycle'],
           ]),
         },

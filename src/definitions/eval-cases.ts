@@ -25,6 +25,8 @@ import { StepName, type WorkflowDefinition } from './workflow/schema.ts';
  *     - step_name: 02-look-up
  *       function_call: lookup_account
  *       function_args: { customerId: C1001 }
+ *   items: { 03-classify-all: { succeeded: 2, failed: 1 } }   # per map step
+ *   branches: { 05-look-up: { order: FAILED } }               # per parallel step
  *   expected_function_calls: [...]
  * ```
  */
@@ -48,6 +50,21 @@ export const EvalEmailSchema = z
       .record(z.string(), z.string())
       .optional()
       .describe('Extra headers (`Auto-Submitted`, `X-SES-Spam-Verdict`, ...).'),
+    attachments: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1).describe('The file name.'),
+            contentType: z
+              .string()
+              .regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type such as image/jpeg')
+              .describe('The MIME type (`image/jpeg`).'),
+            bytes: z.number().int().nonnegative().describe('The size; the content is that many filler bytes.'),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe('Attachments, in mail order: the record lists them as `input.email.attachments`.'),
   })
   .strict();
 
@@ -85,6 +102,14 @@ export const ExpectedFunctionCallSchema = z.union([
     })
     .strict(),
 ]);
+
+/** What a map step's items must have done: each count given is compared exactly. */
+export const ExpectedItemsSchema = z
+  .object({
+    succeeded: z.number().int().nonnegative().optional().describe('Items that ended with a result.'),
+    failed: z.number().int().nonnegative().optional().describe('Items that failed (reported with their error).'),
+  })
+  .strict();
 
 /**
  * How one checkpoint (a step's `pause`) the execution reaches is resumed: `SendTaskSuccess`, `SendTaskFailure`, or left
@@ -134,7 +159,9 @@ export const EvalCaseSchema = z
         checkpoints: z
           .array(CheckpointResolutionSchema)
           .default([])
-          .describe('The checkpoints the execution pauses at, resumed in order: `output`, `fail`, or `timeout: true`.'),
+          .describe(
+            'The checkpoints the execution pauses at (a `pause` or an `event` step), resumed in order: `output` (an event step: the event detail), `fail`, or `timeout: true`.',
+          ),
       })
       .strict()
       .refine((i) => [i.email, i.payload, i.turns].filter((x) => x !== undefined).length === 1, {
@@ -164,6 +191,18 @@ export const EvalCaseSchema = z
           .min(1)
           .optional()
           .describe('The step sequence; the first diverging step is reported. Omitted: steps are not checked.'),
+        items: z
+          .record(StepName, ExpectedItemsSchema)
+          .optional()
+          .describe(
+            'Per map step: how many of its items succeeded and failed (the last time it ran). Omitted: not checked.',
+          ),
+        branches: z
+          .record(StepName, z.record(z.string(), z.enum(['SUCCEEDED', 'FAILED'])))
+          .optional()
+          .describe(
+            'Per parallel step: how each named branch ended (the last time it ran), e.g. `{ order: FAILED }`. Omitted: not checked.',
+          ),
         expected_function_calls: z
           .array(ExpectedFunctionCallSchema)
           .optional()

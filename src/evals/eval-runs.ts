@@ -1,7 +1,9 @@
 /**
  * Eval runs in the local state: every `stepwise eval` run of a workflow is kept as
  * `.stepwise/evals/<workflow>/<run>.json` (the report, the model, and each case's expected step
- * trail as the case said it then), so Studio shows the latest runs and the diff between two.
+ * trail as the case said it then), so Studio shows the latest runs and the diff between two. The
+ * executions a run's cases ran are kept with the other local executions, named by run and case
+ * (`evalExecutionName` in runner.ts), so a failed case links to what ran.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +38,7 @@ const EvalRunSchema = z.looseObject({
     z.looseObject({
       id: z.string(),
       passed: z.boolean(),
+      execution: z.string().optional(),
       failures: z.array(z.unknown()),
       steps: z.array(z.looseObject({ name: z.string() })),
     }),
@@ -43,7 +46,10 @@ const EvalRunSchema = z.looseObject({
   expected: z.record(z.string(), z.array(z.string())),
 });
 
-/** Keep an eval run of `workflow` (in `dir`/<workflow>/). */
+/** The id of a run started at `at`: its ISO time with `-` for `:` (sorts by time, and is a file name). */
+export const evalRunId = (at: Date): string => at.toISOString().replace(/:/g, '-');
+
+/** Keep an eval run of `workflow` (in `dir`/<workflow>/); `now` is when it started (its id, {@link evalRunId}). */
 export function recordEvalRun(
   workflow: string,
   report: EvalReport,
@@ -52,11 +58,10 @@ export function recordEvalRun(
   dir: string = DEFAULT_STATE_DIRS.evals,
   now: Date = new Date(),
 ): EvalRun {
-  const at = now.toISOString();
   const run: EvalRun = {
-    id: at.replace(/:/g, '-'),
+    id: evalRunId(now),
     workflow,
-    at,
+    at: now.toISOString(),
     model,
     ...report,
     expected: Object.fromEntries(

@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { InvalidInputError } from '../core/errors.ts';
 import { relPath } from '../definitions/definition-file.ts';
 import { type EvalCase, loadTransitionRules, type TransitionRule } from '../definitions/eval-cases.ts';
-import type { TrailStep } from '../local/history.ts';
+import { calledWorkflows } from '../definitions/workflow/constructs/workflow-step.ts';
+import { parentExecutionArn } from '../local/child-executions.ts';
+import { type TrailStep, writeLocalExecution } from '../local/history.ts';
 import { mockToolbox } from '../local/mock-toolbox.ts';
 import { exportExecution } from '../local/otlp.ts';
 import type { Resolution } from '../local/pauses.ts';
@@ -38,7 +40,14 @@ import {
   recordingModel,
   replayMissMessage,
 } from './recordings.ts';
-import { type ActualStep, type EvalFailure, FAILED_STEP, validateCase, validateProcessingTime } from './validator.ts';
+import {
+  type ActualStep,
+  constructResults,
+  type EvalFailure,
+  FAILED_STEP,
+  validateCase,
+  validateProcessingTime,
+} from './validator.ts';
 
 /** One case's outcome (`stepwise eval --json` → `cases[]`). */
 export interface EvalCaseResult {
@@ -50,6 +59,8 @@ export interface EvalCaseResult {
   failures: EvalFailure[];
   /** The steps that ran, as `stepwise run` reports them. */
   steps: RunStep[];
+  /** The kept history of the execution judged (`stepwise history <name>`), when the run keeps them (`keep`). */
+  execution?: string;
 }
 
 /** `stepwise eval --json`. */
@@ -94,6 +105,12 @@ export interface EvalRunOptions {
   onCase?: (result: EvalCaseResult, index: number, total: number) => void;
   /** Told what replay skipped or could not read (a stray file, a bad recording, named by file and line). @default ignored */
   onWarning?: (message: string) => void;
+  /**
+   * Keep the history of every execution the cases run in `dir` (where `stepwise history` reads them), named by
+   * the run and the case (`evalExecutionName`); each case's result names the one it was judged on. The session
+   * runs them under names that are the same on every run (recorded requests may show them). @default kept nowhere
+   */
+  keep?: { dir: string; runId: string };
   /** Session settings: the CLI silences logs. Histories are not stored unless `historyDir` is given. */
   session?: Partial<Pick<WorkflowSessionOptions, 'historyDir' | 'logLevel' | 'retryDelayMs' | 'localEnv'>>;
 }
@@ -110,7 +127,7 @@ const headerText = (text: string) =>
  * a Message-ID derived from the scenario id, the case's extra headers, and a UTF-8 text body.
  */
 export function evalEmail(evalCase: EvalCase, to: string, date: Date = new Date()): string {
-  const { from, from_name, subject, body, headers = {} } = evalCase.input.email!;
+  const { from, from_name, subject, body, headers = {}, attachments = [] } = evalCase.input.email!;
   const sender = from_name
     ? `${/^[\x20-\x7e]*$/.test(from_name) ? `"${from_name.replace(/["\\]/g, '\\$&')}"` : headerText(from_name)} <${from}>`
     : from;
@@ -122,11 +139,39 @@ export function evalEmail(evalCase: EvalCase, to: string, date: Date = new Date(
     `Message-ID: ${messageIdOf(evalCase)}`,
     ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
     'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=UTF-8',
-    'Content-Transfer-Encoding: 8bit',
-    '',
-    body,
+    ...(attachments.length ? multipart(body, attachments) : textPart(body)),
   ].join('\r\n');
+}
+
+const textPart = (body: string) => [
+  'Content-Type: text/plain; charset=UTF-8',
+  'Content-Transfer-Encoding: 8bit',
+  '',
+  body,
+];
+
+/** The body and each attachment (`bytes` filler bytes, base64) as a multipart/mixed message. */
+function multipart(body: string, attachments: { name: string; contentType: string; bytes: number }[]): string[] {
+  const boundary = '=_stepwise_eval';
+  const quoted = (name: string) => `"${headerText(name).replace(/["\\]/g, '\\$&')}"`;
+  return [
+    `Content-Type: multipart/mixed; boundary="${boundary}"`,
+    '',
+    `--${boundary}`,
+    ...textPart(body),
+    ...attachments.flatMap((a) => [
+      `--${boundary}`,
+      `Content-Type: ${a.contentType}; name=${quoted(a.name)}`,
+      `Content-Disposition: attachment; filename=${quoted(a.name)}`,
+      'Content-Transfer-Encoding: base64',
+      '',
+      ...(Buffer.alloc(a.bytes, 0x2e)
+        .toString('base64')
+        .match(/.{1,76}/g) ?? []),
+    ]),
+    `--${boundary}--`,
+    '',
+  ];
 }
 
 /** A tool call the case's mocks answered, with where it was made. */
@@ -242,7 +287,10 @@ export async function runEvalCases(
   cases: readonly EvalCase[],
   options: EvalRunOptions = {},
 ): Promise<EvalReport> {
-  const { tools, def } = await loadPlugin(workflow);
+  const { tools: own, def } = await loadPlugin(workflow);
+  // The workflows it starts as steps run in the session: their tools answer the case's mocks too.
+  let tools = own;
+  for (const child of calledWorkflows(def)) tools = { ...(await loadPlugin(child)).tools, ...tools };
   const rules = loadTransitionRules(def);
   const routing = caseRouting(tools);
   const model = options.model ?? 'offline';
@@ -271,8 +319,10 @@ export async function runEvalCases(
       const executions: string[] = [];
       const run = { routing, mocks, rules, recorded: Boolean(options.recordings), executions };
       const missed = replay?.misses.length ?? 0;
-      const result = withReplayMisses(await runCase(session, evalCase, run), replay?.misses.slice(missed) ?? []);
+      let result = withReplayMisses(await runCase(session, evalCase, run), replay?.misses.slice(missed) ?? []);
       await exportCase(options.otlp, session, executions);
+      const kept = options.keep && keepCase(session, evalCase.scenario_id, executions, options.keep);
+      if (kept) result = { ...result, execution: kept };
       results.push(result);
       options.onCase?.(result, i, cases.length);
     }
@@ -333,9 +383,11 @@ interface CaseRouting {
 function caseRouting(tools: WorkflowPlugin['tools']): CaseRouting {
   const byCase = new Map<string, Toolbox>();
   const made: MadeCall[] = [];
+  // A child execution (a workflow step) answers with its parent's case.
   const caseOf = (ctx: CallContext) =>
     byCase.get(ctx.execution.name) ??
-    byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId));
+    byCase.get(String((ctx.input.email as { messageId?: unknown } | undefined)?.messageId)) ??
+    byCase.get(String(parentExecutionArn(ctx.input)?.split(':').pop()));
   const toolbox: Toolbox = {
     spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
     execute: async (name, args, ctx) => {
@@ -390,6 +442,32 @@ async function exportCase(url: string | undefined, session: WorkflowSession, exe
   }
 }
 
+/**
+ * The name a case's execution is kept under: `eval-<run id>-<case>`, and `-t<n>` for the turns of a conversation.
+ * @example evalExecutionName('2026-03-14T10-00-00.000Z', 'refund_valid_001') // 'eval-2026-03-14T10-00-00.000Z-refund_valid_001'
+ */
+export const evalExecutionName = (runId: string, caseId: string, turn?: number): string =>
+  `eval-${runId}-${caseId}${turn === undefined ? '' : `-t${turn}`}`;
+
+/** Store the case's executions under their names in the run (`keep`); the name of the last one, the one judged. */
+function keepCase(
+  session: WorkflowSession,
+  caseId: string,
+  executions: readonly string[],
+  keep: NonNullable<EvalRunOptions['keep']>,
+): string | undefined {
+  let kept: string | undefined;
+  for (const [t, ran] of executions.entries()) {
+    const execution = session.execution(ran);
+    if (!execution) continue;
+    const { history, pause, resumedWith, ...record } = execution;
+    const name = evalExecutionName(keep.runId, caseId, executions.length > 1 ? t + 1 : undefined);
+    writeLocalExecution({ ...record, name, executionArn: record.executionArn.replace(/[^:]+$/, name) }, keep.dir);
+    kept = name;
+  }
+  return kept;
+}
+
 /** Run one case to its end (its turns, its checkpoints) and judge its outcome and steps. */
 async function runCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRun): Promise<EvalCaseResult> {
   const started = Date.now();
@@ -402,17 +480,13 @@ async function runCase(session: WorkflowSession, evalCase: EvalCase, run: CaseRu
   const isStep = (name: string) => session.workflow.steps.some((s) => s.name === name);
   delivered = { ...delivered, steps: delivered.steps.filter((s) => isStep(s.name)) };
   const calls = run.routing.made.filter((m) => m.execution === delivered.executionName);
-  const steps = execution
-    ? actualSteps(
-        workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)),
-        delivered.steps,
-        calls,
-      )
-    : [];
+  const trail = execution ? workflowTrail(session.workflow, execution.history).filter((s) => isStep(s.name)) : [];
+  const steps = execution ? actualSteps(trail, delivered.steps, calls) : [];
+  const constructs = constructResults(session.workflow, trail);
   const failures = [
     ...turns.failures,
     ...outcomeFailures(evalCase, delivered),
-    ...(execution ? validateCase(evalCase, steps, run.rules).failures : []),
+    ...(execution ? validateCase(evalCase, steps, run.rules, constructs).failures : []),
   ];
   const durationMs = Date.now() - started;
   failures.push(...validateProcessingTime(evalCase, durationMs).failures);

@@ -1,5 +1,6 @@
 import { lookup } from '../core/template.ts';
 import type { EvalCase, ExpectedFunctionCall, ExpectedStep, TransitionRule } from '../definitions/eval-cases.ts';
+import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import type { StepOutput } from '../runtime/contracts.ts';
 import { ROUTE_TOOL } from '../runtime/steps/prompt.ts';
 import {
@@ -241,19 +242,95 @@ export function validateProcessingTime(evalCase: EvalCase, durationMs: number): 
   };
 }
 
+/** How the items of each map step and the branches of each parallel step ended, the last time the step ran. */
+export interface ConstructResults {
+  items: Record<string, { succeeded: number; failed: number }>;
+  branches: Record<string, Record<string, 'SUCCEEDED' | 'FAILED'>>;
+}
+
+const okOf = (result: unknown) => (result as { ok?: unknown } | null)?.ok === true;
+
+/**
+ * Read the results of map and parallel steps from the execution's trail: what the Map or Parallel
+ * state handed the step's join (its input's `previous.fields`), so a join that failed on them
+ * (too many failed items, a failed branch) is counted too.
+ */
+export function constructResults(
+  def: WorkflowDefinition,
+  trail: readonly { name: string; input: unknown }[],
+): ConstructResults {
+  const results: ConstructResults = { items: {}, branches: {} };
+  for (const { name, input } of trail) {
+    const step = def.steps.find((s) => s.name === name);
+    const fields = (input as { previous?: { fields?: Record<string, unknown> } } | null)?.previous?.fields ?? {};
+    if (step?.map) {
+      const items = Array.isArray(fields[step.map.output]) ? (fields[step.map.output] as unknown[]) : [];
+      const succeeded = items.filter(okOf).length;
+      results.items[name] = { succeeded, failed: items.length - succeeded };
+    } else if (step?.parallel)
+      results.branches[name] = Object.fromEntries(
+        Object.keys(step.parallel.branches).map((b) => [b, okOf(fields[b]) ? 'SUCCEEDED' : 'FAILED']),
+      );
+  }
+  return results;
+}
+
+/** The case's `items` and `branches` against what the execution's map and parallel steps did. */
+export function validateConstructs(evalCase: EvalCase, actual: ConstructResults): ValidationResult {
+  const { items = {}, branches = {} } = evalCase.expected_output;
+  const failures: EvalFailure[] = [];
+  const fail = (step: string, expected: string, got: string, why: string) =>
+    failures.push({ index: null, step, expected, actual: got, why });
+  for (const [step, want] of Object.entries(items)) {
+    const got = actual.items[step];
+    const shown = got ? `${got.succeeded} succeeded, ${got.failed} failed` : '(no items ran)';
+    const expected = [
+      ...(want.succeeded !== undefined ? [`${want.succeeded} succeeded`] : []),
+      ...(want.failed !== undefined ? [`${want.failed} failed`] : []),
+    ].join(', ');
+    if (!got) fail(step, expected, shown, `${step} ran no items: it did not run, or is not a map step`);
+    else if (
+      (want.succeeded !== undefined && want.succeeded !== got.succeeded) ||
+      (want.failed !== undefined && want.failed !== got.failed)
+    )
+      fail(step, expected, shown, `${step}'s items: ${shown}, expected ${expected}`);
+  }
+  for (const [step, want] of Object.entries(branches)) {
+    const got = actual.branches[step];
+    const expected = JSON.stringify(want);
+    if (!got) {
+      fail(step, expected, '(no branches ran)', `${step} ran no branches: it did not run, or is not a parallel step`);
+      continue;
+    }
+    for (const [branch, status] of Object.entries(want))
+      if (got[branch] !== status)
+        fail(
+          step,
+          expected,
+          JSON.stringify(got),
+          got[branch]
+            ? `${step}'s branch ${branch} ${got[branch]}, expected ${status}`
+            : `${step} has no branch ${branch}`,
+        );
+  }
+  return { passed: failures.length === 0, failures };
+}
+
 /**
  * Validate an execution against a case: the step sequence (when given), the overall tool calls
- * (when given), then the workflow's transition rules (always).
+ * (when given), the items and branches (when given), then the workflow's transition rules (always).
  */
 export function validateCase(
   evalCase: EvalCase,
   actual: ActualStep[],
   rules: readonly TransitionRule[] = [],
+  constructs: ConstructResults = { items: {}, branches: {} },
 ): ValidationResult {
   const { expected_steps, expected_function_calls } = evalCase.expected_output;
   const failures = [
     ...(expected_steps ? validateStepSequence(expected_steps, actual).failures : []),
     ...(expected_function_calls ? validateFunctionCalls(expected_function_calls, actual).failures : []),
+    ...validateConstructs(evalCase, constructs).failures,
     ...validateTransitionRules(rules, actual).failures,
   ];
   return { passed: failures.length === 0, failures };

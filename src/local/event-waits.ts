@@ -5,9 +5,16 @@
  * sent by `stepwise send-event`) resumes the paused execution whose key it carries, as the
  * deployed resumer does (src/runtime/triggers/event-wait/): once, since a resume uses the pause
  * up; at or after the deadline (the event's time) the execution takes its timeout route instead.
- * Every event that resumes nothing is kept with its reason in {@link LocalEventWaits.outcomes}.
+ * Every event's outcome, with its reason when it resumed nothing, is kept in
+ * {@link LocalEventWaits.outcomes} and in its {@link OutcomeLedger} (the project's `events.jsonl`
+ * for a session), so a later event for a wait already used up is told apart from one for no wait.
  */
 import { randomUUID } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import * as z from 'zod';
+import { EVENT_RESUMER_ENTRY } from '../cdk/constructs/event-waits.ts';
+import { ENTRY_METADATA } from '../cdk/metadata.ts';
 import { ExecutionClaimedError } from '../core/errors.ts';
 import { keyText, valueAt } from '../definitions/workflow/constructs/event.ts';
 import {
@@ -16,9 +23,10 @@ import {
   type EventOutcome,
   EventWaitRequestSchema,
 } from '../runtime/triggers/event-wait/waits.ts';
-import type { Deliver } from './eventbridge/bus.ts';
+import { type Deliver, LocalEventBus } from './eventbridge/bus.ts';
 import { expiredAt, type PausedTask } from './pauses.ts';
 import type { LocalExecution, LocalRuntime } from './runtime.ts';
+import { type CfnTemplate, resolveTokens } from './tokens.ts';
 
 /** An event as a person or a test gives it; `time` defaults to now. */
 export interface OutsideEvent {
@@ -29,6 +37,15 @@ export interface OutsideEvent {
   id?: string;
 }
 
+/** The EventBridge envelope of an event given by hand. */
+export const envelopeOf = (event: OutsideEvent): ArrivedEvent => ({
+  id: event.id ?? randomUUID(),
+  source: event.source,
+  'detail-type': event.detailType,
+  time: (event.time ?? new Date()).toISOString(),
+  detail: event.detail,
+});
+
 /** The waiting request of a paused event step, if the pause is one. */
 function waitOf(paused: PausedTask) {
   const payload = (paused.request as { Payload?: unknown } | null)?.Payload;
@@ -36,41 +53,147 @@ function waitOf(paused: PausedTask) {
   return parsed.success ? parsed.data : undefined;
 }
 
+/** The paused event steps an event is for: same source and detail-type, and the key at their `match`. */
+export function waitingFor(event: ArrivedEvent, paused: readonly PausedTask[]) {
+  return paused.flatMap((p) => {
+    const wait = waitOf(p);
+    const matches =
+      wait &&
+      wait.source === event.source &&
+      wait.detailType === event['detail-type'] &&
+      keyText(valueAt(event.detail, wait.match) ?? null) === keyText(wait.key);
+    return matches ? [{ paused: p, wait }] : [];
+  });
+}
+
+const OutcomeBase = z.object({
+  eventId: z.string(),
+  source: z.string(),
+  detailType: z.string(),
+  step: z.string().optional(),
+  key: z.string().optional(),
+  execution: z.string().optional(),
+  /** When the event arrived (its time). */
+  at: z.string(),
+  /** For an outcome that used a wait up: where the event carries the key, to recognise a later event for it. */
+  match: z.string().optional(),
+});
+
+/** An outcome as the ledger keeps it. */
+export const RecordedOutcomeSchema = z.union([
+  OutcomeBase.extend({ outcome: z.literal('resumed') }),
+  OutcomeBase.extend({
+    outcome: z.literal('unmatched'),
+    reason: z.enum(['no-waiting-execution', 'after-deadline', 'already-resumed', 'no-key']),
+  }),
+]);
+export type RecordedOutcome = z.infer<typeof RecordedOutcomeSchema>;
+
+/** Where outcomes are kept, append-only. */
+export interface OutcomeLedger {
+  append(outcomes: readonly RecordedOutcome[]): void;
+  read(): RecordedOutcome[];
+}
+
+/** A ledger in memory: what a session without a state folder, or a test, keeps. */
+export function memoryLedger(): OutcomeLedger {
+  const kept: RecordedOutcome[] = [];
+  return { append: (outcomes) => void kept.push(...outcomes), read: () => [...kept] };
+}
+
+/** A ledger in a JSON-lines file (one outcome a line), shared by every process of the project. */
+export function fileLedger(file: string): OutcomeLedger {
+  return {
+    append(outcomes) {
+      if (!outcomes.length) return;
+      mkdirSync(dirname(file), { recursive: true });
+      // One write per event: concurrent appenders interleave whole lines.
+      appendFileSync(file, outcomes.map((o) => JSON.stringify(o) + '\n').join(''));
+    },
+    read: () =>
+      existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => RecordedOutcomeSchema.parse(JSON.parse(line)))
+        : [],
+  };
+}
+
+/**
+ * What became of an event no paused step waits for: if an earlier event used up a wait with the
+ * key this one carries, `already-resumed` (or `after-deadline`, when the wait had timed out),
+ * else `no-waiting-execution`.
+ */
+export function unmatchedOutcome(event: ArrivedEvent, earlier: readonly RecordedOutcome[]): RecordedOutcome {
+  const base = { eventId: event.id, source: event.source, detailType: event['detail-type'], at: event.time };
+  const used = earlier.findLast(
+    (o) =>
+      o.match !== undefined &&
+      o.source === event.source &&
+      o.detailType === event['detail-type'] &&
+      o.key === keyText(valueAt(event.detail, o.match) ?? null),
+  );
+  if (!used) return { ...base, outcome: 'unmatched', reason: 'no-waiting-execution' };
+  const { step, key, execution } = used;
+  const reason = used.outcome === 'resumed' ? 'already-resumed' : 'after-deadline';
+  return { ...base, step, key, execution, outcome: 'unmatched', reason };
+}
+
+/** Record an event no paused step waits for (see {@link unmatchedOutcome}). */
+export function recordUnmatched(event: ArrivedEvent, ledger: OutcomeLedger): RecordedOutcome {
+  const outcome = unmatchedOutcome(event, ledger.read());
+  ledger.append([outcome]);
+  return outcome;
+}
+
+/** What a ledger's record says to a caller: the outcome without the ledger's own fields. */
+export const asOutcome = ({ at: _, match: __, ...o }: RecordedOutcome): EventOutcome => o;
+
+/** The paused executions of one workflow: a session resumes only its own workflow's (the others' tables are not there). */
+export const workflowPauses = (
+  runtime: Pick<LocalRuntime, 'pausedExecutions' | 'resumeExecution'>,
+  workflow: string,
+): Pick<LocalRuntime, 'pausedExecutions' | 'resumeExecution'> => ({
+  // An execution whose first Task is its wait has no recorded workflow; the wait's request names it.
+  pausedExecutions: () => runtime.pausedExecutions().filter((p) => (p.workflow ?? waitOf(p)?.workflow) === workflow),
+  resumeExecution: (name, resolution, options) => runtime.resumeExecution(name, resolution, options),
+});
+
+/** What a delivery did: each outcome, and the executions it resumed (or timed out). */
+export interface Delivered {
+  outcomes: EventOutcome[];
+  executions: LocalExecution[];
+}
+
 /** Resumes paused event steps with the events given to it; keeps what became of each. */
 export class LocalEventWaits {
-  /** Every event's outcome, in arrival order: resumed, or unmatched with its reason. */
+  /** This instance's events' outcomes, in arrival order: resumed, or unmatched with its reason. */
   readonly outcomes: EventOutcome[] = [];
 
-  constructor(private readonly runtime: Pick<LocalRuntime, 'pausedExecutions' | 'resumeExecution'>) {}
+  constructor(
+    private readonly runtime: Pick<LocalRuntime, 'pausedExecutions' | 'resumeExecution'>,
+    private readonly ledger: OutcomeLedger = memoryLedger(),
+  ) {}
 
-  /** Deliver one event. @returns its outcomes and the executions it resumed (or timed out). */
-  async send(event: OutsideEvent): Promise<{ outcomes: EventOutcome[]; executions: LocalExecution[] }> {
-    return this.deliver({
-      id: event.id ?? randomUUID(),
-      source: event.source,
-      'detail-type': event.detailType,
-      time: (event.time ?? new Date()).toISOString(),
-      detail: event.detail,
-    });
+  /** Deliver one event. */
+  send(event: OutsideEvent): Promise<Delivered> {
+    return this.deliver(envelopeOf(event));
   }
 
   /** Deliver an EventBridge envelope (checked: it is outside input). */
-  async deliver(envelope: unknown): Promise<{ outcomes: EventOutcome[]; executions: LocalExecution[] }> {
+  async deliver(envelope: unknown): Promise<Delivered> {
     const event: ArrivedEvent = EventEnvelopeSchema.parse(envelope);
     const now = new Date(event.time);
-    const base = { eventId: event.id, source: event.source, detailType: event['detail-type'] };
-    const waiting = this.runtime.pausedExecutions().flatMap((paused) => {
-      const wait = waitOf(paused);
-      const matches =
-        wait &&
-        wait.source === event.source &&
-        wait.detailType === event['detail-type'] &&
-        keyText(valueAt(event.detail, wait.match) ?? null) === keyText(wait.key);
-      return matches ? [{ paused, wait }] : [];
-    });
-    const outcomes: EventOutcome[] = [];
+    const base = { eventId: event.id, source: event.source, detailType: event['detail-type'], at: event.time };
+    const waiting = waitingFor(event, this.runtime.pausedExecutions());
+    if (!waiting.length) {
+      const outcome = asOutcome(recordUnmatched(event, this.ledger));
+      this.outcomes.push(outcome);
+      return { outcomes: [outcome], executions: [] };
+    }
+    const recorded: RecordedOutcome[] = [];
     const executions: LocalExecution[] = [];
-    if (!waiting.length) outcomes.push({ ...base, outcome: 'unmatched', reason: 'no-waiting-execution' });
     for (const { paused, wait } of waiting) {
       const at = { ...base, step: wait.step, key: keyText(wait.key), execution: paused.executionArn };
       const late = expiredAt(paused, now) !== undefined;
@@ -78,12 +201,17 @@ export class LocalEventWaits {
         executions.push(
           await this.runtime.resumeExecution(paused.name, late ? { timeout: true } : { output: event.detail }, { now }),
         );
-        outcomes.push(late ? { ...at, outcome: 'unmatched', reason: 'after-deadline' } : { ...at, outcome: 'resumed' });
+        const used = { ...at, match: wait.match };
+        recorded.push(
+          late ? { ...used, outcome: 'unmatched', reason: 'after-deadline' } : { ...used, outcome: 'resumed' },
+        );
       } catch (e) {
         if (!(e instanceof ExecutionClaimedError)) throw e;
-        outcomes.push({ ...at, outcome: 'unmatched', reason: 'already-resumed' });
+        recorded.push({ ...at, outcome: 'unmatched', reason: 'already-resumed' });
       }
     }
+    this.ledger.append(recorded);
+    const outcomes = recorded.map(asOutcome);
     this.outcomes.push(...outcomes);
     return { outcomes, executions };
   }
@@ -96,4 +224,18 @@ export class LocalEventWaits {
       throw new Error(`no local target for ${arn}`);
     };
   }
+}
+
+/**
+ * A stack's EventBridge rules in process, the way a session sees them: an event put on it that
+ * matches an event step's rule reaches the resumer, here `waits`. Undefined for a stack without
+ * event steps (no resumer).
+ */
+export function resumerBus(template: CfnTemplate, waits: LocalEventWaits): LocalEventBus | undefined {
+  const resumer = Object.entries(template.Resources ?? {}).find(
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Metadata?.[ENTRY_METADATA] === EVENT_RESUMER_ENTRY,
+  )?.[0];
+  if (!resumer) return undefined;
+  const arn = resolveTokens({ 'Fn::GetAtt': [resumer, 'Arn'] }, template) as string;
+  return new LocalEventBus(template, { deliver: waits.busTarget(arn) });
 }

@@ -7,7 +7,8 @@
  * read without blocking, regular files only, and kept by modification stamp: a list over thousands
  * of executions reads only what changed since the last one.
  */
-import { lstat, readdir } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { lookup } from '../core/template.ts';
@@ -197,6 +198,9 @@ export function filterListings(
 
 type Row = { listing: ExecutionListing; search: string };
 
+/** How many files are stamped between two yields to the event loop. */
+const STAT_BATCH = 500;
+
 /**
  * The stored executions and refusals, read as they change: each file is read again only when its
  * modification time or size changed (or, for an execution, whether it is paused).
@@ -238,49 +242,61 @@ export class ExecutionIndex {
     const seen = new Set<string>();
     let unreadable = 0;
     const rows: Row[] = [];
+    const stale: Promise<void>[] = [];
     for (const [source, dir] of folders) {
       const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json'));
-      await Promise.all(
-        files.map(async (file) => {
-          const path = join(dir, file);
-          seen.add(path);
-          try {
-            const row = await this.row(source, dir, file, paused);
-            if (row) rows.push(row);
-          } catch {
-            unreadable++;
-          }
-        }),
-      );
+      for (const [i, file] of files.entries()) {
+        // Thousands of async lstats cost more in promises and thread-pool hops than the calls themselves:
+        // synchronous ones (an lstat never opens the file, so a FIFO cannot block it), in batches between
+        // which the server answers other requests, take about a third of the time.
+        if (i % STAT_BATCH === STAT_BATCH - 1) await new Promise(setImmediate);
+        const path = join(dir, file);
+        seen.add(path);
+        const stat = lstatSync(path, { throwIfNoEntry: false });
+        if (!stat) continue;
+        if (!stat.isFile()) {
+          unreadable++;
+          continue;
+        }
+        const name = file.slice(0, -'.json'.length);
+        const stamp = `${stat.mtimeMs}|${stat.size}|${source !== 'refused' && paused.has(name)}`;
+        const cached = this.rows.get(path);
+        if (cached?.stamp === stamp) {
+          rows.push(cached.row);
+          continue;
+        }
+        stale.push(
+          this.row(source, path, name, paused).then(
+            (row) => {
+              if (!row) return;
+              this.rows.set(path, { stamp, row });
+              rows.push(row);
+            },
+            () => {
+              unreadable++;
+            },
+          ),
+        );
+      }
     }
+    await Promise.all(stale);
     for (const path of this.rows.keys()) if (!seen.has(path)) this.rows.delete(path);
     return { rows, unreadable };
   }
 
-  /** One file as a row, from the cache when its stamp did not change; undefined when it went away meanwhile. */
+  /** One file, changed since it was last read, as a row; undefined when it went away meanwhile. */
   private async row(
     source: ExecutionSource | 'refused',
-    dir: string,
-    file: string,
+    path: string,
+    name: string,
     paused: ReadonlySet<string>,
   ): Promise<Row | undefined> {
-    const path = join(dir, file);
-    const name = file.slice(0, -'.json'.length);
-    const stat = await lstat(path);
-    if (!stat.isFile()) throw new Error(`${path}: not a regular file`);
-    const stamp = `${stat.mtimeMs}|${stat.size}|${paused.has(name)}`;
-    const cached = this.rows.get(path);
-    if (cached?.stamp === stamp) return cached.row;
-    let row: Row | undefined;
     if (source === 'refused') {
       const refused = await readRecordFileAsync(path, RefusedMailSchema);
-      row = refused && refusalRow(refused);
-    } else {
-      const { record } = await readStoredExecutionAsync(name, this.dirs, source);
-      row = listingOf(record, record.workflow ? this.definition(record.workflow) : undefined, source, paused.has(name));
+      return refused && refusalRow(refused);
     }
-    if (row) this.rows.set(path, { stamp, row });
-    return row;
+    const { record } = await readStoredExecutionAsync(name, this.dirs, source);
+    return listingOf(record, record.workflow ? this.definition(record.workflow) : undefined, source, paused.has(name));
   }
 }
 

@@ -196,6 +196,24 @@ function firstTaskInput(events: HistoryEvent[]): unknown {
   );
 }
 
+/**
+ * The workflow an execution runs: the `workflow` of its first Task's input, else of the first Task invoked with one (a
+ * step Lambda, or an event step's wait Task in its `Payload`): a workflow step's Task names none.
+ */
+function workflowOf(events: HistoryEvent[]): string | undefined {
+  const first = (firstTaskInput(events) as { workflow?: unknown } | undefined)?.workflow;
+  if (typeof first === 'string') return first;
+  for (const e of events) {
+    if (!SCHEDULED.has(e.type!)) continue;
+    const input = parse(e.lambdaFunctionScheduledEventDetails?.input ?? e.taskScheduledEventDetails?.parameters) as
+      | { workflow?: unknown; Payload?: { workflow?: unknown } }
+      | undefined;
+    const workflow = input?.workflow ?? input?.Payload?.workflow;
+    if (typeof workflow === 'string') return workflow;
+  }
+  return undefined;
+}
+
 const TERMINAL: Record<string, ExecutionStatus> = {
   ExecutionSucceeded: 'SUCCEEDED',
   ExecutionFailed: 'FAILED',
@@ -225,12 +243,12 @@ export function summarizeExecution(executionArn: string, events: HistoryEvent[])
   const started = events.find((e) => e.type === 'ExecutionStarted');
   const end = events.find((e) => e.type! in TERMINAL);
   const failure = end?.executionFailedEventDetails ?? end?.executionTimedOutEventDetails;
-  const firstTask = firstTaskInput(events) as { workflow?: unknown } | undefined;
+  const workflow = workflowOf(events);
   return {
     executionArn,
     name,
     stateMachine,
-    ...(typeof firstTask?.workflow === 'string' && { workflow: firstTask.workflow }),
+    ...(workflow && { workflow }),
     status: end ? TERMINAL[end.type!]! : 'RUNNING',
     startDate: new Date(started?.timestamp ?? 0),
     ...(end && { stopDate: new Date(end.timestamp!) }),

@@ -6,10 +6,11 @@
  * refused, one record each with the reason, so the executions list shows what never started.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as z from 'zod';
 import { InboundEmailSchema } from '../definitions/workflow/inbound-email.ts';
 import type { EventLog } from '../runtime/event-log.ts';
-import type { EmailStore, StoredEmail } from '../runtime/triggers/email/store.ts';
+import { type EmailStore, type StoredEmail, type Thread, threadKey } from '../runtime/triggers/email/store.ts';
 import { readRecordFile, recordFile } from './history.ts';
 
 const RecordedEmail = z.object({ email: InboundEmailSchema, body: z.string() });
@@ -28,6 +29,35 @@ export function recordedEmails(dir: string): Pick<EmailStore, 'put' | 'get'> {
     async get(id) {
       const file = recordFile(id, dir);
       return existsSync(file) ? readRecordFile(file, RecordedEmail) : undefined;
+    },
+  };
+}
+
+const ThreadFile = z.object({ messageId: z.string(), from: z.string(), emailId: z.string(), contested: z.boolean() });
+
+/**
+ * `store` whose threads are also kept as files under `dir` (one per Message-ID digest): a reply
+ * delivered by a later session, whose DynamoDB Local is empty, still finds the thread its
+ * customer's first mail opened. The files decide: they hold every session's threads.
+ */
+export function recordingThreads(store: EmailStore, dir: string): EmailStore {
+  const file = (messageId: string) => join(dir, `${threadKey(messageId).slice('THREAD#'.length)}.json`);
+  const read = (messageId: string): Thread | undefined =>
+    existsSync(file(messageId)) ? readRecordFile(file(messageId), ThreadFile) : undefined;
+  const write = (thread: Thread) => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file(thread.messageId), JSON.stringify(thread) + '\n');
+  };
+  return {
+    ...store,
+    async claimThread(messageId, from, emailId) {
+      await store.claimThread(messageId, from, emailId);
+      const held = read(messageId);
+      if (!held) write({ messageId, from, emailId, contested: false });
+      else if (held.from !== from && !held.contested) write({ ...held, contested: true });
+    },
+    async thread(messageId) {
+      return read(messageId) ?? store.thread(messageId);
     },
   };
 }

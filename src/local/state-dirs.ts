@@ -21,6 +21,8 @@ export interface StateDirs {
   imports: string;
   /** Inbound mail the local email ingress refused, one record each with the reason. */
   refused: string;
+  /** Outside events delivered to local event steps (`stepwise send-event`, the bus, email replies): one outcome a line. */
+  outsideEvents: string;
 }
 
 /** The state folders under `root`. */
@@ -33,6 +35,7 @@ export function stateDirs(root: string = STEPWISE_DIR): StateDirs {
     evals: join(root, 'evals'),
     imports: join(root, 'imports'),
     refused: join(root, 'refused'),
+    outsideEvents: join(root, 'events.jsonl'),
   };
 }
 

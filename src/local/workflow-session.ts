@@ -3,39 +3,43 @@
  * synthesized stack, and the local runtime running its synthesized ASL. Inputs start executions
  * the way the workflow's triggers do: a JSON input is checked against the workflow's input schema
  * and started directly (StartExecution); an `.eml` file of an email workflow goes through the REAL
- * email ingress (`ingestParsed` + `localStarter`), so screening, duplicate detection and the step
+ * email ingress (`ingestParsed`, see email-ingress.ts), so screening, duplicate detection and the step
  * handlers are exactly what runs in AWS. Results are read back from the execution history and the
  * outbox (see run-result.ts). Nothing of any workflow is implemented here.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join } from 'node:path';
+import { extname, join } from 'node:path';
 import { EMAIL_INGRESS_ENTRY } from '../cdk/constructs/email-ingress.ts';
 import { ENTRY_METADATA } from '../cdk/metadata.ts';
 import { InvalidInputError, LocalServiceError } from '../core/errors.ts';
+import { calledWorkflows } from '../definitions/workflow/constructs/workflow-step.ts';
 import { checkInput, isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
-import type { EnvConfig } from '../project/config.ts';
 import { projectEnvironment } from '../project/project.ts';
 import { dynamoEventLog, type EventLog, type StepwiseEvent } from '../runtime/event-log.ts';
 import type { StepServices } from '../runtime/step-handler/handler.ts';
 import { closeMcpConnections } from '../runtime/tools/mcp/tools.ts';
-import {
-  DEFAULT_POLICY,
-  isRejection,
-  localSesMessageId,
-  type ParsedMail,
-  parseInbound,
-  type Rejection,
-} from '../runtime/triggers/email/checks.ts';
-import { type IngestDeps, type IngestResult, ingestParsed } from '../runtime/triggers/email/ingest.ts';
 import { readOutbox } from '../runtime/triggers/email/mail.ts';
-import { localStarter } from '../runtime/triggers/email/starter.ts';
-import { dynamoEmailStore } from '../runtime/triggers/email/store.ts';
+import type { EventOutcome } from '../runtime/triggers/event-wait/waits.ts';
 import { sessionDynamoDb } from './dynamodb-connection.ts';
 import { createTablesFromTemplate, type DynamoDbLocal } from './dynamodb-local.ts';
+import { type EmailIngressWiring, LocalEmailIngress, refuseWithoutTrigger } from './email-ingress.ts';
+import {
+  asOutcome,
+  envelopeOf,
+  fileLedger,
+  LocalEventWaits,
+  memoryLedger,
+  type OutsideEvent,
+  recordUnmatched,
+  resumerBus,
+  waitingFor,
+  workflowPauses,
+} from './event-waits.ts';
+import type { LocalEventBus } from './eventbridge/bus.ts';
 import { type ForkPoint, forkHistory } from './fork.ts';
 import type { ExecutionRecord, ForkChange } from './history.ts';
 import { type ParsedInput, readInputs } from './input-files.ts';
@@ -43,10 +47,9 @@ import { assertModelAccess, type ModelChoice, modelEnvironment, type OpenAiEndpo
 import { monolithicModel, type RunMode } from './monolithic.ts';
 import { MonolithicAgent } from './monolithic-session.ts';
 import { PauseStore, type Resolution } from './pauses.ts';
-import { recordedEmails, recordingPuts, recordingRefusals } from './recorded-emails.ts';
 import { describeError, executionResult, type PauseSummary, pauseSummary, type RunResult } from './run-result.ts';
 import { type LocalExecution, LocalRuntime, type LocalRuntimeOptions, type TaskHandler } from './runtime.ts';
-import { DEFAULT_STATE_DIRS, stateDirs } from './state-dirs.ts';
+import { DEFAULT_STATE_DIRS } from './state-dirs.ts';
 import { type SynthesizedApp, synthProject, withTablePrefix } from './synth.ts';
 import { type CfnTemplate, resolveTokens } from './tokens.ts';
 
@@ -97,6 +100,11 @@ export interface WorkflowSessionOptions {
    * @default `.stepwise/emails` when `historyDir` is not `false`
    */
   readonly emailsDir?: string | false;
+  /**
+   * Where the outcome of every outside event delivered to the workflow's event steps is kept (JSON lines); `false`
+   * keeps them in memory. @default `.stepwise/events.jsonl` when `historyDir` is not `false`
+   */
+  readonly eventsFile?: string | false;
   /** `POWERTOOLS_LOG_LEVEL` of every function (`SILENT` for clean CLI output). @default the template's */
   readonly logLevel?: string;
   /**
@@ -200,18 +208,6 @@ function sessionRuntimeOptions(
   };
 }
 
-/** The Message-ID of a parsed mail; `null` when it has none or could not be parsed. */
-const messageIdIn = (parsed: ParsedMail | Rejection): string | null =>
-  (!isRejection(parsed) && parsed.messageId) || null;
-
-/** The email trigger's local ingress: configured from the ingress function's environment in the template. */
-interface EmailIngressWiring {
-  /** The ingress's stores, policy and clock; each delivery gets its own starter (see `ingest`). */
-  deps: Omit<IngestDeps, 'starter'>;
-  /** The address mail is sent to (the environment's first receiving address). */
-  inbox: string;
-}
-
 /**
  * A local session of one workflow.
  *
@@ -226,8 +222,15 @@ interface EmailIngressWiring {
 export class WorkflowSession {
   /** Table names by the environment variable the functions read them from (`EVENTS_TABLE`, `TICKETS_TABLE`, ...). */
   readonly tables: Readonly<Record<string, string>>;
+  /** Resumes this workflow's paused event steps with outside events, keeping every outcome. */
+  readonly eventWaits: LocalEventWaits;
+  /**
+   * The stack's EventBridge rules, in process: an event put here that matches an event step's rule resumes the
+   * execution waiting for it through {@link eventWaits}. Undefined when the workflow has no event step.
+   */
+  readonly bus?: LocalEventBus;
   private readonly finished = new Map<string, LocalExecution>();
-  private readonly email?: EmailIngressWiring;
+  private readonly email?: LocalEmailIngress;
   private readonly eventLog?: EventLog;
   private readonly onStart?: (name: string) => void;
   private readonly agent?: MonolithicAgent;
@@ -239,48 +242,35 @@ export class WorkflowSession {
     readonly dynamo: DynamoDbLocal,
     readonly outboxFile: string,
     private readonly tempDir: string | undefined,
-    wiring: {
+    wiring: EmailIngressWiring & {
       tables: Record<string, string>;
-      ingress?: Record<string, string>;
-      email?: EnvConfig['email'];
-      clock: () => Date;
-      emailsDir: string | false;
+      eventsFile: string | false;
+      template: CfnTemplate;
       onStart?: (name: string) => void;
       agent?: MonolithicAgent;
     },
   ) {
     this.tables = wiring.tables;
+    this.eventWaits = new LocalEventWaits(
+      workflowPauses(runtime, workflow.manifest.name),
+      wiring.eventsFile ? fileLedger(wiring.eventsFile) : memoryLedger(),
+    );
+    this.bus = resumerBus(wiring.template, this.eventWaits);
     this.onStart = wiring.onStart;
     this.agent = wiring.agent;
     if (wiring.tables.EVENTS_TABLE) this.eventLog = dynamoEventLog(dynamo.client, wiring.tables.EVENTS_TABLE);
-    const { ingress } = wiring;
-    const { email } = wiring;
-    if (ingress?.EMAILS_TABLE && ingress.EVENTS_TABLE && email) {
-      this.email = {
-        inbox: email.recipients[0]!,
-        deps: {
-          emails: wiring.emailsDir
-            ? recordingPuts(dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE), recordedEmails(wiring.emailsDir))
-            : dynamoEmailStore(dynamo.client, ingress.EMAILS_TABLE),
-          // Refused mail is kept beside the recorded emails (the same state root), for the executions list.
-          events: wiring.emailsDir
-            ? recordingRefusals(
-                dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
-                workflow.manifest.name,
-                stateDirs(dirname(wiring.emailsDir)).refused,
-              )
-            : dynamoEventLog(dynamo.client, ingress.EVENTS_TABLE),
-          policy: {
-            maxBytes: Number(ingress.MAX_MESSAGE_BYTES ?? DEFAULT_POLICY.maxBytes),
-            maxBodyChars: Number(ingress.MAX_BODY_CHARS ?? DEFAULT_POLICY.maxBodyChars),
-            requireAuthenticatedSender: ingress.REQUIRE_AUTHENTICATED_SENDER === 'true',
-            // The ingress handler adds the SES envelope recipients to its own MAIL_FROM; locally they come from the config.
-            ownAddresses: [ingress.MAIL_FROM ?? email.mailFrom, ...email.recipients].map((a) => a.toLowerCase()),
-          },
-          clock: wiring.clock,
-        },
-      };
-    }
+    this.email = LocalEmailIngress.wire(
+      {
+        workflow,
+        runtime,
+        eventWaits: this.eventWaits,
+        agent: this.agent,
+        onStart: this.onStart,
+        report: (file, execution, messageId) => this.report(file, execution, messageId),
+      },
+      dynamo.client,
+      wiring,
+    );
   }
 
   /**
@@ -309,9 +299,22 @@ export class WorkflowSession {
       const app = withTablePrefix(synthesized, dynamo.tablePrefix);
       const { template, tables, ingress } = deployedStack(app, def, env);
       await createTablesFromTemplate(dynamo.client, template, dynamo.tablePrefix);
+      // The workflows it starts as steps run in the session too, with their tables. Locally a table is
+      // named by its logical id: one a child shares with the parent is the same table.
+      const created = new Set(Object.keys(template.Resources ?? {}));
+      for (const child of calledWorkflows(def)) {
+        const stack = app.stateMachines.find((m) => m.workflowName === child)?.stack;
+        const resources = Object.entries(stack ? (app.templates[stack]!.Resources ?? {}) : {}).filter(
+          ([id]) => !created.has(id),
+        );
+        for (const [id] of resources) created.add(id);
+        await createTablesFromTemplate(dynamo.client, { Resources: Object.fromEntries(resources) }, dynamo.tablePrefix);
+      }
       const runtimeOptions = sessionRuntimeOptions(app, def, options, { model, outboxFile, dynamo });
       const runtime = await LocalRuntime.create(runtimeOptions);
       const emailsDir = options.emailsDir ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.emails);
+      const eventsFile =
+        options.eventsFile ?? (options.historyDir === false ? false : DEFAULT_STATE_DIRS.outsideEvents);
       const local = { outboxFile, dynamo, runtime: runtimeOptions };
       return new WorkflowSession(def, runtime, dynamo, outboxFile, tempDir, {
         tables,
@@ -319,6 +322,8 @@ export class WorkflowSession {
         email: project.email,
         clock: options.clock ?? (() => new Date()),
         emailsDir,
+        eventsFile,
+        template,
         onStart: options.onStart,
         agent: agentModel && MonolithicAgent.create(app, def, { ...local, model: agentModel }),
       });
@@ -394,7 +399,6 @@ export class WorkflowSession {
       const started = this.runtime.startExecution(this.workflow.manifest.name, checked.input, { name });
       this.onStart?.(name);
       const execution = await started;
-      this.finished.set(execution.name, execution);
       return this.report(label, execution);
     } catch (e) {
       return {
@@ -432,74 +436,13 @@ export class WorkflowSession {
    * adds), and report what happened. Never throws (see {@link runFiles}).
    * @param file how the result names the mail.
    */
-  async deliverEmail(raw: Uint8Array | string, file: string): Promise<RunResult> {
-    const none = { steps: [], toolCalls: [], outbox: [] };
-    if (!this.email) {
-      const messageId = messageIdIn(await parseInbound(raw, { maxBytes: Number.MAX_SAFE_INTEGER }));
-      const reason = `${this.workflow.manifest.name} has no email trigger: give JSON inputs`;
-      return { file, messageId, executionName: null, status: 'REJECTED', reason, ...none };
-    }
-    // Parsed as the ingress parses it: the one parse gives the ingress its mail and the result its Message-ID.
-    const parsed = await parseInbound(raw, this.email.deps.policy);
-    const messageId = messageIdIn(parsed);
-    let executionName: string | null = null;
-    try {
-      const { ingested, execution, monolithic } = await this.ingest(raw, parsed, this.email);
-      executionName = ingested.executionName;
-      const base = { file, messageId, executionName };
-      if (ingested.status === 'REJECTED')
-        return { ...base, status: 'REJECTED', reason: `${ingested.reason}: ${ingested.detail}`, ...none };
-      if (ingested.status === 'DUPLICATE')
-        return {
-          ...base,
-          status: 'DUPLICATE',
-          reason: `the same mail (Message-ID) was already delivered as ${executionName}; nothing new ran`,
-          ...none,
-        };
-      if (monolithic) return { ...(await monolithic), file, messageId };
-      if (!execution) throw new LocalServiceError(`execution ${executionName} was started but did not report back`);
-      const finished = await execution;
-      this.finished.set(finished.name, finished);
-      return this.report(file, finished, messageId);
-    } catch (e) {
-      // A fault of the local setup (DynamoDB Local gone, a broken handler module): report it on this input and go on.
-      return {
-        file,
-        messageId,
-        executionName,
-        status: 'FAILED',
-        reason: describeError((e as Error).name, (e as Error).message),
-        ...none,
-      };
-    }
+  deliverEmail(raw: Uint8Array | string, file: string): Promise<RunResult> {
+    return this.email ? this.email.deliver(raw, file) : refuseWithoutTrigger(this.workflow, raw, file);
   }
 
-  /**
-   * Run the email trigger's ingress on one parsed mail, received now. Its starter is this
-   * delivery's own, so the execution it starts comes back here with the ingress's answer.
-   */
-  private async ingest(
-    raw: Uint8Array | string,
-    parsed: ParsedMail | Rejection,
-    email: EmailIngressWiring,
-  ): Promise<{ ingested: IngestResult; execution?: Promise<LocalExecution>; monolithic?: Promise<RunResult> }> {
-    let execution: Promise<LocalExecution> | undefined;
-    let monolithic: Promise<RunResult> | undefined;
-    const starter = this.agent
-      ? this.agent.starter((name, run) => {
-          monolithic = run;
-          this.onStart?.(name);
-        })
-      : localStarter(this.runtime, this.workflow.manifest.name, (name, started) => {
-          execution = started;
-          this.onStart?.(name);
-        });
-    const envelope = { id: await localSesMessageId(raw), receivedAt: email.deps.clock().toISOString() };
-    const ingested = await ingestParsed(parsed, undefined, envelope, { ...email.deps, starter });
-    return { ingested, execution, monolithic };
-  }
-
+  /** Keep a finished execution (see {@link execution}) and report it with the mail it sent. */
   private report(file: string, execution: LocalExecution, messageId?: string | null): RunResult {
+    this.finished.set(execution.name, execution);
     const sent = readOutbox(this.outboxFile).filter((mail) => mail.execution === execution.name);
     return executionResult(this.workflow, { file, execution, sent, messageId });
   }
@@ -514,7 +457,6 @@ export class WorkflowSession {
   async resume(execution: string, resolution: Resolution, options: { now?: Date } = {}): Promise<RunResult> {
     this.onStart?.(execution);
     const resumed = await this.runtime.resumeExecution(execution, resolution, options);
-    this.finished.set(resumed.name, resumed);
     const result = this.report(resumed.name, resumed);
     const late = resumed.resumedWith === 'timeout' && !('timeout' in resolution);
     return late
@@ -546,7 +488,6 @@ export class WorkflowSession {
       executionInput: parent.input,
       parent: { execution: parent.name, step: point.step, index: point.index, ...(changes.length && { changes }) },
     });
-    this.finished.set(execution.name, execution);
     return this.report(`${parent.name} from ${point.step}`, execution);
   }
 
@@ -568,6 +509,7 @@ export class WorkflowSession {
   /** Stop DynamoDB Local (its data is gone) and delete the temporary outbox. Idempotent. */
   close(): Promise<void> {
     return (this.closed ??= (async () => {
+      await this.bus?.drain();
       await closeMcpConnections();
       await this.dynamo.stop();
       if (this.tempDir) rmSync(this.tempDir, { recursive: true, force: true });
@@ -596,4 +538,35 @@ export async function resumePaused(
   } finally {
     await session.close();
   }
+}
+
+/**
+ * `stepwise send-event`: deliver one outside event to the project's paused event steps, as the
+ * deployed resumer would. Each workflow with an execution waiting for it resumes in a session of
+ * its own (its tables, its synthesized ASL); with none, nothing starts. Every outcome is appended
+ * to `eventsFile`, which is also what tells a later event for a wait already used up
+ * (`already-resumed`) from one for no wait at all.
+ */
+export async function sendOutsideEvent(
+  event: OutsideEvent,
+  options: Pick<WorkflowSessionOptions, 'env' | 'model' | 'logLevel' | 'historyDir' | 'emailsDir'> & {
+    pausesDir?: string;
+    eventsFile?: string;
+  } = {},
+): Promise<EventOutcome[]> {
+  const envelope = envelopeOf(event);
+  const eventsFile = options.eventsFile ?? DEFAULT_STATE_DIRS.outsideEvents;
+  const waiting = waitingFor(envelope, new PauseStore(options.pausesDir).list());
+  const workflows = [...new Set(waiting.map(({ wait }) => wait.workflow))];
+  if (!workflows.length) return [asOutcome(recordUnmatched(envelope, fileLedger(eventsFile)))];
+  const outcomes: EventOutcome[] = [];
+  for (const workflow of workflows) {
+    const session = await WorkflowSession.start({ ...options, workflow, eventsFile });
+    try {
+      outcomes.push(...(await session.eventWaits.deliver(envelope)).outcomes);
+    } finally {
+      await session.close();
+    }
+  }
+  return outcomes;
 }

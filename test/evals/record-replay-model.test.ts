@@ -25,7 +25,7 @@ afterAll(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
 /** A request of step 01 as the runner builds it: the step context first. */
 const request = (temperature: number): ConverseRequest => ({
   system: [{ text: 'Extract the serial.' }],
-  messages: [contextMessage(stepInput('01-extract-serial'), ['email'], undefined)],
+  messages: [contextMessage(stepInput('01-extract-serial'), { input: ['email'], data: [] }, undefined)],
   inferenceConfig: { maxTokens: 100, temperature },
 });
 const answering = (answer: string, modelId = 'model-a'): ModelProvider => ({

@@ -6,12 +6,11 @@
  * past the deadline.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LocalEventWaits } from '../../src/local/event-waits.ts';
-import { LocalEventBus } from '../../src/local/eventbridge/bus.ts';
+import { LocalEventWaits, resumerBus } from '../../src/local/event-waits.ts';
+import type { LocalEventBus } from '../../src/local/eventbridge/bus.ts';
 import { stepTrail } from '../../src/local/history.ts';
 import { LocalRuntime } from '../../src/local/runtime.ts';
 import { type SynthesizedApp, synthesize } from '../../src/local/synth.ts';
-import { resolveTokens } from '../../src/local/tokens.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
 import { memoryValueStore } from '../../src/runtime/offload.ts';
 import { addEventWorkflow, EVENT_STACK, EVENT_WORKFLOW, registerEventWorkflow } from '../fixtures/event-workflow.ts';
@@ -33,12 +32,8 @@ beforeAll(async () => {
     services: { events: memoryEventLog(), values: memoryValueStore() },
   });
   waits = new LocalEventWaits(runtime);
-  const template = app.templates[EVENT_STACK]!;
-  const resumer = Object.entries(template.Resources!).find(
-    ([, r]) => r.Type === 'AWS::Lambda::Function' && JSON.stringify(r.Properties).includes('EVENT_WAITS'),
-  )![0];
-  const resumerArn = resolveTokens({ 'Fn::GetAtt': [resumer, 'Arn'] }, template) as string;
-  bus = new LocalEventBus(template, { deliver: waits.busTarget(resumerArn) });
+  // The bus a workflow session builds from its stack: the resumer's rules target `waits`.
+  bus = resumerBus(app.templates[EVENT_STACK]!, waits)!;
 });
 
 const start = (orderId: string) => runtime.startExecution(`${EVENT_STACK}-${EVENT_WORKFLOW}`, { orderId });
@@ -79,7 +74,7 @@ describe('event step', () => {
     }));
     expect(summary).toEqual([
       { key: 'A-1', outcome: 'resumed' },
-      { key: undefined, outcome: 'unmatched', reason: 'no-waiting-execution' },
+      { key: 'A-1', outcome: 'unmatched', reason: 'already-resumed' },
       { key: undefined, outcome: 'unmatched', reason: 'no-waiting-execution' },
       { key: 'B-2', outcome: 'unmatched', reason: 'after-deadline' },
     ]);
@@ -91,6 +86,19 @@ describe('event step', () => {
     expect(stepTrail(timedOut.history).map((s) => s.name)).toContain('03-chase');
     const chased = (timedOut.output as { result: { data: { chased: { Error: string } } } }).result.data.chased;
     expect(chased.Error).toBe('States.Timeout');
+  });
+
+  it('routes only what an event step rule matches to the resumer', async () => {
+    await start('E-5');
+    const before = waits.outcomes.length;
+    await bus.putEvents([{ ...paid('E-5'), Source: 'shop.refunds' }]);
+    await bus.drain();
+    expect(waits.outcomes.length).toBe(before);
+    expect(runtime.pausedExecutions()).toHaveLength(1);
+    await bus.putEvents([paid('E-5')]);
+    await bus.drain();
+    expect(waits.outcomes.slice(before).map((o) => o.outcome)).toEqual(['resumed']);
+    expect(runtime.pausedExecutions()).toEqual([]);
   });
 
   it('hands the detail of the event to the next step', async () => {
@@ -118,7 +126,7 @@ describe('event step', () => {
       .slice(before)
       .map((o) => (o.outcome === 'resumed' ? 'resumed' : o.reason))
       .sort();
-    // The second finds the pause taken (already-resumed) or gone (no-waiting-execution), by timing.
+    // The second finds the pause taken, or gone before the first's outcome is kept (no-waiting-execution), by timing.
     expect(reasons.filter((r) => r === 'resumed')).toHaveLength(1);
     expect(reasons).toHaveLength(2);
     expect(runtime.pausedExecutions()).toEqual([]);

@@ -164,6 +164,7 @@ describe('a project made by stepwise new, with the packed package installed', ()
   it.each([
     ['email', 'inbox', 'AWS::SES::ReceiptRule'],
     ['lifecycle', 'orders', 'AWS::Events::Rule'],
+    ['order-support', 'orders', 'AWS::SES::ReceiptRule'],
   ])(
     'makes a %s project (%s) that validates, passes its own npm test and synthesizes',
     async (template, name, resource) => {

@@ -1,6 +1,6 @@
 /**
  * The public API is a contract: `package.json` `exports` names the entry points, and the examples
- * (the five workflows, the project's config and CDK app) and the templates of `stepwise new` use
+ * (the example workflows, the project's config and CDK app) and the templates of `stepwise new` use
  * only those, exactly as a user's project does. A deep import into the engine would work here and
  * break in every installed project.
  */

@@ -18,7 +18,13 @@ const dir = mkdtempSync(join(tmpdir(), 'recordings-'));
 const STEP = '01-extract-serial';
 const request = (n: number): ConverseRequest => ({
   system: [{ text: `prompt ${n}` }],
-  messages: [contextMessage(stepInput(STEP, { previous: previousState({ next: STEP }) }), ['email'], undefined)],
+  messages: [
+    contextMessage(
+      stepInput(STEP, { previous: previousState({ next: STEP }) }),
+      { input: ['email'], data: [] },
+      undefined,
+    ),
+  ],
 });
 const good = (n: number) => ({
   step: STEP,

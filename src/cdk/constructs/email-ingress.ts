@@ -1,6 +1,7 @@
 import { type CfnElement, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -45,6 +46,12 @@ export interface EmailIngressProps {
   readonly singlePrompt?: { readonly stateMachine: sfn.IStateMachine; readonly parameter: ssm.IStringParameter };
   /** How long the raw MIME is kept. @default Duration.days(30) */
   readonly rawMailRetention?: Duration;
+  /**
+   * The bus the workflow's `Email Reply` events go on, when an event step waits for the customer's reply: the
+   * function may then put events on that bus and read the threads of the emails table.
+   * @default replies start executions like any mail
+   */
+  readonly replyBus?: string;
 }
 
 /**
@@ -194,12 +201,29 @@ export class EmailIngress extends Construct {
         'Object keys are SES message ids, known only when a mail arrives; the grant is GetObject under the inbound/ prefix only.',
     });
     props.stateMachine.grantStartExecution(this.function);
+    if (props.replyBus) this.grantReplies(props.replyBus, props.emailsTable);
     if (props.singlePrompt) {
       props.singlePrompt.stateMachine.grantStartExecution(this.function);
       props.singlePrompt.parameter.grantRead(this.function);
       this.function.addEnvironment('SINGLE_PROMPT_STATE_MACHINE_ARN', props.singlePrompt.stateMachine.stateMachineArn);
       this.function.addEnvironment('ORCHESTRATION_PARAMETER', props.singlePrompt.parameter.parameterName);
     }
+  }
+
+  /**
+   * Let the function turn replies into events: PutEvents on the reply bus only, and Query on the
+   * emails table for thread items only (the leading-key condition keeps bodies and claims unread).
+   */
+  private grantReplies(busName: string, emailsTable: ITable): void {
+    events.EventBus.fromEventBusName(this, 'ReplyBus', busName).grantPutEventsTo(this.function);
+    this.function.addEnvironment('REPLY_EVENT_BUS', busName);
+    this.function.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [emailsTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['THREAD#*'] } },
+      }),
+    );
   }
 
   /** The encrypted queue the function's asynchronous invocations land in when they fail after Lambda's retries. */

@@ -42,6 +42,7 @@ export class WorkflowDashboard extends Construct {
     const graph = (title: string, metrics: cloudwatch.IMetric[], width = 12) =>
       new cloudwatch.GraphWidget({ title, left: metrics, width, height: 6 });
     const llmSteps = workflow.steps.filter((s) => s.kind === 'llm');
+    // Model metrics exist for LLM steps only.
     const tokens = (metricName: string) => perStep(metricName).filter((m) => llmSteps.some((s) => m.label === s.name));
 
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
@@ -77,19 +78,20 @@ export class WorkflowDashboard extends Construct {
           graph('Step duration p90 (ms)', perStep('StepDurationMs', cloudwatch.Stats.p(90))),
           graph('Tool calls not completed (refused or failed)', perStep('ToolCallRefused')),
         ],
-        [
-          graph(
-            'Model calls per step',
-            perStep('ModelCalls').filter((m) => llmSteps.some((s) => m.label === s.name)),
-            8,
-          ),
-          graph('Input tokens (full rate) per step', tokens('ModelInputTokens'), 8),
-          graph(
-            'Cache read / write tokens per step',
-            [...tokens('ModelCacheReadTokens'), ...tokens('ModelCacheWriteTokens')],
-            8,
-          ),
-        ],
+        // A workflow of code steps only (a shared ticket workflow) calls no model: no empty model widgets.
+        ...(llmSteps.length
+          ? [
+              [
+                graph('Model calls per step', tokens('ModelCalls'), 8),
+                graph('Input tokens (full rate) per step', tokens('ModelInputTokens'), 8),
+                graph(
+                  'Cache read / write tokens per step',
+                  [...tokens('ModelCacheReadTokens'), ...tokens('ModelCacheWriteTokens')],
+                  8,
+                ),
+              ],
+            ]
+          : []),
       ],
     });
   }

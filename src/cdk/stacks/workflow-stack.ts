@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import type { Manifest, StepDefinition } from '../../definitions/workflow/schema.ts';
 import { type EnvConfig, emailSettings } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
+import { replyBus } from '../../runtime/triggers/email/reply-event.ts';
 import { AgentWorkflow, workflowStateMachineName } from '../constructs/agent-workflow.ts';
 import { ALARM_PERIOD, countAlarm } from '../constructs/alarms.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
@@ -117,6 +118,7 @@ export class WorkflowStack extends Stack {
         emailsTable: this.emailsTable,
         eventsTable: this.eventsTable,
         alarmTopic: this.alarmTopic,
+        replyBus: replyBus(plugin.def),
       });
     }
     this.rules = triggers.flatMap((trigger, i) =>

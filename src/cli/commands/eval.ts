@@ -4,13 +4,14 @@ import { Option } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
 import { type EvalCase, loadEvalCases, loadEvalCasesFrom } from '../../definitions/eval-cases.ts';
 import { compareEvalRuns, comparisonText } from '../../evals/compare.ts';
-import { recordEvalRun } from '../../evals/eval-runs.ts';
+import { evalRunId, recordEvalRun } from '../../evals/eval-runs.ts';
 import { junitXml } from '../../evals/junit.ts';
 import { runMonolithicEvalCases } from '../../evals/monolithic.ts';
 import { type EvalCaseResult, type EvalReport, runEvalCases } from '../../evals/runner.ts';
 import type { EvalFailure } from '../../evals/validator.ts';
 import { monolithicModel } from '../../local/monolithic.ts';
 import { otlpTracesUrl } from '../../local/otlp.ts';
+import { DEFAULT_STATE_DIRS } from '../../local/state-dirs.ts';
 import { projectEnvironment } from '../../project/project.ts';
 import { validateWorkflow } from '../../project/validate.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
@@ -70,7 +71,9 @@ function failureText(f: EvalFailure): string {
 
 function caseText(c: EvalCaseResult, width: number): string {
   const line = `${paintStatus(c.passed ? '✓' : '✗')} ${c.id.padEnd(width)}  ${trailText(c.steps)}`;
-  return [line, ...c.failures.map(failureText)].join('\n');
+  // A failed case names what ran, to open with `stepwise history` or in Studio.
+  const ran = !c.passed && c.execution ? [`    execution: ${c.execution}  (stepwise history ${c.execution})`] : [];
+  return [line, ...c.failures.map(failureText), ...ran].join('\n');
 }
 
 function reportText(report: EvalReport, flags: EvalFlags): string {
@@ -119,7 +122,7 @@ export function register(program: Command): void {
     )
     .option(
       '--json',
-      'print { passed, failed, total, cases: [{ id, passed, failures, steps }] } (with --mode ab: { step, monolithic, comparison }), nothing else on stdout',
+      'print { passed, failed, total, cases: [{ id, passed, failures, steps, execution }] } (with --mode ab: { step, monolithic, comparison }), nothing else on stdout',
     )
     .addOption(envOption('whose stack runs locally; its model id with --model bedrock'))
     .addOption(verboseOption())
@@ -199,6 +202,7 @@ async function runAbMode(workflow: string, plugin: WorkflowPlugin, cases: EvalCa
 /** `--mode step`: the cases on the state machine, with progress, recordings, the kept run and JUnit when asked. */
 async function runStepMode(workflow: string, cases: EvalCase[], flags: EvalFlags): Promise<void> {
   const progress = progressLine();
+  const started = new Date();
   const report = await withCleanStdout(() =>
     runEvalCases(workflow, cases, {
       model: flags.model,
@@ -206,13 +210,15 @@ async function runStepMode(workflow: string, cases: EvalCase[], flags: EvalFlags
       openai: openAiEndpoint(flags),
       otlp: otlpTracesUrl(flags.otlp),
       ...((flags.record || flags.replay) && { recordings: flags.record ? 'record' : 'replay' }),
+      // Each case's executions are kept with the local ones, named by this run and the case.
+      keep: { dir: DEFAULT_STATE_DIRS.executions, runId: evalRunId(started) },
       session: { logLevel: logLevelFor(flags) },
       onCase: (c, i, n) => progress.update(`[${i + 1}/${n}] ${c.id} ${c.passed ? '✓' : '✗'}`),
       onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
     }).finally(() => progress.clear()),
   );
   // Kept for Studio's Evals view (the latest runs, the diff between two).
-  recordEvalRun(workflow, report, cases, flags.model);
+  recordEvalRun(workflow, report, cases, flags.model, DEFAULT_STATE_DIRS.evals, started);
   if (flags.junit) writeFileSync(flags.junit, junitXml(report, workflow));
   if (flags.json) printJson(report);
   else process.stdout.write(reportText(report, flags));

@@ -77,7 +77,7 @@ export function register(program: Command): void {
     .description(
       'Create a project of your own that depends on Stepwise: package.json, tsconfig.json, cdk.json, infra/app.ts, ' +
         'stepwise.config.ts (your environments), statemachines/, lambdas/workflows/, a test that runs every workflow’s evals, ' +
-        'README.md and .gitignore, with one runnable workflow or lifecycle from the template.',
+        'README.md and .gitignore, with the runnable workflows or lifecycle of the template.',
     )
     .argument('<dir>', 'the folder to create (missing or empty)')
     .addOption(
@@ -101,6 +101,7 @@ export function register(program: Command): void {
   withExamples(command, [
     'stepwise new my-agents',
     'stepwise new my-inbox --template email',
+    'stepwise new my-shop --template order-support',
     'stepwise new orders --template lifecycle --stepwise file:../stepwise-0.2.0.tgz --json',
   ]);
   command.action(

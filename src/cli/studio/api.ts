@@ -9,6 +9,7 @@ import { extname, join } from 'node:path';
 import { ExecutionDoesNotExist, type SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import { DefinitionError, InvalidInputError, MissingCredentialsError } from '../../core/errors.ts';
+import { STATEMACHINES_DIR } from '../../core/paths.ts';
 import { EmailInputSchema, isEmailWorkflow } from '../../definitions/workflow/input.ts';
 import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
@@ -135,6 +136,8 @@ export interface StudioApiOptions {
   logLevel: string;
   /** The project's app as synthesized (`synthProject()`): the compiled definitions Studio draws and forks. */
   app: SynthesizedApp;
+  /** The folder of the workflow definitions the app was built from. @default the project's `statemachines/` */
+  statemachines?: string;
   /** The OTLP/HTTP traces URL every run, fork and resume is exported to when it ends. @default none */
   otlp?: string;
   /** Told when a trace could not be exported (the run itself stands). @default stderr */
@@ -143,6 +146,7 @@ export interface StudioApiOptions {
 
 export class StudioApi {
   private readonly prices: Prices = loadPrices();
+  private readonly statemachines: string;
   private readonly index: ExecutionIndex;
   /** Layouts by workflow: the compiled definition does not change while Studio runs (the synth is once per process). */
   private readonly layouts = new Map<string, WorkflowGraph>();
@@ -152,6 +156,7 @@ export class StudioApi {
   private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly options: StudioApiOptions) {
+    this.statemachines = options.statemachines ?? STATEMACHINES_DIR;
     this.index = new ExecutionIndex(options.dirs, (workflow) => this.known(workflow));
   }
 
@@ -212,12 +217,12 @@ export class StudioApi {
 
   /** A workflow of the project, by a name from the URL (no other folder is ever read). */
   private def(workflow: string): WorkflowDefinition {
-    if (!listWorkflows().includes(workflow))
+    if (!listWorkflows(this.statemachines).includes(workflow))
       throw new HttpError(
         404,
-        `no workflow ${JSON.stringify(workflow.slice(0, 80))} (known: ${listWorkflows().join(', ')})`,
+        `no workflow ${JSON.stringify(workflow.slice(0, 80))} (known: ${listWorkflows(this.statemachines).join(', ')})`,
       );
-    return loadWorkflow(workflow);
+    return loadWorkflow(workflow, this.statemachines);
   }
 
   private samples(def: WorkflowDefinition): string[] {
@@ -233,8 +238,8 @@ export class StudioApi {
     return {
       project: this.options.dirs.root,
       aws: Boolean(this.options.aws),
-      workflows: listWorkflows().map((w) => {
-        const def = loadWorkflow(w);
+      workflows: listWorkflows(this.statemachines).map((w) => {
+        const def = loadWorkflow(w, this.statemachines);
         return {
           name: w,
           description: def.manifest.description,
@@ -315,7 +320,9 @@ export class StudioApi {
   }
 
   private known(workflow: string | undefined): WorkflowDefinition | undefined {
-    return workflow && listWorkflows().includes(workflow) ? loadWorkflow(workflow) : undefined;
+    return workflow && listWorkflows(this.statemachines).includes(workflow)
+      ? loadWorkflow(workflow, this.statemachines)
+      : undefined;
   }
 
   private async execution(execution: string, source: string | null) {
@@ -551,7 +558,7 @@ export class StudioApi {
   }
 
   private evals() {
-    return listWorkflows().map((workflow) => ({
+    return listWorkflows(this.statemachines).map((workflow) => ({
       workflow,
       runs: listEvalRuns(workflow, this.options.dirs.evals, 10).map(({ id, at, model, passed, failed, total }) => ({
         id,

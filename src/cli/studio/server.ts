@@ -21,7 +21,7 @@ import { basename } from 'node:path';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { PROJECT_ROOT } from '../../core/paths.ts';
 import { DEFAULT_STATE_DIRS, type StateDirs } from '../../local/state-dirs.ts';
-import { synthProject } from '../../local/synth.ts';
+import { type SynthesizedApp, synthProject } from '../../local/synth.ts';
 import { HttpError, type Route, StudioApi } from './api.ts';
 import { type Assets, indexHtml, loadAssets } from './assets.ts';
 
@@ -40,6 +40,11 @@ export interface StudioOptions {
   onWarning?: (message: string) => void;
   /** The bundled UI. @default `loadAssets()` */
   assets?: Assets;
+  /**
+   * The workflows shown, compiled, and the folder of their definitions (tests show fixture workflows; runs and forks
+   * from the page still start the project's). @default the project's (`synthProject()`)
+   */
+  workflows?: { app: SynthesizedApp; statemachines: string };
 }
 
 export interface Studio {
@@ -110,7 +115,8 @@ export async function startStudio(options: StudioOptions = {}): Promise<Studio> 
     dirs,
     aws: options.aws,
     logLevel: options.logLevel ?? 'SILENT',
-    app: await synthProject(),
+    app: options.workflows?.app ?? (await synthProject()),
+    ...(options.workflows && { statemachines: options.workflows.statemachines }),
     ...(options.otlp && { otlp: options.otlp }),
     ...(options.onWarning && { onWarning: options.onWarning }),
   });

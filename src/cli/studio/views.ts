@@ -2,7 +2,8 @@
  * What Studio shows, computed from the same records and compiled definitions the CLI reads: the
  * graph of a workflow (its synthesized ASL, laid out with dagre), the list of executions, one
  * execution step by step (decision, model request, tool calls, tokens and cost), and the path it
- * took on the graph. Pure: the server reads the files and passes them in.
+ * took on the graph (its steps are read in step-views.ts). Pure: the server reads the files and
+ * passes them in.
  */
 
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
@@ -10,11 +11,16 @@ import { Graph, layout } from '@dagrejs/dagre';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { MAX_STEPS_HANDOFF } from '../../cdk/constructs/agent-workflow.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import { modelCost, type Prices } from '../../evals/cost.ts';
+import type { Prices } from '../../evals/cost.ts';
 import { aboutOf, outcomeOf } from '../../local/execution-list.ts';
-import { type ExecutionRecord, type ExecutionSource, stateTransitions, stepTrail } from '../../local/history.ts';
+import { type ExecutionRecord, type ExecutionSource, stateTransitions } from '../../local/history.ts';
 import type { StepStats, WorkflowStats } from '../../local/step-stats.ts';
-import type { StepOutput, TokenUsage } from '../../runtime/contracts.ts';
+import type { TokenUsage } from '../../runtime/contracts.ts';
+import { startedBy } from './construct-views.ts';
+import { type CostView, costOf, type StepView, stepViews } from './step-views.ts';
+
+// The UI reads a step's type beside the execution's.
+export type { StepView } from './step-views.ts';
 
 /** One state of the graph, placed. */
 export interface GraphNode {
@@ -36,8 +42,8 @@ export interface GraphNode {
   comment?: string;
   /** Entry step, fallback step. */
   role?: 'entry' | 'fallback';
-  /** For a Map: the states it runs per item (a consensus wave's sample). */
-  inner?: string[];
+  /** A Map's item chain, or each branch of a Parallel, drawn inside the node. */
+  children?: SubGraph[];
   x: number;
   y: number;
   width: number;
@@ -47,6 +53,17 @@ export interface GraphNode {
     StepStats,
     'runs' | 'failures' | 'retries' | 'handoffs' | 'meanDurationMs' | 'modelCalls' | 'inputTokens' | 'outputTokens'
   >;
+}
+
+/** A Map's item chain or one branch of a Parallel, laid out inside its node: at `x`, `y` from the node's corner. */
+export interface SubGraph {
+  label: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
 }
 
 /**
@@ -81,6 +98,7 @@ type AslState = {
   Catch?: { Next: string; ErrorEquals: string[] }[];
   ItemProcessor?: { States: Record<string, AslState> };
   Iterator?: { States: Record<string, AslState> };
+  Branches?: { StartAt: string; States: Record<string, AslState> }[];
   Resource?: string;
 };
 
@@ -120,14 +138,12 @@ export function workflowGraph(
 /** A laid-out graph with each step's figures from `stats`. */
 export function withFigures(layout: WorkflowGraph, stats: WorkflowStats): WorkflowGraph {
   const figures = new Map(stats.steps.map((s) => [s.step, s]));
-  return {
-    ...layout,
-    nodes: layout.nodes.map((n) =>
-      (n.kind !== 'llm' && n.kind !== 'code') || !figures.has(n.id)
-        ? n
-        : { ...n, stats: stepFigures(figures.get(n.id)!) },
-    ),
-  };
+  const figured = (n: GraphNode): GraphNode => ({
+    ...n,
+    ...((n.kind === 'llm' || n.kind === 'code') && figures.has(n.id) && { stats: stepFigures(figures.get(n.id)!) }),
+    ...(n.children && { children: n.children.map((c) => ({ ...c, nodes: c.nodes.map(figured) })) }),
+  });
+  return { ...layout, nodes: layout.nodes.map(figured) };
 }
 
 /** The figures a step's node shows. */
@@ -151,11 +167,25 @@ export function graphLayout(
   definition: Pick<StateMachineDefinition, 'States' | 'StartAt'>,
 ): WorkflowGraph {
   const steps = new Map(def.steps.map((s) => [s.name, s]));
+  const notes = [
+    `Every step's route Choice sends a route past maxSteps (${def.manifest.maxSteps}) to ${MAX_STEPS_HANDOFF} → ${def.manifest.fallback}.`,
+    `Every step catches its errors (after its retries) to the fallback ${def.manifest.fallback}.`,
+  ];
+  return { ...layoutStates(definition.States as Record<string, AslState>, def, steps), notes };
+}
+
+type Placed = Pick<SubGraph, 'width' | 'height' | 'nodes' | 'edges'>;
+
+/** The states of one level (the top, an item chain, a branch) laid out top to bottom with dagre. */
+function layoutStates(
+  states: Record<string, AslState>,
+  def: WorkflowDefinition,
+  steps: ReadonlyMap<string, StepDefinition>,
+): Placed {
   const names = new Set(steps.keys());
   const g = new Graph({ multigraph: true });
   g.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 44, marginx: 16, marginy: 16 });
   g.setDefaultEdgeLabel(() => ({}));
-  const states = definition.States as Record<string, AslState>;
   const nodes = new Map<string, UnplacedNode>();
   for (const [id, state] of Object.entries(states)) {
     const node = graphNode(id, state, def, steps, names);
@@ -176,11 +206,38 @@ export function graphLayout(
     ),
   }));
   const { width = 0, height = 0 } = g.graph();
-  const notes = [
-    `Every step's route Choice sends a route past maxSteps (${def.manifest.maxSteps}) to ${MAX_STEPS_HANDOFF} → ${def.manifest.fallback}.`,
-    `Every step catches its errors (after its retries) to the fallback ${def.manifest.fallback}.`,
-  ];
-  return { width, height, nodes: placed, edges: laidEdges, notes };
+  return { width, height, nodes: placed, edges: laidEdges };
+}
+
+/** Room inside a Map or Parallel node: around its sub-graphs, for its name, and for each sub-graph's label. */
+const PAD = 12;
+const HEADER = 30;
+const SUB_LABEL = 18;
+
+/** A Map's item chain or a Parallel's branches, laid out and placed side by side under the node's name. */
+function subGraphs(
+  state: AslState,
+  def: WorkflowDefinition,
+  steps: ReadonlyMap<string, StepDefinition>,
+  owner: string | undefined,
+): SubGraph[] | undefined {
+  const levels =
+    state.Type === 'Map'
+      ? [{ label: 'each item', states: (state.ItemProcessor ?? state.Iterator)?.States ?? {} }]
+      : state.Type === 'Parallel'
+        ? (state.Branches ?? []).map((b) => ({
+            label: `branch ${owner && b.StartAt.startsWith(`${owner}.`) ? b.StartAt.slice(owner.length + 1) : b.StartAt}`,
+            states: b.States,
+          }))
+        : [];
+  if (!levels.length) return undefined;
+  let x = PAD;
+  return levels.map(({ label, states }) => {
+    const placed = layoutStates(states, def, steps);
+    const sub = { label, x, y: HEADER + SUB_LABEL, ...placed };
+    x += Math.max(placed.width, label.length * 7) + PAD;
+    return sub;
+  });
 }
 
 type UnplacedNode = Omit<GraphNode, 'x' | 'y'>;
@@ -201,12 +258,16 @@ function graphNode(
         ? 'pause'
         : 'task'
       : (KIND[state.Type] ?? 'task');
-  const inner = state.Type === 'Map' ? Object.keys((state.ItemProcessor ?? state.Iterator)?.States ?? {}) : undefined;
-  // Wide enough for the whole name at 12 px (about 7 px a character).
-  const width = Math.max(step ? 190 : kind === 'choice' ? 150 : 160, Math.ceil(id.length * 7.2) + 24);
-  // Steps keep room for their figures whether there are any yet: the layout does not depend on them.
-  const height = step ? 62 : 34;
   const owner = ownerStep(id, names);
+  const children = subGraphs(state, def, steps, owner);
+  // Wide enough for the whole name at 12 px (about 7 px a character), and for what it holds.
+  const width = Math.max(
+    step ? 190 : kind === 'choice' ? 150 : 160,
+    Math.ceil(id.length * 7.2) + 24,
+    ...(children ?? []).map((c) => c.x + Math.max(c.width, c.label.length * 7) + PAD),
+  );
+  // Steps keep room for their figures whether there are any yet: the layout does not depend on them.
+  const height = children ? HEADER + SUB_LABEL + Math.max(...children.map((c) => c.height)) + PAD : step ? 62 : 34;
   return {
     id,
     kind,
@@ -215,7 +276,7 @@ function graphNode(
     ...(state.Comment && { comment: state.Comment }),
     ...(id === def.manifest.entry && { role: 'entry' as const }),
     ...(id === def.manifest.fallback && { role: 'fallback' as const }),
-    ...(inner && { inner }),
+    ...(children && { children }),
     width,
     height,
   };
@@ -260,61 +321,40 @@ export interface ExecutionPath {
   edges: [string, string][];
 }
 
-/** The top-level states an execution entered, in order, and each transition between consecutive ones. */
+/** Every state of a definition, inside Map item chains and Parallel branches too. */
+function stateNames(states: Record<string, AslState>): string[] {
+  return Object.entries(states).flatMap(([name, s]) => [
+    name,
+    ...[s.ItemProcessor ?? s.Iterator, ...(s.Branches ?? [])].flatMap((inner) =>
+      inner ? stateNames(inner.States) : [],
+    ),
+  ]);
+}
+
+/**
+ * The states an execution entered (inside items and branches too), how often, and each transition
+ * taken: a state entered right after another was exited, by the entry's `previousEventId` (items
+ * and branches run at once, so their events interleave), else the state entered before it.
+ */
 export function executionPath(
   events: readonly HistoryEvent[],
   definition: Pick<StateMachineDefinition, 'States'>,
 ): ExecutionPath {
+  const known = new Set(stateNames(definition.States as Record<string, AslState>));
+  const byId = new Map(events.map((e) => [e.id, e]));
   const states: Record<string, number> = {};
   const edges: [string, string][] = [];
   let previous: string | undefined;
   for (const e of events) {
     const name = e.type?.endsWith('StateEntered') ? e.stateEnteredEventDetails?.name : undefined;
-    if (!name || !(name in definition.States)) continue;
+    if (!name || !known.has(name)) continue;
     states[name] = (states[name] ?? 0) + 1;
-    if (previous !== undefined && !edges.some(([a, b]) => a === previous && b === name)) edges.push([previous, name]);
+    const before = byId.get(e.previousEventId);
+    const from = before ? before.type?.endsWith('StateExited') && before.stateExitedEventDetails?.name : previous;
+    if (from && known.has(from) && !edges.some(([a, b]) => a === from && b === name)) edges.push([from, name]);
     previous = name;
   }
   return { states, edges };
-}
-
-/** A step's cost at list prices; `note` says when nothing was billed (the offline stand-in) or there are no prices. */
-export interface CostView {
-  usd: number;
-  modelId: string;
-  note?: string;
-}
-
-/** One step of an execution as Studio shows it. */
-export interface StepView {
-  /** Position among the states of the trail (steps and pauses). */
-  index: number;
-  /** Position among the steps (what a fork names); absent for a pause. */
-  forkIndex?: number;
-  name: string;
-  kind: StepDefinition['kind'] | 'pause' | 'task';
-  description?: string;
-  enteredAt: string;
-  exitedAt?: string;
-  /** Entered to exited, in the history. */
-  latencyMs?: number;
-  /** What the step handler measured. */
-  durationMs?: number;
-  retries: number;
-  input: unknown;
-  output?: unknown;
-  decision?: { next: string; decidedBy: string | null; reason: string };
-  /** Why the offline stand-in (or a fork's pinned answer) routed so: the rule that decided and what matched. */
-  why?: string;
-  error?: { error: string; cause?: string };
-  usage?: TokenUsage;
-  cost?: CostView;
-  toolCalls: StepOutput['toolCalls'];
-  transcript?: StepOutput['transcript'];
-  reply?: string;
-  consensus?: StepOutput['consensus'];
-  /** The ids of its events in the history (first, last). */
-  events: [number, number];
 }
 
 export interface ExecutionView {
@@ -325,6 +365,8 @@ export interface ExecutionView {
     outcome?: string;
     about: Record<string, string>;
   };
+  /** The execution whose workflow step started this one. */
+  startedBy?: string;
   steps: StepView[];
   path: ExecutionPath;
   usage: TokenUsage;
@@ -342,26 +384,6 @@ const ZERO: TokenUsage = {
   cacheWriteInputTokens: 0,
 };
 
-function costOf(
-  usage: TokenUsage | undefined,
-  modelId: string,
-  provider: string | undefined,
-  prices: Prices,
-): CostView | undefined {
-  if (!usage || usage.modelCalls === 0) return undefined;
-  if (!prices.models[modelId])
-    return { usd: 0, modelId, note: `no list prices for ${modelId} in src/evals/prices.json` };
-  const usd = modelCost(usage, prices, modelId).total;
-  return {
-    usd,
-    modelId,
-    ...(provider === 'offline' && { note: 'the offline stand-in: nothing was billed; at this model’s list prices' }),
-  };
-}
-
-const isStepOutput = (value: unknown): value is StepOutput =>
-  typeof value === 'object' && value !== null && 'next' in value && 'toolCalls' in value;
-
 /**
  * One execution step by step: every step (and checkpoint) it ran with its input, output,
  * decision, retries and latency, the model request and response with tokens and cost (the cost
@@ -376,7 +398,8 @@ export function executionView(
   source: ExecutionSource,
 ): ExecutionView {
   const modelId = def?.manifest.model.id ?? '';
-  const views = stepViews(record, def, modelId, prices);
+  const views = stepViews(record, def, definition, modelId, prices);
+  const parent = startedBy(record.input);
   const usage = totalUsage(views);
   const provider = views.find((v) => v.transcript)?.transcript?.provider;
   const { events, startDate, stopDate, ...rest } = record;
@@ -396,6 +419,7 @@ export function executionView(
       ...(outcome && { outcome }),
       about: aboutOf(record.input, def),
     },
+    ...(parent && { startedBy: parent }),
     steps: views,
     path: definition ? executionPath(events, definition) : { states: {}, edges: [] },
     usage,
@@ -403,72 +427,6 @@ export function executionView(
     stateTransitions: stateTransitions(events),
     eventCount: events.length,
   };
-}
-
-/**
- * The steps (and checkpoints) of an execution's trail, each with the range of its events; with the definition known, the
- * other Task states are left out.
- */
-function stepViews(
-  record: ExecutionRecord,
-  def: WorkflowDefinition | undefined,
-  modelId: string,
-  prices: Prices,
-): StepView[] {
-  const steps = new Map(def?.steps.map((s) => [s.name, s]) ?? []);
-  const trail = stepTrail(record.events);
-  // The trail has one entry per TaskStateEntered, in event order: its events start there.
-  const entered = record.events.flatMap((e, i) => (e.type === 'TaskStateEntered' ? [i] : []));
-  // Fork points are the steps' Task entries in the same order, so the n-th step of the trail is fork point n.
-  let forks = 0;
-  const views: StepView[] = [];
-  trail.forEach((t, i) => {
-    const step = steps.get(t.name);
-    const isPause = t.name.endsWith('.pause') && steps.has(t.name.slice(0, -'.pause'.length));
-    if (def && !step && !isPause) return;
-    const at = entered[i]!;
-    const first = record.events[at]!.id!;
-    const exit = record.events.findIndex(
-      (e, j) => j > at && e.type === 'TaskStateExited' && e.stateExitedEventDetails?.name === t.name,
-    );
-    const last = record.events[exit < 0 ? record.events.length - 1 : exit]!.id!;
-    const out = isStepOutput(t.output) ? t.output : undefined;
-    const transcript = out?.transcript;
-    views.push({
-      index: views.length,
-      ...(step && { forkIndex: forks++ }),
-      name: t.name,
-      kind: step ? step.kind : isPause ? 'pause' : 'task',
-      ...(step && { description: step.description }),
-      enteredAt: t.enteredAt.toISOString(),
-      ...(t.exitedAt && {
-        exitedAt: t.exitedAt.toISOString(),
-        latencyMs: t.exitedAt.getTime() - t.enteredAt.getTime(),
-      }),
-      ...(out && { durationMs: out.durationMs }),
-      retries: t.retries,
-      input: t.input,
-      ...(t.output !== undefined && { output: t.output }),
-      ...(out && { decision: { next: out.next, decidedBy: out.decidedBy, reason: out.reason } }),
-      ...(whyRouted(transcript) && { why: whyRouted(transcript) }),
-      ...(t.error && { error: t.error }),
-      ...(out?.usage && { usage: out.usage }),
-      ...(out?.usage && { cost: costOf(out.usage, transcript?.modelId ?? modelId, transcript?.provider, prices) }),
-      toolCalls: out?.toolCalls ?? [],
-      ...(transcript && { transcript }),
-      ...(out?.reply !== undefined && { reply: out.reply }),
-      ...(out?.consensus && { consensus: out.consensus }),
-      events: [first, last],
-    });
-  });
-  return views;
-}
-
-/** What the last answer of a stand-in says decided the route: `rule 2 of 4: found serial "SN1"; …`. */
-function whyRouted(transcript: StepOutput['transcript']): string | undefined {
-  const last = transcript?.messages.findLast((m) => m.role === 'assistant');
-  const said = last?.content.flatMap((b) => ('text' in b ? [b.text] : [])).join(' ') ?? '';
-  return /^\[(?:offline stand-in, not an LLM|pinned in a fork)\] step [^:]+: (.+)$/s.exec(said)?.[1];
 }
 
 /** The token usage of the steps, summed. */

@@ -1,5 +1,20 @@
 import * as z from 'zod';
 
+/** At most this many attachments are listed in the record (a mail may carry up to the MIME part budget). */
+export const MAX_LISTED_ATTACHMENTS = 50;
+
+/**
+ * One attachment as the record lists it: what a step needs to decide about it, never its content (the state carries
+ * no file). Its name is the sender's, so untrusted like the rest of the mail.
+ */
+export const InboundAttachmentSchema = z
+  .object({
+    name: z.string().max(200),
+    contentType: z.string().max(200),
+    bytes: z.number().int().nonnegative(),
+  })
+  .strict();
+
 /**
  * The verified ingress record as it travels in the execution input (`$.input.email`). Steps
  * parse it with this schema: the state is data from outside the step, so it is checked like any
@@ -17,6 +32,8 @@ export const InboundEmailSchema = z
     receivedAt: z.iso.datetime(),
     /** Characters of the full text body; the stored body may be cut to a shorter length (with a note). */
     bodyChars: z.number().int().nonnegative(),
+    /** The mail's attachments in mail order (the first {@link MAX_LISTED_ATTACHMENTS}); absent when it has none. */
+    attachments: z.array(InboundAttachmentSchema).max(MAX_LISTED_ATTACHMENTS).optional(),
   })
   .strict();
 
@@ -25,3 +42,5 @@ export const InboundEmailSchema = z
  * read it through the EmailStore.
  */
 export type InboundEmail = z.infer<typeof InboundEmailSchema>;
+
+export type InboundAttachment = z.infer<typeof InboundAttachmentSchema>;

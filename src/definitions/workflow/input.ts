@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { DefinitionError } from '../../core/errors.ts';
 import { relPath } from '../definition-file.ts';
 import { issueText } from '../issue-text.ts';
+import { eventOutputs } from './constructs/event.ts';
 import { InboundEmailSchema } from './inbound-email.ts';
 import type { WorkflowDefinition } from './schema.ts';
 
@@ -49,6 +50,16 @@ export function inputSchema(
 export function untrustedFields(def: WorkflowDefinition): readonly string[] {
   return isEmailWorkflow(def) ? ['email'] : (def.manifest.input?.untrusted ?? []);
 }
+
+/**
+ * State fields written by outsiders: what event steps received (a customer's reply, a webhook's detail). LLM steps see
+ * them beside the untrusted input, never among the trusted `data`.
+ */
+export const untrustedData = (def: WorkflowDefinition): string[] => [...new Set(def.steps.flatMap(eventOutputs))];
+
+/** The named fields `record` has. */
+export const pickFields = (record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> =>
+  Object.fromEntries(fields.filter((f) => Object.hasOwn(record, f)).map((f) => [f, record[f]]));
 
 /** The input key Step Functions adds to a child execution started with `associateWithParent`: the parent's execution ARN. */
 export const STARTED_BY = 'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID';

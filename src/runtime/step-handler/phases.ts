@@ -9,7 +9,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { InvalidInputError, StepFailedError, ToolUnavailableError } from '../../core/errors.ts';
 import { consensusPlan } from '../../definitions/workflow/consensus.ts';
-import { checkInput, isEmailWorkflow, untrustedFields } from '../../definitions/workflow/input.ts';
+import { checkInput, isEmailWorkflow, pickFields, untrustedFields } from '../../definitions/workflow/input.ts';
 import { getStep } from '../../definitions/workflow/loader.ts';
 import { DONE, type StepDefinition, type WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { StepInput, StepOutput, ToolCallRecord } from '../contracts.ts';
@@ -369,9 +369,7 @@ async function storage<T>(what: string, call: () => Promise<T>): Promise<T> {
 }
 
 const pick = (input: Record<string, unknown>, fields: readonly string[]) =>
-  fields.length
-    ? Object.fromEntries(fields.filter((f) => Object.hasOwn(input, f)).map((f) => [f, input[f]]))
-    : undefined;
+  fields.length ? pickFields(input, fields) : undefined;
 
 /** A value as a log line shows it: at most 120 characters. */
 const show = (value: unknown) => {

@@ -2,7 +2,7 @@ import { DefinitionError, StepFailedError } from '../../core/errors.ts';
 import { joinStep } from '../../definitions/workflow/constructs/join.ts';
 import { isJoin } from '../../definitions/workflow/constructs/scopes.ts';
 import { loadGuardRules } from '../../definitions/workflow/guard.ts';
-import { untrustedFields } from '../../definitions/workflow/input.ts';
+import { pickFields, untrustedData, untrustedFields } from '../../definitions/workflow/input.ts';
 import type { TokenUsage } from '../contracts.ts';
 import type { ModelDeadline } from '../models/deadline.ts';
 import type { ModelProvider } from '../models/port.ts';
@@ -81,7 +81,9 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
   const internalNames = [...def.steps.map((s) => s.name), ...def.manifest.tools];
   // Read before the guard is set up: its quoting check compares the outgoing text with it.
   const untrusted = step.kind === 'llm' && step.readsUntrusted ? await args.untrusted() : undefined;
-  const guarded = rules ? withGuard(bound, { step, rules, internalNames, scope, untrusted }) : bound;
+  // The guard's quoting check also knows what outsiders wrote into the state (an awaited reply).
+  const outsiders = untrusted && { ...untrusted, ...pickFields(scope.data, untrustedData(def)) };
+  const guarded = rules ? withGuard(bound, { step, rules, internalNames, scope, untrusted: outsiders }) : bound;
   const toolbox = args.singlePrompt ? withToolBackedData(guarded, def, scope.data) : guarded;
   if (step.kind === 'llm') {
     const fastPath = args.fastPaths === false ? undefined : plugin.fastPaths?.[step.name];
@@ -93,7 +95,7 @@ export async function runStep(args: RunStepArgs): Promise<StepResult> {
         step,
         input,
         untrusted,
-        untrustedFields: untrustedFields(def),
+        untrustedFields: { input: untrustedFields(def), data: untrustedData(def) },
         model,
         toolbox,
         remainingTimeMs: tool.remainingTimeMs,

@@ -6,7 +6,15 @@ import type { ModelDeadline } from '../models/deadline.ts';
 import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
 import { boundedTranscript, type ModelCallRecord } from '../models/transcript.ts';
 import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
-import { contextMessage, ROUTE_TOOL, routeSchema, routeToolSpec, systemPrompt, toolSpecs } from './prompt.ts';
+import {
+  contextMessage,
+  ROUTE_TOOL,
+  routeSchema,
+  routeToolSpec,
+  systemPrompt,
+  toolSpecs,
+  type UntrustedFields,
+} from './prompt.ts';
 import { parseStepText } from './text-protocol.ts';
 import { NO_USAGE, type StepResult, sentReply, toolContext } from './types.ts';
 
@@ -19,7 +27,8 @@ export interface RunLlmStepArgs {
    * does not read them.
    */
   untrusted: Record<string, unknown> | undefined;
-  untrustedFields: readonly string[];
+  /** Which input and state fields outsiders wrote (`untrustedFields`, `untrustedData`). */
+  untrustedFields: UntrustedFields;
   model: ModelProvider;
   /** The step's toolbox: restricted to its allow-list, its bound arguments applied. */
   toolbox: Toolbox;

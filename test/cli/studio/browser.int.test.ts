@@ -3,22 +3,47 @@
  * on this repository, see the warranty graph, run the valid-warranty sample and read step 03a's
  * model request, tokens and create_ticket call, fork from 02-check-warranty with the registry
  * saying `expired` and see the fork take 03c, approve a paused investigation and see it finish,
- * import a deployed execution's history and fork it locally. Every view passes axe-core with no
- * serious or critical finding, and every action of every view is reached with Tab alone. The
- * screenshots stay in `.stepwise/screenshots/`.
+ * import a deployed execution's history and fork it locally, open the execution a failed eval case
+ * ran. Every view passes axe-core with no serious or critical finding, and every action of every
+ * view is reached with Tab alone. The screenshots stay in `.stepwise/screenshots/`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Studio, startStudio } from '../../../src/cli/studio/server.ts';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
+import { evalRunId, recordEvalRun } from '../../../src/evals/eval-runs.ts';
+import { evalExecutionName } from '../../../src/evals/runner.ts';
+import { writeLocalExecution } from '../../../src/local/history.ts';
 import { stateDirs } from '../../../src/local/state-dirs.ts';
 import { keyboardReach, launchChromium, screenshot, seriousAxeFindings, tabTo } from '../../support/browser.ts';
-import { AWS_ARN, AWS_FIXTURE } from '../../support/fixtures.ts';
+import { AWS_ARN, AWS_FIXTURE, recordedExecution } from '../../support/fixtures.ts';
+
+/**
+ * Studio's resumes, answered at once (the page opens the execution) but held until the test has seen the page show
+ * it still paused: the page then shows the resumed steps arrive and the execution finish, however fast the machine.
+ */
+const resumes = vi.hoisted(() => {
+  let open = () => {};
+  let held = Promise.resolve();
+  return {
+    held: () => held,
+    hold: () => void (held = new Promise<void>((resolve) => (open = resolve))),
+    release: () => open(),
+  };
+});
+vi.mock('../../../src/local/workflow-session.ts', async (original) => {
+  const actual = await original<typeof import('../../../src/local/workflow-session.ts')>();
+  const resumePaused: typeof actual.resumePaused = async (execution, resolution, options) => {
+    options?.onStart?.(execution);
+    await resumes.held();
+    return actual.resumePaused(execution, resolution, options);
+  };
+  return { ...actual, resumePaused };
+});
 
 // The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
 declare const document: any, window: any, MutationObserver: any;
@@ -34,6 +59,13 @@ beforeAll(async () => {
   const dirs = stateDirs(root);
   const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 3);
   const steps = [{ name: '01-extract-serial', next: '02-check-warranty', decidedBy: 'offline' as const, fields: {} }];
+  // The later run's failed case names the execution it ran, kept with the local ones.
+  const failedRun = evalExecutionName(evalRunId(new Date('2025-03-14T11:00:00Z')), cases[1]!.scenario_id);
+  const valid = recordedExecution('warranty-valid');
+  writeLocalExecution(
+    { ...valid, name: failedRun, executionArn: valid.executionArn.replace(valid.name, failedRun) },
+    dirs.executions,
+  );
   for (const [at, verdicts] of [
     ['2025-03-14T10:00:00Z', [true, true, true]],
     ['2025-03-14T11:00:00Z', [true, false, true]],
@@ -44,7 +76,13 @@ beforeAll(async () => {
         passed: verdicts.filter(Boolean).length,
         failed: verdicts.filter((v) => !v).length,
         total: 3,
-        cases: cases.map((c, i) => ({ id: c.scenario_id, passed: verdicts[i]!, failures: [], steps })),
+        cases: cases.map((c, i) => ({
+          id: c.scenario_id,
+          passed: verdicts[i]!,
+          failures: [],
+          steps,
+          ...(!verdicts[i] && { execution: failedRun }),
+        })),
       },
       cases,
       'offline',
@@ -59,6 +97,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  resumes.release();
   await browser?.close();
   await studio?.close();
   rmSync(root, { recursive: true, force: true });
@@ -78,8 +117,8 @@ async function accessible(view: string): Promise<void> {
 
 const statusBadge = () => page.locator('h1 .status');
 
-/** Wait until the open execution shows `status`, recording the statuses it showed on the way; the page is never reloaded. */
-async function untilStatus(status: string, timeout = 90_000): Promise<string[]> {
+/** Record the statuses the open execution shows from now on, starting with the one it shows now. */
+async function watchStatus(): Promise<void> {
   await page.evaluate(() => {
     const w = window as unknown as { seenStatuses?: string[]; observer?: any };
     w.seenStatuses = [document.querySelector('h1 .status')?.textContent ?? '(none)'];
@@ -90,6 +129,14 @@ async function untilStatus(status: string, timeout = 90_000): Promise<string[]> 
     });
     w.observer.observe(document.body, { subtree: true, childList: true, characterData: true });
   });
+}
+
+/** The statuses the open execution showed since {@link watchStatus}. */
+const seenStatuses = () => page.evaluate(() => (window as unknown as { seenStatuses: string[] }).seenStatuses);
+
+/** Wait until the open execution shows `status`, recording the statuses it showed on the way; the page is never reloaded. */
+async function untilStatus(status: string, timeout = 90_000): Promise<string[]> {
+  await watchStatus();
   await expect
     .poll(
       () =>
@@ -99,7 +146,7 @@ async function untilStatus(status: string, timeout = 90_000): Promise<string[]> 
       { timeout },
     )
     .toBe(status);
-  return page.evaluate(() => (window as unknown as { seenStatuses: string[] }).seenStatuses);
+  return seenStatuses();
 }
 
 /** The steps list of the open execution (not the graph's nodes). */
@@ -221,8 +268,8 @@ describe('Stepwise Studio in Chromium', () => {
         investigation,
       );
     // With checkpoints on, the investigation may pause again after a resume: approve until it finishes.
-    let seen: string[] = [];
-    for (let round = 1; round <= 4 && (await statusBadge().textContent()) !== 'SUCCEEDED'; round++) {
+    const rounds: string[][] = [];
+    for (let round = 1; round <= 4 && rounds.at(-1)?.at(-1) !== 'SUCCEEDED'; round++) {
       await nav('Pauses').click();
       const card = page.getByRole('article', { name: investigation });
       await card.getByRole('heading', { name: 'Required actions' }).waitFor();
@@ -234,19 +281,23 @@ describe('Stepwise Studio in Chromium', () => {
         .getByLabel(/^Output/)
         .fill(JSON.stringify({ notes: `Checked by the on-call engineer (round ${round}).` }));
       await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+      resumes.hold();
       await card.getByRole('button', { name: `Approve ${investigation}` }).click();
       await page.waitForURL(new RegExp(`#/executions/${investigation}$`));
-      await statusBadge().waitFor();
-      const watching = untilStatus('SUCCEEDED', 120_000).catch(() => undefined);
+      // The approval is made; the resume waits until the page has shown the execution still paused.
+      await expect.poll(() => statusBadge().textContent()).toBe('PAUSED');
+      const before = await stepButtons().count();
+      await watchStatus();
+      resumes.release();
       await expect.poll(jobStatus, { timeout: 120_000 }).toBe('done');
-      await expect.poll(() => statusBadge().textContent()).toMatch(/^(SUCCEEDED|PAUSED)$/);
-      if ((await statusBadge().textContent()) === 'SUCCEEDED') seen = (await watching) ?? [];
+      await expect.poll(() => statusBadge().textContent(), { timeout: 30_000 }).toMatch(/^(SUCCEEDED|PAUSED)$/);
+      await expect.poll(() => stepButtons().count()).toBeGreaterThan(before);
+      rounds.push(await seenStatuses());
     }
-    expect(await statusBadge().textContent()).toBe('SUCCEEDED');
-    // It ended succeeded in the open page, without a reload. (On the suite's shared emulator a resume starts no JVM
-    // and can finish before the page first reads the status, so the page may never show PAUSED.)
-    expect(['PAUSED', 'SUCCEEDED']).toContain(seen[0]);
-    expect(seen.at(-1)).toBe('SUCCEEDED');
+    // Each approval was made while the page showed the execution paused; the resumed steps came into the open page
+    // (never reloaded) and the last resume ended succeeded there.
+    for (const [i, seen] of rounds.entries()) expect(seen[0], `round ${i + 1}`).toBe('PAUSED');
+    expect(rounds.at(-1)).toEqual(['PAUSED', 'SUCCEEDED']);
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
     expect(
       await stepButtons()
@@ -289,7 +340,7 @@ describe('Stepwise Studio in Chromium', () => {
     await screenshot(page, 'imported-fork');
   });
 
-  it('lists the executions with filters, and the eval runs with a diff, accessibly', async () => {
+  it('lists the executions with filters, and the eval runs with a diff and the execution of a failed case, accessibly', async () => {
     await nav('Executions').click();
     await page.getByRole('table').waitFor();
     await page.getByLabel('workflow').selectOption('investigation');
@@ -305,6 +356,10 @@ describe('Stepwise Studio in Chromium', () => {
     await page.getByRole('table').waitFor();
     await accessible('an eval run');
     await screenshot(page, 'eval-run');
+    // The failed case links to the execution it ran.
+    await page.getByRole('link', { name: /^What ran: eval-2025-03-14T11-00-00\.000Z-/ }).click();
+    await page.waitForURL(/#\/executions\/eval-2025-03-14T11-00-00\.000Z-/);
+    await untilStatus('SUCCEEDED');
   });
 
   it('lets a keyboard-only user run a sample, read a step and start a fork', async () => {

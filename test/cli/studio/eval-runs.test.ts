@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { diffEvalRuns, listEvalRuns, readEvalRun, recordEvalRun } from '../../../src/evals/eval-runs.ts';
-import type { EvalReport } from '../../../src/evals/runner.ts';
+import { diffEvalRuns, evalRunId, listEvalRuns, readEvalRun, recordEvalRun } from '../../../src/evals/eval-runs.ts';
+import { type EvalReport, evalExecutionName } from '../../../src/evals/runner.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwise-evals-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,6 +60,19 @@ describe('eval runs', () => {
     expect(diff.changed).toEqual([{ id: cases[1]!.scenario_id, a: true, b: false }]);
     expect(diff.routeDifferences.map((d) => d.id)).toEqual([cases[1]!.scenario_id]);
     expect(diff.passRate).toEqual({ a: 1, b: 0.5 });
+  });
+
+  it('keeps the name of the execution each case ran, named by the run (its start) and the case', () => {
+    const started = new Date('2025-03-15T09:30:00Z');
+    const id = evalRunId(started);
+    const ran = report([false, true]);
+    ran.cases[0]!.execution = evalExecutionName(id, cases[0]!.scenario_id);
+    const run = recordEvalRun('warranty-email', ran, cases, 'offline', join(dir, 'named'), started);
+    expect(run.id).toBe('2025-03-15T09-30-00.000Z');
+    expect(readEvalRun('warranty-email', run.id, join(dir, 'named')).cases[0]!.execution).toBe(
+      `eval-2025-03-15T09-30-00.000Z-${cases[0]!.scenario_id}`,
+    );
+    expect(evalExecutionName(id, 'chat_001', 2)).toBe('eval-2025-03-15T09-30-00.000Z-chat_001-t2');
   });
 
   it.each(['../executions', '..', 'a/b'])(

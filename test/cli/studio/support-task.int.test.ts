@@ -6,57 +6,33 @@
  * reads in the compare view what the fork changed and the path it took. Each view is kept as a
  * screenshot in `.stepwise/screenshots/`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Studio, startStudio } from '../../../src/cli/studio/server.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
-import { launchChromium, screenshot } from '../../support/browser.ts';
+import { screenshot } from '../../support/browser.ts';
+import * as studioPage from '../../support/studio-browser.ts';
 
-let root: string;
-let studio: Studio;
-let browser: Awaited<ReturnType<typeof launchChromium>>;
+let studio: studioPage.StudioInBrowser;
 let page: Page;
-const errors: string[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'stepwise-support-'));
-  studio = await startStudio({ port: 0, dirs: stateDirs(root) });
-  browser = await launchChromium();
-  page = await browser.context.newPage();
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${studio.url}#/workflows/warranty-email`);
+  studio = await studioPage.openStudio('support', '#/workflows/warranty-email');
+  page = studio.page;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await studio?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
-const statusBadge = () => page.locator('h1 .status');
-const stepButtons = () => page.locator('ol.steps button');
+const stepButtons = () => studioPage.stepButtons(page);
 const nav = (name: string) => page.getByRole('navigation', { name: 'Studio' }).getByRole('link', { name, exact: true });
-const executionName = () => decodeURIComponent(page.url().split('#/executions/')[1]!.split(/[?/]/)[0]!);
+const executionName = () => studioPage.executionName(page);
 const rows = () => page.getByRole('table').locator('tbody tr');
-
-async function untilStatus(status: string): Promise<void> {
-  await expect
-    .poll(
-      () =>
-        statusBadge()
-          .textContent()
-          .catch(() => null),
-      { timeout: 90_000 },
-    )
-    .toBe(status);
-}
+const untilStatus = (status: string) => studioPage.untilStatus(page, status);
 
 /** Run one sample from the workflow's page and wait for its execution to end. */
 async function runSample(sample: string): Promise<string> {
-  await page.goto(`${studio.url}#/workflows/warranty-email`);
+  await page.goto(`${studio.studio.url}#/workflows/warranty-email`);
   await page.getByRole('button', { name: `Run sample ${sample}` }).click();
   await page.waitForURL(/#\/executions\/email-/);
   await untilStatus('SUCCEEDED');
@@ -70,7 +46,7 @@ describe('Studio: find a handed-off email, see why, and fork it with the modelâ€
   it('runs several warranty emails; the auto-reply is refused by the ingress and listed with its reason', async () => {
     await runSample('valid-warranty.eml');
     // A mail of one's own, uploaded: it goes through the ingress like a sample.
-    await page.goto(`${studio.url}#/workflows/warranty-email`);
+    await page.goto(`${studio.studio.url}#/workflows/warranty-email`);
     await page
       .getByLabel(/^Upload an \.eml/)
       .setInputFiles(join(import.meta.dirname, '../../../statemachines/warranty-email/samples/missing-serial.eml'));
@@ -80,7 +56,7 @@ describe('Studio: find a handed-off email, see why, and fork it with the modelâ€
     expect((await stepButtons().allTextContents())[0]).toBe('01-extract-serial â†’ 03d-request-serial');
     handedOff = await runSample('out-of-scope.eml');
     expect(await page.getByText('Loading Stepwise Studioâ€¦').count()).toBe(0);
-    await page.goto(`${studio.url}#/workflows/warranty-email`);
+    await page.goto(`${studio.studio.url}#/workflows/warranty-email`);
     await page.getByRole('button', { name: 'Run sample auto-reply.eml' }).click();
     await expect.poll(() => page.getByText(/^REJECTED: /).count(), { timeout: 90_000 }).toBe(1);
     await nav('Executions').click();
@@ -162,6 +138,6 @@ describe('Studio: find a handed-off email, see why, and fork it with the modelâ€
   });
 
   it('threw no error in the page', () => {
-    expect(errors).toEqual([]);
+    expect(studio.errors).toEqual([]);
   });
 });

@@ -57,7 +57,7 @@ function reflect(...routes: Record<string, unknown>[]) {
     step,
     input: stepInput(step.name, DATA),
     untrusted: undefined,
-    untrustedFields: ['query'],
+    untrustedFields: { input: ['query'], data: [] },
     model,
     toolbox: allowListed(toolbox, step),
   });

@@ -188,13 +188,13 @@ describe('stepwise eval', () => {
     expect(report).toMatchObject({ passed: 1, failed: 1, total: 2 });
     expect([report.passed, report.failed, report.total].every(Number.isInteger)).toBe(true);
     expect(report.cases.map((c: Record<string, unknown>) => [c.id, c.passed, Object.keys(c)])).toEqual([
-      ['valid_warranty_001', true, ['id', 'passed', 'durationMs', 'failures', 'steps']],
-      ['deliberately_wrong_001', false, ['id', 'passed', 'durationMs', 'failures', 'steps']],
+      ['valid_warranty_001', true, ['id', 'passed', 'durationMs', 'failures', 'steps', 'execution']],
+      ['deliberately_wrong_001', false, ['id', 'passed', 'durationMs', 'failures', 'steps', 'execution']],
     ]);
     expect(io.err).toMatch(/\[1\/2\] valid_warranty_001 ✓\n\[2\/2\] deliberately_wrong_001 ✗\n/);
   });
 
-  it('prints each case, the failing step with what was expected and what happened, and a summary', async () => {
+  it('prints each case, the failing step with what was expected and what happened, what ran, and a summary', async () => {
     expect(await cli('eval', 'warranty-email', '--cases', casesDir())).toBe(1);
     const lines = io.out.split('\n');
     expect(lines[0]).toMatch(
@@ -206,7 +206,9 @@ describe('stepwise eval', () => {
     );
     expect(lines[3]).toBe('      expected: 02-check-warranty');
     expect(lines[4]).toBe('      actual:   03d-request-serial');
-    expect(lines[5]).toBe('1 passed, 1 failed, 2 total; model: offline stand-in (deterministic rules, NOT an LLM)');
+    // What ran, kept under the run's and the case's name.
+    expect(lines[5]).toMatch(/^ {4}execution: (eval-[\dT.Z-]+-deliberately_wrong_001) {2}\(stepwise history \1\)$/);
+    expect(lines[6]).toBe('1 passed, 1 failed, 2 total; model: offline stand-in (deterministic rules, NOT an LLM)');
   });
 
   it('refuses a folder without cases with one line', async () => {

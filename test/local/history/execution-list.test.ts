@@ -91,6 +91,29 @@ describe('the list', () => {
     expect(await names({ sort: 'duration', order: 'desc', status: 'SUCCEEDED' })).toEqual(['older', 'newer']);
   });
 
+  it('a new, changed or deleted record shows on the next list', async () => {
+    const { dirs, index } = project();
+    writeLocalExecution({ ...valid, name: 'kept' }, dirs.executions);
+    writeLocalExecution({ ...valid, name: 'changed', status: 'RUNNING', stopDate: undefined }, dirs.executions);
+    const rows = async (q = {}) => Object.fromEntries((await index.list(q)).executions.map((e) => [e.name, e.status]));
+    expect(await rows()).toEqual({ kept: 'SUCCEEDED', changed: 'RUNNING' });
+    writeLocalExecution({ ...valid, name: 'added' }, dirs.executions);
+    // Rewritten in place (as a resumed execution is), straight after the list read it.
+    writeLocalExecution(
+      { ...valid, name: 'changed', status: 'FAILED', error: { Error: 'Rewritten' } },
+      dirs.executions,
+    );
+    rmSync(join(dirs.executions, 'kept.json'));
+    expect(await rows()).toEqual({ added: 'SUCCEEDED', changed: 'FAILED' });
+    expect(await rows({ q: 'rewritten' })).toEqual({ changed: 'FAILED' });
+    // A paused execution is listed as such, and as it ran on once its pause is gone.
+    expect(await rows({ status: 'PAUSED' })).toEqual({});
+    expect((await index.list({}, new Set(['added']))).executions.find((e) => e.name === 'added')?.status).toBe(
+      'PAUSED',
+    );
+    expect((await rows()).added).toBe('SUCCEEDED');
+  });
+
   it('shows refused mail as its own kind of row, with the reason', async () => {
     const { dirs, index } = project();
     writeFileSync(

@@ -26,7 +26,7 @@ const answer = (value: unknown) => PinnedAnswerSchema.parse(value);
 const messages = (step: string) => [
   contextMessage(
     { step, input: {}, previous: { data: {} }, error: null } as unknown as Parameters<typeof contextMessage>[0],
-    [],
+    { input: [], data: [] },
     undefined,
   ),
 ];

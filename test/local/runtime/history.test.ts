@@ -193,6 +193,29 @@ describe('summarizeExecution', () => {
     expect(summarizeExecution(ARN, unscheduled).workflow).toBe('as-entered');
   });
 
+  it('takes the workflow from a later Task when the first names none (a workflow step, an event step)', () => {
+    // The first Task starts a child (its parameters name no workflow); an event step's wait Task names it in Payload.
+    const events = history().map(
+      (e): HistoryEvent =>
+        e.id === 5
+          ? {
+              ...e,
+              type: 'TaskScheduled',
+              lambdaFunctionScheduledEventDetails: undefined,
+              taskScheduledEventDetails: {
+                resourceType: 'states',
+                resource: 'startExecution',
+                region: 'us-east-1',
+                parameters: '{"Input":{},"StateMachineArn":"arn:aws:states:us-east-1:1:stateMachine:Child"}',
+              },
+            }
+          : e.id === 12
+            ? { ...e, lambdaFunctionScheduledEventDetails: { resource: FN, input: '{"Payload":{"workflow":"wf"}}' } }
+            : e,
+    );
+    expect(summarizeExecution(ARN, events).workflow).toBe('wf');
+  });
+
   it('reports a failure and a running execution', () => {
     const failed = history().slice(0, 10);
     failed.push({

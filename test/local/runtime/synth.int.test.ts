@@ -50,6 +50,8 @@ describe('synthesize', () => {
     expect(Object.keys(dev.templates).sort()).toEqual([
       'Stepwise-Investigation-dev',
       'Stepwise-LeadLifecycle-dev',
+      'Stepwise-OrderSupport-dev',
+      'Stepwise-OrderTicket-dev',
       'Stepwise-ToolLoop-dev',
       'Stepwise-TurnPipeline-dev',
       'Stepwise-WarrantyEmail-dev',
@@ -59,7 +61,15 @@ describe('synthesize', () => {
         .map((m) => m.workflowName)
         .filter(Boolean)
         .sort(),
-    ).toEqual(['investigation', 'lead-lifecycle', 'tool-loop', 'turn-pipeline', 'warranty-email']);
+    ).toEqual([
+      'investigation',
+      'lead-lifecycle',
+      'order-support',
+      'order-ticket',
+      'tool-loop',
+      'turn-pipeline',
+      'warranty-email',
+    ]);
   });
 
   it('finds a lifecycle state machine by its readable name, its ARN and its lifecycle, and runs it', async () => {

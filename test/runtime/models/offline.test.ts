@@ -37,7 +37,7 @@ function runStep(
       step,
       input,
       untrusted: untrusted(email),
-      untrustedFields: ['email'],
+      untrustedFields: { input: ['email'], data: [] },
       model: opts.model ?? offline,
       toolbox: scoped,
     }),
@@ -68,7 +68,7 @@ describe('OfflineModel (warranty-email rules)', () => {
     expect(await failure(offline.converse({ system: [], messages: [] }))).toBeInstanceOf(InvalidModelOutputError);
     const message = contextMessage(
       stepInput('01-extract-serial'),
-      ['email'],
+      { input: ['email'], data: [] },
       untrusted(storedEmail('Please remove me from the list.', { subject: 'Unsubscribe' })),
     );
     const response = await offline.converse({ system: [], messages: [message] });
@@ -121,14 +121,18 @@ describe('OfflineModel (warranty-email rules)', () => {
 
   it('matches patterns and keywords against the untrusted input only, not metadata', async () => {
     // The display name is not text to classify: a serial in it does not make a claim.
-    const message = contextMessage(stepInput('01-extract-serial'), ['email'], {
-      email: {
-        fromName: 'My laptop SN12345 is broken, please repair',
-        subject: 'Hello',
-        receivedAt: '2026-02-02T10:00:00.000Z',
-        body: 'Nice products!',
+    const message = contextMessage(
+      stepInput('01-extract-serial'),
+      { input: ['email'], data: [] },
+      {
+        email: {
+          fromName: 'My laptop SN12345 is broken, please repair',
+          subject: 'Hello',
+          receivedAt: '2026-02-02T10:00:00.000Z',
+          body: 'Nice products!',
+        },
       },
-    });
+    );
     const response = await offline.converse({ system: [], messages: [message] });
     expect(response.output.message.content[1]).toMatchObject({ toolUse: { input: { next: '04-out-of-scope' } } });
   });

@@ -69,7 +69,7 @@ const run = (step: StepDefinition, provider: ModelProvider, box: Toolbox, deadli
     step,
     input: input(step.name),
     untrusted: undefined,
-    untrustedFields: ['email'],
+    untrustedFields: { input: ['email'], data: [] },
     model: provider,
     toolbox: box,
     deadline,

@@ -49,7 +49,7 @@ function run(
     step,
     input,
     untrusted: UNTRUSTED,
-    untrustedFields: ['email'],
+    untrustedFields: { input: ['email'], data: [] },
     model,
     toolbox: scoped,
     maxTurns: opts.maxTurns,
@@ -118,7 +118,7 @@ describe('runLlmStep: the request', () => {
       step,
       input,
       untrusted: undefined,
-      untrustedFields: ['email'],
+      untrustedFields: { input: ['email'], data: [] },
       model,
       toolbox: fakeToolbox().toolbox,
     });
@@ -160,7 +160,14 @@ describe('runLlmStep: the recorded transcript', () => {
     const served = scriptedModel([route()]);
     const step = getStep(def, '01-extract-serial');
     const input = stepInput('01-extract-serial', { previous: previousState({ next: '01-extract-serial', data: {} }) });
-    const args = { def, step, input, untrusted: UNTRUSTED, untrustedFields: ['email'], toolbox: fakeToolbox().toolbox };
+    const args = {
+      def,
+      step,
+      input,
+      untrusted: UNTRUSTED,
+      untrustedFields: { input: ['email'], data: [] },
+      toolbox: fakeToolbox().toolbox,
+    };
     const named = await runLlmStep({ ...args, model: { ...served.model, name: 'openai', modelId: 'served-8b' } });
     expect(named.transcript).toMatchObject({ provider: 'openai', modelId: 'served-8b' });
     const unnamed = await runLlmStep({ ...args, model: scriptedModel([route()]).model });

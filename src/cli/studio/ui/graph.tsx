@@ -3,7 +3,7 @@
  * keyboard.
  */
 
-import type { GraphEdge, GraphNode, WorkflowGraph } from '../views.ts';
+import type { GraphEdge, GraphNode, SubGraph, WorkflowGraph } from '../views.ts';
 import { kindName } from './common.tsx';
 import { ALL_RUNS_NOTE, nodeFiguresText } from './figures.ts';
 
@@ -34,15 +34,37 @@ export function Graph({ graph, path, onSelect, selected, label }: GraphProps) {
         aria-label={label}
       >
         <Arrowheads />
-        {graph.edges.map((e) => (
-          <Edge key={`${e.from}|${e.to}|${e.kind}`} edge={e} taken={taken.has(`${e.from}|${e.to}`)} />
-        ))}
-        {graph.nodes.map((n) => (
-          <StateNode key={n.id} node={n} path={path} onSelect={onSelect} selected={selected === n.id} />
-        ))}
+        <Layer graph={graph} taken={taken} path={path} onSelect={onSelect} selected={selected} />
       </svg>
       <Legend path={path} notes={graph.notes} />
     </figure>
+  );
+}
+
+interface LayerProps {
+  graph: Pick<SubGraph, 'nodes' | 'edges'>;
+  /** The transitions taken, as `from|to`. */
+  taken: ReadonlySet<string>;
+  path?: Path;
+  onSelect?: (node: GraphNode) => void;
+  selected?: string;
+}
+
+/** The states of one level and the transitions between them: the top, or inside a Map or Parallel. */
+function Layer({ graph, taken, ...rest }: LayerProps) {
+  return (
+    <>
+      {graph.edges.map((e) => (
+        <Edge key={`${e.from}|${e.to}|${e.kind}`} edge={e} taken={taken.has(`${e.from}|${e.to}`)} />
+      ))}
+      {graph.nodes.map((n) =>
+        n.children ? (
+          <ContainerNode key={n.id} node={n} taken={taken} {...rest} />
+        ) : (
+          <StateNode key={n.id} node={n} path={rest.path} onSelect={rest.onSelect} selected={rest.selected === n.id} />
+        ),
+      )}
+    </>
   );
 }
 
@@ -137,6 +159,43 @@ function StateNode({ node: n, path, onSelect, selected }: StateNodeProps) {
   );
 }
 
+/**
+ * A Map with its item chain, or a Parallel with its branches: a frame whose name selects it (a button holding no
+ * other), with each sub-graph labelled inside it.
+ */
+function ContainerNode({ node: n, taken, ...rest }: Omit<LayerProps, 'graph'> & { node: GraphNode }) {
+  const visits = rest.path?.states[n.id];
+  const interactive = Boolean(rest.onSelect);
+  const shown = visits && visits > 1 ? `×${visits}` : undefined;
+  const describe = describeNode(n, [n.label, shown], visits, rest.path);
+  return (
+    <g
+      class={stateClass(n, Boolean(visits), rest.selected === n.id)}
+      transform={`translate(${n.x.toFixed(1)},${n.y.toFixed(1)})`}
+      data-state={n.id}
+    >
+      <rect width={n.width} height={n.height} rx={8} />
+      <g class="container-head" {...(interactive && selectable(describe, () => rest.onSelect?.(n)))}>
+        {!interactive && <title>{describe}</title>}
+        <rect width={n.width} height={26} rx={8} />
+        <text class="label" x={10} y={18}>
+          {n.label}
+          {shown && ` ${shown}`}
+        </text>
+      </g>
+      {n.children!.map((c) => (
+        <g class="lane" key={c.label} transform={`translate(${c.x},${c.y})`} data-lane={c.label}>
+          <text x={2} y={-5}>
+            {c.label}
+          </text>
+          <rect width={c.width} height={c.height} rx={6} />
+          <Layer graph={c} taken={taken} {...rest} />
+        </g>
+      ))}
+    </g>
+  );
+}
+
 /** One text element, words apart, so the visible text reads as the accessible name starts. */
 function StateLabel({ node: n, figures, shown }: { node: GraphNode; figures?: string; shown?: string }) {
   return (
@@ -165,6 +224,7 @@ function Legend({ path, notes }: { path?: Path; notes: string[] }) {
     <figcaption>
       <span class="legend legend-llm">LLM step</span> <span class="legend legend-code">code step</span>{' '}
       <span class="legend legend-choice">Choice (routing)</span> <span class="legend legend-pause">checkpoint</span>{' '}
+      <span class="legend legend-map">Map or Parallel, with what runs inside</span>{' '}
       {path && <span class="legend legend-taken">path taken</span>}
       {path && <span class="note"> {ALL_RUNS_NOTE}</span>}
       {notes.map((note) => (

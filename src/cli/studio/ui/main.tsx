@@ -26,6 +26,8 @@ function useHash(): string {
   useEffect(() => {
     const onChange = () => setHash(location.hash);
     window.addEventListener('hashchange', onChange);
+    // A hash that changed between the first render and this subscription would otherwise go unseen.
+    onChange();
     return () => window.removeEventListener('hashchange', onChange);
   }, []);
   return hash;

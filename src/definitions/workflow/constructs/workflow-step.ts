@@ -5,7 +5,7 @@
  * workflow ends up calling itself.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DefinitionError } from '../../../core/errors.ts';
 import { readDefinitionYaml, readFrontmatterFile, relPath } from '../../definition-file.ts';
 import type { WorkflowDefinition } from '../schema.ts';
@@ -59,4 +59,22 @@ export function checkWorkflowCalls(def: WorkflowDefinition, root: string): void 
     }
   };
   visit(def.manifest.name, [def.manifest.name]);
+}
+
+/**
+ * The workflows `def` starts as steps, directly or through its children, each once: locally they
+ * run in its session, with their tables and tools.
+ */
+export function calledWorkflows(def: WorkflowDefinition): string[] {
+  const root = dirname(def.dir);
+  const found = new Set<string>();
+  const visit = (workflow: string) => {
+    for (const { child } of callsOf(root, workflow))
+      if (child !== def.manifest.name && !found.has(child)) {
+        found.add(child);
+        visit(child);
+      }
+  };
+  visit(def.manifest.name);
+  return [...found];
 }

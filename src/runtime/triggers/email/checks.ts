@@ -5,8 +5,12 @@
 import { createHash } from 'node:crypto';
 import PostalMime, { type Address, addressParser, type Email, type Mailbox } from 'postal-mime';
 import * as z from 'zod';
-import type { InboundEmail } from '../../../definitions/workflow/inbound-email.ts';
-import { headerText, messageIdOf } from './headers.ts';
+import {
+  type InboundAttachment,
+  type InboundEmail,
+  MAX_LISTED_ATTACHMENTS,
+} from '../../../definitions/workflow/inbound-email.ts';
+import { headerText, messageIdOf, messageIdsIn } from './headers.ts';
 import { DEFAULT_MAX_HTML_CHARS, htmlToText } from './html.ts';
 import { automaticMail } from './loops.ts';
 
@@ -31,6 +35,7 @@ export const REJECT_REASONS = [
   'bounce',
   'duplicate_message_id',
   'unauthenticated_sender',
+  'reply_from_other_address',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
@@ -121,6 +126,8 @@ export interface ParsedMail {
   messageId: string;
   /** The text body: the plain-text parts, and HTML parts without a plain alternative converted by `htmlToText`. */
   text: string;
+  /** The attachments (inline ones included), in mail order: name, type and size, not content. */
+  attachments: InboundAttachment[];
 }
 
 const encoder = new TextEncoder();
@@ -273,6 +280,11 @@ export async function parseInbound(raw: Uint8Array | string, opts: ParseOptions)
     subject: mail.subject ?? '',
     messageId: messageIdOf(mail.messageId),
     text: (mail.text ?? '').trim(),
+    attachments: mail.attachments.map((a) => ({
+      name: headerText(a.filename ?? '', 200) || 'unnamed',
+      contentType: a.mimeType.slice(0, 200),
+      bytes: typeof a.content === 'string' ? encoder.encode(a.content).byteLength : a.content.byteLength,
+    })),
   };
 }
 
@@ -452,9 +464,22 @@ export function screen(parsed: ParsedMail, receipt: SesReceipt, policy: IngressP
       subject: parsed.subject,
       receivedAt: envelope.receivedAt,
       bodyChars: full.length,
+      ...(parsed.attachments.length && { attachments: parsed.attachments.slice(0, MAX_LISTED_ATTACHMENTS) }),
     },
     body,
   };
+}
+
+/**
+ * The mails a mail answers: the message ids of its In-Reply-To and References headers (the topmost
+ * of each), In-Reply-To first, each once.
+ */
+export function referencedIds(headers: ParsedMail['headers']): string[] {
+  const ids = [
+    ...messageIdsIn(headerValue(headers, 'in-reply-to')),
+    ...messageIdsIn(headerValue(headers, 'references')),
+  ];
+  return [...new Set(ids)];
 }
 
 export function isRejection(value: object): value is Rejection {

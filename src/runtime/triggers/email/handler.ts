@@ -7,17 +7,19 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
-import { InvalidInputError } from '../../../core/errors.ts';
+import { InvalidInputError, StepwiseError } from '../../../core/errors.ts';
 import { dynamoEventLog, type EventLog } from '../../event-log.ts';
 import { type ClientTracer, observability } from '../../observability.ts';
 import { DEFAULT_POLICY, SesReceiptSchema } from './checks.ts';
-import { type IngestResult, ingest } from './ingest.ts';
+import { type IngestResult, ingest, type ReplyEvents } from './ingest.ts';
 import { routedStarter, ssmModeStore } from './orchestration.ts';
+import { EMAIL_REPLY_DETAIL_TYPE, EMAIL_REPLY_SOURCE } from './reply-event.ts';
 import { type ExecutionStarter, sfnStarter } from './starter.ts';
 import { dynamoEmailStore, type EmailStore } from './store.ts';
 
@@ -58,10 +60,13 @@ const IngressEnv = z.object({
   MAX_HTML_CHARS: z.coerce.number().int().positive().default(DEFAULT_POLICY.maxHtmlChars),
   PARSE_BUDGET_MS: z.coerce.number().int().positive().default(DEFAULT_POLICY.parseBudgetMs),
   REQUIRE_AUTHENTICATED_SENDER: z.stringbool().default(false),
+  /** Set when the workflow waits for replies: the bus its `Email Reply` events go on (the ingress may put on it only). */
+  REPLY_EVENT_BUS: z.string().min(1).optional(),
   AWS_REGION: z.string().optional(),
   AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
   AWS_ENDPOINT_URL_S3: z.string().optional(),
   AWS_ENDPOINT_URL_SFN: z.string().optional(),
+  AWS_ENDPOINT_URL_EVENTBRIDGE: z.string().optional(),
 });
 
 /** Adapters the local runtime or a test may supply instead of the AWS clients built from env. */
@@ -70,11 +75,39 @@ export interface IngressServices {
   emails?: EmailStore;
   events?: EventLog;
   starter?: ExecutionStarter;
+  replies?: ReplyEvents;
   clock?: () => Date;
+}
+
+/** EventBridge refused a reply's event: the delivery fails and Lambda retries it (then the failed-deliveries queue). */
+export class ReplyNotDeliveredError extends StepwiseError {}
+
+/** Replies as `stepwise.email` `Email Reply` events on `bus`. */
+export function eventBridgeReplies(client: EventBridgeClient, bus: string): ReplyEvents {
+  return {
+    async put(detail, time) {
+      const result = await client.send(
+        new PutEventsCommand({
+          Entries: [
+            {
+              EventBusName: bus,
+              Source: EMAIL_REPLY_SOURCE,
+              DetailType: EMAIL_REPLY_DETAIL_TYPE,
+              Detail: JSON.stringify(detail),
+              Time: new Date(time),
+            },
+          ],
+        }),
+      );
+      if (result.FailedEntryCount)
+        throw new ReplyNotDeliveredError(`PutEvents refused the reply: ${result.Entries?.[0]?.ErrorCode ?? 'unknown'}`);
+    },
+  };
 }
 
 const OUTCOME_METRIC: Record<IngestResult['status'], string> = {
   STARTED: 'EmailAccepted',
+  REPLIED: 'EmailReply',
   DUPLICATE: 'EmailDuplicate',
   REJECTED: 'EmailRejected',
 };
@@ -154,6 +187,14 @@ function wire(env: Env, services: IngressServices, tracer: ClientTracer, logger:
       emails: services.emails ?? dynamoEmailStore(dynamo, cfg.EMAILS_TABLE),
       events: services.events ?? dynamoEventLog(dynamo, cfg.EVENTS_TABLE),
       starter: services.starter ?? starterFor(cfg, tracer, logger),
+      replies:
+        services.replies ??
+        (cfg.REPLY_EVENT_BUS
+          ? eventBridgeReplies(
+              tracer.captureAWSv3Client(new EventBridgeClient({ endpoint: cfg.AWS_ENDPOINT_URL_EVENTBRIDGE, region })),
+              cfg.REPLY_EVENT_BUS,
+            )
+          : undefined),
       clock: services.clock ?? (() => new Date()),
     },
   };

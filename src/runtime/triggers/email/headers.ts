@@ -48,3 +48,20 @@ export function messageIdOf(value: string | undefined): string {
   const candidate = /<[^<>]*>/.exec((value ?? '').slice(0, 2000))?.[0] ?? '';
   return MSG_ID.test(candidate) ? candidate : '';
 }
+
+/** Most message ids read from one In-Reply-To/References value: a long thread names its root first, then the latest. */
+const MAX_REFERENCED_IDS = 20;
+
+/**
+ * The valid message ids of an In-Reply-To/References value, in order, at most 20 (the first ten
+ * and the last ten of a longer list: a thread's root and the mails just before).
+ *
+ * @example
+ * messageIdsIn('<a@x> <b@y>\r\n <not an id> <c@z>') // ['<a@x>', '<b@y>', '<c@z>']
+ */
+export function messageIdsIn(value: string | undefined): string[] {
+  const ids = ((value ?? '').slice(0, 20_000).match(/<[^<>]*>/g) ?? []).filter((id) => messageIdOf(id) === id);
+  return ids.length > MAX_REFERENCED_IDS
+    ? [...ids.slice(0, MAX_REFERENCED_IDS / 2), ...ids.slice(-MAX_REFERENCED_IDS / 2)]
+    : ids;
+}

@@ -9,13 +9,21 @@ import {
   parseInbound,
   type Rejection,
   type RejectReason,
+  referencedIds,
+  type Screening,
   type SesReceipt,
   screen,
   senderAuthenticated,
   sesReceiptFromHeaders,
 } from './checks.ts';
+import type { EmailReplyDetail } from './reply-event.ts';
 import type { ExecutionStarter } from './starter.ts';
-import type { EmailStore } from './store.ts';
+import type { EmailStore, Thread } from './store.ts';
+
+/** Where replies go as outside events: EventBridge deployed, the local event steps locally. */
+export interface ReplyEvents {
+  put(detail: EmailReplyDetail, time: string): Promise<void>;
+}
 
 export interface IngestDeps {
   emails: EmailStore;
@@ -23,11 +31,22 @@ export interface IngestDeps {
   events: EventLog;
   policy: IngressPolicy;
   clock: () => Date;
+  /**
+   * Set when the workflow waits for replies (an `event` step on `stepwise.email` / `Email Reply`):
+   * then a mail answering a thread an accepted mail opened becomes an event instead of an execution.
+   * @default replies start executions like any mail
+   */
+  replies?: ReplyEvents;
 }
 
-/** `executionName` is always the execution that handles (or handled) the mail. */
+/**
+ * `executionName` is the execution that handles (or handled) the mail; for a reply delivered as an
+ * event (`REPLIED`), the name the mail is recorded under (the execution waiting for it is the
+ * resumer's to find).
+ */
 export type IngestResult =
   | { status: 'STARTED'; executionName: string }
+  | { status: 'REPLIED'; executionName: string; thread: string }
   | {
       status: 'DUPLICATE';
       executionName: string;
@@ -42,6 +61,41 @@ export type IngestResult =
 /** Whose Message-ID: scoped by sender, so nobody can pre-empt another sender's mail by reusing its id. */
 const messageIdClaim = (from: string, messageId: string) =>
   createHash('sha256').update(`${from}\n${messageId}`).digest('hex');
+
+/** The first thread of an accepted mail that `parsed` answers, if any (see `referencedIds`). */
+async function answeredThread(parsed: ParsedMail, emails: EmailStore): Promise<Thread | undefined> {
+  for (const id of referencedIds(parsed.headers)) {
+    const thread = await emails.thread(id);
+    if (thread) return thread;
+  }
+  return undefined;
+}
+
+/** Records a refused mail's `IngressRejected` event. */
+type Reject = (reason: RejectReason, detail: string) => Promise<unknown>;
+
+/**
+ * A screened mail answering `thread`, an accepted mail's (see {@link ingest}): stored and put as a
+ * reply event when it comes from the address the thread's first mail came from, else refused.
+ */
+async function deliverReply(
+  thread: Thread,
+  { accepted: email, body }: Exclude<Screening, Rejection>,
+  { emails, replies }: { emails: EmailStore; replies: ReplyEvents },
+  { executionName, at, reject }: { executionName: string; at: string; reject: Reject },
+): Promise<IngestResult> {
+  if (thread.contested || thread.from !== email.from) {
+    const detail = thread.contested
+      ? 'a reply to a thread whose Message-ID mails of two senders used: delivered to no execution'
+      : "a reply to a known thread from an address other than the one the thread's first mail came from: delivered to no execution";
+    await reject('reply_from_other_address', detail);
+    return { status: 'REJECTED', executionName, reason: 'reply_from_other_address', detail };
+  }
+  await emails.put(email, body);
+  const { from, subject, messageId } = email;
+  await replies.put({ thread: thread.messageId, from, subject, text: body, messageId }, at);
+  return { status: 'REPLIED', executionName, thread: thread.messageId };
+}
 
 /**
  * The ingress use case: screen one inbound mail and, if it passes, store its body and start the
@@ -60,6 +114,13 @@ const messageIdClaim = (from: string, messageId: string) =>
  *     conditional write): SES gives it a new id, so nothing else would stop a second run. It is
  *     recorded as `IngressRejected` (`duplicate_message_id`, naming the first execution) under its
  *     own execution name, and starts nothing (`DUPLICATE`).
+ * - With `deps.replies`, a mail that names in In-Reply-To/References the Message-ID of a mail that
+ *   started an execution (the thread's first) and passed every check above is the customer's
+ *   answer: stored and put as a `stepwise.email` `Email Reply` event for the execution waiting in
+ *   that thread (`REPLIED`), never a new execution. Only the address the thread's first mail came
+ *   from may answer: a reply from any other (spoofed, forwarded), or to a thread two senders'
+ *   mails share a Message-ID of, is `IngressRejected` (`reply_from_other_address`) and delivered
+ *   nowhere. Accepted mail is recorded as the first of its thread.
  *
  * @param receipt The SES receipt verdicts; `undefined` reads them from the headers SES adds to
  *   stored mail (the local path, see `sesReceiptFromHeaders`).
@@ -130,7 +191,16 @@ export async function ingestParsed(
       return { status: 'DUPLICATE', executionName: original, recordedAs: executionName };
     }
   }
+  const thread = deps.replies && !isRejection(parsed) ? await answeredThread(parsed, deps.emails) : undefined;
+  if (thread && deps.replies)
+    return deliverReply(
+      thread,
+      screening,
+      { emails: deps.emails, replies: deps.replies },
+      { executionName, at, reject },
+    );
   await deps.emails.put(email, body);
+  if (email.messageId) await deps.emails.claimThread(email.messageId, email.from, email.id);
   const started = await deps.starter.start(executionName, { email });
   // Recorded after the start, so a delivery that failed in between still gets its event on redelivery.
   const first = await deps.events.append({

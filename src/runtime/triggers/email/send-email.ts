@@ -1,10 +1,31 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
+import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
+import type { InboundEmail } from '../../../definitions/workflow/inbound-email.ts';
 import { EmailInputSchema } from '../../../definitions/workflow/input.ts';
 import { requireEnv } from '../../tools/toolbox.ts';
-import { defineTool } from '../../tools/types.ts';
-import { outboxMailer, replySubject, sesMailer } from './mail.ts';
+import { type AwsClients, defineTool, type ToolContext } from '../../tools/types.ts';
+import { type Mailer, outboxMailer, replySubject, sesMailer } from './mail.ts';
+
+/** Locally (`OUTBOX_FILE`) mail goes to an outbox file, on AWS through SES from `MAIL_FROM`. */
+const connectMailer = (env: Env, aws: AwsClients, tool: string): Mailer =>
+  env.OUTBOX_FILE
+    ? outboxMailer(env.OUTBOX_FILE)
+    : sesMailer(
+        aws.traced(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: aws.region })),
+        requireEnv(env, 'MAIL_FROM', tool),
+      );
+
+/** The verified ingress record the execution started with: the only source of the recipient. */
+function inboundEmail(ctx: ToolContext, tool: string): InboundEmail {
+  const parsed = EmailInputSchema.safeParse(ctx.input);
+  if (!parsed.success)
+    throw new InvalidInputError(
+      `${tool} answers an inbound email: this execution was not started by the email trigger`,
+    );
+  return parsed.data.email;
+}
 
 // Strict: a model that tries to choose the recipient (`to`, `cc`, ...) is refused, not ignored.
 export const SendEmailArgs = z.strictObject({
@@ -27,8 +48,7 @@ export const SendEmailArgs = z.strictObject({
  * `send_email`, the email trigger's reply tool, for any email workflow (a workflow offers it by
  * re-exporting it from its `tools/send-email.ts`). The recipient is the verified sender of the
  * inbound mail, whatever the caller wrote; one reply per execution (the fallback after a reply
- * step sends nothing more). Locally (`OUTBOX_FILE`) mail goes to an outbox file, on AWS through
- * SES from `MAIL_FROM`.
+ * step sends nothing more).
  */
 export const sendEmail = defineTool({
   name: 'send_email',
@@ -39,24 +59,55 @@ export const sendEmail = defineTool({
   personal: ['subject', 'body'],
   replyArg: 'body',
   resources: { sendEmail: true },
-  connect: (env, aws) =>
-    env.OUTBOX_FILE
-      ? outboxMailer(env.OUTBOX_FILE)
-      : sesMailer(
-          aws.traced(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: aws.region })),
-          requireEnv(env, 'MAIL_FROM', 'send_email'),
-        ),
+  connect: (env, aws) => connectMailer(env, aws, 'send_email'),
   async run(args, ctx, mailer) {
-    const parsed = EmailInputSchema.safeParse(ctx.input);
-    if (!parsed.success)
-      throw new InvalidInputError(
-        'send_email answers an inbound email: this execution was not started by the email trigger',
-      );
-    const { email } = parsed.data;
+    const email = inboundEmail(ctx, 'send_email');
     const to = email.from;
     const { messageId } = await mailer.send({
       to,
       subject: replySubject(email.subject, args.subject),
+      body: args.body,
+      ...(email.messageId ? { inReplyTo: email.messageId } : {}),
+      execution: ctx.execution.name,
+      step: ctx.step,
+    });
+    return { sent: true, to, messageId };
+  },
+});
+
+export const AskCustomerArgs = z.strictObject({
+  body: z
+    .string()
+    .trim()
+    .min(1)
+    .max(20_000)
+    .describe('The plain-text question. It always goes to the customer who wrote in, in their thread.'),
+});
+
+/**
+ * `ask_customer`, the email trigger's question tool (a workflow offers it by re-exporting it from
+ * its `tools/ask-customer.ts`): a mail to the verified sender of the inbound mail, in its thread
+ * (In-Reply-To and References name it), so the customer's answer names the thread too and the
+ * ingress delivers it as a `stepwise.email` `Email Reply` event to the execution that waits for it
+ * (an `event` step matching `thread` on the inbound Message-ID). One mail per (execution, step):
+ * a question and a later reminder are two steps, two mails.
+ */
+export const askCustomer = defineTool({
+  name: 'ask_customer',
+  description:
+    'Ask the customer who sent the email being handled a question, in their email thread; their answer comes back to this workflow. The recipient is fixed; only the text is yours. One mail per step: a second call in the same step sends nothing and returns the result of the first with replayed: true.',
+  input: AskCustomerArgs,
+  idempotency: 'step',
+  personal: ['body'],
+  replyArg: 'body',
+  resources: { sendEmail: true },
+  connect: (env, aws) => connectMailer(env, aws, 'ask_customer'),
+  async run(args, ctx, mailer) {
+    const email = inboundEmail(ctx, 'ask_customer');
+    const to = email.from;
+    const { messageId } = await mailer.send({
+      to,
+      subject: replySubject(email.subject, undefined),
       body: args.body,
       ...(email.messageId ? { inReplyTo: email.messageId } : {}),
       execution: ctx.execution.name,

@@ -317,6 +317,62 @@ describe('body length', () => {
   });
 });
 
+describe('attachments', () => {
+  /** A mail from a customer with the given attachments (name, type, content). */
+  const withAttachments = (files: [string, string, string][]) =>
+    [
+      'From: Ana <ana@example.org>',
+      'To: claims@dev.warranty.example.com',
+      'Subject: Broken mug',
+      'Message-ID: <m1@example.org>',
+      'Content-Type: multipart/mixed; boundary=b',
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'It arrived broken, see the photo and the invoice.',
+      ...files.flatMap(([name, type, content]) => [
+        '--b',
+        `Content-Type: ${type}; name="${name}"`,
+        `Content-Disposition: attachment; filename="${name}"`,
+        'Content-Transfer-Encoding: base64',
+        '',
+        Buffer.from(content).toString('base64'),
+      ]),
+      '--b--',
+      '',
+    ].join('\r\n');
+
+  it('lists each attachment by name, type and size in the verified record, never its content', async () => {
+    const result = await check(
+      withAttachments([
+        ['invoice.pdf', 'application/pdf', '%PDF-1.4 invoice'],
+        ['photo.jpg', 'image/jpeg', 'jpeg bytes'],
+      ]),
+    );
+    if (isRejection(result)) throw new Error(result.rejected);
+    expect(result.accepted.attachments).toEqual([
+      { name: 'invoice.pdf', contentType: 'application/pdf', bytes: 16 },
+      { name: 'photo.jpg', contentType: 'image/jpeg', bytes: 10 },
+    ]);
+    expect(JSON.stringify(result.accepted)).not.toContain('%PDF');
+    expect(InboundEmailSchema.parse(result.accepted)).toEqual(result.accepted);
+  });
+
+  it('has no list for a mail without attachments, and lists at most 50 with names cut to 200 characters as header text', async () => {
+    const plain = await check(sample('out-of-scope'));
+    if (isRejection(plain)) throw new Error(plain.rejected);
+    expect(plain.accepted).not.toHaveProperty('attachments');
+    const many = await check(
+      withAttachments(Array.from({ length: 60 }, (_, i) => [`${'n'.repeat(300)}${i}.txt`, 'text/plain', 'x'])),
+    );
+    if (isRejection(many)) throw new Error(many.rejected);
+    expect(many.accepted.attachments).toHaveLength(50);
+    expect(many.accepted.attachments![0]!.name).toBe(`${'n'.repeat(199)}…`);
+    expect(InboundEmailSchema.parse(many.accepted)).toEqual(many.accepted);
+  });
+});
+
 describe('htmlToText', () => {
   it('drops scripts, styles and tags, keeps paragraphs and decodes entities', () => {
     expect(htmlToText('<style>p{}</style><p>A &amp; B&#8217;s</p><script>x()</script><div>C&#x2014;D<br>E</div>')).toBe(

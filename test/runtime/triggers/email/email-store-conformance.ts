@@ -42,6 +42,27 @@ export function emailStoreConformance(adapter: string, create: () => EmailStore)
       expect(new Set(holders).size).toBe(1);
     });
 
+    it('keeps the first sender of a thread; another sender of its Message-ID contests it', async () => {
+      const store = create();
+      const id = `<${adapter}-${Date.now()}@mail.example.org>`;
+      expect(await store.thread(id)).toBeUndefined();
+      await store.claimThread(id, 'maria@example.org', 'ses-1');
+      await store.claimThread(id, 'maria@example.org', 'ses-1');
+      expect(await store.thread(id)).toEqual({
+        messageId: id,
+        from: 'maria@example.org',
+        emailId: 'ses-1',
+        contested: false,
+      });
+      await store.claimThread(id, 'mallory@example.net', 'ses-2');
+      expect(await store.thread(id)).toEqual({
+        messageId: id,
+        from: 'maria@example.org',
+        emailId: 'ses-1',
+        contested: true,
+      });
+    });
+
     it('stores a body near the ingress limit', async () => {
       const store = create();
       const email = { ...EMAIL, id: `${adapter}-long` };

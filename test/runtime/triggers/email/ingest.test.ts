@@ -217,3 +217,113 @@ describe('ingest', () => {
     expect((await d.emails.get('same-id'))?.body).toContain('SN48213');
   });
 });
+
+describe('ingest of a reply in a thread', () => {
+  const FIRST = '<CAF7x2q1.valid-warranty.48213@mail.example.org>';
+  /** Maria's answer to our question in her thread: a new mail naming hers in In-Reply-To and References. */
+  const reply = (edit: { from?: string; refs?: string[] } = {}) =>
+    withHeaders(sample('valid-warranty'), {
+      remove: ['message-id', 'subject', ...(edit.from ? ['from'] : [])],
+      add: [
+        ...(edit.from ? [`From: ${edit.from}`] : []),
+        'Subject: Re: Headphones stopped charging - warranty claim',
+        `Message-ID: <answer.${Math.random().toString(36).slice(2)}@mail.example.org>`,
+        ...(edit.refs ?? [
+          `In-Reply-To: <question.1@outbox.example.com>`,
+          `References: ${FIRST} <question.1@outbox.example.com>`,
+        ]),
+      ],
+    });
+
+  function replyDeps() {
+    const { starter, started } = fakeStarter();
+    const puts: Array<{ detail: unknown; time: string }> = [];
+    const d: IngestDeps = {
+      ...deps(starter),
+      replies: { put: async (detail, time) => void puts.push({ detail, time }) },
+    };
+    return { d, started, puts };
+  }
+
+  it('puts a reply from the thread’s first sender as an Email Reply event, starting nothing', async () => {
+    const { d, started, puts } = replyDeps();
+    expect(await ingest(sample('valid-warranty'), PASS, 'ses-first', d)).toMatchObject({ status: 'STARTED' });
+    const result = await ingest(reply(), PASS, 'ses-answer', d);
+
+    expect(result).toEqual({ status: 'REPLIED', executionName: 'email-ses-answer', thread: FIRST });
+    expect(started.map((s) => s.name)).toEqual(['email-ses-first']);
+    expect(puts).toEqual([
+      {
+        time: NOW.toISOString(),
+        detail: {
+          thread: FIRST,
+          from: 'maria.lopez@example.org',
+          subject: 'Re: Headphones stopped charging - warranty claim',
+          text: expect.stringContaining('SN48213'),
+          messageId: expect.stringMatching(/^<answer\./),
+        },
+      },
+    ]);
+    // Kept like any accepted mail.
+    expect((await d.emails.get('ses-answer'))?.email.from).toBe('maria.lopez@example.org');
+  });
+
+  it('refuses and records a reply naming a known thread from another address: no event, no execution', async () => {
+    const { d, started, puts } = replyDeps();
+    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
+    const result = await ingest(
+      reply({ from: 'Maria Lopez <maria.lopez@forwarder.example.net>' }),
+      PASS,
+      'ses-spoof',
+      d,
+    );
+
+    expect(result).toMatchObject({ status: 'REJECTED', reason: 'reply_from_other_address' });
+    expect(puts).toEqual([]);
+    expect(started.map((s) => s.name)).toEqual(['email-ses-first']);
+    expect(await d.events.list('email-ses-spoof')).toEqual([
+      expect.objectContaining({
+        type: 'IngressRejected',
+        reason: 'reply_from_other_address',
+        personal: { from: 'maria.lopez@forwarder.example.net' },
+      }),
+    ]);
+  });
+
+  it('delivers no reply to a thread whose Message-ID another sender’s mail reused', async () => {
+    const { d, puts } = replyDeps();
+    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
+    const reused = withHeaders(sample('missing-serial'), { remove: ['message-id'], add: [`Message-ID: ${FIRST}`] });
+    expect(await ingest(reused, PASS, 'ses-reused', d)).toMatchObject({ status: 'STARTED' });
+    expect(await ingest(reply(), PASS, 'ses-answer', d)).toMatchObject({
+      status: 'REJECTED',
+      reason: 'reply_from_other_address',
+      detail: expect.stringContaining('two senders'),
+    });
+    expect(puts).toEqual([]);
+  });
+
+  it('starts a new execution for a reply to a thread it does not know, as for any mail', async () => {
+    const { d, started, puts } = replyDeps();
+    const result = await ingest(reply(), PASS, 'ses-answer', d);
+    expect(result).toEqual({ status: 'STARTED', executionName: 'email-ses-answer' });
+    expect(started.map((s) => s.name)).toEqual(['email-ses-answer']);
+    expect(puts).toEqual([]);
+  });
+
+  it('screens a reply like any mail: a refused one is no event', async () => {
+    const { d, puts } = replyDeps();
+    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
+    const result = await ingest(reply(), { ...PASS, dmarcVerdict: { status: 'FAIL' } }, 'ses-answer', d);
+    expect(result).toMatchObject({ status: 'REJECTED', reason: 'dmarc_fail' });
+    expect(puts).toEqual([]);
+  });
+
+  it('starts executions for replies when the workflow waits for none', async () => {
+    const { starter, started } = fakeStarter();
+    const d = deps(starter);
+    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
+    expect(await ingest(reply(), PASS, 'ses-answer', d)).toMatchObject({ status: 'STARTED' });
+    expect(started).toHaveLength(2);
+  });
+});

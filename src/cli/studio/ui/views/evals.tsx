@@ -76,7 +76,7 @@ function WorkflowRuns({ workflow, runs }: { workflow: string; runs: RunSummary[]
   );
 }
 
-/** One run: each case's expected and actual trail. */
+/** One run: each case's expected and actual trail; a failed case links to the execution it was judged on. */
 export function EvalRunView({ workflow, id }: { workflow: string; id: string }) {
   const { data, error } = useData<EvalRun>(`evals/${encodeURIComponent(workflow)}/${encodeURIComponent(id)}`);
   return (
@@ -110,6 +110,9 @@ export function EvalRunView({ workflow, id }: { workflow: string; id: string }) 
                         </div>
                       </div>
                     ))}
+                    {!c.passed && c.execution && (
+                      <a href={`#/executions/${encodeURIComponent(c.execution)}`}>What ran: {c.execution}</a>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -4,6 +4,7 @@ import { Loading, ms, Problem, Status, usd, when } from '../common.tsx';
 import { runSeconds, stepsText } from '../figures.ts';
 import { Graph } from '../graph.tsx';
 import { useData, useLive } from '../hooks.ts';
+import { constructSummary, executionLink } from './construct.tsx';
 import { Events } from './events.tsx';
 import { StepPanel } from './step-panel.tsx';
 
@@ -42,39 +43,20 @@ export function Execution({ name, query }: { name: string; query: URLSearchParam
       <Facts data={data} />
       <p class="muted">{record.executionArn}</p>
       <Lineage name={name} data={data} />
-      {data.pause && (
-        <p class="callout">
-          Paused at {data.pause.state}: <a href="#/pauses">approve or reject it under Pauses</a>.
-        </p>
-      )}
+      {data.pause && <PauseCallout state={data.pause.state} />}
       {record.error && (
         <Problem
           message={`${record.error.Error}${record.error.Cause ? `: ${record.error.Cause.split('\n')[0]}` : ''}`}
         />
       )}
       <div class="split">
-        <section aria-labelledby="path-h" class="pane">
-          <h2 id="path-h">Path</h2>
-          {graph.data ? (
-            <Graph
-              graph={graph.data.graph}
-              path={data.path}
-              selected={step?.name}
-              label={`${record.workflow}: the path of ${name}`}
-              onSelect={(node) => {
-                const at = data.steps.findIndex((s) => s.name === node.id || s.name === node.step);
-                if (at >= 0) select(at);
-              }}
-            />
-          ) : (
-            <Loading what="the graph" />
-          )}
-          <Timeline steps={data.steps} start={record.startDate} selected={step?.index} onSelect={select} />
-        </section>
+        <PathPane name={name} data={data} graph={graph.data?.graph} step={step} onSelect={select} />
         <section aria-labelledby="steps-h" class="pane">
           <h2 id="steps-h">Steps</h2>
           <StepList steps={data.steps} selected={step?.index} onSelect={select} />
-          {step && <StepPanel execution={name} step={step} forkable={record.workflow !== undefined} />}
+          {step && (
+            <StepPanel execution={name} step={step} steps={data.steps} forkable={record.workflow !== undefined} />
+          )}
         </section>
       </div>
       <Events
@@ -84,6 +66,54 @@ export function Execution({ name, query }: { name: string; query: URLSearchParam
         class="raw"
       />
     </>
+  );
+}
+
+/** Where the execution waits: at a pause for a person's answer, or for an outside event. */
+function PauseCallout({ state }: { state: string }) {
+  return state.endsWith('.wait-event') ? (
+    <p class="callout">Waiting at {state} for an outside event: see the step for what it awaits.</p>
+  ) : (
+    <p class="callout">
+      Paused at {state}: <a href="#/pauses">approve or reject it under Pauses</a>.
+    </p>
+  );
+}
+
+/** The path the execution took on its workflow's graph, and its steps on a timeline; either selects a step. */
+function PathPane({
+  name,
+  data,
+  graph,
+  step,
+  onSelect,
+}: {
+  name: string;
+  data: Detail;
+  /** Absent while it loads. */
+  graph?: WorkflowGraph;
+  step?: StepView;
+  onSelect: (index: number) => void;
+}) {
+  return (
+    <section aria-labelledby="path-h" class="pane">
+      <h2 id="path-h">Path</h2>
+      {graph ? (
+        <Graph
+          graph={graph}
+          path={data.path}
+          selected={step?.name}
+          label={`${data.record.workflow}: the path of ${name}`}
+          onSelect={(node) => {
+            const at = data.steps.findIndex((s) => s.name === node.id || s.name === node.step);
+            if (at >= 0) onSelect(at);
+          }}
+        />
+      ) : (
+        <Loading what="the graph" />
+      )}
+      <Timeline steps={data.steps} start={data.record.startDate} selected={step?.index} onSelect={onSelect} />
+    </section>
   );
 }
 
@@ -110,14 +140,18 @@ function Facts({ data }: { data: Detail }) {
   );
 }
 
-const executionLink = (name: string) => `#/executions/${encodeURIComponent(name)}`;
 const diffLink = (a: string, b: string) => `#/diff/${encodeURIComponent(a)}/${encodeURIComponent(b)}`;
 
-/** The execution this one was forked from, and the forks made from it. */
+/** The execution this one was forked from, the forks made from it, and the execution whose workflow step started it. */
 function Lineage({ name, data }: { name: string; data: Detail }) {
   const { parent } = data.record;
   return (
     <>
+      {data.startedBy && (
+        <p data-testid="started-by">
+          Child execution, started by a workflow step of <a href={executionLink(data.startedBy)}>{data.startedBy}</a>
+        </p>
+      )}
       {parent && (
         <p>
           Fork of <a href={executionLink(parent.execution)}>{parent.execution}</a> from step {parent.step}:{' '}
@@ -161,6 +195,8 @@ function StepList({ steps, selected, onSelect }: StepChoiceProps) {
             <span class="muted">
               {s.decision ? ` → ${s.decision.next}` : s.error ? ` ✗ ${s.error.error}` : ''}
               {s.retries ? ` ↻${s.retries}` : ''}
+              {s.construct && ` · ${constructSummary(s.construct)}`}
+              {s.within && ` · ${withinText(s.within)}`}
             </span>
           </button>
         </li>
@@ -168,6 +204,10 @@ function StepList({ steps, selected, onSelect }: StepChoiceProps) {
     </ol>
   );
 }
+
+/** Where an inner step ran: `item 2 of 01-classify-all`, `branch order of 01-look-up`. */
+const withinText = (w: NonNullable<StepView['within']>) =>
+  `${w.item !== undefined ? `item ${w.item}` : w.branch !== undefined ? `branch ${w.branch}` : 'inside'} of ${w.step}`;
 
 function Timeline({ steps, start, selected, onSelect }: StepChoiceProps & { start: string }) {
   const t0 = Date.parse(start);

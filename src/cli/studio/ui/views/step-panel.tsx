@@ -3,18 +3,28 @@
 import type { ContentBlock, Message, SystemBlock, ToolResultContent } from '../../../../runtime/models/port.ts';
 import type { StepView } from '../../views.ts';
 import { Head, Json, kindName, ms, usd } from '../common.tsx';
+import { ConstructDetails } from './construct.tsx';
 import { Events } from './events.tsx';
 
 type Transcript = NonNullable<StepView['transcript']>;
 
-export function StepPanel({ execution, step, forkable }: { execution: string; step: StepView; forkable: boolean }) {
+interface StepPanelProps {
+  execution: string;
+  step: StepView;
+  /** Every step of the execution: a construct names the steps of its items and branches. */
+  steps: StepView[];
+  forkable: boolean;
+}
+
+export function StepPanel({ execution, step, steps, forkable }: StepPanelProps) {
   return (
     <article class="step" aria-labelledby="step-h">
       <h3 id="step-h">
         {step.index + 1}. {step.name}
       </h3>
       {step.description && <p>{step.description}</p>}
-      {forkable && step.forkIndex !== undefined && (
+      {/* A fork re-runs the workflow from a step: not from inside one item or branch. */}
+      {forkable && step.forkIndex !== undefined && !step.within && (
         <p>
           <a class="button" href={`#/executions/${encodeURIComponent(execution)}/fork/${step.forkIndex}`}>
             Fork from {step.name}
@@ -22,6 +32,7 @@ export function StepPanel({ execution, step, forkable }: { execution: string; st
         </p>
       )}
       <StepFacts step={step} />
+      {step.construct && <ConstructDetails execution={execution} construct={step.construct} steps={steps} />}
       <section aria-labelledby="input-h">
         <h4 id="input-h">Input</h4>
         <Json value={step.input} label={`${step.name}: input`} />
@@ -60,6 +71,17 @@ const tokensText = (u: NonNullable<StepView['usage']>) =>
   `${u.inputTokens} in / ${u.outputTokens} out, ` +
   `cache ${u.cacheReadInputTokens} read / ${u.cacheWriteInputTokens} written, ${u.modelCalls} model calls`;
 
+/** What a step's error says: a Lambda error's `cause` is `{ errorType, errorMessage, trace }` as JSON. */
+function causeText(cause: string): string {
+  try {
+    const message = (JSON.parse(cause) as { errorMessage?: unknown }).errorMessage;
+    if (typeof message === 'string') return message;
+  } catch {
+    // Not JSON: the cause is the message.
+  }
+  return cause.split('\n')[0]!;
+}
+
 /** Kind, decision or error, latency, retries, tokens and cost. */
 function StepFacts({ step }: { step: StepView }) {
   const { decision } = step;
@@ -86,7 +108,7 @@ function StepFacts({ step }: { step: StepView }) {
           <dt>Error</dt>
           <dd class="problem-text">
             {step.error.error}
-            {step.error.cause ? `: ${step.error.cause.split('\n')[0]}` : ''}
+            {step.error.cause ? `: ${causeText(step.error.cause)}` : ''}
           </dd>
         </>
       )}
