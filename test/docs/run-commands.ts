@@ -18,7 +18,7 @@ function checkOutput(command: string, { out }: Ran): void {
   if (/ eval \S+$/.test(command)) expect(out).toMatch(/\n\d+ passed, 0 failed, \d+ total; model: offline/);
   if (/^npm run demo$/.test(command))
     expect(out).toMatch(
-      /^Stepwise demo: the sample inputs of 4 workflows: investigation \(5 input files\), order-support \(4\), tool-loop \(2\), warranty-email \(7\)/,
+      /^Stepwise demo: the sample inputs of 4 workflows: investigation \(5 input files\), order-support \(5\), tool-loop \(2\), warranty-email \(7\)/,
     );
   if (/ lead replay /.test(command) && !/--json/.test(command)) expect(out).toMatch(/^lead-[a-z-]+: \S+ \(/m);
 }

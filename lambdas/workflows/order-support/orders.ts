@@ -10,6 +10,8 @@ export const OrderSchema = z.object({
   customerEmail: z.email(),
   status: z.enum(['placed', 'shipped', 'delivered']),
   deliveredAt: z.iso.date().optional(),
+  /** While in transit: when the carrier expects to deliver it, an ISO 8601 timestamp (step 16 waits until then). */
+  expectedDelivery: z.iso.datetime().optional(),
   items: z.array(z.object({ sku: z.string(), name: z.string(), quantity: z.number().int().positive() })),
 });
 export type Order = z.infer<typeof OrderSchema>;

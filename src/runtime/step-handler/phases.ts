@@ -373,6 +373,7 @@ const pick = (input: Record<string, unknown>, fields: readonly string[]) =>
 
 /** A value as a log line shows it: at most 120 characters. */
 const show = (value: unknown) => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // JSON.stringify(undefined) is undefined: a declared output left undefined still logs.
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined');
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 };

@@ -5,8 +5,9 @@
  * one that timed out), then Studio shows each: the items and branches with their status and
  * results, the child linked both ways, the waits' deadlines, the awaited event and how the wait
  * ended; and the workflow graph draws the Map with its item chain and the Parallel with its
- * branches. Then two samples of the order-support example run from Studio: one with its items,
- * branches and child ticket execution, one waiting for the customer's reply. Each view is kept as a
+ * branches. Then three samples of the order-support example run from Studio: one with its items,
+ * branches and child ticket execution, one waiting for the customer's reply, one crossing the wait
+ * until a parcel's expected delivery. Each view is kept as a
  * screenshot in `.stepwise/screenshots/`.
  */
 import type { Page } from 'playwright-core';
@@ -294,6 +295,16 @@ describe('Studio shows the constructs of the order-support example', () => {
     expect(wait).toMatch(/^AwaitsEmail Reply from stepwise\.emailKeyinput\.email\.messageId = ".+"Deadline1 day, at /);
     expect(await panel.getByTestId('event-outcome').textContent()).toBe('waiting for the event');
     await screenshot(on, 'constructs-example-event-waiting');
+  }, 240_000);
+
+  it('opens a parcel in transit: the wait step shows its deadline, the expected delivery, crossed', async () => {
+    await runSample('parcel-in-transit.eml', 'SUCCEEDED');
+    const panel = await selectStep(on, '16-wait-for-delivery');
+    expect(await panel.getByTestId('wait-deadline').textContent()).toBe(
+      'Waitsuntil the time at data.order.expectedDeliveryDeadline2026-12-02 18:00:00 UTCCrossedyes: the wait ended and the workflow went on',
+    );
+    expect(await stepButtons(on).allTextContents()).toContain('16-wait-for-delivery · deadline crossed');
+    await screenshot(on, 'constructs-example-wait');
   }, 240_000);
 
   it('threw no error in the page', () => {

@@ -1,7 +1,7 @@
 /**
  * The order-support eval cases through the eval runner: every route (no question, a reply, a
- * reminder then a reply, no reply, a failed item, a failed branch, not an order) passes with the
- * offline model, the event steps resumed through the cases' checkpoints; wrong `items` and
+ * reminder then a reply, no reply, a failed item, a failed branch, not an order, a parcel in transit
+ * waited for) passes with the offline model, the event steps resumed through the cases' checkpoints; wrong `items` and
  * `branches` expectations fail, naming the step and what ran.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +41,7 @@ describe('order-support evals', () => {
       'happy_path_001',
       'no_reply_001',
       'not_an_order_001',
+      'parcel_in_transit_001',
       'reminder_then_reply_001',
       'reply_arrives_001',
     ]);
@@ -60,6 +61,18 @@ describe('order-support evals', () => {
       '15-confirm',
     ]);
     expect(steps('no_reply_001').slice(-2)).toEqual(['11-remind', '99-hand-off']);
+  });
+
+  it('crosses the wait until the expected delivery, then looks the order up again', () => {
+    const steps = result('parcel_in_transit_001').steps;
+    // A wait step runs no function: 08-decide routes to it, and the look-up again follows it.
+    expect(steps.find((s) => s.name === '08-decide')!.next).toBe('16-wait-for-delivery');
+    expect(steps.map((s) => s.name).slice(-4)).toEqual([
+      '08-decide',
+      '17-look-up-order-again',
+      '14-open-ticket',
+      '15-confirm',
+    ]);
   });
 
   it('fails wrong item counts, naming the map step, and a step that ran no items', () => {

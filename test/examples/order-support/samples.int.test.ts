@@ -2,15 +2,18 @@
  * The order-support samples end to end on the local runtime: the .eml files (with their MIME
  * attachments) through the real ingress, the synthesized ASL with its Map, Parallel, event and
  * workflow steps, the order-ticket child in the same session, and the customer's reply delivered
- * as the email trigger delivers it: a `stepwise.email` "Email Reply" event keyed by the thread.
+ * as the email trigger delivers it: a `stepwise.email` "Email Reply" event keyed by the thread. A
+ * parcel in transit is waited for until its expected delivery (the session clock moves, nothing
+ * sleeps) and looked up again: still not delivered (a ticket), or delivered meanwhile (a confirmation).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { stepTrail } from '../../../src/local/history.ts';
+import { readLocalExecution, stepTrail } from '../../../src/local/history.ts';
 import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
+import type { Toolbox } from '../../../src/runtime/tools/types.ts';
 import { readOutbox } from '../../../src/runtime/triggers/email/mail.ts';
 
 const SAMPLES = join(loadWorkflow('order-support').dir, 'samples');
@@ -96,5 +99,78 @@ describe('the order-support samples', () => {
     const again = await session.eventWaits.send(reply);
     expect(again.executions).toEqual([]);
     expect(again.outcomes).toEqual([expect.objectContaining({ outcome: 'unmatched' })]);
+  });
+});
+
+describe('a parcel in transit (parcel-in-transit.eml)', () => {
+  const PARCEL = join(SAMPLES, 'parcel-in-transit.eml');
+  const EXPECTED_DELIVERY = '2026-12-02T18:00:00Z';
+  /** The order system once the wait is over: the carrier has delivered the parcel meanwhile. */
+  const deliveredMeanwhile = (toolbox: Toolbox): Toolbox => ({
+    spec: (name) => toolbox.spec(name),
+    async execute(name, args, ctx) {
+      const call = await toolbox.execute(name, args, ctx);
+      return name === 'look_up_order' && ctx.step === '17-look-up-order-again' && call.result
+        ? { ...call, result: { ...(call.result as object), status: 'delivered', deliveredAt: '2026-12-02' } }
+        : call;
+    },
+  });
+  const sessions: { dir: string; session: WorkflowSession }[] = [];
+  const runParcel = async (services?: { wrapToolbox: (toolbox: Toolbox) => Toolbox }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'stepwise-order-support-parcel-'));
+    const parcel = await WorkflowSession.start({
+      workflow: 'order-support',
+      historyDir: dir,
+      logLevel: 'SILENT',
+      ...(services && { services }),
+    });
+    sessions.push({ dir, session: parcel });
+    const [result] = await parcel.runFiles([PARCEL]);
+    const trail = stepTrail(readLocalExecution(result!.executionName!, dir).events).map((s) => s.name);
+    const waited = readLocalExecution(result!.executionName!, dir).events.filter((e) => e.type === 'WaitStateEntered');
+    const mails = readOutbox(parcel.outboxFile).filter((m) => m.execution === result!.executionName);
+    return { result: result!, trail, waited, mails, clock: parcel.runtime.clock };
+  };
+  afterAll(async () => {
+    for (const { dir, session: s } of sessions) {
+      await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('waits until the expected delivery, finds it still not delivered, and opens a ticket', async () => {
+    const { result, waited, mails, clock } = await runParcel();
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.steps.map((s) => s.name)).toEqual([
+      '01-read-request',
+      '02-check-attachments',
+      '06-look-up-order',
+      '07-look-up-customer',
+      '05-look-up',
+      '08-decide',
+      '17-look-up-order-again',
+      '14-open-ticket',
+      '15-confirm',
+    ]);
+    const step = (name: string) => result.steps.find((s) => s.name === name)!;
+    expect(step('08-decide').next).toBe('16-wait-for-delivery');
+    expect(step('05-look-up').fields.order).toMatchObject({ status: 'shipped', expectedDelivery: EXPECTED_DELIVERY });
+    expect(waited.map((e) => e.stateEnteredEventDetails?.name)).toEqual(['16-wait-for-delivery.wait']);
+    // Nothing slept: the session clock moved to the expected delivery (or stayed, once it is past).
+    expect(clock.now().getTime()).toBeGreaterThanOrEqual(Date.parse(EXPECTED_DELIVERY));
+    expect(mails.map((m) => m.body)).toEqual([
+      expect.stringMatching(/opened ticket TKT-[0-9A-F]{12} for your order ORD-105320/),
+    ]);
+  });
+
+  it('confirms the delivery when the order was delivered during the wait', async () => {
+    const { result, trail, mails } = await runParcel({ wrapToolbox: deliveredMeanwhile });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(trail.slice(-3)).toEqual(['08-decide', '17-look-up-order-again', '18-confirm-delivery']);
+    expect(result.steps.find((s) => s.name === '17-look-up-order-again')!.fields.order).toMatchObject({
+      status: 'delivered',
+      deliveredAt: '2026-12-02',
+    });
+    expect(mails.map((m) => m.body)).toEqual([expect.stringContaining('your order ORD-105320 has now been delivered')]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The order-support example and its shared order-ticket workflow synthesized: every construct
- * compiled to its native state (Map, Parallel, startExecution.sync:2, event waits), valid ASL, the
+ * compiled to its native state (Map, Parallel, startExecution.sync:2, event waits, a Wait until a
+ * timestamp of the state), valid ASL, the
  * parent's role granted exactly the child, both stacks cdk-nag clean.
  */
 import { createRequire } from 'node:module';
@@ -60,6 +61,16 @@ describe('order-support and order-ticket synthesized', () => {
     expect(states['10-await-reply.wait-event']).toMatchObject({ TimeoutSeconds: 86_400 });
     expect(states['12-await-second-reply.wait-event']).toMatchObject({ TimeoutSeconds: 172_800 });
     expect(String(states['10-await-reply.wait-event']!.Resource)).toContain('waitForTaskToken');
+  });
+
+  it('waits for a parcel in transit in a Wait state until data.order.expectedDelivery, a bad timestamp to the fallback', () => {
+    const waits = Object.entries(states).filter(([, s]) => s.Type === 'Wait');
+    expect(waits.map(([name]) => name)).toEqual(['16-wait-for-delivery.wait']);
+    // The step's input is the previous step's output: its state is under $.result.
+    expect(states['16-wait-for-delivery.wait']).toMatchObject({
+      TimestampPath: '$.result.data.order.expectedDelivery',
+    });
+    expect(JSON.stringify(states)).toContain('InvalidTimestamp');
   });
 
   it("opens the ticket with startExecution.sync:2 on order-ticket, and the parent's role may start only it", () => {
