@@ -285,13 +285,19 @@ describe('Stepwise Studio in Chromium', () => {
       await card.getByRole('button', { name: `Approve ${investigation}` }).click();
       await page.waitForURL(new RegExp(`#/executions/${investigation}$`));
       // The approval is made; the resume waits until the page has shown the execution still paused.
-      await expect.poll(() => statusBadge().textContent()).toBe('PAUSED');
+      await expect.poll(() => statusBadge().textContent(), { timeout: 30_000 }).toBe('PAUSED');
       const before = await stepButtons().count();
       await watchStatus();
       resumes.release();
       await expect.poll(jobStatus, { timeout: 120_000 }).toBe('done');
-      await expect.poll(() => statusBadge().textContent(), { timeout: 30_000 }).toMatch(/^(SUCCEEDED|PAUSED)$/);
-      await expect.poll(() => stepButtons().count()).toBeGreaterThan(before);
+      // The badge may still show the paused status of before the resume: wait for what the execution is now.
+      const now = await page.evaluate(async (name) => {
+        const detail = await (await fetch(`/api/executions/${encodeURIComponent(name)}`)).json();
+        return detail.pause ? 'PAUSED' : (detail.record.status as string);
+      }, investigation);
+      expect(now).toMatch(/^(SUCCEEDED|PAUSED)$/);
+      await expect.poll(() => statusBadge().textContent(), { timeout: 30_000 }).toBe(now);
+      await expect.poll(() => stepButtons().count(), { timeout: 30_000 }).toBeGreaterThan(before);
       rounds.push(await seenStatuses());
     }
     // Each approval was made while the page showed the execution paused; the resumed steps came into the open page
