@@ -292,8 +292,9 @@ describe('Stepwise Studio in Chromium', () => {
       await expect.poll(jobStatus, { timeout: 120_000 }).toBe('done');
       // The badge may still show the paused status of before the resume: wait for what the execution is now.
       const now = await page.evaluate(async (name) => {
-        const detail = await (await fetch(`/api/executions/${encodeURIComponent(name)}`)).json();
-        return detail.pause ? 'PAUSED' : (detail.record.status as string);
+        const response = await fetch(`/api/executions/${encodeURIComponent(name)}`);
+        const detail = (await response.json()) as { pause?: unknown; record: { status: string } };
+        return detail.pause ? 'PAUSED' : detail.record.status;
       }, investigation);
       expect(now).toMatch(/^(SUCCEEDED|PAUSED)$/);
       await expect.poll(() => statusBadge().textContent(), { timeout: 30_000 }).toBe(now);
