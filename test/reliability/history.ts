@@ -16,7 +16,8 @@ const taskEvents = (s: Json) => 2 + 3 * attemptsOf(s);
 /** One visit of a chain's steps: its busiest Task and every Choice and Pass (2 events each). */
 function visitEvents(states: Json[]): number {
   const tasks = states.filter((s) => s.Type === 'Task').map(taskEvents);
-  return Math.max(0, ...tasks) + 2 * states.filter((s) => s.Type === 'Choice' || s.Type === 'Pass').length;
+  // A Wait state is entered and exited like a Pass: a wait step's visit, bounded by the breaker like any step's.
+  return Math.max(0, ...tasks) + 2 * states.filter((s) => ['Choice', 'Pass', 'Wait'].includes(s.Type)).length;
 }
 
 /**
@@ -40,7 +41,7 @@ function chainEvents(s: Json, visits: number, itemsOf: (map: Json) => number): n
  * @param mapItems items all Map states of one visit run together (a consensus step's `samples`): each runs its
  * iteration's Tasks once. A function instead: the items of each Map state by name (a map step's `maxItems`), whose
  * item chains, like Parallel branches, run up to the breaker.
- * @throws Error for a definition with states the bound does not cover (Wait loops), or Map states without an item count
+ * @throws Error for a definition with states the bound does not cover, or Map states without an item count
  */
 export function worstCaseHistoryEvents(
   asl: Json,
@@ -50,7 +51,7 @@ export function worstCaseHistoryEvents(
   const entries = Object.entries<Json>(asl.States);
   const states = entries.map(([, s]) => s);
   const unknown = states.find(
-    (s) => !['Task', 'Choice', 'Pass', 'Succeed', 'Fail', 'Map', 'Parallel'].includes(s.Type),
+    (s) => !['Task', 'Choice', 'Pass', 'Wait', 'Succeed', 'Fail', 'Map', 'Parallel'].includes(s.Type),
   );
   if (unknown) throw new Error(`the history bound does not cover ${unknown.Type} states`);
   const controls = states.filter((s) => s.Type === 'Map' || s.Type === 'Parallel');
