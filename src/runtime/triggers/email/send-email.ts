@@ -2,7 +2,6 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
-import type { InboundEmail } from '../../../definitions/workflow/inbound-email.ts';
 import { EmailInputSchema } from '../../../definitions/workflow/input.ts';
 import { requireEnv } from '../../tools/toolbox.ts';
 import { type AwsClients, defineTool, type ToolContext } from '../../tools/types.ts';
@@ -17,14 +16,27 @@ const connectMailer = (env: Env, aws: AwsClients, tool: string): Mailer =>
         requireEnv(env, 'MAIL_FROM', tool),
       );
 
-/** The verified ingress record the execution started with: the only source of the recipient. */
-function inboundEmail(ctx: ToolContext, tool: string): InboundEmail {
+/**
+ * Mail `body` to the verified sender of the inbound mail the execution started with (the only source of the
+ * recipient), in its thread.
+ */
+async function mailSender(ctx: ToolContext, mailer: Mailer, tool: string, body: string, subject?: string) {
   const parsed = EmailInputSchema.safeParse(ctx.input);
   if (!parsed.success)
     throw new InvalidInputError(
       `${tool} answers an inbound email: this execution was not started by the email trigger`,
     );
-  return parsed.data.email;
+  const { email } = parsed.data;
+  const to = email.from;
+  const { messageId } = await mailer.send({
+    to,
+    subject: replySubject(email.subject, subject),
+    body,
+    ...(email.messageId ? { inReplyTo: email.messageId } : {}),
+    execution: ctx.execution.name,
+    step: ctx.step,
+  });
+  return { sent: true, to, messageId };
 }
 
 // Strict: a model that tries to choose the recipient (`to`, `cc`, ...) is refused, not ignored.
@@ -60,19 +72,7 @@ export const sendEmail = defineTool({
   replyArg: 'body',
   resources: { sendEmail: true },
   connect: (env, aws) => connectMailer(env, aws, 'send_email'),
-  async run(args, ctx, mailer) {
-    const email = inboundEmail(ctx, 'send_email');
-    const to = email.from;
-    const { messageId } = await mailer.send({
-      to,
-      subject: replySubject(email.subject, args.subject),
-      body: args.body,
-      ...(email.messageId ? { inReplyTo: email.messageId } : {}),
-      execution: ctx.execution.name,
-      step: ctx.step,
-    });
-    return { sent: true, to, messageId };
-  },
+  run: (args, ctx, mailer) => mailSender(ctx, mailer, 'send_email', args.body, args.subject),
 });
 
 export const AskCustomerArgs = z.strictObject({
@@ -102,17 +102,5 @@ export const askCustomer = defineTool({
   replyArg: 'body',
   resources: { sendEmail: true },
   connect: (env, aws) => connectMailer(env, aws, 'ask_customer'),
-  async run(args, ctx, mailer) {
-    const email = inboundEmail(ctx, 'ask_customer');
-    const to = email.from;
-    const { messageId } = await mailer.send({
-      to,
-      subject: replySubject(email.subject, undefined),
-      body: args.body,
-      ...(email.messageId ? { inReplyTo: email.messageId } : {}),
-      execution: ctx.execution.name,
-      step: ctx.step,
-    });
-    return { sent: true, to, messageId };
-  },
+  run: (args, ctx, mailer) => mailSender(ctx, mailer, 'ask_customer', args.body),
 });
