@@ -1,6 +1,6 @@
 // The example project's environments. example.com values are placeholders: `dev` runs with them,
 // and any other environment refuses to synthesize until they (and its account) are real.
-import { defineConfig } from 'stepwise/cdk';
+import { defineConfig } from 'stepwise/config';
 
 /**
  * The model every environment pins: Claude Haiku 4.5 through its US cross-region inference profile

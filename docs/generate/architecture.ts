@@ -27,6 +27,7 @@ export const LAYERS = [
 /** The public entry points that sit at the top of `src/`, each with the layer it belongs to. */
 export const FACES: Readonly<Record<string, string>> = {
   'index.ts': 'runtime', // `stepwise`: what a workflow's code imports, bundled into its Lambdas
+  'config.ts': 'project', // `stepwise/config`: what the project's stepwise.config.ts imports
   'testing.ts': 'evals', // `stepwise/testing`: local sessions and evals for a project's tests
 };
 

@@ -21,6 +21,7 @@ export { EmailIngress, type EmailIngressProps } from './constructs/email-ingress
 export { LifecycleWorkflow, type LifecycleWorkflowProps } from './constructs/lifecycle-workflow.ts';
 export { StepwiseFunction, type StepwiseFunctionProps } from './constructs/stepwise-function.ts';
 export { WorkflowDashboard, type WorkflowDashboardProps } from './constructs/workflow-dashboard.ts';
+export { workflowStackName } from './names.ts';
 export { LifecycleStack, type LifecycleStackProps } from './stacks/lifecycle-stack.ts';
-export { WorkflowStack, type WorkflowStackProps, workflowStackName } from './stacks/workflow-stack.ts';
+export { WorkflowStack, type WorkflowStackProps } from './stacks/workflow-stack.ts';
 export { addStepwiseStacks, StepwiseApp, type StepwiseAppProps, type StepwiseStacks } from './stepwise-app.ts';

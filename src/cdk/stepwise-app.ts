@@ -6,8 +6,9 @@ import { ConfigError, StepwiseError } from '../core/errors.ts';
 import { loadLifecycle } from '../definitions/lifecycle/loader.ts';
 import { type EnvConfig, type ResolveOptions, resolveEnvironment, type StepwiseConfig } from '../project/config.ts';
 import { loadProject, type Project } from '../project/project.ts';
-import { LifecycleStack, lifecycleStackName } from './stacks/lifecycle-stack.ts';
-import { WorkflowStack, workflowStackName } from './stacks/workflow-stack.ts';
+import { lifecycleStackName, workflowStackName } from './names.ts';
+import { LifecycleStack } from './stacks/lifecycle-stack.ts';
+import { WorkflowStack } from './stacks/workflow-stack.ts';
 
 /** The stacks of one environment. */
 export interface StepwiseStacks {

@@ -1,8 +1,8 @@
 /**
  * The `stepwise` CLI. Startup loads only what the command line needs: `--version` and `--help`
  * build no command (the help of the built-in commands is written into the package at build time),
- * and a built-in command imports its own module only. Anything else (a project's own commands, an
- * unknown command, help with extensions) loads every command.
+ * a built-in command imports its own module only, and a project's own command the project's extensions only.
+ * Anything else (an unknown command, help with extensions) loads every command.
  *
  * Exit codes: 0 success, 1 failure, 2 usage error (an unknown command or option, a missing
  * argument). Every error is one line on stderr; with `--json`, a JSON error object on stdout too.
@@ -22,6 +22,7 @@ import {
   createProgram,
   extensionModules,
   registerCommandFile,
+  registerExtensions,
 } from './program.ts';
 
 /** A command line commander refused (unknown command or option, missing argument): exit code 2. */
@@ -73,6 +74,11 @@ async function programFor(argv: readonly string[]): Promise<Command | undefined>
     process.exit(first === undefined ? 1 : 0);
   }
   if (first === '-V' || first === '--version') return baseProgram();
+  // A project's own command (`stepwise lead …`) needs its extensions only, not every built-in command's module.
+  if (index && first !== undefined && !first.startsWith('-') && extensionModules().length > 0) {
+    const program = await registerExtensions(baseProgram());
+    if (program.commands.some((c) => c.name() === first || c.aliases().includes(first))) return program;
+  }
   return createProgram();
 }
 

@@ -64,6 +64,11 @@ export function extensionModules(): string[] {
 export async function createProgram(): Promise<Command> {
   const program = baseProgram();
   for (const file of Object.values(builtInCommandFiles())) await registerCommandFile(program, file);
+  return registerExtensions(program);
+}
+
+/** `program` with the project's own commands added. */
+export async function registerExtensions(program: Command): Promise<Command> {
   for (const extension of extensionModules())
     (await importProjectModule<CommandModule>(extension, PROJECT_ROOT))!.register(program);
   return program;

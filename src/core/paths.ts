@@ -70,7 +70,8 @@ export const WORKFLOW_CODE_DIR = join(PROJECT_ROOT, 'lambdas', 'workflows');
 export const STATE_DIR = join(PROJECT_ROOT, '.stepwise');
 
 /**
- * Downloads shared by every project of the user (the DynamoDB Local emulator):
+ * What every project of the user shares (the DynamoDB Local download, the state machine definitions the local
+ * interpreter accepted):
  * `STEPWISE_CACHE_DIR`, else `$XDG_CACHE_HOME/stepwise`, else `~/.cache/stepwise`.
  */
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {

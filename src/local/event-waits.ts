@@ -13,8 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
-import { EVENT_RESUMER_ENTRY } from '../cdk/constructs/event-waits.ts';
 import { ENTRY_METADATA } from '../cdk/metadata.ts';
+import { EVENT_RESUMER_ENTRY } from '../cdk/names.ts';
 import { ExecutionClaimedError } from '../core/errors.ts';
 import { keyText, valueAt } from '../definitions/workflow/constructs/event.ts';
 import {

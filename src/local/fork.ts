@@ -9,7 +9,7 @@
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import * as z from 'zod';
-import { consensusPlanStateName } from '../cdk/constructs/compile/consensus.ts';
+import { consensusPlanStateName } from '../cdk/names.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { checkInput } from '../definitions/workflow/input.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';

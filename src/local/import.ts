@@ -13,8 +13,7 @@ import {
   type SFNClient,
 } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
-import { workflowStateMachineName } from '../cdk/constructs/agent-workflow.ts';
-import { workflowStackName } from '../cdk/stacks/workflow-stack.ts';
+import { workflowStackName, workflowStateMachineName } from '../cdk/names.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { listWorkflows } from '../definitions/workflow/loader.ts';
 import { loadProjectConfig } from '../project/config.ts';

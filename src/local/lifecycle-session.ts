@@ -12,8 +12,8 @@
  * Used by `stepwise lifecycle <name> replay|show|report` and the lifecycle integration tests.
  */
 import { randomUUID } from 'node:crypto';
-import { LIFECYCLE_STATES } from '../cdk/constructs/lifecycle-workflow.ts';
-import { LifecycleStack, lifecycleBusName, lifecycleStackName } from '../cdk/stacks/lifecycle-stack.ts';
+import type { App } from 'aws-cdk-lib';
+import { LIFECYCLE_STATES, lifecycleBusName, lifecycleStackName } from '../cdk/names.ts';
 import { causeMessage, LocalServiceError } from '../core/errors.ts';
 import type { AgentConfig } from '../definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig, loadLifecycle, NO_AGENT } from '../definitions/lifecycle/loader.ts';
@@ -42,7 +42,7 @@ import { type ClockLine, groupByTime, type ReplayLine } from './lifecycle-replay
 import { LocalPipe } from './outbox-pipe.ts';
 import { type LocalExecution, LocalRuntime } from './runtime.ts';
 import { LocalScheduler } from './scheduler.ts';
-import { type SynthesizedApp, synthesize, withTablePrefix } from './synth.ts';
+import { type SynthesizedApp, synthesize, synthesizeCached, withTablePrefix } from './synth.ts';
 import type { CfnTemplate } from './tokens.ts';
 
 export {
@@ -97,18 +97,30 @@ const SQS_SEND_MESSAGE_INTEGRATION = 'arn:aws:states:::sqs:sendMessage';
 /** PutEvents takes at most this many entries. */
 const PUT_EVENTS_BATCH = 10;
 
-const synthesized = new Map<string, SynthesizedApp>();
+const synthesized = new Map<string, Promise<SynthesizedApp>>();
 
-/** The stack of one lifecycle in `config`'s environment, synthesized once per process. */
-function synthLifecycleStack(def: LifecycleDefinition, config: EnvConfig): SynthesizedApp {
-  const key = `${def.name}|${config.name}`;
+/**
+ * The stack of one lifecycle in `config`'s environment, synthesized once per process and, for a lifecycle of the
+ * project (`fromProject`), kept between processes while the project is unchanged: a local replay then never loads
+ * the CDK.
+ */
+function synthLifecycleStack(
+  def: LifecycleDefinition,
+  config: EnvConfig,
+  fromProject: boolean,
+): Promise<SynthesizedApp> {
+  const key = `${config.name}.lifecycle-${def.name}`;
   let app = synthesized.get(key);
   if (!app) {
-    app = synthesize(
-      (a) => new LifecycleStack(a, lifecycleStackName(def.name, config.name), { config, lifecycle: def }),
-      { env: config.name },
-    );
+    const options = { env: config.name };
+    const build = async () => {
+      const { LifecycleStack } = await import('../cdk/stacks/lifecycle-stack.ts');
+      return (a: App) =>
+        void new LifecycleStack(a, lifecycleStackName(def.name, config.name), { config, lifecycle: def });
+    };
+    app = fromProject ? synthesizeCached(key, options, build) : build().then((b) => synthesize(b, options));
     synthesized.set(key, app);
+    app.catch(() => synthesized.delete(key));
   }
   return app;
 }
@@ -369,7 +381,7 @@ async function synthesizeLifecycle(options: LifecycleSessionOptions): Promise<Sy
   const env = options.env ?? 'dev';
   const config = await projectEnvironment(env, { allowPlaceholders: true });
   const definition = loadLifecycle(options.lifecycle, options.root);
-  const app = synthLifecycleStack(definition, config);
+  const app = await synthLifecycleStack(definition, config, options.root === undefined);
   const agent = Object.hasOwn(config.lifecycles, definition.name)
     ? config.lifecycles[definition.name]!.agent
     : undefined;

@@ -7,8 +7,8 @@
  * agent where it would start the state machine.
  */
 
-import { STEP_ENTRY } from '../cdk/constructs/agent-workflow.ts';
 import { ENTRY_METADATA } from '../cdk/metadata.ts';
+import { STEP_ENTRY } from '../cdk/names.ts';
 import { isEmailWorkflow } from '../definitions/workflow/input.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
 import type { ModelProvider } from '../runtime/models/port.ts';

@@ -3,9 +3,13 @@
  * (the function it invokes, or a service integration only an override can run), the distributed
  * Maps the interpreter cannot run, and the interpreter for a definition.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { StateMachineDoesNotExist } from '@aws-sdk/client-sfn';
 import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { cacheDir } from '../core/paths.ts';
 import type { TaskInvocation } from './event-log.ts';
 import { type TaskFault, validateFault } from './faults.ts';
 import type { FunctionRegistry } from './function-registry.ts';
@@ -133,15 +137,39 @@ export function executionArn(sm: LoadedStateMachine, name: string): string {
 /** Definitions asl-validator accepted in this process. */
 const validated = new Set<string>();
 
+/** The interpreter's version (its package.json is not exported: found above its entry): what it accepts may change with it. */
+function interpreterVersion(): string {
+  for (let dir = dirname(createRequire(import.meta.url).resolve('aws-local-stepfunctions')); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    const pkg = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : {};
+    if (pkg.name === 'aws-local-stepfunctions') return pkg.version;
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
+
+/** Where a definition asl-validator accepted is marked, by a digest of its text and the interpreter's version. */
+export const acceptedMark = (text: string): string =>
+  join(
+    cacheDir(),
+    'asl-accepted',
+    createHash('sha256').update(`${interpreterVersion()}\n${text}`).digest('hex').slice(0, 32),
+  );
+
 /**
- * The interpreter for a definition. asl-validator compiles its schemas on every call (0.3-1.5 s),
- * so each distinct definition is validated once per process (placeholder ARNs are not checked);
- * the interpreter runs its copy with explicit Task timeouts ({@link interpreterDefinition}).
+ * The interpreter for a definition. asl-validator compiles its schemas on every call (0.3-1.5 s), so each distinct
+ * definition is validated once per process and, once accepted, marked in the user's cache so the next command that
+ * runs it (the same workflow, unchanged) skips the check (placeholder ARNs are not checked); the interpreter runs its
+ * copy with explicit Task timeouts ({@link interpreterDefinition}).
  */
 export function interpreterFor(definition: StateMachineDefinition): StateMachine {
   const text = JSON.stringify(definition);
   if (!validated.has(text)) {
-    new StateMachine(definition, { validationOptions: { checkArn: false, checkPaths: true } });
+    const mark = acceptedMark(text);
+    if (!existsSync(mark)) {
+      new StateMachine(definition, { validationOptions: { checkArn: false, checkPaths: true } });
+      mkdirSync(dirname(mark), { recursive: true });
+      writeFileSync(mark, '');
+    }
     validated.add(text);
   }
   return new StateMachine(interpreterDefinition(definition), { validationOptions: { noValidate: true } });

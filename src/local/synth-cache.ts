@@ -64,15 +64,15 @@ const baseInputs = (root: string): string[] => [
   'package.json',
 ];
 
-const entryFile = (root: string, env: string) => join(root, '.stepwise', 'cache', `synth-${env}.json`);
+const entryFile = (root: string, key: string) => join(root, '.stepwise', 'cache', `synth-${key}.json`);
 
 /** Whether entries are kept at all: for the installed (compiled) engine only. */
 export const synthCacheEnabled = (): boolean =>
   ENGINE_MODULE_EXTENSION === '.js' && process.env.STEPWISE_SYNTH_CACHE !== 'off';
 
-/** The stored output for `env`, when every input it was made from is unchanged. */
-export function readSynthCache(root: string, env: string): SynthOutput | undefined {
-  const file = entryFile(root, env);
+/** The stored output under `key` (an environment, or an app of one environment), when every input it was made from is unchanged. */
+export function readSynthCache(root: string, key: string): SynthOutput | undefined {
+  const file = entryFile(root, key);
   if (!synthCacheEnabled() || !existsSync(file)) return undefined;
   const parsed = Entry.safeParse(JSON.parse(readFileSync(file, 'utf8')));
   if (!parsed.success || parsed.data.engine !== engineId()) return undefined;
@@ -83,8 +83,8 @@ export function readSynthCache(root: string, env: string): SynthOutput | undefin
   return output as SynthOutput;
 }
 
-/** Keep `output` for `env`, with the hashes of everything it was made from. */
-export function writeSynthCache(root: string, env: string, output: SynthOutput): void {
+/** Keep `output` under `key`, with the hashes of everything it was made from. */
+export function writeSynthCache(root: string, key: string, output: SynthOutput): void {
   if (!synthCacheEnabled()) return;
   const paths = [...new Set([...baseInputs(root), ...bundledInputs(root)])].sort();
   const entry = {
@@ -92,7 +92,7 @@ export function writeSynthCache(root: string, env: string, output: SynthOutput):
     inputs: Object.fromEntries(paths.map((p) => [p, hashFile(join(root, p))])),
     output,
   };
-  const file = entryFile(root, env);
+  const file = entryFile(root, key);
   mkdirSync(join(root, '.stepwise', 'cache'), { recursive: true });
   const temporary = `${file}.${process.pid}`;
   writeFileSync(temporary, JSON.stringify(entry));

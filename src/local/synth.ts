@@ -145,6 +145,22 @@ function synthesizeTemplates(build: (app: App) => void, options: SynthesizeOptio
   }
 }
 
+/**
+ * The app `build` makes, or, for the installed package, its output stored under `key` while every input of the
+ * project is unchanged (./synth-cache.ts). `build` is called, and the CDK loaded, on a miss only.
+ */
+export async function synthesizeCached(
+  key: string,
+  options: SynthesizeOptions,
+  build: () => Promise<(app: App) => void>,
+): Promise<SynthesizedApp> {
+  const cached = readSynthCache(PROJECT_ROOT, key);
+  if (cached) return fromTemplates(cached.templates, cached.environments);
+  const output = synthesizeTemplates(await build(), options);
+  writeSynthCache(PROJECT_ROOT, key, output);
+  return fromTemplates(output.templates, output.environments);
+}
+
 const projectApps = new Map<string, Promise<SynthesizedApp>>();
 
 /**
@@ -158,14 +174,12 @@ export function synthProject(env = 'dev'): Promise<SynthesizedApp> {
   let synthesized = projectApps.get(env);
   if (!synthesized) {
     synthesized = (async () => {
-      const cached = readSynthCache(PROJECT_ROOT, env);
-      if (cached) return fromTemplates(cached.templates, cached.environments);
-      const project = await loadProject();
-      const config = resolveEnvironment(project.config, env, { allowPlaceholders: true });
-      const { addStepwiseStacks } = await import('../cdk/stepwise-app.ts');
-      const output = synthesizeTemplates((app) => addStepwiseStacks(app, config, project), { env });
-      writeSynthCache(PROJECT_ROOT, env, output);
-      return fromTemplates(output.templates, output.environments);
+      return synthesizeCached(env, { env }, async () => {
+        const project = await loadProject();
+        const config = resolveEnvironment(project.config, env, { allowPlaceholders: true });
+        const { addStepwiseStacks } = await import('../cdk/stepwise-app.ts');
+        return (app) => addStepwiseStacks(app, config, project);
+      });
     })();
     projectApps.set(env, synthesized);
     synthesized.catch(() => projectApps.delete(env));

@@ -3,7 +3,8 @@
  * `StateMachineName` (`<stack>-<workflow>`), and every state of its ASL carries a `Comment`.
  */
 import { describe, expect, it } from 'vitest';
-import { stepComment, workflowStateMachineName } from '../../src/cdk/constructs/agent-workflow.ts';
+import { stepComment } from '../../src/cdk/constructs/agent-workflow.ts';
+import { workflowStateMachineName } from '../../src/cdk/names.ts';
 import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { allStates } from '../../src/local/interpreter.ts';
 import { synthProject } from '../../src/local/synth.ts';

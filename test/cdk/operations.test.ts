@@ -8,8 +8,8 @@
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { EMAIL_INGRESS_ENTRY } from '../../src/cdk/constructs/email-ingress.ts';
 import { metricsNamespace } from '../../src/cdk/constructs/stepwise-function.ts';
+import { EMAIL_INGRESS_ENTRY } from '../../src/cdk/names.ts';
 import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
 import { type EnvConfig, EnvConfigSchema } from '../../src/project/config.ts';
 import { loadProject } from '../../src/project/project.ts';

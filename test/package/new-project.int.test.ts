@@ -115,7 +115,7 @@ describe('a project made by stepwise new, with the packed package installed', ()
 
   it('imports only the entry points the package exports', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'node_modules/stepwise/package.json'), 'utf8'));
-    expect(Object.keys(pkg.exports)).toEqual(['.', './cdk', './testing', './cli', './package.json']);
+    expect(Object.keys(pkg.exports)).toEqual(['.', './cdk', './config', './testing', './cli', './package.json']);
     // bin/link-self.mjs is not in the tarball: a prepare script running it would warn on every install.
     expect(pkg.scripts?.prepare).toBeUndefined();
     expect(existsSync(join(project, 'node_modules/stepwise/dist/index.d.ts'))).toBe(true);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -15,6 +14,7 @@ import { DONE } from '../../definitions/workflow/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import { WORKFLOW_METADATA } from '../metadata.ts';
+import { STEP_ENTRY, workflowStateMachineName } from '../names.ts';
 import { ALARM_PERIOD, countAlarm, type FunctionAlarms, functionAlarms } from './alarms.ts';
 import { stepStates } from './compile/chain.ts';
 import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/consensus.ts';
@@ -26,8 +26,6 @@ import { pauseStates, resumePolicy } from './pause.ts';
 import { failedExecutionsAlarm } from './resources.ts';
 import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';
 
-/** The one Lambda entry every step runs; it dispatches on the `WORKFLOW` and `STEP` environment variables. */
-export const STEP_ENTRY = 'runtime/step-handler/handler.ts';
 /** Names of the terminal states. Step names are lower-case, so they never collide with these. */
 export const TERMINAL_STATES = {
   done: 'Done',
@@ -38,22 +36,6 @@ export const TERMINAL_STATES = {
 /** The Pass state the circuit breaker goes through to hand the execution to the fallback. */
 export const MAX_STEPS_HANDOFF = 'MaxStepsHandoff';
 export { routeStateName };
-
-/** Step Functions' limit on a state machine name. */
-const STATE_MACHINE_NAME_MAX = 80;
-
-/**
- * The `StateMachineName` of a workflow's state machine: `<stack>-<workflow>`, so the console lists
- * `Stepwise-SupportDesk-dev-support-desk` instead of `WorkflowStateMachine8F1B1C15-<random>`. A name
- * past the 80-character limit keeps its first 71 characters and a digest of the whole, so two long
- * names never collide.
- */
-export function workflowStateMachineName(stackName: string, workflow: string): string {
-  const name = `${stackName}-${workflow}`;
-  if (name.length <= STATE_MACHINE_NAME_MAX) return name;
-  const digest = createHash('sha256').update(name).digest('hex').slice(0, 8);
-  return `${name.slice(0, STATE_MACHINE_NAME_MAX - digest.length - 1)}-${digest}`;
-}
 
 /** The `Comment` of a step's Task state: what the step does and what kind of step it is. */
 export function stepComment(step: StepDefinition): string {

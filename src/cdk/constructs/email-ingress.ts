@@ -14,14 +14,12 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { type EnvConfig, emailSettings } from '../../project/config.ts';
+import { EMAIL_INGRESS_ENTRY } from '../names.ts';
 import { ALARM_PERIOD, countAlarm, type FunctionAlarms, functionAlarms } from './alarms.ts';
 import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';
 
 /** The ingress function's `service` (logs, traces and the metrics' dimension). */
 const INGRESS_SERVICE = 'stepwise-ingress';
-
-/** The ingress function's handler module (the local session finds the ingress's configuration by it). */
-export const EMAIL_INGRESS_ENTRY = 'runtime/triggers/email/handler.ts';
 
 /** Key prefix of the raw MIME objects; the ingress reads `<prefix><SES message id>`. */
 export const INBOUND_PREFIX = 'inbound/';

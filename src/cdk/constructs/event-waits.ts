@@ -16,11 +16,8 @@ import { Construct } from 'constructs';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
 import type { WaitDeclaration } from '../../runtime/triggers/event-wait/waits.ts';
+import { EVENT_REGISTER_ENTRY, EVENT_RESUMER_ENTRY } from '../names.ts';
 import { StepwiseFunction } from './stepwise-function.ts';
-
-/** The engine modules of the two functions. */
-export const EVENT_REGISTER_ENTRY = 'runtime/triggers/event-wait/register-handler.ts';
-export const EVENT_RESUMER_ENTRY = 'runtime/triggers/event-wait/handler.ts';
 
 export interface EventWaitsProps {
   readonly workflow: WorkflowDefinition;

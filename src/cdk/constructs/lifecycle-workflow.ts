@@ -11,11 +11,12 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { EventTooLargeError, VersionConflictError } from '../../core/errors.ts';
 import type { AgentConfig } from '../../definitions/lifecycle/agent-config.ts';
-import { describeTransitions, UNKNOWN_EVENT } from '../../definitions/lifecycle/routes.ts';
+import { describeTransitions } from '../../definitions/lifecycle/routes.ts';
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
 import { MAX_EVENT_BYTES } from '../../runtime/lifecycle/envelope.ts';
 import { WORKFLOW_METADATA } from '../metadata.ts';
+import { LIFECYCLE_STATES, STATE_MACHINE_NAME_MAX } from '../names.ts';
 import { failedExecutionsAlarm } from './resources.ts';
 import { StepwiseFunction } from './stepwise-function.ts';
 
@@ -26,31 +27,14 @@ export const LIFECYCLE_ENTRIES = {
   persist: 'runtime/lifecycle/handlers/persist.ts',
 } as const;
 
-/**
- * Names of the state machine's fixed states; the transition Tasks are named by event type (`routeOf`,
- * src/definitions/lifecycle/routes.ts).
- */
-export const LIFECYCLE_STATES = {
-  route: 'Route event',
-  unknown: UNKNOWN_EVENT,
-  persist: 'Persist',
-  retryConflict: 'Retry after conflict',
-  afterPersist: 'After persist',
-  done: 'Done',
-  duplicate: 'Duplicate',
-  deadLetter: 'Dead letter',
-  failed: 'Event not applied',
-} as const;
-
 /** The first state: `Load lead` for the lead lifecycle. */
 export const loadStateName = (def: LifecycleDefinition): string => `Load ${def.entity.name.replaceAll('_', ' ')}`;
 
 /** Step Functions' limit on state machine names. */
-const MAX_STATE_MACHINE_NAME = 80;
 
 /** `<stack name>-<lifecycle name>`, cut to the 80 characters Step Functions allows: what the console lists. */
 export const lifecycleStateMachineName = (stackName: string, lifecycle: string): string =>
-  `${stackName}-${lifecycle}`.slice(0, MAX_STATE_MACHINE_NAME);
+  `${stackName}-${lifecycle}`.slice(0, STATE_MACHINE_NAME_MAX);
 
 export interface LifecycleWorkflowProps {
   /** The loaded statechart (`loadLifecycle(name)`); one transition Task per event type of its vocabulary. */

@@ -12,7 +12,7 @@ import type { StepDefinition } from '../../definitions/workflow/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import { MONOLITHIC_STEP, monolithicStep } from '../../runtime/steps/single-prompt.ts';
-import { STEP_ENTRY } from './agent-workflow.ts';
+import { STEP_ENTRY } from '../names.ts';
 import { type FunctionAlarms, functionAlarms } from './alarms.ts';
 import { failedExecutionsAlarm } from './resources.ts';
 import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';

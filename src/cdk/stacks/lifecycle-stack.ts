@@ -26,12 +26,8 @@ import { LifecycleDashboard } from '../constructs/lifecycle-dashboard.ts';
 import { LifecycleWorkflow } from '../constructs/lifecycle-workflow.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 import { StepwiseFunction } from '../constructs/stepwise-function.ts';
-import { pascalCase, workflowStackName } from './workflow-stack.ts';
+import { lifecycleBusName, pascalCase } from '../names.ts';
 
-/** `Stepwise-<Lifecycle>-<env>`: the stack of one lifecycle in one environment (`Stepwise-OrderLifecycle-dev`). */
-export const lifecycleStackName = workflowStackName;
-/** The custom bus the lifecycle's producers put events on, and its state changes are published to. */
-export const lifecycleBusName = (lifecycle: string, env: string): string => `stepwise-${env}-${lifecycle}`;
 /** The EventBridge Scheduler group that holds every entity's one-time timers. */
 export const timersGroupName = (lifecycle: string, env: string): string => `stepwise-${env}-${lifecycle}-timers`;
 

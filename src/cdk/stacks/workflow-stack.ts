@@ -10,24 +10,14 @@ import type { Manifest, StepDefinition } from '../../definitions/workflow/schema
 import { type EnvConfig, emailSettings } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
 import { replyBus } from '../../runtime/triggers/email/reply-event.ts';
-import { AgentWorkflow, workflowStateMachineName } from '../constructs/agent-workflow.ts';
+import { AgentWorkflow } from '../constructs/agent-workflow.ts';
 import { ALARM_PERIOD, countAlarm } from '../constructs/alarms.ts';
 import { EmailIngress } from '../constructs/email-ingress.ts';
 import { alarmTopic, stepwiseTable } from '../constructs/resources.ts';
 import { SinglePromptAgent } from '../constructs/single-prompt.ts';
 import type { StepwiseFunction } from '../constructs/stepwise-function.ts';
 import { WorkflowDashboard } from '../constructs/workflow-dashboard.ts';
-
-/** `order-check` → `OrderCheck`: stack names and table logical ids. */
-export const pascalCase = (name: string): string =>
-  name
-    .split(/[-_]/)
-    .filter(Boolean)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
-    .join('');
-
-/** `Stepwise-<Workflow>-<env>`: the stack of one workflow in one environment. */
-export const workflowStackName = (workflow: string, env: string): string => `Stepwise-${pascalCase(workflow)}-${env}`;
+import { pascalCase, workflowStackName, workflowStateMachineName } from '../names.ts';
 
 /** A tool table's environment variable: `tickets` → `TICKETS_TABLE`. */
 export const tableEnvName = (table: string): string => `${table.replace(/[-\s]/g, '_').toUpperCase()}_TABLE`;

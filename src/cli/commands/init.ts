@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { workflowStackName } from '../../cdk/stacks/workflow-stack.ts';
+import { workflowStackName } from '../../cdk/names.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import { PROJECT_ROOT } from '../../core/paths.ts';
 import { StepName } from '../../definitions/workflow/schema.ts';

@@ -1,5 +1,5 @@
 /** EventBridge pattern matching: the lifecycle stack's rule patterns against the leads bus's envelopes. */
-import { lifecycleBusName, lifecycleStackName } from '../../../src/cdk/stacks/lifecycle-stack.ts';
+import { lifecycleBusName, lifecycleStackName } from '../../../src/cdk/names.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { compilePattern, matches } from '../../../src/local/eventbridge/pattern.ts';
 import { synthProject } from '../../../src/local/synth.ts';

@@ -7,7 +7,7 @@
 
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import { consensusPlanStateName } from '../../../src/cdk/constructs/compile/consensus.ts';
+import { consensusPlanStateName } from '../../../src/cdk/names.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import {
   checkForkInput,

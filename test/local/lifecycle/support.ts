@@ -1,6 +1,7 @@
 /** Shared by the lifecycle-aws tests: the lead lifecycle's stack, synthesized once per process. */
 import { App } from 'aws-cdk-lib';
-import { LifecycleStack, lifecycleStackName } from '../../../src/cdk/stacks/lifecycle-stack.ts';
+import { lifecycleStackName } from '../../../src/cdk/names.ts';
+import { LifecycleStack } from '../../../src/cdk/stacks/lifecycle-stack.ts';
 import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { type SynthesizedApp, synthesize } from '../../../src/local/synth.ts';
 import type { CfnTemplate } from '../../../src/local/tokens.ts';

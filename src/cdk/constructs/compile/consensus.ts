@@ -15,6 +15,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import { consensusPlan } from '../../../definitions/workflow/consensus.ts';
 import type { StepDefinition } from '../../../definitions/workflow/schema.ts';
+import { consensusPlanStateName } from '../../names.ts';
 import type { StepwiseFunction } from '../stepwise-function.ts';
 
 /** What the compiler shares with this module: the step payload and its retries. */
@@ -27,7 +28,6 @@ export interface StepTaskKit {
   retry(task: tasks.LambdaInvoke): void;
 }
 
-export const consensusPlanStateName = (step: string): string => `${step}.consensus`;
 export const waveStateName = (step: string, wave: number): string => `${step}.wave-${wave}`;
 
 /** What the states of one wave are built from. */

@@ -1,6 +1,6 @@
 // Your environments: `cdk deploy -c env=NAME` selects one. `dev` runs locally as it is; any other
 // environment refuses to synthesize while it has a placeholder value (example.com) or no account.
-import { defineConfig } from 'stepwise/cdk';
+import { defineConfig } from 'stepwise/config';
 
 export default defineConfig({
   environments: {
