@@ -73,6 +73,8 @@ export async function cdkSynthStack(cwd: string, stack: string): Promise<any> {
     '-q',
     '-o',
     'cdk.out.test',
+    // The other stacks' functions are not bundled: only this stack's template is read.
+    '--exclusively',
     stack,
   );
   if (synth.code !== 0) throw new Error(`cdk synth ${stack} exited with ${synth.code}:\n${synth.err}`);
