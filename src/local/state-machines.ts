@@ -137,8 +137,18 @@ export function executionArn(sm: LoadedStateMachine, name: string): string {
 /** Definitions asl-validator accepted in this process. */
 const validated = new Set<string>();
 
-/** The interpreter's version (its package.json is not exported: found above its entry): what it accepts may change with it. */
+let version: string | undefined;
+
+/**
+ * The interpreter's version, read once per process (its package.json is not exported: found above its entry): what
+ * it accepts may change with it.
+ */
 function interpreterVersion(): string {
+  version ??= readInterpreterVersion();
+  return version;
+}
+
+function readInterpreterVersion(): string {
   for (let dir = dirname(createRequire(import.meta.url).resolve('aws-local-stepfunctions')); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
     const pkg = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')) : {};
