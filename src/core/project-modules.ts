@@ -38,16 +38,40 @@ export function folderModules(dir: string): Record<string, string> {
 
 /** Every file a bundle of this process read (absolute paths): what a cached synth depends on (src/local/synth-cache.ts). */
 const inputsRead = new Set<string>();
-
-/** The files of `root` (relative, outside `node_modules`) that this process's bundles of project modules read. */
-export function bundledInputs(root: string): string[] {
-  return [...inputsRead]
-    .map((f) => relative(root, f))
-    .filter((f) => !f.startsWith('..') && !f.split(/[\\/]/).includes('node_modules'));
-}
+/** The project modules this process imported as they are (from source, through the TypeScript loader). */
+const importedUnbundled = new Set<string>();
 
 // A ternary on the constant a Lambda bundle defines: the bundle leaves esbuild out.
 const importEsbuild = process.env.STEPWISE_LAMBDA_BUNDLE === undefined ? () => import('esbuild') : undefined;
+
+/**
+ * The files of `root` (relative, outside `node_modules`) that this process's project modules read: those its bundles
+ * read and, for modules imported as they are, those the bundler finds they import (asked only here, on a synth cache
+ * miss).
+ */
+export async function projectModuleInputs(root: string): Promise<string[]> {
+  const read = new Set(inputsRead);
+  const entries = [...importedUnbundled].filter((f) => !relative(root, f).startsWith('..') && existsSync(f));
+  if (entries.length > 0 && importEsbuild) {
+    const { build } = await importEsbuild();
+    const { metafile } = await build({
+      entryPoints: entries,
+      absWorkingDir: root,
+      outdir: join(root, '.stepwise', 'modules'),
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'node',
+      packages: 'external',
+      metafile: true,
+      logLevel: 'silent',
+    });
+    for (const input of Object.keys(metafile.inputs)) read.add(resolve(root, input));
+  }
+  return [...read]
+    .map((f) => relative(root, f))
+    .filter((f) => !f.startsWith('..') && !f.split(/[\\/]/).includes('node_modules'));
+}
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -93,7 +117,8 @@ async function importBundled(files: Record<string, string>, root: string): Promi
       write: false,
       format: 'esm',
       platform: 'node',
-      target: 'node20',
+      // The engines field's Node: import attributes (`with { type: 'json' }`) stay as written.
+      target: 'node22',
       packages: 'external',
       metafile: true,
       logLevel: 'silent',
@@ -131,8 +156,10 @@ export async function importProjectModules(
   if (Object.keys(present).length === 0) return {};
   if (ENGINE_MODULE_EXTENSION === '.ts' || !importEsbuild) {
     const modules: Record<string, ProjectModule> = {};
-    for (const [name, file] of Object.entries(present))
+    for (const [name, file] of Object.entries(present)) {
       modules[name] = (await import(pathToFileURL(file).href)) as ProjectModule;
+      importedUnbundled.add(file);
+    }
     return modules;
   }
   return importBundled(present, root);

@@ -3,18 +3,16 @@
  * most of a local command's startup (`stepwise synth`, `run`, `eval`), and its result changes only
  * when one of its inputs does. An entry records every input with its content hash: the
  * `statemachines/` files, the config and workflow code as the bundler read them (their own imports
- * included), the lockfile, and the engine's version. A lookup re-hashes them; one changed, added or
- * removed file and the entry is not used.
- *
- * Only for the installed package: from source the engine itself changes between runs, and the
- * bundler (which reports what a module imports) is not in the way.
+ * included), the lockfile, and the engine: its version where installed, the hash of its source files where it runs
+ * from source (this repository's CLI and tests, where the engine changes between runs). A lookup re-hashes them; one
+ * changed, added or removed file and the entry is not used.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as z from 'zod';
-import { ENGINE_MODULE_EXTENSION, PACKAGE_ROOT } from '../core/paths.ts';
-import { bundledInputs } from '../core/project-modules.ts';
+import { ENGINE_MODULE_EXTENSION, ENGINE_ROOT, PACKAGE_ROOT } from '../core/paths.ts';
+import { projectModuleInputs } from '../core/project-modules.ts';
 import type { CfnTemplate } from './tokens.ts';
 
 /** A stack's concrete region/account, when it has one (environment-agnostic stacks use the local placeholders). */
@@ -39,10 +37,30 @@ const Entry = z.object({
   }),
 });
 
-/** The engine an entry was made by: its version and where it is installed (a reinstall is another engine). */
+let engine: string | undefined;
+
+/**
+ * The engine an entry was made by: its package.json and where it is installed (a reinstall is another engine); from
+ * source, also every file of its source (an edit is another engine; Studio's browser code and the templates of
+ * `stepwise new` are not part of a synth).
+ */
 function engineId(): string {
-  const pkg = readFileSync(join(PACKAGE_ROOT, 'package.json'));
-  return `${createHash('sha256').update(pkg).update(PACKAGE_ROOT).digest('hex').slice(0, 16)}`;
+  if (engine) return engine;
+  const hash = createHash('sha256')
+    .update(readFileSync(join(PACKAGE_ROOT, 'package.json')))
+    .update(PACKAGE_ROOT);
+  if (ENGINE_MODULE_EXTENSION === '.ts')
+    for (const entry of readdirSync(ENGINE_ROOT, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(ENGINE_ROOT, join(e.parentPath, e.name)))
+      .filter((f) => !/^cli[\\/](templates|studio[\\/](ui|dist))[\\/]/.test(f))
+      .sort())
+      hash
+        .update(`${entry}\0`)
+        .update(readFileSync(join(ENGINE_ROOT, entry)))
+        .update('\0');
+  engine = hash.digest('hex').slice(0, 16);
+  return engine;
 }
 
 const hashFile = (file: string): string =>
@@ -66,9 +84,8 @@ const baseInputs = (root: string): string[] => [
 
 const entryFile = (root: string, key: string) => join(root, '.stepwise', 'cache', `synth-${key}.json`);
 
-/** Whether entries are kept at all: for the installed (compiled) engine only. */
-export const synthCacheEnabled = (): boolean =>
-  ENGINE_MODULE_EXTENSION === '.js' && process.env.STEPWISE_SYNTH_CACHE !== 'off';
+/** Whether entries are kept at all (`STEPWISE_SYNTH_CACHE=off` turns it off). */
+export const synthCacheEnabled = (): boolean => process.env.STEPWISE_SYNTH_CACHE !== 'off';
 
 /** The stored output under `key` (an environment, or an app of one environment), when every input it was made from is unchanged. */
 export function readSynthCache(root: string, key: string): SynthOutput | undefined {
@@ -84,9 +101,9 @@ export function readSynthCache(root: string, key: string): SynthOutput | undefin
 }
 
 /** Keep `output` under `key`, with the hashes of everything it was made from. */
-export function writeSynthCache(root: string, key: string, output: SynthOutput): void {
+export async function writeSynthCache(root: string, key: string, output: SynthOutput): Promise<void> {
   if (!synthCacheEnabled()) return;
-  const paths = [...new Set([...baseInputs(root), ...bundledInputs(root)])].sort();
+  const paths = [...new Set([...baseInputs(root), ...(await projectModuleInputs(root))])].sort();
   const entry = {
     engine: engineId(),
     inputs: Object.fromEntries(paths.map((p) => [p, hashFile(join(root, p))])),

@@ -146,8 +146,8 @@ function synthesizeTemplates(build: (app: App) => void, options: SynthesizeOptio
 }
 
 /**
- * The app `build` makes, or, for the installed package, its output stored under `key` while every input of the
- * project is unchanged (./synth-cache.ts). `build` is called, and the CDK loaded, on a miss only.
+ * The app `build` makes, or its output stored under `key` while every input of the project and the engine is
+ * unchanged (./synth-cache.ts). `build` is called, and the CDK loaded, on a miss only.
  */
 export async function synthesizeCached(
   key: string,
@@ -157,7 +157,7 @@ export async function synthesizeCached(
   const cached = readSynthCache(PROJECT_ROOT, key);
   if (cached) return fromTemplates(cached.templates, cached.environments);
   const output = synthesizeTemplates(await build(), options);
-  writeSynthCache(PROJECT_ROOT, key, output);
+  await writeSynthCache(PROJECT_ROOT, key, output);
   return fromTemplates(output.templates, output.environments);
 }
 
@@ -166,8 +166,8 @@ const projectApps = new Map<string, Promise<SynthesizedApp>>();
 /**
  * The project's app (every stack {@link addStepwiseStacks} builds, as `StepwiseApp` does) for
  * environment `env` of its `stepwise.config.ts`, synthesized once per process (building the
- * constructs costs hundreds of milliseconds) and, for the installed package, kept between
- * processes while its inputs are unchanged (./synth-cache.ts). Placeholder values are accepted:
+ * constructs costs hundreds of milliseconds) and kept between processes while its inputs are
+ * unchanged (./synth-cache.ts). Placeholder values are accepted:
  * nothing is deployed.
  */
 export function synthProject(env = 'dev'): Promise<SynthesizedApp> {

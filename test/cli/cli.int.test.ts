@@ -2,11 +2,15 @@
  * The CLI's promises for scripts: a version, one-line usage errors, JSON errors with --json, no silent REJECTED for a
  * missing input.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { run, stepwise } from '../support/project-copy.ts';
+import { useBuiltProject } from '../support/tmp.ts';
 
-const cli = (...args: string[]) => stepwise(PROJECT_ROOT, ...args);
+// The CLI as installed (compiled), in a copy of the project: a start costs no tsx.
+const project = useBuiltProject('stepwise-cli-');
+const cli = (...args: string[]) => stepwise(project(), ...args);
 
 describe('the stepwise CLI', () => {
   it('prints its version', async () => {
@@ -32,9 +36,10 @@ describe('the stepwise CLI', () => {
     expect(JSON.parse(missing.out)).toEqual({
       error: { type: 'InvalidInputError', message: 'input not found: no-such.eml' },
     });
-    const empty = await cli('run', 'warranty-email', '--email', 'src/core');
+    mkdirSync(join(project(), 'empty'));
+    const empty = await cli('run', 'warranty-email', '--email', 'empty');
     expect(empty.code).toBe(1);
-    expect(empty.err).toBe('stepwise: no inputs in src/core (looked for *.eml)\n');
+    expect(empty.err).toBe('stepwise: no inputs in empty (looked for *.eml)\n');
   });
 
   it('suggests the nearest command for a mistyped one, and lists them for anything else', async () => {
@@ -50,7 +55,7 @@ describe('the stepwise CLI', () => {
 
   it('colours its output on a terminal only, and never with NO_COLOR', async () => {
     const colored = await run(
-      PROJECT_ROOT,
+      project(),
       'env',
       'FORCE_COLOR=1',
       process.execPath,
@@ -60,7 +65,7 @@ describe('the stepwise CLI', () => {
     );
     expect(colored.err.startsWith('\u001b[31mstepwise:\u001b[39m ')).toBe(true);
     const plain = await run(
-      PROJECT_ROOT,
+      project(),
       'env',
       'FORCE_COLOR=1',
       'NO_COLOR=1',

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, readServiceInfo, stopLocalService } from '../../src/local/local-service.ts';
-import { copyProject } from '../support/project-copy.ts';
+import { copyBuiltProject } from '../support/built-package.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-local-service-');
@@ -48,7 +48,8 @@ const historyInput = (name: string): unknown =>
     .input;
 
 beforeAll(() => {
-  project = copyProject(tempDir());
+  // The CLI as installed (compiled): the service and its commands start without tsx.
+  project = copyBuiltProject(tempDir());
   serviceDir = tempDir();
 });
 afterAll(async () => {

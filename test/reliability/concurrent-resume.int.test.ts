@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { PauseStore } from '../../src/local/pauses.ts';
 import { type RunResult, WorkflowSession } from '../../src/local/workflow-session.ts';
 import { stepwise } from '../support/project-copy.ts';
-import { useTempDirs } from '../support/tmp.ts';
+import { useBuiltProject, useTempDirs } from '../support/tmp.ts';
 import { recordFigure } from './figures.ts';
 
 const tempDir = useTempDirs('stepwise-resume-');
@@ -19,6 +19,8 @@ const sample = JSON.parse(
   readFileSync(join(PROJECT_ROOT, 'statemachines/investigation/samples/latency-checkpoint.json'), 'utf8'),
 );
 const RESUMERS = 3;
+// The CLI as installed (compiled), in a copy of the project: the resumes start without tsx.
+const project = useBuiltProject('stepwise-resume-cli-');
 
 const sessions: WorkflowSession[] = [];
 afterAll(() => Promise.all(sessions.map((s) => s.close())));
@@ -67,7 +69,7 @@ describe('concurrent resumes of one paused execution', () => {
     const runs = await Promise.all(
       Array.from({ length: RESUMERS }, (_, i) =>
         stepwise(
-          PROJECT_ROOT,
+          project(),
           'resume',
           name,
           '--output',
@@ -100,7 +102,7 @@ describe('execution names', () => {
     writeFileSync(join(dir, 'outside.json'), '{"not": "a pause"}');
     const names = ['../outside', '..', 'a/b', 'a\\b', 'x y'];
     const runs = await Promise.all(
-      names.map((name) => stepwise(PROJECT_ROOT, 'resume', name, '--output', '{}', '--dir', pausesDir)),
+      names.map((name) => stepwise(project(), 'resume', name, '--output', '{}', '--dir', pausesDir)),
     );
     runs.forEach((run, i) => {
       expect(run.code, names[i]).toBe(1);

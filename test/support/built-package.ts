@@ -25,13 +25,19 @@ import { copyProject } from './project-copy.ts';
 const CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'stepwise-test-build');
 const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'bin/build.mjs'];
 
-/** A key of everything the build reads: each file's path, size and modification time. */
+/**
+ * A key of everything the build reads: each file's path and content (not its modification time: `npm pack` rewrites
+ * package.json and puts the same text back, and that must not cost a second build).
+ */
 function sourceKey(): string {
   const hash = createHash('sha256');
   const walk = (path: string) => {
-    const stat = statSync(path);
-    if (stat.isDirectory()) for (const entry of readdirSync(path).sort()) walk(join(path, entry));
-    else hash.update(`${relative(PROJECT_ROOT, path)}:${stat.size}:${stat.mtimeMs}\n`);
+    if (statSync(path).isDirectory()) for (const entry of readdirSync(path).sort()) walk(join(path, entry));
+    else
+      hash
+        .update(`${relative(PROJECT_ROOT, path)}\n`)
+        .update(readFileSync(path))
+        .update('\0');
   };
   for (const input of INPUTS) walk(join(PROJECT_ROOT, input));
   return hash.digest('hex').slice(0, 16);
@@ -100,7 +106,6 @@ export function copyBuiltProject(target: string): string {
   copyProject(target);
   rmSync(join(target, 'src'), { recursive: true, force: true });
   cpSync(join(PROJECT_ROOT, 'src', 'cli', 'templates'), join(target, 'src', 'cli', 'templates'), { recursive: true });
-  rmSync(join(target, 'dist'), { recursive: true, force: true });
   cpSync(join(built, 'dist'), join(target, 'dist'), { recursive: true });
   const tsconfig = JSON.parse(readFileSync(join(target, 'tsconfig.json'), 'utf8'));
   delete tsconfig.compilerOptions.paths;

@@ -10,8 +10,8 @@ import { afterAll, beforeAll } from 'vitest';
 import { ChatServer } from '../runtime/models/chat-server.ts';
 import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
 import { writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
+import { copyBuiltProject } from './built-package.ts';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
-import { copyProject } from './project-copy.ts';
 
 export interface McpProject {
   dir: string;
@@ -28,14 +28,15 @@ export function useMcpProject(prefix: string, script: ConstructorParameters<type
   const project = {} as McpProject;
   const model = new ChatServer(script);
   beforeAll(async () => {
-    project.dir = copyProject(mkdtempSync(join(tmpdir(), prefix)));
+    // The CLI as installed (compiled): its commands start without tsx.
+    project.dir = copyBuiltProject(mkdtempSync(join(tmpdir(), prefix)));
     [project.mcp, project.modelUrl, project.receiver] = await Promise.all([
       startTestMcpServer(),
       model.start(),
       startOtlpReceiver(),
     ]);
     writeMcpWorkflow(project.dir, project.mcp.url);
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all([
       project.mcp?.close(),

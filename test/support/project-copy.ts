@@ -8,7 +8,8 @@ import { cpSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:f
 import { join, relative } from 'node:path';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 
-const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage']);
+// dist: `npm pack` (the package test) may be rewriting it while another test copies; a built copy brings its own.
+const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage', 'dist']);
 
 /** Copy the project into `dir` (which must exist and be empty); node_modules is linked. */
 export function copyProject(dir: string): string {

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../../../src/core/paths.ts';
 import { readLocalExecution } from '../../../src/local/history.ts';
 import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
 import { stepwise } from '../../support/project-copy.ts';
-import { useTempDirs } from '../../support/tmp.ts';
+import { useBuiltProject, useTempDirs } from '../../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-pauses-');
 const sample = JSON.parse(
@@ -176,9 +176,12 @@ describe('resolving a checkpoint', () => {
 });
 
 describe('the CLI, one process per command', () => {
+  // The CLI as installed (compiled), in a copy of the project.
+  const project = useBuiltProject('stepwise-pause-');
+
   it('runs to the checkpoint, lists it with its required actions, resumes it and shows one history', async () => {
     const ran = await stepwise(
-      PROJECT_ROOT,
+      project(),
       'run',
       'investigation',
       '--input',
@@ -190,21 +193,21 @@ describe('the CLI, one process per command', () => {
     expect(result!.status).toBe('PAUSED');
     const name = result!.executionName!;
 
-    const listed = await stepwise(PROJECT_ROOT, 'executions', '--json');
+    const listed = await stepwise(project(), 'executions', '--json');
     const entry = (JSON.parse(listed.out) as { execution: string; requiredActions: unknown }[]).find(
       (p) => p.execution === name,
     );
     expect(entry?.requiredActions).toEqual(result!.pause!.requiredActions);
 
-    const bad = await stepwise(PROJECT_ROOT, 'resume', name, '--output', '{not json');
+    const bad = await stepwise(project(), 'resume', name, '--output', '{not json');
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^stepwise: --output is not JSON/);
 
-    const resumed = await stepwise(PROJECT_ROOT, 'resume', name, '--output', '{"notes":"CDN cache off"}', '--json');
+    const resumed = await stepwise(project(), 'resume', name, '--output', '{"notes":"CDN cache off"}', '--json');
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.out)).toMatchObject({ status: 'SUCCEEDED', executionName: name });
 
-    const history = await stepwise(PROJECT_ROOT, 'history', name);
+    const history = await stepwise(project(), 'history', name);
     expect(history.out).toMatch(/SUCCEEDED/);
     expect(history.out).toContain('5. 03-record.pause');
     expect(history.out).toContain('9. 06-expert-analysis → 07-check-citations');

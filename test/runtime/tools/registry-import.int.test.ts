@@ -14,6 +14,7 @@ import {
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
 import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
 import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { useBuiltProject } from '../../support/tmp.ts';
 import { createTable } from './fixtures.ts';
 
 const REGISTRY = join(PROJECT_ROOT, 'statemachines/warranty-email/registry.json');
@@ -21,6 +22,8 @@ let ddb: DynamoDbLocal;
 /** This file's tables on the suite's shared emulator. */
 const table = (name: string) => `${ddb.tablePrefix}${name}`;
 const tmp = mkdtempSync(join(tmpdir(), 'stepwise-registry-'));
+// The CLI as installed (compiled), in a copy of the project: it starts without tsx.
+const project = useBuiltProject('stepwise-registry-cli-');
 
 beforeAll(async () => {
   ddb = await sessionDynamoDb();
@@ -54,7 +57,8 @@ describe('registry import', () => {
 
   it('the CLI imports a file, and refuses a malformed one with one line', async () => {
     const run = (...args: string[]) =>
-      promisify(execFile)('node', [join(PROJECT_ROOT, 'bin/stepwise.mjs'), 'registry', 'import', ...args], {
+      promisify(execFile)('node', [join(project(), 'bin/stepwise.mjs'), 'registry', 'import', ...args], {
+        cwd: project(),
         env: { ...process.env, AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local', AWS_REGION: 'us-east-1' },
       });
     const { stdout } = await run(REGISTRY, '--table', table('Warranty'), '--endpoint', ddb.endpoint, '--json');
@@ -76,7 +80,7 @@ describe('registry import', () => {
       promisify(execFile)(
         'node',
         [
-          join(PROJECT_ROOT, 'bin/stepwise.mjs'),
+          join(project(), 'bin/stepwise.mjs'),
           'registry',
           'import',
           REGISTRY,
@@ -87,6 +91,7 @@ describe('registry import', () => {
           ...args,
         ],
         {
+          cwd: project(),
           env: { ...env, AWS_SHARED_CREDENTIALS_FILE: credentials, AWS_CONFIG_FILE: join(tmp, 'no-config') },
         },
       );
