@@ -4,7 +4,8 @@
  */
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { dynamoLifecycleStore, type LifecycleStore, memoryLifecycleStore } from '../runtime/lifecycle/store.ts';
-import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.ts';
+import { sessionDynamoDb } from './dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from './dynamodb-local.ts';
 import { dynamoDbStreamSource, memoryStreamSource, type StreamSource } from './outbox-pipe.ts';
 import type { CfnTemplate } from './tokens.ts';
 import { localTableName } from './tokens.ts';
@@ -15,7 +16,7 @@ export interface EventStore {
   stream: StreamSource;
   /** The emulator holding the table; undefined for the in-memory store. */
   dynamo: DynamoDbLocal | undefined;
-  /** The emulator this store started, for its session to stop. */
+  /** The DynamoDB Local this store connected to or started (`sessionDynamoDb`), for its session to stop. */
   ownedDynamo: DynamoDbLocal | undefined;
   /** The table's local name; undefined for the in-memory store. */
   tableName: string | undefined;
@@ -28,8 +29,9 @@ export interface EventStoreOptions {
 }
 
 /**
- * The store `options` asks for, with the table of `template`: in the given emulator, else in a new one (stopped
- * again when the table cannot be opened).
+ * The store `options` asks for, with the table of `template`: in the given emulator, else in a session's own
+ * (`sessionDynamoDb`: the suite's shared one, the warm local service or a new one; stopped again when the table
+ * cannot be opened).
  * @throws JavaNotFoundError when the store is `dynamodb-local` and Java 17+ is missing.
  */
 export async function openEventStore(options: EventStoreOptions, template: CfnTemplate): Promise<EventStore> {
@@ -38,9 +40,7 @@ export async function openEventStore(options: EventStoreOptions, template: CfnTe
     const stream = memoryStreamSource(store);
     return { store, stream, dynamo: undefined, ownedDynamo: undefined, tableName: undefined };
   }
-  // An emulator of its own, never a shared one: the store's stream is read shard by shard, and on an emulator shared
-  // with other sessions its shards have been seen trimmed under a reader (TrimmedDataAccessException).
-  const ownedDynamo = options.dynamo ? undefined : await startDynamoDbLocal();
+  const ownedDynamo = options.dynamo ? undefined : await sessionDynamoDb();
   const dynamo = (options.dynamo ?? ownedDynamo)!;
   const tableName = tableNameOf(template, dynamo.tablePrefix);
   try {

@@ -63,6 +63,37 @@ export async function dynamoDbStreamSource(
   });
   /** Shard id → where to read next; `undefined` once the shard is closed and read to its end. */
   const iterators = new Map<string, string | undefined>();
+  /** Shard id → the sequence number of the last record read from it. */
+  const lastRead = new Map<string, string>();
+  const iteratorAfterLastRead = async (id: string) =>
+    (
+      await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: id,
+          ...(lastRead.has(id)
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: lastRead.get(id) }
+            : { ShardIteratorType: 'TRIM_HORIZON' }),
+        }),
+      )
+    ).ShardIterator;
+  /**
+   * One page of a shard. DynamoDB Local can refuse an iterator it handed out while the shard was still empty once the
+   * first record is in (TrimmedDataAccessException, aws/aws-sdk-java#2923; seen on an emulator that other sessions'
+   * tables share) although nothing was trimmed: such a shard is read again from its start. A refusal after a record
+   * was read is a real one and is thrown.
+   */
+  const page = async (id: string, iterator: string) => {
+    try {
+      return await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+    } catch (e) {
+      if ((e as Error).name !== 'TrimmedDataAccessException' || lastRead.has(id)) throw e;
+      const again = await iteratorAfterLastRead(id);
+      return again
+        ? streams.send(new GetRecordsCommand({ ShardIterator: again }))
+        : { Records: [], NextShardIterator: undefined };
+    }
+  };
   // New shards appear only when one closes (its children): describe the stream first and after a shard ends, not on
   // every read.
   let describe = true;
@@ -71,11 +102,7 @@ export async function dynamoDbStreamSource(
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of StreamDescription?.Shards ?? []) {
       const id = shard.ShardId!;
-      if (iterators.has(id)) continue;
-      const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: id, ShardIteratorType: 'TRIM_HORIZON' }),
-      );
-      iterators.set(id, ShardIterator);
+      if (!iterators.has(id)) iterators.set(id, await iteratorAfterLastRead(id));
     }
   };
   const read = async (): Promise<StreamRecord[]> => {
@@ -85,11 +112,12 @@ export async function dynamoDbStreamSource(
       for (const [id, start] of iterators) {
         let iterator = start;
         while (iterator) {
-          const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-          iterator = page.NextShardIterator;
+          const { Records, NextShardIterator } = await page(id, iterator);
+          iterator = NextShardIterator;
           iterators.set(id, iterator);
           if (!iterator) describe = true;
-          for (const r of page.Records ?? []) {
+          for (const r of Records ?? []) {
+            if (r.dynamodb?.SequenceNumber) lastRead.set(id, r.dynamodb.SequenceNumber);
             out.push({
               eventID: r.eventID!,
               eventName: r.eventName as StreamRecord['eventName'],
@@ -104,7 +132,7 @@ export async function dynamoDbStreamSource(
               },
             });
           }
-          if (!page.Records?.length) break;
+          if (!Records?.length) break;
         }
       }
       // A shard ended: its children are read in this same read.
