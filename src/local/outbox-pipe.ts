@@ -10,6 +10,7 @@
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  type _Record,
   DescribeStreamCommand,
   DynamoDBStreamsClient,
   GetRecordsCommand,
@@ -63,37 +64,7 @@ export async function dynamoDbStreamSource(
   });
   /** Shard id → where to read next; `undefined` once the shard is closed and read to its end. */
   const iterators = new Map<string, string | undefined>();
-  /** Shard id → the sequence number of the last record read from it. */
-  const lastRead = new Map<string, string>();
-  const iteratorAfterLastRead = async (id: string) =>
-    (
-      await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: id,
-          ...(lastRead.has(id)
-            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: lastRead.get(id) }
-            : { ShardIteratorType: 'TRIM_HORIZON' }),
-        }),
-      )
-    ).ShardIterator;
-  /**
-   * One page of a shard. DynamoDB Local can refuse an iterator it handed out while the shard was still empty once the
-   * first record is in (TrimmedDataAccessException, aws/aws-sdk-java#2923; seen on an emulator that other sessions'
-   * tables share) although nothing was trimmed: such a shard is read again from its start. A refusal after a record
-   * was read is a real one and is thrown.
-   */
-  const page = async (id: string, iterator: string) => {
-    try {
-      return await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-    } catch (e) {
-      if ((e as Error).name !== 'TrimmedDataAccessException' || lastRead.has(id)) throw e;
-      const again = await iteratorAfterLastRead(id);
-      return again
-        ? streams.send(new GetRecordsCommand({ ShardIterator: again }))
-        : { Records: [], NextShardIterator: undefined };
-    }
-  };
+  const shards = shardReader(streams, streamArn);
   // New shards appear only when one closes (its children): describe the stream first and after a shard ends, not on
   // every read.
   let describe = true;
@@ -102,7 +73,7 @@ export async function dynamoDbStreamSource(
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of StreamDescription?.Shards ?? []) {
       const id = shard.ShardId!;
-      if (!iterators.has(id)) iterators.set(id, await iteratorAfterLastRead(id));
+      if (!iterators.has(id)) iterators.set(id, await shards.iterator(id));
     }
   };
   const read = async (): Promise<StreamRecord[]> => {
@@ -112,26 +83,11 @@ export async function dynamoDbStreamSource(
       for (const [id, start] of iterators) {
         let iterator = start;
         while (iterator) {
-          const { Records, NextShardIterator } = await page(id, iterator);
+          const { Records, NextShardIterator } = await shards.page(id, iterator);
           iterator = NextShardIterator;
           iterators.set(id, iterator);
           if (!iterator) describe = true;
-          for (const r of Records ?? []) {
-            if (r.dynamodb?.SequenceNumber) lastRead.set(id, r.dynamodb.SequenceNumber);
-            out.push({
-              eventID: r.eventID!,
-              eventName: r.eventName as StreamRecord['eventName'],
-              eventSource: 'aws:dynamodb',
-              dynamodb: {
-                Keys: r.dynamodb?.Keys ?? {},
-                ...(r.dynamodb?.NewImage && { NewImage: r.dynamodb.NewImage }),
-                SequenceNumber: r.dynamodb?.SequenceNumber ?? '',
-                ...(r.dynamodb?.ApproximateCreationDateTime && {
-                  ApproximateCreationDateTime: Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000),
-                }),
-              },
-            });
-          }
+          out.push(...(Records ?? []).map(toStreamRecord));
           if (!Records?.length) break;
         }
       }
@@ -141,6 +97,65 @@ export async function dynamoDbStreamSource(
   };
   if (skipExisting) await read();
   return { read };
+}
+
+/**
+ * Iterators and pages of a stream's shards, each shard's last record remembered. DynamoDB Local can refuse an iterator
+ * it handed out while the shard was still empty once the first record is in (TrimmedDataAccessException,
+ * aws/aws-sdk-java#2923; seen on an emulator that other sessions' tables share) although nothing was trimmed: such a
+ * shard is read again from its start. A refusal after a record was read is a real one and is thrown.
+ */
+function shardReader(streams: DynamoDBStreamsClient, StreamArn: string) {
+  const lastRead = new Map<string, string>();
+  /** Where to read `id` from: just after its last record read, else its start. */
+  const iterator = async (ShardId: string) =>
+    (
+      await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn,
+          ShardId,
+          ...(lastRead.has(ShardId)
+            ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: lastRead.get(ShardId) }
+            : { ShardIteratorType: 'TRIM_HORIZON' }),
+        }),
+      )
+    ).ShardIterator;
+  const records = async (id: string, ShardIterator: string) => {
+    try {
+      return await streams.send(new GetRecordsCommand({ ShardIterator }));
+    } catch (e) {
+      if ((e as Error).name !== 'TrimmedDataAccessException' || lastRead.has(id)) throw e;
+      const again = await iterator(id);
+      return again
+        ? streams.send(new GetRecordsCommand({ ShardIterator: again }))
+        : { Records: [], NextShardIterator: undefined };
+    }
+  };
+  /** One page of shard `id` from `ShardIterator`. */
+  const page = async (id: string, ShardIterator: string) => {
+    const { Records, NextShardIterator } = await records(id, ShardIterator);
+    const last = Records?.at(-1)?.dynamodb?.SequenceNumber;
+    if (last) lastRead.set(id, last);
+    return { Records, NextShardIterator };
+  };
+  return { iterator, page };
+}
+
+/** A stream record as the pipe passes it on (what a Lambda event source gives the enrichment). */
+function toStreamRecord(r: _Record): StreamRecord {
+  return {
+    eventID: r.eventID!,
+    eventName: r.eventName as StreamRecord['eventName'],
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      Keys: r.dynamodb?.Keys ?? {},
+      ...(r.dynamodb?.NewImage && { NewImage: r.dynamodb.NewImage }),
+      SequenceNumber: r.dynamodb?.SequenceNumber ?? '',
+      ...(r.dynamodb?.ApproximateCreationDateTime && {
+        ApproximateCreationDateTime: Math.floor(r.dynamodb.ApproximateCreationDateTime.getTime() / 1000),
+      }),
+    },
+  };
 }
 
 const PipeProperties = z.object({
