@@ -1,11 +1,8 @@
 /**
- * The files of the tier without per-file isolation first, one after another, then the others; longest first within
- * each, so the workers finish together instead of one worker starting the slowest file last. Vitest hands a
- * non-isolated worker the next file only while the next file in its queue is of the same tier: interleaved with the
- * isolated files, the unit files started 26 workers, each importing the CDK again, instead of 3.
+ * Longest first, so the workers finish together instead of one worker starting the slowest file last.
  * The durations are those of a CI run (`test/durations.json`, refreshed with
  * `npx tsx test/support/sequencer.ts test-results.json` after `.ci/run`); a file not in it counts as a short one of
- * its tier.
+ * its tier (integration or unit).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -27,8 +24,7 @@ export default class LongestFirst extends BaseSequencer {
       const file = relative(this.ctx.config.root, spec.moduleId);
       return durations[file] ?? guess(file);
     };
-    const shared = (spec: TestSpecification) => spec.project.config.isolate === false;
-    return [...files].sort((a, b) => Number(shared(b)) - Number(shared(a)) || seconds(b) - seconds(a));
+    return [...files].sort((a, b) => seconds(b) - seconds(a));
   }
 }
 
