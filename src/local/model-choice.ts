@@ -2,7 +2,6 @@
  * The model every step of a local session calls (`--model`): what the choice needs before anything
  * starts, and the environment it gives the functions.
  */
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { InvalidInputError, MissingCredentialsError } from '../core/errors.ts';
 
 export type ModelChoice = 'offline' | 'bedrock' | 'openai';
@@ -49,6 +48,7 @@ async function assertBedrockAccess(): Promise<void> {
   const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (!region)
     throw new MissingCredentialsError('--model bedrock needs an AWS region: set AWS_REGION (e.g. us-east-1)');
+  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
   const client = new BedrockRuntimeClient({ region });
   try {
     await client.config.credentials();

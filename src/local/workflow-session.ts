@@ -26,7 +26,7 @@ import { readOutbox } from '../runtime/triggers/email/mail.ts';
 import type { EventOutcome } from '../runtime/triggers/event-wait/waits.ts';
 import { sessionDynamoDb } from './dynamodb-connection.ts';
 import { createTablesFromTemplate, type DynamoDbLocal } from './dynamodb-local.ts';
-import { type EmailIngressWiring, LocalEmailIngress, refuseWithoutTrigger } from './email-ingress.ts';
+import type { EmailIngressWiring, LocalEmailIngress } from './email-ingress.ts';
 import {
   asOutcome,
   envelopeOf,
@@ -248,6 +248,8 @@ export class WorkflowSession {
       template: CfnTemplate;
       onStart?: (name: string) => void;
       agent?: MonolithicAgent;
+      /** The email ingress's module, loaded only for a stack with an ingress (its MIME and HTML parsers are large). */
+      emailIngress?: typeof import('./email-ingress.ts');
     },
   ) {
     this.tables = wiring.tables;
@@ -259,7 +261,7 @@ export class WorkflowSession {
     this.onStart = wiring.onStart;
     this.agent = wiring.agent;
     if (wiring.tables.EVENTS_TABLE) this.eventLog = dynamoEventLog(dynamo.client, wiring.tables.EVENTS_TABLE);
-    this.email = LocalEmailIngress.wire(
+    this.email = wiring.emailIngress?.LocalEmailIngress.wire(
       {
         workflow,
         runtime,
@@ -326,6 +328,7 @@ export class WorkflowSession {
         template,
         onStart: options.onStart,
         agent: agentModel && MonolithicAgent.create(app, def, { ...local, model: agentModel }),
+        emailIngress: ingress?.EMAILS_TABLE ? await import('./email-ingress.ts') : undefined,
       });
     } catch (e) {
       await dynamo?.stop();
@@ -436,8 +439,10 @@ export class WorkflowSession {
    * adds), and report what happened. Never throws (see {@link runFiles}).
    * @param file how the result names the mail.
    */
-  deliverEmail(raw: Uint8Array | string, file: string): Promise<RunResult> {
-    return this.email ? this.email.deliver(raw, file) : refuseWithoutTrigger(this.workflow, raw, file);
+  async deliverEmail(raw: Uint8Array | string, file: string): Promise<RunResult> {
+    if (this.email) return this.email.deliver(raw, file);
+    const { refuseWithoutTrigger } = await import('./email-ingress.ts');
+    return refuseWithoutTrigger(this.workflow, raw, file);
   }
 
   /** Keep a finished execution (see {@link execution}) and report it with the mail it sent. */

@@ -95,13 +95,15 @@ export interface ValidateOptions {
    * them (`stepwise eval`: the case's mocks answer, checked against the pins). @default true
    */
   mcpServers?: boolean;
+  /** Check the eval cases. Off for `stepwise run`, which runs none of them. @default true */
+  evalCases?: boolean;
 }
 
 /**
  * Validate a workflow of `statemachines/` (or any folder under `root`): graph and frontmatter,
  * input schema, the model id, code steps and tools resolve, bound arguments exist, offline-model
  * rules route only along declared edges, call only allowed tools and read what the step sees,
- * eval cases parse and fit, MCP tools' pinned schemas equal what their servers list.
+ * eval cases parse and fit (unless `evalCases: false`), MCP tools' pinned schemas equal what their servers list.
  * @throws DefinitionError for the first problem.
  */
 export async function validateWorkflow(
@@ -126,7 +128,7 @@ export async function validateWorkflow(
   for (const step of def.steps) loadGuardRules(def, step);
   // The pins are only worth what the servers list now: a changed schema fails here, not in a run.
   if (def.manifest.mcp && options.mcpServers !== false) checkPins(def, readMcpLock(def.dir), await listedTools(def));
-  const evalCases = checkEvalCases(plugin);
+  const evalCases = options.evalCases === false ? 0 : checkEvalCases(plugin);
   return {
     plugin,
     counts: { steps: def.steps.length, tools: Object.keys(plugin.tools).length, offlineRules, evalCases },

@@ -110,7 +110,7 @@ export function register(program: Command): void {
   ]);
   command.action(
     action(async (workflow: string, flags: RunFlags) => {
-      const { plugin } = await validateWorkflow(workflow);
+      const { plugin } = await validateWorkflow(workflow, undefined, { evalCases: false });
       const files = [...expandInputPaths(flags.input ?? []), ...expandInputPaths(flags.email ?? [], ['.eml'])];
       if (files.length === 0)
         throw new InvalidInputError(

@@ -1,9 +1,8 @@
-import {
+import type {
   BedrockRuntimeClient,
-  type BedrockRuntimeClientConfig,
-  ConverseCommand,
-  type ConverseCommandInput,
-  type ConverseCommandOutput,
+  BedrockRuntimeClientConfig,
+  ConverseCommandInput,
+  ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ModelRequestError, ModelThrottledError, ModelTimeoutError } from '../../core/errors.ts';
 import type { ClientTracer } from '../observability.ts';
@@ -88,10 +87,16 @@ export function classifyBedrockError(error: unknown): Error {
 export class BedrockModel implements ModelProvider {
   readonly name = 'bedrock' as const;
   readonly modelId: string;
-  private readonly client: BedrockRuntimeClient;
+  /** Built by the first call: the offline stand-in and a process that never converses never load the SDK. */
+  private client?: Promise<BedrockRuntimeClient>;
 
   constructor(private readonly options: BedrockModelOptions) {
     this.modelId = options.modelId;
+  }
+
+  private async connect(): Promise<BedrockRuntimeClient> {
+    const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
+    const { options } = this;
     const client = new BedrockRuntimeClient({
       region: options.region,
       endpoint: options.endpoint,
@@ -100,7 +105,7 @@ export class BedrockModel implements ModelProvider {
       // The default handler is HTTP/2; requestTimeout is its per-stream inactivity limit.
       requestHandler: { requestTimeout: options.timeoutMs ?? 60_000 },
     });
-    this.client = options.tracer?.captureAWSv3Client(client) ?? client;
+    return options.tracer?.captureAWSv3Client(client) ?? client;
   }
 
   async converse(request: ConverseRequest, options: ConverseOptions = {}): Promise<ConverseResponse> {
@@ -116,9 +121,11 @@ export class BedrockModel implements ModelProvider {
         temperature: request.inferenceConfig?.temperature ?? 0,
       },
     };
+    const { ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
+    const client = await (this.client ??= this.connect());
     let raw: ConverseCommandOutput;
     try {
-      raw = await this.client.send(new ConverseCommand(input), { abortSignal: options.signal });
+      raw = await client.send(new ConverseCommand(input), { abortSignal: options.signal });
     } catch (error) {
       throw classifyBedrockError(error);
     }
@@ -134,6 +141,6 @@ export class BedrockModel implements ModelProvider {
 
   /** Close the HTTP/2 sessions (tests; a Lambda keeps the client for the container's life). */
   destroy(): void {
-    this.client.destroy();
+    void this.client?.then((client) => client.destroy());
   }
 }

@@ -5,9 +5,10 @@
  * is word-overlap similarity. A tool that declares `resources.embeddings` gets the environment's
  * adapter (see `embeddingsFromEnv`) and the permission to call it.
  */
-import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import * as z from 'zod';
 import { InvalidModelOutputError } from '../../core/errors.ts';
+import { lazy } from '../../core/lazy.ts';
 
 export interface EmbeddingModel {
   /**
@@ -124,6 +125,8 @@ export function titanEmbeddings({
   concurrency = 4,
 }: TitanEmbeddingsOptions): EmbeddingModel {
   const embedOne = async (inputText: string) => {
+    // Loaded on the first call (a module that only imports this one never loads the SDK).
+    const { InvokeModelCommand } = await import('@aws-sdk/client-bedrock-runtime');
     // SDK errors pass through: a tool's caller (the toolbox) tells transient from permanent.
     const raw = await client.send(
       new InvokeModelCommand({
@@ -146,8 +149,14 @@ export function embeddingsFromEnv(
   traced: <C extends object>(c: C) => C = (c) => c,
 ): EmbeddingModel {
   if (env.EMBEDDINGS_PROVIDER !== 'bedrock') return lexicalEmbeddings();
-  return titanEmbeddings({
-    client: traced(new BedrockRuntimeClient({ region: env.AWS_REGION, maxAttempts: 1 })),
-    modelId: env.EMBEDDINGS_MODEL_ID ?? TITAN_V2,
+  const modelId = env.EMBEDDINGS_MODEL_ID ?? TITAN_V2;
+  // The SDK client is built by the first embedding: a function that never embeds never loads it.
+  const titan = lazy(async () => {
+    const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
+    return titanEmbeddings({
+      client: traced(new BedrockRuntimeClient({ region: env.AWS_REGION, maxAttempts: 1 })),
+      modelId,
+    });
   });
+  return { name: `bedrock ${modelId}`, embed: async (texts) => (await titan()).embed(texts) };
 }

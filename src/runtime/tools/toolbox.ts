@@ -11,13 +11,11 @@
  * result and sends nothing. A replayed result carries `replayed: true`.
  */
 
-import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Context } from 'aws-lambda';
 import type { Env } from '../../core/env.ts';
 import { InvalidInputError, ToolInputError, ToolNotAllowedError } from '../../core/errors.ts';
+import { lazy } from '../../core/lazy.ts';
 import type { ToolCallRecord } from '../contracts.ts';
 import type { ClientTracer } from '../observability.ts';
 import { asUnavailable } from './aws-errors.ts';
@@ -44,29 +42,6 @@ export interface ToolboxOptions {
   /** Lock held by a running side-effecting call when the caller gives no `remainingTimeMs`. @default 60000 */
   lockMs?: number;
 }
-
-/**
- * The idempotency persistence layer on IdempotencyTable (`pk = IDEMPOTENCY`, `sk = tool#<hash of the key>`, TTL
- * `expiresAt`).
- */
-export function dynamoIdempotencyStore(client: DynamoDBClient, tableName: string): DynamoDBPersistenceLayer {
-  return new DynamoDBPersistenceLayer({
-    tableName,
-    keyAttr: 'pk',
-    sortKeyAttr: 'sk',
-    staticPkValue: 'IDEMPOTENCY',
-    expiryAttr: 'expiresAt',
-    awsSdkV3Client: client,
-  });
-}
-
-/** What a side-effecting call is remembered by (hashed): never its arguments. `step` only for per-step tools. */
-type IdempotencyKey = { workflow: string; execution: string; tool: string; step?: string; item?: string };
-
-const lazy = <T>(build: () => T) => {
-  let value: T | undefined;
-  return () => (value ??= build());
-};
 
 /** The SDK clients of one function, built on first use (a tool that needs no AWS resource builds none). */
 export function awsClients(env: Env, tracer?: ClientTracer): AwsClients {
@@ -100,37 +75,34 @@ export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOpt
   const aws = awsClients(env, opts.tracer);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const ports = new Map<string, () => unknown>(tools.map((tool) => [tool.name, lazy(() => tool.connect?.(env, aws))]));
-  const idempotency = lazy(
-    () => opts.idempotency ?? dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')),
-  );
+  // Powertools' idempotency is loaded by the first side-effecting call: a workflow without one never loads it.
+  const once = lazy(() => import('./once.ts'));
+  let store: BasePersistenceLayer | undefined;
+  const idempotency = async () =>
+    (store ??=
+      opts.idempotency ??
+      (await once()).dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')));
 
   const run = (tool: ToolDefinition, args: unknown, ctx: ToolContext) =>
     tool.run(args as never, ctx, ports.get(tool.name)!());
 
-  const runOnce = (
+  const runOnce = async (
     tool: ToolDefinition,
     scope: NonNullable<ToolDefinition['idempotency']>,
     args: unknown,
     ctx: ToolContext,
   ) => {
-    // One config per call: it carries this call's remaining time, which bounds the in-progress lock.
-    const config = new IdempotencyConfig({
-      expiresAfterSeconds: rememberSeconds,
-      responseHook: (stored) => ({ ...(stored as Record<string, unknown>), replayed: true }),
-    });
-    config.registerLambdaContext({ getRemainingTimeInMillis: ctx.remainingTimeMs ?? (() => lockMs) } as Context);
-    const once = makeIdempotent((_key: IdempotencyKey) => run(tool, args, ctx), {
-      persistenceStore: idempotency(),
-      config,
-      keyPrefix: 'tool',
-    });
-    const key: IdempotencyKey = {
+    const key = {
       workflow: ctx.workflow,
       execution: ctx.execution.name,
       tool: tool.name,
       ...(ctx.item !== undefined && { item: ctx.item }),
     };
-    return once(scope === 'step' ? { ...key, step: ctx.step } : key);
+    return (await once()).callOnce(() => run(tool, args, ctx), scope === 'step' ? { ...key, step: ctx.step } : key, {
+      store: await idempotency(),
+      rememberSeconds,
+      remainingTimeMs: ctx.remainingTimeMs ?? (() => lockMs),
+    });
   };
 
   return {

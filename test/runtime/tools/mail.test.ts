@@ -4,13 +4,8 @@ import { join } from 'node:path';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import {
-  type OutgoingMail,
-  outboxMailer,
-  readOutbox,
-  replySubject,
-  sesMailer,
-} from '../../../src/runtime/triggers/email/mail.ts';
+import { type OutgoingMail, outboxMailer, readOutbox, replySubject } from '../../../src/runtime/triggers/email/mail.ts';
+import { sesMailer } from '../../../src/runtime/triggers/email/ses-mailer.ts';
 
 const MAIL: OutgoingMail = {
   to: 'maria.lopez@example.org',

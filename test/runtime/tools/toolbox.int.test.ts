@@ -15,7 +15,8 @@ import {
 } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { ToolUnavailableError } from '../../../src/core/errors.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
-import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../src/runtime/tools/toolbox.ts';
+import { dynamoIdempotencyStore } from '../../../src/runtime/tools/once.ts';
+import { createToolbox, type ToolboxOptions } from '../../../src/runtime/tools/toolbox.ts';
 import { type Mailer, outboxMailer } from '../../../src/runtime/triggers/email/mail.ts';
 import { failure } from '../../support/failure.ts';
 import { createTable, toolContext, WARRANTY_TOOLS, withPorts } from './fixtures.ts';

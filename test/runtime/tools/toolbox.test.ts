@@ -18,7 +18,8 @@ import { type Ticket, type TicketStore, ticketIdFor } from '../../../lambdas/wor
 import { ToolUnavailableError } from '../../../src/core/errors.ts';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
-import { createToolbox, dynamoIdempotencyStore, type ToolboxOptions } from '../../../src/runtime/tools/toolbox.ts';
+import { dynamoIdempotencyStore } from '../../../src/runtime/tools/once.ts';
+import { createToolbox, type ToolboxOptions } from '../../../src/runtime/tools/toolbox.ts';
 import { loggableArgs } from '../../../src/runtime/tools/types.ts';
 import { type Mailer, outboxMailer } from '../../../src/runtime/triggers/email/mail.ts';
 import { sample } from '../triggers/email/fixtures.ts';

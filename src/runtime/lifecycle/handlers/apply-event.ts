@@ -9,12 +9,13 @@
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { RouteMismatchError } from '../../../core/errors.ts';
+import { lazy } from '../../../core/lazy.ts';
 import { routeOf } from '../../../definitions/lifecycle/routes.ts';
 import { type EntitySnapshot, EntitySnapshotSchema, type LoggedEvent } from '../../../definitions/lifecycle/schema.ts';
 import { eventFromEnvelope } from '../envelope.ts';
 import { type StateChangedDetail, stateChangeOf } from '../state-changes.ts';
 import { applyEvent } from '../transition.ts';
-import { agentConfigFromEnv, lazy, lifecycleFromEnv, parseInput } from './services.ts';
+import { agentConfigFromEnv, lifecycleFromEnv, parseInput } from './services.ts';
 
 const ApplyEventInput = z.object({
   /** The Task the Choice state routed to (see src/definitions/lifecycle/routes.ts). */

@@ -3,10 +3,11 @@
  * the CRM through the CRM port (`CRM_WEBHOOK_URL` on AWS).
  */
 import type { Env } from '../../../core/env.ts';
+import { lazy } from '../../../core/lazy.ts';
 import { observability } from '../../observability.ts';
 import { httpCrm } from '../ports.ts';
 import { type CrmEntityState, crmUpdateOf, parseStateChanged } from '../state-changes.ts';
-import { type LifecycleServices, lazy, lifecycleFromEnv, need } from './services.ts';
+import { type LifecycleServices, lifecycleFromEnv, need } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   // Creating the tracer is enough: on Lambda it records every fetch (the webhook call) as an X-Ray subsegment.

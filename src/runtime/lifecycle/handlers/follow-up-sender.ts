@@ -13,6 +13,7 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
+import { lazy } from '../../../core/lazy.ts';
 import { LIFECYCLE_SOURCE, SCHEDULER_SOURCE } from '../../../definitions/lifecycle/schema.ts';
 import { observability } from '../../observability.ts';
 import { EventBridgeEnvelopeSchema, FOLLOW_UP_DUE, toPutEventsEntry } from '../envelope.ts';
@@ -20,7 +21,7 @@ import { httpFollowUpChannel } from '../ports.ts';
 import { lifecycleStoreFromEnv } from '../store.ts';
 import { decideFollowUp, type FollowUpDecision, FollowUpDueSchema } from '../timers.ts';
 import { schedulerFromEnv } from './scheduler-from-env.ts';
-import { type LifecycleServices, lazy, lifecycleFromEnv, need, parseInput, timersFromEnv } from './services.ts';
+import { type LifecycleServices, lifecycleFromEnv, need, parseInput, timersFromEnv } from './services.ts';
 
 const FollowUpDueEnvelope = EventBridgeEnvelopeSchema.extend({
   source: z.literal(LIFECYCLE_SOURCE),

@@ -10,13 +10,14 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { EventTooLargeError } from '../../../core/errors.ts';
+import { lazy } from '../../../core/lazy.ts';
 import type { EntitySnapshot, LifecycleEvent } from '../../../definitions/lifecycle/schema.ts';
 import { observability } from '../../observability.ts';
 import { payloadBytes } from '../../offload.ts';
 import { eventFromEnvelope, MAX_EVENT_BYTES } from '../envelope.ts';
 import { conflictBackoffMs, lifecycleStoreFromEnv, sleep } from '../store.ts';
 import { initialSnapshot } from '../transition.ts';
-import { type LifecycleServices, lazy, lifecycleFromEnv, parseInput } from './services.ts';
+import { type LifecycleServices, lifecycleFromEnv, parseInput } from './services.ts';
 
 /** What the state machine adds beside the envelope's fields; the rest of the input is the envelope. */
 const PassResults = z.looseObject({

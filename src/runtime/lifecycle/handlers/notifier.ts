@@ -5,10 +5,11 @@
  */
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Env } from '../../../core/env.ts';
+import { lazy } from '../../../core/lazy.ts';
 import { observability } from '../../observability.ts';
 import { sesNotifier } from '../ports.ts';
 import { type EntityNotification, notificationFor, parseStateChanged } from '../state-changes.ts';
-import { type LifecycleServices, lazy, lifecycleFromEnv, need } from './services.ts';
+import { type LifecycleServices, lifecycleFromEnv, need } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer } = observability(env, env.LIFECYCLE ?? 'lifecycle');

@@ -9,12 +9,13 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { VersionConflictError } from '../../../core/errors.ts';
+import { lazy } from '../../../core/lazy.ts';
 import { EntitySnapshotSchema, LoggedEventSchema } from '../../../definitions/lifecycle/schema.ts';
 import { observability } from '../../observability.ts';
 import { eventFromEnvelope } from '../envelope.ts';
 import { StateChangedDetailSchema } from '../state-changes.ts';
 import { type AppendStatus, lifecycleStoreFromEnv } from '../store.ts';
-import { type LifecycleServices, lazy, lifecycleFromEnv, parseInput } from './services.ts';
+import { type LifecycleServices, lifecycleFromEnv, parseInput } from './services.ts';
 
 const PersistInput = z.object({
   /** The EventBridge event (`$$.Execution.Input`): the entity id and the trigger's detail. */

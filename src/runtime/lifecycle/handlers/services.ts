@@ -41,12 +41,6 @@ export interface LifecycleServices {
   random?: () => number;
 }
 
-/** A value built on first use: handlers must not fail at import when the environment is incomplete. */
-export function lazy<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= build());
-}
-
 /** The value of a required environment variable. @throws InvalidInputError naming it when unset. */
 export function need(env: Env, name: string): string {
   const value = env[name];

@@ -5,11 +5,12 @@
  * or reordered changes leave the newest timers.
  */
 import type { Env } from '../../../core/env.ts';
+import { lazy } from '../../../core/lazy.ts';
 import { observability } from '../../observability.ts';
 import { parseStateChanged } from '../state-changes.ts';
 import { restampTimer, type TimerPlan, timersForChange } from '../timers.ts';
 import { schedulerFromEnv } from './scheduler-from-env.ts';
-import { type LifecycleServices, lazy, lifecycleFromEnv, timersFromEnv } from './services.ts';
+import { type LifecycleServices, lifecycleFromEnv, timersFromEnv } from './services.ts';
 
 export function createHandler(env: Env, services: LifecycleServices = {}) {
   const { tracer, logger } = observability(env, env.LIFECYCLE ?? 'lifecycle');

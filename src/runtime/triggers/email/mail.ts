@@ -1,8 +1,7 @@
-/** `send_email`: reply threading and the mailer adapters (SES v2, local outbox). */
+/** `send_email`: the mailer port, reply threading and the local outbox adapter (SES v2's: ses-mailer.ts). */
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
 
 /** A reply as the mailer sends it. `to` always comes from the verified ingress record. */
@@ -42,36 +41,6 @@ export function outgoingHeaders(mail: Pick<OutgoingMail, 'subject' | 'inReplyTo'
 } {
   const inReplyTo = messageIdOf(mail.inReplyTo);
   return { subject: headerText(mail.subject) || 'Re: Your message', ...(inReplyTo ? { inReplyTo } : {}) };
-}
-
-/** AWS adapter: SES v2 `SendEmail` from `from` (a verified identity). */
-export function sesMailer(client: SESv2Client, from: string): Mailer {
-  return {
-    async send(mail) {
-      const { subject, inReplyTo } = outgoingHeaders(mail);
-      const threading = inReplyTo
-        ? [
-            { Name: 'In-Reply-To', Value: inReplyTo },
-            { Name: 'References', Value: inReplyTo },
-          ]
-        : [];
-      const out = await client.send(
-        new SendEmailCommand({
-          FromEmailAddress: from,
-          Destination: { ToAddresses: [mail.to] },
-          Content: {
-            Simple: {
-              Subject: { Data: subject, Charset: 'UTF-8' },
-              Body: { Text: { Data: mail.body, Charset: 'UTF-8' } },
-              // RFC 3834: an automatic reply says so, which stops well-behaved auto-responders answering it.
-              Headers: [...threading, { Name: 'Auto-Submitted', Value: 'auto-replied' }],
-            },
-          },
-        }),
-      );
-      return { messageId: out.MessageId ?? '' };
-    },
-  };
 }
 
 export const OutboxEntrySchema = z.object({

@@ -1,20 +1,28 @@
-import { SESv2Client } from '@aws-sdk/client-sesv2';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
+import { lazy } from '../../../core/lazy.ts';
 import { EmailInputSchema } from '../../../definitions/workflow/input.ts';
 import { requireEnv } from '../../tools/toolbox.ts';
 import { type AwsClients, defineTool, type ToolContext } from '../../tools/types.ts';
-import { type Mailer, outboxMailer, replySubject, sesMailer } from './mail.ts';
+import { type Mailer, outboxMailer, replySubject } from './mail.ts';
 
-/** Locally (`OUTBOX_FILE`) mail goes to an outbox file, on AWS through SES from `MAIL_FROM`. */
-const connectMailer = (env: Env, aws: AwsClients, tool: string): Mailer =>
-  env.OUTBOX_FILE
-    ? outboxMailer(env.OUTBOX_FILE)
-    : sesMailer(
-        aws.traced(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: aws.region })),
-        requireEnv(env, 'MAIL_FROM', tool),
-      );
+/**
+ * Locally (`OUTBOX_FILE`) mail goes to an outbox file, on AWS through SES from `MAIL_FROM`; the SES client is loaded
+ * on the first mail, so a local run never loads it.
+ */
+function connectMailer(env: Env, aws: AwsClients, tool: string): Mailer {
+  if (env.OUTBOX_FILE) return outboxMailer(env.OUTBOX_FILE);
+  const from = requireEnv(env, 'MAIL_FROM', tool);
+  const ses = lazy(async () => {
+    const [{ SESv2Client }, { sesMailer }] = await Promise.all([
+      import('@aws-sdk/client-sesv2'),
+      import('./ses-mailer.ts'),
+    ]);
+    return sesMailer(aws.traced(new SESv2Client({ endpoint: env.AWS_ENDPOINT_URL_SESV2, region: aws.region })), from);
+  });
+  return { send: async (mail) => (await ses()).send(mail) };
+}
 
 /**
  * Mail `body` to the verified sender of the inbound mail the execution started with (the only source of the

@@ -1,7 +1,8 @@
 /** `ask_customer`: the question goes to the verified sender, in their thread, once per step. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createToolbox, dynamoIdempotencyStore } from '../../../../src/runtime/tools/toolbox.ts';
+import { dynamoIdempotencyStore } from '../../../../src/runtime/tools/once.ts';
+import { createToolbox } from '../../../../src/runtime/tools/toolbox.ts';
 import { outboxMailer } from '../../../../src/runtime/triggers/email/mail.ts';
 import { askCustomer } from '../../../../src/runtime/triggers/email/send-email.ts';
 import { EMAIL, toolContext, withPorts } from '../../tools/fixtures.ts';
