@@ -3,7 +3,8 @@
 // declarations, the files it reads at run time beside it, Studio's browser bundle, and the CLI's
 // command index (so `stepwise --help` loads no command).
 // The JavaScript comes from esbuild, file by file (tsc took 40 s of CPU to emit it, most of it reading the CDK's and the
-// SDK's declarations); tsc type-checks the engine and writes the declarations only.
+// SDK's declarations); TypeScript 7's native tsc type-checks the engine and writes the declarations only (12 s of CPU
+// where tsc 5.9 took 39).
 // `--out DIR` builds into DIR instead of dist/ (DIR's parent needs the package.json); `--no-check` emits JavaScript
 // only, without type checking or declarations (the tests' build: the type check is a test of its own).
 import { execFileSync } from 'node:child_process';
@@ -47,7 +48,7 @@ if (!process.argv.includes('--no-check'))
   execFileSync(
     process.execPath,
     [
-      join(root, 'node_modules/typescript/bin/tsc'),
+      join(root, 'node_modules/typescript-native/bin/tsc'),
       '-p',
       join(root, 'tsconfig.build.json'),
       '--outDir',
