@@ -21,10 +21,11 @@ export default defineConfig({
   test: {
     // No per-file isolation: a worker runs its files one after another in one module graph, so a file skips the
     // transform and import of what an earlier one loaded (the engine, the CDK, the SDK): 3 s per integration file.
-    // Test files therefore leave no state behind (environment variables restored, sessions closed).
+    // Test files therefore leave no state behind (environment variables restored, sessions closed, SDK mocks
+    // restored; test/setup.ts restores spies, stubs and timers after each file).
     include: ['test/**/*.test.ts'],
     isolate: false,
-    setupFiles: ['src/local/polyfills.ts'],
+    setupFiles: ['src/local/polyfills.ts', 'test/setup.ts'],
     globalSetup: ['test/global-setup.ts'],
     // Most integration time is spent waiting on child processes, the emulator and npm, not on a core: more workers
     // than the 2 cores of a CI machine keep both busy. STEPWISE_TEST_WORKERS overrides it.
@@ -46,7 +47,7 @@ export default defineConfig({
     env: {
       CDK_VALIDATION: 'false',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // The CLIs the tests start run on the machine's Node (20 here): their one-line errors stay one line.
+      // The CLIs the tests start may run on Node 20 (a machine's own): their one-line errors stay one line.
       STEPWISE_NODE_WARNING: 'off',
       AWS_REGION: 'us-east-1',
       POWERTOOLS_DEV: 'true',

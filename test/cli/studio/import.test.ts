@@ -109,6 +109,7 @@ describe('a GetExecutionHistory file', () => {
 describe('--aws (read-only, the SFN client)', () => {
   const sfn = mockClient(SFNClient);
   beforeEach(() => sfn.reset());
+  afterAll(() => sfn.restore());
   const client = new SFNClient({ region: 'eu-west-1' });
   const machineArn = (name: string) => `arn:aws:states:eu-west-1:210987654321:stateMachine:${name}`;
 

@@ -4,7 +4,7 @@
  */
 import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { agentDir, loadAgent } from '../../../lambdas/workflows/turn-pipeline/agent.ts';
 import {
   agentTexts,
@@ -22,6 +22,8 @@ import {
 
 const bedrock = mockClient(BedrockRuntimeClient);
 afterEach(() => bedrock.reset());
+// The files of a worker share one module graph: the real client comes back for the next file.
+afterAll(() => bedrock.restore());
 const body = (embedding: number[]) =>
   new TextEncoder().encode(JSON.stringify({ embedding, inputTextTokenCount: 3 })) as never;
 

@@ -1,7 +1,7 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../src/core/errors.ts';
 import { memoryEventLog } from '../../../../src/runtime/event-log.ts';
 import { createHandler } from '../../../../src/runtime/triggers/email/handler.ts';
@@ -59,6 +59,11 @@ function sesEvent(
 
 const s3 = mockClient(S3Client);
 const sfn = mockClient(SFNClient);
+// The files of a worker share one module graph: the real clients come back for the next file.
+afterAll(() => {
+  s3.restore();
+  sfn.restore();
+});
 afterEach(() => {
   s3.reset();
   sfn.reset();

@@ -10,7 +10,7 @@ import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/cl
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WorkflowStack } from '../../../../src/cdk/stacks/workflow-stack.ts';
 import { EnvConfigSchema } from '../../../../src/project/config.ts';
 import { loadPlugin } from '../../../../src/runtime/plugin.ts';
@@ -85,6 +85,7 @@ describe('dual mode in the synthesized template', () => {
 describe('dual mode simulated locally: switch and rollback', () => {
   const ssm = mockClient(SSMClient);
   afterEach(() => ssm.reset());
+  afterAll(() => ssm.restore());
 
   it('routes mail by the parameter, and after the alarm fires, to the single-prompt agent', async () => {
     let value = 'steps';
