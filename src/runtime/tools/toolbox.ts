@@ -77,11 +77,11 @@ export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOpt
   const ports = new Map<string, () => unknown>(tools.map((tool) => [tool.name, lazy(() => tool.connect?.(env, aws))]));
   // Powertools' idempotency is loaded by the first side-effecting call: a workflow without one never loads it.
   const once = lazy(() => import('./once.ts'));
-  let store: BasePersistenceLayer | undefined;
-  const idempotency = async () =>
-    (store ??=
+  const idempotency = lazy(
+    async () =>
       opts.idempotency ??
-      (await once()).dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')));
+      (await once()).dynamoIdempotencyStore(aws.dynamo(), requireEnv(env, 'IDEMPOTENCY_TABLE', 'idempotency')),
+  );
 
   const run = (tool: ToolDefinition, args: unknown, ctx: ToolContext) =>
     tool.run(args as never, ctx, ports.get(tool.name)!());
