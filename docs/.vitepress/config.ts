@@ -1,8 +1,13 @@
-import { cpSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, createReadStream, existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, normalize } from 'node:path';
 import { slug } from 'github-slugger';
 import { defineConfig } from 'vitepress';
 import { withMermaid } from 'vitepress-plugin-mermaid';
+
+/** Mermaid's prebuilt ESM (mermaid.esm.min.mjs and its chunks), served as it is under /mermaid/ (see mermaid.ts). */
+const MERMAID_DIST = join(dirname(createRequire(import.meta.url).resolve('mermaid/package.json')), 'dist');
+const mermaidFile = (path: string) => !path.endsWith('.map') && !path.endsWith('.d.ts');
 
 const pages = (dir: string, items: [string, string][]) =>
   items.map(([text, page]) => ({ text, link: `/${dir}/${page}` }));
@@ -19,8 +24,24 @@ export default withMermaid(
     srcExclude: ['schemas/**'],
     // Option help names local endpoints (Ollama's http://localhost:11434/v1); those are not pages.
     ignoreDeadLinks: 'localhostLinks',
-    // Mermaid is one large chunk, loaded only on pages with a diagram.
-    vite: { build: { chunkSizeWarningLimit: 4096 } },
+    // Mermaid loads only on pages with a diagram, unbundled (mermaid.ts).
+    vite: {
+      resolve: { alias: [{ find: /^mermaid$/, replacement: join(import.meta.dirname, 'mermaid.ts') }] },
+      // `npm run docs:dev` serves /mermaid/ from the package; the build copies it (buildEnd).
+      plugins: [
+        {
+          name: 'stepwise-mermaid-dist',
+          configureServer(server) {
+            server.middlewares.use('/mermaid/', (req, res, next) => {
+              const file = normalize(join(MERMAID_DIST, (req.url ?? '').split('?')[0]!));
+              if (!file.startsWith(MERMAID_DIST) || !file.endsWith('.mjs') || !existsSync(file)) return next();
+              res.setHeader('Content-Type', 'text/javascript');
+              createReadStream(file).pipe(res);
+            });
+          },
+        },
+      ],
+    },
     markdown: {
       anchor: { slugify: slug },
       // Templates in the text (`{{found.serial}}`) are documentation, not Vue interpolations.
@@ -31,9 +52,15 @@ export default withMermaid(
         md.renderer.rules.text = (...args) => text(...args).replaceAll('{{', '&#123;&#123;');
       },
     },
-    // The JSON Schemas are served beside the pages that link them.
-    buildEnd: ({ outDir }) =>
-      cpSync(join(import.meta.dirname, '..', 'schemas'), join(outDir, 'schemas'), { recursive: true }),
+    // The JSON Schemas are served beside the pages that link them; Mermaid's prebuilt ESM under /mermaid/.
+    buildEnd: ({ outDir }) => {
+      cpSync(join(import.meta.dirname, '..', 'schemas'), join(outDir, 'schemas'), { recursive: true });
+      cpSync(join(MERMAID_DIST, 'mermaid.esm.min.mjs'), join(outDir, 'mermaid', 'mermaid.esm.min.mjs'));
+      cpSync(join(MERMAID_DIST, 'chunks', 'mermaid.esm.min'), join(outDir, 'mermaid', 'chunks', 'mermaid.esm.min'), {
+        recursive: true,
+        filter: mermaidFile,
+      });
+    },
     themeConfig: {
       search: { provider: 'local' },
       nav: [

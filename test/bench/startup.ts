@@ -2,6 +2,9 @@
  * CLI startup as a user pays it: this repository packed, installed into a project made by
  * `stepwise new` (its dependencies from the registry), and each command timed as a whole fresh
  * process, several times, interleaved with a bare `node` start so machine noise falls on all alike.
+ * The commands run on a Node.js the package supports (`engines`: 22 or later): the machine's own when it is one, else
+ * Node 22 from the npm registry (as `.ci/node-smoke` takes it). The second run is also timed on the machine's own
+ * Node, for comparison.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -19,6 +22,18 @@ const env = {
   // A service of the bench's own, stopped at the end (not the user's).
   STEPWISE_LOCAL_SERVICE_DIR: mkdtempSync(join(tmpdir(), 'stepwise-bench-service-')),
 };
+
+const MIN_NODE_MAJOR = 22;
+
+/** A node binary the package supports: this one, or Node 22 from the registry (fetched once by npx). */
+function supportedNode(): string {
+  if (Number(process.versions.node.split('.')[0]) >= MIN_NODE_MAJOR) return process.execPath;
+  return execFileSync('npx', ['--yes', '--package', `node@${MIN_NODE_MAJOR}`, '--', 'node', '-p', 'process.execPath'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env,
+  }).trim();
+}
 
 /** A project made by the packed package's `stepwise new`, with the tarball installed. */
 function installedProject(work: string): string {
@@ -41,10 +56,10 @@ function installedProject(work: string): string {
   return project;
 }
 
-/** Wall seconds of one fresh process. @throws when it fails. */
-function seconds(cwd: string, args: string[]): number {
+/** Wall seconds of one fresh process of `node`. @throws when it fails. */
+function seconds(node: string, cwd: string, args: readonly string[]): number {
   const start = performance.now();
-  const ran = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8' });
+  const ran = spawnSync(node, args, { cwd, env, encoding: 'utf8' });
   const elapsed = (performance.now() - start) / 1000;
   if (ran.status !== 0) throw new Error(`node ${args.join(' ')} exited ${ran.status}: ${ran.stderr.split('\n')[0]}`);
   return elapsed;
@@ -54,6 +69,8 @@ export async function startup(bench: BenchRun): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'stepwise-bench-startup-'));
   try {
     const project = installedProject(work);
+    const node = supportedNode();
+    const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
     const bin = join(project, 'node_modules', 'stepwise', 'bin', 'stepwise.mjs');
     const sample = ['run', 'support-desk', '--input', 'statemachines/support-desk/samples/billing-question.json'];
     const commands = {
@@ -63,6 +80,7 @@ export async function startup(bench: BenchRun): Promise<void> {
       synth: [bin, 'synth', 'support-desk'],
       synthCold: [bin, 'synth', 'support-desk'],
       secondRun: [bin, ...sample],
+      secondRunMachineNode: [bin, ...sample],
     } as const;
     const samples: Record<keyof typeof commands, number[]> = {
       node: [],
@@ -71,14 +89,17 @@ export async function startup(bench: BenchRun): Promise<void> {
       synth: [],
       synthCold: [],
       secondRun: [],
+      secondRunMachineNode: [],
     };
     // The first run starts the warm local service (and caches the synth): what the second run finds.
-    const firstRun = seconds(project, [bin, ...sample]);
+    const firstRun = seconds(node, project, [bin, ...sample]);
     for (let round = 0; round < ROUNDS; round++)
       for (const [name, args] of Object.entries(commands)) {
         // Cold: as after a change to the project, with neither the synth cache nor the bundled project modules.
         if (name === 'synthCold') rmSync(join(project, '.stepwise'), { recursive: true, force: true });
-        samples[name as keyof typeof commands].push(seconds(project, [...args]));
+        samples[name as keyof typeof commands].push(
+          seconds(name === 'secondRunMachineNode' ? process.execPath : node, project, args),
+        );
       }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const what = {
@@ -91,6 +112,7 @@ export async function startup(bench: BenchRun): Promise<void> {
         'stepwise synth support-desk from the installed package after a change: bundle the project modules, build and synthesize its stack, print the ASL',
       secondRun:
         'stepwise run support-desk <sample> from the installed package, a fresh process, with the warm local service up (a second run)',
+      secondRunMachineNode: `the second run on this machine's own Node.js (${process.version}), for comparison`,
     };
     for (const name of Object.keys(commands) as (keyof typeof commands)[])
       bench.samples({
@@ -108,10 +130,11 @@ export async function startup(bench: BenchRun): Promise<void> {
         ]),
       ),
       firstRun: { seconds: Math.round(firstRun * 1000) / 1000, note: 'starts the warm local service' },
+      node: { timedOn: nodeVersion, machine: process.version },
     };
     bench.target(
       'local.secondRunSeconds',
-      'a second stepwise run of a sample from the installed package in a fresh process (the warm local service up), median seconds',
+      `a second stepwise run of a sample from the installed package in a fresh process (the warm local service up) on Node.js ${nodeVersion}, median seconds`,
       median(samples.secondRun),
       { max: 1.5 },
     );

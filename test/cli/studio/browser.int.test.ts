@@ -305,7 +305,10 @@ describe('Stepwise Studio in Chromium', () => {
     // (never reloaded) and the last resume ended succeeded there. A poll may catch the resume mid-way: RUNNING between.
     for (const [i, seen] of rounds.entries()) {
       expect(seen[0], `round ${i + 1}`).toBe('PAUSED');
-      expect(seen.slice(1, -1).filter((status) => status !== 'RUNNING'), `round ${i + 1}`).toEqual([]);
+      expect(
+        seen.slice(1, -1).filter((status) => status !== 'RUNNING'),
+        `round ${i + 1}`,
+      ).toEqual([]);
     }
     expect(rounds.at(-1)!.at(-1)).toBe('SUCCEEDED');
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
