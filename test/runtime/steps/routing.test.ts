@@ -183,7 +183,9 @@ describe('the model call and the step deadline', () => {
         reply,
         provider,
         toolbox(() => ({ result: { sent: true } })),
-        new ModelDeadline(20),
+        // A clock that stands still: a loaded machine cannot use the budget up before the call starts (a different
+        // error); the call's abort timer is real.
+        new ModelDeadline(20, { now: () => 0, sleep: async () => undefined }),
       ),
     ).rejects.toMatchObject({ name: 'ModelTimeoutError', message: expect.stringMatching(/step's deadline/) });
     expect(signal?.aborted).toBe(true);
