@@ -7,7 +7,6 @@ import { withMermaid } from 'vitepress-plugin-mermaid';
 
 /** Mermaid's prebuilt ESM (mermaid.esm.min.mjs and its chunks), served as it is under /mermaid/ (see mermaid.ts). */
 const MERMAID_DIST = join(dirname(createRequire(import.meta.url).resolve('mermaid/package.json')), 'dist');
-const mermaidFile = (path: string) => !path.endsWith('.map') && !path.endsWith('.d.ts');
 
 const pages = (dir: string, items: [string, string][]) =>
   items.map(([text, page]) => ({ text, link: `/${dir}/${page}` }));
@@ -58,7 +57,7 @@ export default withMermaid(
       cpSync(join(MERMAID_DIST, 'mermaid.esm.min.mjs'), join(outDir, 'mermaid', 'mermaid.esm.min.mjs'));
       cpSync(join(MERMAID_DIST, 'chunks', 'mermaid.esm.min'), join(outDir, 'mermaid', 'chunks', 'mermaid.esm.min'), {
         recursive: true,
-        filter: mermaidFile,
+        filter: (path) => !path.endsWith('.map'),
       });
     },
     themeConfig: {

@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { OLDEST_NODE } from '../../src/cli/node-version.ts';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import type { BenchRun } from './harness.ts';
 
@@ -23,12 +24,10 @@ const env = {
   STEPWISE_LOCAL_SERVICE_DIR: mkdtempSync(join(tmpdir(), 'stepwise-bench-service-')),
 };
 
-const MIN_NODE_MAJOR = 22;
-
-/** A node binary the package supports: this one, or Node 22 from the registry (fetched once by npx). */
+/** A node binary the package supports: this one, or the oldest supported from the registry (fetched once by npx). */
 function supportedNode(): string {
-  if (Number(process.versions.node.split('.')[0]) >= MIN_NODE_MAJOR) return process.execPath;
-  return execFileSync('npx', ['--yes', '--package', `node@${MIN_NODE_MAJOR}`, '--', 'node', '-p', 'process.execPath'], {
+  if (Number(process.versions.node.split('.')[0]) >= OLDEST_NODE) return process.execPath;
+  return execFileSync('npx', ['--yes', '--package', `node@${OLDEST_NODE}`, '--', 'node', '-p', 'process.execPath'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     env,
@@ -56,10 +55,10 @@ function installedProject(work: string): string {
   return project;
 }
 
-/** Wall seconds of one fresh process of `node`. @throws when it fails. */
-function seconds(node: string, cwd: string, args: readonly string[]): number {
+/** Wall seconds of one fresh process (`[node, ...args]`). @throws when it fails. */
+function seconds(cwd: string, [node, ...args]: readonly string[]): number {
   const start = performance.now();
-  const ran = spawnSync(node, args, { cwd, env, encoding: 'utf8' });
+  const ran = spawnSync(node!, args, { cwd, env, encoding: 'utf8' });
   const elapsed = (performance.now() - start) / 1000;
   if (ran.status !== 0) throw new Error(`node ${args.join(' ')} exited ${ran.status}: ${ran.stderr.split('\n')[0]}`);
   return elapsed;
@@ -74,13 +73,13 @@ export async function startup(bench: BenchRun): Promise<void> {
     const bin = join(project, 'node_modules', 'stepwise', 'bin', 'stepwise.mjs');
     const sample = ['run', 'support-desk', '--input', 'statemachines/support-desk/samples/billing-question.json'];
     const commands = {
-      node: ['-e', '0'],
-      version: [bin, '--version'],
-      help: [bin, '--help'],
-      synth: [bin, 'synth', 'support-desk'],
-      synthCold: [bin, 'synth', 'support-desk'],
-      secondRun: [bin, ...sample],
-      secondRunMachineNode: [bin, ...sample],
+      node: [node, '-e', '0'],
+      version: [node, bin, '--version'],
+      help: [node, bin, '--help'],
+      synth: [node, bin, 'synth', 'support-desk'],
+      synthCold: [node, bin, 'synth', 'support-desk'],
+      secondRun: [node, bin, ...sample],
+      secondRunMachineNode: [process.execPath, bin, ...sample],
     } as const;
     const samples: Record<keyof typeof commands, number[]> = {
       node: [],
@@ -92,14 +91,12 @@ export async function startup(bench: BenchRun): Promise<void> {
       secondRunMachineNode: [],
     };
     // The first run starts the warm local service (and caches the synth): what the second run finds.
-    const firstRun = seconds(node, project, [bin, ...sample]);
+    const firstRun = seconds(project, commands.secondRun);
     for (let round = 0; round < ROUNDS; round++)
       for (const [name, args] of Object.entries(commands)) {
         // Cold: as after a change to the project, with neither the synth cache nor the bundled project modules.
         if (name === 'synthCold') rmSync(join(project, '.stepwise'), { recursive: true, force: true });
-        samples[name as keyof typeof commands].push(
-          seconds(name === 'secondRunMachineNode' ? process.execPath : node, project, args),
-        );
+        samples[name as keyof typeof commands].push(seconds(project, args));
       }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const what = {
