@@ -46,6 +46,8 @@ export default defineConfig({
     hookTimeout: 600_000,
     env: {
       CDK_VALIDATION: 'false',
+      // The cdk CLIs the tests start (cdk synth) send the CDK team no usage data from a test run.
+      CDK_DISABLE_CLI_TELEMETRY: 'true',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // The CLIs the tests start may run on Node 20 (a machine's own): their one-line errors stay one line.
       STEPWISE_NODE_WARNING: 'off',

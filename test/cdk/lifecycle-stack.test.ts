@@ -19,6 +19,7 @@ import { FOLLOW_UP_DUE, stateChangedType } from '../../src/runtime/lifecycle/env
 import { OUTBOX_SK_PREFIX } from '../../src/runtime/lifecycle/store.ts';
 import { type Json, lifecycleApp, lifecycleStack } from '../local/lifecycle/support.ts';
 import { exampleEnv } from '../support/config.ts';
+import { synthApp } from './template.ts';
 
 const project = await loadProject();
 
@@ -456,9 +457,7 @@ describe('operations', () => {
 describe('the app', () => {
   it('has the lifecycle stack in every environment, cdk-nag clean', () => {
     for (const env of ['dev', 'prod']) {
-      const whole = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
-      const stacks = addStepwiseStacks(whole, exampleEnv(env), project);
-      const lead = stacks.lifecycles['lead-lifecycle']!;
+      const lead = synthApp(env).stacks.lifecycles['lead-lifecycle']!;
       expect(lead.stackName).toBe(`Stepwise-LeadLifecycle-${env}`);
       const findings = new AwsSolutionsChecks()
         .validateScope(lead)
@@ -470,8 +469,7 @@ describe('the app', () => {
   });
 
   it('notifies its own alarm topic (each stack has one) from every lifecycle alarm where there is one', () => {
-    const whole = new App({ context: { env: 'prod', 'aws:cdk:bundling-stacks': [] } });
-    const lead = addStepwiseStacks(whole, exampleEnv('prod'), project).lifecycles['lead-lifecycle']!;
+    const lead = synthApp('prod').stacks.lifecycles['lead-lifecycle']!;
     const alarms = Object.values(Template.fromStack(lead).findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).toHaveLength(26); // 8 queues, failed and timed-out executions, errors and throttles of 8 functions
     expect(alarms.filter((a) => a.Properties.MetricName === 'ExecutionsFailed')).toHaveLength(1);

@@ -9,11 +9,29 @@ const project = await loadProject();
 
 export type Json = Record<string, any>;
 
-/** The app of one environment, synthesized once, bundling skipped (the asset hashes stay fake). */
-export function synthApp(env = 'dev'): { app: App; stacks: StepwiseStacks; template: Template } {
-  const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
-  const stacks = addStepwiseStacks(app, exampleEnv(env), project);
-  return { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
+export interface SynthesizedApp {
+  app: App;
+  stacks: StepwiseStacks;
+  /** The warranty-email workflow's stack. */
+  template: Template;
+}
+
+const apps = new Map<string, SynthesizedApp>();
+
+/**
+ * The app of one environment, bundling skipped (the asset hashes stay fake), synthesized once per test worker: the
+ * files of a worker share its modules, and about 20 of them read the same example app. Read it only; a construct
+ * added to it would reach the files after.
+ */
+export function synthApp(env = 'dev'): SynthesizedApp {
+  let synthesized = apps.get(env);
+  if (!synthesized) {
+    const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
+    const stacks = addStepwiseStacks(app, exampleEnv(env), project);
+    synthesized = { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
+    apps.set(env, synthesized);
+  }
+  return synthesized;
 }
 
 /** Every stack of the app by name: one per workflow and one per lifecycle (by their folder names). */

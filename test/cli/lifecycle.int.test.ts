@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
 import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
-import { startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
 import { LifecycleSession, parseReplayFile } from '../../src/local/lifecycle-session.ts';
 import { lifecycleReport } from '../../src/runtime/lifecycle/queries.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
@@ -278,7 +278,7 @@ describe('stepwise lead on DynamoDB', () => {
   });
 
   it('show and report read a deployed event store with --table', async () => {
-    const ddb = await startDynamoDbLocal();
+    const ddb = await sessionDynamoDb();
     const session = await LifecycleSession.start({
       lifecycle: 'lead-lifecycle',
       dynamo: ddb,

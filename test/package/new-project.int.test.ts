@@ -42,6 +42,10 @@ const ok = (ran: Ran) => {
 const env = {
   PATH: process.env.PATH!,
   HOME: process.env.HOME!,
+  // The machine's trust in a registry proxy, which npm needs on a Node.js other than the one that found its config.
+  // (child_process leaves out a variable that is undefined).
+  NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
+  npm_config_globalconfig: process.env.npm_config_globalconfig,
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   STEPWISE_NODE_WARNING: 'off',
   CI: 'true',

@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoSessionStore, newSession } from '../../lambdas/workflows/turn-pipeline/session.ts';
-import { createTablesFromTemplate, type DynamoDbLocal, startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from '../../src/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
 import { dynamoEventLog, type StepCompletedEvent } from '../../src/runtime/event-log.ts';
 import { dynamoLifecycleStore } from '../../src/runtime/lifecycle/store.ts';
@@ -70,7 +71,7 @@ let ddb: DynamoDbLocal;
 const table = (name: string) => `${ddb.tablePrefix}${name}`;
 let lifecycleTable: string;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
   lifecycleTable = Object.values(
     await createTablesFromTemplate(ddb.client, lifecycleApp().template, ddb.tablePrefix),
   )[0]!;

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
 import { loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../src/definitions/lifecycle/schema.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../src/local/dynamodb-local.ts';
 import { MAX_PUT_EVENTS_BYTES } from '../../src/local/eventbridge/bus.ts';
 import { failuresOf, LifecycleSession, parseReplayFile } from '../../src/local/lifecycle-session.ts';
 import { MAX_EVENT_BYTES } from '../../src/runtime/lifecycle/envelope.ts';
@@ -24,7 +25,7 @@ const def = loadLifecycle('lead-lifecycle');
 const KB = 1024;
 let ddb: DynamoDbLocal;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
 });
 afterAll(() => ddb?.stop());
 

@@ -7,13 +7,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../../src/local/lifecycle-session.ts';
 import { entityHistory } from '../../../src/runtime/lifecycle/queries.ts';
 
 let ddb: DynamoDbLocal;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
 });
 afterAll(async () => {
   await ddb?.stop();

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../../src/local/lifecycle-session.ts';
 import { type EntityHistory, entityHistory } from '../../../src/runtime/lifecycle/queries.ts';
 import { loggedIn } from '../../../src/runtime/lifecycle/reporting.ts';
@@ -17,7 +18,7 @@ const SAMPLES = join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples');
 let ddb: DynamoDbLocal;
 
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
 });
 afterAll(() => ddb?.stop());
 

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/core/errors.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
 import { changesOf } from '../../../src/runtime/lifecycle/handlers/outbox.ts';
 
@@ -17,7 +18,7 @@ import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.t
 let ddb: DynamoDbLocal;
 let session: LifecycleSession;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
   session = await LifecycleSession.start({
     lifecycle: 'lead-lifecycle',
     dynamo: ddb,

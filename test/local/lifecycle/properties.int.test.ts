@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadStateName } from '../../../src/cdk/constructs/lifecycle-workflow.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../../src/definitions/lifecycle/schema.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
 
@@ -21,7 +22,7 @@ let session: LifecycleSession;
 let runs = 0;
 
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
   session = await LifecycleSession.start({ lifecycle: 'lead-lifecycle', dynamo: ddb, agentConfig: config });
 });
 afterAll(async () => {

@@ -7,14 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentConfig, AgentConfigSchema } from '../../../src/definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../../src/local/lifecycle-session.ts';
 import { entityHistory } from '../../../src/runtime/lifecycle/queries.ts';
 import { timerName } from '../../../src/runtime/lifecycle/timers.ts';
 
 let ddb: DynamoDbLocal;
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
 });
 afterAll(async () => {
   await ddb?.stop();

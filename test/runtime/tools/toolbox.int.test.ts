@@ -14,7 +14,8 @@ import {
   ticketIdFor,
 } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { ToolUnavailableError } from '../../../src/core/errors.ts';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
 import { dynamoIdempotencyStore } from '../../../src/runtime/tools/once.ts';
 import { createToolbox, type ToolboxOptions } from '../../../src/runtime/tools/toolbox.ts';
 import { type Mailer, outboxMailer } from '../../../src/runtime/triggers/email/mail.ts';
@@ -22,12 +23,14 @@ import { failure } from '../../support/failure.ts';
 import { createTable, toolContext, WARRANTY_TOOLS, withPorts } from './fixtures.ts';
 
 let ddb: DynamoDbLocal;
-const TICKETS = 'Tickets';
-const IDEMPOTENCY = 'Idempotency';
-const WARRANTY = 'Warranty';
+/** This file's tables on the suite's shared emulator (named after the connection's prefix). */
+let TICKETS: string;
+let IDEMPOTENCY: string;
+let WARRANTY: string;
 
 beforeAll(async () => {
-  ddb = await startDynamoDbLocal();
+  ddb = await sessionDynamoDb();
+  [TICKETS, IDEMPOTENCY, WARRANTY] = ['Tickets', 'Idempotency', 'Warranty'].map((name) => `${ddb.tablePrefix}${name}`);
   await Promise.all([
     createTable(ddb.client, TICKETS),
     createTable(ddb.client, IDEMPOTENCY, 'expiresAt'),
