@@ -20,7 +20,7 @@ const apps = new Map<string, SynthesizedApp>();
 
 /**
  * The app of one environment, bundling skipped (the asset hashes stay fake), synthesized once per test worker: the
- * files of a worker share its modules, and about 20 of them read the same example app. Read it only; a construct
+ * files of a worker share its modules, and a dozen of them read the same example app. Read it only; a construct
  * added to it would reach the files after.
  */
 export function synthApp(env = 'dev'): SynthesizedApp {
