@@ -25,7 +25,7 @@ export default defineConfig({
     // restored; test/setup.ts restores spies, stubs and timers after each file).
     include: ['test/**/*.test.ts'],
     isolate: false,
-    setupFiles: ['src/local/polyfills.ts', 'test/setup.ts'],
+    setupFiles: ['src/local/asl/polyfills.ts', 'test/setup.ts'],
     globalSetup: ['test/global-setup.ts'],
     // Most integration time is spent waiting on child processes, the emulator and npm, not on a core: more workers
     // than the 2 cores of a CI machine keep both busy. STEPWISE_TEST_WORKERS overrides it.

@@ -51,7 +51,7 @@ export type {
   StepOutput,
   TokenUsage,
   ToolCallRecord,
-} from './runtime/contracts.ts';
+} from './runtime/contracts/step.ts';
 // The embeddings port (a tool resource): Bedrock's Titan Text Embeddings V2 on AWS, a lexical stand-in offline.
 export {
   contentWords,

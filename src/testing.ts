@@ -23,15 +23,15 @@ import {
   type LifecycleSessionOptions,
   parseReplayFile,
   type ReplayFailure,
-} from './local/lifecycle-session.ts';
+} from './local/sessions/lifecycle-session.ts';
 import { entityStatuses } from './runtime/lifecycle/queries.ts';
 import type { EntityStatus } from './runtime/lifecycle/transition.ts';
 
 export { type EvalCase, loadEvalCases, loadEvalCasesFrom, parseEvalCase } from './definitions/eval-cases.ts';
 export { listLifecycles } from './definitions/lifecycle/loader.ts';
 export { type EvalCaseResult, type EvalReport, type EvalRunOptions, runEvalCases } from './evals/runner.ts';
-export { DYNAMODB_ENDPOINT_VARIABLE, shareDynamoDbLocal } from './local/dynamodb-connection.ts';
-export { type SynthesizedApp, synthesize, synthProject } from './local/synth.ts';
+export { DYNAMODB_ENDPOINT_VARIABLE, shareDynamoDbLocal } from './local/cloud/dynamodb-connection.ts';
+export { type SynthesizedApp, synthesize, synthProject } from './local/cloud/synth.ts';
 export {
   type ModelChoice,
   type OutboxMail,
@@ -40,8 +40,8 @@ export {
   type RunToolCall,
   WorkflowSession,
   type WorkflowSessionOptions,
-} from './local/workflow-session.ts';
-export type { ModelProvider } from './runtime/models/port.ts';
+} from './local/sessions/workflow-session.ts';
+export type { ModelProvider } from './runtime/contracts/model-port.ts';
 export { failuresOf, LifecycleSession, type LifecycleSessionOptions, parseReplayFile, type ReplayFailure };
 
 /** The project's workflows (folders of `statemachines/` with a `workflow.yaml`). */

@@ -1,5 +1,5 @@
-import { shareDynamoDbLocal } from '../src/local/dynamodb-connection.ts';
-import { ensureDynamoDbLocal } from '../src/local/dynamodb-local.ts';
+import { shareDynamoDbLocal } from '../src/local/cloud/dynamodb-connection.ts';
+import { ensureDynamoDbLocal } from '../src/local/cloud/dynamodb-local.ts';
 
 /**
  * Fetch the emulator once, then start the one DynamoDB Local of the whole run before any test file starts: every

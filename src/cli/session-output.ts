@@ -11,7 +11,7 @@ import type {
   RunResult,
   RunStatus,
   RunStep,
-} from '../local/workflow-session.ts';
+} from '../local/sessions/workflow-session.ts';
 import { paintStatus } from './output.ts';
 
 export interface SessionFlags {
@@ -63,6 +63,12 @@ export const localEnvOption = () =>
     if (!m) throw new InvalidArgumentError(`expected NAME=VALUE with an UPPER_SNAKE_CASE name, got "${pair}"`);
     return { ...all, [m[1]!]: m[2]! };
   });
+
+/** `option.choices(values)` that also takes each old name of `aliases` for the value it now has (help lists `values`). */
+export function choicesWithAliases(option: Option, values: readonly string[], aliases: Record<string, string>): Option {
+  const check = option.choices(values).parseArg!;
+  return option.argParser((value: string, previous: unknown) => check(aliases[value] ?? value, previous));
+}
 
 export const verboseOption = () =>
   new Option('--verbose', "show the step handlers' Powertools logs (on stderr), at the template's log level");

@@ -36,7 +36,7 @@ export function folderModules(dir: string): Record<string, string> {
   return Object.fromEntries([...names].sort().map((name) => [name, projectModuleFile(join(dir, name))]));
 }
 
-/** Every file a bundle of this process read (absolute paths): what a cached synth depends on (src/local/synth-cache.ts). */
+/** Every file a bundle of this process read (absolute paths): what a cached synth depends on (src/local/cloud/synth-cache.ts). */
 const inputsRead = new Set<string>();
 /** The project modules this process imported as they are (from source, through the TypeScript loader). */
 const importedUnbundled = new Set<string>();

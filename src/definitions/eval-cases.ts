@@ -209,7 +209,10 @@ export const EvalCaseSchema = z
           .describe(
             'Every tool call of the execution, in order, failed ones included (`failed: true`). Omitted: not checked.',
           ),
-        scenario_instruction_used: z.string().optional().describe('Legacy field of the monolithic format, ignored.'),
+        scenario_instruction_used: z
+          .string()
+          .optional()
+          .describe("Legacy field of the single-prompt agent's case format, ignored."),
         processing_time_ms: z
           .number()
           .positive()

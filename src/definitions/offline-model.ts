@@ -2,7 +2,7 @@
  * The offline stand-in's rules, `statemachines/<workflow>/offline-model.yaml`: named patterns and
  * keyword lists, and per LLM step the rules that decide it, checked against the workflow (declared
  * edges, allowed tools, what the step sees). The stand-in that plays them is
- * src/runtime/offline-model.ts.
+ * src/runtime/models/offline.ts.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,11 +1,11 @@
 /**
  * Two eval runs over the same cases, side by side (`stepwise eval --compare`, `--mode ab`): models,
- * prompt versions, fast path vs model path, step vs monolithic mode. Per run: pass rate, tokens,
+ * prompt versions, fast path vs model path, the step workflow vs the single-prompt agent. Per run: pass rate, tokens,
  * model calls, the model cost of 1,000 cases (src/evals/cost.ts, when the model has list prices)
  * and latency; per case: what differs (pass/fail, route, tokens).
  */
 
-import type { TokenUsage } from '../runtime/contracts.ts';
+import type { TokenUsage } from '../runtime/contracts/step.ts';
 import { costPer1000, type ExecutionCounts, loadPrices } from './cost.ts';
 import type { EvalCaseResult, EvalReport } from './runner.ts';
 

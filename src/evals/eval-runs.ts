@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { InvalidInputError } from '../core/errors.ts';
 import type { EvalCase } from '../definitions/eval-cases.ts';
-import { readRecordFile, recordFile } from '../local/history.ts';
-import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME } from '../local/state-dirs.ts';
+import { readRecordFile, recordFile } from '../local/records/history.ts';
+import { DEFAULT_STATE_DIRS, SAFE_RECORD_NAME } from '../local/records/state-dirs.ts';
 import { compareEvalRuns, type EvalComparison } from './compare.ts';
 import type { EvalReport } from './runner.ts';
 

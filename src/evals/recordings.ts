@@ -20,8 +20,8 @@ import {
   type ConverseResponse,
   ConverseResponseSchema,
   type ModelProvider,
-} from '../runtime/models/port.ts';
-import { readStepContext } from '../runtime/steps/prompt.ts';
+} from '../runtime/contracts/model-port.ts';
+import { readStepContext } from '../runtime/contracts/prompt.ts';
 
 /** The folder of a workflow's recordings. */
 export const RECORDINGS_DIR = 'recordings';

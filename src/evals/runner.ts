@@ -12,11 +12,11 @@ import { InvalidInputError } from '../core/errors.ts';
 import { relPath } from '../definitions/definition-file.ts';
 import { type EvalCase, loadTransitionRules, type TransitionRule } from '../definitions/eval-cases.ts';
 import { calledWorkflows } from '../definitions/workflow/constructs/workflow-step.ts';
-import { parentExecutionArn } from '../local/child-executions.ts';
-import { type TrailStep, writeLocalExecution } from '../local/history.ts';
-import { mockToolbox } from '../local/mock-toolbox.ts';
-import { exportExecution } from '../local/otlp.ts';
-import type { Resolution } from '../local/pauses.ts';
+import { parentExecutionArn } from '../local/asl/child-executions.ts';
+import { type TrailStep, writeLocalExecution } from '../local/records/history.ts';
+import { mockToolbox } from '../local/records/mock-toolbox.ts';
+import { exportExecution } from '../local/records/otlp.ts';
+import type { Resolution } from '../local/records/pauses.ts';
 import {
   type ModelChoice,
   type OpenAiEndpoint,
@@ -25,10 +25,10 @@ import {
   WorkflowSession,
   type WorkflowSessionOptions,
   workflowTrail,
-} from '../local/workflow-session.ts';
+} from '../local/sessions/workflow-session.ts';
 import { projectEnvironment } from '../project/project.ts';
-import type { StepOutput, ToolCallRecord } from '../runtime/contracts.ts';
-import type { ModelProvider } from '../runtime/models/port.ts';
+import type { ModelProvider } from '../runtime/contracts/model-port.ts';
+import type { StepOutput, ToolCallRecord } from '../runtime/contracts/step.ts';
 import { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';
 import type { StepServices } from '../runtime/step-handler/handler.ts';
 import type { CallContext, Toolbox } from '../runtime/tools/types.ts';
@@ -83,6 +83,7 @@ export interface EvalRunInfo {
   workflow: string;
   provider: string;
   model: string | null;
+  /** `monolithic`: the single-prompt agent (the name recorded reports keep). */
   mode: 'step' | 'monolithic';
 }
 

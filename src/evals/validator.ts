@@ -1,15 +1,15 @@
 import { lookup } from '../core/template.ts';
 import type { EvalCase, ExpectedFunctionCall, ExpectedStep, TransitionRule } from '../definitions/eval-cases.ts';
 import type { WorkflowDefinition } from '../definitions/workflow/schema.ts';
-import type { StepOutput } from '../runtime/contracts.ts';
-import { ROUTE_TOOL } from '../runtime/steps/prompt.ts';
+import { ROUTE_TOOL } from '../runtime/contracts/prompt.ts';
+import type { StepOutput } from '../runtime/contracts/step.ts';
 import {
   fieldLabel,
   NEXT_STEP_LABEL,
   REASON_LABEL,
   renderStepText,
   resolveFieldLabel,
-} from '../runtime/steps/text-protocol.ts';
+} from '../runtime/contracts/text-protocol.ts';
 
 /**
  * The step-sequence validator: compares the steps an execution ran with a case's

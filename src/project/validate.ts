@@ -15,7 +15,7 @@ import { loadGuardRules } from '../definitions/workflow/guard.ts';
 import { isEmailWorkflow } from '../definitions/workflow/input.ts';
 import { loadWorkflow } from '../definitions/workflow/loader.ts';
 import { readMcpLock } from '../definitions/workflow/mcp.ts';
-import { OfflineModel } from '../runtime/offline-model.ts';
+import { OfflineModel } from '../runtime/models/offline.ts';
 import { checkPins, listedTools } from '../runtime/tools/mcp/pins.ts';
 
 /** The project's config file, which names an environment's model. */

@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from '../core/dynamo-json.ts';
 import { queryPrefix } from '../core/dynamo-query.ts';
 import type { StepFrontmatter } from '../definitions/workflow/schema.ts';
-import type { StepOutput } from './contracts.ts';
+import type { StepOutput } from './contracts/step.ts';
 
 const Base = {
   executionName: z.string().min(1),

@@ -12,7 +12,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { queryPrefix } from '../core/dynamo-query.ts';
 import { StateTooLargeError } from '../core/errors.ts';
-import type { StepOutput } from './contracts.ts';
+import type { StepOutput } from './contracts/step.ts';
 import { eventPartitionKey } from './event-log.ts';
 
 /**

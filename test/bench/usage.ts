@@ -7,7 +7,7 @@
  * counted at the SDK for everything this process sends.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { ConverseRequest, ModelProvider } from '../../src/runtime/models/port.ts';
+import type { ConverseRequest, ModelProvider } from '../../src/runtime/contracts/model-port.ts';
 
 const CHARS_PER_TOKEN = 4;
 const CACHE_TTL_MS = 5 * 60_000;

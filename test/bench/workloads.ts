@@ -15,9 +15,9 @@ import type {
   LoggedEvent,
 } from '../../src/definitions/lifecycle/schema.ts';
 import { LIFECYCLE_SOURCE, REPLAY_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
-import { type EventEnvelope, LocalEventBus } from '../../src/local/eventbridge/bus.ts';
-import { parseReplayFile, type ReplayLine } from '../../src/local/lifecycle-session.ts';
-import type { CfnTemplate } from '../../src/local/tokens.ts';
+import { type EventEnvelope, LocalEventBus } from '../../src/local/cloud/eventbridge/bus.ts';
+import type { CfnTemplate } from '../../src/local/cloud/intrinsics.ts';
+import { parseReplayFile, type ReplayLine } from '../../src/local/sessions/lifecycle-session.ts';
 import { stateChangedType, toPutEventsEntry } from '../../src/runtime/lifecycle/envelope.ts';
 import { stateChangeOf } from '../../src/runtime/lifecycle/state-changes.ts';
 import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';

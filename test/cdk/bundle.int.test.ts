@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { celInBundle } from '../../src/cdk/constructs/bundle-cel.ts';
 import * as source from '../../src/core/errors.ts';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
+import type { StepInput, StepOutput } from '../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
 import { bundleLikeLambda, bundleOutDir, type LambdaBundleOptions } from '../support/bundle.ts';
 

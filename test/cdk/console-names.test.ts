@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { stepComment } from '../../src/cdk/constructs/agent-workflow.ts';
 import { workflowStateMachineName } from '../../src/cdk/names.ts';
 import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import { allStates } from '../../src/local/interpreter.ts';
-import { synthProject } from '../../src/local/synth.ts';
+import { allStates } from '../../src/local/asl/interpreter.ts';
+import { synthProject } from '../../src/local/cloud/synth.ts';
 
 const app = await synthProject('dev');
 // Compiled agent workflows (the lead lifecycle's state machine is named and commented by its own construct).

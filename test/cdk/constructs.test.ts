@@ -8,7 +8,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { synthesize } from '../../src/local/synth.ts';
+import { synthesize } from '../../src/local/cloud/synth.ts';
 import { addConstructWorkflows, CONSTRUCT_WORKFLOWS, CONSTRUCTS_STACK } from '../fixtures/construct-workflows.ts';
 import { actionsOf, type Json } from './template.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import { synthProject } from '../../src/local/synth.ts';
+import { synthProject } from '../../src/local/cloud/synth.ts';
 
 const app = await synthProject('dev');
 /** Step workflows (a `workflow.yaml`), not lifecycles. */

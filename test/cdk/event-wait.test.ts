@@ -9,7 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { synthesize } from '../../src/local/synth.ts';
+import { synthesize } from '../../src/local/cloud/synth.ts';
 import { addEventWorkflow, EVENT_STACK, EVENT_WORKFLOW } from '../fixtures/event-workflow.ts';
 import type { Json } from './template.ts';
 

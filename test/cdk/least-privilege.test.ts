@@ -3,7 +3,7 @@
  * what its step's tools declare and nothing else.
  */
 import { describe, expect, it } from 'vitest';
-import { synthProject } from '../../src/local/synth.ts';
+import { synthProject } from '../../src/local/cloud/synth.ts';
 
 const template = (await synthProject('dev')).templates['Stepwise-WarrantyEmail-dev']!;
 const resources = template.Resources!;

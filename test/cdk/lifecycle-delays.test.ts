@@ -14,8 +14,8 @@ import { LifecycleStack } from '../../src/cdk/stacks/lifecycle-stack.ts';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
 import { loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import { describeTransitions } from '../../src/definitions/lifecycle/routes.ts';
-import { synthesize } from '../../src/local/synth.ts';
-import type { Json } from '../local/lifecycle/support.ts';
+import { synthesize } from '../../src/local/cloud/synth.ts';
+import type { Json } from '../local/sessions/lifecycle/support.ts';
 import { exampleEnv } from '../support/config.ts';
 
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (

@@ -17,7 +17,7 @@ import { LIFECYCLE_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
 import { loadProject } from '../../src/project/project.ts';
 import { FOLLOW_UP_DUE, stateChangedType } from '../../src/runtime/lifecycle/envelope.ts';
 import { OUTBOX_SK_PREFIX } from '../../src/runtime/lifecycle/store.ts';
-import { type Json, lifecycleApp, lifecycleStack } from '../local/lifecycle/support.ts';
+import { type Json, lifecycleApp, lifecycleStack } from '../local/sessions/lifecycle/support.ts';
 import { exampleEnv } from '../support/config.ts';
 import { synthApp } from './template.ts';
 

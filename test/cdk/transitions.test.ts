@@ -6,7 +6,7 @@
 import { StateMachine } from 'aws-local-stepfunctions';
 import { describe, expect, it } from 'vitest';
 import { DONE } from '../../src/definitions/workflow/schema.ts';
-import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
+import type { StepInput, StepOutput } from '../../src/runtime/contracts/step.ts';
 import { stateMachineOf, synthApp } from './template.ts';
 
 const { asl } = stateMachineOf(synthApp('dev').template);

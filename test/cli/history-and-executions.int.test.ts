@@ -8,8 +8,8 @@ import * as executions from '../../src/cli/commands/executions.ts';
 import * as history from '../../src/cli/commands/history.ts';
 import { pauseLines } from '../../src/cli/session-output.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import type { ExecutionRecord } from '../../src/local/history.ts';
-import { type PauseSummary, WorkflowSession } from '../../src/local/workflow-session.ts';
+import type { ExecutionRecord } from '../../src/local/records/history.ts';
+import { type PauseSummary, WorkflowSession } from '../../src/local/sessions/workflow-session.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
 import { useTempDirs } from '../support/tmp.ts';
 

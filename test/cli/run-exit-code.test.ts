@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runExitCode } from '../../src/cli/session-output.ts';
-import type { RunResult } from '../../src/local/run-result.ts';
+import type { RunResult } from '../../src/local/sessions/run-result.ts';
 
 const none = { executionName: null, steps: [], toolCalls: [], outbox: [] };
 const ok: RunResult = { file: 'a.json', status: 'SUCCEEDED', ...none };

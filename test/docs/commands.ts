@@ -46,10 +46,11 @@ export function notRun(command: string): string | undefined {
   if (/^npm (test|run (test:\S+|bench|load))\b/.test(command))
     return 'runs the test suite, a benchmark or a load run itself (CI runs the suite)';
   if (/--otlp\b|^docker run\b/.test(command))
-    return 'needs an OpenTelemetry collector (test/local/mcp-otlp.int.test.ts runs one)';
-  if (/\bstepwise mcp pull\b/.test(command)) return 'needs an MCP server (test/local/mcp-otlp.int.test.ts runs one)';
+    return 'needs an OpenTelemetry collector (test/local/sessions/mcp-otlp.int.test.ts runs one)';
+  if (/\bstepwise mcp pull\b/.test(command))
+    return 'needs an MCP server (test/local/sessions/mcp-otlp.int.test.ts runs one)';
   if (/^(npx )?stepwise local (start|stop)\b/.test(command))
-    return "starts or stops the background service the user's commands share (test/local/local-service.int.test.ts runs them on one of its own)";
+    return "starts or stops the background service the user's commands share (test/local/cloud/local-service.int.test.ts runs them on one of its own)";
   if (/^(npx )?stepwise studio\b/.test(command))
     return 'serves until stopped (the Studio tests start it: test/cli/studio/)';
   if (/^npm (pack|publish)\b|--install\b|\.tgz\b|&& npm install\b/.test(command))

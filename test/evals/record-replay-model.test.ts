@@ -15,8 +15,8 @@ import {
   recordingModel,
   requestHash,
 } from '../../src/evals/recordings.ts';
-import type { ConverseRequest, ModelProvider } from '../../src/runtime/models/port.ts';
-import { contextMessage } from '../../src/runtime/steps/prompt.ts';
+import type { ConverseRequest, ModelProvider } from '../../src/runtime/contracts/model-port.ts';
+import { contextMessage } from '../../src/runtime/contracts/prompt.ts';
 import { stepInput, text } from '../runtime/steps/fixtures.ts';
 
 const dir = join(mkdtempSync(join(tmpdir(), 'stepwise-rec-')), RECORDINGS_DIR);

@@ -20,7 +20,7 @@ import {
   validateStepSequence,
   validateTransitionRules,
 } from '../../src/evals/validator.ts';
-import { mockToolbox } from '../../src/local/mock-toolbox.ts';
+import { mockToolbox } from '../../src/local/records/mock-toolbox.ts';
 import { inboundEmail } from '../runtime/steps/fixtures.ts';
 import { WARRANTY_TOOLS } from '../runtime/tools/fixtures.ts';
 

@@ -22,7 +22,7 @@ import { basename, join, relative } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { stopLocalService } from '../../src/local/local-service.ts';
+import { stopLocalService } from '../../src/local/cloud/local-service.ts';
 import { type Ran, run } from '../support/project-copy.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'stepwise-package-'));

@@ -9,13 +9,13 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoSessionStore, newSession } from '../../lambdas/workflows/turn-pipeline/session.ts';
-import { sessionDynamoDb } from '../../src/local/dynamodb-connection.ts';
-import { createTablesFromTemplate, type DynamoDbLocal } from '../../src/local/dynamodb-local.ts';
-import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
+import { sessionDynamoDb } from '../../src/local/cloud/dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from '../../src/local/cloud/dynamodb-local.ts';
+import { LifecycleSession } from '../../src/local/sessions/lifecycle-session.ts';
 import { dynamoEventLog, type StepCompletedEvent } from '../../src/runtime/event-log.ts';
 import { dynamoLifecycleStore } from '../../src/runtime/lifecycle/store.ts';
 import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
-import { lifecycleApp } from '../local/lifecycle/support.ts';
+import { lifecycleApp } from '../local/sessions/lifecycle/support.ts';
 import { createTable } from '../runtime/tools/fixtures.ts';
 
 /** Keys that break naive code: prototype names, the offload marker, the empty key. */

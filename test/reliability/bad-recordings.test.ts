@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BadRecordingError, ReplayModel, recordedModels, requestHash } from '../../src/evals/recordings.ts';
-import type { ConverseRequest } from '../../src/runtime/models/port.ts';
-import { contextMessage } from '../../src/runtime/steps/prompt.ts';
+import type { ConverseRequest } from '../../src/runtime/contracts/model-port.ts';
+import { contextMessage } from '../../src/runtime/contracts/prompt.ts';
 import { previousState, stepInput } from '../runtime/steps/fixtures.ts';
 import { recordFigure } from './figures.ts';
 

@@ -17,7 +17,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import { type RunResult, WorkflowSession } from '../../src/local/workflow-session.ts';
+import { type RunResult, WorkflowSession } from '../../src/local/sessions/workflow-session.ts';
 import { DEFAULT_POLICY, isRejection, parseInbound } from '../../src/runtime/triggers/email/checks.ts';
 import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { stateMachineOf, synthApp } from '../cdk/template.ts';

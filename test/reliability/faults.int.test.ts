@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
-import { WorkflowSession, type WorkflowSessionOptions } from '../../src/local/workflow-session.ts';
+import { WorkflowSession, type WorkflowSessionOptions } from '../../src/local/sessions/workflow-session.ts';
 import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { recordFigure } from './figures.ts';
 

@@ -1,7 +1,7 @@
 /** State under 256 KiB is the state-size guard's (state-size tests); history under 25,000 events is this bound's. */
 import { describe, expect, it } from 'vitest';
 import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import { synthProject } from '../../src/local/synth.ts';
+import { synthProject } from '../../src/local/cloud/synth.ts';
 import { recordFigure } from './figures.ts';
 import { HISTORY_EVENT_LIMIT, worstCaseHistoryEvents } from './history.ts';
 

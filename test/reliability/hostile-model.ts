@@ -5,8 +5,13 @@
  * header injection). What it tries is what a fully jailbroken LLM could try; what gets through is
  * what the framework's structure lets through.
  */
-import type { ContentBlock, ConverseRequest, ConverseResponse, ModelProvider } from '../../src/runtime/models/port.ts';
-import { ROUTE_TOOL, readStepContext } from '../../src/runtime/steps/prompt.ts';
+import type {
+  ContentBlock,
+  ConverseRequest,
+  ConverseResponse,
+  ModelProvider,
+} from '../../src/runtime/contracts/model-port.ts';
+import { ROUTE_TOOL, readStepContext } from '../../src/runtime/contracts/prompt.ts';
 import type { Attack } from '../corpus/corpus.ts';
 
 export interface HostileModelOptions {

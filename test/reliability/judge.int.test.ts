@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentDir, loadAgent } from '../../lambdas/workflows/turn-pipeline/agent.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
-import { type RunResult, WorkflowSession } from '../../src/local/workflow-session.ts';
-import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../src/runtime/models/port.ts';
-import { OfflineModel } from '../../src/runtime/offline-model.ts';
-import { ROUTE_TOOL, readStepContext } from '../../src/runtime/steps/prompt.ts';
+import { type RunResult, WorkflowSession } from '../../src/local/sessions/workflow-session.ts';
+import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../src/runtime/contracts/model-port.ts';
+import { ROUTE_TOOL, readStepContext } from '../../src/runtime/contracts/prompt.ts';
+import { OfflineModel } from '../../src/runtime/models/offline.ts';
 import { recordFigure } from './figures.ts';
 
 const def = loadWorkflow('turn-pipeline');

@@ -7,8 +7,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/definitions/lifecycle/loader.ts';
-import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
-import { WorkflowSession } from '../../src/local/workflow-session.ts';
+import { LifecycleSession } from '../../src/local/sessions/lifecycle-session.ts';
+import { WorkflowSession } from '../../src/local/sessions/workflow-session.ts';
 import { readOutbox } from '../../src/runtime/triggers/email/mail.ts';
 import { recordFigure } from './figures.ts';
 import { formatLeadLoad, formatLoad, leadEvents, loadEmails, percentile, runEmailLoad, runLeadLoad } from './load.ts';

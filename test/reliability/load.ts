@@ -14,8 +14,8 @@ import { STATEMACHINES_DIR } from '../../src/core/paths.ts';
 import type { AgentConfig } from '../../src/definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent, LoggedEvent } from '../../src/definitions/lifecycle/schema.ts';
-import { LifecycleSession } from '../../src/local/lifecycle-session.ts';
-import { type RunResult, WorkflowSession } from '../../src/local/workflow-session.ts';
+import { LifecycleSession } from '../../src/local/sessions/lifecycle-session.ts';
+import { type RunResult, WorkflowSession } from '../../src/local/sessions/workflow-session.ts';
 import { applyEvent, initialSnapshot } from '../../src/runtime/lifecycle/transition.ts';
 
 const SAMPLES = join(STATEMACHINES_DIR, 'warranty-email/samples');

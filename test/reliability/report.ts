@@ -28,15 +28,15 @@ export const RELIABILITY_TESTS = [
   'test/cdk/least-privilege.test.ts',
   'test/runtime/steps/step-output.test.ts',
   'test/runtime/steps/step-toolbox.test.ts',
-  'test/local/eventbridge/pattern.test.ts',
-  'test/local/runtime/limits.int.test.ts',
+  'test/local/cloud/eventbridge/pattern.test.ts',
+  'test/local/asl/limits.int.test.ts',
   'test/runtime/triggers/email/ingest.test.ts',
   'test/runtime/triggers/email/mime-budget.test.ts',
   'test/runtime/steps/guard-rules.test.ts',
   'test/runtime/steps/guard-quoting.test.ts',
   'test/examples/warranty-email/reply-guard.test.ts',
   'test/examples/warranty-email/safety.int.test.ts',
-  'test/local/lifecycle/properties.int.test.ts',
+  'test/local/sessions/lifecycle/properties.int.test.ts',
   'test/cdk/operations.test.ts',
 ] as const;
 

@@ -6,10 +6,10 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StepOutput } from '../../src/runtime/contracts.ts';
+import type { StepOutput } from '../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
 import { createHandler } from '../../src/runtime/step-handler/handler.ts';
-import { MONOLITHIC_STEP } from '../../src/runtime/steps/single-prompt.ts';
+import { SINGLE_PROMPT_STEP } from '../../src/runtime/steps/single-prompt.ts';
 import {
   captureLogger,
   fakeToolbox,
@@ -42,7 +42,7 @@ function singlePrompt(turns: Parameters<typeof scriptedModel>[0]) {
   const { toolbox, executed } = fakeToolbox({ check_warranty: REGISTRY, create_ticket: TICKET, send_email: {} });
   const { model } = scriptedModel(turns);
   const handler = createHandler(
-    { WORKFLOW: 'warranty-email', STEP: MONOLITHIC_STEP, MODEL_PROVIDER: 'offline' },
+    { WORKFLOW: 'warranty-email', STEP: SINGLE_PROMPT_STEP, MODEL_PROVIDER: 'offline' },
     {
       model,
       toolbox,
@@ -51,7 +51,7 @@ function singlePrompt(turns: Parameters<typeof scriptedModel>[0]) {
       logger: captureLogger().logger as unknown as Logger,
     },
   );
-  const input = stepInput(MONOLITHIC_STEP, { previous: previousState({ next: MONOLITHIC_STEP }) });
+  const input = stepInput(SINGLE_PROMPT_STEP, { previous: previousState({ next: SINGLE_PROMPT_STEP }) });
   return { run: () => handler(input) as Promise<StepOutput>, executed };
 }
 

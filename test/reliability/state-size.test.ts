@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import sendEmail from '../../lambdas/workflows/warranty-email/tools/send-email.ts';
 import { StateTooLargeError } from '../../src/core/errors.ts';
-import type { StepInput, StepOutput } from '../../src/runtime/contracts.ts';
+import type { ConverseRequest, ModelProvider } from '../../src/runtime/contracts/model-port.ts';
+import { readStepContext } from '../../src/runtime/contracts/prompt.ts';
+import type { StepInput, StepOutput } from '../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
-import type { ConverseRequest, ModelProvider } from '../../src/runtime/models/port.ts';
 import {
   isOffloaded,
   memoryValueStore,
@@ -15,7 +16,6 @@ import {
   resolveOffloaded,
 } from '../../src/runtime/offload.ts';
 import { createHandler } from '../../src/runtime/step-handler/handler.ts';
-import { readStepContext } from '../../src/runtime/steps/prompt.ts';
 import type { Toolbox } from '../../src/runtime/tools/types.ts';
 
 const usage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { type ExecutionRecord, readLocalExecution } from '../../src/local/history.ts';
-import { executionFromHistory } from '../../src/local/import.ts';
+import { type ExecutionRecord, readLocalExecution } from '../../src/local/records/history.ts';
+import { executionFromHistory } from '../../src/local/records/import.ts';
 
 /** `aws stepfunctions get-execution-history` of a deployed warranty-email execution (see make-warranty-history.ts). */
 export const AWS_FIXTURE = join(PROJECT_ROOT, 'test/fixtures/aws/warranty-execution-history.json');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { type Studio, type StudioOptions, startStudio } from '../../src/cli/studio/server.ts';
-import { type StateDirs, stateDirs } from '../../src/local/state-dirs.ts';
+import { type StateDirs, stateDirs } from '../../src/local/records/state-dirs.ts';
 import { launchChromium } from './browser.ts';
 
 export interface StudioInBrowser {

@@ -21,7 +21,7 @@ import { consensusStates, finalVotePayload, type StepTaskKit } from './compile/c
 import { CounterGates, startCounters } from './compile/counters.ts';
 import { type CompileKit, routeStateName } from './compile/kit.ts';
 import { EventWaits } from './event-waits.ts';
-import { grantMcpTokens } from './mcp-grants.ts';
+import { grantMcpCredentials } from './mcp-grants.ts';
 import { pauseStates, resumePolicy } from './pause.ts';
 import { failedExecutionsAlarm } from './resources.ts';
 import { metricsNamespace, StepwiseFunction } from './stepwise-function.ts';
@@ -224,7 +224,7 @@ export class AgentWorkflow extends Construct {
         grantReadParameter(fn, config.openai.apiKeyParameter);
       if (step.kind === 'llm' && config.modelProvider === 'bedrock')
         for (const id of step.models ?? [this.modelId]) fn.grantInvokeModel(id);
-      grantMcpTokens(fn, this.workflow, step);
+      grantMcpCredentials(fn, this.workflow, step);
       props.bindStep?.(step, fn);
       functions[step.name] = fn;
     }

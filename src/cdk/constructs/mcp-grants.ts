@@ -9,13 +9,13 @@
 import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import { tokenParameter } from '../../runtime/tools/mcp/token.ts';
+import { credentialParameter } from '../../runtime/tools/mcp/credentials.ts';
 import type { StepwiseFunction } from './stepwise-function.ts';
 
-type TokenSource = NonNullable<NonNullable<WorkflowDefinition['manifest']['mcp']>['servers'][string]['token']>;
+type CredentialSource = NonNullable<NonNullable<WorkflowDefinition['manifest']['mcp']>['servers'][string]['token']>;
 
 /** The tokens of the servers the step's tools call, one per server. */
-function stepTokens(workflow: WorkflowDefinition, step: StepDefinition): TokenSource[] {
+function stepCredentials(workflow: WorkflowDefinition, step: StepDefinition): CredentialSource[] {
   const mcp = workflow.manifest.mcp;
   if (!mcp) return [];
   const servers = new Set(step.tools.map((t) => mcp.tools[t]?.server).filter((s) => s !== undefined));
@@ -34,10 +34,10 @@ function secretArn(stack: Stack, secret: string): string {
 }
 
 /** Grant `fn` the reads of the MCP tokens its step's tools need (see the file comment). */
-export function grantMcpTokens(fn: StepwiseFunction, workflow: WorkflowDefinition, step: StepDefinition): void {
+export function grantMcpCredentials(fn: StepwiseFunction, workflow: WorkflowDefinition, step: StepDefinition): void {
   const stack = Stack.of(fn);
-  for (const token of stepTokens(workflow, step)) {
-    const parameter = tokenParameter(token).replace(/^\//, '');
+  for (const token of stepCredentials(workflow, step)) {
+    const parameter = credentialParameter(token).replace(/^\//, '');
     const resourceArns = [stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: parameter })];
     iam.Grant.addToPrincipal({ grantee: fn, actions: ['ssm:GetParameter'], resourceArns });
     if (!('secret' in token)) continue;

@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
 import type { EnvConfig } from '../../project/config.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
-import { MONOLITHIC_STEP, monolithicStep } from '../../runtime/steps/single-prompt.ts';
+import { SINGLE_PROMPT_STEP, singlePromptStep } from '../../runtime/steps/single-prompt.ts';
 import { STEP_ENTRY } from '../names.ts';
 import { type FunctionAlarms, functionAlarms } from './alarms.ts';
 import { failedExecutionsAlarm } from './resources.ts';
@@ -65,7 +65,7 @@ export class SinglePromptAgent extends Construct {
     this.parameter = new ssm.StringParameter(this, 'Mode', {
       parameterName: `/stepwise/${config.name}/${manifest.name}/orchestration`,
       stringValue: config.orchestration.useStepOrchestrator ? 'steps' : 'single-prompt',
-      description: `${manifest.name}: where inbound mail goes - steps (the step workflow) or single-prompt (the legacy agent); the rollback alarm sets single-prompt`,
+      description: `${manifest.name}: where inbound mail goes - steps (the step workflow) or single-prompt (the single-prompt agent); the rollback alarm sets single-prompt`,
     });
     this.rollbackFunction = this.createRollbackFunction(manifest.name, config);
     this.rollbackAlarm = this.createRollbackAlarm(props);
@@ -91,29 +91,29 @@ export class SinglePromptAgent extends Construct {
       timeout: Duration.minutes(5),
       environment: {
         WORKFLOW: manifest.name,
-        STEP: MONOLITHIC_STEP,
+        STEP: SINGLE_PROMPT_STEP,
         MODEL_ID: modelId,
         MODEL_PROVIDER: config.modelProvider,
         STEP_OUTPUT: config.executionDataInLogs ? 'full' : 'summary',
       },
     });
     if (config.modelProvider === 'bedrock') fn.grantInvokeModel(modelId);
-    bindStep(monolithicStep(plugin.def), fn);
+    bindStep(singlePromptStep(plugin.def), fn);
     return fn;
   }
 
   /** A state machine of one Task (the function, retried on transient errors): `Done`, or `SinglePromptFailed`. */
   private createStateMachine(workflow: string, config: EnvConfig): sfn.StateMachine {
-    const task = new tasks.LambdaInvoke(this, MONOLITHIC_STEP, {
+    const task = new tasks.LambdaInvoke(this, SINGLE_PROMPT_STEP, {
       lambdaFunction: this.function,
       payloadResponseOnly: true,
       payload: sfn.TaskInput.fromObject({
         workflow,
-        step: MONOLITHIC_STEP,
+        step: SINGLE_PROMPT_STEP,
         input: sfn.JsonPath.objectAt('$'),
         previous: {
           step: null,
-          next: MONOLITHIC_STEP,
+          next: SINGLE_PROMPT_STEP,
           reason: 'start',
           decidedBy: null,
           fields: {},

@@ -39,7 +39,7 @@ export interface StepwiseFunctionProps {
   /**
    * The engine's handler module, by its path in the engine's source (resolved to the compiled
    * module when the engine is installed). It exports `handler` and `createHandler`
-   * (src/runtime/contracts.ts).
+   * (src/runtime/contracts/step.ts).
    * @example 'runtime/step-handler/handler.ts'
    */
   readonly entry: string;

@@ -6,12 +6,12 @@ import { type EvalCase, loadEvalCases, loadEvalCasesFrom } from '../../definitio
 import { compareEvalRuns, comparisonText } from '../../evals/compare.ts';
 import { evalRunId, recordEvalRun } from '../../evals/eval-runs.ts';
 import { junitXml } from '../../evals/junit.ts';
-import { runMonolithicEvalCases } from '../../evals/monolithic.ts';
 import { type EvalCaseResult, type EvalReport, runEvalCases } from '../../evals/runner.ts';
+import { runSinglePromptEvalCases } from '../../evals/single-prompt.ts';
 import type { EvalFailure } from '../../evals/validator.ts';
-import { monolithicModel } from '../../local/monolithic.ts';
-import { otlpTracesUrl } from '../../local/otlp.ts';
-import { DEFAULT_STATE_DIRS } from '../../local/state-dirs.ts';
+import { otlpTracesUrl } from '../../local/records/otlp.ts';
+import { DEFAULT_STATE_DIRS } from '../../local/records/state-dirs.ts';
+import { singlePromptModel } from '../../local/sessions/single-prompt.ts';
 import { projectEnvironment } from '../../project/project.ts';
 import { validateWorkflow } from '../../project/validate.ts';
 import type { WorkflowPlugin } from '../../runtime/plugin.ts';
@@ -19,6 +19,7 @@ import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, paintStatus, printJson } from '../output.ts';
 import {
+  choicesWithAliases,
   logLevelFor,
   modelLabel,
   modelOption,
@@ -37,7 +38,7 @@ interface EvalFlags extends SessionFlags {
   watch?: boolean;
   cases?: string;
   json?: boolean;
-  mode: 'step' | 'monolithic' | 'ab';
+  mode: 'step' | 'single-prompt' | 'ab';
   record?: boolean;
   replay?: boolean;
   compare?: string[];
@@ -113,12 +114,14 @@ export function register(program: Command): void {
       "export each case's executions as OpenTelemetry traces over OTLP/HTTP to this collector (default: OTEL_EXPORTER_OTLP_ENDPOINT)",
     )
     .addOption(
-      new Option(
-        '--mode <mode>',
-        'step: the state machine; monolithic: one LLM call with the whole instruction set and every tool, no state machine (needs --model bedrock); ab: both, side by side (pass rate, model calls)',
-      )
-        .choices(['step', 'monolithic', 'ab'])
-        .default('step'),
+      choicesWithAliases(
+        new Option(
+          '--mode <mode>',
+          'step: the state machine; single-prompt: the single-prompt agent, one LLM call with the whole instruction set and every tool, no state machine (needs --model bedrock; `monolithic` is its old name); ab: both, side by side (pass rate, model calls)',
+        ),
+        ['step', 'single-prompt', 'ab'],
+        { monolithic: 'single-prompt' },
+      ).default('step'),
     )
     .option(
       '--json',
@@ -145,7 +148,7 @@ async function evalCommand(workflow: string, flags: EvalFlags): Promise<void> {
   process.stderr.write(
     `stepwise eval: ${cases.length} cases of ${workflow}, model: ${flags.replay ? 'replay of the recordings' : modelLabel(flags.model, flags)}\n`,
   );
-  if (flags.mode === 'monolithic') return runMonolithicMode(plugin, cases, flags);
+  if (flags.mode === 'single-prompt') return runSinglePromptMode(plugin, cases, flags);
   if (flags.mode === 'ab') return runAbMode(workflow, plugin, cases, flags);
   return runStepMode(workflow, cases, flags);
 }
@@ -164,23 +167,23 @@ function compareReports(files: string[], flags: EvalFlags): void {
 }
 
 /** The cases as one LLM call each with the whole instruction set (the model of `--model`; offline is refused). */
-async function runMonolithic(plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<EvalReport> {
+async function runSinglePrompt(plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<EvalReport> {
   const modelId = flags.model === 'bedrock' ? (await projectEnvironment(flags.env)).modelId : undefined;
-  const model = monolithicModel(plugin.def, flags.model, { openai: openAiEndpoint(flags), modelId });
-  return runMonolithicEvalCases(plugin, cases, model);
+  const model = singlePromptModel(plugin.def, flags.model, { openai: openAiEndpoint(flags), modelId });
+  return runSinglePromptEvalCases(plugin, cases, model);
 }
 
-/** `--mode monolithic`: the report of the monolithic run alone. */
-async function runMonolithicMode(plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<void> {
-  const legacy = await runMonolithic(plugin, cases, flags);
+/** `--mode single-prompt`: the report of the single-prompt agent's run alone. */
+async function runSinglePromptMode(plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<void> {
+  const legacy = await runSinglePrompt(plugin, cases, flags);
   if (flags.json) printJson(legacy);
   else process.stdout.write(reportText(legacy, flags));
   process.exitCode = legacy.failed > 0 ? 1 : 0;
 }
 
-/** `--mode ab`: the monolithic run, then the step run, compared by pass rate and model calls. */
+/** `--mode ab`: the single-prompt agent's run, then the step run, compared by pass rate and model calls. */
 async function runAbMode(workflow: string, plugin: WorkflowPlugin, cases: EvalCase[], flags: EvalFlags): Promise<void> {
-  const legacy = await runMonolithic(plugin, cases, flags);
+  const legacy = await runSinglePrompt(plugin, cases, flags);
   const stepMode = await withCleanStdout(() =>
     runEvalCases(workflow, cases, {
       model: flags.model,
@@ -194,7 +197,7 @@ async function runAbMode(workflow: string, plugin: WorkflowPlugin, cases: EvalCa
   else
     process.stdout.write(
       `step mode:       ${stepMode.passed}/${stepMode.total} passed, ${comparison.modelCalls.a.toFixed(2)} model calls per case\n` +
-        `monolithic mode: ${legacy.passed}/${legacy.total} passed, ${comparison.modelCalls.b.toFixed(2)} model calls per case\n`,
+        `single-prompt:   ${legacy.passed}/${legacy.total} passed, ${comparison.modelCalls.b.toFixed(2)} model calls per case\n`,
     );
   process.exitCode = stepMode.failed + legacy.failed > 0 ? 1 : 0;
 }

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
-import { ExecutionIndex, type ExecutionListing, type ListQuery } from '../../local/execution-list.ts';
-import { DEFAULT_PAUSES_DIR, PauseStore } from '../../local/pauses.ts';
-import { DEFAULT_STATE_DIRS } from '../../local/state-dirs.ts';
-import { pauseSummary } from '../../local/workflow-session.ts';
+import { ExecutionIndex, type ExecutionListing, type ListQuery } from '../../local/records/execution-list.ts';
+import { DEFAULT_PAUSES_DIR, PauseStore } from '../../local/records/pauses.ts';
+import { DEFAULT_STATE_DIRS } from '../../local/records/state-dirs.ts';
+import { pauseSummary } from '../../local/sessions/workflow-session.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import { pauseLines } from '../session-output.ts';

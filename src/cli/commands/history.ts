@@ -2,7 +2,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import type { Command } from 'commander';
 import { causeMessage, InvalidInputError } from '../../core/errors.ts';
 import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.ts';
-import { aboutOf, outcomeOf } from '../../local/execution-list.ts';
+import { aboutOf, outcomeOf } from '../../local/records/execution-list.ts';
 import {
   DEFAULT_HISTORY_DIR,
   type ExecutionRecord,
@@ -11,8 +11,8 @@ import {
   stateTransitions,
   stepTrail,
   type TrailStep,
-} from '../../local/history.ts';
-import { DEFAULT_PAUSES_DIR, PauseStore } from '../../local/pauses.ts';
+} from '../../local/records/history.ts';
+import { DEFAULT_PAUSES_DIR, PauseStore } from '../../local/records/pauses.ts';
 import { awsOptions } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';

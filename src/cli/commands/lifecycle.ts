@@ -14,8 +14,8 @@ import {
 } from '../../definitions/lifecycle/loader.ts';
 import { lifecycleToMermaid } from '../../definitions/lifecycle/mermaid.ts';
 import type { LifecycleDefinition } from '../../definitions/lifecycle/schema.ts';
-import type { LifecycleSession, ParsedReplayFile, ReplayFailure } from '../../local/lifecycle-session.ts';
-import { failuresOf } from '../../local/lifecycle-session.ts';
+import type { LifecycleSession, ParsedReplayFile, ReplayFailure } from '../../local/sessions/lifecycle-session.ts';
+import { failuresOf } from '../../local/sessions/lifecycle-session.ts';
 import { type EntityHistory, entityHistory, entityStatuses, lifecycleReport } from '../../runtime/lifecycle/queries.ts';
 import { formatReport } from '../../runtime/lifecycle/reporting.ts';
 import type { LifecycleStore } from '../../runtime/lifecycle/store.ts';
@@ -71,7 +71,7 @@ function agentConfigOf(def: LifecycleDefinition, opts: SessionOptions): AgentCon
 
 /** A replay file, read and parsed; malformed lines are reported on stderr (and kept in the result). */
 async function readReplayFile(def: LifecycleDefinition, file: string): Promise<ParsedReplayFile> {
-  const { parseReplayFile } = await import('../../local/lifecycle-session.ts');
+  const { parseReplayFile } = await import('../../local/sessions/lifecycle-session.ts');
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -93,7 +93,7 @@ async function withSession<T>(
 ): Promise<T> {
   // The SDK's multi-line Node 20 deprecation warning would drown the CLI's own messages.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const { LifecycleSession } = await import('../../local/lifecycle-session.ts');
+  const { LifecycleSession } = await import('../../local/sessions/lifecycle-session.ts');
   const session = await LifecycleSession.start({
     lifecycle: def.name,
     env: opts.env,

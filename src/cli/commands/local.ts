@@ -6,7 +6,7 @@ import {
   serviceStatus,
   startLocalService,
   stopLocalService,
-} from '../../local/local-service.ts';
+} from '../../local/cloud/local-service.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 

@@ -3,9 +3,9 @@ import type { Command } from 'commander';
 import type * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { ExecutionDiff } from '../../local/fork.ts';
-import type { ExecutionRecord } from '../../local/history.ts';
-import type { ReplayOptions, ReplayResult } from '../../local/replay.ts';
+import type { ExecutionDiff } from '../../local/records/fork.ts';
+import type { ExecutionRecord } from '../../local/records/history.ts';
+import type { ReplayOptions, ReplayResult } from '../../local/sessions/replay.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import {
@@ -108,9 +108,9 @@ export function register(program: Command): void {
 
 /** Fork the execution and print how the fork differs from it; with --print-state, print the fork point instead. */
 async function replayCommand(execution: string, flags: ReplayFlags): Promise<void> {
-  const { readStoredExecution } = await import('../../local/history.ts');
-  const { diffExecutions } = await import('../../local/fork.ts');
-  const { replay } = await import('../../local/replay.ts');
+  const { readStoredExecution } = await import('../../local/records/history.ts');
+  const { diffExecutions } = await import('../../local/records/fork.ts');
+  const { replay } = await import('../../local/sessions/replay.ts');
   const { loadWorkflow } = await import('../../definitions/workflow/loader.ts');
   const parent = readStoredExecution(execution);
   if (!parent.workflow) throw new InvalidInputError(`${execution} is not an execution of a Stepwise workflow`);
@@ -139,9 +139,9 @@ async function replayCommand(execution: string, flags: ReplayFlags): Promise<voi
 /** `--print-state`: the step input at the fork point, as the step would get it, and the tool results it recorded. */
 async function printForkPoint(parent: ExecutionRecord, def: WorkflowDefinition, from: string): Promise<void> {
   const { editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor } = await import(
-    '../../local/fork.ts'
+    '../../local/records/fork.ts'
   );
-  const { synthProject } = await import('../../local/synth.ts');
+  const { synthProject } = await import('../../local/cloud/synth.ts');
   const definition = (await synthProject()).stateMachines.find((m) => m.workflowName === def.manifest.name)!.definition;
   const point = forkPoint(forkPoints(parent, def), from);
   const stepInput = editableStepInput(
@@ -161,8 +161,8 @@ async function printForkPoint(parent: ExecutionRecord, def: WorkflowDefinition, 
 async function readEdits(
   flags: ReplayFlags,
 ): Promise<Pick<ReplayOptions, 'stepInput' | 'toolResults' | 'answer' | 'email'>> {
-  const { ToolPinsSchema } = await import('../../local/fork.ts');
-  const { PinnedAnswerSchema, EmailEditSchema } = await import('../../local/fork-edits.ts');
+  const { ToolPinsSchema } = await import('../../local/records/fork.ts');
+  const { PinnedAnswerSchema, EmailEditSchema } = await import('../../local/records/fork-edits.ts');
   // The whole --print-state output is accepted as it was printed, as well as its stepInput / toolResults alone.
   const stepInput = flags.state === undefined ? undefined : printedPart(jsonFile('--state', flags.state), 'stepInput');
   if (stepInput !== undefined && (typeof stepInput !== 'object' || stepInput === null || Array.isArray(stepInput)))

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import * as z from 'zod';
 import { InvalidInputError } from '../../core/errors.ts';
-import { DEFAULT_PAUSES_DIR, isExecutionName, PauseStore, type Resolution } from '../../local/pauses.ts';
-import { pauseSummary, resumePaused } from '../../local/workflow-session.ts';
+import { DEFAULT_PAUSES_DIR, isExecutionName, PauseStore, type Resolution } from '../../local/records/pauses.ts';
+import { pauseSummary, resumePaused } from '../../local/sessions/workflow-session.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';

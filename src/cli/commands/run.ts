@@ -3,15 +3,16 @@ import { type Command, Option } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
 import { isEmailWorkflow } from '../../definitions/workflow/input.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import { RUN_MODES, type RunMode } from '../../local/monolithic.ts';
-import { exportExecution, otlpTracesUrl } from '../../local/otlp.ts';
-import type { RunResult } from '../../local/run-result.ts';
-import { expandInputPaths, WorkflowSession } from '../../local/workflow-session.ts';
+import { exportExecution, otlpTracesUrl } from '../../local/records/otlp.ts';
+import type { RunResult } from '../../local/sessions/run-result.ts';
+import { RUN_MODE_ALIASES, RUN_MODES, type RunMode, runsSinglePrompt } from '../../local/sessions/single-prompt.ts';
+import { expandInputPaths, WorkflowSession } from '../../local/sessions/workflow-session.ts';
 import { validateWorkflow } from '../../project/validate.ts';
 import { awsOptions, envOption } from '../aws-options.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 import {
+  choicesWithAliases,
   formatResults,
   localEnvOption,
   logLevelFor,
@@ -53,18 +54,19 @@ async function exportTraces(
   }
 }
 
-/** The header's note of `--mode monolithic`; nothing for the default. */
-const modeLabel = (flags: RunFlags) =>
-  flags.mode === 'monolithic' ? ', mode: monolithic (the single-prompt agent)' : '';
+/** The header's note of `--mode single-prompt`; nothing for the default. */
+const modeLabel = (flags: RunFlags) => (runsSinglePrompt(flags.mode) ? ', mode: single-prompt' : '');
 
-/** `--mode steps|monolithic`. */
+/** `--mode steps|single-prompt` (`monolithic`, the old name, too). */
 const modeOption = () =>
-  new Option(
-    '--mode <mode>',
-    "steps: the state machine; monolithic: the workflow's single-prompt agent (the rollback target: one LLM step with every tool, behind the steps' guard and bound arguments; needs --model bedrock or openai), its one step `monolithic` in the trail",
-  )
-    .choices(RUN_MODES)
-    .default('steps');
+  choicesWithAliases(
+    new Option(
+      '--mode <mode>',
+      "steps: the state machine; single-prompt: the workflow's single-prompt agent (what the rollback switches mail to: one LLM step with every tool, behind the steps' guard and bound arguments; needs --model bedrock or openai; `monolithic` is its old name), its one step `monolithic` in the trail",
+    ),
+    RUN_MODES,
+    RUN_MODE_ALIASES,
+  ).default('steps');
 
 export function register(program: Command): void {
   const command = program
@@ -106,7 +108,7 @@ export function register(program: Command): void {
   withExamples(command, [
     'stepwise run tool-loop --input statemachines/tool-loop/samples/convert.json',
     'stepwise run warranty-email --email statemachines/warranty-email/samples',
-    'stepwise run warranty-email --email statemachines/warranty-email/samples --mode monolithic --model bedrock',
+    'stepwise run warranty-email --email statemachines/warranty-email/samples --mode single-prompt --model bedrock',
   ]);
   command.action(
     action(async (workflow: string, flags: RunFlags) => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_HISTORY_DIR } from '../../local/history.ts';
-import { readLocalExecutions, stepStats, type WorkflowStats } from '../../local/step-stats.ts';
+import { DEFAULT_HISTORY_DIR } from '../../local/records/history.ts';
+import { readLocalExecutions, stepStats, type WorkflowStats } from '../../local/records/step-stats.ts';
 import { withExamples } from '../help.ts';
 import { action, printJson } from '../output.ts';
 

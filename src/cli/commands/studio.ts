@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { otlpTracesUrl } from '../../local/otlp.ts';
+import { otlpTracesUrl } from '../../local/records/otlp.ts';
 import { withExamples } from '../help.ts';
 import { action } from '../output.ts';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { listWorkflows } from '../../definitions/workflow/loader.ts';
-import { synthProject } from '../../local/synth.ts';
-import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/tokens.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from '../../local/cloud/intrinsics.ts';
+import { synthProject } from '../../local/cloud/synth.ts';
 import { projectEnvironment } from '../../project/project.ts';
 import { validateWorkflow } from '../../project/validate.ts';
 import { envOption } from '../aws-options.ts';

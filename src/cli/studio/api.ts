@@ -15,7 +15,8 @@ import { listWorkflows, loadWorkflow } from '../../definitions/workflow/loader.t
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { loadPrices, type Prices } from '../../evals/cost.ts';
 import { diffEvalRuns, listEvalRuns, readEvalRun } from '../../evals/eval-runs.ts';
-import { ExecutionIndex, ListQuerySchema } from '../../local/execution-list.ts';
+import type { SynthesizedApp, SynthesizedStateMachine } from '../../local/cloud/synth.ts';
+import { ExecutionIndex, ListQuerySchema } from '../../local/records/execution-list.ts';
 import {
   checkForkInput,
   diffExecutions,
@@ -26,25 +27,29 @@ import {
   recordedToolResults,
   stepInputFor,
   ToolPinsSchema,
-} from '../../local/fork.ts';
-import { EmailEditSchema, PinnedAnswerSchema } from '../../local/fork-edits.ts';
-import { type ExecutionSource, readStoredExecutionAsync } from '../../local/history.ts';
-import { executionFromHistory, importFromAws, listDeployedExecutions, storeImported } from '../../local/import.ts';
-import { exportExecution } from '../../local/otlp.ts';
-import { PauseStore } from '../../local/pauses.ts';
-import { promptVersions } from '../../local/prompt-versions.ts';
-import { recordedEmails } from '../../local/recorded-emails.ts';
-import { replay } from '../../local/replay.ts';
-import { SAFE_RECORD_NAME, type StateDirs } from '../../local/state-dirs.ts';
-import { readLocalExecutions, stepStats, type WorkflowStats } from '../../local/step-stats.ts';
-import type { SynthesizedApp, SynthesizedStateMachine } from '../../local/synth.ts';
+} from '../../local/records/fork.ts';
+import { EmailEditSchema, PinnedAnswerSchema } from '../../local/records/fork-edits.ts';
+import { type ExecutionSource, readStoredExecutionAsync } from '../../local/records/history.ts';
+import {
+  executionFromHistory,
+  importFromAws,
+  listDeployedExecutions,
+  storeImported,
+} from '../../local/records/import.ts';
+import { exportExecution } from '../../local/records/otlp.ts';
+import { PauseStore } from '../../local/records/pauses.ts';
+import { promptVersions } from '../../local/records/prompt-versions.ts';
+import { recordedEmails } from '../../local/records/recorded-emails.ts';
+import { SAFE_RECORD_NAME, type StateDirs } from '../../local/records/state-dirs.ts';
+import { readLocalExecutions, stepStats, type WorkflowStats } from '../../local/records/step-stats.ts';
+import { replay } from '../../local/sessions/replay.ts';
 import {
   type ModelChoice,
   pauseSummary,
   type RunResult,
   resumePaused,
   WorkflowSession,
-} from '../../local/workflow-session.ts';
+} from '../../local/sessions/workflow-session.ts';
 import { executionView, graphLayout, type WorkflowGraph, withFigures } from './views.ts';
 
 /** An error with the HTTP status it answers with. */

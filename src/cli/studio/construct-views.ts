@@ -9,8 +9,8 @@ import { causeMessage, mapStateName } from '../../definitions/workflow/construct
 import { parallelStateName } from '../../definitions/workflow/constructs/parallel.ts';
 import { waitStateName } from '../../definitions/workflow/constructs/wait.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
-import { parentExecutionArn } from '../../local/child-executions.ts';
-import { waitEnd } from '../../local/waits.ts';
+import { parentExecutionArn } from '../../local/asl/child-executions.ts';
+import { waitEnd } from '../../local/asl/waits.ts';
 import { EventWaitRequestSchema } from '../../runtime/triggers/event-wait/waits.ts';
 
 /** How an item or a branch ended; `running` while it has no result yet. */

@@ -20,8 +20,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { basename } from 'node:path';
 import type { SFNClient } from '@aws-sdk/client-sfn';
 import { PROJECT_ROOT } from '../../core/paths.ts';
-import { DEFAULT_STATE_DIRS, type StateDirs } from '../../local/state-dirs.ts';
-import { type SynthesizedApp, synthProject } from '../../local/synth.ts';
+import { type SynthesizedApp, synthProject } from '../../local/cloud/synth.ts';
+import { DEFAULT_STATE_DIRS, type StateDirs } from '../../local/records/state-dirs.ts';
 import { HttpError, type Route, StudioApi } from './api.ts';
 import { type Assets, indexHtml, loadAssets } from './assets.ts';
 

@@ -9,8 +9,8 @@ import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { waitStateName } from '../../definitions/workflow/constructs/wait.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { modelCost, type Prices } from '../../evals/cost.ts';
-import { type ExecutionRecord, stepTrail, type TrailStep } from '../../local/history.ts';
-import type { StepOutput, TokenUsage } from '../../runtime/contracts.ts';
+import { type ExecutionRecord, stepTrail, type TrailStep } from '../../local/records/history.ts';
+import type { StepOutput, TokenUsage } from '../../runtime/contracts/step.ts';
 import {
   type ConstructView,
   constructView,

@@ -12,10 +12,10 @@ import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { MAX_STEPS_HANDOFF } from '../../cdk/constructs/agent-workflow.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { Prices } from '../../evals/cost.ts';
-import { aboutOf, outcomeOf } from '../../local/execution-list.ts';
-import { type ExecutionRecord, type ExecutionSource, stateTransitions } from '../../local/history.ts';
-import type { StepStats, WorkflowStats } from '../../local/step-stats.ts';
-import type { TokenUsage } from '../../runtime/contracts.ts';
+import { aboutOf, outcomeOf } from '../../local/records/execution-list.ts';
+import { type ExecutionRecord, type ExecutionSource, stateTransitions } from '../../local/records/history.ts';
+import type { StepStats, WorkflowStats } from '../../local/records/step-stats.ts';
+import type { TokenUsage } from '../../runtime/contracts/step.ts';
 import { startedBy } from './construct-views.ts';
 import { type CostView, costOf, type StepView, stepViews } from './step-views.ts';
 

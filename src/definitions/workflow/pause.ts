@@ -1,6 +1,6 @@
 /**
  * The contract of a step's `pause` (a checkpoint between steps), shared by the compiler
- * (src/cdk/constructs/pause.ts), the local runtime (src/local/pauses.ts) and the CLI: the state
+ * (src/cdk/constructs/pause.ts), the local runtime (src/local/records/pauses.ts) and the CLI: the state
  * names, the event that publishes the task token, and where the resumer's output lands.
  */
 

@@ -215,7 +215,7 @@ export const ManifestSchema = z
       .boolean()
       .default(false)
       .describe(
-        "Email workflows: also deploy the single-prompt agent (the whole workflow as one LLM step with every tool, the legacy mode) beside the step workflow; the environment's `orchestration` setting and its rollback alarm choose which one inbound mail starts.",
+        "Email workflows: also deploy the single-prompt agent (the whole workflow as one LLM step with every tool) beside the step workflow; the environment's `orchestration` setting and its rollback alarm choose which one inbound mail starts.",
       ),
     counters: z
       .record(CounterName, CounterSchema)

@@ -7,7 +7,7 @@
  * |-------------------------|----------------------------------------------------------|--------------------------------|
  * | {@link CrmPort}         | {@link httpCrm}: JSON webhook, `Idempotency-Key` header  | {@link recordingCrm}           |
  * | {@link NotifierPort}    | {@link sesNotifier}: SES v2 email to the client's team   | {@link recordingNotifier}      |
- * | {@link TimerScheduler} | {@link eventBridgeScheduler}: one-time EventBridge Scheduler schedules | `LocalScheduler` (src/local/scheduler.ts), on an injected clock |
+ * | {@link TimerScheduler} | {@link eventBridgeScheduler}: one-time EventBridge Scheduler schedules | `LocalScheduler` (src/local/cloud/scheduler.ts), on an injected clock |
  * | {@link FollowUpChannel} | {@link httpFollowUpChannel}: the agent's messaging webhook | {@link recordingFollowUpChannel} |
  */
 import {

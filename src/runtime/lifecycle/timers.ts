@@ -1,7 +1,7 @@
 /**
  * Time-based events, planned purely: which one-time schedules a state change sets or cancels, and
  * what the follow-up sender does when a follow-up is due. The schedules themselves live in
- * EventBridge Scheduler on AWS and in a clock-driven emulation locally (ports.ts, src/local/scheduler.ts).
+ * EventBridge Scheduler on AWS and in a clock-driven emulation locally (ports.ts, src/local/cloud/scheduler.ts).
  *
  * Per entity there is at most one schedule of each kind below, with deterministic names (a new one replaces the old):
  * - `follow-up-<entity>` (the `followUps` feature): the follow-up chain. Step n <= count delivers

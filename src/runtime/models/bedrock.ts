@@ -5,14 +5,14 @@ import type {
   ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { ModelRequestError, ModelThrottledError, ModelTimeoutError } from '../../core/errors.ts';
-import type { ClientTracer } from '../observability.ts';
 import {
   type ConverseOptions,
   type ConverseRequest,
   type ConverseResponse,
   type ModelProvider,
   parseConverseResponse,
-} from './port.ts';
+} from '../contracts/model-port.ts';
+import type { ClientTracer } from '../observability.ts';
 
 export interface BedrockModelOptions {
   /** The pinned model (or inference profile) id, e.g. `anthropic.claude-3-5-haiku-20241022-v1:0`. */

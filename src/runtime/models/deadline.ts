@@ -8,7 +8,7 @@
  * is waited out and sent again; one that does not fit goes to the state machine's backoff.
  */
 import { ModelThrottledError, ModelTimeoutError } from '../../core/errors.ts';
-import type { ConverseRequest, ConverseResponse, ModelProvider } from './port.ts';
+import type { ConverseRequest, ConverseResponse, ModelProvider } from '../contracts/model-port.ts';
 
 /** What the budget of one invocation is taken from. */
 export interface StepTiming {

@@ -24,7 +24,7 @@ import {
   parseConverseResponse,
   type StopReason,
   type ToolChoice,
-} from './port.ts';
+} from '../contracts/model-port.ts';
 
 export interface OpenAiModelOptions {
   /** The API root, e.g. `http://localhost:11434/v1` (Ollama) or `https://api.openai.com/v1`. */

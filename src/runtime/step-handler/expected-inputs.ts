@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { lookup } from '../../core/template.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
-import type { StepInput } from '../contracts.ts';
+import type { StepInput } from '../contracts/step.ts';
 
 /** What the check reads of a prepared step. */
 interface Expecting {

@@ -12,15 +12,15 @@ import { consensusPlan } from '../../definitions/workflow/consensus.ts';
 import { checkInput, isEmailWorkflow, pickFields, untrustedFields } from '../../definitions/workflow/input.ts';
 import { getStep } from '../../definitions/workflow/loader.ts';
 import { DONE, type StepDefinition, type WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { StepInput, StepOutput, ToolCallRecord } from '../contracts.ts';
+import type { StepInput, StepOutput, ToolCallRecord } from '../contracts/step.ts';
+import { fieldLabel } from '../contracts/text-protocol.ts';
 import { type EventLog, stepCompletedEvent } from '../event-log.ts';
 import { invocationBudgetMs, ModelDeadline } from '../models/deadline.ts';
 import type { Observability } from '../observability.ts';
 import { offloadLargeFields, payloadBytes, resolveOffloaded, type ValueStore } from '../offload.ts';
 import { loadPlugin, type WorkflowPlugin } from '../plugin.ts';
 import { type ConsensusSummary, consensusPhase } from '../steps/consensus.ts';
-import { MONOLITHIC_STEP, monolithicStep } from '../steps/single-prompt.ts';
-import { fieldLabel } from '../steps/text-protocol.ts';
+import { SINGLE_PROMPT_STEP, singlePromptStep } from '../steps/single-prompt.ts';
 import { withToolOutputs } from '../steps/tool-outputs.ts';
 import { type StepResult, toolContext } from '../steps/types.ts';
 import { isTransient } from '../tools/aws-errors.ts';
@@ -81,8 +81,8 @@ export async function prepareStep(event: unknown, adapters: StepAdapters): Promi
   if (checked.problem)
     throw new InvalidInputError(`step input: input.${checked.problem} (the ${def.manifest.name} input schema)`);
   // The single-prompt agent (manifest `singlePrompt`) runs the whole workflow as this one step.
-  const singlePrompt = input.step === MONOLITHIC_STEP && def.manifest.singlePrompt;
-  const step = singlePrompt ? monolithicStep(def) : getStep(def, input.step);
+  const singlePrompt = input.step === SINGLE_PROMPT_STEP && def.manifest.singlePrompt;
+  const step = singlePrompt ? singlePromptStep(def) : getStep(def, input.step);
   const keys = { execution: input.execution.name, step: step.name, count: input.count };
   return { input, plugin, def, step, toolbox: adapters.toolbox(plugin), singlePrompt, keys };
 }

@@ -3,9 +3,9 @@ import { joinStep } from '../../definitions/workflow/constructs/join.ts';
 import { isJoin } from '../../definitions/workflow/constructs/scopes.ts';
 import { loadGuardRules } from '../../definitions/workflow/guard.ts';
 import { pickFields, untrustedData, untrustedFields } from '../../definitions/workflow/input.ts';
-import type { TokenUsage } from '../contracts.ts';
+import type { ModelProvider } from '../contracts/model-port.ts';
+import type { TokenUsage } from '../contracts/step.ts';
 import type { ModelDeadline } from '../models/deadline.ts';
-import type { ModelProvider } from '../models/port.ts';
 import type { WorkflowPlugin } from '../plugin.ts';
 import { tryFastPath } from '../steps/fast-path.ts';
 import { withGuard } from '../steps/guard.ts';
@@ -29,7 +29,7 @@ export interface RunStepArgs extends Omit<StepContext, 'def'> {
   /** Whether the manifest's `fastPaths` run before their LLM steps. @default true */
   fastPaths?: boolean;
   /**
-   * The step is the single-prompt agent's (`monolithicStep`): the state its bound arguments and guard read is what its
+   * The step is the single-prompt agent's (`singlePromptStep`): the state its bound arguments and guard read is what its
    * own tools return as it goes (see `withToolBackedData`). @default false
    */
   singlePrompt?: boolean;

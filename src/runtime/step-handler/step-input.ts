@@ -9,7 +9,7 @@ import { ConsensusInputShape } from '../steps/consensus.ts';
 const StepName = z.string().min(1);
 const Fields = z.record(z.string(), z.unknown());
 
-/** The payload of the compiled Task state (see src/runtime/contracts.ts). */
+/** The payload of the compiled Task state (see src/runtime/contracts/step.ts). */
 export const StepInputSchema = z.object({
   workflow: StepName,
   step: StepName,

@@ -5,11 +5,11 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { InvalidInputError, ModelThrottledError, ToolUnavailableError } from '../../core/errors.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
+import type { ModelProvider } from '../contracts/model-port.ts';
 import { BedrockModel } from '../models/bedrock.ts';
+import { OfflineModel } from '../models/offline.ts';
 import { OpenAiModel } from '../models/openai.ts';
-import type { ModelProvider } from '../models/port.ts';
 import type { ClientTracer, Observability } from '../observability.ts';
-import { OfflineModel } from '../offline-model.ts';
 import type { StepEnv } from './step-input.ts';
 
 /** A model the caller passes instead of the environment's, or a wrapper of the environment's. */

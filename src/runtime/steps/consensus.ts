@@ -22,7 +22,7 @@ import * as z from 'zod';
 import { causeMessage, InvalidModelOutputError } from '../../core/errors.ts';
 import { consensusChoices, type SampleItem } from '../../definitions/workflow/consensus.ts';
 import type { Consensus, StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { StepInput, TokenUsage } from '../contracts.ts';
+import type { StepInput, TokenUsage } from '../contracts/step.ts';
 import { NO_USAGE, type StepResult } from './types.ts';
 
 /** What one sample returned (the Map keeps these), or why it failed. */

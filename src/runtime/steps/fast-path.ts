@@ -6,7 +6,7 @@
  */
 import type * as z from 'zod';
 import { StepFailedError } from '../../core/errors.ts';
-import { routeSchema } from './prompt.ts';
+import { routeSchema } from '../contracts/prompt.ts';
 import { NO_USAGE, type StepContext, type StepResult } from './types.ts';
 
 /** What a fast path decides: a declared edge, why, and the step's declared outputs. */

@@ -16,7 +16,7 @@ import { compileExpression } from '../../core/expressions.ts';
 import { lookup, renderTemplate } from '../../core/template.ts';
 import type { GuardCheck, GuardRules } from '../../definitions/workflow/guard.ts';
 import type { StepDefinition } from '../../definitions/workflow/schema.ts';
-import type { GuardVerdict, ToolCallRecord } from '../contracts.ts';
+import type { GuardVerdict, ToolCallRecord } from '../contracts/step.ts';
 import { refusedArgs } from '../tools/refusals.ts';
 import type { Toolbox } from '../tools/types.ts';
 import { linkHost, normalizeForChecks, phoneDigits, responseFacts } from './response-facts.ts';

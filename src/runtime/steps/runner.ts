@@ -1,11 +1,13 @@
 import type * as z from 'zod';
 import { DefinitionError, InvalidModelOutputError } from '../../core/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
-import type { ModelDeadline } from '../models/deadline.ts';
-import type { ContentBlock, ConverseRequest, ConverseResponse, Message, ModelProvider } from '../models/port.ts';
-import { boundedTranscript, type ModelCallRecord } from '../models/transcript.ts';
-import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
+import type {
+  ContentBlock,
+  ConverseRequest,
+  ConverseResponse,
+  Message,
+  ModelProvider,
+} from '../contracts/model-port.ts';
 import {
   contextMessage,
   ROUTE_TOOL,
@@ -14,8 +16,12 @@ import {
   systemPrompt,
   toolSpecs,
   type UntrustedFields,
-} from './prompt.ts';
-import { parseStepText } from './text-protocol.ts';
+} from '../contracts/prompt.ts';
+import type { StepInput, TokenUsage, ToolCallRecord } from '../contracts/step.ts';
+import { parseStepText } from '../contracts/text-protocol.ts';
+import { boundedTranscript, type ModelCallRecord } from '../contracts/transcript.ts';
+import type { ModelDeadline } from '../models/deadline.ts';
+import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
 import { NO_USAGE, type StepResult, sentReply, toolContext } from './types.ts';
 
 export interface RunLlmStepArgs {

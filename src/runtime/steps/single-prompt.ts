@@ -1,8 +1,8 @@
 /**
  * The single-prompt agent's one step (manifest `singlePrompt`): the whole workflow as one LLM step
  * with every tool of the manifest. The step handler runs it when the single-prompt state machine
- * asks for it (the rollback target); the eval runner's monolithic mode and `stepwise run --mode
- * monolithic` run it too.
+ * asks for it (the rollback target); `stepwise eval --mode single-prompt` and `stepwise run
+ * --mode single-prompt` run it too.
  *
  * It is never less safe than the step workflow it replaces: the output guard of the steps' `guard`
  * and every argument their `bind` fills from state apply to it as well. With no earlier steps, its
@@ -11,14 +11,14 @@
  */
 import { DefinitionError } from '../../core/errors.ts';
 import type { GuardOption, StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { ToolCallRecord } from '../contracts.ts';
+import type { ToolCallRecord } from '../contracts/step.ts';
 import type { Toolbox } from '../tools/types.ts';
 
 /** The name the one step runs under (the trail shows it). */
-export const MONOLITHIC_STEP = 'monolithic';
+export const SINGLE_PROMPT_STEP = 'monolithic';
 
 /** How the one step is named in errors about its definition. */
-const monolithicFile = (def: WorkflowDefinition) => `${def.manifest.name} (monolithic)`;
+const singlePromptFile = (def: WorkflowDefinition) => `${def.manifest.name} (monolithic)`;
 
 /**
  * The whole workflow as one LLM step: every step's instruction (code steps by their description
@@ -26,7 +26,7 @@ const monolithicFile = (def: WorkflowDefinition) => `${def.manifest.name} (monol
  * bound arguments and output guard.
  * @throws DefinitionError when two steps bind the same argument from different paths, or guard with different rules files.
  */
-export function monolithicStep(def: WorkflowDefinition): StepDefinition {
+export function singlePromptStep(def: WorkflowDefinition): StepDefinition {
   const sections = def.steps.map(
     (s) =>
       `## Part ${s.name}${s.kind === 'code' ? ' (formerly a program: do it yourself)' : ''}\n\n${s.description}\n\n${s.instruction.trim()}`,
@@ -47,8 +47,8 @@ export function monolithicStep(def: WorkflowDefinition): StepDefinition {
   );
   const guard = mergedGuard(def);
   return {
-    name: MONOLITHIC_STEP,
-    description: `${def.manifest.name} in one LLM step (legacy mode)`,
+    name: SINGLE_PROMPT_STEP,
+    description: `${def.manifest.name} in one LLM step (the single-prompt agent)`,
     version: def.manifest.version,
     kind: 'llm',
     next: ['DONE'],
@@ -61,7 +61,7 @@ export function monolithicStep(def: WorkflowDefinition): StepDefinition {
     readsUntrusted: true,
     temperature: 0,
     instruction,
-    file: monolithicFile(def),
+    file: singlePromptFile(def),
     ...(guard && { guard }),
   };
 }
@@ -75,7 +75,7 @@ function mergedBind(def: WorkflowDefinition): StepDefinition['bind'] {
         const earlier = bind[tool]?.[arg];
         if (earlier !== undefined && earlier !== path)
           throw new DefinitionError(
-            monolithicFile(def),
+            singlePromptFile(def),
             `bind.${tool}.${arg}`,
             `steps bind it from ${earlier} and from ${path}: the single-prompt agent needs one source`,
           );
@@ -94,7 +94,7 @@ function mergedGuard(def: WorkflowDefinition): GuardOption | undefined {
   const files = [...new Set(guarded.map((s) => s.guard!.rules))];
   if (files.length > 1)
     throw new DefinitionError(
-      monolithicFile(def),
+      singlePromptFile(def),
       'guard',
       `steps are guarded by ${files.join(' and ')}: the single-prompt agent checks its text against one rules file`,
     );

@@ -1,6 +1,6 @@
 import type { StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { DecidedBy, StepInput, TokenUsage, ToolCallRecord } from '../contracts.ts';
-import type { ModelTranscript } from '../models/transcript.ts';
+import type { DecidedBy, StepInput, TokenUsage, ToolCallRecord } from '../contracts/step.ts';
+import type { ModelTranscript } from '../contracts/transcript.ts';
 import type { CallContext, Toolbox, ToolSpec } from '../tools/types.ts';
 
 /** What a step decided: the runner's and every code step's result. The handler turns it into a `StepOutput`. */

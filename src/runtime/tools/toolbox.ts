@@ -16,7 +16,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Env } from '../../core/env.ts';
 import { InvalidInputError, ToolInputError, ToolNotAllowedError } from '../../core/errors.ts';
 import { lazy } from '../../core/lazy.ts';
-import type { ToolCallRecord } from '../contracts.ts';
+import type { ToolCallRecord } from '../contracts/step.ts';
 import type { ClientTracer } from '../observability.ts';
 import { asUnavailable } from './aws-errors.ts';
 import { refusedArgs } from './refusals.ts';

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type * as z from 'zod';
 import type { Env } from '../../core/env.ts';
-import type { ToolCallRecord } from '../contracts.ts';
+import type { ToolCallRecord } from '../contracts/step.ts';
 
 /** Who is calling a tool: tools derive idempotency keys and recipients from this, never from model output. */
 export interface ToolContext {

@@ -10,8 +10,8 @@
  * therefore never reaches a collector.
  */
 import { createHash } from 'node:crypto';
-import type { StepOutput, ToolCallRecord } from '../contracts.ts';
-import type { ModelTranscript } from '../models/transcript.ts';
+import type { StepOutput, ToolCallRecord } from '../contracts/step.ts';
+import type { ModelTranscript } from '../contracts/transcript.ts';
 
 /** One step of an execution, as the history shows it. */
 export interface TracedStep {

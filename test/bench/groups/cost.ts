@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { loadWorkflowFrom } from '../../../src/definitions/workflow/loader.ts';
 import { costPer1000, type ExecutionCounts, gbSeconds, loadPrices, meanCounts } from '../../../src/evals/cost.ts';
-import { stateTransitions, stepTrail } from '../../../src/local/history.ts';
-import { synthProject } from '../../../src/local/synth.ts';
-import { executionUsage, WorkflowSession } from '../../../src/local/workflow-session.ts';
-import type { StepOutput } from '../../../src/runtime/contracts.ts';
-import { OfflineModel } from '../../../src/runtime/offline-model.ts';
+import { synthProject } from '../../../src/local/cloud/synth.ts';
+import { stateTransitions, stepTrail } from '../../../src/local/records/history.ts';
+import { executionUsage, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
+import { routeToolSpec, systemPrompt, toolSpecs } from '../../../src/runtime/contracts/prompt.ts';
+import type { StepOutput } from '../../../src/runtime/contracts/step.ts';
+import { OfflineModel } from '../../../src/runtime/models/offline.ts';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
-import { routeToolSpec, systemPrompt, toolSpecs } from '../../../src/runtime/steps/prompt.ts';
-import { monolithicStep } from '../../../src/runtime/steps/single-prompt.ts';
+import { singlePromptStep } from '../../../src/runtime/steps/single-prompt.ts';
 import { exampleEnv } from '../../support/config.ts';
 import type { BenchRun } from '../harness.ts';
 import { emailIngestor, FLOW_SAMPLES, flowSample, timed } from '../orchestration.ts';
@@ -125,7 +125,7 @@ export async function cost(bench: BenchRun): Promise<void> {
   const minCache = prices.models[COST_MODEL_ID]?.minCacheTokens ?? 0;
   // The legacy mode's static prefix, as it would be sent: the whole instruction set and every tool.
   const plugin = await loadPlugin('warranty-email');
-  const legacy = monolithicStep(plugin.def);
+  const legacy = singlePromptStep(plugin.def);
   const legacyPrefixTokens = Math.ceil(
     JSON.stringify([
       {

@@ -1,8 +1,8 @@
 /** EventBridge pattern matching: the lifecycle stack's rule patterns against the leads bus's envelopes. */
 import { lifecycleBusName, lifecycleStackName } from '../../../src/cdk/names.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
-import { compilePattern, matches } from '../../../src/local/eventbridge/pattern.ts';
-import { synthProject } from '../../../src/local/synth.ts';
+import { compilePattern, matches } from '../../../src/local/cloud/eventbridge/pattern.ts';
+import { synthProject } from '../../../src/local/cloud/synth.ts';
 import type { BenchRun } from '../harness.ts';
 import { BENCH_AGENT, bookMeetingLogs, leadBusEnvelopes } from '../workloads.ts';
 import { ENV, LEAD_LIFECYCLE, sink } from './shared.ts';

@@ -3,8 +3,8 @@
  * ASL, its items four at once, each item one code step through the real step handler, then the
  * join and one more step. Items per second; one iteration is one execution.
  */
-import { LocalRuntime } from '../../../src/local/runtime.ts';
-import { synthesize } from '../../../src/local/synth.ts';
+import { LocalRuntime } from '../../../src/local/asl/runtime.ts';
+import { synthesize } from '../../../src/local/cloud/synth.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { memoryValueStore } from '../../../src/runtime/offload.ts';
 import {

@@ -1,7 +1,7 @@
 /** The lead lifecycle through the generated Express ASL: a session's start, then the sample leads replayed. */
 import { isDeepStrictEqual } from 'node:util';
 import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
-import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
+import { LifecycleSession } from '../../../src/local/sessions/lifecycle-session.ts';
 import type { BenchRun } from '../harness.ts';
 import { appliedEvents, BENCH_AGENT, bookMeetingLogs, type LeadLog, renamed, replayLog } from '../workloads.ts';
 

@@ -7,8 +7,8 @@ import { type AttributeValue, DescribeTableCommand, GetItemCommand, PutItemComma
 import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
 import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
-import { startDynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
-import { LifecycleSession } from '../../../src/local/lifecycle-session.ts';
+import { startDynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
+import { LifecycleSession } from '../../../src/local/sessions/lifecycle-session.ts';
 import { createTable } from '../../runtime/tools/fixtures.ts';
 import type { BenchRun } from '../harness.ts';
 import { timed } from '../orchestration.ts';

@@ -1,6 +1,6 @@
 /** The five flows under three orchestrations of the same handlers, interleaved per input. */
-import { synthProject } from '../../../src/local/synth.ts';
-import { WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { synthProject } from '../../../src/local/cloud/synth.ts';
+import { WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 import type { BenchRun } from '../harness.ts';
 import {
   chainOrchestration,

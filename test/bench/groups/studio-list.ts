@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStudio } from '../../../src/cli/studio/server.ts';
-import { type ExecutionRecord, writeLocalExecution } from '../../../src/local/history.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { type ExecutionRecord, writeLocalExecution } from '../../../src/local/records/history.ts';
+import { stateDirs } from '../../../src/local/records/state-dirs.ts';
 import { recordedExecution } from '../../support/fixtures.ts';
 import type { BenchRun } from '../harness.ts';
 

@@ -1,6 +1,6 @@
 /** In-process synth of the project app: cold, fresh and cached. */
 import { addStepwiseStacks } from '../../../src/cdk/stepwise-app.ts';
-import { synthesize, synthProject } from '../../../src/local/synth.ts';
+import { synthesize, synthProject } from '../../../src/local/cloud/synth.ts';
 import { loadProject } from '../../../src/project/project.ts';
 import { exampleEnv } from '../../support/config.ts';
 import type { BenchRun } from '../harness.ts';

@@ -2,8 +2,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { synthProject } from '../../../src/local/synth.ts';
-import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { synthProject } from '../../../src/local/cloud/synth.ts';
+import { type RunResult, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 import type { BenchRun } from '../harness.ts';
 import { WARRANTY_SAMPLE, withMessageId } from '../workloads.ts';
 import { ENV } from './shared.ts';

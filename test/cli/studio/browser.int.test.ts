@@ -17,8 +17,8 @@ import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { evalRunId, recordEvalRun } from '../../../src/evals/eval-runs.ts';
 import { evalExecutionName } from '../../../src/evals/runner.ts';
-import { writeLocalExecution } from '../../../src/local/history.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { writeLocalExecution } from '../../../src/local/records/history.ts';
+import { stateDirs } from '../../../src/local/records/state-dirs.ts';
 import { keyboardReach, launchChromium, screenshot, seriousAxeFindings, tabTo } from '../../support/browser.ts';
 import { AWS_ARN, AWS_FIXTURE, recordedExecution } from '../../support/fixtures.ts';
 
@@ -35,8 +35,8 @@ const resumes = vi.hoisted(() => {
     release: () => open(),
   };
 });
-vi.mock('../../../src/local/workflow-session.ts', async (original) => {
-  const actual = await original<typeof import('../../../src/local/workflow-session.ts')>();
+vi.mock('../../../src/local/sessions/workflow-session.ts', async (original) => {
+  const actual = await original<typeof import('../../../src/local/sessions/workflow-session.ts')>();
   const resumePaused: typeof actual.resumePaused = async (execution, resolution, options) => {
     options?.onStart?.(execution);
     await resumes.held();

@@ -12,10 +12,10 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEventWaits } from '../../../src/local/event-waits.ts';
-import { LocalRuntime } from '../../../src/local/runtime.ts';
-import { synthesize } from '../../../src/local/synth.ts';
-import { sessionClock } from '../../../src/local/waits.ts';
+import { LocalRuntime } from '../../../src/local/asl/runtime.ts';
+import { sessionClock } from '../../../src/local/asl/waits.ts';
+import { synthesize } from '../../../src/local/cloud/synth.ts';
+import { LocalEventWaits } from '../../../src/local/sessions/event-waits.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { memoryValueStore } from '../../../src/runtime/offload.ts';
 import {

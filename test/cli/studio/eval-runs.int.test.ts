@@ -12,8 +12,8 @@ import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { evalRunId, recordEvalRun } from '../../../src/evals/eval-runs.ts';
 import { evalExecutionName, runEvalCases } from '../../../src/evals/runner.ts';
-import { readLocalExecution } from '../../../src/local/history.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { readLocalExecution } from '../../../src/local/records/history.ts';
+import { stateDirs } from '../../../src/local/records/state-dirs.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'stepwise-eval-links-'));
 const dirs = stateDirs(root);

@@ -9,6 +9,7 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
 import { consensusPlanStateName } from '../../../src/cdk/names.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
+import { synthProject } from '../../../src/local/cloud/synth.ts';
 import {
   checkForkInput,
   diffExecutions,
@@ -21,8 +22,7 @@ import {
   recordedToolResults,
   stateFromStepInput,
   stepInputFor,
-} from '../../../src/local/fork.ts';
-import { synthProject } from '../../../src/local/synth.ts';
+} from '../../../src/local/records/fork.ts';
 import { recordedExecution as record } from '../../support/fixtures.ts';
 
 const app = await synthProject();

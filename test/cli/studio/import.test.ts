@@ -14,16 +14,16 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { forkPoints } from '../../../src/local/fork.ts';
-import { readStoredExecution, stateTransitions, stepTrail } from '../../../src/local/history.ts';
+import { forkPoints } from '../../../src/local/records/fork.ts';
+import { readStoredExecution, stateTransitions, stepTrail } from '../../../src/local/records/history.ts';
 import {
   deployedStateMachineNames,
   executionFromHistory,
   importFromAws,
   listDeployedExecutions,
   storeImported,
-} from '../../../src/local/import.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
+} from '../../../src/local/records/import.ts';
+import { stateDirs } from '../../../src/local/records/state-dirs.ts';
 import { AWS_ARN, AWS_FIXTURE } from '../../support/fixtures.ts';
 
 const history = () => JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')) as { events: Record<string, unknown>[] };

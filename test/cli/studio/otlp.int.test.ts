@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStudio } from '../../../src/cli/studio/server.ts';
-import { readLocalExecution } from '../../../src/local/history.ts';
-import { type StateDirs, stateDirs } from '../../../src/local/state-dirs.ts';
+import { readLocalExecution } from '../../../src/local/records/history.ts';
+import { type StateDirs, stateDirs } from '../../../src/local/records/state-dirs.ts';
 import type { OtlpSpan, OtlpTraceRequest } from '../../../src/runtime/tracing/otlp.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../../support/otlp-receiver.ts';
 

@@ -12,11 +12,11 @@ import * as replayCommand from '../../../src/cli/commands/replay.ts';
 import * as runCommand from '../../../src/cli/commands/run.ts';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { diffExecutions } from '../../../src/local/fork.ts';
-import { type ExecutionRecord, readLocalExecution, readStoredExecution } from '../../../src/local/history.ts';
-import { replay } from '../../../src/local/replay.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
-import { WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { diffExecutions } from '../../../src/local/records/fork.ts';
+import { type ExecutionRecord, readLocalExecution, readStoredExecution } from '../../../src/local/records/history.ts';
+import { stateDirs } from '../../../src/local/records/state-dirs.ts';
+import { replay } from '../../../src/local/sessions/replay.ts';
+import { WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 import { runCli, useCliCapture } from '../../support/cli.ts';
 
 const SAMPLE = join(STATEMACHINES_DIR, 'warranty-email/samples/valid-warranty.eml');
@@ -129,9 +129,9 @@ describe('replay', () => {
 /** What `stepwise replay --print-state` prints for the parent at 02-check-warranty. */
 async function printedState(): Promise<{ stepInput: Record<string, any>; toolResults: Record<string, unknown> }> {
   const { editableStepInput, forkPoint, forkPoints, recordedToolResults, stepInputFor } = await import(
-    '../../../src/local/fork.ts'
+    '../../../src/local/records/fork.ts'
   );
-  const { synthProject } = await import('../../../src/local/synth.ts');
+  const { synthProject } = await import('../../../src/local/cloud/synth.ts');
   const definition = (await synthProject()).stateMachines.find((m) => m.workflowName === 'warranty-email')!.definition;
   const point = forkPoint(forkPoints(parent, def), '02-check-warranty');
   return {

@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../../../src/core/paths.ts';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
-import { stateDirs } from '../../../src/local/state-dirs.ts';
+import { stateDirs } from '../../../src/local/records/state-dirs.ts';
 import { AWS_ARN, AWS_FIXTURE, recordedExecution } from '../../support/fixtures.ts';
 
 const VALID = recordedExecution('warranty-valid').name;

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { citedSteps, type HistoryEntry, invalidCitations } from '../../../lambdas/workflows/investigation/rules.ts';
 import { getStep } from '../../../src/definitions/workflow/loader.ts';
-import type { StepInput } from '../../../src/runtime/contracts.ts';
+import type { StepInput } from '../../../src/runtime/contracts/step.ts';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
 import { allowListed } from '../../../src/runtime/steps/step-toolbox.ts';
 import { createToolbox } from '../../../src/runtime/tools/toolbox.ts';

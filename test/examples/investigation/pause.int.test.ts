@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
-import { readLocalExecution } from '../../../src/local/history.ts';
-import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { readLocalExecution } from '../../../src/local/records/history.ts';
+import { type RunResult, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 import { stepwise } from '../../support/project-copy.ts';
 import { useBuiltProject, useTempDirs } from '../../support/tmp.ts';
 

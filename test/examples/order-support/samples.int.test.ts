@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { readLocalExecution, stepTrail } from '../../../src/local/history.ts';
-import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { readLocalExecution, stepTrail } from '../../../src/local/records/history.ts';
+import { type RunResult, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 import type { Toolbox } from '../../../src/runtime/tools/types.ts';
 import { readOutbox } from '../../../src/runtime/triggers/email/mail.ts';
 

@@ -9,7 +9,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { addStepwiseStacks, type StepwiseStacks } from '../../../src/cdk/stepwise-app.ts';
-import { synthesize } from '../../../src/local/synth.ts';
+import { synthesize } from '../../../src/local/cloud/synth.ts';
 import { loadProject } from '../../../src/project/project.ts';
 import { actionsOf, type Json } from '../../cdk/template.ts';
 import { exampleEnv } from '../../support/config.ts';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { EvalCaseSchema } from '../../../src/definitions/eval-cases.ts';
 import { outcomeFailures } from '../../../src/evals/runner.ts';
-import type { RunResult } from '../../../src/local/workflow-session.ts';
+import type { RunResult } from '../../../src/local/sessions/workflow-session.ts';
 
 describe('eval outcomes', () => {
   const limit = EvalCaseSchema.parse({

@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { stepTrail } from '../../../src/local/history.ts';
-import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
-import type { StepInput, StepOutput } from '../../../src/runtime/contracts.ts';
-import type { ConverseRequest, ModelProvider } from '../../../src/runtime/models/port.ts';
-import { OfflineModel } from '../../../src/runtime/offline-model.ts';
-import { readStepContext } from '../../../src/runtime/steps/prompt.ts';
+import { stepTrail } from '../../../src/local/records/history.ts';
+import { type RunResult, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
+import type { ConverseRequest, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
+import { readStepContext } from '../../../src/runtime/contracts/prompt.ts';
+import type { StepInput, StepOutput } from '../../../src/runtime/contracts/step.ts';
+import { OfflineModel } from '../../../src/runtime/models/offline.ts';
 
 type Call = { step: string; temperature: number; execution: string };
 /** Per consensus sample of 02-select-tool: the tool it picks at a temperature (undefined: the offline rules decide). */

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidModelOutputError } from '../../../src/core/errors.ts';
 import { getStep } from '../../../src/definitions/workflow/loader.ts';
-import type { StepInput } from '../../../src/runtime/contracts.ts';
+import { ROUTE_TOOL, routeToolSpec } from '../../../src/runtime/contracts/prompt.ts';
+import type { StepInput } from '../../../src/runtime/contracts/step.ts';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
-import { ROUTE_TOOL, routeToolSpec } from '../../../src/runtime/steps/prompt.ts';
 import { runLlmStep } from '../../../src/runtime/steps/runner.ts';
 import { allowListed } from '../../../src/runtime/steps/step-toolbox.ts';
 import { createToolbox } from '../../../src/runtime/tools/toolbox.ts';

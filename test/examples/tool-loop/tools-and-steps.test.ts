@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { calculate } from '../../../lambdas/workflows/tool-loop/tools/calculate.ts';
 import { convert } from '../../../lambdas/workflows/tool-loop/tools/convert-units.ts';
 import { getStep } from '../../../src/definitions/workflow/loader.ts';
-import type { StepInput, ToolCallRecord } from '../../../src/runtime/contracts.ts';
+import type { StepInput, ToolCallRecord } from '../../../src/runtime/contracts/step.ts';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
 import { allowListed } from '../../../src/runtime/steps/step-toolbox.ts';
 import { createToolbox } from '../../../src/runtime/tools/toolbox.ts';

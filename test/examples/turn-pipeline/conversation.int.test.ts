@@ -7,7 +7,7 @@
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoSessionStore, newSession } from '../../../lambdas/workflows/turn-pipeline/session.ts';
-import { type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { type RunResult, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 
 let session: WorkflowSession;
 beforeAll(async () => {

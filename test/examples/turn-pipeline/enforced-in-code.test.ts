@@ -9,11 +9,11 @@ import { ambiguity, applyRuleFilter } from '../../../lambdas/workflows/turn-pipe
 import { newSession, SessionSchema } from '../../../lambdas/workflows/turn-pipeline/session.ts';
 import { migrateProfile } from '../../../lambdas/workflows/turn-pipeline/turn.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import type { StepInput } from '../../../src/runtime/contracts.ts';
+import { systemPrompt } from '../../../src/runtime/contracts/prompt.ts';
+import type { StepInput } from '../../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
 import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
-import { systemPrompt } from '../../../src/runtime/steps/prompt.ts';
 import type { Toolbox } from '../../../src/runtime/tools/types.ts';
 import { dimensionsOf, useEmfCapture, valuesOf } from '../../runtime/observability/emf.ts';
 

@@ -12,7 +12,7 @@ import {
 } from '../../../lambdas/workflows/turn-pipeline/resolver.ts';
 import { newSession } from '../../../lambdas/workflows/turn-pipeline/session.ts';
 import { getStep } from '../../../src/definitions/workflow/loader.ts';
-import type { StepInput } from '../../../src/runtime/contracts.ts';
+import type { StepInput } from '../../../src/runtime/contracts/step.ts';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
 import { allowListed } from '../../../src/runtime/steps/step-toolbox.ts';
 import { createToolbox } from '../../../src/runtime/tools/toolbox.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { dynamoSessionStore } from '../../../lambdas/workflows/turn-pipeline/session.ts';
-import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
-import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
 import { createTable } from '../../runtime/tools/fixtures.ts';
 import { sessionStoreConformance } from './session-store-conformance.ts';
 

@@ -7,11 +7,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
+import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
+import { ROUTE_TOOL, readStepContext } from '../../../src/runtime/contracts/prompt.ts';
 import { dynamoEventLog, type EventLog } from '../../../src/runtime/event-log.ts';
-import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/models/port.ts';
-import { OfflineModel } from '../../../src/runtime/offline-model.ts';
-import { ROUTE_TOOL, readStepContext } from '../../../src/runtime/steps/prompt.ts';
+import { OfflineModel } from '../../../src/runtime/models/offline.ts';
 import { freshSample, mailsOf, ticketsOf } from './support.ts';
 
 const offline = OfflineModel.forWorkflow(loadWorkflow('warranty-email'));

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/core/errors.ts';
-import { readLocalExecution, stepTrail } from '../../../src/local/history.ts';
-import { expandInputPaths, type RunResult, WorkflowSession } from '../../../src/local/workflow-session.ts';
+import { readLocalExecution, stepTrail } from '../../../src/local/records/history.ts';
+import { expandInputPaths, type RunResult, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 import { sample, withHeaders } from '../../runtime/triggers/email/fixtures.ts';
 import { mailsOf, SAMPLES_DIR, ticketsOf } from './support.ts';
 

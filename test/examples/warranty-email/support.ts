@@ -1,6 +1,6 @@
 /** Shared by the end-to-end tests: the samples, a fresh copy of one, and reads of the session's tables and outbox. */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { WorkflowSession } from '../../../src/local/workflow-session.ts';
+import type { WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 import { readOutbox } from '../../../src/runtime/triggers/email/mail.ts';
 import { sample, withHeaders } from '../../runtime/triggers/email/fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
-import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
-import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
 import { dynamoEventLog } from '../../../src/runtime/event-log.ts';
 import { createTable } from '../tools/fixtures.ts';
 import { eventLogConformance } from './conformance.ts';

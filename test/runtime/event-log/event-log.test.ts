@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import type { StepOutput } from '../../../src/runtime/contracts.ts';
+import type { StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { eventSortKey, memoryEventLog, StepwiseEvent, stepCompletedEvent } from '../../../src/runtime/event-log.ts';
 import { loggableArgs as keptArgs } from '../../../src/runtime/tools/types.ts';
 import { WARRANTY_TOOLS } from '../tools/fixtures.ts';

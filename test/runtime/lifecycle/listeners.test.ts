@@ -20,7 +20,7 @@ import { CrmSyncError, InvalidInputError } from '../../../src/core/errors.ts';
 import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import type { EntitySnapshot, LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
 import { LIFECYCLE_SOURCE } from '../../../src/definitions/lifecycle/schema.ts';
-import { LocalScheduler } from '../../../src/local/scheduler.ts';
+import { LocalScheduler } from '../../../src/local/cloud/scheduler.ts';
 import { stateChangedType } from '../../../src/runtime/lifecycle/envelope.ts';
 import { createHandler as crmSyncHandler } from '../../../src/runtime/lifecycle/handlers/crm-sync.ts';
 import { createHandler as senderHandler } from '../../../src/runtime/lifecycle/handlers/follow-up-sender.ts';

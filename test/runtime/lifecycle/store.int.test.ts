@@ -1,10 +1,10 @@
 /** The DynamoDB adapter against DynamoDB Local, with the table the lifecycle stack deploys. */
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
-import { createTablesFromTemplate, type DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts';
+import { createTablesFromTemplate, type DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
 import { dynamoLifecycleStore, type LifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
-import { lifecycleApp } from '../../local/lifecycle/support.ts';
+import { lifecycleApp } from '../../local/sessions/lifecycle/support.ts';
 import { describeLeadStore, freshLead, record } from './store-conformance.ts';
 
 let ddb: DynamoDbLocal;

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AgentConfig, AgentConfigSchema } from '../../../src/definitions/lifecycle/agent-config.ts';
 import type { EntitySnapshot, LifecycleEvent, LoggedEvent } from '../../../src/definitions/lifecycle/schema.ts';
-import { LocalScheduler } from '../../../src/local/scheduler.ts';
+import { LocalScheduler } from '../../../src/local/cloud/scheduler.ts';
 import { stateChangeOf } from '../../../src/runtime/lifecycle/state-changes.ts';
 import {
   decideFollowUp,

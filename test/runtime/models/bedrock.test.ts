@@ -5,8 +5,8 @@ import {
   ModelThrottledError,
   ModelTimeoutError,
 } from '../../../src/core/errors.ts';
+import type { ConverseRequest } from '../../../src/runtime/contracts/model-port.ts';
 import { BedrockModel } from '../../../src/runtime/models/bedrock.ts';
-import type { ConverseRequest } from '../../../src/runtime/models/port.ts';
 import { failure } from '../../support/failure.ts';
 import { ConverseServer, converseBody, serviceError } from './converse-server.ts';
 

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ModelThrottledError } from '../../../src/core/errors.ts';
+import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
 import { type DeadlineClock, invocationBudgetMs, ModelDeadline } from '../../../src/runtime/models/deadline.ts';
 import { OpenAiThrottledError } from '../../../src/runtime/models/openai.ts';
-import type { ConverseRequest, ConverseResponse, ModelProvider } from '../../../src/runtime/models/port.ts';
 
 const REQUEST: ConverseRequest = { system: [{ text: 'x' }], messages: [{ role: 'user', content: [{ text: 'hi' }] }] };
 const ANSWER: ConverseResponse = {

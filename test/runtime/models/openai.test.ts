@@ -11,8 +11,8 @@ import {
   ModelThrottledError,
   ModelTimeoutError,
 } from '../../../src/core/errors.ts';
+import type { ConverseRequest } from '../../../src/runtime/contracts/model-port.ts';
 import { OpenAiModel, retryAfterSeconds } from '../../../src/runtime/models/openai.ts';
-import type { ConverseRequest } from '../../../src/runtime/models/port.ts';
 import { ChatServer, toolCallReply } from './chat-server.ts';
 
 const server = new ChatServer();

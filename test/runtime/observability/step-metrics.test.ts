@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { ModelThrottledError } from '../../../src/core/errors.ts';
 import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
-import type { StepInput, StepOutput } from '../../../src/runtime/contracts.ts';
+import type { ContentBlock, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
+import type { StepInput, StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
-import type { ContentBlock, ModelProvider } from '../../../src/runtime/models/port.ts';
 import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
 import type { Toolbox } from '../../../src/runtime/tools/types.ts';
 import { WARRANTY_TOOLS } from '../tools/fixtures.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DefinitionError, StepFailedError } from '../../../src/core/errors.ts';
 import { getStep, loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import type { StepDefinition } from '../../../src/definitions/workflow/schema.ts';
-import type { StepInput } from '../../../src/runtime/contracts.ts';
+import type { StepInput } from '../../../src/runtime/contracts/step.ts';
 import { loadPlugin, resolvePlugin } from '../../../src/runtime/plugin.ts';
 import { runStep } from '../../../src/runtime/step-handler/run-step.ts';
 import { toolContext } from '../../../src/runtime/steps/types.ts';

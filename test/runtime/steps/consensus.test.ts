@@ -13,7 +13,7 @@ import {
 } from '../../../src/definitions/workflow/consensus.ts';
 import { loadWorkflow, parseStepFile } from '../../../src/definitions/workflow/loader.ts';
 import type { Consensus, StepDefinition } from '../../../src/definitions/workflow/schema.ts';
-import type { StepInput } from '../../../src/runtime/contracts.ts';
+import type { StepInput } from '../../../src/runtime/contracts/step.ts';
 import { consensusPhase, type SampleResult, tally } from '../../../src/runtime/steps/consensus.ts';
 import { NO_USAGE, type StepResult } from '../../../src/runtime/steps/types.ts';
 

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import type { StepDefinition } from '../../../src/definitions/workflow/schema.ts';
-import { routeSchema, routeToolSpec, systemPrompt } from '../../../src/runtime/steps/prompt.ts';
-import { monolithicStep } from '../../../src/runtime/steps/single-prompt.ts';
+import { routeSchema, routeToolSpec, systemPrompt } from '../../../src/runtime/contracts/prompt.ts';
+import { singlePromptStep } from '../../../src/runtime/steps/single-prompt.ts';
 
 const step = (outputs: StepDefinition['outputs']): StepDefinition => ({
   name: '04-decide',
@@ -60,7 +60,7 @@ describe('enum outputs in the route check', () => {
 
   it('drops the ties to routes in the single-prompt step, whose only route is DONE', () => {
     const def = loadWorkflow('tool-loop');
-    const whole = monolithicStep(def);
+    const whole = singlePromptStep(def);
     expect(whole.outputs.action).toMatchObject({ enum: ['continue', 'done', 'ask'] });
     expect(whole.outputs.action!.routes).toBeUndefined();
     expect(routeSchema(whole).safeParse({ next: 'DONE', reason: 'r', action: 'continue' }).success).toBe(true);

@@ -1,13 +1,13 @@
 /** Shared test doubles for the warranty step tests (runner, code steps, handler, evals). */
 
 import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
-import type { StepInput, StepState, ToolCallRecord } from '../../../src/runtime/contracts.ts';
 import type {
   ContentBlock,
   ConverseRequest,
   ConverseResponse,
   ModelProvider,
-} from '../../../src/runtime/models/port.ts';
+} from '../../../src/runtime/contracts/model-port.ts';
+import type { StepInput, StepState, ToolCallRecord } from '../../../src/runtime/contracts/step.ts';
 import type { CallContext, Toolbox } from '../../../src/runtime/tools/types.ts';
 import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
 import { WARRANTY_TOOLS } from '../tools/fixtures.ts';

@@ -6,10 +6,10 @@ import {
   StepFailedError,
   ToolUnavailableError,
 } from '../../../src/core/errors.ts';
-import type { StepOutput } from '../../../src/runtime/contracts.ts';
+import { ROUTE_TOOL } from '../../../src/runtime/contracts/prompt.ts';
+import type { StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { createHandler, type StepServices } from '../../../src/runtime/step-handler/handler.ts';
-import { ROUTE_TOOL } from '../../../src/runtime/steps/prompt.ts';
 import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
 import { failure } from '../../support/failure.ts';
 import { ConverseServer, converseBody, serviceError } from '../models/converse-server.ts';
@@ -25,7 +25,7 @@ import {
 
 const BODY = 'Hello, my Aurora 14 laptop is broken and will not start. The serial number is SN12345. Anna';
 // The model path of every step (step 01's fast path has its own tests, test/runtime/steps/fast-path.test.ts,
-// test/local/fast-path.int.test.ts).
+// test/local/sessions/fast-path.int.test.ts).
 const ENV = { WORKFLOW: 'warranty-email', MODEL_PROVIDER: 'offline', FAST_PATHS: 'off' };
 
 function setup(

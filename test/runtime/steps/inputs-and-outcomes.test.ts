@@ -4,7 +4,7 @@ import { checkInput, untrustedFields } from '../../../src/definitions/workflow/i
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import type { WorkflowDefinition } from '../../../src/definitions/workflow/schema.ts';
 import { outcomeFailures } from '../../../src/evals/runner.ts';
-import type { RunResult } from '../../../src/local/workflow-session.ts';
+import type { RunResult } from '../../../src/local/sessions/workflow-session.ts';
 
 const withInput = (
   input: WorkflowDefinition['manifest']['input'],

@@ -7,9 +7,9 @@ import createTicket from '../../../lambdas/workflows/warranty-email/tools/create
 import sendEmail from '../../../lambdas/workflows/warranty-email/tools/send-email.ts';
 import { getStep, loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import type { StepDefinition } from '../../../src/definitions/workflow/schema.ts';
-import type { StepInput, ToolCallRecord } from '../../../src/runtime/contracts.ts';
+import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
+import type { StepInput, ToolCallRecord } from '../../../src/runtime/contracts/step.ts';
 import { ModelDeadline } from '../../../src/runtime/models/deadline.ts';
-import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/models/port.ts';
 import { runLlmStep } from '../../../src/runtime/steps/runner.ts';
 import type { Toolbox, ToolSpec } from '../../../src/runtime/tools/types.ts';
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ModelThrottledError } from '../../../src/core/errors.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import type { ConverseRequest, ModelProvider } from '../../../src/runtime/models/port.ts';
+import type { ConverseRequest, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
 import { StepEnv } from '../../../src/runtime/step-handler/step-input.ts';
 import { stepModel } from '../../../src/runtime/step-handler/step-model.ts';
 import { failure } from '../../support/failure.ts';

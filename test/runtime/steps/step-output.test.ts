@@ -1,9 +1,9 @@
 /** What a step Lambda returns is recorded in the execution history: in prod it carries no personal data. */
 import { describe, expect, it } from 'vitest';
 import sendEmail from '../../../lambdas/workflows/warranty-email/tools/send-email.ts';
-import type { StepInput, StepOutput } from '../../../src/runtime/contracts.ts';
+import type { ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
+import type { StepInput, StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
-import type { ModelProvider } from '../../../src/runtime/models/port.ts';
 import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
 import type { Toolbox } from '../../../src/runtime/tools/types.ts';
 

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
-import type { StepOutput } from '../../../src/runtime/contracts.ts';
+import type { StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
 import { captureLogger, fakeToolbox, inboundEmail, previousState, stepInput } from './fixtures.ts';

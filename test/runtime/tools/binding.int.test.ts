@@ -10,10 +10,10 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
-import { WorkflowSession } from '../../../src/local/workflow-session.ts';
-import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/models/port.ts';
-import { OfflineModel } from '../../../src/runtime/offline-model.ts';
-import { readStepContext } from '../../../src/runtime/steps/prompt.ts';
+import { WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
+import type { ContentBlock, ConverseRequest, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
+import { readStepContext } from '../../../src/runtime/contracts/prompt.ts';
+import { OfflineModel } from '../../../src/runtime/models/offline.ts';
 
 const VALID = join(STATEMACHINES_DIR, 'warranty-email/samples/valid-warranty.eml');
 const CHECKED_SERIAL = 'SN48213';

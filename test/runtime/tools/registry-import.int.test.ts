@@ -12,8 +12,8 @@ import {
   readRegistryFile,
 } from '../../../lambdas/workflows/warranty-email/registry.ts';
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
-import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
-import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
 import { useBuiltProject } from '../../support/tmp.ts';
 import { createTable } from './fixtures.ts';
 

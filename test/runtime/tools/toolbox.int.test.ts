@@ -14,8 +14,8 @@ import {
   ticketIdFor,
 } from '../../../lambdas/workflows/warranty-email/tickets.ts';
 import { ToolUnavailableError } from '../../../src/core/errors.ts';
-import { sessionDynamoDb } from '../../../src/local/dynamodb-connection.ts';
-import type { DynamoDbLocal } from '../../../src/local/dynamodb-local.ts';
+import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
 import { dynamoIdempotencyStore } from '../../../src/runtime/tools/once.ts';
 import { createToolbox, type ToolboxOptions } from '../../../src/runtime/tools/toolbox.ts';
 import { type Mailer, outboxMailer } from '../../../src/runtime/triggers/email/mail.ts';

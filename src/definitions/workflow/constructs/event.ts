@@ -3,7 +3,7 @@
  * arrives, or takes its `onTimeout` step at the deadline. Deployed, a `.waitForTaskToken` Task
  * records the task token under the key (src/cdk/constructs/compile/event.ts) and a resumer
  * completes it (src/runtime/triggers/event-wait/); locally the paused execution is resumed by
- * an event put on the local bus or `stepwise send-event` (src/local/event-waits.ts).
+ * an event put on the local bus or `stepwise send-event` (src/local/sessions/event-waits.ts).
  */
 import { DefinitionError } from '../../../core/errors.ts';
 import type { StepDefinition, WorkflowDefinition } from '../schema.ts';

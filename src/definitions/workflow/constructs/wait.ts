@@ -1,7 +1,7 @@
 /**
  * A `wait` step: a Wait state for a fixed time or until a timestamp of the state
  * (src/cdk/constructs/compile/wait.ts). Locally the wait takes no time: the local runtime moves its
- * clock past it (src/local/waits.ts).
+ * clock past it (src/local/asl/waits.ts).
  */
 
 /** The Choice that checks an `until` timestamp before waiting on it. */

@@ -10,7 +10,7 @@ import { relPath } from '../../../definitions/definition-file.ts';
 import { MCP_LOCK_FILE, type McpLock, type PinnedTool, serverToolName } from '../../../definitions/workflow/mcp.ts';
 import type { WorkflowDefinition } from '../../../definitions/workflow/schema.ts';
 import { awsClients } from '../toolbox.ts';
-import { readToken } from './token.ts';
+import { readCredential } from './credentials.ts';
 import { loadMcpConnection, mcpEndpoint } from './tools.ts';
 
 const LIST_TIMEOUT_SECONDS = 30;
@@ -27,7 +27,7 @@ export async function listedTools(def: WorkflowDefinition, env: Env = process.en
       .filter(([, t]) => t.server === name)
       .map(([tool, t]) => serverToolName(tool, t));
     if (wanted.length === 0) continue;
-    const token = server.token && (await readToken(server.token, env, aws));
+    const token = server.token && (await readCredential(server.token, env, aws));
     const connection = await connectMcp(mcpEndpoint(server, def.dir, env), {
       token,
       // Listing is no step: a server tuned to fail calls fast still gets the time to list.

@@ -22,7 +22,7 @@ import {
 } from '../../../definitions/workflow/mcp.ts';
 import type { WorkflowDefinition } from '../../../definitions/workflow/schema.ts';
 import type { AwsClients, ToolDefinition } from '../types.ts';
-import { readToken } from './token.ts';
+import { readCredential } from './credentials.ts';
 
 type ConnectionModule = typeof import('./connection.ts');
 type Connection = Awaited<ReturnType<ConnectionModule['connectMcp']>>;
@@ -57,7 +57,7 @@ export function serverConnection(name: string, server: McpServer, workflowDir: s
   const timeoutMs = Math.round(server.timeoutSeconds * 1000);
   const open = async () => {
     const mod = await loadMcpConnection();
-    const token = server.token && (await readToken(server.token, env, aws));
+    const token = server.token && (await readCredential(server.token, env, aws));
     return mod.connectMcp(endpoint, { token, timeoutMs });
   };
   return {

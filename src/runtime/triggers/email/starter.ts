@@ -40,7 +40,7 @@ export function sfnStarter(client: SFNClient, stateMachineArn: string): Executio
 }
 
 /**
- * What the local adapter needs of `LocalRuntime` (src/local/runtime.ts), which throws the SDK's
+ * What the local adapter needs of `LocalRuntime` (src/local/asl/runtime.ts), which throws the SDK's
  * `ExecutionAlreadyExists` for a reused name.
  */
 export interface LocalExecutions<E> {

@@ -4,10 +4,10 @@
  * the state machine, not about what the steps do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionDynamoDb } from '../../../../src/local/dynamodb-connection.ts';
-import type { DynamoDbLocal } from '../../../../src/local/dynamodb-local.ts';
-import { type LocalExecution, LocalRuntime } from '../../../../src/local/runtime.ts';
-import type { StepInput } from '../../../../src/runtime/contracts.ts';
+import { type LocalExecution, LocalRuntime } from '../../../../src/local/asl/runtime.ts';
+import { sessionDynamoDb } from '../../../../src/local/cloud/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../../src/local/cloud/dynamodb-local.ts';
+import type { StepInput } from '../../../../src/runtime/contracts/step.ts';
 import { dynamoEventLog } from '../../../../src/runtime/event-log.ts';
 import { DEFAULT_POLICY, localSesMessageId } from '../../../../src/runtime/triggers/email/checks.ts';
 import { type IngestDeps, ingest } from '../../../../src/runtime/triggers/email/ingest.ts';

@@ -1,4 +1,4 @@
-import type { ExecutionDiff, StepSide } from '../../../../local/fork.ts';
+import type { ExecutionDiff, StepSide } from '../../../../local/records/fork.ts';
 import { Head, Loading, Problem, Status } from '../common.tsx';
 import { useData, useLive } from '../hooks.ts';
 

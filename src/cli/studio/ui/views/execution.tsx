@@ -1,4 +1,4 @@
-import type { PauseSummary } from '../../../../local/workflow-session.ts';
+import type { PauseSummary } from '../../../../local/sessions/workflow-session.ts';
 import type { ExecutionView, StepView, WorkflowGraph } from '../../views.ts';
 import { Loading, ms, Problem, Status, usd, when } from '../common.tsx';
 import { runSeconds, stepsText } from '../figures.ts';

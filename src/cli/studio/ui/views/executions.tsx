@@ -1,5 +1,5 @@
-import type { ExecutionList, ExecutionListing } from '../../../../local/execution-list.ts';
-import type { DeployedExecution } from '../../../../local/import.ts';
+import type { ExecutionList, ExecutionListing } from '../../../../local/records/execution-list.ts';
+import type { DeployedExecution } from '../../../../local/records/import.ts';
 import { Head, Loading, Problem, Status, when } from '../common.tsx';
 import { useData, useLive, useStart } from '../hooks.ts';
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { PromptVersion } from '../../../../local/prompt-versions.ts';
+import type { PromptVersion } from '../../../../local/records/prompt-versions.ts';
 import { path, post } from '../api.ts';
 import { Loading, Problem } from '../common.tsx';
 import { useData, useStart } from '../hooks.ts';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { PauseSummary } from '../../../../local/workflow-session.ts';
+import type { PauseSummary } from '../../../../local/sessions/workflow-session.ts';
 import { path } from '../api.ts';
 import { Json, Loading, Problem, when } from '../common.tsx';
 import { useData, useLive, useStart } from '../hooks.ts';

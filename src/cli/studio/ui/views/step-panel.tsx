@@ -1,6 +1,11 @@
 /** One step of an execution, as the execution page shows it when the step is selected. */
 
-import type { ContentBlock, Message, SystemBlock, ToolResultContent } from '../../../../runtime/models/port.ts';
+import type {
+  ContentBlock,
+  Message,
+  SystemBlock,
+  ToolResultContent,
+} from '../../../../runtime/contracts/model-port.ts';
 import type { StepView } from '../../views.ts';
 import { Head, Json, kindName, ms, usd } from '../common.tsx';
 import { ConstructDetails } from './construct.tsx';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { WorkflowStats } from '../../../../local/step-stats.ts';
+import type { WorkflowStats } from '../../../../local/records/step-stats.ts';
 import type { WorkflowGraph } from '../../views.ts';
 import { Head, Loading, ms, Problem } from '../common.tsx';
 import { Graph } from '../graph.tsx';

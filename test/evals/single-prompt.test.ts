@@ -1,0 +1,94 @@
+/**
+ * The single-prompt mode, for the A/B against step mode: one LLM step with the whole instruction set and every tool,
+ * judged
+ * on the same eval cases by their tool calls. A scripted model stands in for Bedrock.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadEvalCases } from '../../src/definitions/eval-cases.ts';
+import { runSinglePromptEvalCases } from '../../src/evals/single-prompt.ts';
+import type { ContentBlock, ConverseRequest, ModelProvider } from '../../src/runtime/contracts/model-port.ts';
+import { loadPlugin } from '../../src/runtime/plugin.ts';
+import { SINGLE_PROMPT_STEP, singlePromptStep } from '../../src/runtime/steps/single-prompt.ts';
+
+const plugin = await loadPlugin('warranty-email');
+const valid = loadEvalCases(plugin.def.dir).find((c) => c.scenario_id === 'valid_warranty_001')!;
+
+function scripted(turns: ContentBlock[][]) {
+  const requests: ConverseRequest[] = [];
+  const model: ModelProvider = {
+    name: 'bedrock',
+    async converse(request) {
+      requests.push(request);
+      const content = turns[requests.length - 1] ?? [{ text: 'NEXT_STEP: DONE' }];
+      return {
+        output: { message: { role: 'assistant', content } },
+        stopReason: 'tool_use',
+        usage: { inputTokens: 5000, outputTokens: 50, totalTokens: 5050 },
+      };
+    },
+  };
+  return { model, requests };
+}
+const use = (name: string, input: unknown): ContentBlock => ({ toolUse: { toolUseId: name, name, input } });
+
+describe('the single-prompt agent on the eval cases', () => {
+  it('is one step holding every step instruction and every tool', () => {
+    const step = singlePromptStep(plugin.def);
+    expect(step).toMatchObject({
+      name: SINGLE_PROMPT_STEP,
+      kind: 'llm',
+      next: ['DONE'],
+      tools: plugin.def.manifest.tools,
+      // The step workflow's bound arguments and output guard: the rollback target is no less safe.
+      bind: { create_ticket: { serialNumber: 'data.warranty.serialNumber', product: 'data.warranty.product' } },
+      guard: { rules: 'guards/reply.yaml', onViolation: 'regenerate', maxRegenerations: 1 },
+    });
+    for (const s of plugin.def.steps) expect(step.instruction).toContain(`## Part ${s.name}`);
+  });
+
+  it('passes a case whose tool calls match, in one conversation, and reports its model calls', async () => {
+    const { model, requests } = scripted([
+      [use('check_warranty', { serialNumber: 'SN12345' })],
+      [use('create_ticket', { issueSummary: 'Laptop does not charge.', priority: 'normal' })],
+      [use('send_email', { body: 'Hello, ticket TKT-12345 is open.' })],
+      [use('route', { next: 'DONE', reason: 'Confirmed the ticket.' })],
+    ]);
+    const report = await runSinglePromptEvalCases(plugin, [valid], model);
+    expect(report).toMatchObject({ passed: 1, total: 1 });
+    expect(report.cases[0]!.steps).toEqual([
+      expect.objectContaining({
+        name: SINGLE_PROMPT_STEP,
+        next: 'DONE',
+        usage: expect.objectContaining({ modelCalls: 4, inputTokens: 20_000 }),
+      }),
+    ]);
+    // The whole instruction set and every tool go out with every call.
+    expect(requests[0]!.toolConfig!.tools.map((t) => t.toolSpec.name).sort()).toEqual([
+      'check_warranty',
+      'create_ticket',
+      'route',
+      'send_email',
+    ]);
+    expect(JSON.stringify(requests[3]!.system)).toContain('Part 05-send-confirmation');
+  });
+
+  it('fails a case whose tool calls differ', async () => {
+    const { model } = scripted([
+      [use('check_warranty', { serialNumber: 'SN12345' })],
+      [use('send_email', { body: 'Hello.' })],
+      [use('route', { next: 'DONE', reason: 'x' })],
+    ]);
+    const report = await runSinglePromptEvalCases(plugin, [valid], model);
+    expect(report.passed).toBe(0);
+    expect(report.cases[0]!.failures.length).toBeGreaterThan(0);
+  });
+
+  it('refuses the offline stand-in, which has no rules for one call with everything', async () => {
+    await expect(
+      runSinglePromptEvalCases(plugin, [valid], {
+        name: 'offline',
+        converse: async () => Promise.reject(new Error('unused')),
+      }),
+    ).rejects.toThrow(/--model bedrock/);
+  });
+});
