@@ -1,7 +1,9 @@
 /**
  * `stepwise`: what a workflow's own code imports. Tools (`defineTool`), code steps and fast paths
  * (`defineCodeStep`, `defineFastPath`), the contexts and records they see, the typed errors the
- * ASL's Retry/Catch match by name, and the helpers the example workflows use.
+ * ASL's Retry/Catch match by name, and reading the workflow's own definition files. Helpers that some
+ * steps and tools use have entries of their own: `stepwise/embeddings`, `stepwise/templates`,
+ * `stepwise/dynamodb`.
  *
  * @example
  * import * as z from 'zod';
@@ -15,8 +17,6 @@
  * });
  */
 
-// Free-form JSON in DynamoDB (any keys, numbers and depth): a tool's own store writes it as text.
-export { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from './core/dynamo-json.ts';
 export type { Env } from './core/env.ts';
 // Typed errors: Lambda reports the class name as `errorType`, which Retry/Catch `ErrorEquals` match.
 export {
@@ -32,11 +32,10 @@ export {
   ToolNotAllowedError,
   ToolUnavailableError,
 } from './core/errors.ts';
-// Helpers.
+// A code step's own CEL rules.
 export { type CompiledExpression, compileExpression, ExpressionError } from './core/expressions.ts';
+// A workflow's own definition files (agent settings, data beside its steps), in the project or shipped with a Lambda.
 export { statemachinesDir } from './core/paths.ts';
-export { lookup, type RenderOptions, renderTemplate } from './core/template.ts';
-// A workflow's own definition files (agent settings, data beside its steps).
 export { checkDefinition, readDefinitionYaml, relPath } from './definitions/definition-file.ts';
 export { EmailInputSchema } from './definitions/workflow/input.ts';
 export { loadWorkflow } from './definitions/workflow/loader.ts';
@@ -52,15 +51,6 @@ export type {
   TokenUsage,
   ToolCallRecord,
 } from './runtime/contracts/step.ts';
-// The embeddings port (a tool resource): Bedrock's Titan Text Embeddings V2 on AWS, a lexical stand-in offline.
-export {
-  contentWords,
-  cosine,
-  type EmbeddingModel,
-  embeddingsFromEnv,
-  lexicalEmbeddings,
-  TITAN_V2,
-} from './runtime/models/embeddings.ts';
 export {
   defineFastPath,
   type FastPath,

@@ -19,16 +19,55 @@ export const LAYERS = [
   { name: 'runtime', what: 'what a Lambda runs: step handler, steps, models, tools, email trigger, lifecycle' },
   { name: 'project', what: 'a whole project: its settings, workflows with their code, lifecycles, validate' },
   { name: 'cdk', what: 'the app, the stacks and the constructs that compile to ASL' },
-  { name: 'local', what: 'the emulator: synth, ASL interpreter, DynamoDB Local, bus, pauses, history, sessions' },
+  { name: 'local', what: 'the emulator: the emulated cloud, execution records, the ASL interpreter, sessions' },
   { name: 'evals', what: 'eval runner, record and replay, comparison, JUnit, cost model' },
   { name: 'cli', what: 'the stepwise command, Studio, templates' },
 ] as const;
+
+/**
+ * The rooms of a layer that has them, lowest first. A file sits in one room; it may import its own room and rooms of a
+ * lower rank, and rooms of one rank import nothing of each other.
+ */
+export const ROOMS: Readonly<Record<string, readonly { name: string; rank: number; what: string }[]>> = {
+  local: [
+    {
+      name: 'cloud',
+      rank: 0,
+      what: 'the emulated AWS services: the app synthesized in process and its intrinsics, Lambda, DynamoDB Local and the warm service, the EventBridge bus and Pipe, the scheduler',
+    },
+    {
+      name: 'records',
+      rank: 0,
+      what: 'what an execution leaves behind: histories, pauses, the execution list, imports, forks and their edits, step statistics, recorded emails',
+    },
+    {
+      name: 'asl',
+      rank: 1,
+      what: 'the ASL interpreter and what drives it: the local runtime, executions, waits, limits, faults, child executions',
+    },
+    {
+      name: 'sessions',
+      rank: 2,
+      what: 'what a command or a test runs: workflow, lifecycle and single-prompt sessions, the email ingress, event waits, replay',
+    },
+  ],
+};
+
+/** The room of a file of a layer with rooms (`local/asl/runtime.ts` → asl), or undefined. */
+export function roomOf(file: string): { layer: string; name: string; rank: number } | undefined {
+  const [layer, room, ...rest] = file.split('/');
+  const found = rest.length > 0 ? ROOMS[layer!]?.find((r) => r.name === room) : undefined;
+  return found && { layer: layer!, name: found.name, rank: found.rank };
+}
 
 /** The public entry points that sit at the top of `src/`, each with the layer it belongs to. */
 export const FACES: Readonly<Record<string, string>> = {
   'index.ts': 'runtime', // `stepwise`: what a workflow's code imports, bundled into its Lambdas
   'config.ts': 'project', // `stepwise/config`: what the project's stepwise.config.ts imports
   'testing.ts': 'evals', // `stepwise/testing`: local sessions and evals for a project's tests
+  'embeddings.ts': 'runtime', // `stepwise/embeddings`: the embeddings port, for a tool's code
+  'templates.ts': 'core', // `stepwise/templates`: `{{placeholder}}` templates, for a step's replies
+  'dynamodb.ts': 'core', // `stepwise/dynamodb`: a tool's own DynamoDB store, free-form JSON kept as text
 };
 
 /** A file's imports, as paths relative to the root the graph was read from. */
@@ -128,10 +167,32 @@ function childEdges(graph: ImportGraph, folder: string): Map<string, Set<string>
   return edges;
 }
 
+/** What breaks the rooms of a layer: a file in no room, an import of a higher room or of a sibling room of one rank. */
+function roomProblems(graph: ImportGraph): string[] {
+  const problems: string[] = [];
+  for (const [file, imports] of Object.entries(graph)) {
+    const layer = layerOf(file);
+    if (!layer || !ROOMS[layer]) continue;
+    const from = roomOf(file);
+    if (!from) {
+      problems.push(`${file}: in no room of ${layer} (${ROOMS[layer].map((r) => r.name).join(', ')})`);
+      continue;
+    }
+    for (const to of imports.map((target) => ({ target, room: roomOf(target) }))) {
+      if (!to.room || to.room.layer !== layer || to.room.name === from.name) continue;
+      const where = `${file} (${layer}/${from.name}) imports ${to.target} (${layer}/${to.room.name})`;
+      if (to.room.rank > from.rank) problems.push(`${where}: a lower room imports a higher one`);
+      else if (to.room.rank === from.rank) problems.push(`${where}: rooms of one rank import nothing of each other`);
+    }
+  }
+  return problems;
+}
+
 /**
  * Everything that breaks the layering, one line each: an import of a file that is not there, of a
- * higher layer, or of no layer; a circle of files; a circle of the files and folders inside any one
- * folder (a folder that imports a sibling which imports it back, through any file).
+ * higher layer, or of no layer; a file outside the rooms of its layer, or importing a higher room or a
+ * room of its own rank; a circle of files; a circle of the files and folders inside any one folder (a
+ * folder that imports a sibling which imports it back, through any file).
  */
 export function layerProblems(graph: ImportGraph): string[] {
   const problems: string[] = [];
@@ -145,6 +206,7 @@ export function layerProblems(graph: ImportGraph): string[] {
         problems.push(`${file} (${from}) imports ${target} (${to}): a lower layer imports a higher one`);
     }
   }
+  problems.push(...roomProblems(graph));
   const fileEdges = new Map(Object.entries(graph).map(([file, imports]) => [file, new Set(imports)]));
   for (const circle of circles(Object.keys(graph), fileEdges)) problems.push(`import circle: ${circle.join(' → ')}`);
   const folders = foldersOf(Object.keys(graph));
@@ -184,6 +246,24 @@ export function layersMermaid(graph: ImportGraph): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The rooms of `layer` as a Mermaid flowchart, highest first, each arrow labelled with the imports it stands for. */
+export function roomsMermaid(graph: ImportGraph, layer: string): string {
+  const rooms = [...(ROOMS[layer] ?? [])].reverse();
+  const arrows = new Map<string, number>();
+  for (const [file, imports] of Object.entries(graph)) {
+    const from = roomOf(file);
+    for (const to of imports.map(roomOf))
+      if (from?.layer === layer && to?.layer === layer && to.name !== from.name)
+        arrows.set(`${from.name} --> ${to.name}`, (arrows.get(`${from.name} --> ${to.name}`) ?? 0) + 1);
+  }
+  const lines = ['flowchart TD', ...rooms.map((r) => `  ${r.name}["src/${layer}/${r.name}/<br/>${r.what}"]`)];
+  for (const from of rooms)
+    for (const to of rooms)
+      if (arrows.has(`${from.name} --> ${to.name}`))
+        lines.push(`  ${from.name} -->|${arrows.get(`${from.name} --> ${to.name}`)}| ${to.name}`);
+  return `${lines.join('\n')}\n`;
+}
+
 /** The figures of the layering, as a markdown table: layers, arrows between them, arrows up, circles. */
 export function layerFigures(graph: ImportGraph): string {
   const between = [...layerArrows(graph).values()].flatMap((row) => [...row.values()]);
@@ -193,6 +273,11 @@ export function layerFigures(graph: ImportGraph): string {
     ['layers', LAYERS.length],
     ['arrows between layers (pairs of layers with at least one import)', between.length],
     ['arrows from a lower layer to a higher one', count(/a lower layer imports a higher one/)],
+    ['rooms (folders of a layer held to their own order: src/local/)', Object.values(ROOMS).flat().length],
+    [
+      'arrows from a lower room to a higher one, or between rooms of one rank',
+      count(/a lower room imports a higher one|rooms of one rank import/),
+    ],
     ['import circles (between files, or between the folders of any one folder)', count(/^(import|folder) circle/)],
   ];
   return ['| Figure | Count |', '| --- | ---: |', ...rows.map(([what, n]) => `| ${what} | ${n} |`), ''].join('\n');

@@ -18,7 +18,7 @@ import { lifecycleToMermaid } from '../../src/definitions/lifecycle/mermaid.ts';
 import { referenceTable } from '../../src/definitions/reference.ts';
 import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../src/definitions/workflow/mermaid.ts';
-import { importGraph, layerFigures, layersMermaid, SRC_DIR } from './architecture.ts';
+import { importGraph, layerFigures, layersMermaid, roomsMermaid, SRC_DIR } from './architecture.ts';
 import { cliReference } from './cli-reference.ts';
 
 export const DOCS_DIR = join(PROJECT_ROOT, 'docs');
@@ -53,6 +53,11 @@ export const GENERATED_PARTS: readonly GeneratedPart[] = [
     file: join(DOCS_DIR, 'internals', 'architecture.md'),
     id: 'layers',
     text: () => mermaid(layersMermaid(importGraph(SRC_DIR))),
+  },
+  {
+    file: join(DOCS_DIR, 'internals', 'architecture.md'),
+    id: 'rooms',
+    text: () => mermaid(roomsMermaid(importGraph(SRC_DIR), 'local')),
   },
   {
     file: join(DOCS_DIR, 'internals', 'architecture.md'),

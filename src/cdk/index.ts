@@ -1,18 +1,16 @@
 /**
  * `stepwise/cdk`: the CDK side. {@link StepwiseApp} turns a project's `statemachines/` into one
  * stack per workflow and lifecycle; the L3 constructs and stacks are for teams that compose their
- * own; `defineConfig` types the project's `stepwise.config.ts`.
+ * own, with the environment they are built for (`resolveEnvironment` of the project's config).
+ * `defineConfig`, for `stepwise.config.ts`, is in `stepwise/config`.
  */
 
 export {
-  defineConfig,
   type EnvConfig,
   EnvConfigSchema,
-  type EnvironmentSettings,
   loadProjectConfig,
   type ResolveOptions,
   resolveEnvironment,
-  type StepwiseConfig,
 } from '../project/config.ts';
 export { loadProject, type Project } from '../project/project.ts';
 export { loadPlugin, type WorkflowPlugin } from '../runtime/plugin.ts';

@@ -22,7 +22,7 @@ import type { StepDefinition } from '../../src/definitions/workflow/schema.ts';
 import { type EnvConfig, EnvConfigSchema } from '../../src/project/config.ts';
 import type { WorkflowPlugin } from '../../src/runtime/plugin.ts';
 import { defineTool } from '../../src/runtime/tools/types.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 import { actionsOf, functionOfStep, type Json, stateMachineOf, statementsOfFunction } from './template.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'stepwise-infra-'));
@@ -62,7 +62,7 @@ const loopPlugin: WorkflowPlugin = {
   },
   codeSteps: {},
 };
-const dev = exampleEnv('dev');
+const dev = fixtureEnv('dev');
 const profileConfig: EnvConfig = { ...dev, modelId: 'us.vendor.big-model-v2:0' };
 
 function synth(config: EnvConfig, extra: (stack: Stack) => void = () => {}) {

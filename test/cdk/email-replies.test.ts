@@ -10,7 +10,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { EmailIngress } from '../../src/cdk/constructs/email-ingress.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 import { actionsOf, type Json, statementsOfFunction } from './template.ts';
 
 function ingressStack(replyBus?: string) {
@@ -24,7 +24,7 @@ function ingressStack(replyBus?: string) {
     });
   const emailsTable = table('Emails');
   const ingress = new EmailIngress(stack, 'EmailIngress', {
-    config: exampleEnv('dev'),
+    config: fixtureEnv('dev'),
     stateMachine: sfn.StateMachine.fromStateMachineName(stack, 'Machine', 'order-support'),
     workflowName: 'order-support',
     emailsTable,

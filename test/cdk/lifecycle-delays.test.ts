@@ -16,7 +16,7 @@ import { loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import { describeTransitions } from '../../src/definitions/lifecycle/routes.ts';
 import { synthesize } from '../../src/local/cloud/synth.ts';
 import type { Json } from '../local/sessions/lifecycle/support.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (
   d: unknown,
@@ -26,10 +26,10 @@ const validateAsl = createRequire(import.meta.url)('asl-validator') as (
 const def = loadLifecycle('order-refunds', join(PROJECT_ROOT, 'test/fixtures/lifecycles'));
 const stackName = lifecycleStackName(def.name, 'dev');
 const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] } });
-const stack = new LifecycleStack(app, stackName, { config: exampleEnv('dev'), lifecycle: def });
+const stack = new LifecycleStack(app, stackName, { config: fixtureEnv('dev'), lifecycle: def });
 const template = Template.fromStack(stack);
 const asl = synthesize(
-  (a) => new LifecycleStack(a, stackName, { config: exampleEnv('dev'), lifecycle: def }),
+  (a) => new LifecycleStack(a, stackName, { config: fixtureEnv('dev'), lifecycle: def }),
 ).stateMachines.find((m) => m.workflowName === def.name)!.definition as unknown as { States: Record<string, Json> };
 
 describe('a lifecycle with delayed transitions', () => {

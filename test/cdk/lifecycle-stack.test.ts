@@ -18,7 +18,7 @@ import { loadProject } from '../../src/project/project.ts';
 import { FOLLOW_UP_DUE, stateChangedType } from '../../src/runtime/lifecycle/envelope.ts';
 import { OUTBOX_SK_PREFIX } from '../../src/runtime/lifecycle/store.ts';
 import { type Json, lifecycleApp, lifecycleStack } from '../local/sessions/lifecycle/support.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 import { synthApp } from './template.ts';
 
 const project = await loadProject();
@@ -479,7 +479,7 @@ describe('the app', () => {
   });
 
   it('refuses, in one line naming the field, settings a feature needs and does not get, and settings for no lifecycle', () => {
-    const dev = exampleEnv('dev');
+    const dev = fixtureEnv('dev');
     const build = (lifecycles: typeof dev.lifecycles) => () =>
       addStepwiseStacks(
         new App({ context: { 'aws:cdk:bundling-stacks': [] } }),

@@ -15,7 +15,7 @@ import { AgentWorkflow } from '../../src/cdk/constructs/agent-workflow.ts';
 import { loadWorkflowFrom } from '../../src/definitions/workflow/loader.ts';
 import type { WorkflowPlugin } from '../../src/runtime/plugin.ts';
 import { defineTool } from '../../src/runtime/tools/types.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 import { actionsOf, functionOfStep, type Json, statementsOfFunction } from './template.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'stepwise-mcp-grants-'));
@@ -66,7 +66,7 @@ const plugin: WorkflowPlugin = {
 
 const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
 const stack = new Stack(app, 'Desk');
-new AgentWorkflow(stack, 'Desk', { plugin, config: exampleEnv('dev') });
+new AgentWorkflow(stack, 'Desk', { plugin, config: fixtureEnv('dev') });
 const template = Template.fromStack(stack);
 
 /** The step's statements that are not about its logs, traces, events or model. */
@@ -89,7 +89,7 @@ const arn = (service: string, sep: string, name: string) => ({
   ],
 });
 
-describe('MCP token grants', () => {
+describe('MCP credential grants', () => {
   it('grants the SSM parameter of its server to the step that calls it, and nothing more', () => {
     expect(tokenStatements('a-tickets')).toEqual([
       { Action: 'ssm:GetParameter', Effect: 'Allow', Resource: arn('ssm', ':parameter/', 'desk/tickets-token') },

@@ -8,7 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { bundleSettings, StepwiseFunction } from '../../src/cdk/constructs/stepwise-function.ts';
 import type { EnvConfig } from '../../src/project/config.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 
 const LAYER = 'arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroJs:8';
 
@@ -22,7 +22,7 @@ function functionsOf(config: EnvConfig) {
 describe('OpenTelemetry through the ADOT layer', () => {
   it('adds the layer and the wrapper environment to a function when the environment turns it on', () => {
     const config = {
-      ...exampleEnv('dev'),
+      ...fixtureEnv('dev'),
       openTelemetry: { layerArn: LAYER, endpoint: 'https://otel.example.com:4318' },
     };
     const [fn] = functionsOf(config);
@@ -35,7 +35,7 @@ describe('OpenTelemetry through the ADOT layer', () => {
   });
 
   it('adds neither when it is off (the default)', () => {
-    const [fn] = functionsOf(exampleEnv('dev'));
+    const [fn] = functionsOf(fixtureEnv('dev'));
     expect(fn.Properties.Layers).toBeUndefined();
     expect(Object.keys(fn.Properties.Environment.Variables).filter((k) => /OTEL|EXEC_WRAPPER/.test(k))).toEqual([]);
   });

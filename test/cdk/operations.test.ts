@@ -14,7 +14,7 @@ import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
 import { type EnvConfig, EnvConfigSchema } from '../../src/project/config.ts';
 import { loadProject } from '../../src/project/project.ts';
 import projectConfig from '../../stepwise.config.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 import { type Json, synthApp } from './template.ts';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:on-call';
@@ -48,7 +48,7 @@ const refersTo = (dims: Json[], logicalId: string) => JSON.stringify(dims).inclu
 
 describe('alarms of the workflow stacks', () => {
   const { stacks, template } = synthApp('dev');
-  const config = exampleEnv('dev');
+  const config = fixtureEnv('dev');
   const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
     ([, fn]) => fn.Metadata?.['stepwise:entry'],
   );
@@ -127,7 +127,7 @@ const notifications = (alarm: Json): unknown[] | undefined =>
 
 describe('alarm notifications', () => {
   it.each(ENV_NAMES)('%s: every alarm notifies the configured topic, or the topic of the configured email', (env) => {
-    const base = exampleEnv(env);
+    const base = fixtureEnv(env);
     const { email: _, ...alarms } = base.alarms;
     for (const [name, template] of Object.entries(
       workflowTemplates({ ...base, alarms: { ...alarms, topicArn: TOPIC } }),
@@ -152,7 +152,7 @@ describe('alarm notifications', () => {
   });
 
   it('takes an SNS topic ARN or an email, not both', () => {
-    const dev = { ...exampleEnv('dev') };
+    const dev = { ...fixtureEnv('dev') };
     expect(EnvConfigSchema.safeParse({ ...dev, alarms: { ...dev.alarms, topicArn: TOPIC } }).success).toBe(true);
     expect(
       EnvConfigSchema.safeParse({ ...dev, alarms: { ...dev.alarms, topicArn: 'on-call' } }).error?.issues[0],
@@ -166,7 +166,7 @@ describe('alarm notifications', () => {
 
 describe('server access logs of the raw-mail bucket', () => {
   it('prod: written to a bucket of their own, which only S3 log delivery for the raw-mail bucket may write to', () => {
-    expect(exampleEnv('prod').email!.accessLogs).toBe(true);
+    expect(fixtureEnv('prod').email!.accessLogs).toBe(true);
     const { template } = synthApp('prod');
     const buckets = template.findResources('AWS::S3::Bucket');
     const [rawMail] = Object.entries(buckets).find(

@@ -3,7 +3,7 @@ import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addStepwiseStacks, type StepwiseStacks } from '../../src/cdk/stepwise-app.ts';
 import { loadProject } from '../../src/project/project.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 
 const project = await loadProject();
 
@@ -27,7 +27,7 @@ export function synthApp(env = 'dev'): SynthesizedApp {
   let synthesized = apps.get(env);
   if (!synthesized) {
     const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
-    const stacks = addStepwiseStacks(app, exampleEnv(env), project);
+    const stacks = addStepwiseStacks(app, fixtureEnv(env), project);
     synthesized = { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
     apps.set(env, synthesized);
   }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { modelIdProblem } from '../../src/definitions/model-ids.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { validateWorkflow } from '../../src/project/validate.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 
 describe('Bedrock model ids', () => {
   it.each([
@@ -34,9 +34,9 @@ describe('Bedrock model ids', () => {
 describe('validate and the environment config', () => {
   it('warns, naming both ids and files, when the environment replaces the manifest model', async () => {
     const manifest = loadWorkflow('tool-loop').manifest.model.id;
-    const configured = exampleEnv('staging').modelId!;
+    const configured = fixtureEnv('staging').modelId!;
     expect(configured).not.toBe(manifest);
-    const { warnings } = await validateWorkflow('tool-loop', undefined, { environment: exampleEnv('staging') });
+    const { warnings } = await validateWorkflow('tool-loop', undefined, { environment: fixtureEnv('staging') });
     expect(warnings).toContain(
       `stepwise.config.ts: environments.staging.modelId: ${configured} replaces statemachines/tool-loop/workflow.yaml's model.id ${manifest} in env staging`,
     );

@@ -119,7 +119,20 @@ describe('a project made by stepwise new, with the packed package installed', ()
 
   it('imports only the entry points the package exports', () => {
     const pkg = JSON.parse(readFileSync(join(project, 'node_modules/stepwise/package.json'), 'utf8'));
-    expect(Object.keys(pkg.exports)).toEqual(['.', './cdk', './config', './testing', './cli', './package.json']);
+    expect(Object.keys(pkg.exports)).toEqual([
+      '.',
+      './cdk',
+      './config',
+      './testing',
+      './cli',
+      './embeddings',
+      './templates',
+      './dynamodb',
+      './package.json',
+    ]);
+    for (const [key, target] of Object.entries(pkg.exports as Record<string, string | Record<string, string>>))
+      for (const file of typeof target === 'string' ? [target] : Object.values(target))
+        expect(existsSync(join(project, 'node_modules/stepwise', file)), `${key}: ${file}`).toBe(true);
     // bin/link-self.mjs is not in the tarball: a prepare script running it would warn on every install.
     expect(pkg.scripts?.prepare).toBeUndefined();
     expect(existsSync(join(project, 'node_modules/stepwise/dist/index.d.ts'))).toBe(true);
@@ -127,6 +140,13 @@ describe('a project made by stepwise new, with the packed package installed', ()
     expect(existsSync(join(project, 'node_modules/stepwise/src/runtime'))).toBe(false);
     expect(existsSync(join(project, 'node_modules/stepwise/src/cli/templates/_project'))).toBe(true);
     expect(existsSync(join(project, 'node_modules/stepwise/lambdas'))).toBe(false);
+  });
+
+  it('resolves the entries a tool imports besides stepwise, as Node and a Lambda bundle do', async () => {
+    const entries = ['stepwise/embeddings', 'stepwise/templates', 'stepwise/dynamodb'];
+    const script = `for (const e of ${JSON.stringify(entries)}) console.log(e, Object.keys(await import(e)).length);`;
+    const { out } = ok(await run(project, process.execPath, '--input-type=module', '-e', script));
+    for (const entry of entries) expect(out).toMatch(new RegExp(`^${entry} [1-9]`, 'm'));
   });
 
   it('validates, runs its sample and passes its evals with the installed CLI', async () => {

@@ -71,7 +71,16 @@ function userFiles(): { file: string; home: string }[] {
 
 describe('the public API', () => {
   it('is the entry points package.json exports, each with types, resolved to the source here the same way', () => {
-    expect(entryPoints).toEqual(['stepwise', 'stepwise/cdk', 'stepwise/config', 'stepwise/testing', 'stepwise/cli']);
+    expect(entryPoints).toEqual([
+      'stepwise',
+      'stepwise/cdk',
+      'stepwise/config',
+      'stepwise/testing',
+      'stepwise/cli',
+      'stepwise/embeddings',
+      'stepwise/templates',
+      'stepwise/dynamodb',
+    ]);
     for (const key of Object.keys(pkg.exports).filter((k) => k !== './package.json')) {
       const target = pkg.exports[key] as { types: string; default: string };
       expect(target.types.replace(/\.d\.ts$/, '.js'), key).toBe(target.default);

@@ -14,13 +14,13 @@ import {
 } from '../../src/project/config.ts';
 import projectConfig from '../../stepwise.config.ts';
 import { synthApp } from '../cdk/template.ts';
-import { exampleEnv } from '../support/config.ts';
+import { fixtureEnv } from '../support/fixture-project.ts';
 
 describe('resolveEnvironment', () => {
   it.each(Object.keys(projectConfig.environments).map((n) => [n]))(
     'returns the validated %s config of the example project',
     (name) => {
-      const config = exampleEnv(name);
+      const config = fixtureEnv(name);
       expect(config.name).toBe(name);
       expect(config.modelProvider).toBe('bedrock');
       expect(config.email!.recipients.every((r) => r.endsWith(`@${config.email!.receivingDomain}`))).toBe(true);
@@ -28,9 +28,9 @@ describe('resolveEnvironment', () => {
   );
 
   it('destroys data with the stack in dev and retains it in prod', () => {
-    expect(exampleEnv('dev').removalPolicy).toBe(RemovalPolicy.DESTROY);
-    expect(exampleEnv('prod').removalPolicy).toBe(RemovalPolicy.RETAIN);
-    expect(exampleEnv('prod').logLevel).toBe('INFO');
+    expect(fixtureEnv('dev').removalPolicy).toBe(RemovalPolicy.DESTROY);
+    expect(fixtureEnv('prod').removalPolicy).toBe(RemovalPolicy.RETAIN);
+    expect(fixtureEnv('prod').logLevel).toBe('INFO');
   });
 
   it('rejects an unknown environment in one line naming the known ones', () => {
@@ -92,7 +92,7 @@ describe('resolveEnvironment', () => {
   });
 
   it('rejects a recipient outside the receiving domain and an invalid sender', () => {
-    const dev = exampleEnv('dev');
+    const dev = fixtureEnv('dev');
     const outside = EnvConfigSchema.safeParse({
       ...dev,
       removalPolicy: 'destroy',
@@ -114,7 +114,7 @@ describe('resolveEnvironment', () => {
 
 describe('the prod stack', () => {
   const { app, stacks, template } = synthApp('prod');
-  const prod = exampleEnv('prod');
+  const prod = fixtureEnv('prod');
 
   it('is named for prod, termination-protected, and retains its tables and logs', () => {
     expect(stacks.workflows['warranty-email']!.stackName).toBe('Stepwise-WarrantyEmail-prod');

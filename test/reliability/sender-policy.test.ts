@@ -18,7 +18,7 @@ import { ingest } from '../../src/runtime/triggers/email/ingest.ts';
 import type { WorkflowInput } from '../../src/runtime/triggers/email/starter.ts';
 import { memoryEmailStore } from '../../src/runtime/triggers/email/store.ts';
 import { synthApp } from '../cdk/template.ts';
-import { exampleEnv } from '../support/config.ts';
+import { exampleEnv } from '../examples/support/config.ts';
 
 const gray: SesReceipt = {
   spamVerdict: { status: 'PASS' },

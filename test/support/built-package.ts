@@ -19,10 +19,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 import { copyProject } from './project-copy.ts';
 
-const CACHE = join(PROJECT_ROOT, 'node_modules', '.cache', 'stepwise-test-build');
+const CACHE = join(PACKAGE_ROOT, 'node_modules', '.cache', 'stepwise-test-build');
 const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'bin/build.mjs'];
 
 /**
@@ -35,11 +35,11 @@ function sourceKey(): string {
     if (statSync(path).isDirectory()) for (const entry of readdirSync(path).sort()) walk(join(path, entry));
     else
       hash
-        .update(`${relative(PROJECT_ROOT, path)}\n`)
+        .update(`${relative(PACKAGE_ROOT, path)}\n`)
         .update(readFileSync(path))
         .update('\0');
   };
-  for (const input of INPUTS) walk(join(PROJECT_ROOT, input));
+  for (const input of INPUTS) walk(join(PACKAGE_ROOT, input));
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -79,15 +79,15 @@ export function builtPackage(): string {
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
     // What the compiled CLI reads beside dist/ as an installed package has it: package.json and the templates.
-    copyFileSync(join(PROJECT_ROOT, 'package.json'), join(staging, 'package.json'));
-    cpSync(join(PROJECT_ROOT, 'src', 'cli', 'templates'), join(staging, 'src', 'cli', 'templates'), {
+    copyFileSync(join(PACKAGE_ROOT, 'package.json'), join(staging, 'package.json'));
+    cpSync(join(PACKAGE_ROOT, 'src', 'cli', 'templates'), join(staging, 'src', 'cli', 'templates'), {
       recursive: true,
     });
     execFileSync(
       process.execPath,
-      [join(PROJECT_ROOT, 'bin/build.mjs'), '--out', join(staging, 'dist'), '--no-check'],
+      [join(PACKAGE_ROOT, 'bin/build.mjs'), '--out', join(staging, 'dist'), '--no-check'],
       {
-        cwd: PROJECT_ROOT,
+        cwd: PACKAGE_ROOT,
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );
@@ -105,7 +105,7 @@ export function copyBuiltProject(target: string): string {
   const built = builtPackage();
   copyProject(target);
   rmSync(join(target, 'src'), { recursive: true, force: true });
-  cpSync(join(PROJECT_ROOT, 'src', 'cli', 'templates'), join(target, 'src', 'cli', 'templates'), { recursive: true });
+  cpSync(join(PACKAGE_ROOT, 'src', 'cli', 'templates'), join(target, 'src', 'cli', 'templates'), { recursive: true });
   cpSync(join(built, 'dist'), join(target, 'dist'), { recursive: true });
   const tsconfig = JSON.parse(readFileSync(join(target, 'tsconfig.json'), 'utf8'));
   delete tsconfig.compilerOptions.paths;

@@ -4,7 +4,7 @@ import { build, type Metafile } from 'esbuild';
 import { celInBundle } from '../../src/cdk/constructs/bundle-cel.ts';
 import { engineEntry, generateLambdaEntry } from '../../src/cdk/constructs/lambda-entry.ts';
 import { type BundleOptions, bundleSettings, ESBUILD_DEFAULTS } from '../../src/cdk/constructs/stepwise-function.ts';
-import { PROJECT_ROOT, STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
+import { PACKAGE_ROOT, STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
 
 /** A function's bundle: what decides its content besides its entry. */
 export interface LambdaBundleOptions extends BundleOptions {
@@ -23,10 +23,10 @@ export async function bundleLikeLambda(
   options: LambdaBundleOptions = {},
 ): Promise<Metafile> {
   // What StepwiseFunction decides for the folder, unless the caller says.
-  const workflowDir = options.workflowDir && join(PROJECT_ROOT, options.workflowDir);
+  const workflowDir = options.workflowDir && join(PACKAGE_ROOT, options.workflowDir);
   const { define, external } = bundleSettings({ ...options, cel: options.cel ?? celInBundle(workflowDir) });
   const entryPoint = options.workflowDir
-    ? generateLambdaEntry(entry, join(PROJECT_ROOT, options.workflowDir), join(dirname(outfile), 'entries'))
+    ? generateLambdaEntry(entry, join(PACKAGE_ROOT, options.workflowDir), join(dirname(outfile), 'entries'))
     : engineEntry(entry);
   const result = await build({
     entryPoints: [entryPoint],

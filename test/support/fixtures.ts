@@ -4,12 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 import { type ExecutionRecord, readLocalExecution } from '../../src/local/records/history.ts';
 import { executionFromHistory } from '../../src/local/records/import.ts';
 
 /** `aws stepfunctions get-execution-history` of a deployed warranty-email execution (see make-warranty-history.ts). */
-export const AWS_FIXTURE = join(PROJECT_ROOT, 'test/fixtures/aws/warranty-execution-history.json');
+export const AWS_FIXTURE = join(PACKAGE_ROOT, 'test/fixtures/aws/warranty-execution-history.json');
 /** Its execution ARN (the response does not carry it). */
 export const AWS_ARN =
   'arn:aws:states:eu-west-1:210987654321:execution:Stepwise-WarrantyEmail-dev-warranty-email:email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64';
@@ -20,5 +20,5 @@ export const AWS_ARN =
  */
 export function recordedExecution(name: string): ExecutionRecord {
   if (name === 'aws-warranty') return executionFromHistory(JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')), AWS_ARN);
-  return readLocalExecution(name, join(PROJECT_ROOT, 'test/fixtures/executions'));
+  return readLocalExecution(name, join(PACKAGE_ROOT, 'test/fixtures/executions'));
 }

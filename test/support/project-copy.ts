@@ -6,18 +6,18 @@
 import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 
 // dist: `npm pack` (the package test) may be rewriting it while another test copies; a built copy brings its own.
 const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage', 'dist']);
 
 /** Copy the project into `dir` (which must exist and be empty); node_modules is linked. */
 export function copyProject(dir: string): string {
-  for (const entry of readdirSync(PROJECT_ROOT)) {
+  for (const entry of readdirSync(PACKAGE_ROOT)) {
     if (SKIPPED.has(entry) || entry.startsWith('cdk.out') || entry === 'test-results.json') continue;
-    cpSync(join(PROJECT_ROOT, entry), join(dir, entry), { recursive: true });
+    cpSync(join(PACKAGE_ROOT, entry), join(dir, entry), { recursive: true });
   }
-  symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  symlinkSync(join(PACKAGE_ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
 
@@ -43,12 +43,16 @@ export interface Ran {
   err: string;
 }
 
-/** Run a command in `cwd` to its end (no shell), e.g. `run(dir, 'node', 'bin/stepwise.mjs', 'validate')`. */
+/**
+ * Run a command in `cwd` to its end (no shell), e.g. `run(dir, 'node', 'bin/stepwise.mjs', 'validate')`. The command
+ * finds its project from `cwd`: the test's own `STEPWISE_PROJECT_ROOT` (the engine tests' fixture project) stays behind.
+ */
 export function run(cwd: string, command: string, ...args: string[]): Promise<Ran> {
+  const { STEPWISE_PROJECT_ROOT: _, ...env } = process.env;
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      env: { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
     let out = '';
     let err = '';

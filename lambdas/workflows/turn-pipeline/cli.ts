@@ -1,8 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { embeddingsFromEnv, loadWorkflow, TITAN_V2 } from 'stepwise';
+import { loadWorkflow } from 'stepwise';
 import { action, awsOptions, printJson, withExamples } from 'stepwise/cli';
+import { embeddingsFromEnv, TITAN_V2 } from 'stepwise/embeddings';
 import { stringify } from 'yaml';
 import { agentDir, loadAgent } from './agent.ts';
 import { agentTexts, VECTORS_FILE } from './similarity.ts';

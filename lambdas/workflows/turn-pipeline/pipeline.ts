@@ -4,7 +4,8 @@
  * the code steps in `steps/` read state, call these, and route on the result.
  */
 import type { GuardVerdict } from 'stepwise';
-import { compileExpression, lookup, responseFacts } from 'stepwise';
+import { compileExpression, responseFacts } from 'stepwise';
+import { lookup } from 'stepwise/templates';
 import * as z from 'zod';
 import type { Agent, EnforcementConfig, Rule, Scenario, ScenarioFilterConfig } from './agent.ts';
 import type { Episode, Session } from './session.ts';

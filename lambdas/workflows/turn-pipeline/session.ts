@@ -10,7 +10,8 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, fromStoredJson, JsonObjectSchema, StepwiseError, toStoredJson } from 'stepwise';
+import { StepwiseError } from 'stepwise';
+import { documentClient, fromStoredJson, JsonObjectSchema, toStoredJson } from 'stepwise/dynamodb';
 import * as z from 'zod';
 
 /** Another turn of the session holds its lease. Permanent for this turn: resend it later. */

@@ -8,14 +8,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallContext, Toolbox, ToolCallRecord } from 'stepwise';
-import {
-  contentWords,
-  cosine,
-  type EmbeddingModel,
-  lexicalEmbeddings,
-  readDefinitionYaml,
-  StepFailedError,
-} from 'stepwise';
+import { readDefinitionYaml, StepFailedError } from 'stepwise';
+import { contentWords, cosine, type EmbeddingModel, lexicalEmbeddings } from 'stepwise/embeddings';
 import * as z from 'zod';
 import type { Agent } from './agent.ts';
 

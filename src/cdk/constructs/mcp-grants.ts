@@ -1,8 +1,8 @@
 /**
- * What a step needs to read the tokens of the MCP servers its tools call: `ssm:GetParameter` on the
+ * What a step needs to read the credentials of the MCP servers its tools call: `ssm:GetParameter` on the
  * server's parameter and, for a Secrets Manager secret (read through SSM's
  * `/aws/reference/secretsmanager/` path), `secretsmanager:GetSecretValue` on that secret. Nothing
- * for a step whose tools reach no server with a token. No `kms:Decrypt`: a SecureString or a secret
+ * for a step whose tools reach no server with a credential. No `kms:Decrypt`: a SecureString or a secret
  * under the account's AWS managed key (`aws/ssm`, `aws/secretsmanager`) needs none; a customer
  * managed key is granted by the stack that owns it.
  */
@@ -14,7 +14,7 @@ import type { StepwiseFunction } from './stepwise-function.ts';
 
 type CredentialSource = NonNullable<NonNullable<WorkflowDefinition['manifest']['mcp']>['servers'][string]['token']>;
 
-/** The tokens of the servers the step's tools call, one per server. */
+/** The credentials of the servers the step's tools call, one per server. */
 function stepCredentials(workflow: WorkflowDefinition, step: StepDefinition): CredentialSource[] {
   const mcp = workflow.manifest.mcp;
   if (!mcp) return [];
@@ -33,7 +33,7 @@ function secretArn(stack: Stack, secret: string): string {
   });
 }
 
-/** Grant `fn` the reads of the MCP tokens its step's tools need (see the file comment). */
+/** Grant `fn` the reads of the MCP credentials its step's tools need (see the file comment). */
 export function grantMcpCredentials(fn: StepwiseFunction, workflow: WorkflowDefinition, step: StepDefinition): void {
   const stack = Stack.of(fn);
   for (const token of stepCredentials(workflow, step)) {

@@ -109,7 +109,7 @@ export interface ForkExecutionOptions {
 /**
  * Runs the state machines of a synthesized app locally.
  *
- * - The definitions are the deployed ASL (tokens resolved); each is validated (once per process)
+ * - The definitions are the deployed ASL (intrinsics resolved); each is validated (once per process)
  *   and its interpreter built on its first execution, then reused.
  * - Each Task's Resource (a function ARN, or `lambda:invoke` with `FunctionName`) maps to the
  *   function's logical id → its `stepwise:entry` module → `createHandler(env, services)`, created

@@ -1,6 +1,6 @@
 /**
  * Synthesize a CDK app in-process (no `cdk` CLI, no AWS account) and extract what the local runtime
- * runs: every stack's template and every state machine's definition with its tokens resolved.
+ * runs: every stack's template and every state machine's definition with its intrinsics resolved.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,7 +28,7 @@ export interface SynthesizedStateMachine {
   /** `StateMachineName` when set, else the logical id. */
   name: string;
   type: 'STANDARD' | 'EXPRESS';
-  /** The ASL as deployed, tokens resolved to local placeholders. */
+  /** The ASL as deployed, intrinsics resolved to local placeholders. */
   definition: StateMachineDefinition;
 }
 
@@ -36,7 +36,7 @@ export interface SynthesizedStateMachine {
 export interface SynthesizedApp {
   /** Templates by stack name. */
   templates: Record<string, CfnTemplate>;
-  /** How tokens of each stack resolve (region/account from the stack's environment when concrete). */
+  /** How the intrinsics of each stack resolve (region/account from the stack's environment when concrete). */
   contexts: Record<string, IntrinsicContext>;
   stateMachines: SynthesizedStateMachine[];
 }

@@ -1,7 +1,7 @@
 /** Lambda bundles: minified size and module initialisation per entry of the app. */
 import { ENTRY_METADATA, WORKFLOW_DIR_METADATA } from '../../../src/cdk/metadata.ts';
 import { synthProject } from '../../../src/local/cloud/synth.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { exampleEnv } from '../../examples/support/config.ts';
 import { type BundleFigure, type LambdaBuild, measureBundles } from '../bundles.ts';
 import type { BenchRun } from '../harness.ts';
 import { ENV } from './shared.ts';

@@ -11,7 +11,7 @@ import type { StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { OfflineModel } from '../../../src/runtime/models/offline.ts';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
 import { singlePromptStep } from '../../../src/runtime/steps/single-prompt.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { exampleEnv } from '../../examples/support/config.ts';
 import type { BenchRun } from '../harness.ts';
 import { emailIngestor, FLOW_SAMPLES, flowSample, timed } from '../orchestration.ts';
 import { countDynamoRequests, estimatingModel } from '../usage.ts';
@@ -123,7 +123,7 @@ export async function cost(bench: BenchRun): Promise<void> {
     process.stderr.write(`  ✓ cost.${key} (${rounds} rounds of ${FLOW_SAMPLES.length} flows)\n`);
   }
   const minCache = prices.models[COST_MODEL_ID]?.minCacheTokens ?? 0;
-  // The legacy mode's static prefix, as it would be sent: the whole instruction set and every tool.
+  // The single-prompt agent's static prefix, as it would be sent: the whole instruction set and every tool.
   const plugin = await loadPlugin('warranty-email');
   const legacy = singlePromptStep(plugin.def);
   const legacyPrefixTokens = Math.ceil(
@@ -143,7 +143,7 @@ export async function cost(bench: BenchRun): Promise<void> {
     ...modes,
     monolithic: {
       promptPrefixTokensPerCall: legacyPrefixTokens,
-      note: 'the legacy mode resends this prefix with every call of its tool loop (one per tool round trip: 4 for a valid warranty); run `stepwise eval warranty-email --mode ab --model bedrock` for its pass rate and measured usage',
+      note: 'the single-prompt agent resends this prefix with every call of its tool loop (one per tool round trip: 4 for a valid warranty); run `stepwise eval warranty-email --mode ab --model bedrock` for its pass rate and measured usage',
     },
     caching: {
       minCacheTokens: minCache,

@@ -2,7 +2,7 @@
 import { addStepwiseStacks } from '../../../src/cdk/stepwise-app.ts';
 import { synthesize, synthProject } from '../../../src/local/cloud/synth.ts';
 import { loadProject } from '../../../src/project/project.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { exampleEnv } from '../../examples/support/config.ts';
 import type { BenchRun } from '../harness.ts';
 import { ENV, sink } from './shared.ts';
 

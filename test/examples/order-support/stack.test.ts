@@ -12,7 +12,7 @@ import { addStepwiseStacks, type StepwiseStacks } from '../../../src/cdk/stepwis
 import { synthesize } from '../../../src/local/cloud/synth.ts';
 import { loadProject } from '../../../src/project/project.ts';
 import { actionsOf, type Json } from '../../cdk/template.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { exampleEnv } from '../support/config.ts';
 
 // asl-validator ships no type declarations.
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {

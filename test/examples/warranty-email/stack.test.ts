@@ -13,7 +13,7 @@ import {
   statementsOfFunction,
   synthApp,
 } from '../../cdk/template.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { exampleEnv } from '../support/config.ts';
 
 const { app, stacks, template } = synthApp('dev');
 const config = exampleEnv('dev');

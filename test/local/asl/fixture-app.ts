@@ -6,7 +6,7 @@ import { Duration, type Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { StepwiseFunction } from '../../../src/cdk/constructs/stepwise-function.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { fixtureEnv } from '../../support/fixture-project.ts';
 
 export const RECORDER_ENTRY = 'test/fixtures/handlers/recorder.ts';
 
@@ -14,7 +14,7 @@ export const RECORDER_ENTRY = 'test/fixtures/handlers/recorder.ts';
 export function recorderFunction(stack: Stack, id: string, timeoutSeconds: number): StepwiseFunction {
   return new StepwiseFunction(stack, id, {
     entry: RECORDER_ENTRY,
-    config: exampleEnv('dev'),
+    config: fixtureEnv('dev'),
     serviceName: 'test',
     timeout: Duration.seconds(timeoutSeconds),
   });

@@ -21,7 +21,7 @@ import { synthesize, synthProject } from '../../../src/local/cloud/synth.ts';
 import { readLocalExecution, stateTransitions, stepTrail } from '../../../src/local/records/history.ts';
 import type { StepInput, StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { fixtureEnv } from '../../support/fixture-project.ts';
 
 // asl-validator ships no type declarations.
 const aslValidator = createRequire(import.meta.url)('asl-validator') as (
@@ -94,7 +94,7 @@ beforeAll(async () => {
   historyDir = mkdtempSync(join(tmpdir(), 'stepwise-exec-'));
   const synthesized = synthesize((app) => {
     const stack = new Stack(app, 'TriageTest');
-    new AgentWorkflow(stack, 'Triage', { plugin, config: exampleEnv('dev') });
+    new AgentWorkflow(stack, 'Triage', { plugin, config: fixtureEnv('dev') });
   });
   runtime = await LocalRuntime.create({
     app: synthesized,

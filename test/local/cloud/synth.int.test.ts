@@ -9,7 +9,7 @@ import { LocalRuntime } from '../../../src/local/asl/runtime.ts';
 import { fromTemplates, synthesize, synthProject } from '../../../src/local/cloud/synth.ts';
 import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
 import { triagePlugin } from '../../fixtures/triage-plugin.ts';
-import { exampleEnv } from '../../support/config.ts';
+import { fixtureEnv } from '../../support/fixture-project.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'stepwise-synth-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -23,7 +23,7 @@ describe('synthesize', () => {
         const stack = new Stack(app, 'TriageSynth');
         new AgentWorkflow(stack, 'Triage', {
           plugin: triagePlugin(),
-          config: exampleEnv('dev'),
+          config: fixtureEnv('dev'),
         });
       });
       expect(Object.keys(synthesized.templates)).toEqual(['TriageSynth']);

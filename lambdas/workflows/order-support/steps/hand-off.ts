@@ -6,10 +6,10 @@ import {
   EmailInputSchema,
   isReplay,
   NO_USAGE,
-  renderTemplate,
   StepFailedError,
   sentReply,
 } from 'stepwise';
+import { renderTemplate } from 'stepwise/templates';
 
 /** A reply template of the step file: a `## Reply: <name>` heading followed by a ```text block. */
 function template(instruction: string, file: string, name: 'out-of-scope' | 'handoff'): string {

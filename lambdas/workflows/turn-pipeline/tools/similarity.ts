@@ -1,4 +1,5 @@
-import { defineTool, embeddingsFromEnv, loadWorkflow } from 'stepwise';
+import { defineTool, loadWorkflow } from 'stepwise';
+import { embeddingsFromEnv } from 'stepwise/embeddings';
 import * as z from 'zod';
 import { agentDir, loadAgent } from '../agent.ts';
 import { agentTexts, embeddingSimilarity, lexicalSimilarity, precomputedVectors } from '../similarity.ts';

@@ -7,11 +7,11 @@ import {
   EmailInputSchema,
   isReplay,
   NO_USAGE,
-  renderTemplate,
   type StepContext,
   StepFailedError,
   sentReply,
 } from 'stepwise';
+import { renderTemplate } from 'stepwise/templates';
 
 /** Reply templates in the step file body: a `## Reply: <name>` heading followed by a ```text block. */
 const TEMPLATE = /^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm;

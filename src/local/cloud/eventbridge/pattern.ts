@@ -332,12 +332,12 @@ export const MAX_WILDCARD_COMPLEXITY = 10;
 /** Distinct active-state sets explored before a field is declared too complex (keeps compiling cheap). */
 const MAX_EXPLORED_STATE_SETS = 2_000;
 
-/** A glob as tokens: a literal character, or `STAR`. Escapes were validated by `wildcardRegex`. */
+/** A glob in parts: a literal character, or `STAR`. Escapes were validated by `wildcardRegex`. */
 const STAR = null;
-function globTokens(glob: string): (string | null)[] {
-  const tokens: (string | null)[] = [];
-  for (let i = 0; i < glob.length; i++) tokens.push(glob[i] === '*' ? STAR : glob[i] === '\\' ? glob[++i]! : glob[i]!);
-  return tokens;
+function globParts(glob: string): (string | null)[] {
+  const parts: (string | null)[] = [];
+  for (let i = 0; i < glob.length; i++) parts.push(glob[i] === '*' ? STAR : glob[i] === '\\' ? glob[++i]! : glob[i]!);
+  return parts;
 }
 
 /**
@@ -346,7 +346,7 @@ function globTokens(glob: string): (string | null)[] {
  * Returns early once over `limit`.
  */
 export function wildcardComplexity(globs: readonly string[], limit = MAX_WILDCARD_COMPLEXITY): number {
-  const patterns = [...new Set(globs)].map(globTokens);
+  const patterns = [...new Set(globs)].map(globParts);
   if (patterns.length === 0) return 0;
   // A state is "pattern:position"; a STAR at a position also lets the next position be active.
   const close = (states: Set<string>) => {
@@ -360,9 +360,9 @@ export function wildcardComplexity(globs: readonly string[], limit = MAX_WILDCAR
     const next = new Set<string>();
     for (const state of states) {
       const [p, i] = state.split(':').map(Number) as [number, number];
-      const token = patterns[p]![i];
-      if (token === STAR) next.add(state);
-      else if (token !== undefined && token === c) next.add(`${p}:${i + 1}`);
+      const part = patterns[p]![i];
+      if (part === STAR) next.add(state);
+      else if (part !== undefined && part === c) next.add(`${p}:${i + 1}`);
     }
     return close(next);
   };

@@ -1,7 +1,7 @@
 /**
- * An MCP server's bearer token, read when the server is first connected: from an SSM SecureString,
+ * An MCP server's credential (the bearer token its manifest's `token` names), read when the server is first connected: from an SSM SecureString,
  * or from Secrets Manager through SSM's `/aws/reference/secretsmanager/` path (one client for both,
- * and the Lambda runtime ships it). The token never sits in a definition file or an environment variable.
+ * and the Lambda runtime ships it). The credential never sits in a definition file or an environment variable.
  */
 import type { Env } from '../../../core/env.ts';
 import { ToolUnavailableError } from '../../../core/errors.ts';
@@ -10,11 +10,11 @@ import type { AwsClients } from '../types.ts';
 
 type CredentialSource = NonNullable<McpServer['token']>;
 
-/** The SSM parameter name a token is read from. */
+/** The SSM parameter name a credential is read from. */
 export const credentialParameter = (source: CredentialSource): string =>
   'ssm' in source ? source.ssm : `/aws/reference/secretsmanager/${source.secret}`;
 
-/** Read the token; a failure is ToolUnavailableError, so the step is retried rather than run without it. */
+/** Read the credential; a failure is ToolUnavailableError, so the step is retried rather than run without it. */
 export async function readCredential(source: CredentialSource, env: Env, aws: AwsClients): Promise<string> {
   const name = credentialParameter(source);
   try {
@@ -25,6 +25,8 @@ export async function readCredential(source: CredentialSource, env: Env, aws: Aw
     if (!out.Parameter?.Value) throw new Error('the parameter has no value');
     return out.Parameter.Value;
   } catch (e) {
-    throw new ToolUnavailableError(`the MCP token ${name} could not be read: ${(e as Error).message}`, { cause: e });
+    throw new ToolUnavailableError(`the MCP credential ${name} could not be read: ${(e as Error).message}`, {
+      cause: e,
+    });
   }
 }

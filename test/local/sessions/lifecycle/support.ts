@@ -5,7 +5,7 @@ import { LifecycleStack } from '../../../../src/cdk/stacks/lifecycle-stack.ts';
 import { loadLifecycle } from '../../../../src/definitions/lifecycle/loader.ts';
 import type { CfnTemplate } from '../../../../src/local/cloud/intrinsics.ts';
 import { type SynthesizedApp, synthesize } from '../../../../src/local/cloud/synth.ts';
-import { exampleEnv } from '../../../support/config.ts';
+import { fixtureEnv } from '../../../support/fixture-project.ts';
 
 export type Json = Record<string, any>;
 
@@ -18,7 +18,7 @@ let dev: SynthesizedApp | undefined;
 /** The dev lifecycle stack as the local runtime sees it (asset bundling skipped). */
 export function lifecycleApp(): { app: SynthesizedApp; template: CfnTemplate } {
   dev ??= synthesize(
-    (app) => new LifecycleStack(app, stackName, { config: exampleEnv('dev'), lifecycle: loadLifecycle(LEAD) }),
+    (app) => new LifecycleStack(app, stackName, { config: fixtureEnv('dev'), lifecycle: loadLifecycle(LEAD) }),
   );
   return { app: dev, template: dev.templates[stackName]! };
 }
@@ -28,6 +28,6 @@ export function lifecycleStack(): { app: App; stack: LifecycleStack } {
   const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] } });
   return {
     app,
-    stack: new LifecycleStack(app, stackName, { config: exampleEnv('dev'), lifecycle: loadLifecycle(LEAD) }),
+    stack: new LifecycleStack(app, stackName, { config: fixtureEnv('dev'), lifecycle: loadLifecycle(LEAD) }),
   };
 }

@@ -3,10 +3,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { INBOUND_PREFIX } from '../../../../src/cdk/constructs/email-ingress.ts';
 import { actionsOf, type Json, statementsOfFunction, synthApp } from '../../../cdk/template.ts';
-import { exampleEnv } from '../../../support/config.ts';
+import { fixtureEnv } from '../../../support/fixture-project.ts';
 
 const { app, stacks, template } = synthApp('dev');
-const config = exampleEnv('dev');
+const config = fixtureEnv('dev');
 const warranty = stacks.workflows['warranty-email']!;
 // warranty-email declares an email trigger: its stack has the ingress.
 const ingress = warranty.ingress!;

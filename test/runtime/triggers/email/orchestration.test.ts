@@ -18,11 +18,11 @@ import { routedStarter, ssmModeStore } from '../../../../src/runtime/triggers/em
 import { createHandler as rollbackHandler } from '../../../../src/runtime/triggers/email/rollback-handler.ts';
 import type { ExecutionStarter } from '../../../../src/runtime/triggers/email/starter.ts';
 import { actionsOf, type Json, statementsOfFunction } from '../../../cdk/template.ts';
-import { exampleEnv } from '../../../support/config.ts';
+import { fixtureEnv } from '../../../support/fixture-project.ts';
 
 const plugin = await loadPlugin('warranty-email');
 const synth = (orchestration?: unknown) => {
-  const config = EnvConfigSchema.parse({ ...exampleEnv('dev'), ...(orchestration !== undefined && { orchestration }) });
+  const config = EnvConfigSchema.parse({ ...fixtureEnv('dev'), ...(orchestration !== undefined && { orchestration }) });
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   return Template.fromStack(new WorkflowStack(app, 'Stepwise-WarrantyEmail-dev', { config, plugin }));
 };
