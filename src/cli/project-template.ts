@@ -1,11 +1,22 @@
 /**
  * The projects `stepwise new` creates and the workflow `stepwise init` adds, from the file trees in
- * `templates/`: `_project/` is every project's skeleton (package.json, tsconfig.json, cdk.json,
- * infra/app.ts, stepwise.config.ts, the eval test, .gitignore), and each other folder a template
- * laid over it (README.md, its workflow or lifecycle, and a stepwise.config.ts of its own when it
- * needs settings the skeleton's has not, such as the email template's domain). Nothing in a created project names a
- * path
- * of the package: it depends on the package and imports its entry points.
+ * `templates/`. Each template is an overlay on one base: `_project/` is every project (package.json,
+ * tsconfig.json, cdk.json, infra/app.ts, stepwise.config.ts, the eval test, .gitignore), and a
+ * template's folder (README.md, its workflows or lifecycle) is laid over it, a file of the template
+ * replacing the base's at the same path. What several templates share is written once:
+ *
+ * - `// {{#key}}` … `// {{/key}}`: a section of a base file, kept (without its two marker lines)
+ *   in the templates that set the token `key`, left out in the others. The email settings of
+ *   `_project/stepwise.config.ts` are the `email` section, kept by the email templates.
+ * - `// {{> file}}`: a line replaced by the file `_shared/<file>`. The hand-off code step the
+ *   templates' workflows fall back to is `_shared/hand-off.ts`, each template's `hand-off.ts` that line.
+ * - `{{key}}`: a token, replaced by its value: `name` (the package name), the dependency versions
+ *   (`stepwise`, `aws-cdk-lib`, …) and the template's own tokens ({@link TEMPLATE_TOKENS}); an
+ *   unknown one is left as written (`{{data.account.plan}}` in an offline rule is the step's own).
+ *
+ * Folders starting with `_` are not templates. `stepwise init` writes the `api` template's workflow,
+ * composed the same way. Nothing in a created project names a path of the package: it depends on
+ * the package and imports its entry points.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -16,15 +27,27 @@ import { VERSION } from './program.ts';
 
 /** Where the templates are: in the package, beside the CLI's source (they are not compiled). */
 export const TEMPLATES_DIR = join(PACKAGE_ROOT, 'src', 'cli', 'templates');
-const SKELETON = '_project';
+const BASE = '_project';
+/** The pieces `// {{> file}}` includes. */
+const SHARED = '_shared';
+
+/**
+ * The tokens each template sets beside the name and the versions: `email`, the workflow SES mail starts (the
+ * email settings of stepwise.config.ts).
+ */
+const TEMPLATE_TOKENS: Readonly<Record<string, Tokens>> = {
+  email: { email: 'inbox' },
+  'order-support': { email: 'orders' },
+};
 
 /** Files to write, by path relative to the project root. */
 export type Files = Record<string, string>;
+type Tokens = Readonly<Record<string, string>>;
 
 /** The templates `stepwise new --template` offers, with the first line of their README. */
 export function templates(): { name: string; title: string }[] {
   return readdirSync(TEMPLATES_DIR)
-    .filter((d) => d !== SKELETON && statSync(join(TEMPLATES_DIR, d)).isDirectory())
+    .filter((d) => !d.startsWith('_') && statSync(join(TEMPLATES_DIR, d)).isDirectory())
     .sort()
     .map((name) => ({
       name,
@@ -81,16 +104,38 @@ export interface NewProjectOptions {
   readonly stepwise?: string;
 }
 
+/** A line `// {{> file}}`: the file of `_shared/` to write there (group 1). */
+const INCLUDE = /^[ \t]*\/\/ \{\{> ([\w.-]+)\}\}\n/gm;
+/** The lines from `// {{#key}}` to `// {{/key}}`: the token (group 1) and what is between (group 2). */
+const SECTION = /^[ \t]*\/\/ \{\{#([\w-]+)\}\}\n([\s\S]*?)^[ \t]*\/\/ \{\{\/\1\}\}\n/gm;
+
+/** A template laid over the base, its includes filled in and its sections kept or left out; tokens not replaced yet. */
+function composed(template: string): Files {
+  const tokens = TEMPLATE_TOKENS[template] ?? {};
+  const files = { ...readTree(join(TEMPLATES_DIR, BASE)), ...readTree(join(TEMPLATES_DIR, template)) };
+  return Object.fromEntries(
+    Object.entries(files).map(([path, text]) => [
+      path,
+      text
+        .replaceAll(INCLUDE, (_, file: string) => readFileSync(join(TEMPLATES_DIR, SHARED, file), 'utf8'))
+        .replaceAll(SECTION, (_, key: string, body: string) => (Object.hasOwn(tokens, key) ? body : '')),
+    ]),
+  );
+}
+
 /** The files of a new project. @throws InvalidInputError for an unknown template. */
 export function projectFiles(options: NewProjectOptions): Files {
   const template = options.template ?? 'api';
   const known = templates().map((t) => t.name);
   if (!known.includes(template))
     throw new InvalidInputError(`unknown template "${template}" (templates: ${known.join(', ')})`);
-  const tokens: Record<string, string> = { name: options.name, ...dependencyRanges(options.stepwise ?? `^${VERSION}`) };
-  const files = { ...readTree(join(TEMPLATES_DIR, SKELETON)), ...readTree(join(TEMPLATES_DIR, template)) };
+  const tokens: Tokens = {
+    name: options.name,
+    ...dependencyRanges(options.stepwise ?? `^${VERSION}`),
+    ...TEMPLATE_TOKENS[template],
+  };
   return Object.fromEntries(
-    Object.entries(files).map(([path, text]) => [
+    Object.entries(composed(template)).map(([path, text]) => [
       path,
       text.replaceAll(/\{\{([@\w/.-]+)\}\}/g, (token, key: string) => tokens[key] ?? token),
     ]),
@@ -105,11 +150,11 @@ const SCHEMA_LINE = /^(# yaml-language-server: \$schema=)(\S*?)([^/\s]+\.schema\
  * project at `root`. Its schema lines name the schemas of the package this CLI runs from.
  */
 export function workflowFiles(name: string, root: string): Files {
-  const base = join(TEMPLATES_DIR, 'api');
+  const api = Object.entries(composed('api'));
   const files: Files = {};
   for (const folder of ['statemachines', 'lambdas/workflows'])
-    for (const [path, text] of Object.entries(readTree(join(base, folder, 'support-desk')))) {
-      const file = `${folder}/${name}/${path}`;
+    for (const [path, text] of api.filter(([path]) => path.startsWith(`${folder}/support-desk/`))) {
+      const file = `${folder}/${name}/${path.slice(`${folder}/support-desk/`.length)}`;
       const schemas = relative(dirname(join(root, file)), SCHEMAS_DIR)
         .split('\\')
         .join('/');

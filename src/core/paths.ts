@@ -60,7 +60,7 @@ export const STATEMACHINES_DIR = join(PROJECT_ROOT, 'statemachines');
 /**
  * The folder a function finds its workflow folders in: `STATEMACHINES_DIR` of its environment
  * (set on Lambda, where the folder is shipped with the code), else the project's.
- * @example join(statemachinesDir(env), 'turn-pipeline', 'agent', 'orders.json')
+ * @example join(statemachinesDir(env), workflow, 'data', 'orders.json') // a file a tool of `workflow` reads
  */
 export const statemachinesDir = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
   env.STATEMACHINES_DIR ?? STATEMACHINES_DIR;

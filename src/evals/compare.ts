@@ -6,6 +6,7 @@
  */
 
 import type { TokenUsage } from '../runtime/contracts/step.ts';
+import { sumUsage } from '../runtime/steps/types.ts';
 import { costPer1000, type ExecutionCounts, loadPrices } from './cost.ts';
 import type { EvalCaseResult, EvalReport } from './runner.ts';
 
@@ -59,18 +60,7 @@ export interface EvalComparison {
 const routeOf = (c: EvalCaseResult | undefined) =>
   c?.steps.map((s) => `${s.name}→${s.next ?? '(failed)'}`).join(' ') ?? '(not run)';
 
-const usageOf = (c: EvalCaseResult | undefined): TokenUsage => {
-  const total: TokenUsage = {
-    modelCalls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadInputTokens: 0,
-    cacheWriteInputTokens: 0,
-  };
-  for (const s of c?.steps ?? [])
-    if (s.usage) for (const k of Object.keys(total) as (keyof TokenUsage)[]) total[k] += s.usage[k];
-  return total;
-};
+const usageOf = (c: EvalCaseResult | undefined): TokenUsage => sumUsage((c?.steps ?? []).map((s) => s.usage));
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const median = (xs: number[]) => {

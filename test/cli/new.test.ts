@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as newCommand from '../../src/cli/commands/new.ts';
+import { projectFiles, TEMPLATES_DIR, templates, workflowFiles } from '../../src/cli/project-template.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
@@ -80,5 +81,53 @@ describe('stepwise new', () => {
     const dir = join(tempDir(), 'b'.repeat(215));
     expect(await create(dir)).toBe(1);
     expect(io.err).toMatch(/^stepwise: package name "b{215}": at most 214 /);
+  });
+});
+
+describe('the templates, overlays on one base', () => {
+  const filesOf = (template: string) => projectFiles({ template, name: 'p' });
+  const names = templates().map((t) => t.name);
+  /** The template that makes the workflow `workflow`. */
+  const makes = (workflow: string) => names.find((t) => `statemachines/${workflow}/workflow.yaml` in filesOf(t))!;
+  /** The workflow SES mail starts in a template's project (an email trigger in its manifest), if any. */
+  const mailWorkflow = (template: string) =>
+    Object.entries(filesOf(template))
+      .filter(([file, text]) => /^statemachines\/[^/]+\/workflow\.yaml$/.test(file) && /- type: email$/m.test(text))
+      .map(([file]) => file.split('/')[1]!)
+      .at(0);
+
+  it('are the folders of templates/ but the base and the shared pieces', () => {
+    expect(names).toEqual(['api', 'email', 'lifecycle', makes('orders')]);
+    const folders = readdirSync(TEMPLATES_DIR, { withFileTypes: true }).filter((d) => d.isDirectory());
+    expect(folders.map((d) => d.name).sort()).toEqual(['_project', '_shared', ...names]);
+  });
+
+  it.each(names)('%s: every include is filled in and every section kept or left out', (t) => {
+    for (const [file, text] of Object.entries(filesOf(t))) expect(text, file).not.toMatch(/\{\{[#/>]/);
+  });
+
+  it("keeps stepwise.config.ts's email settings in the email templates only, naming the workflow mail starts", () => {
+    const config = (t: string) => filesOf(t)['stepwise.config.ts']!;
+    expect(names.map(mailWorkflow)).toEqual([undefined, 'inbox', undefined, 'orders']);
+    expect(config('api')).not.toMatch(/email: \{|\{\{/);
+    for (const t of names) {
+      const workflow = mailWorkflow(t);
+      if (!workflow) {
+        expect(config(t)).toBe(config('api'));
+        continue;
+      }
+      expect(config(t)).toContain(`starts the ${workflow} workflow.`);
+      expect(config(t).match(/receivingDomain: 'support\.example\.com'/g)).toHaveLength(2);
+      expect(config(t).replaceAll(/\n {6}\/\/ SES inbound.*|\n {6}email: \{[^}]*\},/g, '')).toBe(config('api'));
+    }
+  });
+
+  it('writes the one hand-off step into every workflow that falls back to it, and stepwise init too', () => {
+    const handOff = readFileSync(join(TEMPLATES_DIR, '_shared', 'hand-off.ts'), 'utf8');
+    expect(filesOf('api')['lambdas/workflows/support-desk/steps/hand-off.ts']).toBe(handOff);
+    expect(filesOf('email')['lambdas/workflows/inbox/steps/hand-off.ts']).toBe(handOff);
+    expect(filesOf(makes('orders'))['lambdas/workflows/orders/steps/hand-off.ts']).toBe(handOff);
+    expect(workflowFiles('billing-desk', '/p')['lambdas/workflows/billing-desk/steps/hand-off.ts']).toBe(handOff);
+    expect(Object.keys(filesOf('lifecycle')).filter((f) => f.startsWith('lambdas/'))).toEqual([]);
   });
 });

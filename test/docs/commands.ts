@@ -55,8 +55,22 @@ export function notRun(command: string): string | undefined {
     return 'serves until stopped (the Studio tests start it: test/cli/studio/)';
   if (/^npm (pack|publish)\b|--install\b|\.tgz\b|&& npm install\b/.test(command))
     return 'packs or installs the package (the package test does: test/package/)';
+  if (/<[a-z][a-z-]*>/.test(command)) return "names a placeholder (<workflow>) for the reader's own workflow";
   return undefined;
 }
+
+/**
+ * The workflow the help examples name: the one a project `stepwise new` makes starts with, which the repository's
+ * project does not have. The tests add it to the copy with `stepwise init` before the first command that names it
+ * (unless that command is the `init` itself).
+ */
+export const SCAFFOLDED_WORKFLOW = 'support-desk';
+
+/** Whether `command` needs {@link SCAFFOLDED_WORKFLOW} in the copy at `dir` first. */
+export const needsScaffold = (command: string, dir: string): boolean =>
+  new RegExp(`(?<![\\w-])${SCAFFOLDED_WORKFLOW}(?![\\w-])`).test(command) &&
+  !new RegExp(`\\binit ${SCAFFOLDED_WORKFLOW}\\b`).test(command) &&
+  !existsSync(join(dir, 'statemachines', SCAFFOLDED_WORKFLOW));
 
 /**
  * The command as the test runs it in the copy: `stepwise` / `npx stepwise` through the copy's own

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { copyBuiltProject } from '../support/built-package.ts';
 import { type Ran, run } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
-import { docCommands, notRun, runnable } from './commands.ts';
+import { docCommands, needsScaffold, notRun, runnable, SCAFFOLDED_WORKFLOW } from './commands.ts';
 
 /**
  * What a command's output must show, beyond exit code 0: JSON where `--json` is asked for, and the lines the docs
@@ -41,6 +41,10 @@ export function runDocCommands(label: string, pages: (file: string) => boolean):
       if (why) it.skip(`${command} (${file}): not run, ${why}`, () => undefined);
       else
         it(`${command} (${file})`, { timeout: 300_000 }, async () => {
+          if (needsScaffold(command, dir)) {
+            const init = await run(dir, 'bash', '-c', runnable(`stepwise init ${SCAFFOLDED_WORKFLOW}`, dir));
+            expect(init.code, init.err).toBe(0);
+          }
           const ran = await run(dir, 'bash', '-c', runnable(command, dir));
           expect(ran.code, `${command}\n${ran.err.slice(-2000)}`).toBe(0);
           checkOutput(command, ran);

@@ -55,7 +55,7 @@ export function register(program: Command): void {
     )
     .addOption(verboseOption());
   awsOptions(command, 'for --model bedrock');
-  withExamples(command, ['stepwise demo tool-loop', 'stepwise demo investigation --json']);
+  withExamples(command, ['stepwise demo', 'stepwise demo support-desk --json']);
   command.action(
     action(async (requested: string[], flags: DemoFlags) => {
       const workflows = requested.length ? requested : listWorkflows().filter((w) => existsSync(samplesOf(w)));

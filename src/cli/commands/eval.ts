@@ -131,7 +131,7 @@ export function register(program: Command): void {
     .addOption(verboseOption())
     .addOption(watchOption());
   awsOptions(command, 'for --model bedrock');
-  withExamples(command, ['stepwise eval tool-loop', 'stepwise eval investigation --json']);
+  withExamples(command, ['stepwise eval support-desk', 'stepwise eval support-desk --json']);
   command.action(action(evalCommand));
 }
 

@@ -64,8 +64,8 @@ export function register(program: Command): void {
   withExamples(command, [
     'stepwise executions',
     'stepwise executions --json',
-    'stepwise executions --all --search "not charging"',
-    'stepwise executions --all --step 04-out-of-scope --json',
+    'stepwise executions --all --search "charged twice"',
+    'stepwise executions --all --step 04-hand-off --json',
   ]);
   command.action(
     action(async (flags: Flags) => {

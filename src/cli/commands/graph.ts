@@ -29,7 +29,7 @@ export function register(program: Command): void {
     )
     .argument('<workflow>', 'workflow name (a folder of statemachines/) or a path to a workflow folder')
     .option('--json', 'print { workflow, mermaid } as JSON');
-  withExamples(command, ['stepwise graph warranty-email', 'stepwise graph tool-loop --json']);
+  withExamples(command, ['stepwise graph support-desk', 'stepwise graph support-desk --json']);
   command.action(
     action(async (workflow: string, opts: { json?: boolean }) => {
       const def = await loadWorkflowArg(workflow);

@@ -93,7 +93,7 @@ export function register(program: Command): void {
   awsOptions(command, 'for --aws', "the execution ARN's region");
   withExamples(command, [
     'stepwise history EXECUTION',
-    'stepwise history --aws arn:aws:states:us-east-1:123456789012:execution:WarrantyEmail:email-0123 --profile prod',
+    'stepwise history --aws arn:aws:states:us-east-1:123456789012:execution:Stepwise-SupportDesk-prod-support-desk:question-0123 --profile prod',
   ]);
   command.action(
     action(async (execution: string, opts: HistoryOptions) => {

@@ -101,7 +101,7 @@ export function register(program: Command): void {
   withExamples(command, [
     'stepwise replay EXECUTION --from 0 --print-state',
     'stepwise replay EXECUTION --from 0 --json',
-    'stepwise replay EXECUTION --from 01-extract-serial --answer \'{"next":"02-check-warranty","fields":{"serialNumber":"SN10001"}}\'',
+    'stepwise replay EXECUTION --from 01-understand --answer \'{"next":"02-look-up","fields":{"topic":"plan"}}\'',
   ]);
   command.action(action(replayCommand));
 }

@@ -106,9 +106,9 @@ export function register(program: Command): void {
     .addOption(watchOption());
   awsOptions(command, 'for --model bedrock');
   withExamples(command, [
-    'stepwise run tool-loop --input statemachines/tool-loop/samples/convert.json',
-    'stepwise run warranty-email --email statemachines/warranty-email/samples',
-    'stepwise run warranty-email --email statemachines/warranty-email/samples --mode single-prompt --model bedrock',
+    'stepwise run support-desk --input statemachines/support-desk/samples/billing-question.json',
+    'stepwise run support-desk --input statemachines/support-desk/samples --mode single-prompt --model bedrock',
+    'stepwise run <workflow> --email statemachines/<workflow>/samples',
   ]);
   command.action(
     action(async (workflow: string, flags: RunFlags) => {

@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .argument('[workflow]', 'only this workflow’s executions (default: all)')
     .option('--dir <dir>', 'the execution history folder', DEFAULT_HISTORY_DIR)
     .option('--json', 'print { executions, byStatus, steps: [...] }, nothing else on stdout');
-  withExamples(command, ['stepwise stats tool-loop', 'stepwise stats --json']);
+  withExamples(command, ['stepwise stats support-desk', 'stepwise stats --json']);
   command.action(
     action(async (workflow: string | undefined, opts: { dir: string; json?: boolean }) => {
       const { records, unreadable } = readLocalExecutions(workflow, opts.dir);

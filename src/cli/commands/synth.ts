@@ -22,7 +22,7 @@ export function register(program: Command): void {
     )
     .addOption(envOption('whose stacks are synthesized'))
     .option('--json', 'print only the ASL JSON on stdout (it always is; the header line goes to stderr)');
-  withExamples(command, ['stepwise synth warranty-email --env dev --json']);
+  withExamples(command, ['stepwise synth support-desk --env dev --json']);
   command.action(
     action(async (workflow: string | undefined, opts: { env: string; json?: boolean }) => {
       // The ASL as deployed, so the environment is checked as `cdk synth` checks it: outside dev, no placeholder.

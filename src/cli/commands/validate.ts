@@ -36,7 +36,7 @@ export function register(program: Command): void {
       '--json',
       'print { workflows: [{ workflow, steps, tools, offlineRules, evalCases, warnings }], lifecycles: [{ lifecycle, states, agentConfigs }] }',
     );
-  withExamples(command, ['stepwise validate --env dev', 'stepwise validate tool-loop --json']);
+  withExamples(command, ['stepwise validate --env dev', 'stepwise validate support-desk --json']);
   command.action(
     action(async (name: string | undefined, opts: { json?: boolean; env: string }) => {
       const lifecycles = listLifecycles(STATEMACHINES_DIR).filter((l) => name === undefined || l === name);

@@ -16,6 +16,7 @@ import { aboutOf, outcomeOf } from '../../local/records/execution-list.ts';
 import { type ExecutionRecord, type ExecutionSource, stateTransitions } from '../../local/records/history.ts';
 import type { StepStats, WorkflowStats } from '../../local/records/step-stats.ts';
 import type { TokenUsage } from '../../runtime/contracts/step.ts';
+import { sumUsage } from '../../runtime/steps/types.ts';
 import { startedBy } from './construct-views.ts';
 import { type CostView, costOf, type StepView, stepViews } from './step-views.ts';
 
@@ -376,14 +377,6 @@ export interface ExecutionView {
   eventCount: number;
 }
 
-const ZERO: TokenUsage = {
-  modelCalls: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadInputTokens: 0,
-  cacheWriteInputTokens: 0,
-};
-
 /**
  * One execution step by step: every step (and checkpoint) it ran with its input, output,
  * decision, retries and latency, the model request and response with tokens and cost (the cost
@@ -400,7 +393,7 @@ export function executionView(
   const modelId = def?.manifest.model.id ?? '';
   const views = stepViews(record, def, definition, modelId, prices);
   const parent = startedBy(record.input);
-  const usage = totalUsage(views);
+  const usage = sumUsage(views.map((v) => v.usage));
   const provider = views.find((v) => v.transcript)?.transcript?.provider;
   const { events, startDate, stopDate, ...rest } = record;
   const outcome = outcomeOf(record, def);
@@ -427,17 +420,4 @@ export function executionView(
     stateTransitions: stateTransitions(events),
     eventCount: events.length,
   };
-}
-
-/** The token usage of the steps, summed. */
-function totalUsage(views: readonly StepView[]): TokenUsage {
-  return views.reduce(
-    (sum, v) =>
-      v.usage
-        ? (Object.fromEntries(
-            Object.keys(sum).map((k) => [k, sum[k as keyof TokenUsage] + v.usage![k as keyof TokenUsage]]),
-          ) as unknown as TokenUsage)
-        : sum,
-    ZERO,
-  );
 }

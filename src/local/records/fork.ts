@@ -16,6 +16,7 @@ import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import { readStepContext } from '../../runtime/contracts/prompt.ts';
 import type { StepOutput, TokenUsage } from '../../runtime/contracts/step.ts';
 import { StepInputSchema } from '../../runtime/step-handler/handler.ts';
+import { sumUsage } from '../../runtime/steps/types.ts';
 import type { Toolbox, ToolDefinition } from '../../runtime/tools/types.ts';
 import { type ExecutionRecord, type ForkChange, stepTrail } from './history.ts';
 import { mockToolbox } from './mock-toolbox.ts';
@@ -322,20 +323,6 @@ export interface ExecutionDiff {
   changes: ForkChange[];
 }
 
-const ZERO: TokenUsage = {
-  modelCalls: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadInputTokens: 0,
-  cacheWriteInputTokens: 0,
-};
-const addUsage = (a: TokenUsage, b: TokenUsage | undefined): TokenUsage =>
-  b
-    ? (Object.fromEntries(
-        Object.keys(a).map((k) => [k, a[k as keyof TokenUsage] + b[k as keyof TokenUsage]]),
-      ) as unknown as TokenUsage)
-    : a;
-
 function side(s: ReturnType<typeof stepOutputs>[number]): StepSide {
   const out = s.output;
   return {
@@ -366,7 +353,7 @@ export function diffExecutions(a: ExecutionRecord, b: ExecutionRecord, def: Work
   });
   const path = (s: StepSide[]) => s.map((x) => x.step);
   const divergesAt = steps.find((s) => s.differs.includes('step') || s.differs.includes('next'))?.index ?? null;
-  const total = (s: StepSide[]) => s.reduce((u, x) => addUsage(u, x.usage), ZERO);
+  const total = (s: StepSide[]) => sumUsage(s.map((x) => x.usage));
   return {
     a: { name: a.name, status: a.status, path: path(sa), usage: total(sa) },
     b: { name: b.name, status: b.status, path: path(sb), usage: total(sb) },

@@ -1,7 +1,6 @@
-import { ToolInputError } from '../../core/errors.ts';
 import type { EvalCase } from '../../definitions/eval-cases.ts';
 import type { ToolCallRecord } from '../../runtime/contracts/step.ts';
-import { refusedArgs } from '../../runtime/tools/refusals.ts';
+import { parsedArgs, refusedArgs } from '../../runtime/tools/refusals.ts';
 import type { CallContext, Toolbox, ToolDefinition } from '../../runtime/tools/types.ts';
 
 /**
@@ -38,22 +37,15 @@ export function mockToolbox(
     async execute(name, args, ctx) {
       const tool = spec(name);
       if (!tool) return { tool: name, args: refusedArgs(args), error: `unknown tool "${name}"` };
-      const parsed = tool.input.safeParse(args);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        return {
-          tool: name,
-          args: refusedArgs(args),
-          error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}`,
-        };
-      }
+      const parsed = parsedArgs(name, tool.input, args);
+      if (parsed.refused) return parsed.refused;
       const mock = mocks[name];
-      if (mock === undefined && tool.evalPorts) return runOnEvalPorts(tool, parsed.data, ctx);
+      if (mock === undefined && tool.evalPorts) return runOnEvalPorts(tool, parsed.args, ctx);
       if (mock === undefined)
-        return { tool: name, args: parsed.data, error: `the eval case has no mock response for ${name}` };
+        return { tool: name, args: parsed.args, error: `the eval case has no mock response for ${name}` };
       if (Object.keys(mock).length === 1 && typeof mock.error === 'string')
-        return { tool: name, args: parsed.data, error: mock.error };
-      return { tool: name, args: parsed.data, result: mock };
+        return { tool: name, args: parsed.args, error: mock.error };
+      return { tool: name, args: parsed.args, result: mock };
     },
   };
 }

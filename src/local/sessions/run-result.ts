@@ -8,6 +8,7 @@ import { causeMessage } from '../../core/errors.ts';
 import { type CheckpointRequest, pauseStateName, requiredActions } from '../../definitions/workflow/pause.ts';
 import type { WorkflowDefinition } from '../../definitions/workflow/schema.ts';
 import type { DecidedBy, StepOutput, TokenUsage } from '../../runtime/contracts/step.ts';
+import { sumUsage } from '../../runtime/steps/types.ts';
 import type { LocalExecution } from '../asl/runtime.ts';
 import { stepTrail, type TrailStep } from '../records/history.ts';
 import { deadline, type PausedTask } from '../records/pauses.ts';
@@ -175,18 +176,7 @@ function outcomeOf(def: WorkflowDefinition, history: LocalExecution['history']):
 }
 
 /** The model use of an execution: every step's, added up. */
-export function executionUsage(steps: readonly RunStep[]): TokenUsage {
-  const total: TokenUsage = {
-    modelCalls: 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadInputTokens: 0,
-    cacheWriteInputTokens: 0,
-  };
-  for (const { usage } of steps)
-    if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
-  return total;
-}
+export const executionUsage = (steps: readonly RunStep[]): TokenUsage => sumUsage(steps.map((s) => s.usage));
 
 /** Why an execution failed: its error, and the failing step's message when the terminal state has none. */
 function failureReason(execution: LocalExecution, trail: TrailStep[]): string {

@@ -22,8 +22,8 @@ import * as z from 'zod';
 import { causeMessage, InvalidModelOutputError } from '../../core/errors.ts';
 import { consensusChoices, type SampleItem } from '../../definitions/workflow/consensus.ts';
 import type { Consensus, StepDefinition, WorkflowDefinition } from '../../definitions/workflow/schema.ts';
-import type { StepInput, TokenUsage } from '../contracts/step.ts';
-import { NO_USAGE, type StepResult } from './types.ts';
+import type { StepInput } from '../contracts/step.ts';
+import { type StepResult, sumUsage } from './types.ts';
 
 /** What one sample returned (the Map keeps these), or why it failed. */
 export const SampleResultSchema = z.object({
@@ -158,14 +158,6 @@ export interface ConsensusSummary {
   earlyExit: boolean;
 }
 
-/** Every sample's model use: what the step cost. */
-function sumUsage(samples: readonly SampleResult[]): TokenUsage {
-  const total = { ...NO_USAGE };
-  for (const { usage } of samples)
-    if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
-  return total;
-}
-
 /** What the step handler does for a consensus phase: answer the Map or the tally directly, or record the vote as the step's result. */
 export type ConsensusPhase = { reply: unknown } | { result: StepResult; summary: ConsensusSummary };
 
@@ -211,7 +203,8 @@ export async function consensusPhase(
     decidedBy: coldest.decidedBy ?? 'model',
     fields: coldest.fields ?? {},
     toolCalls: [],
-    usage: sumUsage(samples),
+    // Every sample's model use: what the step cost.
+    usage: sumUsage(samples.map((s) => s.usage)),
   };
   return { result, summary };
 }

@@ -84,6 +84,14 @@ export const NO_USAGE: TokenUsage = Object.freeze({
   cacheWriteInputTokens: 0,
 });
 
+/** Model use added up (samples of a step, steps of an execution); a missing one counts nothing. */
+export function sumUsage(usages: Iterable<TokenUsage | undefined>): TokenUsage {
+  const total = { ...NO_USAGE };
+  for (const usage of usages)
+    if (usage) for (const key of Object.keys(total) as (keyof TokenUsage)[]) total[key] += usage[key];
+  return total;
+}
+
 /**
  * A side-effecting call that did nothing: the toolbox returned the result of an earlier call (see
  * `ToolDefinition.idempotency`).

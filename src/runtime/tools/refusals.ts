@@ -1,3 +1,7 @@
+import { ToolInputError } from '../../core/errors.ts';
+import type { ToolCallRecord } from '../contracts/step.ts';
+import type { ToolSpec } from './types.ts';
+
 /** How much of a refused call's arguments is kept: enough to see what was tried, never enough to grow the state. */
 const MAX_KEYS = 12;
 const MAX_TEXT = 120;
@@ -25,4 +29,25 @@ export function refusedArgs(args: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : { value };
+}
+
+/**
+ * A call's arguments parsed by the tool's input schema, or the record of the refused call: a `ToolInputError` naming
+ * the first problem, with the arguments bounded.
+ */
+export function parsedArgs(
+  tool: string,
+  input: ToolSpec['input'],
+  args: unknown,
+): { args: Record<string, unknown>; refused?: undefined } | { refused: ToolCallRecord } {
+  const parsed = input.safeParse(args);
+  if (parsed.success) return { args: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  return {
+    refused: {
+      tool,
+      args: refusedArgs(args),
+      error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}`,
+    },
+  };
 }

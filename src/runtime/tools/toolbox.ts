@@ -14,12 +14,12 @@
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Env } from '../../core/env.ts';
-import { InvalidInputError, ToolInputError, ToolNotAllowedError } from '../../core/errors.ts';
+import { InvalidInputError, ToolNotAllowedError } from '../../core/errors.ts';
 import { lazy } from '../../core/lazy.ts';
 import type { ToolCallRecord } from '../contracts/step.ts';
 import type { ClientTracer } from '../observability.ts';
 import { asUnavailable } from './aws-errors.ts';
-import { refusedArgs } from './refusals.ts';
+import { parsedArgs, refusedArgs } from './refusals.ts';
 import type { AwsClients, Toolbox, ToolContext, ToolDefinition } from './types.ts';
 
 export interface ToolboxOptions {
@@ -112,24 +112,17 @@ export function createToolbox(tools: readonly ToolDefinition[], opts: ToolboxOpt
       const tool = byName.get(name);
       if (!tool)
         return { tool: name, args: refusedArgs(args), error: `${ToolNotAllowedError.name}: unknown tool "${name}"` };
-      const parsed = tool.input.safeParse(args);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        return {
-          tool: name,
-          args: refusedArgs(args),
-          error: `${ToolInputError.name}: ${issue.path.join('.') || 'args'}: ${issue.message}`,
-        };
-      }
+      const parsed = parsedArgs(name, tool.input, args);
+      if (parsed.refused) return parsed.refused;
       try {
         const result = await (tool.idempotency
-          ? runOnce(tool, tool.idempotency, parsed.data, ctx)
-          : run(tool, parsed.data, ctx));
-        return { tool: name, args: parsed.data, result };
+          ? runOnce(tool, tool.idempotency, parsed.args, ctx)
+          : run(tool, parsed.args, ctx));
+        return { tool: name, args: parsed.args, result };
       } catch (e) {
         const unavailable = asUnavailable(name, e);
         if (unavailable) throw unavailable;
-        return { tool: name, args: parsed.data, error: `${(e as Error).name}: ${(e as Error).message}` };
+        return { tool: name, args: parsed.args, error: `${(e as Error).name}: ${(e as Error).message}` };
       }
     },
   };

@@ -3,13 +3,12 @@
  * execution waiting on the key it carries (see ./waits.ts); an event that resumes nothing is
  * recorded in the token table with its reason and logged, never dropped.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
 import { observability } from '../../observability.ts';
-import { dynamoWaitTable } from './table.ts';
+import { envWaitTable } from './table.ts';
 import {
   EventEnvelopeSchema,
   type EventOutcome,
@@ -55,12 +54,7 @@ export function sfnSendSuccess(sfn: SFNClient): SendSuccess {
 export function createHandler(env: Env, services: ResumerServices = {}) {
   const { logger } = observability(env, 'stepwise-event-resumer');
   const cfg = ResumerEnv.parse(env);
-  const table =
-    services.table ??
-    dynamoWaitTable(
-      new DynamoDBClient({ endpoint: cfg.AWS_ENDPOINT_URL_DYNAMODB, region: cfg.AWS_REGION }),
-      cfg.WAITS_TABLE,
-    );
+  const table = services.table ?? envWaitTable(cfg);
   const sendSuccess =
     services.sendSuccess ??
     sfnSendSuccess(new SFNClient({ endpoint: cfg.AWS_ENDPOINT_URL_SFN, region: cfg.AWS_REGION }));

@@ -3,11 +3,10 @@
  * execution's correlation key in the token table (see ./waits.ts) and returns; the Task waits on
  * until the resumer sends `SendTaskSuccess` or its `TimeoutSeconds` run out.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import type { Env } from '../../../core/env.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
-import { dynamoWaitTable } from './table.ts';
+import { envWaitTable } from './table.ts';
 import { EventWaitRequestSchema, registerWait, type WaitTable } from './waits.ts';
 
 const RegisterEnv = z.object({
@@ -18,12 +17,7 @@ const RegisterEnv = z.object({
 
 export function createHandler(env: Env, services: { table?: WaitTable; clock?: () => Date } = {}) {
   const cfg = RegisterEnv.parse(env);
-  const table =
-    services.table ??
-    dynamoWaitTable(
-      new DynamoDBClient({ endpoint: cfg.AWS_ENDPOINT_URL_DYNAMODB, region: cfg.AWS_REGION }),
-      cfg.WAITS_TABLE,
-    );
+  const table = services.table ?? envWaitTable(cfg);
   return async (event: unknown): Promise<{ registered: string }> => {
     const parsed = EventWaitRequestSchema.safeParse(event);
     if (!parsed.success) throw new InvalidInputError(`not an event wait: ${parsed.error.issues[0]!.message}`);

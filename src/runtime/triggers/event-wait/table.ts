@@ -6,7 +6,7 @@
 import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
-  type DynamoDBClient,
+  DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -25,6 +25,18 @@ const conditional = async (write: () => Promise<unknown>): Promise<boolean> => {
     throw e;
   }
 };
+
+/** The token table a function's environment names (`WAITS_TABLE`), in DynamoDB of its region (or endpoint). */
+export function envWaitTable(env: {
+  WAITS_TABLE: string;
+  AWS_REGION?: string;
+  AWS_ENDPOINT_URL_DYNAMODB?: string;
+}): WaitTable {
+  return dynamoWaitTable(
+    new DynamoDBClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB, region: env.AWS_REGION }),
+    env.WAITS_TABLE,
+  );
+}
 
 export function dynamoWaitTable(client: DynamoDBClient, tableName: string): WaitTable {
   return {

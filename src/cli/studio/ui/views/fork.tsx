@@ -87,20 +87,16 @@ export function Fork({ execution, from }: { execution: string; from: string }) {
           rows={18}
           value={input}
           onInput={setInput}
-          invalid={problems.length > 0}
-        >
-          {schemaCheck(problems)}
-        </JsonField>
+          check={schemaCheck(problems)}
+        />
         <JsonField
           id="fork-tools"
           label={<>Tool results of {step} (answered instead of running the tool; remove one to run it for real)</>}
           rows={8}
           value={tools}
           onInput={setTools}
-          invalid={toolProblem !== undefined}
-        >
-          {toolProblem ?? 'Valid JSON.'}
-        </JsonField>
+          check={jsonCheck(toolProblem)}
+        />
         {data.answer && <AnswerFields step={step} edges={data.answer.edges} state={answer} />}
         {data.email && <EmailFields state={email} />}
         <div class="row">
@@ -151,10 +147,24 @@ function useToolResultsProblem(tools: string): string | undefined {
   return toolProblem;
 }
 
-const schemaCheck = (problems: InputProblem[]) =>
-  problems.length
+/** What checking a field's text found, announced as it changes; `invalid` marks the field. */
+interface FieldCheck {
+  invalid: boolean;
+  message: ComponentChildren;
+}
+
+const schemaCheck = (problems: InputProblem[]): FieldCheck => ({
+  invalid: problems.length > 0,
+  message: problems.length
     ? problems.map((p) => <div key={p.path + p.message}>{`${p.path}: ${p.message}`}</div>)
-    : 'Matches the step input schema.';
+    : 'Matches the step input schema.',
+});
+
+/** A field whose text need only be JSON: its problem, or that it is valid. */
+const jsonCheck = (problem: string | undefined): FieldCheck => ({
+  invalid: problem !== undefined,
+  message: problem ?? 'Valid JSON.',
+});
 
 interface JsonFieldProps {
   id: string;
@@ -162,12 +172,10 @@ interface JsonFieldProps {
   rows: number;
   value: string;
   onInput: (text: string) => void;
-  invalid: boolean;
-  /** What checking the text found, announced as it changes. */
-  children: ComponentChildren;
+  check: FieldCheck;
 }
 
-function JsonField({ id, label, rows, value, onInput, invalid, children }: JsonFieldProps) {
+function JsonField({ id, label, rows, value, onInput, check: { invalid, message } }: JsonFieldProps) {
   return (
     <>
       <label for={id}>{label}</label>
@@ -181,7 +189,7 @@ function JsonField({ id, label, rows, value, onInput, invalid, children }: JsonF
         aria-invalid={invalid}
       />
       <div id={`${id}-check`} aria-live="polite" class={invalid ? 'problem' : 'ok'}>
-        {children}
+        {message}
       </div>
     </>
   );
@@ -246,18 +254,29 @@ function useAnswer(data: ForkForm | undefined) {
   return { on, setOn, next, setNext, fields, setFields, calls, setCalls, problem, pinned };
 }
 
+/** The checkbox that turns a fieldset's edit on, labelled by `children`. */
+function EditCheckbox({
+  state,
+  children,
+}: {
+  state: { on: boolean; setOn: (on: boolean) => void };
+  children: ComponentChildren;
+}) {
+  return (
+    <label>
+      <input type="checkbox" checked={state.on} onChange={(e) => state.setOn((e.target as HTMLInputElement).checked)} />{' '}
+      {children}
+    </label>
+  );
+}
+
 function AnswerFields({ step, edges, state }: { step: string; edges: string[]; state: ReturnType<typeof useAnswer> }) {
   return (
     <fieldset>
       <legend>The model's answer at {step}</legend>
-      <label>
-        <input
-          type="checkbox"
-          checked={state.on}
-          onChange={(e) => state.setOn((e.target as HTMLInputElement).checked)}
-        />{' '}
+      <EditCheckbox state={state}>
         Pin the model's answer (no model is asked at {step}; the route is still checked against its edges)
-      </label>
+      </EditCheckbox>
       {state.on && (
         <>
           <label>
@@ -270,26 +289,18 @@ function AnswerFields({ step, edges, state }: { step: string; edges: string[]; s
               ))}
             </select>
           </label>
-          <JsonField
-            id="fork-answer-fields"
-            label="Its outputs"
-            rows={5}
-            value={state.fields}
-            onInput={state.setFields}
-            invalid={state.problem !== undefined}
-          >
-            {state.problem ?? 'Valid JSON.'}
-          </JsonField>
-          <JsonField
-            id="fork-answer-calls"
-            label='Tool calls it asks for first: [{ "tool": "...", "args": {} }]'
-            rows={3}
-            value={state.calls}
-            onInput={state.setCalls}
-            invalid={state.problem !== undefined}
-          >
-            {state.problem ?? 'Valid JSON.'}
-          </JsonField>
+          {[
+            { id: 'fork-answer-fields', label: 'Its outputs', rows: 5, value: state.fields, onInput: state.setFields },
+            {
+              id: 'fork-answer-calls',
+              label: 'Tool calls it asks for first: [{ "tool": "...", "args": {} }]',
+              rows: 3,
+              value: state.calls,
+              onInput: state.setCalls,
+            },
+          ].map((field) => (
+            <JsonField key={field.id} {...field} check={jsonCheck(state.problem)} />
+          ))}
         </>
       )}
     </fieldset>
@@ -321,14 +332,7 @@ function EmailFields({ state }: { state: ReturnType<typeof useEmailEdit> }) {
   return (
     <fieldset>
       <legend>The email</legend>
-      <label>
-        <input
-          type="checkbox"
-          checked={state.on}
-          onChange={(e) => state.setOn((e.target as HTMLInputElement).checked)}
-        />{' '}
-        Edit the email itself (it runs through the ingress again as a new mail)
-      </label>
+      <EditCheckbox state={state}>Edit the email itself (it runs through the ingress again as a new mail)</EditCheckbox>
       {state.on &&
         (['subject', 'from', 'fromName', 'body'] as const).map((key) => (
           <p key={key}>
