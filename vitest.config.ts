@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { LAYERS } from './docs/generate/architecture.ts';
 import LongestFirst from './test/support/sequencer.ts';
 
 // The examples import the package's public entry points by name, as a user's project does. Here
@@ -16,6 +17,12 @@ const alias = Object.entries(exports)
       .pathname,
   }));
 
+// The engine's tests (test/<layer>/, one folder per layer of src/) run on the engine's fixture project: there the
+// project (`PROJECT_ROOT`: what an in-process session, synth or command reads) is test/fixtures/project, never the
+// examples at the root, which test/examples/ alone tests. Workers never run files of two projects.
+const ENGINE_TESTS = LAYERS.map((layer) => `test/${layer.name}/**/*.test.ts`);
+const FIXTURE_PROJECT = new URL('./test/fixtures/project', import.meta.url).pathname;
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -23,7 +30,20 @@ export default defineConfig({
     // transform and import of what an earlier one loaded (the engine, the CDK, the SDK): 3 s per integration file.
     // Test files therefore leave no state behind (environment variables restored, sessions closed, SDK mocks
     // restored; test/setup.ts restores spies, stubs and timers after each file).
-    include: ['test/**/*.test.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'engine', include: ENGINE_TESTS, env: { STEPWISE_PROJECT_ROOT: FIXTURE_PROJECT } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'examples',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ENGINE_TESTS],
+        },
+      },
+    ],
     isolate: false,
     setupFiles: ['src/local/asl/polyfills.ts', 'test/setup.ts'],
     globalSetup: ['test/global-setup.ts'],

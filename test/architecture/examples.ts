@@ -11,6 +11,7 @@ import { LAYERS } from '../../docs/generate/architecture.ts';
 import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 import { listLifecycles } from '../../src/definitions/lifecycle/loader.ts';
 import { listWorkflows } from '../../src/definitions/workflow/loader.ts';
+import { LOCAL_OUTPUT } from '../support/fixture-project.ts';
 
 /** The folders of the engine's tests (one per layer of `src/`) and of the helpers and fixtures they share. */
 export const ENGINE_TEST_DIRS: readonly string[] = [
@@ -38,6 +39,7 @@ function namePattern(name: string): RegExp {
 function filesUnder(dirs: readonly string[], root: string): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
+      if (LOCAL_OUTPUT.test(name)) return [];
       const path = join(dir, name);
       return statSync(path).isDirectory() ? walk(path) : [relative(root, path).split(sep).join('/')];
     });

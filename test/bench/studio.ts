@@ -8,10 +8,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
 import { startStudio } from '../../src/cli/studio/server.ts';
+import { type SynthesizedApp, synthesize } from '../../src/local/cloud/synth.ts';
 import { type ExecutionRecord, writeLocalExecution } from '../../src/local/records/history.ts';
 import { stateDirs } from '../../src/local/records/state-dirs.ts';
+import { loadProject } from '../../src/project/project.ts';
 import { CHROMIUM, launchChromium } from '../support/browser.ts';
+import { FIXTURE_PROJECT, FIXTURE_STATEMACHINES, fixtureEnv } from '../support/fixture-project.ts';
 import { recordedExecution } from '../support/fixtures.ts';
 import type { BenchRun } from './harness.ts';
 
@@ -19,11 +23,11 @@ import type { BenchRun } from './harness.ts';
 declare const document: any;
 
 /**
- * A warranty execution with about `events` history events: the recorded valid-warranty run's four
- * steps (with their model requests and tool calls) repeated, ids and times renumbered.
+ * A case-desk execution (the engine's fixture project) with about `events` history events: the recorded valid run's
+ * four steps (with their model requests and tool calls) repeated, ids and times renumbered.
  */
 export function largeExecution(events = 1000): ExecutionRecord {
-  const base = recordedExecution('warranty-valid');
+  const base = recordedExecution('case-desk-valid');
   const first = base.events.findIndex((e) => e.type === 'TaskStateEntered');
   const last = base.events.findLastIndex((e) => e.type === 'ChoiceStateExited');
   const [head, segment, tail] = [
@@ -49,12 +53,24 @@ export function largeExecution(events = 1000): ExecutionRecord {
   };
 }
 
+/**
+ * The workflows of the engine's fixture project, which the recorded executions ran, for Studio's `workflows`: the
+ * benchmarks run in the repository's project, whose examples are other workflows. Its lifecycle is left out: a
+ * lifecycle stack reads its agent from the current project's folder, not from the project it is given.
+ */
+export async function fixtureWorkflows(): Promise<{ app: SynthesizedApp; statemachines: string }> {
+  const project = { ...(await loadProject(FIXTURE_PROJECT)), lifecycles: [] };
+  const config = { ...fixtureEnv('dev'), lifecycles: {} };
+  const app = synthesize((a) => void addStepwiseStacks(a, config, project));
+  return { app, statemachines: FIXTURE_STATEMACHINES };
+}
+
 export async function studioOpen(bench: BenchRun): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'stepwise-bench-studio-'));
   const dirs = stateDirs(root);
   const record = largeExecution(1000);
   writeLocalExecution(record, dirs.executions);
-  const studio = await startStudio({ port: 0, dirs });
+  const studio = await startStudio({ port: 0, dirs, workflows: await fixtureWorkflows() });
   const steps = record.events.filter((e) => e.type === 'TaskStateEntered').length;
   try {
     const open = () =>
@@ -64,9 +80,10 @@ export async function studioOpen(bench: BenchRun): Promise<void> {
           fetch(`${studio.url}api/workflows/${record.workflow}`),
         ].map((r) => r.then((res) => res.json())),
       );
-    const [view] = (await open()) as [{ eventCount: number; steps: unknown[] }];
+    const [view, workflow] = (await open()) as [{ eventCount: number; steps: unknown[] }, { graph?: unknown }];
     if (view.eventCount !== record.events.length || view.steps.length !== steps)
       throw new Error(`the view has ${view.eventCount} events and ${view.steps.length} steps`);
+    if (!workflow.graph) throw new Error(`Studio has no graph of ${record.workflow}`);
     const api = await bench.repeated({
       name: 'studio.execution.open.api',
       description: `GET the execution (${record.events.length} history events, ${steps} steps) and its workflow's graph with step statistics, through the Studio server: read, check and lay out`,

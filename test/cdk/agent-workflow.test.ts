@@ -1,6 +1,6 @@
 /**
- * AgentWorkflow and StepwiseFunction on a workflow other than warranty-email: nothing in the compiler is specific to
- * one graph.
+ * AgentWorkflow and StepwiseFunction on a workflow of its own (not the fixture project's): nothing in the compiler is
+ * specific to one graph.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -281,7 +281,7 @@ describe('WorkflowStack on a workflow of plain tools', () => {
 
   it('is named Stepwise-<Workflow>-<env>', () => {
     expect(readOnly.stack.stackName).toBe('Stepwise-Loop-dev');
-    expect(workflowStackName('warranty-email', 'prod')).toBe('Stepwise-WarrantyEmail-prod');
+    expect(workflowStackName('case-desk', 'prod')).toBe('Stepwise-CaseDesk-prod');
   });
 
   it('creates the tables its tools declare, and no idempotency or email table it does not need', () => {

@@ -1,6 +1,6 @@
 /**
- * The warranty-email workflow compiles exactly to the ASL contract (docs of the contract: the brief's asl.md, mirrored
- * in agent-workflow.ts).
+ * A workflow compiles exactly to the ASL contract (docs of the contract: the brief's asl.md, mirrored in
+ * agent-workflow.ts), checked on the fixture project's case-desk: LLM and code steps, a fallback, a retry policy.
  */
 import { createRequire } from 'node:module';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -9,6 +9,7 @@ import { MAX_STEPS_HANDOFF, routeStateName, TERMINAL_STATES } from '../../src/cd
 import { TRANSIENT_ERRORS } from '../../src/core/errors.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { DONE } from '../../src/definitions/workflow/schema.ts';
+import { FIXTURE_STATEMACHINES } from '../support/fixture-project.ts';
 import { allStacks, functionArn, functionOfStep, stateMachineOf, synthApp } from './template.ts';
 
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {
@@ -16,13 +17,13 @@ const validateAsl = createRequire(import.meta.url)('asl-validator') as (definiti
   errorsText: (separator?: string) => string;
 };
 
-const workflow = loadWorkflow('warranty-email');
+const workflow = loadWorkflow('case-desk', FIXTURE_STATEMACHINES);
 const { manifest, steps } = workflow;
 const { template } = synthApp('dev');
 const { resource, raw, asl } = stateMachineOf(template);
 const states: Record<string, any> = asl.States;
 
-describe('warranty-email compiles to the ASL contract', () => {
+describe('case-desk compiles to the ASL contract', () => {
   it('has exactly Start, one Task and one route Choice per step, the breaker hand-off, and the four terminal states', () => {
     const expected = [
       'Start',
@@ -163,7 +164,7 @@ describe('warranty-email compiles to the ASL contract', () => {
     expect(
       resource.Properties.LoggingConfiguration.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn['Fn::GetAtt'][1],
     ).toBe('Arn');
-    expect(resource.Metadata['stepwise:workflow']).toBe('warranty-email');
+    expect(resource.Metadata['stepwise:workflow']).toBe('case-desk');
   });
 
   it('keeps execution data (sender, subject, step outputs) out of the prod state machine logs, still at level ALL', () => {
@@ -185,7 +186,7 @@ describe('warranty-email compiles to the ASL contract', () => {
   });
 
   it('alarms on fallback hand-offs, watching exactly the metric the fallback function emits', () => {
-    const fallback = loadWorkflow('warranty-email').manifest.fallback;
+    const { fallback } = manifest;
     const env = template.toJSON().Resources[functionOfStep(template, fallback)].Properties.Environment.Variables;
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: env.POWERTOOLS_METRICS_NAMESPACE,

@@ -10,15 +10,17 @@
  *   refuses to compile one (ExpressionsNotBundledError) rather than pass a check.
  */
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { celInBundle } from '../../src/cdk/constructs/bundle-cel.ts';
 import * as source from '../../src/core/errors.ts';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import type { StepInput, StepOutput } from '../../src/runtime/contracts/step.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
+import type { StepOutput } from '../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
+import { previousState, stepInput, storedEmail } from '../runtime/steps/fixtures.ts';
 import { bundleLikeLambda, bundleOutDir, type LambdaBundleOptions } from '../support/bundle.ts';
+import { FIXTURE_PROJECT, FIXTURE_STATEMACHINES } from '../support/fixture-project.ts';
 
 const out = bundleOutDir('bundle-test');
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -32,7 +34,13 @@ async function bundle(entry: string, name: string, options: LambdaBundleOptions 
   return { module: (await import(pathToFileURL(outfile).href)) as Record<string, any>, has };
 }
 
-const WARRANTY = { workflowDir: 'statemachines/warranty-email' };
+/** The fixture project's folder `name` (a workflow or a lifecycle), as a bundle's `workflowDir`. */
+const fixtureDir = (name: string) => ({ workflowDir: relative(PACKAGE_ROOT, join(FIXTURE_STATEMACHINES, name)) });
+/** Where the fixture project's code is, as the bundle's inputs name it. */
+const FIXTURE_CODE = `${relative(PACKAGE_ROOT, FIXTURE_PROJECT)}/lambdas/workflows`;
+// case-desk: an email workflow whose reply guard has a rule of type expression (CEL).
+const DESK = fixtureDir('case-desk');
+const env = { STATEMACHINES_DIR: FIXTURE_STATEMACHINES, POWERTOOLS_LOG_LEVEL: 'SILENT', FAST_PATHS: 'off' };
 
 describe('bundled with the production esbuild options', () => {
   it('every typed error keeps the name the ASL matches', async () => {
@@ -46,19 +54,17 @@ describe('bundled with the production esbuild options', () => {
   });
 
   it('the step handler bundle throws errors by their names', async () => {
-    const { module } = await bundle('runtime/step-handler/handler.ts', 'step', WARRANTY);
+    const { module } = await bundle('runtime/step-handler/handler.ts', 'step', DESK);
     const error = await module
-      .createHandler({ WORKFLOW: 'warranty-email', STEP: '01-extract-serial' })({ not: 'a step input' })
+      .createHandler({ WORKFLOW: 'case-desk', STEP: '01-read-request' })({ not: 'a step input' })
       .catch((e: Error) => e);
     expect(error.name).toBe('InvalidInputError');
   });
 
   it('the lifecycle Persist bundle throws errors by their names', async () => {
-    const { module } = await bundle('runtime/lifecycle/handlers/persist.ts', 'persist', {
-      workflowDir: 'statemachines/lead-lifecycle',
-    });
+    const { module } = await bundle('runtime/lifecycle/handlers/persist.ts', 'persist', fixtureDir('member-journey'));
     const error = await module
-      .createHandler({ LIFECYCLE_TABLE: 'Leads' })({ not: 'a persist input' })
+      .createHandler({ LIFECYCLE_TABLE: 'Members' })({ not: 'a persist input' })
       .catch((e: Error) => e);
     expect(error.name).toBe('InvalidInputError');
   });
@@ -66,10 +72,10 @@ describe('bundled with the production esbuild options', () => {
 
 describe('a step bundle', () => {
   it('holds its workflow code only, no YAML parser, the AWS SDK clients it calls and the X-Ray SDK out', async () => {
-    const { has } = await bundle('runtime/step-handler/handler.ts', 'warranty-contents', WARRANTY);
-    expect(has('lambdas/workflows/warranty-email/')).toBe(true);
-    for (const other of ['tool-loop', 'turn-pipeline', 'investigation'])
-      expect(has(`lambdas/workflows/${other}/`), other).toBe(false);
+    const { has } = await bundle('runtime/step-handler/handler.ts', 'desk-contents', DESK);
+    expect(has(`${FIXTURE_CODE}/case-desk/`)).toBe(true);
+    for (const other of ['consensus-pick', 'checkpoint-review', 'reply-wait'])
+      expect(has(`${FIXTURE_CODE}/${other}/`), other).toBe(false);
     expect(has('node_modules/yaml/')).toBe(false);
     // Bundled by default: importing it from the bundle is the faster cold start (docs/internals/bundles.md).
     expect(has('node_modules/@aws-sdk/client-dynamodb/')).toBe(true);
@@ -78,8 +84,8 @@ describe('a step bundle', () => {
   });
 
   it('takes the X-Ray SDK with sdkTraces and leaves the AWS SDK to the runtime with bundleAwsSdk: false', async () => {
-    const traced = await bundle('runtime/step-handler/handler.ts', 'warranty-traced', {
-      ...WARRANTY,
+    const traced = await bundle('runtime/step-handler/handler.ts', 'desk-traced', {
+      ...DESK,
       sdkTraces: true,
       bundleAwsSdk: false,
     });
@@ -88,61 +94,22 @@ describe('a step bundle', () => {
   });
 
   it('runs a step from its compiled definitions (instructions, offline rules) and refuses another workflow', async () => {
-    const { module } = await bundle('runtime/step-handler/handler.ts', 'warranty-run', WARRANTY);
-    const email = {
-      id: 'e1',
-      messageId: '<m1@x>',
-      from: 'anna@example.com',
-      fromName: 'Anna',
-      to: ['claims@x'],
-      subject: 'Broken laptop',
-      receivedAt: '2026-02-02T10:00:00.000Z',
-      bodyChars: 60,
-    };
-    const input: StepInput = {
-      workflow: 'warranty-email',
-      step: '01-extract-serial',
-      input: { email },
-      previous: {
-        step: null,
-        next: '01-extract-serial',
-        reason: 'start',
-        decidedBy: null,
-        fields: {},
-        data: {},
-        count: 0,
-      },
-      error: null,
-      count: 1,
-      execution: { id: 'arn', name: 'exec-1' },
-    };
-    const env = {
-      MODEL_PROVIDER: 'offline',
-      FAST_PATHS: 'off',
-      STATEMACHINES_DIR: join(PROJECT_ROOT, 'statemachines'),
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-    };
-    const services = {
-      events: memoryEventLog(),
-      emails: {
-        get: async () => ({ email, body: 'My laptop SN12345 does not turn on since yesterday. It is under warranty.' }),
-      },
-    };
-    const output = (await module.createHandler(env, services)(input)) as StepOutput;
-    expect(output).toMatchObject({
-      next: '02-check-warranty',
-      decidedBy: 'offline',
-      fields: { serialNumber: 'SN12345' },
-    });
+    const { module } = await bundle('runtime/step-handler/handler.ts', 'desk-run', DESK);
+    const stored = storedEmail('My desk lamp from case c-10001 is broken again since yesterday.');
+    const input = stepInput('01-read-request', { input: { email: stored.email } });
+    const services = { events: memoryEventLog(), emails: { get: async () => stored } };
+    const offline = { ...env, MODEL_PROVIDER: 'offline' };
+    const output = (await module.createHandler(offline, services)(input)) as StepOutput;
+    expect(output).toMatchObject({ next: '02-look-up', decidedBy: 'offline', fields: { caseRef: 'C-10001' } });
 
     const elsewhere = await module
       .createHandler(
-        env,
+        offline,
         services,
-      )({ ...input, workflow: 'tool-loop', step: '01-plan' })
+      )({ ...input, workflow: 'consensus-pick', step: '01-start' })
       .catch((e: Error) => e);
     expect(elsewhere.message).toMatch(
-      /statemachines\/tool-loop\/workflow.yaml: \(file\): not in the definitions compiled into this bundle/,
+      /statemachines\/consensus-pick\/workflow.yaml: \(file\): not in the definitions compiled into this bundle/,
     );
   });
 });
@@ -153,19 +120,18 @@ describe('the CEL evaluator in a bundle', () => {
   const ctx = { step: { instruction: '', tools: [] }, internalNames: [], scope: { data: {}, input: {} }, args: {} };
 
   it('is decided at synth: a guard rule of type expression, or workflow code that compiles one', () => {
-    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/warranty-email'))).toBe(true);
-    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/turn-pipeline'))).toBe(true);
-    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/tool-loop'))).toBe(false);
-    expect(celInBundle(join(PROJECT_ROOT, 'statemachines/lead-lifecycle'))).toBe(false);
+    const cel = (name: string) => celInBundle(join(FIXTURE_STATEMACHINES, name));
+    expect(cel('case-desk')).toBe(true);
+    expect(cel('checkpoint-review')).toBe(true);
+    expect(cel('consensus-pick')).toBe(false);
+    expect(cel('member-journey')).toBe(false);
     expect(celInBundle(undefined)).toBe(false);
   });
 
   it('stays out of the step bundle of a workflow with no expression, and comes with a guard rule of type expression', async () => {
-    const plain = await bundle('runtime/step-handler/handler.ts', 'tool-loop-cel', {
-      workflowDir: 'statemachines/tool-loop',
-    });
+    const plain = await bundle('runtime/step-handler/handler.ts', 'pick-cel', fixtureDir('consensus-pick'));
     expect(plain.has(CEL)).toBe(false);
-    const guarded = await bundle('runtime/step-handler/handler.ts', 'warranty-cel', WARRANTY);
+    const guarded = await bundle('runtime/step-handler/handler.ts', 'desk-cel', DESK);
     expect(guarded.has(CEL)).toBe(true);
   });
 
@@ -190,45 +156,18 @@ describe('the CEL evaluator in a bundle', () => {
   });
 
   it('a guarded step bundled without it fails before its model is asked', async () => {
-    const { module } = await bundle('runtime/step-handler/handler.ts', 'warranty-no-cel', { ...WARRANTY, cel: false });
+    const { module } = await bundle('runtime/step-handler/handler.ts', 'desk-no-cel', { ...DESK, cel: false });
     const asked: unknown[] = [];
     const model = {
       name: 'bedrock',
       converse: async (r: unknown) => (asked.push(r), Promise.reject(new Error('unused'))),
     };
-    const email = {
-      id: 'e2',
-      messageId: '<m2@x>',
-      from: 'a@example.com',
-      fromName: 'A',
-      to: ['claims@x'],
-      subject: 'S',
-      receivedAt: '2026-02-02T10:00:00.000Z',
-      bodyChars: 4,
-    };
-    const input: StepInput = {
-      workflow: 'warranty-email',
-      step: '03b-device-not-found',
-      input: { email },
-      previous: {
-        step: '02-check-warranty',
-        next: '03b-device-not-found',
-        reason: 'r',
-        decidedBy: 'model',
-        fields: {},
-        data: {},
-        count: 2,
-      },
-      error: null,
-      count: 3,
-      execution: { id: 'arn', name: 'exec-2' },
-    };
-    const env = {
-      STATEMACHINES_DIR: join(PROJECT_ROOT, 'statemachines'),
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      FAST_PATHS: 'off',
-    };
-    const services = { model, events: memoryEventLog(), emails: { get: async () => ({ email, body: 'Body' }) } };
+    const stored = storedEmail('Body');
+    const input = stepInput('03b-not-found', {
+      input: { email: stored.email },
+      previous: previousState({ step: '02-look-up', next: '03b-not-found', reason: 'r', decidedBy: 'model', count: 2 }),
+    });
+    const services = { model, events: memoryEventLog(), emails: { get: async () => stored } };
     const error = await module
       .createHandler(
         env,

@@ -7,23 +7,24 @@ import { stepComment } from '../../src/cdk/constructs/agent-workflow.ts';
 import { workflowStateMachineName } from '../../src/cdk/names.ts';
 import { listWorkflows, loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { allStates } from '../../src/local/asl/interpreter.ts';
-import { synthProject } from '../../src/local/cloud/synth.ts';
+import { FIXTURE_STATEMACHINES } from '../support/fixture-project.ts';
+import { localView, synthApp } from './template.ts';
 
-const app = await synthProject('dev');
-// Compiled agent workflows (the lead lifecycle's state machine is named and commented by its own construct).
-const machines = app.stateMachines.filter((m) => listWorkflows().includes(m.workflowName!));
+// The fixture project's app: an email workflow, a consensus vote with a counter, a checkpoint, an event wait.
+const app = localView(synthApp('dev'));
+const workflows = listWorkflows(FIXTURE_STATEMACHINES);
+// Compiled agent workflows (the lifecycle's state machine is named and commented by its own construct).
+const machines = app.stateMachines.filter((m) => workflows.includes(m.workflowName!));
 
 describe('readable state machine names', () => {
   it('names every workflow state machine <stack>-<workflow>, and the local runtime knows it by that name', () => {
-    expect(machines.map((m) => m.workflowName).sort()).toEqual(listWorkflows());
-    expect(listWorkflows().length).toBeGreaterThan(3);
+    expect(machines.map((m) => m.workflowName).sort()).toEqual(workflows);
+    expect(workflows.length).toBeGreaterThan(3);
     for (const m of machines) {
       expect(m.name).toBe(`${m.stack}-${m.workflowName}`);
       expect(app.templates[m.stack]!.Resources![m.logicalId]!.Properties!.StateMachineName).toBe(m.name);
     }
-    expect(machines.find((m) => m.workflowName === 'warranty-email')!.name).toBe(
-      'Stepwise-WarrantyEmail-dev-warranty-email',
-    );
+    expect(machines.find((m) => m.workflowName === 'case-desk')!.name).toBe('Stepwise-CaseDesk-dev-case-desk');
   });
 
   it('keeps a name past 80 characters within the limit, distinct from a name that shares its start', () => {
@@ -43,7 +44,7 @@ describe('a Comment on every state', () => {
   it.each(machines.map((m) => [m.workflowName!, m] as const))(
     '%s: every state at any depth has a Comment; a step says what it does and its kind',
     (workflow, m) => {
-      const def = loadWorkflow(workflow);
+      const def = loadWorkflow(workflow, FIXTURE_STATEMACHINES);
       const states = [...allStates(m.definition)];
       const missing = states
         .filter(([, s]) => typeof s.Comment !== 'string' || !s.Comment.trim())
@@ -67,11 +68,11 @@ describe('a Comment on every state', () => {
       [...allStates(machines.find((m) => m.workflowName === workflow)!.definition)].find(
         ([name]) => name === state,
       )?.[1].Comment as string;
-    expect(comment('warranty-email', '02-check-warranty.route')).toMatch(
-      /03a-valid-warranty, 03b-device-not-found, 03c-expired-warranty, 04-out-of-scope.*the fallback 04-out-of-scope/,
+    expect(comment('case-desk', '02-look-up.route')).toMatch(
+      /03a-open-case, 03b-not-found, 04-hand-off.*the fallback 04-hand-off/,
     );
-    expect(comment('tool-loop', '02-select-tool.wave-1')).toMatch(/^Wave 1 of 02-select-tool's consensus/);
-    expect(comment('investigation', '03-record.pause')).toMatch(/^Checkpoint after 03-record/);
+    expect(comment('consensus-pick', '02-pick.wave-1')).toMatch(/^Wave 1 of 02-pick's consensus/);
+    expect(comment('checkpoint-review', '03-record.pause')).toMatch(/^Checkpoint after 03-record/);
     const counter = machines
       .flatMap((m) => [...allStates(m.definition)])
       .find(([name, s]) => name.endsWith('.counters') && s.Type === 'Pass');

@@ -25,8 +25,8 @@ function ingressStack(replyBus?: string) {
   const emailsTable = table('Emails');
   const ingress = new EmailIngress(stack, 'EmailIngress', {
     config: fixtureEnv('dev'),
-    stateMachine: sfn.StateMachine.fromStateMachineName(stack, 'Machine', 'order-support'),
-    workflowName: 'order-support',
+    stateMachine: sfn.StateMachine.fromStateMachineName(stack, 'Machine', 'reply-wait'),
+    workflowName: 'reply-wait',
     emailsTable,
     eventsTable: table('Events'),
     ...(replyBus && { replyBus }),

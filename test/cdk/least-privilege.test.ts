@@ -1,12 +1,11 @@
 /**
- * Least privilege, proven by absence as well as presence: each role of the warranty stack may do
- * what its step's tools declare and nothing else.
+ * Least privilege, proven by absence as well as presence: each role of an email workflow's stack (the fixture
+ * project's case-desk) may do what its step's tools declare and nothing else.
  */
 import { describe, expect, it } from 'vitest';
-import { synthProject } from '../../src/local/cloud/synth.ts';
+import { type Json, synthApp } from './template.ts';
 
-const template = (await synthProject('dev')).templates['Stepwise-WarrantyEmail-dev']!;
-const resources = template.Resources!;
+const resources: Record<string, Json> = synthApp('dev').template.toJSON().Resources;
 
 /** Every action a role's policies allow, with the logical ids of the resources they name. */
 function grants(rolePrefix: string): { action: string; resources: string }[] {
@@ -25,30 +24,33 @@ const allowed = (prefix: string, action: string, table?: string) =>
   grants(prefix).some((g) => g.action === action && (table === undefined || g.resources.includes(table)));
 
 const STEPS = {
-  extract: 'WorkflowSteps01extractserial',
-  check: 'WorkflowSteps02checkwarranty',
-  ticket: 'WorkflowSteps03avalidwarranty',
-  notFound: 'WorkflowSteps03bdevicenotfound',
-  fallback: 'WorkflowSteps04outofscope',
-  confirm: 'WorkflowSteps05sendconfirmation',
+  read: 'WorkflowSteps01readrequest',
+  lookUp: 'WorkflowSteps02lookup',
+  open: 'WorkflowSteps03aopencase',
+  notFound: 'WorkflowSteps03bnotfound',
+  askRef: 'WorkflowSteps03caskref',
+  fallback: 'WorkflowSteps04handoff',
+  confirm: 'WorkflowSteps05confirm',
 };
 
-describe('the warranty stack grants', () => {
-  it('the step that reads the untrusted email no way to send mail, write tickets or use the idempotency table', () => {
-    expect(allowed(STEPS.extract, 'ses:SendEmail')).toBe(false);
-    expect(allowed(STEPS.extract, 'dynamodb:PutItem', 'TicketsTable')).toBe(false);
-    expect(grants(STEPS.extract).some((g) => g.resources.includes('IdempotencyTable'))).toBe(false);
-    expect(allowed(STEPS.extract, 'dynamodb:GetItem', 'EmailsTable')).toBe(true);
+describe('the email workflow stack grants', () => {
+  it('the step that reads the untrusted email no way to send mail, write cases or use the idempotency table', () => {
+    expect(allowed(STEPS.read, 'ses:SendEmail')).toBe(false);
+    expect(allowed(STEPS.read, 'dynamodb:PutItem', 'CasesTable')).toBe(false);
+    expect(grants(STEPS.read).some((g) => g.resources.includes('IdempotencyTable'))).toBe(false);
+    expect(allowed(STEPS.read, 'dynamodb:GetItem', 'EmailsTable')).toBe(true);
   });
 
-  it('ticket writes to the ticket step only', () => {
-    for (const [name, prefix] of Object.entries(STEPS))
-      expect(allowed(prefix, 'dynamodb:PutItem', 'TicketsTable'), name).toBe(name === 'ticket');
+  it('case writes to the step that opens cases only, case reads to the step that looks them up only', () => {
+    for (const [name, prefix] of Object.entries(STEPS)) {
+      expect(allowed(prefix, 'dynamodb:PutItem', 'CasesTable'), name).toBe(name === 'open');
+      expect(allowed(prefix, 'dynamodb:GetItem', 'CasesTable'), name).toBe(name === 'lookUp');
+    }
   });
 
   it('mail sending to the steps whose tools send mail only', () => {
     for (const [name, prefix] of Object.entries(STEPS))
-      expect(allowed(prefix, 'ses:SendEmail'), name).toBe(['notFound', 'fallback', 'confirm'].includes(name));
+      expect(allowed(prefix, 'ses:SendEmail'), name).toBe(['notFound', 'askRef', 'fallback', 'confirm'].includes(name));
   });
 
   it('no step a Scan of the emails table, or an update or delete in the append-only events table', () => {
@@ -61,12 +63,12 @@ describe('the warranty stack grants', () => {
   });
 
   it('the idempotency table only to steps with side-effecting tools', () => {
-    expect(grants(STEPS.check).some((g) => g.resources.includes('IdempotencyTable'))).toBe(false);
-    expect(allowed(STEPS.ticket, 'dynamodb:PutItem', 'IdempotencyTable')).toBe(true);
+    expect(grants(STEPS.lookUp).some((g) => g.resources.includes('IdempotencyTable'))).toBe(false);
+    expect(allowed(STEPS.open, 'dynamodb:PutItem', 'IdempotencyTable')).toBe(true);
   });
 
   it('code steps no model access; the ingress only conditional puts and no mail', () => {
-    for (const prefix of [STEPS.check, STEPS.fallback]) expect(allowed(prefix, 'bedrock:InvokeModel')).toBe(false);
+    for (const prefix of [STEPS.lookUp, STEPS.fallback]) expect(allowed(prefix, 'bedrock:InvokeModel')).toBe(false);
     const ingress = grants('EmailIngressFunction');
     expect(ingress.filter((g) => g.action.startsWith('dynamodb:')).map((g) => g.action)).toEqual([
       'dynamodb:PutItem',

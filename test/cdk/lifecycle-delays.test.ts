@@ -11,7 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { lifecycleStackName, LIFECYCLE_STATES as S } from '../../src/cdk/names.ts';
 import { LifecycleStack } from '../../src/cdk/stacks/lifecycle-stack.ts';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 import { loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
 import { describeTransitions } from '../../src/definitions/lifecycle/routes.ts';
 import { synthesize } from '../../src/local/cloud/synth.ts';
@@ -23,7 +23,7 @@ const validateAsl = createRequire(import.meta.url)('asl-validator') as (
   o?: { checkArn?: boolean; checkPaths?: boolean },
 ) => { isValid: boolean; errorsText: () => string };
 
-const def = loadLifecycle('order-refunds', join(PROJECT_ROOT, 'test/fixtures/lifecycles'));
+const def = loadLifecycle('order-refunds', join(PACKAGE_ROOT, 'test/fixtures/lifecycles'));
 const stackName = lifecycleStackName(def.name, 'dev');
 const app = new App({ context: { env: 'dev', 'aws:cdk:bundling-stacks': [] } });
 const stack = new LifecycleStack(app, stackName, { config: fixtureEnv('dev'), lifecycle: def });

@@ -1,5 +1,5 @@
 /**
- * CDK assertions on the lead lifecycle stack: the compiled Express state machine, the bus, rules, dead-letter queues,
+ * CDK assertions on the fixture lifecycle's stack (member-journey): the compiled Express state machine, the bus, rules, dead-letter queues,
  * alarms, dashboard, grants, cdk-nag.
  */
 import { createRequire } from 'node:module';
@@ -11,30 +11,32 @@ import { loadStateName } from '../../src/cdk/constructs/lifecycle-workflow.ts';
 import { LIFECYCLE_STATES as S } from '../../src/cdk/names.ts';
 import { OUTBOX_FILTER } from '../../src/cdk/stacks/lifecycle-stack.ts';
 import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
-import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
+import { ConfigError } from '../../src/core/errors.ts';
 import { routeOf, UNKNOWN_EVENT } from '../../src/definitions/lifecycle/routes.ts';
 import { LIFECYCLE_SOURCE } from '../../src/definitions/lifecycle/schema.ts';
 import { loadProject } from '../../src/project/project.ts';
 import { FOLLOW_UP_DUE, stateChangedType } from '../../src/runtime/lifecycle/envelope.ts';
 import { OUTBOX_SK_PREFIX } from '../../src/runtime/lifecycle/store.ts';
 import { type Json, lifecycleApp, lifecycleStack } from '../local/sessions/lifecycle/support.ts';
-import { fixtureEnv } from '../support/fixture-project.ts';
+import { agent, def } from '../runtime/lifecycle/support.ts';
+import { FIXTURE_PROJECT, fixtureEnv } from '../support/fixture-project.ts';
 import { synthApp } from './template.ts';
 
-const project = await loadProject();
+const project = await loadProject(FIXTURE_PROJECT);
 
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (
   d: unknown,
   o?: { checkArn?: boolean; checkPaths?: boolean },
 ) => { isValid: boolean; errorsText: () => string };
 
-const def = loadLifecycle('lead-lifecycle');
 const LOAD = loadStateName(def);
 const STATE_CHANGED = stateChangedType(def);
 const { app, stack } = lifecycleStack();
 const template = Template.fromStack(stack);
-const asl = lifecycleApp().app.stateMachines.find((m) => m.workflowName === 'lead-lifecycle')!
-  .definition as unknown as { StartAt: string; States: Record<string, Json> };
+const asl = lifecycleApp().app.stateMachines.find((m) => m.workflowName === def.name)!.definition as unknown as {
+  StartAt: string;
+  States: Record<string, Json>;
+};
 const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
   stack.getLogicalId(construct.node.defaultChild as never);
 
@@ -71,7 +73,7 @@ describe('the lifecycle state machine', () => {
     const [resource] = Object.values(
       template.findResources('AWS::StepFunctions::StateMachine', { Properties: { StateMachineType: 'EXPRESS' } }),
     );
-    expect(resource!.Metadata).toEqual({ 'stepwise:workflow': 'lead-lifecycle' });
+    expect(resource!.Metadata).toEqual({ 'stepwise:workflow': 'member-journey' });
     expect(resource!.Properties).toMatchObject({
       TracingConfiguration: { Enabled: true },
       LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true },
@@ -84,11 +86,11 @@ describe('the lifecycle state machine', () => {
   });
 
   it('routes every event to the Task of its type, duplicates first, a type outside the vocabulary to Unknown event', () => {
-    for (const type of [...def.events, 'lead.sneezed', 'constructor']) {
+    for (const type of [...def.events, 'member.sneezed', 'constructor']) {
       expect(routed(type), type).toBe(routeOf(def, type));
       expect(routed(type, true)).toBe(S.duplicate);
     }
-    expect(routed('lead.sneezed')).toBe(UNKNOWN_EVENT);
+    expect(routed('member.sneezed')).toBe(UNKNOWN_EVENT);
     const route = asl.States[S.route]!;
     expect(route.Choices).toEqual([
       { Variable: '$.loaded.duplicate', BooleanEquals: true, Next: S.duplicate },
@@ -99,8 +101,8 @@ describe('the lifecycle state machine', () => {
 
   it('reads in the console: a name from the stack and the lifecycle, few states, and a Comment on every state', () => {
     const [resource] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-    expect(resource!.Properties.StateMachineName).toBe('Stepwise-LeadLifecycle-dev-lead-lifecycle');
-    // One Task per event type (17), Unknown event, and 9 others: 27 states, where the per-declaration graph had 59.
+    expect(resource!.Properties.StateMachineName).toBe('Stepwise-MemberJourney-dev-member-journey');
+    // One Task per event type (14), Unknown event, and 9 others: 24 states.
     expect(Object.keys(asl.States)).toHaveLength(def.events.length + 10);
     expect(
       Object.keys(asl.States)
@@ -108,10 +110,8 @@ describe('the lifecycle state machine', () => {
         .sort(),
     ).toEqual([S.afterPersist, S.retryConflict, S.route].sort());
     for (const [name, state] of Object.entries(asl.States)) expect(state.Comment, name).toMatch(/\w/);
-    expect(asl.States['meeting.missed']!.Comment).toBe(
-      'Applies meeting.missed: meeting_booked → no_show; elsewhere logged only.',
-    );
-    expect(asl.States[LOAD]!.Comment).toMatch(/Refuses an event over 240 KiB or without detail\.leadId/);
+    expect(asl.States['call.missed']!.Comment).toBe('Applies call.missed: booked → no_show; elsewhere logged only.');
+    expect(asl.States[LOAD]!.Comment).toMatch(/Refuses an event over 240 KiB or without detail\.memberId/);
   });
 
   it('has no unreachable state', () => {
@@ -189,7 +189,7 @@ describe('the lifecycle state machine', () => {
     }
   });
 
-  it('publishes nothing itself: Persist writes lead.state_changed to the outbox in the same transaction', () => {
+  it('publishes nothing itself: Persist writes member.state_changed to the outbox in the same transaction', () => {
     expect(asl.States[S.persist]!.Parameters).toMatchObject({ 'stateChanged.$': '$.applied.stateChanged' });
     expect(asl.States[S.afterPersist]).toMatchObject({
       Choices: [{ Variable: '$.persisted.status', StringEquals: 'DUPLICATE', Next: S.duplicate }],
@@ -217,8 +217,8 @@ describe('the lifecycle state machine', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
-          LIFECYCLE: 'lead-lifecycle',
-          AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting', 'lead-lifecycle')),
+          LIFECYCLE: 'member-journey',
+          AGENT_CONFIG: JSON.stringify(agent('attend-call')),
         }),
       },
     });
@@ -230,7 +230,7 @@ describe('the lifecycle bus and its rules', () => {
   const ruleOf = (construct: { node: { defaultChild?: unknown } }) => rules[logicalId(construct)]!.Properties;
 
   it('is a custom bus named per lifecycle and environment', () => {
-    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'stepwise-dev-lead-lifecycle' });
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'stepwise-dev-member-journey' });
     expect(Object.values(rules).every((r) => r.Properties.EventBusName.Ref === logicalId(stack.eventBus))).toBe(true);
   });
 
@@ -255,8 +255,8 @@ describe('the lifecycle bus and its rules', () => {
     expect(unknown.EventPattern).toEqual({ source: [{ 'anything-but': [...def.sources, LIFECYCLE_SOURCE] }] });
   });
 
-  it('feeds lead.state_changed to the CRM sync, the notifier (notify states only) and the timers, follow_up.due to the follow-up sender', () => {
-    expect(STATE_CHANGED).toBe('lead.state_changed');
+  it('feeds member.state_changed to the CRM sync, the notifier (notify states only) and the timers, follow_up.due to the follow-up sender', () => {
+    expect(STATE_CHANGED).toBe('member.state_changed');
     const pattern = { source: [LIFECYCLE_SOURCE], 'detail-type': [STATE_CHANGED] };
     const { crmSync, notifier, timers, followUpSender } = stack.listeners;
     expect(ruleOf(crmSync!.rule).EventPattern).toEqual(pattern);
@@ -315,7 +315,7 @@ describe('the transactional outbox', () => {
     });
   });
 
-  it('is one pipe: table stream (new outbox items only, from the oldest record) -> publisher -> the bus as lead.state_changed, with retries, bisection and a DLQ', () => {
+  it('is one pipe: table stream (new outbox items only, from the oldest record) -> publisher -> the bus as member.state_changed, with retries, bisection and a DLQ', () => {
     expect(pipe).toHaveLength(1);
     const p = pipe[0]!.Properties;
     expect(p.Source).toEqual({ 'Fn::GetAtt': [logicalId(stack.table), 'StreamArn'] });
@@ -365,7 +365,7 @@ describe('the timers on EventBridge Scheduler (the followUps and renewals featur
   const resources = template.toJSON().Resources as Record<string, Json>;
 
   it('has a schedule group per environment and no Step Functions timer any more', () => {
-    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'stepwise-dev-lead-lifecycle-timers' });
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'stepwise-dev-member-journey-timers' });
     expect(Object.values(template.findResources('AWS::StepFunctions::StateMachine'))).toHaveLength(1);
   });
 
@@ -378,7 +378,7 @@ describe('the timers on EventBridge Scheduler (the followUps and renewals featur
         ArnLike: { 'aws:SourceArn': expect.anything() },
       },
     });
-    expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain(':schedule/stepwise-dev-lead-lifecycle-timers/*');
+    expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain(':schedule/stepwise-dev-member-journey-timers/*');
     const actions = Object.values(template.findResources('AWS::IAM::Policy'))
       .filter((pol) => pol.Properties.Roles.some((r: Json) => r.Ref === logicalId(stack.timers!.role)))
       .flatMap((pol) => pol.Properties.PolicyDocument.Statement as Json[])
@@ -392,11 +392,11 @@ describe('the timers on EventBridge Scheduler (the followUps and renewals featur
     for (const fn of [stack.listeners.timers!.function, stack.listeners.followUpSender!.function]) {
       const vars = resources[logicalId(fn)]!.Properties.Environment.Variables;
       expect(vars).toMatchObject({
-        LIFECYCLE: 'lead-lifecycle',
-        SCHEDULE_GROUP: 'stepwise-dev-lead-lifecycle-timers',
+        LIFECYCLE: 'member-journey',
+        SCHEDULE_GROUP: 'stepwise-dev-member-journey-timers',
         SCHEDULER_ROLE_ARN: { 'Fn::GetAtt': [logicalId(stack.timers!.role), 'Arn'] },
         TIMERS_DLQ_ARN: { 'Fn::GetAtt': [logicalId(stack.timers!.deadLetterQueue), 'Arn'] },
-        AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting', 'lead-lifecycle')),
+        AGENT_CONFIG: JSON.stringify(agent('attend-call')),
       });
       const roleId = resources[logicalId(fn)]!.Properties.Role['Fn::GetAtt'][0];
       const actions = Object.values(template.findResources('AWS::IAM::Policy'))
@@ -417,7 +417,7 @@ describe('the timers on EventBridge Scheduler (the followUps and renewals featur
       JSON.parse(resources[logicalId(stack.listeners.timers!.function)]!.Properties.Environment.Variables.AGENT_CONFIG)
         .timers,
     ).toEqual({
-      followUpHours: [48, 72, 120],
+      followUpHours: [48, 72],
       coldAfterDays: 7,
       renewalAfterDays: null,
     });
@@ -426,11 +426,11 @@ describe('the timers on EventBridge Scheduler (the followUps and renewals featur
 
 describe('operations', () => {
   it('has a dashboard of executions, events, dead letters and functions, and alarms on every function, timed-out and failed executions', () => {
-    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'stepwise-lead-lifecycle-dev' });
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'stepwise-member-journey-dev' });
     const body = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
     for (const title of [
       'Executions',
-      'lead events',
+      'member events',
       'Dead-letter queues',
       'Function errors',
       'Function throttles',
@@ -457,10 +457,10 @@ describe('operations', () => {
 describe('the app', () => {
   it('has the lifecycle stack in every environment, cdk-nag clean', () => {
     for (const env of ['dev', 'prod']) {
-      const lead = synthApp(env).stacks.lifecycles['lead-lifecycle']!;
-      expect(lead.stackName).toBe(`Stepwise-LeadLifecycle-${env}`);
+      const member = synthApp(env).stacks.lifecycles['member-journey']!;
+      expect(member.stackName).toBe(`Stepwise-MemberJourney-${env}`);
       const findings = new AwsSolutionsChecks()
-        .validateScope(lead)
+        .validateScope(member)
         .violations.flatMap((v) =>
           v.violatingResources.map((r) => `${v.severity} ${v.ruleName}: ${r.constructPath ?? r.resourceLogicalId}`),
         );
@@ -469,11 +469,11 @@ describe('the app', () => {
   });
 
   it('notifies its own alarm topic (each stack has one) from every lifecycle alarm where there is one', () => {
-    const lead = synthApp('prod').stacks.lifecycles['lead-lifecycle']!;
-    const alarms = Object.values(Template.fromStack(lead).findResources('AWS::CloudWatch::Alarm'));
+    const member = synthApp('prod').stacks.lifecycles['member-journey']!;
+    const alarms = Object.values(Template.fromStack(member).findResources('AWS::CloudWatch::Alarm'));
     expect(alarms).toHaveLength(26); // 8 queues, failed and timed-out executions, errors and throttles of 8 functions
     expect(alarms.filter((a) => a.Properties.MetricName === 'ExecutionsFailed')).toHaveLength(1);
-    const topics = Object.keys(Template.fromStack(lead).findResources('AWS::SNS::Topic'));
+    const topics = Object.keys(Template.fromStack(member).findResources('AWS::SNS::Topic'));
     expect(topics).toHaveLength(1);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topics[0] }]);
   });
@@ -487,12 +487,14 @@ describe('the app', () => {
         { ...project, workflows: [] },
       );
     expect(build({})).toThrow(
-      /^environment "dev": lifecycles\.lead-lifecycle\.crmWebhookUrl: required by features\.crmSync of statemachines\/lead-lifecycle\/statechart\.yaml$/,
+      new ConfigError(
+        `environment "dev": lifecycles.member-journey.crmWebhookUrl: required by features.crmSync of ${def.file}`,
+      ),
     );
-    expect(build({ ...dev.lifecycles, 'lead-lifecycel': {} })).toThrow(
-      /^environment "dev": lifecycles\.lead-lifecycel: no lifecycle "lead-lifecycel" \(known: lead-lifecycle\)$/,
+    expect(build({ ...dev.lifecycles, 'member-journy': {} })).toThrow(
+      /^environment "dev": lifecycles\.member-journy: no lifecycle "member-journy" \(known: member-journey\)$/,
     );
-    expect(build({ 'lead-lifecycle': { ...dev.lifecycles['lead-lifecycle'], agent: 'nobody' } })).toThrow(
+    expect(build({ 'member-journey': { ...dev.lifecycles['member-journey'], agent: 'nobody' } })).toThrow(
       /unknown agent "nobody"/,
     );
   });

@@ -13,13 +13,12 @@ import { EMAIL_INGRESS_ENTRY } from '../../src/cdk/names.ts';
 import { addStepwiseStacks } from '../../src/cdk/stepwise-app.ts';
 import { type EnvConfig, EnvConfigSchema } from '../../src/project/config.ts';
 import { loadProject } from '../../src/project/project.ts';
-import projectConfig from '../../stepwise.config.ts';
-import { fixtureEnv } from '../support/fixture-project.ts';
+import { FIXTURE_PROJECT, fixtureEnv } from '../support/fixture-project.ts';
 import { type Json, synthApp } from './template.ts';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:on-call';
-const project = await loadProject();
-const ENV_NAMES = Object.keys(projectConfig.environments);
+const project = await loadProject(FIXTURE_PROJECT);
+const ENV_NAMES = Object.keys(project.config.environments);
 
 /** The workflow stacks of `config`'s app, by workflow name. */
 function workflowTemplates(config: EnvConfig): Record<string, Template> {
@@ -83,7 +82,7 @@ describe('alarms of the workflow stacks', () => {
   it('alarms on Bedrock throttling, watching exactly the metric the step handler emits when the model throttles', () => {
     // test/runtime/observability/step-metrics.test.ts: ModelThrottled, dimensions service and workflow (the workflow's
     // name both).
-    const name = 'warranty-email';
+    const name = 'case-desk';
     const alarms = watching(
       template,
       'ModelThrottled',
@@ -132,7 +131,7 @@ describe('alarm notifications', () => {
     for (const [name, template] of Object.entries(
       workflowTemplates({ ...base, alarms: { ...alarms, topicArn: TOPIC } }),
     )) {
-      // The smallest workflow, order-ticket (two code steps), has 7.
+      // The smallest workflows of the fixture project (five steps) have 14.
       expect(alarmsOf(template).length, name).toBeGreaterThan(5);
       for (const alarm of alarmsOf(template))
         expect(notifications(alarm), `${name}: ${alarm.AlarmDescription}`).toEqual([TOPIC]);

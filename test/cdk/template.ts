@@ -1,42 +1,60 @@
-/** Helpers shared by the infra tests: synthesize the app without bundling and read the template back. */
+/** Helpers shared by the infra tests: synthesize a project's app without bundling and read the template back. */
 import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addStepwiseStacks, type StepwiseStacks } from '../../src/cdk/stepwise-app.ts';
-import { loadProject } from '../../src/project/project.ts';
-import { fixtureEnv } from '../support/fixture-project.ts';
-
-const project = await loadProject();
+import { fromTemplates, type SynthesizedApp as LocalApp } from '../../src/local/cloud/synth.ts';
+import type { EnvConfig } from '../../src/project/config.ts';
+import { loadProject, type Project } from '../../src/project/project.ts';
+import { FIXTURE_PROJECT, fixtureEnv } from '../support/fixture-project.ts';
 
 export type Json = Record<string, any>;
 
 export interface SynthesizedApp {
   app: App;
   stacks: StepwiseStacks;
-  /** The warranty-email workflow's stack. */
+  /** The stack of the workflow the app was made for (`projectApps`' `workflow`). */
   template: Template;
 }
 
-const apps = new Map<string, SynthesizedApp>();
-
 /**
- * The app of one environment, bundling skipped (the asset hashes stay fake), synthesized once per test worker: the
- * files of a worker share its modules, and a dozen of them read the same example app. Read it only; a construct
- * added to it would reach the files after.
+ * The apps of `project`, one per environment (`environment(name)`), bundling skipped (the asset hashes stay fake),
+ * each synthesized once per test worker: the files of a worker share its modules, and a dozen of them read the same
+ * app. Read it only; a construct added to it would reach the files after. `template` is `workflow`'s stack.
  */
-export function synthApp(env = 'dev'): SynthesizedApp {
-  let synthesized = apps.get(env);
-  if (!synthesized) {
-    const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
-    const stacks = addStepwiseStacks(app, fixtureEnv(env), project);
-    synthesized = { app, stacks, template: Template.fromStack(stacks.workflows['warranty-email']!) };
-    apps.set(env, synthesized);
-  }
-  return synthesized;
+export function projectApps(
+  project: Project,
+  environment: (name: string) => EnvConfig,
+  workflow: string,
+): (env?: string) => SynthesizedApp {
+  const apps = new Map<string, SynthesizedApp>();
+  return (env = 'dev') => {
+    let synthesized = apps.get(env);
+    if (!synthesized) {
+      const app = new App({ context: { env, 'aws:cdk:bundling-stacks': [] } });
+      const stacks = addStepwiseStacks(app, environment(env), project);
+      synthesized = { app, stacks, template: Template.fromStack(stacks.workflows[workflow]!) };
+      apps.set(env, synthesized);
+    }
+    return synthesized;
+  };
 }
+
+/** The engine fixture project's app (test/fixtures/project, `fixtureEnv`) of one environment; `template` is case-desk's. */
+export const synthApp = projectApps(await loadProject(FIXTURE_PROJECT), fixtureEnv, 'case-desk');
 
 /** Every stack of the app by name: one per workflow and one per lifecycle (by their folder names). */
 export function allStacks(stacks: StepwiseStacks): Record<string, Stack> {
   return { ...stacks.workflows, ...stacks.lifecycles };
+}
+
+/**
+ * The app as the local runtime reads one (src/local/cloud/synth.ts): the templates by stack name and the state machines
+ * with their definitions resolved, from the stacks `synthApp` already synthesized.
+ */
+export function localView({ stacks }: SynthesizedApp): LocalApp {
+  return fromTemplates(
+    Object.fromEntries(Object.values(allStacks(stacks)).map((s) => [s.stackName, Template.fromStack(s).toJSON()])),
+  );
 }
 
 /** A placeholder function ARN for the `Fn::GetAtt [<logicalId>, Arn]` in a definition. */

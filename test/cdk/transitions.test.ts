@@ -1,5 +1,5 @@
 /**
- * State transitions of the compiled warranty-email ASL, counted by running it in the in-process
+ * State transitions of the compiled ASL of the fixture project's case-desk, counted by running it in the in-process
  * interpreter (aws-local-stepfunctions) with scripted step results. Standard workflows are billed per
  * transition: the contract costs 2 per step (Task + Choice) plus 2 per execution (Start + terminal).
  */
@@ -13,13 +13,13 @@ const { asl } = stateMachineOf(synthApp('dev').template);
 const machine = new StateMachine(asl as never, { validationOptions: { checkArn: false } });
 const taskNames = Object.keys(asl.States).filter((name) => asl.States[name].Type === 'Task');
 
-/** The five flows of the warranty agent, as the routes each step takes. */
+/** The five flows of case-desk, as the routes each step takes. */
 const FLOWS: Record<string, string[]> = {
-  'valid warranty': ['01-extract-serial', '02-check-warranty', '03a-valid-warranty', '05-send-confirmation'],
-  'expired warranty': ['01-extract-serial', '02-check-warranty', '03c-expired-warranty'],
-  'unknown serial': ['01-extract-serial', '02-check-warranty', '03b-device-not-found'],
-  'missing serial': ['01-extract-serial', '03d-request-serial'],
-  'out of scope': ['01-extract-serial', '04-out-of-scope'],
+  'open case': ['01-read-request', '02-look-up', '03a-open-case', '05-confirm'],
+  'closed case': ['01-read-request', '02-look-up', '04-hand-off'],
+  'unknown reference': ['01-read-request', '02-look-up', '03b-not-found'],
+  'missing reference': ['01-read-request', '03c-ask-ref'],
+  'out of scope': ['01-read-request', '04-hand-off'],
 };
 
 /** Run the ASL; each Task answers with the next route of `path` (and what `route` says for a step's name, if given). */
@@ -56,7 +56,7 @@ async function run(path: string[], route: Record<string, string> = {}) {
   return { entered, output };
 }
 
-describe('state transitions of the compiled warranty-email workflow', () => {
+describe('state transitions of the compiled case-desk workflow', () => {
   it.each(Object.entries(FLOWS))('%s: 2 per step + 2 per execution', async (flow, path) => {
     const { entered, output } = await run(path);
     expect(entered).toEqual(['Start', ...path.flatMap((s) => [s, `${s}.route`]), 'Done']);
@@ -68,16 +68,13 @@ describe('state transitions of the compiled warranty-email workflow', () => {
   });
 
   it('an undeclared route costs the fallback step on top', async () => {
-    const { entered } = await run(['01-extract-serial'], {
-      '01-extract-serial': '05-send-confirmation',
-      '04-out-of-scope': DONE,
-    });
+    const { entered } = await run(['01-read-request'], { '01-read-request': '05-confirm', '04-hand-off': DONE });
     expect(entered).toEqual([
       'Start',
-      '01-extract-serial',
-      '01-extract-serial.route',
-      '04-out-of-scope',
-      '04-out-of-scope.route',
+      '01-read-request',
+      '01-read-request.route',
+      '04-hand-off',
+      '04-hand-off.route',
       'Done',
     ]);
   });

@@ -4,13 +4,18 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { copyFixtureProject } from '../support/fixture-project.ts';
 import { run, stepwise } from '../support/project-copy.ts';
-import { useBuiltProject } from '../support/tmp.ts';
+import { useTempDirs } from '../support/tmp.ts';
 
-// The CLI as installed (compiled), in a copy of the project: a start costs no tsx.
-const project = useBuiltProject('stepwise-cli-');
-const cli = (...args: string[]) => stepwise(project(), ...args);
+// The CLI as installed (compiled), in a copy of the fixture project: a start costs no tsx.
+const tempDir = useTempDirs('stepwise-cli-');
+let dir = '';
+beforeAll(() => {
+  dir = copyFixtureProject(tempDir(), { built: true });
+});
+const cli = (...args: string[]) => stepwise(dir, ...args);
 
 describe('the stepwise CLI', () => {
   it('prints its version', async () => {
@@ -31,41 +36,33 @@ describe('the stepwise CLI', () => {
   });
 
   it('refuses a missing input file or an empty folder with exit 1 before anything runs', async () => {
-    const missing = await cli('run', 'warranty-email', '--email', 'no-such.eml', '--json');
+    const missing = await cli('run', 'case-desk', '--email', 'no-such.eml', '--json');
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.out)).toEqual({
       error: { type: 'InvalidInputError', message: 'input not found: no-such.eml' },
     });
-    mkdirSync(join(project(), 'empty'));
-    const empty = await cli('run', 'warranty-email', '--email', 'empty');
+    mkdirSync(join(dir, 'empty'));
+    const empty = await cli('run', 'case-desk', '--email', 'empty');
     expect(empty.code).toBe(1);
     expect(empty.err).toBe('stepwise: no inputs in empty (looked for *.eml)\n');
   });
 
-  it('suggests the nearest command for a mistyped one, and lists them for anything else', async () => {
+  it("suggests the nearest command for a mistyped one, and lists them, the project's own included, for anything else", async () => {
     const typo = await cli('valdate');
     expect(typo.code).toBe(2);
     expect(typo.err).toBe('stepwise: unknown command "valdate" (did you mean "stepwise validate"?)\n');
     const bogus = await cli('bogus');
     expect(bogus.code).toBe(2);
     expect(bogus.err).toMatch(
-      /^stepwise: unknown command "bogus" \(commands: agent-vectors, demo, eval, .*, new, .*, studio, synth, validate\)\n$/,
+      /^stepwise: unknown command "bogus" \(commands: demo, eval, .*, member, new, .*, studio, synth, validate\)\n$/,
     );
   });
 
   it('colours its output on a terminal only, and never with NO_COLOR', async () => {
-    const colored = await run(
-      project(),
-      'env',
-      'FORCE_COLOR=1',
-      process.execPath,
-      'bin/stepwise.mjs',
-      'validate',
-      'nope',
-    );
+    const colored = await run(dir, 'env', 'FORCE_COLOR=1', process.execPath, 'bin/stepwise.mjs', 'validate', 'nope');
     expect(colored.err.startsWith('\u001b[31mstepwise:\u001b[39m ')).toBe(true);
     const plain = await run(
-      project(),
+      dir,
       'env',
       'FORCE_COLOR=1',
       'NO_COLOR=1',
@@ -83,7 +80,7 @@ describe('the stepwise CLI', () => {
     const { code, err } = await cli('validate', 'nope');
     expect(code).toBe(1);
     expect(err).toMatch(
-      /^stepwise: statemachines\/nope: \(folder\): unknown workflow "nope" \(known: .*warranty-email.*\)\n$/,
+      /^stepwise: statemachines\/nope: \(folder\): unknown workflow "nope" \(known: case-desk, checkpoint-review, consensus-pick, reply-wait\)\n$/,
     );
   });
 });

@@ -2,32 +2,47 @@
  * What every command of the CLI follows, read from the commander program itself: `--json` on
  * every command that prints data, an Examples section in every help, `--env` wherever a command
  * synthesizes or runs a deployment environment's stack, `--profile` and `--region` wherever it
- * calls AWS (as the CDK, SAM and AWS CLIs name them).
+ * calls AWS (as the CDK, SAM and AWS CLIs name them). The program is the fixture project's, with its
+ * own lifecycle alias (`stepwise member …`, a project command made with `registerLifecycle`).
  */
 import type { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { examplesOf } from '../../src/cli/help.ts';
 import { createProgram } from '../../src/cli/program.ts';
+import { commandLeaves, longFlags } from '../support/commands.ts';
 
 let commands: Map<string, Command>;
 
 beforeAll(async () => {
-  const program = await createProgram();
-  const leaves = (c: Command, prefix: string[] = []): [string, Command][] =>
-    c.commands.flatMap((sub) =>
-      sub.commands.length
-        ? leaves(sub, [...prefix, sub.name()])
-        : [[[...prefix, sub.name()].join(' '), sub] as [string, Command]],
-    );
-  commands = new Map(leaves(program));
+  commands = commandLeaves(await createProgram());
 });
 
-const flags = (name: string) => commands.get(name)!.options.map((o) => o.long);
+const flags = (name: string) => longFlags(commands.get(name)!);
 
 /** Commands that synthesize or run a stack of an environment. */
-const ENVIRONMENT = ['synth', 'run', 'eval', 'demo', 'resume', 'validate', 'lead replay', 'lead show', 'lead report'];
+const ENVIRONMENT = [
+  'synth',
+  'run',
+  'eval',
+  'demo',
+  'resume',
+  'validate',
+  'lifecycle member-journey replay',
+  'member replay',
+  'member show',
+  'member report',
+];
 /** Commands that call AWS (with --model bedrock, --aws or --table, or always). */
-const AWS = ['run', 'eval', 'demo', 'resume', 'history', 'registry import', 'lead show', 'lead report'];
+const AWS = [
+  'run',
+  'eval',
+  'demo',
+  'resume',
+  'history',
+  'lifecycle member-journey show',
+  'member show',
+  'member report',
+];
 
 describe('CLI conventions', () => {
   it('knows the commands this test names', () => {

@@ -1,48 +1,58 @@
 /**
  * `stepwise demo` says what it runs, prints one line per input and leaves no paused execution
  * behind; `run --watch` and `eval --watch` run again when a definition of the workflow changes.
- * Each in a throwaway copy of the project.
+ * Each in a throwaway copy of the fixture project.
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyBuiltProject } from '../support/built-package.ts';
-import { stepwise } from '../support/project-copy.ts';
+import { copyFixtureProject } from '../support/fixture-project.ts';
+import { copyEnv, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-demo-');
 let dir: string;
 beforeAll(() => {
-  dir = copyBuiltProject(tempDir());
+  dir = copyFixtureProject(tempDir(), { built: true });
 });
 
 describe('stepwise demo', () => {
   it('says exactly what it runs, prints one line per input, and keeps no paused execution', {
     timeout: 180_000,
   }, async () => {
-    const demo = await stepwise(dir, 'demo', 'investigation');
+    const demo = await stepwise(dir, 'demo', 'checkpoint-review');
     expect(demo.code, demo.err).toBe(0);
     const lines = demo.out.trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'Stepwise demo: the sample inputs of 1 workflow: investigation (5 input files), through the synthesized ASL on the local runtime (DynamoDB Local), model: offline stand-in (deterministic rules, NOT an LLM).',
+      'Stepwise demo: the sample inputs of 1 workflow: checkpoint-review (2 input files), through the synthesized ASL on the local runtime (DynamoDB Local), model: offline stand-in (deterministic rules, NOT an LLM).',
     );
     const inputs = lines.filter((l) => /^ {2}\S+\.json +(SUCCEEDED|FAILED|PAUSED|REJECTED)/.test(l));
-    expect(inputs).toHaveLength(5);
-    expect(inputs.find((l) => l.includes('latency-checkpoint.json'))).toMatch(/PAUSED/);
+    expect(inputs).toHaveLength(2);
+    expect(inputs.find((l) => l.includes('checkpoint.json'))).toMatch(/PAUSED/);
+    expect(inputs.find((l) => l.includes('quick.json'))).toMatch(/SUCCEEDED/);
     // A line per input, the workflow's header, the paused one's note and the closing lines: nothing else.
-    expect(lines.length).toBeLessThanOrEqual(5 + 8);
+    expect(lines.length).toBeLessThanOrEqual(2 + 8);
     const pauses = join(dir, '.stepwise', 'pauses');
     expect(existsSync(pauses) ? readdirSync(pauses) : []).toEqual([]);
   });
 
   it('prints every result as JSON with --json', { timeout: 180_000 }, async () => {
-    const demo = await stepwise(dir, 'demo', 'tool-loop', '--json');
+    const demo = await stepwise(dir, 'demo', 'case-desk', '--json');
     expect(demo.code, demo.err).toBe(0);
     const { workflows } = JSON.parse(demo.out);
     expect(workflows).toHaveLength(1);
-    expect(workflows[0].workflow).toBe('tool-loop');
-    expect(workflows[0].results.map((r: { status: string }) => r.status)).toEqual(Array(6).fill('SUCCEEDED'));
+    expect(workflows[0].workflow).toBe('case-desk');
+    // Mail the ingress refuses is a result too.
+    expect(workflows[0].results.map((r: { file: string; status: string }) => [basename(r.file), r.status])).toEqual([
+      ['auto-reply.eml', 'REJECTED'],
+      ['closed.eml', 'SUCCEEDED'],
+      ['missing-ref.eml', 'SUCCEEDED'],
+      ['not-found.eml', 'SUCCEEDED'],
+      ['out-of-scope.eml', 'SUCCEEDED'],
+      ['spam.eml', 'REJECTED'],
+      ['valid.eml', 'SUCCEEDED'],
+    ]);
   });
 });
 
@@ -50,7 +60,7 @@ describe('stepwise demo', () => {
 function watch(...args: string[]) {
   const child = spawn(process.execPath, ['bin/stepwise.mjs', ...args], {
     cwd: dir,
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: copyEnv(),
   });
   let out = '';
   let err = '';
@@ -70,8 +80,12 @@ const count = (text: string, what: string) => text.split(what).length - 1;
 
 describe('--watch', () => {
   it.each([
-    ['run', ['run', 'tool-loop', '--input', 'statemachines/tool-loop/samples/convert.json'], '1 input: 1 SUCCEEDED'],
-    ['eval', ['eval', 'tool-loop'], '10 passed, 0 failed, 10 total'],
+    [
+      'run',
+      ['run', 'consensus-pick', '--input', 'statemachines/consensus-pick/samples/vote.json'],
+      '1 input: 1 SUCCEEDED',
+    ],
+    ['eval', ['eval', 'consensus-pick'], '3 passed, 0 failed, 3 total'],
   ])(
     '%s runs again when a definition under the workflow folder changes',
     { timeout: 360_000 },
@@ -79,9 +93,11 @@ describe('--watch', () => {
       const w = watch(...args, '--watch');
       try {
         await w.until(() => count(w.output(), done) === 1 && w.errors().includes('watching'), 'the first run');
-        appendFileSync(join(dir, 'statemachines/tool-loop/steps/04-reflect.md'), '\nWork carefully.\n');
+        appendFileSync(join(dir, 'statemachines/consensus-pick/steps/04-reflect.md'), '\nWork carefully.\n');
         await w.until(() => count(w.output(), done) === 2, 'the run after the change');
-        expect(w.errors()).toMatch(/stepwise: statemachines\/tool-loop\/steps\/04-reflect\.md changed, running again/);
+        expect(w.errors()).toMatch(
+          /stepwise: statemachines\/consensus-pick\/steps\/04-reflect\.md changed, running again/,
+        );
       } finally {
         w.stop();
       }

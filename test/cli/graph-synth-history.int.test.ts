@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import * as graph from '../../src/cli/commands/graph.ts';
 import * as history from '../../src/cli/commands/history.ts';
 import * as synth from '../../src/cli/commands/synth.ts';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../src/definitions/workflow/mermaid.ts';
 import { summarizeExecution, writeLocalExecution } from '../../src/local/records/history.ts';
@@ -25,13 +25,13 @@ const tmp = useTempDirs('stepwise-cli-');
 
 describe('stepwise graph', () => {
   it('prints the Mermaid diagram of a workflow by name, or by folder path as JSON', async () => {
-    expect(await cli('graph', 'warranty-email')).toBe(0);
-    expect(io.out).toBe(workflowToMermaid(loadWorkflow('warranty-email')));
+    expect(await cli('graph', 'case-desk')).toBe(0);
+    expect(io.out).toBe(workflowToMermaid(loadWorkflow('case-desk')));
     io.out = '';
-    expect(await cli('graph', join(PROJECT_ROOT, 'test/fixtures/workflows/triage'), '--json')).toBe(0);
+    expect(await cli('graph', join(PACKAGE_ROOT, 'test/fixtures/workflows/triage'), '--json')).toBe(0);
     expect(JSON.parse(io.out)).toEqual({
       workflow: 'triage',
-      mermaid: workflowToMermaid(loadWorkflow('triage', join(PROJECT_ROOT, 'test/fixtures/workflows'))),
+      mermaid: workflowToMermaid(loadWorkflow('triage', join(PACKAGE_ROOT, 'test/fixtures/workflows'))),
     });
   });
 
@@ -43,9 +43,6 @@ describe('stepwise graph', () => {
     io.err = '';
     expect(await cli('graph', join(tmp(), 'missing'))).toBe(1);
     expectOneLine(io.err);
-    // ENGINE BUG?: a folder path that does not exist now reports `unknown workflow "missing" (known: <the parent
-    // folder's workflows>)` (graph.ts loads a path via loadWorkflow(name, parent)), no longer that the manifest is
-    // missing.
     expect(io.err).toContain('workflow manifest not found');
 
     const bad = join(tmp(), 'bad');
@@ -63,17 +60,17 @@ describe('stepwise graph', () => {
 
 describe('stepwise synth', () => {
   it('prints the deployed ASL of a workflow, with a note on stderr that tokens are placeholders', async () => {
-    expect(await cli('synth', 'warranty-email')).toBe(0);
+    expect(await cli('synth', 'case-desk')).toBe(0);
     const asl = JSON.parse(io.out);
     expect(asl.StartAt).toBe('Start');
-    expect(asl.States['01-extract-serial'].Resource).toMatch(/^arn:aws:lambda:us-east-1:123456789012:function:/);
+    expect(asl.States['01-read-request'].Resource).toMatch(/^arn:aws:lambda:us-east-1:123456789012:function:/);
     expect(io.err).toContain('tokens resolved to local placeholders');
   });
 
   it('fails with one line for an unknown workflow or environment', async () => {
     expect(await cli('synth', 'nope')).toBe(1);
     expectOneLine(io.err);
-    expect(io.err).toMatch(/\(known: .*warranty-email/);
+    expect(io.err).toMatch(/\(known: .*case-desk/);
     io.err = '';
     expect(await cli('synth', '--env', 'qa')).toBe(1);
     expectOneLine(io.err);
@@ -81,7 +78,7 @@ describe('stepwise synth', () => {
   });
 
   it('refuses an environment outside dev that still has a placeholder, as cdk synth does', async () => {
-    expect(await cli('synth', 'warranty-email', '--env', 'staging')).toBe(1);
+    expect(await cli('synth', 'case-desk', '--env', 'staging')).toBe(1);
     expectOneLine(io.err);
     expect(io.err).toMatch(/^stepwise: environment "staging": [\w.]+: "[^"]*example\.com[^"]*" is a placeholder: /);
     expect(io.out).toBe('');

@@ -42,14 +42,14 @@ describe('stepwise history', () => {
     let name = '';
     beforeAll(async () => {
       const session = await WorkflowSession.start({
-        workflow: 'investigation',
+        workflow: 'checkpoint-review',
         logLevel: 'SILENT',
         historyDir,
         pausesDir,
       });
       try {
         const [result] = await session.runFiles([
-          join(loadWorkflow('investigation').dir, 'samples', 'latency-checkpoint.json'),
+          join(loadWorkflow('checkpoint-review').dir, 'samples', 'checkpoint.json'),
         ]);
         expect(result!.status).toBe('PAUSED');
         name = result!.executionName!;
@@ -61,7 +61,7 @@ describe('stepwise history', () => {
     it('is PAUSED at its checkpoint, not RUNNING', async () => {
       expect(await runCli([history], 'history', name, '--dir', historyDir, '--pauses', pausesDir)).toBe(0);
       expect(io.out.split('\n')[0]).toMatch(
-        new RegExp(`^${name} \\(investigation\\) PAUSED at 03-record\\.pause: \\d+ steps`),
+        new RegExp(`^${name} \\(checkpoint-review\\) PAUSED at 03-record\\.pause: \\d+ steps`),
       );
       io.out = '';
       expect(await runCli([history], 'history', name, '--dir', historyDir, '--pauses', pausesDir, '--json')).toBe(0);

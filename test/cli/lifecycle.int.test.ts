@@ -1,65 +1,69 @@
 /**
- * The `stepwise lead` contract: `replay` (exact JSON shape, malformed lines reported with their
- * line number and counted, a redelivered id counted once), `show`, `report`, `--config`, `--table`.
- * Commands run in-process through commander (in memory, to stay fast), plus one real `npx
- * stepwise lead replay --json` on DynamoDB Local exactly as users and the contract check run it.
+ * The lifecycle CLI contract, through a project's own alias of `stepwise lifecycle <name>` (the fixture project's
+ * `stepwise member`, for member-journey): `replay` (exact JSON shape, malformed lines reported with their line number
+ * and counted, a redelivered id counted once), `show`, `report`, `--config`, `--table`. Commands run in-process
+ * through commander (in memory, to stay fast), plus one real `npx stepwise member replay --json` on DynamoDB Local
+ * exactly as users and the contract check run it, in a copy of the fixture project.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import * as lead from '../../lambdas/workflows/lead-lifecycle/cli.ts';
-import { PROJECT_ROOT, STATEMACHINES_DIR } from '../../src/core/paths.ts';
-import { loadAgentConfig, loadLifecycle } from '../../src/definitions/lifecycle/loader.ts';
+import { lifecycleToMermaid } from '../../src/definitions/lifecycle/mermaid.ts';
+import { toXStateConfig } from '../../src/definitions/lifecycle/xstate.ts';
 import { sessionDynamoDb } from '../../src/local/cloud/dynamodb-connection.ts';
 import { LifecycleSession, parseReplayFile } from '../../src/local/sessions/lifecycle-session.ts';
 import { lifecycleReport } from '../../src/runtime/lifecycle/queries.ts';
+import * as member from '../fixtures/project/lambdas/workflows/member-journey/cli.ts';
+import { agent, def, LIFECYCLE } from '../runtime/lifecycle/support.ts';
 import { runCli, useCliCapture } from '../support/cli.ts';
+import { copyFixtureProject, FIXTURE_STATEMACHINES } from '../support/fixture-project.ts';
+import { run } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const io = useCliCapture();
-/** Run `stepwise lead <args>` in-process; returns the exit code. */
-const cli = (...args: string[]) => runCli([lead], 'lead', ...args);
+/** Run `stepwise member <args>` in-process; returns the exit code. */
+const cli = (...args: string[]) => runCli([member], 'member', ...args);
 
-const dir = useTempDirs('stepwise-lead-cli-')();
+const tempDir = useTempDirs('stepwise-member-cli-');
+const dir = tempDir();
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
 };
 
-/** Two leads; line 3 is not JSON, line 5 lacks a time, line 6 repeats line 2's id (a redelivery). */
+/** Two members; line 3 is not JSON, line 5 lacks a time, line 6 repeats line 2's id (a redelivery). */
 const REPLAY = [
-  '{"id":"e1","leadId":"lead-a","type":"agent.message_sent","time":"2026-01-01T00:00:00Z"}',
-  '{"id":"e2","leadId":"lead-a","type":"lead.message_sent","time":"2026-01-01T00:01:00Z","detail":{"text":"hi"}}',
-  '{"id":"e3","leadId":"lead-a",',
+  '{"id":"e1","memberId":"member-a","type":"agent.message_sent","time":"2026-01-01T00:00:00Z"}',
+  '{"id":"e2","memberId":"member-a","type":"member.message_sent","time":"2026-01-01T00:01:00Z","detail":{"text":"hi"}}',
+  '{"id":"e3","memberId":"member-a",',
   '',
-  '{"id":"e4","leadId":"lead-b","type":"agent.message_sent"}',
-  '{"id":"e2","leadId":"lead-a","type":"lead.message_sent","time":"2026-01-01T00:02:00Z","detail":{"text":"hi"}}',
-  '{"id":"e5","leadId":"lead-a","type":"meeting.booked","time":"2026-01-01T00:03:00Z"}',
-  '{"id":"e6","leadId":"lead-b","type":"lead.message_sent","time":"2026-01-01T00:03:00Z"}',
+  '{"id":"e4","memberId":"member-b","type":"agent.message_sent"}',
+  '{"id":"e2","memberId":"member-a","type":"member.message_sent","time":"2026-01-01T00:02:00Z","detail":{"text":"hi"}}',
+  '{"id":"e5","memberId":"member-a","type":"call.booked","time":"2026-01-01T00:03:00Z"}',
+  '{"id":"e6","memberId":"member-b","type":"member.message_sent","time":"2026-01-01T00:03:00Z"}',
 ].join('\n');
 const replayFile = file('replay.jsonl', REPLAY);
-const attendMeeting = join(STATEMACHINES_DIR, 'lead-lifecycle', 'agents', 'attend-meeting.json');
+/** An agent other than the environment's default (attend-call): done at the first booked call or closed deal. */
+const either = join(FIXTURE_STATEMACHINES, LIFECYCLE, 'agents', 'either.json');
 
-describe('stepwise lead replay', () => {
-  it('prints every lead in the contract shape, reports malformed lines by number and counts a redelivered id once', async () => {
-    // The file has malformed lines: the replay still prints every lead, but exits 1 so a script sees the skip.
-    expect(await cli('replay', replayFile, '--config', attendMeeting, '--json', '--in-memory')).toBe(1);
+describe('stepwise member replay', () => {
+  it('prints every member in the contract shape, reports malformed lines by number and counts a redelivered id once', async () => {
+    // The file has malformed lines: the replay still prints every member, but exits 1 so a script sees the skip.
+    expect(await cli('replay', replayFile, '--config', either, '--json', '--in-memory')).toBe(1);
     expect(JSON.parse(io.out)).toEqual({
-      leads: {
-        'lead-a': {
-          state: 'meeting_booked',
-          path: 'active.meeting_booked',
-          context: { followUpsStopped: true },
+      members: {
+        'member-a': {
+          state: 'goal_hit',
+          path: 'goal_hit',
+          context: { followUpsStopped: false },
           version: 4,
           conversation: 1,
-          eventCount: 4, // e1, e2 (once), e5, and the follow_up.stopped it raised
+          eventCount: 4, // e1, e2 (once), e5, and the goal.hit it raised
         },
-        'lead-b': {
+        'member-b': {
           state: 'engaged',
-          path: 'active.lead_qualification.engaged',
+          path: 'active.qualification.engaged',
           context: { followUpsStopped: false },
           version: 1,
           conversation: 1,
@@ -72,12 +76,12 @@ describe('stepwise lead replay', () => {
     expect(io.err).toContain(`${replayFile}:5: skipped malformed line: time`);
   });
 
-  it('uses the stack default agent (book-meeting) without --config, and prints one line per lead as text', async () => {
+  it('uses the stack default agent (attend-call) without --config, and prints one line per member as text', async () => {
     expect(await cli('replay', replayFile, '--in-memory')).toBe(1); // 2 malformed lines skipped
     expect(io.out).toBe(
       `${replayFile}: 7 lines, 5 events sent (1 already logged), 2 malformed\n` +
-        'lead-a: goal_hit (goal_hit), version 4, conversation 1, 4 events, follow-ups not stopped\n' +
-        'lead-b: engaged (active.lead_qualification.engaged), version 1, conversation 1, 1 events, follow-ups not stopped\n',
+        'member-a: booked (active.booked), version 4, conversation 1, 4 events, follow-ups stopped\n' +
+        'member-b: engaged (active.qualification.engaged), version 1, conversation 1, 1 events, follow-ups not stopped\n',
     );
   });
 
@@ -91,54 +95,52 @@ describe('stepwise lead replay', () => {
       `stepwise: ${bad}: goal.event: goal.hit and follow_up.stopped are raised by conditions, they cannot be one\n`,
     );
     io.err = '';
-    expect(await cli('replay', replayFile, '--config', attendMeeting, '--agent', 'nurture')).toBe(1);
+    expect(await cli('replay', replayFile, '--config', either, '--agent', 'close-big')).toBe(1);
     expect(io.err).toBe('stepwise: give --config FILE or --agent NAME, not both\n');
   });
 });
 
-describe('stepwise lead show and report', () => {
-  const sample = join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples', 'no-show-rebooking.jsonl');
+describe('stepwise member show and report', () => {
+  const sample = join(FIXTURE_STATEMACHINES, LIFECYCLE, 'samples', 'call-attended.jsonl');
 
-  it('show prints the state and the whole history of one lead', async () => {
+  it('show prints the state and the whole history of one member', async () => {
     expect(
-      await cli('show', 'lead-no-show', '--from', sample, '--agent', 'attend-meeting', '--json', '--in-memory'),
+      await cli('show', 'member-attended', '--from', sample, '--agent', 'attend-call', '--json', '--in-memory'),
     ).toBe(0);
     const history = JSON.parse(io.out);
     expect(history).toMatchObject({
-      leadId: 'lead-no-show',
+      memberId: 'member-attended',
       state: 'goal_hit',
       path: 'goal_hit',
-      version: 10,
+      version: 6,
       conversation: 1,
-      eventCount: 10,
+      eventCount: 6,
     });
     expect(history.events.map((e: { id: string }) => e.id)).toEqual([
-      'ns-1',
-      'ns-2',
-      'ns-3',
-      'ns-3:follow_up.stopped',
-      'ns-4',
-      'ns-5',
-      'ns-6',
-      'ns-6:follow_up.stopped',
-      'ns-7',
-      'ns-7:goal.hit',
+      'ca-1',
+      'ca-2',
+      'ca-3',
+      'ca-3:follow_up.stopped',
+      'ca-4',
+      'ca-4:goal.hit',
     ]);
     io.out = '';
-    expect(await cli('show', 'lead-no-show', '--from', sample, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
+    expect(await cli('show', 'member-attended', '--from', sample, '--agent', 'attend-call', '--in-memory')).toBe(0);
     const lines = io.out.trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'lead-no-show: goal_hit (goal_hit), version 10, conversation 1, 10 events, follow-ups stopped',
+      'member-attended: goal_hit (goal_hit), version 6, conversation 1, 6 events, follow-ups stopped',
     );
-    expect(lines[5]).toBe('     5  2025-01-09T15:30:00Z  c1  meeting.missed        meeting_booked -> no_show  (ns-4)');
-    expect(lines[10]).toBe(
-      '    10  2025-01-13T15:00:00Z  c1  goal.hit              meeting_attended -> goal_hit  (ns-7:goal.hit)',
+    expect(lines[4]).toBe(
+      '     4  2026-03-03T14:00:00Z  c1  follow_up.stopped     booked  [stopFollowUps]  (ca-3:follow_up.stopped)',
+    );
+    expect(lines[6]).toBe(
+      '     6  2026-03-05T14:30:00Z  c1  goal.hit              attended -> goal_hit  (ca-4:goal.hit)',
     );
   });
 
-  it('show fails for a lead with no events, and needs exactly one source', async () => {
+  it('show fails for a member with no events, and needs exactly one source', async () => {
     expect(await cli('show', 'nobody', '--from', sample, '--in-memory')).toBe(1);
-    expect(io.err).toBe(`stepwise: no events for lead "nobody" in ${sample}\n`);
+    expect(io.err).toBe(`stepwise: no events for member "nobody" in ${sample}\n`);
     io.err = '';
     expect(await cli('show', 'nobody')).toBe(1);
     expect(io.err).toBe(
@@ -146,76 +148,76 @@ describe('stepwise lead show and report', () => {
     );
   });
 
-  it("report gives the statechart's reports over every lead of the file", async () => {
+  it("report gives the statechart's reports over every member of the file", async () => {
     const all = file(
       'all.jsonl',
-      ['sparky-revival', 'no-show-rebooking', 'meeting-booked-as-goal']
-        .map((s) => readFileSync(join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples', `${s}.jsonl`), 'utf8'))
+      ['call-attended', 'no-show-and-revival']
+        .map((s) => readFileSync(join(FIXTURE_STATEMACHINES, LIFECYCLE, 'samples', `${s}.jsonl`), 'utf8'))
         .join(''),
     );
-    expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--json', '--in-memory')).toBe(0);
+    expect(await cli('report', '--from', all, '--agent', 'attend-call', '--json', '--in-memory')).toBe(0);
     const report = JSON.parse(io.out);
     expect(report).toMatchObject({
       entities: 3,
       reports: {
-        meetingsBooked: { total: 4, perEntity: { 'lead-sparky': 1, 'lead-no-show': 2, 'lead-meeting-goal': 1 } },
-        noShow: { count: 1, of: 4, rate: 0.25 },
-        reengagedAfterCold: ['lead-sparky'],
+        callsBooked: { total: 4, perEntity: { 'member-attended': 1, 'member-no-show': 2, 'member-revived': 1 } },
+        noShowRate: { count: 1, of: 4, rate: 0.25 },
+        revivedFromCold: ['member-revived'],
       },
     });
-    expect(report.reports.timeToMeeting.perEntity['lead-meeting-goal']).toBe(29 * 3_600_000);
-    // The agent the replay applied gets its own part: its goal (meeting.attended) and the reports its config declares.
-    expect(report.agent).toMatchObject({ name: 'attend-meeting', reports: { attendance: { of: 4 } } });
+    expect(report.reports.timeToCall.perEntity['member-attended']).toBe(29 * 3_600_000);
+    // The agent the replay applied gets its own part: its goal (call.attended) and the reports its config declares.
+    expect(report.agent).toMatchObject({ name: 'attend-call', reports: { attendance: { of: 4 } } });
     io.out = '';
-    expect(await cli('report', '--from', all, '--agent', 'attend-meeting', '--in-memory')).toBe(0);
-    expect(io.out).toContain('3 leads, 21 events');
-    expect(io.out).toContain('no-show rate: 25% (1 meeting.missed of 4 meeting.booked)');
-    expect(io.out).toContain('re-engaged after going cold: lead-sparky');
-    expect(io.out).toMatch(/^agent attend-meeting: goal hit by \d of 3 leads/m);
-    expect(io.out).toContain('  meetings attended: ');
+    expect(await cli('report', '--from', all, '--agent', 'attend-call', '--in-memory')).toBe(0);
+    expect(io.out).toContain('3 members, 21 events');
+    expect(io.out).toContain('no-show rate: 25% (1 call.missed of 4 call.booked)');
+    expect(io.out).toContain('replied while cold: member-revived');
+    expect(io.out).toMatch(/^agent attend-call: goal hit by \d of 3 members/m);
+    expect(io.out).toContain('  calls attended: ');
   });
 });
 
-describe('stepwise lead replay with the clock', () => {
+describe('stepwise member replay with the clock', () => {
   const timed = file(
     'timed.jsonl',
     [
-      '{"id":"t1","leadId":"lead-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}',
+      '{"id":"t1","memberId":"member-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}',
       '{"clock":"2026-02-01T00:00:00Z"}',
     ].join('\n'),
   );
 
   it('a clock line plays the timers: follow-ups, then cold a week after the last one (same JSON shape)', async () => {
-    expect(await cli('replay', timed, '--agent', 'book-meeting', '--json', '--in-memory')).toBe(0);
+    expect(await cli('replay', timed, '--agent', 'attend-call', '--json', '--in-memory')).toBe(0);
     expect(JSON.parse(io.out)).toEqual({
-      leads: {
-        'lead-t': {
+      members: {
+        'member-t': {
           state: 'cold',
-          path: 'active.lead_qualification.cold',
+          path: 'active.qualification.cold',
           context: { followUpsStopped: false },
           version: 2,
           conversation: 1,
-          eventCount: 5,
+          eventCount: 4,
         },
       },
     });
-    expect(io.err).toContain('clock at 2026-02-01T00:00:00.000Z, 4 timers fired, 0 pending');
+    expect(io.err).toContain('clock at 2026-02-01T00:00:00.000Z, 3 timers fired, 0 pending');
   });
 
   it('without a clock line or --clock nothing fires; --clock --until plays to the given time', async () => {
     const plain = file(
       'plain.jsonl',
-      '{"id":"t1","leadId":"lead-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}',
+      '{"id":"t1","memberId":"member-t","type":"agent.message_sent","time":"2026-01-05T09:00:00Z"}',
     );
-    expect(await cli('replay', plain, '--agent', 'book-meeting', '--json', '--in-memory')).toBe(0);
-    expect(JSON.parse(io.out).leads['lead-t']).toMatchObject({ state: 'outreach', eventCount: 1 });
+    expect(await cli('replay', plain, '--agent', 'attend-call', '--json', '--in-memory')).toBe(0);
+    expect(JSON.parse(io.out).members['member-t']).toMatchObject({ state: 'outreach', eventCount: 1 });
     io.out = '';
     expect(
       await cli(
         'replay',
         plain,
         '--agent',
-        'book-meeting',
+        'attend-call',
         '--json',
         '--in-memory',
         '--clock',
@@ -223,54 +225,43 @@ describe('stepwise lead replay with the clock', () => {
         '2026-01-08T10:00:00Z',
       ),
     ).toBe(0);
-    expect(JSON.parse(io.out).leads['lead-t']).toMatchObject({ state: 'outreach', eventCount: 2 }); // follow-up 1 after 48 h
+    expect(JSON.parse(io.out).members['member-t']).toMatchObject({ state: 'outreach', eventCount: 2 }); // follow-up 1 after 48 h
     io.err = '';
     expect(await cli('replay', plain, '--in-memory', '--clock', '--until', 'next week')).toBe(1);
     expect(io.err).toBe('stepwise: --until next week is not an ISO time\n');
   });
 });
 
-describe('stepwise lead export', () => {
+describe('stepwise member export', () => {
   it('--xstate prints the XState v5 machine config, or writes it with --out; without a format it fails in one line', async () => {
-    const { toXStateConfig } = await import('../../src/definitions/lifecycle/xstate.ts');
-    const { loadLifecycle } = await import('../../src/definitions/lifecycle/loader.ts');
     expect(await cli('export', '--xstate')).toBe(0);
-    expect(JSON.parse(io.out)).toEqual(toXStateConfig(loadLifecycle('lead-lifecycle')));
-    const out = join(dir, 'lead-lifecycle.xstate.json');
+    expect(JSON.parse(io.out)).toEqual(toXStateConfig(def));
+    const out = join(dir, `${LIFECYCLE}.xstate.json`);
     expect(await cli('export', '--xstate', '--out', out)).toBe(0);
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(toXStateConfig(loadLifecycle('lead-lifecycle')));
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(toXStateConfig(def));
     io.err = '';
     expect(await cli('export')).toBe(1);
     expect(io.err).toMatch(/^stepwise: say which format: --xstate/);
   });
 
   it('--mermaid prints the state diagram the docs show', async () => {
-    const { lifecycleToMermaid } = await import('../../src/definitions/lifecycle/mermaid.ts');
-    const { loadLifecycle } = await import('../../src/definitions/lifecycle/loader.ts');
     io.out = '';
     expect(await cli('export', '--mermaid')).toBe(0);
-    expect(io.out).toBe(lifecycleToMermaid(loadLifecycle('lead-lifecycle')));
+    expect(io.out).toBe(lifecycleToMermaid(def));
     expect(await cli('export', '--mermaid', '--xstate')).toBe(1);
   });
 });
 
-describe('stepwise lead on DynamoDB', () => {
-  it('npx stepwise lead replay --json runs on DynamoDB Local by default', async () => {
-    // The file has malformed lines, so the command exits 1 after printing the leads.
-    const failed = await promisify(execFile)(
-      'npx',
-      ['--no-install', 'stepwise', 'lead', 'replay', replayFile, '--json'],
-      { cwd: PROJECT_ROOT },
-    ).then(
-      () => expect.fail('a replay that skipped malformed lines must exit 1'),
-      (e: { code?: number; stdout: string }) => e,
-    );
-    expect(failed.code).toBe(1);
-    const { stdout } = failed;
-    expect(JSON.parse(stdout).leads['lead-a']).toEqual({
-      state: 'goal_hit',
-      path: 'goal_hit',
-      context: { followUpsStopped: false },
+describe('stepwise member on DynamoDB', () => {
+  it('npx stepwise member replay --json runs on DynamoDB Local by default', async () => {
+    const project = copyFixtureProject(tempDir());
+    // The file has malformed lines, so the command exits 1 after printing the members.
+    const replayed = await run(project, 'npx', '--no-install', 'stepwise', 'member', 'replay', replayFile, '--json');
+    expect(replayed.code, replayed.err).toBe(1);
+    expect(JSON.parse(replayed.out).members['member-a']).toEqual({
+      state: 'booked',
+      path: 'active.booked',
+      context: { followUpsStopped: true },
       version: 4,
       conversation: 1,
       eventCount: 4,
@@ -280,13 +271,13 @@ describe('stepwise lead on DynamoDB', () => {
   it('show and report read a deployed event store with --table', async () => {
     const ddb = await sessionDynamoDb();
     const session = await LifecycleSession.start({
-      lifecycle: 'lead-lifecycle',
+      lifecycle: LIFECYCLE,
       dynamo: ddb,
-      agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle'),
+      agentConfig: agent('attend-call'),
     });
     const env = { ...process.env };
     try {
-      await session.replay(parseReplayFile(REPLAY, loadLifecycle('lead-lifecycle')).events);
+      await session.replay(parseReplayFile(REPLAY, def).events);
       const table = session.tableName!;
       Object.assign(process.env, {
         AWS_ENDPOINT_URL_DYNAMODB: ddb.endpoint,
@@ -296,8 +287,8 @@ describe('stepwise lead on DynamoDB', () => {
       expect(await cli('report', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
       expect(JSON.parse(io.out)).toEqual(await lifecycleReport(session.store, session.definition));
       io.out = '';
-      expect(await cli('show', 'lead-b', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
-      expect(JSON.parse(io.out)).toMatchObject({ leadId: 'lead-b', state: 'engaged', eventCount: 1 });
+      expect(await cli('show', 'member-b', '--table', table, '--region', 'us-east-1', '--json')).toBe(0);
+      expect(JSON.parse(io.out)).toMatchObject({ memberId: 'member-b', state: 'engaged', eventCount: 1 });
     } finally {
       process.env = env;
       await session.stop();

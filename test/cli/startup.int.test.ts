@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyBuiltProject } from '../support/built-package.ts';
+import { copyFixtureProject } from '../support/fixture-project.ts';
 import { type Ran, run } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
@@ -34,7 +34,7 @@ async function cdkModulesOf(...args: string[]): Promise<{ cdk: number; ran: Ran 
 const stepwise = (...args: string[]) => cdkModulesOf('bin/stepwise.mjs', ...args);
 
 beforeAll(() => {
-  dir = copyBuiltProject(tempDir());
+  dir = copyFixtureProject(tempDir(), { built: true });
   writeFileSync(join(dir, 'count-cdk.cjs'), PRELOAD);
 });
 
@@ -44,11 +44,11 @@ describe('a local command of the installed package', () => {
   });
 
   it('validates a workflow without loading the CDK', async () => {
-    expect((await stepwise('validate', 'tool-loop')).cdk).toBe(0);
+    expect((await stepwise('validate', 'consensus-pick')).cdk).toBe(0);
   });
 
   it('runs a sample of an unchanged project again without loading the CDK', async () => {
-    const sample = ['run', 'tool-loop', '--input', 'statemachines/tool-loop/samples/convert.json', '--json'];
+    const sample = ['run', 'consensus-pick', '--input', 'statemachines/consensus-pick/samples/vote.json', '--json'];
     const first = await stepwise(...sample);
     const second = await stepwise(...sample);
     expect(second.cdk).toBe(0);
@@ -57,26 +57,13 @@ describe('a local command of the installed package', () => {
   });
 
   it("replays a lifecycle again, and runs the project's own lifecycle command, without loading the CDK", async () => {
-    const replay = [
-      'lifecycle',
-      'lead-lifecycle',
-      'replay',
-      'statemachines/lead-lifecycle/samples/crm-override.jsonl',
-      '--in-memory',
-      '--json',
-    ];
+    const sample = 'statemachines/member-journey/samples/crm-placement.jsonl';
+    const replay = ['lifecycle', 'member-journey', 'replay', sample, '--in-memory', '--json'];
     const first = await stepwise(...replay);
     const second = await stepwise(...replay);
     expect(second.cdk).toBe(0);
     expect(JSON.parse(second.ran.out)).toEqual(JSON.parse(first.ran.out));
-    const report = await stepwise(
-      'lead',
-      'report',
-      '--from',
-      'statemachines/lead-lifecycle/samples/crm-override.jsonl',
-      '--in-memory',
-      '--json',
-    );
+    const report = await stepwise('member', 'report', '--from', sample, '--in-memory', '--json');
     expect(report.cdk).toBe(0);
     expect(() => JSON.parse(report.ran.out)).not.toThrow();
   });

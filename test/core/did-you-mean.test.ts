@@ -3,15 +3,13 @@ import { didYouMean, editDistance, nearestName } from '../../src/core/did-you-me
 
 describe('did you mean', () => {
   it('finds the step, tool or workflow a typo meant', () => {
-    expect(nearestName('02-check-waranty', ['01-extract-serial', '02-check-warranty', 'DONE'])).toBe(
-      '02-check-warranty',
-    );
-    expect(nearestName('chek_warranty', ['check_warranty', 'create_ticket'])).toBe('check_warranty');
-    expect(didYouMean('warranty-emial', ['warranty-email', 'investigation'])).toBe(': did you mean "warranty-email"?');
+    expect(nearestName('02-lok-up', ['01-read-request', '02-look-up', 'DONE'])).toBe('02-look-up');
+    expect(nearestName('lookup_cse', ['lookup_case', 'open_case'])).toBe('lookup_case');
+    expect(didYouMean('case-dsek', ['case-desk', 'checkpoint-review'])).toBe(': did you mean "case-desk"?');
   });
 
   it('suggests nothing when no name is close', () => {
-    expect(nearestName('refund', ['check_warranty', 'create_ticket'])).toBeUndefined();
+    expect(nearestName('refund', ['lookup_case', 'open_case'])).toBeUndefined();
     expect(didYouMean('nope', ['demo-workflow'])).toBe('');
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { modelIdProblem } from '../../src/definitions/model-ids.ts';
 import { loadWorkflow } from '../../src/definitions/workflow/loader.ts';
 import { validateWorkflow } from '../../src/project/validate.ts';
-import { fixtureEnv } from '../support/fixture-project.ts';
+import { FIXTURE_STATEMACHINES, fixtureEnv } from '../support/fixture-project.ts';
 
 describe('Bedrock model ids', () => {
   it.each([
@@ -33,12 +33,14 @@ describe('Bedrock model ids', () => {
 
 describe('validate and the environment config', () => {
   it('warns, naming both ids and files, when the environment replaces the manifest model', async () => {
-    const manifest = loadWorkflow('tool-loop').manifest.model.id;
+    const manifest = loadWorkflow('consensus-pick', FIXTURE_STATEMACHINES).manifest.model.id;
     const configured = fixtureEnv('staging').modelId!;
     expect(configured).not.toBe(manifest);
-    const { warnings } = await validateWorkflow('tool-loop', undefined, { environment: fixtureEnv('staging') });
+    const { warnings } = await validateWorkflow('consensus-pick', FIXTURE_STATEMACHINES, {
+      environment: fixtureEnv('staging'),
+    });
     expect(warnings).toContain(
-      `stepwise.config.ts: environments.staging.modelId: ${configured} replaces statemachines/tool-loop/workflow.yaml's model.id ${manifest} in env staging`,
+      `stepwise.config.ts: environments.staging.modelId: ${configured} replaces test/fixtures/project/statemachines/consensus-pick/workflow.yaml's model.id ${manifest} in env staging`,
     );
   });
 });

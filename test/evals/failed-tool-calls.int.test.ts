@@ -1,13 +1,13 @@
 /**
  * A mocked tool call that fails is recorded, so an eval case can assert it: also when the step
  * that made it failed afterwards (a failed step returns no output, so its calls come from what
- * the case's mocks answered). In a copy of the project with the `stepwise init` workflow, whose
+ * the case's mocks answered). In a copy of the fixture project with the `stepwise init` workflow, whose
  * look-up step is changed to fail when its lookup fails.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyBuiltProject } from '../support/built-package.ts';
+import { copyFixtureProject } from '../support/fixture-project.ts';
 import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
@@ -34,7 +34,7 @@ expected_output:
 describe('failed mocked tool calls in evals', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = copyBuiltProject(tempDir());
+    dir = copyFixtureProject(tempDir(), { built: true });
     const init = await stepwise(dir, 'init', 'support-desk');
     expect(init.code, init.err).toBe(0);
     const step = join(dir, 'lambdas/workflows/support-desk/steps/look-up.ts');

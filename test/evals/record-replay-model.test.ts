@@ -24,8 +24,8 @@ afterAll(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
 
 /** A request of step 01 as the runner builds it: the step context first. */
 const request = (temperature: number): ConverseRequest => ({
-  system: [{ text: 'Extract the serial.' }],
-  messages: [contextMessage(stepInput('01-extract-serial'), { input: ['email'], data: [] }, undefined)],
+  system: [{ text: 'Read the request.' }],
+  messages: [contextMessage(stepInput('01-read-request'), { input: ['email'], data: [] }, undefined)],
   inferenceConfig: { maxTokens: 100, temperature },
 });
 const answering = (answer: string, modelId = 'model-a'): ModelProvider => ({
@@ -41,10 +41,10 @@ const answering = (answer: string, modelId = 'model-a'): ModelProvider => ({
 
 describe('recordingModel and ReplayModel', () => {
   it('replays exactly what was recorded, keyed by step and request hash', async () => {
-    const recorder = recordingModel(answering('NEXT_STEP: 02-check-warranty'), dir);
+    const recorder = recordingModel(answering('NEXT_STEP: 02-look-up'), dir);
     expect(recorder).toMatchObject({ name: 'bedrock', modelId: 'model-a' });
     const recorded = await recorder.converse(request(0));
-    expect(readdirSync(join(dir, '01-extract-serial'))).toEqual([`${requestHash(request(0))}.json`]);
+    expect(readdirSync(join(dir, '01-read-request'))).toEqual([`${requestHash(request(0))}.json`]);
 
     const replay = new ReplayModel(dir);
     expect(await replay.converse(request(0))).toEqual(recorded);
@@ -55,7 +55,7 @@ describe('recordingModel and ReplayModel', () => {
   it('counts a request never recorded as a miss naming its step, and keeps panel models apart', async () => {
     const replay = new ReplayModel(dir);
     await expect(replay.converse(request(0.5))).rejects.toBeInstanceOf(ReplayMissError);
-    expect(replay.misses).toEqual([{ step: '01-extract-serial', hash: requestHash(request(0.5)) }]);
+    expect(replay.misses).toEqual([{ step: '01-read-request', hash: requestHash(request(0.5)) }]);
 
     // A panel model's answer to the same request is its own recording.
     await recordingModel(answering('x'), dir).forModel!('model-b').converse(request(0));

@@ -6,30 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadEvalCases } from '../../src/definitions/eval-cases.ts';
 import { runSinglePromptEvalCases } from '../../src/evals/single-prompt.ts';
-import type { ContentBlock, ConverseRequest, ModelProvider } from '../../src/runtime/contracts/model-port.ts';
+import type { ContentBlock } from '../../src/runtime/contracts/model-port.ts';
 import { loadPlugin } from '../../src/runtime/plugin.ts';
 import { SINGLE_PROMPT_STEP, singlePromptStep } from '../../src/runtime/steps/single-prompt.ts';
+import { scriptedModel, toolUse } from '../runtime/steps/fixtures.ts';
 
-const plugin = await loadPlugin('warranty-email');
-const valid = loadEvalCases(plugin.def.dir).find((c) => c.scenario_id === 'valid_warranty_001')!;
+const plugin = await loadPlugin('case-desk');
+const valid = loadEvalCases(plugin.def.dir).find((c) => c.scenario_id === 'valid_case_001')!;
 
-function scripted(turns: ContentBlock[][]) {
-  const requests: ConverseRequest[] = [];
-  const model: ModelProvider = {
-    name: 'bedrock',
-    async converse(request) {
-      requests.push(request);
-      const content = turns[requests.length - 1] ?? [{ text: 'NEXT_STEP: DONE' }];
-      return {
-        output: { message: { role: 'assistant', content } },
-        stopReason: 'tool_use',
-        usage: { inputTokens: 5000, outputTokens: 50, totalTokens: 5050 },
-      };
-    },
-  };
-  return { model, requests };
-}
-const use = (name: string, input: unknown): ContentBlock => ({ toolUse: { toolUseId: name, name, input } });
+const use = (name: string, input: unknown): ContentBlock => toolUse(name, input, name);
 
 describe('the single-prompt agent on the eval cases', () => {
   it('is one step holding every step instruction and every tool', () => {
@@ -40,18 +25,18 @@ describe('the single-prompt agent on the eval cases', () => {
       next: ['DONE'],
       tools: plugin.def.manifest.tools,
       // The step workflow's bound arguments and output guard: the rollback target is no less safe.
-      bind: { create_ticket: { serialNumber: 'data.warranty.serialNumber', product: 'data.warranty.product' } },
+      bind: { open_case: { caseRef: 'data.record.ref', product: 'data.record.product' } },
       guard: { rules: 'guards/reply.yaml', onViolation: 'regenerate', maxRegenerations: 1 },
     });
     for (const s of plugin.def.steps) expect(step.instruction).toContain(`## Part ${s.name}`);
   });
 
   it('passes a case whose tool calls match, in one conversation, and reports its model calls', async () => {
-    const { model, requests } = scripted([
-      [use('check_warranty', { serialNumber: 'SN12345' })],
-      [use('create_ticket', { issueSummary: 'Laptop does not charge.', priority: 'normal' })],
-      [use('send_email', { body: 'Hello, ticket TKT-12345 is open.' })],
-      [use('route', { next: 'DONE', reason: 'Confirmed the ticket.' })],
+    const { model, requests } = scriptedModel([
+      [use('lookup_case', { caseRef: 'C-10001' })],
+      [use('open_case', { summary: 'The desk lamp switches off.', priority: 'normal' })],
+      [use('send_email', { body: 'Hello, we filed follow-up CASE-1A2B3C4D5E.' })],
+      [use('route', { next: 'DONE', reason: 'Confirmed the follow-up.' })],
     ]);
     const report = await runSinglePromptEvalCases(plugin, [valid], model);
     expect(report).toMatchObject({ passed: 1, total: 1 });
@@ -59,22 +44,22 @@ describe('the single-prompt agent on the eval cases', () => {
       expect.objectContaining({
         name: SINGLE_PROMPT_STEP,
         next: 'DONE',
-        usage: expect.objectContaining({ modelCalls: 4, inputTokens: 20_000 }),
+        usage: expect.objectContaining({ modelCalls: 4, inputTokens: 400 }),
       }),
     ]);
     // The whole instruction set and every tool go out with every call.
     expect(requests[0]!.toolConfig!.tools.map((t) => t.toolSpec.name).sort()).toEqual([
-      'check_warranty',
-      'create_ticket',
+      'lookup_case',
+      'open_case',
       'route',
       'send_email',
     ]);
-    expect(JSON.stringify(requests[3]!.system)).toContain('Part 05-send-confirmation');
+    expect(JSON.stringify(requests[3]!.system)).toContain('Part 05-confirm');
   });
 
   it('fails a case whose tool calls differ', async () => {
-    const { model } = scripted([
-      [use('check_warranty', { serialNumber: 'SN12345' })],
+    const { model } = scriptedModel([
+      [use('lookup_case', { caseRef: 'C-10001' })],
       [use('send_email', { body: 'Hello.' })],
       [use('route', { next: 'DONE', reason: 'x' })],
     ]);

@@ -22,39 +22,39 @@ import {
 } from '../../src/evals/validator.ts';
 import { mockToolbox } from '../../src/local/records/mock-toolbox.ts';
 import { inboundEmail } from '../runtime/steps/fixtures.ts';
-import { WARRANTY_TOOLS } from '../runtime/tools/fixtures.ts';
+import { DESK_TOOLS } from '../runtime/tools/fixtures.ts';
 
 const s01: ActualStep = {
-  step: '01-extract-serial',
-  next: '02-check-warranty',
-  reason: 'Serial found',
-  fields: { serialNumber: 'SN12345', issueSummary: 'Does not charge' },
+  step: '01-read-request',
+  next: '02-look-up',
+  reason: 'Reference found',
+  fields: { caseRef: 'C-10001', summary: 'Does not switch on' },
   toolCalls: [],
 };
 const s02: ActualStep = {
-  step: '02-check-warranty',
-  next: '03a-valid-warranty',
-  reason: 'Warranty status: valid',
-  fields: { warranty: { status: 'valid' } },
-  toolCalls: [{ tool: 'check_warranty', args: { serialNumber: 'SN12345' }, result: { status: 'valid' } }],
+  step: '02-look-up',
+  next: '03a-open-case',
+  reason: 'Case status: open',
+  fields: { record: { status: 'open' } },
+  toolCalls: [{ tool: 'lookup_case', args: { caseRef: 'C-10001' }, result: { status: 'open' } }],
 };
 const s03a: ActualStep = {
-  step: '03a-valid-warranty',
-  next: '05-send-confirmation',
-  reason: 'Ticket created',
-  fields: { ticketId: 'TKT-12345' },
+  step: '03a-open-case',
+  next: '05-confirm',
+  reason: 'Follow-up filed',
+  fields: { caseId: 'CASE-12345' },
   toolCalls: [
-    { tool: 'route', args: { next: '04-out-of-scope' }, error: 'rejected: not a declared edge' },
-    { tool: 'create_ticket', args: { serialNumber: 'SN12345', issueSummary: 'x' }, result: { ticketId: 'TKT-12345' } },
+    { tool: 'route', args: { next: '04-hand-off' }, error: 'rejected: not a declared edge' },
+    { tool: 'open_case', args: { caseRef: 'C-10001', summary: 'x' }, result: { caseId: 'CASE-12345' } },
   ],
 };
 const s05: ActualStep = {
-  step: '05-send-confirmation',
+  step: '05-confirm',
   next: 'DONE',
   reason: 'Confirmed',
   fields: {},
-  toolCalls: [{ tool: 'send_email', args: { body: 'Ticket TKT-12345 is open.' }, result: { sent: true } }],
-  reply: 'Ticket TKT-12345 is open.',
+  toolCalls: [{ tool: 'send_email', args: { body: 'Follow-up CASE-12345 is filed.' }, result: { sent: true } }],
+  reply: 'Follow-up CASE-12345 is filed.',
 };
 
 const step = (step_name: string, extra: Partial<ExpectedStep> = {}): ExpectedStep => ({
@@ -63,41 +63,41 @@ const step = (step_name: string, extra: Partial<ExpectedStep> = {}): ExpectedSte
   ...extra,
 });
 const VALID = [
-  step('01-extract-serial', { output_contains: ['NEXT_STEP: 02-check-warranty', 'SERIAL: SN12345'] }),
-  step('02-check-warranty', {
-    function_call: 'check_warranty',
-    function_args: { serialNumber: 'SN12345' },
-    output_contains: ['NEXT_STEP: 03a-valid-warranty'],
+  step('01-read-request', { output_contains: ['NEXT_STEP: 02-look-up', 'CASE: C-10001'] }),
+  step('02-look-up', {
+    function_call: 'lookup_case',
+    function_args: { caseRef: 'C-10001' },
+    output_contains: ['NEXT_STEP: 03a-open-case'],
   }),
-  step('03a-valid-warranty', { function_call: 'create_ticket', output_contains: ['TICKET_ID: TKT-12345'] }),
-  step('05-send-confirmation', { function_call: 'send_email', output_contains: ['TKT-12345'] }),
+  step('03a-open-case', { function_call: 'open_case', output_contains: ['CASE_ID: CASE-12345'] }),
+  step('05-confirm', { function_call: 'send_email', output_contains: ['CASE-12345'] }),
 ];
 
 describe('validateStepSequence', () => {
-  it('passes a matching execution (the shortened label SERIAL: means serialNumber)', () => {
+  it('passes a matching execution (the shortened label CASE: means caseRef)', () => {
     expect(validateStepSequence(VALID, [s01, s02, s03a, s05])).toEqual({ passed: true, failures: [] });
   });
 
   it('reports only the first diverging step, with the routing decision that caused it', () => {
-    const wrong01: ActualStep = { ...s01, next: '03d-request-serial', reason: 'No serial number found', fields: {} };
-    const s03d: ActualStep = { step: '03d-request-serial', next: 'DONE', reason: 'Asked', fields: {}, toolCalls: [] };
-    const result = validateStepSequence(VALID, [wrong01, s03d]);
+    const wrong01: ActualStep = { ...s01, next: '03c-ask-ref', reason: 'No case reference found', fields: {} };
+    const s03c: ActualStep = { step: '03c-ask-ref', next: 'DONE', reason: 'Asked', fields: {}, toolCalls: [] };
+    const result = validateStepSequence(VALID, [wrong01, s03c]);
     expect(result.passed).toBe(false);
     // Step 01's missing output is the first divergence; the wrong step after it is a consequence.
     expect(result.failures.map((f) => [f.index, f.step, f.why])).toEqual([
-      [0, '01-extract-serial', 'the step\'s output does not contain "NEXT_STEP: 02-check-warranty"'],
-      [0, '01-extract-serial', 'the step\'s output does not contain "SERIAL: SN12345"'],
+      [0, '01-read-request', 'the step\'s output does not contain "NEXT_STEP: 02-look-up"'],
+      [0, '01-read-request', 'the step\'s output does not contain "CASE: C-10001"'],
     ]);
-    expect(result.failures[0]!.actual).toContain('NEXT_STEP: 03d-request-serial');
+    expect(result.failures[0]!.actual).toContain('NEXT_STEP: 03c-ask-ref');
 
-    const sequenceOnly = validateStepSequence([step('01-extract-serial'), step('02-check-warranty')], [wrong01, s03d]);
+    const sequenceOnly = validateStepSequence([step('01-read-request'), step('02-look-up')], [wrong01, s03c]);
     expect(sequenceOnly.failures).toEqual([
       {
         index: 1,
-        step: '02-check-warranty',
-        expected: '02-check-warranty',
-        actual: '03d-request-serial',
-        why: 'wrong step: 01-extract-serial routed to 03d-request-serial (reason: No serial number found)',
+        step: '02-look-up',
+        expected: '02-look-up',
+        actual: '03c-ask-ref',
+        why: 'wrong step: 01-read-request routed to 03c-ask-ref (reason: No case reference found)',
       },
     ]);
   });
@@ -106,19 +106,19 @@ describe('validateStepSequence', () => {
     expect(validateStepSequence(VALID, [s01, s02]).failures).toEqual([
       {
         index: 2,
-        step: '03a-valid-warranty',
-        expected: '03a-valid-warranty',
+        step: '03a-open-case',
+        expected: '03a-open-case',
         actual: '(none)',
-        why: 'missing step: the execution ended after 02-check-warranty (next: 03a-valid-warranty, reason: Warranty status: valid)',
+        why: 'missing step: the execution ended after 02-look-up (next: 03a-open-case, reason: Case status: open)',
       },
     ]);
     expect(validateStepSequence(VALID.slice(0, 2), [s01, s02, s03a]).failures).toEqual([
       {
         index: 2,
-        step: '03a-valid-warranty',
+        step: '03a-open-case',
         expected: '(end)',
-        actual: '03a-valid-warranty',
-        why: 'unexpected extra step: 02-check-warranty routed to 03a-valid-warranty (reason: Warranty status: valid)',
+        actual: '03a-open-case',
+        why: 'unexpected extra step: 02-look-up routed to 03a-open-case (reason: Case status: open)',
       },
     ]);
     expect(validateStepSequence(VALID, []).failures[0]!.why).toBe('missing step: no step ran');
@@ -129,27 +129,27 @@ describe('validateStepSequence', () => {
     expect(noCall.failures).toEqual([
       {
         index: 1,
-        step: '02-check-warranty',
-        expected: 'calls check_warranty',
+        step: '02-look-up',
+        expected: 'calls lookup_case',
         actual: 'calls: none',
-        why: 'check_warranty was not called in this step',
+        why: 'lookup_case was not called in this step',
       },
     ]);
     const otherArgs = validateStepSequence(VALID.slice(0, 2), [
       s01,
-      { ...s02, toolCalls: [{ ...s02.toolCalls[0]!, args: { serialNumber: 'SN99999' } }] },
+      { ...s02, toolCalls: [{ ...s02.toolCalls[0]!, args: { caseRef: 'C-99999' } }] },
     ]);
     expect(otherArgs.failures[0]).toMatchObject({
-      expected: 'check_warranty {"serialNumber":"SN12345"}',
-      actual: 'check_warranty {"serialNumber":"SN99999"}',
-      why: 'check_warranty was called with other arguments',
+      expected: 'lookup_case {"caseRef":"C-10001"}',
+      actual: 'lookup_case {"caseRef":"C-99999"}',
+      why: 'lookup_case was called with other arguments',
     });
   });
 
   it('does not count rejected route attempts as tool calls', () => {
     const onlyRoute = { ...s03a, toolCalls: [s03a.toolCalls[0]!] };
     expect(validateStepSequence(VALID.slice(0, 3), [s01, s02, onlyRoute]).failures[0]!.why).toBe(
-      'create_ticket was not called in this step',
+      'open_case was not called in this step',
     );
   });
 });
@@ -161,30 +161,23 @@ describe('validateFunctionCalls', () => {
   it('passes the calls of the whole execution in order, ignoring route', () => {
     expect(
       validateFunctionCalls(
-        [
-          { function_name: 'check_warranty', arguments: { serialNumber: 'SN12345' } },
-          ...expected('create_ticket', 'send_email'),
-        ],
+        [{ function_name: 'lookup_case', arguments: { caseRef: 'C-10001' } }, ...expected('open_case', 'send_email')],
         all,
       ).passed,
     ).toBe(true);
   });
 
   it.each([
-    [['check_warranty', 'create_ticket'], 'unexpected call send_email in 05-send-confirmation'],
-    [['check_warranty', 'create_ticket', 'send_email', 'send_email'], 'missing call send_email'],
-    [
-      ['check_warranty', 'send_email', 'create_ticket'],
-      'call 2 is create_ticket in 03a-valid-warranty, expected send_email',
-    ],
+    [['lookup_case', 'open_case'], 'unexpected call send_email in 05-confirm'],
+    [['lookup_case', 'open_case', 'send_email', 'send_email'], 'missing call send_email'],
+    [['lookup_case', 'send_email', 'open_case'], 'call 2 is open_case in 03a-open-case, expected send_email'],
   ])('reports %j: %s', (names, why) => {
     expect(validateFunctionCalls(expected(...names), all).failures).toEqual([
       {
         index: null,
         step: null,
         expected: names.join(', '),
-        actual:
-          'check_warranty (02-check-warranty), create_ticket (03a-valid-warranty), send_email (05-send-confirmation)',
+        actual: 'lookup_case (02-look-up), open_case (03a-open-case), send_email (05-confirm)',
         why,
       },
     ]);
@@ -192,14 +185,11 @@ describe('validateFunctionCalls', () => {
 
   it('reports other arguments', () => {
     const [failure] = validateFunctionCalls(
-      [
-        { function_name: 'check_warranty', arguments: { serialNumber: 'SN1' } },
-        ...expected('create_ticket', 'send_email'),
-      ],
+      [{ function_name: 'lookup_case', arguments: { caseRef: 'C-1' } }, ...expected('open_case', 'send_email')],
       all,
     ).failures;
     expect(failure!.why).toBe(
-      'check_warranty in 02-check-warranty was called with {"serialNumber":"SN12345"}, expected {"serialNumber":"SN1"}',
+      'lookup_case in 02-look-up was called with {"caseRef":"C-10001"}, expected {"caseRef":"C-1"}',
     );
   });
 });
@@ -207,48 +197,48 @@ describe('validateFunctionCalls', () => {
 const CASE = `
 scenario_id: demo_001
 description: Demo.
-category: valid-warranty
+category: valid-case
 input:
-  email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }
+  email: { from: a@example.com, subject: Broken, body: "C-10001 is broken" }
   mock_function_responses:
-    check_warranty: { status: valid }
+    lookup_case: { status: open }
     send_email: { error: "MailError: down" }
 expected_output:
   expected_steps:
-    - step_name: 01-extract-serial
-      output_contains: ["SERIAL: SN12345"]
-  expected_function_calls: [check_warranty, { function_name: send_email }]
+    - step_name: 01-read-request
+      output_contains: ["CASE: C-10001"]
+  expected_function_calls: [lookup_case, { function_name: send_email }]
 `;
 
 describe('validateTransitionRules', () => {
-  const rules = loadTransitionRules(loadWorkflow('warranty-email'));
-  const missingInfo: ActualStep = { ...s01, next: '03d-request-serial', reason: 'No serial' };
+  const rules = loadTransitionRules(loadWorkflow('case-desk'));
+  const missingInfo: ActualStep = { ...s01, next: '03c-ask-ref', reason: 'No reference' };
 
   it("checks every step against the workflow's rules, whatever the case expects", () => {
-    expect(rules.length).toBeGreaterThanOrEqual(5);
+    expect(rules).toHaveLength(4);
     expect(validateTransitionRules(rules, [s01, s02, s03a, s05]).passed).toBe(true);
-    // A serial was extracted, yet the step asked for one: the rule fails even though no case expectation is given.
+    // A reference was extracted, yet the step asked for one: the rule fails even though no case expectation is given.
     const { failures } = validateTransitionRules(rules, [missingInfo]);
     expect(failures).toEqual([
       {
         index: 0,
-        step: '01-extract-serial',
-        expected: 'routes to 02-check-warranty',
-        actual: '03d-request-serial',
-        why: 'transition rule "a serial number found is looked up": serialNumber is present, but 01-extract-serial routed to 03d-request-serial (reason: No serial)',
+        step: '01-read-request',
+        expected: 'routes to 02-look-up',
+        actual: '03c-ask-ref',
+        why: 'transition rule "a case reference found is looked up": caseRef is present, but 01-read-request routed to 03c-ask-ref (reason: No reference)',
       },
     ]);
-    // Without a serial, the lookup is never the next step.
-    const guessed = { ...s01, fields: { issueSummary: 'x' } };
-    expect(validateTransitionRules(rules, [guessed]).failures[0]!.why).toContain('serialNumber is absent');
+    // Without a reference, the lookup is never the next step.
+    const guessed = { ...s01, fields: { summary: 'x' } };
+    expect(validateTransitionRules(rules, [guessed]).failures[0]!.why).toContain('caseRef is absent');
   });
 
   it('reads the data the step and the steps before it produced, and skips a step that failed', () => {
-    const expired = { ...s02, fields: { warranty: { status: 'expired' } } };
-    expect(validateTransitionRules(rules, [s01, expired]).failures[0]).toMatchObject({
+    const unknown = { ...s02, fields: { record: { status: 'not_found' } } };
+    expect(validateTransitionRules(rules, [s01, unknown]).failures[0]).toMatchObject({
       index: 1,
-      expected: 'routes to 03c-expired-warranty',
-      why: expect.stringContaining('warranty.status is "expired"'),
+      expected: 'routes to 03b-not-found',
+      why: expect.stringContaining('record.status is "not_found"'),
     });
     const failed = { ...missingInfo, next: '(failed)' };
     expect(validateTransitionRules(rules, [failed]).passed).toBe(true);
@@ -258,18 +248,18 @@ describe('validateTransitionRules', () => {
     const legacy = EvalCaseSchema.parse({ ...parseEvalCase('d.yaml', CASE), expected_output: {} });
     expect(validateCase(legacy, [missingInfo], rules).passed).toBe(false);
     expect(validateCase(legacy, [missingInfo]).passed).toBe(true);
-    expect(() => TransitionRuleSchema.parse({ name: 'r', step: '01-extract-serial', when: {}, next: [] })).toThrow();
-    const def = loadWorkflow('warranty-email');
+    expect(() => TransitionRuleSchema.parse({ name: 'r', step: '01-read-request', when: {}, next: [] })).toThrow();
+    const def = loadWorkflow('case-desk');
     const dir = mkdtempSync(join(tmpdir(), 'stepwise-rules-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const rulesFile = (step: string, next: string) =>
       writeFileSync(
         join(dir, 'eval-rules.yaml'),
-        `rules:\n  - { name: r, step: ${step}, when: { present: [serialNumber] }, next: [${next}] }\n`,
+        `rules:\n  - { name: r, step: ${step}, when: { present: [caseRef] }, next: [${next}] }\n`,
       );
-    rulesFile('01-extract-serial', '05-send-confirmation');
+    rulesFile('01-read-request', '05-confirm');
     expect(() => loadTransitionRules({ ...def, dir })).toThrow(
-      /rules\.0\.next: "05-send-confirmation" is not a declared edge of 01-extract-serial/,
+      /rules\.0\.next: "05-confirm" is not a declared edge of 01-read-request/,
     );
     rulesFile('09-nowhere', 'DONE');
     expect(() => loadTransitionRules({ ...def, dir })).toThrow(/rules\.0\.step: unknown step "09-nowhere"/);
@@ -302,12 +292,12 @@ describe('eval case schema', () => {
   it('parses an eval case, including the string shorthand for calls', () => {
     const c = parseEvalCase('demo.yaml', CASE);
     expect(c.expected_output.expected_function_calls).toEqual([
-      { function_name: 'check_warranty' },
+      { function_name: 'lookup_case' },
       { function_name: 'send_email' },
     ]);
     expect(c.expected_output.expected_steps![0]).toEqual({
-      step_name: '01-extract-serial',
-      output_contains: ['SERIAL: SN12345'],
+      step_name: '01-read-request',
+      output_contains: ['CASE: C-10001'],
     });
     // A case expects a successful execution unless it says otherwise.
     expect(c.expected_output.status).toBe('SUCCEEDED');
@@ -318,7 +308,7 @@ describe('eval case schema', () => {
     const payload = parseEvalCase(
       'p.yaml',
       CASE.replace(
-        'email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }',
+        'email: { from: a@example.com, subject: Broken, body: "C-10001 is broken" }',
         'payload: { ticket: 42 }',
       ),
     );
@@ -333,7 +323,7 @@ describe('eval case schema', () => {
     expect(() =>
       parseEvalCase(
         'none.yaml',
-        CASE.replace('  email: { from: a@example.com, subject: Broken, body: "SN12345 is broken" }\n', ''),
+        CASE.replace('  email: { from: a@example.com, subject: Broken, body: "C-10001 is broken" }\n', ''),
       ),
     ).toThrow(/exactly one of email and payload/);
   });
@@ -353,7 +343,7 @@ describe('eval case schema', () => {
     expect(() =>
       parseEvalCase(
         'bad.yaml',
-        CASE.replace('step_name: 01-extract-serial', 'step_name: 01-extract-serial\n      function_args: { a: 1 }'),
+        CASE.replace('step_name: 01-read-request', 'step_name: 01-read-request\n      function_args: { a: 1 }'),
       ),
     ).toThrow('bad.yaml: expected_output.expected_steps.0.function_args: function_args needs function_call');
     expect(() => parseEvalCase('bad.yaml', CASE.replace('category', 'categroy'))).toThrow(DefinitionError);
@@ -363,11 +353,11 @@ describe('eval case schema', () => {
   it('validates legacy cases without expected_steps on their function calls only', () => {
     const legacy = EvalCaseSchema.parse({
       ...parseEvalCase('d.yaml', CASE),
-      expected_output: { scenario_instruction_used: 'valid-warranty', expected_function_calls: ['send_email'] },
+      expected_output: { scenario_instruction_used: 'valid-case', expected_function_calls: ['send_email'] },
     });
     expect(validateCase(legacy, [s05]).passed).toBe(true);
     expect(validateCase(legacy, [s02]).failures.map((f) => f.why)).toEqual([
-      'call 1 is check_warranty in 02-check-warranty, expected send_email',
+      'call 1 is lookup_case in 02-look-up, expected send_email',
     ]);
   });
 
@@ -385,21 +375,21 @@ describe('eval case schema', () => {
 
 describe('mockToolbox', () => {
   const ctx = { workflow: 'w', step: 's', execution: { id: 'i', name: 'n' }, input: { email: inboundEmail() } };
-  const toolbox = mockToolbox(WARRANTY_TOOLS, parseEvalCase('d.yaml', CASE).input.mock_function_responses);
+  const toolbox = mockToolbox(DESK_TOOLS, parseEvalCase('d.yaml', CASE).input.mock_function_responses);
 
   it('answers with the mock, fails with { error }, and says when a mock is missing', async () => {
-    expect(await toolbox.execute('check_warranty', { serialNumber: 'SN12345' }, ctx)).toEqual({
-      tool: 'check_warranty',
-      args: { serialNumber: 'SN12345' },
-      result: { status: 'valid' },
+    expect(await toolbox.execute('lookup_case', { caseRef: 'C-10001' }, ctx)).toEqual({
+      tool: 'lookup_case',
+      args: { caseRef: 'C-10001' },
+      result: { status: 'open' },
     });
     expect(await toolbox.execute('send_email', { body: 'hi' }, ctx)).toEqual({
       tool: 'send_email',
       args: { body: 'hi' },
       error: 'MailError: down',
     });
-    expect((await toolbox.execute('create_ticket', { serialNumber: 'SN1', issueSummary: 'x' }, ctx)).error).toBe(
-      'the eval case has no mock response for create_ticket',
+    expect((await toolbox.execute('open_case', { caseRef: 'C-10001', summary: 'x' }, ctx)).error).toBe(
+      'the eval case has no mock response for open_case',
     );
   });
 
@@ -408,6 +398,6 @@ describe('mockToolbox', () => {
       /^ToolInputError: /,
     );
     expect((await toolbox.execute('delete_everything', {}, ctx)).error).toBe('unknown tool "delete_everything"');
-    expect(toolbox.spec('create_ticket')).toBe(WARRANTY_TOOLS.create_ticket);
+    expect(toolbox.spec('open_case')).toBe(DESK_TOOLS.open_case);
   });
 });

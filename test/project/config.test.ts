@@ -1,5 +1,6 @@
 /**
- * Per-environment config: the project's, validated, selected by name, and what prod changes in the synthesized stack.
+ * Per-environment config: a project's (the fixture project's stepwise.config.ts), validated, selected by name, and what
+ * prod changes in the synthesized stack.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -12,13 +13,13 @@ import {
   resolveEnvironment,
   type StepwiseConfig,
 } from '../../src/project/config.ts';
-import projectConfig from '../../stepwise.config.ts';
 import { synthApp } from '../cdk/template.ts';
+import projectConfig from '../fixtures/project/stepwise.config.ts';
 import { fixtureEnv } from '../support/fixture-project.ts';
 
 describe('resolveEnvironment', () => {
   it.each(Object.keys(projectConfig.environments).map((n) => [n]))(
-    'returns the validated %s config of the example project',
+    'returns the validated %s config of the fixture project',
     (name) => {
       const config = fixtureEnv(name);
       expect(config.name).toBe(name);
@@ -43,7 +44,7 @@ describe('resolveEnvironment', () => {
 
   it('refuses a placeholder value outside dev, in one line naming the field', () => {
     expect(() => resolveEnvironment(projectConfig, 'prod')).toThrow(
-      /^environment "prod": alarms\.email: "stepwise-alerts@example\.com" is a placeholder: set the real value in stepwise\.config\.ts$/,
+      /^environment "prod": alarms\.email: "desk-alerts@example\.com" is a placeholder: set the real value in stepwise\.config\.ts$/,
     );
     const real: StepwiseConfig = {
       environments: {
@@ -52,8 +53,8 @@ describe('resolveEnvironment', () => {
           region: 'eu-west-1',
           email: {
             receivingDomain: 'mail.acme.io',
-            recipients: ['claims@mail.acme.io'],
-            mailFrom: 'claims@mail.acme.io',
+            recipients: ['cases@mail.acme.io'],
+            mailFrom: 'cases@mail.acme.io',
             maxEmailBytes: 1 << 20,
           },
         },
@@ -72,7 +73,7 @@ describe('resolveEnvironment', () => {
       /^environment "staging": account: required outside dev/,
     );
     // dev runs locally with placeholders and no account.
-    expect(resolveEnvironment(projectConfig, 'dev').email!.receivingDomain).toBe('dev.warranty.example.com');
+    expect(resolveEnvironment(projectConfig, 'dev').email!.receivingDomain).toBe('dev.desk.example.com');
   });
 
   it('accepts exactly the log retention periods CloudWatch Logs does', () => {
@@ -96,7 +97,7 @@ describe('resolveEnvironment', () => {
     const outside = EnvConfigSchema.safeParse({
       ...dev,
       removalPolicy: 'destroy',
-      email: { ...dev.email, recipients: ['claims@elsewhere.example.org'] },
+      email: { ...dev.email, recipients: ['cases@elsewhere.example.org'] },
     });
     expect(outside.success).toBe(false);
     expect(outside.error!.issues[0]!.path).toEqual(['email', 'recipients']);
@@ -117,8 +118,8 @@ describe('the prod stack', () => {
   const prod = fixtureEnv('prod');
 
   it('is named for prod, termination-protected, and retains its tables and logs', () => {
-    expect(stacks.workflows['warranty-email']!.stackName).toBe('Stepwise-WarrantyEmail-prod');
-    expect(stacks.workflows['warranty-email']!.terminationProtection).toBe(true);
+    expect(stacks.workflows['case-desk']!.stackName).toBe('Stepwise-CaseDesk-prod');
+    expect(stacks.workflows['case-desk']!.terminationProtection).toBe(true);
     for (const type of ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup']) {
       for (const resource of Object.values(template.findResources(type)))
         expect(resource.DeletionPolicy, type).toBe('Retain');
@@ -148,7 +149,7 @@ describe('the prod stack', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       Tags: [
         { Key: 'environment', Value: 'prod' },
-        { Key: 'project', Value: 'stepwise' },
+        { Key: 'project', Value: 'stepwise-fixture' },
       ],
     });
   });

@@ -6,8 +6,8 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { copyBuiltProject } from '../support/built-package.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
+import { copyFixtureProject } from '../support/fixture-project.ts';
 import { cdkSynthStack, snapshotFiles, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
@@ -19,9 +19,9 @@ describe('a second lifecycle (orders) added to a project', () => {
   let dir: string;
   let before: Map<string, string>;
   beforeAll(() => {
-    dir = copyBuiltProject(tempDir());
+    dir = copyFixtureProject(tempDir(), { built: true });
     before = snapshotFiles(dir);
-    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-lifecycle'), dir, {
+    cpSync(join(PACKAGE_ROOT, 'test/fixtures/plugins/order-lifecycle'), dir, {
       recursive: true,
       filter: (src) => !src.endsWith('README.md'),
     });
@@ -112,12 +112,14 @@ describe('a second lifecycle (orders) added to a project', () => {
     ]);
   });
 
-  it("keeps the lead example's own alias", { timeout: 120_000 }, async () => {
-    const help = await stepwise(dir, 'lead', '--help');
+  it("keeps the project's own alias of the first lifecycle, and lists both lifecycles", {
+    timeout: 120_000,
+  }, async () => {
+    const help = await stepwise(dir, 'member', '--help');
     expect(help.code).toBe(0);
-    expect(help.out).toContain('stepwise lifecycle lead-lifecycle');
+    expect(help.out).toContain('stepwise lifecycle member-journey');
     const unknown = await stepwise(dir, 'lifecycle', 'nope', 'replay', SAMPLE);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/^stepwise: unknown command "nope" \(commands: lead-lifecycle, order-lifecycle\)\n$/);
+    expect(unknown.err).toMatch(/^stepwise: unknown command "nope" \(commands: member-journey, order-lifecycle\)\n$/);
   });
 });

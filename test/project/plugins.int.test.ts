@@ -1,13 +1,13 @@
 /**
  * A workflow is a plugin: adding one is adding its own folders, and every command and the CDK app
- * pick it up with no engine edit. Each test works on a throwaway copy of the project and runs the
- * real CLI and `cdk synth` there, as a user would.
+ * pick it up with no engine edit. Each test works on a throwaway copy of the fixture project and runs
+ * the real CLI and `cdk synth` there, as a user would.
  */
 import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/core/paths.ts';
-import { copyBuiltProject } from '../support/built-package.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
+import { copyFixtureProject } from '../support/fixture-project.ts';
 import { cdkSynthStack, snapshotFiles, stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
@@ -23,7 +23,7 @@ describe('stepwise init', () => {
   let dir: string;
   let before: Map<string, string>;
   beforeAll(() => {
-    dir = copyBuiltProject(tempDir());
+    dir = copyFixtureProject(tempDir(), { built: true });
     before = snapshotFiles(dir);
   });
 
@@ -71,7 +71,7 @@ describe('stepwise init', () => {
   });
 
   it('refuses a name that exists or is not a workflow name, in one line', async () => {
-    for (const name of ['warranty-email', 'Bad_Name']) {
+    for (const name of ['case-desk', 'Bad_Name']) {
       const init = await stepwise(dir, 'init', name);
       expect(init.code).toBe(1);
       expect(init.err).toMatch(/^stepwise: [^\n]+\n$/);
@@ -82,8 +82,8 @@ describe('stepwise init', () => {
 describe('a workflow plugin with a non-email input, an EventBridge trigger and a tool without AWS resources', () => {
   let dir: string;
   beforeAll(() => {
-    dir = copyBuiltProject(tempDir());
-    cpSync(join(PROJECT_ROOT, 'test/fixtures/plugins/order-check'), dir, {
+    dir = copyFixtureProject(tempDir(), { built: true });
+    cpSync(join(PACKAGE_ROOT, 'test/fixtures/plugins/order-check'), dir, {
       recursive: true,
       filter: (src) => !src.endsWith('README.md'),
     });
@@ -148,6 +148,6 @@ describe('a workflow plugin with a non-email input, an EventBridge trigger and a
       .filter(([, r]: any) => r.Type === 'AWS::DynamoDB::Table')
       .map(([id]) => id);
     expect(tables).toEqual([expect.stringMatching(/^EventsTable/)]);
-    expect(readdirSync(join(dir, 'cdk.out.test')).some((f) => f.startsWith('Stepwise-WarrantyEmail-dev'))).toBe(true);
+    expect(readdirSync(join(dir, 'cdk.out.test')).some((f) => f.startsWith('Stepwise-CaseDesk-dev'))).toBe(true);
   });
 });

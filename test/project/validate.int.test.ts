@@ -1,22 +1,23 @@
 /**
  * Every bad definition is one line naming the file and the field, from `validate`, `graph` and
- * `synth` alike, before anything runs. Each case breaks one file of the warranty workflow in a
- * throwaway copy of the project.
+ * `synth` alike, before anything runs. Each case breaks one file of the fixture project's email workflow
+ * (a consensus workflow, a lifecycle) in a throwaway copy of it.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { copyBuiltProject } from '../support/built-package.ts';
+import { copyFixtureProject } from '../support/fixture-project.ts';
 import { stepwise } from '../support/project-copy.ts';
 import { useTempDirs } from '../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-validate-');
-const WF = 'statemachines/warranty-email';
+const WF = 'statemachines/case-desk';
+const LIFECYCLE = 'member-journey';
 
 interface BadCase {
   name: string;
   /**
-   * The workflow or lifecycle checked. @default warranty-email, by validate, graph and synth; a lifecycle by validate
+   * The workflow or lifecycle checked. @default case-desk, by validate, graph and synth; a lifecycle by validate
    * alone
    */
   target?: string;
@@ -35,106 +36,106 @@ const replace = (from: string | RegExp, to: string) => (text: string) => {
 const CASES: BadCase[] = [
   {
     name: 'an unknown edge',
-    file: `${WF}/steps/03b-device-not-found.md`,
+    file: `${WF}/steps/03b-not-found.md`,
     edit: replace('next: [DONE]', 'next: [05-nowhere]'),
-    message: /^statemachines\/warranty-email\/steps\/03b-device-not-found\.md: next\.0: unknown step "05-nowhere"$/,
+    message: /^statemachines\/case-desk\/steps\/03b-not-found\.md: next\.0: unknown step "05-nowhere"$/,
   },
   {
     name: 'an unreachable step',
     file: `${WF}/steps/09-orphan.md`,
     edit: () =>
-      '---\nname: 09-orphan\ndescription: Nobody routes here.\nversion: 1.0.0\nkind: code\nhandler: out-of-scope\nnext: [DONE]\n---\nOrphan.\n',
+      '---\nname: 09-orphan\ndescription: Nobody routes here.\nversion: 1.0.0\nkind: code\nhandler: hand-off\nnext: [DONE]\n---\nOrphan.\n',
     message:
-      /^statemachines\/warranty-email\/steps\/09-orphan\.md: name: step "09-orphan" is unreachable from entry "01-extract-serial"$/,
+      /^statemachines\/case-desk\/steps\/09-orphan\.md: name: step "09-orphan" is unreachable from entry "01-read-request"$/,
   },
   {
     name: 'a duplicate eval scenario id',
     file: `${WF}/evals/zz_duplicate.yaml`,
-    edit: () => readFileSync(join(CASE_SOURCE, `${WF}/evals/valid_warranty_001.yaml`), 'utf8'),
+    edit: () => readFileSync(join(CASE_SOURCE, `${WF}/evals/valid_case_001.yaml`), 'utf8'),
     message:
-      /^statemachines\/warranty-email\/evals\/zz_duplicate\.yaml: scenario_id: duplicate "valid_warranty_001" \(also in .*valid_warranty_001\.yaml\)$/,
+      /^statemachines\/case-desk\/evals\/zz_duplicate\.yaml: scenario_id: duplicate "valid_case_001" \(also in .*valid_case_001\.yaml\)$/,
   },
   {
     name: 'bad YAML, with the line in the file itself',
-    file: `${WF}/steps/03c-expired-warranty.md`,
+    file: `${WF}/steps/03c-ask-ref.md`,
     edit: replace(/^tools: .*$/m, 'tools: [send_email'),
-    message: /^statemachines\/warranty-email\/steps\/03c-expired-warranty\.md: \(yaml\): line \d+, column \d+: .+$/,
+    message: /^statemachines\/case-desk\/steps\/03c-ask-ref\.md: \(yaml\): line \d+, column \d+: .+$/,
   },
   {
     name: 'a tool the manifest does not declare',
-    file: `${WF}/steps/03d-request-serial.md`,
+    file: `${WF}/steps/05-confirm.md`,
     edit: replace(/^tools: \[send_email\]$/m, 'tools: [send_email, send_fax]'),
     message:
-      /^statemachines\/warranty-email\/steps\/03d-request-serial\.md: tools\.1: unknown tool "send_fax" \(the manifest declares: check_warranty, create_ticket, send_email\)$/,
+      /^statemachines\/case-desk\/steps\/05-confirm\.md: tools\.1: unknown tool "send_fax" \(the manifest declares: lookup_case, open_case, send_email\)$/,
   },
   {
     name: 'a declared tool without a module',
     file: `${WF}/workflow.yaml`,
     edit: replace(
-      'tools: [check_warranty, create_ticket, send_email]',
-      'tools: [check_warranty, create_ticket, send_email, send_fax]',
+      'tools: [lookup_case, open_case, send_email]',
+      'tools: [lookup_case, open_case, send_email, send_fax]',
     ),
     message:
-      /^statemachines\/warranty-email\/workflow\.yaml: tools\.3: no module lambdas\/workflows\/warranty-email\/tools\/send-fax\.ts/,
+      /^statemachines\/case-desk\/workflow\.yaml: tools\.3: no module lambdas\/workflows\/case-desk\/tools\/send-fax\.ts/,
   },
   {
     name: 'an unregistered code step handler',
-    file: `${WF}/steps/02-check-warranty.md`,
-    edit: replace('handler: check-warranty', 'handler: check-warrantee'),
+    file: `${WF}/steps/02-look-up.md`,
+    edit: replace('handler: look-up', 'handler: lookup'),
     message:
-      /^statemachines\/warranty-email\/steps\/02-check-warranty\.md: handler: no module lambdas\/workflows\/warranty-email\/steps\/check-warrantee\.ts/,
+      /^statemachines\/case-desk\/steps\/02-look-up\.md: handler: no module lambdas\/workflows\/case-desk\/steps\/lookup\.ts/,
   },
   {
     name: 'an offline rule routing to an undeclared edge',
     file: `${WF}/offline-model.yaml`,
-    edit: replace(/(03a-valid-warranty:\n(?:.*\n)*?\s+route:\n\s+next: )05-send-confirmation/, '$1DONE'),
+    edit: replace(/(03a-open-case:\n(?:.*\n)*?\s+route:\n\s+next: )05-confirm/, '$1DONE'),
     message:
-      /^statemachines\/warranty-email\/offline-model\.yaml: steps\.03a-valid-warranty\.\d+\.route\.next: "DONE" is not a declared edge \(05-send-confirmation\)$/,
+      /^statemachines\/case-desk\/offline-model\.yaml: steps\.03a-open-case\.\d+\.route\.next: "DONE" is not a declared edge \(05-confirm\)$/,
   },
   {
     name: 'an offline rule setting a bound tool argument',
     file: `${WF}/offline-model.yaml`,
     edit: replace(
-      "            issueSummary: '{{data.issueSummary}}'",
-      "            issueSummary: '{{data.issueSummary}}'\n            serialNumber: SN00001",
+      "args: { summary: '{{data.summary}}', priority: normal }",
+      "args: { summary: '{{data.summary}}', priority: normal, caseRef: C-00001 }",
     ),
     message:
-      /^statemachines\/warranty-email\/offline-model\.yaml: steps\.03a-valid-warranty\.\d+\.calls\.0\.args\.serialNumber: bound from data\.warranty\.serialNumber by the step/,
+      /^statemachines\/case-desk\/offline-model\.yaml: steps\.03a-open-case\.\d+\.calls\.0\.args\.caseRef: bound from data\.record\.ref by the step/,
   },
   {
     name: 'a binding of an argument the tool does not have',
-    file: `${WF}/steps/03a-valid-warranty.md`,
-    edit: replace('    product: data.warranty.product', '    productName: data.warranty.product'),
+    file: `${WF}/steps/03a-open-case.md`,
+    edit: replace('    product: data.record.product', '    productName: data.record.product'),
     message:
-      /^statemachines\/warranty-email\/steps\/03a-valid-warranty\.md: bind\.create_ticket\.productName: "productName" is not an argument of create_ticket/,
+      /^statemachines\/case-desk\/steps\/03a-open-case\.md: bind\.open_case\.productName: "productName" is not an argument of open_case/,
   },
   {
     name: 'an offline rule that reads an untrusted input field as input.<field> (it would never match)',
     file: `${WF}/offline-model.yaml`,
     edit: replace(
-      '    - when: { found: serial, anyKeyword: [fault, warranty] }',
-      '    - when: { text: input.email.subject, found: serial, anyKeyword: [fault, warranty] }',
+      '    - when: { found: ref, anyKeyword: [issue] }',
+      '    - when: { text: input.email.subject, found: ref, anyKeyword: [issue] }',
     ),
     message:
-      /^statemachines\/warranty-email\/offline-model\.yaml: steps\.01-extract-serial\.1\.when\.text: input\.email\.subject is never set: email is untrusted, so the step reads it as untrusted\.email\.subject$/,
+      /^statemachines\/case-desk\/offline-model\.yaml: steps\.01-read-request\.1\.when\.text: input\.email\.subject is never set: email is untrusted, so the step reads it as untrusted\.email\.subject$/,
   },
   {
     name: 'a model id that is no Bedrock model id',
     file: `${WF}/workflow.yaml`,
     edit: replace('  id: anthropic.claude-3-5-haiku-20241022-v1:0', '  id: gpt-4o-mini'),
     message:
-      /^statemachines\/warranty-email\/workflow\.yaml: model\.id: "gpt-4o-mini" is not a Bedrock model id or inference profile \(e\.g\. /,
+      /^statemachines\/case-desk\/workflow\.yaml: model\.id: "gpt-4o-mini" is not a Bedrock model id or inference profile \(e\.g\. /,
   },
   {
     name: 'a consensus rule voting, at temperature 0, for a value outside the choices',
-    target: 'tool-loop',
-    file: 'statemachines/tool-loop/offline-model.yaml',
+    target: 'consensus-pick',
+    file: 'statemachines/consensus-pick/offline-model.yaml',
     edit: replace(
-      'reason: An arithmetic expression is asked for., fields: { selectedTool: calculate,',
-      'reason: An arithmetic expression is asked for., fields: { selectedTool: calculator,',
+      'reason: A sum is asked for., fields: { pickedTool: add_numbers,',
+      'reason: A sum is asked for., fields: { pickedTool: add_number,',
     ),
     message:
-      /^statemachines\/tool-loop\/offline-model\.yaml: steps\.02-select-tool\.\d+\.route\.fields\.selectedTool: "calculator" is not one of the consensus choices \(calculate, convert_units, current_time, save_note, lookup_note\): the vote would discard it$/,
+      /^statemachines\/consensus-pick\/offline-model\.yaml: steps\.02-pick\.\d+\.route\.fields\.pickedTool: "add_number" is not one of the consensus choices \(add_numbers, change_case\): the vote would discard it$/,
   },
   ...(
     [
@@ -156,7 +157,7 @@ const CASES: BadCase[] = [
       ],
       [
         'a step',
-        `${WF}/steps/03b-device-not-found.md`,
+        `${WF}/steps/03b-not-found.md`,
         /^next:/m,
         'timeoutSeconds: 3\nnext:',
         'timeoutSeconds',
@@ -172,7 +173,7 @@ const CASES: BadCase[] = [
       ],
       [
         'an eval case',
-        `${WF}/evals/valid_warranty_001.yaml`,
+        `${WF}/evals/valid_case_001.yaml`,
         /^category:/m,
         'tags: [smoke]\ncategory:',
         'tags',
@@ -181,7 +182,7 @@ const CASES: BadCase[] = [
       ['guard rules', `${WF}/guards/reply.yaml`, /^checks:/m, 'severity: high\nchecks:', 'severity', 'guard rules'],
       [
         'statechart.yaml',
-        'statemachines/lead-lifecycle/statechart.yaml',
+        'statemachines/member-journey/statechart.yaml',
         /^initial:/m,
         'history: deep\ninitial:',
         'history',
@@ -189,7 +190,7 @@ const CASES: BadCase[] = [
       ],
       [
         'an agent config',
-        'statemachines/lead-lifecycle/agents/book-meeting.json',
+        'statemachines/member-journey/agents/attend-call.json',
         '"description":',
         '"channel": "sms", "description":',
         'channel',
@@ -199,7 +200,7 @@ const CASES: BadCase[] = [
   ).map(
     ([what, file, from, to, field, kind]): BadCase => ({
       name: `a field this version does not know, in ${what}`,
-      ...(file.includes('lead-lifecycle') && { target: 'lead-lifecycle' }),
+      ...(file.includes(LIFECYCLE) && { target: LIFECYCLE }),
       file,
       edit: replace(from, to),
       message: new RegExp(
@@ -214,14 +215,14 @@ let CASE_SOURCE = '';
 describe('bad definitions', () => {
   let dir: string;
   beforeAll(() => {
-    dir = copyBuiltProject(tempDir());
+    dir = copyFixtureProject(tempDir(), { built: true });
     CASE_SOURCE = dir;
   });
 
   it.each(CASES)(
     '$name: one line naming the file and field, from validate, graph and synth',
     { timeout: 60_000 },
-    async ({ target = 'warranty-email', file, edit, message }) => {
+    async ({ target = 'case-desk', file, edit, message }) => {
       const path = join(dir, file);
       let original: string | undefined;
       try {
@@ -231,7 +232,7 @@ describe('bad definitions', () => {
       }
       writeFileSync(path, edit(original ?? ''));
       try {
-        const lifecycle = target === 'lead-lifecycle';
+        const lifecycle = target === LIFECYCLE;
         const results = await Promise.all([
           stepwise(dir, 'validate', target),
           ...(lifecycle ? [] : [stepwise(dir, 'graph', target), stepwise(dir, 'synth', target)]),
@@ -250,14 +251,14 @@ describe('bad definitions', () => {
   );
 
   it('the same errors are JSON objects on stdout with --json', { timeout: 60_000 }, async () => {
-    const path = join(dir, `${WF}/steps/02-check-warranty.md`);
+    const path = join(dir, `${WF}/steps/02-look-up.md`);
     const original = readFileSync(path, 'utf8');
-    writeFileSync(path, original.replace('handler: check-warranty', 'handler: nope'));
+    writeFileSync(path, original.replace('handler: look-up', 'handler: nope'));
     try {
-      const { code, out } = await stepwise(dir, 'validate', 'warranty-email', '--json');
+      const { code, out } = await stepwise(dir, 'validate', 'case-desk', '--json');
       expect(code).toBe(1);
       expect(JSON.parse(out)).toEqual({
-        error: { type: 'DefinitionError', message: expect.stringMatching(/02-check-warranty\.md: handler: no module/) },
+        error: { type: 'DefinitionError', message: expect.stringMatching(/02-look-up\.md: handler: no module/) },
       });
     } finally {
       writeFileSync(path, original);

@@ -86,9 +86,9 @@ describe('a model endpoint that never answers', () => {
   it('fails every attempt of a plain step as a retryable ModelTimeoutError within the step timeout in all', async () => {
     const handler = handlerFor('warranty-email', '01-extract-serial');
     const attempts = 1 + loadWorkflow('warranty-email').manifest.retry.maxAttempts;
+    const input = stepInput('01-extract-serial', { workflow: 'warranty-email' });
     const errors: unknown[] = [];
-    for (let i = 0; i < attempts; i++)
-      errors.push((await outcome(handler(stepInput('01-extract-serial'), lambdaContext() as never))).error);
+    for (let i = 0; i < attempts; i++) errors.push((await outcome(handler(input, lambdaContext() as never))).error);
     expect(server.requests.length).toBeGreaterThan(0);
     for (const error of errors)
       expect(error).toMatchObject({

@@ -17,7 +17,7 @@ import {
 import { ingest } from '../../src/runtime/triggers/email/ingest.ts';
 import type { WorkflowInput } from '../../src/runtime/triggers/email/starter.ts';
 import { memoryEmailStore } from '../../src/runtime/triggers/email/store.ts';
-import { synthApp } from '../cdk/template.ts';
+import { synthApp } from '../examples/support/app.ts';
 import { exampleEnv } from '../examples/support/config.ts';
 
 const gray: SesReceipt = {

@@ -10,6 +10,7 @@ import type { StepOutput } from '../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
 import { createHandler } from '../../src/runtime/step-handler/handler.ts';
 import { SINGLE_PROMPT_STEP } from '../../src/runtime/steps/single-prompt.ts';
+import { WARRANTY_TOOLS } from '../examples/warranty-email/support.ts';
 import {
   captureLogger,
   fakeToolbox,
@@ -39,7 +40,10 @@ const ATTACKS: { name: string; body: string; escaped: (sent: string) => boolean 
 ];
 
 function singlePrompt(turns: Parameters<typeof scriptedModel>[0]) {
-  const { toolbox, executed } = fakeToolbox({ check_warranty: REGISTRY, create_ticket: TICKET, send_email: {} });
+  const { toolbox, executed } = fakeToolbox(
+    { check_warranty: REGISTRY, create_ticket: TICKET, send_email: {} },
+    WARRANTY_TOOLS,
+  );
   const { model } = scriptedModel(turns);
   const handler = createHandler(
     { WORKFLOW: 'warranty-email', STEP: SINGLE_PROMPT_STEP, MODEL_PROVIDER: 'offline' },
@@ -51,7 +55,10 @@ function singlePrompt(turns: Parameters<typeof scriptedModel>[0]) {
       logger: captureLogger().logger as unknown as Logger,
     },
   );
-  const input = stepInput(SINGLE_PROMPT_STEP, { previous: previousState({ next: SINGLE_PROMPT_STEP }) });
+  const input = stepInput(SINGLE_PROMPT_STEP, {
+    workflow: 'warranty-email',
+    previous: previousState({ next: SINGLE_PROMPT_STEP }),
+  });
   return { run: () => handler(input) as Promise<StepOutput>, executed };
 }
 

@@ -5,7 +5,7 @@ import sendEmail from '../../lambdas/workflows/warranty-email/tools/send-email.t
 import { StateTooLargeError } from '../../src/core/errors.ts';
 import type { ConverseRequest, ModelProvider } from '../../src/runtime/contracts/model-port.ts';
 import { readStepContext } from '../../src/runtime/contracts/prompt.ts';
-import type { StepInput, StepOutput } from '../../src/runtime/contracts/step.ts';
+import type { StepOutput } from '../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../src/runtime/event-log.ts';
 import {
   isOffloaded,
@@ -17,6 +17,7 @@ import {
 } from '../../src/runtime/offload.ts';
 import { createHandler } from '../../src/runtime/step-handler/handler.ts';
 import type { Toolbox } from '../../src/runtime/tools/types.ts';
+import { inboundEmail, previousState, stepInput } from '../runtime/steps/fixtures.ts';
 
 const usage = { modelCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheWriteInputTokens: 0 };
 const output = (fields: Record<string, unknown>, earlier: Record<string, unknown> = {}): StepOutput => ({
@@ -110,21 +111,10 @@ describe('the step handler', () => {
     const pointer = {
       $offloaded: { key, chunks: 1, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') },
     };
-    const email = {
-      id: 'e1',
-      messageId: '<m1@x>',
-      from: 'anna@example.com',
-      fromName: 'Anna',
-      to: ['claims@x'],
-      subject: 'Broken',
-      receivedAt: '2026-02-02T10:00:00.000Z',
-      bodyChars: 5,
-    };
-    const input: StepInput = {
+    const email = inboundEmail();
+    const input = stepInput('05-send-confirmation', {
       workflow: 'warranty-email',
-      step: '05-send-confirmation',
-      input: { email },
-      previous: {
+      previous: previousState({
         step: '03a-valid-warranty',
         next: '05-send-confirmation',
         reason: 'ok',
@@ -132,11 +122,8 @@ describe('the step handler', () => {
         fields: { ticketId: pointer },
         data: { ticketId: pointer },
         count: 3,
-      },
-      error: null,
-      count: 4,
-      execution: { id: 'arn', name: 'exec-1' },
-    };
+      }),
+    });
     let seen: unknown;
     const model: ModelProvider = {
       name: 'bedrock',
@@ -161,7 +148,7 @@ describe('the step handler', () => {
       execute: async (name, args) => ({
         tool: name,
         args: args as Record<string, unknown>,
-        result: { sent: true, to: 'anna@example.com', messageId: '<r1>' },
+        result: { sent: true, to: email.from, messageId: '<r1>' },
       }),
     };
     const handler = createHandler(

@@ -1,6 +1,6 @@
 /**
  * A real Chromium for the Studio tests: Debian's `chromium` (no browser download) driven by
- * playwright-core, headless, with a fresh profile; screenshots kept under `.stepwise/screenshots/`;
+ * playwright-core, headless, with a fresh profile; screenshots kept under the repository's `.stepwise/screenshots/`;
  * axe-core run in the page; and keyboard helpers that move only with Tab.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { STATE_DIR as STEPWISE_DIR } from '../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 
 // The functions passed to page.evaluate run in the page; the project is compiled without the DOM library.
 declare const document: any, window: any, MutationObserver: any;
@@ -16,8 +16,11 @@ type HTMLElement = any;
 type HTMLButtonElement = any;
 
 export const CHROMIUM = '/usr/bin/chromium';
-/** Where the browser tests leave their screenshots (git-ignored). */
-export const SCREENSHOTS_DIR = join(STEPWISE_DIR, 'screenshots');
+/**
+ * Where the browser tests leave their screenshots (git-ignored): the repository's, whichever project the test runs
+ * (the engine's tests run the fixture project).
+ */
+export const SCREENSHOTS_DIR = join(PACKAGE_ROOT, '.stepwise', 'screenshots');
 
 const FLAGS = [
   '--headless',

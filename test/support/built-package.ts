@@ -16,6 +16,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,7 +24,12 @@ import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 import { copyProject } from './project-copy.ts';
 
 const CACHE = join(PACKAGE_ROOT, 'node_modules', '.cache', 'stepwise-test-build');
-const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'bin/build.mjs'];
+const INPUTS = ['src', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'bin/build.mjs', 'bin/stepwise.mjs'];
+/**
+ * A build of older sources goes once no test has asked for it this long: a copy that links it (copyFixtureProject)
+ * may still be running while a test file of edited sources builds again.
+ */
+const UNUSED_MS = 3_600_000;
 
 /**
  * A key of everything the build reads: each file's path and content (not its modification time: `npm pack` rewrites
@@ -65,21 +71,36 @@ function withLock<T>(lock: string, fn: () => T): T {
   }
 }
 
-/** The folder of the built package (its `package.json` and `dist/`), building it unless this source was built. */
+/** Mark a build as used now (its folder's modification time). */
+function used(dir: string): string {
+  const now = new Date();
+  utimesSync(dir, now, now);
+  return dir;
+}
+
+/**
+ * The folder of the built package, laid out as installed (`package.json`, `bin/stepwise.mjs`, `dist/`, the templates),
+ * building it unless this source was built.
+ */
 export function builtPackage(): string {
   const dir = join(CACHE, sourceKey());
-  if (existsSync(join(dir, 'dist'))) return dir;
+  if (existsSync(join(dir, 'dist'))) return used(dir);
   mkdirSync(CACHE, { recursive: true });
   return withLock(`${dir}.lock`, () => {
-    if (existsSync(join(dir, 'dist'))) return dir;
-    // Finished builds of older sources go; a build in progress (its staging folder or lock) is another run's.
+    if (existsSync(join(dir, 'dist'))) return used(dir);
+    // Finished builds of older sources no test asked for lately go; a build in progress (its staging folder or lock)
+    // is another run's.
     for (const old of readdirSync(CACHE).filter((name) => !/\.(lock|tmp-\d+)$/.test(name)))
-      rmSync(join(CACHE, old), { recursive: true, force: true });
+      if (Date.now() - statSync(join(CACHE, old)).mtimeMs > UNUSED_MS)
+        rmSync(join(CACHE, old), { recursive: true, force: true });
     const staging = `${dir}.tmp-${process.pid}`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
-    // What the compiled CLI reads beside dist/ as an installed package has it: package.json and the templates.
+    // What the compiled CLI reads beside dist/ as an installed package has it: package.json, the templates, and the
+    // command itself (`--watch` runs it again in a child).
     copyFileSync(join(PACKAGE_ROOT, 'package.json'), join(staging, 'package.json'));
+    mkdirSync(join(staging, 'bin'));
+    copyFileSync(join(PACKAGE_ROOT, 'bin', 'stepwise.mjs'), join(staging, 'bin', 'stepwise.mjs'));
     cpSync(join(PACKAGE_ROOT, 'src', 'cli', 'templates'), join(staging, 'src', 'cli', 'templates'), {
       recursive: true,
     });
@@ -97,7 +118,9 @@ export function builtPackage(): string {
 }
 
 /**
- * A copy of the project that runs the built engine, as a project with the package installed does: no engine source
+ * A copy of the repository (`copyProject`: the examples' project, for test/examples and test/package; the engine's
+ * tests use `copyFixtureProject(dir, { built: true })`) that runs the built engine, as a project with the package
+ * installed does: no engine source
  * but the templates `stepwise new` copies, the compiled `dist/`, and `stepwise` resolved by the package's own name
  * (no `paths` mapping it to the source).
  */

@@ -23,8 +23,8 @@ export const FIXTURE_STATEMACHINES = join(FIXTURE_PROJECT, 'statemachines');
 export const fixtureEnv = (name = 'dev'): EnvConfig =>
   resolveEnvironment(fixtureConfig, name, { allowPlaceholders: true });
 
-/** Local state and build output of runs in the fixture folder itself: never copied. */
-const LOCAL_OUTPUT = /^(\.stepwise|node_modules|cdk\.out.*)$/;
+/** Local state and build output of runs in the fixture folder itself (git ignores them): never copied, never a fixture. */
+export const LOCAL_OUTPUT = /^(\.stepwise|node_modules|cdk\.out.*)$/;
 
 export interface FixtureCopyOptions {
   /**

@@ -1,5 +1,5 @@
 /**
- * A copy of the project with the MCP test workflow in it, served by a real MCP server, a scripted chat-completions
+ * A copy of the fixture project with the MCP test workflow in it, served by a real MCP server, a scripted chat-completions
  * model and an OTLP/HTTP receiver, all on 127.0.0.1: what the MCP-and-tracing tests of the CLI start before each file
  * and stop after it.
  */
@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { ChatServer } from '../runtime/models/chat-server.ts';
 import { startTestMcpServer, type TestMcpServer } from '../runtime/tools/mcp-server.ts';
 import { writeMcpWorkflow } from '../runtime/tools/mcp-workflow.ts';
-import { copyBuiltProject } from './built-package.ts';
+import { copyFixtureProject } from './fixture-project.ts';
 import { type OtlpReceiver, startOtlpReceiver } from './otlp-receiver.ts';
 
 export interface McpProject {
@@ -29,7 +29,7 @@ export function useMcpProject(prefix: string, script: ConstructorParameters<type
   const model = new ChatServer(script);
   beforeAll(async () => {
     // The CLI as installed (compiled): its commands start without tsx.
-    project.dir = copyBuiltProject(mkdtempSync(join(tmpdir(), prefix)));
+    project.dir = copyFixtureProject(mkdtempSync(join(tmpdir(), prefix)), { built: true });
     [project.mcp, project.modelUrl, project.receiver] = await Promise.all([
       startTestMcpServer(),
       model.start(),

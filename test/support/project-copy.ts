@@ -1,7 +1,8 @@
 /**
- * A throwaway copy of the project (the working tree, without node_modules, .git and build output,
- * which are linked or left out), for tests that add a workflow the way a user would and run the
- * real CLI and `cdk synth` on it.
+ * A throwaway copy of a project, for tests that add a workflow the way a user would and run the real CLI and `cdk
+ * synth` on it: the commands that run there, and `copyProject`, a copy of the repository (the examples' project) for
+ * test/examples and test/package. The engine's tests copy the fixture project instead (`copyFixtureProject`,
+ * fixture-project.ts).
  */
 import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
@@ -11,7 +12,10 @@ import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 // dist: `npm pack` (the package test) may be rewriting it while another test copies; a built copy brings its own.
 const SKIPPED = new Set(['node_modules', '.git', '.stepwise', 'coverage', 'dist']);
 
-/** Copy the project into `dir` (which must exist and be empty); node_modules is linked. */
+/**
+ * Copy the repository (the working tree, without node_modules, .git and build output, which are linked or left out)
+ * into `dir` (which must exist and be empty); node_modules is linked.
+ */
 export function copyProject(dir: string): string {
   for (const entry of readdirSync(PACKAGE_ROOT)) {
     if (SKIPPED.has(entry) || entry.startsWith('cdk.out') || entry === 'test-results.json') continue;
@@ -44,16 +48,21 @@ export interface Ran {
 }
 
 /**
- * Run a command in `cwd` to its end (no shell), e.g. `run(dir, 'node', 'bin/stepwise.mjs', 'validate')`. The command
- * finds its project from `cwd`: the test's own `STEPWISE_PROJECT_ROOT` (the engine tests' fixture project) stays behind.
+ * The environment of a command run in a copy: the test's, but without its own `STEPWISE_PROJECT_ROOT` (the engine
+ * tests' fixture project), so the command finds its project from its working folder.
+ */
+export function copyEnv(): NodeJS.ProcessEnv {
+  const { STEPWISE_PROJECT_ROOT: _, ...env } = process.env;
+  return { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+}
+
+/**
+ * Run a command in `cwd` to its end (no shell), e.g. `run(dir, 'node', 'bin/stepwise.mjs', 'validate')`, in
+ * {@link copyEnv}: the command finds its project from `cwd`.
  */
 export function run(cwd: string, command: string, ...args: string[]): Promise<Ran> {
-  const { STEPWISE_PROJECT_ROOT: _, ...env } = process.env;
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    });
+    const child = spawn(command, args, { cwd, env: copyEnv() });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

@@ -1,7 +1,7 @@
 /**
  * Studio in a real Chromium for a test file: a fresh state folder, Studio serving it, a page that
  * records the errors thrown in it; and what the execution page is read with (its status, its steps,
- * its name).
+ * a step's panel, its name).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,17 @@ export const statusBadge = (page: Page) => page.locator('h1 .status');
 
 /** The steps list of the open execution (not the graph's nodes). */
 export const stepButtons = (page: Page) => page.locator('ol.steps button');
+
+/** Select a step of the open execution by the start of its line in the steps list; its panel. */
+export async function selectStep(page: Page, step: string): Promise<ReturnType<Page['getByRole']>> {
+  await stepButtons(page)
+    .filter({ hasText: new RegExp(`^${step}( |$)`) })
+    .first()
+    .click();
+  const panel = page.getByRole('article', { name: new RegExp(`\\d+\\. ${step}$`) });
+  await panel.waitFor();
+  return panel;
+}
 
 /** The name of the open execution, from the URL. */
 export const executionName = (page: Page) =>

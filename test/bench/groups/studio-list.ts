@@ -11,10 +11,11 @@ import { type ExecutionRecord, writeLocalExecution } from '../../../src/local/re
 import { stateDirs } from '../../../src/local/records/state-dirs.ts';
 import { recordedExecution } from '../../support/fixtures.ts';
 import type { BenchRun } from '../harness.ts';
+import { fixtureWorkflows } from '../studio.ts';
 
 const EXECUTIONS = 5000;
 
-/** The recorded valid-warranty execution as the `i`th of many: its own name and subject. */
+/** The recorded valid case-desk execution as the `i`th of many: its own name and subject. */
 function copyOf(base: ExecutionRecord, i: number): ExecutionRecord {
   const name = `bench-list-${String(i).padStart(5, '0')}`;
   const input = base.input as { email: Record<string, unknown> };
@@ -22,7 +23,7 @@ function copyOf(base: ExecutionRecord, i: number): ExecutionRecord {
     ...base,
     name,
     executionArn: base.executionArn.replace(base.name, name),
-    input: { ...input, email: { ...input.email, subject: `Claim ${i}: headphones stopped charging` } },
+    input: { ...input, email: { ...input.email, subject: `Case ${i}: desk lamp broken again` } },
   };
 }
 
@@ -34,12 +35,12 @@ interface Listed {
 export async function studioList(bench: BenchRun): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'stepwise-bench-list-'));
   const dirs = stateDirs(root);
-  const base = recordedExecution('warranty-valid');
+  const base = recordedExecution('case-desk-valid');
   for (let i = 0; i < EXECUTIONS; i++) writeLocalExecution(copyOf(base, i), dirs.executions);
-  const studio = await startStudio({ port: 0, dirs });
+  const studio = await startStudio({ port: 0, dirs, workflows: await fixtureWorkflows() });
   const list = async (query: string): Promise<Listed> =>
     (await (await fetch(`${studio.url}api/executions?${query}`)).json()) as Listed;
-  const wanted = `Claim ${EXECUTIONS - 7}:`;
+  const wanted = `Case ${EXECUTIONS - 7}:`;
   try {
     const first = await bench.once({
       name: 'studio.list.first',

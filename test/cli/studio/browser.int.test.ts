@@ -1,8 +1,8 @@
 /**
  * Stepwise Studio in a real Chromium (Debian's package, driven by playwright-core): open Studio
- * on this repository, see the warranty graph, run the valid-warranty sample and read step 03a's
- * model request, tokens and create_ticket call, fork from 02-check-warranty with the registry
- * saying `expired` and see the fork take 03c, approve a paused investigation and see it finish,
+ * on the engine's fixture project, see the case-desk graph, run its valid sample and read step 03a's
+ * model request, tokens and open_case call, fork from 02-look-up with the lookup saying `closed`
+ * and see the fork hand off to 04, approve a paused checkpoint-review and see it finish,
  * import a deployed execution's history and fork it locally, open the execution a failed eval case
  * ran. Every view passes axe-core with no serious or critical finding, and every action of every
  * view is reached with Tab alone. The screenshots stay in `.stepwise/screenshots/`.
@@ -57,11 +57,11 @@ const errors: string[] = [];
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'stepwise-browser-'));
   const dirs = stateDirs(root);
-  const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 3);
-  const steps = [{ name: '01-extract-serial', next: '02-check-warranty', decidedBy: 'offline' as const, fields: {} }];
+  const cases = loadEvalCases(loadWorkflow('case-desk').dir).slice(0, 3);
+  const steps = [{ name: '01-read-request', next: '02-look-up', decidedBy: 'offline' as const, fields: {} }];
   // The later run's failed case names the execution it ran, kept with the local ones.
   const failedRun = evalExecutionName(evalRunId(new Date('2025-03-14T11:00:00Z')), cases[1]!.scenario_id);
-  const valid = recordedExecution('warranty-valid');
+  const valid = recordedExecution('case-desk-valid');
   writeLocalExecution(
     { ...valid, name: failedRun, executionArn: valid.executionArn.replace(valid.name, failedRun) },
     dirs.executions,
@@ -71,7 +71,7 @@ beforeAll(async () => {
     ['2025-03-14T11:00:00Z', [true, false, true]],
   ] as const)
     recordEvalRun(
-      'warranty-email',
+      'case-desk',
       {
         passed: verdicts.filter(Boolean).length,
         failed: verdicts.filter((v) => !v).length,
@@ -154,26 +154,34 @@ const stepButtons = () => page.locator('ol.steps button');
 /** A link of the navigation. */
 const nav = (name: string) => page.getByRole('navigation', { name: 'Studio' }).getByRole('link', { name, exact: true });
 
+/** The steps of the valid sample's execution, as the steps list shows them. */
+const VALID_STEPS = [
+  '01-read-request → 02-look-up',
+  '02-look-up → 03a-open-case',
+  '03a-open-case → 05-confirm',
+  '05-confirm → DONE',
+];
+
 const executionName = () => decodeURIComponent(page.url().split('#/executions/')[1]!.split(/[?/]/)[0]!);
 
 describe('Stepwise Studio in Chromium', () => {
   let valid: string;
 
-  it('opens on this repository and shows the warranty graph, with Start, every step and its route, accessible', async () => {
-    await expect.poll(() => page.getByRole('link', { name: 'warranty-email' }).count()).toBe(1);
+  it('opens on the project and shows the case-desk graph, with Start, every step and its route, accessible', async () => {
+    await expect.poll(() => page.getByRole('link', { name: 'case-desk' }).count()).toBe(1);
     await accessible('the workflows');
     await screenshot(page, 'workflows');
-    await page.getByRole('link', { name: 'warranty-email' }).click();
-    const graph = page.getByRole('group', { name: /warranty-email: the compiled state machine/ });
+    await page.getByRole('link', { name: 'case-desk' }).click();
+    const graph = page.getByRole('group', { name: /case-desk: the compiled state machine/ });
     await graph.waitFor();
     for (const state of [
       'Start',
-      '01-extract-serial',
-      '02-check-warranty',
-      '02-check-warranty.route',
-      '03a-valid-warranty',
-      '03c-expired-warranty',
-      '04-out-of-scope',
+      '01-read-request',
+      '02-look-up',
+      '02-look-up.route',
+      '03a-open-case',
+      '03b-not-found',
+      '04-hand-off',
       'Done',
     ])
       expect(await graph.locator(`[data-state="${state}"]`).count(), state).toBe(1);
@@ -181,58 +189,53 @@ describe('Stepwise Studio in Chromium', () => {
     await screenshot(page, 'workflow-graph');
   });
 
-  it('runs the valid-warranty sample and opens its execution, which updates live', async () => {
+  it('runs the valid sample and opens its execution, which updates live', async () => {
     await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
-    await page.getByRole('button', { name: 'Run sample valid-warranty.eml' }).click();
+    await page.getByRole('button', { name: 'Run sample valid.eml' }).click();
     await page.waitForURL(/#\/executions\/email-/);
     valid = executionName();
     await untilStatus('SUCCEEDED');
     expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
-    expect(await stepButtons().allTextContents()).toEqual([
-      '01-extract-serial → 02-check-warranty',
-      '02-check-warranty → 03a-valid-warranty',
-      '03a-valid-warranty → 05-send-confirmation',
-      '05-send-confirmation → DONE',
-    ]);
+    expect(await stepButtons().allTextContents()).toEqual(VALID_STEPS);
   });
 
-  it("reads step 03a's model request, its tokens and its create_ticket call", async () => {
+  it("reads step 03a's model request, its tokens and its open_case call", async () => {
     await stepButtons()
-      .filter({ hasText: /^03a-valid-warranty → / })
+      .filter({ hasText: /^03a-open-case → / })
       .click();
-    const panel = page.getByRole('article', { name: /03a-valid-warranty/ });
+    const panel = page.getByRole('article', { name: /03a-open-case/ });
     await panel.getByRole('heading', { name: 'Model request and response' }).waitFor();
     await expect
       .poll(() => panel.locator('details', { hasText: 'System prompt' }).locator('pre').first().textContent())
-      .toContain('You are the ticketing step');
+      .toContain('Call `open_case` once');
     expect(await panel.getByText(/^Call 1: tool_use/).count()).toBeGreaterThan(0);
     expect(await panel.locator('[data-testid="step-tokens"]').textContent()).toMatch(
       /^\d+ in \/ \d+ out, cache \d+ read \/ \d+ written, [1-9]\d* model calls$/,
     );
-    const ticket = panel.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'create_ticket' }) });
-    expect(await ticket.count()).toBe(1);
-    expect(await ticket.textContent()).toMatch(/"ticketId": "TKT-[A-Z0-9]+"/);
-    expect(await ticket.textContent()).toContain('"serialNumber": "SN48213"');
+    const opened = panel.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'open_case' }) });
+    expect(await opened.count()).toBe(1);
+    expect(await opened.textContent()).toMatch(/"caseId": "CASE-[A-F0-9]{10}"/);
+    expect(await opened.textContent()).toContain('"caseRef": "C-10001"');
     await screenshot(page, 'execution-03a');
     await accessible('an execution');
   });
 
-  it('forks from 02-check-warranty with the registry saying expired: the fork takes 03c, linked to its parent and compared side by side', async () => {
+  it('forks from 02-look-up with the lookup saying closed: the fork hands off to 04, linked to its parent and compared side by side', async () => {
     await stepButtons()
-      .filter({ hasText: /^02-check-warranty → / })
+      .filter({ hasText: /^02-look-up → / })
       .click();
-    await page.getByRole('link', { name: 'Fork from 02-check-warranty' }).click();
-    const tools = page.getByLabel(/^Tool results of 02-check-warranty/);
-    await expect.poll(() => tools.inputValue()).toContain('"status": "valid"');
+    await page.getByRole('link', { name: 'Fork from 02-look-up' }).click();
+    const tools = page.getByLabel(/^Tool results of 02-look-up/);
+    await expect.poll(() => tools.inputValue()).toContain('"status": "open"');
     await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
     // An invalid edit is caught against the step's input schema before anything runs.
-    const input = page.getByLabel(/^Step input of 02-check-warranty/);
+    const input = page.getByLabel(/^Step input of 02-look-up/);
     const recorded = await input.inputValue();
     await input.fill(recorded.replace(/"count": \d+/, '"count": "one"'));
     await expect.poll(() => page.locator('#fork-input-check').textContent()).toMatch(/^previous\.count: /);
     expect(await page.getByRole('button', { name: 'Run the fork' }).isDisabled()).toBe(true);
     await input.fill(recorded);
-    await tools.fill((await tools.inputValue()).replace('"status": "valid"', '"status": "expired"'));
+    await tools.fill((await tools.inputValue()).replace('"status": "open"', '"status": "closed"'));
     await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
     await accessible('the fork form');
     await screenshot(page, 'fork-form');
@@ -240,12 +243,12 @@ describe('Stepwise Studio in Chromium', () => {
     await page.waitForURL(/-fork-/);
     await untilStatus('SUCCEEDED');
     expect(await stepButtons().allTextContents()).toEqual([
-      '01-extract-serial → 02-check-warranty',
-      '02-check-warranty → 03c-expired-warranty',
-      '03c-expired-warranty → DONE',
+      '01-read-request → 02-look-up',
+      '02-look-up → 04-hand-off',
+      '04-hand-off → DONE',
     ]);
-    expect(await page.locator('[data-state="03c-expired-warranty"]').getAttribute('class')).toContain('visited');
-    expect(await page.locator('[data-state="03a-valid-warranty"]').getAttribute('class')).not.toContain('visited');
+    expect(await page.locator('[data-state="04-hand-off"]').getAttribute('class')).toContain('visited');
+    expect(await page.locator('[data-state="03a-open-case"]').getAttribute('class')).not.toContain('visited');
     await page.getByRole('link', { name: valid }).first().waitFor();
     await screenshot(page, 'fork-execution');
     await page.getByRole('link', { name: 'compare with its parent' }).click();
@@ -254,36 +257,34 @@ describe('Stepwise Studio in Chromium', () => {
     await screenshot(page, 'fork-diff');
   });
 
-  it('approves a paused investigation from the UI and sees it finish, live', async () => {
+  it('approves a paused checkpoint-review from the UI and sees it finish, live', async () => {
     await nav('Workflows').click();
-    await page.getByRole('link', { name: 'investigation' }).click();
-    await page.getByRole('button', { name: 'Run sample latency-checkpoint.json' }).click();
+    await page.getByRole('link', { name: 'checkpoint-review' }).click();
+    await page.getByRole('button', { name: 'Run sample checkpoint.json' }).click();
     await page.waitForURL(/#\/executions\//);
-    const investigation = executionName();
+    const review = executionName();
     await untilStatus('PAUSED');
     const jobStatus = () =>
       page.evaluate(
         async (name) =>
           ((await (await fetch(`/api/jobs/${encodeURIComponent(name)}`)).json()) as { status?: string }).status,
-        investigation,
+        review,
       );
-    // With checkpoints on, the investigation may pause again after a resume: approve until it finishes.
+    // With checkpoints on, the review may pause again after a resume: approve until it finishes.
     const rounds: string[][] = [];
     for (let round = 1; round <= 4 && rounds.at(-1)?.at(-1) !== 'SUCCEEDED'; round++) {
       await nav('Pauses').click();
-      const card = page.getByRole('article', { name: investigation });
+      const card = page.getByRole('article', { name: review });
       await card.getByRole('heading', { name: 'Required actions' }).waitFor();
       if (round === 1) {
         await accessible('the pauses');
         await screenshot(page, 'pauses');
       }
-      await card
-        .getByLabel(/^Output/)
-        .fill(JSON.stringify({ notes: `Checked by the on-call engineer (round ${round}).` }));
+      await card.getByLabel(/^Output/).fill(JSON.stringify({ notes: `Checked by the reviewer (round ${round}).` }));
       await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
       resumes.hold();
-      await card.getByRole('button', { name: `Approve ${investigation}` }).click();
-      await page.waitForURL(new RegExp(`#/executions/${investigation}$`));
+      await card.getByRole('button', { name: `Approve ${review}` }).click();
+      await page.waitForURL(new RegExp(`#/executions/${review}$`));
       // The approval is made; the resume waits until the page has shown the execution still paused.
       await expect.poll(() => statusBadge().textContent(), { timeout: 30_000 }).toBe('PAUSED');
       const before = await stepButtons().count();
@@ -295,7 +296,7 @@ describe('Stepwise Studio in Chromium', () => {
         const response = await fetch(`/api/executions/${encodeURIComponent(name)}`);
         const detail = (await response.json()) as { pause?: unknown; record: { status: string } };
         return detail.pause ? 'PAUSED' : detail.record.status;
-      }, investigation);
+      }, review);
       expect(now).toMatch(/^(SUCCEEDED|PAUSED)$/);
       await expect.poll(() => statusBadge().textContent(), { timeout: 30_000 }).toBe(now);
       await expect.poll(() => stepButtons().count(), { timeout: 30_000 }).toBeGreaterThan(before);
@@ -317,7 +318,7 @@ describe('Stepwise Studio in Chromium', () => {
         .filter({ hasText: /^03-record\.pause/ })
         .count(),
     ).toBeGreaterThan(0);
-    await screenshot(page, 'investigation-approved');
+    await screenshot(page, 'checkpoint-approved');
   });
 
   it('opens an imported AWS execution history and forks it locally', async () => {
@@ -331,37 +332,32 @@ describe('Stepwise Studio in Chromium', () => {
     await untilStatus('SUCCEEDED');
     expect(await page.getByText(/imported from a file/).count()).toBe(1);
     await stepButtons()
-      .filter({ hasText: /^03a-valid-warranty → / })
+      .filter({ hasText: /^03a-open-case → / })
       .click();
     expect(await page.locator('[data-testid="step-tokens"]').textContent()).toMatch(/^[1-9]\d* in \/ [1-9]\d* out/);
     await screenshot(page, 'imported-execution');
     await stepButtons()
-      .filter({ hasText: /^02-check-warranty → / })
+      .filter({ hasText: /^02-look-up → / })
       .click();
-    await page.getByRole('link', { name: 'Fork from 02-check-warranty' }).click();
+    await page.getByRole('link', { name: 'Fork from 02-look-up' }).click();
     await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
     await page.getByRole('button', { name: 'Run the fork' }).click();
     await page.waitForURL(/-fork-/);
     await untilStatus('SUCCEEDED');
     expect(await page.getByText(/· local ·/).count()).toBe(1);
-    expect(await stepButtons().allTextContents()).toEqual([
-      '01-extract-serial → 02-check-warranty',
-      '02-check-warranty → 03a-valid-warranty',
-      '03a-valid-warranty → 05-send-confirmation',
-      '05-send-confirmation → DONE',
-    ]);
+    expect(await stepButtons().allTextContents()).toEqual(VALID_STEPS);
     await screenshot(page, 'imported-fork');
   });
 
   it('lists the executions with filters, and the eval runs with a diff and the execution of a failed case, accessibly', async () => {
     await nav('Executions').click();
     await page.getByRole('table').waitFor();
-    await page.getByLabel('workflow').selectOption('investigation');
+    await page.getByLabel('workflow').selectOption('checkpoint-review');
     await expect.poll(() => page.getByRole('table').getByRole('row').count()).toBe(2);
     await accessible('the executions');
     await screenshot(page, 'executions');
     await nav('Evals').click();
-    await page.getByRole('button', { name: 'Compare the two runs of warranty-email' }).click();
+    await page.getByRole('button', { name: 'Compare the two runs of case-desk' }).click();
     await page.getByRole('heading', { name: 'Verdicts that changed' }).waitFor();
     await accessible('an eval diff');
     await nav('Evals').click();
@@ -378,27 +374,25 @@ describe('Stepwise Studio in Chromium', () => {
   it('lets a keyboard-only user run a sample, read a step and start a fork', async () => {
     await page.goto(`${studio.url}#/workflows`);
     await tabTo(page, /^a:Workflows$/);
-    await tabTo(page, /^a:.*warranty-email/);
+    await tabTo(page, /^a:.*case-desk/);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'warranty-email', level: 1 }).waitFor();
-    await tabTo(page, /^button:Run sample valid-warranty\.eml$/);
+    await page.getByRole('heading', { name: 'case-desk', level: 1 }).waitFor();
+    await tabTo(page, /^button:Run sample valid\.eml$/);
     await page.keyboard.press('Enter');
     await page.waitForURL(/#\/executions\/email-/);
     await untilStatus('SUCCEEDED');
-    await tabTo(page, /^button:03a-valid-warranty/);
+    await tabTo(page, /^button:03a-open-case/);
     await page.keyboard.press('Enter');
-    await page.getByRole('article', { name: /03a-valid-warranty/ }).waitFor();
-    await tabTo(page, /^g\[button\]:02-check-warranty .*, code step/);
+    await page.getByRole('article', { name: /03a-open-case/ }).waitFor();
+    await tabTo(page, /^g\[button\]:02-look-up .*, code step/);
     await page.keyboard.press('Enter');
-    await page.getByRole('article', { name: /02-check-warranty/ }).waitFor();
-    await tabTo(page, /^a:Fork from 02-check-warranty$/);
+    await page.getByRole('article', { name: /02-look-up/ }).waitFor();
+    await tabTo(page, /^a:Fork from 02-look-up$/);
     await page.keyboard.press('Enter');
     await tabTo(page, /^textarea:fork-tools$/);
-    await expect.poll(() => page.getByLabel(/^Tool results of/).inputValue()).toContain('"valid"');
+    await expect.poll(() => page.getByLabel(/^Tool results of/).inputValue()).toContain('"open"');
     await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(
-      JSON.stringify({ check_warranty: { serialNumber: 'SN48213', status: 'not_found' } }),
-    );
+    await page.keyboard.insertText(JSON.stringify({ lookup_case: { ref: 'C-10001', status: 'not_found' } }));
     await expect.poll(() => page.locator('#fork-input-check').textContent()).toBe('Matches the step input schema.');
     await tabTo(page, /^button:Run the fork$/);
     await page.keyboard.press('Enter');
@@ -406,9 +400,9 @@ describe('Stepwise Studio in Chromium', () => {
     await untilStatus('SUCCEEDED');
     expect(
       await stepButtons()
-        .filter({ hasText: /^02-check-warranty → / })
+        .filter({ hasText: /^02-look-up → / })
         .textContent(),
-    ).toBe('02-check-warranty → 03b-device-not-found');
+    ).toBe('02-look-up → 03b-not-found');
   });
 
   it('threw no error in the page', () => {

@@ -5,10 +5,7 @@
  * one that timed out), then Studio shows each: the items and branches with their status and
  * results, the child linked both ways, the waits' deadlines, the awaited event and how the wait
  * ended; and the workflow graph draws the Map with its item chain and the Parallel with its
- * branches. Then three samples of the order-support example run from Studio: one with its items,
- * branches and child ticket execution, one waiting for the customer's reply, one crossing the wait
- * until a parcel's expected delivery. Each view is kept as a
- * screenshot in `.stepwise/screenshots/`.
+ * branches. Each view is kept as a screenshot in `.stepwise/screenshots/`.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +27,7 @@ import {
   executionName,
   openStudio,
   type StudioInBrowser,
+  selectStep,
   stepButtons,
   untilStatus,
 } from '../../support/studio-browser.ts';
@@ -101,17 +99,6 @@ async function openStep(execution: string, step: string): Promise<ReturnType<Pag
   await page.goto(`${studio.studio.url}#/executions/${encodeURIComponent(execution)}`);
   await untilStatus(page, 'SUCCEEDED');
   return selectStep(page, step);
-}
-
-/** Select a step of the open execution by the start of its line in the steps list; its panel. */
-async function selectStep(on: Page, step: string): Promise<ReturnType<Page['getByRole']>> {
-  await stepButtons(on)
-    .filter({ hasText: new RegExp(`^${step}( |$)`) })
-    .first()
-    .click();
-  const panel = on.getByRole('article', { name: new RegExp(`\\d+\\. ${step}$`) });
-  await panel.waitFor();
-  return panel;
 }
 
 describe('Studio shows the workflow constructs', () => {
@@ -239,75 +226,5 @@ describe('Studio shows the workflow constructs', () => {
 
   it('threw no error in the page', () => {
     expect(studio.errors).toEqual([]);
-  });
-});
-
-describe('Studio shows the constructs of the order-support example', () => {
-  let example: StudioInBrowser;
-  let on: Page;
-
-  beforeAll(async () => {
-    example = await openStudio('constructs-example');
-    on = example.page;
-  }, 180_000);
-
-  afterAll(async () => {
-    await example?.close();
-  });
-
-  /** Run a sample of order-support from its workflow page and open its execution. */
-  async function runSample(sample: string, status: string): Promise<string> {
-    await on.goto(`${example.studio.url}#/workflows/order-support`);
-    await on.getByRole('button', { name: `Run sample ${sample}` }).click();
-    await on.waitForURL(/#\/executions\/email-/);
-    await untilStatus(on, status, 150_000);
-    return executionName(on);
-  }
-
-  it('opens a damaged-mug email: its attachments as items, the lookups as branches, the ticket as a child', async () => {
-    const parent = await runSample('damaged-mug.eml', 'SUCCEEDED');
-    let panel = await selectStep(on, '03-classify-attachments');
-    const items = await panel.getByTestId('construct-map').locator('summary').allTextContents();
-    expect(items.length).toBeGreaterThan(0);
-    expect(items.every((item) => /^Item \d+ ✓ succeeded/.test(item))).toBe(true);
-    await screenshot(on, 'constructs-example-items');
-    panel = await selectStep(on, '05-look-up');
-    expect(await panel.getByTestId('construct-parallel').locator('summary').allTextContents()).toEqual([
-      'Branch order ✓ succeeded (ended at 06-look-up-order)',
-      'Branch customer ✓ succeeded (ended at 07-look-up-customer)',
-    ]);
-    panel = await selectStep(on, '14-open-ticket');
-    const child = panel.getByTestId('child-execution');
-    expect(await child.textContent()).toMatch(/^Runs workflow order-ticket as child execution \S+ \(succeeded\)\.$/);
-    await screenshot(on, 'constructs-example-child-link');
-    await child.getByRole('link').last().click();
-    const back = on.getByTestId('started-by');
-    await back.waitFor();
-    expect(await back.textContent()).toBe(`Child execution, started by a workflow step of ${parent}`);
-    expect(await on.locator('p.facts').textContent()).toContain('workflow order-ticket');
-    await screenshot(on, 'constructs-example-child');
-  }, 240_000);
-
-  it('opens an email without its order number: the event step waits for the reply, with its key and deadline', async () => {
-    await runSample('missing-order-number.eml', 'PAUSED');
-    const panel = await selectStep(on, '10-await-reply');
-    const wait = await panel.getByTestId('event-wait').textContent();
-    expect(wait).toMatch(/^AwaitsEmail Reply from stepwise\.emailKeyinput\.email\.messageId = ".+"Deadline1 day, at /);
-    expect(await panel.getByTestId('event-outcome').textContent()).toBe('waiting for the event');
-    await screenshot(on, 'constructs-example-event-waiting');
-  }, 240_000);
-
-  it('opens a parcel in transit: the wait step shows its deadline, the expected delivery, crossed', async () => {
-    await runSample('parcel-in-transit.eml', 'SUCCEEDED');
-    const panel = await selectStep(on, '16-wait-for-delivery');
-    expect(await panel.getByTestId('wait-deadline').textContent()).toBe(
-      'Waitsuntil the time at data.order.expectedDeliveryDeadline2026-12-02 18:00:00 UTCCrossedyes: the wait ended and the workflow went on',
-    );
-    expect(await stepButtons(on).allTextContents()).toContain('16-wait-for-delivery · deadline crossed');
-    await screenshot(on, 'constructs-example-wait');
-  }, 240_000);
-
-  it('threw no error in the page', () => {
-    expect(example.errors).toEqual([]);
   });
 });

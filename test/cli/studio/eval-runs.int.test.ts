@@ -27,12 +27,12 @@ describe('a failed eval case', () => {
   it('names the execution it was judged on, whose history is kept, and Studio gives it with the run', {
     timeout: 180_000,
   }, async () => {
-    const [valid] = loadEvalCases(loadWorkflow('warranty-email').dir);
+    const [first] = loadEvalCases(loadWorkflow('case-desk').dir);
     // The case ran as it always does; only what it expects is wrong, so it fails.
-    const failing = { ...valid!, expected_output: { ...valid!.expected_output, status: 'FAILED' as const } };
+    const failing = { ...first!, expected_output: { ...first!.expected_output, status: 'FAILED' as const } };
     const started = new Date('2026-03-14T10:00:00Z');
     const runId = evalRunId(started);
-    const report = await runEvalCases('warranty-email', [failing], {
+    const report = await runEvalCases('case-desk', [failing], {
       keep: { dir: dirs.executions, runId },
       session: { logLevel: 'SILENT' },
     });
@@ -40,13 +40,13 @@ describe('a failed eval case', () => {
     expect(result!.passed).toBe(false);
     expect(result!.execution).toBe(evalExecutionName(runId, failing.scenario_id));
     const kept = readLocalExecution(result!.execution!, dirs.executions);
-    expect([kept.name, kept.workflow, kept.status]).toEqual([result!.execution, 'warranty-email', 'SUCCEEDED']);
+    expect([kept.name, kept.workflow, kept.status]).toEqual([result!.execution, 'case-desk', 'SUCCEEDED']);
     expect(kept.executionArn.endsWith(`:${result!.execution}`)).toBe(true);
 
-    const run = recordEvalRun('warranty-email', report, [failing], 'offline', dirs.evals, started);
+    const run = recordEvalRun('case-desk', report, [failing], 'offline', dirs.evals, started);
     studio = await startStudio({ port: 0, dirs });
     const get = async (path: string) => (await fetch(`${studio!.url}api/${path}`)).json();
-    const stored = (await get(`evals/warranty-email/${run.id}`)) as { cases: { execution?: string }[] };
+    const stored = (await get(`evals/case-desk/${run.id}`)) as { cases: { execution?: string }[] };
     expect(stored.cases[0]!.execution).toBe(result!.execution);
     const opened = (await get(`executions/${encodeURIComponent(result!.execution!)}`)) as { record: { name: string } };
     expect(opened.record.name).toBe(result!.execution);

@@ -9,7 +9,7 @@ import { type EvalReport, evalExecutionName } from '../../../src/evals/runner.ts
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwise-evals-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 2);
+const cases = loadEvalCases(loadWorkflow('case-desk').dir).slice(0, 2);
 const step = (name: string, next: string) => ({
   name,
   next,
@@ -25,14 +25,14 @@ const report = (passed: boolean[]): EvalReport => ({
     id: c.scenario_id,
     passed: passed[i]!,
     failures: [],
-    steps: [step('01-extract-serial', passed[i] ? '02-check-warranty' : '04-out-of-scope')],
+    steps: [step('01-read-request', passed[i] ? '02-look-up' : '04-hand-off')],
   })),
 });
 
 describe('eval runs', () => {
   it('keeps each run with the expected trail of every case, lists them newest first, and reads one back', () => {
     const first = recordEvalRun(
-      'warranty-email',
+      'case-desk',
       report([true, true]),
       cases,
       'offline',
@@ -40,22 +40,22 @@ describe('eval runs', () => {
       new Date('2025-03-14T10:00:00Z'),
     );
     const second = recordEvalRun(
-      'warranty-email',
+      'case-desk',
       report([true, false]),
       cases,
       'offline',
       dir,
       new Date('2025-03-14T11:00:00Z'),
     );
-    expect(listEvalRuns('warranty-email', dir).map((r) => r.id)).toEqual([second.id, first.id]);
-    expect(readEvalRun('warranty-email', first.id, dir).expected[cases[0]!.scenario_id]).toEqual(
+    expect(listEvalRuns('case-desk', dir).map((r) => r.id)).toEqual([second.id, first.id]);
+    expect(readEvalRun('case-desk', first.id, dir).expected[cases[0]!.scenario_id]).toEqual(
       cases[0]!.expected_output.expected_steps!.map((s) => s.step_name),
     );
-    expect(listEvalRuns('tool-loop', dir)).toEqual([]);
+    expect(listEvalRuns('consensus-pick', dir)).toEqual([]);
   });
 
   it('diffs two runs: the cases whose verdict changed and those that took another route', () => {
-    const [b, a] = listEvalRuns('warranty-email', dir);
+    const [b, a] = listEvalRuns('case-desk', dir);
     const diff = diffEvalRuns(a!, b!);
     expect(diff.changed).toEqual([{ id: cases[1]!.scenario_id, a: true, b: false }]);
     expect(diff.routeDifferences.map((d) => d.id)).toEqual([cases[1]!.scenario_id]);
@@ -67,9 +67,9 @@ describe('eval runs', () => {
     const id = evalRunId(started);
     const ran = report([false, true]);
     ran.cases[0]!.execution = evalExecutionName(id, cases[0]!.scenario_id);
-    const run = recordEvalRun('warranty-email', ran, cases, 'offline', join(dir, 'named'), started);
+    const run = recordEvalRun('case-desk', ran, cases, 'offline', join(dir, 'named'), started);
     expect(run.id).toBe('2025-03-15T09-30-00.000Z');
-    expect(readEvalRun('warranty-email', run.id, join(dir, 'named')).cases[0]!.execution).toBe(
+    expect(readEvalRun('case-desk', run.id, join(dir, 'named')).cases[0]!.execution).toBe(
       `eval-2025-03-15T09-30-00.000Z-${cases[0]!.scenario_id}`,
     );
     expect(evalExecutionName(id, 'chat_001', 2)).toBe('eval-2025-03-15T09-30-00.000Z-chat_001-t2');
@@ -79,7 +79,7 @@ describe('eval runs', () => {
     'refuses a workflow or run name that points outside its folder: %s',
     (name) => {
       expect(() => listEvalRuns(name, dir)).toThrow(/not a workflow name/);
-      expect(() => readEvalRun('warranty-email', name, dir)).toThrow(/not a record name/);
+      expect(() => readEvalRun('case-desk', name, dir)).toThrow(/not a record name/);
     },
   );
 });

@@ -49,7 +49,7 @@ const taskEntryStates = (events: HistoryEvent[], step: string) =>
     .filter((e) => e.type === 'TaskStateEntered' && e.stateEnteredEventDetails?.name === step)
     .map((e) => JSON.parse(e.stateEnteredEventDetails!.input!));
 
-const RECORDED = ['warranty-valid', 'tool-loop-consensus', 'investigation-resumed', 'aws-warranty'];
+const RECORDED = ['case-desk-valid', 'consensus-pick-vote', 'checkpoint-review-resumed', 'aws-case-desk'] as const;
 
 describe.each(RECORDED)('%s', (name) => {
   const parent = record(name);
@@ -109,48 +109,48 @@ describe.each(RECORDED)('%s', (name) => {
 
 describe('fork points of special steps', () => {
   it('a consensus step is forked at its sample plan, with the state before its waves: the fork samples again', async () => {
-    const parent = record('tool-loop-consensus');
-    const point = forkPoints(parent, loadWorkflow('tool-loop')).find((p) => p.step === '02-select-tool')!;
-    expect(point.entryState).toBe(consensusPlanStateName('02-select-tool'));
-    const [afterVote] = taskEntryStates(parent.events, '02-select-tool');
+    const parent = record('consensus-pick-vote');
+    const point = forkPoints(parent, loadWorkflow('consensus-pick')).find((p) => p.step === '02-pick')!;
+    expect(point.entryState).toBe(consensusPlanStateName('02-pick'));
+    const [afterVote] = taskEntryStates(parent.events, '02-pick');
     const { consensus, ...result } = afterVote.result;
     expect(consensus.votes).toBeDefined();
     expect(point.state).toEqual({ ...afterVote, result });
   });
 
   it('a step after a resumed checkpoint is forked with the resumer output in its data', async () => {
-    const parent = record('investigation-resumed');
-    const def = loadWorkflow('investigation');
+    const parent = record('checkpoint-review-resumed');
+    const def = loadWorkflow('checkpoint-review');
     const points = forkPoints(parent, def);
     const afterPause = points.find(
       (p) => (p.state as { result: { data: Record<string, unknown> } }).result.data.checkpoint !== undefined,
     )!;
     expect(afterPause).toBeDefined();
-    const received = await stepInputFor(definitionOf('investigation'), afterPause.step, afterPause.state, {
+    const received = await stepInputFor(definitionOf('checkpoint-review'), afterPause.step, afterPause.state, {
       id: parent.executionArn,
       name: parent.name,
     });
     expect((received.previous as { data: { checkpoint: unknown } }).data.checkpoint).toEqual({
-      notes: 'Rolled back the 14:01 deploy; latency is back to normal.',
+      notes: 'Confirmed: the push came first.',
     });
   });
 
   it('names a fork point by position, step name, or n-th run, and refuses a step that did not run', () => {
-    const points = forkPoints(record('investigation-resumed'), loadWorkflow('investigation'));
-    expect(forkPoint(points, '02-investigate').index).toBe(1);
-    expect(forkPoint(points, '02-investigate@2').index).toBe(3);
+    const points = forkPoints(record('checkpoint-review-resumed'), loadWorkflow('checkpoint-review'));
+    expect(forkPoint(points, '02-review').index).toBe(1);
+    expect(forkPoint(points, '02-review@2').index).toBe(3);
     expect(forkPoint(points, 0).step).toBe('01-plan');
     expect(() => forkPoint(points, '04-escalate')).toThrow(
-      /did not run 04-escalate \(the steps that ran: 0:01-plan, 1:02-investigate/,
+      /did not run 04-escalate \(the steps that ran: 0:01-plan, 1:02-review/,
     );
   });
 });
 
 describe('an edited step input is checked against the step input schema', () => {
-  const parent = record('warranty-valid');
-  const def = loadWorkflow('warranty-email');
-  const definition = definitionOf('warranty-email');
-  const point = forkPoints(parent, def).find((p) => p.step === '02-check-warranty')!;
+  const parent = record('case-desk-valid');
+  const def = loadWorkflow('case-desk');
+  const definition = definitionOf('case-desk');
+  const point = forkPoints(parent, def).find((p) => p.step === '02-look-up')!;
   const execution = { id: parent.executionArn, name: parent.name };
 
   it('accepts the recorded input and an edited one, and gives the state that makes the step receive it', async () => {
@@ -159,10 +159,10 @@ describe('an edited step input is checked against the step input schema', () => 
       point.step,
       await stepInputFor(definition, point.step, point.state, execution),
     );
-    (edited.previous as { data: Record<string, unknown> }).data.serialNumber = 'SN99999';
+    (edited.previous as { data: Record<string, unknown> }).data.caseRef = 'C-10002';
     const checked = await checkForkInput(def, definition, point, edited, execution);
     expect(checked.problems).toEqual([]);
-    expect((checked.state!.result as { data: Record<string, unknown> }).data.serialNumber).toBe('SN99999');
+    expect((checked.state!.result as { data: Record<string, unknown> }).data.caseRef).toBe('C-10002');
   });
 
   it.each([
@@ -190,23 +190,18 @@ describe('an edited step input is checked against the step input schema', () => 
 });
 
 describe('what a fork reuses from its parent', () => {
-  const parent = record('warranty-valid');
-  const def = loadWorkflow('warranty-email');
+  const parent = record('case-desk-valid');
+  const def = loadWorkflow('case-desk');
 
   it('pins the tool results the forked step got, by default', () => {
-    const point = forkPoints(parent, def).find((p) => p.step === '02-check-warranty')!;
+    const point = forkPoints(parent, def).find((p) => p.step === '02-look-up')!;
     expect(recordedToolResults(parent, def, point)).toEqual({
-      check_warranty: {
-        serialNumber: 'SN48213',
-        status: 'valid',
-        product: 'Lumen X2 wireless headphones',
-        warrantyEnd: '2099-12-31',
-      },
+      lookup_case: { ref: 'C-10001', status: 'open', product: 'Desk lamp' },
     });
   });
 
   it('finds the email body its LLM steps were shown in their recorded model requests', () => {
-    expect(emailBodyFromTranscripts(parent, def)).toContain('Lumen X2');
+    expect(emailBodyFromTranscripts(parent, def)).toContain('it flickers and then');
   });
 
   it('names a fork after its parent within the 80 characters of an execution name', () => {
@@ -217,26 +212,21 @@ describe('what a fork reuses from its parent', () => {
 
 describe('diffExecutions', () => {
   it('puts two runs side by side: where the path diverges, outputs, replies and tokens', () => {
-    const a = record('warranty-valid');
-    const def = loadWorkflow('warranty-email');
+    const a = record('case-desk-valid');
+    const def = loadWorkflow('case-desk');
     const b = structuredClone(a);
     const scheduled = b.events.filter((e) => e.type === 'LambdaFunctionSucceeded');
     const second = JSON.parse(scheduled[1]!.lambdaFunctionSucceededEventDetails!.output!);
     scheduled[1]!.lambdaFunctionSucceededEventDetails!.output = JSON.stringify({
       ...second,
-      next: '03c-expired-warranty',
-      fields: { warranty: { status: 'expired' } },
+      next: '03b-not-found',
+      fields: { record: { status: 'not_found' } },
     });
     const diff = diffExecutions(a, b, def);
     expect(diff.divergesAt).toBe(1);
     expect(diff.steps[0]!.differs).toEqual([]);
     expect(diff.steps[1]!.differs).toEqual(['next', 'fields']);
-    expect(diff.a.path).toEqual([
-      '01-extract-serial',
-      '02-check-warranty',
-      '03a-valid-warranty',
-      '05-send-confirmation',
-    ]);
+    expect(diff.a.path).toEqual(['01-read-request', '02-look-up', '03a-open-case', '05-confirm']);
     expect(diffExecutions(a, a, def).divergesAt).toBeNull();
   });
 });

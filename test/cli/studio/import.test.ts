@@ -24,8 +24,10 @@ import {
   storeImported,
 } from '../../../src/local/records/import.ts';
 import { stateDirs } from '../../../src/local/records/state-dirs.ts';
-import { AWS_ARN, AWS_FIXTURE } from '../../support/fixtures.ts';
+import { AWS_ARN, AWS_EXECUTION, AWS_FIXTURE } from '../../support/fixtures.ts';
 
+/** The steps the deployed case-desk execution ran. */
+const STEPS = ['01-read-request', '02-look-up', '03a-open-case', '05-confirm'];
 const history = () => JSON.parse(readFileSync(AWS_FIXTURE, 'utf8')) as { events: Record<string, unknown>[] };
 const root = mkdtempSync(join(tmpdir(), 'stepwise-import-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -34,43 +36,33 @@ describe('a GetExecutionHistory file', () => {
   it('reads as an execution record: status, workflow, the step trail with outputs, tokens and model requests', () => {
     const record = executionFromHistory(history(), AWS_ARN);
     expect(record).toMatchObject({
-      name: 'email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64',
+      name: AWS_EXECUTION,
       status: 'SUCCEEDED',
-      workflow: 'warranty-email',
+      workflow: 'case-desk',
     });
     expect(record.stateMachine).toBe(
-      'arn:aws:states:eu-west-1:210987654321:stateMachine:Stepwise-WarrantyEmail-dev-warranty-email',
+      'arn:aws:states:eu-west-1:210987654321:stateMachine:Stepwise-CaseDesk-dev-case-desk',
     );
     expect(record.startDate.toISOString()).toBe('2025-03-14T09:26:53.412Z');
     const trail = stepTrail(record.events);
-    expect(trail.map((s) => s.name)).toEqual([
-      '01-extract-serial',
-      '02-check-warranty',
-      '03a-valid-warranty',
-      '05-send-confirmation',
-    ]);
-    const ticket = trail[2]!.output as {
+    expect(trail.map((s) => s.name)).toEqual(STEPS);
+    const opened = trail[2]!.output as {
       usage: { inputTokens: number };
       transcript: { provider: string; modelId: string };
       toolCalls: { tool: string }[];
     };
-    expect(ticket.transcript).toMatchObject({
+    expect(opened.transcript).toMatchObject({
       provider: 'bedrock',
       modelId: 'anthropic.claude-3-5-haiku-20241022-v1:0',
     });
-    expect(ticket.usage.inputTokens).toBeGreaterThan(100);
-    expect(ticket.toolCalls.map((c) => c.tool)).toContain('create_ticket');
+    expect(opened.usage.inputTokens).toBeGreaterThan(100);
+    expect(opened.toolCalls.map((c) => c.tool)).toContain('open_case');
     expect(stateTransitions(record.events)).toBe(10);
   });
 
   it('can be forked from every step it ran', () => {
-    const points = forkPoints(executionFromHistory(history(), AWS_ARN), loadWorkflow('warranty-email'));
-    expect(points.map((p) => p.step)).toEqual([
-      '01-extract-serial',
-      '02-check-warranty',
-      '03a-valid-warranty',
-      '05-send-confirmation',
-    ]);
+    const points = forkPoints(executionFromHistory(history(), AWS_ARN), loadWorkflow('case-desk'));
+    expect(points.map((p) => p.step)).toEqual(STEPS);
   });
 
   it('takes the ARN from the file, and timestamps in epoch seconds (CLI v1) or milliseconds', () => {
@@ -100,7 +92,7 @@ describe('a GetExecutionHistory file', () => {
   it('is stored among the imports, read back by name, and marked as imported', () => {
     const dirs = stateDirs(join(root, 'file'));
     storeImported(executionFromHistory(history(), AWS_ARN), dirs.imports, 'file', new Date('2025-03-15T00:00:00Z'));
-    const read = readStoredExecution('email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64', dirs);
+    const read = readStoredExecution(AWS_EXECUTION, dirs);
     expect(read.imported).toEqual({ from: 'file', at: '2025-03-15T00:00:00.000Z' });
     expect(read.events).toHaveLength(history().events.length);
   });
@@ -117,8 +109,8 @@ describe('--aws (read-only, the SFN client)', () => {
     sfn.on(ListStateMachinesCommand, { nextToken: undefined }).resolves({
       stateMachines: [
         {
-          name: 'Stepwise-WarrantyEmail-dev-warranty-email',
-          stateMachineArn: machineArn('Stepwise-WarrantyEmail-dev-warranty-email'),
+          name: 'Stepwise-CaseDesk-dev-case-desk',
+          stateMachineArn: machineArn('Stepwise-CaseDesk-dev-case-desk'),
           type: 'STANDARD',
           creationDate: new Date(),
         },
@@ -134,34 +126,32 @@ describe('--aws (read-only, the SFN client)', () => {
           creationDate: new Date(),
         },
         {
-          name: 'Stepwise-Investigation-prod-investigation',
-          stateMachineArn: machineArn('Stepwise-Investigation-prod-investigation'),
+          name: 'Stepwise-CheckpointReview-prod-checkpoint-review',
+          stateMachineArn: machineArn('Stepwise-CheckpointReview-prod-checkpoint-review'),
           type: 'STANDARD',
           creationDate: new Date(),
         },
       ],
     });
+    sfn.on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-CaseDesk-dev-case-desk') }).resolves({
+      executions: [
+        {
+          executionArn: AWS_ARN,
+          name: 'email-735d',
+          stateMachineArn: machineArn('x'),
+          status: 'SUCCEEDED',
+          startDate: new Date('2025-03-14T09:26:53Z'),
+          stopDate: new Date('2025-03-14T09:26:58Z'),
+        },
+      ],
+    });
     sfn
-      .on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-WarrantyEmail-dev-warranty-email') })
-      .resolves({
-        executions: [
-          {
-            executionArn: AWS_ARN,
-            name: 'email-735d',
-            stateMachineArn: machineArn('x'),
-            status: 'SUCCEEDED',
-            startDate: new Date('2025-03-14T09:26:53Z'),
-            stopDate: new Date('2025-03-14T09:26:58Z'),
-          },
-        ],
-      });
-    sfn
-      .on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-Investigation-prod-investigation') })
+      .on(ListExecutionsCommand, { stateMachineArn: machineArn('Stepwise-CheckpointReview-prod-checkpoint-review') })
       .resolves({
         executions: [
           {
             executionArn: `${AWS_ARN}-2`,
-            name: 'inv-1',
+            name: 'review-1',
             stateMachineArn: machineArn('y'),
             status: 'RUNNING',
             startDate: new Date('2025-03-15T08:00:00Z'),
@@ -170,8 +160,8 @@ describe('--aws (read-only, the SFN client)', () => {
       });
     const listed = await listDeployedExecutions(client);
     expect(listed.map((e) => [e.name, e.workflow, e.status])).toEqual([
-      ['inv-1', 'investigation', 'RUNNING'],
-      ['email-735d', 'warranty-email', 'SUCCEEDED'],
+      ['review-1', 'checkpoint-review', 'RUNNING'],
+      ['email-735d', 'case-desk', 'SUCCEEDED'],
     ]);
     expect(sfn.commandCalls(ListExecutionsCommand).map((c) => c.args[0].input.stateMachineArn)).not.toContain(
       machineArn('SomeoneElses-Machine'),
@@ -179,10 +169,8 @@ describe('--aws (read-only, the SFN client)', () => {
     // Read-only: nothing but List* was called.
     expect(sfn.calls().every((c) => /^List/.test(c.args[0].constructor.name))).toBe(true);
     expect(
-      deployedStateMachineNames(['warranty-email'], ['dev', 'staging', 'prod']).get(
-        'Stepwise-WarrantyEmail-staging-warranty-email',
-      ),
-    ).toBe('warranty-email');
+      deployedStateMachineNames(['case-desk'], ['dev', 'staging', 'prod']).get('Stepwise-CaseDesk-staging-case-desk'),
+    ).toBe('case-desk');
   });
 
   it('imports an execution by ARN: every page of its history, stored like a file import', async () => {

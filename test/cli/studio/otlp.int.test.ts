@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStudio } from '../../../src/cli/studio/server.ts';
 import { readLocalExecution } from '../../../src/local/records/history.ts';
 import { type StateDirs, stateDirs } from '../../../src/local/records/state-dirs.ts';
-import type { OtlpSpan, OtlpTraceRequest } from '../../../src/runtime/tracing/otlp.ts';
-import { type OtlpReceiver, startOtlpReceiver } from '../../support/otlp-receiver.ts';
+import { attr, type OtlpReceiver, spansOf, startOtlpReceiver } from '../../support/otlp-receiver.ts';
 
 let root: string;
 let runs = 0;
@@ -26,7 +25,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Run the tool-loop sample through Studio's API; Studio is closed (its jobs settled) before this returns. */
+/** Run the consensus-pick sample through Studio's API; Studio is closed (its jobs settled) before this returns. */
 async function runSample(otlp: string, warnings: string[]): Promise<{ name: string; dirs: StateDirs }> {
   const dirs = stateDirs(join(root, String(runs++)));
   const studio = await startStudio({ port: 0, dirs, otlp, assets: new Map(), onWarning: (m) => warnings.push(m) });
@@ -38,7 +37,7 @@ async function runSample(otlp: string, warnings: string[]): Promise<{ name: stri
         'X-Stepwise-Token': studio.token,
         Origin: studio.url.replace(/\/$/, ''),
       },
-      body: JSON.stringify({ workflow: 'tool-loop', sample: 'convert.json', model: 'offline' }),
+      body: JSON.stringify({ workflow: 'consensus-pick', sample: 'vote.json', model: 'offline' }),
     });
     expect(response.status).toBe(200);
     const { name } = (await response.json()) as { name: string };
@@ -49,9 +48,6 @@ async function runSample(otlp: string, warnings: string[]): Promise<{ name: stri
   }
 }
 
-const spansOf = (trace: OtlpTraceRequest): OtlpSpan[] => trace.resourceSpans.flatMap((r) => r.scopeSpans[0]!.spans);
-const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value as any;
-
 describe('Studio --otlp', () => {
   it('exports a run started from Studio as one trace with a span per step', { timeout: 300_000 }, async () => {
     const warnings: string[] = [];
@@ -60,11 +56,11 @@ describe('Studio --otlp', () => {
     expect(receiver.traces).toHaveLength(1);
     const spans = spansOf(receiver.traces[0]!);
     const roots = spans.filter((s) => !s.parentSpanId);
-    expect(roots.map((s) => s.name)).toEqual(['workflow tool-loop']);
+    expect(roots.map((s) => s.name)).toEqual(['workflow consensus-pick']);
     expect(attr(roots[0]!, 'stepwise.execution.name')).toEqual({ stringValue: name });
     const steps = spans.filter((s) => s.name.startsWith('step ')).map((s) => s.name.slice('step '.length));
     expect(readLocalExecution(name, dirs.executions).status).toBe('SUCCEEDED');
-    expect(steps[0]).toBe('01-start-group');
+    expect(steps[0]).toBe('01-start');
   });
 
   it('keeps the run when the collector refuses the trace, with a warning naming the execution', {

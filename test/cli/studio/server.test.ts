@@ -9,15 +9,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Studio, startStudio } from '../../../src/cli/studio/server.ts';
-import { PROJECT_ROOT } from '../../../src/core/paths.ts';
 import { loadEvalCases } from '../../../src/definitions/eval-cases.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { recordEvalRun } from '../../../src/evals/eval-runs.ts';
 import { stateDirs } from '../../../src/local/records/state-dirs.ts';
-import { AWS_ARN, AWS_FIXTURE, recordedExecution } from '../../support/fixtures.ts';
+import {
+  AWS_ARN,
+  AWS_EXECUTION,
+  AWS_FIXTURE,
+  EXECUTIONS_FIXTURE_DIR,
+  recordedExecution,
+} from '../../support/fixtures.ts';
 
-const VALID = recordedExecution('warranty-valid').name;
-const INVESTIGATION = recordedExecution('investigation-resumed').name;
+const VALID = recordedExecution('case-desk-valid').name;
+const REVIEW = recordedExecution('checkpoint-review-resumed').name;
 
 const SECRET = 'TOP-SECRET-OUTSIDE-THE-STATE';
 let root: string;
@@ -63,21 +68,21 @@ beforeAll(async () => {
   dirs = stateDirs(join(root, 'state'));
   writeFileSync(join(root, 'secret.json'), JSON.stringify({ secret: SECRET }));
   mkdirSync(dirs.executions, { recursive: true });
-  for (const fixture of ['warranty-valid', 'investigation-resumed'])
+  for (const fixture of ['case-desk-valid', 'checkpoint-review-resumed'] as const)
     copyFileSync(
-      join(PROJECT_ROOT, 'test/fixtures/executions', `${fixture}.json`),
+      join(EXECUTIONS_FIXTURE_DIR, `${fixture}.json`),
       join(dirs.executions, `${recordedExecution(fixture).name}.json`),
     );
-  const cases = loadEvalCases(loadWorkflow('warranty-email').dir).slice(0, 1);
+  const cases = loadEvalCases(loadWorkflow('case-desk').dir).slice(0, 1);
   const report = {
     passed: 1,
     failed: 0,
     total: 1,
     cases: [{ id: cases[0]!.scenario_id, passed: true, failures: [], steps: [] }],
   };
-  recordEvalRun('warranty-email', report, cases, 'offline', dirs.evals, new Date('2025-03-14T10:00:00Z'));
+  recordEvalRun('case-desk', report, cases, 'offline', dirs.evals, new Date('2025-03-14T10:00:00Z'));
   recordEvalRun(
-    'warranty-email',
+    'case-desk',
     { ...report, passed: 0, failed: 1, cases: [{ ...report.cases[0]!, passed: false }] },
     cases,
     'offline',
@@ -107,23 +112,23 @@ describe('what Studio serves', () => {
   });
 
   it('lists workflows with their graph and the per-step statistics of the local executions', async () => {
-    const wf = JSON.parse((await raw('GET', '/api/workflows/warranty-email')).body);
-    expect(wf.stateMachine).toBe('Stepwise-WarrantyEmail-dev-warranty-email');
+    const wf = JSON.parse((await raw('GET', '/api/workflows/case-desk')).body);
+    expect(wf.stateMachine).toBe('Stepwise-CaseDesk-dev-case-desk');
     expect(wf.graph.nodes.map((n: { id: string }) => n.id)).toEqual(
-      expect.arrayContaining(['Start', '01-extract-serial', '03a-valid-warranty', '03a-valid-warranty.route', 'Done']),
+      expect.arrayContaining(['Start', '01-read-request', '03a-open-case', '03a-open-case.route', 'Done']),
     );
-    expect(wf.graph.nodes.find((n: { id: string }) => n.id === '02-check-warranty')).toMatchObject({
+    expect(wf.graph.nodes.find((n: { id: string }) => n.id === '02-look-up')).toMatchObject({
       kind: 'code',
       stats: { runs: 1 },
     });
-    expect(wf.samples).toContain('valid-warranty.eml');
-    const loop = JSON.parse((await raw('GET', '/api/workflows/tool-loop')).body);
-    expect(loop.graph.nodes.find((n: { id: string }) => n.id === '02-select-tool.wave-1')).toMatchObject({
+    expect(wf.samples).toContain('valid.eml');
+    const pick = JSON.parse((await raw('GET', '/api/workflows/consensus-pick')).body);
+    expect(pick.graph.nodes.find((n: { id: string }) => n.id === '02-pick.wave-1')).toMatchObject({
       kind: 'map',
     });
-    expect(loop.graph.nodes.find((n: { id: string }) => n.id === '02-select-tool.iteration')).toMatchObject({
+    expect(pick.graph.nodes.find((n: { id: string }) => n.id === '02-pick.round')).toMatchObject({
       kind: 'choice',
-      comment: expect.stringMatching(/^Counter iteration/),
+      comment: expect.stringMatching(/^Counter round/),
     });
   });
 
@@ -134,50 +139,48 @@ describe('what Studio serves', () => {
     });
     expect(imported.status).toBe(200);
     expect(JSON.parse(imported.body)).toEqual({
-      name: 'email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64',
-      workflow: 'warranty-email',
+      name: AWS_EXECUTION,
+      workflow: 'case-desk',
       status: 'SUCCEEDED',
     });
     const names = async (query: string) =>
       JSON.parse((await raw('GET', `/api/executions?${query}`)).body).executions.map((e: { name: string }) => e.name);
     expect(await names('')).toHaveLength(3);
-    expect(await names('workflow=investigation')).toEqual([INVESTIGATION]);
-    expect(await names('source=imported')).toEqual(['email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64']);
-    expect(await names('status=SUCCEEDED&outcome=05-send-confirmation&workflow=warranty-email')).toHaveLength(2);
+    expect(await names('workflow=checkpoint-review')).toEqual([REVIEW]);
+    expect(await names('source=imported')).toEqual([AWS_EXECUTION]);
+    expect(await names('status=SUCCEEDED&outcome=05-confirm&workflow=case-desk')).toHaveLength(2);
     expect(await names('status=FAILED')).toEqual([]);
   });
 
   it('shows one execution step by step: decision, latency, model request with tokens and cost, tool calls, path and raw events', async () => {
-    const view = JSON.parse((await raw('GET', '/api/executions/email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64')).body);
-    expect(view.record).toMatchObject({ source: 'imported', status: 'SUCCEEDED', outcome: '05-send-confirmation' });
-    const ticket = view.steps.find((s: { name: string }) => s.name === '03a-valid-warranty');
-    expect(ticket.decision).toEqual({ next: '05-send-confirmation', decidedBy: 'model', reason: expect.any(String) });
-    expect(ticket.latencyMs).toBeGreaterThan(0);
-    expect(ticket.transcript.system[0].text).toContain('ticketing step');
-    expect(ticket.transcript.toolConfig.tools.map((t: { toolSpec: { name: string } }) => t.toolSpec.name)).toEqual([
-      'create_ticket',
+    const view = JSON.parse((await raw('GET', `/api/executions/${AWS_EXECUTION}`)).body);
+    expect(view.record).toMatchObject({ source: 'imported', status: 'SUCCEEDED', outcome: '05-confirm' });
+    const opened = view.steps.find((s: { name: string }) => s.name === '03a-open-case');
+    expect(opened.decision).toEqual({ next: '05-confirm', decidedBy: 'model', reason: expect.any(String) });
+    expect(opened.latencyMs).toBeGreaterThan(0);
+    expect(opened.transcript.system[0].text).toContain('Call `open_case` once');
+    expect(opened.transcript.toolConfig.tools.map((t: { toolSpec: { name: string } }) => t.toolSpec.name)).toEqual([
+      'open_case',
       'route',
     ]);
-    expect(ticket.usage.inputTokens).toBeGreaterThan(0);
-    expect(ticket.cost).toMatchObject({ modelId: 'anthropic.claude-3-5-haiku-20241022-v1:0', usd: expect.any(Number) });
-    expect(ticket.cost.usd).toBeGreaterThan(0);
-    expect(ticket.toolCalls[0]).toMatchObject({
-      tool: 'create_ticket',
-      result: { ticketId: expect.stringMatching(/^TKT-/) },
+    expect(opened.usage.inputTokens).toBeGreaterThan(0);
+    expect(opened.cost).toMatchObject({ modelId: 'anthropic.claude-3-5-haiku-20241022-v1:0', usd: expect.any(Number) });
+    expect(opened.cost.usd).toBeGreaterThan(0);
+    expect(opened.toolCalls[0]).toMatchObject({
+      tool: 'open_case',
+      result: { caseId: expect.stringMatching(/^CASE-/) },
     });
-    expect(view.path.states).toMatchObject({ Start: 1, '03a-valid-warranty': 1, Done: 1 });
-    expect(view.path.edges).toContainEqual(['02-check-warranty.route', '03a-valid-warranty']);
+    expect(view.path.states).toMatchObject({ Start: 1, '03a-open-case': 1, Done: 1 });
+    expect(view.path.edges).toContainEqual(['02-look-up.route', '03a-open-case']);
     expect(view.eventCount).toBe(34);
-    expect(
-      JSON.parse((await raw('GET', '/api/executions/email-c2a9f0d84be17e55a3016d4f9b2e8c7710ad3e64/events')).body),
-    ).toHaveLength(34);
+    expect(JSON.parse((await raw('GET', `/api/executions/${AWS_EXECUTION}/events`)).body)).toHaveLength(34);
   });
 
   it('gives the fork form of a step: its step input to edit, the tool results it got, and checks an edited input', async () => {
     const form = JSON.parse((await raw('GET', `/api/executions/${VALID}/fork?from=1`)).body);
-    expect(form.point).toEqual({ index: 1, step: '02-check-warranty', entryState: '02-check-warranty' });
+    expect(form.point).toEqual({ index: 1, step: '02-look-up', entryState: '02-look-up' });
     expect(Object.keys(form.stepInput).sort()).toEqual(['error', 'input', 'previous']);
-    expect(form.toolResults.check_warranty.status).toBe('valid');
+    expect(form.toolResults.lookup_case.status).toBe('open');
     const ok = JSON.parse(
       (await change(`/api/executions/${VALID}/fork/check`, { from: 1, stepInput: form.stepInput })).body,
     );
@@ -195,11 +198,11 @@ describe('what Studio serves', () => {
 
   it('lists eval runs per workflow, shows one with expected trails, and diffs two', async () => {
     const evals = JSON.parse((await raw('GET', '/api/evals')).body);
-    const runs = evals.find((w: { workflow: string }) => w.workflow === 'warranty-email').runs;
+    const runs = evals.find((w: { workflow: string }) => w.workflow === 'case-desk').runs;
     expect(runs).toHaveLength(2);
-    const run = JSON.parse((await raw('GET', `/api/evals/warranty-email/${runs[0].id}`)).body);
-    expect(Object.values(run.expected)[0]).toContain('01-extract-serial');
-    const diff = JSON.parse((await raw('GET', `/api/evals/warranty-email/diff?a=${runs[1].id}&b=${runs[0].id}`)).body);
+    const run = JSON.parse((await raw('GET', `/api/evals/case-desk/${runs[0].id}`)).body);
+    expect(Object.values(run.expected)[0]).toContain('01-read-request');
+    const diff = JSON.parse((await raw('GET', `/api/evals/case-desk/diff?a=${runs[1].id}&b=${runs[0].id}`)).body);
     expect(diff.changed).toHaveLength(1);
   });
 
@@ -280,9 +283,9 @@ describe('safety', () => {
     '/api/workflows/..%2F..%2F..%2Fpackage',
     '/api/workflows/..',
     '/api/evals/..%2F..%2F/secret',
-    '/api/evals/warranty-email/..%2F..%2F..%2Fsecret',
+    '/api/evals/case-desk/..%2F..%2F..%2Fsecret',
     '/api/evals/..%2F..%2Fexecutions/diff?a=x&b=y',
-    `/api/diff?a=..%2F..%2Fsecret&b=warranty-valid`,
+    `/api/diff?a=..%2F..%2Fsecret&b=${VALID}`,
     '/api/jobs/..%2F..%2Fsecret',
     '/assets/..%2F..%2F..%2F..%2Fpackage.json',
     '/assets/../../../../package.json',
@@ -301,7 +304,7 @@ describe('safety', () => {
   });
 
   it.each([
-    ['/api/runs', { workflow: 'warranty-email', sample: '../../../package.json' }],
+    ['/api/runs', { workflow: 'case-desk', sample: '../../../package.json' }],
     ['/api/runs', { workflow: '../../..', sample: 'secret.json' }],
     ['/api/pauses/..%2F..%2Fsecret/resume', { output: {} }],
     ['/api/executions/..%2F..%2Fsecret/fork', { from: 0 }],
@@ -330,21 +333,21 @@ describe('safety', () => {
 
 describe('running a mail or an input of one’s own', () => {
   it('refuses a pasted input larger than Step Functions takes, before anything runs', async () => {
-    const res = await change('/api/runs', { workflow: 'investigation', input: { note: 'x'.repeat(300 * 1024) } });
+    const res = await change('/api/runs', { workflow: 'checkpoint-review', input: { note: 'x'.repeat(300 * 1024) } });
     expect(res.status).toBe(413);
     expect(res.body).toContain('the input is over 262144 bytes');
   });
 
   it('refuses an uploaded .eml over 10 MB', async () => {
-    const res = await change('/api/runs', { workflow: 'warranty-email', eml: 'x'.repeat(10 * 1024 * 1024 + 1) });
+    const res = await change('/api/runs', { workflow: 'case-desk', eml: 'x'.repeat(10 * 1024 * 1024 + 1) });
     expect(res.status).toBe(400);
     expect(res.body).toContain('an .eml of at most');
   });
 
   it('takes exactly one of a sample, an .eml and an input', async () => {
     for (const body of [
-      { workflow: 'warranty-email' },
-      { workflow: 'warranty-email', sample: 'spam.eml', eml: 'From: a@example.com\r\n\r\nhi' },
+      { workflow: 'case-desk' },
+      { workflow: 'case-desk', sample: 'spam.eml', eml: 'From: a@example.com\r\n\r\nhi' },
     ]) {
       const res = await change('/api/runs', body);
       expect(res.status).toBe(400);

@@ -12,15 +12,16 @@ import {
   parseLifecycle,
 } from '../../../src/definitions/lifecycle/loader.ts';
 import { pathOf } from '../../../src/runtime/lifecycle/transition.ts';
-import { def } from '../../runtime/lifecycle/support.ts';
+import { agent, agentNames, def } from '../../runtime/lifecycle/support.ts';
+import { FIXTURE_STATEMACHINES } from '../../support/fixture-project.ts';
 
 const MINI = `name: mini
 description: A small lifecycle.
 version: 1.0.0
-events: [agent.message_sent, lead.message_sent, goal.hit, conversation.stopped, follow_up.stopped, follow_ups.exhausted]
+events: [agent.message_sent, member.message_sent, goal.hit, conversation.stopped, follow_up.stopped, follow_ups.exhausted]
 features:
   goals: true
-  followUps: { states: [working], sent: agent.message_sent, reply: lead.message_sent, exhausted: follow_ups.exhausted }
+  followUps: { states: [working], sent: agent.message_sent, reply: member.message_sent, exhausted: follow_ups.exhausted }
 initial: idle
 states:
   idle:
@@ -51,40 +52,28 @@ function definitionError(text: string): DefinitionError {
   throw new Error('expected a DefinitionError');
 }
 
-describe('the shipped lead lifecycle', () => {
-  it('loads, with the issue’s leaves and paths', () => {
-    expect(def.name).toBe('lead-lifecycle');
-    expect(def.initial).toBe('idle');
-    expect(def.leaves).toEqual([
-      'idle',
-      'outreach',
-      'engaged',
-      'cold',
-      'no_show',
-      'opted_out',
-      'meeting_booked',
-      'meeting_attended',
-      'payment_pending',
-      'deal_closed',
-      'renewal_due',
-      'renewal_outreach',
-      'renewal_engaged',
-      'goal_hit',
-      'conversation_stopped',
-    ]);
-    expect(def.leaves.filter((l) => def.states[l]!.terminal)).toEqual(['goal_hit', 'conversation_stopped']);
-    expect(pathOf(def, 'engaged')).toBe('active.lead_qualification.engaged');
-    expect(pathOf(def, 'renewal_due')).toBe('active.renewal_due');
-    expect(pathOf(def, 'goal_hit')).toBe('goal_hit');
-    expect(pathOf(def, 'lead_qualification')).toBe('active.lead_qualification');
+describe('a lifecycle on disk (the fixture member-journey)', () => {
+  it('lists its leaves in document order, each with the path of its parents', () => {
+    expect(def).toMatchObject({ name: 'member-journey', initial: 'idle' });
+    expect(def.leaves.join(' ')).toBe(
+      'idle outreach engaged cold no_show booked attended closed renewal_due goal_hit stopped',
+    );
+    expect(def.leaves.filter((l) => def.states[l]!.terminal)).toEqual(['goal_hit', 'stopped']);
+    const paths = {
+      engaged: 'active.qualification.engaged',
+      renewal_due: 'active.renewal_due',
+      goal_hit: 'goal_hit',
+      qualification: 'active.qualification',
+    };
+    for (const [state, path] of Object.entries(paths)) expect(pathOf(def, state)).toBe(path);
     expect(() => pathOf(def, 'nowhere')).toThrow(InvalidInputError);
     expect(def.states.engaged!.entry).toEqual(['clearFollowUpStop']);
   });
 
   it('resolves each leaf’s handlers with the declaring state (child overrides parent)', () => {
-    expect(def.handlers.cold!['meeting.booked']).toEqual({
-      declaredIn: 'lead_qualification',
-      transition: { kind: 'goto', target: 'meeting_booked', actions: [] },
+    expect(def.handlers.cold!['call.booked']).toEqual({
+      declaredIn: 'qualification',
+      transition: { kind: 'goto', target: 'booked', actions: [] },
     });
     expect(def.handlers.engaged!['follow_up.stopped']).toEqual({
       declaredIn: 'active',
@@ -94,36 +83,24 @@ describe('the shipped lead lifecycle', () => {
       declaredIn: null,
       transition: { kind: 'fromDetail', field: 'state', actions: [], versionFrom: 'version', timeFrom: 'crmUpdatedAt' },
     });
-    expect(def.handlers.goal_hit!['lead.message_sent']).toEqual({
+    expect(def.handlers.goal_hit!['member.message_sent']).toEqual({
       declaredIn: 'goal_hit',
       transition: { kind: 'restart' },
     });
-    // `payment.initiated: null` on deal_closed hides active's handler; a goto to self is no handler.
-    expect(def.handlers.deal_closed!['payment.initiated']).toBeUndefined();
-    expect(def.handlers.deal_closed!['deal.closed']).toBeUndefined();
+    // `payment.received: null` on closed hides active's handler; a goto to self is no handler.
+    expect(def.handlers.closed!['payment.received']).toBeUndefined();
+    expect(def.handlers.closed!['deal.closed']).toBeUndefined();
     expect(def.handlers.active).toBeUndefined();
   });
 
   it('is cached per process', () => {
-    expect(loadLifecycle('lead-lifecycle')).toBe(def);
+    expect(loadLifecycle(def.name, FIXTURE_STATEMACHINES)).toBe(def);
   });
 
-  it('ships agent configs that all validate', () => {
-    const agents = listAgentConfigs('lead-lifecycle');
-    expect(agents).toEqual([
-      'attend-meeting',
-      'book-meeting',
-      'book-or-close',
-      'click-and-book',
-      'close-large-deal',
-      'hand-off-cold',
-      'nurture',
-    ]);
-    for (const agent of agents) expect(() => loadAgentConfig(agent, 'lead-lifecycle')).not.toThrow();
-    expect(loadAgentConfig('close-large-deal', 'lead-lifecycle').goal).toEqual({
-      event: 'deal.closed',
-      where: { value: { gte: 10000 } },
-    });
+  it('loads every agent config of the lifecycle, each checked against the statechart', () => {
+    const configs = Object.fromEntries(agentNames().map((name) => [name, agent(name)]));
+    expect(Object.keys(configs)).toEqual(['attend-call', 'both', 'close-big', 'either', 'hand-off-cold']);
+    expect(configs['close-big']!.goal).toEqual({ event: 'deal.closed', where: { value: { gte: 10000 } } });
   });
 });
 
@@ -221,16 +198,16 @@ describe('statechart validation', () => {
       'a restart outside a terminal state',
       MINI.replace(
         'follow_up.stopped: { actions: [stopFollowUps] }\n  active',
-        'follow_up.stopped: { actions: [stopFollowUps] }\n      lead.message_sent: { restart: true }\n  active',
+        'follow_up.stopped: { actions: [stopFollowUps] }\n      member.message_sent: { restart: true }\n  active',
       ),
-      'states.idle.on.lead.message_sent',
+      'states.idle.on.member.message_sent',
       /only terminal states restart/,
     ],
     [
       'a restart the initial state cannot take',
-      MINI + '      lead.message_sent: { restart: true }\n',
-      'states.done.on.lead.message_sent',
-      /initial state "idle" to handle lead.message_sent/,
+      MINI + '      member.message_sent: { restart: true }\n',
+      'states.done.on.member.message_sent',
+      /initial state "idle" to handle member.message_sent/,
     ],
     [
       'a non-terminal leaf that ignores goal.hit',
@@ -311,7 +288,7 @@ states:
         'goal.hit',
         'conversation.stopped',
         'follow_up.stopped',
-        'lead.message_sent',
+        'member.message_sent',
         'follow_ups.exhausted',
       ]),
     );
@@ -425,7 +402,7 @@ describe('loading from disk', () => {
     writeFileSync(join(root, 'mini', 'agents', 'broken.json'), '{ "goal": ');
     writeFileSync(
       join(root, 'mini', 'agents', 'typo.json'),
-      '{ "goal": { "event": "meeting.booked" }, "stopFollowupsOn": [] }',
+      '{ "goal": { "event": "call.booked" }, "stopFollowupsOn": [] }',
     );
     expect(loadLifecycle('mini', root).name).toBe('mini');
     expect(listAgentConfigs('mini', root)).toEqual(['broken', 'typo']);
@@ -460,26 +437,26 @@ describe('agent config validation', () => {
   });
 
   it('reports mistakes at their own path, also deep inside nested conditions', () => {
-    expect(error({ goal: { event: 'meeting.bookd' } })).toMatch(
-      /^goal\.event: unknown event "meeting.bookd" \(known: agent.message_sent, /,
+    expect(error({ goal: { event: 'call.bookd' } })).toMatch(
+      /^goal\.event: unknown event "call.bookd" \(known: agent.message_sent, /,
     );
-    expect(error({ goal: { anyOf: [{ event: 'meeting.booked' }, { allOf: [{ event: 'deal.closd' }] }] } })).toMatch(
+    expect(error({ goal: { anyOf: [{ event: 'call.booked' }, { allOf: [{ event: 'deal.closd' }] }] } })).toMatch(
       /^goal\.anyOf\.1\.allOf\.0\.event: unknown event "deal.closd"/,
     );
     expect(error({ goal: { event: 'goal.hit' } })).toMatch(
       /^goal\.event: goal.hit and follow_up.stopped are raised by conditions/,
     );
     expect(error({ stopFollowUpsOn: [{ event: 'follow_up.stopped' }] })).toMatch(/^stopFollowUpsOn\.0\.event: /);
-    expect(error({ goal: { event: 'meeting.booked', anyOf: [{ event: 'deal.closed' }] } })).toBe(
+    expect(error({ goal: { event: 'call.booked', anyOf: [{ event: 'deal.closed' }] } })).toBe(
       'goal: a condition is exactly one of { event?, where?, state?, sparky? }, { anyOf: [...] }, { allOf: [...] }',
     );
     expect(error({ goal: {} })).toMatch(/^goal: a condition is exactly one of/);
     expect(error({ goal: { anyOf: [] } })).toMatch(/^goal\.anyOf: Too small/);
     // The agent's own reports name the lifecycle's events and states like the statechart's.
-    expect(error({ reports: { shows: { label: 'shows', rate: 'meeting.attendd', of: 'meeting.booked' } } })).toMatch(
+    expect(error({ reports: { shows: { label: 'shows', rate: 'call.attendd', of: 'call.booked' } } })).toMatch(
       /^reports\.shows\.rate: unknown event/,
     );
-    expect(error({ reports: { cold: { label: 'cold', event: 'lead.message_sent', in: 'frozen' } } })).toMatch(
+    expect(error({ reports: { cold: { label: 'cold', event: 'member.message_sent', in: 'frozen' } } })).toMatch(
       /^reports\.cold\.in: "frozen" is not a state/,
     );
     expect(error({ goal: { allOf: [{ event: 'deal.closed' }], where: { value: { gt: 1 } } } })).toBe(

@@ -5,14 +5,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock, setup } from 'xstate';
-import { PROJECT_ROOT } from '../../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../../src/core/paths.ts';
 import { durationMs } from '../../../src/definitions/lifecycle/delays.ts';
 import { loadLifecycle, parseLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { lifecycleToMermaid } from '../../../src/definitions/lifecycle/mermaid.ts';
 import { handlerOf } from '../../../src/definitions/lifecycle/schema.ts';
 import { TERMINAL_TAG, toXStateConfig } from '../../../src/definitions/lifecycle/xstate.ts';
 
-const ROOT = join(PROJECT_ROOT, 'test/fixtures/lifecycles');
+const ROOT = join(PACKAGE_ROOT, 'test/fixtures/lifecycles');
 const def = loadLifecycle('order-refunds', ROOT);
 const DAY = 86_400_000;
 

@@ -16,7 +16,6 @@ import {
   transition as xstateTransition,
 } from 'xstate';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
-import { listAgentConfigs, loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
 import {
   DETAIL_EQUALS_GUARD,
@@ -25,13 +24,13 @@ import {
   XSTATE_ACTIONS,
 } from '../../../src/definitions/lifecycle/xstate.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
-import { def, NO_GOAL } from '../../runtime/lifecycle/support.ts';
+import { agent, agentNames, def, NO_GOAL } from '../../runtime/lifecycle/support.ts';
 
 const exported = toXStateConfig(def);
 
-type LeadEvent = { type: string; detail?: Record<string, unknown> };
+type MemberEvent = { type: string; detail?: Record<string, unknown> };
 const machine = setup({
-  types: { context: {} as { followUpsStopped: boolean }, events: {} as LeadEvent },
+  types: { context: {} as { followUpsStopped: boolean }, events: {} as MemberEvent },
   actions: {
     clearFollowUpStop: assign({ followUpsStopped: false }),
     stopFollowUps: assign({ followUpsStopped: true }),
@@ -43,7 +42,7 @@ const machine = setup({
   },
 }).createMachine(JSON.parse(JSON.stringify(exported)));
 
-/** The leaf an XState state value is in (`{ active: { lead_qualification: 'engaged' } }` → `engaged`). */
+/** The leaf an XState state value is in (`{ active: { qualification: 'engaged' } }` → `engaged`). */
 function leafOf(value: StateValue): string {
   if (typeof value === 'string') return value;
   const [[, child]] = Object.entries(value) as [[string, StateValue]];
@@ -53,24 +52,24 @@ function leafOf(value: StateValue): string {
 describe('toXStateConfig', () => {
   it('is plain JSON with an id per state, compound states with an initial child, terminal tags and the named actions', () => {
     expect(JSON.parse(JSON.stringify(exported))).toEqual(exported);
-    expect(exported).toMatchObject({ id: 'lead-lifecycle', initial: 'idle', context: { followUpsStopped: false } });
-    expect(exported.states!.active).toMatchObject({ id: 'active', initial: 'lead_qualification' });
-    expect(exported.states!.active!.states!.lead_qualification!.states!.engaged).toMatchObject({
+    expect(exported).toMatchObject({ id: 'member-journey', initial: 'idle', context: { followUpsStopped: false } });
+    expect(exported.states!.active).toMatchObject({ id: 'active', initial: 'qualification' });
+    expect(exported.states!.active!.states!.qualification!.states!.engaged).toMatchObject({
       id: 'engaged',
       entry: [{ type: 'clearFollowUpStop' }],
     });
     expect(exported.states!.goal_hit!.tags).toEqual([TERMINAL_TAG]);
-    expect(exported.states!.goal_hit!.on!['lead.message_sent']).toEqual({
+    expect(exported.states!.goal_hit!.on!['member.message_sent']).toEqual({
       target: '#engaged',
       actions: [{ type: 'startConversation' }],
     });
     expect(exported.states!.active!.on!['follow_up.stopped']).toEqual({ actions: [{ type: 'stopFollowUps' }] });
-    // `payment.initiated: null` on deal_closed blocks the parent's transition.
-    expect(exported.states!.active!.states!.deal_closed!.on!['payment.initiated']).toEqual({
+    // `payment.received: null` on closed blocks the parent's transition.
+    expect(exported.states!.active!.states!.closed!.on!['payment.received']).toEqual({
       description: 'only logged here',
     });
     // A parent's transition to the leaf itself is no transition here.
-    expect(exported.states!.active!.states!.deal_closed!.on!['deal.closed']).toEqual({
+    expect(exported.states!.active!.states!.closed!.on!['deal.closed']).toEqual({
       description: 'a transition to the current leaf is no transition',
     });
     const crm = exported.on!['crm.state_set'] as { target: string; guard: { params: { value: string } } }[];
@@ -89,11 +88,8 @@ describe('toXStateConfig', () => {
   });
 });
 
-const CONFIGS: AgentConfig[] = [
-  NO_GOAL,
-  ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle')),
-];
-const eventArb: fc.Arbitrary<LeadEvent> = fc.oneof(
+const CONFIGS: AgentConfig[] = [NO_GOAL, ...agentNames().map(agent)];
+const eventArb: fc.Arbitrary<MemberEvent> = fc.oneof(
   { arbitrary: fc.constantFrom(...def.events).map((type) => ({ type })), weight: 12 },
   {
     arbitrary: fc
@@ -106,18 +102,20 @@ const eventArb: fc.Arbitrary<LeadEvent> = fc.oneof(
     weight: 1,
   },
   {
-    arbitrary: fc.constantFrom('hi', 'please call me').map((text) => ({ type: 'lead.message_sent', detail: { text } })),
+    arbitrary: fc
+      .constantFrom('hi', 'please call me')
+      .map((text) => ({ type: 'member.message_sent', detail: { text } })),
     weight: 2,
   },
   {
     arbitrary: fc.constantFrom('/pricing', '/blog').map((url) => ({ type: 'link.clicked', detail: { url } })),
     weight: 1,
   },
-  { arbitrary: fc.constant({ type: 'lead.sneezed' }), weight: 1 },
+  { arbitrary: fc.constant({ type: 'member.sneezed' }), weight: 1 },
 );
 
 describe('differential: applyEvent and XState transition() on the exported machine', () => {
-  it('agree on state and context after every logged event, for every shipped agent config', () => {
+  it('agree on state and context after every logged event, for every agent config of the lifecycle', () => {
     let compared = 0;
     let echoes = 0;
     fc.assert(
@@ -135,7 +133,7 @@ describe('differential: applyEvent and XState transition() on the exported machi
             }
             const event: LifecycleEvent = {
               id: `e${i}`,
-              entityId: 'lead',
+              entityId: 'member',
               time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
               ...d,
             };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DefinitionError } from '../../../src/core/errors.ts';
-import { listWorkflows, loadWorkflow, loadWorkflowFrom } from '../../../src/definitions/workflow/loader.ts';
+import { loadWorkflow, loadWorkflowFrom } from '../../../src/definitions/workflow/loader.ts';
 
 const MANIFEST = `name: demo
 description: A two-step demo.
@@ -255,30 +255,5 @@ describe('workflow loader', () => {
     writeFileSync(join(dir, 'steps', 'a-first.md'), step('a-first', ['b-second', 'DONE'], '', 'Changed on disk.'));
     expect(loadWorkflow('demo', root)).toBe(first);
     expect(first.steps[0]!.instruction).toBe('Do the thing.');
-  });
-});
-
-describe('the project definitions', () => {
-  it('every workflow under statemachines/ loads and validates', () => {
-    const names = listWorkflows();
-    expect(names).toContain('warranty-email');
-    for (const name of names) expect(() => loadWorkflow(name)).not.toThrow();
-  });
-
-  it('warranty-email has its eight steps (01 to 05), entry 01 and a max of 10 steps', () => {
-    const def = loadWorkflow('warranty-email');
-    expect(def.steps.map((s) => s.name.split('-')[0])).toEqual(['01', '02', '03a', '03b', '03c', '03d', '04', '05']);
-    expect(def.manifest.entry).toBe('01-extract-serial');
-    expect(def.manifest.maxSteps).toBe(10);
-    // The step that reads the untrusted email has no tools at all, so it cannot send mail.
-    expect(def.steps[0]!.tools).toEqual([]);
-    // It starts from email; locally the registry is a file of the workflow folder.
-    expect(def.manifest.triggers).toEqual([{ type: 'email' }]);
-    expect(def.manifest.local.env).toEqual({ WARRANTY_REGISTRY_FILE: 'registry.json' });
-    // The ticket is for the device step 02 checked: 03a binds the serial and the product.
-    expect(def.steps.find((s) => s.name === '03a-valid-warranty')!.bind).toEqual({
-      create_ticket: { serialNumber: 'data.warranty.serialNumber', product: 'data.warranty.product' },
-    });
-    expect(def.steps.filter((s) => Object.keys(s.bind).length).map((s) => s.name)).toEqual(['03a-valid-warranty']);
   });
 });

@@ -1,11 +1,9 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../src/core/paths.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../../src/definitions/workflow/mermaid.ts';
 import { DONE } from '../../../src/definitions/workflow/schema.ts';
-
-const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/workflows');
+import { FIXTURE_WORKFLOWS as FIXTURES } from '../../fixtures/triage-plugin.ts';
+import { FIXTURE_STATEMACHINES } from '../../support/fixture-project.ts';
 
 describe('workflowToMermaid', () => {
   it('renders the fixture workflow exactly', () => {
@@ -36,8 +34,8 @@ describe('workflowToMermaid', () => {
 `);
   });
 
-  it('draws every declared edge of warranty-email, and nothing else', () => {
-    const def = loadWorkflow('warranty-email');
+  it('draws every declared edge of a workflow (case-desk of the fixture project), and nothing else', () => {
+    const def = loadWorkflow('case-desk', FIXTURE_STATEMACHINES);
     const text = workflowToMermaid(def);
     const id = (s: string) => (s === DONE ? '[*]' : `s_${s.replaceAll('-', '_')}`);
     const expected = [`[*] --> ${id(def.manifest.entry)}`];
@@ -47,22 +45,22 @@ describe('workflowToMermaid', () => {
       .filter((l) => l.includes('-->'))
       .map((l) => l.trim());
     expect(arrows).toEqual(expected);
-    expect(arrows).toContain('s_02_check_warranty --> s_03a_valid_warranty');
-    expect(text).toContain('state "04-out-of-scope (code: out-of-scope) [fallback]" as s_04_out_of_scope');
-    expect(text).toContain('state "02-check-warranty (code: check-warranty)" as s_02_check_warranty');
+    expect(arrows).toContain('s_02_look_up --> s_03a_open_case');
+    expect(text).toContain('state "04-hand-off (code: hand-off) [fallback]" as s_04_hand_off');
+    expect(text).toContain('state "02-look-up (code: look-up)" as s_02_look_up');
   });
 
   it('draws a checkpoint with a `when` output as conditional, one without as unconditional', () => {
-    const def = loadWorkflow('investigation');
+    const def = loadWorkflow('checkpoint-review', FIXTURE_STATEMACHINES);
     const lines = (d: typeof def) =>
       workflowToMermaid(d)
         .split('\n')
-        .filter((l) => l.includes('s_03_record --> s_02_investigate'));
-    expect(lines(def)).toEqual(['    s_03_record --> s_02_investigate : after checkpoint if checkpoint_required']);
+        .filter((l) => l.includes('s_03_record --> s_02_review'));
+    expect(lines(def)).toEqual(['    s_03_record --> s_02_review : after checkpoint if checkpoint_required']);
     const always = {
       ...def,
       steps: def.steps.map((s) => (s.pause ? { ...s, pause: { ...s.pause, when: undefined } } : s)),
     };
-    expect(lines(always)).toEqual(['    s_03_record --> s_02_investigate : after checkpoint']);
+    expect(lines(always)).toEqual(['    s_03_record --> s_02_review : after checkpoint']);
   });
 });

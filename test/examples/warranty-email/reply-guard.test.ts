@@ -11,7 +11,7 @@ import { loadGuardRules } from '../../../src/definitions/workflow/guard.ts';
 import { getStep } from '../../../src/definitions/workflow/loader.ts';
 import { stepCompletedEvent } from '../../../src/runtime/event-log.ts';
 import { checkText } from '../../../src/runtime/steps/guard.ts';
-import { warrantyPlugin as plugin, runReplyStep, stepStateData } from '../../runtime/steps/guard-support.ts';
+import { warrantyPlugin as plugin, runReplyStep, stepStateData } from './support.ts';
 
 const def = plugin.def;
 const REPLY_STEPS = ['03b-device-not-found', '03c-expired-warranty', '03d-request-serial', '05-send-confirmation'];

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/core/errors.ts';
 import { readLocalExecution, stepTrail } from '../../../src/local/records/history.ts';
 import { expandInputPaths, type RunResult, WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
-import { sample, withHeaders } from '../../runtime/triggers/email/fixtures.ts';
-import { mailsOf, SAMPLES_DIR, ticketsOf } from './support.ts';
+import { withHeaders } from '../../runtime/triggers/email/fixtures.ts';
+import { mailsOf, SAMPLES_DIR, sample, ticketsOf } from './support.ts';
 
 const S01 = '01-extract-serial';
 const S02 = '02-check-warranty';

@@ -101,17 +101,17 @@ describe('reference paths read directly', () => {
   });
 
   it('reads through plain objects only, and only plain names', () => {
-    const doc = { loaded: { lead: { state: 'engaged', version: 0, done: false }, list: [1, 2], text: 'abc' } };
-    expect(referenceValue(doc, '$.loaded.lead.state')).toBe('engaged');
-    expect(referenceValue(doc, '$.loaded.lead.version')).toBe(0);
-    expect(referenceValue(doc, '$.loaded.lead.done')).toBe(false);
+    const doc = { loaded: { member: { state: 'engaged', version: 0, done: false }, list: [1, 2], text: 'abc' } };
+    expect(referenceValue(doc, '$.loaded.member.state')).toBe('engaged');
+    expect(referenceValue(doc, '$.loaded.member.version')).toBe(0);
+    expect(referenceValue(doc, '$.loaded.member.done')).toBe(false);
     expect(referenceValue(doc, '$.loaded.missing.state')).toBeUndefined();
     // jsonpath-plus reads `length` of arrays and strings: left to it.
     for (const path of [
       '$.loaded.list.length',
       '$.loaded.text.length',
       '$.loaded.list[0]',
-      "$.loaded['lead']",
+      "$.loaded['member']",
       '$..state',
       '$.loaded.*',
       '$',

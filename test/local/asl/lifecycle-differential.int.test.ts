@@ -2,13 +2,12 @@
  * Differential test: for every (leaf, event type) pair — and each leaf with follow-ups stopped or
  * not — the generated Express state machine, run locally on the synthesized ASL with the real Task
  * handlers, and `applyEvent` called directly agree on the snapshot, the logged events and the
- * `lead.state_changed` written to the outbox; and the execution passes through the Task the statechart names.
+ * `member.state_changed` written to the outbox; and the execution passes through the Task the statechart names.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OUTBOX_FILTER } from '../../../src/cdk/stacks/lifecycle-stack.ts';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
-import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { routeOf } from '../../../src/definitions/lifecycle/routes.ts';
 import type { EntitySnapshot, LoggedEvent } from '../../../src/definitions/lifecycle/schema.ts';
 import { LocalRuntime } from '../../../src/local/asl/runtime.ts';
@@ -19,13 +18,13 @@ import { recordingCrm, recordingFollowUpChannel, recordingNotifier } from '../..
 import { stateChangeOf } from '../../../src/runtime/lifecycle/state-changes.ts';
 import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
+import { def } from '../../runtime/lifecycle/support.ts';
 import { lifecycleApp } from '../sessions/lifecycle/support.ts';
 
-const def = loadLifecycle('lead-lifecycle');
 /** Goals and stop conditions that fire on several event types, so raised events are compared too. */
 const config: AgentConfig = {
-  goal: { anyOf: [{ event: 'meeting.attended' }, { event: 'deal.closed', where: { value: { gte: 10000 } } }] },
-  stopFollowUpsOn: [{ event: 'link.clicked' }, { event: 'meeting.booked' }],
+  goal: { anyOf: [{ event: 'call.attended' }, { event: 'deal.closed', where: { value: { gte: 10000 } } }] },
+  stopFollowUpsOn: [{ event: 'link.clicked' }, { event: 'call.booked' }],
 };
 const store = memoryLifecycleStore();
 const published: unknown[] = [];
@@ -59,12 +58,12 @@ beforeAll(async () => {
   });
 });
 
-/** Put the lead in `snapshot` with one first event (the store only appends continuing logs). */
-async function seed(leadId: string, snapshot: EntitySnapshot): Promise<EntitySnapshot> {
+/** Put the member in `snapshot` with one first event (the store only appends continuing logs). */
+async function seed(memberId: string, snapshot: EntitySnapshot): Promise<EntitySnapshot> {
   const seeded = { ...snapshot, eventCount: 1 };
   const event: LoggedEvent = {
-    id: `${leadId}-seed`,
-    entityId: leadId,
+    id: `${memberId}-seed`,
+    entityId: memberId,
     seq: 1,
     type: 'crm.state_set',
     time: '2025-01-01T00:00:00Z',
@@ -73,13 +72,13 @@ async function seed(leadId: string, snapshot: EntitySnapshot): Promise<EntitySna
     stateAfter: snapshot.state,
     actions: [],
   };
-  await store.append(leadId, 0, { snapshot: seeded, events: [event] });
+  await store.append(memberId, 0, { snapshot: seeded, events: [event] });
   return seeded;
 }
 
 /** A detail that makes the event meaningful: a CRM target, a deal value over the goal's threshold. */
 function detailFor(type: string): Record<string, unknown> | undefined {
-  if (type === 'crm.state_set') return { state: 'meeting_booked' };
+  if (type === 'crm.state_set') return { state: 'booked' };
   if (type === 'deal.closed') return { value: 12000 };
   if (type === 'link.clicked') return { url: 'https://acme.test/pricing' };
   return undefined;
@@ -91,7 +90,7 @@ const same = (a: unknown, b: unknown) =>
 
 const cases = def.leaves.flatMap((leaf) =>
   [false, true].flatMap((followUpsStopped) =>
-    [...def.events, 'lead.sneezed'].map((type) => ({ leaf, followUpsStopped, type })),
+    [...def.events, 'member.sneezed'].map((type) => ({ leaf, followUpsStopped, type })),
   ),
 );
 
@@ -99,8 +98,8 @@ describe('the generated state machine agrees with applyEvent', () => {
   it(`on all ${cases.length} (leaf, follow-ups stopped, event type) cases`, async () => {
     const mismatches: string[] = [];
     const runCase = async ({ leaf, followUpsStopped, type }: (typeof cases)[number], i: number) => {
-      const leadId = `diff-${i}`;
-      const before = await seed(leadId, {
+      const memberId = `diff-${i}`;
+      const before = await seed(memberId, {
         ...initialSnapshot(def),
         state: leaf,
         context: { followUpsStopped },
@@ -117,18 +116,19 @@ describe('the generated state machine agrees with applyEvent', () => {
         time: '2025-02-03T10:00:00Z',
         region: 'us-east-1',
         resources: [],
-        detail: { leadId, ...detailFor(type) },
+        detail: { memberId, ...detailFor(type) },
       };
       const expected = applyEvent(def, before, eventFromEnvelope(def, envelope), config);
-      const execution = await runtime.startExecution('lead-lifecycle', envelope);
+      const execution = await runtime.startExecution(def.name, envelope);
       const entered = execution.events
         .filter((e) => e.type?.endsWith('StateEntered'))
         .map((e) => e.stateEnteredEventDetails!.name);
-      const events = (await store.listEvents(leadId)).slice(1);
+      const events = (await store.listEvents(memberId)).slice(1);
       const change = stateChangeOf(def, before, expected);
-      // What the outbox holds for this lead: the state machine no longer publishes, the stream does.
+      // What the outbox holds for this member: the state machine no longer publishes, the stream does.
       const outbox = store.streamRecords.filter(
-        (r) => matches(OUTBOX_FILTER, r) && (r.dynamodb.NewImage as { pk: { S: string } }).pk.S === `ENTITY#${leadId}`,
+        (r) =>
+          matches(OUTBOX_FILTER, r) && (r.dynamodb.NewImage as { pk: { S: string } }).pk.S === `ENTITY#${memberId}`,
       );
       const sent = changesOf(outbox);
       const label = `${leaf}${followUpsStopped ? ' (stopped)' : ''} + ${type}`;
@@ -136,7 +136,7 @@ describe('the generated state machine agrees with applyEvent', () => {
         mismatches.push(`${label}: ${execution.status} ${JSON.stringify(execution.error)}`);
       else if (!entered.includes(routeOf(def, type)))
         mismatches.push(`${label}: did not pass ${routeOf(def, type)} (${entered.join(' > ')})`);
-      else if (!same(await store.getEntity(leadId), expected.snapshot)) mismatches.push(`${label}: snapshot differs`);
+      else if (!same(await store.getEntity(memberId), expected.snapshot)) mismatches.push(`${label}: snapshot differs`);
       else if (!same(events, expected.events)) mismatches.push(`${label}: events differ`);
       else if (!same(sent, change ? [change] : [])) mismatches.push(`${label}: published ${JSON.stringify(sent)}`);
     };

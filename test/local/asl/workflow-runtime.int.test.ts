@@ -309,14 +309,14 @@ describe('the synthesized ASL of the triage fixture, run locally', () => {
   });
 });
 
-describe('the warranty-email workflow as deployed', () => {
+describe('an email workflow as deployed (case-desk)', () => {
   it('synthesizes to ASL that asl-validator accepts (ARNs and paths checked)', async () => {
-    const sm = (await synthProject('dev')).stateMachines.find((m) => m.workflowName === 'warranty-email');
+    const sm = (await synthProject('dev')).stateMachines.find((m) => m.workflowName === 'case-desk');
     expect(sm).toBeDefined();
     const { isValid, errorsText } = aslValidator(sm!.definition, { checkArn: true, checkPaths: true });
     expect(errorsText('\n')).toBe('');
     expect(isValid).toBe(true);
-    const steps = loadWorkflow('warranty-email').steps.map((s) => s.name);
+    const steps = loadWorkflow('case-desk').steps.map((s) => s.name);
     expect(Object.keys(sm!.definition.States)).toEqual(
       expect.arrayContaining([
         ...steps,

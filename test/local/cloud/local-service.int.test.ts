@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, readServiceInfo, stopLocalService } from '../../../src/local/cloud/local-service.ts';
-import { copyBuiltProject } from '../../support/built-package.ts';
+import { copyFixtureProject } from '../../support/fixture-project.ts';
+import { copyEnv } from '../../support/project-copy.ts';
 import { useTempDirs } from '../../support/tmp.ts';
 
 const tempDir = useTempDirs('stepwise-local-service-');
@@ -16,7 +17,7 @@ let serviceDir: string;
 
 /** The CLI in the copy, on the service of `serviceDir` (not the suite's shared emulator). */
 function stepwise(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, STEPWISE_LOCAL_SERVICE_DIR: serviceDir };
+  const env: NodeJS.ProcessEnv = { ...copyEnv(), STEPWISE_LOCAL_SERVICE_DIR: serviceDir };
   delete env.STEPWISE_DYNAMODB_ENDPOINT;
   delete env.STEPWISE_LOCAL_SERVICE;
   return new Promise((resolve, reject) => {
@@ -49,7 +50,7 @@ const historyInput = (name: string): unknown =>
 
 beforeAll(() => {
   // The CLI as installed (compiled): the service and its commands start without tsx.
-  project = copyBuiltProject(tempDir());
+  project = copyFixtureProject(tempDir(), { built: true });
   serviceDir = tempDir();
 });
 afterAll(async () => {
@@ -60,16 +61,16 @@ describe('the warm local service', () => {
   it('serves two commands at once from one emulator, each with its own execution and input', {
     timeout: 300_000,
   }, async () => {
-    const [tool, investigation] = await Promise.all([
-      runSample('tool-loop', 'convert.json'),
-      runSample('investigation', 'crash.json'),
+    const [picked, review] = await Promise.all([
+      runSample('consensus-pick', 'vote.json'),
+      runSample('checkpoint-review', 'checkpoint.json'),
     ]);
-    expect([tool.status, investigation.status]).toEqual(['SUCCEEDED', expect.stringMatching(/SUCCEEDED|PAUSED/)]);
-    expect(tool.executionName).not.toBe(investigation.executionName);
+    expect([picked.status, review.status]).toEqual(['SUCCEEDED', 'PAUSED']);
+    expect(picked.executionName).not.toBe(review.executionName);
     const sample = (workflow: string, file: string) =>
       JSON.parse(readFileSync(join(project, 'statemachines', workflow, 'samples', file), 'utf8'));
-    expect(historyInput(tool.executionName)).toMatchObject(sample('tool-loop', 'convert.json'));
-    expect(historyInput(investigation.executionName)).toMatchObject(sample('investigation', 'crash.json'));
+    expect(historyInput(picked.executionName)).toMatchObject(sample('consensus-pick', 'vote.json'));
+    expect(historyInput(review.executionName)).toMatchObject(sample('checkpoint-review', 'checkpoint.json'));
 
     const info = readServiceInfo(serviceDir)!;
     expect(isAlive(info.pid)).toBe(true);
@@ -82,7 +83,7 @@ describe('the warm local service', () => {
     process.kill(before.pid, 'SIGKILL');
     while (isAlive(before.pid)) await new Promise((r) => setTimeout(r, 20));
 
-    const result = await runSample('tool-loop', 'convert.json');
+    const result = await runSample('consensus-pick', 'vote.json');
     expect(result.status).toBe('SUCCEEDED');
     const after = readServiceInfo(serviceDir)!;
     expect(after.pid).not.toBe(before.pid);

@@ -48,28 +48,18 @@ describe('synthesize', () => {
     const dev = await synthProject('dev');
     expect(await synthProject('dev')).toBe(dev);
     expect(Object.keys(dev.templates).sort()).toEqual([
-      'Stepwise-Investigation-dev',
-      'Stepwise-LeadLifecycle-dev',
-      'Stepwise-OrderSupport-dev',
-      'Stepwise-OrderTicket-dev',
-      'Stepwise-ToolLoop-dev',
-      'Stepwise-TurnPipeline-dev',
-      'Stepwise-WarrantyEmail-dev',
+      'Stepwise-CaseDesk-dev',
+      'Stepwise-CheckpointReview-dev',
+      'Stepwise-ConsensusPick-dev',
+      'Stepwise-MemberJourney-dev',
+      'Stepwise-ReplyWait-dev',
     ]);
     expect(
       dev.stateMachines
         .map((m) => m.workflowName)
         .filter(Boolean)
         .sort(),
-    ).toEqual([
-      'investigation',
-      'lead-lifecycle',
-      'order-support',
-      'order-ticket',
-      'tool-loop',
-      'turn-pipeline',
-      'warranty-email',
-    ]);
+    ).toEqual(['case-desk', 'checkpoint-review', 'consensus-pick', 'member-journey', 'reply-wait']);
   });
 
   it('finds a lifecycle state machine by its readable name, its ARN and its lifecycle, and runs it', async () => {
@@ -78,26 +68,26 @@ describe('synthesize', () => {
       historyDir: false,
       services: { store: memoryLifecycleStore() },
     });
-    const byName = runtime.stateMachine('Stepwise-LeadLifecycle-dev-lead-lifecycle');
-    expect(byName.workflowName).toBe('lead-lifecycle');
+    const byName = runtime.stateMachine('Stepwise-MemberJourney-dev-member-journey');
+    expect(byName.workflowName).toBe('member-journey');
     expect(runtime.stateMachine(byName.arn)).toBe(byName);
-    expect(runtime.stateMachine('lead-lifecycle')).toBe(byName);
+    expect(runtime.stateMachine('member-journey')).toBe(byName);
     const envelope = {
       version: '0',
       id: 'eb-1',
-      'detail-type': 'lead.sneezed',
+      'detail-type': 'member.sneezed',
       source: 'stepwise.crm',
       account: '1',
       time: '2026-01-01T00:00:00Z',
       region: 'us-east-1',
       resources: [],
-      detail: { leadId: 'l-1' },
+      detail: { memberId: 'm-1' },
     };
-    const run = await runtime.startExecution('Stepwise-LeadLifecycle-dev-lead-lifecycle', envelope);
+    const run = await runtime.startExecution('Stepwise-MemberJourney-dev-member-journey', envelope);
     expect(run.status).toBe('SUCCEEDED');
     expect(
       run.events.filter((e) => e.type === 'TaskStateEntered').map((e) => e.stateEnteredEventDetails!.name),
-    ).toEqual(['Load lead', 'Unknown event', 'Persist']);
+    ).toEqual(['Load member', 'Unknown event', 'Persist']);
   });
 });
 

@@ -19,8 +19,8 @@ import {
 import { stateDirs } from '../../../src/local/records/state-dirs.ts';
 import { recordedExecution } from '../../support/fixtures.ts';
 
-const warranty = loadWorkflow('warranty-email');
-const valid = recordedExecution('warranty-valid');
+const desk = loadWorkflow('case-desk');
+const valid = recordedExecution('case-desk-valid');
 let root: string;
 afterEach(() => {
   if (root) rmSync(root, { recursive: true, force: true });
@@ -30,24 +30,24 @@ function project() {
   root = mkdtempSync(join(tmpdir(), 'stepwise-list-'));
   const dirs = stateDirs(root);
   for (const dir of [dirs.executions, dirs.imports, dirs.refused]) mkdirSync(dir, { recursive: true });
-  const index = new ExecutionIndex(dirs, (w) => (w === 'warranty-email' ? warranty : undefined));
+  const index = new ExecutionIndex(dirs, (w) => (w === 'case-desk' ? desk : undefined));
   return { dirs, index };
 }
 
 describe('what an execution was about and how it ended', () => {
   it('an email execution is named by its subject and sender, and ends in the last step it ran', () => {
     const email = (valid.input as { email: { subject: string; from: string } }).email;
-    expect(aboutOf(valid.input, warranty)).toEqual({ subject: email.subject, from: email.from });
-    expect(outcomeOf(valid, warranty)).toBe('05-send-confirmation');
+    expect(aboutOf(valid.input, desk)).toEqual({ subject: email.subject, from: email.from });
+    expect(outcomeOf(valid, desk)).toBe('05-confirm');
   });
 
   it('a declared outcome field and identifying paths win over the defaults', () => {
     const def = {
-      ...warranty,
-      manifest: { ...warranty.manifest, summary: { identify: ['email.from'], outcome: ['ticketId'] } },
+      ...desk,
+      manifest: { ...desk.manifest, summary: { identify: ['email.from'], outcome: ['caseId'] } },
     };
     expect(aboutOf(valid.input, def)).toEqual({ from: (valid.input as { email: { from: string } }).email.from });
-    expect(outcomeOf(valid, def)).toMatch(/^ticketId: \S+/);
+    expect(outcomeOf(valid, def)).toMatch(/^caseId: CASE-\S+/);
   });
 
   it('a workflow without email is named by its first input fields; a failure ends in its error', () => {
@@ -56,14 +56,12 @@ describe('what an execution was about and how it ended', () => {
       order: '7',
       note: 'x',
     });
-    expect(outcomeOf({ ...valid, status: 'FAILED', error: { Error: 'States.Timeout' } }, warranty)).toBe(
-      'States.Timeout',
-    );
+    expect(outcomeOf({ ...valid, status: 'FAILED', error: { Error: 'States.Timeout' } }, desk)).toBe('States.Timeout');
   });
 
   it('the manifest accepts the declaration and refuses a path that is not one', () => {
     const base = { name: 'w', description: 'd', version: '1', entry: 'a', fallback: 'a', model: { id: 'm' } };
-    expect(ManifestSchema.parse({ ...base, summary: { outcome: ['ticketId'] } }).summary.outcome).toEqual(['ticketId']);
+    expect(ManifestSchema.parse({ ...base, summary: { outcome: ['caseId'] } }).summary.outcome).toEqual(['caseId']);
     expect(ManifestSchema.safeParse({ ...base, summary: { identify: ['a..b'] } }).success).toBe(false);
   });
 });
@@ -89,9 +87,9 @@ describe('the list', () => {
     ]);
     expect(await names({ q: 'no such words anywhere' })).toEqual([]);
     expect(await names({ error: 'any' })).toEqual(['failed']);
-    expect(await names({ outcome: '05-send-confirmation', until: at(3).toISOString() })).toEqual(['older']);
-    expect(await names({ step: '03a-valid-warranty', since: at(4).toISOString() })).toEqual(['newer']);
-    expect(await names({ step: '04-out-of-scope' })).toEqual([]);
+    expect(await names({ outcome: '05-confirm', until: at(3).toISOString() })).toEqual(['older']);
+    expect(await names({ step: '03a-open-case', since: at(4).toISOString() })).toEqual(['newer']);
+    expect(await names({ step: '04-hand-off' })).toEqual([]);
     expect(await names({ sort: 'duration', order: 'desc', status: 'SUCCEEDED' })).toEqual(['older', 'newer']);
   });
 
@@ -125,7 +123,7 @@ describe('the list', () => {
       JSON.stringify({
         kind: 'refused',
         name: 'email-abc',
-        workflow: 'warranty-email',
+        workflow: 'case-desk',
         at: '2026-01-01T00:00:00.000Z',
         emailId: 'abc',
         reason: 'auto_submitted',

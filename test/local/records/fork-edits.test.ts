@@ -18,8 +18,8 @@ import { contextMessage } from '../../../src/runtime/contracts/prompt.ts';
 import { parseInbound } from '../../../src/runtime/triggers/email/checks.ts';
 import { recordedExecution } from '../../support/fixtures.ts';
 
-const def = loadWorkflow('warranty-email');
-const parent = recordedExecution('warranty-valid');
+const def = loadWorkflow('case-desk');
+const parent = recordedExecution('case-desk-valid');
 const points = forkPoints(parent, def);
 const email = (parent.input as { email: Parameters<typeof forkEditProblems>[3] }).email;
 const answer = (value: unknown) => PinnedAnswerSchema.parse(value);
@@ -38,7 +38,7 @@ describe('refusals', () => {
   it('accepts an answer the step could give, and an email edit at the first step', () => {
     expect(
       problems(0, {
-        answer: answer({ next: '02-check-warranty', fields: { serialNumber: 'SN10001' } }),
+        answer: answer({ next: '02-look-up', fields: { caseRef: 'C-10002' } }),
         email: { subject: 'Broken kettle' },
       }),
     ).toEqual([]);
@@ -47,23 +47,23 @@ describe('refusals', () => {
   it('refuses a route the step cannot take, an undeclared or tool-bound output, and a tool it may not call', () => {
     expect(
       problems(0, {
-        answer: answer({ next: '05-send-confirmation', fields: { nope: 1 }, toolCalls: [{ tool: 'create_ticket' }] }),
+        answer: answer({ next: '05-confirm', fields: { nope: 1 }, toolCalls: [{ tool: 'open_case' }] }),
       }),
     ).toEqual([
-      expect.stringMatching(/^answer.next: 01-extract-serial routes only to /),
-      expect.stringMatching(/^answer.fields.nope: not an output of 01-extract-serial/),
-      expect.stringMatching(/^answer.toolCalls.0.tool: 01-extract-serial may call only/),
+      expect.stringMatching(/^answer.next: 01-read-request routes only to /),
+      expect.stringMatching(/^answer.fields.nope: not an output of 01-read-request/),
+      expect.stringMatching(/^answer.toolCalls.0.tool: 01-read-request may call only/),
     ]);
-    const ticket = points.find((p) => p.step === '03a-valid-warranty')!.index;
-    expect(problems(ticket, { answer: answer({ next: '05-send-confirmation', fields: { ticketId: 'T-1' } }) })).toEqual(
-      [expect.stringMatching(/^answer.fields.ticketId: taken from create_ticket.ticketId, never from the model/)],
-    );
+    const opened = points.find((p) => p.step === '03a-open-case')!.index;
+    expect(problems(opened, { answer: answer({ next: '05-confirm', fields: { caseId: 'CASE-1' } }) })).toEqual([
+      expect.stringMatching(/^answer.fields.caseId: taken from open_case.caseId, never from the model/),
+    ]);
   });
 
   it('refuses an answer at a code step, the route pinned as a tool, and the email edited past the first step', () => {
     const code = points.find((p) => def.steps.find((s) => s.name === p.step)?.kind === 'code')!;
     expect(problems(code.index, { answer: answer({ next: 'DONE' }) })[0]).toMatch(/is a code step/);
-    expect(problems(0, { toolResults: { '01-extract-serial': { route: { next: 'x' } } } })).toEqual([
+    expect(problems(0, { toolResults: { '01-read-request': { route: { next: 'x' } } } })).toEqual([
       expect.stringMatching(/route is the model’s answer, not a tool/),
     ]);
     expect(problems(1, { email: { subject: 'x' } })).toEqual([expect.stringMatching(/only at the first step/)]);
@@ -93,45 +93,41 @@ describe('the pinned answer', () => {
     };
     const pinned = pinnedModel(
       inner,
-      '01-extract-serial',
+      '01-read-request',
       answer({
-        next: '02-check-warranty',
-        fields: { serialNumber: 'SN1' },
-        toolCalls: [{ tool: 'check_warranty', args: { a: 1 } }],
+        next: '02-look-up',
+        fields: { caseRef: 'C-1' },
+        toolCalls: [{ tool: 'lookup_case', args: { a: 1 } }],
       }),
     );
-    const first = await pinned.converse({ system: [], messages: messages('01-extract-serial') });
+    const first = await pinned.converse({ system: [], messages: messages('01-read-request') });
     expect(first.output.message.content[1]).toEqual({
-      toolUse: { toolUseId: 'pinned-1', name: 'check_warranty', input: { a: 1 } },
+      toolUse: { toolUseId: 'pinned-1', name: 'lookup_case', input: { a: 1 } },
     });
     const second = await pinned.converse({
       system: [],
-      messages: [
-        ...messages('01-extract-serial'),
-        first.output.message,
-        { role: 'user', content: [{ text: 'result' }] },
-      ],
+      messages: [...messages('01-read-request'), first.output.message, { role: 'user', content: [{ text: 'result' }] }],
     });
     expect(second.output.message.content[1]).toEqual({
       toolUse: {
         toolUseId: 'pinned-2',
         name: 'route',
-        input: { serialNumber: 'SN1', next: '02-check-warranty', reason: 'pinned in a fork' },
+        input: { caseRef: 'C-1', next: '02-look-up', reason: 'pinned in a fork' },
       },
     });
-    await pinned.converse({ system: [], messages: messages('01-extract-serial') });
-    await pinned.converse({ system: [], messages: messages('02-check-warranty') });
+    await pinned.converse({ system: [], messages: messages('01-read-request') });
+    await pinned.converse({ system: [], messages: messages('02-look-up') });
     expect(asked).toHaveLength(2);
   });
 
   it('lists what the fork changed against what the parent answered', () => {
     const changes = forkChanges(
-      { answer: answer({ next: '02-check-warranty', fields: { serialNumber: 'SN2' } }), email: { subject: 'New' } },
-      { answer: { next: '04-out-of-scope', fields: {} }, email: { ...email!, body: 'b' } },
+      { answer: answer({ next: '02-look-up', fields: { caseRef: 'C-2' } }), email: { subject: 'New' } },
+      { answer: { next: '04-hand-off', fields: {} }, email: { ...email!, body: 'b' } },
     );
     expect(changes).toEqual([
-      { what: 'answer.next', from: '04-out-of-scope', to: '02-check-warranty' },
-      { what: 'answer.fields.serialNumber', to: 'SN2' },
+      { what: 'answer.next', from: '04-hand-off', to: '02-look-up' },
+      { what: 'answer.fields.caseRef', to: 'C-2' },
       { what: 'email.subject', from: email!.subject, to: 'New' },
     ]);
   });
@@ -140,12 +136,12 @@ describe('the pinned answer', () => {
 it('an edited email is a new mail the ingress parses, with the edits and a new Message-ID', async () => {
   const raw = editedEmailRaw(
     { ...email!, body: 'Old body' },
-    { subject: 'Kaputt – SN10001', body: 'Neuer Text ✓' },
-    'claims@example.com',
+    { subject: 'Kaputt – C-10001', body: 'Neuer Text ✓' },
+    'cases@example.com',
     new Date(0),
   );
   const parsed = await parseInbound(raw, { maxBytes: 1e6, maxBodyChars: 1e5 } as never);
-  expect(parsed).toMatchObject({ subject: 'Kaputt – SN10001' });
+  expect(parsed).toMatchObject({ subject: 'Kaputt – C-10001' });
   expect(JSON.stringify(parsed)).toContain('Neuer Text ✓');
   expect(JSON.stringify(parsed)).not.toContain(email!.messageId);
 });

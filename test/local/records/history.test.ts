@@ -15,7 +15,7 @@ import {
 } from '../../../src/local/records/history.ts';
 import { useTempDirs } from '../../support/tmp.ts';
 
-const ARN = 'arn:aws:states:eu-west-1:111122223333:execution:WarrantyEmail:msg-1';
+const ARN = 'arn:aws:states:eu-west-1:111122223333:execution:CaseDesk:msg-1';
 const FN = 'arn:aws:lambda:eu-west-1:111122223333:function:Step';
 
 /**
@@ -169,7 +169,7 @@ describe('summarizeExecution', () => {
     expect(record).toMatchObject({
       executionArn: ARN,
       name: 'msg-1',
-      stateMachine: 'arn:aws:states:eu-west-1:111122223333:stateMachine:WarrantyEmail',
+      stateMachine: 'arn:aws:states:eu-west-1:111122223333:stateMachine:CaseDesk',
       workflow: 'wf',
       status: 'SUCCEEDED',
       input: { email: { id: 'm1' } },
@@ -230,11 +230,11 @@ describe('summarizeExecution', () => {
   });
 
   it('parses Standard and Express execution ARNs, and rejects others', () => {
-    expect(parseExecutionArn('arn:aws:states:us-east-1:1:express:Lead:abc:0f0f')).toEqual({
-      stateMachine: 'arn:aws:states:us-east-1:1:stateMachine:Lead',
+    expect(parseExecutionArn('arn:aws:states:us-east-1:1:express:Member:abc:0f0f')).toEqual({
+      stateMachine: 'arn:aws:states:us-east-1:1:stateMachine:Member',
       name: 'abc',
     });
-    expect(() => parseExecutionArn('arn:aws:states:us-east-1:1:stateMachine:Lead')).toThrow(InvalidInputError);
+    expect(() => parseExecutionArn('arn:aws:states:us-east-1:1:stateMachine:Member')).toThrow(InvalidInputError);
   });
 });
 
@@ -253,7 +253,7 @@ describe('local execution files', () => {
     const dir = tmp();
     writeLocalExecution(summarizeExecution(ARN, history()), dir);
     expect(() => readLocalExecution('nope', dir)).toThrow(ExecutionDoesNotExist);
-    expect(() => readLocalExecution(ARN.replace('WarrantyEmail', 'Other'), dir)).toThrow(ExecutionDoesNotExist);
+    expect(() => readLocalExecution(ARN.replace('CaseDesk', 'Other'), dir)).toThrow(ExecutionDoesNotExist);
     writeFileSync(join(dir, 'broken.json'), '{"name": 1}');
     expect(() => readLocalExecution('broken', dir)).toThrow(InvalidInputError);
     writeFileSync(join(dir, 'garbage.json'), 'not json');

@@ -8,13 +8,13 @@ import { readLocalExecutions, stepStats } from '../../../src/local/records/step-
 import { WorkflowSession } from '../../../src/local/sessions/workflow-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'stepwise-stats-'));
-const samples = join(loadWorkflow('warranty-email').dir, 'samples');
+const samples = join(loadWorkflow('case-desk').dir, 'samples');
 
 describe('step statistics', () => {
   beforeAll(async () => {
-    const session = await WorkflowSession.start({ workflow: 'warranty-email', logLevel: 'SILENT', historyDir: dir });
+    const session = await WorkflowSession.start({ workflow: 'case-desk', logLevel: 'SILENT', historyDir: dir });
     try {
-      for (const sample of ['valid-warranty', 'missing-serial', 'out-of-scope'])
+      for (const sample of ['valid', 'missing-ref', 'out-of-scope'])
         await session.deliverFile(join(samples, `${sample}.eml`));
     } finally {
       await session.close();
@@ -24,23 +24,23 @@ describe('step statistics', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('counts runs, routes, deciders and model calls per step, most-run first', () => {
-    const { records, unreadable } = readLocalExecutions('warranty-email', dir);
+    const { records, unreadable } = readLocalExecutions('case-desk', dir);
     expect(unreadable).toBe(1);
     const stats = stepStats(records);
     expect(stats).toMatchObject({ executions: 3, byStatus: { SUCCEEDED: 3 } });
     const of = (step: string) => stats.steps.find((s) => s.step === step)!;
-    expect(stats.steps[0]!.step).toBe('01-extract-serial');
-    expect(of('01-extract-serial')).toMatchObject({
+    expect(stats.steps[0]!.step).toBe('01-read-request');
+    expect(of('01-read-request')).toMatchObject({
       runs: 3,
       failures: 0,
-      routes: { '02-check-warranty': 1, '03d-request-serial': 1, '04-out-of-scope': 1 },
-      // The clear claim and the short one without a serial by the fast path, the out-of-scope mail by the model.
-      decidedBy: { 'fast-path': 2, offline: 1 },
-      modelCalls: 1,
+      routes: { '02-look-up': 1, '03c-ask-ref': 1, '04-hand-off': 1 },
+      // The clear request by the fast path; the one without a reference and the out-of-scope mail by the model.
+      decidedBy: { 'fast-path': 1, offline: 2 },
+      modelCalls: 2,
     });
-    expect(of('03a-valid-warranty')).toMatchObject({ runs: 1, modelCalls: 1, decidedBy: { offline: 1 } });
-    expect(of('04-out-of-scope')).toMatchObject({ runs: 1, handoffs: 0 });
-    expect(of('05-send-confirmation').meanDurationMs).toBeGreaterThan(0);
+    expect(of('03a-open-case')).toMatchObject({ runs: 1, modelCalls: 1, decidedBy: { offline: 1 } });
+    expect(of('04-hand-off')).toMatchObject({ runs: 1, handoffs: 0 });
+    expect(of('05-confirm').meanDurationMs).toBeGreaterThan(0);
   });
 
   it('filters by workflow', () => {
@@ -49,31 +49,26 @@ describe('step statistics', () => {
 });
 
 describe('step statistics of a consensus step', () => {
-  const toolLoop = mkdtempSync(join(tmpdir(), 'stepwise-stats-consensus-'));
+  const voted = mkdtempSync(join(tmpdir(), 'stepwise-stats-consensus-'));
   let usage = 0;
   beforeAll(async () => {
-    const session = await WorkflowSession.start({ workflow: 'tool-loop', logLevel: 'SILENT', historyDir: toolLoop });
+    const session = await WorkflowSession.start({ workflow: 'consensus-pick', logLevel: 'SILENT', historyDir: voted });
     try {
-      const result = await session.runFiles([join(loadWorkflow('tool-loop').dir, 'samples', 'convert.json')]);
+      const result = await session.runFiles([join(loadWorkflow('consensus-pick').dir, 'samples', 'vote.json')]);
       usage = result[0]!.usage!.modelCalls;
     } finally {
       await session.close();
     }
   }, 120_000);
-  afterAll(() => rmSync(toolLoop, { recursive: true, force: true }));
+  afterAll(() => rmSync(voted, { recursive: true, force: true }));
 
   it('counts samples as samples of their step (not as steps or hand-offs), with no NaN and each model call once', () => {
-    const stats = stepStats(readLocalExecutions('tool-loop', toolLoop).records);
-    expect(stats.steps.map((s) => s.step).sort()).toEqual([
-      '01-start-group',
-      '02-select-tool',
-      '03-execute',
-      '04-reflect',
-      '05-respond',
-    ]);
-    const select = stats.steps.find((s) => s.step === '02-select-tool')!;
-    expect(select).toMatchObject({ runs: 1, handoffs: 0 });
-    expect(select.samples).toBeGreaterThanOrEqual(4);
+    const stats = stepStats(readLocalExecutions('consensus-pick', voted).records);
+    expect(stats.steps.map((s) => s.step).sort()).toEqual(['01-start', '02-pick', '03-run', '04-reflect', '05-answer']);
+    const pick = stats.steps.find((s) => s.step === '02-pick')!;
+    // Two votes: the first in two waves, the second decided in its first wave.
+    expect(pick).toMatchObject({ runs: 2, handoffs: 0 });
+    expect(pick.samples).toBeGreaterThanOrEqual(8);
     for (const s of stats.steps) {
       expect(Number.isFinite(s.meanDurationMs), s.step).toBe(true);
       expect(Number.isFinite(s.maxDurationMs), s.step).toBe(true);

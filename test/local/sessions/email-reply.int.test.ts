@@ -1,7 +1,7 @@
 /**
- * A question and its answer by email, end to end in a local session of the order-support example:
- * a mail without its order number makes the workflow ask the customer with `ask_customer` (to the
- * verified sender, in the thread) and pause at its event step; the customer's reply `.eml`,
+ * A question and its answer by email, end to end in a local session of the fixture's reply-wait
+ * workflow: a mail makes the workflow ask the sender for their account with `ask_customer` (to the
+ * verified sender, in the thread) and pause at its event step; the sender's reply `.eml`,
  * through the real ingress, becomes an `Email Reply` event that resumes that execution. A reply
  * naming the thread from another address is refused and recorded, resuming nothing; a reply once
  * the execution waits for nothing more is recorded as an unmatched event. The thread outlives the
@@ -21,25 +21,25 @@ import { useTempDirs } from '../../support/tmp.ts';
 
 const dir = useTempDirs('stepwise-email-reply-')();
 const eventsFile = join(dir, 'events.jsonl');
-const samples = join(loadWorkflow('order-support').dir, 'samples');
-const THREAD = '<20261124.lamp.31882@mail.example.com>';
+const samples = join(loadWorkflow('reply-wait').dir, 'samples');
+const THREAD = '<fixture.ask.7731@mail.example.com>';
 let session: WorkflowSession;
 let asked: RunResult;
 
 beforeAll(async () => {
   session = await WorkflowSession.start({
-    workflow: 'order-support',
+    workflow: 'reply-wait',
     logLevel: 'SILENT',
     historyDir: join(dir, 'executions'),
     pausesDir: join(dir, 'pauses'),
     emailsDir: join(dir, 'emails'),
     eventsFile,
   });
-  asked = await session.deliverFile(join(samples, 'missing-order-number.eml'));
+  asked = await session.deliverFile(join(samples, 'ask.eml'));
 }, 180_000);
 afterAll(() => session?.close());
 
-const reply = readFileSync(join(samples, 'reply-order-number.eml'), 'utf8');
+const reply = readFileSync(join(samples, 'reply.eml'), 'utf8');
 const replyAs = (messageId: string, from?: string) =>
   withHeaders(reply, {
     remove: ['message-id', ...(from ? ['from'] : [])],
@@ -50,14 +50,14 @@ describe('a reply in the thread', () => {
   it('asks the verified sender in the thread and pauses at the event step', () => {
     expect(asked.status).toBe('PAUSED');
     const question = asked.toolCalls.find((c) => c.tool === 'ask_customer');
-    expect(question?.result).toMatchObject({ sent: true, to: 'tom.berg@example.com' });
+    expect(question?.result).toMatchObject({ sent: true, to: 'jonas.weber@example.com' });
     const sent = readOutbox(session.outboxFile).filter((m) => m.execution === asked.executionName);
-    expect(sent).toEqual([expect.objectContaining({ to: 'tom.berg@example.com', inReplyTo: THREAD })]);
+    expect(sent).toEqual([expect.objectContaining({ to: 'jonas.weber@example.com', inReplyTo: THREAD })]);
   });
 
   it('refuses a reply naming the thread from another address, and resumes nothing', async () => {
     const spoofed = await session.deliverEmail(
-      replyAs('<spoofed.1@mail.example.net>', 'Tom Berg <tom.berg@example.net>'),
+      replyAs('<spoofed.1@mail.example.net>', 'Jonas Weber <jonas.weber@example.net>'),
       'spoofed.eml',
     );
     expect(spoofed.status).toBe('REJECTED');
@@ -66,7 +66,7 @@ describe('a reply in the thread', () => {
   });
 
   it('resumes the execution that asked with the reply from the customer', async () => {
-    const answered = await session.deliverFile(join(samples, 'reply-order-number.eml'));
+    const answered = await session.deliverFile(join(samples, 'reply.eml'));
     expect(answered.executionName).toBe(asked.executionName);
     expect(answered.status).not.toBe('REJECTED');
     expect(session.pausedExecutions().map((p) => p.execution)).not.toContain(asked.executionName);
@@ -76,7 +76,7 @@ describe('a reply in the thread', () => {
   });
 
   it('records a later reply as an unmatched event, starting nothing', async () => {
-    const late = await session.deliverEmail(replyAs('<20261126.again.31882@mail.example.com>'), 'again.eml');
+    const late = await session.deliverEmail(replyAs('<fixture.again.7731@mail.example.com>'), 'again.eml');
     expect(late.status).toBe('REJECTED');
     expect(late.reason).toMatch(/resumed nothing \(already-resumed\)/);
     expect(fileLedger(eventsFile).read().at(-1)).toMatchObject({ outcome: 'unmatched', reason: 'already-resumed' });
@@ -84,6 +84,6 @@ describe('a reply in the thread', () => {
 
   it('keeps the thread for a later session, whose DynamoDB Local is empty', async () => {
     const later = recordingThreads(memoryEmailStore(), join(dir, 'emails', 'threads'));
-    expect(await later.thread(THREAD)).toMatchObject({ from: 'tom.berg@example.com', contested: false });
+    expect(await later.thread(THREAD)).toMatchObject({ from: 'jonas.weber@example.com', contested: false });
   });
 });

@@ -17,8 +17,8 @@ const deal = (where: EventCondition['where']): EventCondition => ({ event: 'deal
 
 describe('eventMatches', () => {
   it('matches on the event type alone', () => {
-    expect(eventMatches({ event: 'meeting.booked' }, on('meeting.booked'))).toBe(true);
-    expect(eventMatches({ event: 'meeting.booked' }, on('meeting.missed'))).toBe(false);
+    expect(eventMatches({ event: 'call.booked' }, on('call.booked'))).toBe(true);
+    expect(eventMatches({ event: 'call.booked' }, on('call.missed'))).toBe(false);
   });
 
   it('eq is strict equality on a detail key', () => {
@@ -53,10 +53,10 @@ describe('eventMatches', () => {
   });
 
   it('contains: case-insensitive phrase match on strings, membership on arrays', () => {
-    const phrase: EventCondition = { event: 'lead.message_sent', where: { text: { contains: 'Call Me' } } };
-    expect(eventMatches(phrase, on('lead.message_sent', { text: 'ok, please call me at 5' }))).toBe(true);
-    expect(eventMatches(phrase, on('lead.message_sent', { text: 'I will call you' }))).toBe(false);
-    expect(eventMatches(phrase, on('lead.message_sent', {}))).toBe(false);
+    const phrase: EventCondition = { event: 'member.message_sent', where: { text: { contains: 'Call Me' } } };
+    expect(eventMatches(phrase, on('member.message_sent', { text: 'ok, please call me at 5' }))).toBe(true);
+    expect(eventMatches(phrase, on('member.message_sent', { text: 'I will call you' }))).toBe(false);
+    expect(eventMatches(phrase, on('member.message_sent', {}))).toBe(false);
     const tagged: EventCondition = { event: 'callback.received', where: { tags: { contains: 'form' } } };
     expect(eventMatches(tagged, on('callback.received', { tags: ['web', 'form'] }))).toBe(true);
     expect(eventMatches(tagged, on('callback.received', { tags: ['web', 'Form'] }))).toBe(false);
@@ -84,25 +84,25 @@ describe('eventMatches', () => {
 });
 
 describe('conditionMatches', () => {
-  const bookedOrBig: Condition = { anyOf: [{ event: 'meeting.booked' }, deal({ value: { gte: 10000 } })] };
+  const bookedOrBig: Condition = { anyOf: [{ event: 'call.booked' }, deal({ value: { gte: 10000 } })] };
 
   it('anyOf holds when any member matches the current event', () => {
-    expect(conditionMatches(bookedOrBig, on('meeting.booked')).holds).toBe(true);
+    expect(conditionMatches(bookedOrBig, on('call.booked')).holds).toBe(true);
     expect(conditionMatches(bookedOrBig, on('deal.closed', { value: 20000 })).holds).toBe(true);
     expect(conditionMatches(bookedOrBig, on('deal.closed', { value: 200 })).holds).toBe(false);
     expect(conditionMatches(bookedOrBig, on('link.clicked')).holds).toBe(false);
   });
 
   it('anyOf does not remember: an earlier match does not make a later event hold', () => {
-    const first = conditionMatches(bookedOrBig, on('meeting.booked'));
+    const first = conditionMatches(bookedOrBig, on('call.booked'));
     expect(conditionMatches(bookedOrBig, on('link.clicked'), first.matched).holds).toBe(false);
   });
 
   it('allOf holds once every member has matched some event, in any order', () => {
-    const both: Condition = { allOf: [{ event: 'link.clicked' }, { event: 'meeting.booked' }] };
-    const a = conditionMatches(both, on('meeting.booked'));
+    const both: Condition = { allOf: [{ event: 'link.clicked' }, { event: 'call.booked' }] };
+    const a = conditionMatches(both, on('call.booked'));
     expect(a).toEqual({ holds: false, matched: ['c.1'] });
-    const b = conditionMatches(both, on('meeting.missed'), a.matched);
+    const b = conditionMatches(both, on('call.missed'), a.matched);
     expect(b).toEqual({ holds: false, matched: ['c.1'] });
     expect(conditionMatches(both, on('link.clicked'), b.matched)).toEqual({ holds: true, matched: ['c.1', 'c.0'] });
     // Without the earlier progress the same event is not enough.
@@ -115,11 +115,11 @@ describe('conditionMatches', () => {
   });
 
   it('nests: allOf of anyOf, anyOf of allOf', () => {
-    const reached: Condition = { anyOf: [{ event: 'callback.received' }, { event: 'lead.message_sent' }] };
-    const allOfAny: Condition = { allOf: [reached, { event: 'meeting.booked' }] };
-    const x = conditionMatches(allOfAny, on('lead.message_sent'));
+    const reached: Condition = { anyOf: [{ event: 'callback.received' }, { event: 'member.message_sent' }] };
+    const allOfAny: Condition = { allOf: [reached, { event: 'call.booked' }] };
+    const x = conditionMatches(allOfAny, on('member.message_sent'));
     expect(x).toEqual({ holds: false, matched: ['c.0'] });
-    expect(conditionMatches(allOfAny, on('meeting.booked'), x.matched).holds).toBe(true);
+    expect(conditionMatches(allOfAny, on('call.booked'), x.matched).holds).toBe(true);
 
     const anyOfAll: Condition = {
       anyOf: [{ allOf: [{ event: 'link.clicked' }, { event: 'callback.received' }] }, { event: 'deal.closed' }],
@@ -132,21 +132,17 @@ describe('conditionMatches', () => {
 
   it('does not mutate the progress it is given', () => {
     const matched = Object.freeze(['c.0']) as readonly string[];
-    conditionMatches(
-      { allOf: [{ event: 'link.clicked' }, { event: 'meeting.booked' }] },
-      on('meeting.booked'),
-      matched,
-    );
+    conditionMatches({ allOf: [{ event: 'link.clicked' }, { event: 'call.booked' }] }, on('call.booked'), matched);
     expect(matched).toEqual(['c.0']);
   });
 });
 
 describe('evaluateAgentConfig', () => {
   const config = AgentConfigSchema.parse({
-    goal: { allOf: [{ event: 'link.clicked' }, { event: 'meeting.booked' }] },
+    goal: { allOf: [{ event: 'link.clicked' }, { event: 'call.booked' }] },
     stopFollowUpsOn: [
       { event: 'callback.received' },
-      { allOf: [{ event: 'link.clicked' }, { event: 'lead.message_sent' }] },
+      { allOf: [{ event: 'link.clicked' }, { event: 'member.message_sent' }] },
     ],
   });
 
@@ -158,14 +154,14 @@ describe('evaluateAgentConfig', () => {
       conversationStopMatched: false,
       matched: ['goal.0', 'stopFollowUpsOn.1.0'],
     });
-    const s = evaluateAgentConfig(config, on('lead.message_sent'), r.matched);
+    const s = evaluateAgentConfig(config, on('member.message_sent'), r.matched);
     expect(s).toEqual({
       goalMet: false,
       stopMatched: true,
       conversationStopMatched: false,
       matched: ['goal.0', 'stopFollowUpsOn.1.0', 'stopFollowUpsOn.1.1'],
     });
-    expect(evaluateAgentConfig(config, on('meeting.booked'), s.matched).goalMet).toBe(true);
+    expect(evaluateAgentConfig(config, on('call.booked'), s.matched).goalMet).toBe(true);
   });
 
   it('any stop condition is enough', () => {
@@ -174,7 +170,7 @@ describe('evaluateAgentConfig', () => {
 
   it('no goal never meets a goal', () => {
     const none = AgentConfigSchema.parse({ goal: null });
-    expect(evaluateAgentConfig(none, on('meeting.booked'), [])).toEqual({
+    expect(evaluateAgentConfig(none, on('call.booked'), [])).toEqual({
       goalMet: false,
       stopMatched: false,
       conversationStopMatched: false,
@@ -235,29 +231,29 @@ describe('numbers are decimal only', () => {
 describe('state conditions and conversation stops', () => {
   const situation = (states: string[], sparky = false) => ({ states, sparky });
 
-  it('a { state, sparky } condition tests where the event left the lead and the agent switch', () => {
+  it('a { state, sparky } condition tests where the event left the member and the agent switch', () => {
     const coldNoSparky = { state: 'cold', sparky: false };
+    expect(eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'qualification', 'cold']))).toBe(
+      true,
+    );
     expect(
-      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold'])),
-    ).toBe(true);
-    expect(
-      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'cold'], true)),
+      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'qualification', 'cold'], true)),
     ).toBe(false);
     expect(
-      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'lead_qualification', 'engaged'])),
+      eventMatches(coldNoSparky, on('follow_ups.exhausted'), situation(['active', 'qualification', 'engaged'])),
     ).toBe(false);
-    // A parent state holds for every leaf inside it; without a lead at hand a state never holds.
-    expect(
-      eventMatches({ state: 'lead_qualification' }, on('x'), situation(['active', 'lead_qualification', 'no_show'])),
-    ).toBe(true);
+    // A parent state holds for every leaf inside it; without a member at hand a state never holds.
+    expect(eventMatches({ state: 'qualification' }, on('x'), situation(['active', 'qualification', 'no_show']))).toBe(
+      true,
+    );
     expect(eventMatches({ state: 'cold' }, on('x'))).toBe(false);
     // Combined with an event: both must hold.
     expect(eventMatches({ event: 'link.clicked', state: 'engaged' }, on('link.clicked'), situation(['engaged']))).toBe(
       true,
     );
-    expect(
-      eventMatches({ event: 'link.clicked', state: 'engaged' }, on('meeting.booked'), situation(['engaged'])),
-    ).toBe(false);
+    expect(eventMatches({ event: 'link.clicked', state: 'engaged' }, on('call.booked'), situation(['engaged']))).toBe(
+      false,
+    );
   });
 
   it('parses state conditions in every list, and refuses sparky alone or where without event', () => {
@@ -273,11 +269,11 @@ describe('state conditions and conversation stops', () => {
     const config = AgentConfigSchema.parse({
       stopConversationOn: [{ allOf: [{ event: 'link.clicked' }, { state: 'cold' }] }],
     });
-    const first = evaluateAgentConfig(config, on('link.clicked'), [], ['active', 'lead_qualification', 'engaged']);
+    const first = evaluateAgentConfig(config, on('link.clicked'), [], ['active', 'qualification', 'engaged']);
     expect(first).toMatchObject({ conversationStopMatched: false, matched: ['stopConversationOn.0.0'] });
     const second = evaluateAgentConfig(config, on('follow_ups.exhausted'), first.matched, [
       'active',
-      'lead_qualification',
+      'qualification',
       'cold',
     ]);
     expect(second.conversationStopMatched).toBe(true);

@@ -4,14 +4,14 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../../src/core/paths.ts';
 import { loadLifecycle, NO_AGENT } from '../../../src/definitions/lifecycle/loader.ts';
 import type { EntitySnapshot, LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
 import { type StateChangedDetail, stateChangeOf } from '../../../src/runtime/lifecycle/state-changes.ts';
 import { timerName, timersForChange } from '../../../src/runtime/lifecycle/timers.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
 
-const def = loadLifecycle('order-refunds', join(PROJECT_ROOT, 'test/fixtures/lifecycles'));
+const def = loadLifecycle('order-refunds', join(PACKAGE_ROOT, 'test/fixtures/lifecycles'));
 
 type Step = [type: string, time: string, detail?: LifecycleEvent['detail']];
 

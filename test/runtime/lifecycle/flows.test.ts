@@ -1,366 +1,84 @@
-/** Every lead flow of the lead lifecycle, as a pure sequence through applyEvent with the shipped agent configs. */
+/** Goals, follow-up stops and events without a transition, as pure sequences through applyEvent on the fixture lifecycle. */
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../src/core/errors.ts';
-import { loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import type { LifecycleEvent } from '../../../src/definitions/lifecycle/schema.ts';
-import {
-  canReceiveFollowUp,
-  entityStatus,
-  initialSnapshot,
-  transition,
-} from '../../../src/runtime/lifecycle/transition.ts';
-import { def, NO_GOAL, scriptedLead } from './support.ts';
+import { initialSnapshot, transition } from '../../../src/runtime/lifecycle/transition.ts';
+import { agent, def, NO_GOAL, scriptedMember } from './support.ts';
 
-describe('the lead flows', () => {
-  it('meeting booked as goal: outreach, engaged, booked, goal hit', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    expect(lead.snapshot.state).toBe('outreach');
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
-    lead.send('lead.message_sent');
-    expect(lead.snapshot.state).toBe('engaged');
-    const booked = lead.send('meeting.booked');
-
-    expect(booked.map((e) => [e.id, e.type, e.stateBefore, e.stateAfter])).toEqual([
-      ['lead-1-e3', 'meeting.booked', 'engaged', 'meeting_booked'],
-      ['lead-1-e3:goal.hit', 'goal.hit', 'meeting_booked', 'goal_hit'],
-    ]);
-    expect(booked[1]!.detail).toEqual({ triggeredBy: 'lead-1-e3' });
-    expect(booked[1]!.time).toBe(booked[0]!.time);
-    expect(entityStatus(def, lead.snapshot)).toEqual({
-      state: 'goal_hit',
-      path: 'goal_hit',
-      context: { followUpsStopped: false },
-      version: 4,
-      conversation: 1,
-      eventCount: 4,
-    });
-    expect(lead.log.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-  });
-
-  it('Sparky revival: follow-ups exhaust, the lead goes cold, replies months later and books', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('agent.message_sent'); // a follow-up: logged, no transition
-    lead.send('follow_ups.exhausted');
-    expect(lead.snapshot.state).toBe('cold');
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
-    lead.send('agent.message_sent'); // a revival nudge: cold stays cold until the lead answers
-    expect(lead.snapshot.state).toBe('cold');
-    lead.send('lead.message_sent', { text: 'Sorry, been busy - still interested' }, '2025-06-01T10:00:00Z');
-    expect(lead.snapshot.state).toBe('engaged');
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
-    lead.send('meeting.booked');
-    expect(lead.snapshot.state).toBe('goal_hit');
-    expect(lead.log.find((e) => e.type === 'lead.message_sent')!.stateBefore).toBe('cold');
-    expect(lead.snapshot.version).toBe(5); // outreach, cold, engaged, meeting_booked, goal_hit
-    expect(lead.snapshot.eventCount).toBe(7);
-  });
-
-  it('no-show rebooking with an attend-meeting goal: missed, re-engaged, rebooked, attended', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    lead.send('meeting.booked');
-    expect(lead.snapshot.state).toBe('meeting_booked'); // booking is not this agent's goal
-    lead.send('meeting.missed');
-    expect(lead.snapshot.state).toBe('no_show');
-    lead.send('lead.message_sent');
-    expect(lead.snapshot.state).toBe('engaged');
-    lead.send('meeting.booked');
-    expect(lead.snapshot.state).toBe('meeting_booked');
-    lead.send('meeting.attended');
-    expect(lead.snapshot.state).toBe('goal_hit');
-    expect(lead.log.filter((e) => e.type === 'goal.hit')).toHaveLength(1);
-    expect(lead.log.filter((e) => e.type === 'meeting.booked')).toHaveLength(2);
-  });
-
-  it('opt-out then re-engagement: the conversation resumes when the lead messages back', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    lead.send('lead.opted_out');
-    expect(lead.snapshot.state).toBe('opted_out');
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
-    lead.send('agent.message_sent'); // must not move an opted-out lead
-    expect(lead.snapshot.state).toBe('opted_out');
-    lead.send('lead.message_sent', { text: 'Actually, can we talk next week?' });
-    expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 1, context: { followUpsStopped: false } });
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
-  });
-
-  it('follow-up reset on re-engagement: booked (stops follow-ups), no-show, re-engages, follow-ups resume', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    const booked = lead.send('meeting.booked');
-    expect(booked.map((e) => e.type)).toEqual(['meeting.booked', 'follow_up.stopped']);
-    expect(booked[1]!.actions).toEqual([{ type: 'stopFollowUps' }]);
-    expect(lead.snapshot.context.followUpsStopped).toBe(true);
-    lead.send('meeting.missed');
-    expect(lead.snapshot.state).toBe('no_show');
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
-    const back = lead.send('lead.message_sent');
-    expect(back).toHaveLength(1);
-    expect(back[0]!.actions).toEqual([{ type: 'clearFollowUpStop' }]);
-    expect(lead.snapshot).toMatchObject({ state: 'engaged', context: { followUpsStopped: false } });
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(true);
-  });
-
-  it('follow-ups stopped by a link click while engaged stay stopped until the lead re-enters engaged', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    lead.send('link.clicked', { url: 'https://example.com/book' });
-    expect(lead.types().slice(-2)).toEqual(['link.clicked', 'follow_up.stopped']);
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
-    lead.send('lead.message_sent'); // already engaged: no re-entry, follow-ups stay stopped
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false);
-    lead.send('link.clicked'); // already stopped: nothing more is raised
-    expect(lead.types().filter((t) => t === 'follow_up.stopped')).toHaveLength(1);
-  });
-
-  it('a phrase match in the reply that re-engages the lead stops follow-ups again at once', () => {
-    const lead = scriptedLead(loadAgentConfig('close-large-deal', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('follow_ups.exhausted');
-    const reply = lead.send('lead.message_sent', { text: 'Please CALL ME tomorrow' });
+describe('goals and stops', () => {
+  it('a phrase match in the reply that re-engages the member stops follow-ups again at once', () => {
+    const member = scriptedMember(agent('close-big'));
+    member.send('agent.message_sent');
+    member.send('follow_ups.exhausted');
+    const reply = member.send('member.message_sent', { text: 'Please CALL ME tomorrow' });
     expect(reply.map((e) => [e.type, e.stateAfter])).toEqual([
-      ['lead.message_sent', 'engaged'],
+      ['member.message_sent', 'engaged'],
       ['follow_up.stopped', 'engaged'],
     ]);
-    expect(lead.snapshot.context.followUpsStopped).toBe(true);
-  });
-
-  it('CRM override: the CRM places the lead in any leaf; an invalid state is logged and refused', () => {
-    const lead = scriptedLead(NO_GOAL);
-    lead.send('agent.message_sent');
-    lead.send('crm.state_set', { state: 'meeting_attended' });
-    expect(lead.snapshot.state).toBe('meeting_attended');
-    const version = lead.snapshot.version;
-
-    for (const detail of [{ state: 'hot' }, { state: 'active' }, { state: 42 }, undefined]) {
-      const [logged] = lead.send('crm.state_set', detail);
-      expect(logged!.stateAfter).toBe('meeting_attended');
-      expect(logged!.actions).toEqual([
-        { type: 'refuse', reason: expect.stringMatching(/^crm\.state_set: detail\.state /) },
-      ]);
-    }
-    expect(lead.log.at(-1)!.actions).toEqual([{ type: 'refuse', reason: 'crm.state_set: detail.state is missing' }]);
-    expect(lead.log.at(-4)!.actions).toEqual([
-      { type: 'refuse', reason: 'crm.state_set: detail.state "hot" is not a leaf state of lead-lifecycle' },
-    ]);
-    expect(lead.snapshot.version).toBe(version);
-
-    lead.send('crm.state_set', { state: 'meeting_attended' }); // an echo of our own sync: no transition
-    expect(lead.snapshot.version).toBe(version);
-    lead.send('crm.state_set', { state: 'cold' }); // backwards too: the CRM is the source of truth
-    expect(lead.snapshot).toMatchObject({ state: 'cold', version: version + 1, conversation: 1 });
-  });
-
-  it('non-goal termination: the client takes over when the lead goes cold', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('follow_ups.exhausted');
-    lead.send('conversation.stopped', { reason: 'client took over' });
-    expect(lead.snapshot.state).toBe('conversation_stopped');
-    lead.send('meeting.booked'); // the goal event after the end: logged, no goal.hit
-    expect(lead.snapshot.state).toBe('conversation_stopped');
-    expect(lead.types()).not.toContain('goal.hit');
-    expect(lead.log.at(-1)).toMatchObject({
-      type: 'meeting.booked',
-      stateBefore: 'conversation_stopped',
-      stateAfter: 'conversation_stopped',
-      actions: [],
-    });
-  });
-
-  it('human intervention to deal: a human takes over and closes via the CRM; every event is logged', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    lead.send('conversation.stopped', { reason: 'human intervention' });
-    lead.send('deal.closed', { value: 5000 });
-    expect(lead.snapshot).toMatchObject({ state: 'conversation_stopped', conversation: 1 });
-    const [set] = lead.send('crm.state_set', { state: 'deal_closed' });
-    // Leaving a terminal state always starts the next conversation.
-    expect(set).toMatchObject({ conversation: 2, stateBefore: 'conversation_stopped', stateAfter: 'deal_closed' });
-    expect(set!.actions).toEqual([{ type: 'startConversation', conversation: 2 }]);
-    lead.send('renewal.due');
-    expect(lead.snapshot.state).toBe('renewal_due');
-    expect(lead.types()).toEqual([
-      'agent.message_sent',
-      'lead.message_sent',
-      'conversation.stopped',
-      'deal.closed',
-      'crm.state_set',
-      'renewal.due',
-    ]);
-  });
-
-  it('human closes the deal while the agent is still working the lead', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    lead.send('deal.closed', { value: 8000, closedBy: 'human' });
-    expect(lead.snapshot).toMatchObject({ state: 'deal_closed', conversation: 1 });
-  });
-
-  it('re-entry after goal (upsell): conversation 2 starts fresh and keeps the history of conversation 1', () => {
-    const lead = scriptedLead(loadAgentConfig('book-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    lead.send('link.clicked');
-    lead.send('callback.received');
-    expect(lead.snapshot.context.followUpsStopped).toBe(true);
-    lead.send('meeting.booked');
-    expect(lead.snapshot).toMatchObject({ state: 'goal_hit', conversation: 1 });
-
-    const [restart] = lead.send('agent.message_sent');
-    expect(restart).toMatchObject({ conversation: 2, stateBefore: 'goal_hit', stateAfter: 'outreach' });
-    expect(restart!.actions).toEqual([{ type: 'startConversation', conversation: 2 }]);
-    expect(lead.snapshot).toMatchObject({
-      state: 'outreach',
-      conversation: 2,
-      context: { followUpsStopped: false },
-      progress: { matched: [] },
-    });
-    lead.send('lead.message_sent');
-    lead.send('deal.closed', { value: 2500 });
-    expect(lead.snapshot).toMatchObject({ state: 'deal_closed', conversation: 2 });
-
-    expect(lead.log.filter((e) => e.conversation === 1).map((e) => e.type)).toEqual([
-      'agent.message_sent',
-      'lead.message_sent',
-      'link.clicked',
-      'callback.received',
-      'follow_up.stopped',
-      'meeting.booked',
-      'goal.hit',
-    ]);
-    expect(lead.snapshot.eventCount).toBe(lead.log.length);
-    expect(entityStatus(def, lead.snapshot)).toMatchObject({
-      conversation: 2,
-      eventCount: 10,
-      path: 'active.deal_closed',
-    });
-  });
-
-  it('re-entry by the lead: a reply after conversation_stopped starts conversation 2 in engaged', () => {
-    const lead = scriptedLead(loadAgentConfig('attend-meeting', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('conversation.stopped');
-    lead.send('lead.message_sent');
-    expect(lead.snapshot).toMatchObject({ state: 'engaged', conversation: 2, version: 3 });
-    expect(lead.log.at(-1)!.actions).toEqual([
-      { type: 'startConversation', conversation: 2 },
-      { type: 'clearFollowUpStop' },
-    ]);
-  });
-
-  it('renewals: the agent works the same lead for renewal without a new conversation', () => {
-    const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
-    for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended', 'deal.closed'])
-      lead.send(type);
-    expect(lead.snapshot.state).toBe('deal_closed');
-    lead.send('renewal.due', undefined, '2026-01-06T09:00:00Z');
-    expect(lead.snapshot.state).toBe('renewal_due');
-    lead.send('agent.message_sent');
-    expect(lead.snapshot.state).toBe('renewal_outreach');
-    expect(canReceiveFollowUp(def, lead.snapshot)).toBe(false); // renewal messaging is not the qualification follow-up
-    lead.send('lead.message_sent');
-    expect(lead.snapshot.state).toBe('renewal_engaged');
-    lead.send('deal.closed', { value: 12000 });
-    expect(lead.snapshot).toMatchObject({ state: 'deal_closed', conversation: 1 });
-    expect(lead.log.map((e) => e.stateAfter)).toEqual([
-      'outreach',
-      'engaged',
-      'meeting_booked',
-      'meeting_attended',
-      'deal_closed',
-      'renewal_due',
-      'renewal_outreach',
-      'renewal_engaged',
-      'deal_closed',
-    ]);
-  });
-
-  it('payments: meeting attended, payment initiated, payment completed closes the deal', () => {
-    const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
-    for (const type of ['agent.message_sent', 'lead.message_sent', 'meeting.booked', 'meeting.attended'])
-      lead.send(type);
-    lead.send('payment.initiated', { amount: 900 });
-    expect(lead.snapshot.state).toBe('payment_pending');
-    lead.send('payment.initiated', { amount: 900 }); // a retry of the checkout: logged only
-    expect(lead.snapshot.state).toBe('payment_pending');
-    lead.send('payment.completed', { amount: 900 });
-    expect(lead.snapshot.state).toBe('deal_closed');
-    lead.send('payment.initiated', { invoice: 'INV-2' }); // after the close: logged, the deal stays closed
-    expect(lead.snapshot.state).toBe('deal_closed');
-    expect(lead.snapshot.version).toBe(6);
+    expect(member.snapshot.context.followUpsStopped).toBe(true);
   });
 
   it('conditional goal: deal.closed counts only at value >= 10000', () => {
-    const lead = scriptedLead(loadAgentConfig('close-large-deal', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('lead.message_sent');
-    lead.send('deal.closed', { value: 5000 });
-    expect(lead.snapshot.state).toBe('deal_closed');
-    lead.send('deal.closed', { value: '12000' }); // an upsell on the same deal: logged in deal_closed, meets the goal
-    expect(lead.snapshot.state).toBe('goal_hit');
-    expect(lead.types().slice(-2)).toEqual(['deal.closed', 'goal.hit']);
+    const member = scriptedMember(agent('close-big'));
+    member.send('agent.message_sent');
+    member.send('member.message_sent');
+    member.send('deal.closed', { value: 5000 });
+    expect(member.snapshot.state).toBe('closed');
+    member.send('deal.closed', { value: '12000' }); // an upsell on the same deal: logged in closed, meets the goal
+    expect(member.snapshot.state).toBe('goal_hit');
+    expect(member.types().slice(-2)).toEqual(['deal.closed', 'goal.hit']);
   });
 
-  it('any-of goal: the first of meeting.booked or deal.closed', () => {
-    const lead = scriptedLead(loadAgentConfig('book-or-close', 'lead-lifecycle'));
-    lead.send('lead.message_sent');
-    lead.send('deal.closed');
-    expect(lead.snapshot.state).toBe('goal_hit');
+  it('any-of goal: the first of call.booked or deal.closed', () => {
+    const member = scriptedMember(agent('either'));
+    member.send('member.message_sent');
+    member.send('deal.closed');
+    expect(member.snapshot.state).toBe('goal_hit');
   });
 
   it('all-of goal: both events in the same conversation, in any order; progress resets with a new conversation', () => {
-    const lead = scriptedLead(loadAgentConfig('click-and-book', 'lead-lifecycle'));
-    lead.send('agent.message_sent');
-    lead.send('link.clicked', { url: 'https://acme.test/pricing' });
-    expect(lead.snapshot.progress.matched).toEqual(['goal.0']);
-    lead.send('conversation.stopped');
-    lead.send('lead.message_sent'); // conversation 2: the click of conversation 1 does not count
-    expect(lead.snapshot.progress.matched).toEqual([]);
-    lead.send('meeting.booked');
-    expect(lead.snapshot.state).toBe('meeting_booked');
-    lead.send('link.clicked', { url: 'https://acme.test/blog' });
-    expect(lead.snapshot.state).toBe('meeting_booked');
-    lead.send('link.clicked', { url: 'https://acme.test/pricing?plan=pro' });
-    expect(lead.snapshot).toMatchObject({ state: 'goal_hit', conversation: 2 });
+    const member = scriptedMember(agent('both'));
+    member.send('agent.message_sent');
+    member.send('link.clicked', { url: 'https://acme.test/pricing' });
+    expect(member.snapshot.progress.matched).toEqual(['goal.0']);
+    member.send('conversation.stopped');
+    member.send('member.message_sent'); // conversation 2: the click of conversation 1 does not count
+    expect(member.snapshot.progress.matched).toEqual([]);
+    member.send('call.booked');
+    expect(member.snapshot.state).toBe('booked');
+    member.send('link.clicked', { url: 'https://acme.test/blog' });
+    expect(member.snapshot.state).toBe('booked');
+    member.send('link.clicked', { url: 'https://acme.test/pricing?plan=pro' });
+    expect(member.snapshot).toMatchObject({ state: 'goal_hit', conversation: 2 });
   });
 
-  it('no goal: the agent works the lead indefinitely and goal.hit is never raised', () => {
-    const lead = scriptedLead(loadAgentConfig('nurture', 'lead-lifecycle'));
+  it('no goal: the agent works the member indefinitely and goal.hit is never raised', () => {
+    const member = scriptedMember(NO_GOAL);
     for (const type of [
       'agent.message_sent',
-      'lead.message_sent',
-      'meeting.booked',
-      'meeting.attended',
+      'member.message_sent',
+      'call.booked',
+      'call.attended',
       'deal.closed',
       'renewal.due',
     ])
-      lead.send(type);
-    expect(lead.types()).not.toContain('goal.hit');
-    expect(lead.snapshot.state).toBe('renewal_due');
+      member.send(type);
+    expect(member.types()).not.toContain('goal.hit');
+    expect(member.snapshot.state).toBe('renewal_due');
   });
 
   it('events with no transition, unknown types included, are logged and never thrown', () => {
-    const lead = scriptedLead(NO_GOAL);
-    lead.send('link.clicked');
-    const [unknown] = lead.send('lead.sneezed', { loud: true });
+    const member = scriptedMember(NO_GOAL);
+    member.send('link.clicked');
+    const [unknown] = member.send('member.sneezed', { loud: true });
     expect(unknown).toMatchObject({
-      type: 'lead.sneezed',
+      type: 'member.sneezed',
       stateBefore: 'idle',
       stateAfter: 'idle',
       detail: { loud: true },
     });
-    expect(unknown!.actions).toEqual([{ type: 'refuse', reason: 'unknown event type "lead.sneezed"' }]);
-    expect(lead.snapshot).toMatchObject({ state: 'idle', version: 0, eventCount: 2 });
+    expect(unknown!.actions).toEqual([{ type: 'refuse', reason: 'unknown event type "member.sneezed"' }]);
+    expect(member.snapshot).toMatchObject({ state: 'idle', version: 0, eventCount: 2 });
   });
 });
 
@@ -368,19 +86,19 @@ describe('transition', () => {
   const engaged = { ...initialSnapshot(def), state: 'engaged', version: 2, eventCount: 2 };
   const booked: LifecycleEvent = {
     id: 'evt-9',
-    entityId: 'lead-1',
-    type: 'meeting.booked',
+    entityId: 'member-1',
+    type: 'call.booked',
     time: '2025-03-01T10:00:00+01:00',
   };
 
   it('returns the raised events without applying them', () => {
-    const r = transition(def, engaged, booked, loadAgentConfig('book-meeting', 'lead-lifecycle'));
-    expect(r.snapshot).toMatchObject({ state: 'meeting_booked', version: 3, eventCount: 3 });
+    const r = transition(def, engaged, booked, agent('either'));
+    expect(r.snapshot).toMatchObject({ state: 'booked', version: 3, eventCount: 3 });
     expect(r.actions).toEqual([]);
     expect(r.emitted).toEqual([
       {
         id: 'evt-9:goal.hit',
-        entityId: 'lead-1',
+        entityId: 'member-1',
         type: 'goal.hit',
         time: '2025-03-01T10:00:00+01:00',
         detail: { triggeredBy: 'evt-9' },
@@ -390,8 +108,8 @@ describe('transition', () => {
 
   it('raises follow_up.stopped before goal.hit when one event does both', () => {
     const config = {
-      goal: { event: 'meeting.booked' as const },
-      stopFollowUpsOn: [{ event: 'meeting.booked' as const }],
+      goal: { event: 'call.booked' as const },
+      stopFollowUpsOn: [{ event: 'call.booked' as const }],
     };
     expect(transition(def, engaged, booked, config).emitted.map((e) => e.id)).toEqual([
       'evt-9:follow_up.stopped',
@@ -411,7 +129,7 @@ describe('transition', () => {
       expect(() => transition(def, engaged, event as LifecycleEvent, NO_GOAL)).toThrow(message);
     }
     expect(() => transition(def, { ...engaged, state: 'active' }, booked, NO_GOAL)).toThrow(
-      /snapshot state "active" is not a leaf state of lead-lifecycle/,
+      /snapshot state "active" is not a leaf state of member-journey/,
     );
     expect(() => transition(def, { ...engaged, state: 'constructor' }, booked, NO_GOAL)).toThrow(InvalidInputError);
   });

@@ -2,7 +2,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AgentConfig } from '../../../src/definitions/lifecycle/agent-config.ts';
-import { listAgentConfigs, loadAgentConfig } from '../../../src/definitions/lifecycle/loader.ts';
 import {
   type EntitySnapshot,
   EntitySnapshotSchema,
@@ -16,12 +15,9 @@ import {
   initialSnapshot,
   transition,
 } from '../../../src/runtime/lifecycle/transition.ts';
-import { def, NO_GOAL } from './support.ts';
+import { agent, agentNames, def, NO_GOAL } from './support.ts';
 
-const CONFIGS: AgentConfig[] = [
-  NO_GOAL,
-  ...listAgentConfigs('lead-lifecycle').map((a) => loadAgentConfig(a, 'lead-lifecycle')),
-];
+const CONFIGS: AgentConfig[] = [NO_GOAL, ...agentNames().map(agent)];
 
 type Draft = Pick<LifecycleEvent, 'type' | 'detail'>;
 
@@ -29,7 +25,7 @@ const draft: fc.Arbitrary<Draft> = fc.oneof(
   { arbitrary: fc.constantFrom(...def.events).map((type): Draft => ({ type })), weight: 10 },
   {
     arbitrary: fc
-      .option(fc.constantFrom<unknown>(...def.leaves, 'active', 'lead_qualification', 'hot', 7), { nil: undefined })
+      .option(fc.constantFrom<unknown>(...def.leaves, 'active', 'qualification', 'hot', 7), { nil: undefined })
       .map((state): Draft => ({ type: 'crm.state_set', ...(state !== undefined && { detail: { state } }) })),
     weight: 3,
   },
@@ -40,14 +36,14 @@ const draft: fc.Arbitrary<Draft> = fc.oneof(
   {
     arbitrary: fc
       .constantFrom('hi', 'please CALL ME', '')
-      .map((text): Draft => ({ type: 'lead.message_sent', detail: { text } })),
+      .map((text): Draft => ({ type: 'member.message_sent', detail: { text } })),
     weight: 3,
   },
   {
     arbitrary: fc.constantFrom('/pricing', '/blog').map((url): Draft => ({ type: 'link.clicked', detail: { url } })),
     weight: 2,
   },
-  { arbitrary: fc.constantFrom('lead.sneezed', 'meeting.rescheduled').map((type): Draft => ({ type })), weight: 1 },
+  { arbitrary: fc.constantFrom('member.sneezed', 'call.rescheduled').map((type): Draft => ({ type })), weight: 1 },
 );
 
 const scenario = fc.record({
@@ -58,7 +54,7 @@ const scenario = fc.record({
 function events(drafts: readonly Draft[]): LifecycleEvent[] {
   return drafts.map((d, i) => ({
     id: `e${i}`,
-    entityId: 'lead',
+    entityId: 'member',
     time: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
     ...d,
   }));
@@ -147,7 +143,7 @@ describe('lifecycle properties', () => {
         const { log } = store(config, events(drafts));
         // The fuzzer also delivers goal.hit from outside (an operator marking the goal): it ends the
         // conversation like a raised one, and is only logged once the conversation is over. The CRM
-        // may move a lead between terminal states at will: that is not a goal being hit.
+        // may move a member between terminal states at will: that is not a goal being hit.
         const raised = log.filter((e) => e.type === 'goal.hit' && e.id.endsWith(':goal.hit'));
         if (!config.goal) expect(raised).toEqual([]);
         const reached = log.filter(

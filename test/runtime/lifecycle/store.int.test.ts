@@ -5,7 +5,7 @@ import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts
 import { createTablesFromTemplate, type DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
 import { dynamoLifecycleStore, type LifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
 import { lifecycleApp } from '../../local/sessions/lifecycle/support.ts';
-import { describeLeadStore, freshLead, record } from './store-conformance.ts';
+import { describeLifecycleStore, freshMember, record } from './store-conformance.ts';
 
 let ddb: DynamoDbLocal;
 let store: LifecycleStore;
@@ -19,18 +19,18 @@ beforeAll(async () => {
 });
 afterAll(() => ddb?.stop());
 
-describeLeadStore('DynamoDB Local', () => store);
+describeLifecycleStore('DynamoDB Local', () => store);
 
 describe('DynamoDB layout', () => {
-  it('keeps the projection, one item per event and a marker per trigger id under the lead key', async () => {
-    const lead = freshLead();
-    await record(store, { id: 'e1', entityId: lead, type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' });
-    await record(store, { id: 'e2', entityId: lead, type: 'meeting.booked', time: '2025-01-06T10:00:00Z' });
+  it('keeps the projection, one item per event and a marker per trigger id under the member key', async () => {
+    const member = freshMember();
+    await record(store, { id: 'e1', entityId: member, type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' });
+    await record(store, { id: 'e2', entityId: member, type: 'call.booked', time: '2025-01-06T10:00:00Z' });
     const { Items: items = [] } = await DynamoDBDocumentClient.from(ddb.client).send(
       new QueryCommand({
         TableName: table,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `ENTITY#${lead}` },
+        ExpressionAttributeValues: { ':pk': `ENTITY#${member}` },
       }),
     );
     expect(items.map((i) => i.sk)).toEqual([
@@ -41,10 +41,10 @@ describe('DynamoDB layout', () => {
       'ID#e2',
       'STATE',
     ]);
-    expect(items.find((i) => i.sk === 'ID#e2')).toEqual({ pk: `ENTITY#${lead}`, sk: 'ID#e2', seq: 2 });
+    expect(items.find((i) => i.sk === 'ID#e2')).toEqual({ pk: `ENTITY#${member}`, sk: 'ID#e2', seq: 2 });
     expect(items.find((i) => i.sk === 'STATE')).toMatchObject({
-      entityId: lead,
-      state: 'meeting_booked',
+      entityId: member,
+      state: 'booked',
       eventCount: 3,
       lastEventTime: '2025-01-06T10:00:00Z',
     });

@@ -6,7 +6,6 @@ import {
   RouteMismatchError,
   VersionConflictError,
 } from '../../../src/core/errors.ts';
-import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { describeTransitions, routeOf, UNKNOWN_EVENT } from '../../../src/definitions/lifecycle/routes.ts';
 import { MAX_EVENT_BYTES } from '../../../src/runtime/lifecycle/envelope.ts';
 import {
@@ -17,38 +16,38 @@ import { createHandler as loadHandler } from '../../../src/runtime/lifecycle/han
 import { createHandler as persistHandler } from '../../../src/runtime/lifecycle/handlers/persist.ts';
 import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
 import { initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
+import { agent, def } from './support.ts';
 
-const def = loadLifecycle('lead-lifecycle');
-const env = { LIFECYCLE: def.name, AGENT_CONFIG: JSON.stringify(loadAgentConfig('book-meeting', 'lead-lifecycle')) };
+const env = { LIFECYCLE: def.name, AGENT_CONFIG: JSON.stringify(agent('attend-call')) };
 const envelope = (eventId: string, type: string, detail: Record<string, unknown> = {}) => ({
   id: `eb-${eventId}`,
   'detail-type': type,
   source: 'stepwise.crm',
   time: '2025-01-06T09:00:00Z',
-  detail: { leadId: 'lead-1', eventId, ...detail },
+  detail: { memberId: 'member-1', eventId, ...detail },
 });
 
 describe('routeOf', () => {
   it('names the Task after the event type, and Unknown event for a type outside the vocabulary', () => {
-    expect(routeOf(def, 'meeting.booked')).toBe('meeting.booked');
+    expect(routeOf(def, 'call.booked')).toBe('call.booked');
     expect(routeOf(def, 'link.clicked')).toBe('link.clicked'); // known, handled nowhere: logged there
-    expect(routeOf(def, 'lead.sneezed')).toBe(UNKNOWN_EVENT);
+    expect(routeOf(def, 'member.sneezed')).toBe(UNKNOWN_EVENT);
     expect(routeOf(def, 'constructor')).toBe(UNKNOWN_EVENT);
   });
 
   it("describes what an event does in each state, for the Task's Comment", () => {
-    expect(describeTransitions(def, 'meeting.missed')).toBe('meeting_booked → no_show; elsewhere logged only');
+    expect(describeTransitions(def, 'call.missed')).toBe('booked → no_show; elsewhere logged only');
     expect(describeTransitions(def, 'goal.hit')).toBe('every non-terminal state → goal_hit; elsewhere logged only');
     expect(describeTransitions(def, 'crm.state_set')).toBe('every state → the leaf named by detail.state');
     expect(describeTransitions(def, 'agent.message_sent')).toBe(
-      'idle → outreach; renewal_due → renewal_outreach; goal_hit, conversation_stopped → next conversation, outreach; elsewhere logged only',
+      'idle, renewal_due → outreach; goal_hit, stopped → next conversation, outreach; elsewhere logged only',
     );
     expect(describeTransitions(def, 'link.clicked')).toBe('logged only in every state');
   });
 });
 
 describe('the load Task, the transition Task and Persist', () => {
-  it('load a new lead in the initial state, apply, persist, and then see the event as a duplicate', async () => {
+  it('load a new member in the initial state, apply, persist, and then see the event as a duplicate', async () => {
     const store = memoryLifecycleStore();
     const load = loadHandler(env, { store });
     const apply = applyHandler(env);
@@ -57,7 +56,7 @@ describe('the load Task, the transition Task and Persist', () => {
     const first = envelope('e1', 'agent.message_sent', { channel: 'sms' });
     const loaded = await load(first);
     expect(loaded).toEqual({
-      event: { id: 'e1', entityId: 'lead-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' },
+      event: { id: 'e1', entityId: 'member-1', type: 'agent.message_sent', time: '2025-01-06T09:00:00Z' },
       entity: initialSnapshot(def),
       duplicate: false,
       attempt: 0,
@@ -74,7 +73,7 @@ describe('the load Task, the transition Task and Persist', () => {
     expect(
       await persist({ envelope: first, expectedEventCount: 0, snapshot: applied.snapshot, events: applied.events }),
     ).toEqual({ status: 'APPENDED' });
-    expect((await store.listEvents('lead-1'))[0]!.detail).toEqual({ channel: 'sms' });
+    expect((await store.listEvents('member-1'))[0]!.detail).toEqual({ channel: 'sms' });
     expect(await load(envelope('e1', 'agent.message_sent'))).toMatchObject({
       duplicate: true,
       entity: { state: 'outreach' },
@@ -97,11 +96,11 @@ describe('the load Task, the transition Task and Persist', () => {
 
   it('refuses a route that is not the one the statechart gives the event', async () => {
     const apply = applyHandler(env);
-    const booked = envelope('e1', 'meeting.booked');
+    const booked = envelope('e1', 'call.booked');
     await expect(
-      apply({ route: 'meeting.missed', envelope: booked, entity: { ...initialSnapshot(def), state: 'engaged' } }),
+      apply({ route: 'call.missed', envelope: booked, entity: { ...initialSnapshot(def), state: 'engaged' } }),
     ).rejects.toThrow(
-      new RouteMismatchError('meeting.booked was routed to "meeting.missed", the statechart says "meeting.booked"'),
+      new RouteMismatchError('call.booked was routed to "call.missed", the statechart says "call.booked"'),
     );
     await expect(apply({ route: UNKNOWN_EVENT, envelope: booked, entity: initialSnapshot(def) })).rejects.toThrow(
       RouteMismatchError,
@@ -112,9 +111,9 @@ describe('the load Task, the transition Task and Persist', () => {
     const store = memoryLifecycleStore();
     const apply = applyHandler(env);
     const persist = persistHandler(env, { store });
-    const [a, b] = [envelope('a', 'agent.message_sent'), envelope('b', 'lead.message_sent')];
+    const [a, b] = [envelope('a', 'agent.message_sent'), envelope('b', 'member.message_sent')];
     const first = await apply({ route: 'agent.message_sent', envelope: a, entity: initialSnapshot(def) });
-    const second = await apply({ route: 'lead.message_sent', envelope: b, entity: initialSnapshot(def) });
+    const second = await apply({ route: 'member.message_sent', envelope: b, entity: initialSnapshot(def) });
     await persist({ envelope: a, expectedEventCount: 0, ...first });
     await expect(persist({ envelope: b, expectedEventCount: 0, ...second })).rejects.toBeInstanceOf(
       VersionConflictError,
@@ -142,12 +141,12 @@ describe('the load Task, the transition Task and Persist', () => {
 
   it('refuses an event larger than a state can carry, before reading anything', async () => {
     const load = loadHandler(env, { store: memoryLifecycleStore() });
-    const fits = envelope('big', 'lead.message_sent', { text: 'x'.repeat(MAX_EVENT_BYTES - 300) });
+    const fits = envelope('big', 'member.message_sent', { text: 'x'.repeat(MAX_EVENT_BYTES - 300) });
     await expect(load(fits)).resolves.toMatchObject({ duplicate: false });
-    const over = envelope('big', 'lead.message_sent', { text: 'x'.repeat(MAX_EVENT_BYTES) });
+    const over = envelope('big', 'member.message_sent', { text: 'x'.repeat(MAX_EVENT_BYTES) });
     await expect(load(over)).rejects.toThrow(EventTooLargeError);
     await expect(load(over)).rejects.toThrow(
-      /event eb-big \(lead.message_sent from stepwise.crm\) is \d+ bytes; a lifecycle applies events of at most 245760/,
+      /event eb-big \(member.message_sent from stepwise.crm\) is \d+ bytes; a lifecycle applies events of at most 245760/,
     );
   });
 
@@ -155,7 +154,7 @@ describe('the load Task, the transition Task and Persist', () => {
     const load = loadHandler(env, { store: memoryLifecycleStore() });
     await expect(load({ id: 'x' })).rejects.toThrow(InvalidInputError);
     await expect(load({ ...envelope('e1', 'agent.message_sent'), detail: { eventId: 'e1' } })).rejects.toThrow(
-      /detail\.leadId: missing: the event names no lead/,
+      /detail\.memberId: missing: the event names no member/,
     );
     await expect(loadHandler({ LIFECYCLE: def.name })(envelope('e1', 'agent.message_sent'))).rejects.toThrow(
       'LIFECYCLE_TABLE is not set',

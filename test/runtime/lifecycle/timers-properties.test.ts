@@ -1,11 +1,11 @@
 /**
- * Properties of the lead timers under random events and random time jumps (fast-check), with the
+ * Properties of the member timers under random events and random time jumps (fast-check), with the
  * pure planner, `applyEvent` and the scheduler emulation wired the way the stack wires them
  * (change → timers listener; due → follow-up sender or the lifecycle):
- * - a follow-up only goes out while the lead can receive one, at the version its timer was set at;
+ * - a follow-up only goes out while the member can receive one, at the version its timer was set at;
  * - each chain sends its follow-ups 1..k in order, k at most the cadence's length, each once;
  * - cancelling and replacing is complete: no delivered timer is ever stale;
- * - liveness: while a lead can receive follow-ups (and the agent has a cold timer), a follow-up timer is pending.
+ * - liveness: while a member can receive follow-ups (and the agent has a cold timer), a follow-up timer is pending.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -31,16 +31,16 @@ interface Sent {
   version: number;
   setAt: string;
   followUp: number;
-  lead: EntitySnapshot;
+  member: EntitySnapshot;
 }
 
-/** One lead under the wired planner; returns what happened. */
+/** One member under the wired planner; returns what happened. */
 async function simulate(
   config: AgentConfig,
   steps: ({ type: string; detail?: Record<string, unknown> } | { hours: number })[],
 ) {
   const timers = config.timers!;
-  let lead = initialSnapshot(def);
+  let member = initialSnapshot(def);
   const log: LoggedEvent[] = [];
   const ids = new Set<string>();
   const sent: Sent[] = [];
@@ -48,11 +48,11 @@ async function simulate(
   const livenessGaps: string[] = [];
   const apply = async (event: LifecycleEvent) => {
     if (ids.has(event.id)) return;
-    const r = applyEvent(def, lead, event, config);
+    const r = applyEvent(def, member, event, config);
     r.events.forEach((e) => ids.add(e.id));
     log.push(...r.events);
-    const change = stateChangeOf(def, lead, r);
-    lead = r.snapshot;
+    const change = stateChangeOf(def, member, r);
+    member = r.snapshot;
     if (change) {
       const plan = timersForChange(def, timers, change);
       for (const name of plan.cancel) await scheduler.cancel(name);
@@ -73,8 +73,8 @@ async function simulate(
           def,
           timers,
           due,
-          lead,
-          log.filter((e) => e.type === 'lead.message_sent').at(-1)?.time,
+          member,
+          log.filter((e) => e.type === 'member.message_sent').at(-1)?.time,
         );
         if (decision.outcome === 'stale') stale.push(`${t.name} ${decision.reason}`);
         if (decision.outcome === 'send') {
@@ -84,7 +84,7 @@ async function simulate(
               version: due.timer.version,
               setAt: due.timer.setAt,
               followUp: decision.followUp,
-              lead: structuredClone(lead),
+              member: structuredClone(member),
             });
           await apply(decision.event);
         }
@@ -92,18 +92,18 @@ async function simulate(
         if ((decision.outcome === 'send' || decision.outcome === 'restarted') && decision.next)
           await scheduler.set(decision.next);
       } else {
-        const { eventId, leadId: _l, ...rest } = detail as unknown as { eventId: string; leadId: string };
-        await apply({ id: eventId, entityId: 'lead', type: t.delivery.detailType, time: t.dueAt, detail: rest });
+        const { eventId, memberId: _m, ...rest } = detail as unknown as { eventId: string; memberId: string };
+        await apply({ id: eventId, entityId: 'member', type: t.delivery.detailType, time: t.dueAt, detail: rest });
       }
     },
   });
   const checkLiveness = (when: string) => {
     if (
-      canReceiveFollowUp(def, lead) &&
+      canReceiveFollowUp(def, member) &&
       timers.coldAfterDays !== null &&
       !scheduler.pending.some((p) => p.kind === 'follow-up')
     )
-      livenessGaps.push(`${when}: ${lead.state} v${lead.version} has no follow-up timer`);
+      livenessGaps.push(`${when}: ${member.state} v${member.version} has no follow-up timer`);
   };
   let n = 0;
   for (const step of steps) {
@@ -115,7 +115,7 @@ async function simulate(
       await scheduler.advanceTo(scheduler.now() + 1000);
       await apply({
         id: `e${n++}`,
-        entityId: 'lead',
+        entityId: 'member',
         type: step.type,
         time: new Date(scheduler.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
         ...(step.detail && { detail: step.detail }),
@@ -123,7 +123,7 @@ async function simulate(
     }
     checkLiveness(`after ${JSON.stringify(step)}`);
   }
-  return { lead, log, sent, stale, livenessGaps, scheduler };
+  return { member, log, sent, stale, livenessGaps, scheduler };
 }
 
 const configArb = fc
@@ -147,12 +147,12 @@ const stepArb = fc.oneof(
     arbitrary: fc
       .constantFrom(
         'agent.message_sent',
-        'lead.message_sent',
+        'member.message_sent',
         'link.clicked',
-        'meeting.booked',
-        'meeting.missed',
+        'call.booked',
+        'call.missed',
         'deal.closed',
-        'lead.opted_out',
+        'conversation.stopped',
         'follow_ups.exhausted',
       )
       .map((type) => ({ type })),
@@ -160,22 +160,24 @@ const stepArb = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .constantFrom('engaged', 'outreach', 'deal_closed', 'cold')
+      .constantFrom('engaged', 'outreach', 'closed', 'cold')
       .map((state) => ({ type: 'crm.state_set', detail: { state } })),
   },
   { weight: 4, arbitrary: fc.integer({ min: 1, max: 24 * 30 }).map((hours) => ({ hours })) },
 );
 
-describe('lead timer properties', () => {
-  it('follow-ups only while eligible, in order, once each; no delivered timer is stale; an eligible lead always has a follow-up timer', async () => {
+describe('member timer properties', () => {
+  it('follow-ups only while eligible, in order, once each; no delivered timer is stale; an eligible member always has a follow-up timer', async () => {
     let followUps = 0;
     let colds = 0;
     await fc.assert(
       fc.asyncProperty(configArb, fc.array(stepArb, { minLength: 5, maxLength: 40 }), async (config, steps) => {
         const { log, sent, stale, livenessGaps, scheduler } = await simulate(config, steps);
         for (const s of sent) {
-          expect(canReceiveFollowUp(def, s.lead), `follow-up ${s.key} sent to a lead in ${s.lead.state}`).toBe(true);
-          expect(s.lead.version).toBe(s.version);
+          expect(canReceiveFollowUp(def, s.member), `follow-up ${s.key} sent to a member in ${s.member.state}`).toBe(
+            true,
+          );
+          expect(s.member.version).toBe(s.version);
           expect(s.followUp).toBeLessThanOrEqual(config.timers!.followUpHours.length);
         }
         const chains = new Map<string, number[]>();
@@ -183,7 +185,7 @@ describe('lead timer properties', () => {
           chains.set(`${s.version}@${s.setAt}`, [...(chains.get(`${s.version}@${s.setAt}`) ?? []), s.followUp]);
         for (const numbers of chains.values()) expect(numbers).toEqual(numbers.map((_, i) => i + 1));
         expect(stale).toEqual([]);
-        // Timer-raised lifecycle events are never refused: the planner cancelled or replaced every timer of a lead that moved on.
+        // Timer-raised lifecycle events are never refused: the planner cancelled or replaced every timer of a member that moved on.
         expect(
           log.filter((e) => e.detail?.expectedVersion !== undefined && e.actions.some((a) => a.type === 'refuse')),
         ).toEqual([]);

@@ -18,12 +18,12 @@ import { def } from './support.ts';
 const timers = TimersSchema.parse({ followUpHours: [48, 72], coldAfterDays: 7, renewalAfterDays: 365 });
 const config = AgentConfigSchema.parse({ timers });
 
-/** Apply `[type, time]` pairs from a new lead; the snapshot and the change of the last one. */
-function lead(steps: [string, string][]): { snapshot: EntitySnapshot; change: StateChangedDetail | undefined } {
+/** Apply `[type, time]` pairs from a new member; the snapshot and the change of the last one. */
+function member(steps: [string, string][]): { snapshot: EntitySnapshot; change: StateChangedDetail | undefined } {
   let snapshot = initialSnapshot(def);
   let change: StateChangedDetail | undefined;
   steps.forEach(([type, time], i) => {
-    const event: LifecycleEvent = { id: `e${i}`, entityId: 'lead-1', type, time };
+    const event: LifecycleEvent = { id: `e${i}`, entityId: 'member-1', type, time };
     const r = applyEvent(def, snapshot, event, config);
     change = stateChangeOf(def, snapshot, r);
     snapshot = r.snapshot;
@@ -34,21 +34,21 @@ function lead(steps: [string, string][]): { snapshot: EntitySnapshot; change: St
 const OUTREACH: [string, string] = ['agent.message_sent', '2025-01-06T09:00:00Z'];
 
 describe('timersForChange', () => {
-  it('starts the follow-up chain when the lead can receive follow-ups: step 1 after the first cadence', () => {
-    const plan = timersForChange(def, timers, lead([OUTREACH]).change!);
+  it('starts the follow-up chain when the member can receive follow-ups: step 1 after the first cadence', () => {
+    const plan = timersForChange(def, timers, member([OUTREACH]).change!);
     expect(plan.cancel).toEqual([]);
     expect(plan.set).toEqual([
       {
-        name: timerName('follow-up', 'lead-1'),
+        name: timerName('follow-up', 'member-1'),
         kind: 'follow-up',
-        entityId: 'lead-1',
+        entityId: 'member-1',
         dueAt: '2025-01-08T09:00:00Z',
         stamp: { version: 1, setAt: '2025-01-06T09:00:00Z', step: 1 },
         delivery: {
           source: 'stepwise.lifecycle',
           detailType: 'follow_up.due',
           detail: {
-            entityId: 'lead-1',
+            entityId: 'member-1',
             dueAt: '2025-01-08T09:00:00Z',
             timer: { version: 1, setAt: '2025-01-06T09:00:00Z', step: 1 },
           },
@@ -57,11 +57,11 @@ describe('timersForChange', () => {
     ]);
   });
 
-  it('cancels the chain when the lead cannot receive follow-ups, and sets renewal.due a year after deal_closed with the version guard', () => {
-    const booked = timersForChange(def, timers, lead([OUTREACH, ['meeting.booked', '2025-01-07T10:00:00Z']]).change!);
-    expect(booked).toEqual({ set: [], cancel: [timerName('follow-up', 'lead-1')], unscheduled: [], restamp: [] });
-    const closed = timersForChange(def, timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!);
-    expect(closed.cancel).toEqual([timerName('follow-up', 'lead-1')]);
+  it('cancels the chain when the member cannot receive follow-ups, and sets renewal.due a year after closed with the version guard', () => {
+    const booked = timersForChange(def, timers, member([OUTREACH, ['call.booked', '2025-01-07T10:00:00Z']]).change!);
+    expect(booked).toEqual({ set: [], cancel: [timerName('follow-up', 'member-1')], unscheduled: [], restamp: [] });
+    const closed = timersForChange(def, timers, member([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!);
+    expect(closed.cancel).toEqual([timerName('follow-up', 'member-1')]);
     expect(closed.set).toMatchObject([
       {
         kind: 'renewal',
@@ -69,19 +69,19 @@ describe('timersForChange', () => {
         delivery: {
           source: 'stepwise.scheduler',
           detailType: 'renewal.due',
-          detail: { leadId: 'lead-1', eventId: `${timerName('renewal', 'lead-1')}:v2`, expectedVersion: 2 },
+          detail: { memberId: 'member-1', eventId: `${timerName('renewal', 'member-1')}:v2`, expectedVersion: 2 },
         },
       },
     ]);
     const renewing = timersForChange(
       def,
       timers,
-      lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['renewal.due', '2026-03-01T12:00:00Z']]).change!,
+      member([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z'], ['renewal.due', '2026-03-01T12:00:00Z']]).change!,
     );
-    expect(renewing.cancel).toContain(timerName('renewal', 'lead-1'));
+    expect(renewing.cancel).toContain(timerName('renewal', 'member-1'));
   });
 
-  it('re-arms the pending renewal for the new version when a context-only change keeps the lead in deal_closed', () => {
+  it('re-arms the pending renewal for the new version when a context-only change keeps the member in closed', () => {
     const cfg = AgentConfigSchema.parse({ timers, stopFollowUpsOn: [{ event: 'link.clicked' }] });
     let snapshot = initialSnapshot(def);
     let change: StateChangedDetail | undefined;
@@ -91,23 +91,23 @@ describe('timersForChange', () => {
         string,
       ][]
     ).entries()) {
-      const r = applyEvent(def, snapshot, { id: `e${i}`, entityId: 'lead-1', type, time }, cfg);
+      const r = applyEvent(def, snapshot, { id: `e${i}`, entityId: 'member-1', type, time }, cfg);
       change = stateChangeOf(def, snapshot, r);
       snapshot = r.snapshot;
     }
     expect(change).toMatchObject({
-      from: 'deal_closed',
-      to: 'deal_closed',
+      from: 'closed',
+      to: 'closed',
       version: 3,
       context: { followUpsStopped: true },
     });
     expect(timersForChange(def, timers, change!)).toEqual({
       set: [],
-      cancel: [timerName('follow-up', 'lead-1')],
+      cancel: [timerName('follow-up', 'member-1')],
       unscheduled: [],
-      restamp: [{ name: timerName('renewal', 'lead-1'), version: 3 }],
+      restamp: [{ name: timerName('renewal', 'member-1'), version: 3 }],
     });
-    const renewal = timersForChange(def, timers, lead([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!)
+    const renewal = timersForChange(def, timers, member([OUTREACH, ['deal.closed', '2025-03-01T12:00:00Z']]).change!)
       .set[0]!;
     const rearmed = restampTimer(renewal, 3);
     expect(rearmed).toMatchObject({
@@ -120,8 +120,8 @@ describe('timersForChange', () => {
   });
 
   it('sets nothing for an agent without timers; a chain of no follow-ups is only the cold check', () => {
-    expect(timersForChange(def, undefined, lead([OUTREACH]).change!).set).toEqual([]);
-    const coldOnly = timersForChange(def, TimersSchema.parse({ coldAfterDays: 3 }), lead([OUTREACH]).change!);
+    expect(timersForChange(def, undefined, member([OUTREACH]).change!).set).toEqual([]);
+    const coldOnly = timersForChange(def, TimersSchema.parse({ coldAfterDays: 3 }), member([OUTREACH]).change!);
     expect(coldOnly.set).toMatchObject([{ dueAt: '2025-01-09T09:00:00Z', stamp: { step: 1 } }]);
   });
 
@@ -137,11 +137,11 @@ describe('timersForChange', () => {
 
 describe('decideFollowUp', () => {
   const due = (version: number, step: number, dueAt: string, setAt = '2025-01-06T09:00:00Z'): FollowUpDue => ({
-    entityId: 'lead-1',
+    entityId: 'member-1',
     dueAt,
     timer: { version, setAt, step },
   });
-  const outreach = lead([OUTREACH]).snapshot;
+  const outreach = member([OUTREACH]).snapshot;
 
   it('sends follow-up n, logs it as agent.message_sent at the due time with a stable id, and sets step n+1 after the next cadence', () => {
     const d = decideFollowUp(def, timers, due(1, 1, '2025-01-08T09:00:00Z'), outreach, undefined);
@@ -151,7 +151,7 @@ describe('decideFollowUp', () => {
       event: { type: 'agent.message_sent', time: '2025-01-08T09:00:00Z', detail: { followUp: 1 } },
     });
     if (d.outcome !== 'send') throw new Error('unreachable');
-    expect(d.event.id).toBe(`${timerName('follow-up', 'lead-1')}:v1:2025-01-06T09:00:00Z:1`);
+    expect(d.event.id).toBe(`${timerName('follow-up', 'member-1')}:v1:2025-01-06T09:00:00Z:1`);
     expect(d.next).toMatchObject({
       dueAt: '2025-01-11T09:00:00Z',
       stamp: { version: 1, setAt: '2025-01-06T09:00:00Z', step: 2 },
@@ -177,21 +177,21 @@ describe('decideFollowUp', () => {
     });
   });
 
-  it('drops a timer of another version (stale) or for an unknown lead, and skips a lead that cannot receive follow-ups', () => {
+  it('drops a timer of another version (stale) or for an unknown member, and skips a member that cannot receive follow-ups', () => {
     expect(decideFollowUp(def, timers, due(0, 1, '2025-01-08T09:00:00Z'), outreach, undefined)).toEqual({
       outcome: 'stale',
-      reason: 'set at version 0, the lead is at version 1',
+      reason: 'set at version 0, the member is at version 1',
     });
     expect(decideFollowUp(def, timers, due(1, 1, '2025-01-08T09:00:00Z'), undefined, undefined).outcome).toBe('stale');
     const stopped: EntitySnapshot = { ...outreach, context: { followUpsStopped: true } };
     expect(decideFollowUp(def, timers, due(1, 1, '2025-01-08T09:00:00Z'), stopped, undefined)).toEqual({
       outcome: 'not-eligible',
-      reason: 'lead is outreach with follow-ups stopped',
+      reason: 'member is outreach with follow-ups stopped',
     });
   });
 
   it('restarts the chain from a reply that came after the chain started (a reply in engaged does not change the version)', () => {
-    const engaged = lead([OUTREACH, ['lead.message_sent', '2025-01-06T12:00:00Z']]).snapshot;
+    const engaged = member([OUTREACH, ['member.message_sent', '2025-01-06T12:00:00Z']]).snapshot;
     const d = decideFollowUp(
       def,
       timers,

@@ -3,20 +3,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { createHandler } from '../../../src/runtime/triggers/email/handler.ts';
 import type { ExecutionStarter } from '../../../src/runtime/triggers/email/starter.ts';
 import { memoryEmailStore } from '../../../src/runtime/triggers/email/store.ts';
+import { FIXTURE_STATEMACHINES } from '../../support/fixture-project.ts';
 import { dimensionsOf, namespaceOf, unitsOf, useEmfCapture, valuesOf } from './emf.ts';
 
-const RAW = readFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'samples', 'valid-warranty.eml'));
+const RAW = readFileSync(join(FIXTURE_STATEMACHINES, 'case-desk', 'samples', 'valid.eml'));
 const ENV = {
   EMAIL_BUCKET: 'inbound-mail',
   EMAILS_TABLE: 'Emails',
   EVENTS_TABLE: 'Events',
-  STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:WarrantyEmail',
-  MAIL_FROM: 'claims@dev.warranty.example.com',
+  STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:CaseDesk',
+  MAIL_FROM: 'cases@dev.desk.example.com',
   POWERTOOLS_SERVICE_NAME: 'stepwise-ingress',
   POWERTOOLS_METRICS_DISABLED: 'false',
 };
@@ -29,7 +29,7 @@ function record(messageId: string, spam = 'PASS') {
     ses: {
       mail: { messageId },
       receipt: {
-        recipients: ['claims@dev.warranty.example.com'],
+        recipients: ['cases@dev.desk.example.com'],
         spamVerdict: { status: spam },
         virusVerdict: pass,
         spfVerdict: pass,
@@ -85,9 +85,9 @@ describe('ingress metrics', () => {
     const results = await handler()({ Records: [record('ses-0001'), record('ses-0002', 'FAIL')] });
     const text = JSON.stringify(emf.lines());
     for (const value of [
-      'maria.lopez@example.org',
-      'Maria Lopez',
-      'claims@dev.warranty.example.com',
+      'nora.kent@example.org',
+      'Nora Kent',
+      'cases@dev.desk.example.com',
       'ses-000',
       ...results.map((r) => r.executionName),
     ])

@@ -4,31 +4,30 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VersionConflictError } from '../../../src/core/errors.ts';
-import { loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
 import { createHandler as loadHandler } from '../../../src/runtime/lifecycle/handlers/load-entity.ts';
 import { createHandler as persistHandler } from '../../../src/runtime/lifecycle/handlers/persist.ts';
 import { memoryLifecycleStore } from '../../../src/runtime/lifecycle/store.ts';
 import { applyEvent, initialSnapshot } from '../../../src/runtime/lifecycle/transition.ts';
+import { def } from '../lifecycle/support.ts';
 import { dimensionsOf, useEmfCapture, valuesOf } from './emf.ts';
 
 const ENV = {
-  LIFECYCLE: 'lead-lifecycle',
-  POWERTOOLS_SERVICE_NAME: 'lead-lifecycle',
+  LIFECYCLE: def.name,
+  POWERTOOLS_SERVICE_NAME: def.name,
   POWERTOOLS_METRICS_DISABLED: 'false',
 };
-const LEAD = 'lead-7731';
-const def = loadLifecycle('lead-lifecycle');
+const MEMBER = 'member-7731';
 
-/** What `ApplyEvent` hands to `Persist` for the lead's first event. */
+/** What `ApplyEvent` hands to `Persist` for the member's first event. */
 function persistInput(eventId: string) {
-  const event = { id: eventId, entityId: LEAD, type: 'lead.message_sent', time: '2026-01-06T09:00:00Z' };
+  const event = { id: eventId, entityId: MEMBER, type: 'member.message_sent', time: '2026-01-06T09:00:00Z' };
   const { snapshot, events } = applyEvent(def, initialSnapshot(def), event, { goal: null, stopFollowUpsOn: [] });
   const envelope = {
     id: `eb-${eventId}`,
     'detail-type': event.type,
     source: 'stepwise.crm',
     time: event.time,
-    detail: { leadId: LEAD, eventId },
+    detail: { memberId: MEMBER, eventId },
   };
   return { envelope, expectedEventCount: 0, snapshot, events };
 }
@@ -44,20 +43,20 @@ describe('lifecycle metrics', () => {
 
     const lines = emf.lines();
     expect(lines.map(valuesOf)).toEqual([{ EventApplied: 1 }, { DuplicateEvent: 1 }, { VersionConflict: 1 }]);
-    expect(lines.map(dimensionsOf)).toEqual(Array(3).fill({ service: 'lead-lifecycle' }));
-    expect(JSON.stringify(lines)).not.toContain(LEAD);
+    expect(lines.map(dimensionsOf)).toEqual(Array(3).fill({ service: 'member-journey' }));
+    expect(JSON.stringify(lines)).not.toContain(MEMBER);
   });
 
   it('the load Task: counts a redelivered event, and nothing for a new one', async () => {
     const store = memoryLifecycleStore();
-    await store.append(LEAD, 0, persistInput('evt-1'));
+    await store.append(MEMBER, 0, persistInput('evt-1'));
     const load = loadHandler(ENV, { store });
     const envelope = (eventId: string) => ({
       id: `eb-${eventId}`,
       'detail-type': 'agent.message_sent',
       source: 'stepwise.agent',
       time: '2026-01-06T10:00:00Z',
-      detail: { leadId: LEAD, eventId },
+      detail: { memberId: MEMBER, eventId },
     });
     expect((await load(envelope('evt-1'))).duplicate).toBe(true);
     expect((await load(envelope('evt-2'))).duplicate).toBe(false);

@@ -1,107 +1,60 @@
 /** The step handler's metrics: one EMF line per step, dimensions `workflow` and `step` only. */
 import { describe, expect, it } from 'vitest';
 import { ModelThrottledError } from '../../../src/core/errors.ts';
-import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
-import type { ContentBlock, ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
-import type { StepInput, StepOutput } from '../../../src/runtime/contracts/step.ts';
+import type { ModelProvider } from '../../../src/runtime/contracts/model-port.ts';
+import type { StepOutput } from '../../../src/runtime/contracts/step.ts';
 import { memoryEventLog } from '../../../src/runtime/event-log.ts';
 import { createHandler } from '../../../src/runtime/step-handler/handler.ts';
 import type { Toolbox } from '../../../src/runtime/tools/types.ts';
-import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
-
-const toolSpec = (name: string) =>
-  Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined;
-
+import { stepInput as builtInput, fakeToolbox, inboundEmail, scriptedModel, toolUse } from '../steps/fixtures.ts';
 import { dimensionsOf, namespaceOf, unitsOf, useEmfCapture, valuesOf } from './emf.ts';
 
-const EMAIL: InboundEmail = {
-  id: 'ses-msg-7f3a9c',
-  messageId: '<cafe01@mail.example.org>',
-  from: 'maria.lopez@example.org',
-  fromName: 'Maria Lopez',
-  to: ['claims@warranty.example.com'],
-  subject: 'Headphones stopped charging',
-  receivedAt: '2026-02-02T10:00:00.000Z',
-  bodyChars: 80,
-};
-const BODY = 'My Lumen X2 headphones stopped charging. Serial number SN48213. Maria';
+const EMAIL = inboundEmail({ id: 'ses-msg-7f3a9c', messageId: '<cafe01@mail.example.org>' });
+const BODY = 'My desk lamp of case C-10001 is broken again. Nora';
 const EXECUTION = 'email-ses-msg-7f3a9c';
 /** Personal or per-request values: none may reach a metric. */
-const PERSONAL = [EMAIL.id, EMAIL.from, EMAIL.fromName!, EMAIL.subject, EMAIL.messageId, EXECUTION, 'SN48213'];
+const PERSONAL = [EMAIL.id, EMAIL.from, EMAIL.fromName!, EMAIL.subject, EMAIL.messageId, EXECUTION, 'C-10001'];
 
 // FAST_PATHS off: these count the model's usage on step 01.
 const ENV = {
   FAST_PATHS: 'off',
-  WORKFLOW: 'warranty-email',
-  STEP: '01-extract-serial',
-  POWERTOOLS_SERVICE_NAME: 'warranty-email',
+  WORKFLOW: 'case-desk',
+  STEP: '01-read-request',
+  POWERTOOLS_SERVICE_NAME: 'case-desk',
   POWERTOOLS_METRICS_DISABLED: 'false',
 };
 
-function stepInput(): StepInput {
-  return {
-    workflow: 'warranty-email',
-    step: '01-extract-serial',
+const stepInput = () =>
+  builtInput('01-read-request', {
     input: { email: EMAIL },
-    previous: {
-      step: null,
-      next: '01-extract-serial',
-      reason: 'start',
-      decidedBy: null,
-      fields: {},
-      data: {},
-      count: 0,
-    },
-    error: null,
-    count: 1,
-    execution: { id: `arn:aws:states:us-east-1:123456789012:execution:WarrantyEmail:${EXECUTION}`, name: EXECUTION },
-  };
-}
+    execution: { id: `arn:aws:states:us-east-1:123456789012:execution:CaseDesk:${EXECUTION}`, name: EXECUTION },
+  });
 
-/** A model that first calls a tool the extract step may not use (refused), then routes; 100/10/80/20 tokens a turn. */
+/**
+ * A model that first calls a tool the intake step may not use (refused), then routes; 100/10/80/20 tokens a turn. The
+ * handler keeps its model across invocations: the script plays twice, for two steps.
+ */
 function modelRefusedThenRouting(): ModelProvider {
-  const turns: ContentBlock[][] = [
-    [{ toolUse: { toolUseId: 't1', name: 'send_email', input: { subject: 'Hi', body: 'We got it.' } } }],
-    [
+  const refused = [toolUse('send_email', { subject: 'Hi', body: 'We got it.' }, 't1')];
+  const routed = [
+    toolUse(
+      'route',
       {
-        toolUse: {
-          toolUseId: 't2',
-          name: 'route',
-          input: {
-            next: '02-check-warranty',
-            reason: 'Warranty claim with a serial.',
-            serialNumber: 'SN48213',
-            issueSummary: 'Does not charge.',
-          },
-        },
+        next: '02-look-up',
+        reason: 'An issue with a case reference.',
+        caseRef: 'C-10001',
+        summary: 'It switches off.',
       },
-    ],
+      't2',
+    ),
   ];
-  let turn = 0;
-  return {
-    name: 'bedrock',
-    async converse() {
-      // The handler keeps its model across invocations: every step replays the script.
-      const content = turns[turn++ % turns.length]!;
-      return {
-        output: { message: { role: 'assistant', content } },
-        stopReason: 'tool_use',
-        usage: {
-          inputTokens: 100,
-          outputTokens: 10,
-          totalTokens: 110,
-          cacheReadInputTokens: 80,
-          cacheWriteInputTokens: 20,
-        },
-      };
-    },
-  };
+  return scriptedModel([refused, routed, refused, routed]).model;
 }
 
 const unusedToolbox: Toolbox = {
-  spec: toolSpec,
+  spec: fakeToolbox().toolbox.spec,
   execute: async (name) => {
-    throw new Error(`the extract step must not run ${name}`);
+    throw new Error(`the intake step must not run ${name}`);
   },
 };
 
@@ -129,9 +82,9 @@ describe('step handler metrics', () => {
     expect(namespaceOf(line!)).toBe('Stepwise');
     expect(line!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'workflow', 'step']]);
     expect(dimensionsOf(line!)).toEqual({
-      service: 'warranty-email',
-      workflow: 'warranty-email',
-      step: '01-extract-serial',
+      service: 'case-desk',
+      workflow: 'case-desk',
+      step: '01-read-request',
     });
     expect(valuesOf(line!)).toEqual({
       StepCompleted: 1,
@@ -159,38 +112,30 @@ describe('step handler metrics', () => {
   });
 
   it('takes the namespace from POWERTOOLS_METRICS_NAMESPACE, and flushes per invocation (nothing carries over)', async () => {
-    const run = handler({ ...ENV, POWERTOOLS_METRICS_NAMESPACE: 'Acme/Warranty' });
+    const run = handler({ ...ENV, POWERTOOLS_METRICS_NAMESPACE: 'Acme/Desk' });
     await run(stepInput());
     await run(stepInput());
     const lines = emf.lines();
-    expect(lines.map(namespaceOf)).toEqual(['Acme/Warranty', 'Acme/Warranty']);
+    expect(lines.map(namespaceOf)).toEqual(['Acme/Desk', 'Acme/Desk']);
     expect(lines.map((l) => valuesOf(l).StepCompleted)).toEqual([1, 1]);
   });
 
   it('counts a FallbackHandoff when the fallback is reached through a caught error, and only from the fallback step', async () => {
-    const fallbackEnv = { ...ENV, STEP: '04-out-of-scope' };
-    const sent = {
-      spec: toolSpec,
-      execute: async (name: string, args: unknown) => ({
-        tool: name,
-        args: args as Record<string, unknown>,
-        result: { sent: true },
-      }),
-    };
+    const fallbackEnv = { ...ENV, STEP: '04-hand-off' };
     const run = createHandler(fallbackEnv, {
-      toolbox: sent,
+      toolbox: fakeToolbox({ send_email: { sent: true } }).toolbox,
       events: memoryEventLog(),
       emails: { get: async () => ({ email: EMAIL, body: BODY }) },
     });
     const caught = {
       ...stepInput(),
-      step: '04-out-of-scope',
-      previous: { ...stepInput().previous, step: '01-extract-serial', next: '02-check-warranty', count: 1 },
+      step: '04-hand-off',
+      previous: { ...stepInput().previous, step: '01-read-request', next: '02-look-up', count: 1 },
       error: { Error: 'ModelTimeoutError', Cause: '{"errorType":"ModelTimeoutError","errorMessage":"timed out"}' },
       count: 2,
     };
     await run(caught);
-    await run({ ...caught, previous: { ...caught.previous, next: '04-out-of-scope' }, error: null });
+    await run({ ...caught, previous: { ...caught.previous, next: '04-hand-off' }, error: null });
     await handler()(stepInput());
     expect(emf.lines().map((l) => valuesOf(l).FallbackHandoff)).toEqual([1, 0, undefined]);
   });
@@ -211,7 +156,7 @@ describe('step handler metrics', () => {
     await expect(run(stepInput())).rejects.toThrow(ModelThrottledError);
     const lines = emf.lines();
     expect(lines).toHaveLength(1);
-    expect(dimensionsOf(lines[0]!)).toEqual({ service: 'warranty-email', workflow: 'warranty-email' });
+    expect(dimensionsOf(lines[0]!)).toEqual({ service: 'case-desk', workflow: 'case-desk' });
     expect(valuesOf(lines[0]!)).toEqual({ ModelThrottled: 1 });
   });
 

@@ -17,13 +17,13 @@ import type { StepInput } from '../../../src/runtime/contracts/step.ts';
 import { consensusPhase, type SampleResult, tally } from '../../../src/runtime/steps/consensus.ts';
 import { NO_USAGE, type StepResult } from '../../../src/runtime/steps/types.ts';
 
-const TOOLS = ['calculate', 'convert_units', 'current_time', 'save_note', 'lookup_note'];
+const TOOLS = ['add_numbers', 'change_case'];
 const consensus: Consensus = {
   samples: 7,
   temperatures: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
   maxConcurrency: 4,
-  vote: 'selectedTool',
-  choices: 'tools',
+  vote: 'pickedTool',
+  choices: TOOLS,
 };
 const TEMPS = consensus.temperatures;
 
@@ -31,10 +31,10 @@ const TEMPS = consensus.temperatures;
 const sample = (n: number, tool: string | null, extra: Partial<SampleResult> = {}): SampleResult => ({
   sample: n,
   temperature: TEMPS[n - 1]!,
-  next: tool === null ? '04-reflect' : '03-execute',
+  next: tool === null ? '04-reflect' : '03-run',
   reason: `sample ${n}`,
   decidedBy: 'model',
-  fields: tool === null ? {} : { selectedTool: tool, toolArgs: { n } },
+  fields: tool === null ? {} : { pickedTool: tool, toolArgs: { n } },
   usage: { ...NO_USAGE, modelCalls: 1 },
   ...extra,
 });
@@ -55,69 +55,69 @@ describe('the consensus vote', () => {
   });
 
   it('is decided after a unanimous first wave: 4 of 7 cannot be overtaken or tied by the 3 samples left', () => {
-    const first = [1, 2, 3, 4].map((n) => sample(n, 'convert_units'));
+    const first = [1, 2, 3, 4].map((n) => sample(n, 'change_case'));
     const t = tally(consensus, first, TOOLS);
     expect(t).toMatchObject({ decided: true, taken: 4, remaining: 3 });
-    expect(t.ranking[0]).toMatchObject({ next: '03-execute', value: 'convert_units', count: 4 });
+    expect(t.ranking[0]).toMatchObject({ next: '03-run', value: 'change_case', count: 4 });
   });
 
   it('is not decided while the runner-up plus the samples left could still tie the leader', () => {
     const first = [
-      sample(1, 'convert_units'),
-      sample(2, 'convert_units'),
-      sample(3, 'convert_units'),
-      sample(4, 'calculate'),
+      sample(1, 'change_case'),
+      sample(2, 'change_case'),
+      sample(3, 'change_case'),
+      sample(4, 'add_numbers'),
     ];
     expect(tally(consensus, first, TOOLS).decided).toBe(false);
     // After all 7 the majority wins.
-    const all = [...first, sample(5, 'calculate'), sample(6, 'convert_units'), sample(7, 'calculate')];
+    const all = [...first, sample(5, 'add_numbers'), sample(6, 'change_case'), sample(7, 'add_numbers')];
     const t = tally(consensus, all, TOOLS);
     expect(t).toMatchObject({ decided: true, remaining: 0 });
     expect(t.ranking.map((c) => [c.value, c.count])).toEqual([
-      ['convert_units', 4],
-      ['calculate', 3],
+      ['change_case', 4],
+      ['add_numbers', 3],
     ]);
   });
 
   it('breaks a tie towards the value whose coldest sample is coldest, whatever the order the samples arrive in', () => {
     const samples = [
-      sample(1, 'calculate'),
-      sample(2, 'convert_units'),
-      sample(3, 'calculate'),
-      sample(4, 'convert_units'),
-      sample(5, 'calculate'),
-      sample(6, 'convert_units'),
+      sample(1, 'add_numbers'),
+      sample(2, 'change_case'),
+      sample(3, 'add_numbers'),
+      sample(4, 'change_case'),
+      sample(5, 'add_numbers'),
+      sample(6, 'change_case'),
     ];
     const forward = tally({ ...consensus, samples: 6 }, samples, TOOLS);
     const backward = tally({ ...consensus, samples: 6 }, [...samples].reverse(), TOOLS);
-    expect(forward.ranking[0]).toMatchObject({ value: 'calculate', count: 3 });
+    expect(forward.ranking[0]).toMatchObject({ value: 'add_numbers', count: 3 });
     expect(forward.ranking[0]!.coldest.sample).toBe(1);
     expect(backward.ranking).toEqual(forward.ranking);
   });
 
   it('discards an invented tool and a failed sample: they are never counted, and never win', () => {
     const samples = [
-      sample(1, 'weather_lookup'),
-      sample(2, 'weather_lookup'),
-      sample(3, 'weather_lookup'),
-      sample(4, 'calculate'),
+      sample(1, 'guess_number'),
+      sample(2, 'guess_number'),
+      sample(3, 'guess_number'),
+      sample(4, 'add_numbers'),
       { sample: 5, temperature: 0.4, error: 'ModelTimeoutError' },
     ];
     const t = tally({ ...consensus, samples: 5 }, samples, TOOLS);
     expect(t.ranking).toHaveLength(1);
-    expect(t.ranking[0]).toMatchObject({ value: 'calculate', count: 1 });
+    expect(t.ranking[0]).toMatchObject({ value: 'add_numbers', count: 1 });
     expect(t.discarded).toEqual([
       {
         sample: 1,
-        why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note',
+        why: 'pickedTool "guess_number" is not one of add_numbers, change_case',
       },
       {
         sample: 2,
-        why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note',
+        why: 'pickedTool "guess_number" is not one of add_numbers, change_case',
       },
       {
         sample: 3,
-        why: 'selectedTool "weather_lookup" is not one of calculate, convert_units, current_time, save_note, lookup_note',
+        why: 'pickedTool "guess_number" is not one of add_numbers, change_case',
       },
       { sample: 5, why: 'the sample failed: ModelTimeoutError' },
     ]);
@@ -135,9 +135,9 @@ describe('the consensus vote', () => {
 });
 
 describe('the consensus phases of the step handler', () => {
-  const def = loadWorkflow('tool-loop');
-  const step = def.steps.find((s) => s.name === '02-select-tool')!;
-  const input = { workflow: 'tool-loop', step: step.name } as StepInput;
+  const def = loadWorkflow('consensus-pick');
+  const step = def.steps.find((s) => s.name === '02-pick')!;
+  const input = { workflow: 'consensus-pick', step: step.name } as StepInput;
   const never = async (): Promise<StepResult> => {
     throw new Error('no sample may run in a vote');
   };
@@ -147,10 +147,10 @@ describe('the consensus phases of the step handler', () => {
     const run = async (t: number): Promise<StepResult> => {
       temperatures.push(t);
       return {
-        next: '03-execute',
+        next: '03-run',
         reason: 'r',
         decidedBy: 'offline',
-        fields: { selectedTool: 'calculate' },
+        fields: { pickedTool: 'add_numbers' },
         toolCalls: [],
         usage: { ...NO_USAGE, modelCalls: 1 },
       };
@@ -161,10 +161,10 @@ describe('the consensus phases of the step handler', () => {
       reply: {
         sample: 6,
         temperature: 0.5,
-        next: '03-execute',
+        next: '03-run',
         reason: 'r',
         decidedBy: 'offline',
-        fields: { selectedTool: 'calculate' },
+        fields: { pickedTool: 'add_numbers' },
         usage: { ...NO_USAGE, modelCalls: 1 },
       },
     });
@@ -172,14 +172,14 @@ describe('the consensus phases of the step handler', () => {
 
   it("records the vote as the step result: the winner's coldest sample's fields, every sample's model calls", async () => {
     const votes = {
-      w1: [sample(1, 'calculate'), sample(2, 'convert_units'), sample(3, 'convert_units'), sample(4, 'convert_units')],
-      w2: [sample(5, 'calculate'), sample(6, 'weather_lookup'), sample(7, 'convert_units')],
+      w1: [sample(1, 'add_numbers'), sample(2, 'change_case'), sample(3, 'change_case'), sample(4, 'change_case')],
+      w2: [sample(5, 'add_numbers'), sample(6, 'guess_number'), sample(7, 'change_case')],
     };
     const phase = await consensusPhase(def, step, { ...input, consensus: { votes, final: true } }, never);
     expect(phase && 'result' in phase && phase.result).toMatchObject({
-      next: '03-execute',
-      fields: { selectedTool: 'convert_units', toolArgs: { n: 2 } },
-      reason: 'sample 2 (consensus: 03-execute with selectedTool "convert_units" by 4 of 7 samples)',
+      next: '03-run',
+      fields: { pickedTool: 'change_case', toolArgs: { n: 2 } },
+      reason: 'sample 2 (consensus: 03-run with pickedTool "change_case" by 4 of 7 samples)',
       toolCalls: [],
       usage: { modelCalls: 7 },
     });
@@ -194,7 +194,7 @@ describe('the consensus phases of the step handler', () => {
     const tallied = await consensusPhase(
       def,
       step,
-      { ...input, consensus: { votes: { w1: [1, 2, 3, 4].map((n) => sample(n, 'current_time')) }, final: false } },
+      { ...input, consensus: { votes: { w1: [1, 2, 3, 4].map((n) => sample(n, 'change_case')) }, final: false } },
       never,
     );
     expect(tallied).toMatchObject({ reply: { decided: true, samples: 4, earlyExit: true } });
@@ -220,7 +220,7 @@ describe('the consensus phases of the step handler', () => {
       ],
     };
     await expect(consensusPhase(def, step, { ...input, consensus: { votes, final: true } }, never)).rejects.toThrow(
-      '02-select-tool: no valid sample among 7 (samples 1, 2, 3, 4: the sample failed: ModelRequestError: openai failed: HTTP 401: invalid_api_key: Incorrect API key provided; ' +
+      '02-pick: no valid sample among 7 (samples 1, 2, 3, 4: the sample failed: ModelRequestError: openai failed: HTTP 401: invalid_api_key: Incorrect API key provided; ' +
         'sample 5: the sample failed: ModelThrottledError: openai failed: HTTP 429: slow down; ' +
         'sample 6: the sample failed: ModelTimeoutError: openai failed: HTTP 500: <html>; ' +
         'sample 7: the sample failed: States.Timeout)',

@@ -59,7 +59,7 @@ describe('enum outputs in the route check', () => {
   });
 
   it('drops the ties to routes in the single-prompt step, whose only route is DONE', () => {
-    const def = loadWorkflow('tool-loop');
+    const def = loadWorkflow('consensus-pick');
     const whole = singlePromptStep(def);
     expect(whole.outputs.action).toMatchObject({ enum: ['continue', 'done', 'ask'] });
     expect(whole.outputs.action!.routes).toBeUndefined();

@@ -1,6 +1,11 @@
-/** Shared test doubles for the warranty step tests (runner, code steps, handler, evals). */
+/**
+ * Shared test doubles for the step tests (runner, code steps, handler, evals): step inputs of the fixture project's
+ * case-desk workflow by default; another workflow's tests pass its name (`stepInput(step, { workflow })`) and tools.
+ */
 
 import type { InboundEmail } from '../../../src/definitions/workflow/inbound-email.ts';
+import { getStep } from '../../../src/definitions/workflow/loader.ts';
+import type { StepDefinition, WorkflowDefinition } from '../../../src/definitions/workflow/schema.ts';
 import type {
   ContentBlock,
   ConverseRequest,
@@ -8,20 +13,24 @@ import type {
   ModelProvider,
 } from '../../../src/runtime/contracts/model-port.ts';
 import type { StepInput, StepState, ToolCallRecord } from '../../../src/runtime/contracts/step.ts';
-import type { CallContext, Toolbox } from '../../../src/runtime/tools/types.ts';
+import type { WorkflowPlugin } from '../../../src/runtime/plugin.ts';
+import { runStep } from '../../../src/runtime/step-handler/run-step.ts';
+import type { FastPathContext } from '../../../src/runtime/steps/fast-path.ts';
+import { toolContext } from '../../../src/runtime/steps/types.ts';
+import type { CallContext, Toolbox, ToolDefinition } from '../../../src/runtime/tools/types.ts';
 import type { StoredEmail } from '../../../src/runtime/triggers/email/store.ts';
-import { WARRANTY_TOOLS } from '../tools/fixtures.ts';
+import { DESK_TOOLS } from '../tools/fixtures.ts';
 
-export const WORKFLOW = 'warranty-email';
+export const WORKFLOW = 'case-desk';
 
 export function inboundEmail(overrides: Partial<InboundEmail> = {}): InboundEmail {
   return {
     id: 'email-1',
     messageId: '<m1@example.com>',
-    from: 'anna.berg@example.com',
-    fromName: 'Anna Berg',
-    to: ['warranty@example.com'],
-    subject: 'Laptop will not charge',
+    from: 'nora.kent@example.org',
+    fromName: 'Nora Kent',
+    to: ['cases@dev.desk.example.com'],
+    subject: 'Desk lamp switches off',
     receivedAt: '2026-02-02T10:00:00.000Z',
     bodyChars: 60,
     ...overrides,
@@ -35,7 +44,7 @@ export function storedEmail(body: string, overrides: Partial<InboundEmail> = {})
 export function previousState(overrides: Partial<StepState> = {}): StepState {
   return {
     step: null,
-    next: '01-extract-serial',
+    next: '01-read-request',
     reason: 'start',
     decidedBy: null,
     fields: {},
@@ -60,14 +69,16 @@ export function stepInput(step: string, overrides: Partial<StepInput> = {}): Ste
 }
 
 /**
- * A toolbox double over the warranty workflow's real tool definitions: answers from `results` and records every
- * executed call.
+ * A toolbox double over real tool definitions (case-desk's unless `tools` are given, e.g. a plugin's): answers from
+ * `results` and records every executed call.
  */
-export function fakeToolbox(results: Record<string, ToolCallRecord['result'] | { error: string }> = {}) {
+export function fakeToolbox(
+  results: Record<string, ToolCallRecord['result'] | { error: string }> = {},
+  tools: Readonly<Record<string, ToolDefinition>> = DESK_TOOLS,
+) {
   const executed: { name: string; args: unknown; ctx: CallContext }[] = [];
   const toolbox: Toolbox = {
-    spec: (name) =>
-      Object.hasOwn(WARRANTY_TOOLS, name) ? WARRANTY_TOOLS[name as keyof typeof WARRANTY_TOOLS] : undefined,
+    spec: (name) => (Object.hasOwn(tools, name) ? tools[name] : undefined),
     async execute(name, args, ctx) {
       executed.push({ name, args, ctx });
       const given = args as Record<string, unknown>;
@@ -115,6 +126,55 @@ export function scriptedModel(
     },
   };
   return { model, requests };
+}
+
+/**
+ * Run one step of `plugin` as the step handler does (`runStep`: allow-list, bound arguments, guard, fast path) over a
+ * fakeToolbox of the plugin's own tools answering from `results`, with a model that plays `turns`.
+ */
+export function runPluginStep(
+  plugin: WorkflowPlugin,
+  step: StepDefinition,
+  input: StepInput,
+  {
+    results = {},
+    turns = [],
+    untrusted,
+  }: {
+    results?: Parameters<typeof fakeToolbox>[0];
+    turns?: Parameters<typeof scriptedModel>[0];
+    untrusted?: Record<string, unknown>;
+  } = {},
+) {
+  const { toolbox, executed } = fakeToolbox(results, plugin.tools);
+  const { model, requests } = scriptedModel(turns);
+  const result = runStep({
+    plugin,
+    step,
+    input,
+    toolbox,
+    tool: toolContext(input),
+    model: () => model,
+    untrusted: async () => untrusted,
+  });
+  return { result, executed, requests };
+}
+
+/** What the fast path before step `stepName` of `def` is given for an email: its subject and body, and no tools. */
+export function fastPathContext(
+  def: WorkflowDefinition,
+  stepName: string,
+  email: { subject: string; body: string },
+): FastPathContext {
+  const input = stepInput(stepName, { workflow: def.manifest.name });
+  return {
+    def,
+    step: getStep(def, stepName),
+    input,
+    toolbox: fakeToolbox({}, {}).toolbox,
+    tool: toolContext(input),
+    untrusted: { email: { ...email, fromName: 'Nora Kent' } },
+  };
 }
 
 /** A Powertools-shaped logger double that keeps every line. */

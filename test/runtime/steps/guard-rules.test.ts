@@ -65,7 +65,7 @@ describe('response facts', () => {
   it('finds link hosts (with or without a scheme), email addresses, phone numbers and amounts; not dates, serials or ticket ids', () => {
     const facts = responseFacts(
       'Visit https://www.Evil.example/path?x=1 or fast-repairs.com, mail help@evil.example, call +1 (800) 555-0100 or 020 7946 0958. ' +
-        'Refund $75.50 or 20 EUR. Warranty ended 2024-03-12; serial SN1234567; ticket TKT-7K2M9QXA4HPD.',
+        'Refund $75.50 or 20 EUR. Cover ended 2024-03-12; serial SN1234567; ticket TKT-7K2M9QXA4HPD.',
     );
     expect(facts).toEqual({
       links: ['evil.example', 'fast-repairs.com'],

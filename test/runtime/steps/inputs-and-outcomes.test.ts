@@ -10,7 +10,7 @@ const withInput = (
   input: WorkflowDefinition['manifest']['input'],
   triggers: WorkflowDefinition['manifest']['triggers'] = [{ type: 'api' }],
 ): WorkflowDefinition => {
-  const def = loadWorkflow('warranty-email');
+  const def = loadWorkflow('case-desk');
   return { ...def, manifest: { ...def.manifest, input, triggers } };
 };
 
@@ -32,9 +32,9 @@ describe('workflow inputs', () => {
   });
 
   it('of an email workflow are the verified ingress record, and the email is untrusted', () => {
-    const warranty = loadWorkflow('warranty-email');
-    expect(untrustedFields(warranty)).toEqual(['email']);
-    expect(checkInput(warranty, { email: { id: 'x' } }).problem).toMatch(/^email: missing field `\w+`$/);
+    const desk = loadWorkflow('case-desk');
+    expect(untrustedFields(desk)).toEqual(['email']);
+    expect(checkInput(desk, { email: { id: 'x' } }).problem).toMatch(/^email: missing field `\w+`$/);
     expect(untrustedFields(orders)).toEqual(['note']);
   });
 

@@ -10,8 +10,8 @@ import { allowListed, withBoundArgs } from '../../../src/runtime/steps/step-tool
 import { failure } from '../../support/failure.ts';
 import { fakeToolbox, previousState, scriptedModel, stepInput, storedEmail, text, toolUse } from './fixtures.ts';
 
-const def = loadWorkflow('warranty-email');
-const EMAIL = storedEmail('My laptop SN12345 stopped charging. Please repair it under warranty.');
+const def = loadWorkflow('case-desk');
+const EMAIL = storedEmail('The desk lamp of my case C-10001 stopped working. Please repair it.');
 /** What the email trigger makes of the input's `email` for the prompt (see emailUntrusted). */
 const UNTRUSTED = {
   email: {
@@ -21,10 +21,10 @@ const UNTRUSTED = {
     body: EMAIL.body,
   },
 };
-/** What step 02 leaves for 03a: the ticket's serial and product are bound from it. */
-const WARRANTY = {
-  serialNumber: 'SN12345',
-  warranty: { serialNumber: 'SN12345', status: 'valid', product: 'Aero 14 laptop', warrantyEnd: '2099-12-31' },
+/** What step 02 leaves for 03a: the follow-up's case reference and product are bound from it. */
+const LOOKED_UP = {
+  caseRef: 'C-10001',
+  record: { ref: 'C-10001', status: 'open', product: 'Desk lamp' },
 };
 
 function run(
@@ -64,22 +64,22 @@ function toolResults(requests: ReturnType<typeof scriptedModel>['requests'], tur
 
 describe('runLlmStep: the request', () => {
   it('sends the instruction, the routing protocol and a cache point, then the step context as untrusted JSON', async () => {
-    const { result, requests } = run('01-extract-serial', [
-      [toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'serial found', serialNumber: 'SN12345' })],
+    const { result, requests } = run('01-read-request', [
+      [toolUse(ROUTE_TOOL, { next: '02-look-up', reason: 'reference found', caseRef: 'C-10001' })],
     ]);
     await result;
     const [request] = requests;
-    const step = getStep(def, '01-extract-serial');
+    const step = getStep(def, '01-read-request');
     expect(request!.system[0]).toEqual({ text: step.instruction });
     expect(request!.system.at(-1)).toEqual({ cachePoint: { type: 'default' } });
     expect((request!.system[1] as { text: string }).text).toContain(
-      'must be one of: 02-check-warranty, 03d-request-serial, 04-out-of-scope',
+      'must be one of: 02-look-up, 03c-ask-ref, 04-hand-off',
     );
     expect(request!.inferenceConfig).toEqual({ maxTokens: def.manifest.model.maxTokens, temperature: 0 });
     const [preface, context] = request!.messages[0]!.content as { text: string }[];
     expect(preface!.text).toContain('untrusted');
     expect(JSON.parse(context!.text)).toEqual({
-      step: '01-extract-serial',
+      step: '01-read-request',
       input: {},
       untrusted: UNTRUSTED,
       data: {},
@@ -89,29 +89,27 @@ describe('runLlmStep: the request', () => {
   });
 
   it('offers exactly the step tools plus route, whose next is an enum of the declared edges', async () => {
-    const { result, requests } = run(
-      '03a-valid-warranty',
-      [[toolUse('create_ticket', { issueSummary: 'Does not charge.' })]],
-      { data: WARRANTY },
-    );
+    const { result, requests } = run('03a-open-case', [[toolUse('open_case', { summary: 'Does not switch on.' })]], {
+      data: LOOKED_UP,
+    });
     await result;
     const tools = requests[0]!.toolConfig!.tools.map((t) => t.toolSpec);
-    expect(tools.map((t) => t.name)).toEqual(['create_ticket', ROUTE_TOOL]);
+    expect(tools.map((t) => t.name)).toEqual(['open_case', ROUTE_TOOL]);
     const route = tools[1]!.inputSchema.json as { properties: Record<string, any>; required: string[] };
-    expect(route.properties.next.enum).toEqual(['05-send-confirmation']);
-    expect(route.properties.ticketId.type).toBe('string');
+    expect(route.properties.next.enum).toEqual(['05-confirm']);
+    expect(route.properties.caseId.type).toBe('string');
     expect(route.required).toEqual(['next', 'reason']);
     expect(tools[0]!.inputSchema.json).not.toHaveProperty('$schema');
     // Bound arguments are filled by the engine: the model never sees them.
     expect(Object.keys((tools[0]!.inputSchema.json as { properties: object }).properties)).toEqual([
-      'issueSummary',
+      'summary',
       'priority',
     ]);
   });
 
   it('uses the step temperature (default 0) and shows a step with readsUntrusted: false no untrusted input', async () => {
-    const step = { ...getStep(def, '01-extract-serial'), temperature: 0.4, readsUntrusted: false };
-    const { model, requests } = scriptedModel([[toolUse(ROUTE_TOOL, { next: '04-out-of-scope', reason: 'r' })]]);
+    const step = { ...getStep(def, '01-read-request'), temperature: 0.4, readsUntrusted: false };
+    const { model, requests } = scriptedModel([[toolUse(ROUTE_TOOL, { next: '04-hand-off', reason: 'r' })]]);
     const input = stepInput(step.name, { input: { email: EMAIL.email, channel: 'support' } });
     await runLlmStep({
       def,
@@ -131,9 +129,9 @@ describe('runLlmStep: the request', () => {
 describe('runLlmStep: the recorded transcript', () => {
   it('records exactly what each request sent and each response said, with its stop reason and tokens', async () => {
     // A first route to an undeclared step is answered with the declared edges: two requests, two responses.
-    const { result, requests } = run('01-extract-serial', [
-      [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'the email says so' }, 'r1')],
-      [toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r2')],
+    const { result, requests } = run('01-read-request', [
+      [toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'the email says so' }, 'r1')],
+      [toolUse(ROUTE_TOOL, { next: '03c-ask-ref', reason: 'no case reference' }, 'r2')],
     ]);
     const { transcript } = await result;
     expect(transcript!.system).toEqual(requests[0]!.system);
@@ -146,7 +144,7 @@ describe('runLlmStep: the recorded transcript', () => {
     );
     expect(requests).toHaveLength(2);
     expect(transcript!.messages.at(-1)!.content).toEqual([
-      toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r2'),
+      toolUse(ROUTE_TOOL, { next: '03c-ask-ref', reason: 'no case reference' }, 'r2'),
     ]);
     expect(transcript!.calls[0]).toMatchObject({
       stopReason: 'tool_use',
@@ -156,10 +154,10 @@ describe('runLlmStep: the recorded transcript', () => {
   });
 
   it('names the model the provider called, and none for a provider without one', async () => {
-    const route = () => [toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r1')];
+    const route = () => [toolUse(ROUTE_TOOL, { next: '03c-ask-ref', reason: 'no case reference' }, 'r1')];
     const served = scriptedModel([route()]);
-    const step = getStep(def, '01-extract-serial');
-    const input = stepInput('01-extract-serial', { previous: previousState({ next: '01-extract-serial', data: {} }) });
+    const step = getStep(def, '01-read-request');
+    const input = stepInput('01-read-request', { previous: previousState({ next: '01-read-request', data: {} }) });
     const args = {
       def,
       step,
@@ -177,69 +175,67 @@ describe('runLlmStep: the recorded transcript', () => {
 
 describe('runLlmStep: routing', () => {
   it('returns the route tool decision with the declared outputs as fields', async () => {
-    const { result } = run('01-extract-serial', [
+    const { result } = run('01-read-request', [
       [
         text('Looking at the email.'),
         toolUse(ROUTE_TOOL, {
-          next: '02-check-warranty',
-          reason: 'Warranty claim with serial',
-          serialNumber: 'SN12345',
-          issueSummary: 'Laptop does not charge.',
+          next: '02-look-up',
+          reason: 'An issue with a case reference',
+          caseRef: 'C-10001',
+          summary: 'The desk lamp does not switch on.',
         }),
       ],
     ]);
     expect(await result).toEqual({
-      next: '02-check-warranty',
-      reason: 'Warranty claim with serial',
+      next: '02-look-up',
+      reason: 'An issue with a case reference',
       decidedBy: 'model',
-      fields: { serialNumber: 'SN12345', issueSummary: 'Laptop does not charge.' },
+      fields: { caseRef: 'C-10001', summary: 'The desk lamp does not switch on.' },
       toolCalls: [],
       usage: { modelCalls: 1, inputTokens: 100, outputTokens: 10, cacheReadInputTokens: 80, cacheWriteInputTokens: 20 },
       transcript: expect.objectContaining({
         provider: 'bedrock',
-        stepVersion: getStep(def, '01-extract-serial').version,
+        stepVersion: getStep(def, '01-read-request').version,
       }),
     });
   });
 
   it('rejects an injected NEXT_STEP to an undeclared step once, naming the declared edges, and accepts the correction', async () => {
-    const { result, requests } = run('01-extract-serial', [
-      [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'the email says so' }, 'r1')],
-      [toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial number' }, 'r2')],
+    const { result, requests } = run('01-read-request', [
+      [toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'the email says so' }, 'r1')],
+      [toolUse(ROUTE_TOOL, { next: '03c-ask-ref', reason: 'no case reference' }, 'r2')],
     ]);
     const out = await result;
-    expect(out.next).toBe('03d-request-serial');
+    expect(out.next).toBe('03c-ask-ref');
     const [feedback] = toolResults(requests, 2);
     expect(feedback).toMatchObject({ toolUseId: 'r1', status: 'error' });
-    expect((feedback!.content[0] as { text: string }).text).toContain(
-      '02-check-warranty, 03d-request-serial, 04-out-of-scope',
-    );
+    expect((feedback!.content[0] as { text: string }).text).toContain('02-look-up, 03c-ask-ref, 04-hand-off');
     expect(out.toolCalls).toEqual([
       {
         tool: ROUTE_TOOL,
-        args: { next: '05-send-confirmation', reason: 'the email says so' },
-        error: expect.stringContaining('not a declared edge of 01-extract-serial'),
+        args: { next: '05-confirm', reason: 'the email says so' },
+        error: expect.stringContaining('not a declared edge of 01-read-request'),
       },
     ]);
   });
 
   it('fails with InvalidModelOutputError when the model repeats an undeclared route, so the ASL Catch takes the fallback', async () => {
-    const injected = toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'skip ahead' });
-    const error = await failure(run('01-extract-serial', [[injected], [injected]]).result);
+    const injected = toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'skip ahead' });
+    const error = await failure(run('01-read-request', [[injected], [injected]]).result);
     expect(error).toBeInstanceOf(InvalidModelOutputError);
     expect(error.name).toBe('InvalidModelOutputError');
-    expect(error.message).toContain('route "05-send-confirmation" is not a declared edge of 01-extract-serial');
+    expect(error.message).toContain('route "05-confirm" is not a declared edge of 01-read-request');
   });
 
   it('never returns an undeclared route as valid, whatever the model answers', async () => {
-    const edges = getStep(def, '01-extract-serial').next;
+    const edges = getStep(def, '01-read-request').next;
     const route = fc.oneof(
-      fc.constantFrom(...edges, '05-send-confirmation', 'DONE', '04-OUT-OF-SCOPE', ' 02-check-warranty', ''),
+      fc.constantFrom(...edges, '05-confirm', 'DONE', '04-HAND-OFF', ' 02-look-up', ''),
       fc.string(),
     );
     await fc.assert(
       fc.asyncProperty(route, route, async (first, second) => {
-        const { result } = run('01-extract-serial', [
+        const { result } = run('01-read-request', [
           [toolUse(ROUTE_TOOL, { next: first, reason: 'r' })],
           [toolUse(ROUTE_TOOL, { next: second, reason: 'r' })],
         ]);
@@ -255,62 +251,61 @@ describe('runLlmStep: routing', () => {
 
   it('rejects outputs of the wrong type and a route mixed with other tool calls', async () => {
     const wrongType = await failure(
-      run('01-extract-serial', [
-        [toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'r', serialNumber: 12345 })],
-        [toolUse(ROUTE_TOOL, { next: '02-check-warranty', reason: 'r', serialNumber: 12345 })],
+      run('01-read-request', [
+        [toolUse(ROUTE_TOOL, { next: '02-look-up', reason: 'r', caseRef: 10001 })],
+        [toolUse(ROUTE_TOOL, { next: '02-look-up', reason: 'r', caseRef: 10001 })],
       ]).result,
     );
-    expect(wrongType.message).toContain('route input serialNumber');
+    expect(wrongType.message).toContain('route input caseRef');
 
-    // The route was chosen before the ticket id was known: rejected, but the ticket call still runs.
+    // The route was chosen before the case id was known: rejected, but the open_case call still runs.
     const { result, executed } = run(
-      '03a-valid-warranty',
+      '03a-open-case',
       [
         [
-          toolUse('create_ticket', { issueSummary: 'x' }, 't1'),
-          toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'r', ticketId: 'TKT-GUESS' }, 'r1'),
+          toolUse('open_case', { summary: 'x' }, 't1'),
+          toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'r', caseId: 'CASE-GUESS' }, 'r1'),
         ],
-        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'ticket created', ticketId: 'TKT-REAL' })],
+        [toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'follow-up filed', caseId: 'CASE-REAL' })],
       ],
-      { results: { create_ticket: { ticketId: 'TKT-REAL' } }, data: WARRANTY },
+      { results: { open_case: { caseId: 'CASE-REAL' } }, data: LOOKED_UP },
     );
     const out = await result;
-    expect(out.fields).toEqual({ ticketId: 'TKT-REAL' });
-    expect(executed.map((e) => e.name)).toEqual(['create_ticket']);
+    expect(out.fields).toEqual({ caseId: 'CASE-REAL' });
+    expect(executed.map((e) => e.name)).toEqual(['open_case']);
     expect(out.toolCalls.map((c) => [c.tool, c.error?.slice(0, 8)])).toEqual([
-      ['create_ticket', undefined],
+      ['open_case', undefined],
       [ROUTE_TOOL, 'rejected'],
     ]);
   });
 });
 
 describe('runLlmStep: text fallback', () => {
-  it('parses NEXT_STEP, SERIAL and REASON lines when the model answers in text', async () => {
-    const { result } = run('01-extract-serial', [
-      [text('Decision:\n**NEXT_STEP:** 02-check-warranty\nSERIAL: SN12345\nREASON: serial number found')],
+  it('parses NEXT_STEP, a shortened field label (CASE: for CASE_REF) and REASON lines when the model answers in text', async () => {
+    const { result } = run('01-read-request', [
+      [text('Decision:\n**NEXT_STEP:** 02-look-up\nCASE: C-10001\nREASON: case reference found')],
     ]);
     expect(await result).toMatchObject({
-      next: '02-check-warranty',
-      reason: 'serial number found',
+      next: '02-look-up',
+      reason: 'case reference found',
       decidedBy: 'model-text',
-      fields: { serialNumber: 'SN12345' },
+      fields: { caseRef: 'C-10001' },
     });
   });
 
   it('asks once for a route when the answer has none, and says when it was cut off', async () => {
     const { result, requests } = run(
-      '01-extract-serial',
-      [[text('Let me think about this email')], [text('NEXT_STEP: 04-out-of-scope')]],
+      '01-read-request',
+      [[text('Let me think about this email')], [text('NEXT_STEP: 04-hand-off')]],
       { stopReason: 'max_tokens' },
     );
-    expect((await result).next).toBe('04-out-of-scope');
+    expect((await result).next).toBe('04-hand-off');
     expect((requests[1]!.messages.at(-1)!.content[0] as { text: string }).text).toContain('cut off');
   });
 
   it('fails after a repeated undeclared NEXT_STEP in text', async () => {
     const error = await failure(
-      run('01-extract-serial', [[text('NEXT_STEP: 05-send-confirmation')], [text('NEXT_STEP: 05-send-confirmation')]])
-        .result,
+      run('01-read-request', [[text('NEXT_STEP: 05-confirm')], [text('NEXT_STEP: 05-confirm')]]).result,
     );
     expect(error).toBeInstanceOf(InvalidModelOutputError);
   });
@@ -320,27 +315,27 @@ describe('runLlmStep: tools', () => {
   it('runs the tool-use loop: executes allowed calls, returns their results, sums usage over turns', async () => {
     // Two edges: the step is not finished by its tool call alone, the model routes.
     const { result, requests, executed } = run(
-      '03a-valid-warranty',
+      '03a-open-case',
       [
-        [toolUse('create_ticket', { issueSummary: 'Does not charge.' }, 't1')],
-        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created', ticketId: 'TKT-12345' })],
+        [toolUse('open_case', { summary: 'Does not switch on.' }, 't1')],
+        [toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'Follow-up filed', caseId: 'CASE-12345' })],
       ],
       {
-        results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } },
-        data: WARRANTY,
-        step: { next: ['05-send-confirmation', 'DONE'] },
+        results: { open_case: { caseId: 'CASE-12345', status: 'open' } },
+        data: LOOKED_UP,
+        step: { next: ['05-confirm', 'DONE'] },
       },
     );
     const out = await result;
     expect(executed).toHaveLength(1);
     expect(toolResults(requests, 2)).toEqual([
-      { toolUseId: 't1', status: 'success', content: [{ text: '{"ticketId":"TKT-12345","status":"open"}' }] },
+      { toolUseId: 't1', status: 'success', content: [{ text: '{"caseId":"CASE-12345","status":"open"}' }] },
     ]);
     expect(out.toolCalls).toEqual([
       {
-        tool: 'create_ticket',
-        args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' },
-        result: { ticketId: 'TKT-12345', status: 'open' },
+        tool: 'open_case',
+        args: { summary: 'Does not switch on.', caseRef: 'C-10001', product: 'Desk lamp' },
+        result: { caseId: 'CASE-12345', status: 'open' },
       },
     ]);
     expect(out.usage).toEqual({
@@ -352,63 +347,63 @@ describe('runLlmStep: tools', () => {
     });
   });
 
-  it('fills bound arguments from state: the tool runs on the checked device, with the caller identity', async () => {
+  it('fills bound arguments from state: the tool runs on the case looked up, with the caller identity', async () => {
     const { result, requests, executed } = run(
-      '03a-valid-warranty',
+      '03a-open-case',
       [
-        [toolUse('create_ticket', { issueSummary: 'Does not charge.' }, 't1')],
-        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Repair ticket created' })],
+        [toolUse('open_case', { summary: 'Does not switch on.' }, 't1')],
+        [toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'Follow-up filed' })],
       ],
-      { results: { create_ticket: { ticketId: 'TKT-12345', status: 'open' } }, data: WARRANTY },
+      { results: { open_case: { caseId: 'CASE-12345', status: 'open' } }, data: LOOKED_UP },
     );
     const out = await result;
     expect(executed).toHaveLength(1);
     expect(executed[0]!.ctx).toMatchObject({
-      workflow: 'warranty-email',
-      step: '03a-valid-warranty',
+      workflow: 'case-desk',
+      step: '03a-open-case',
       execution: { name: 'exec-1' },
-      input: { email: expect.objectContaining({ id: 'email-1', from: 'anna.berg@example.com' }) },
+      input: { email: expect.objectContaining({ id: 'email-1', from: 'nora.kent@example.org' }) },
     });
     expect(executed[0]!.args).toEqual({
-      issueSummary: 'Does not charge.',
-      serialNumber: 'SN12345',
-      product: 'Aero 14 laptop',
+      summary: 'Does not switch on.',
+      caseRef: 'C-10001',
+      product: 'Desk lamp',
     });
     expect(out.toolCalls).toEqual([
       {
-        tool: 'create_ticket',
-        args: { issueSummary: 'Does not charge.', serialNumber: 'SN12345', product: 'Aero 14 laptop' },
-        result: { ticketId: 'TKT-12345', status: 'open' },
+        tool: 'open_case',
+        args: { summary: 'Does not switch on.', caseRef: 'C-10001', product: 'Desk lamp' },
+        result: { caseId: 'CASE-12345', status: 'open' },
       },
     ]);
     // A single-edge step whose outputs all come from tools is done once its calls succeeded: no second model call just
     // to route.
     expect(requests).toHaveLength(1);
-    expect(out).toMatchObject({ next: '05-send-confirmation', decidedBy: 'model', usage: { modelCalls: 1 } }); // ticketId: the handler takes it from the result (`from`)
+    expect(out).toMatchObject({ next: '05-confirm', decidedBy: 'model', usage: { modelCalls: 1 } }); // caseId: the handler takes it from the result (`from`)
   });
 
   it.each([
-    ['the same value', { serialNumber: 'SN12345' }, /\(not even to the same value\)/],
+    ['the same value', { caseRef: 'C-10001' }, /\(not even to the same value\)/],
     [
-      'another device',
-      { serialNumber: 'SN99999', product: 'Something else' },
-      /argument "serialNumber" is bound from data.warranty.serialNumber/,
+      'another case',
+      { caseRef: 'C-99999', product: 'Something else' },
+      /argument "caseRef" is bound from data.record.ref/,
     ],
   ])(
     'refuses a call that sets a bound argument (%s): never executed, the model is told',
     async (_name, given, message) => {
       const { result, requests, executed } = run(
-        '03a-valid-warranty',
+        '03a-open-case',
         [
-          [toolUse('create_ticket', { ...given, issueSummary: 'x' }, 't1')],
-          [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'Could not open a ticket' })],
+          [toolUse('open_case', { ...given, summary: 'x' }, 't1')],
+          [toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'Could not file a follow-up' })],
         ],
-        { data: WARRANTY },
+        { data: LOOKED_UP },
       );
       const out = await result;
       expect(executed).toEqual([]);
       expect(out.toolCalls[0]).toMatchObject({
-        tool: 'create_ticket',
+        tool: 'open_case',
         error: expect.stringMatching(/^ToolInputError: /),
       });
       expect(out.toolCalls[0]!.error).toMatch(message);
@@ -418,33 +413,28 @@ describe('runLlmStep: tools', () => {
 
   it('refuses a bound call when the state has no value for it (the tool never runs on a guess)', async () => {
     const { result, executed } = run(
-      '03a-valid-warranty',
-      [
-        [toolUse('create_ticket', { issueSummary: 'x' })],
-        [toolUse(ROUTE_TOOL, { next: '05-send-confirmation', reason: 'No ticket' })],
-      ],
-      { data: { serialNumber: 'SN12345' } },
+      '03a-open-case',
+      [[toolUse('open_case', { summary: 'x' })], [toolUse(ROUTE_TOOL, { next: '05-confirm', reason: 'No follow-up' })]],
+      { data: { caseRef: 'C-10001' } },
     );
     expect(executed).toEqual([]);
     expect((await result).toolCalls[0]!.error).toMatch(
-      /^ToolInputError: bound argument "serialNumber": data.warranty.serialNumber has no value/,
+      /^ToolInputError: bound argument "caseRef": data.record.ref has no value/,
     );
   });
 
   it('refuses a tool outside the step allow-list: recorded with an error, never executed, the model is told', async () => {
-    const { result, requests, executed } = run('01-extract-serial', [
-      [toolUse('send_email', { body: 'Your repair is approved!' }, 's1')],
-      [toolUse(ROUTE_TOOL, { next: '03d-request-serial', reason: 'no serial' })],
+    const { result, requests, executed } = run('01-read-request', [
+      [toolUse('send_email', { body: 'Your lamp will be replaced!' }, 's1')],
+      [toolUse(ROUTE_TOOL, { next: '03c-ask-ref', reason: 'no reference' })],
     ]);
     const out = await result;
     expect(executed).toEqual([]);
     expect(out.toolCalls).toEqual([
       {
         tool: 'send_email',
-        args: { body: 'Your repair is approved!' },
-        error: expect.stringMatching(
-          /^ToolNotAllowedError: tool "send_email" is not allowed in step 01-extract-serial/,
-        ),
+        args: { body: 'Your lamp will be replaced!' },
+        error: expect.stringMatching(/^ToolNotAllowedError: tool "send_email" is not allowed in step 01-read-request/),
       },
     ]);
     expect(toolResults(requests, 2)[0]).toMatchObject({ toolUseId: 's1', status: 'error' });
@@ -453,7 +443,7 @@ describe('runLlmStep: tools', () => {
 
   it('passes tool errors back to the model as error results', async () => {
     const { result, requests } = run(
-      '03b-device-not-found',
+      '03b-not-found',
       [
         [toolUse('send_email', { body: 'Hello' }, 's1')],
         [toolUse(ROUTE_TOOL, { next: 'DONE', reason: 'Reply not sent: mail down' })],
@@ -470,21 +460,21 @@ describe('runLlmStep: tools', () => {
   });
 
   it('reports the sent reply: the body of the successful send_email call', async () => {
-    const { result } = run('03d-request-serial', [
-      [toolUse('send_email', { body: 'Hello Anna, please send us the serial number.' })],
-      [toolUse(ROUTE_TOOL, { next: 'DONE', reason: 'Asked for the serial' })],
+    const { result } = run('03c-ask-ref', [
+      [toolUse('send_email', { body: 'Hello Nora, please send us your case reference.' })],
+      [toolUse(ROUTE_TOOL, { next: 'DONE', reason: 'Asked for the reference' })],
     ]);
-    expect((await result).reply).toBe('Hello Anna, please send us the serial number.');
+    expect((await result).reply).toBe('Hello Nora, please send us your case reference.');
   });
 
   it('routes a single-edge step without a route call once its required tool succeeded', async () => {
-    const { result, requests } = run('03d-request-serial', [
-      [toolUse('send_email', { body: 'Please send us the serial number.' })],
+    const { result, requests } = run('03c-ask-ref', [
+      [toolUse('send_email', { body: 'Please send us your case reference.' })],
     ]);
     expect(await result).toMatchObject({
       next: 'DONE',
       decidedBy: 'model',
-      reply: 'Please send us the serial number.',
+      reply: 'Please send us your case reference.',
       usage: { modelCalls: 1 },
     });
     expect(requests).toHaveLength(1);
@@ -494,7 +484,7 @@ describe('runLlmStep: tools', () => {
     // The reply keeps failing, so the step is never done by itself.
     const loop = (): ContentBlock[] => [toolUse('send_email', { body: 'again' })];
     const error = await failure(
-      run('03d-request-serial', [loop, loop, loop], {
+      run('03c-ask-ref', [loop, loop, loop], {
         maxTurns: 3,
         results: { send_email: { error: 'MailError: rejected' } },
       }).result,

@@ -12,7 +12,7 @@ import { stepModel } from '../../../src/runtime/step-handler/step-model.ts';
 import { failure } from '../../support/failure.ts';
 import { captureLogger, scriptedModel, text } from './fixtures.ts';
 
-const def = loadWorkflow('warranty-email');
+const def = loadWorkflow('case-desk');
 const EMPTY: ConverseRequest = { system: [], messages: [] };
 
 function observability() {
@@ -33,7 +33,7 @@ function observability() {
 const env =
   (over: Record<string, string> = {}) =>
   () =>
-    StepEnv.parse({ WORKFLOW: 'warranty-email', ...over });
+    StepEnv.parse({ WORKFLOW: 'case-desk', ...over });
 
 describe('stepModel', () => {
   it('uses the given model, once, and asks a panel model through its forModel', async () => {
@@ -98,8 +98,8 @@ describe('stepModel', () => {
     await expect(models(def).converse(EMPTY)).rejects.toBeInstanceOf(ModelThrottledError);
     await expect(models(def, 'panel').converse(EMPTY)).rejects.toBeInstanceOf(ModelThrottledError);
     expect(metrics).toEqual([
-      { name: 'ModelThrottled', value: 1, dimensions: { workflow: 'warranty-email' } },
-      { name: 'ModelThrottled', value: 1, dimensions: { workflow: 'warranty-email' } },
+      { name: 'ModelThrottled', value: 1, dimensions: { workflow: 'case-desk' } },
+      { name: 'ModelThrottled', value: 1, dimensions: { workflow: 'case-desk' } },
     ]);
   });
 });

@@ -26,9 +26,9 @@ function recording() {
 
 const step = {
   name: '03a',
-  bind: { create_ticket: { serialNumber: 'data.warranty.serialNumber', product: 'data.warranty.product' } },
+  bind: { create_ticket: { serialNumber: 'data.device.serialNumber', product: 'data.device.product' } },
 };
-const scope = { data: { warranty: { serialNumber: 'SN48213', product: 'Lumen X2' } }, input: {} };
+const scope = { data: { device: { serialNumber: 'SN48213', product: 'Lumen X2' } }, input: {} };
 
 describe('bound tool arguments', () => {
   it('hides bound arguments from the schema the model sees', () => {
@@ -49,7 +49,7 @@ describe('bound tool arguments', () => {
     const other = await bound.execute('create_ticket', { serialNumber: 'SN99999', issueSummary: 'x' }, ctx);
     const same = await bound.execute('create_ticket', { serialNumber: 'SN48213', issueSummary: 'x' }, ctx);
     expect(other.error).toMatch(
-      /^ToolInputError: argument "serialNumber" is bound from data\.warranty\.serialNumber in step 03a: the caller may not set it$/,
+      /^ToolInputError: argument "serialNumber" is bound from data\.device\.serialNumber in step 03a: the caller may not set it$/,
     );
     expect(same.error).toMatch(/not even to the same value/);
     expect(other.args).toEqual({ serialNumber: 'SN99999', issueSummary: 'x' });
@@ -63,7 +63,7 @@ describe('bound tool arguments', () => {
       { issueSummary: 'x' },
       ctx,
     );
-    expect(record.error).toBe('ToolInputError: bound argument "serialNumber": data.warranty.serialNumber has no value');
+    expect(record.error).toBe('ToolInputError: bound argument "serialNumber": data.device.serialNumber has no value');
     expect(calls).toEqual([]);
   });
 

@@ -15,16 +15,16 @@ describe('the final summary of an execution', () => {
     };
     const { logger, lines } = captureLogger();
     const handler = createHandler(
-      { WORKFLOW: 'warranty-email', STEP: '03d-request-serial', MODEL_PROVIDER: 'offline' },
+      { WORKFLOW: 'case-desk', STEP: '03c-ask-ref', MODEL_PROVIDER: 'offline' },
       {
         toolbox: fakeToolbox({ send_email: { sent: true } }).toolbox,
         events: unreadable,
-        emails: { get: async () => ({ email: inboundEmail(), body: 'My kettle is broken.' }) },
+        emails: { get: async () => ({ email: inboundEmail(), body: 'My lamp is broken.' }) },
         logger: logger as unknown as Logger,
       },
     );
-    const input = stepInput('03d-request-serial', {
-      previous: previousState({ step: '01-extract-serial', next: '03d-request-serial' }),
+    const input = stepInput('03c-ask-ref', {
+      previous: previousState({ step: '01-read-request', next: '03c-ask-ref' }),
     });
     const out = (await handler(input)) as StepOutput;
     expect(out.next).toBe('DONE');

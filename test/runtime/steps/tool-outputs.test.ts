@@ -3,9 +3,9 @@ import { getStep, loadWorkflow } from '../../../src/definitions/workflow/loader.
 import { withToolOutputs } from '../../../src/runtime/steps/tool-outputs.ts';
 import { NO_USAGE, type StepResult } from '../../../src/runtime/steps/types.ts';
 
-const step = getStep(loadWorkflow('warranty-email'), '03a-valid-warranty');
+const step = getStep(loadWorkflow('case-desk'), '03a-open-case');
 const result = (fields: Record<string, unknown>, toolCalls: StepResult['toolCalls']): StepResult => ({
-  next: '05-send-confirmation',
+  next: '05-confirm',
   reason: 'r',
   decidedBy: 'code',
   fields,
@@ -14,37 +14,35 @@ const result = (fields: Record<string, unknown>, toolCalls: StepResult['toolCall
 });
 
 describe('withToolOutputs', () => {
-  it('03a declares its ticketId from create_ticket', () => {
-    expect(step.outputs.ticketId!.from).toBe('create_ticket.ticketId');
+  it('03a declares its caseId from open_case', () => {
+    expect(step.outputs.caseId!.from).toBe('open_case.caseId');
   });
 
   it('takes the last successful call, skipping failed ones and other tools', () => {
     const { result: out, overrides } = withToolOutputs(
       step,
-      result({ ticketId: 'TKT-FIRST', note: 'kept' }, [
-        { tool: 'create_ticket', args: {}, result: { ticketId: 'TKT-FIRST' } },
-        { tool: 'create_ticket', args: {}, result: { ticketId: 'TKT-SECOND' } },
-        { tool: 'create_ticket', args: {}, error: 'ToolInputError: serialNumber: too short' },
-        { tool: 'route', args: { ticketId: 'TKT-THIRD' }, error: 'rejected: r' },
+      result({ caseId: 'CASE-FIRST', note: 'kept' }, [
+        { tool: 'open_case', args: {}, result: { caseId: 'CASE-FIRST' } },
+        { tool: 'open_case', args: {}, result: { caseId: 'CASE-SECOND' } },
+        { tool: 'open_case', args: {}, error: 'ToolInputError: caseRef: invalid' },
+        { tool: 'route', args: { caseId: 'CASE-THIRD' }, error: 'rejected: r' },
       ]),
     );
-    expect(out.fields).toEqual({ ticketId: 'TKT-SECOND', note: 'kept' });
+    expect(out.fields).toEqual({ caseId: 'CASE-SECOND', note: 'kept' });
     expect(overrides).toEqual([
-      { field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-FIRST', kept: 'TKT-SECOND' },
+      { field: 'caseId', from: 'open_case.caseId', reported: 'CASE-FIRST', kept: 'CASE-SECOND' },
     ]);
   });
 
   it('removes the field when the successful call has no such key, and leaves undeclared outputs alone', () => {
     const { result: out, overrides } = withToolOutputs(
       step,
-      result({ ticketId: 'TKT-99999' }, [{ tool: 'create_ticket', args: {}, result: { status: 'open' } }]),
+      result({ caseId: 'CASE-99999' }, [{ tool: 'open_case', args: {}, result: { status: 'filed' } }]),
     );
     expect(out.fields).toEqual({});
-    expect(overrides).toEqual([
-      { field: 'ticketId', from: 'create_ticket.ticketId', reported: 'TKT-99999', kept: undefined },
-    ]);
-    const untouched = result({ serialNumber: 'SN1' }, []);
-    expect(withToolOutputs(getStep(loadWorkflow('warranty-email'), '01-extract-serial'), untouched)).toEqual({
+    expect(overrides).toEqual([{ field: 'caseId', from: 'open_case.caseId', reported: 'CASE-99999', kept: undefined }]);
+    const untouched = result({ caseRef: 'C-10001' }, []);
+    expect(withToolOutputs(getStep(loadWorkflow('case-desk'), '01-read-request'), untouched)).toEqual({
       result: untouched,
       overrides: [],
     });

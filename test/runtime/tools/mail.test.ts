@@ -20,12 +20,12 @@ describe('sesMailer', () => {
   it('sends a plain-text reply from MAIL_FROM with threading and Auto-Submitted headers', async () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: '0100019a-ses-id' });
-    expect(await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send(MAIL)).toEqual(
-      { messageId: '0100019a-ses-id' },
-    );
+    expect(await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'cases@desk.example.com').send(MAIL)).toEqual({
+      messageId: '0100019a-ses-id',
+    });
     expect(ses.commandCalls(SendEmailCommand).map((c) => c.args[0].input)).toEqual([
       {
-        FromEmailAddress: 'claims@warranty.example.com',
+        FromEmailAddress: 'cases@desk.example.com',
         Destination: { ToAddresses: ['maria.lopez@example.org'] },
         Content: {
           Simple: {
@@ -47,7 +47,7 @@ describe('sesMailer', () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
     const { inReplyTo: _none, ...unthreaded } = MAIL;
-    await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send(unthreaded);
+    await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'cases@desk.example.com').send(unthreaded);
     expect(ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Content?.Simple?.Headers).toEqual([
       { Name: 'Auto-Submitted', Value: 'auto-replied' },
     ]);
@@ -80,7 +80,7 @@ describe('replySubject', () => {
     ['Broken screen', 'ignored', 'Re: Broken screen'],
     ['Re: Broken screen', undefined, 'Re: Broken screen'],
     ['RE: Broken screen', undefined, 'RE: Broken screen'],
-    ['', 'Your serial number', 'Re: Your serial number'],
+    ['', 'Your case reference', 'Re: Your case reference'],
     ['  ', undefined, 'Re: Your message'],
   ])('%j with proposal %j → %j', (original, proposed, expected) => {
     expect(replySubject(original, proposed)).toBe(expected);
@@ -110,7 +110,7 @@ describe('outgoing header fields', () => {
   it('never sends a subject, In-Reply-To or References with a line break, whatever the caller passes', async () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
-    const mailer = sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com');
+    const mailer = sesMailer(new SESv2Client({ region: 'us-east-1' }), 'cases@desk.example.com');
     await mailer.send({
       ...MAIL,
       subject: 'Re: x\r\nBcc: all@evil.example',
@@ -129,7 +129,7 @@ describe('outgoing header fields', () => {
   it('drops threading when the id is not a valid message id', async () => {
     const ses = mockClient(SESv2Client);
     ses.on(SendEmailCommand).resolves({ MessageId: 'id' });
-    await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'claims@warranty.example.com').send({
+    await sesMailer(new SESv2Client({ region: 'us-east-1' }), 'cases@desk.example.com').send({
       ...MAIL,
       inReplyTo: 'Bcc: all@evil.example',
     });

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../../../src/core/paths.ts';
+import { PACKAGE_ROOT } from '../../../../src/core/paths.ts';
 import { sessionDynamoDb } from '../../../../src/local/cloud/dynamodb-connection.ts';
 import type { DynamoDbLocal } from '../../../../src/local/cloud/dynamodb-local.ts';
 import { LifecycleSession, parseReplayFile } from '../../../../src/local/sessions/lifecycle-session.ts';
@@ -46,7 +46,7 @@ describe('delayed transitions on the local runtime', () => {
   }, async () => {
     const session = await LifecycleSession.start({
       lifecycle: 'order-refunds',
-      root: join(PROJECT_ROOT, 'test/fixtures/lifecycles'),
+      root: join(PACKAGE_ROOT, 'test/fixtures/lifecycles'),
       dynamo: ddb,
     });
     try {

@@ -5,24 +5,23 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../../src/core/errors.ts';
+import type { LifecycleEvent } from '../../../../src/definitions/lifecycle/schema.ts';
 import { sessionDynamoDb } from '../../../../src/local/cloud/dynamodb-connection.ts';
 import type { DynamoDbLocal } from '../../../../src/local/cloud/dynamodb-local.ts';
 import { LifecycleSession } from '../../../../src/local/sessions/lifecycle-session.ts';
 import { changesOf } from '../../../../src/runtime/lifecycle/handlers/outbox.ts';
+import { agent, LIFECYCLE } from '../../../runtime/lifecycle/support.ts';
 
-const STATE_CHANGED = 'lead.state_changed';
-
-import { loadAgentConfig } from '../../../../src/definitions/lifecycle/loader.ts';
-import type { LifecycleEvent } from '../../../../src/definitions/lifecycle/schema.ts';
+const STATE_CHANGED = 'member.state_changed';
 
 let ddb: DynamoDbLocal;
 let session: LifecycleSession;
 beforeAll(async () => {
   ddb = await sessionDynamoDb();
   session = await LifecycleSession.start({
-    lifecycle: 'lead-lifecycle',
+    lifecycle: LIFECYCLE,
     dynamo: ddb,
-    agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle'),
+    agentConfig: agent('attend-call'),
   });
 });
 afterAll(async () => {
@@ -44,12 +43,12 @@ describe('the outbox', () => {
   it('publishes a committed change even when the publisher dies right after the commit', async () => {
     const entityId = 'outbox-killed';
     session.pipe.pause(); // the publish is killed: the state machine has committed, nothing reads the stream
-    for (const [i, type] of ['agent.message_sent', 'lead.message_sent', 'meeting.booked'].entries()) {
+    for (const [i, type] of ['agent.message_sent', 'member.message_sent', 'call.booked'].entries()) {
       await session.put([ev(entityId, i, type, i)]);
       await session.drain();
     }
     expect(session.executions.filter((x) => x.status !== 'SUCCEEDED')).toEqual([]);
-    expect((await session.store.getEntity(entityId))!).toMatchObject({ state: 'meeting_booked', version: 4 });
+    expect((await session.store.getEntity(entityId))!).toMatchObject({ state: 'booked', version: 4 });
     expect(published(entityId)).toEqual([]);
     expect(crmOf(entityId)).toEqual([]);
 
@@ -63,7 +62,7 @@ describe('the outbox', () => {
     expect(crmOf(entityId).map((c) => [c.state, c.version])).toEqual([
       ['outreach', 1],
       ['engaged', 2],
-      ['meeting_booked', 4],
+      ['booked', 4],
     ]);
     expect(session.publishDeadLetters.outbox).toEqual([]);
   });
@@ -101,11 +100,11 @@ describe('the outbox', () => {
 });
 
 describe('the outbox publisher (pipe enrichment)', () => {
-  it('turns new outbox items into lead.state_changed details and refuses anything else', async () => {
+  it('turns new outbox items into member.state_changed details and refuses anything else', async () => {
     const local = await LifecycleSession.start({
-      lifecycle: 'lead-lifecycle',
+      lifecycle: LIFECYCLE,
       store: 'memory',
-      agentConfig: loadAgentConfig('attend-meeting', 'lead-lifecycle'),
+      agentConfig: agent('attend-call'),
     });
     try {
       await local.put([ev('enrich', 0, 'agent.message_sent', 0)]);
@@ -115,18 +114,22 @@ describe('the outbox publisher (pipe enrichment)', () => {
     }
     // The in-memory store's stream went through the same pipe: the change reached the CRM.
     expect(() =>
-      changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'STATE' } } } }]),
+      changesOf([{ eventName: 'INSERT', dynamodb: { NewImage: { pk: { S: 'ENTITY#x' }, sk: { S: 'STATE' } } } }]),
     ).toThrow(InvalidInputError);
     expect(() =>
       changesOf([
         {
           eventName: 'INSERT',
           dynamodb: {
-            NewImage: { pk: { S: 'LEAD#x' }, sk: { S: 'OUTBOX#0000000001' }, detail: { M: { entityId: { S: 'x' } } } },
+            NewImage: {
+              pk: { S: 'ENTITY#x' },
+              sk: { S: 'OUTBOX#0000000001' },
+              detail: { M: { entityId: { S: 'x' } } },
+            },
           },
         },
       ]),
-    ).toThrow(/outbox item LEAD#x\/OUTBOX#0000000001/);
+    ).toThrow(/outbox item ENTITY#x\/OUTBOX#0000000001/);
     expect(() => changesOf({ not: 'a list' })).toThrow(InvalidInputError);
     expect(local.crm.calls).toMatchObject([{ entityId: 'enrich', state: 'outreach', version: 1 }]);
   });

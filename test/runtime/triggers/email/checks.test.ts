@@ -18,7 +18,7 @@ import {
 import { htmlToText } from '../../../../src/runtime/triggers/email/html.ts';
 import { sample, withHeaders } from './fixtures.ts';
 
-const POLICY: IngressPolicy = { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] };
+const POLICY: IngressPolicy = { ...DEFAULT_POLICY, ownAddresses: ['cases@dev.desk.example.com'] };
 const ENVELOPE = { id: 'ses-message-1', receivedAt: '2026-11-21T09:14:03.000Z' };
 const ALL_PASS: SesReceipt = {
   spamVerdict: { status: 'PASS' },
@@ -45,10 +45,10 @@ const reason = (s: Screening) => (isRejection(s) ? s.rejected : 'accepted');
 
 describe('the samples', () => {
   it.each([
-    ['valid-warranty', 'accepted'],
-    ['expired-warranty', 'accepted'],
-    ['unknown-serial', 'accepted'],
-    ['missing-serial', 'accepted'],
+    ['valid', 'accepted'],
+    ['closed', 'accepted'],
+    ['not-found', 'accepted'],
+    ['missing-ref', 'accepted'],
     ['out-of-scope', 'accepted'],
     ['spam', 'spam'],
     ['auto-reply', 'auto_submitted'],
@@ -57,43 +57,43 @@ describe('the samples', () => {
   });
 
   it('turns an accepted mail into the verified ingress record and its body', async () => {
-    const result = await check(sample('valid-warranty'));
+    const result = await check(sample('valid'));
     if (isRejection(result)) throw new Error(result.rejected);
     expect(result.accepted).toEqual({
       id: 'ses-message-1',
-      messageId: '<CAF7x2q1.valid-warranty.48213@mail.example.org>',
-      from: 'maria.lopez@example.org',
-      fromName: 'Maria Lopez',
-      to: ['claims@dev.warranty.example.com'],
-      subject: 'Headphones stopped charging - warranty claim',
+      messageId: '<fixture.valid.10001@mail.example.org>',
+      from: 'nora.kent@example.org',
+      fromName: 'Nora Kent',
+      to: ['cases@dev.desk.example.com'],
+      subject: 'Desk lamp broken again - C-10001',
       receivedAt: ENVELOPE.receivedAt,
       bodyChars: result.body.length,
     });
     expect(InboundEmailSchema.parse(result.accepted)).toEqual(result.accepted);
-    expect(result.body).toContain('SN48213');
+    expect(result.body).toContain('from my case C-10001 is broken again');
     // The text part is used, not the HTML alternative.
     expect(result.body).not.toContain('<');
   });
 
   it('lower-cases the sender and decodes quoted-printable bodies', async () => {
-    const result = await check(sample('expired-warranty'));
+    const result = await check(sample('closed'));
     if (isRejection(result)) throw new Error(result.rejected);
-    expect(result.accepted.from).toBe('j.okafor@example.net');
-    expect(result.body).toContain('dock \u2013 it drives around');
+    expect(result.accepted.from).toBe('omar.haddad@example.net');
+    expect(result.body).toContain('damaged \u2013 the clamp cracked');
   });
 
   it('reads HTML-only mail as text', async () => {
-    const result = await check(sample('missing-serial'));
+    const result = await check(sample('missing-ref'));
     if (isRejection(result)) throw new Error(result.rejected);
     expect(result.body).toBe(
-      'Hi,\n\nThe left ear cup of my headphones has gone silent. They are only a few\nmonths old, so I assume this is covered by the warranty \u2013 what do I need to do?\n\nThanks,\nSam',
+      'Hi,\n\nThe headset you sent me is faulty \u2013 the microphone cuts out\nevery few seconds. What do I need to do?\n\nThanks,\nSam',
     );
   });
 });
 
 describe('sesReceiptFromHeaders', () => {
   it('defaults every verdict to GRAY when SES added no headers', async () => {
-    const bare = withHeaders(sample('valid-warranty'), {
+    const bare = withHeaders(sample('valid'), {
       remove: ['X-SES-Spam-Verdict', 'X-SES-Virus-Verdict', 'Received-SPF', 'Authentication-Results'],
     });
     const receipt = sesReceiptFromHeaders((await parsed(bare)).headers);
@@ -111,7 +111,7 @@ describe('sesReceiptFromHeaders', () => {
     ['temperror', 'PROCESSING_FAILED'],
     ['permerror', 'PROCESSING_FAILED'],
   ])('maps Received-SPF %s to %s', async (result, status) => {
-    const raw = withHeaders(sample('valid-warranty'), {
+    const raw = withHeaders(sample('valid'), {
       remove: ['Received-SPF'],
       add: [`Received-SPF: ${result} (spfCheck: test) client-ip=192.0.2.1;`],
     });
@@ -119,7 +119,7 @@ describe('sesReceiptFromHeaders', () => {
   });
 
   it('reads spf, dkim and dmarc from Authentication-Results, ignoring comments', async () => {
-    const raw = withHeaders(sample('valid-warranty'), {
+    const raw = withHeaders(sample('valid'), {
       remove: ['Received-SPF', 'Authentication-Results'],
       add: [
         'Authentication-Results: amazonses.com;',
@@ -137,7 +137,7 @@ describe('sesReceiptFromHeaders', () => {
   });
 
   it('counts a mail with several DKIM signatures as passing when one passes', async () => {
-    const raw = withHeaders(sample('valid-warranty'), {
+    const raw = withHeaders(sample('valid'), {
       remove: ['Authentication-Results'],
       add: [
         'Authentication-Results: amazonses.com; dkim=fail header.i=@relay.example; dkim=pass header.i=@example.org; dmarc=pass',
@@ -173,7 +173,7 @@ describe('screen: receipt verdicts', () => {
     ['dmarcVerdict', 'PROCESSING_FAILED', 'accepted'],
   ];
   it.each(cases)('%s %s → %s', async (key, status, expected) => {
-    const mail = await parsed(sample('valid-warranty'));
+    const mail = await parsed(sample('valid'));
     expect(reason(screen(mail, { ...ALL_PASS, [key]: { status } }, POLICY, ENVELOPE))).toBe(expected);
   });
 
@@ -182,14 +182,12 @@ describe('screen: receipt verdicts', () => {
     ['X-SES-Spam-Verdict', 'X-SES-Spam-Verdict: FAIL', 'spam'],
     ['Received-SPF', 'Received-SPF: fail (spfCheck: domain does not designate) client-ip=192.0.2.9;', 'spf_fail'],
   ])('refuses a stored mail whose %s header fails', async (header, line, expected) => {
-    expect(reason(await check(withHeaders(sample('valid-warranty'), { remove: [header], add: [line] })))).toBe(
-      expected,
-    );
+    expect(reason(await check(withHeaders(sample('valid'), { remove: [header], add: [line] })))).toBe(expected);
   });
 
   it('names the failed verdict in the detail', async () => {
     const result = screen(
-      await parsed(sample('valid-warranty')),
+      await parsed(sample('valid')),
       { ...ALL_PASS, dkimVerdict: { status: 'FAIL' } },
       POLICY,
       ENVELOPE,
@@ -199,7 +197,7 @@ describe('screen: receipt verdicts', () => {
 });
 
 describe('screen: loops, bulk mail and senders', () => {
-  const valid = sample('valid-warranty');
+  const valid = sample('valid');
   it.each([
     ['Auto-Submitted: auto-generated', 'auto_submitted'],
     ['Auto-Submitted: auto-replied', 'auto_submitted'],
@@ -228,30 +226,30 @@ describe('screen: loops, bulk mail and senders', () => {
   it('refuses mail from our own address, whatever its case', async () => {
     const own = withHeaders(valid, {
       remove: ['From'],
-      add: ['From: Warranty Desk <CLAIMS@dev.warranty.example.com>'],
+      add: ['From: Support Desk <CASES@dev.desk.example.com>'],
     });
     expect(reason(await check(own))).toBe('own_address');
   });
 
   it.each([
-    ['a subaddress of ours', 'claims+x@dev.warranty.example.com', 'own_address'],
-    ['a subaddress in capitals', 'Claims+Loop.1@DEV.warranty.example.com', 'own_address'],
-    ['another mailbox of our domain', 'maria@dev.warranty.example.com', 'accepted'],
-    ['a subaddress of another mailbox', 'claimsx+a@dev.warranty.example.com', 'accepted'],
+    ['a subaddress of ours', 'cases+x@dev.desk.example.com', 'own_address'],
+    ['a subaddress in capitals', 'Cases+Loop.1@DEV.desk.example.com', 'own_address'],
+    ['another mailbox of our domain', 'nora@dev.desk.example.com', 'accepted'],
+    ['a subaddress of another mailbox', 'casesx+a@dev.desk.example.com', 'accepted'],
   ])('mail from %s (%s) is %s', async (_name, from, expected) => {
     expect(reason(await check(withHeaders(valid, { remove: ['From'], add: [`From: <${from}>`] })))).toBe(expected);
   });
 
   it('refuses mail from our address when our own address is the subaddressed one', async () => {
-    const policy = { ...POLICY, ownAddresses: ['claims+desk@dev.warranty.example.com'] };
-    const own = withHeaders(valid, { remove: ['From'], add: ['From: <claims@dev.warranty.example.com>'] });
+    const policy = { ...POLICY, ownAddresses: ['cases+desk@dev.desk.example.com'] };
+    const own = withHeaders(valid, { remove: ['From'], add: ['From: <cases@dev.desk.example.com>'] });
     expect(reason(await check(own, policy))).toBe('own_address');
   });
 
   it.each([
     ['no From header', { remove: ['From'] }],
     ['a From group', { remove: ['From'], add: ['From: Team: a@example.org;'] }],
-    ['a From without an address', { remove: ['From'], add: ['From: Maria Lopez'] }],
+    ['a From without an address', { remove: ['From'], add: ['From: Nora Kent'] }],
   ])('refuses %s as no_sender', async (_name, edit) => {
     expect(reason(await check(withHeaders(valid, edit)))).toBe('no_sender');
   });
@@ -267,7 +265,7 @@ describe('screen: loops, bulk mail and senders', () => {
 
 describe('size and malformed MIME', () => {
   it('refuses mail over the limit before parsing it', async () => {
-    const raw = sample('valid-warranty');
+    const raw = sample('valid');
     const bytes = new TextEncoder().encode(raw).byteLength;
     expect(await parseInbound(raw, { maxBytes: bytes - 1 })).toEqual({
       rejected: 'too_large',
@@ -322,7 +320,7 @@ describe('attachments', () => {
   const withAttachments = (files: [string, string, string][]) =>
     [
       'From: Ana <ana@example.org>',
-      'To: claims@dev.warranty.example.com',
+      'To: cases@dev.desk.example.com',
       'Subject: Broken mug',
       'Message-ID: <m1@example.org>',
       'Content-Type: multipart/mixed; boundary=b',
@@ -405,7 +403,7 @@ describe('execution names', () => {
 
 describe('localSesMessageId', () => {
   it('is one id per stored copy, as SES assigns them: the same bytes again, the same id; a copy that differs, a new one', async () => {
-    const raw = sample('valid-warranty');
+    const raw = sample('valid');
     const resent = withHeaders(raw, {
       add: ['Received: from another.hop.example (another.hop.example [192.0.2.200])'],
     });
@@ -417,12 +415,12 @@ describe('localSesMessageId', () => {
 });
 
 describe('exactly one From', () => {
-  const valid = sample('valid-warranty');
+  const valid = sample('valid');
   // The attack of the issue: the attacker's From on top, the customer's below, SES's DMARC pass for the customer's domain.
   const twoFrom = withHeaders(valid, {
     remove: ['Authentication-Results'],
     add: [
-      'Authentication-Results: amazonses.com; spf=pass smtp.mailfrom=maria.lopez@example.org; dkim=pass header.i=@example.org; dmarc=pass header.from=example.org;',
+      'Authentication-Results: amazonses.com; spf=pass smtp.mailfrom=nora.kent@example.org; dkim=pass header.i=@example.org; dmarc=pass header.from=example.org;',
       'From: Billing <attacker@evil.example>',
     ],
   });
@@ -437,9 +435,9 @@ describe('exactly one From', () => {
   });
 
   it.each([
-    ['two addresses in one From', 'From: maria.lopez@example.org, attacker@evil.example'],
-    ['a group with two members', 'From: Team: maria.lopez@example.org, attacker@evil.example;'],
-    ['the same address twice', 'From: maria.lopez@example.org, Maria <maria.lopez@example.org>'],
+    ['two addresses in one From', 'From: nora.kent@example.org, attacker@evil.example'],
+    ['a group with two members', 'From: Team: nora.kent@example.org, attacker@evil.example;'],
+    ['the same address twice', 'From: nora.kent@example.org, Nora <nora.kent@example.org>'],
   ])('refuses %s', async (_name, header) => {
     expect(reason(await check(withHeaders(valid, { remove: ['From'], add: [header] })))).toBe('multiple_from');
   });
@@ -458,12 +456,12 @@ describe('exactly one From', () => {
     });
     const mail = await parsed(other);
     expect(sesReceiptFromHeaders(mail.headers, mail.from?.address).dmarcVerdict.status).toBe('GRAY');
-    expect(sesReceiptFromHeaders(mail.headers, 'maria.lopez@example.org').dmarcVerdict.status).toBe('PASS');
+    expect(sesReceiptFromHeaders(mail.headers, 'nora.kent@example.org').dmarcVerdict.status).toBe('PASS');
   });
 });
 
 describe('automatic mail: auto-replies and bounces (RFC 3834 and vendor practice)', () => {
-  const valid = sample('valid-warranty');
+  const valid = sample('valid');
   it.each([
     ['Precedence: auto_reply', 'auto_submitted'],
     ['Auto-Submitted: auto-notified', 'auto_submitted'],
@@ -478,21 +476,21 @@ describe('automatic mail: auto-replies and bounces (RFC 3834 and vendor practice
   });
 
   it.each([
-    'Automatic reply: Headphones stopped charging',
-    'Out of Office: Headphones stopped charging',
+    'Automatic reply: Desk lamp broken again',
+    'Out of Office: Desk lamp broken again',
     'AutoReply: away',
-    'Abwesenheitsnotiz: Kopfhörer',
-    'Automatische Antwort: Kopfhörer',
-    'Réponse automatique : casque',
-    'Respuesta automática: auriculares',
-    'Risposta automatica: cuffie',
-    'Automatisch antwoord: koptelefoon',
-    'Resposta automática: fones',
-    'Autosvar: hörlurar',
-    'Automatyczna odpowiedź: słuchawki',
-    'Автоответ: наушники',
-    '自动回复: 耳机',
-    '自動応答: ヘッドホン',
+    'Abwesenheitsnotiz: Schreibtischlampe',
+    'Automatische Antwort: Schreibtischlampe',
+    'Réponse automatique : lampe de bureau',
+    'Respuesta automática: lámpara de escritorio',
+    'Risposta automatica: lampada da scrivania',
+    'Automatisch antwoord: bureaulamp',
+    'Resposta automática: luminária de mesa',
+    'Autosvar: skrivbordslampa',
+    'Automatyczna odpowiedź: lampka biurkowa',
+    'Автоответ: настольная лампа',
+    '自动回复: 台灯',
+    '自動応答: デスクランプ',
   ])('refuses the subject %j of an unmarked auto-reply', async (subject) => {
     expect(
       reason(
@@ -507,11 +505,11 @@ describe('automatic mail: auto-replies and bounces (RFC 3834 and vendor practice
   });
 
   it.each([
-    'Undeliverable: Headphones',
+    'Undeliverable: Desk lamp',
     'Undelivered Mail Returned to Sender',
     'Delivery Status Notification (Failure)',
     'Mail delivery failed: returning message to sender',
-    'Unzustellbar: Kopfhörer',
+    'Unzustellbar: Schreibtischlampe',
   ])('refuses the bounce subject %j', async (subject) => {
     expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe(
       'bounce',
@@ -519,9 +517,9 @@ describe('automatic mail: auto-replies and bounces (RFC 3834 and vendor practice
   });
 
   it.each([
-    'Re: Automatic reply: Headphones',
-    'Outstanding repair for my headphones',
-    'Absence of sound in the left ear cup',
+    'Re: Automatic reply: Desk lamp',
+    'Outstanding repair for my desk lamp',
+    'Absence of light from the desk lamp',
     'My order arrived undelivered? No, broken',
   ])('accepts the subject %j a person wrote', async (subject) => {
     expect(reason(await check(withHeaders(valid, { remove: ['Subject'], add: [`Subject: ${subject}`] })))).toBe(
@@ -556,7 +554,7 @@ describe('parse budget', () => {
   it('refuses a mail whose parsing ran over the budget, with the measured time', async () => {
     let t = 0;
     const now = () => (t += 30_000);
-    expect(await parseInbound(sample('valid-warranty'), { ...POLICY, parseBudgetMs: 20_000, now })).toEqual({
+    expect(await parseInbound(sample('valid'), { ...POLICY, parseBudgetMs: 20_000, now })).toEqual({
       rejected: 'parse_budget',
       detail: 'parsing took 30000 ms, over the budget of 20000 ms',
     });
@@ -565,44 +563,41 @@ describe('parse budget', () => {
   it('accepts a parse within the budget', async () => {
     let t = 0;
     expect(
-      isRejection(
-        await parseInbound(sample('valid-warranty'), { ...POLICY, parseBudgetMs: 20_000, now: () => (t += 10_000) }),
-      ),
+      isRejection(await parseInbound(sample('valid'), { ...POLICY, parseBudgetMs: 20_000, now: () => (t += 10_000) })),
     ).toBe(false);
   });
 });
 
 describe('header values the reply reuses', () => {
   it('keeps only a valid Message-ID, never what follows it', async () => {
-    const raw = withHeaders(sample('valid-warranty'), {
+    const raw = withHeaders(sample('valid'), {
       remove: ['Message-ID'],
       add: ['Message-ID: <a1@mail.example.org> <b2@evil.example>'],
     });
     expect((await parsed(raw)).messageId).toBe('<a1@mail.example.org>');
-    const encoded = withHeaders(sample('valid-warranty'), {
+    const encoded = withHeaders(sample('valid'), {
       remove: ['Message-ID'],
       add: ['Message-ID: =?UTF-8?Q?<x@y>=0D=0ABcc:_all@evil.example?='],
     });
     expect((await parsed(encoded)).messageId).toBe('<x@y>');
     for (const id of ['<no at sign>', '<a b@c>', 'a@b', '<a@b@c>'])
       expect(
-        (await parsed(withHeaders(sample('valid-warranty'), { remove: ['Message-ID'], add: [`Message-ID: ${id}`] })))
-          .messageId,
+        (await parsed(withHeaders(sample('valid'), { remove: ['Message-ID'], add: [`Message-ID: ${id}`] }))).messageId,
       ).toBe('');
   });
 
   it('stores the display name as one line of text', async () => {
-    const raw = withHeaders(sample('valid-warranty'), {
+    const raw = withHeaders(sample('valid'), {
       remove: ['From'],
-      add: ['From: =?UTF-8?Q?Maria=0D=0ABcc=3A_x=40evil.example?= <maria.lopez@example.org>'],
+      add: ['From: =?UTF-8?Q?Nora=0D=0ABcc=3A_x=40evil.example?= <nora.kent@example.org>'],
     });
-    expect((await parsed(raw)).from).toEqual({ address: 'maria.lopez@example.org', name: 'Maria Bcc: x@evil.example' });
+    expect((await parsed(raw)).from).toEqual({ address: 'nora.kent@example.org', name: 'Nora Bcc: x@evil.example' });
   });
 
   it('refuses a display name whose encoded word hides a group', async () => {
-    const raw = withHeaders(sample('valid-warranty'), {
+    const raw = withHeaders(sample('valid'), {
       remove: ['From'],
-      add: ['From: =?UTF-8?Q?Maria=0D=0ABcc:_x@evil.example?= <maria.lopez@example.org>'],
+      add: ['From: =?UTF-8?Q?Nora=0D=0ABcc:_x@evil.example?= <nora.kent@example.org>'],
     });
     expect(reason(await check(raw))).toBe('no_sender');
   });

@@ -8,8 +8,8 @@ export function emailStoreConformance(adapter: string, create: () => EmailStore)
     it('returns what was stored', async () => {
       const store = create();
       const email = { ...EMAIL, id: `${adapter}-roundtrip` };
-      await store.put(email, 'The serial number is SN48213.');
-      expect(await store.get(email.id)).toEqual({ email, body: 'The serial number is SN48213.' });
+      await store.put(email, 'The case reference is C-10001.');
+      expect(await store.get(email.id)).toEqual({ email, body: 'The case reference is C-10001.' });
     });
 
     it('keeps the first body of an id', async () => {

@@ -1,11 +1,17 @@
-/** Sample mails for the ingress tests, and a way to vary their headers the way SES or a sender would. */
+/**
+ * Sample mails for the ingress tests (the fixture project's case-desk samples unless a folder is given), and a way to
+ * vary their headers the way SES or a sender would.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { STATEMACHINES_DIR } from '../../../../src/core/paths.ts';
+import { FIXTURE_STATEMACHINES } from '../../../support/fixture-project.ts';
 
-export const SAMPLES_DIR = join(STATEMACHINES_DIR, 'warranty-email', 'samples');
+const DESK = join(FIXTURE_STATEMACHINES, 'case-desk');
 
-export const sample = (name: string): string => readFileSync(join(SAMPLES_DIR, `${name}.eml`), 'utf8');
+export const SAMPLES_DIR = join(DESK, 'samples');
+
+/** The sample `<name>.eml` of `dir`. */
+export const sample = (name: string, dir = SAMPLES_DIR): string => readFileSync(join(dir, `${name}.eml`), 'utf8');
 
 /**
  * A copy of `raw` with the named headers (and their continuation lines) removed and `add`
@@ -28,9 +34,14 @@ export function withHeaders(raw: string, edit: { remove?: string[]; add?: string
   return [...(edit.add ?? []), ...kept].join('\n') + raw.slice(split);
 }
 
-/** The fallback step's reply templates (`## Reply: <name>` + a text block), as the step reads them. */
-export function fallbackTemplates(): Array<readonly [name: string, template: string]> {
-  const file = readFileSync(join(STATEMACHINES_DIR, 'warranty-email', 'steps', '04-out-of-scope.md'), 'utf8');
+/**
+ * The reply templates of a fallback step file (`## Reply: <name>` + a text block), as the step reads them; by default
+ * case-desk's 04-hand-off.
+ */
+export function fallbackTemplates(
+  stepFile = join(DESK, 'steps', '04-hand-off.md'),
+): Array<readonly [name: string, template: string]> {
+  const file = readFileSync(stepFile, 'utf8');
   return [...file.matchAll(/^## Reply: ([a-z-]+)[ \t]*\r?\n+```text\r?\n([\s\S]*?)\r?\n```/gm)].map(
     (m) => [m[1]!, m[2]!] as const,
   );

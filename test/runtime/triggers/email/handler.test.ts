@@ -13,8 +13,8 @@ const ENV = {
   EMAIL_BUCKET: 'inbound-mail',
   EMAILS_TABLE: 'Emails',
   EVENTS_TABLE: 'Events',
-  STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:WarrantyEmail',
-  MAIL_FROM: 'claims@warranty.example.com',
+  STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:Stepwise-CaseDesk-dev-case-desk',
+  MAIL_FROM: 'cases@desk.example.com',
   AWS_REGION: 'us-east-1',
 };
 
@@ -32,14 +32,14 @@ function sesEvent(
         ses: {
           mail: {
             timestamp: '2026-11-21T09:14:03.000Z',
-            source: 'maria.lopez@example.org',
+            source: 'nora.kent@example.org',
             messageId,
-            destination: ['claims@warranty.example.com'],
+            destination: ['cases@desk.example.com'],
           },
           receipt: {
             timestamp: '2026-11-21T09:14:03.000Z',
             processingTimeMillis: 412,
-            recipients: ['claims@warranty.example.com'],
+            recipients: ['cases@desk.example.com'],
             spamVerdict: v('spam'),
             virusVerdict: v('virus'),
             spfVerdict: v('spf'),
@@ -91,7 +91,7 @@ function handlerWith(env: Record<string, string> = ENV) {
 
 describe('ingress handler', () => {
   it('reads the stored mail under the key prefix and starts the workflow named after the SES message id', async () => {
-    storedMail('inbound/o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81', sample('valid-warranty'));
+    storedMail('inbound/o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81', sample('valid'));
     sfn
       .on(StartExecutionCommand)
       .resolves({ executionArn: 'arn:...:email-o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81', startDate: new Date() });
@@ -109,14 +109,16 @@ describe('ingress handler', () => {
     expect(input).toEqual({
       email: expect.objectContaining({
         id: 'o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81',
-        from: 'maria.lopez@example.org',
+        from: 'nora.kent@example.org',
       }),
     });
-    expect((await emails.get('o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81'))?.body).toContain('SN48213');
+    expect((await emails.get('o3vrnil0e2ic28trm7dfhrc2v0clambda4nbp0g81'))?.body).toContain(
+      'from my case C-10001 is broken again',
+    );
   });
 
   it('uses the verdicts of the SES event', async () => {
-    storedMail('inbound/m1', sample('valid-warranty'));
+    storedMail('inbound/m1', sample('valid'));
     const { handler, events } = handlerWith();
     expect(await handler(sesEvent('m1', { dmarc: 'FAIL' }))).toEqual([
       { status: 'REJECTED', executionName: 'email-m1', reason: 'dmarc_fail', detail: 'dmarcVerdict: FAIL' },
@@ -126,23 +128,23 @@ describe('ingress handler', () => {
   });
 
   it('treats mail from a receiving address or MAIL_FROM as a loop', async () => {
-    const fromUs = withHeaders(sample('valid-warranty'), {
+    const fromUs = withHeaders(sample('valid'), {
       remove: ['From'],
-      add: ['From: claims@warranty.example.com'],
+      add: ['From: cases@desk.example.com'],
     });
     storedMail('inbound/m2', fromUs);
-    const { handler } = handlerWith({ ...ENV, MAIL_FROM: 'noreply@warranty.example.com' });
+    const { handler } = handlerWith({ ...ENV, MAIL_FROM: 'noreply@desk.example.com' });
     expect(await handler(sesEvent('m2'))).toMatchObject([{ status: 'REJECTED', reason: 'own_address' }]);
   });
 
   it('applies the configured size limit and key prefix', async () => {
-    storedMail('mail/m3', sample('valid-warranty'));
+    storedMail('mail/m3', sample('valid'));
     const { handler } = handlerWith({ ...ENV, EMAIL_KEY_PREFIX: 'mail/', MAX_MESSAGE_BYTES: '1024' });
     expect(await handler(sesEvent('m3'))).toMatchObject([{ status: 'REJECTED', reason: 'too_large' }]);
   });
 
   it('reports a duplicate delivery when Step Functions refuses the name', async () => {
-    storedMail('inbound/m4', sample('valid-warranty'));
+    storedMail('inbound/m4', sample('valid'));
     sfn
       .on(StartExecutionCommand)
       .rejects(new ExecutionAlreadyExists({ $metadata: {}, message: 'Execution Already Exists' }));

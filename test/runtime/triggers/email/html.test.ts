@@ -7,9 +7,9 @@ describe('htmlToText', () => {
   it('keeps paragraphs, list items and line breaks, and drops link targets and head content', () => {
     expect(
       htmlToText(
-        '<html><head><title>Offer</title><style>p{}</style></head><body><h1>Claim</h1><p>Serial <a href="https://evil.example">SN48213</a></p><ul><li>one</li><li>two</li></ul>Line<br>break</body></html>',
+        '<html><head><title>Offer</title><style>p{}</style></head><body><h1>Request</h1><p>Case <a href="https://evil.example">C-10001</a></p><ul><li>one</li><li>two</li></ul>Line<br>break</body></html>',
       ),
-    ).toBe('Claim\nSerial SN48213\none\ntwo\nLine\nbreak');
+    ).toBe('Request\nCase C-10001\none\ntwo\nLine\nbreak');
   });
 
   it('reads a body that follows an unclosed <head>', () => {
@@ -40,9 +40,9 @@ describe('parseInbound on hostile HTML', () => {
   });
 
   it('reads the text of both parts of a mixed mail, HTML converted by htmlToText', async () => {
-    const result = await parseInbound(mixed('<p>Serial <b>SN48213</b></p><script>alert(1)</script>'), DEFAULT_POLICY);
+    const result = await parseInbound(mixed('<p>Case <b>C-10001</b></p><script>alert(1)</script>'), DEFAULT_POLICY);
     if (isRejection(result)) throw new Error(result.rejected);
-    expect(result.text).toBe('hello\n\nSerial SN48213');
+    expect(result.text).toBe('hello\n\nCase C-10001');
   });
 
   it('caps the HTML converted per part at maxHtmlChars', async () => {

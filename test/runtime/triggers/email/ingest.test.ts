@@ -46,18 +46,18 @@ describe('ingest', () => {
   it('stores the body, starts the execution with the ingress record, and records IngressAccepted', async () => {
     const { starter, started } = fakeStarter();
     const d = deps(starter);
-    const result = await ingest(sample('valid-warranty'), PASS, 'ses-id-1', d);
+    const result = await ingest(sample('valid'), PASS, 'ses-id-1', d);
 
     expect(result).toEqual({ status: 'STARTED', executionName: 'email-ses-id-1' });
     expect(started).toHaveLength(1);
     const { email } = started[0]!.input;
     expect(started[0]!.name).toBe('email-ses-id-1');
-    expect(email).toMatchObject({ id: 'ses-id-1', from: 'maria.lopez@example.org', receivedAt: NOW.toISOString() });
+    expect(email).toMatchObject({ id: 'ses-id-1', from: 'nora.kent@example.org', receivedAt: NOW.toISOString() });
     // The state carries a pointer, the store the text.
-    expect(JSON.stringify(started[0]!.input)).not.toContain('SN48213');
+    expect(JSON.stringify(started[0]!.input)).not.toContain('flickers');
     const stored = await d.emails.get('ses-id-1');
     expect(stored?.email).toEqual(email);
-    expect(stored?.body).toContain('SN48213');
+    expect(stored?.body).toContain('flickers');
     expect(await d.events.list('email-ses-id-1')).toEqual([
       {
         type: 'IngressAccepted',
@@ -65,7 +65,7 @@ describe('ingest', () => {
         at: NOW.toISOString(),
         emailId: 'ses-id-1',
         bodyChars: email.bodyChars,
-        personal: { from: 'maria.lopez@example.org', subject: 'Headphones stopped charging - warranty claim' },
+        personal: { from: 'nora.kent@example.org', subject: 'Desk lamp broken again - C-10001' },
       },
     ]);
   });
@@ -91,14 +91,14 @@ describe('ingest', () => {
         emailId: 'ses-id-2',
         reason: 'auto_submitted',
         detail: 'Auto-Submitted: auto-replied',
-        personal: { from: 'maria.lopez@example.org' },
+        personal: { from: 'nora.kent@example.org' },
       },
     ]);
   });
 
   it('records malformed and oversized mail without a sender', async () => {
     const d = deps(fakeStarter().starter, { ...DEFAULT_POLICY, maxBytes: 100 });
-    await ingest(sample('valid-warranty'), PASS, 'big', d);
+    await ingest(sample('valid'), PASS, 'big', d);
     await ingest('garbage without headers', PASS, 'bad', d);
     expect((await d.events.list('email-big'))[0]).toMatchObject({ reason: 'too_large', personal: {} });
     expect((await d.events.list('email-bad'))[0]).toMatchObject({ reason: 'malformed_mime', personal: {} });
@@ -106,17 +106,17 @@ describe('ingest', () => {
 
   it('uses the given SES receipt (AWS) and falls back to the stored headers (local)', async () => {
     const d = deps(fakeStarter().starter);
-    expect(await ingest(sample('valid-warranty'), { ...PASS, dmarcVerdict: { status: 'FAIL' } }, 'a', d)).toMatchObject(
-      { reason: 'dmarc_fail' },
-    );
+    expect(await ingest(sample('valid'), { ...PASS, dmarcVerdict: { status: 'FAIL' } }, 'a', d)).toMatchObject({
+      reason: 'dmarc_fail',
+    });
     expect(await ingest(sample('spam'), undefined, 'b', d)).toMatchObject({ status: 'REJECTED', reason: 'spam' });
-    expect(await ingest(sample('valid-warranty'), undefined, 'c', d)).toMatchObject({ status: 'STARTED' });
+    expect(await ingest(sample('valid'), undefined, 'c', d)).toMatchObject({ status: 'STARTED' });
   });
 
   it('starts nothing new for a redelivery of the same copy (Step Functions refuses the name)', async () => {
     const { starter, started } = fakeStarter();
     const d = deps(starter);
-    const raw = sample('valid-warranty');
+    const raw = sample('valid');
     const id = await localSesMessageId(raw);
     const first = await ingest(raw, undefined, id, d);
     const second = await ingest(raw, undefined, await localSesMessageId(raw), d);
@@ -130,7 +130,7 @@ describe('ingest', () => {
   it('starts nothing for the same mail sent again (new SES id, same sender and Message-ID) and records why', async () => {
     const { starter, started } = fakeStarter();
     const d = deps(starter);
-    const raw = sample('valid-warranty');
+    const raw = sample('valid');
     const resent = withHeaders(raw, { add: ['Received: from a.second.hop.example'] });
     const first = await ingest(raw, PASS, 'ses-first', d);
     const second = await ingest(resent, PASS, 'ses-second', d);
@@ -146,7 +146,7 @@ describe('ingest', () => {
         emailId: 'ses-second',
         reason: 'duplicate_message_id',
         detail: 'this Message-ID was already delivered as email-ses-first; nothing new started',
-        personal: { from: 'maria.lopez@example.org' },
+        personal: { from: 'nora.kent@example.org' },
       },
     ]);
     expect(await d.emails.get('ses-second')).toBeUndefined();
@@ -158,7 +158,7 @@ describe('ingest', () => {
   it('lets each sender own its Message-IDs: another sender reusing one is not a duplicate', async () => {
     const { starter, started } = fakeStarter();
     const d = deps(starter);
-    const raw = sample('valid-warranty');
+    const raw = sample('valid');
     const other = withHeaders(raw, { remove: ['From'], add: ['From: someone.else@example.net'] });
     await ingest(raw, PASS, 'ses-a', d);
     expect(await ingest(other, PASS, 'ses-b', d)).toEqual({ status: 'STARTED', executionName: 'email-ses-b' });
@@ -168,7 +168,7 @@ describe('ingest', () => {
   it('claims no Message-ID for a refused mail, so a later accepted copy still runs', async () => {
     const { starter } = fakeStarter();
     const d = deps(starter);
-    const raw = sample('valid-warranty');
+    const raw = sample('valid');
     expect(await ingest(raw, { ...PASS, spamVerdict: { status: 'FAIL' } }, 'ses-refused', d)).toMatchObject({
       status: 'REJECTED',
       reason: 'spam',
@@ -182,7 +182,7 @@ describe('ingest', () => {
   it('dedupes mail without a Message-ID on the SES id only', async () => {
     const { starter, started } = fakeStarter();
     const d = deps(starter);
-    const raw = withHeaders(sample('valid-warranty'), { remove: ['Message-ID'] });
+    const raw = withHeaders(sample('valid'), { remove: ['Message-ID'] });
     await ingest(raw, PASS, 'ses-1', d);
     await ingest(raw, PASS, 'ses-2', d);
     expect(started.map((s) => s.name)).toEqual(['email-ses-1', 'email-ses-2']);
@@ -191,8 +191,8 @@ describe('ingest', () => {
   it('reports DUPLICATE when StartExecution succeeds again for a running execution with the same input', async () => {
     const { starter, started } = fakeStarter({ sameInputSucceeds: true });
     const d = deps(starter);
-    expect((await ingest(sample('valid-warranty'), PASS, 'same', d)).status).toBe('STARTED');
-    expect((await ingest(sample('valid-warranty'), PASS, 'same', d)).status).toBe('DUPLICATE');
+    expect((await ingest(sample('valid'), PASS, 'same', d)).status).toBe('STARTED');
+    expect((await ingest(sample('valid'), PASS, 'same', d)).status).toBe('DUPLICATE');
     expect(started).toHaveLength(1);
   });
 
@@ -200,10 +200,10 @@ describe('ingest', () => {
     const { starter } = fakeStarter();
     const d = deps(starter);
     const failingEvents = { ...d.events, append: async () => Promise.reject(new Error('events table unavailable')) };
-    await expect(ingest(sample('valid-warranty'), PASS, 'retry', { ...d, events: failingEvents })).rejects.toThrow(
+    await expect(ingest(sample('valid'), PASS, 'retry', { ...d, events: failingEvents })).rejects.toThrow(
       'unavailable',
     );
-    expect(await ingest(sample('valid-warranty'), PASS, 'retry', d)).toEqual({
+    expect(await ingest(sample('valid'), PASS, 'retry', d)).toEqual({
       status: 'DUPLICATE',
       executionName: 'email-retry',
     });
@@ -212,21 +212,21 @@ describe('ingest', () => {
 
   it('keeps the first stored body when a different mail reuses the id', async () => {
     const d = deps(fakeStarter().starter);
-    await ingest(sample('valid-warranty'), PASS, 'same-id', d);
-    await ingest(sample('expired-warranty'), PASS, 'same-id', d);
-    expect((await d.emails.get('same-id'))?.body).toContain('SN48213');
+    await ingest(sample('valid'), PASS, 'same-id', d);
+    await ingest(sample('closed'), PASS, 'same-id', d);
+    expect((await d.emails.get('same-id'))?.body).toContain('flickers');
   });
 });
 
 describe('ingest of a reply in a thread', () => {
-  const FIRST = '<CAF7x2q1.valid-warranty.48213@mail.example.org>';
-  /** Maria's answer to our question in her thread: a new mail naming hers in In-Reply-To and References. */
+  const FIRST = '<fixture.valid.10001@mail.example.org>';
+  /** Nora's answer to our question in her thread: a new mail naming hers in In-Reply-To and References. */
   const reply = (edit: { from?: string; refs?: string[] } = {}) =>
-    withHeaders(sample('valid-warranty'), {
+    withHeaders(sample('valid'), {
       remove: ['message-id', 'subject', ...(edit.from ? ['from'] : [])],
       add: [
         ...(edit.from ? [`From: ${edit.from}`] : []),
-        'Subject: Re: Headphones stopped charging - warranty claim',
+        'Subject: Re: Desk lamp broken again - C-10001',
         `Message-ID: <answer.${Math.random().toString(36).slice(2)}@mail.example.org>`,
         ...(edit.refs ?? [
           `In-Reply-To: <question.1@outbox.example.com>`,
@@ -247,7 +247,7 @@ describe('ingest of a reply in a thread', () => {
 
   it('puts a reply from the thread’s first sender as an Email Reply event, starting nothing', async () => {
     const { d, started, puts } = replyDeps();
-    expect(await ingest(sample('valid-warranty'), PASS, 'ses-first', d)).toMatchObject({ status: 'STARTED' });
+    expect(await ingest(sample('valid'), PASS, 'ses-first', d)).toMatchObject({ status: 'STARTED' });
     const result = await ingest(reply(), PASS, 'ses-answer', d);
 
     expect(result).toEqual({ status: 'REPLIED', executionName: 'email-ses-answer', thread: FIRST });
@@ -257,26 +257,21 @@ describe('ingest of a reply in a thread', () => {
         time: NOW.toISOString(),
         detail: {
           thread: FIRST,
-          from: 'maria.lopez@example.org',
-          subject: 'Re: Headphones stopped charging - warranty claim',
-          text: expect.stringContaining('SN48213'),
+          from: 'nora.kent@example.org',
+          subject: 'Re: Desk lamp broken again - C-10001',
+          text: expect.stringContaining('flickers'),
           messageId: expect.stringMatching(/^<answer\./),
         },
       },
     ]);
     // Kept like any accepted mail.
-    expect((await d.emails.get('ses-answer'))?.email.from).toBe('maria.lopez@example.org');
+    expect((await d.emails.get('ses-answer'))?.email.from).toBe('nora.kent@example.org');
   });
 
   it('refuses and records a reply naming a known thread from another address: no event, no execution', async () => {
     const { d, started, puts } = replyDeps();
-    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
-    const result = await ingest(
-      reply({ from: 'Maria Lopez <maria.lopez@forwarder.example.net>' }),
-      PASS,
-      'ses-spoof',
-      d,
-    );
+    await ingest(sample('valid'), PASS, 'ses-first', d);
+    const result = await ingest(reply({ from: 'Nora Kent <nora.kent@forwarder.example.net>' }), PASS, 'ses-spoof', d);
 
     expect(result).toMatchObject({ status: 'REJECTED', reason: 'reply_from_other_address' });
     expect(puts).toEqual([]);
@@ -285,15 +280,15 @@ describe('ingest of a reply in a thread', () => {
       expect.objectContaining({
         type: 'IngressRejected',
         reason: 'reply_from_other_address',
-        personal: { from: 'maria.lopez@forwarder.example.net' },
+        personal: { from: 'nora.kent@forwarder.example.net' },
       }),
     ]);
   });
 
   it('delivers no reply to a thread whose Message-ID another sender’s mail reused', async () => {
     const { d, puts } = replyDeps();
-    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
-    const reused = withHeaders(sample('missing-serial'), { remove: ['message-id'], add: [`Message-ID: ${FIRST}`] });
+    await ingest(sample('valid'), PASS, 'ses-first', d);
+    const reused = withHeaders(sample('missing-ref'), { remove: ['message-id'], add: [`Message-ID: ${FIRST}`] });
     expect(await ingest(reused, PASS, 'ses-reused', d)).toMatchObject({ status: 'STARTED' });
     expect(await ingest(reply(), PASS, 'ses-answer', d)).toMatchObject({
       status: 'REJECTED',
@@ -313,7 +308,7 @@ describe('ingest of a reply in a thread', () => {
 
   it('screens a reply like any mail: a refused one is no event', async () => {
     const { d, puts } = replyDeps();
-    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
+    await ingest(sample('valid'), PASS, 'ses-first', d);
     const result = await ingest(reply(), { ...PASS, dmarcVerdict: { status: 'FAIL' } }, 'ses-answer', d);
     expect(result).toMatchObject({ status: 'REJECTED', reason: 'dmarc_fail' });
     expect(puts).toEqual([]);
@@ -322,7 +317,7 @@ describe('ingest of a reply in a thread', () => {
   it('starts executions for replies when the workflow waits for none', async () => {
     const { starter, started } = fakeStarter();
     const d = deps(starter);
-    await ingest(sample('valid-warranty'), PASS, 'ses-first', d);
+    await ingest(sample('valid'), PASS, 'ses-first', d);
     expect(await ingest(reply(), PASS, 'ses-answer', d)).toMatchObject({ status: 'STARTED' });
     expect(started).toHaveLength(2);
   });

@@ -7,11 +7,10 @@ import { fixtureEnv } from '../../../support/fixture-project.ts';
 
 const { app, stacks, template } = synthApp('dev');
 const config = fixtureEnv('dev');
-const warranty = stacks.workflows['warranty-email']!;
-// warranty-email declares an email trigger: its stack has the ingress.
-const ingress = warranty.ingress!;
-const id = (construct: { node: { defaultChild?: unknown } }) =>
-  warranty.getLogicalId(construct.node.defaultChild as never);
+const desk = stacks.workflows['case-desk']!;
+// The fixture project's case-desk declares an email trigger (and a single-prompt agent): its stack has the ingress.
+const ingress = desk.ingress!;
+const id = (construct: { node: { defaultChild?: unknown } }) => desk.getLogicalId(construct.node.defaultChild as never);
 const fnId = id(ingress.function);
 const bucketId = id(ingress.bucket);
 const queueId = id(ingress.failedDeliveries);
@@ -150,7 +149,7 @@ describe('EmailIngress', () => {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       AlarmActions: [{ Ref: topicId }],
     });
-    const prodStack = prod.stacks.workflows['warranty-email']!;
+    const prodStack = prod.stacks.workflows['case-desk']!;
     expect(
       prod.template.findResources('AWS::S3::Bucket')[
         prodStack.getLogicalId(prodStack.ingress!.bucket.node.defaultChild as never)

@@ -1,7 +1,7 @@
 /**
- * The ingress against DynamoDB Local and the local runtime running the synthesized
- * warranty-email ASL. The steps are scripted (handlerOverrides): this file is about what reaches
- * the state machine, not about what the steps do.
+ * The ingress against DynamoDB Local and the local runtime running the synthesized ASL of an email workflow (the
+ * fixture project's case-desk). The steps are scripted (handlerOverrides): this file is about what reaches the state
+ * machine, not about what the steps do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalExecution, LocalRuntime } from '../../../../src/local/asl/runtime.ts';
@@ -13,6 +13,7 @@ import { DEFAULT_POLICY, localSesMessageId } from '../../../../src/runtime/trigg
 import { type IngestDeps, ingest } from '../../../../src/runtime/triggers/email/ingest.ts';
 import { localStarter } from '../../../../src/runtime/triggers/email/starter.ts';
 import { dynamoEmailStore } from '../../../../src/runtime/triggers/email/store.ts';
+import { localView, synthApp } from '../../../cdk/template.ts';
 import { createTable } from '../../tools/fixtures.ts';
 import { emailStoreConformance } from './email-store-conformance.ts';
 import { sample, withHeaders } from './fixtures.ts';
@@ -38,10 +39,11 @@ beforeAll(async () => {
   ddb = await sessionDynamoDb();
   await Promise.all([createTable(ddb.client, table('Emails')), createTable(ddb.client, table('Events'))]);
   runtime = await LocalRuntime.create({
+    app: localView(synthApp('dev')),
     historyDir: false,
     handlerOverrides: {
-      '01-extract-serial': (input: StepInput) => (entryInputs.push(input), scripted('03d-request-serial')(input)),
-      '03d-request-serial': scripted('DONE'),
+      '01-read-request': (input: StepInput) => (entryInputs.push(input), scripted('03c-ask-ref')(input)),
+      '03c-ask-ref': scripted('DONE'),
     },
   });
 });
@@ -56,13 +58,13 @@ describe('ingest on the local runtime', () => {
   const deps = (): IngestDeps => ({
     emails: dynamoEmailStore(ddb.client, table('Emails')),
     events: dynamoEventLog(ddb.client, table('Events')),
-    starter: localStarter(runtime, 'warranty-email', (_name, e) => void started.push(e)),
-    policy: { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] },
+    starter: localStarter(runtime, 'case-desk', (_name, e) => void started.push(e)),
+    policy: { ...DEFAULT_POLICY, ownAddresses: ['cases@dev.desk.example.com'] },
     clock: () => new Date('2026-11-21T09:14:03.000Z'),
   });
 
   it('starts one execution for an email delivered twice and sent again, and records the copy sent again', async () => {
-    const raw = sample('valid-warranty');
+    const raw = sample('valid');
     const resent = withHeaders(raw, { add: ['Received: from relay2.example.org (relay2.example.org [192.0.2.14])'] });
     const first = await ingest(raw, undefined, await localSesMessageId(raw), deps());
     const redelivered = await ingest(raw, undefined, await localSesMessageId(raw), deps());
@@ -89,10 +91,10 @@ describe('ingest on the local runtime', () => {
 
   it('hands the entry step the ingress record and a pointer to the stored body, not the body', async () => {
     const { email } = entryInputs[0]!.input as { email: { id: string; from: string; bodyChars: number } };
-    expect(email.from).toBe('maria.lopez@example.org');
-    expect(JSON.stringify(entryInputs[0]!.input)).not.toContain('SN48213');
+    expect(email.from).toBe('nora.kent@example.org');
+    expect(JSON.stringify(entryInputs[0]!.input)).not.toContain('flickers');
     const stored = await dynamoEmailStore(ddb.client, table('Emails')).get(email.id);
-    expect(stored?.body).toContain('SN48213');
+    expect(stored?.body).toContain('flickers');
     expect(stored?.body.length).toBe(email.bodyChars);
   });
 

@@ -4,9 +4,9 @@
  */
 
 const HEAD = [
-  'From: Maria Lopez <maria.lopez@example.org>',
-  'To: claims@dev.warranty.example.com',
-  'Subject: Headphones stopped charging - warranty claim',
+  'From: Nora Kent <nora.kent@example.org>',
+  'To: cases@dev.desk.example.com',
+  'Subject: Desk lamp broken again - C-10001',
   'Message-ID: <bomb@mail.example.org>',
   'MIME-Version: 1.0',
 ].join('\r\n');
@@ -35,7 +35,7 @@ export const MIME_BOMBS: Record<string, (bytes: number) => string> = {
 export function largeAttachment(bytes: number): string {
   return [
     `${HEAD}\r\nContent-Type: multipart/mixed; boundary="part"\r\n`,
-    '--part\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThe invoice and photos are attached. Serial SN48213.\r\n',
+    '--part\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nThe invoice and photos are attached. Case C-10001.\r\n',
     '--part\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename="invoice.pdf"\r\n',
     fill('QUJDRA=='.slice(0, 4).repeat(19) + '\r\n', bytes),
     '--part--\r\n',

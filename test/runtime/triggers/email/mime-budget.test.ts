@@ -36,7 +36,7 @@ async function deliver(raw: string) {
     emails,
     events,
     starter: { definitive: true, start: async (name) => (started.push(name), 'STARTED') },
-    policy: { ...DEFAULT_POLICY, ownAddresses: ['claims@dev.warranty.example.com'] },
+    policy: { ...DEFAULT_POLICY, ownAddresses: ['cases@dev.desk.example.com'] },
     clock: () => NOW,
   });
   return { result, events: await events.list(result.executionName), started, stored: await emails.get('ses-bomb-1') };
@@ -112,6 +112,6 @@ describe('the MIME budget', () => {
     const { result, started, stored } = await deliver(largeAttachment(10 * MiB - 64 * 1024));
     expect(result.status).toBe('STARTED');
     expect(started).toEqual(['email-ses-bomb-1']);
-    expect(stored?.body).toContain('SN48213');
+    expect(stored?.body).toContain('attached. Case C-10001.');
   });
 });

@@ -18,15 +18,16 @@ import { routedStarter, ssmModeStore } from '../../../../src/runtime/triggers/em
 import { createHandler as rollbackHandler } from '../../../../src/runtime/triggers/email/rollback-handler.ts';
 import type { ExecutionStarter } from '../../../../src/runtime/triggers/email/starter.ts';
 import { actionsOf, type Json, statementsOfFunction } from '../../../cdk/template.ts';
-import { fixtureEnv } from '../../../support/fixture-project.ts';
+import { FIXTURE_STATEMACHINES, fixtureEnv } from '../../../support/fixture-project.ts';
 
-const plugin = await loadPlugin('warranty-email');
+// case-desk: an email workflow with `singlePrompt: true`.
+const plugin = await loadPlugin('case-desk', FIXTURE_STATEMACHINES);
 const synth = (orchestration?: unknown) => {
   const config = EnvConfigSchema.parse({ ...fixtureEnv('dev'), ...(orchestration !== undefined && { orchestration }) });
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new WorkflowStack(app, 'Stepwise-WarrantyEmail-dev', { config, plugin }));
+  return Template.fromStack(new WorkflowStack(app, 'Stepwise-CaseDesk-dev', { config, plugin }));
 };
-const PARAMETER = '/stepwise/dev/warranty-email/orchestration';
+const PARAMETER = '/stepwise/dev/case-desk/orchestration';
 
 describe('dual mode in the synthesized template', () => {
   const template = synth();
@@ -44,7 +45,7 @@ describe('dual mode in the synthesized template', () => {
       }),
     ).not.toEqual({});
     const [, single] = fnWith('STEP', 'monolithic');
-    expect(single.Properties.Environment.Variables).toMatchObject({ WORKFLOW: 'warranty-email', STEP: 'monolithic' });
+    expect(single.Properties.Environment.Variables).toMatchObject({ WORKFLOW: 'case-desk', STEP: 'monolithic' });
     const ingress = Object.values(functions).find(
       (f) => f.Metadata?.['stepwise:entry'] === 'runtime/triggers/email/handler.ts',
     )!;

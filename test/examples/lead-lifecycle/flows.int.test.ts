@@ -6,13 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATEMACHINES_DIR } from '../../../../src/core/paths.ts';
-import { loadAgentConfig, loadLifecycle } from '../../../../src/definitions/lifecycle/loader.ts';
-import { sessionDynamoDb } from '../../../../src/local/cloud/dynamodb-connection.ts';
-import type { DynamoDbLocal } from '../../../../src/local/cloud/dynamodb-local.ts';
-import { LifecycleSession, parseReplayFile } from '../../../../src/local/sessions/lifecycle-session.ts';
-import { type EntityHistory, entityHistory } from '../../../../src/runtime/lifecycle/queries.ts';
-import { loggedIn } from '../../../../src/runtime/lifecycle/reporting.ts';
+import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
+import { loadAgentConfig, loadLifecycle } from '../../../src/definitions/lifecycle/loader.ts';
+import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts';
+import type { DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
+import { LifecycleSession, parseReplayFile } from '../../../src/local/sessions/lifecycle-session.ts';
+import { type EntityHistory, entityHistory } from '../../../src/runtime/lifecycle/queries.ts';
+import { loggedIn } from '../../../src/runtime/lifecycle/reporting.ts';
 
 const SAMPLES = join(STATEMACHINES_DIR, 'lead-lifecycle', 'samples');
 let ddb: DynamoDbLocal;

@@ -14,8 +14,8 @@ import {
 import { PROJECT_ROOT } from '../../../src/core/paths.ts';
 import { sessionDynamoDb } from '../../../src/local/cloud/dynamodb-connection.ts';
 import type { DynamoDbLocal } from '../../../src/local/cloud/dynamodb-local.ts';
+import { createTable } from '../../runtime/tools/fixtures.ts';
 import { useBuiltProject } from '../../support/tmp.ts';
-import { createTable } from './fixtures.ts';
 
 const REGISTRY = join(PROJECT_ROOT, 'statemachines/warranty-email/registry.json');
 let ddb: DynamoDbLocal;
