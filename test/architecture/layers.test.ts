@@ -5,7 +5,7 @@
  * emulator (`local/`) keeps to its four rooms. The engine's tests (`test/<layer>/`) name no example
  * workflow: they run on the engine's own fixtures, and `test/examples/` alone tests the examples.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   roomOf,
   SRC_DIR,
 } from '../../docs/generate/architecture.ts';
+import { PACKAGE_ROOT } from '../../src/core/paths.ts';
 import { ENGINE_TEST_DIRS, exampleMentions, exampleNames, exampleProjectImports } from './examples.ts';
 
 const graph = importGraph(SRC_DIR);
@@ -72,6 +73,10 @@ describe('the rooms of src/local/', () => {
     expect(local.length).toBeGreaterThan(40);
     expect(local.filter((file) => !roomOf(file))).toEqual([]);
     for (const room of ROOMS.local!) expect(local.some((file) => roomOf(file)?.name === room.name)).toBe(true);
+  });
+
+  it('are the folders of test/local/ too, the tests of each room in its own', () => {
+    expect(readdirSync(join(PACKAGE_ROOT, 'test/local')).sort()).toEqual(ROOMS.local!.map((r) => r.name).sort());
   });
 });
 
