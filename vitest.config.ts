@@ -51,12 +51,18 @@ export default defineConfig({
     // than the 2 cores of a CI machine keep both busy. STEPWISE_TEST_WORKERS overrides it.
     maxWorkers: Number(process.env.STEPWISE_TEST_WORKERS) || 3,
     sequence: { sequencer: LongestFirst },
-    // `npm run coverage`: what the unit tests cover of the step runner, the step handler and the evals.
+    // `npm run coverage`: what the unit tests cover of the step runner (with the contracts it speaks: the prompt protocol,
+    // the model port, the transcript), the step handler and the evals.
     // Lines, statements and functions are held at 80%; branches at their level when this was set
     // (the eval runner's session paths run in the integration tier only).
     coverage: {
       provider: 'v8',
-      include: ['src/runtime/steps/**/*.ts', 'src/runtime/step-handler/**/*.ts', 'src/evals/**/*.ts'],
+      include: [
+        'src/runtime/steps/**/*.ts',
+        'src/runtime/contracts/**/*.ts',
+        'src/runtime/step-handler/**/*.ts',
+        'src/evals/**/*.ts',
+      ],
       reporter: ['text-summary', 'text'],
       thresholds: { lines: 80, statements: 80, functions: 80, branches: 65 },
     },

@@ -68,6 +68,32 @@ describe('the single-prompt agent on the eval cases', () => {
     expect(report.cases[0]!.failures.length).toBeGreaterThan(0);
   });
 
+  it('reports a run that fails as a failed case naming the error, and goes on with the next case', async () => {
+    const { model } = scriptedModel([[use('lookup_case', { caseRef: 'C-10001' })]]);
+    const failing = { ...model, converse: async () => Promise.reject(new Error('the model is down')) };
+    const report = await runSinglePromptEvalCases(plugin, [valid, valid], failing);
+    expect(report.passed).toBe(0);
+    expect(report.cases).toHaveLength(2);
+    expect(report.cases[0]!.failures).toEqual([
+      expect.objectContaining({
+        expected: 'the run ends',
+        actual: 'Error: the model is down',
+        why: 'the single-prompt run failed',
+      }),
+    ]);
+  });
+
+  it("asks the model about an api workflow's input with its untrusted fields shown apart, as the step handler does", async () => {
+    const api = await loadPlugin('consensus-pick');
+    const [evalCase] = loadEvalCases(api.def.dir).filter((c) => c.scenario_id === 'two_tools_001');
+    const { model, requests } = scriptedModel([[use('route', { next: 'DONE', reason: 'Nothing to do.' })]]);
+    const report = await runSinglePromptEvalCases(api, [evalCase!], model);
+    expect(report.cases[0]!.steps).toEqual([expect.objectContaining({ name: SINGLE_PROMPT_STEP, next: 'DONE' })]);
+    const context = JSON.parse((requests[0]!.messages[0]!.content[1] as { text: string }).text);
+    expect(context.untrusted).toEqual({ query: 'add 2 + 3 and upper hello' });
+    expect(context.input).not.toHaveProperty('query');
+  });
+
   it('refuses the offline stand-in, which has no rules for one call with everything', async () => {
     await expect(
       runSinglePromptEvalCases(plugin, [valid], {
