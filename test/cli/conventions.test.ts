@@ -67,6 +67,20 @@ describe('CLI conventions', () => {
     expect(commands.get(name)!.options.find((o) => o.long === '--env')?.defaultValue).toBe('dev');
   });
 
+  it.each([
+    ['run', ['steps', 'single-prompt']],
+    ['eval', ['step', 'single-prompt', 'ab']],
+  ])(
+    '%s --mode lists the single-prompt agent by its name and takes its old name, monolithic, for it',
+    (name, modes) => {
+      const mode = commands.get(name)!.options.find((o) => o.long === '--mode')!;
+      expect(mode.argChoices).toEqual(modes);
+      expect(mode.parseArg!('monolithic', undefined)).toBe('single-prompt');
+      expect(mode.parseArg!('single-prompt', undefined)).toBe('single-prompt');
+      expect(() => mode.parseArg!('graph', undefined)).toThrow(`Allowed choices are ${modes.join(', ')}.`);
+    },
+  );
+
   it.each(AWS)('%s takes --profile and --region', (name) => {
     expect(flags(name)).toEqual(expect.arrayContaining(['--profile', '--region']));
   });

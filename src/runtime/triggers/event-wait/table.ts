@@ -26,7 +26,7 @@ const conditional = async (write: () => Promise<unknown>): Promise<boolean> => {
   }
 };
 
-/** The token table a function's environment names (`WAITS_TABLE`), in DynamoDB of its region (or endpoint). */
+/** The task-token table a function's environment names (`WAITS_TABLE`), in DynamoDB of its region (or endpoint). */
 export function envWaitTable(env: {
   WAITS_TABLE: string;
   AWS_REGION?: string;
