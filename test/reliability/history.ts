@@ -4,7 +4,7 @@
  * at 25,000 history events. The bound over-approximates a visit: it is charged the busiest Task,
  * every Choice and Pass of the definition, and every consensus Map wave with all its samples.
  */
-import type { Json } from '../cdk/template.ts';
+import type { Json } from '../support/app.ts';
 
 /** Standard workflows: an execution with more history events fails. */
 export const HISTORY_EVENT_LIMIT = 25_000;

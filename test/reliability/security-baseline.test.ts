@@ -16,8 +16,8 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { allStacks, type Json } from '../cdk/template.ts';
 import { synthApp } from '../examples/support/app.ts';
+import { allStacks, type Json } from '../support/app.ts';
 import { recordFigure } from './figures.ts';
 
 const refersTo = (value: unknown, logicalId: string) => JSON.stringify(value ?? null).includes(`"${logicalId}"`);

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { STATEMACHINES_DIR } from '../../../src/core/paths.ts';
 import { loadWorkflowFrom } from '../../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../../src/definitions/workflow/mermaid.ts';
-import { actionsOf, functionArn, type Json } from '../../cdk/template.ts';
+import { actionsOf, functionArn, type Json } from '../../support/app.ts';
 import { synthApp } from '../support/app.ts';
 
 const { stacks } = synthApp('dev');

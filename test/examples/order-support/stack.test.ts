@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { addStepwiseStacks, type StepwiseStacks } from '../../../src/cdk/stepwise-app.ts';
 import { synthesize } from '../../../src/local/cloud/synth.ts';
 import { loadProject } from '../../../src/project/project.ts';
-import { actionsOf, type Json } from '../../cdk/template.ts';
+import { actionsOf, type Json } from '../../support/app.ts';
 import { exampleEnv } from '../support/config.ts';
 
 // asl-validator ships no type declarations.

@@ -14,7 +14,7 @@ import { DefinitionError, TRANSIENT_ERRORS } from '../../../src/core/errors.ts';
 import { validateCounters } from '../../../src/definitions/workflow/counters.ts';
 import { loadWorkflow } from '../../../src/definitions/workflow/loader.ts';
 import { workflowToMermaid } from '../../../src/definitions/workflow/mermaid.ts';
-import { stateMachineOf } from '../../cdk/template.ts';
+import { stateMachineOf } from '../../support/app.ts';
 import { synthApp } from '../support/app.ts';
 
 const validateAsl = createRequire(import.meta.url)('asl-validator') as (definition: unknown) => {

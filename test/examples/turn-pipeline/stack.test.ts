@@ -1,7 +1,7 @@
 /** The turn pipeline's stack: the similarity tool's embedding model reaches exactly the steps that use it. */
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { actionsOf, functionOfStep, statementsOfFunction } from '../../cdk/template.ts';
+import { actionsOf, functionOfStep, statementsOfFunction } from '../../support/app.ts';
 import { synthApp } from '../support/app.ts';
 
 const { stacks } = synthApp('dev');

@@ -5,7 +5,7 @@
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { loadPlugin } from '../../../src/runtime/plugin.ts';
-import { actionsOf, functionOfStep, type Json, stateMachineOf, statementsOfFunction } from '../../cdk/template.ts';
+import { actionsOf, functionOfStep, type Json, stateMachineOf, statementsOfFunction } from '../../support/app.ts';
 import { synthApp } from '../support/app.ts';
 import { exampleEnv } from '../support/config.ts';
 
